@@ -1,0 +1,170 @@
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What a file looked like when a file tool last read or wrote it. Write and
+/// Edit refuse to touch a file whose record is missing or stale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRecord {
+    pub mtime: Option<SystemTime>,
+    pub len: u64,
+    /// Hash of the content, to tell a real change from a touched mtime.
+    pub content_hash: u64,
+    /// The read covered only part of the file (offset/limit): not enough to overwrite it.
+    pub partial: bool,
+}
+
+/// Session-wide state shared by all tool calls of one session.
+#[derive(Debug)]
+pub struct ToolEnv {
+    cwd: Mutex<PathBuf>,
+    project_root: PathBuf,
+    additional_dirs: Vec<PathBuf>,
+    session_dir: PathBuf,
+    read_files: Mutex<HashMap<PathBuf, ReadRecord>>,
+    /// Default Bash timeout (`BASH_DEFAULT_TIMEOUT_MS`), passed in rather than read
+    /// from the environment so tests stay hermetic.
+    pub bash_default_timeout: Duration,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic in another tool while holding the lock must not wedge the session;
+    // the data (a path, a map of records) is still consistent.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ToolEnv {
+    /// `session_dir` is a private directory for this session's tool output files
+    /// (large results, background task logs); the caller creates it.
+    pub fn new(project_root: PathBuf, session_dir: PathBuf) -> Self {
+        ToolEnv {
+            cwd: Mutex::new(project_root.clone()),
+            project_root,
+            additional_dirs: Vec::new(),
+            session_dir,
+            read_files: Mutex::new(HashMap::new()),
+            bash_default_timeout: Duration::from_secs(120),
+        }
+    }
+
+    pub fn with_additional_dirs(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.additional_dirs = dirs;
+        self
+    }
+
+    pub fn with_bash_default_timeout(mut self, timeout: Duration) -> Self {
+        self.bash_default_timeout = timeout;
+        self
+    }
+
+    /// The session's working directory; `cd` in Bash moves it.
+    pub fn cwd(&self) -> PathBuf {
+        lock(&self.cwd).clone()
+    }
+
+    pub fn set_cwd(&self, dir: PathBuf) {
+        *lock(&self.cwd) = dir;
+    }
+
+    pub fn project_root(&self) -> &Path {
+        &self.project_root
+    }
+
+    pub fn additional_dirs(&self) -> &[PathBuf] {
+        &self.additional_dirs
+    }
+
+    pub fn session_dir(&self) -> &Path {
+        &self.session_dir
+    }
+
+    /// Resolves a path from the model against the session cwd.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let p = Path::new(path);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd().join(p)
+        }
+    }
+
+    pub fn read_record(&self, path: &Path) -> Option<ReadRecord> {
+        lock(&self.read_files).get(path).cloned()
+    }
+
+    pub fn record_read(&self, path: PathBuf, record: ReadRecord) {
+        lock(&self.read_files).insert(path, record);
+    }
+
+    pub fn forget_read(&self, path: &Path) {
+        lock(&self.read_files).remove(path);
+    }
+}
+
+/// Progress a running tool reports (streamed to the UI / SDK, never to the model).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolProgress {
+    pub tool_use_id: String,
+    pub data: Value,
+}
+
+/// Where a tool sends progress. Sending never blocks; a closed receiver is ignored.
+#[derive(Debug, Clone)]
+pub struct ProgressSink {
+    tool_use_id: String,
+    tx: Option<mpsc::UnboundedSender<ToolProgress>>,
+}
+
+impl ProgressSink {
+    pub fn new(tool_use_id: String, tx: mpsc::UnboundedSender<ToolProgress>) -> Self {
+        ProgressSink {
+            tool_use_id,
+            tx: Some(tx),
+        }
+    }
+
+    /// A sink that drops everything (tests, tools called outside the loop).
+    pub fn discard(tool_use_id: String) -> Self {
+        ProgressSink {
+            tool_use_id,
+            tx: None,
+        }
+    }
+
+    pub fn send(&self, data: Value) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(ToolProgress {
+                tool_use_id: self.tool_use_id.clone(),
+                data,
+            });
+        }
+    }
+}
+
+/// Everything one tool call is given.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub tool_use_id: String,
+    pub env: Arc<ToolEnv>,
+    /// Fires on user abort (or when the loop drops the call): stop promptly.
+    pub cancel: CancellationToken,
+    pub progress: ProgressSink,
+}
+
+impl ToolContext {
+    /// A context for calling a tool directly (tests, benchmarks).
+    pub fn standalone(tool_use_id: impl Into<String>, env: Arc<ToolEnv>) -> Self {
+        let tool_use_id = tool_use_id.into();
+        ToolContext {
+            progress: ProgressSink::discard(tool_use_id.clone()),
+            tool_use_id,
+            env,
+            cancel: CancellationToken::new(),
+        }
+    }
+}
