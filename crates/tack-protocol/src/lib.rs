@@ -10,6 +10,7 @@ pub mod content;
 pub mod request;
 pub mod response;
 pub mod sse;
+pub mod stream_json;
 pub mod usage;
 
 mod serde_util;

@@ -1,0 +1,160 @@
+//! What tack knows about each Claude model: context window, output cap, prices.
+//!
+//! Source: errors spec §6 (pricing and models pages dated 2026-08-21/22).
+//! Re-check before relying on the figures for billing.
+
+/// USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+    /// Prompt-cache write with the default 5-minute TTL.
+    pub cache_write_5m: f64,
+    /// Prompt-cache write with the 1-hour TTL.
+    pub cache_write_1h: f64,
+    /// Cache hits and refreshes.
+    pub cache_read: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelInfo {
+    /// The canonical id (alias) of the model family, e.g. `claude-sonnet-4-5`.
+    pub id: &'static str,
+    /// Context window in tokens.
+    pub context_window: u64,
+    pub max_output_tokens: u64,
+    pub prices: Prices,
+}
+
+/// The model's data, matching `model` by family: `claude-sonnet-4-5-20250929`,
+/// `claude-sonnet-4-5`, `anthropic.claude-sonnet-4-5-20250929-v1:0` and
+/// `claude-opus-4-6[1m]` all resolve; an unknown (or newer minor) version is `None`.
+pub fn model_info(model: &str) -> Option<ModelInfo> {
+    let model = model.to_ascii_lowercase();
+    MODELS.iter().find(|(family, _)| matches_family(&model, family)).map(|(_, info)| *info)
+}
+
+/// `family` occurs in `model`, followed by nothing, a date (`-20250929`), the
+/// `-0` alias suffix or a non-version suffix (`-latest`, `-v1:0`, `[1m]`, `@…`),
+/// but not by another version number (`opus-4` must not match `opus-4-1`).
+fn matches_family(model: &str, family: &str) -> bool {
+    model.match_indices(family).any(|(pos, _)| {
+        let before = model[..pos].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric()) {
+            return false;
+        }
+        let rest = &model[pos + family.len()..];
+        let Some(rest) = rest.strip_prefix('-') else {
+            return !rest.starts_with(|c: char| c.is_ascii_alphanumeric());
+        };
+        let segment = rest.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+        if segment.bytes().all(|b| b.is_ascii_digit()) {
+            segment.len() == 8 || segment == "0"
+        } else {
+            true
+        }
+    })
+}
+
+const fn prices(input: f64, output: f64) -> Prices {
+    // The table's cache prices are exactly these multiples of the input price.
+    Prices {
+        input,
+        output,
+        cache_write_5m: input * 1.25,
+        cache_write_1h: input * 2.0,
+        cache_read: input * 0.1,
+    }
+}
+
+const fn info(id: &'static str, context_window: u64, max_output_tokens: u64, prices: Prices) -> ModelInfo {
+    ModelInfo { id, context_window, max_output_tokens, prices }
+}
+
+const K: u64 = 1_000;
+const M: u64 = 1_000_000;
+
+/// Family pattern → data. First match wins, so no pattern may match another's ids
+/// (guaranteed by [`matches_family`]'s version rule).
+const MODELS: &[(&str, ModelInfo)] = &[
+    ("opus-5", info("claude-opus-5", M, 128 * K, prices(5.0, 25.0))),
+    // Context and output cap of Sonnet 5 are not in the spec; assumed as Sonnet 4.6.
+    ("sonnet-5", info("claude-sonnet-5", M, 128 * K, prices(2.0, 10.0))),
+    ("opus-4-8", info("claude-opus-4-8", M, 128 * K, prices(5.0, 25.0))),
+    ("opus-4-7", info("claude-opus-4-7", M, 128 * K, prices(5.0, 25.0))),
+    ("opus-4-6", info("claude-opus-4-6", M, 128 * K, prices(5.0, 25.0))),
+    ("opus-4-5", info("claude-opus-4-5", 200 * K, 64 * K, prices(5.0, 25.0))),
+    ("opus-4-1", info("claude-opus-4-1", 200 * K, 32 * K, prices(15.0, 75.0))),
+    ("opus-4", info("claude-opus-4-0", 200 * K, 32 * K, prices(15.0, 75.0))),
+    ("sonnet-4-6", info("claude-sonnet-4-6", M, 128 * K, prices(3.0, 15.0))),
+    ("sonnet-4-5", info("claude-sonnet-4-5", 200 * K, 64 * K, prices(3.0, 15.0))),
+    ("sonnet-4", info("claude-sonnet-4-0", 200 * K, 64 * K, prices(3.0, 15.0))),
+    ("haiku-4-5", info("claude-haiku-4-5", 200 * K, 64 * K, prices(1.0, 5.0))),
+    ("3-5-haiku", info("claude-3-5-haiku", 200 * K, 8 * K, prices(0.8, 4.0))),
+];
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn resolves_ids_aliases_and_provider_forms() {
+        let cases = [
+            ("claude-opus-4-8", Some("claude-opus-4-8")),
+            ("claude-opus-4-7", Some("claude-opus-4-7")),
+            ("claude-opus-4-6[1m]", Some("claude-opus-4-6")),
+            ("claude-opus-4-5-20251101", Some("claude-opus-4-5")),
+            ("claude-opus-4-1-20250805", Some("claude-opus-4-1")),
+            ("claude-opus-4-20250514", Some("claude-opus-4-0")),
+            ("claude-opus-4-0", Some("claude-opus-4-0")),
+            ("claude-opus-5", Some("claude-opus-5")),
+            ("claude-sonnet-5", Some("claude-sonnet-5")),
+            ("claude-sonnet-4-6", Some("claude-sonnet-4-6")),
+            ("claude-sonnet-4-5-20250929", Some("claude-sonnet-4-5")),
+            ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", Some("claude-sonnet-4-5")),
+            ("claude-sonnet-4@20250514", Some("claude-sonnet-4-0")),
+            ("claude-sonnet-4-20250514", Some("claude-sonnet-4-0")),
+            ("Claude-Haiku-4-5-20251001", Some("claude-haiku-4-5")),
+            ("claude-3-5-haiku-latest", Some("claude-3-5-haiku")),
+            ("claude-opus-4-9", None),
+            ("claude-sonnet-45", None),
+            ("gpt-5", None),
+            ("", None),
+        ];
+        for (model, expected) in cases {
+            assert_eq!(model_info(model).map(|i| i.id), expected, "{model}");
+        }
+    }
+
+    #[test]
+    fn table_figures() {
+        assert_eq!(
+            model_info("claude-sonnet-5"),
+            Some(ModelInfo {
+                id: "claude-sonnet-5",
+                context_window: 1_000_000,
+                max_output_tokens: 128_000,
+                prices: Prices {
+                    input: 2.0,
+                    output: 10.0,
+                    cache_write_5m: 2.5,
+                    cache_write_1h: 4.0,
+                    cache_read: 0.2,
+                },
+            })
+        );
+        let haiku = model_info("claude-3-5-haiku-20241022").map(|i| i.prices);
+        let expected = Prices {
+            input: 0.8,
+            output: 4.0,
+            cache_write_5m: 1.0,
+            cache_write_1h: 1.6,
+            cache_read: 0.08,
+        };
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let h = haiku.unwrap();
+        assert!(close(h.cache_write_5m, expected.cache_write_5m) && close(h.cache_write_1h, expected.cache_write_1h) && close(h.cache_read, expected.cache_read), "{h:?}");
+    }
+}

@@ -1,0 +1,355 @@
+//! Memory files: the CLAUDE.md / AGENTS.md instructions tack reads at the start
+//! of a session, with their `@path` imports.
+//!
+//! Discovery order (later files win when they disagree, so closer files come later):
+//! 1. user level: `<home>/.claude/CLAUDE.md` (Claude Code's), then `<home>/.tack/CLAUDE.md`;
+//! 2. project level, from the repository root (the nearest ancestor of the cwd with a
+//!    `.git` entry; without one, only the cwd) down to the cwd. In each directory:
+//!    `CLAUDE.md`, `.claude/CLAUDE.md`, `.tack/CLAUDE.md`, `AGENTS.md`, then the
+//!    personal `CLAUDE.local.md`.
+//!
+//! Each file is followed by the files it imports (`@path`, depth-first). A file is
+//! included once even if it is found several times (a symlink, an import of a file
+//! that is also discovered), at its first position.
+//!
+//! All of this is blocking file I/O; [`super::load_prompt_context`] runs it on the
+//! blocking pool.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+/// Most characters of one file that are included; the rest is cut with a note.
+pub const MAX_FILE_CHARS: usize = 40_000;
+/// Files larger than this are skipped altogether (they are not instructions).
+const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+/// Import depth: a discovered file is depth 0, so imports go at most 4 hops deep
+/// (Claude Code's documented limit).
+const MAX_IMPORT_DEPTH: usize = 5;
+
+/// The file names looked for in each project directory, in order.
+const PROJECT_FILES: &[(&str, MemoryKind)] = &[
+    ("CLAUDE.md", MemoryKind::Project),
+    (".claude/CLAUDE.md", MemoryKind::Project),
+    (".tack/CLAUDE.md", MemoryKind::Project),
+    ("AGENTS.md", MemoryKind::Project),
+    ("CLAUDE.local.md", MemoryKind::Local),
+];
+
+/// The user-level files under the home directory, in order.
+const USER_FILES: &[&str] = &[".claude/CLAUDE.md", ".tack/CLAUDE.md"];
+
+/// Where a memory file comes from, which tells the model how much to trust it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    /// In the user's home config dir: applies to every project.
+    User,
+    /// In the repository: shared with the team.
+    Project,
+    /// `CLAUDE.local.md`: the user's private notes for this project.
+    Local,
+}
+
+impl MemoryKind {
+    fn description(self) -> &'static str {
+        match self {
+            MemoryKind::User => "user's private global instructions for all projects",
+            MemoryKind::Project => "project instructions, checked into the codebase",
+            MemoryKind::Local => "user's private project instructions, not checked in",
+        }
+    }
+}
+
+/// One loaded memory file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryFile {
+    /// The path as found (made absolute and free of `.`/`..`, symlinks kept).
+    pub path: PathBuf,
+    /// An imported file has the kind of the file that imported it.
+    pub kind: MemoryKind,
+    /// The text, cut at [`MAX_FILE_CHARS`] with a note.
+    pub content: String,
+}
+
+/// The nearest ancestor of `cwd` (itself included) that has a `.git` entry
+/// (a directory, or a file in worktrees and submodules).
+pub fn find_repo_root(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// Finds and reads the memory files for a session in `cwd`; `home_dir` is where
+/// the user-level files live (no user-level files when `None`).
+pub fn discover_memory_files(cwd: &Path, home_dir: Option<&Path>) -> Vec<MemoryFile> {
+    let cwd = normalize_path(cwd);
+    let mut loader = Loader {
+        home_dir: home_dir.map(normalize_path),
+        seen: HashSet::new(),
+        files: Vec::new(),
+    };
+
+    if let Some(home) = loader.home_dir.clone() {
+        for name in USER_FILES {
+            loader.load(&home.join(name), MemoryKind::User, 0);
+        }
+    }
+
+    let mut dirs: Vec<&Path> = match find_repo_root(&cwd) {
+        Some(root) => cwd
+            .ancestors()
+            .take_while(|dir| dir.starts_with(&root))
+            .collect(),
+        None => vec![cwd.as_path()],
+    };
+    dirs.reverse();
+    for dir in dirs {
+        for (name, kind) in PROJECT_FILES {
+            loader.load(&dir.join(name), *kind, 0);
+        }
+    }
+    loader.files
+}
+
+/// The memory files as one text for the user context, or `None` if there are none.
+pub fn format_memory_files(files: &[MemoryFile]) -> Option<String> {
+    if files.is_empty() {
+        return None;
+    }
+    let mut out = String::from(
+        "Codebase and user instructions are shown below. Be sure to adhere to these \
+         instructions. IMPORTANT: These instructions OVERRIDE any default behavior and \
+         you MUST follow them exactly as written.",
+    );
+    for file in files {
+        let path = file.path.display();
+        let kind = file.kind.description();
+        let content = file.content.trim_end();
+        out.push_str(&format!("\n\nContents of {path} ({kind}):\n\n{content}"));
+    }
+    Some(out)
+}
+
+struct Loader {
+    home_dir: Option<PathBuf>,
+    /// Canonical paths already included (or being included: cycles stop here).
+    seen: HashSet<PathBuf>,
+    files: Vec<MemoryFile>,
+}
+
+impl Loader {
+    /// Loads `path` and, depth-first, what it imports. Anything unreadable
+    /// (missing, a directory, too large, not UTF-8) is skipped silently.
+    fn load(&mut self, path: &Path, kind: MemoryKind, depth: usize) {
+        let Ok(canonical) = fs::canonicalize(path) else {
+            return;
+        };
+        let Ok(meta) = fs::metadata(&canonical) else {
+            return;
+        };
+        if !meta.is_file() || meta.len() > MAX_FILE_BYTES || !self.seen.insert(canonical) {
+            return;
+        }
+        let Ok(text) = fs::read_to_string(path) else {
+            return;
+        };
+        let content = cap_content(text, path);
+        let imports = import_paths(&content);
+        if !content.trim().is_empty() {
+            self.files.push(MemoryFile {
+                path: path.to_path_buf(),
+                kind,
+                content,
+            });
+        }
+        if depth + 1 >= MAX_IMPORT_DEPTH {
+            return;
+        }
+        let base = path.parent().unwrap_or(Path::new("/"));
+        for import in imports {
+            if let Some(target) = self.resolve_import(base, &import) {
+                self.load(&target, kind, depth + 1);
+            }
+        }
+    }
+
+    /// The file an `@path` mention refers to, if it exists. A mention followed by
+    /// punctuation (`see @docs/style.md.`) also matches without the punctuation.
+    fn resolve_import(&self, base: &Path, mention: &str) -> Option<PathBuf> {
+        let trimmed = mention.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '"', '\'']);
+        [mention, trimmed]
+            .into_iter()
+            .filter(|m| !m.is_empty())
+            .filter_map(|m| {
+                let path = if let Some(rest) = m.strip_prefix("~/") {
+                    self.home_dir.as_ref()?.join(rest)
+                } else {
+                    base.join(m)
+                };
+                Some(normalize_path(&path))
+            })
+            .find(|path| path.is_file())
+    }
+}
+
+/// Cuts `text` at [`MAX_FILE_CHARS`] characters, with a note saying so.
+fn cap_content(text: String, path: &Path) -> String {
+    let Some((cut, _)) = text.char_indices().nth(MAX_FILE_CHARS) else {
+        return text;
+    };
+    let total = text.chars().count();
+    let path = path.display();
+    format!(
+        "{}\n\n(truncated: {path} has {total} characters; only the first {MAX_FILE_CHARS} are included)",
+        &text[..cut]
+    )
+}
+
+/// The `@path` mentions in `text`, in order, skipping code fences and inline
+/// code. A mention starts at the beginning of a line or after whitespace (so
+/// `user@example.com` is not one) and runs to the next whitespace.
+fn import_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let marker = trimmed.chars().next().filter(|c| *c == '`' || *c == '~');
+        let run = marker.map_or(0, |c| trimmed.chars().take_while(|x| *x == c).count());
+        match (fence, marker) {
+            (None, Some(c)) if run >= 3 => {
+                fence = Some((c, run));
+                continue;
+            }
+            (Some((c, n)), Some(m)) if m == c && run >= n && trimmed[run..].trim().is_empty() => {
+                fence = None;
+                continue;
+            }
+            (Some(_), _) => continue,
+            (None, _) => {}
+        }
+        let visible = blank_inline_code(line);
+        for word in visible.split_whitespace() {
+            if let Some(path) = word.strip_prefix('@')
+                && path.chars().next().is_some_and(|c| {
+                    c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '~' | '/')
+                })
+            {
+                out.push(path.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// `line` with the contents of inline code spans (`` `...` ``, ``` ``...`` ```)
+/// replaced by spaces. An unmatched backtick run is kept as text.
+fn blank_inline_code(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '`' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let run = chars[i..].iter().take_while(|c| **c == '`').count();
+        let mut close = None;
+        let mut j = i + run;
+        while j < chars.len() {
+            if chars[j] == '`' {
+                let other = chars[j..].iter().take_while(|c| **c == '`').count();
+                if other == run {
+                    close = Some(j);
+                    break;
+                }
+                j += other;
+            } else {
+                j += 1;
+            }
+        }
+        match close {
+            Some(j) => {
+                out.extend(std::iter::repeat_n(' ', j + run - i));
+                i = j + run;
+            }
+            None => {
+                out.extend(&chars[i..i + run]);
+                i += run;
+            }
+        }
+    }
+    out
+}
+
+/// `path` made absolute-looking and without `.`/`..` components, lexically
+/// (symlinks are kept: the path is shown to the model as the user wrote it).
+fn normalize_path(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            Component::Prefix(_) | Component::RootDir | Component::Normal(_) => {
+                out.push(component);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn import_mentions_skip_code_and_emails() {
+        let text = "\
+See @docs/style.md and @~/notes.md, mail me at me@example.com.
+Inline `@not/this.md` but @this.md.
+```
+@fenced/no.md
+```
+~~~~md
+@tilde/no.md
+```
+still fenced @no.md
+~~~~
+@/abs/path.md @ @@x
+";
+        assert_eq!(
+            import_paths(text),
+            vec!["docs/style.md", "~/notes.md,", "this.md.", "/abs/path.md"]
+        );
+    }
+
+    #[test]
+    fn inline_code_with_double_backticks() {
+        assert_eq!(blank_inline_code("a ``x ` y`` b `c"), "a           b `c");
+    }
+
+    #[test]
+    fn normalize_resolves_dots_lexically() {
+        assert_eq!(
+            normalize_path(Path::new("/a/b/./../c/d.md")),
+            PathBuf::from("/a/c/d.md")
+        );
+    }
+
+    #[test]
+    fn long_files_are_capped_with_a_note() {
+        let text = "é".repeat(MAX_FILE_CHARS + 5);
+        let capped = cap_content(text, Path::new("/r/CLAUDE.md"));
+        let expected = format!(
+            "{}\n\n(truncated: /r/CLAUDE.md has {} characters; only the first {MAX_FILE_CHARS} are included)",
+            "é".repeat(MAX_FILE_CHARS),
+            MAX_FILE_CHARS + 5
+        );
+        assert_eq!(capped, expected);
+    }
+}

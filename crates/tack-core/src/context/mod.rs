@@ -1,0 +1,191 @@
+//! What the model is told besides the conversation: the system prompt layers,
+//! the user context (CLAUDE.md / AGENTS.md memory files, date) and the system
+//! context (git state). Computed once per session and memoised.
+//!
+//! - [`load_prompt_context`] gathers everything; the memory files and the git
+//!   commands run concurrently.
+//! - [`ContextCache`] is the memo the `Session` keeps: nothing is read until the
+//!   first request asks for it, and later requests reuse the same value (which is
+//!   also what keeps the cached prompt prefix byte-identical across turns).
+//! - Placing the pieces in a request is `crate::request::build_request`'s job.
+
+mod git;
+mod memory_files;
+mod system_prompt;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::OnceCell;
+
+pub use git::{GitSnapshot, MAX_STATUS_CHARS, git_snapshot};
+pub use memory_files::{
+    MAX_FILE_CHARS, MemoryFile, MemoryKind, discover_memory_files, find_repo_root,
+    format_memory_files,
+};
+pub use system_prompt::{SystemPromptOptions, default_system_prompt, system_prompt_layers};
+
+/// The three parts of context the loop sends with every request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptContext {
+    /// System prompt layers, in order (default or `--system-prompt`, then
+    /// `--append-system-prompt`). Sent as `system` text blocks.
+    pub system_prompt: Vec<String>,
+    /// Memory files and date, sent as a `<system-reminder>` text block at the
+    /// start of the first user message (not in `system`, so editing CLAUDE.md
+    /// does not invalidate the cached system prompt).
+    pub user_context: Option<String>,
+    /// Git branch, status and recent commits, appended to the system prompt.
+    pub system_context: Option<String>,
+}
+
+/// What [`load_prompt_context`] reads. Everything comes from the caller: the
+/// library reads no environment variables and no clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextOptions {
+    /// The session's working directory: memory files are looked for from here
+    /// up to the repository root, and git runs here.
+    pub cwd: PathBuf,
+    /// The user's home directory, for `~/.tack/CLAUDE.md`, `~/.claude/CLAUDE.md`
+    /// and `@~/...` imports. `None`: no user-level memory.
+    pub home_dir: Option<PathBuf>,
+    pub system_prompt: SystemPromptOptions,
+    /// Today's date as the model should read it (e.g. `2026-08-22`); empty: no
+    /// date line.
+    pub today: String,
+    /// Read CLAUDE.md / AGENTS.md files (off for `--bare`-style runs).
+    pub include_memory_files: bool,
+    /// Take the git snapshot. Also skipped when a custom system prompt replaces
+    /// the default one, as Claude Code does.
+    pub include_git: bool,
+    /// Bound on each `git` command.
+    pub git_timeout: Duration,
+}
+
+impl ContextOptions {
+    /// Options for a session in `cwd`, with memory files and git on, no home
+    /// directory, the default system prompt and this build's platform.
+    pub fn new(cwd: impl Into<PathBuf>, today: impl Into<String>) -> Self {
+        let cwd = cwd.into();
+        ContextOptions {
+            system_prompt: SystemPromptOptions {
+                cwd: cwd.clone(),
+                platform: std::env::consts::OS.to_owned(),
+                ..SystemPromptOptions::default()
+            },
+            cwd,
+            home_dir: None,
+            today: today.into(),
+            include_memory_files: true,
+            include_git: true,
+            git_timeout: Duration::from_secs(3),
+        }
+    }
+}
+
+/// Gathers the prompt context for a session: system prompt layers, memory files
+/// and date (user context), git snapshot (system context). Never fails: what
+/// cannot be read is left out.
+pub async fn load_prompt_context(opts: &ContextOptions) -> PromptContext {
+    let memory = async {
+        if !opts.include_memory_files {
+            return Vec::new();
+        }
+        let cwd = opts.cwd.clone();
+        let home = opts.home_dir.clone();
+        tokio::task::spawn_blocking(move || discover_memory_files(&cwd, home.as_deref()))
+            .await
+            .unwrap_or_default()
+    };
+    let git = async {
+        if !opts.include_git || opts.system_prompt.custom.is_some() {
+            return None;
+        }
+        git_snapshot(&opts.cwd, opts.git_timeout).await
+    };
+    let (memory, git) = tokio::join!(memory, git);
+    PromptContext {
+        system_prompt: system_prompt_layers(&opts.system_prompt),
+        user_context: user_context(format_memory_files(&memory), &opts.today),
+        system_context: git.map(|snapshot| snapshot.to_context()),
+    }
+}
+
+/// The user context text (without the `<system-reminder>` wrapper, which
+/// `build_request` adds), or `None` when there is nothing to say.
+fn user_context(memory: Option<String>, today: &str) -> Option<String> {
+    let mut sections = Vec::new();
+    if let Some(memory) = memory {
+        sections.push(format!("# claudeMd\n{memory}"));
+    }
+    if !today.is_empty() {
+        sections.push(format!("# currentDate\nToday's date is {today}."));
+    }
+    if sections.is_empty() {
+        return None;
+    }
+    let sections = sections.join("\n\n");
+    Some(format!(
+        "As you answer the user's questions, you can use the following context:\n{sections}\n\n\
+         IMPORTANT: this context may or may not be relevant to your tasks. You should not \
+         respond to this context unless it is highly relevant to your task."
+    ))
+}
+
+/// The per-session memo of the [`PromptContext`]: loaded on the first
+/// [`get`](Self::get), then returned as is. Concurrent first callers share one
+/// load.
+#[derive(Debug)]
+pub struct ContextCache {
+    /// `None` for a cache built from a fixed context.
+    options: Option<ContextOptions>,
+    cell: OnceCell<Arc<PromptContext>>,
+}
+
+impl ContextCache {
+    /// A cache that loads with `options` when first asked.
+    pub fn new(options: ContextOptions) -> Self {
+        ContextCache {
+            options: Some(options),
+            cell: OnceCell::new(),
+        }
+    }
+
+    /// A cache holding `ctx` (SDK callers and tests that assemble it themselves).
+    pub fn preloaded(ctx: PromptContext) -> Self {
+        ContextCache {
+            options: None,
+            cell: OnceCell::new_with(Some(Arc::new(ctx))),
+        }
+    }
+
+    /// The context, loading it on the first call. Shared, so the loop and any
+    /// subagent hold the same value.
+    pub async fn get(&self) -> Arc<PromptContext> {
+        let ctx = self
+            .cell
+            .get_or_init(|| async {
+                Arc::new(match &self.options {
+                    Some(options) => load_prompt_context(options).await,
+                    None => PromptContext::default(),
+                })
+            })
+            .await;
+        Arc::clone(ctx)
+    }
+
+    /// The context if it has been loaded already.
+    pub fn loaded(&self) -> Option<Arc<PromptContext>> {
+        self.cell.get().cloned()
+    }
+
+    /// Forgets the loaded context, so the next [`get`](Self::get) reads the memory
+    /// files and git again (after `/clear` or a compaction; the prompt cache
+    /// prefix changes then anyway).
+    pub fn invalidate(&mut self) {
+        if self.options.is_some() {
+            self.cell = OnceCell::new();
+        }
+    }
+}

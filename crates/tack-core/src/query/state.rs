@@ -1,0 +1,83 @@
+//! The loop's state across iterations, and why the last iteration continued.
+
+use tack_protocol::Message;
+
+use crate::pipeline::autocompact::AutoCompactTracking;
+
+/// Why the previous iteration did not end the loop (seed 002's 7 continue sites).
+///
+/// Carried into the next iteration in [`State::transition`] and reported in
+/// `LoopEvent::RequestStart`, so tests assert that a path fired without looking at
+/// message text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transition {
+    /// Normal: tool results need a follow-up model call.
+    NextTurn,
+    /// The prompt was too long; reactive compaction ran; retry.
+    ReactiveCompactRetry,
+    /// The prompt was too long; context collapse drained its staged collapses; retry.
+    CollapseDrainRetry,
+    /// Output hit the default max_tokens; retry once with the escalated cap (8k → 64k).
+    MaxOutputTokensEscalate,
+    /// Output hit max_tokens again; a "resume directly" message was injected (≤ 3 times).
+    MaxOutputTokensRecovery,
+    /// A Stop hook blocked the end of the turn and injected its error for the model.
+    StopHookBlocking,
+    /// The model stopped early relative to its token budget; continue.
+    TokenBudgetContinuation,
+}
+
+impl Transition {
+    /// The name Claude Code uses (`next_turn`, `reactive_compact_retry`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transition::NextTurn => "next_turn",
+            Transition::ReactiveCompactRetry => "reactive_compact_retry",
+            Transition::CollapseDrainRetry => "collapse_drain_retry",
+            Transition::MaxOutputTokensEscalate => "max_output_tokens_escalate",
+            Transition::MaxOutputTokensRecovery => "max_output_tokens_recovery",
+            Transition::StopHookBlocking => "stop_hook_blocking",
+            Transition::TokenBudgetContinuation => "token_budget_continuation",
+        }
+    }
+}
+
+/// Everything that changes between iterations. Replaced whole at every continue
+/// site (each builds a complete new `State`), so no stale value leaks from one
+/// recovery path into the next.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    /// The conversation the next iteration starts from. The iteration moves it
+    /// through the pipeline into `messages_for_query` and only appends to that.
+    pub messages: Vec<Message>,
+    /// Model round-trips in this query, from 1.
+    pub turn_count: u32,
+    /// max_output_tokens recoveries so far (at most 3); not the turn count.
+    pub max_output_tokens_recovery_count: u32,
+    /// Reactive compaction was tried in this turn (at most once).
+    pub has_attempted_reactive_compact: bool,
+    /// max_tokens for the next request when escalated.
+    pub max_output_tokens_override: Option<u32>,
+    /// A Stop hook's blocking error is being answered (stop hooks do not run again).
+    pub stop_hook_active: bool,
+    /// Autocompact's circuit breaker and counters.
+    pub auto_compact_tracking: Option<AutoCompactTracking>,
+    /// Why the previous iteration continued; `None` on the first.
+    pub transition: Option<Transition>,
+}
+
+impl State {
+    /// The state of the first iteration.
+    pub fn initial(messages: Vec<Message>, max_output_tokens_override: Option<u32>) -> Self {
+        State {
+            messages,
+            turn_count: 1,
+            max_output_tokens_recovery_count: 0,
+            has_attempted_reactive_compact: false,
+            max_output_tokens_override,
+            stop_hook_active: false,
+            auto_compact_tracking: None,
+            transition: None,
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! `Session`: the outer layer (QueryEngine in the seeds) around [`query`].
+//!
+//! # The model
+//! A `Session` owns the conversation across user messages. [`Session::submit`]
+//! returns a [`SessionTurn`], which the caller (CLI, SDK) drives by awaiting
+//! [`SessionTurn::next`] until it returns `None`. Each call yields one
+//! [`SessionEvent`]: the loop's events as they arrive, then one final
+//! [`SessionEvent::Result`] carrying what stream-json's `result` record needs.
+//!
+//! For every message appended to the conversation (the prompt, each assistant
+//! message, each tool-result message) the turn first calls the
+//! [`TranscriptSink`] and awaits it, *then* yields the event. The loop does not
+//! send its next model request before the consumer has asked for the event after
+//! the last message, so a message the user has seen is on disk before the next
+//! model call (invariant 7), with no cooperation needed from the caller.
+//!
+//! Usage and USD cost are accumulated per model for the whole session; the
+//! `max_budget_usd` check runs after every yielded message (seed 002: "预算检查在
+//! yield 之后"), and when it is exceeded the turn stops the loop, closes any
+//! tool_use left without a result, and ends with
+//! [`ResultSubtype::ErrorMaxBudgetUsd`].
+//!
+//! Dropping a `SessionTurn` cancels the loop; a tool_use left without a result is
+//! answered with an "Interrupted by user" result at the next `submit`, so the
+//! conversation is always valid to send.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use tack_protocol::{ContentBlock, Message, Role, Usage};
+use tack_tool::ToolEnv;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::PromptContext;
+use crate::deps::QueryDeps;
+use crate::executor::{INTERRUPTED_BY_USER, ToolSet};
+use crate::permission::CanUseTool;
+use crate::query::{
+    LoopEvent, QueryConfig, QueryParams, QueryStream, Terminal, ToolResultInfo, ToolResultsEvent,
+    query,
+};
+
+/// Where the session's messages are persisted (the JSONL session store).
+///
+/// `append` is awaited before the event that carries the message is yielded, and
+/// therefore before the next model request. An error ends the turn with
+/// [`ResultSubtype::ErrorDuringExecution`]: better stop than run on with a
+/// transcript that cannot be resumed.
+pub trait TranscriptSink: Send + Sync {
+    fn append<'a>(
+        &'a self,
+        entry: TranscriptEntry<'a>,
+    ) -> BoxFuture<'a, Result<(), TranscriptError>>;
+}
+
+/// One transcript record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TranscriptEntry<'a> {
+    /// A message appended to the conversation, with its uuid.
+    Message { uuid: &'a str, message: &'a Message },
+    /// The message with this uuid is void (streaming fallback).
+    Tombstone { uuid: &'a str },
+}
+
+/// The transcript could not be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("could not write the session transcript: {message}")]
+pub struct TranscriptError {
+    pub message: String,
+}
+
+impl From<std::io::Error> for TranscriptError {
+    fn from(e: std::io::Error) -> Self {
+        TranscriptError {
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Everything a session is built from. The CLI assembles it from flags and config.
+pub struct SessionParts {
+    pub session_id: String,
+    pub context: Arc<PromptContext>,
+    pub tools: ToolSet,
+    pub tool_env: Arc<ToolEnv>,
+    pub can_use_tool: Arc<dyn CanUseTool>,
+    pub deps: Arc<dyn QueryDeps>,
+    pub config: QueryConfig,
+    /// `--max-budget-usd`.
+    pub max_budget_usd: Option<f64>,
+    pub transcript: Option<Arc<dyn TranscriptSink>>,
+}
+
+/// Per-model totals (`modelUsage` in stream-json's result record).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub web_search_requests: u64,
+    pub cost_usd: f64,
+    /// False if any response came from a model missing from the price table.
+    pub cost_known: bool,
+}
+
+/// Session-wide totals.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionTotals {
+    pub usage: Usage,
+    pub model_usage: BTreeMap<String, ModelUsage>,
+    pub total_cost_usd: f64,
+    /// Sum of model request durations.
+    pub api_duration: Duration,
+}
+
+impl SessionTotals {
+    fn add(&mut self, model: &str, usage: &Usage, api_duration: Duration) {
+        let cost = tack_api::cost(model, usage);
+        self.usage += usage;
+        self.total_cost_usd += cost.usd;
+        self.api_duration += api_duration;
+        let entry = self
+            .model_usage
+            .entry(model.to_owned())
+            .or_insert_with(|| ModelUsage {
+                cost_known: true,
+                ..ModelUsage::default()
+            });
+        entry.input_tokens += usage.input_tokens;
+        entry.output_tokens += usage.output_tokens;
+        entry.cache_read_input_tokens += usage.cache_read_input_tokens;
+        entry.cache_creation_input_tokens += usage.cache_creation_input_tokens;
+        entry.web_search_requests += usage.server_tool_use.map_or(0, |s| s.web_search_requests);
+        entry.cost_usd += cost.usd;
+        entry.cost_known &= cost.known;
+    }
+}
+
+/// `result.subtype` in stream-json.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResultSubtype {
+    Success,
+    ErrorMaxTurns,
+    ErrorDuringExecution,
+    ErrorMaxBudgetUsd,
+}
+
+impl ResultSubtype {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultSubtype::Success => "success",
+            ResultSubtype::ErrorMaxTurns => "error_max_turns",
+            ResultSubtype::ErrorDuringExecution => "error_during_execution",
+            ResultSubtype::ErrorMaxBudgetUsd => "error_max_budget_usd",
+        }
+    }
+
+    fn for_terminal(terminal: &Terminal) -> Self {
+        match terminal {
+            Terminal::Completed | Terminal::StopHookPrevented => ResultSubtype::Success,
+            Terminal::MaxTurns { .. } => ResultSubtype::ErrorMaxTurns,
+            Terminal::Aborted
+            | Terminal::BlockingLimit
+            | Terminal::PromptTooLong(_)
+            | Terminal::ModelError(_) => ResultSubtype::ErrorDuringExecution,
+        }
+    }
+}
+
+/// The end of one `submit`: what stream-json's `result` record needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionResult {
+    pub subtype: ResultSubtype,
+    pub is_error: bool,
+    /// How the loop ended; `None` if the session stopped it (budget, transcript error).
+    pub terminal: Option<Terminal>,
+    /// The text of the last assistant message of this turn.
+    pub result: String,
+    /// Human-readable errors (model error, transcript error, budget).
+    pub errors: Vec<String>,
+    /// Wall time of this submit (`duration_ms`).
+    pub duration: Duration,
+    /// Model request time of this submit (`duration_api_ms`).
+    pub duration_api: Duration,
+    /// Model round-trips of this submit.
+    pub num_turns: u32,
+    /// Session totals so far.
+    pub total_cost_usd: f64,
+    pub usage: Usage,
+    pub model_usage: BTreeMap<String, ModelUsage>,
+    pub session_id: String,
+}
+
+/// What [`SessionTurn::next`] yields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    Loop(LoopEvent),
+    /// Always the last event of a turn.
+    Result(SessionResult),
+}
+
+/// One agent session; see the module docs.
+pub struct Session {
+    parts: SessionParts,
+    messages: Vec<Message>,
+    /// The uuid of each message, same indices.
+    uuids: Vec<String>,
+    totals: SessionTotals,
+}
+
+impl Session {
+    pub fn new(parts: SessionParts) -> Self {
+        Session {
+            parts,
+            messages: Vec::new(),
+            uuids: Vec::new(),
+            totals: SessionTotals::default(),
+        }
+    }
+
+    /// Starts from a resumed conversation (uuid, message), oldest first.
+    pub fn with_history(mut self, history: Vec<(String, Message)>) -> Self {
+        (self.uuids, self.messages) = history.into_iter().unzip();
+        self
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.parts.session_id
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn totals(&self) -> &SessionTotals {
+        &self.totals
+    }
+
+    /// Sends `prompt` (a user message) and runs the loop until it ends; drive the
+    /// returned turn with [`SessionTurn::next`]. `cancel` is the user's abort.
+    pub fn submit(&mut self, prompt: Message, cancel: CancellationToken) -> SessionTurn<'_> {
+        SessionTurn {
+            session: self,
+            prompt: Some(prompt),
+            stream: None,
+            cancel,
+            started: Instant::now(),
+            api_duration: Duration::ZERO,
+            num_turns: 0,
+            last_text: String::new(),
+            budget_exceeded: false,
+            pending: None,
+            done: false,
+        }
+    }
+
+    async fn record(&mut self, uuid: String, message: Message) -> Result<(), TranscriptError> {
+        if let Some(sink) = &self.parts.transcript {
+            sink.append(TranscriptEntry::Message {
+                uuid: &uuid,
+                message: &message,
+            })
+            .await?;
+        }
+        self.messages.push(message);
+        self.uuids.push(uuid);
+        Ok(())
+    }
+
+    async fn tombstone(&mut self, uuid: &str) -> Result<(), TranscriptError> {
+        if let Some(i) = self.uuids.iter().position(|u| u == uuid) {
+            self.uuids.remove(i);
+            self.messages.remove(i);
+        }
+        match &self.parts.transcript {
+            Some(sink) => sink.append(TranscriptEntry::Tombstone { uuid }).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Answers the tool_uses of the last message if it is an assistant message
+    /// whose results never came (turn dropped or stopped mid-tool).
+    async fn close_dangling_tool_uses(
+        &mut self,
+    ) -> Result<Option<ToolResultsEvent>, TranscriptError> {
+        let Some(last) = self.messages.last() else {
+            return Ok(None);
+        };
+        if last.role != Role::Assistant {
+            return Ok(None);
+        }
+        let results: Vec<ToolResultInfo> = last
+            .tool_uses()
+            .map(|(id, name, _)| ToolResultInfo {
+                tool_use_id: id.to_owned(),
+                tool_name: name.to_owned(),
+                is_error: true,
+                structured: None,
+            })
+            .collect();
+        if results.is_empty() {
+            return Ok(None);
+        }
+        let blocks = results
+            .iter()
+            .map(|r| ContentBlock::tool_result(r.tool_use_id.clone(), INTERRUPTED_BY_USER, true))
+            .collect();
+        let message = Message::user(blocks);
+        let uuid = self.parts.deps.new_id();
+        self.record(uuid.clone(), message.clone()).await?;
+        Ok(Some(ToolResultsEvent {
+            uuid,
+            message,
+            results,
+        }))
+    }
+
+    fn query_params(&self, cancel: CancellationToken) -> QueryParams {
+        QueryParams {
+            messages: self.messages.clone(),
+            context: self.parts.context.clone(),
+            tools: self.parts.tools.clone(),
+            tool_env: self.parts.tool_env.clone(),
+            can_use_tool: self.parts.can_use_tool.clone(),
+            deps: self.parts.deps.clone(),
+            config: self.parts.config.clone(),
+            cancel,
+        }
+    }
+
+    fn over_budget(&self) -> bool {
+        self.parts
+            .max_budget_usd
+            .is_some_and(|max| self.totals.total_cost_usd >= max)
+    }
+}
+
+/// One `submit` in progress; see the module docs.
+pub struct SessionTurn<'s> {
+    session: &'s mut Session,
+    /// Persisted, then the loop starts, on the first `next`.
+    prompt: Option<Message>,
+    stream: Option<QueryStream>,
+    cancel: CancellationToken,
+    started: Instant,
+    api_duration: Duration,
+    num_turns: u32,
+    last_text: String,
+    budget_exceeded: bool,
+    /// The result to yield after a final synthetic event.
+    pending: Option<SessionResult>,
+    done: bool,
+}
+
+impl SessionTurn<'_> {
+    /// The next event; `None` after the `Result`.
+    pub async fn next(&mut self) -> Option<SessionEvent> {
+        if self.done {
+            return None;
+        }
+        if let Some(result) = self.pending.take() {
+            self.done = true;
+            return Some(SessionEvent::Result(result));
+        }
+        if let Some(prompt) = self.prompt.take() {
+            let started = self.start(prompt).await;
+            if let Err(e) = started {
+                return Some(self.finish(None, vec![e.to_string()]));
+            }
+        }
+        if self.budget_exceeded {
+            return Some(self.stop_over_budget().await);
+        }
+        let Some(stream) = self.stream.as_mut() else {
+            return Some(self.finish(None, vec!["the loop was not started".into()]));
+        };
+        let Some(event) = stream.next().await else {
+            return Some(self.finish(None, vec!["the agent loop ended without a result".into()]));
+        };
+        let recorded = match &event {
+            LoopEvent::AssistantMessage(a) => {
+                self.session.totals.add(&a.model, &a.usage, a.api_duration);
+                self.api_duration += a.api_duration;
+                self.num_turns += 1;
+                self.last_text = a.message.text();
+                self.session.record(a.uuid.clone(), a.message.clone()).await
+            }
+            LoopEvent::ToolResults(r) => {
+                self.session.record(r.uuid.clone(), r.message.clone()).await
+            }
+            LoopEvent::Tombstone { uuid } => self.session.tombstone(uuid).await,
+            LoopEvent::Terminal(terminal) => {
+                let terminal = terminal.clone();
+                let errors = match &terminal {
+                    Terminal::PromptTooLong(e) | Terminal::ModelError(e) => vec![e.to_string()],
+                    Terminal::Completed
+                    | Terminal::Aborted
+                    | Terminal::BlockingLimit
+                    | Terminal::MaxTurns { .. }
+                    | Terminal::StopHookPrevented => Vec::new(),
+                };
+                return Some(self.finish(Some(terminal), errors));
+            }
+            LoopEvent::RequestStart { .. }
+            | LoopEvent::Stream(_)
+            | LoopEvent::Retry { .. }
+            | LoopEvent::ToolProgress(_) => Ok(()),
+        };
+        if let Err(e) = recorded {
+            return Some(self.finish(None, vec![e.to_string()]));
+        }
+        // The budget check runs after every yielded message.
+        self.budget_exceeded = self.session.over_budget();
+        Some(SessionEvent::Loop(event))
+    }
+
+    async fn start(&mut self, prompt: Message) -> Result<(), TranscriptError> {
+        self.session.close_dangling_tool_uses().await?;
+        let uuid = self.session.parts.deps.new_id();
+        self.session.record(uuid, prompt).await?;
+        self.stream = Some(query(self.session.query_params(self.cancel.clone())));
+        Ok(())
+    }
+
+    async fn stop_over_budget(&mut self) -> SessionEvent {
+        self.stream = None; // cancels the loop and its tools
+        let max = self.session.parts.max_budget_usd.unwrap_or_default();
+        let errors = vec![format!("Reached maximum budget (${max})")];
+        match self.session.close_dangling_tool_uses().await {
+            Ok(Some(results)) => {
+                let SessionEvent::Result(result) = self.finish(None, errors) else {
+                    unreachable!("finish returns a result")
+                };
+                self.done = false;
+                self.pending = Some(result);
+                SessionEvent::Loop(LoopEvent::ToolResults(results))
+            }
+            Ok(None) => self.finish(None, errors),
+            Err(e) => self.finish(None, vec![e.to_string()]),
+        }
+    }
+
+    fn finish(&mut self, terminal: Option<Terminal>, errors: Vec<String>) -> SessionEvent {
+        self.stream = None;
+        self.done = true;
+        let subtype = match &terminal {
+            Some(t) => ResultSubtype::for_terminal(t),
+            None if self.budget_exceeded => ResultSubtype::ErrorMaxBudgetUsd,
+            None => ResultSubtype::ErrorDuringExecution,
+        };
+        let totals = &self.session.totals;
+        SessionEvent::Result(SessionResult {
+            subtype,
+            is_error: subtype != ResultSubtype::Success,
+            terminal,
+            result: self.last_text.clone(),
+            errors,
+            duration: self.started.elapsed(),
+            duration_api: self.api_duration,
+            num_turns: self.num_turns,
+            total_cost_usd: totals.total_cost_usd,
+            usage: totals.usage.clone(),
+            model_usage: totals.model_usage.clone(),
+            session_id: self.session.parts.session_id.clone(),
+        })
+    }
+}

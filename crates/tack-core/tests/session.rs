@@ -1,0 +1,189 @@
+//! The outer layer: transcript persistence order, usage and cost totals, the
+//! USD budget, the result record.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::*;
+use futures::future::BoxFuture;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use tack_core::context::PromptContext;
+use tack_core::deps::QueryDeps;
+use tack_core::executor::ToolSet;
+use tack_core::permission::AllowAll;
+use tack_core::query::{LoopEvent, QueryConfig, Terminal};
+use tack_core::session::{
+    ModelUsage, ResultSubtype, Session, SessionEvent, SessionParts, SessionResult, TranscriptEntry,
+    TranscriptError, TranscriptSink,
+};
+use tack_protocol::{ContentBlock, Message, Role, Usage};
+use tack_tool::Tool;
+use tokio_util::sync::CancellationToken;
+
+/// Records (uuid, role) of every appended message.
+#[derive(Default)]
+struct MemorySink {
+    entries: Mutex<Vec<(String, Option<Role>)>>,
+}
+
+impl TranscriptSink for MemorySink {
+    fn append<'a>(
+        &'a self,
+        entry: TranscriptEntry<'a>,
+    ) -> BoxFuture<'a, Result<(), TranscriptError>> {
+        let record = match entry {
+            TranscriptEntry::Message { uuid, message } => (uuid.to_owned(), Some(message.role)),
+            TranscriptEntry::Tombstone { uuid } => (uuid.to_owned(), None),
+        };
+        Box::pin(async move {
+            // A slow disk: the loop must still wait for it.
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            self.entries.lock().unwrap().push(record);
+            Ok(())
+        })
+    }
+}
+
+fn session(
+    deps: Arc<dyn QueryDeps>,
+    tools: Vec<Arc<dyn Tool>>,
+    sink: Arc<MemorySink>,
+    budget: Option<f64>,
+) -> Session {
+    Session::new(SessionParts {
+        session_id: "sess-1".into(),
+        context: Arc::new(PromptContext::default()),
+        tools: ToolSet::new(tools),
+        tool_env: tool_env(),
+        can_use_tool: Arc::new(AllowAll),
+        deps,
+        config: QueryConfig::new(MODEL),
+        max_budget_usd: budget,
+        transcript: Some(sink),
+    })
+}
+
+async fn drive(session: &mut Session, prompt: &str) -> (Vec<LoopEvent>, SessionResult) {
+    let mut turn = session.submit(Message::user_text(prompt), CancellationToken::new());
+    let mut events = Vec::new();
+    let mut result = None;
+    while let Some(event) = turn.next().await {
+        match event {
+            SessionEvent::Loop(e) => events.push(e),
+            SessionEvent::Result(r) => result = Some(r),
+        }
+    }
+    (events, result.expect("a turn ends with a result"))
+}
+
+/// 1M input + 100k output tokens on Sonnet 4.5: $3 + $1.5.
+fn costly() -> Usage {
+    usage(1_000_000, 100_000)
+}
+
+#[tokio::test]
+async fn every_message_is_persisted_before_the_next_request() {
+    let sink = Arc::new(MemorySink::default());
+    let mut model = FakeModel::build([
+        Response::blocks(
+            vec![ContentBlock::tool_use("toolu_1", "Read", json!({}))],
+            costly(),
+        ),
+        Response::blocks(vec![ContentBlock::text("done")], costly()),
+        Response::text("again"),
+    ]);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (s, k) = (seen.clone(), sink.clone());
+    model.on_request = Some(Box::new(move |_| {
+        s.lock().unwrap().push(k.entries.lock().unwrap().len())
+    }));
+    let model = Arc::new(model);
+    let read: Arc<dyn Tool> = Arc::new(FakeTool::ok("Read", true, "x", 0));
+    let mut session = session(model.clone(), vec![read], sink.clone(), None);
+
+    let (_, result) = drive(&mut session, "go").await;
+    // At request 1 the prompt was on disk; at request 2 also the assistant message
+    // and the tool results.
+    assert_eq!(*seen.lock().unwrap(), vec![1, 3]);
+    assert_eq!(
+        *sink.entries.lock().unwrap(),
+        vec![
+            ("uuid-1".into(), Some(Role::User)),
+            ("uuid-2".into(), Some(Role::Assistant)),
+            ("uuid-3".into(), Some(Role::User)),
+            ("uuid-4".into(), Some(Role::Assistant)),
+        ]
+    );
+    assert_eq!(session.messages().len(), 4);
+    let expected_usage = usage(2_000_000, 200_000);
+    let model_usage = ModelUsage {
+        input_tokens: 2_000_000,
+        output_tokens: 200_000,
+        cost_usd: 9.0,
+        cost_known: true,
+        ..ModelUsage::default()
+    };
+    assert_eq!(
+        SessionResult {
+            duration: Default::default(),
+            duration_api: Default::default(),
+            ..result
+        },
+        SessionResult {
+            subtype: ResultSubtype::Success,
+            is_error: false,
+            terminal: Some(Terminal::Completed),
+            result: "done".into(),
+            errors: vec![],
+            duration: Default::default(),
+            duration_api: Default::default(),
+            num_turns: 2,
+            total_cost_usd: 9.0,
+            usage: expected_usage,
+            model_usage: [(MODEL.to_owned(), model_usage)].into(),
+            session_id: "sess-1".into(),
+        }
+    );
+
+    // A second submit continues the same conversation.
+    let (_, result) = drive(&mut session, "more").await;
+    assert_eq!(
+        (result.subtype, result.num_turns, result.result.as_str()),
+        (ResultSubtype::Success, 1, "again")
+    );
+    assert_eq!(model.requests()[2].messages.len(), 5);
+    assert_eq!(session.messages().len(), 6);
+}
+
+#[tokio::test]
+async fn the_budget_stops_the_turn_and_closes_open_tool_uses() {
+    let sink = Arc::new(MemorySink::default());
+    let model = FakeModel::new([
+        Response::blocks(
+            vec![ContentBlock::tool_use("toolu_1", "Read", json!({}))],
+            costly(),
+        ),
+        Response::text("never sent"),
+    ]);
+    let read: Arc<dyn Tool> = Arc::new(FakeTool::ok("Read", true, "x", 1_000));
+    let mut session = session(model.clone(), vec![read], sink.clone(), Some(1.0));
+    let (events, result) = drive(&mut session, "go").await;
+
+    assert_eq!(result.subtype, ResultSubtype::ErrorMaxBudgetUsd);
+    assert_eq!(result.terminal, None);
+    assert!(result.is_error);
+    assert_eq!(model.requests().len(), 1);
+    // The open tool_use got a result, yielded and persisted.
+    let last = events.last().unwrap();
+    let LoopEvent::ToolResults(results) = last else {
+        panic!("expected tool results, got {last:?}")
+    };
+    assert_eq!(
+        results_of(&results.message),
+        vec![("toolu_1".into(), "Interrupted by user".into(), true)]
+    );
+    assert_eq!(session.messages().last(), Some(&results.message));
+    assert_eq!(sink.entries.lock().unwrap().len(), 3);
+}

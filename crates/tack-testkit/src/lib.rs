@@ -1,0 +1,88 @@
+//! A scripted, Anthropic-compatible HTTP server for tack's tests, benchmarks and
+//! `tack demo`.
+//!
+//! # Model
+//!
+//! The test drives; the server only answers. A [`MockServer`] listens on
+//! `127.0.0.1` (a fresh port) and holds a [`Script`]: a queue of [`Reply`]s.
+//!
+//! - Each `POST /v1/messages` is first recorded, then consumes the **next** reply
+//!   in order, whatever the request says. The reply is streamed as SSE when the
+//!   request has `"stream": true`, otherwise sent as one JSON Message object.
+//! - `POST /v1/messages/count_tokens` answers `{"input_tokens": body_bytes / 4}`
+//!   and consumes nothing. Any other route is a 404 `not_found_error`.
+//! - Every request, answered or rejected, is kept in arrival order in
+//!   [`MockServer::requests`], so a test asserts on what its client *sent*.
+//! - When the script is exhausted, `POST /v1/messages` gets HTTP 500 `api_error`
+//!   "tack-testkit: script exhausted after N replies" (plus `x-should-retry:
+//!   false`), so a test that makes one request too many fails loudly. Replies can be
+//!   appended at runtime with [`MockServer::push`]; [`Script::looping`] repeats the
+//!   script forever instead.
+//! - Unless a reply fixes `.usage()`, its usage comes from a prompt-cache
+//!   simulation over all requests the server has seen (tokens = bytes / 4; see
+//!   `cache_sim.rs`): repeating a prefix up to a `cache_control` breakpoint reports
+//!   `cache_read_input_tokens`.
+//! - Dropping the server stops it accepting connections.
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use serde_json::json;
+//! use tack_testkit::{MockServer, Reply, Script};
+//!
+//! let server = MockServer::start(Script::new([
+//!     Reply::message().text("Let me look.").tool_use("toolu_01", "Read", json!({"file_path": "/x"})).into(),
+//!     Reply::text("Done."),
+//! ])).await?;
+//! // ... point the client at server.base_url(), run it ...
+//! assert_eq!(server.requests().len(), 2);
+//! # Ok(()) }
+//! ```
+//!
+//! # JSON script format
+//!
+//! [`Script::from_json`] / [`Script::from_file`] (and the `tack-mock-api` binary)
+//! read an array; each element is one reply with exactly one of `text`, `blocks`,
+//! `error` or `prompt_too_long`:
+//!
+//! ```json
+//! [
+//!   {"text": "hi"},
+//!   {"blocks": [{"type": "thinking", "thinking": "Look first.", "signature": "sig"},
+//!               {"type": "text", "text": "x"},
+//!               {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}},
+//!               {"type": "tool_use", "id": "toolu_2", "name": "Bash", "raw_input": "{\"command\": \"l"}],
+//!    "stop_reason": "tool_use",
+//!    "usage": {"input_tokens": 10, "output_tokens": 5,
+//!              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+//!    "model": "claude-sonnet-4-5", "pacing_ms": 5, "block_gap_ms": 50},
+//!   {"text": "partial", "cut_after": 4},
+//!   {"text": "partial", "error_event_after": {"after": 4, "type": "overloaded_error", "message": "Overloaded"}},
+//!   {"text": "slow", "stall_after": {"after": 2, "ms": 500}},
+//!   {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}, "retry_after": 1},
+//!   {"error": {"status": 429, "type": "rate_limit_error", "message": "slow down"},
+//!    "retry_after_ms": 1500, "headers": {"x-should-retry": "true"}},
+//!   {"prompt_too_long": {"actual": 210000, "limit": 200000}}
+//! ]
+//! ```
+//!
+//! Message fields mirror the [`MessageReply`] builders; `retry_after`,
+//! `retry_after_ms` and `headers` apply to any reply. A `tool_use` block has
+//! either `input` (any JSON, streamed in fragments) or `raw_input` (the exact text
+//! streamed, possibly malformed). Unknown fields are errors, reported with line
+//! and column; semantic errors name the reply's index.
+
+mod cache_sim;
+mod playback;
+mod reply;
+mod request;
+mod script;
+mod script_file;
+mod server;
+mod sse;
+mod wire;
+
+pub use reply::{ErrorReply, MessageReply, Reply};
+pub use request::RecordedRequest;
+pub use script::Script;
+pub use script_file::ScriptError;
+pub use server::{MockServer, Options};

@@ -1,0 +1,146 @@
+//! Plays an event sequence over time: pacing, block gaps, stalls and faults.
+//!
+//! The whole timeline is decided up front as a list of [`Step`]s; the response
+//! body is a stream that walks it, so each event is handed to hyper (and flushed)
+//! the moment it is due, and a client that hangs up simply drops the stream.
+
+use std::io;
+use std::time::Duration;
+
+use axum::body::Body;
+use bytes::Bytes;
+
+use crate::reply::{MessageReply, StreamEnd};
+use crate::sse::{SseEvent, error_event};
+
+/// One action on the response body.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Step {
+    Send(Bytes),
+    Wait(Duration),
+    /// Fail the body, which makes hyper drop the connection mid-response.
+    Abort,
+}
+
+/// The timeline for `events` under the timing and faults of `reply`.
+pub(crate) fn sse_steps(reply: &MessageReply, events: &[SseEvent]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    // A fault scheduled past the end happens after the last event.
+    let end_at = reply.end.as_ref().map(|end| match end {
+        StreamEnd::Cut { after } | StreamEnd::Error { after, .. } => (*after).min(events.len()),
+    });
+    for sent in 0..=events.len() {
+        if let Some((after, duration)) = reply.stall
+            && after == sent
+        {
+            steps.push(Step::Wait(duration));
+        }
+        if end_at == Some(sent) {
+            match &reply.end {
+                Some(StreamEnd::Cut { .. }) => steps.push(Step::Abort),
+                Some(StreamEnd::Error {
+                    error_type,
+                    message,
+                    ..
+                }) => steps.push(Step::Send(error_event(error_type, message).encode())),
+                None => {}
+            }
+            break;
+        }
+        let Some(event) = events.get(sent) else {
+            break;
+        };
+        if sent > 0 && !reply.pacing.is_zero() {
+            steps.push(Step::Wait(reply.pacing));
+        }
+        steps.push(Step::Send(event.encode()));
+        if event.name == "content_block_stop" && !reply.block_gap.is_zero() {
+            steps.push(Step::Wait(reply.block_gap));
+        }
+    }
+    steps
+}
+
+/// A streaming body that performs `steps` in order.
+pub(crate) fn body(steps: Vec<Step>) -> Body {
+    let stream = futures::stream::unfold(steps.into_iter(), |mut steps| async move {
+        loop {
+            match steps.next()? {
+                Step::Wait(duration) => tokio::time::sleep(duration).await,
+                Step::Send(bytes) => return Some((Ok(bytes), steps)),
+                Step::Abort => {
+                    // hyper drops its write buffer when a body fails; pausing once
+                    // lets it flush the events already handed over, so only the
+                    // rest of the stream is lost.
+                    tokio::task::yield_now().await;
+                    let error = io::Error::new(
+                        io::ErrorKind::ConnectionAborted,
+                        "tack-testkit: scripted cut",
+                    );
+                    return Some((Err(error), steps));
+                }
+            }
+        }
+    });
+    Body::from_stream(stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn events(n: usize) -> Vec<SseEvent> {
+        (0..n)
+            .map(|_| SseEvent {
+                name: "ping",
+                data: json!({"type": "ping"}),
+            })
+            .collect()
+    }
+
+    fn ping() -> Step {
+        Step::Send(Bytes::from_static(
+            b"event: ping\ndata: {\"type\":\"ping\"}\n\n",
+        ))
+    }
+
+    #[test]
+    fn pacing_goes_between_events_and_stall_after_the_nth() {
+        let reply = MessageReply::default()
+            .pacing(Duration::from_millis(5))
+            .stall_after(1, Duration::from_secs(1));
+        let steps = sse_steps(&reply, &events(2));
+        assert_eq!(
+            steps,
+            vec![
+                ping(),
+                Step::Wait(Duration::from_secs(1)),
+                Step::Wait(Duration::from_millis(5)),
+                ping(),
+            ]
+        );
+    }
+
+    #[test]
+    fn cut_past_the_end_aborts_after_the_last_event() {
+        let reply = MessageReply::default().cut_after(10);
+        assert_eq!(
+            sse_steps(&reply, &events(2)),
+            vec![ping(), ping(), Step::Abort]
+        );
+    }
+
+    #[test]
+    fn error_event_replaces_the_rest() {
+        let reply = MessageReply::default().error_event_after(1, "api_error", "boom");
+        let steps = sse_steps(&reply, &events(3));
+        assert_eq!(
+            steps,
+            vec![
+                ping(),
+                Step::Send(error_event("api_error", "boom").encode())
+            ]
+        );
+    }
+}
