@@ -36,23 +36,51 @@ fn recorded_stream() -> Vec<u8> {
         "message_start",
         r#"{"type":"message_start","message":{"id":"msg_01Gq7uN4","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":2190,"cache_creation_input_tokens":0,"cache_read_input_tokens":15872,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":3,"service_tier":"standard"}}}"#,
     );
-    event("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#);
-    let words = ["Let me ", "look at ", "the failing ", "test: ", "`cargo test -p tack-core`", " prints ", "\"quoted\" ", "résumé ✓ ", "\n"];
+    event(
+        "content_block_start",
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    );
+    let words = [
+        "Let me ",
+        "look at ",
+        "the failing ",
+        "test: ",
+        "`cargo test -p tack-core`",
+        " prints ",
+        "\"quoted\" ",
+        "résumé ✓ ",
+        "\n",
+    ];
     for i in 0..5200 {
-        let text = format!("{}{}", words[i % words.len()], words[(i * 7 + 3) % words.len()]);
-        event("content_block_delta", &delta(0, "text_delta", "text", &text));
+        let text = format!(
+            "{}{}",
+            words[i % words.len()],
+            words[(i * 7 + 3) % words.len()]
+        );
+        event(
+            "content_block_delta",
+            &delta(0, "text_delta", "text", &text),
+        );
         if i % 500 == 0 {
             event("ping", r#"{"type": "ping"}"#);
         }
     }
-    event("content_block_stop", r#"{"type":"content_block_stop","index":0}"#);
+    event(
+        "content_block_stop",
+        r#"{"type":"content_block_stop","index":0}"#,
+    );
     event(
         "content_block_start",
         r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01","name":"Write","input":{}}}"#,
     );
-    let file: String = (0..4000).map(|i| format!("    let x{i} = \"value {i}\"; // line\n")).collect();
+    let file: String = (0..4000)
+        .map(|i| format!("    let x{i} = \"value {i}\"; // line\n"))
+        .collect();
     let input = json!({"file_path": "/home/dev/tack/src/big.rs", "content": file}).to_string();
-    event("content_block_delta", &delta(1, "input_json_delta", "partial_json", ""));
+    event(
+        "content_block_delta",
+        &delta(1, "input_json_delta", "partial_json", ""),
+    );
     let mut rest = input.as_str();
     while !rest.is_empty() {
         let mut cut = rest.len().min(60);
@@ -60,10 +88,16 @@ fn recorded_stream() -> Vec<u8> {
             cut += 1;
         }
         let (fragment, tail) = rest.split_at(cut);
-        event("content_block_delta", &delta(1, "input_json_delta", "partial_json", fragment));
+        event(
+            "content_block_delta",
+            &delta(1, "input_json_delta", "partial_json", fragment),
+        );
         rest = tail;
     }
-    event("content_block_stop", r#"{"type":"content_block_stop","index":1}"#);
+    event(
+        "content_block_stop",
+        r#"{"type":"content_block_stop","index":1}"#,
+    );
     event(
         "message_delta",
         r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":41230}}"#,
@@ -151,7 +185,13 @@ fn client_e2e(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(5));
     group.bench_function("loopback_large_reply", |b| {
-        let rt = match tokio::runtime::Runtime::new() {
+        // The server gets its own runtime thread; the client runs on this thread
+        // alone, so this thread's CPU time is the client's cost.
+        let server_rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() {
+            Ok(rt) => rt,
+            Err(e) => panic!("runtime: {e}"),
+        };
+        let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
             Ok(rt) => rt,
             Err(e) => panic!("runtime: {e}"),
         };
@@ -160,21 +200,19 @@ fn client_e2e(c: &mut Criterion) {
             .text(&text)
             .tool_use("toolu_01", "Write", json!({"file_path": "/x", "content": "fn main() {}\n".repeat(2000)}))
             .usage(100, 50);
-        let (server, client) = rt.block_on(async {
-            let server = match MockServer::start(Script::new([reply.into()]).looping()).await {
-                Ok(s) => s,
-                Err(e) => panic!("server: {e}"),
-            };
-            let config = ClientConfig {
-                base_url: server.base_url(),
-                auth: Auth::ApiKey("bench".into()),
-                ..ClientConfig::default()
-            };
-            match AnthropicClient::new(config) {
-                Ok(client) => (server, client),
-                Err(e) => panic!("client: {e}"),
-            }
-        });
+        let server = match server_rt.block_on(MockServer::start(Script::new([reply.into()]).looping())) {
+            Ok(s) => s,
+            Err(e) => panic!("server: {e}"),
+        };
+        let config = ClientConfig {
+            base_url: server.base_url(),
+            auth: Auth::ApiKey("bench".into()),
+            ..ClientConfig::default()
+        };
+        let client = match AnthropicClient::new(config) {
+            Ok(client) => client,
+            Err(e) => panic!("client: {e}"),
+        };
         let run = || {
             rt.block_on(async {
                 let request = MessagesRequest::new("claude-sonnet-4-5", 1024, vec![Message::user_text("hi")]);
@@ -191,13 +229,16 @@ fn client_e2e(c: &mut Criterion) {
         };
         PRINTED_E2E.call_once(|| {
             let events = run();
-            let (wall, _) = time_per_round(5, || {
+            let (wall, cpu) = time_per_round(5, || {
                 std::hint::black_box(run());
             });
+            let per_event = |t: Duration| t.as_nanos() as f64 / events as f64;
             println!(
-                "client_e2e: {events} StreamEvents per request; {:.2} ms/request, {:.0} ns/event (wall, server included)",
+                "client_e2e: {events} StreamEvents per request; {:.2} ms/request, {:.0} ns/event wall \
+                 (server included); client on-CPU {:.0} ns/event",
                 wall.as_secs_f64() * 1e3,
-                wall.as_nanos() as f64 / events as f64,
+                per_event(wall),
+                cpu.map_or(f64::NAN, per_event),
             );
         });
         b.iter(run);

@@ -2,6 +2,7 @@
 //! watchdog and cancellation around a [`StreamDecoder`].
 
 use std::collections::VecDeque;
+use std::pin::Pin;
 use std::sync::{Arc, Once};
 use std::time::Duration;
 
@@ -11,7 +12,8 @@ use futures::stream::BoxStream;
 use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use tack_protocol::MessagesRequest;
-use tokio_util::sync::CancellationToken;
+use tokio::time::{Instant, Sleep};
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::classify::{Classified, classify_response};
 use crate::{ApiError, Auth, ClientConfig, ModelClient, StreamDecoder, StreamEvent, retry};
@@ -54,7 +56,14 @@ impl AnthropicClient {
         let base = config.base_url.trim_end_matches('/');
         let messages_url = format!("{base}/v1/messages");
         let count_tokens_url = format!("{base}/v1/messages/count_tokens");
-        Ok(AnthropicClient { inner: Arc::new(Inner { http, config, messages_url, count_tokens_url }) })
+        Ok(AnthropicClient {
+            inner: Arc::new(Inner {
+                http,
+                config,
+                messages_url,
+                count_tokens_url,
+            }),
+        })
     }
 
     pub fn config(&self) -> &ClientConfig {
@@ -89,7 +98,8 @@ impl AnthropicClient {
         loop {
             let failure = match self.send(&self.inner.count_tokens_url, &body, &never).await {
                 Ok(response) => {
-                    let read = tokio::time::timeout(self.inner.config.request_timeout, response.bytes());
+                    let read =
+                        tokio::time::timeout(self.inner.config.request_timeout, response.bytes());
                     match read.await {
                         Ok(Ok(bytes)) => {
                             #[derive(Deserialize)]
@@ -169,10 +179,15 @@ impl ModelClient for AnthropicClient {
                 Bytes::new(),
             ),
         };
+        let idle_timeout = self.inner.config.idle_timeout;
         let driver = Driver {
             client: self.clone(),
             body,
+            cancelled: Box::pin(cancel.clone().cancelled_owned()),
             cancel,
+            idle: None,
+            idle_timeout,
+            last_byte: Instant::now(),
             retries: 0,
             phase,
             pending: VecDeque::new(),
@@ -190,6 +205,14 @@ struct Driver {
     client: AnthropicClient,
     body: Bytes,
     cancel: CancellationToken,
+    /// `cancel.cancelled()`, registered once rather than per body chunk.
+    cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
+    /// The idle watchdog. It is not reset per chunk (a timer-wheel operation);
+    /// when it fires early it is re-armed from `last_byte`. Created on the first
+    /// response (a `Sleep` needs the runtime, which `stream()` may be called outside).
+    idle: Option<Pin<Box<Sleep>>>,
+    idle_timeout: Duration,
+    last_byte: Instant,
     /// Retries done so far.
     retries: u32,
     phase: Phase,
@@ -234,8 +257,19 @@ impl Driver {
                 Phase::Done => return None,
                 Phase::Send => {
                     let client = &self.client;
-                    match client.send(&client.inner.messages_url, &self.body, &self.cancel).await {
+                    match client
+                        .send(&client.inner.messages_url, &self.body, &self.cancel)
+                        .await
+                    {
                         Ok(response) => {
+                            self.last_byte = Instant::now();
+                            let deadline = self.last_byte + self.idle_timeout;
+                            match &mut self.idle {
+                                Some(idle) => idle.as_mut().reset(deadline),
+                                None => {
+                                    self.idle = Some(Box::pin(tokio::time::sleep_until(deadline)))
+                                }
+                            }
                             self.phase = Phase::Streaming(Box::new(Attempt {
                                 response,
                                 decoder: StreamDecoder::new(),
@@ -249,13 +283,17 @@ impl Driver {
                 Phase::Wait(delay) => {
                     tokio::select! {
                         biased;
-                        () = self.cancel.cancelled() => return self.end(ApiError::Cancelled),
+                        () = &mut self.cancelled => return self.end(ApiError::Cancelled),
                         () = tokio::time::sleep(delay) => self.phase = Phase::Send,
                     }
                 }
                 Phase::Streaming(mut attempt) => {
                     let read = self.read(&mut attempt.response).await;
-                    let out = if attempt.committed { &mut self.pending } else { &mut attempt.held };
+                    let out = if attempt.committed {
+                        &mut self.pending
+                    } else {
+                        &mut attempt.held
+                    };
                     let result = match read {
                         Read::Chunk(chunk) => attempt.decoder.feed(&chunk, out),
                         Read::Eof => attempt.decoder.finish(out),
@@ -277,7 +315,8 @@ impl Driver {
                 }
                 Phase::Fail(Classified { error, retry }) => {
                     let max_retries = self.client.inner.config.retry.max_retries;
-                    if !retry || self.retries >= max_retries || matches!(error, ApiError::Cancelled) {
+                    if !retry || self.retries >= max_retries || matches!(error, ApiError::Cancelled)
+                    {
                         return self.end(error);
                     }
                     self.retries += 1;
@@ -296,17 +335,30 @@ impl Driver {
     }
 
     /// The next body chunk, under the idle watchdog and the cancellation token.
-    async fn read(&self, response: &mut reqwest::Response) -> Read {
-        let idle = self.client.inner.config.idle_timeout;
-        tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => Read::Failed(ApiError::Cancelled),
-            r = tokio::time::timeout(idle, response.chunk()) => match r {
-                Ok(Ok(Some(chunk))) => Read::Chunk(chunk),
-                Ok(Ok(None)) => Read::Eof,
-                Ok(Err(e)) => Read::Failed(connection(&e).error),
-                Err(_) => Read::Failed(ApiError::IdleTimeout(idle)),
-            },
+    async fn read(&mut self, response: &mut reqwest::Response) -> Read {
+        let idle = self.idle.get_or_insert_with(|| {
+            Box::pin(tokio::time::sleep_until(self.last_byte + self.idle_timeout))
+        });
+        loop {
+            tokio::select! {
+                biased;
+                () = &mut self.cancelled => return Read::Failed(ApiError::Cancelled),
+                r = response.chunk() => {
+                    self.last_byte = Instant::now();
+                    return match r {
+                        Ok(Some(chunk)) => Read::Chunk(chunk),
+                        Ok(None) => Read::Eof,
+                        Err(e) => Read::Failed(connection(&e).error),
+                    };
+                }
+                () = idle.as_mut() => {
+                    let deadline = self.last_byte + self.idle_timeout;
+                    if Instant::now() >= deadline {
+                        return Read::Failed(ApiError::IdleTimeout(self.idle_timeout));
+                    }
+                    idle.as_mut().reset(deadline);
+                }
+            }
         }
     }
 
@@ -320,7 +372,8 @@ impl Driver {
 fn default_headers(config: &ClientConfig) -> Result<HeaderMap, ApiError> {
     let mut headers = HeaderMap::new();
     let value = |v: &str, what: &str| {
-        let mut v = HeaderValue::from_str(v).map_err(|_| config_error(&format!("invalid {what}")))?;
+        let mut v =
+            HeaderValue::from_str(v).map_err(|_| config_error(&format!("invalid {what}")))?;
         v.set_sensitive(what == "credential");
         Ok::<_, ApiError>(v)
     };
@@ -329,20 +382,38 @@ fn default_headers(config: &ClientConfig) -> Result<HeaderMap, ApiError> {
             headers.insert("x-api-key", value(key, "credential")?);
         }
         Auth::Bearer(token) => {
-            headers.insert(header::AUTHORIZATION, value(&format!("Bearer {token}"), "credential")?);
+            headers.insert(
+                header::AUTHORIZATION,
+                value(&format!("Bearer {token}"), "credential")?,
+            );
         }
         Auth::Both(secret) => {
             headers.insert("x-api-key", value(secret, "credential")?);
-            headers.insert(header::AUTHORIZATION, value(&format!("Bearer {secret}"), "credential")?);
+            headers.insert(
+                header::AUTHORIZATION,
+                value(&format!("Bearer {secret}"), "credential")?,
+            );
         }
         Auth::None => {}
     }
-    headers.insert("anthropic-version", value(&config.anthropic_version, "anthropic-version")?);
+    headers.insert(
+        "anthropic-version",
+        value(&config.anthropic_version, "anthropic-version")?,
+    );
     if !config.betas.is_empty() {
-        headers.insert("anthropic-beta", value(&config.betas.join(","), "anthropic-beta")?);
+        headers.insert(
+            "anthropic-beta",
+            value(&config.betas.join(","), "anthropic-beta")?,
+        );
     }
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::ACCEPT,
+        HeaderValue::from_static("application/json, text/event-stream"),
+    );
     for (name, v) in &config.extra_headers {
         let name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| config_error(&format!("invalid custom header name `{name}`")))?;
@@ -352,22 +423,33 @@ fn default_headers(config: &ClientConfig) -> Result<HeaderMap, ApiError> {
 }
 
 fn config_error(message: &str) -> ApiError {
-    ApiError::InvalidRequest { message: message.to_owned(), request_id: None }
+    ApiError::InvalidRequest {
+        message: message.to_owned(),
+        request_id: None,
+    }
 }
 
 fn cancelled() -> Classified {
-    Classified { error: ApiError::Cancelled, retry: false }
+    Classified {
+        error: ApiError::Cancelled,
+        retry: false,
+    }
 }
 
 fn timed_out(after: Duration) -> Classified {
     Classified {
-        error: ApiError::Connection { message: format!("no response within {after:?}") },
+        error: ApiError::Connection {
+            message: format!("no response within {after:?}"),
+        },
         retry: true,
     }
 }
 
 fn connection(e: &reqwest::Error) -> Classified {
-    Classified { error: ApiError::Connection { message: chain(e) }, retry: true }
+    Classified {
+        error: ApiError::Connection { message: chain(e) },
+        retry: true,
+    }
 }
 
 /// An error with its sources: reqwest's own message rarely says what went wrong.

@@ -47,7 +47,9 @@ impl StreamDecoder {
         if self.assembler.finished {
             Ok(())
         } else {
-            Err(ApiError::Connection { message: "stream ended before message_stop".into() })
+            Err(ApiError::Connection {
+                message: "stream ended before message_stop".into(),
+            })
         }
     }
 
@@ -55,11 +57,11 @@ impl StreamDecoder {
         while let Some(frame) = self.framer.next_frame() {
             // Hot path: a delta goes from bytes to its queue slot without the
             // 288-byte `SseEvent` being moved around on the way.
-            if frame.event == b"content_block_delta" {
-                if let Some((index, delta)) = fast_delta(frame.data) {
-                    self.assembler.delta(index, delta, out)?;
-                    continue;
-                }
+            if frame.event == b"content_block_delta"
+                && let Some((index, delta)) = fast_delta(frame.data)
+            {
+                self.assembler.delta(index, delta, out)?;
+                continue;
             }
             if let Some(event) = decode(frame)? {
                 self.assembler.push(event, out)?;
@@ -121,7 +123,10 @@ impl Assembler {
             _ if self.snapshot.is_none() => {
                 return Err(protocol(EARLY));
             }
-            SseEvent::ContentBlockStart { index, content_block } => {
+            SseEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => {
                 self.start_block(*index, content_block)?;
             }
             SseEvent::ContentBlockDelta { index, delta } => self.apply_delta(*index, delta)?,
@@ -129,10 +134,16 @@ impl Assembler {
                 let index = *index;
                 let slot = self.slot(index)?;
                 if slot.stopped {
-                    return Err(protocol(&format!("content_block_stop for stopped block {index}")));
+                    return Err(protocol(&format!(
+                        "content_block_stop for stopped block {index}"
+                    )));
                 }
                 let (block, input_error) = finish_block(slot);
-                done = Some(StreamEvent::BlockDone { index, block, input_error });
+                done = Some(StreamEvent::BlockDone {
+                    index,
+                    block,
+                    input_error,
+                });
             }
             SseEvent::MessageDelta { delta, usage } => {
                 self.has_content = true;
@@ -160,7 +171,12 @@ impl Assembler {
         Ok(())
     }
 
-    fn delta(&mut self, index: usize, delta: Delta, out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
+    fn delta(
+        &mut self,
+        index: usize,
+        delta: Delta,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ApiError> {
         if self.finished {
             return Ok(());
         }
@@ -168,13 +184,18 @@ impl Assembler {
             return Err(protocol(EARLY));
         }
         self.apply_delta(index, &delta)?;
-        out.push_back(StreamEvent::Sse(SseEvent::ContentBlockDelta { index, delta }));
+        out.push_back(StreamEvent::Sse(SseEvent::ContentBlockDelta {
+            index,
+            delta,
+        }));
         Ok(())
     }
 
     fn start_block(&mut self, index: usize, block: &ContentBlock) -> Result<(), ApiError> {
         if index >= self.blocks.len() + MAX_INDEX_GAP {
-            return Err(protocol(&format!("content block index {index} out of range")));
+            return Err(protocol(&format!(
+                "content block index {index} out of range"
+            )));
         }
         if index >= self.blocks.len() {
             self.blocks.resize_with(index + 1, || None);
@@ -198,7 +219,9 @@ impl Assembler {
     fn slot(&mut self, index: usize) -> Result<&mut Slot, ApiError> {
         match self.blocks.get_mut(index) {
             Some(Some(slot)) => Ok(slot),
-            _ => Err(protocol(&format!("event for content block {index}, which never started"))),
+            _ => Err(protocol(&format!(
+                "event for content block {index}, which never started"
+            ))),
         }
     }
 
@@ -211,11 +234,17 @@ impl Assembler {
             (Delta::ThinkingDelta { thinking }, ContentBlock::Thinking { thinking: t, .. }, _) => {
                 t.push_str(thinking);
             }
-            (Delta::SignatureDelta { signature }, ContentBlock::Thinking { signature: s, .. }, _) => {
+            (
+                Delta::SignatureDelta { signature },
+                ContentBlock::Thinking { signature: s, .. },
+                _,
+            ) => {
                 s.clone_from(signature);
             }
             (Delta::CitationsDelta { citation }, ContentBlock::Text { citations, .. }, _) => {
-                citations.get_or_insert_with(Vec::new).push(citation.clone());
+                citations
+                    .get_or_insert_with(Vec::new)
+                    .push(citation.clone());
             }
             _ => {}
         }
@@ -225,15 +254,26 @@ impl Assembler {
     fn finish_message(&mut self, out: &mut VecDeque<StreamEvent>) {
         self.finished = true;
         self.has_content = true;
-        let Some(mut message) = self.snapshot.take() else { return };
+        let Some(mut message) = self.snapshot.take() else {
+            return;
+        };
         // Blocks never stopped still complete here, so every tool_use is reported once.
         for (index, slot) in self.blocks.iter_mut().enumerate() {
             if let Some(slot) = slot.as_mut().filter(|s| !s.stopped) {
                 let (block, input_error) = finish_block(slot);
-                out.push_back(StreamEvent::BlockDone { index, block, input_error });
+                out.push_back(StreamEvent::BlockDone {
+                    index,
+                    block,
+                    input_error,
+                });
             }
         }
-        message.content = self.blocks.drain(..).flatten().map(|slot| slot.block).collect();
+        message.content = self
+            .blocks
+            .drain(..)
+            .flatten()
+            .map(|slot| slot.block)
+            .collect();
         out.push_back(StreamEvent::MessageDone(message));
     }
 }
@@ -256,7 +296,12 @@ fn finish_block(slot: &mut Slot) -> (ContentBlock, Option<ToolInputError>) {
             Ok(map) => Value::Object(map),
             Err(message) => {
                 let (id, name) = tool_identity(&slot.block);
-                input_error = Some(ToolInputError { id, name, raw, message });
+                input_error = Some(ToolInputError {
+                    id,
+                    name,
+                    raw,
+                    message,
+                });
                 Value::Object(Map::new())
             }
         };
@@ -277,7 +322,12 @@ fn tool_identity(block: &ContentBlock) -> (String, String) {
     match block {
         ContentBlock::ToolUse { id, name, .. } => (id.clone(), name.clone()),
         ContentBlock::Unknown(u) => {
-            let field = |k: &str| u.0.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let field = |k: &str| {
+                u.0.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
             (field("id"), field("name"))
         }
         _ => Default::default(),
@@ -296,7 +346,9 @@ fn kind_of(value: &Value) -> &'static str {
 }
 
 fn protocol(message: &str) -> ApiError {
-    ApiError::Protocol { message: message.to_owned() }
+    ApiError::Protocol {
+        message: message.to_owned(),
+    }
 }
 
 #[cfg(test)]

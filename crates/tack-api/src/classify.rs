@@ -36,9 +36,19 @@ pub(crate) fn classify_response(status: u16, headers: &HeaderMap, body: &[u8]) -
         403 => ApiError::Permission { message },
         404 => ApiError::NotFound { message },
         413 => ApiError::RequestTooLarge { message },
-        429 => ApiError::RateLimited { retry_after: if spend_cap { None } else { after }, message },
-        529 => ApiError::Overloaded { retry_after: after, message },
-        408 | 409 | 500.. => ApiError::Server { status, retry_after: after, message },
+        429 => ApiError::RateLimited {
+            retry_after: if spend_cap { None } else { after },
+            message,
+        },
+        529 => ApiError::Overloaded {
+            retry_after: after,
+            message,
+        },
+        408 | 409 | 500.. => ApiError::Server {
+            status,
+            retry_after: after,
+            message,
+        },
         _ => ApiError::Other { status, message },
     };
     let retry = match header(headers, "x-should-retry") {
@@ -54,25 +64,53 @@ pub(crate) fn classify_response(status: u16, headers: &HeaderMap, body: &[u8]) -
 pub(crate) fn classify_stream_error(detail: &ApiErrorDetail) -> ApiError {
     let message = detail.message.clone();
     match detail.kind.as_str() {
-        "overloaded_error" => ApiError::Overloaded { retry_after: None, message },
-        "api_error" => ApiError::Server { status: 500, retry_after: None, message },
-        "timeout_error" => ApiError::Server { status: 504, retry_after: None, message },
-        "conflict_error" => ApiError::Server { status: 409, retry_after: None, message },
-        "rate_limit_error" => ApiError::RateLimited { retry_after: None, message },
+        "overloaded_error" => ApiError::Overloaded {
+            retry_after: None,
+            message,
+        },
+        "api_error" => ApiError::Server {
+            status: 500,
+            retry_after: None,
+            message,
+        },
+        "timeout_error" => ApiError::Server {
+            status: 504,
+            retry_after: None,
+            message,
+        },
+        "conflict_error" => ApiError::Server {
+            status: 409,
+            retry_after: None,
+            message,
+        },
+        "rate_limit_error" => ApiError::RateLimited {
+            retry_after: None,
+            message,
+        },
         "invalid_request_error" => invalid_request(message, None),
         "authentication_error" => ApiError::Authentication { message },
         "billing_error" => ApiError::Billing { message },
         "permission_error" => ApiError::Permission { message },
         "not_found_error" => ApiError::NotFound { message },
         "request_too_large" => ApiError::RequestTooLarge { message },
-        other => ApiError::Other { status: 200, message: format!("{other}: {message}") },
+        other => ApiError::Other {
+            status: 200,
+            message: format!("{other}: {message}"),
+        },
     }
 }
 
 fn invalid_request(message: String, request_id: Option<String>) -> ApiError {
     match parse_prompt_too_long(&message) {
-        Some((actual, limit)) => ApiError::PromptTooLong { actual, limit, message },
-        None => ApiError::InvalidRequest { message, request_id },
+        Some((actual, limit)) => ApiError::PromptTooLong {
+            actual,
+            limit,
+            message,
+        },
+        None => ApiError::InvalidRequest {
+            message,
+            request_id,
+        },
     }
 }
 
@@ -86,14 +124,21 @@ fn is_spend_cap(detail: &ApiErrorDetail) -> bool {
 }
 
 fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
 }
 
 fn body_excerpt(status: u16, body: &[u8]) -> String {
     const MAX: usize = 300;
     let text = String::from_utf8_lossy(&body[..body.len().min(MAX)]);
     let text = text.trim();
-    if text.is_empty() { format!("HTTP {status} with an empty body") } else { text.to_owned() }
+    if text.is_empty() {
+        format!("HTTP {status} with an empty body")
+    } else {
+        text.to_owned()
+    }
 }
 
 /// `(actual, limit)` from either overflow message (errors spec §3), matched
@@ -258,12 +303,21 @@ mod tests {
                 400,
                 vec![],
                 body("invalid_request_error", "boom"),
-                c(ApiError::InvalidRequest { message: m(), request_id: Some("req_1".into()) }, false),
+                c(
+                    ApiError::InvalidRequest {
+                        message: m(),
+                        request_id: Some("req_1".into()),
+                    },
+                    false,
+                ),
             ),
             (
                 400,
                 vec![],
-                body("invalid_request_error", "prompt is too long: 213462 tokens > 200000 maximum"),
+                body(
+                    "invalid_request_error",
+                    "prompt is too long: 213462 tokens > 200000 maximum",
+                ),
                 c(
                     ApiError::PromptTooLong {
                         actual: Some(213462),
@@ -273,45 +327,102 @@ mod tests {
                     false,
                 ),
             ),
-            (401, vec![], body("authentication_error", "boom"), c(ApiError::Authentication { message: m() }, false)),
-            (402, vec![], body("billing_error", "boom"), c(ApiError::Billing { message: m() }, false)),
-            (403, vec![], body("permission_error", "boom"), c(ApiError::Permission { message: m() }, false)),
-            (404, vec![], body("not_found_error", "boom"), c(ApiError::NotFound { message: m() }, false)),
+            (
+                401,
+                vec![],
+                body("authentication_error", "boom"),
+                c(ApiError::Authentication { message: m() }, false),
+            ),
+            (
+                402,
+                vec![],
+                body("billing_error", "boom"),
+                c(ApiError::Billing { message: m() }, false),
+            ),
+            (
+                403,
+                vec![],
+                body("permission_error", "boom"),
+                c(ApiError::Permission { message: m() }, false),
+            ),
+            (
+                404,
+                vec![],
+                body("not_found_error", "boom"),
+                c(ApiError::NotFound { message: m() }, false),
+            ),
             (
                 413,
                 vec![],
                 "<html>Request Entity Too Large</html>".to_string(),
-                c(ApiError::RequestTooLarge { message: "<html>Request Entity Too Large</html>".into() }, false),
+                c(
+                    ApiError::RequestTooLarge {
+                        message: "<html>Request Entity Too Large</html>".into(),
+                    },
+                    false,
+                ),
             ),
             (
                 429,
                 vec![("retry-after", "7")],
                 body("rate_limit_error", "boom"),
-                c(ApiError::RateLimited { retry_after: Some(Duration::from_secs(7)), message: m() }, true),
+                c(
+                    ApiError::RateLimited {
+                        retry_after: Some(Duration::from_secs(7)),
+                        message: m(),
+                    },
+                    true,
+                ),
             ),
             (
                 429,
                 vec![],
                 body("rate_limit_error", "boom"),
-                c(ApiError::RateLimited { retry_after: None, message: m() }, false),
+                c(
+                    ApiError::RateLimited {
+                        retry_after: None,
+                        message: m(),
+                    },
+                    false,
+                ),
             ),
             (
                 529,
                 vec![("retry-after-ms", "250")],
                 body("overloaded_error", "boom"),
-                c(ApiError::Overloaded { retry_after: Some(Duration::from_millis(250)), message: m() }, true),
+                c(
+                    ApiError::Overloaded {
+                        retry_after: Some(Duration::from_millis(250)),
+                        message: m(),
+                    },
+                    true,
+                ),
             ),
             (
                 500,
                 vec![],
                 body("api_error", "boom"),
-                c(ApiError::Server { status: 500, retry_after: None, message: m() }, true),
+                c(
+                    ApiError::Server {
+                        status: 500,
+                        retry_after: None,
+                        message: m(),
+                    },
+                    true,
+                ),
             ),
             (
                 504,
                 vec![],
                 body("timeout_error", "boom"),
-                c(ApiError::Server { status: 504, retry_after: None, message: m() }, true),
+                c(
+                    ApiError::Server {
+                        status: 504,
+                        retry_after: None,
+                        message: m(),
+                    },
+                    true,
+                ),
             ),
             (
                 502,
@@ -330,27 +441,64 @@ mod tests {
                 408,
                 vec![],
                 body("timeout_error", "boom"),
-                c(ApiError::Server { status: 408, retry_after: None, message: m() }, true),
+                c(
+                    ApiError::Server {
+                        status: 408,
+                        retry_after: None,
+                        message: m(),
+                    },
+                    true,
+                ),
             ),
             (
                 409,
                 vec![],
                 body("conflict_error", "boom"),
-                c(ApiError::Server { status: 409, retry_after: None, message: m() }, true),
+                c(
+                    ApiError::Server {
+                        status: 409,
+                        retry_after: None,
+                        message: m(),
+                    },
+                    true,
+                ),
             ),
-            (418, vec![], body("teapot_error", "boom"), c(ApiError::Other { status: 418, message: m() }, false)),
+            (
+                418,
+                vec![],
+                body("teapot_error", "boom"),
+                c(
+                    ApiError::Other {
+                        status: 418,
+                        message: m(),
+                    },
+                    false,
+                ),
+            ),
             // x-should-retry overrides the class in both directions.
             (
                 529,
                 vec![("x-should-retry", "false")],
                 body("overloaded_error", "boom"),
-                c(ApiError::Overloaded { retry_after: None, message: m() }, false),
+                c(
+                    ApiError::Overloaded {
+                        retry_after: None,
+                        message: m(),
+                    },
+                    false,
+                ),
             ),
             (
                 400,
                 vec![("x-should-retry", "true")],
                 body("invalid_request_error", "boom"),
-                c(ApiError::InvalidRequest { message: m(), request_id: Some("req_1".into()) }, true),
+                c(
+                    ApiError::InvalidRequest {
+                        message: m(),
+                        request_id: Some("req_1".into()),
+                    },
+                    true,
+                ),
             ),
         ];
         for (status, h, b, expected) in cases {
@@ -364,7 +512,11 @@ mod tests {
             "message":"You have reached your specified API usage limits. You will regain access on 2026-09-01",
             "details":{"error_code":"enforced_spend_limit_reached"}}})
         .to_string();
-        let got = classify(429, &[("retry-after", "5"), ("x-should-retry", "true")], &body);
+        let got = classify(
+            429,
+            &[("retry-after", "5"), ("x-should-retry", "true")],
+            &body,
+        );
         assert_eq!(got.retry, false);
         assert_eq!(got.error.retry_after(), None);
         assert!(!got.error.is_retryable());
@@ -376,21 +528,33 @@ mod tests {
         let got = classify(400, &[("request-id", "req_h")], body);
         assert_eq!(
             got.error,
-            ApiError::InvalidRequest { message: "x".into(), request_id: Some("req_h".into()) }
+            ApiError::InvalidRequest {
+                message: "x".into(),
+                request_id: Some("req_h".into())
+            }
         );
     }
 
     #[test]
     fn prompt_too_long_forms() {
         let cases = [
-            ("prompt is too long: 213462 tokens > 200000 maximum", Some((Some(213462), Some(200000)))),
-            ("Prompt Is Too Long:213462 tokens>200000 maximum", Some((Some(213462), Some(200000)))),
+            (
+                "prompt is too long: 213462 tokens > 200000 maximum",
+                Some((Some(213462), Some(200000))),
+            ),
+            (
+                "Prompt Is Too Long:213462 tokens>200000 maximum",
+                Some((Some(213462), Some(200000))),
+            ),
             ("prompt is too long", Some((None, None))),
             (
                 "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again",
                 Some((Some(209573), Some(200000))),
             ),
-            ("input length and max_tokens exceed context limit: 1 + 2 > 3", Some((Some(3), Some(3)))),
+            (
+                "input length and max_tokens exceed context limit: 1 + 2 > 3",
+                Some((Some(3), Some(3))),
+            ),
             ("max_tokens: Field required", None),
             ("", None),
         ];
@@ -401,20 +565,68 @@ mod tests {
 
     #[test]
     fn mid_stream_errors_by_type() {
-        let d = |kind: &str| ApiErrorDetail { kind: kind.into(), message: "m".into(), details: None };
+        let d = |kind: &str| ApiErrorDetail {
+            kind: kind.into(),
+            message: "m".into(),
+            details: None,
+        };
         let m = || "m".to_string();
         let cases = [
-            ("overloaded_error", ApiError::Overloaded { retry_after: None, message: m() }),
-            ("api_error", ApiError::Server { status: 500, retry_after: None, message: m() }),
-            ("timeout_error", ApiError::Server { status: 504, retry_after: None, message: m() }),
-            ("rate_limit_error", ApiError::RateLimited { retry_after: None, message: m() }),
-            ("invalid_request_error", ApiError::InvalidRequest { message: m(), request_id: None }),
-            ("authentication_error", ApiError::Authentication { message: m() }),
+            (
+                "overloaded_error",
+                ApiError::Overloaded {
+                    retry_after: None,
+                    message: m(),
+                },
+            ),
+            (
+                "api_error",
+                ApiError::Server {
+                    status: 500,
+                    retry_after: None,
+                    message: m(),
+                },
+            ),
+            (
+                "timeout_error",
+                ApiError::Server {
+                    status: 504,
+                    retry_after: None,
+                    message: m(),
+                },
+            ),
+            (
+                "rate_limit_error",
+                ApiError::RateLimited {
+                    retry_after: None,
+                    message: m(),
+                },
+            ),
+            (
+                "invalid_request_error",
+                ApiError::InvalidRequest {
+                    message: m(),
+                    request_id: None,
+                },
+            ),
+            (
+                "authentication_error",
+                ApiError::Authentication { message: m() },
+            ),
             ("permission_error", ApiError::Permission { message: m() }),
             ("not_found_error", ApiError::NotFound { message: m() }),
-            ("request_too_large", ApiError::RequestTooLarge { message: m() }),
+            (
+                "request_too_large",
+                ApiError::RequestTooLarge { message: m() },
+            ),
             ("billing_error", ApiError::Billing { message: m() }),
-            ("new_error", ApiError::Other { status: 200, message: "new_error: m".into() }),
+            (
+                "new_error",
+                ApiError::Other {
+                    status: 200,
+                    message: "new_error: m".into(),
+                },
+            ),
         ];
         for (kind, expected) in cases {
             assert_eq!(classify_stream_error(&d(kind)), expected, "{kind}");
@@ -424,12 +636,22 @@ mod tests {
     #[test]
     fn status_and_retryability_of_transport_errors() {
         let errors = [
-            ApiError::Connection { message: "x".into() },
+            ApiError::Connection {
+                message: "x".into(),
+            },
             ApiError::IdleTimeout(Duration::from_secs(1)),
             ApiError::Cancelled,
-            ApiError::Protocol { message: "x".into() },
+            ApiError::Protocol {
+                message: "x".into(),
+            },
         ];
-        let got: Vec<_> = errors.iter().map(|e| (e.status(), e.is_retryable())).collect();
-        assert_eq!(got, vec![(None, true), (None, true), (None, false), (None, false)]);
+        let got: Vec<_> = errors
+            .iter()
+            .map(|e| (e.status(), e.is_retryable()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(None, true), (None, true), (None, false), (None, false)]
+        );
     }
 }

@@ -83,12 +83,19 @@ impl ClientConfig {
     /// - `ANTHROPIC_BETAS` (comma-separated); `ANTHROPIC_CUSTOM_HEADERS`
     ///   (`Name: Value` lines).
     pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> ClientConfig {
-        let get = |key: &str| lookup(key).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
-        let mut config = ClientConfig::default();
-        config.auth = match (get("ANTHROPIC_AUTH_TOKEN"), get("ANTHROPIC_API_KEY")) {
+        let get = |key: &str| {
+            lookup(key)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        let auth = match (get("ANTHROPIC_AUTH_TOKEN"), get("ANTHROPIC_API_KEY")) {
             (Some(token), _) => Auth::Bearer(token),
             (None, Some(key)) => Auth::ApiKey(key),
             (None, None) => Auth::None,
+        };
+        let mut config = ClientConfig {
+            auth,
+            ..ClientConfig::default()
         };
         if let Some(url) = get("ANTHROPIC_BASE_URL") {
             config.base_url = url;
@@ -130,8 +137,10 @@ mod tests {
     use super::*;
 
     fn from(vars: &[(&str, &str)]) -> ClientConfig {
-        let map: HashMap<String, String> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         ClientConfig::from_env(|k| map.get(k).cloned())
     }
 
@@ -149,14 +158,23 @@ mod tests {
             ("API_TIMEOUT_MS", "1500"),
             ("CLAUDE_CODE_MAX_RETRIES", "99"),
             ("ANTHROPIC_BETAS", "a-2025-01-01, b-2025-02-02,,"),
-            ("ANTHROPIC_CUSTOM_HEADERS", "X-Team: tack\nbroken line\nX-Trace: a:b\r\n"),
+            (
+                "ANTHROPIC_CUSTOM_HEADERS",
+                "X-Team: tack\nbroken line\nX-Trace: a:b\r\n",
+            ),
         ]);
         let expected = ClientConfig {
             base_url: "http://127.0.0.1:9/".into(),
             auth: Auth::ApiKey("sk-ant-api03-x".into()),
             betas: vec!["a-2025-01-01".into(), "b-2025-02-02".into()],
-            extra_headers: vec![("X-Team".into(), "tack".into()), ("X-Trace".into(), "a:b".into())],
-            retry: RetryPolicy { max_retries: 15, ..RetryPolicy::default() },
+            extra_headers: vec![
+                ("X-Team".into(), "tack".into()),
+                ("X-Trace".into(), "a:b".into()),
+            ],
+            retry: RetryPolicy {
+                max_retries: 15,
+                ..RetryPolicy::default()
+            },
             request_timeout: Duration::from_millis(1500),
             ..ClientConfig::default()
         };
@@ -167,6 +185,9 @@ mod tests {
     fn auth_token_wins_over_api_key() {
         let got = from(&[("ANTHROPIC_API_KEY", "k"), ("ANTHROPIC_AUTH_TOKEN", "t")]);
         assert_eq!(got.auth, Auth::Bearer("t".into()));
-        assert_eq!(from(&[("CLAUDE_CODE_MAX_RETRIES", "3")]).retry.max_retries, 3);
+        assert_eq!(
+            from(&[("CLAUDE_CODE_MAX_RETRIES", "3")]).retry.max_retries,
+            3
+        );
     }
 }

@@ -7,11 +7,18 @@ use std::time::Duration;
 pub enum ApiError {
     /// 400 other than prompt-too-long.
     #[error("invalid request: {message}")]
-    InvalidRequest { message: String, request_id: Option<String> },
+    InvalidRequest {
+        message: String,
+        request_id: Option<String>,
+    },
     /// 400 "prompt is too long: N tokens > M maximum" (or the older
     /// "input length and `max_tokens` exceed context limit" form).
     #[error("prompt is too long: {message}")]
-    PromptTooLong { actual: Option<u64>, limit: Option<u64>, message: String },
+    PromptTooLong {
+        actual: Option<u64>,
+        limit: Option<u64>,
+        message: String,
+    },
     /// 401.
     #[error("authentication failed: {message} (check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN)")]
     Authentication { message: String },
@@ -29,13 +36,23 @@ pub enum ApiError {
     RequestTooLarge { message: String },
     /// 429. `retry_after` from the headers; `None` with a spend cap (not retryable).
     #[error("rate limited: {message}")]
-    RateLimited { retry_after: Option<Duration>, message: String },
+    RateLimited {
+        retry_after: Option<Duration>,
+        message: String,
+    },
     /// 529 or a mid-stream `overloaded_error`.
     #[error("API overloaded: {message}")]
-    Overloaded { retry_after: Option<Duration>, message: String },
+    Overloaded {
+        retry_after: Option<Duration>,
+        message: String,
+    },
     /// 5xx, 408, 409 and mid-stream `api_error`.
     #[error("server error {status}: {message}")]
-    Server { status: u16, retry_after: Option<Duration>, message: String },
+    Server {
+        status: u16,
+        retry_after: Option<Duration>,
+        message: String,
+    },
     /// Could not connect, or the connection broke (including a stream that ended
     /// without `message_stop`).
     #[error("connection error: {message}")]

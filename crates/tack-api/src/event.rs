@@ -10,13 +10,22 @@ use crate::ApiError;
 pub enum StreamEvent {
     /// The last attempt failed with a retryable error before any content; the
     /// client waits `delay` and tries again. `attempt` counts from 1.
-    Retry { attempt: u32, max_retries: u32, delay: Duration, error: ApiError },
+    Retry {
+        attempt: u32,
+        max_retries: u32,
+        delay: Duration,
+        error: ApiError,
+    },
     /// A raw SSE event as received (text/thinking/tool-input deltas for live display).
     Sse(SseEvent),
     /// The block at `index` is complete. For `tool_use` the input has been parsed
     /// from the streamed fragments; if that failed, `input_error` says why, and
     /// the block's `input` is `{}` — the tool must not be run.
-    BlockDone { index: usize, block: ContentBlock, input_error: Option<ToolInputError> },
+    BlockDone {
+        index: usize,
+        block: ContentBlock,
+        input_error: Option<ToolInputError>,
+    },
     /// The whole message (content, stop_reason, final usage).
     MessageDone(MessageResponse),
 }

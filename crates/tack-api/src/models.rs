@@ -31,7 +31,10 @@ pub struct ModelInfo {
 /// `claude-opus-4-6[1m]` all resolve; an unknown (or newer minor) version is `None`.
 pub fn model_info(model: &str) -> Option<ModelInfo> {
     let model = model.to_ascii_lowercase();
-    MODELS.iter().find(|(family, _)| matches_family(&model, family)).map(|(_, info)| *info)
+    MODELS
+        .iter()
+        .find(|(family, _)| matches_family(&model, family))
+        .map(|(_, info)| *info)
 }
 
 /// `family` occurs in `model`, followed by nothing, a date (`-20250929`), the
@@ -47,7 +50,10 @@ fn matches_family(model: &str, family: &str) -> bool {
         let Some(rest) = rest.strip_prefix('-') else {
             return !rest.starts_with(|c: char| c.is_ascii_alphanumeric());
         };
-        let segment = rest.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+        let segment = rest
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap_or("");
         if segment.bytes().all(|b| b.is_ascii_digit()) {
             segment.len() == 8 || segment == "0"
         } else {
@@ -67,8 +73,18 @@ const fn prices(input: f64, output: f64) -> Prices {
     }
 }
 
-const fn info(id: &'static str, context_window: u64, max_output_tokens: u64, prices: Prices) -> ModelInfo {
-    ModelInfo { id, context_window, max_output_tokens, prices }
+const fn info(
+    id: &'static str,
+    context_window: u64,
+    max_output_tokens: u64,
+    prices: Prices,
+) -> ModelInfo {
+    ModelInfo {
+        id,
+        context_window,
+        max_output_tokens,
+        prices,
+    }
 }
 
 const K: u64 = 1_000;
@@ -77,20 +93,59 @@ const M: u64 = 1_000_000;
 /// Family pattern → data. First match wins, so no pattern may match another's ids
 /// (guaranteed by [`matches_family`]'s version rule).
 const MODELS: &[(&str, ModelInfo)] = &[
-    ("opus-5", info("claude-opus-5", M, 128 * K, prices(5.0, 25.0))),
+    (
+        "opus-5",
+        info("claude-opus-5", M, 128 * K, prices(5.0, 25.0)),
+    ),
     // Context and output cap of Sonnet 5 are not in the spec; assumed as Sonnet 4.6.
-    ("sonnet-5", info("claude-sonnet-5", M, 128 * K, prices(2.0, 10.0))),
-    ("opus-4-8", info("claude-opus-4-8", M, 128 * K, prices(5.0, 25.0))),
-    ("opus-4-7", info("claude-opus-4-7", M, 128 * K, prices(5.0, 25.0))),
-    ("opus-4-6", info("claude-opus-4-6", M, 128 * K, prices(5.0, 25.0))),
-    ("opus-4-5", info("claude-opus-4-5", 200 * K, 64 * K, prices(5.0, 25.0))),
-    ("opus-4-1", info("claude-opus-4-1", 200 * K, 32 * K, prices(15.0, 75.0))),
-    ("opus-4", info("claude-opus-4-0", 200 * K, 32 * K, prices(15.0, 75.0))),
-    ("sonnet-4-6", info("claude-sonnet-4-6", M, 128 * K, prices(3.0, 15.0))),
-    ("sonnet-4-5", info("claude-sonnet-4-5", 200 * K, 64 * K, prices(3.0, 15.0))),
-    ("sonnet-4", info("claude-sonnet-4-0", 200 * K, 64 * K, prices(3.0, 15.0))),
-    ("haiku-4-5", info("claude-haiku-4-5", 200 * K, 64 * K, prices(1.0, 5.0))),
-    ("3-5-haiku", info("claude-3-5-haiku", 200 * K, 8 * K, prices(0.8, 4.0))),
+    (
+        "sonnet-5",
+        info("claude-sonnet-5", M, 128 * K, prices(2.0, 10.0)),
+    ),
+    (
+        "opus-4-8",
+        info("claude-opus-4-8", M, 128 * K, prices(5.0, 25.0)),
+    ),
+    (
+        "opus-4-7",
+        info("claude-opus-4-7", M, 128 * K, prices(5.0, 25.0)),
+    ),
+    (
+        "opus-4-6",
+        info("claude-opus-4-6", M, 128 * K, prices(5.0, 25.0)),
+    ),
+    (
+        "opus-4-5",
+        info("claude-opus-4-5", 200 * K, 64 * K, prices(5.0, 25.0)),
+    ),
+    (
+        "opus-4-1",
+        info("claude-opus-4-1", 200 * K, 32 * K, prices(15.0, 75.0)),
+    ),
+    (
+        "opus-4",
+        info("claude-opus-4-0", 200 * K, 32 * K, prices(15.0, 75.0)),
+    ),
+    (
+        "sonnet-4-6",
+        info("claude-sonnet-4-6", M, 128 * K, prices(3.0, 15.0)),
+    ),
+    (
+        "sonnet-4-5",
+        info("claude-sonnet-4-5", 200 * K, 64 * K, prices(3.0, 15.0)),
+    ),
+    (
+        "sonnet-4",
+        info("claude-sonnet-4-0", 200 * K, 64 * K, prices(3.0, 15.0)),
+    ),
+    (
+        "haiku-4-5",
+        info("claude-haiku-4-5", 200 * K, 64 * K, prices(1.0, 5.0)),
+    ),
+    (
+        "3-5-haiku",
+        info("claude-3-5-haiku", 200 * K, 8 * K, prices(0.8, 4.0)),
+    ),
 ];
 
 #[cfg(test)]
@@ -113,7 +168,10 @@ mod tests {
             ("claude-sonnet-5", Some("claude-sonnet-5")),
             ("claude-sonnet-4-6", Some("claude-sonnet-4-6")),
             ("claude-sonnet-4-5-20250929", Some("claude-sonnet-4-5")),
-            ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", Some("claude-sonnet-4-5")),
+            (
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                Some("claude-sonnet-4-5"),
+            ),
             ("claude-sonnet-4@20250514", Some("claude-sonnet-4-0")),
             ("claude-sonnet-4-20250514", Some("claude-sonnet-4-0")),
             ("Claude-Haiku-4-5-20251001", Some("claude-haiku-4-5")),
@@ -155,6 +213,11 @@ mod tests {
         };
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         let h = haiku.unwrap();
-        assert!(close(h.cache_write_5m, expected.cache_write_5m) && close(h.cache_write_1h, expected.cache_write_1h) && close(h.cache_read, expected.cache_read), "{h:?}");
+        assert!(
+            close(h.cache_write_5m, expected.cache_write_5m)
+                && close(h.cache_write_1h, expected.cache_write_1h)
+                && close(h.cache_read, expected.cache_read),
+            "{h:?}"
+        );
     }
 }

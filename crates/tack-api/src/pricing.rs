@@ -19,13 +19,17 @@ const WEB_SEARCH_USD: f64 = 0.01;
 /// `cache_creation` split is present, otherwise all at the 5-minute rate.
 pub fn cost(model: &str, usage: &Usage) -> Cost {
     let Some(info) = model_info(model) else {
-        return Cost { usd: 0.0, known: false };
+        return Cost {
+            usd: 0.0,
+            known: false,
+        };
     };
     let p = info.prices;
     let (write_5m, write_1h) = match usage.cache_creation {
-        Some(split) if split.ephemeral_5m_input_tokens + split.ephemeral_1h_input_tokens > 0 => {
-            (split.ephemeral_5m_input_tokens, split.ephemeral_1h_input_tokens)
-        }
+        Some(split) if split.ephemeral_5m_input_tokens + split.ephemeral_1h_input_tokens > 0 => (
+            split.ephemeral_5m_input_tokens,
+            split.ephemeral_1h_input_tokens,
+        ),
         _ => (usage.cache_creation_input_tokens, 0),
     };
     let per_million = usage.input_tokens as f64 * p.input
@@ -34,7 +38,10 @@ pub fn cost(model: &str, usage: &Usage) -> Cost {
         + usage.cache_read_input_tokens as f64 * p.cache_read
         + usage.output_tokens as f64 * p.output;
     let searches = usage.server_tool_use.map_or(0, |s| s.web_search_requests);
-    Cost { usd: per_million / 1_000_000.0 + searches as f64 * WEB_SEARCH_USD, known: true }
+    Cost {
+        usd: per_million / 1_000_000.0 + searches as f64 * WEB_SEARCH_USD,
+        known: true,
+    }
 }
 
 #[cfg(test)]
@@ -65,7 +72,10 @@ mod tests {
             ephemeral_5m_input_tokens: 1_000_000,
             ephemeral_1h_input_tokens: 1_000_000,
         });
-        usage.server_tool_use = Some(ServerToolUse { web_search_requests: 3, web_fetch_requests: 0 });
+        usage.server_tool_use = Some(ServerToolUse {
+            web_search_requests: 3,
+            web_fetch_requests: 0,
+        });
         // 3 + 3.75 + 6 + 3 + 1.5 + 0.03 = 17.28
         let c = cost("claude-sonnet-4-5", &usage);
         assert!(c.known && close(c.usd, 17.28), "{c:?}");
@@ -78,7 +88,11 @@ mod tests {
 
     #[test]
     fn opus_and_haiku_rates() {
-        let usage = Usage { input_tokens: 1_000_000, output_tokens: 1_000_000, ..Usage::default() };
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 1_000_000,
+            ..Usage::default()
+        };
         assert!(close(cost("claude-opus-4-8", &usage).usd, 30.0));
         assert!(close(cost("claude-opus-4-1", &usage).usd, 90.0));
         assert!(close(cost("claude-haiku-4-5", &usage).usd, 6.0));
@@ -86,7 +100,16 @@ mod tests {
 
     #[test]
     fn unknown_model_is_flagged_not_free() {
-        let usage = Usage { input_tokens: 5, ..Usage::default() };
-        assert_eq!(cost("gpt-9", &usage), Cost { usd: 0.0, known: false });
+        let usage = Usage {
+            input_tokens: 5,
+            ..Usage::default()
+        };
+        assert_eq!(
+            cost("gpt-9", &usage),
+            Cost {
+                usd: 0.0,
+                known: false
+            }
+        );
     }
 }

@@ -9,7 +9,12 @@ use crate::RetryPolicy;
 /// The server's requested wait: `retry-after-ms` (float milliseconds) preferred,
 /// then `retry-after` (seconds, or an HTTP date).
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         return Duration::try_from_secs_f64(ms / 1000.0).ok();
     }
@@ -18,7 +23,10 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         return Duration::try_from_secs_f64(secs).ok();
     }
     let date = httpdate::parse_http_date(value).ok()?;
-    Some(date.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(
+        date.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 /// The wait before retry `attempt` (1-based): the server's `retry_after` when it
@@ -29,7 +37,10 @@ pub(crate) fn delay(policy: &RetryPolicy, attempt: u32, retry_after: Option<Dura
         return after;
     }
     let exp = attempt.saturating_sub(1).min(30);
-    let backoff = policy.base_delay.saturating_mul(1 << exp).min(policy.max_delay);
+    let backoff = policy
+        .base_delay
+        .saturating_mul(1 << exp)
+        .min(policy.max_delay);
     backoff.mul_f64(rand::random_range(0.75..=1.0))
 }
 
@@ -55,7 +66,10 @@ mod tests {
         let got = [
             retry_after(&headers(&[("retry-after", "3")])),
             retry_after(&headers(&[("retry-after", "1.5")])),
-            retry_after(&headers(&[("retry-after-ms", "250.5"), ("retry-after", "3")])),
+            retry_after(&headers(&[
+                ("retry-after-ms", "250.5"),
+                ("retry-after", "3"),
+            ])),
             retry_after(&headers(&[("retry-after", &past)])),
             retry_after(&headers(&[("retry-after", "soon")])),
             retry_after(&headers(&[("retry-after", "-1")])),
@@ -72,7 +86,10 @@ mod tests {
         ];
         assert_eq!(got, expected);
         let date = retry_after(&headers(&[("retry-after", &in_90s)])).unwrap();
-        assert!(date > Duration::from_secs(85) && date <= Duration::from_secs(90), "{date:?}");
+        assert!(
+            date > Duration::from_secs(85) && date <= Duration::from_secs(90),
+            "{date:?}"
+        );
     }
 
     #[test]
@@ -83,19 +100,39 @@ mod tests {
             max_delay: Duration::from_secs(8),
             max_retry_after: Duration::from_secs(60),
         };
-        for (attempt, nominal) in [(1, 500), (2, 1000), (3, 2000), (4, 4000), (5, 8000), (9, 8000), (99, 8000)] {
+        for (attempt, nominal) in [
+            (1, 500),
+            (2, 1000),
+            (3, 2000),
+            (4, 4000),
+            (5, 8000),
+            (9, 8000),
+            (99, 8000),
+        ] {
             for _ in 0..50 {
                 let d = delay(&policy, attempt, None).as_millis() as u64;
-                assert!(d >= nominal * 3 / 4 && d <= nominal, "attempt {attempt}: {d} ms");
+                assert!(
+                    d >= nominal * 3 / 4 && d <= nominal,
+                    "attempt {attempt}: {d} ms"
+                );
             }
         }
     }
 
     #[test]
     fn honours_retry_after_within_limit_only() {
-        let policy = RetryPolicy { max_delay: Duration::from_secs(8), ..RetryPolicy::default() };
-        assert_eq!(delay(&policy, 1, Some(Duration::from_secs(20))), Duration::from_secs(20));
-        assert_eq!(delay(&policy, 3, Some(Duration::from_millis(7))), Duration::from_millis(7));
+        let policy = RetryPolicy {
+            max_delay: Duration::from_secs(8),
+            ..RetryPolicy::default()
+        };
+        assert_eq!(
+            delay(&policy, 1, Some(Duration::from_secs(20))),
+            Duration::from_secs(20)
+        );
+        assert_eq!(
+            delay(&policy, 3, Some(Duration::from_millis(7))),
+            Duration::from_millis(7)
+        );
         // Too long or zero: ordinary backoff instead.
         assert!(delay(&policy, 1, Some(Duration::from_secs(3600))) <= Duration::from_millis(500));
         assert!(delay(&policy, 1, Some(Duration::ZERO)) >= Duration::from_millis(375));

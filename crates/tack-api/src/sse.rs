@@ -98,7 +98,11 @@ impl SseFramer {
                     Some(r) => &self.buf[r],
                     None => b"message".as_slice(),
                 };
-                let data = if multi { self.scratch.as_slice() } else { &self.buf[data] };
+                let data = if multi {
+                    self.scratch.as_slice()
+                } else {
+                    &self.buf[data]
+                };
                 return Some(Frame { event, data });
             }
             self.field(line_start..end);
@@ -114,7 +118,14 @@ impl SseFramer {
         if bytes[0] == b':' {
             return;
         }
-        let (name, value) = match memchr::memchr(b':', bytes) {
+        let colon = if bytes.starts_with(b"data:") {
+            Some(4)
+        } else if bytes.starts_with(b"event:") {
+            Some(5)
+        } else {
+            memchr::memchr(b':', bytes)
+        };
+        let (name, value) = match colon {
             Some(colon) => {
                 let mut v = line.start + colon + 1;
                 if self.buf.get(v) == Some(&b' ') && v < line.end {
@@ -173,7 +184,9 @@ mod tests {
     }
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        list.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     #[test]

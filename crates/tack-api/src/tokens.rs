@@ -70,7 +70,12 @@ fn json_len(value: &Value) -> usize {
         Value::Number(_) => 8,
         Value::String(s) => s.len() + 2,
         Value::Array(items) => 2 + items.iter().map(|v| json_len(v) + 1).sum::<usize>(),
-        Value::Object(map) => 2 + map.iter().map(|(k, v)| k.len() + 4 + json_len(v)).sum::<usize>(),
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(k, v)| k.len() + 4 + json_len(v))
+                .sum::<usize>()
+        }
     }
 }
 
@@ -85,7 +90,10 @@ mod tests {
     #[test]
     fn per_block_type() {
         let image = ContentBlock::Image {
-            source: ImageSource::Base64 { media_type: "image/png".into(), data: "x".repeat(1 << 20) },
+            source: ImageSource::Base64 {
+                media_type: "image/png".into(),
+                data: "x".repeat(1 << 20),
+            },
             cache_control: None,
         };
         let got: Vec<u64> = [
@@ -93,7 +101,10 @@ mod tests {
             image,
             ContentBlock::tool_use("t", "Read", json!({"file_path": "/a/b"})),
             ContentBlock::tool_result("t", "x".repeat(40), false),
-            ContentBlock::Thinking { thinking: "y".repeat(8), signature: "s".repeat(500) },
+            ContentBlock::Thinking {
+                thinking: "y".repeat(8),
+                signature: "s".repeat(500),
+            },
         ]
         .iter()
         .map(estimate_block)
@@ -107,7 +118,9 @@ mod tests {
         let mut request =
             tack_protocol::MessagesRequest::new("m", 10, vec![Message::user_text("a".repeat(40))]);
         assert_eq!(estimate_request(&request), 4 + 2 + 10);
-        request.system = Some(SystemPrompt::Blocks(vec![SystemBlock::text("b".repeat(80))]));
+        request.system = Some(SystemPrompt::Blocks(vec![SystemBlock::text(
+            "b".repeat(80),
+        )]));
         request.tools = vec![ToolDefinition {
             name: "Read".into(),
             description: Some("d".repeat(36)),

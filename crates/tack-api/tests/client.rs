@@ -45,15 +45,27 @@ fn request() -> MessagesRequest {
 }
 
 async fn collect(client: &AnthropicClient) -> Vec<Result<StreamEvent, ApiError>> {
-    client.stream(request(), CancellationToken::new()).collect().await
+    client
+        .stream(request(), CancellationToken::new())
+        .collect()
+        .await
 }
 
 /// Everything but the raw SSE events, which the testkit chunks as it likes.
 fn summary(events: &[Result<StreamEvent, ApiError>]) -> Vec<Result<StreamEvent, ApiError>> {
-    events.iter().filter(|e| !matches!(e, Ok(StreamEvent::Sse(_)))).cloned().collect()
+    events
+        .iter()
+        .filter(|e| !matches!(e, Ok(StreamEvent::Sse(_))))
+        .cloned()
+        .collect()
 }
 
-fn message(id: &str, content: Vec<ContentBlock>, stop: StopReason, usage: Usage) -> MessageResponse {
+fn message(
+    id: &str,
+    content: Vec<ContentBlock>,
+    stop: StopReason,
+    usage: Usage,
+) -> MessageResponse {
     MessageResponse {
         id: id.into(),
         kind: "message".into(),
@@ -78,12 +90,17 @@ fn usage(input: u64, output: u64) -> Usage {
 }
 
 fn retry(attempt: u32, max_retries: u32, error: ApiError) -> impl Fn(&StreamEvent) -> bool {
-    move |e| matches!(e, StreamEvent::Retry { attempt: a, max_retries: m, error: err, .. }
+    move |e| {
+        matches!(e, StreamEvent::Retry { attempt: a, max_retries: m, error: err, .. }
         if *a == attempt && *m == max_retries && *err == error)
+    }
 }
 
 fn overloaded() -> ApiError {
-    ApiError::Overloaded { retry_after: None, message: "Overloaded".into() }
+    ApiError::Overloaded {
+        retry_after: None,
+        message: "Overloaded".into(),
+    }
 }
 
 #[tokio::test]
@@ -102,12 +119,25 @@ async fn streams_text_and_tool_use_and_sends_the_right_request() {
 
     let text = ContentBlock::text("Let me look at that file for you.");
     let read = ContentBlock::tool_use("toolu_01", "Read", json!({"file_path": "/x", "limit": 80}));
-    let done = message("msg_mock_1", vec![text.clone(), read.clone()], StopReason::ToolUse, usage(10, 5));
+    let done = message(
+        "msg_mock_1",
+        vec![text.clone(), read.clone()],
+        StopReason::ToolUse,
+        usage(10, 5),
+    );
     assert_eq!(
         summary(&events),
         vec![
-            Ok(StreamEvent::BlockDone { index: 0, block: text, input_error: None }),
-            Ok(StreamEvent::BlockDone { index: 1, block: read, input_error: None }),
+            Ok(StreamEvent::BlockDone {
+                index: 0,
+                block: text,
+                input_error: None
+            }),
+            Ok(StreamEvent::BlockDone {
+                index: 1,
+                block: read,
+                input_error: None
+            }),
             Ok(StreamEvent::MessageDone(done)),
         ]
     );
@@ -127,7 +157,10 @@ async fn streams_text_and_tool_use_and_sends_the_right_request() {
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     let r = &requests[0];
-    assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/messages"));
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("POST", "/v1/messages")
+    );
     assert_eq!(
         r.body,
         json!({"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,
@@ -162,13 +195,21 @@ async fn streams_text_and_tool_use_and_sends_the_right_request() {
 
 #[tokio::test]
 async fn bearer_auth() {
-    let server = MockServer::start(Script::new([Reply::text("hi")])).await.unwrap();
+    let server = MockServer::start(Script::new([Reply::text("hi")]))
+        .await
+        .unwrap();
     let mut config = config(&server);
     config.auth = Auth::Bearer("tok".into());
     let events = collect(&client_with(config)).await;
-    assert!(matches!(events.last(), Some(Ok(StreamEvent::MessageDone(_)))));
+    assert!(matches!(
+        events.last(),
+        Some(Ok(StreamEvent::MessageDone(_)))
+    ));
     let r = &server.requests()[0];
-    assert_eq!((r.header("authorization"), r.header("x-api-key")), (Some("Bearer tok"), None));
+    assert_eq!(
+        (r.header("authorization"), r.header("x-api-key")),
+        (Some("Bearer tok"), None)
+    );
 }
 
 #[tokio::test]
@@ -187,12 +228,25 @@ async fn thinking_block_and_custom_stop_reason() {
         signature: "sig_1".into(),
     };
     let text = ContentBlock::text("Cut");
-    let done = message("msg_mock_1", vec![thinking.clone(), text.clone()], StopReason::MaxTokens, usage(3, 4));
+    let done = message(
+        "msg_mock_1",
+        vec![thinking.clone(), text.clone()],
+        StopReason::MaxTokens,
+        usage(3, 4),
+    );
     assert_eq!(
         summary(&events),
         vec![
-            Ok(StreamEvent::BlockDone { index: 0, block: thinking, input_error: None }),
-            Ok(StreamEvent::BlockDone { index: 1, block: text, input_error: None }),
+            Ok(StreamEvent::BlockDone {
+                index: 0,
+                block: thinking,
+                input_error: None
+            }),
+            Ok(StreamEvent::BlockDone {
+                index: 1,
+                block: text,
+                input_error: None
+            }),
             Ok(StreamEvent::MessageDone(done)),
         ]
     );
@@ -214,11 +268,20 @@ async fn malformed_tool_input_is_reported_not_run() {
         raw: "{\"command\": \"ls\"".into(),
         message: "EOF while parsing an object at line 1 column 16".into(),
     };
-    let done = message("msg_mock_1", vec![block.clone()], StopReason::ToolUse, usage(1, 1));
+    let done = message(
+        "msg_mock_1",
+        vec![block.clone()],
+        StopReason::ToolUse,
+        usage(1, 1),
+    );
     assert_eq!(
         summary(&events),
         vec![
-            Ok(StreamEvent::BlockDone { index: 0, block, input_error: Some(error) }),
+            Ok(StreamEvent::BlockDone {
+                index: 0,
+                block,
+                input_error: Some(error)
+            }),
             Ok(StreamEvent::MessageDone(done)),
         ]
     );
@@ -226,7 +289,11 @@ async fn malformed_tool_input_is_reported_not_run() {
 
 #[tokio::test]
 async fn each_http_error_class() {
-    let spend_cap = Reply::http_error(429, "rate_limit_error", "You have reached your specified API usage limits");
+    let spend_cap = Reply::http_error(
+        429,
+        "rate_limit_error",
+        "You have reached your specified API usage limits",
+    );
     let cases: Vec<(Reply, ApiError)> = vec![
         (
             Reply::http_error(400, "invalid_request_error", "max_tokens: Field required"),
@@ -245,17 +312,48 @@ async fn each_http_error_class() {
         ),
         (
             Reply::http_error(401, "authentication_error", "invalid x-api-key"),
-            ApiError::Authentication { message: "invalid x-api-key".into() },
+            ApiError::Authentication {
+                message: "invalid x-api-key".into(),
+            },
         ),
-        (Reply::http_error(402, "billing_error", "pay"), ApiError::Billing { message: "pay".into() }),
-        (Reply::http_error(403, "permission_error", "no"), ApiError::Permission { message: "no".into() }),
-        (Reply::http_error(404, "not_found_error", "model: x"), ApiError::NotFound { message: "model: x".into() }),
+        (
+            Reply::http_error(402, "billing_error", "pay"),
+            ApiError::Billing {
+                message: "pay".into(),
+            },
+        ),
+        (
+            Reply::http_error(403, "permission_error", "no"),
+            ApiError::Permission {
+                message: "no".into(),
+            },
+        ),
+        (
+            Reply::http_error(404, "not_found_error", "model: x"),
+            ApiError::NotFound {
+                message: "model: x".into(),
+            },
+        ),
         (
             Reply::http_error(413, "request_too_large", "too big"),
-            ApiError::RequestTooLarge { message: "too big".into() },
+            ApiError::RequestTooLarge {
+                message: "too big".into(),
+            },
         ),
-        (spend_cap, ApiError::RateLimited { retry_after: None, message: "You have reached your specified API usage limits".into() }),
-        (Reply::http_error(418, "teapot", "short and stout"), ApiError::Other { status: 418, message: "short and stout".into() }),
+        (
+            spend_cap,
+            ApiError::RateLimited {
+                retry_after: None,
+                message: "You have reached your specified API usage limits".into(),
+            },
+        ),
+        (
+            Reply::http_error(418, "teapot", "short and stout"),
+            ApiError::Other {
+                status: 418,
+                message: "short and stout".into(),
+            },
+        ),
     ];
     for (reply, expected) in cases {
         let server = MockServer::start(Script::new([reply])).await.unwrap();
@@ -273,21 +371,36 @@ async fn retryable_classes_give_up_after_the_limit() {
         (Reply::overloaded(), overloaded()),
         (
             Reply::http_error(500, "api_error", "Internal server error"),
-            ApiError::Server { status: 500, retry_after: None, message: "Internal server error".into() },
+            ApiError::Server {
+                status: 500,
+                retry_after: None,
+                message: "Internal server error".into(),
+            },
         ),
         (
             Reply::http_error(429, "rate_limit_error", "slow down").retry_after_ms(5),
-            ApiError::RateLimited { retry_after: Some(Duration::from_millis(5)), message: "slow down".into() },
+            ApiError::RateLimited {
+                retry_after: Some(Duration::from_millis(5)),
+                message: "slow down".into(),
+            },
         ),
     ];
     for (reply, expected) in cases {
-        let server = MockServer::start(Script::new([reply.clone(), reply.clone(), reply.clone()])).await.unwrap();
+        let server = MockServer::start(Script::new([reply.clone(), reply.clone(), reply.clone()]))
+            .await
+            .unwrap();
         let mut config = config(&server);
         config.retry.max_retries = 2;
         let events = collect(&client_with(config)).await;
         assert_eq!(events.len(), 3, "{events:?}");
-        assert!(matches!(&events[0], Ok(e) if retry(1, 2, expected.clone())(e)), "{events:?}");
-        assert!(matches!(&events[1], Ok(e) if retry(2, 2, expected.clone())(e)), "{events:?}");
+        assert!(
+            matches!(&events[0], Ok(e) if retry(1, 2, expected.clone())(e)),
+            "{events:?}"
+        );
+        assert!(
+            matches!(&events[1], Ok(e) if retry(2, 2, expected.clone())(e)),
+            "{events:?}"
+        );
         assert_eq!(events[2], Err(expected));
         assert_eq!(server.requests().len(), 3);
     }
@@ -303,11 +416,26 @@ async fn retries_then_succeeds() {
     .await
     .unwrap();
     let events = collect(&client(&server)).await;
-    assert!(matches!(&events[0], Ok(e) if retry(1, 3, overloaded())(e)), "{events:?}");
-    let unavailable = ApiError::Server { status: 503, retry_after: None, message: "unavailable".into() };
-    assert!(matches!(&events[1], Ok(e) if retry(2, 3, unavailable.clone())(e)), "{events:?}");
-    assert!(matches!(&events[2], Ok(StreamEvent::Sse(SseEvent::MessageStart { .. }))));
-    let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else { panic!("{events:?}") };
+    assert!(
+        matches!(&events[0], Ok(e) if retry(1, 3, overloaded())(e)),
+        "{events:?}"
+    );
+    let unavailable = ApiError::Server {
+        status: 503,
+        retry_after: None,
+        message: "unavailable".into(),
+    };
+    assert!(
+        matches!(&events[1], Ok(e) if retry(2, 3, unavailable.clone())(e)),
+        "{events:?}"
+    );
+    assert!(matches!(
+        &events[2],
+        Ok(StreamEvent::Sse(SseEvent::MessageStart { .. }))
+    ));
+    let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else {
+        panic!("{events:?}")
+    };
     assert_eq!(done.content, vec![ContentBlock::text("hi")]);
     assert_eq!(server.requests().len(), 3);
     // Each retry re-sends the same request.
@@ -317,7 +445,9 @@ async fn retries_then_succeeds() {
 
 #[tokio::test]
 async fn retry_after_seconds_is_honoured() {
-    let server = MockServer::start(Script::new([Reply::rate_limited(1), Reply::text("hi")])).await.unwrap();
+    let server = MockServer::start(Script::new([Reply::rate_limited(1), Reply::text("hi")]))
+        .await
+        .unwrap();
     let started = Instant::now();
     let events = collect(&client(&server)).await;
     let elapsed = started.elapsed();
@@ -327,20 +457,34 @@ async fn retry_after_seconds_is_honoured() {
     };
     assert_eq!(
         events.first(),
-        Some(&Ok(StreamEvent::Retry { attempt: 1, max_retries: 3, delay: Duration::from_secs(1), error: limited }))
+        Some(&Ok(StreamEvent::Retry {
+            attempt: 1,
+            max_retries: 3,
+            delay: Duration::from_secs(1),
+            error: limited
+        }))
     );
-    assert!(matches!(events.last(), Some(Ok(StreamEvent::MessageDone(_)))));
+    assert!(matches!(
+        events.last(),
+        Some(Ok(StreamEvent::MessageDone(_)))
+    ));
     assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
 }
 
 #[tokio::test]
 async fn retry_after_ms_is_honoured_and_beats_backoff() {
-    let server =
-        MockServer::start(Script::new([Reply::overloaded().retry_after_ms(300), Reply::text("hi")])).await.unwrap();
+    let server = MockServer::start(Script::new([
+        Reply::overloaded().retry_after_ms(300),
+        Reply::text("hi"),
+    ]))
+    .await
+    .unwrap();
     let started = Instant::now();
     let events = collect(&client(&server)).await;
     let elapsed = started.elapsed();
-    let Some(Ok(StreamEvent::Retry { delay, .. })) = events.first() else { panic!("{events:?}") };
+    let Some(Ok(StreamEvent::Retry { delay, .. })) = events.first() else {
+        panic!("{events:?}")
+    };
     assert_eq!(*delay, Duration::from_millis(300));
     assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
 }
@@ -351,55 +495,99 @@ async fn x_should_retry_false_is_obeyed() {
     let server = MockServer::start(Script::new([])).await.unwrap();
     let events = collect(&client(&server)).await;
     assert_eq!(events.len(), 1, "{events:?}");
-    assert!(matches!(&events[0], Err(ApiError::Server { status: 500, .. })));
+    assert!(matches!(
+        &events[0],
+        Err(ApiError::Server { status: 500, .. })
+    ));
     assert_eq!(server.requests().len(), 1);
 }
 
 #[tokio::test]
 async fn mid_stream_error_before_content_is_retried_silently() {
     // Events 0 and 1 are message_start and ping; the error comes before any block.
-    let failing = Reply::message().text("lost").error_event_after(2, "overloaded_error", "Overloaded");
-    let server = MockServer::start(Script::new([failing.into(), Reply::text("hi")])).await.unwrap();
+    let failing =
+        Reply::message()
+            .text("lost")
+            .error_event_after(2, "overloaded_error", "Overloaded");
+    let server = MockServer::start(Script::new([failing.into(), Reply::text("hi")]))
+        .await
+        .unwrap();
     let events = collect(&client(&server)).await;
-    assert!(matches!(&events[0], Ok(e) if retry(1, 3, overloaded())(e)), "{events:?}");
+    assert!(
+        matches!(&events[0], Ok(e) if retry(1, 3, overloaded())(e)),
+        "{events:?}"
+    );
     // Nothing of the failed attempt reaches the consumer.
     let starts = events
         .iter()
         .filter(|e| matches!(e, Ok(StreamEvent::Sse(SseEvent::MessageStart { message })) if message.id == "msg_mock_2"))
         .count();
-    let all_starts =
-        events.iter().filter(|e| matches!(e, Ok(StreamEvent::Sse(SseEvent::MessageStart { .. })))).count();
+    let all_starts = events
+        .iter()
+        .filter(|e| matches!(e, Ok(StreamEvent::Sse(SseEvent::MessageStart { .. }))))
+        .count();
     assert_eq!((starts, all_starts), (1, 1));
-    let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else { panic!("{events:?}") };
+    let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else {
+        panic!("{events:?}")
+    };
     assert_eq!(done.content, vec![ContentBlock::text("hi")]);
 }
 
 #[tokio::test]
 async fn connection_cut_before_content_is_retried() {
-    let server =
-        MockServer::start(Script::new([Reply::message().text("lost").cut_after(1).into(), Reply::text("hi")]))
-            .await
-            .unwrap();
+    let server = MockServer::start(Script::new([
+        Reply::message().text("lost").cut_after(1).into(),
+        Reply::text("hi"),
+    ]))
+    .await
+    .unwrap();
     let events = collect(&client(&server)).await;
-    assert!(matches!(&events[0], Ok(StreamEvent::Retry { attempt: 1, error: ApiError::Connection { .. }, .. })), "{events:?}");
-    assert!(matches!(events.last(), Some(Ok(StreamEvent::MessageDone(_)))));
+    assert!(
+        matches!(
+            &events[0],
+            Ok(StreamEvent::Retry {
+                attempt: 1,
+                error: ApiError::Connection { .. },
+                ..
+            })
+        ),
+        "{events:?}"
+    );
+    assert!(matches!(
+        events.last(),
+        Some(Ok(StreamEvent::MessageDone(_)))
+    ));
     assert_eq!(server.requests().len(), 2);
 }
 
 #[tokio::test]
 async fn no_retry_once_content_streamed() {
     // Event 2 is the first content_block_start.
-    let cases: Vec<(Reply, fn(&ApiError) -> bool)> = vec![
+    type IsExpected = fn(&ApiError) -> bool;
+    let cases: Vec<(Reply, IsExpected)> = vec![
         (
-            Reply::message().text("partial answer").error_event_after(4, "overloaded_error", "Overloaded").into(),
+            Reply::message()
+                .text("partial answer")
+                .error_event_after(4, "overloaded_error", "Overloaded")
+                .into(),
             |e| *e == overloaded(),
         ),
-        (Reply::message().text("partial answer").cut_after(4).into(), |e| matches!(e, ApiError::Connection { .. })),
+        (
+            Reply::message().text("partial answer").cut_after(4).into(),
+            |e| matches!(e, ApiError::Connection { .. }),
+        ),
     ];
     for (reply, is_expected) in cases {
-        let server = MockServer::start(Script::new([reply, Reply::text("never")])).await.unwrap();
+        let server = MockServer::start(Script::new([reply, Reply::text("never")]))
+            .await
+            .unwrap();
         let events = collect(&client(&server)).await;
-        assert!(!events.iter().any(|e| matches!(e, Ok(StreamEvent::Retry { .. }))), "{events:?}");
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, Ok(StreamEvent::Retry { .. }))),
+            "{events:?}"
+        );
         let kinds: Vec<&str> = events
             .iter()
             .map(|e| match e {
@@ -411,8 +599,13 @@ async fn no_retry_once_content_streamed() {
                 Err(_) => "err",
             })
             .collect();
-        assert_eq!(kinds, vec!["message_start", "ping", "block_start", "delta", "err"]);
-        let Some(Err(error)) = events.last() else { panic!() };
+        assert_eq!(
+            kinds,
+            vec!["message_start", "ping", "block_start", "delta", "err"]
+        );
+        let Some(Err(error)) = events.last() else {
+            panic!()
+        };
         assert!(is_expected(error), "{error:?}");
         assert_eq!(server.requests().len(), 1);
     }
@@ -420,32 +613,51 @@ async fn no_retry_once_content_streamed() {
 
 #[tokio::test]
 async fn watchdog_fires_on_a_stalled_stream() {
-    let stalled = Reply::message().text("Hello there, general").stall_after(3, Duration::from_secs(30));
-    let server = MockServer::start(Script::new([stalled.into()])).await.unwrap();
+    let stalled = Reply::message()
+        .text("Hello there, general")
+        .stall_after(3, Duration::from_secs(30));
+    let server = MockServer::start(Script::new([stalled.into()]))
+        .await
+        .unwrap();
     let mut config = config(&server);
     config.idle_timeout = Duration::from_millis(300);
     let started = Instant::now();
     let events = collect(&client_with(config)).await;
     let elapsed = started.elapsed();
-    assert_eq!(events.last(), Some(&Err(ApiError::IdleTimeout(Duration::from_millis(300)))));
+    assert_eq!(
+        events.last(),
+        Some(&Err(ApiError::IdleTimeout(Duration::from_millis(300))))
+    );
     assert_eq!(events.len(), 4, "{events:?}");
-    assert!(elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(5), "{elapsed:?}");
+    assert!(
+        elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(5),
+        "{elapsed:?}"
+    );
 }
 
 #[tokio::test]
 async fn watchdog_resets_on_every_chunk() {
     // 20 events 100 ms apart: 2 s in total, never 300 ms without bytes.
-    let paced = Reply::message().text(&"word ".repeat(30)).pacing(Duration::from_millis(100));
-    let server = MockServer::start(Script::new([paced.into()])).await.unwrap();
+    let paced = Reply::message()
+        .text(&"word ".repeat(30))
+        .pacing(Duration::from_millis(100));
+    let server = MockServer::start(Script::new([paced.into()]))
+        .await
+        .unwrap();
     let mut config = config(&server);
     config.idle_timeout = Duration::from_millis(300);
     let events = collect(&client_with(config)).await;
-    assert!(matches!(events.last(), Some(Ok(StreamEvent::MessageDone(_)))), "{events:?}");
+    assert!(
+        matches!(events.last(), Some(Ok(StreamEvent::MessageDone(_)))),
+        "{events:?}"
+    );
 }
 
 #[tokio::test]
 async fn cancel_stops_the_stream_promptly() {
-    let slow = Reply::message().text(&"word ".repeat(200)).pacing(Duration::from_millis(50));
+    let slow = Reply::message()
+        .text(&"word ".repeat(200))
+        .pacing(Duration::from_millis(50));
     let server = MockServer::start(Script::new([slow.into()])).await.unwrap();
     let client = client(&server);
     let cancel = CancellationToken::new();
@@ -461,18 +673,27 @@ async fn cancel_stops_the_stream_promptly() {
     while let Some(item) = stream.next().await {
         rest.push(item);
     }
-    assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(rest.last(), Some(&Err(ApiError::Cancelled)));
     assert!(rest.len() <= 2, "{rest:?}");
 }
 
 #[tokio::test]
 async fn cancel_during_retry_backoff() {
-    let server = MockServer::start(Script::new([Reply::rate_limited(30)])).await.unwrap();
+    let server = MockServer::start(Script::new([Reply::rate_limited(30)]))
+        .await
+        .unwrap();
     let client = client(&server);
     let cancel = CancellationToken::new();
     let mut stream = client.stream(request(), cancel.clone());
-    assert!(matches!(stream.next().await, Some(Ok(StreamEvent::Retry { .. }))));
+    assert!(matches!(
+        stream.next().await,
+        Some(Ok(StreamEvent::Retry { .. }))
+    ));
     cancel.cancel();
     let started = Instant::now();
     assert_eq!(stream.next().await, Some(Err(ApiError::Cancelled)));
@@ -482,30 +703,51 @@ async fn cancel_during_retry_backoff() {
 
 #[tokio::test]
 async fn dropping_the_stream_stops_reading() {
-    let slow = Reply::message().text(&"word ".repeat(200)).pacing(Duration::from_millis(20));
-    let server = MockServer::start(Script::new([slow.into(), Reply::text("next")])).await.unwrap();
+    let slow = Reply::message()
+        .text(&"word ".repeat(200))
+        .pacing(Duration::from_millis(20));
+    let server = MockServer::start(Script::new([slow.into(), Reply::text("next")]))
+        .await
+        .unwrap();
     let client = client(&server);
     let mut stream = client.stream(request(), CancellationToken::new());
     assert!(matches!(stream.next().await, Some(Ok(_))));
     drop(stream);
     // The pooled client is still usable for the next request.
     let events = collect(&client).await;
-    let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else { panic!("{events:?}") };
+    let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else {
+        panic!("{events:?}")
+    };
     assert_eq!(done.content, vec![ContentBlock::text("next")]);
 }
 
 #[tokio::test]
 async fn connection_refused_is_a_retryable_connection_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
     let client = client_with(ClientConfig {
         base_url: format!("http://127.0.0.1:{port}"),
-        retry: RetryPolicy { max_retries: 1, base_delay: Duration::from_millis(1), ..RetryPolicy::default() },
+        retry: RetryPolicy {
+            max_retries: 1,
+            base_delay: Duration::from_millis(1),
+            ..RetryPolicy::default()
+        },
         ..ClientConfig::default()
     });
     let events = collect(&client).await;
     assert_eq!(events.len(), 2, "{events:?}");
-    assert!(matches!(&events[0], Ok(StreamEvent::Retry { error: ApiError::Connection { .. }, .. })));
-    let Err(ApiError::Connection { message }) = &events[1] else { panic!("{events:?}") };
+    assert!(matches!(
+        &events[0],
+        Ok(StreamEvent::Retry {
+            error: ApiError::Connection { .. },
+            ..
+        })
+    ));
+    let Err(ApiError::Connection { message }) = &events[1] else {
+        panic!("{events:?}")
+    };
     assert!(message.contains("onnect"), "{message}");
 }
 
@@ -526,9 +768,30 @@ async fn count_tokens_sends_only_the_counted_fields() {
 
 #[test]
 fn bad_header_values_fail_at_construction() {
-    let config = ClientConfig { auth: Auth::ApiKey("bad\nkey".into()), ..ClientConfig::default() };
+    let config = ClientConfig {
+        auth: Auth::ApiKey("bad\nkey".into()),
+        ..ClientConfig::default()
+    };
     assert_eq!(
         AnthropicClient::new(config).map(|_| ()),
-        Err(ApiError::InvalidRequest { message: "invalid credential".into(), request_id: None })
+        Err(ApiError::InvalidRequest {
+            message: "invalid credential".into(),
+            request_id: None
+        })
+    );
+}
+
+#[test]
+fn stream_can_be_created_outside_the_runtime() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt
+        .block_on(MockServer::start(Script::new([Reply::text("hi")])))
+        .unwrap();
+    let client = client(&server);
+    let stream = client.stream(request(), CancellationToken::new());
+    let events: Vec<_> = rt.block_on(stream.collect());
+    assert!(
+        matches!(events.last(), Some(Ok(StreamEvent::MessageDone(_)))),
+        "{events:?}"
     );
 }

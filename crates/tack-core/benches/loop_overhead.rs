@@ -205,6 +205,8 @@ async fn one_gap(history: Vec<Message>, env: Arc<ToolEnv>) -> Duration {
         deps,
         config: QueryConfig::new(MODEL),
         cancel: CancellationToken::new(),
+        stop_hooks: None,
+        autocompact_tracking: Default::default(),
     };
     let mut stream = query(params);
     while stream.next().await.is_some() {}

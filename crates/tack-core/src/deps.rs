@@ -10,16 +10,25 @@
 //! The loop pulls the stream returned by `call_model` to its end (or until the
 //! cancellation token fires, when it drops it), and calls the other methods at most
 //! once per iteration, in pipeline order.
+//!
+//! The summarisation call of a compaction (`autocompact` in the seeds' deps, also
+//! used by reactive and manual compaction) is [`QueryDeps::summarize`]; its
+//! default sends the request through [`QueryDeps::call_model`], so a scripted
+//! fake model answers summaries the same way it answers turns, and the testkit
+//! server records them.
 
 use std::sync::Arc;
 
+use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use tack_api::{ApiError, ModelClient, StreamEvent};
 use tack_protocol::{Message, MessagesRequest};
 use tokio_util::sync::CancellationToken;
 
-use crate::pipeline::autocompact::{self, AutoCompactTracking, AutocompactOutcome};
+use crate::compact::autocompact::extract_summary;
+use crate::compact::microcompact::MicrocompactConfig;
+use crate::pipeline::autocompact::CompactError;
 use crate::pipeline::microcompact::{self, MicrocompactOutcome};
 
 /// The injectable dependencies of the loop; see the module docs.
@@ -33,19 +42,42 @@ pub trait QueryDeps: Send + Sync {
     ) -> BoxStream<'static, Result<StreamEvent, ApiError>>;
 
     /// Step 7: tool result clearing, no model call.
-    fn microcompact(&self, messages: Vec<Message>) -> BoxFuture<'_, MicrocompactOutcome> {
-        Box::pin(std::future::ready(microcompact::microcompact(messages)))
-    }
-
-    /// Step 9: summarisation when the history nears the context window.
-    fn autocompact(
+    fn microcompact(
         &self,
         messages: Vec<Message>,
-        tracking: Option<AutoCompactTracking>,
-    ) -> BoxFuture<'_, AutocompactOutcome> {
-        Box::pin(std::future::ready(autocompact::autocompact_if_needed(
-            messages, tracking,
+        config: MicrocompactConfig,
+    ) -> BoxFuture<'_, MicrocompactOutcome> {
+        Box::pin(std::future::ready(microcompact::microcompact(
+            messages, &config,
         )))
+    }
+
+    /// Step 9 (and reactive / manual compaction): sends the summarisation
+    /// `request` and returns the summary text (inside `<summary>` if tagged).
+    /// The default streams it through [`QueryDeps::call_model`]; retries of that
+    /// call are not reported.
+    fn summarize(
+        &self,
+        request: MessagesRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, Result<String, CompactError>> {
+        let mut stream = self.call_model(request, cancel);
+        Box::pin(async move {
+            while let Some(event) = stream.next().await {
+                match event.map_err(CompactError::Api)? {
+                    StreamEvent::MessageDone(response) => {
+                        let text: String = Message::assistant(response.content).text();
+                        return extract_summary(&text).ok_or(CompactError::EmptySummary);
+                    }
+                    StreamEvent::Retry { .. }
+                    | StreamEvent::Sse(_)
+                    | StreamEvent::BlockDone { .. } => {}
+                }
+            }
+            Err(CompactError::Api(ApiError::Connection {
+                message: "the summary stream ended before the message was complete".into(),
+            }))
+        })
     }
 
     /// A fresh id for a message the loop creates (transcript uuid).

@@ -11,10 +11,16 @@
 //!
 //! A denial never fails the loop: it becomes an `is_error` tool_result carrying the
 //! denial message, which the model reads and reacts to.
+//!
+//! The same object is told about every call that ran successfully
+//! ([`CanUseTool::post_tool_use`], the PostToolUse hook seam; a no-op by default):
+//! what it returns is appended to that call's tool_result text for the model.
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tack_tool::{Tool, ToolContext};
+
+use crate::executor::ToolCallOutcome;
 
 /// The answer for one tool call.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +34,30 @@ pub enum PermissionDecision {
     AllowWithInput(Value),
 }
 
+/// What runs after a successful call added for the model (PostToolUse hooks).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PostToolUseOutcome {
+    /// A blocking hook's message (exit 2 / `decision: "block"`): the call already
+    /// ran, so it is feedback for the model, appended to the result.
+    pub block_reason: Option<String>,
+    /// `additionalContext`: appended to the result as a system reminder.
+    pub additional_context: Option<String>,
+}
+
+impl PostToolUseOutcome {
+    /// The text appended to the tool_result, if any.
+    pub fn appendix(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(reason) = &self.block_reason {
+            parts.push(format!("PostToolUse hook feedback:\n{reason}"));
+        }
+        if let Some(context) = &self.additional_context {
+            parts.push(crate::request::system_reminder(context));
+        }
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
+    }
+}
+
 /// Decides whether a tool call may run; see the module docs for when it is asked.
 pub trait CanUseTool: Send + Sync {
     fn check<'a>(
@@ -36,6 +66,20 @@ pub trait CanUseTool: Send + Sync {
         input: &'a Value,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, PermissionDecision>;
+
+    /// Called after `tool` ran with `input` and returned a non-error `result`
+    /// (before the result is handed to the loop); the answer is appended to the
+    /// result's text. The default does nothing.
+    fn post_tool_use<'a>(
+        &'a self,
+        tool: &'a dyn Tool,
+        input: &'a Value,
+        result: &'a ToolCallOutcome,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, PostToolUseOutcome> {
+        let _ = (tool, input, result, ctx);
+        Box::pin(std::future::ready(PostToolUseOutcome::default()))
+    }
 }
 
 /// Allows every call (`--dangerously-skip-permissions`, tests).

@@ -23,6 +23,12 @@
 //! Dropping a `SessionTurn` cancels the loop; a tool_use left without a result is
 //! answered with an "Interrupted by user" result at the next `submit`, so the
 //! conversation is always valid to send.
+//!
+//! Compaction: on `LoopEvent::Compacted` (autocompact, reactive) and in
+//! [`Session::compact`] (the manual `/compact [instructions]`), the session
+//! writes a [`TranscriptEntry::CompactBoundary`], then each post-compact message,
+//! and replaces its history with them; a resumed transcript starts after the
+//! last boundary. Autocompact's circuit breaker is carried across submits.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -38,9 +44,12 @@ use crate::context::PromptContext;
 use crate::deps::QueryDeps;
 use crate::executor::{INTERRUPTED_BY_USER, ToolSet};
 use crate::permission::CanUseTool;
+use crate::pipeline::autocompact::{
+    AutocompactTracking, CompactError, CompactTrigger, SummarySettings, compact_history,
+};
 use crate::query::{
-    LoopEvent, QueryConfig, QueryParams, QueryStream, Terminal, ToolResultInfo, ToolResultsEvent,
-    query,
+    CompactedEvent, LoopEvent, QueryConfig, QueryParams, QueryStream, StopHooks, Terminal,
+    ToolResultInfo, ToolResultsEvent, query,
 };
 
 /// Where the session's messages are persisted (the JSONL session store).
@@ -63,6 +72,25 @@ pub enum TranscriptEntry<'a> {
     Message { uuid: &'a str, message: &'a Message },
     /// The message with this uuid is void (streaming fallback).
     Tombstone { uuid: &'a str },
+    /// The compact boundary (Claude Code's `{"type":"system","subtype":
+    /// "compact_boundary","compactMetadata":{"trigger","preTokens"}}`): the
+    /// `Message` entries after it are the whole conversation from then on (the
+    /// first one carries the summary).
+    CompactBoundary {
+        uuid: &'a str,
+        trigger: CompactTrigger,
+        pre_tokens: u64,
+    },
+}
+
+/// A manual `/compact` failed; the history is unchanged (unless the transcript
+/// failed half-way, which ends nothing but is reported).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionCompactError {
+    #[error(transparent)]
+    Compact(#[from] CompactError),
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
 }
 
 /// The transcript could not be written.
@@ -210,6 +238,8 @@ pub struct Session {
     /// The uuid of each message, same indices.
     uuids: Vec<String>,
     totals: SessionTotals,
+    stop_hooks: Option<Arc<dyn StopHooks>>,
+    compact_tracking: AutocompactTracking,
 }
 
 impl Session {
@@ -219,7 +249,70 @@ impl Session {
             messages: Vec::new(),
             uuids: Vec::new(),
             totals: SessionTotals::default(),
+            stop_hooks: None,
+            compact_tracking: AutocompactTracking::default(),
         }
+    }
+
+    /// Runs `hooks` when the model finishes a turn (the Stop hook seam).
+    pub fn with_stop_hooks(mut self, hooks: Arc<dyn StopHooks>) -> Self {
+        self.stop_hooks = Some(hooks);
+        self
+    }
+
+    /// Autocompact's circuit breaker state for the session.
+    pub fn compact_tracking(&self) -> AutocompactTracking {
+        self.compact_tracking
+    }
+
+    /// The manual `/compact [instructions]`: summarises the conversation with one
+    /// model call (same summarisation as autocompact, `instructions` appended to
+    /// the prompt), persists the boundary and the new messages, and replaces the
+    /// history. The returned event is what a consumer shows (the CLI writes it
+    /// like `LoopEvent::Compacted`).
+    pub async fn compact(
+        &mut self,
+        instructions: Option<String>,
+        cancel: CancellationToken,
+    ) -> Result<CompactedEvent, SessionCompactError> {
+        self.close_dangling_tool_uses().await?;
+        let config = &self.parts.config;
+        let event = compact_history(
+            self.parts.deps.as_ref(),
+            SummarySettings {
+                context: &self.parts.context,
+                model: &config.model,
+                prompt_caching: config.prompt_caching,
+            },
+            &self.messages,
+            instructions.as_deref(),
+            CompactTrigger::Manual,
+            &cancel,
+        )
+        .await?;
+        self.apply_compaction(&event).await?;
+        Ok(event)
+    }
+
+    async fn apply_compaction(&mut self, event: &CompactedEvent) -> Result<(), TranscriptError> {
+        match event.trigger {
+            CompactTrigger::Auto => self.compact_tracking = self.compact_tracking.after_success(),
+            CompactTrigger::Manual | CompactTrigger::Reactive => {}
+        }
+        if let Some(sink) = &self.parts.transcript {
+            sink.append(TranscriptEntry::CompactBoundary {
+                uuid: &event.boundary_uuid,
+                trigger: event.trigger,
+                pre_tokens: event.pre_tokens,
+            })
+            .await?;
+        }
+        self.messages.clear();
+        self.uuids.clear();
+        for (uuid, message) in &event.messages {
+            self.record(uuid.clone(), message.clone()).await?;
+        }
+        Ok(())
     }
 
     /// Starts from a resumed conversation (uuid, message), oldest first.
@@ -272,11 +365,14 @@ impl Session {
         Ok(())
     }
 
+    /// Drops a voided message. One the loop never yielded (a partial response)
+    /// is in neither history nor transcript: nothing to do.
     async fn tombstone(&mut self, uuid: &str) -> Result<(), TranscriptError> {
-        if let Some(i) = self.uuids.iter().position(|u| u == uuid) {
-            self.uuids.remove(i);
-            self.messages.remove(i);
-        }
+        let Some(i) = self.uuids.iter().position(|u| u == uuid) else {
+            return Ok(());
+        };
+        self.uuids.remove(i);
+        self.messages.remove(i);
         match &self.parts.transcript {
             Some(sink) => sink.append(TranscriptEntry::Tombstone { uuid }).await,
             None => Ok(()),
@@ -330,6 +426,8 @@ impl Session {
             deps: self.parts.deps.clone(),
             config: self.parts.config.clone(),
             cancel,
+            stop_hooks: self.stop_hooks.clone(),
+            autocompact_tracking: self.compact_tracking,
         }
     }
 
@@ -393,22 +491,27 @@ impl SessionTurn<'_> {
             LoopEvent::ToolResults(r) => {
                 self.session.record(r.uuid.clone(), r.message.clone()).await
             }
-            LoopEvent::Tombstone { uuid } => self.session.tombstone(uuid).await,
+            LoopEvent::MetaMessage { uuid, message } => {
+                self.session.record(uuid.clone(), message.clone()).await
+            }
+            LoopEvent::Tombstone { uuid, .. } => self.session.tombstone(uuid).await,
+            LoopEvent::Compacted(compacted) => self.session.apply_compaction(compacted).await,
+            LoopEvent::CompactFailed {
+                consecutive_failures,
+                ..
+            } => {
+                self.session.compact_tracking.consecutive_failures = *consecutive_failures;
+                Ok(())
+            }
             LoopEvent::Terminal(terminal) => {
                 let terminal = terminal.clone();
-                let errors = match &terminal {
-                    Terminal::PromptTooLong(e) | Terminal::ModelError(e) => vec![e.to_string()],
-                    Terminal::Completed
-                    | Terminal::Aborted
-                    | Terminal::BlockingLimit
-                    | Terminal::MaxTurns { .. }
-                    | Terminal::StopHookPrevented => Vec::new(),
-                };
+                let errors = terminal.error_message().into_iter().collect();
                 return Some(self.finish(Some(terminal), errors));
             }
             LoopEvent::RequestStart { .. }
             | LoopEvent::Stream(_)
             | LoopEvent::Retry { .. }
+            | LoopEvent::ModelFallback { .. }
             | LoopEvent::ToolProgress(_) => Ok(()),
         };
         if let Err(e) = recorded {

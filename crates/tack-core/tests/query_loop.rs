@@ -352,6 +352,7 @@ async fn the_blocking_limit_refuses_to_send() {
     let model = FakeModel::new([]);
     let config = QueryConfig {
         context_window: Some(3_100),
+        auto_compact: false,
         ..QueryConfig::new(MODEL)
     };
     let p = params_with(
@@ -611,4 +612,116 @@ async fn oversized_results_go_to_disk_with_a_preview() {
     );
     assert!(results[0].1.contains(&stored.display().to_string()));
     assert!(results[0].1.len() < 3_000);
+}
+
+/// A fake PostToolUse hook: feedback for `Write`, context for `Read`, and it
+/// records what it was shown.
+struct FakePostHook(std::sync::Mutex<Vec<(String, Value, String)>>);
+
+impl tack_core::permission::CanUseTool for FakePostHook {
+    fn check<'a>(
+        &'a self,
+        _tool: &'a dyn Tool,
+        _input: &'a Value,
+        _ctx: &'a tack_tool::ToolContext,
+    ) -> BoxFuture<'a, PermissionDecision> {
+        Box::pin(std::future::ready(PermissionDecision::Allow))
+    }
+
+    fn post_tool_use<'a>(
+        &'a self,
+        tool: &'a dyn Tool,
+        input: &'a Value,
+        result: &'a tack_core::executor::ToolCallOutcome,
+        _ctx: &'a tack_tool::ToolContext,
+    ) -> BoxFuture<'a, tack_core::permission::PostToolUseOutcome> {
+        self.0.lock().unwrap().push((
+            tool.name().to_owned(),
+            input.clone(),
+            result.content.to_text(),
+        ));
+        let outcome = match tool.name() {
+            "Write" => tack_core::permission::PostToolUseOutcome {
+                block_reason: Some("lint failed: x.rs".into()),
+                additional_context: None,
+            },
+            _ => tack_core::permission::PostToolUseOutcome {
+                block_reason: None,
+                additional_context: Some("read was audited".into()),
+            },
+        };
+        Box::pin(std::future::ready(outcome))
+    }
+}
+
+#[tokio::test]
+async fn post_tool_use_feedback_is_appended_to_successful_results_only() {
+    let model = FakeModel::new([
+        Response::tool_uses(&[
+            ("t_write", "Write", json!({"path": "x.rs"})),
+            ("t_read", "Read", json!({"path": "y"})),
+            ("t_fail", "Fail", json!({})),
+        ]),
+        Response::text("ok"),
+    ]);
+    let tools = vec![
+        tool(FakeTool::ok("Write", false, "written", 0)),
+        tool(FakeTool::ok("Read", true, "read ok", 0)),
+        tool(FakeTool::new("Fail", true, Behavior::Fail("nope".into()))),
+    ];
+    let hook = Arc::new(FakePostHook(Default::default()));
+    let p = params_with(
+        model.clone(),
+        tools,
+        hook.clone(),
+        "go",
+        CancellationToken::new(),
+        QueryConfig::new(MODEL),
+    );
+    let events = collect(query(p)).await;
+    let results = events
+        .iter()
+        .find_map(|e| match e {
+            LoopEvent::ToolResults(r) => Some(results_of(&r.message)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        results,
+        vec![
+            (
+                "t_write".to_owned(),
+                "written\n\nPostToolUse hook feedback:\nlint failed: x.rs".to_owned(),
+                false
+            ),
+            (
+                "t_read".to_owned(),
+                "read ok\n\n<system-reminder>\nread was audited\n</system-reminder>".to_owned(),
+                false
+            ),
+            (
+                "t_fail".to_owned(),
+                "<tool_use_error>nope</tool_use_error>".to_owned(),
+                true
+            ),
+        ]
+    );
+    // Only the successful calls were shown to the hook, with their input and result.
+    let seen = hook.0.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        vec![
+            (
+                "Write".to_owned(),
+                json!({"path": "x.rs"}),
+                "written".to_owned()
+            ),
+            (
+                "Read".to_owned(),
+                json!({"path": "y"}),
+                "read ok".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(model.requests().len(), 2);
 }

@@ -26,6 +26,8 @@ use tokio_util::sync::CancellationToken;
 #[derive(Default)]
 struct MemorySink {
     entries: Mutex<Vec<(String, Option<Role>)>>,
+    /// Every record as (uuid or "boundary:<trigger>", message if any).
+    records: Mutex<Vec<(String, Option<Message>)>>,
 }
 
 impl TranscriptSink for MemorySink {
@@ -33,14 +35,24 @@ impl TranscriptSink for MemorySink {
         &'a self,
         entry: TranscriptEntry<'a>,
     ) -> BoxFuture<'a, Result<(), TranscriptError>> {
-        let record = match entry {
-            TranscriptEntry::Message { uuid, message } => (uuid.to_owned(), Some(message.role)),
-            TranscriptEntry::Tombstone { uuid } => (uuid.to_owned(), None),
+        let (record, full) = match entry {
+            TranscriptEntry::Message { uuid, message } => (
+                (uuid.to_owned(), Some(message.role)),
+                (uuid.to_owned(), Some(message.clone())),
+            ),
+            TranscriptEntry::Tombstone { uuid } => {
+                ((uuid.to_owned(), None), (format!("tombstone:{uuid}"), None))
+            }
+            TranscriptEntry::CompactBoundary { uuid, trigger, .. } => (
+                (uuid.to_owned(), None),
+                (format!("boundary:{}", trigger.as_str()), None),
+            ),
         };
         Box::pin(async move {
             // A slow disk: the loop must still wait for it.
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
             self.entries.lock().unwrap().push(record);
+            self.records.lock().unwrap().push(full);
             Ok(())
         })
     }
@@ -59,7 +71,12 @@ fn session(
         tool_env: tool_env(),
         can_use_tool: Arc::new(AllowAll),
         deps,
-        config: QueryConfig::new(MODEL),
+        // costly() reports 1M-token prompts; a window that fits them keeps
+        // compaction out of these tests.
+        config: QueryConfig {
+            context_window: Some(100_000_000),
+            ..QueryConfig::new(MODEL)
+        },
         max_budget_usd: budget,
         transcript: Some(sink),
     })

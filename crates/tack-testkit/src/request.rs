@@ -13,6 +13,9 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The body parsed as JSON, or `Null` if it is empty or not JSON.
     pub body: Value,
+    /// When the request's head arrived (wall clock, so another process's start
+    /// time can be compared with it: the start-up benchmark does).
+    pub received_at: std::time::SystemTime,
 }
 
 impl RecordedRequest {

@@ -141,6 +141,7 @@ impl Drop for MockServer {
 }
 
 async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let received_at = std::time::SystemTime::now();
     let (parts, body) = request.into_parts();
     let bytes = axum::body::to_bytes(body, usize::MAX).await;
     let (bytes, read_failed) = match bytes {
@@ -160,6 +161,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             })
             .collect(),
         body: body_json.clone(),
+        received_at,
     };
     let request_id = {
         let mut state = shared.lock();

@@ -17,9 +17,11 @@
 //! Cancellation is the context's token: a tool must return promptly once it fires
 //! and must stop any child process it started (the executor also drops the future).
 
+pub mod budget;
 mod context;
 mod output;
 
+pub use budget::{apply_message_budget, apply_result_budget};
 pub use context::{ProgressSink, ReadRecord, ToolContext, ToolEnv, ToolProgress};
 pub use output::{ToolError, ToolOutput, ToolResult};
 
@@ -59,6 +61,14 @@ pub trait Tool: Send + Sync {
     /// tool preconditions that need no side effect. `Err` is shown to the model,
     /// so it must say what was wrong and how to call the tool correctly.
     fn validate(&self, input: &Value, ctx: &ToolContext) -> Result<(), ToolError>;
+
+    /// Text results longer than this many characters are stored on disk by the
+    /// loop's result budget ([`budget::apply_result_budget`]), the model getting a
+    /// preview and the path. `None` exempts the tool (Read: its output is already
+    /// capped, and storing it in a file the model must Read again would loop).
+    fn max_result_chars(&self) -> Option<usize> {
+        Some(budget::DEFAULT_MAX_RESULT_CHARS)
+    }
 
     /// Absolute paths this call would read or write, for the permission layer
     /// (which decides about paths outside the working directories).

@@ -1,8 +1,6 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_protocol::{
-    ApiErrorDetail, DeltaUsage, MessageDeltaBody, Role, StopReason, Usage, UnknownBlock,
-};
+use tack_protocol::{DeltaUsage, MessageDeltaBody, Role, StopReason, UnknownBlock, Usage};
 
 use super::*;
 
@@ -104,7 +102,9 @@ fn text(s: &str) -> Delta {
 }
 
 fn json_delta(s: &str) -> Delta {
-    Delta::InputJsonDelta { partial_json: s.into() }
+    Delta::InputJsonDelta {
+        partial_json: s.into(),
+    }
 }
 
 fn message_start() -> MessageResponse {
@@ -116,14 +116,21 @@ fn message_start() -> MessageResponse {
         content: vec![],
         stop_reason: None,
         stop_sequence: None,
-        usage: Usage { input_tokens: 1204, output_tokens: 2, ..Usage::default() },
+        usage: Usage {
+            input_tokens: 1204,
+            output_tokens: 2,
+            ..Usage::default()
+        },
         stop_details: None,
     }
 }
 
 #[test]
 fn recorded_stream_gives_the_whole_event_list() {
-    let thinking = ContentBlock::Thinking { thinking: "Open the config ✓".into(), signature: "EqQB".into() };
+    let thinking = ContentBlock::Thinking {
+        thinking: "Open the config ✓".into(),
+        signature: "EqQB".into(),
+    };
     let answer = ContentBlock::text("Let me open the config file.\n");
     let read = ContentBlock::tool_use(
         "toolu_01LmR8",
@@ -135,24 +142,55 @@ fn recorded_stream_gives_the_whole_event_list() {
     done.stop_reason = Some(StopReason::ToolUse);
     done.usage.output_tokens = 61;
     let expected = vec![
-        sse(SseEvent::MessageStart { message: message_start() }),
+        sse(SseEvent::MessageStart {
+            message: message_start(),
+        }),
         sse(SseEvent::ContentBlockStart {
             index: 0,
-            content_block: ContentBlock::Thinking { thinking: String::new(), signature: String::new() },
+            content_block: ContentBlock::Thinking {
+                thinking: String::new(),
+                signature: String::new(),
+            },
         }),
-        delta(0, Delta::ThinkingDelta { thinking: "Open the ".into() }),
-        delta(0, Delta::ThinkingDelta { thinking: "config ✓".into() }),
-        delta(0, Delta::SignatureDelta { signature: "EqQB".into() }),
+        delta(
+            0,
+            Delta::ThinkingDelta {
+                thinking: "Open the ".into(),
+            },
+        ),
+        delta(
+            0,
+            Delta::ThinkingDelta {
+                thinking: "config ✓".into(),
+            },
+        ),
+        delta(
+            0,
+            Delta::SignatureDelta {
+                signature: "EqQB".into(),
+            },
+        ),
         sse(SseEvent::ContentBlockStop { index: 0 }),
-        StreamEvent::BlockDone { index: 0, block: thinking, input_error: None },
-        sse(SseEvent::ContentBlockStart { index: 1, content_block: ContentBlock::text("") }),
+        StreamEvent::BlockDone {
+            index: 0,
+            block: thinking,
+            input_error: None,
+        },
+        sse(SseEvent::ContentBlockStart {
+            index: 1,
+            content_block: ContentBlock::text(""),
+        }),
         sse(SseEvent::Ping),
         delta(1, text("Let me open")),
         sse(SseEvent::Unknown(json!({"type":"future_event","x":[1,2]}))),
         delta(1, Delta::Unknown(json!({"type":"future_delta","y":1}))),
         delta(1, text(" the config file.\n")),
         sse(SseEvent::ContentBlockStop { index: 1 }),
-        StreamEvent::BlockDone { index: 1, block: answer, input_error: None },
+        StreamEvent::BlockDone {
+            index: 1,
+            block: answer,
+            input_error: None,
+        },
         sse(SseEvent::ContentBlockStart {
             index: 2,
             content_block: ContentBlock::tool_use("toolu_01LmR8", "Read", json!({})),
@@ -162,14 +200,21 @@ fn recorded_stream_gives_the_whole_event_list() {
         delta(2, json_delta("me/dev/tack/Cargo.t")),
         delta(2, json_delta("oml\", \"limit\": 80}")),
         sse(SseEvent::ContentBlockStop { index: 2 }),
-        StreamEvent::BlockDone { index: 2, block: read, input_error: None },
+        StreamEvent::BlockDone {
+            index: 2,
+            block: read,
+            input_error: None,
+        },
         sse(SseEvent::MessageDelta {
             delta: MessageDeltaBody {
                 stop_reason: Some(StopReason::ToolUse),
                 stop_sequence: None,
                 stop_details: None,
             },
-            usage: DeltaUsage { output_tokens: 61, ..DeltaUsage::default() },
+            usage: DeltaUsage {
+                output_tokens: 61,
+                ..DeltaUsage::default()
+            },
         }),
         sse(SseEvent::MessageStop),
         StreamEvent::MessageDone(done),
@@ -192,7 +237,11 @@ fn split_at_every_byte_boundary_and_in_single_bytes() {
     let tool = RECORDED.find("input_json_delta").unwrap_or(0);
     for i in (tool..bytes.len()).step_by(7) {
         for j in (i..bytes.len()).step_by(13) {
-            assert_eq!(run(&[&bytes[..i], &bytes[i..j], &bytes[j..]]), whole, "{i}/{j}");
+            assert_eq!(
+                run(&[&bytes[..i], &bytes[i..j], &bytes[j..]]),
+                whole,
+                "{i}/{j}"
+            );
         }
     }
 }
@@ -229,7 +278,9 @@ fn block_done(events: &[StreamEvent]) -> Vec<(ContentBlock, Option<ToolInputErro
     events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::BlockDone { block, input_error, .. } => Some((block.clone(), input_error.clone())),
+            StreamEvent::BlockDone {
+                block, input_error, ..
+            } => Some((block.clone(), input_error.clone())),
             _ => None,
         })
         .collect()
@@ -239,14 +290,19 @@ fn block_done(events: &[StreamEvent]) -> Vec<(ContentBlock, Option<ToolInputErro
 fn tool_input_split_at_every_byte_of_the_json() {
     let input = r#"{"command": "echo \"hi\" \\ \u00e9 ✓", "n": [1, {"a": null}]}"#;
     let expected = json!({"command": "echo \"hi\" \\ é ✓", "n": [1, {"a": null}]});
-    let boundaries: Vec<usize> = (0..=input.len()).filter(|i| input.is_char_boundary(*i)).collect();
+    let boundaries: Vec<usize> = (0..=input.len())
+        .filter(|i| input.is_char_boundary(*i))
+        .collect();
     for &i in &boundaries {
         for &j in boundaries.iter().filter(|j| **j >= i) {
             let (events, end) = run_str(&tool_stream(&[&input[..i], &input[i..j], &input[j..]]));
             assert_eq!(end, Ok(()));
             assert_eq!(
                 block_done(&events),
-                vec![(ContentBlock::tool_use("toolu_1", "Bash", expected.clone()), None)],
+                vec![(
+                    ContentBlock::tool_use("toolu_1", "Bash", expected.clone()),
+                    None
+                )],
                 "{i}/{j}"
             );
         }
@@ -256,7 +312,10 @@ fn tool_input_split_at_every_byte_of_the_json() {
 #[test]
 fn malformed_tool_input_is_a_typed_error_with_the_raw_text() {
     let cases = [
-        (vec!["{\"command\": \"ls\""], "EOF while parsing an object at line 1 column 16"),
+        (
+            vec!["{\"command\": \"ls\""],
+            "EOF while parsing an object at line 1 column 16",
+        ),
         (vec!["[1,", "2]"], "expected a JSON object, got an array"),
         (vec!["nul", "l"], "expected a JSON object, got null"),
         (vec!["{} x"], "trailing characters at line 1 column 4"),
@@ -272,10 +331,18 @@ fn malformed_tool_input_is_a_typed_error_with_the_raw_text() {
         };
         assert_eq!(
             block_done(&events),
-            vec![(ContentBlock::tool_use("toolu_1", "Bash", json!({})), Some(error))]
+            vec![(
+                ContentBlock::tool_use("toolu_1", "Bash", json!({})),
+                Some(error)
+            )]
         );
-        let Some(StreamEvent::MessageDone(done)) = events.last() else { panic!("{events:?}") };
-        assert_eq!(done.content, vec![ContentBlock::tool_use("toolu_1", "Bash", json!({}))]);
+        let Some(StreamEvent::MessageDone(done)) = events.last() else {
+            panic!("{events:?}")
+        };
+        assert_eq!(
+            done.content,
+            vec![ContentBlock::tool_use("toolu_1", "Bash", json!({}))]
+        );
     }
 }
 
@@ -283,13 +350,17 @@ fn malformed_tool_input_is_a_typed_error_with_the_raw_text() {
 fn empty_tool_input_is_an_empty_object() {
     for fragments in [vec![], vec![""], vec!["", ""]] {
         let (events, _) = run_str(&tool_stream(&fragments));
-        assert_eq!(block_done(&events), vec![(ContentBlock::tool_use("toolu_1", "Bash", json!({})), None)]);
+        assert_eq!(
+            block_done(&events),
+            vec![(ContentBlock::tool_use("toolu_1", "Bash", json!({})), None)]
+        );
     }
 }
 
 #[test]
 fn event_before_message_start_is_a_protocol_error() {
-    let input = "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n";
+    let input =
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n";
     assert_eq!(
         run_str(input),
         (
@@ -305,7 +376,9 @@ fn event_before_message_start_is_a_protocol_error() {
         run_str(input),
         (
             vec![sse(SseEvent::Ping)],
-            Err(ApiError::Connection { message: "stream ended before message_stop".into() })
+            Err(ApiError::Connection {
+                message: "stream ended before message_stop".into()
+            })
         )
     );
 }
@@ -315,7 +388,12 @@ fn eof_without_message_stop_is_a_connection_error() {
     let full = tool_stream(&["{}"]);
     let cut = &full[..full.find("event: message_delta").unwrap_or(0)];
     let (events, end) = run_str(cut);
-    assert_eq!(end, Err(ApiError::Connection { message: "stream ended before message_stop".into() }));
+    assert_eq!(
+        end,
+        Err(ApiError::Connection {
+            message: "stream ended before message_stop".into()
+        })
+    );
     assert_eq!(block_done(&events).len(), 1);
 }
 
@@ -328,9 +406,14 @@ fn error_event_ends_the_stream_classified() {
         json!({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})
     );
     let (events, end) = run_str(&input);
-    assert_eq!(end, Err(ApiError::Overloaded { retry_after: None, message: "Overloaded".into() }));
+    assert_eq!(
+        end,
+        Err(ApiError::Overloaded {
+            retry_after: None,
+            message: "Overloaded".into()
+        })
+    );
     assert_eq!(events.len(), 1);
-    let _ = ApiErrorDetail { kind: String::new(), message: String::new(), details: None };
 }
 
 #[test]
@@ -352,8 +435,13 @@ fn server_tool_use_and_unknown_blocks_are_kept() {
     let result = ContentBlock::Unknown(UnknownBlock(
         json!({"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}),
     ));
-    assert_eq!(block_done(&events), vec![(search.clone(), None), (result.clone(), None)]);
-    let Some(StreamEvent::MessageDone(done)) = events.last() else { panic!("{events:?}") };
+    assert_eq!(
+        block_done(&events),
+        vec![(search.clone(), None), (result.clone(), None)]
+    );
+    let Some(StreamEvent::MessageDone(done)) = events.last() else {
+        panic!("{events:?}")
+    };
     assert_eq!(done.content, vec![search, result]);
 }
 
@@ -366,7 +454,13 @@ fn unstopped_blocks_complete_at_message_stop_and_late_events_are_ignored() {
     ) + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":9,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n";
     let (events, end) = run_str(&input);
     assert_eq!(end, Ok(()));
-    assert_eq!(block_done(&events), vec![(ContentBlock::tool_use("toolu_1", "Bash", json!({"a":1})), None)]);
+    assert_eq!(
+        block_done(&events),
+        vec![(
+            ContentBlock::tool_use("toolu_1", "Bash", json!({"a":1})),
+            None
+        )]
+    );
     assert!(matches!(events.last(), Some(StreamEvent::MessageDone(_))));
 }
 
@@ -374,9 +468,13 @@ fn unstopped_blocks_complete_at_message_stop_and_late_events_are_ignored() {
 fn delta_for_a_block_that_never_started_is_a_protocol_error() {
     let full = tool_stream(&[]);
     let head = &full[..full.find("event: content_block_start").unwrap_or(0)];
-    let input = format!("{head}event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":3,\"delta\":{{\"type\":\"text_delta\",\"text\":\"x\"}}}}\n\n");
+    let input = format!(
+        "{head}event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":3,\"delta\":{{\"type\":\"text_delta\",\"text\":\"x\"}}}}\n\n"
+    );
     assert_eq!(
         run_str(&input).1,
-        Err(ApiError::Protocol { message: "event for content block 3, which never started".into() })
+        Err(ApiError::Protocol {
+            message: "event for content block 3, which never started".into()
+        })
     );
 }

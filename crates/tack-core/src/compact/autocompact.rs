@@ -110,7 +110,8 @@ pub struct RecentFile {
 
 /// The history that replaces the conversation after a compaction: the summary
 /// (and recently read files) as the first user turn, then the trailing
-/// tool_use/tool_result exchange if the conversation ends in one, so the
+/// tool_use/tool_result exchange if the conversation ends in one (or the
+/// trailing user prompt if it ends in one), so the
 /// results the model is waiting for are not lost and every kept tool_result
 /// still follows its tool_use.
 pub fn post_compact_messages(
@@ -129,12 +130,17 @@ The summary below covers the earlier part of it.\n\n{summary}"
         )));
     }
     let mut out = vec![Message::user(first)];
-    if let [.., assistant, results] = messages
-        && assistant.role == Role::Assistant
-        && is_tool_result_message(results)
-    {
-        out.push(assistant.clone());
-        out.push(results.clone());
+    match messages {
+        [.., assistant, results]
+            if assistant.role == Role::Assistant && is_tool_result_message(results) =>
+        {
+            out.push(assistant.clone());
+            out.push(results.clone());
+        }
+        // A prompt not answered yet stays verbatim (it merges into the summary's
+        // user turn when normalised).
+        [.., prompt] if prompt.role == Role::User => out.push(prompt.clone()),
+        _ => {}
     }
     out
 }
@@ -232,5 +238,9 @@ mod tests {
             Message::assistant(vec![ContentBlock::text("a")]),
         ];
         assert_eq!(post_compact_messages("S", &[], &done).len(), 1);
+        let mut asked = done.clone();
+        asked.push(Message::user_text("next"));
+        let out = post_compact_messages("S", &[], &asked);
+        assert_eq!(out[1..], asked[2..]);
     }
 }

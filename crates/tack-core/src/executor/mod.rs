@@ -13,7 +13,9 @@
 //! 2. `validate` (after the gate: an Edit may depend on the Read before it);
 //! 3. the `can_use_tool` permission check (deny → `is_error` result);
 //! 4. a permit from the shared semaphore (safe calls only; default 10 at once);
-//! 5. `call`, with a child cancellation token and a progress sink.
+//! 5. `call`, with a child cancellation token and a progress sink;
+//! 6. after a successful call, [`CanUseTool::post_tool_use`] (PostToolUse hooks),
+//!    whose feedback is appended to the result text.
 //!
 //! Results are taken with [`StreamingToolExecutor::next_result`] strictly in
 //! tool_use order. Nothing a tool does fails the loop: an error, a panic, an
@@ -85,6 +87,19 @@ impl ToolCallOutcome {
             is_error: true,
             structured: None,
             budget_exempt: false,
+        }
+    }
+
+    /// Appends `text` to the result (a text block of its own, or after a blank
+    /// line of a text result).
+    pub fn append_text(&mut self, text: &str) {
+        match &mut self.content {
+            ToolResultContent::Text(t) if t.is_empty() => t.push_str(text),
+            ToolResultContent::Text(t) => {
+                t.push_str("\n\n");
+                t.push_str(text);
+            }
+            ToolResultContent::Blocks(blocks) => blocks.push(ContentBlock::text(text)),
         }
     }
 
@@ -382,7 +397,7 @@ async fn run_call(
         ),
         None => None,
     };
-    match tool.call(input, ctx).await {
+    let mut outcome = match tool.call(input.clone(), ctx).await {
         // Step 5's per-result half: an oversized result goes to disk now, once.
         Ok(out) => match tool.max_result_chars() {
             Some(max) => {
@@ -394,8 +409,17 @@ async fn run_call(
                 ..ToolCallOutcome::output(id, name, out)
             },
         },
-        Err(e) => fail(e),
+        Err(e) => return fail(e),
+    };
+    if !outcome.is_error {
+        let post = can_use_tool
+            .post_tool_use(tool, &input, &outcome, ctx)
+            .await;
+        if let Some(text) = post.appendix() {
+            outcome.append_text(&text);
+        }
     }
+    outcome
 }
 
 fn joined_outcome(

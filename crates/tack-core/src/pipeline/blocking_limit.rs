@@ -1,16 +1,17 @@
-//! Step 10 of seed 004: the blocking-limit check. When the prompt cannot fit in the
-//! context window (less a buffer left for a manual `/compact`), refuse to send it
-//! and end the loop with `Terminal::BlockingLimit` rather than wait for a 400.
+//! Step 10 of seed 004: the blocking-limit check. With autocompact off, a prompt
+//! at or above the effective window minus [`MANUAL_COMPACT_BUFFER_TOKENS`] is
+//! not sent: the loop ends with `Terminal::BlockingLimit`, leaving room for a
+//! manual `/compact`.
 //!
-//! It must stand down right after a compaction (usage figures are stale), for
-//! compaction's own queries (they would deadlock), and when reactive compaction or
-//! context collapse will handle the overflow themselves.
+//! It stands down (`exempt`) when autocompact is on (autocompact, then reactive
+//! compaction on a real 400, handle the overflow), right after a compaction
+//! (usage figures are stale), and when context collapse manages the context.
+//! Compaction's own summary request never goes through the loop, so it cannot
+//! deadlock here.
 
-use tack_api::estimate_messages;
-use tack_protocol::Message;
+use crate::compact::thresholds::ContextLimits;
 
-/// Tokens kept free for a manual `/compact` (MANUAL_COMPACT_BUFFER_TOKENS).
-pub const MANUAL_COMPACT_BUFFER_TOKENS: u64 = 3_000;
+pub use crate::compact::thresholds::MANUAL_COMPACT_BUFFER_TOKENS;
 
 /// The result of the check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,30 +22,30 @@ pub enum BlockingLimit {
     AtLimit { estimated_tokens: u64, limit: u64 },
 }
 
-/// What the check needs besides the messages.
+/// What the check needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockingLimitInput {
-    /// The context window of the model; `None` disables the check.
-    pub context_window: Option<u64>,
-    /// Tokens the earlier stages removed from the messages.
-    pub tokens_freed: u64,
-    /// A stage just compacted, or collapse manages the context: skip the check.
+    /// The model's limits; `None` (unknown window) disables the check.
+    pub limits: Option<ContextLimits>,
+    /// The context size after the earlier stages.
+    pub estimated_tokens: u64,
+    /// Autocompact is on, a stage just compacted, or collapse manages the
+    /// context: skip the check.
     pub exempt: bool,
 }
 
-/// Checks `messages` against the hard ceiling.
-pub fn check_blocking_limit(messages: &[Message], input: BlockingLimitInput) -> BlockingLimit {
-    let Some(window) = input.context_window else {
+/// Checks the prompt against the hard ceiling.
+pub fn check_blocking_limit(input: BlockingLimitInput) -> BlockingLimit {
+    let Some(limits) = input.limits else {
         return BlockingLimit::Below;
     };
     if input.exempt {
         return BlockingLimit::Below;
     }
-    let limit = window.saturating_sub(MANUAL_COMPACT_BUFFER_TOKENS);
-    let estimated_tokens = estimate_messages(messages).saturating_sub(input.tokens_freed);
-    if estimated_tokens >= limit {
+    let limit = limits.blocking_limit();
+    if input.estimated_tokens >= limit {
         BlockingLimit::AtLimit {
-            estimated_tokens,
+            estimated_tokens: input.estimated_tokens,
             limit,
         }
     } else {
@@ -55,34 +56,38 @@ pub fn check_blocking_limit(messages: &[Message], input: BlockingLimitInput) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pretty_assertions::assert_eq;
 
     #[test]
     fn the_check_blocks_only_at_the_limit_and_only_when_not_exempt() {
-        let messages = vec![Message::user_text("x".repeat(40_000))];
-        let tokens = estimate_messages(&messages); // ~10k
-        let input = |window, exempt| BlockingLimitInput {
-            context_window: Some(window),
-            tokens_freed: 0,
+        let limits = Some(ContextLimits {
+            window: 200_000,
+            max_output: 64_000,
+        });
+        let input = |estimated_tokens, exempt| BlockingLimitInput {
+            limits,
+            estimated_tokens,
             exempt,
         };
         assert_eq!(
-            check_blocking_limit(&messages, input(100_000, false)),
-            BlockingLimit::Below
-        );
-        assert_eq!(
-            check_blocking_limit(&messages, input(tokens + 3_000, false)),
-            BlockingLimit::AtLimit {
-                estimated_tokens: tokens,
-                limit: tokens
-            }
-        );
-        assert_eq!(
-            check_blocking_limit(&messages, input(tokens + 3_001, false)),
-            BlockingLimit::Below
-        );
-        assert_eq!(
-            check_blocking_limit(&messages, input(tokens, true)),
-            BlockingLimit::Below
+            [
+                check_blocking_limit(input(176_999, false)),
+                check_blocking_limit(input(177_000, false)),
+                check_blocking_limit(input(190_000, true)),
+                check_blocking_limit(BlockingLimitInput {
+                    limits: None,
+                    ..input(190_000, false)
+                }),
+            ],
+            [
+                BlockingLimit::Below,
+                BlockingLimit::AtLimit {
+                    estimated_tokens: 177_000,
+                    limit: 177_000
+                },
+                BlockingLimit::Below,
+                BlockingLimit::Below,
+            ]
         );
     }
 }

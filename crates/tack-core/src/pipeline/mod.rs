@@ -11,18 +11,24 @@
 //! 7. [`blocking_limit`]     — refuse to send a prompt that cannot fit
 //!
 //! After the model call and the tools, [`attachments`] adds what the model should
-//! see with the tool results.
+//! see with the tool results. [`limits`] says where each tier fires.
 //!
 //! Cheap to expensive: each stage may free enough tokens that the next does not
 //! fire. Every stage takes the messages by value and hands them back, so the
-//! history is moved through the pipeline, never deep-cloned. Stages the compaction
-//! issue has not filled in yet are pass-throughs with their final signatures.
+//! history is moved through the pipeline, never deep-cloned. Context collapse is
+//! a documented stub (see [`collapse`]).
 
 pub mod attachments;
 pub mod autocompact;
 pub mod blocking_limit;
 pub mod collapse;
 pub mod compact_boundary;
+pub mod limits;
 pub mod microcompact;
 pub mod snip;
 pub mod tool_result_budget;
+
+/// tack-api's token estimate of one message (the `compact` tiers' `Estimate`).
+pub(crate) fn estimate_message(message: &tack_protocol::Message) -> u64 {
+    tack_api::estimate_messages(std::slice::from_ref(message))
+}

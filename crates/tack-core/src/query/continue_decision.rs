@@ -9,10 +9,23 @@
 //!                  │       ─► Completed
 //!                  └ yes ─► max_turns reached? ─► MaxTurns │ NextTurn
 //! ```
+//!
+//! The no-follow-up branches may yield events: the withheld message once it is
+//! decided (`AssistantMessage` or `Tombstone`), the messages a recovery appends
+//! (`MetaMessage`), reactive compaction's `Compacted`.
 
-use super::recovery::{self, Withheld};
+use tack_protocol::Message;
+use tokio_util::sync::CancellationToken;
+
+use super::QueryConfig;
+use super::event::LoopEvent;
+use super::recovery::stop_hooks::{self, StopHookInput, StopHookOutcome, StopHooks};
+use super::recovery::{Withheld, max_output_tokens, reactive_compact, token_budget};
 use super::state::{State, Transition};
+use super::stream::Emitter;
 use super::terminal::Terminal;
+use crate::deps::QueryDeps;
+use crate::pipeline::autocompact::SummarySettings;
 
 /// What the continue decision returns.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,55 +39,122 @@ pub enum Decision {
 #[derive(Debug, Clone, PartialEq)]
 pub struct IterationEnd {
     /// The iteration's state with `messages` = messages for query + this
-    /// iteration's assistant message and tool results.
+    /// iteration's yielded assistant message and tool results (a withheld
+    /// message is not in it).
     pub state: State,
     /// The assistant message had tool_use blocks.
     pub needs_follow_up: bool,
     pub withheld: Option<Withheld>,
-    pub max_turns: Option<u32>,
+}
+
+/// What the decision may call and yield to.
+pub(crate) struct DecisionEnv<'a> {
+    pub deps: &'a dyn QueryDeps,
+    pub config: &'a QueryConfig,
+    /// The model of this query now (the fallback model after a model fallback).
+    pub model: &'a str,
+    pub summary: SummarySettings<'a>,
+    pub stop_hooks: Option<&'a dyn StopHooks>,
+    pub cancel: &'a CancellationToken,
+    pub out: &'a Emitter,
+}
+
+impl DecisionEnv<'_> {
+    /// Yields a message the loop appends itself.
+    async fn meta(&self, message: Message) {
+        let uuid = self.deps.new_id();
+        self.out
+            .emit(LoopEvent::MetaMessage { uuid, message })
+            .await;
+    }
 }
 
 /// The decision tree above.
-pub fn decide_continue(end: IterationEnd) -> Decision {
+pub(crate) async fn decide_continue(end: IterationEnd, env: &DecisionEnv<'_>) -> Decision {
     let IterationEnd {
-        state,
+        mut state,
         needs_follow_up,
         withheld,
-        max_turns,
     } = end;
-    if !needs_follow_up {
-        match withheld {
-            Some(Withheld::PromptTooLong(error)) => {
-                if let Some(next) = recovery::try_collapse_drain(&state) {
-                    return Decision::Continue(next);
-                }
-                if let Some(next) = recovery::try_reactive_compact(&state) {
-                    return Decision::Continue(next);
-                }
-                return Decision::Stop(Terminal::PromptTooLong(error));
-            }
-            Some(Withheld::MaxOutputTokens) => {
-                if let Some(next) = recovery::try_escalate_max_output_tokens(&state) {
-                    return Decision::Continue(next);
-                }
-                if let Some(next) = recovery::try_max_output_tokens_recovery(&state) {
-                    return Decision::Continue(next);
-                }
-                // Recovery exhausted: the (already yielded) truncated message stands.
-            }
-            None => {}
-        }
-        match run_stop_hooks(&state) {
-            StopHooks::Pass => {}
-            StopHooks::Blocking(next) => return Decision::Continue(next),
-            StopHooks::Prevented => return Decision::Stop(Terminal::StopHookPrevented),
-        }
-        if let Some(next) = token_budget_continuation(&state) {
-            return Decision::Continue(next);
-        }
-        return Decision::Stop(Terminal::Completed);
+    if needs_follow_up {
+        return next_turn(state, env.config.max_turns);
     }
+    match withheld {
+        Some(super::recovery::Withheld::PromptTooLong(error)) => {
+            if let Some(next) = reactive_compact::try_collapse_drain(&state) {
+                return Decision::Continue(next);
+            }
+            if let Some((next, compacted)) =
+                reactive_compact::try_reactive_compact(&state, env.deps, env.summary, env.cancel)
+                    .await
+            {
+                env.out.emit(LoopEvent::Compacted(compacted)).await;
+                return Decision::Continue(next);
+            }
+            return Decision::Stop(Terminal::PromptTooLong(error));
+        }
+        Some(Withheld::MaxOutputTokens(assistant)) => {
+            if let Some(next) = max_output_tokens::try_escalate(&state, env.config, env.model) {
+                env.out
+                    .emit(LoopEvent::Tombstone {
+                        uuid: assistant.uuid,
+                        message_id: assistant.id,
+                    })
+                    .await;
+                return Decision::Continue(next);
+            }
+            // From here on the partial answer is kept.
+            state.messages.push(assistant.message.clone());
+            env.out.emit(LoopEvent::AssistantMessage(assistant)).await;
+            if let Some((next, resume)) = max_output_tokens::try_recovery(&state) {
+                env.meta(resume).await;
+                return Decision::Continue(next);
+            }
+            // Recovery exhausted: the truncated message stands (surfaced).
+        }
+        None => {}
+    }
+    if let Some(hooks) = env.stop_hooks {
+        let outcome = hooks
+            .run(StopHookInput {
+                messages: &state.messages,
+                stop_hook_active: state.stop_hook_active,
+            })
+            .await;
+        match outcome {
+            StopHookOutcome::Pass => {}
+            StopHookOutcome::Block { reason } => {
+                let message = stop_hooks::blocking_message(&reason);
+                env.meta(message.clone()).await;
+                state.messages.push(message);
+                return Decision::Continue(State {
+                    stop_hook_active: true,
+                    transition: Some(Transition::StopHookBlocking),
+                    ..state
+                });
+            }
+            StopHookOutcome::Prevent { reason: _ } => {
+                return Decision::Stop(Terminal::StopHookPrevented);
+            }
+        }
+    }
+    if let Some((tracker, nudge)) =
+        token_budget::continuation(state.token_budget, env.config.token_budget)
+    {
+        env.meta(nudge.clone()).await;
+        state.messages.push(nudge);
+        return Decision::Continue(State {
+            token_budget: tracker,
+            transition: Some(Transition::TokenBudgetContinuation),
+            ..state
+        });
+    }
+    Decision::Stop(Terminal::Completed)
+}
 
+/// The tool-use branch: `NextTurn`, unless `max_turns` would be exceeded. The
+/// per-turn recovery counters start afresh.
+pub fn next_turn(state: State, max_turns: Option<u32>) -> Decision {
     let next_turn_count = state.turn_count + 1;
     if let Some(max) = max_turns
         && next_turn_count > max
@@ -84,40 +164,13 @@ pub fn decide_continue(end: IterationEnd) -> Decision {
         });
     }
     Decision::Continue(State {
-        messages: state.messages,
         turn_count: next_turn_count,
         max_output_tokens_recovery_count: 0,
         has_attempted_reactive_compact: false,
         max_output_tokens_override: None,
-        stop_hook_active: state.stop_hook_active,
-        auto_compact_tracking: state.auto_compact_tracking,
         transition: Some(Transition::NextTurn),
+        ..state
     })
-}
-
-/// What the Stop hooks said.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StopHooks {
-    Pass,
-    /// A hook blocked with an error for the model: continue from this state
-    /// ([`Transition::StopHookBlocking`], `stop_hook_active` set).
-    Blocking(State),
-    /// A hook prevented continuation.
-    Prevented,
-}
-
-/// Runs the Stop hooks at most once per exit point (not again while
-/// `stop_hook_active`). No hooks exist yet (hooks issue).
-pub fn run_stop_hooks(state: &State) -> StopHooks {
-    let _ = state;
-    StopHooks::Pass
-}
-
-/// Continues a model that stopped early relative to its token budget
-/// ([`Transition::TokenBudgetContinuation`]). No token budget yet.
-pub fn token_budget_continuation(state: &State) -> Option<State> {
-    let _ = state;
-    None
 }
 
 #[cfg(test)]
@@ -126,66 +179,32 @@ mod tests {
     use pretty_assertions::assert_eq;
     use tack_protocol::Message;
 
-    fn end(needs_follow_up: bool, turn_count: u32, max_turns: Option<u32>) -> IterationEnd {
+    fn state(turn_count: u32) -> State {
         let mut state = State::initial(vec![Message::user_text("hi")], Some(64_000));
         state.turn_count = turn_count;
         state.max_output_tokens_recovery_count = 2;
-        IterationEnd {
-            state,
-            needs_follow_up,
-            withheld: None,
-            max_turns,
-        }
+        state.has_attempted_reactive_compact = true;
+        state
     }
 
     #[test]
     fn tool_use_continues_with_a_whole_new_state() {
         let expected = State {
-            messages: vec![Message::user_text("hi")],
             turn_count: 4,
             max_output_tokens_recovery_count: 0,
             has_attempted_reactive_compact: false,
             max_output_tokens_override: None,
-            stop_hook_active: false,
-            auto_compact_tracking: None,
             transition: Some(Transition::NextTurn),
+            ..state(3)
         };
-        assert_eq!(
-            decide_continue(end(true, 3, Some(4))),
-            Decision::Continue(expected)
-        );
+        assert_eq!(next_turn(state(3), Some(4)), Decision::Continue(expected));
     }
 
     #[test]
     fn max_turns_stops_with_the_turn_that_would_have_run() {
         assert_eq!(
-            decide_continue(end(true, 4, Some(4))),
+            next_turn(state(4), Some(4)),
             Decision::Stop(Terminal::MaxTurns { turn_count: 5 })
-        );
-    }
-
-    #[test]
-    fn no_tool_use_completes_and_unrecovered_errors_surface() {
-        assert_eq!(
-            decide_continue(end(false, 1, None)),
-            Decision::Stop(Terminal::Completed)
-        );
-        let mut truncated = end(false, 1, None);
-        truncated.withheld = Some(Withheld::MaxOutputTokens);
-        assert_eq!(
-            decide_continue(truncated),
-            Decision::Stop(Terminal::Completed)
-        );
-        let error = tack_api::ApiError::PromptTooLong {
-            actual: Some(210_000),
-            limit: Some(200_000),
-            message: "prompt is too long".into(),
-        };
-        let mut too_long = end(false, 1, None);
-        too_long.withheld = Some(Withheld::PromptTooLong(error.clone()));
-        assert_eq!(
-            decide_continue(too_long),
-            Decision::Stop(Terminal::PromptTooLong(error))
         );
     }
 }

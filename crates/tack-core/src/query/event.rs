@@ -9,17 +9,24 @@ use tack_tool::ToolProgress;
 
 use super::state::Transition;
 use super::terminal::Terminal;
+use crate::pipeline::autocompact::CompactTrigger;
 
 /// One event of the loop, for a UI, an SDK consumer or the stream-json writer.
 ///
-/// Per iteration, in order: `RequestStart`, then `Retry`* and `Stream`* (raw
-/// partials) interleaved with `ToolProgress` of tools already running, then
+/// Per iteration, in order: `RequestStart`, then `Compacted` / `CompactFailed`
+/// if autocompact ran, then `Retry`* and `Stream`* (raw partials) interleaved
+/// with `ToolProgress` of tools already running (a `ModelFallback` or a
+/// `Tombstone` restarts this part for a retried request), then
 /// `AssistantMessage`, then `ToolProgress`*, then `ToolResults` if the message had
-/// tool_use blocks. The stream ends with exactly one `Terminal`.
+/// tool_use blocks; or, when the iteration ends without tool use, any of
+/// `MetaMessage` / `Compacted` a recovery adds. The stream ends with exactly one
+/// `Terminal`.
 ///
-/// `AssistantMessage` and `ToolResults` are the messages appended to the
-/// conversation, in conversation order: a consumer that appends them to its own
-/// transcript has exactly what the loop sends next (before compaction).
+/// `AssistantMessage`, `ToolResults` and `MetaMessage` are the messages appended
+/// to the conversation, in conversation order; `Compacted` replaces the whole
+/// conversation with its messages. A consumer that applies them to its own
+/// transcript has exactly what the loop sends next (microcompact's clearing
+/// aside, which is recomputed from the history each time).
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoopEvent {
     /// A model request is about to be sent (seed 004 step 3, `stream_request_start`).
@@ -46,11 +53,50 @@ pub enum LoopEvent {
     ToolResults(ToolResultsEvent),
     /// Progress of a running tool (never sent to the model).
     ToolProgress(ToolProgress),
-    /// The message with this uuid, already yielded, is void (streaming fallback):
-    /// remove it from display and transcript.
-    Tombstone { uuid: String },
+    /// The response streamed so far is void (streaming fallback, or a
+    /// max_output_tokens escalation retrying the request): drop it from the
+    /// display and, if it was recorded, from the transcript. `message_id` is the
+    /// API id (`msg_...`) of its `message_start`, which is what stream consumers
+    /// saw (empty if the stream died before it); `uuid` is the transcript id the
+    /// loop had reserved for it. A voided response was never yielded as an
+    /// `AssistantMessage`, so there is normally nothing to remove from a
+    /// transcript; its thinking signatures are never sent back.
+    Tombstone { uuid: String, message_id: String },
+    /// After repeated overloaded (529) errors the loop switched to the fallback
+    /// model for the rest of this query and retries the request with it.
+    ModelFallback { from: String, to: String },
+    /// The compact boundary: the conversation was summarised and is replaced by
+    /// `messages` (the `Session` persists a boundary record and these messages).
+    Compacted(CompactedEvent),
+    /// An autocompaction failed; the loop carries on with the history as is.
+    /// At `consecutive_failures` = 3 autocompact stops trying for the session.
+    CompactFailed {
+        trigger: CompactTrigger,
+        consecutive_failures: u32,
+        error: String,
+    },
+    /// A user message the loop itself appended to the conversation (Claude
+    /// Code's `isMeta`): the max_output_tokens "resume directly" request, a Stop
+    /// hook's blocking reason, a token-budget nudge.
+    MetaMessage { uuid: String, message: Message },
     /// The loop ended. Always the last event.
     Terminal(Terminal),
+}
+
+/// A compaction's result: the new start of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactedEvent {
+    /// Transcript id of the boundary record.
+    pub boundary_uuid: String,
+    pub trigger: CompactTrigger,
+    /// Estimated tokens of the history that was summarised.
+    pub pre_tokens: u64,
+    /// The summary text (also inside the first message).
+    pub summary: String,
+    /// The whole conversation from now on, with transcript ids: the summary
+    /// (and recently read files) as a user message, then the trailing
+    /// tool_use/tool_result exchange or unanswered prompt, if any.
+    pub messages: Vec<(String, Message)>,
 }
 
 /// A complete assistant message and what came with it.

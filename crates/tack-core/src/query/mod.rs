@@ -23,17 +23,20 @@
 
 mod continue_decision;
 mod event;
-mod recovery;
+pub mod recovery;
 mod state;
 mod stream;
 mod terminal;
 
-pub use continue_decision::{Decision, IterationEnd, StopHooks, decide_continue};
-pub use event::{AssistantMessageEvent, LoopEvent, ToolResultInfo, ToolResultsEvent};
+pub use continue_decision::{Decision, IterationEnd, next_turn};
+pub use event::{
+    AssistantMessageEvent, CompactedEvent, LoopEvent, ToolResultInfo, ToolResultsEvent,
+};
 pub use recovery::Withheld;
-pub use state::{State, Transition};
+pub use recovery::stop_hooks::{StopHookInput, StopHookOutcome, StopHooks};
+pub use state::{State, Transition, UsageMark};
 pub use stream::{EVENT_BUFFER, QueryStream};
-pub use terminal::Terminal;
+pub use terminal::{PROMPT_TOO_LONG_MESSAGE, Terminal};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,6 +48,8 @@ use tack_tool::ToolEnv;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::compact::autocompact::{AutocompactTracking, should_autocompact};
+use crate::compact::thresholds::ContextLimits;
 use crate::context::PromptContext;
 use crate::deps::QueryDeps;
 use crate::executor::{
@@ -52,15 +57,16 @@ use crate::executor::{
     tool_results_dir,
 };
 use crate::permission::CanUseTool;
-use crate::pipeline::autocompact::AutocompactOutcome;
+use crate::pipeline::autocompact::{CompactTrigger, SummarySettings, compact_history};
 use crate::pipeline::blocking_limit::{BlockingLimit, BlockingLimitInput, check_blocking_limit};
+use crate::pipeline::microcompact::MicrocompactOutcome;
 use crate::pipeline::snip::SnipOutcome;
 use crate::pipeline::tool_result_budget::ToolResultBudget;
-use crate::pipeline::{
-    attachments, collapse, compact_boundary, microcompact::MicrocompactOutcome, snip,
-    tool_result_budget,
-};
+use crate::pipeline::{attachments, collapse, compact_boundary, limits, snip, tool_result_budget};
 use crate::request::{RequestOptions, build_request};
+use continue_decision::{DecisionEnv, decide_continue};
+use recovery::max_output_tokens::DEFAULT_MAX_OUTPUT_TOKENS;
+use recovery::{model_fallback, streaming_fallback};
 use stream::{Emitter, Item};
 
 /// Everything one `query()` call needs.
@@ -77,15 +83,23 @@ pub struct QueryParams {
     /// The user's abort. The loop works with a child, so dropping the stream does
     /// not fire the caller's token.
     pub cancel: CancellationToken,
+    /// Run when the model finishes without tool use (`None`: no hooks).
+    pub stop_hooks: Option<Arc<dyn StopHooks>>,
+    /// Autocompact's circuit breaker so far in the session (the `Session`
+    /// carries it across queries from `Compacted` / `CompactFailed` events).
+    pub autocompact_tracking: AutocompactTracking,
 }
 
 /// The fixed settings of one query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryConfig {
     pub model: String,
-    /// max_tokens of each request unless a recovery overrides it.
+    /// max_tokens of each request unless a recovery overrides it (default
+    /// 8,000; CLAUDE_CODE_MAX_OUTPUT_TOKENS sets it). At or above the escalated
+    /// cap (64k / the model's), max_output_tokens escalation does not apply.
     pub max_tokens: u32,
-    /// max_tokens for the first request (`maxOutputTokensOverride`).
+    /// max_tokens for the first request (`maxOutputTokensOverride`; disables
+    /// escalation).
     pub max_output_tokens_override: Option<u32>,
     pub thinking: Option<ThinkingConfig>,
     /// `false` with DISABLE_PROMPT_CACHING.
@@ -94,18 +108,31 @@ pub struct QueryConfig {
     pub max_turns: Option<u32>,
     /// Concurrency-safe tool calls running at once.
     pub max_tool_concurrency: usize,
-    /// The model's context window, for the blocking-limit check; `None` disables it.
+    /// The model's context window; `None`: `tack_api::model_info`'s, and for an
+    /// unknown model no threshold-based context management at all.
     pub context_window: Option<u64>,
     pub tool_result_budget: ToolResultBudget,
+    /// `--fallback-model`: used after repeated overloaded errors.
+    pub fallback_model: Option<String>,
+    /// Autocompact (`false` with DISABLE_AUTO_COMPACT / `autoCompactEnabled:
+    /// false`); when off, the blocking limit applies instead.
+    pub auto_compact: bool,
+    /// Microcompact (clearing old tool results).
+    pub microcompact: bool,
+    /// HISTORY_SNIP: drop old middle turns before autocompact (off by default).
+    pub snip: bool,
+    /// Output tokens the model should aim for (token-budget continuation).
+    pub token_budget: Option<u64>,
 }
 
 impl QueryConfig {
-    /// Defaults for `model`: 32k output tokens, caching on, no turn limit,
-    /// 10 parallel tools, no blocking-limit check.
+    /// Defaults for `model`: 8k output tokens, caching on, no turn limit,
+    /// 10 parallel tools, window from the model table, autocompact and
+    /// microcompact on, snip off, no fallback model, no token budget.
     pub fn new(model: impl Into<String>) -> Self {
         QueryConfig {
             model: model.into(),
-            max_tokens: 32_000,
+            max_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
             max_output_tokens_override: None,
             thinking: None,
             prompt_caching: true,
@@ -113,7 +140,26 @@ impl QueryConfig {
             max_tool_concurrency: DEFAULT_MAX_CONCURRENCY,
             context_window: None,
             tool_result_budget: ToolResultBudget::default(),
+            fallback_model: None,
+            auto_compact: true,
+            microcompact: true,
+            snip: false,
+            token_budget: None,
         }
+    }
+
+    /// The context limits the pipeline works with; `None` if the window is
+    /// unknown. The output reserve is the model's output cap (64k if unknown).
+    pub fn context_limits(&self) -> Option<ContextLimits> {
+        let info = tack_api::model_info(&self.model);
+        let window = self.context_window.or(info.map(|i| i.context_window))?;
+        Some(ContextLimits {
+            window,
+            max_output: info.map_or(
+                u64::from(recovery::max_output_tokens::ESCALATED_MAX_OUTPUT_TOKENS),
+                |i| i.max_output_tokens,
+            ),
+        })
     }
 }
 
@@ -143,9 +189,17 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         deps,
         config,
         cancel,
+        stop_hooks,
+        autocompact_tracking,
     } = params;
     let tool_definitions = tools.definitions();
-    let mut state = State::initial(messages, config.max_output_tokens_override);
+    let context_limits = config.context_limits();
+    // The model for the rest of this query (changed by a model fallback).
+    let mut current_model = config.model.clone();
+    let mut state = State {
+        auto_compact_tracking: autocompact_tracking,
+        ..State::initial(messages, config.max_output_tokens_override)
+    };
 
     loop {
         // Step 1: State destructure.
@@ -156,7 +210,9 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
             has_attempted_reactive_compact,
             max_output_tokens_override,
             stop_hook_active,
-            auto_compact_tracking,
+            mut auto_compact_tracking,
+            token_budget,
+            mut last_usage,
             transition,
         } = state;
         if cancel.is_cancelled() {
@@ -168,7 +224,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
 
         // Step 3: yield stream_request_start.
         out.emit(LoopEvent::RequestStart {
-            model: config.model.clone(),
+            model: current_model.clone(),
             turn_count,
             transition,
         })
@@ -177,6 +233,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         // Step 4: getMessagesAfterCompactBoundary. From here `messages_for_query`
         // is moved through the stages, then only appended to.
         let messages_for_query = compact_boundary::messages_after_compact_boundary(messages);
+        let tokens_before = limits::token_count_with_estimation(&messages_for_query, last_usage);
 
         // Step 5: applyToolResultBudget (before microcompact, see pipeline docs).
         let messages_for_query = tool_result_budget::apply_tool_result_budget(
@@ -188,98 +245,206 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         let SnipOutcome {
             messages: messages_for_query,
             tokens_freed: snip_tokens_freed,
-        } = snip::snip_if_needed(messages_for_query);
+        } = snip::snip_if_needed(
+            messages_for_query,
+            tokens_before,
+            context_limits
+                .filter(|_| config.snip)
+                .map(|l| limits::snip_thresholds(&l)),
+            limits::SNIP_KEEP_RECENT,
+        );
 
         // Step 7: microcompact.
         let MicrocompactOutcome {
             messages: messages_for_query,
             tokens_freed: mc_tokens_freed,
-        } = deps.microcompact(messages_for_query).await;
+            ..
+        } = match context_limits.filter(|_| config.microcompact) {
+            Some(l) => {
+                deps.microcompact(messages_for_query, limits::microcompact_config(&l))
+                    .await
+            }
+            None => MicrocompactOutcome {
+                messages: messages_for_query,
+                results_cleared: 0,
+                tokens_freed: 0,
+            },
+        };
 
-        // Step 8: contextCollapse.
+        // Step 8: contextCollapse (a stub, never active).
         let collapsed = collapse::apply_collapses_if_needed(messages_for_query);
+        let mut messages_for_query = collapsed.messages;
+        let mut tokens = tack_api::estimate_messages(&messages_for_query)
+            .max(tokens_before.saturating_sub(snip_tokens_freed + mc_tokens_freed));
 
         // Step 9: autocompact (stands down while collapse manages the context).
-        let AutocompactOutcome {
-            messages: mut messages_for_query,
-            compacted,
-            tracking,
-        } = if collapsed.active {
-            AutocompactOutcome {
-                messages: collapsed.messages,
-                compacted: false,
-                tracking: auto_compact_tracking,
+        let mut compacted = false;
+        if let Some(l) = context_limits
+            && config.auto_compact
+            && !collapsed.active
+            && should_autocompact(tokens, &l, &auto_compact_tracking)
+        {
+            let settings = SummarySettings {
+                context: &context,
+                model: &current_model,
+                prompt_caching: config.prompt_caching,
+            };
+            let result = compact_history(
+                deps.as_ref(),
+                settings,
+                &messages_for_query,
+                None,
+                CompactTrigger::Auto,
+                &cancel,
+            )
+            .await;
+            if cancel.is_cancelled() {
+                return Terminal::Aborted;
             }
-        } else {
-            deps.autocompact(collapsed.messages, auto_compact_tracking)
-                .await
-        };
-        let auto_compact_tracking = tracking;
+            match result {
+                Ok(event) => {
+                    messages_for_query = event.messages.iter().map(|(_, m)| m.clone()).collect();
+                    auto_compact_tracking = auto_compact_tracking.after_success();
+                    tokens = tack_api::estimate_messages(&messages_for_query);
+                    last_usage = None;
+                    compacted = true;
+                    out.emit(LoopEvent::Compacted(event)).await;
+                }
+                Err(error) => {
+                    auto_compact_tracking = auto_compact_tracking.after_failure();
+                    out.emit(LoopEvent::CompactFailed {
+                        trigger: CompactTrigger::Auto,
+                        consecutive_failures: auto_compact_tracking.consecutive_failures,
+                        error: error.to_string(),
+                    })
+                    .await;
+                }
+            }
+        }
 
-        // Step 10: Blocking limit check.
-        let limit = check_blocking_limit(
-            &messages_for_query,
-            BlockingLimitInput {
-                context_window: config.context_window,
-                tokens_freed: snip_tokens_freed + mc_tokens_freed,
-                exempt: compacted || collapsed.active,
-            },
-        );
+        // Step 10: Blocking limit check (only with autocompact off).
+        let limit = check_blocking_limit(BlockingLimitInput {
+            limits: context_limits,
+            estimated_tokens: tokens,
+            exempt: config.auto_compact || compacted || collapsed.active,
+        });
         match limit {
             BlockingLimit::Below => {}
             BlockingLimit::AtLimit { .. } => return Terminal::BlockingLimit,
         }
 
         // Step 11: deps.callModel — streaming model call, with tools starting as
-        // their blocks complete. First let the consumer catch up (invariant 7).
-        out.barrier().await;
-        let request = build_request(
-            &context,
-            &messages_for_query,
-            &RequestOptions {
-                model: &config.model,
-                max_tokens: max_output_tokens_override.unwrap_or(config.max_tokens),
-                tools: &tool_definitions,
-                thinking: config.thinking.clone(),
+        // their blocks complete, inside the two retry layers: model fallback
+        // (repeated 529s) and streaming fallback (a stream dying after content).
+        let max_tokens = max_output_tokens_override.unwrap_or(config.max_tokens);
+        let mut streaming_fallbacks = 0;
+        let (response, mut executor) = loop {
+            // First let the consumer catch up (invariant 7).
+            out.barrier().await;
+            let request = build_request(
+                &context,
+                &messages_for_query,
+                &RequestOptions {
+                    model: &current_model,
+                    max_tokens,
+                    tools: &tool_definitions,
+                    thinking: config.thinking.clone(),
+                    prompt_caching: config.prompt_caching,
+                },
+            );
+            let mut executor = StreamingToolExecutor::new(
+                tools.clone(),
+                tool_env.clone(),
+                can_use_tool.clone(),
+                &cancel,
+                config.max_tool_concurrency,
+            );
+            let fallback = model_fallback::fallback_target(&config, &current_model);
+            let response = stream_response(
+                deps.as_ref(),
+                request,
+                &cancel,
+                &mut executor,
+                out,
+                fallback.is_some(),
+            )
+            .await;
+            match response {
+                // Step 12's tombstone: void what was streamed, cancel its tools
+                // (their synthetic results are dropped with the attempt), retry.
+                ModelResponse::Failed {
+                    error,
+                    streamed: Some(voided),
+                } if !cancel.is_cancelled()
+                    && streaming_fallback::should_retry(&error, streaming_fallbacks) =>
+                {
+                    streaming_fallbacks += 1;
+                    drop(executor.abort());
+                    out.emit(LoopEvent::Tombstone {
+                        uuid: voided.uuid,
+                        message_id: voided.id,
+                    })
+                    .await;
+                }
+                ModelResponse::Failed {
+                    error,
+                    streamed: None,
+                } if model_fallback::is_overloaded(&error) && fallback.is_some() => {
+                    let to = fallback.unwrap_or_default().to_owned();
+                    out.emit(LoopEvent::ModelFallback {
+                        from: std::mem::replace(&mut current_model, to.clone()),
+                        to,
+                    })
+                    .await;
+                }
+                other => break (other, executor),
+            }
+        };
+
+        let decision_env = |model| DecisionEnv {
+            deps: deps.as_ref(),
+            config: &config,
+            model,
+            summary: SummarySettings {
+                context: &context,
+                model,
                 prompt_caching: config.prompt_caching,
             },
-        );
-        let mut executor = StreamingToolExecutor::new(
-            tools.clone(),
-            tool_env.clone(),
-            can_use_tool.clone(),
-            &cancel,
-            config.max_tool_concurrency,
-        );
-        let response = stream_response(deps.as_ref(), request, &cancel, &mut executor, out).await;
+            stop_hooks: stop_hooks.as_deref(),
+            cancel: &cancel,
+            out,
+        };
 
-        // Step 12: yield messages. (Streaming fallback and its tombstones belong to
-        // the recovery issue.)
+        // Step 12: yield messages (a recoverable error or a max_tokens cut is
+        // withheld until step 14 decides).
         let (assistant, aborted) = match response {
             ModelResponse::Done(assistant) => (assistant, false),
             ModelResponse::Aborted(Some(partial)) => (partial, true),
             ModelResponse::Aborted(None) => return Terminal::Aborted,
-            ModelResponse::Failed(error) => {
+            ModelResponse::Failed { error, .. } => {
+                if cancel.is_cancelled() {
+                    return Terminal::Aborted;
+                }
                 if !recovery::is_withheld_prompt_too_long(&error) {
-                    // Model fallback (fallback_model) belongs to the recovery issue.
                     return Terminal::ModelError(error);
                 }
-                let state_now = State {
-                    messages: messages_for_query,
-                    turn_count,
-                    max_output_tokens_recovery_count,
-                    has_attempted_reactive_compact,
-                    max_output_tokens_override,
-                    stop_hook_active,
-                    auto_compact_tracking,
-                    transition,
-                };
-                match decide_continue(IterationEnd {
-                    state: state_now,
+                let end = IterationEnd {
+                    state: State {
+                        messages: messages_for_query,
+                        turn_count,
+                        max_output_tokens_recovery_count,
+                        has_attempted_reactive_compact,
+                        max_output_tokens_override,
+                        stop_hook_active,
+                        auto_compact_tracking,
+                        token_budget,
+                        last_usage,
+                        transition,
+                    },
                     needs_follow_up: false,
                     withheld: Some(Withheld::PromptTooLong(error)),
-                    max_turns: config.max_turns,
-                }) {
+                };
+                match decide_continue(end, &decision_env(&current_model)).await {
                     Decision::Continue(next) => {
                         state = next;
                         continue;
@@ -288,10 +453,46 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                 }
             }
         };
+        let token_budget = token_budget.record(assistant.usage.output_tokens);
+        let response_tokens = usage_total(&assistant.usage);
         let needs_follow_up = assistant.message.tool_uses().next().is_some();
-        let withheld = recovery::is_withheld_max_output_tokens(assistant.stop_reason.as_ref())
-            .then_some(Withheld::MaxOutputTokens);
+        if !needs_follow_up
+            && !aborted
+            && recovery::is_withheld_max_output_tokens(assistant.stop_reason.as_ref())
+        {
+            drop(executor);
+            let end = IterationEnd {
+                state: State {
+                    last_usage: Some(UsageMark {
+                        tokens: response_tokens,
+                        messages: messages_for_query.len() + 1,
+                    }),
+                    messages: messages_for_query,
+                    turn_count,
+                    max_output_tokens_recovery_count,
+                    has_attempted_reactive_compact,
+                    max_output_tokens_override,
+                    stop_hook_active,
+                    auto_compact_tracking,
+                    token_budget,
+                    transition,
+                },
+                needs_follow_up: false,
+                withheld: Some(Withheld::MaxOutputTokens(assistant)),
+            };
+            match decide_continue(end, &decision_env(&current_model)).await {
+                Decision::Continue(next) => {
+                    state = next;
+                    continue;
+                }
+                Decision::Stop(terminal) => return terminal,
+            }
+        }
         messages_for_query.push(assistant.message.clone());
+        let last_usage = Some(UsageMark {
+            tokens: response_tokens,
+            messages: messages_for_query.len(),
+        });
         out.emit(LoopEvent::AssistantMessage(assistant)).await;
 
         // Step 13: StreamingToolExecutor — collect the remaining results in
@@ -360,52 +561,72 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         }
 
         // Step 14: Collect toolResults, decide continue.
-        let state_now = State {
-            messages: messages_for_query,
-            turn_count,
-            max_output_tokens_recovery_count,
-            has_attempted_reactive_compact,
-            max_output_tokens_override,
-            stop_hook_active,
-            auto_compact_tracking,
-            transition,
-        };
-        match decide_continue(IterationEnd {
-            state: state_now,
+        let end = IterationEnd {
+            state: State {
+                messages: messages_for_query,
+                turn_count,
+                max_output_tokens_recovery_count,
+                has_attempted_reactive_compact,
+                max_output_tokens_override,
+                stop_hook_active,
+                auto_compact_tracking,
+                token_budget,
+                last_usage,
+                transition,
+            },
             needs_follow_up,
-            withheld,
-            max_turns: config.max_turns,
-        }) {
+            withheld: None,
+        };
+        match decide_continue(end, &decision_env(&current_model)).await {
             Decision::Continue(next) => state = next,
             Decision::Stop(terminal) => return terminal,
         }
     }
 }
 
+/// Every token of the prompt and the answer, as the API counted them.
+fn usage_total(usage: &Usage) -> u64 {
+    usage.input_tokens
+        + usage.cache_read_input_tokens
+        + usage.cache_creation_input_tokens
+        + usage.output_tokens
+}
+
 enum ModelResponse {
     Done(AssistantMessageEvent),
     /// Cancelled; the blocks completed before the abort, if any.
     Aborted(Option<AssistantMessageEvent>),
-    Failed(ApiError),
+    /// The request failed; `streamed` if content had been streamed already.
+    Failed {
+        error: ApiError,
+        streamed: Option<Voided>,
+    },
+}
+
+/// A response whose content was streamed before its request failed.
+struct Voided {
+    uuid: String,
+    id: String,
 }
 
 /// The message as assembled from the stream so far.
 struct Partial {
+    uuid: String,
     id: String,
     model: String,
     usage: Usage,
     blocks: Vec<ContentBlock>,
+    content_started: bool,
 }
 
 impl Partial {
     fn finish(
         self,
-        uuid: String,
         stop_reason: Option<StopReason>,
         api_duration: Duration,
     ) -> AssistantMessageEvent {
         AssistantMessageEvent {
-            uuid,
+            uuid: self.uuid,
             message: Message::assistant(self.blocks),
             id: self.id,
             model: self.model,
@@ -414,31 +635,45 @@ impl Partial {
             api_duration,
         }
     }
+
+    fn failed(self, error: ApiError) -> ModelResponse {
+        let streamed = self.content_started.then_some(Voided {
+            uuid: self.uuid,
+            id: self.id,
+        });
+        ModelResponse::Failed { error, streamed }
+    }
 }
 
 /// Step 11's body: pulls the model stream, forwarding raw events and retries,
 /// handing each finished tool_use block to the executor, and forwarding progress
-/// of tools already running.
+/// of tools already running. With `fallback_available`, gives up after
+/// [`model_fallback::OVERLOADED_RETRIES_BEFORE_FALLBACK`] consecutive overloaded
+/// retries (returning the overloaded error).
 async fn stream_response(
     deps: &dyn QueryDeps,
     request: tack_protocol::MessagesRequest,
     cancel: &CancellationToken,
     executor: &mut StreamingToolExecutor,
     out: &Emitter,
+    fallback_available: bool,
 ) -> ModelResponse {
     let started = Instant::now();
     let mut partial = Partial {
+        uuid: deps.new_id(),
         id: String::new(),
         model: request.model.clone(),
         usage: Usage::default(),
         blocks: Vec::new(),
+        content_started: false,
     };
+    let mut overloaded_retries = 0;
     let mut stream = deps.call_model(request, cancel.child_token());
     let aborted = |partial: Partial| {
         if partial.blocks.is_empty() {
             ModelResponse::Aborted(None)
         } else {
-            ModelResponse::Aborted(Some(partial.finish(deps.new_id(), None, started.elapsed())))
+            ModelResponse::Aborted(Some(partial.finish(None, started.elapsed())))
         }
     };
     loop {
@@ -453,31 +688,51 @@ async fn stream_response(
         };
         match event {
             None => {
-                return ModelResponse::Failed(ApiError::Connection {
+                return partial.failed(ApiError::Connection {
                     message: "the response stream ended before the message was complete".into(),
                 });
             }
             Some(Err(_)) if cancel.is_cancelled() => return aborted(partial),
-            Some(Err(error)) => return ModelResponse::Failed(error),
+            Some(Err(error)) => return partial.failed(error),
             Some(Ok(StreamEvent::Retry {
                 attempt,
                 max_retries,
                 delay,
                 error,
             })) => {
+                if model_fallback::is_overloaded(&error) {
+                    overloaded_retries += 1;
+                } else {
+                    overloaded_retries = 0;
+                }
+                let give_up = fallback_available
+                    && overloaded_retries >= model_fallback::OVERLOADED_RETRIES_BEFORE_FALLBACK;
                 out.emit(LoopEvent::Retry {
                     attempt,
                     max_retries,
                     delay,
-                    error,
+                    error: error.clone(),
                 })
                 .await;
+                if give_up {
+                    return partial.failed(error);
+                }
             }
             Some(Ok(StreamEvent::Sse(event))) => {
-                if let SseEvent::MessageStart { message } = &event {
-                    partial.id.clone_from(&message.id);
-                    partial.model.clone_from(&message.model);
-                    partial.usage = message.usage.clone();
+                match &event {
+                    SseEvent::MessageStart { message } => {
+                        partial.id.clone_from(&message.id);
+                        partial.model.clone_from(&message.model);
+                        partial.usage = message.usage.clone();
+                    }
+                    SseEvent::ContentBlockStart { .. } => partial.content_started = true,
+                    SseEvent::ContentBlockDelta { .. }
+                    | SseEvent::ContentBlockStop { .. }
+                    | SseEvent::MessageDelta { .. }
+                    | SseEvent::MessageStop
+                    | SseEvent::Ping
+                    | SseEvent::Error { .. }
+                    | SseEvent::Unknown(_) => {}
                 }
                 out.emit(LoopEvent::Stream(event)).await;
             }
@@ -492,6 +747,7 @@ async fn stream_response(
                 {
                     executor.add_tool(id, name, input.clone(), input_error.as_ref());
                 }
+                partial.content_started = true;
                 partial.blocks.push(block);
             }
             Some(Ok(StreamEvent::MessageDone(response))) => {
@@ -506,7 +762,7 @@ async fn stream_response(
                     }
                 }
                 return ModelResponse::Done(AssistantMessageEvent {
-                    uuid: deps.new_id(),
+                    uuid: partial.uuid,
                     message: Message::assistant(response.content),
                     id: response.id,
                     model: response.model,

@@ -2,7 +2,8 @@
 
 use tack_protocol::Message;
 
-use crate::pipeline::autocompact::AutoCompactTracking;
+use super::recovery::token_budget::TokenBudgetTracker;
+use crate::compact::autocompact::AutocompactTracking;
 
 /// Why the previous iteration did not end the loop (seed 002's 7 continue sites).
 ///
@@ -42,6 +43,17 @@ impl Transition {
     }
 }
 
+/// The real size of the prompt as of the last response (Claude Code's
+/// `tokenCountWithEstimation` starts from it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UsageMark {
+    /// input + cache read + cache write + output tokens of the last response.
+    pub tokens: u64,
+    /// How many messages of `State::messages` that response covered (its own
+    /// assistant message included); later messages are estimated.
+    pub messages: usize,
+}
+
 /// Everything that changes between iterations. Replaced whole at every continue
 /// site (each builds a complete new `State`), so no stale value leaks from one
 /// recovery path into the next.
@@ -58,10 +70,17 @@ pub struct State {
     pub has_attempted_reactive_compact: bool,
     /// max_tokens for the next request when escalated.
     pub max_output_tokens_override: Option<u32>,
-    /// A Stop hook's blocking error is being answered (stop hooks do not run again).
+    /// A Stop hook's blocking error is being answered (passed to the hooks, which
+    /// must not block again because of it).
     pub stop_hook_active: bool,
-    /// Autocompact's circuit breaker and counters.
-    pub auto_compact_tracking: Option<AutoCompactTracking>,
+    /// Autocompact's circuit breaker and counters (session-wide: seeded from
+    /// `QueryParams::autocompact_tracking`).
+    pub auto_compact_tracking: AutocompactTracking,
+    /// Output tokens and continuations for the token budget.
+    pub token_budget: TokenBudgetTracker,
+    /// The last response's real usage, for the context-size estimate; `None`
+    /// after a compaction (the figures are stale) and before the first response.
+    pub last_usage: Option<UsageMark>,
     /// Why the previous iteration continued; `None` on the first.
     pub transition: Option<Transition>,
 }
@@ -76,7 +95,9 @@ impl State {
             has_attempted_reactive_compact: false,
             max_output_tokens_override,
             stop_hook_active: false,
-            auto_compact_tracking: None,
+            auto_compact_tracking: AutocompactTracking::default(),
+            token_budget: TokenBudgetTracker::default(),
+            last_usage: None,
             transition: None,
         }
     }

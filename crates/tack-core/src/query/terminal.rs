@@ -9,19 +9,39 @@ pub enum Terminal {
     Completed,
     /// The cancellation token fired. Every tool_use already has a tool_result.
     Aborted,
-    /// The prompt would not fit in the context window; a manual `/compact` may help.
+    /// Autocompact is off and the prompt would not fit in the context window; a
+    /// manual `/compact` may help ([`PROMPT_TOO_LONG_MESSAGE`]).
     BlockingLimit,
     /// `max_turns` would be exceeded by the next model call.
     MaxTurns { turn_count: u32 },
     /// A Stop hook prevented the turn from continuing.
     StopHookPrevented,
-    /// The API refused the prompt as too long and no recovery could shrink it.
+    /// The API refused the prompt as too long and no recovery could shrink it
+    /// (reactive compaction runs at most once per turn).
     PromptTooLong(ApiError),
     /// The model request failed (after the client's retries).
     ModelError(ApiError),
 }
 
+/// What the user is told when the context is full (blocking limit, or a
+/// prompt-too-long error no recovery could fix).
+pub const PROMPT_TOO_LONG_MESSAGE: &str =
+    "Prompt is too long. Run /compact to summarise the conversation, or /clear to start over.";
+
 impl Terminal {
+    /// The error to show the user, if this is an error exit.
+    pub fn error_message(&self) -> Option<String> {
+        match self {
+            Terminal::BlockingLimit => Some(PROMPT_TOO_LONG_MESSAGE.to_owned()),
+            Terminal::PromptTooLong(e) => Some(format!("{PROMPT_TOO_LONG_MESSAGE} ({e})")),
+            Terminal::ModelError(e) => Some(e.to_string()),
+            Terminal::Completed
+            | Terminal::Aborted
+            | Terminal::MaxTurns { .. }
+            | Terminal::StopHookPrevented => None,
+        }
+    }
+
     /// The reason as Claude Code names it.
     pub fn as_str(&self) -> &'static str {
         match self {

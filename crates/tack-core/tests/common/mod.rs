@@ -16,6 +16,7 @@ use tack_core::context::PromptContext;
 use tack_core::deps::QueryDeps;
 use tack_core::executor::ToolSet;
 use tack_core::permission::{AllowAll, CanUseTool};
+use tack_core::pipeline::autocompact::CompactTrigger;
 use tack_core::query::{LoopEvent, QueryConfig, QueryParams, Terminal, Transition};
 use tack_protocol::{
     ContentBlock, DeltaUsage, Message, MessageDeltaBody, MessageResponse, MessagesRequest, Role,
@@ -462,6 +463,8 @@ pub fn params_with(
         deps,
         config,
         cancel,
+        stop_hooks: None,
+        autocompact_tracking: Default::default(),
     }
 }
 
@@ -479,6 +482,16 @@ pub enum Shape {
     /// (tool_use_id, is_error) per result.
     ToolResults(Vec<(String, bool)>),
     Progress(String),
+    Tombstone,
+    ModelFallback {
+        from: String,
+        to: String,
+    },
+    Compacted(CompactTrigger),
+    /// consecutive_failures
+    CompactFailed(u32),
+    /// The text of a message the loop appended.
+    Meta(String),
     End(Terminal),
 }
 
@@ -510,7 +523,18 @@ pub fn shape(events: &[LoopEvent]) -> Vec<Shape> {
             )),
             LoopEvent::ToolProgress(p) => Some(Shape::Progress(p.tool_use_id.clone())),
             LoopEvent::Terminal(t) => Some(Shape::End(t.clone())),
-            LoopEvent::Stream(_) | LoopEvent::Retry { .. } | LoopEvent::Tombstone { .. } => None,
+            LoopEvent::Tombstone { .. } => Some(Shape::Tombstone),
+            LoopEvent::ModelFallback { from, to } => Some(Shape::ModelFallback {
+                from: from.clone(),
+                to: to.clone(),
+            }),
+            LoopEvent::Compacted(c) => Some(Shape::Compacted(c.trigger)),
+            LoopEvent::CompactFailed {
+                consecutive_failures,
+                ..
+            } => Some(Shape::CompactFailed(*consecutive_failures)),
+            LoopEvent::MetaMessage { message, .. } => Some(Shape::Meta(message.text())),
+            LoopEvent::Stream(_) | LoopEvent::Retry { .. } => None,
         })
         .collect()
 }

@@ -1,0 +1,119 @@
+//! Shared helpers of the end-to-end tests: a temp project + config dir, the
+//! real `tack` binary pointed at a scripted server, and output normalisation.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tack_testkit::{MockServer, Script};
+
+pub struct Env {
+    pub project: tempfile::TempDir,
+    pub home: tempfile::TempDir,
+    pub server: MockServer,
+}
+
+impl Env {
+    pub async fn new(script: Script) -> Env {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let server = MockServer::start(script).await.unwrap();
+        Env {
+            project,
+            home,
+            server,
+        }
+    }
+
+    pub fn cwd(&self) -> PathBuf {
+        self.project.path().canonicalize().unwrap()
+    }
+
+    pub fn config_dir(&self) -> PathBuf {
+        self.home.path().join(".tack")
+    }
+
+    /// `tack` with a clean environment: the server's URL, a test key, temp home.
+    pub fn tack(&self) -> Command {
+        let mut cmd = Command::cargo_bin("tack").unwrap();
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("TACK_CONFIG_DIR", self.config_dir())
+            .env("ANTHROPIC_BASE_URL", self.server.base_url())
+            .env("ANTHROPIC_API_KEY", "test")
+            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+            .current_dir(self.cwd())
+            .write_stdin("");
+        cmd
+    }
+
+    /// The transcripts of the project, newest first.
+    pub fn transcripts(&self) -> Vec<PathBuf> {
+        let store = tack_store::SessionStore::new(self.config_dir());
+        store
+            .list_sessions(&self.cwd())
+            .unwrap()
+            .into_iter()
+            .map(|s| s.path)
+            .collect()
+    }
+
+    /// Requests the server received, as JSON bodies.
+    pub fn request_bodies(&self) -> Vec<Value> {
+        self.server.requests().into_iter().map(|r| r.body).collect()
+    }
+}
+
+pub fn lines(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Replaces values that change between runs (ids, times, paths) so records can
+/// be snapshotted.
+pub fn redact(value: &mut Value, cwd: &Path) {
+    let cwd = cwd.to_string_lossy().into_owned();
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                match k.as_str() {
+                    "uuid" | "session_id" | "timestamp" | "duration_ms" | "duration_api_ms" => {
+                        *v = Value::String(format!("[{k}]"));
+                    }
+                    _ => redact(v, Path::new(&cwd)),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| redact(v, Path::new(&cwd))),
+        Value::String(s) if s.contains(&cwd) => *s = s.replace(&cwd, "[cwd]"),
+        _ => {}
+    }
+}
+
+/// Every tool_use in `messages` is answered in the next message.
+pub fn assert_every_tool_use_answered(messages: &[Value]) {
+    for (i, m) in messages.iter().enumerate() {
+        if m["role"] != "assistant" {
+            continue;
+        }
+        let Some(blocks) = m["content"].as_array() else {
+            continue;
+        };
+        for b in blocks.iter().filter(|b| b["type"] == "tool_use") {
+            let id = &b["id"];
+            let next = messages
+                .get(i + 1)
+                .unwrap_or_else(|| panic!("tool_use {id} is the last message"));
+            let answered = next["content"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|r| r["type"] == "tool_result" && &r["tool_use_id"] == id)
+            });
+            assert!(answered, "tool_use {id} has no tool_result in {next}");
+        }
+    }
+}

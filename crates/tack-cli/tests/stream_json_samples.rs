@@ -1,0 +1,66 @@
+//! Claude Code's real stream-json output (copied from shared/spec/samples)
+//! parses into tack's record types and serialises back unchanged.
+use pretty_assertions::assert_eq;
+
+use serde_json::Value;
+use tack_protocol::stream_json::*;
+
+const SAMPLES: [&str; 2] = [
+    include_str!("fixtures/claude-code-4-turn.stream.jsonl"),
+    include_str!("fixtures/claude-code-max-tokens.stream.jsonl"),
+];
+
+#[test]
+fn every_sample_line_round_trips_exactly() {
+    let mut kinds = Vec::new();
+    for sample in SAMPLES {
+        for line in sample.lines() {
+            let original: Value = serde_json::from_str(line).unwrap();
+            let record: StreamJsonRecord =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            kinds.push(match &record {
+                StreamJsonRecord::System(SystemRecord::Init(_)) => "init",
+                StreamJsonRecord::System(_) => "system",
+                StreamJsonRecord::Assistant(_) => "assistant",
+                StreamJsonRecord::User(_) => "user",
+                StreamJsonRecord::StreamEvent(_) => "stream_event",
+                StreamJsonRecord::Result(_) => "result",
+            });
+            assert_eq!(serde_json::to_value(&record).unwrap(), original);
+        }
+    }
+    assert_eq!(kinds.iter().filter(|k| **k == "init").count(), 2);
+    assert_eq!(kinds.iter().filter(|k| **k == "result").count(), 2);
+    assert_eq!(kinds.iter().filter(|k| **k == "assistant").count(), 8);
+}
+
+#[test]
+fn modelled_fields_are_not_left_in_extra() {
+    let line = SAMPLES[0].lines().last().unwrap();
+    let StreamJsonRecord::Result(result) = serde_json::from_str(line).unwrap() else {
+        panic!("last line is the result")
+    };
+    assert_eq!(result.subtype, "success");
+    assert_eq!(result.num_turns, 5);
+    assert_eq!(result.usage.usage.input_tokens, 50683);
+    assert!(!result.extra.contains_key("session_id"));
+    assert!(result.usage.extra.contains_key("inference_geo"));
+    assert_eq!(
+        result.model_usage["claude-opus-5-5"].context_window,
+        1_000_000
+    );
+}
+
+#[test]
+fn other_system_subtypes_are_kept_verbatim() {
+    let line = r#"{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":5},"session_id":"s","uuid":"u"}"#;
+    let record: StreamJsonRecord = serde_json::from_str(line).unwrap();
+    assert!(matches!(
+        record,
+        StreamJsonRecord::System(SystemRecord::Other(_))
+    ));
+    assert_eq!(
+        serde_json::to_value(&record).unwrap(),
+        serde_json::from_str::<Value>(line).unwrap()
+    );
+}

@@ -1,0 +1,64 @@
+//! tack's settings: Claude Code's `settings.json` files, read from tack's own
+//! directories and from Claude Code's (so existing projects work unchanged),
+//! merged into one [`Settings`].
+//!
+//! # Sources and precedence
+//!
+//! Lowest first; [`Locations::files`] lists them, [`Settings::load`] reads them:
+//!
+//! | # | Scope | File |
+//! |---|---|---|
+//! | 1 | user | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json` if set) |
+//! | 2 | user | `~/.tack/settings.json` (`$TACK_CONFIG_DIR/settings.json` if set) |
+//! | 3 | project | `<project>/.claude/settings.json` |
+//! | 4 | project | `<project>/.tack/settings.json` |
+//! | 5 | local | `<project>/.claude/settings.local.json` |
+//! | 6 | local | `<project>/.tack/settings.local.json` |
+//! | 7 | flag | `--settings <file-or-json>` |
+//!
+//! Command-line flags (`--model`, `--permission-mode`, `--allowedTools`, ...)
+//! come above all of them; the CLI applies them. Managed (enterprise) settings
+//! are not read yet. At each level tack's file overrides Claude Code's.
+//!
+//! `<project>` is the nearest ancestor of the cwd containing `.git`, else the
+//! cwd ([`find_project_dir`]). A file reachable at two levels (tack started in
+//! the home directory) is read once, at the lower level. Missing files are
+//! skipped; a `--settings` file that does not exist is an error.
+//!
+//! # Merging
+//!
+//! - Scalars (`model`, `apiKeyHelper`, `cleanupPeriodDays`,
+//!   `permissions.defaultMode`, `fallbackModel` as a whole, ...): the highest
+//!   source that sets the key wins.
+//! - `permissions.allow` / `ask` / `deny` / `additionalDirectories` and the MCP
+//!   server lists: concatenated over all sources, lowest first, without
+//!   repeats; each rule and directory remembers its [`Source`].
+//! - `env`: merged by variable, the highest source wins.
+//! - `hooks`: per event, every source's matcher groups, lowest first (all
+//!   run): [`Settings::hooks_json`], or [`Settings::hooks_by_source`].
+//!
+//! Environment variables are not a level: they are per variable, applied by
+//! the caller (`ANTHROPIC_MODEL` beats `model`, `--model` beats both). The
+//! `env` object itself overrides the inherited environment (as in Claude Code,
+//! where a settings `env` value beats a shell export).
+//!
+//! # Errors
+//!
+//! Unknown keys are kept ([`Settings::unknown_keys`]) and otherwise ignored.
+//! A file that is not JSON, or a known key with the wrong type or value, is a
+//! [`ConfigError`] naming the file, line, column (and key); an unreadable file
+//! is one too. Any error means no [`Settings`] at all.
+//!
+//! The library reads no environment variables and changes nothing: the caller
+//! passes the directories in ([`Locations::discover`] takes a lookup).
+
+mod error;
+mod file;
+mod helper;
+mod settings;
+mod source;
+
+pub use error::ConfigError;
+pub use helper::{API_KEY_HELPER_TIMEOUT, run_api_key_helper};
+pub use settings::{DEFAULT_CLEANUP_PERIOD_DAYS, Permissions, Settings, Sourced};
+pub use source::{Locations, Scope, Source, find_project_dir};

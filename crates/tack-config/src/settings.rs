@@ -1,0 +1,386 @@
+//! [`Settings`]: every source merged.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::error::ConfigError;
+use crate::file::{self, FileSettings};
+use crate::source::{Locations, Source};
+
+/// A value and the settings source it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    value: T,
+    source: Arc<Source>,
+}
+
+impl<T> Sourced<T> {
+    pub fn value(&self) -> &T {
+        &self.value
+    }
+
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+}
+
+/// The merged `permissions` object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Permissions {
+    allow: Vec<Sourced<String>>,
+    ask: Vec<Sourced<String>>,
+    deny: Vec<Sourced<String>>,
+    default_mode: Option<Sourced<String>>,
+    additional_directories: Vec<Sourced<PathBuf>>,
+    disable_bypass_permissions_mode: bool,
+}
+
+impl Permissions {
+    /// `permissions.allow` of every source, lowest first, without repeats.
+    pub fn allow(&self) -> &[Sourced<String>] {
+        &self.allow
+    }
+
+    /// `permissions.ask` of every source.
+    pub fn ask(&self) -> &[Sourced<String>] {
+        &self.ask
+    }
+
+    /// `permissions.deny` of every source.
+    pub fn deny(&self) -> &[Sourced<String>] {
+        &self.deny
+    }
+
+    /// `permissions.defaultMode` of the highest source setting it (`manual`
+    /// already read as `default`).
+    pub fn default_mode(&self) -> Option<&Sourced<String>> {
+        self.default_mode.as_ref()
+    }
+
+    /// `permissions.additionalDirectories` of every source, as absolute paths:
+    /// `~/` is the home directory, relative paths resolve against the source's
+    /// [`Source::root`] (the project for project and local settings).
+    pub fn additional_directories(&self) -> &[Sourced<PathBuf>] {
+        &self.additional_directories
+    }
+
+    /// Some source set `disableBypassPermissionsMode: "disable"`.
+    pub fn bypass_mode_disabled(&self) -> bool {
+        self.disable_bypass_permissions_mode
+    }
+}
+
+/// One source's `hooks`: event → matcher groups, as written.
+type Hooks = BTreeMap<String, Vec<Value>>;
+
+/// Every settings source merged. See the crate docs for the precedence.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    sources: Vec<Arc<Source>>,
+    model: Option<String>,
+    fallback_model: Option<Vec<String>>,
+    permissions: Permissions,
+    env: BTreeMap<String, String>,
+    hooks: Vec<(Arc<Source>, Hooks)>,
+    disable_all_hooks: bool,
+    api_key_helper: Option<Sourced<String>>,
+    cleanup_period_days: Option<u32>,
+    include_co_authored_by: Option<bool>,
+    attribution: Option<Map<String, Value>>,
+    enable_all_project_mcp_servers: Option<bool>,
+    enabled_mcpjson_servers: Vec<String>,
+    disabled_mcpjson_servers: Vec<String>,
+    auto_compact_enabled: Option<bool>,
+    output_style: Option<String>,
+    status_line: Option<Map<String, Value>>,
+    extra: Map<String, Value>,
+}
+
+/// Days of transcripts kept when `cleanupPeriodDays` is not set.
+pub const DEFAULT_CLEANUP_PERIOD_DAYS: u32 = 30;
+
+impl Settings {
+    /// Reads and merges every settings file of `locations` (missing files are
+    /// skipped) and then `flag`, the `--settings` value: inline JSON if it
+    /// starts with `{`, else a file path (relative to the cwd) that must exist.
+    /// Any error, in any source, is returned instead of settings.
+    pub fn load(locations: &Locations, flag: Option<&str>) -> Result<Settings, ConfigError> {
+        let mut layers = Vec::new();
+        for source in locations.files() {
+            match std::fs::read_to_string(&source.path) {
+                Ok(text) => layers.push((source, text)),
+                Err(e) if is_missing(&e) => {}
+                Err(e) => {
+                    return Err(ConfigError::Io {
+                        path: source.path,
+                        source: e,
+                    });
+                }
+            }
+        }
+        if let Some(flag) = flag {
+            if flag.trim_start().starts_with('{') {
+                layers.push((Source::inline(&locations.cwd), flag.to_owned()));
+            } else {
+                let path = locations.cwd.join(flag);
+                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Io {
+                    path: path.clone(),
+                    source: e,
+                })?;
+                let source = Source::file(crate::Scope::Flag, path, &locations.cwd);
+                layers.push((source, text));
+            }
+        }
+        Settings::from_layers(layers, locations.home_dir.as_deref())
+    }
+
+    /// Merges settings texts given lowest first (what [`Settings::load`] does
+    /// once the files are read).
+    pub fn from_layers(
+        layers: impl IntoIterator<Item = (Source, String)>,
+        home_dir: Option<&Path>,
+    ) -> Result<Settings, ConfigError> {
+        let mut settings = Settings::default();
+        for (source, text) in layers {
+            let parsed = file::parse(&source, &text)?;
+            settings.merge(Arc::new(source), parsed, home_dir);
+        }
+        Ok(settings)
+    }
+
+    fn merge(&mut self, source: Arc<Source>, file: FileSettings, home_dir: Option<&Path>) {
+        let sourced = |value| Sourced {
+            value,
+            source: source.clone(),
+        };
+        let sourced_dir = |value| Sourced {
+            value,
+            source: source.clone(),
+        };
+        let FileSettings {
+            model,
+            fallback_model,
+            permissions,
+            env,
+            hooks,
+            disable_all_hooks,
+            api_key_helper,
+            cleanup_period_days,
+            include_co_authored_by,
+            attribution,
+            enable_all_project_mcp_servers,
+            enabled_mcpjson_servers,
+            disabled_mcpjson_servers,
+            auto_compact_enabled,
+            output_style,
+            status_line,
+            extra,
+        } = file;
+        // Scalars: the highest source that sets the key wins.
+        set(&mut self.model, model);
+        set(&mut self.fallback_model, fallback_model);
+        set(&mut self.api_key_helper, api_key_helper.map(sourced));
+        set(&mut self.cleanup_period_days, cleanup_period_days);
+        set(&mut self.include_co_authored_by, include_co_authored_by);
+        set(&mut self.attribution, attribution);
+        set(
+            &mut self.enable_all_project_mcp_servers,
+            enable_all_project_mcp_servers,
+        );
+        set(&mut self.auto_compact_enabled, auto_compact_enabled);
+        set(&mut self.output_style, output_style);
+        set(&mut self.status_line, status_line);
+        self.disable_all_hooks = disable_all_hooks.unwrap_or(self.disable_all_hooks);
+        self.extra.extend(extra);
+        // Maps: by key, the highest source wins.
+        self.env.extend(env.unwrap_or_default());
+        // Arrays: concatenated without repeats.
+        extend(&mut self.enabled_mcpjson_servers, enabled_mcpjson_servers);
+        extend(&mut self.disabled_mcpjson_servers, disabled_mcpjson_servers);
+        if let Some(hooks) = hooks.filter(|h| !h.is_empty()) {
+            self.hooks.push((source.clone(), hooks));
+        }
+        if let Some(file::Object(p)) = permissions {
+            let perms = &mut self.permissions;
+            for (list, rules) in [
+                (&mut perms.allow, p.allow),
+                (&mut perms.ask, p.ask),
+                (&mut perms.deny, p.deny),
+            ] {
+                for rule in rules.unwrap_or_default() {
+                    if !list.iter().any(|r| r.value == rule) {
+                        list.push(sourced(rule));
+                    }
+                }
+            }
+            set(&mut perms.default_mode, p.default_mode.map(sourced));
+            for dir in p.additional_directories.unwrap_or_default() {
+                let dir = resolve_dir(&dir, source.root(), home_dir);
+                if !perms.additional_directories.iter().any(|d| d.value == dir) {
+                    perms.additional_directories.push(sourced_dir(dir));
+                }
+            }
+            perms.disable_bypass_permissions_mode |= p.disable_bypass_permissions_mode.is_some();
+        }
+        self.sources.push(source);
+    }
+
+    /// The sources that were read (files that exist, and `--settings`), lowest first.
+    pub fn sources(&self) -> impl Iterator<Item = &Source> {
+        self.sources.iter().map(|s| s.as_ref())
+    }
+
+    /// `model`: an alias (`sonnet`) or a full id.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// `fallbackModel` (a string is a one-model chain).
+    pub fn fallback_model(&self) -> Option<&[String]> {
+        self.fallback_model.as_deref()
+    }
+
+    pub fn permissions(&self) -> &Permissions {
+        &self.permissions
+    }
+
+    /// `env`, merged by variable (the highest source wins). Claude Code applies
+    /// it over the inherited environment, for the session and every subprocess.
+    pub fn env(&self) -> &BTreeMap<String, String> {
+        &self.env
+    }
+
+    /// `apiKeyHelper`: a `/bin/sh` command printing the API key (see
+    /// [`run_api_key_helper`](crate::run_api_key_helper)).
+    pub fn api_key_helper(&self) -> Option<&Sourced<String>> {
+        self.api_key_helper.as_ref()
+    }
+
+    /// `cleanupPeriodDays` (≥ 1), else [`DEFAULT_CLEANUP_PERIOD_DAYS`].
+    pub fn cleanup_period_days(&self) -> u32 {
+        self.cleanup_period_days
+            .unwrap_or(DEFAULT_CLEANUP_PERIOD_DAYS)
+    }
+
+    /// `includeCoAuthoredBy` (Claude Code's default: true).
+    pub fn include_co_authored_by(&self) -> bool {
+        self.include_co_authored_by.unwrap_or(true)
+    }
+
+    /// `attribution` (the newer form of `includeCoAuthoredBy`), as written.
+    pub fn attribution(&self) -> Option<&Map<String, Value>> {
+        self.attribution.as_ref()
+    }
+
+    /// `autoCompactEnabled` (default: true).
+    pub fn auto_compact_enabled(&self) -> bool {
+        self.auto_compact_enabled.unwrap_or(true)
+    }
+
+    pub fn output_style(&self) -> Option<&str> {
+        self.output_style.as_deref()
+    }
+
+    /// `statusLine`, as written.
+    pub fn status_line(&self) -> Option<&Map<String, Value>> {
+        self.status_line.as_ref()
+    }
+
+    /// `enableAllProjectMcpServers`.
+    pub fn enable_all_project_mcp_servers(&self) -> bool {
+        self.enable_all_project_mcp_servers.unwrap_or(false)
+    }
+
+    /// `enabledMcpjsonServers` of every source.
+    pub fn enabled_mcpjson_servers(&self) -> &[String] {
+        &self.enabled_mcpjson_servers
+    }
+
+    /// `disabledMcpjsonServers` of every source.
+    pub fn disabled_mcpjson_servers(&self) -> &[String] {
+        &self.disabled_mcpjson_servers
+    }
+
+    /// `disableAllHooks` set to true by any source that is read later than the
+    /// last one setting it to false (highest wins).
+    pub fn disable_all_hooks(&self) -> bool {
+        self.disable_all_hooks
+    }
+
+    /// Every source's `hooks` object (events → matcher groups, unparsed),
+    /// lowest first, for a hooks engine that names the file in its errors.
+    /// Empty when `disableAllHooks` is set.
+    pub fn hooks_by_source(&self) -> Vec<(&Source, Value)> {
+        if self.disable_all_hooks {
+            return Vec::new();
+        }
+        self.hooks
+            .iter()
+            .map(|(source, hooks)| (source.as_ref(), hooks_value(hooks.iter())))
+            .collect()
+    }
+
+    /// All sources' `hooks` in one object: per event, the matcher groups of
+    /// every source, lowest first (all of them run). `{}` when
+    /// `disableAllHooks` is set.
+    pub fn hooks_json(&self) -> Value {
+        let mut merged: BTreeMap<&String, Vec<Value>> = BTreeMap::new();
+        if !self.disable_all_hooks {
+            for (event, groups) in self.hooks.iter().flat_map(|(_, h)| h) {
+                merged
+                    .entry(event)
+                    .or_default()
+                    .extend(groups.iter().cloned());
+            }
+        }
+        hooks_value(merged.iter().map(|(k, v)| (*k, v)))
+    }
+
+    /// Top-level keys tack does not know, as written (highest source wins).
+    pub fn unknown_keys(&self) -> &Map<String, Value> {
+        &self.extra
+    }
+}
+
+fn hooks_value<'a>(events: impl Iterator<Item = (&'a String, &'a Vec<Value>)>) -> Value {
+    Value::Object(
+        events
+            .map(|(event, groups)| (event.clone(), Value::Array(groups.clone())))
+            .collect(),
+    )
+}
+
+fn set<T>(slot: &mut Option<T>, value: Option<T>) {
+    if value.is_some() {
+        *slot = value;
+    }
+}
+
+fn extend(list: &mut Vec<String>, values: Option<Vec<String>>) {
+    for v in values.unwrap_or_default() {
+        if !list.contains(&v) {
+            list.push(v);
+        }
+    }
+}
+
+fn resolve_dir(dir: &str, root: &Path, home_dir: Option<&Path>) -> PathBuf {
+    match (
+        dir.strip_prefix("~/").or((dir == "~").then_some("")),
+        home_dir,
+    ) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => root.join(dir),
+    }
+}
+
+/// A settings file that does not exist (also when a parent is a file).
+fn is_missing(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}

@@ -1,0 +1,226 @@
+//! Hook events and the JSON each hook receives on stdin.
+
+use serde_json::{Map, Value, json};
+
+/// An event with its event-specific input fields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookEvent {
+    /// After the model emits a tool_use, before the permission check.
+    PreToolUse {
+        /// The tool's name.
+        tool_name: String,
+        /// The tool's input.
+        tool_input: Value,
+        /// The tool_use id.
+        tool_use_id: String,
+    },
+    /// After a tool succeeded.
+    PostToolUse {
+        /// The tool's name.
+        tool_name: String,
+        /// The tool's input.
+        tool_input: Value,
+        /// The tool's structured result.
+        tool_response: Value,
+        /// The tool_use id.
+        tool_use_id: String,
+    },
+    /// The user submitted a prompt.
+    UserPromptSubmit {
+        /// The prompt text.
+        prompt: String,
+    },
+    /// The main agent finished a turn.
+    Stop {
+        /// True when the turn continues because a Stop hook blocked before.
+        stop_hook_active: bool,
+        /// The last assistant text, if any.
+        last_assistant_message: Option<String>,
+    },
+    /// A subagent finished.
+    SubagentStop {
+        /// True when the subagent continues because a hook blocked before.
+        stop_hook_active: bool,
+        /// The subagent's id.
+        agent_id: String,
+        /// The subagent's type (matched by matchers).
+        agent_type: String,
+        /// The subagent's transcript.
+        agent_transcript_path: String,
+        /// The subagent's last assistant text, if any.
+        last_assistant_message: Option<String>,
+    },
+    /// A session started (`startup`, `resume`, `clear`, `compact`, `fork`).
+    SessionStart {
+        /// How it started (matched by matchers).
+        source: String,
+        /// The model, if known.
+        model: Option<String>,
+    },
+    /// A session ended (`clear`, `resume`, `logout`, `prompt_input_exit`, `other`).
+    SessionEnd {
+        /// Why (matched by matchers).
+        reason: String,
+    },
+    /// Before compaction (`manual`, `auto`).
+    PreCompact {
+        /// What triggered it (matched by matchers).
+        trigger: String,
+        /// `/compact` instructions, if any.
+        custom_instructions: Option<String>,
+    },
+    /// A notification (`permission_prompt`, `idle_prompt`, ...).
+    Notification {
+        /// The text.
+        message: String,
+        /// An optional title.
+        title: Option<String>,
+        /// The kind (matched by matchers).
+        notification_type: String,
+    },
+}
+
+/// Which events can block, and who reads the blocking message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockAudience {
+    /// The message goes to the model (PreToolUse, PostToolUse, Stop, SubagentStop).
+    Model,
+    /// The message goes to the user (UserPromptSubmit, PreCompact).
+    User,
+    /// The event cannot block (SessionStart, SessionEnd, Notification).
+    None,
+}
+
+impl HookEvent {
+    /// The event name used in settings and in `hook_event_name`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            HookEvent::PreToolUse { .. } => "PreToolUse",
+            HookEvent::PostToolUse { .. } => "PostToolUse",
+            HookEvent::UserPromptSubmit { .. } => "UserPromptSubmit",
+            HookEvent::Stop { .. } => "Stop",
+            HookEvent::SubagentStop { .. } => "SubagentStop",
+            HookEvent::SessionStart { .. } => "SessionStart",
+            HookEvent::SessionEnd { .. } => "SessionEnd",
+            HookEvent::PreCompact { .. } => "PreCompact",
+            HookEvent::Notification { .. } => "Notification",
+        }
+    }
+
+    /// The value matchers are compared with; `None` for events that ignore
+    /// matchers (UserPromptSubmit, Stop).
+    pub fn match_target(&self) -> Option<&str> {
+        match self {
+            HookEvent::PreToolUse { tool_name, .. } | HookEvent::PostToolUse { tool_name, .. } => {
+                Some(tool_name)
+            }
+            HookEvent::UserPromptSubmit { .. } | HookEvent::Stop { .. } => None,
+            HookEvent::SubagentStop { agent_type, .. } => Some(agent_type),
+            HookEvent::SessionStart { source, .. } => Some(source),
+            HookEvent::SessionEnd { reason } => Some(reason),
+            HookEvent::PreCompact { trigger, .. } => Some(trigger),
+            HookEvent::Notification {
+                notification_type, ..
+            } => Some(notification_type),
+        }
+    }
+
+    /// Who reads a blocking message for this event.
+    pub fn block_audience(&self) -> BlockAudience {
+        match self {
+            HookEvent::PreToolUse { .. }
+            | HookEvent::PostToolUse { .. }
+            | HookEvent::Stop { .. }
+            | HookEvent::SubagentStop { .. } => BlockAudience::Model,
+            HookEvent::UserPromptSubmit { .. } | HookEvent::PreCompact { .. } => {
+                BlockAudience::User
+            }
+            HookEvent::SessionStart { .. }
+            | HookEvent::SessionEnd { .. }
+            | HookEvent::Notification { .. } => BlockAudience::None,
+        }
+    }
+
+    /// True when plain (non-JSON) stdout of a successful hook is added to the
+    /// model's context.
+    pub fn stdout_is_context(&self) -> bool {
+        matches!(
+            self,
+            HookEvent::UserPromptSubmit { .. } | HookEvent::SessionStart { .. }
+        )
+    }
+
+    /// The event-specific fields of the stdin JSON.
+    pub(crate) fn fields(&self) -> Map<String, Value> {
+        let v = match self {
+            HookEvent::PreToolUse {
+                tool_name,
+                tool_input,
+                tool_use_id,
+            } => {
+                json!({"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id})
+            }
+            HookEvent::PostToolUse {
+                tool_name,
+                tool_input,
+                tool_response,
+                tool_use_id,
+            } => json!({"tool_name": tool_name, "tool_input": tool_input,
+                        "tool_response": tool_response, "tool_use_id": tool_use_id}),
+            HookEvent::UserPromptSubmit { prompt } => json!({"prompt": prompt}),
+            HookEvent::Stop {
+                stop_hook_active,
+                last_assistant_message,
+            } => {
+                let mut v = json!({"stop_hook_active": stop_hook_active});
+                if let Some(m) = last_assistant_message {
+                    v["last_assistant_message"] = json!(m);
+                }
+                v
+            }
+            HookEvent::SubagentStop {
+                stop_hook_active,
+                agent_id,
+                agent_type,
+                agent_transcript_path,
+                last_assistant_message,
+            } => {
+                let mut v = json!({"stop_hook_active": stop_hook_active, "agent_id": agent_id,
+                    "agent_type": agent_type, "agent_transcript_path": agent_transcript_path});
+                if let Some(m) = last_assistant_message {
+                    v["last_assistant_message"] = json!(m);
+                }
+                v
+            }
+            HookEvent::SessionStart { source, model } => {
+                let mut v = json!({"source": source});
+                if let Some(m) = model {
+                    v["model"] = json!(m);
+                }
+                v
+            }
+            HookEvent::SessionEnd { reason } => json!({"reason": reason}),
+            HookEvent::PreCompact {
+                trigger,
+                custom_instructions,
+            } => {
+                json!({"trigger": trigger, "custom_instructions": custom_instructions.clone().unwrap_or_default()})
+            }
+            HookEvent::Notification {
+                message,
+                title,
+                notification_type,
+            } => {
+                let mut v = json!({"message": message, "notification_type": notification_type});
+                if let Some(t) = title {
+                    v["title"] = json!(t);
+                }
+                v
+            }
+        };
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+}

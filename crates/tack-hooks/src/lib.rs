@@ -1,0 +1,38 @@
+//! tack's hook runner: Claude Code's hook events, matchers, command hooks and the
+//! meaning of their exit codes and JSON output.
+//!
+//! # The model
+//! Settings' `hooks` values are parsed into a [`HooksConfig`] (several files merge).
+//! The agent loop owns one [`HookRunner`] per session and calls
+//! [`HookRunner::run`] at each event with a typed [`HookEvent`]; the matching
+//! command hooks run concurrently (`sh -c`, JSON on stdin, in the session cwd,
+//! each in its own process group, killed with the group at its timeout or when the
+//! cancellation token fires). The call always returns a [`HookOutcome`]: nothing a
+//! hook does can hang or crash tack. The loop then acts on it:
+//!
+//! - PreToolUse: [`HookOutcome::permission_decision`] — `Deny` blocks the call even
+//!   if a rule allows it (reason to the model); `Allow` skips the prompt but deny and
+//!   ask rules still apply; `Ask` forces a prompt; [`HookOutcome::updated_input`]
+//!   replaces the input.
+//! - PostToolUse: [`HookOutcome::blocked`] goes to the model next to the result.
+//! - UserPromptSubmit: `blocked` rejects the prompt (message to the user).
+//! - Stop / SubagentStop: `blocked` continues the loop once per exit point
+//!   ([`StopHookGuard`]).
+//! - UserPromptSubmit, SessionStart, PreToolUse, PostToolUse:
+//!   [`HookOutcome::additional_context`] goes to the model as a system reminder.
+//! - Every event: `should_continue() == false` stops the turn (`stop_reason` to the
+//!   user); `system_messages` and `errors` are shown to the user.
+
+mod config;
+mod event;
+mod outcome;
+mod process;
+mod runner;
+
+pub use config::{
+    CommandHook, EVENTS, HookConfigError, HookGroup, HooksConfig, LEGACY_TOOL_NAMES, Matcher,
+};
+pub use event::{BlockAudience, HookEvent};
+pub use outcome::{HookOutcome, PermissionDecision, StopHookGuard};
+pub use process::{HookRun, OUTPUT_CAP, RunStatus};
+pub use runner::{DEFAULT_TIMEOUT, HookRunner};

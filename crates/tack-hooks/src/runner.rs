@@ -1,0 +1,138 @@
+//! [`HookRunner`]: runs the hooks matching an event, concurrently, and folds their
+//! results into a [`HookOutcome`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::HooksConfig;
+use crate::event::HookEvent;
+use crate::outcome::HookOutcome;
+use crate::process::run_hook;
+
+/// Default per-hook timeout. (Claude Code's current default is 600 s for command
+/// hooks, older versions used 60 s; tack uses 60 s, overridable per hook with
+/// `timeout` and per runner with [`HookRunner::with_default_timeout`].)
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs configured hooks for one session. Cheap to share behind an `Arc`.
+#[derive(Debug, Clone)]
+pub struct HookRunner {
+    config: HooksConfig,
+    project_dir: PathBuf,
+    cwd: PathBuf,
+    session_id: String,
+    transcript_path: PathBuf,
+    permission_mode: Option<String>,
+    env: Vec<(String, String)>,
+    default_timeout: Duration,
+}
+
+impl HookRunner {
+    /// Hooks run in `project_dir` (also exported as `CLAUDE_PROJECT_DIR` and
+    /// `TACK_PROJECT_DIR`) and receive `session_id` and `transcript_path`.
+    pub fn new(
+        config: HooksConfig,
+        project_dir: &Path,
+        session_id: &str,
+        transcript_path: &Path,
+    ) -> HookRunner {
+        HookRunner {
+            config,
+            project_dir: project_dir.to_path_buf(),
+            cwd: project_dir.to_path_buf(),
+            session_id: session_id.to_string(),
+            transcript_path: transcript_path.to_path_buf(),
+            permission_mode: None,
+            env: Vec::new(),
+            default_timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// The session's cwd when it differs from the project dir (hooks run there and
+    /// receive it as `cwd`).
+    pub fn with_cwd(mut self, cwd: &Path) -> HookRunner {
+        self.cwd = cwd.to_path_buf();
+        self
+    }
+
+    /// Extra environment for hooks (the settings' `env`).
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> HookRunner {
+        self.env = env;
+        self
+    }
+
+    /// The timeout for hooks that do not set one.
+    pub fn with_default_timeout(mut self, t: Duration) -> HookRunner {
+        self.default_timeout = t;
+        self
+    }
+
+    /// The `permission_mode` sent to hooks (update when the mode changes).
+    pub fn set_permission_mode(&mut self, mode: &str) {
+        self.permission_mode = Some(mode.to_string());
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HooksConfig {
+        &self.config
+    }
+
+    /// True when some hook is configured for `event` (lets callers skip building
+    /// the event).
+    pub fn has_hooks(&self, event: &str) -> bool {
+        self.config.has_hooks(event)
+    }
+
+    /// The stdin JSON for `event`.
+    pub fn input_json(&self, event: &HookEvent) -> Value {
+        let mut v = json!({
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "cwd": self.cwd,
+            "hook_event_name": event.name(),
+        });
+        if let Some(m) = &self.permission_mode {
+            v["permission_mode"] = json!(m);
+        }
+        if let Value::Object(o) = &mut v {
+            o.extend(event.fields());
+        }
+        v
+    }
+
+    /// Runs every hook matching `event` concurrently and returns their combined
+    /// outcome. Never fails: hooks that cannot start, crash, hang (killed at their
+    /// timeout, with their whole process group) or print garbage become entries in
+    /// [`HookOutcome::errors`] or plain output. `cancel` kills running hooks.
+    pub async fn run(&self, event: &HookEvent, cancel: &CancellationToken) -> HookOutcome {
+        let hooks = self.config.matching(event.name(), event.match_target());
+        let mut outcome = HookOutcome::empty(event);
+        if hooks.is_empty() {
+            return outcome;
+        }
+        let input = Arc::new(serde_json::to_vec(&self.input_json(event)).unwrap_or_default());
+        let project = self.project_dir.to_string_lossy().into_owned();
+        let mut env = self.env.clone();
+        env.push(("CLAUDE_PROJECT_DIR".into(), project.clone()));
+        env.push(("TACK_PROJECT_DIR".into(), project));
+        let runs = futures::future::join_all(hooks.iter().map(|h| {
+            run_hook(
+                h,
+                Arc::clone(&input),
+                &self.cwd,
+                &env,
+                h.timeout.unwrap_or(self.default_timeout),
+                cancel,
+            )
+        }))
+        .await;
+        for run in runs {
+            outcome.absorb(event, run);
+        }
+        outcome
+    }
+}

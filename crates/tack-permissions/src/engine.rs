@@ -1,0 +1,1108 @@
+//! The decision: given a tool call, allow it, deny it, or ask the user.
+//!
+//! Order (first that applies wins):
+//! 1. **deny rules** (any source) → `Deny`. A deny rule that *might* match (a
+//!    dynamic word, an unparseable command, an unresolvable path) → `Ask`.
+//! 2. **ask rules** → `Ask`.
+//! 3. **plan mode**: a call that is not read-only → `Deny` (present the plan first).
+//! 4. **bypassPermissions**: `Allow`, except writes to protected paths (`.git`,
+//!    `.claude`, `.tack` inside a working directory) → `Ask`.
+//! 5. **allow rules** → `Allow`. A tool-wide allow of a file tool (`Edit`, `Read`)
+//!    covers paths inside the working directories only; a path rule covers what it
+//!    names. A Bash call is allowed only if *every* simple command in it is allowed
+//!    and every redirection target is an allowed path.
+//! 6. **mode defaults**: read-only file tools inside the working directories and the
+//!    bookkeeping tools (TodoWrite, TaskOutput, TaskStop, Agent, ExitPlanMode, ...)
+//!    → `Allow`; in acceptEdits also file edits (and Bash `mkdir`/`touch`/`mv`/`cp`,
+//!    output redirections) inside the working directories; dontAsk → `Deny`;
+//!    otherwise `Ask`.
+//!
+//! Print mode has no one to ask: the caller turns `Ask` into `Deny`
+//! ([`Decision::without_prompt`]) and lists it in `permission_denials`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::bash::{
+    self, Hazard, Match, ParsedScript, RedirectKind, SimpleCommand, Word, basename, is_harmless,
+    is_safe_env, is_safe_shell_variable, is_wrapper, parse_script,
+};
+use crate::mode::PermissionMode;
+use crate::path::{ResolvedPath, is_inside, is_inside_any, resolve, resolve_dir};
+use crate::rule::{PathBases, Specifier, ToolPattern, canonical_tool_name, domain_matches};
+use crate::settings_rules::{RuleBehavior, RuleSet, SourcedRule};
+
+/// Tools whose rules are `Edit(path)` rules.
+const WRITE_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// Tools whose rules are `Read(path)` rules.
+const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead"];
+/// Tools that need no permission (their effects are checked elsewhere or are
+/// session bookkeeping).
+const NO_PERMISSION_TOOLS: &[&str] = &[
+    "TodoWrite",
+    "TaskOutput",
+    "TaskStop",
+    "Agent",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "AskUserQuestion",
+];
+/// Tools allowed in plan mode even though they are not read-only.
+const PLAN_MODE_TOOLS: &[&str] = &[
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "TodoWrite",
+    "AskUserQuestion",
+];
+/// Directory names that stay guarded in bypassPermissions and acceptEdits.
+const PROTECTED_DIRS: &[&str] = &[".git", ".claude", ".tack"];
+/// Write targets that are not files.
+const DEVICE_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+/// Recursion limit for `bash -c '...'` inside `bash -c '...'`.
+const MAX_NESTING: usize = 4;
+/// Commands whose second word is a subcommand, for "allow always" suggestions
+/// (`Bash(git diff:*)` rather than `Bash(git:*)`).
+const SUBCOMMAND_TOOLS: &[&str] = &[
+    "git",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "cargo",
+    "go",
+    "docker",
+    "kubectl",
+    "gh",
+    "pip",
+    "uv",
+    "poetry",
+    "dotnet",
+    "terraform",
+    "helm",
+    "brew",
+    "systemctl",
+    "rustup",
+    "deno",
+];
+/// Bash commands acceptEdits allows inside the working directories.
+const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "mv", "cp"];
+
+/// The engine's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Run the tool.
+    Allow {
+        /// Why (the rule or mode default), for logs.
+        reason: String,
+    },
+    /// Do not run it; `reason` goes to the model.
+    Deny {
+        /// Why.
+        reason: String,
+        /// The deny rule that matched, if one did.
+        rule: Option<String>,
+    },
+    /// Ask the user (or the prompt tool / SDK callback).
+    Ask {
+        /// What needs approval, for the prompt.
+        reason: String,
+        /// Rules that would allow this call, for "allow always" (best first).
+        suggestions: Vec<String>,
+    },
+}
+
+impl Decision {
+    /// Print mode and other prompt-less callers: `Ask` becomes `Deny`.
+    pub fn without_prompt(self) -> Decision {
+        match self {
+            Decision::Ask { reason, .. } => Decision::Deny {
+                reason: format!("{reason} (no permission prompt available)"),
+                rule: None,
+            },
+            d @ (Decision::Allow { .. } | Decision::Deny { .. }) => d,
+        }
+    }
+
+    /// True for `Allow`.
+    pub fn is_allow(&self) -> bool {
+        matches!(self, Decision::Allow { .. })
+    }
+
+    fn allow(reason: impl Into<String>) -> Decision {
+        Decision::Allow {
+            reason: reason.into(),
+        }
+    }
+
+    fn deny_rule(r: &SourcedRule, what: &str) -> Decision {
+        Decision::Deny {
+            reason: format!(
+                "Permission to use {what} has been denied by rule `{}` ({})",
+                r.rule.text, r.source.name
+            ),
+            rule: Some(r.rule.text.clone()),
+        }
+    }
+
+    fn ask(reason: impl Into<String>, suggestions: Vec<String>) -> Decision {
+        Decision::Ask {
+            reason: reason.into(),
+            suggestions,
+        }
+    }
+}
+
+/// Everything a decision depends on. Cheap to clone; rebuild or mutate it when the
+/// mode changes or a rule is added ("allow always").
+#[derive(Debug, Clone)]
+pub struct PermissionContext {
+    mode: PermissionMode,
+    rules: RuleSet,
+    cwd: PathBuf,
+    home: PathBuf,
+    working_dirs: Vec<PathBuf>,
+}
+
+/// A tool call as the engine sees it.
+struct Call<'a> {
+    names: Vec<&'a str>,
+    canonical: &'a str,
+    input: &'a Value,
+    is_read_only: bool,
+    paths: Vec<Result<ResolvedPath, String>>,
+}
+
+impl PermissionContext {
+    /// `cwd` is the session's working directory; `additional_dirs` are `--add-dir`s
+    /// and `permissions.additionalDirectories` (relative ones against `cwd`).
+    pub fn new(
+        mode: PermissionMode,
+        rules: RuleSet,
+        cwd: &Path,
+        home: &Path,
+        additional_dirs: &[PathBuf],
+    ) -> PermissionContext {
+        let mut working_dirs = vec![resolve_dir(cwd, cwd, home)];
+        for d in additional_dirs {
+            let r = resolve_dir(d, cwd, home);
+            if !working_dirs.contains(&r) {
+                working_dirs.push(r);
+            }
+        }
+        PermissionContext {
+            mode,
+            rules,
+            cwd: cwd.to_path_buf(),
+            home: home.to_path_buf(),
+            working_dirs,
+        }
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> PermissionMode {
+        self.mode
+    }
+
+    /// Switches mode (Shift+Tab, ExitPlanMode approved, ...).
+    pub fn set_mode(&mut self, mode: PermissionMode) {
+        self.mode = mode;
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// The rules, to add one ("allow always", session rules).
+    pub fn rules_mut(&mut self) -> &mut RuleSet {
+        &mut self.rules
+    }
+
+    /// The resolved working directories (cwd first).
+    pub fn working_dirs(&self) -> &[PathBuf] {
+        &self.working_dirs
+    }
+
+    /// Decides about one tool call. `aliases` are the tool's other names
+    /// ([`tack_tool::Tool::aliases`]-style); `paths` are the paths it touches
+    /// (`Tool::paths_touched`), read if `is_read_only`, written otherwise.
+    pub fn decide(
+        &self,
+        tool_name: &str,
+        aliases: &[&str],
+        input: &Value,
+        is_read_only: bool,
+        paths: &[PathBuf],
+    ) -> Decision {
+        self.decide_inner(tool_name, aliases, input, is_read_only, paths, false)
+    }
+
+    /// The decision when a PreToolUse hook answered `allow`: deny and ask rules
+    /// still apply, everything else is allowed.
+    pub fn decide_hook_allowed(
+        &self,
+        tool_name: &str,
+        aliases: &[&str],
+        input: &Value,
+        is_read_only: bool,
+        paths: &[PathBuf],
+    ) -> Decision {
+        self.decide_inner(tool_name, aliases, input, is_read_only, paths, true)
+    }
+
+    fn decide_inner(
+        &self,
+        tool_name: &str,
+        aliases: &[&str],
+        input: &Value,
+        is_read_only: bool,
+        paths: &[PathBuf],
+        hook_allowed: bool,
+    ) -> Decision {
+        let canonical = canonical_tool_name(tool_name);
+        let mut names = vec![tool_name, canonical];
+        names.extend(aliases.iter().copied().map(canonical_tool_name));
+        names.extend_from_slice(aliases);
+        let call = Call {
+            names,
+            canonical,
+            input,
+            is_read_only,
+            paths: paths
+                .iter()
+                .map(|p| resolve(p, &self.cwd, &self.home).map_err(|e| e.to_string()))
+                .collect(),
+        };
+        if canonical == "Bash" {
+            return self.decide_bash(&call, hook_allowed);
+        }
+        self.decide_tool(&call, hook_allowed)
+    }
+
+    fn bases<'a>(&'a self, r: &'a SourcedRule) -> PathBases<'a> {
+        PathBases {
+            cwd: &self.cwd,
+            home: &self.home,
+            root: r.source.root.as_deref(),
+        }
+    }
+
+    fn is_protected(&self, p: &ResolvedPath) -> bool {
+        p.forms().any(|f| {
+            self.working_dirs.iter().any(|wd| {
+                is_inside(f, wd)
+                    && f.components()
+                        .skip(wd.components().count())
+                        .any(|c| PROTECTED_DIRS.iter().any(|d| c.as_os_str() == *d))
+            })
+        })
+    }
+
+    // ---------------------------------------------------------------- non-Bash
+
+    /// Does a rule's tool part name this call? File rules cover their families.
+    fn rule_names_tool(&self, r: &SourcedRule, call: &Call) -> bool {
+        match &r.rule.tool {
+            ToolPattern::Name(n) if n == "Edit" => {
+                WRITE_TOOLS.contains(&call.canonical) || call.names.iter().any(|t| t == n)
+            }
+            ToolPattern::Name(n) if n == "Read" => {
+                READ_TOOLS.contains(&call.canonical)
+                    || (r.behavior != RuleBehavior::Allow
+                        && matches!(r.rule.specifier, Specifier::Path(_))
+                        && WRITE_TOOLS.contains(&call.canonical))
+                    || call.names.iter().any(|t| t == n)
+            }
+            t => call.names.iter().any(|name| t.matches(name)),
+        }
+    }
+
+    fn rule_matches_tool(&self, r: &SourcedRule, call: &Call) -> Match {
+        if !self.rule_names_tool(r, call) {
+            return Match::No;
+        }
+        let deny_like = r.behavior != RuleBehavior::Allow;
+        match &r.rule.specifier {
+            Specifier::None => {
+                let is_file_tool =
+                    WRITE_TOOLS.contains(&call.canonical) || READ_TOOLS.contains(&call.canonical);
+                if deny_like || !is_file_tool {
+                    return Match::Yes;
+                }
+                // A tool-wide allow of a file tool covers the working directories.
+                let inside = call.paths.iter().all(|p| {
+                    p.as_ref()
+                        .is_ok_and(|p| is_inside_any(p, &self.working_dirs))
+                });
+                if inside { Match::Yes } else { Match::No }
+            }
+            Specifier::Path(pat) => {
+                if call.paths.is_empty() {
+                    return Match::No;
+                }
+                let bases = self.bases(r);
+                if deny_like {
+                    let mut result = Match::No;
+                    for p in &call.paths {
+                        match p {
+                            Ok(p) if p.forms().any(|f| pat.matches(f, &bases)) => {
+                                return Match::Yes;
+                            }
+                            Ok(_) => {}
+                            Err(_) => result = Match::Maybe,
+                        }
+                    }
+                    result
+                } else {
+                    let all = call.paths.iter().all(|p| {
+                        p.as_ref()
+                            .is_ok_and(|p| p.real.iter().all(|f| pat.matches(f, &bases)))
+                    });
+                    if all { Match::Yes } else { Match::No }
+                }
+            }
+            Specifier::Domain(d) => match url_host(call.input) {
+                Some(host) if domain_matches(d, &host) => Match::Yes,
+                Some(_) => Match::No,
+                None => Match::Maybe,
+            },
+            Specifier::AgentType(t) => {
+                let ty = call
+                    .input
+                    .get("subagent_type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("general-purpose");
+                if ty == t { Match::Yes } else { Match::No }
+            }
+            Specifier::Param { key, value } => param_match(call.input, key, value),
+            Specifier::Bash(_) => Match::No,
+        }
+    }
+
+    fn decide_tool(&self, call: &Call, hook_allowed: bool) -> Decision {
+        let what = call.canonical;
+        let mut unsure: Option<String> = None;
+        for r in self.rules.with(RuleBehavior::Deny) {
+            match self.rule_matches_tool(r, call) {
+                Match::Yes => return Decision::deny_rule(r, what),
+                Match::Maybe => unsure = Some(r.rule.text.clone()),
+                Match::No => {}
+            }
+        }
+        let suggestions = self.suggest_tool(call);
+        for r in self.rules.with(RuleBehavior::Ask) {
+            if self.rule_matches_tool(r, call) != Match::No {
+                return Decision::ask(
+                    format!("{what} requires approval (rule `{}`)", r.rule.text),
+                    suggestions,
+                );
+            }
+        }
+        if let Some(rule) = unsure {
+            return Decision::ask(
+                format!("{what}: cannot rule out deny rule `{rule}`"),
+                suggestions,
+            );
+        }
+        if let Some(Err(e)) = call.paths.iter().find(|p| p.is_err()) {
+            return Decision::ask(format!("{what}: {e}"), suggestions);
+        }
+        let writes = !call.is_read_only;
+        let protected = writes
+            && call
+                .paths
+                .iter()
+                .any(|p| p.as_ref().is_ok_and(|p| self.is_protected(p)));
+        if self.mode == PermissionMode::Plan
+            && !call.is_read_only
+            && !PLAN_MODE_TOOLS.contains(&call.canonical)
+        {
+            return Decision::Deny {
+                reason: format!(
+                    "{what} is not available in plan mode: only read-only tools may run until the plan is approved"
+                ),
+                rule: None,
+            };
+        }
+        if hook_allowed {
+            return Decision::allow("allowed by a PreToolUse hook");
+        }
+        if self.mode == PermissionMode::BypassPermissions {
+            if protected {
+                return Decision::ask(
+                    format!("{what} writes to a protected path (.git, .claude, .tack)"),
+                    suggestions,
+                );
+            }
+            return Decision::allow("bypassPermissions mode");
+        }
+        for r in self.rules.with(RuleBehavior::Allow) {
+            if self.rule_matches_tool(r, call) == Match::Yes {
+                return Decision::allow(format!("allowed by rule `{}`", r.rule.text));
+            }
+        }
+        if NO_PERMISSION_TOOLS.contains(&call.canonical) {
+            return Decision::allow(format!("{what} needs no permission"));
+        }
+        let inside = call.paths.iter().all(|p| {
+            p.as_ref()
+                .is_ok_and(|p| is_inside_any(p, &self.working_dirs))
+        });
+        let file_tool =
+            READ_TOOLS.contains(&call.canonical) || WRITE_TOOLS.contains(&call.canonical);
+        if call.is_read_only && inside && (file_tool || !call.paths.is_empty()) {
+            return Decision::allow("read-only, inside the working directories");
+        }
+        if self.mode == PermissionMode::AcceptEdits
+            && WRITE_TOOLS.contains(&call.canonical)
+            && inside
+            && !call.paths.is_empty()
+            && !protected
+        {
+            return Decision::allow("acceptEdits: edit inside the working directories");
+        }
+        let reason = if protected {
+            format!("{what} writes to a protected path (.git, .claude, .tack)")
+        } else if !inside {
+            format!(
+                "{what} touches a path outside the working directories ({})",
+                self.outside_paths(call).join(", ")
+            )
+        } else {
+            format!("{what} requires approval")
+        };
+        self.no_rule(reason, suggestions)
+    }
+
+    fn outside_paths(&self, call: &Call) -> Vec<String> {
+        call.paths
+            .iter()
+            .filter_map(|p| p.as_ref().ok())
+            .filter(|p| !is_inside_any(p, &self.working_dirs))
+            .map(|p| p.real[0].display().to_string())
+            .collect()
+    }
+
+    fn no_rule(&self, reason: String, suggestions: Vec<String>) -> Decision {
+        if self.mode == PermissionMode::DontAsk {
+            return Decision::Deny {
+                reason: format!("{reason}; dontAsk mode denies anything not pre-allowed"),
+                rule: None,
+            };
+        }
+        Decision::ask(reason, suggestions)
+    }
+
+    fn suggest_tool(&self, call: &Call) -> Vec<String> {
+        let dirs: Vec<String> = call
+            .paths
+            .iter()
+            .filter_map(|p| p.as_ref().ok())
+            .map(|p| {
+                let real = &p.real[0];
+                let dir = if call.is_read_only && real.is_dir() {
+                    real.as_path()
+                } else {
+                    real.parent().unwrap_or(real)
+                };
+                abs_rule_path(dir)
+            })
+            .collect();
+        if WRITE_TOOLS.contains(&call.canonical) || READ_TOOLS.contains(&call.canonical) {
+            let tool = if WRITE_TOOLS.contains(&call.canonical) {
+                "Edit"
+            } else {
+                "Read"
+            };
+            let mut out: Vec<String> = dirs.iter().map(|d| format!("{tool}({d}/**)")).collect();
+            out.dedup();
+            return out;
+        }
+        if call.canonical == "WebFetch"
+            && let Some(h) = url_host(call.input)
+        {
+            return vec![format!("WebFetch(domain:{h})")];
+        }
+        vec![call.canonical.to_string()]
+    }
+
+    // -------------------------------------------------------------------- Bash
+
+    fn decide_bash(&self, call: &Call, hook_allowed: bool) -> Decision {
+        let Some(command) = call.input.get("command").and_then(Value::as_str) else {
+            return Decision::ask("Bash call without a `command`", Vec::new());
+        };
+        let bash_rules = |b: RuleBehavior| {
+            self.rules
+                .with(b)
+                .filter(|r| call.names.iter().any(|n| r.rule.tool.matches(n)))
+                .collect::<Vec<_>>()
+        };
+        let deny = bash_rules(RuleBehavior::Deny);
+        let ask = bash_rules(RuleBehavior::Ask);
+        let allow = bash_rules(RuleBehavior::Allow);
+
+        // Tool-wide and parameter rules.
+        for r in &deny {
+            match &r.rule.specifier {
+                Specifier::None => return Decision::deny_rule(r, "Bash"),
+                Specifier::Param { key, value }
+                    if param_match(call.input, key, value) == Match::Yes =>
+                {
+                    return Decision::deny_rule(r, "Bash");
+                }
+                Specifier::Param { .. }
+                | Specifier::Bash(_)
+                | Specifier::Path(_)
+                | Specifier::Domain(_)
+                | Specifier::AgentType(_) => {}
+            }
+        }
+        for r in &deny {
+            if let Specifier::Bash(bash::BashPattern::Script(s)) = &r.rule.specifier
+                && s.trim() == command.trim()
+            {
+                return Decision::deny_rule(r, "Bash");
+            }
+        }
+        let parsed = parse_script(command);
+        let mut analysis = Analysis::default();
+        match &parsed {
+            Ok(script) => self.deny_scan(script, &deny, &mut analysis, 0),
+            Err(e) => {
+                if deny
+                    .iter()
+                    .any(|r| matches!(r.rule.specifier, Specifier::Bash(_)))
+                    || self.has_path_denies()
+                {
+                    analysis.unsure = Some(format!("{e}; deny rules cannot be checked"));
+                }
+            }
+        }
+        if let Some(d) = analysis.denied {
+            return d;
+        }
+        let suggestions = match &parsed {
+            Ok(script) => self.suggest_bash(script, &allow),
+            Err(_) => Vec::new(),
+        };
+        for r in &ask {
+            let hit = match &r.rule.specifier {
+                Specifier::None => true,
+                Specifier::Param { key, value } => {
+                    param_match(call.input, key, value) == Match::Yes
+                }
+                Specifier::Bash(bash::BashPattern::Script(s)) => s.trim() == command.trim(),
+                Specifier::Bash(p) => match &parsed {
+                    Ok(script) => script
+                        .commands
+                        .iter()
+                        .any(|c| self.command_matches(p, c, 0) != Match::No),
+                    Err(_) => true,
+                },
+                Specifier::Path(_) | Specifier::Domain(_) | Specifier::AgentType(_) => false,
+            };
+            if hit {
+                return Decision::ask(
+                    format!("Bash command requires approval (rule `{}`)", r.rule.text),
+                    suggestions,
+                );
+            }
+        }
+        if let Some(u) = analysis.unsure {
+            return Decision::ask(format!("Bash: {u}"), suggestions);
+        }
+        if self.mode == PermissionMode::Plan && !call.is_read_only {
+            return Decision::Deny {
+                reason: "Bash commands that are not read-only are not available in plan mode: only read-only tools may run until the plan is approved".into(),
+                rule: None,
+            };
+        }
+        if hook_allowed {
+            return Decision::allow("allowed by a PreToolUse hook");
+        }
+        let protected_write = parsed.as_ref().is_ok_and(|s| {
+            s.redirects.iter().any(|r| {
+                r.kind == RedirectKind::Write
+                    && r.target
+                        .as_ref()
+                        .and_then(|t| self.word_path(t))
+                        .is_some_and(|p| self.is_protected(&p))
+            })
+        });
+        if self.mode == PermissionMode::BypassPermissions {
+            if protected_write {
+                return Decision::ask(
+                    "Bash writes to a protected path (.git, .claude, .tack)",
+                    suggestions,
+                );
+            }
+            return Decision::allow("bypassPermissions mode");
+        }
+        let trimmed = command.trim();
+        for r in &allow {
+            match &r.rule.specifier {
+                Specifier::None => {
+                    return Decision::allow(format!("allowed by rule `{}`", r.rule.text));
+                }
+                Specifier::Bash(bash::BashPattern::Script(s)) if s.trim() == trimmed => {
+                    return Decision::allow(format!("allowed by rule `{}`", r.rule.text));
+                }
+                Specifier::Bash(_)
+                | Specifier::Path(_)
+                | Specifier::Domain(_)
+                | Specifier::AgentType(_)
+                | Specifier::Param { .. } => {}
+            }
+        }
+        let script = match parsed {
+            Ok(s) => s,
+            Err(e) => return self.no_rule(format!("Bash: {e}"), suggestions),
+        };
+        match self.bash_allowed(&script, &allow) {
+            Ok(reason) => Decision::allow(reason),
+            Err(reason) => self.no_rule(format!("Bash: {reason}"), suggestions),
+        }
+    }
+
+    fn has_path_denies(&self) -> bool {
+        self.rules.with(RuleBehavior::Deny).any(|r| {
+            matches!(r.rule.specifier, Specifier::Path(_))
+                && matches!(&r.rule.tool, ToolPattern::Name(n) if n == "Edit" || n == "Read")
+        })
+    }
+
+    /// Matches a pattern against a command, its basename form, and (for wrappers)
+    /// every argv suffix and the script it runs.
+    fn command_matches(&self, p: &bash::BashPattern, cmd: &SimpleCommand, depth: usize) -> Match {
+        let mut best = p.matches(cmd);
+        let mut consider = |m: Match| {
+            best = match (best, m) {
+                (Match::Yes, _) | (_, Match::Yes) => Match::Yes,
+                (Match::Maybe, _) | (_, Match::Maybe) => Match::Maybe,
+                (Match::No, Match::No) => Match::No,
+            }
+        };
+        if let Some(name) = cmd.name()
+            && name.contains('/')
+        {
+            let mut argv = cmd.argv.clone();
+            argv[0] = Word {
+                raw: basename(name).to_string(),
+                value: Some(basename(name).to_string()),
+            };
+            consider(p.matches_argv(&argv));
+        }
+        if is_wrapper(cmd) {
+            for i in 1..cmd.argv.len() {
+                let argv = cmd.argv[i..].to_vec();
+                if depth < MAX_NESTING {
+                    let inner = SimpleCommand {
+                        env: Vec::new(),
+                        text: bash::render(&argv),
+                        argv,
+                        redirects: Vec::new(),
+                    };
+                    consider(self.command_matches(p, &inner, depth + 1));
+                } else {
+                    consider(p.matches_argv(&argv));
+                }
+            }
+            match bash::inner_script(cmd) {
+                Some(Some(text)) if depth < MAX_NESTING => match parse_script(&text) {
+                    Ok(inner) => {
+                        for c in &inner.commands {
+                            consider(self.command_matches(p, c, depth + 1));
+                        }
+                    }
+                    Err(_) => consider(Match::Maybe),
+                },
+                Some(_) => consider(Match::Maybe),
+                None => {}
+            }
+        }
+        best
+    }
+
+    /// Deny rules against every command, redirection and path-like argument.
+    fn deny_scan(
+        &self,
+        script: &ParsedScript,
+        deny: &[&SourcedRule],
+        out: &mut Analysis,
+        depth: usize,
+    ) {
+        let path_denies = self.has_path_denies();
+        let cwd_changes = script.commands.iter().any(|c| {
+            !c.argv.is_empty()
+                && c.name()
+                    .is_none_or(|n| matches!(basename(n), "cd" | "pushd" | "popd"))
+        });
+        if path_denies && cwd_changes {
+            out.unsure =
+                Some("the command changes directory, so file deny rules cannot be checked".into());
+        }
+        for cmd in &script.commands {
+            if path_denies
+                && !is_harmless(cmd)
+                && let Some(w) = cmd.argv.iter().skip(1).find(|w| !w.is_static())
+            {
+                out.unsure = Some(format!(
+                    "argument `{}` is not static, so file deny rules cannot be checked",
+                    w.raw
+                ));
+            }
+            for r in deny {
+                if let Specifier::Bash(p) = &r.rule.specifier {
+                    match self.command_matches(p, cmd, depth) {
+                        Match::Yes => {
+                            out.denied = Some(Decision::deny_rule(r, "Bash"));
+                            return;
+                        }
+                        Match::Maybe => {
+                            out.unsure = Some(format!(
+                                "`{}` might match deny rule `{}`",
+                                cmd.text, r.rule.text
+                            ));
+                        }
+                        Match::No => {}
+                    }
+                }
+            }
+            // Arguments naming a denied file (`cat .env` with `Read(./.env)` denied).
+            for w in cmd.argv.iter().skip(1) {
+                let Some(v) = w.value.as_deref() else {
+                    continue;
+                };
+                let candidate = match v.split_once('=') {
+                    Some((opt, val)) if opt.starts_with('-') => val,
+                    _ if v.starts_with('-') => continue,
+                    _ => v,
+                };
+                if candidate.is_empty() {
+                    continue;
+                }
+                let Some(p) = self.word_path(&Word {
+                    raw: candidate.to_string(),
+                    value: Some(candidate.to_string()),
+                }) else {
+                    continue;
+                };
+                if let Some(r) = self.path_deny(&p, false) {
+                    out.denied = Some(Decision::deny_rule(r, "Bash"));
+                    return;
+                }
+                if let Some(r) = self.path_deny(&p, true) {
+                    out.unsure = Some(format!(
+                        "argument `{v}` names a path covered by deny rule `{}`",
+                        r.rule.text
+                    ));
+                }
+            }
+        }
+        for red in &script.redirects {
+            let write = match red.kind {
+                RedirectKind::Write => true,
+                RedirectKind::Read => false,
+                RedirectKind::Descriptor | RedirectKind::Input => continue,
+            };
+            match red.target.as_ref().and_then(|t| self.word_path(t)) {
+                Some(p) => {
+                    if let Some(r) = self.path_deny(&p, write) {
+                        out.denied = Some(Decision::deny_rule(r, "Bash"));
+                        return;
+                    }
+                }
+                None => {
+                    if self.has_path_denies() {
+                        out.unsure = Some(format!(
+                            "redirection target `{}` is not static; file deny rules cannot be checked",
+                            red.target.as_ref().map_or("", |t| t.raw.as_str())
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// A deny rule (Read, or Edit when `write`) matching any form of `p`.
+    fn path_deny(&self, p: &ResolvedPath, write: bool) -> Option<&SourcedRule> {
+        self.rules.with(RuleBehavior::Deny).find(|r| {
+            let Specifier::Path(pat) = &r.rule.specifier else {
+                return false;
+            };
+            let applies = match &r.rule.tool {
+                ToolPattern::Name(n) => n == "Read" || (write && n == "Edit"),
+                ToolPattern::McpServer(_) | ToolPattern::Glob(_) => false,
+            };
+            applies && p.forms().any(|f| pat.matches(f, &self.bases(r)))
+        })
+    }
+
+    /// An allow rule of `tool` covering every real form of `p`.
+    fn path_allow(&self, p: &ResolvedPath, tools: &[&str]) -> bool {
+        self.rules.with(RuleBehavior::Allow).any(|r| {
+            let Specifier::Path(pat) = &r.rule.specifier else {
+                return false;
+            };
+            matches!(&r.rule.tool, ToolPattern::Name(n) if tools.contains(&n.as_str()))
+                && p.real.iter().all(|f| pat.matches(f, &self.bases(r)))
+        })
+    }
+
+    /// The path a static word names (`~` expanded, relative to the cwd).
+    fn word_path(&self, w: &Word) -> Option<ResolvedPath> {
+        let v = w.value.as_deref()?;
+        // `~user`, `~+`, `~-` expand to directories tack does not know.
+        if v.is_empty() || (v.starts_with('~') && v != "~" && !v.starts_with("~/")) {
+            return None;
+        }
+        resolve(Path::new(v), &self.cwd, &self.home).ok()
+    }
+
+    /// `Ok(reason)` when every part of the script is allowed, else the first reason not.
+    fn bash_allowed(
+        &self,
+        script: &ParsedScript,
+        allow: &[&SourcedRule],
+    ) -> Result<String, String> {
+        if let Some(h) = script.hazards.first() {
+            return Err(match h {
+                Hazard::Arithmetic => "arithmetic evaluation needs approval".into(),
+                Hazard::Subscript => "array subscripts need approval".into(),
+                Hazard::FunctionDefinition(n) => format!("defines a shell function `{n}`"),
+                Hazard::TestCommand => "`[[ ... ]]` needs approval".into(),
+            });
+        }
+        if let Some(a) = script
+            .assignments
+            .iter()
+            .find(|a| !is_safe_shell_variable(&a.name))
+        {
+            return Err(format!("sets shell variable `{}`", a.name));
+        }
+        let cwd_changes = script.commands.iter().any(|c| {
+            c.name()
+                .is_none_or(|n| matches!(basename(n), "cd" | "pushd" | "popd"))
+                && !c.argv.is_empty()
+        });
+        let mut reasons = Vec::new();
+        for cmd in &script.commands {
+            if cmd.argv.is_empty() {
+                continue;
+            }
+            let by_rule = self.command_allowed_by_rules(cmd, allow);
+            if by_rule.is_some()
+                || is_harmless(cmd)
+                || (!cwd_changes && self.accept_edits_command(cmd))
+            {
+                continue;
+            }
+            reasons.push(format!("`{}` is not allowed by any rule", cmd.text));
+        }
+        for red in &script.redirects {
+            let write = match red.kind {
+                RedirectKind::Write => true,
+                RedirectKind::Read => false,
+                RedirectKind::Descriptor | RedirectKind::Input => continue,
+            };
+            let Some(target) = &red.target else {
+                reasons.push(format!("redirection `{}` has no target", red.op));
+                continue;
+            };
+            let Some(v) = target.value.as_deref() else {
+                reasons.push(format!("redirection target `{}` is not static", target.raw));
+                continue;
+            };
+            if DEVICE_TARGETS.contains(&v) {
+                continue;
+            }
+            if cwd_changes && !v.starts_with('/') {
+                reasons.push(format!(
+                    "relative redirection target `{v}` after a directory change"
+                ));
+                continue;
+            }
+            let Some(p) = self.word_path(target) else {
+                reasons.push(format!("redirection target `{v}` cannot be resolved"));
+                continue;
+            };
+            let ok = if write {
+                self.path_allow(&p, &["Edit"])
+                    || (self.mode == PermissionMode::AcceptEdits
+                        && is_inside_any(&p, &self.working_dirs)
+                        && !self.is_protected(&p))
+            } else {
+                self.path_allow(&p, &["Read", "Edit"]) || is_inside_any(&p, &self.working_dirs)
+            };
+            if !ok {
+                reasons.push(format!(
+                    "{} `{v}` ({}) needs approval",
+                    if write { "writes to" } else { "reads from" },
+                    p.real[0].display()
+                ));
+            }
+        }
+        if reasons.is_empty() {
+            Ok("every command and redirection is allowed".into())
+        } else {
+            Err(reasons.join("; "))
+        }
+    }
+
+    fn command_allowed_by_rules<'r>(
+        &self,
+        cmd: &SimpleCommand,
+        allow: &[&'r SourcedRule],
+    ) -> Option<&'r SourcedRule> {
+        cmd.name()?;
+        if cmd.env.iter().any(|a| !is_safe_env(&a.name)) {
+            return None;
+        }
+        let wrapper = is_wrapper(cmd);
+        // Prefix and wildcard rules need every word static: a dynamic argument
+        // could carry options (`git diff $x` with x=--output=~/.bashrc).
+        let all_static = cmd.argv.iter().all(Word::is_static);
+        allow.iter().copied().find(|r| match &r.rule.specifier {
+            Specifier::Bash(p @ bash::BashPattern::Exact(_)) => p.matches(cmd) == Match::Yes,
+            Specifier::Bash(p @ (bash::BashPattern::Prefix(_) | bash::BashPattern::Glob(_))) => {
+                !wrapper && all_static && p.matches(cmd) == Match::Yes
+            }
+            // Tool-wide and whole-script rules are handled before per-command checks.
+            Specifier::Bash(bash::BashPattern::Any | bash::BashPattern::Script(_))
+            | Specifier::None
+            | Specifier::Path(_)
+            | Specifier::Domain(_)
+            | Specifier::AgentType(_)
+            | Specifier::Param { .. } => false,
+        })
+    }
+
+    /// acceptEdits: `mkdir`/`touch`/`mv`/`cp` whose operands are all static and
+    /// inside the working directories (not protected, not denied).
+    fn accept_edits_command(&self, cmd: &SimpleCommand) -> bool {
+        if self.mode != PermissionMode::AcceptEdits || !cmd.env.is_empty() {
+            return false;
+        }
+        let Some(name) = cmd.name() else {
+            return false;
+        };
+        if !ACCEPT_EDITS_COMMANDS.contains(&name) {
+            return false;
+        }
+        let mut operands = 0;
+        let mut options_done = false;
+        for w in &cmd.argv[1..] {
+            let Some(v) = w.value.as_deref() else {
+                return false;
+            };
+            if !options_done && v == "--" {
+                options_done = true;
+                continue;
+            }
+            if !options_done && v.starts_with('-') {
+                if v.contains('=') {
+                    return false;
+                }
+                continue;
+            }
+            let Some(p) = self.word_path(w) else {
+                return false;
+            };
+            if !is_inside_any(&p, &self.working_dirs)
+                || self.is_protected(&p)
+                || self.path_deny(&p, true).is_some()
+            {
+                return false;
+            }
+            operands += 1;
+        }
+        operands > 0
+    }
+
+    fn suggest_bash(&self, script: &ParsedScript, allow: &[&SourcedRule]) -> Vec<String> {
+        let mut out = Vec::new();
+        for cmd in &script.commands {
+            if cmd.argv.is_empty()
+                || self.command_allowed_by_rules(cmd, allow).is_some()
+                || is_harmless(cmd)
+            {
+                continue;
+            }
+            let Some(words) = cmd
+                .argv
+                .iter()
+                .map(|w| w.value.clone())
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            let simple = |s: &str| {
+                !s.is_empty()
+                    && s.bytes().all(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')
+                    })
+            };
+            let rule = if is_wrapper(cmd) || !cmd.env.is_empty() || !words.iter().all(|w| simple(w))
+            {
+                format!("Bash({})", cmd.text)
+            } else if words.len() >= 2
+                && SUBCOMMAND_TOOLS.contains(&words[0].as_str())
+                && words[1]
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && words[1].starts_with(|c: char| c.is_ascii_lowercase())
+            {
+                format!("Bash({} {}:*)", words[0], words[1])
+            } else {
+                format!("Bash({}:*)", words[0])
+            };
+            if !out.contains(&rule) {
+                out.push(rule);
+            }
+        }
+        for red in &script.redirects {
+            if red.kind == RedirectKind::Write
+                && red
+                    .target
+                    .as_ref()
+                    .and_then(|t| t.value.as_deref())
+                    .is_some_and(|v| !DEVICE_TARGETS.contains(&v))
+                && let Some(p) = red.target.as_ref().and_then(|t| self.word_path(t))
+            {
+                let rule = format!("Edit({})", abs_rule_path(&p.real[0]));
+                if !out.contains(&rule) {
+                    out.push(rule);
+                }
+            }
+        }
+        out
+    }
+}
+
+#[derive(Default)]
+struct Analysis {
+    denied: Option<Decision>,
+    unsure: Option<String>,
+}
+
+/// `//abs/path` form of an absolute path, glob-escaped.
+fn abs_rule_path(p: &Path) -> String {
+    format!("/{}", globset::escape(&p.to_string_lossy()))
+}
+
+fn url_host(input: &Value) -> Option<String> {
+    let u = url::Url::parse(input.get("url")?.as_str()?).ok()?;
+    u.host_str()
+        .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+}
+
+fn param_match(input: &Value, key: &str, value: &str) -> Match {
+    match input.get(key) {
+        Some(Value::String(s)) if s == value => Match::Yes,
+        Some(Value::Bool(b)) if b.to_string() == value => Match::Yes,
+        Some(Value::Number(n)) if n.to_string() == value => Match::Yes,
+        _ => Match::No,
+    }
+}

@@ -1,0 +1,318 @@
+//! Engine behaviour that needs a real filesystem (symlinks) or several calls:
+//! symlinks leaving the project, additional directories, legacy names, rule
+//! sources, hook-allowed decisions and print mode.
+
+use std::os::unix::fs::symlink;
+use std::path::PathBuf;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_permissions::{
+    Decision, PermissionContext, PermissionMode, RuleBehavior, RuleSet, RuleSource,
+};
+
+struct Fx {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    proj: PathBuf,
+    home: PathBuf,
+}
+
+fn fx() -> Fx {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let proj = root.join("proj");
+    let home = root.join("home");
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    std::fs::create_dir_all(proj.join("docs")).unwrap();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(root.join("outside/deep/er")).unwrap();
+    std::fs::create_dir_all(root.join("shared")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "k").unwrap();
+    Fx {
+        _dir: dir,
+        root,
+        proj,
+        home,
+    }
+}
+
+fn ctx(fx: &Fx, mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionContext {
+    let mut set = RuleSet::new();
+    let src = RuleSource {
+        name: "projectSettings".into(),
+        file: Some(fx.proj.join(".tack/settings.json")),
+        root: Some(fx.proj.clone()),
+    };
+    for (b, r) in rules {
+        set.add(&src, *b, r).unwrap();
+    }
+    PermissionContext::new(mode, set, &fx.proj, &fx.home, &[fx.root.join("shared")])
+}
+
+fn label(d: &Decision) -> &'static str {
+    match d {
+        Decision::Allow { .. } => "allow",
+        Decision::Deny { .. } => "deny",
+        Decision::Ask { .. } => "ask",
+    }
+}
+
+fn edit(c: &PermissionContext, p: &str) -> &'static str {
+    let input = json!({"file_path": p, "old_string": "a", "new_string": "b"});
+    label(&c.decide("Edit", &[], &input, false, &[PathBuf::from(p)]))
+}
+
+fn read(c: &PermissionContext, p: &str) -> &'static str {
+    label(&c.decide(
+        "Read",
+        &[],
+        &json!({"file_path": p}),
+        true,
+        &[PathBuf::from(p)],
+    ))
+}
+
+fn bash(c: &PermissionContext, cmd: &str) -> &'static str {
+    label(&c.decide("Bash", &[], &json!({"command": cmd}), false, &[]))
+}
+
+#[test]
+fn symlink_inside_pointing_outside_counts_as_outside() {
+    let fx = fx();
+    symlink(fx.home.join(".ssh"), fx.proj.join("keys")).unwrap();
+    symlink(fx.root.join("outside/new.txt"), fx.proj.join("dangling")).unwrap();
+    symlink(fx.root.join("outside/deep/er"), fx.proj.join("deeplink")).unwrap();
+    let c = ctx(&fx, PermissionMode::AcceptEdits, &[]);
+    assert_eq!(read(&c, "./keys/id_rsa"), "ask");
+    assert_eq!(edit(&c, "./keys/authorized_keys"), "ask");
+    // A dangling symlink: writing through it creates its (outside) target.
+    assert_eq!(edit(&c, "./dangling"), "ask");
+    // `deeplink/..` is outside/deep for the kernel, although lexically it is proj.
+    assert_eq!(edit(&c, "./deeplink/../x.txt"), "ask");
+    // Redirections follow the same resolution.
+    assert_eq!(bash(&c, "echo hi > keys/authorized_keys"), "ask");
+    assert_eq!(bash(&c, "echo hi > dangling"), "ask");
+    // The same edits through real project paths are fine.
+    assert_eq!(edit(&c, "./src/x.rs"), "allow");
+    assert_eq!(bash(&c, "echo hi > src/x.txt"), "allow");
+}
+
+#[test]
+fn symlink_to_a_denied_file_is_denied() {
+    let fx = fx();
+    std::fs::write(fx.proj.join(".env"), "S=1").unwrap();
+    symlink(fx.proj.join(".env"), fx.proj.join("innocent.txt")).unwrap();
+    let c = ctx(
+        &fx,
+        PermissionMode::Default,
+        &[(RuleBehavior::Deny, "Read(./.env)")],
+    );
+    assert_eq!(read(&c, "./innocent.txt"), "deny");
+    assert_eq!(bash(&c, "head -1 < innocent.txt"), "deny");
+}
+
+#[test]
+fn symlink_swapped_after_a_decision_is_seen_by_the_next_one() {
+    // A race cannot be closed by the engine (tools must open with care); but every
+    // decision re-resolves, so a link swapped between two calls is caught.
+    let fx = fx();
+    let c = ctx(&fx, PermissionMode::AcceptEdits, &[]);
+    std::fs::create_dir_all(fx.proj.join("build")).unwrap();
+    assert_eq!(edit(&c, "./build/out.txt"), "allow");
+    std::fs::remove_dir(fx.proj.join("build")).unwrap();
+    symlink(fx.root.join("outside"), fx.proj.join("build")).unwrap();
+    assert_eq!(edit(&c, "./build/out.txt"), "ask");
+}
+
+#[test]
+fn symlink_loop_is_asked() {
+    let fx = fx();
+    symlink("loop", fx.proj.join("loop")).unwrap();
+    let c = ctx(
+        &fx,
+        PermissionMode::BypassPermissions,
+        &[(RuleBehavior::Deny, "Read(./secret)")],
+    );
+    assert_eq!(read(&c, "./loop/x"), "ask");
+}
+
+#[test]
+fn additional_directories_are_working_directories() {
+    let fx = fx();
+    let c = ctx(&fx, PermissionMode::AcceptEdits, &[]);
+    let shared = fx.root.join("shared/a.txt");
+    assert_eq!(edit(&c, shared.to_str().unwrap()), "allow");
+    assert_eq!(read(&c, shared.to_str().unwrap()), "allow");
+    assert_eq!(
+        edit(&c, fx.root.join("outside/a.txt").to_str().unwrap()),
+        "ask"
+    );
+    assert_eq!(c.working_dirs(), &[fx.proj.clone(), fx.root.join("shared")]);
+}
+
+#[test]
+fn settings_root_anchor_and_absolute_anchor() {
+    let fx = fx();
+    let abs = format!("Edit(/{}/outside/**)", fx.root.display());
+    let c = ctx(
+        &fx,
+        PermissionMode::Default,
+        &[
+            (RuleBehavior::Allow, "Edit(/docs/**)"),
+            (RuleBehavior::Allow, &abs),
+        ],
+    );
+    assert_eq!(edit(&c, "./docs/guide.md"), "allow");
+    assert_eq!(edit(&c, "./src/main.rs"), "ask");
+    assert_eq!(
+        edit(&c, fx.root.join("outside/x").to_str().unwrap()),
+        "allow"
+    );
+}
+
+#[test]
+fn legacy_names_and_aliases() {
+    let fx = fx();
+    let c = ctx(
+        &fx,
+        PermissionMode::Default,
+        &[
+            (RuleBehavior::Deny, "KillShell"),
+            (RuleBehavior::Deny, "Task(Explore)"),
+            (RuleBehavior::Deny, "Agent(model:opus)"),
+        ],
+    );
+    let d = |tool: &str, aliases: &[&str], input: Value| {
+        label(&c.decide(tool, aliases, &input, false, &[]))
+    };
+    assert_eq!(
+        d("TaskStop", &["KillShell"], json!({"task_id": "1"})),
+        "deny"
+    );
+    assert_eq!(d("TaskStop", &[], json!({"task_id": "1"})), "deny");
+    assert_eq!(
+        d("TaskOutput", &["BashOutput"], json!({"task_id": "1"})),
+        "allow"
+    );
+    assert_eq!(d("Agent", &[], json!({"subagent_type": "Explore"})), "deny");
+    assert_eq!(d("Task", &[], json!({"subagent_type": "Explore"})), "deny");
+    assert_eq!(d("Agent", &[], json!({"subagent_type": "Plan"})), "allow");
+    assert_eq!(
+        d(
+            "Agent",
+            &[],
+            json!({"subagent_type": "Plan", "model": "opus"})
+        ),
+        "deny"
+    );
+}
+
+#[test]
+fn param_rules() {
+    let fx = fx();
+    let c = ctx(
+        &fx,
+        PermissionMode::Default,
+        &[
+            (RuleBehavior::Allow, "Bash(npm test)"),
+            (RuleBehavior::Deny, "Bash(run_in_background:true)"),
+        ],
+    );
+    let d = |input: Value| label(&c.decide("Bash", &[], &input, false, &[]));
+    assert_eq!(d(json!({"command": "npm test"})), "allow");
+    assert_eq!(
+        d(json!({"command": "npm test", "run_in_background": true})),
+        "deny"
+    );
+}
+
+#[test]
+fn hook_allow_still_honours_deny_and_ask() {
+    let fx = fx();
+    let c = ctx(
+        &fx,
+        PermissionMode::Default,
+        &[
+            (RuleBehavior::Deny, "Bash(rm:*)"),
+            (RuleBehavior::Ask, "Bash(git push:*)"),
+        ],
+    );
+    let h = |cmd: &str| {
+        label(&c.decide_hook_allowed("Bash", &[], &json!({"command": cmd}), false, &[]))
+    };
+    assert_eq!(h("curl x | sh"), "allow");
+    assert_eq!(h("rm -rf x"), "deny");
+    assert_eq!(h("git push"), "ask");
+}
+
+#[test]
+fn print_mode_turns_ask_into_deny() {
+    let fx = fx();
+    let c = ctx(&fx, PermissionMode::Default, &[]);
+    let d = c
+        .decide("Bash", &[], &json!({"command": "make"}), false, &[])
+        .without_prompt();
+    assert_eq!(
+        d,
+        Decision::Deny {
+            reason: "Bash: `make` is not allowed by any rule (no permission prompt available)"
+                .into(),
+            rule: None
+        }
+    );
+}
+
+#[test]
+fn suggestions_for_allow_always() {
+    let fx = fx();
+    let c = ctx(&fx, PermissionMode::Default, &[]);
+    let Decision::Ask { suggestions, .. } = c.decide(
+        "Bash",
+        &[],
+        &json!({"command": "git log --oneline | grep fix"}),
+        false,
+        &[],
+    ) else {
+        panic!()
+    };
+    assert_eq!(suggestions, vec!["Bash(git log:*)", "Bash(grep:*)"]);
+    let Decision::Ask { suggestions, .. } = c.decide(
+        "WebFetch",
+        &[],
+        &json!({"url": "https://Docs.RS/x", "prompt": "p"}),
+        true,
+        &[],
+    ) else {
+        panic!()
+    };
+    assert_eq!(suggestions, vec!["WebFetch(domain:docs.rs)"]);
+}
+
+#[test]
+fn modes_for_plain_tools() {
+    let fx = fx();
+    let plan = ctx(&fx, PermissionMode::Plan, &[]);
+    assert_eq!(edit(&plan, "./src/a.rs"), "deny");
+    assert_eq!(read(&plan, "./src/a.rs"), "allow");
+    assert_eq!(
+        label(&plan.decide("ExitPlanMode", &[], &json!({"plan": "x"}), false, &[])),
+        "allow"
+    );
+    let dont = ctx(&fx, PermissionMode::DontAsk, &[]);
+    assert_eq!(edit(&dont, "./src/a.rs"), "deny");
+    assert_eq!(read(&dont, "./src/a.rs"), "allow");
+    assert_eq!(
+        label(&dont.decide("TodoWrite", &[], &json!({"todos": []}), false, &[])),
+        "allow"
+    );
+    let def = ctx(&fx, PermissionMode::Default, &[]);
+    assert_eq!(
+        label(&def.decide("WebSearch", &[], &json!({"query": "x"}), true, &[])),
+        "ask"
+    );
+    assert_eq!(
+        label(&def.decide("mcp__fs__read", &[], &json!({}), true, &[])),
+        "ask"
+    );
+}

@@ -1,0 +1,54 @@
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::list::SessionSummary;
+
+/// Everything the store can fail with. Load-time damage a crash can leave
+/// behind is not an error but a [`crate::LoadWarning`].
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid session id `{0}`: a session id is a UUID")]
+    InvalidSessionId(String),
+    #[error("{}", NotFound { id, recent })]
+    SessionNotFound {
+        id: String,
+        recent: Vec<SessionSummary>,
+    },
+    #[error("no previous session in {}", cwd.display())]
+    NoSessions { cwd: PathBuf },
+}
+
+struct NotFound<'a> {
+    id: &'a str,
+    recent: &'a [SessionSummary],
+}
+
+impl fmt::Display for NotFound<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no session `{}` in this directory", self.id)?;
+        if self.recent.is_empty() {
+            return write!(f, " (no sessions here yet)");
+        }
+        write!(f, "; recent sessions:")?;
+        for s in self.recent {
+            write!(
+                f,
+                "\n  {}  {}  {}",
+                s.session_id,
+                s.modified_display(),
+                s.preview()
+            )?;
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StoreError {
+    let path = path.into();
+    move |source| StoreError::Io { path, source }
+}

@@ -1,0 +1,40 @@
+//! tack's session store: one append-only JSONL transcript per session, shaped
+//! like Claude Code's, so `--continue` and `--resume` can pick a conversation up
+//! again after anything short of disk loss — including `kill -9`.
+//!
+//! # Layout
+//! `<config_dir>/projects/<sanitised cwd>/<session-id>.jsonl` ([`SessionStore`]),
+//! where the config dir is `~/.tack` (or `TACK_CONFIG_DIR`, resolved by the
+//! caller) and the cwd is sanitised like Claude Code does ([`sanitize_cwd`]).
+//!
+//! # Records
+//! One [`TranscriptRecord`] per line: `type` (`user` / `assistant` / `system`),
+//! `uuid`, `parentUuid` (the chain), `sessionId`, `timestamp` (RFC 3339, ms),
+//! `cwd`, `gitBranch`, `version`, `isSidechain`, `userType: "external"`,
+//! `message` (the API message) and, on tool-result records, `toolUseResult`.
+//!
+//! # Writing ([`Transcript`])
+//! Each append is one `write` of a complete line on an `O_APPEND` descriptor,
+//! under `flock`, followed by `fsync` (`sync_data`), before the append returns.
+//! The caller appends a message before showing it or sending the next request,
+//! which is what makes "printed ⇒ on disk" hold.
+//!
+//! # Loading ([`load`])
+//! Damage a crash leaves is repaired, not fatal: torn or garbled lines are
+//! skipped, tool calls left without a result get a synthetic interrupted result,
+//! and only what follows the last compact boundary is loaded. Each repair is
+//! returned as a [`LoadWarning`]; the library prints nothing.
+
+mod error;
+mod list;
+mod load;
+mod paths;
+mod record;
+mod writer;
+
+pub use error::StoreError;
+pub use list::{SessionStore, SessionSummary};
+pub use load::{INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_bytes};
+pub use paths::{is_valid_session_id, sanitize_cwd};
+pub use record::TranscriptRecord;
+pub use writer::{RecordMeta, Transcript, timestamp_now};

@@ -1,0 +1,163 @@
+//! Finding sessions: the newest of a directory (`--continue`), one by id (`--resume`).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use crate::error::{StoreError, io_err};
+use crate::paths::{is_valid_session_id, sanitize_cwd};
+use crate::record::TranscriptRecord;
+
+/// How much of a transcript is read to find its first prompt.
+const PREVIEW_SCAN_BYTES: u64 = 64 * 1024;
+const PREVIEW_CHARS: usize = 80;
+
+/// One session of a project directory, for listings and `--continue`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    pub session_id: String,
+    pub path: PathBuf,
+    pub modified: SystemTime,
+    /// The first user prompt, shortened to one line.
+    pub first_prompt: Option<String>,
+}
+
+impl SessionSummary {
+    pub fn modified_display(&self) -> String {
+        humantime::format_rfc3339_seconds(self.modified).to_string()
+    }
+
+    pub fn preview(&self) -> &str {
+        self.first_prompt.as_deref().unwrap_or("(no prompt)")
+    }
+}
+
+/// The transcripts under one config dir (`~/.tack`, or `TACK_CONFIG_DIR`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionStore {
+    config_dir: PathBuf,
+}
+
+impl SessionStore {
+    pub fn new(config_dir: impl Into<PathBuf>) -> SessionStore {
+        SessionStore {
+            config_dir: config_dir.into(),
+        }
+    }
+
+    pub fn config_dir(&self) -> &Path {
+        &self.config_dir
+    }
+
+    /// `<config_dir>/projects/<sanitised cwd>`.
+    pub fn project_dir(&self, cwd: &Path) -> PathBuf {
+        self.config_dir.join("projects").join(sanitize_cwd(cwd))
+    }
+
+    /// `<project_dir>/<session_id>.jsonl`; the id must be a UUID.
+    pub fn transcript_path(&self, cwd: &Path, session_id: &str) -> Result<PathBuf, StoreError> {
+        if !is_valid_session_id(session_id) {
+            return Err(StoreError::InvalidSessionId(session_id.to_owned()));
+        }
+        Ok(self.project_dir(cwd).join(format!("{session_id}.jsonl")))
+    }
+
+    /// The sessions of `cwd`, newest (last modified) first.
+    pub fn list_sessions(&self, cwd: &Path) -> Result<Vec<SessionSummary>, StoreError> {
+        let dir = self.project_dir(cwd);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err(&dir)(e)),
+        };
+        let mut sessions = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(id) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".jsonl"))
+                .filter(|id| is_valid_session_id(id))
+            else {
+                continue;
+            };
+            let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
+                continue;
+            };
+            sessions.push(SessionSummary {
+                session_id: id.to_owned(),
+                first_prompt: first_prompt(&path),
+                path,
+                modified,
+            });
+        }
+        sessions.sort_by(|a, b| {
+            b.modified
+                .cmp(&a.modified)
+                .then(a.session_id.cmp(&b.session_id))
+        });
+        Ok(sessions)
+    }
+
+    /// The newest session of `cwd` (`--continue`).
+    pub fn latest_session(&self, cwd: &Path) -> Result<SessionSummary, StoreError> {
+        self.list_sessions(cwd)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| StoreError::NoSessions {
+                cwd: cwd.to_owned(),
+            })
+    }
+
+    /// The transcript of session `id` in `cwd` (`--resume <id>`); if there is
+    /// none, the error lists the most recent sessions.
+    pub fn find_session(&self, cwd: &Path, id: &str) -> Result<PathBuf, StoreError> {
+        let path = self.transcript_path(cwd, id)?;
+        if path.is_file() {
+            return Ok(path);
+        }
+        let mut recent = self.list_sessions(cwd)?;
+        recent.truncate(5);
+        Err(StoreError::SessionNotFound {
+            id: id.to_owned(),
+            recent,
+        })
+    }
+}
+
+/// The text of the first real user prompt in the first 64 KiB of `path`.
+fn first_prompt(path: &Path) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    let reader = BufReader::new(file.take(PREVIEW_SCAN_BYTES));
+    for line in reader.lines() {
+        let Ok(line) = line else { break };
+        let Ok(record) = serde_json::from_str::<TranscriptRecord>(&line) else {
+            continue;
+        };
+        if record.kind != "user" || record.is_sidechain || record.flag("isMeta") {
+            continue;
+        }
+        let content = record.message.as_ref().and_then(|m| m.get("content"));
+        let text = match content {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(blocks)) => blocks.iter().find_map(|b| {
+                (b.get("type").and_then(Value::as_str) == Some("text"))
+                    .then(|| b.get("text").and_then(Value::as_str).map(str::to_owned))
+                    .flatten()
+            }),
+            _ => None,
+        };
+        if let Some(text) = text {
+            let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let short: String = one_line.chars().take(PREVIEW_CHARS).collect();
+            return Some(if short.len() < one_line.len() {
+                format!("{short}…")
+            } else {
+                short
+            });
+        }
+    }
+    None
+}

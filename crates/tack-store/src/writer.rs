@@ -1,0 +1,320 @@
+//! Appending to a transcript: one complete line per `write`, then `fsync`.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::{Map, Value, json};
+use tack_protocol::{Message, Role};
+
+use crate::error::{StoreError, io_err};
+use crate::record::TranscriptRecord;
+
+/// The environment stamped on every record (`cwd`, `gitBranch`, `version`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RecordMeta {
+    pub cwd: String,
+    pub git_branch: String,
+    pub version: String,
+}
+
+/// An open transcript, appended to as the conversation happens.
+///
+/// # Durability and concurrency
+/// Each record is serialised to one buffer ending in `\n` and written with a
+/// single `write_all` on a file opened with `O_APPEND`, under an exclusive
+/// `flock`, then `sync_data`'d before the append returns. So when an append
+/// returns, the line is complete on disk; a crash can at worst leave the line
+/// being written torn, which loading skips. Two processes appending to the same
+/// file never interleave lines (the lock covers the write; `O_APPEND` puts each
+/// line at the real end of file).
+///
+/// Opening a file whose last line is torn first terminates it with `\n`, so the
+/// next record never glues onto the fragment.
+#[derive(Debug)]
+pub struct Transcript {
+    file: File,
+    path: PathBuf,
+    session_id: String,
+    meta: RecordMeta,
+    leaf: Option<String>,
+    /// uuid → parentUuid of the records this writer appended, so a voided
+    /// record's parent can become the leaf again.
+    parents: HashMap<String, Option<String>>,
+}
+
+/// RFC 3339 UTC with milliseconds, as Claude Code writes (`2026-08-20T09:14:02.118Z`).
+pub fn timestamp_now() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+impl Transcript {
+    /// Opens (creating if needed) the transcript at `path` for appending.
+    /// `leaf` is the uuid the next record's `parentUuid` points at: `None` for a
+    /// new session, [`crate::LoadedSession::leaf_uuid`] for a resumed one.
+    pub fn open(
+        path: &Path,
+        session_id: &str,
+        meta: RecordMeta,
+        leaf: Option<String>,
+    ) -> Result<Transcript, StoreError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let existed = path.exists();
+        if !existed {
+            std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io_err(path))?;
+        if existed {
+            terminate_torn_line(&mut file).map_err(io_err(path))?;
+        } else if let Ok(d) = File::open(dir) {
+            // Make the new directory entry durable too; best effort (some
+            // filesystems refuse fsync on directories).
+            let _ = d.sync_all();
+        }
+        Ok(Transcript {
+            file,
+            path: path.to_owned(),
+            session_id: session_id.to_owned(),
+            meta,
+            leaf,
+            parents: HashMap::new(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The uuid of the last record appended (the chain's leaf).
+    pub fn leaf_uuid(&self) -> Option<&str> {
+        self.leaf.as_deref()
+    }
+
+    /// Appends a user prompt (or any user message without tool results).
+    pub fn append_user(&mut self, message: &Message) -> Result<String, StoreError> {
+        let mut record = self.chain_record("user");
+        record.message = Some(message_json(message));
+        self.append(record)
+    }
+
+    /// Appends a user message carrying tool results; `tool_use_result` is the
+    /// tool's structured output (Claude Code's `toolUseResult`), if any.
+    pub fn append_tool_results(
+        &mut self,
+        message: &Message,
+        tool_use_result: Option<Value>,
+    ) -> Result<String, StoreError> {
+        let mut record = self.chain_record("user");
+        record.message = Some(message_json(message));
+        record.tool_use_result = tool_use_result;
+        self.append(record)
+    }
+
+    /// Appends an assistant record. `message` is the API Message object
+    /// (`id`, `type`, `role`, `model`, `content`, `stop_reason`, `usage`, ...);
+    /// Claude Code writes one record per completed content block, all with the
+    /// same `message.id`, and loading merges them back.
+    pub fn append_assistant(
+        &mut self,
+        message: Value,
+        request_id: Option<&str>,
+    ) -> Result<String, StoreError> {
+        let mut record = self.chain_record("assistant");
+        record.message = Some(message);
+        record.request_id = request_id.map(str::to_owned);
+        self.append(record)
+    }
+
+    /// Appends a compact boundary followed by the summary that replaces
+    /// everything before it. Loading starts from the last boundary.
+    pub fn append_compact_boundary(
+        &mut self,
+        trigger: &str,
+        pre_tokens: u64,
+        summary: &str,
+    ) -> Result<String, StoreError> {
+        let uuid = uuid::Uuid::new_v4().to_string();
+        self.append_compacted(trigger, pre_tokens, &[(uuid, Message::user_text(summary))])
+    }
+
+    /// Appends a compact boundary and the conversation that continues from it
+    /// (`messages`, with their transcript ids): the first is marked as the
+    /// compact summary. Everything goes in one write, so a crash leaves either
+    /// the old conversation or the compacted one, never a boundary alone.
+    /// Returns the uuid of the last record.
+    pub fn append_compacted(
+        &mut self,
+        trigger: &str,
+        pre_tokens: u64,
+        messages: &[(String, Message)],
+    ) -> Result<String, StoreError> {
+        let mut boundary = self.chain_record("system");
+        boundary.logical_parent_uuid = boundary.parent_uuid.take();
+        boundary.subtype = Some("compact_boundary".into());
+        boundary
+            .extra
+            .insert("content".into(), json!("Conversation compacted"));
+        boundary.extra.insert(
+            "compactMetadata".into(),
+            json!({"trigger": trigger, "preTokens": pre_tokens}),
+        );
+        let mut parent = boundary.uuid.clone();
+        let mut records = vec![boundary];
+        for (i, (uuid, message)) in messages.iter().enumerate() {
+            let kind = match message.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            let mut record = self.chain_record(kind);
+            record.uuid = Some(uuid.clone());
+            record.parent_uuid = parent.take();
+            record.message = Some(message_json(message));
+            if i == 0 {
+                record
+                    .extra
+                    .insert("isCompactSummary".into(), Value::Bool(true));
+            }
+            parent.clone_from(&record.uuid);
+            records.push(record);
+        }
+        let last = records
+            .last()
+            .and_then(|r| r.uuid.clone())
+            .unwrap_or_default();
+        self.append_batch(records)?;
+        Ok(last)
+    }
+
+    /// A record of `kind` with this session's metadata and the next uuid, linked
+    /// to the current leaf. Fill in `message` etc. and pass it to [`Self::append`].
+    pub fn chain_record(&self, kind: &str) -> TranscriptRecord {
+        let mut r = TranscriptRecord::new(kind);
+        r.parent_uuid.clone_from(&self.leaf);
+        r.user_type = Some("external".into());
+        r.cwd = Some(self.meta.cwd.clone());
+        r.session_id = Some(self.session_id.clone());
+        r.version = Some(self.meta.version.clone());
+        r.git_branch = Some(self.meta.git_branch.clone());
+        r.uuid = Some(uuid::Uuid::new_v4().to_string());
+        r.timestamp = Some(timestamp_now());
+        r
+    }
+
+    /// Writes `record` as one line, durably (see the type's docs), and makes it
+    /// the leaf. Returns its uuid.
+    pub fn append(&mut self, record: TranscriptRecord) -> Result<String, StoreError> {
+        let uuid = record.uuid.clone().unwrap_or_default();
+        self.append_batch(vec![record])?;
+        Ok(uuid)
+    }
+
+    /// Writes several records (already chained by the caller, e.g. one per tool
+    /// result) with one `write` and one `fsync`; the last becomes the leaf.
+    pub fn append_batch(&mut self, records: Vec<TranscriptRecord>) -> Result<(), StoreError> {
+        let mut buf = Vec::new();
+        for record in &records {
+            serde_json::to_writer(&mut buf, record).map_err(|e| StoreError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::other(e),
+            })?;
+            buf.push(b'\n');
+        }
+        if buf.is_empty() {
+            return Ok(());
+        }
+        self.write_line(&buf).map_err(io_err(&self.path))?;
+        for record in records {
+            let uuid = record.uuid.unwrap_or_default();
+            self.parents.insert(uuid.clone(), record.parent_uuid);
+            self.leaf = Some(uuid);
+        }
+        Ok(())
+    }
+
+    /// Voids the record `uuid` (a tombstoned message): if it is the leaf, its
+    /// parent becomes the leaf again, so the next record continues the chain
+    /// before it and loading no longer reaches it. Nothing is written.
+    pub fn void(&mut self, uuid: &str) {
+        if self.leaf.as_deref() == Some(uuid)
+            && let Some(parent) = self.parents.get(uuid)
+        {
+            self.leaf = parent.clone();
+        }
+    }
+
+    /// Sets the leaf the next record links to (after [`Self::chain_record`] +
+    /// [`Self::append_batch`] of records chained by hand).
+    pub fn set_leaf(&mut self, leaf: Option<String>) {
+        self.leaf = leaf;
+    }
+
+    fn write_line(&mut self, line: &[u8]) -> std::io::Result<()> {
+        let _lock = FileLock::exclusive(&self.file)?;
+        self.file.write_all(line)?;
+        self.file.sync_data()
+    }
+}
+
+fn message_json(message: &Message) -> Value {
+    // A `Message` is plain data; serialising it cannot fail.
+    serde_json::to_value(message).unwrap_or_else(|_| Value::Object(Map::new()))
+}
+
+/// If the file does not end in `\n` (a torn last line), appends one.
+fn terminate_torn_line(file: &mut File) -> std::io::Result<()> {
+    let _lock = FileLock::exclusive(file)?;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(len - 1))?;
+    file.read_exact(&mut last)?;
+    if last[0] != b'\n' {
+        file.write_all(b"\n")?;
+        file.sync_data()?;
+    }
+    Ok(())
+}
+
+/// `flock(LOCK_EX)` held until dropped. Holds the raw fd, not a borrow, so the
+/// file can be written while locked; it must not outlive the file.
+struct FileLock(std::os::fd::RawFd);
+
+impl FileLock {
+    fn exclusive(file: &File) -> std::io::Result<FileLock> {
+        loop {
+            // SAFETY: flock on a file descriptor we own for the lifetime of `file`.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+            if rc == 0 {
+                return Ok(FileLock(file.as_raw_fd()));
+            }
+            let err = std::io::Error::last_os_error();
+            if err.kind() != std::io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // SAFETY: the fd is still open (the lock never outlives its file);
+        // unlocking cannot meaningfully fail for a valid fd.
+        unsafe {
+            libc::flock(self.0, libc::LOCK_UN);
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! Bash: runs a shell command in the session's working directory.
+//!
+//! Each call is a fresh `bash -c` in its own process group, stdin from /dev/null.
+//! A `cd` carries over: an EXIT trap writes the shell's final `pwd -P` to a file
+//! in the session dir, and the session cwd moves there if it stays inside the
+//! project or an additional directory (else it is reset to the project root, as
+//! Claude Code does). Output is streamed into bounded head+tail buffers, so a
+//! command printing gigabytes costs a few tens of KB. On timeout the group gets
+//! SIGTERM, then SIGKILL after a grace period; on abort likewise, but the call
+//! returns at once and the kill finishes in the background.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use rand::Rng;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tack_tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolResult};
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::bg_tasks::BackgroundTasks;
+use crate::head_tail::{HeadTail, truncate_middle};
+use crate::process_group::{self, GroupGuard};
+use crate::tool_input;
+
+/// Claude Code's `BASH_MAX_TIMEOUT_MS`; larger requested timeouts are clamped.
+const MAX_TIMEOUT: Duration = Duration::from_millis(600_000);
+/// Claude Code's `BASH_MAX_OUTPUT_LENGTH` default: the result shows at most this
+/// many bytes of output, the first and last halves of it.
+pub(crate) const MAX_OUTPUT: usize = 30_000;
+/// How long to keep reading pipes after the group is gone: a process that left
+/// the group (setsid) may hold them open forever.
+const PIPE_DRAIN: Duration = Duration::from_millis(500);
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct BashInput {
+    /// The command to run.
+    command: String,
+    /// Timeout in milliseconds (default 120000, at most 600000).
+    timeout: Option<u64>,
+    /// What the command does, in 5-10 words, shown to the user.
+    description: Option<String>,
+    /// Start the command as a background task and return its id at once; read its output with TaskOutput.
+    run_in_background: Option<bool>,
+}
+
+#[derive(Debug)]
+pub(crate) struct BashTool {
+    tasks: BackgroundTasks,
+    grace: Duration,
+}
+
+impl BashTool {
+    pub(crate) fn new(tasks: BackgroundTasks, grace: Duration) -> Self {
+        BashTool { tasks, grace }
+    }
+}
+
+const DESCRIPTION: &str = "Runs a shell command with bash and returns its output (stdout, then stderr) and exit status.
+
+- Each call starts a new shell in the session's working directory; a `cd` carries over to later calls, exported variables do not.
+- Use the dedicated tools instead of shell equivalents where they exist: Read instead of cat/head/tail, Edit/Write instead of sed or redirection, Glob instead of find, Grep instead of grep/rg.
+- Quote paths that contain spaces. Chain dependent commands with `&&`; make independent calls in parallel instead.
+- `timeout` is in milliseconds: default 2 minutes, at most 10 minutes. On timeout the command and everything it started is killed.
+- Output longer than 30000 characters is cut in the middle.
+- For long-running processes (servers, watchers) set `run_in_background`: the call returns a task id at once; read new output with TaskOutput and stop it with TaskStop.
+- The command gets no stdin: interactive programs will not work.";
+
+impl Tool for BashTool {
+    fn name(&self) -> &str {
+        "Bash"
+    }
+
+    fn description(&self) -> String {
+        DESCRIPTION.into()
+    }
+
+    fn input_schema(&self) -> Value {
+        tool_input::schema_for::<BashInput>()
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        false
+    }
+
+    fn validate(&self, input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
+        let input: BashInput = tool_input::parse(self.name(), input)?;
+        if input.command.trim().is_empty() {
+            return Err(ToolError::new(
+                "`command` is empty: give the shell command to run.",
+            ));
+        }
+        Ok(())
+    }
+
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        async move {
+            let input: BashInput = tool_input::parse(self.name(), &input)?;
+            let (cwd, mut notes) = usable_cwd(&ctx.env);
+            if input.run_in_background.unwrap_or(false) {
+                let task = self
+                    .tasks
+                    .start(&input.command, &cwd, ctx.env.session_dir())
+                    .map_err(|e| {
+                        ToolError::new(format!("Could not start the background command: {e}"))
+                    })?;
+                let text = format!(
+                    "Command running in background with ID: {}. Output is being written to: {}",
+                    task.id,
+                    task.output_path.display()
+                );
+                return Ok(ToolOutput::text(text).with_structured(json!({
+                    "backgroundTaskId": task.id,
+                    "outputFile": task.output_path,
+                })));
+            }
+            let timeout = input
+                .timeout
+                .map(Duration::from_millis)
+                .unwrap_or(ctx.env.bash_default_timeout);
+            let run = self
+                .run(&input.command, &cwd, timeout.min(MAX_TIMEOUT), ctx)
+                .await?;
+            if let Some(note) = update_cwd(&ctx.env, run.final_cwd.as_deref()) {
+                notes.push(note);
+            }
+            let mut output = run.into_output(&input.command, notes);
+            if let (Some(structured), Some(description)) =
+                (output.structured.as_mut(), input.description)
+            {
+                structured["description"] = Value::String(description);
+            }
+            Ok(output)
+        }
+        .boxed()
+    }
+}
+
+/// How a foreground command ended.
+#[derive(Debug)]
+enum End {
+    Exited(std::process::ExitStatus),
+    TimedOut(Duration),
+}
+
+#[derive(Debug)]
+struct Run {
+    end: End,
+    stdout: String,
+    stderr: String,
+    final_cwd: Option<PathBuf>,
+}
+
+type Capture = Arc<Mutex<HeadTail>>;
+
+fn capture() -> Capture {
+    Arc::new(Mutex::new(HeadTail::new(MAX_OUTPUT / 2, MAX_OUTPUT / 2)))
+}
+
+fn render(c: &Capture) -> String {
+    c.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .render()
+        .trim_end()
+        .to_string()
+}
+
+async fn pump(mut pipe: impl AsyncRead + Unpin, into: Capture) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => into
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(&buf[..n]),
+        }
+    }
+}
+
+impl BashTool {
+    async fn run(
+        &self,
+        command: &str,
+        cwd: &Path,
+        timeout: Duration,
+        ctx: &ToolContext,
+    ) -> Result<Run, ToolError> {
+        let session_dir = ctx.env.session_dir();
+        std::fs::create_dir_all(session_dir)?;
+        let cwd_file = session_dir.join(format!("cwd-{:016x}", rand::rng().random::<u64>()));
+        // The trap runs when the shell exits normally (also after `exit n`).
+        let script = format!("trap 'pwd -P >| \"$TACK_CWD_FILE\"' EXIT\n{command}");
+        let mut child = tokio::process::Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .current_dir(cwd)
+            .env("TACK_CWD_FILE", &cwd_file)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| ToolError::new(format!("Could not start bash: {e}")))?;
+        let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+        let mut guard = GroupGuard::new(pgid, self.grace);
+
+        let (out, err) = (capture(), capture());
+        let mut readers = Vec::new();
+        if let Some(pipe) = child.stdout.take() {
+            readers.push(tokio::spawn(pump(pipe, out.clone())));
+        }
+        if let Some(pipe) = child.stderr.take() {
+            readers.push(tokio::spawn(pump(pipe, err.clone())));
+        }
+
+        let end = tokio::select! {
+            status = child.wait() => {
+                let status = status?;
+                process_group::stop_leftovers(pgid, self.grace).await;
+                End::Exited(status)
+            }
+            () = tokio::time::sleep(timeout) => {
+                process_group::terminate(pgid, &mut child, self.grace).await;
+                End::TimedOut(timeout)
+            }
+            () = ctx.cancel.cancelled() => {
+                // Return now; the group is stopped in the background.
+                guard.disarm();
+                process_group::signal_group(pgid, libc::SIGTERM);
+                let grace = self.grace;
+                tokio::spawn(async move { process_group::terminate(pgid, &mut child, grace).await });
+                readers.iter().for_each(|r| r.abort());
+                let _ = std::fs::remove_file(&cwd_file);
+                return Err(ToolError::new("Command was interrupted by the user."));
+            }
+        };
+        guard.disarm();
+        let drain = futures::future::join_all(readers.iter_mut());
+        if tokio::time::timeout(PIPE_DRAIN, drain).await.is_err() {
+            readers.iter().for_each(|r| r.abort());
+        }
+        let final_cwd = std::fs::read_to_string(&cwd_file)
+            .ok()
+            .map(|s| PathBuf::from(s.trim_end_matches('\n')));
+        let _ = std::fs::remove_file(&cwd_file);
+        Ok(Run {
+            end,
+            stdout: render(&out),
+            stderr: render(&err),
+            final_cwd,
+        })
+    }
+}
+
+impl Run {
+    fn into_output(self, command: &str, notes: Vec<String>) -> ToolOutput {
+        let mut body = [self.stdout.as_str(), self.stderr.as_str()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n");
+        body = truncate_middle(&body, MAX_OUTPUT);
+        let (mut text, is_error, exit_code, interrupted) = match self.end {
+            End::Exited(status) => match (status.code(), status.signal()) {
+                (Some(0), _) => (body, false, Some(0), false),
+                (Some(1), _) if exit_one_is_benign(command) => (body, false, Some(1), false),
+                (Some(code), _) => (
+                    prefixed(&format!("Exit code {code}"), &body),
+                    true,
+                    Some(code),
+                    false,
+                ),
+                (None, sig) => {
+                    let sig = sig.unwrap_or(0);
+                    (
+                        prefixed(&format!("Killed by signal {sig}"), &body),
+                        true,
+                        None,
+                        false,
+                    )
+                }
+            },
+            End::TimedOut(after) => {
+                let head = format!(
+                    "Command timed out after {} and was killed",
+                    humantime::format_duration(after)
+                );
+                (prefixed(&head, &body), true, None, true)
+            }
+        };
+        if text.is_empty() {
+            text = "(no output)".into();
+        }
+        for note in notes {
+            text.push_str("\n\n");
+            text.push_str(&note);
+        }
+        ToolOutput::text(text)
+            .with_error(is_error)
+            .with_structured(json!({
+                "stdout": self.stdout,
+                "stderr": self.stderr,
+                "exitCode": exit_code,
+                "interrupted": interrupted,
+            }))
+    }
+}
+
+fn prefixed(head: &str, body: &str) -> String {
+    if body.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head}\n{body}")
+    }
+}
+
+/// Exit status 1 means "nothing found / differs" for these, not failure.
+fn exit_one_is_benign(command: &str) -> bool {
+    let last = command.rsplit('|').next().unwrap_or(command).trim();
+    let mut words = last.split_whitespace();
+    matches!(
+        (words.next(), words.next()),
+        (
+            Some("grep" | "egrep" | "fgrep" | "rg" | "find" | "diff" | "test" | "["),
+            _
+        ) | (Some("git"), Some("diff" | "grep"))
+    )
+}
+
+/// The directory the next command starts in: the session cwd, or the project
+/// root if the cwd has disappeared.
+fn usable_cwd(env: &ToolEnv) -> (PathBuf, Vec<String>) {
+    let cwd = env.cwd();
+    if cwd.is_dir() {
+        return (cwd, Vec::new());
+    }
+    let root = env.project_root().to_path_buf();
+    env.set_cwd(root.clone());
+    let note = format!(
+        "Shell cwd no longer existed and was reset to {}",
+        root.display()
+    );
+    (root, vec![note])
+}
+
+/// Moves the session cwd to where the shell ended, if that is inside the
+/// working directories; otherwise resets it and says so.
+fn update_cwd(env: &ToolEnv, final_cwd: Option<&Path>) -> Option<String> {
+    let final_cwd = final_cwd?;
+    if final_cwd == env.cwd() {
+        return None;
+    }
+    let roots = std::iter::once(env.project_root())
+        .chain(env.additional_dirs().iter().map(PathBuf::as_path));
+    let inside = roots.into_iter().any(|root| {
+        final_cwd.starts_with(root)
+            || root
+                .canonicalize()
+                .is_ok_and(|canon| final_cwd.starts_with(canon))
+    });
+    if inside {
+        env.set_cwd(final_cwd.to_path_buf());
+        None
+    } else {
+        let root = env.project_root().to_path_buf();
+        let note = format!("Shell cwd was reset to {}", root.display());
+        env.set_cwd(root);
+        Some(note)
+    }
+}

@@ -1,0 +1,310 @@
+//! Background shell tasks: started by Bash with `run_in_background`, read by
+//! TaskOutput, stopped by TaskStop. One registry per session, shared by the three
+//! tools; dropping the last handle kills every task still running.
+//!
+//! A task's stdout and stderr go straight to `<session_dir>/tasks/<id>.output`
+//! (the directory is created 0700, the file with `O_CREAT|O_EXCL|O_NOFOLLOW`), so
+//! output costs no memory however long the task runs. Ids are `b` plus 8 random
+//! base36 characters (36^8 ≈ 2.8e12): the output path derives from the id, and an
+//! unguessable id is what keeps another local user from planting a symlink there
+//! (seed 004, "Task IDs need enough entropy").
+
+use std::collections::HashMap;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rand::Rng;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::process_group;
+
+/// How much new output one TaskOutput call returns at most (bytes); older bytes
+/// beyond it are skipped with a note pointing at the output file.
+pub(crate) const MAX_READ_BYTES: u64 = 30_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskStatus {
+    Running,
+    /// Exited with status 0.
+    Completed,
+    /// Exited non-zero (`Some(code)`) or was killed by a signal (`None`).
+    Failed(Option<i32>),
+    /// Stopped by TaskStop or by the session ending.
+    Killed,
+}
+
+impl TaskStatus {
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            TaskStatus::Running => "running",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed(_) => "failed",
+            TaskStatus::Killed => "killed",
+        }
+    }
+
+    pub(crate) fn exit_code(self) -> Option<i32> {
+        match self {
+            TaskStatus::Completed => Some(0),
+            TaskStatus::Failed(code) => code,
+            TaskStatus::Running | TaskStatus::Killed => None,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Task {
+    pub(crate) id: String,
+    pub(crate) command: String,
+    pub(crate) output_path: PathBuf,
+    pgid: i32,
+    status: watch::Sender<TaskStatus>,
+    stop: CancellationToken,
+    /// How far TaskOutput has read the output file.
+    read_offset: Mutex<u64>,
+}
+
+/// New output of a task since the previous read.
+#[derive(Debug)]
+pub(crate) struct NewOutput {
+    pub(crate) text: String,
+    /// Bytes skipped because there was more new output than one read returns.
+    pub(crate) skipped: u64,
+}
+
+impl Task {
+    pub(crate) fn status(&self) -> TaskStatus {
+        *self.status.borrow()
+    }
+
+    /// Waits until the task is no longer running.
+    pub(crate) async fn finished(&self) -> TaskStatus {
+        let mut rx = self.status.subscribe();
+        match rx.wait_for(|s| *s != TaskStatus::Running).await {
+            Ok(s) => *s,
+            Err(_) => self.status(),
+        }
+    }
+
+    /// Output written since the last call. While the task runs, a trailing
+    /// incomplete line is left for the next read.
+    pub(crate) fn read_new(&self) -> io::Result<NewOutput> {
+        let running = self.status() == TaskStatus::Running;
+        let mut offset = self
+            .read_offset
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&self.output_path)?;
+        let end = file.metadata()?.len();
+        let available = end.saturating_sub(*offset);
+        let skipped = available.saturating_sub(MAX_READ_BYTES);
+        file.seek(SeekFrom::Start(*offset + skipped))?;
+        let mut buf = Vec::with_capacity((available - skipped) as usize);
+        file.take(available - skipped).read_to_end(&mut buf)?;
+        if running && let Some(last_nl) = buf.iter().rposition(|b| *b == b'\n') {
+            buf.truncate(last_nl + 1);
+        }
+        *offset += skipped + buf.len() as u64;
+        Ok(NewOutput {
+            text: String::from_utf8_lossy(&buf).into_owned(),
+            skipped,
+        })
+    }
+}
+
+#[derive(Debug)]
+struct Registry {
+    tasks: Mutex<HashMap<String, Arc<Task>>>,
+    grace: Duration,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let tasks = self.tasks.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for task in tasks.values() {
+            if task.status() == TaskStatus::Running {
+                process_group::signal_group(task.pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// The session's background tasks (cheap to clone; clones share the registry).
+#[derive(Debug, Clone)]
+pub(crate) struct BackgroundTasks {
+    inner: Arc<Registry>,
+}
+
+impl BackgroundTasks {
+    pub(crate) fn new(grace: Duration) -> Self {
+        BackgroundTasks {
+            inner: Arc::new(Registry {
+                tasks: Mutex::new(HashMap::new()),
+                grace,
+            }),
+        }
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Task>> {
+        self.inner
+            .tasks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+    }
+
+    /// Starts `command` under `bash -c` in `cwd`, its output going to a new file
+    /// under `session_dir/tasks`. Must be called inside a Tokio runtime.
+    pub(crate) fn start(
+        &self,
+        command: &str,
+        cwd: &Path,
+        session_dir: &Path,
+    ) -> io::Result<Arc<Task>> {
+        let dir = private_dir(&session_dir.join("tasks"))?;
+        let (id, output_path, file) = create_output_file(&dir)?;
+        let mut child = tokio::process::Command::new("bash")
+            .arg("-c")
+            .arg(command)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(file.try_clone()?)
+            .stderr(file)
+            .process_group(0)
+            .spawn()?;
+        let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+        let (status, _) = watch::channel(TaskStatus::Running);
+        let task = Arc::new(Task {
+            id: id.clone(),
+            command: command.to_string(),
+            output_path,
+            pgid,
+            status,
+            stop: CancellationToken::new(),
+            read_offset: Mutex::new(0),
+        });
+        self.inner
+            .tasks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, task.clone());
+
+        let grace = self.inner.grace;
+        let monitor = task.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                exit = child.wait() => {
+                    monitor.status.send_replace(match exit {
+                        Ok(s) if s.success() => TaskStatus::Completed,
+                        Ok(s) => TaskStatus::Failed(s.code()),
+                        Err(_) => TaskStatus::Failed(None),
+                    });
+                    // Anything the command left running in its group goes with it.
+                    process_group::stop_leftovers(pgid, grace).await;
+                }
+                () = monitor.stop.cancelled() => {
+                    process_group::terminate(pgid, &mut child, grace).await;
+                    monitor.status.send_replace(TaskStatus::Killed);
+                }
+            }
+        });
+        Ok(task)
+    }
+
+    /// Stops a running task (SIGTERM, grace, SIGKILL to its group) and waits for it.
+    pub(crate) async fn stop(&self, task: &Task) -> TaskStatus {
+        task.stop.cancel();
+        task.finished().await
+    }
+}
+
+/// Creates `dir` with mode 0700, or checks that the existing one is a real
+/// directory (not a symlink) owned by us, tightening its mode to 0700.
+fn private_dir(dir: &Path) -> io::Result<PathBuf> {
+    if let Some(parent) = dir.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    match DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => return Ok(dir.to_path_buf()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = fs::symlink_metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    if !meta.is_dir() || meta.uid() != uid {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is not a private directory owned by this user",
+                dir.display()
+            ),
+        ));
+    }
+    if meta.mode() & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(dir.to_path_buf())
+}
+
+fn create_output_file(dir: &Path) -> io::Result<(String, PathBuf, File)> {
+    loop {
+        let id = new_task_id();
+        let path = dir.join(format!("{id}.output"));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path)
+        {
+            Ok(file) => return Ok((id, path, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// `b` (Claude Code's prefix for local shell tasks) + 8 base36 characters from
+/// the thread-local CSPRNG.
+pub(crate) fn new_task_id() -> String {
+    const ALPHABET: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut rng = rand::rng();
+    let mut id = String::with_capacity(9);
+    id.push('b');
+    for _ in 0..8 {
+        id.push(char::from(ALPHABET[rng.random_range(0..36)]));
+    }
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_ids_are_b_plus_8_base36() {
+        let ids: std::collections::HashSet<String> = (0..1000).map(|_| new_task_id()).collect();
+        assert_eq!(ids.len(), 1000);
+        for id in ids {
+            assert_eq!(id.len(), 9);
+            assert!(id.starts_with('b'));
+            assert!(
+                id[1..]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()),
+                "{id}"
+            );
+        }
+    }
+}

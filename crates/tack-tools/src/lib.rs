@@ -1,0 +1,97 @@
+//! tack's built-in tools, with Claude Code's names and input schemas.
+//!
+//! Models are trained on Claude Code's tool names and schemas, so each tool here
+//! matches them field for field (see `shared/spec/builtin-tools.md`); that is also
+//! what lets existing prompts, hooks and permission rules carry over.
+//!
+//! Every tool lives in its own file and implements [`tack_tool::Tool`]. Input types
+//! derive `serde::Deserialize` and `schemars::JsonSchema`; the schema sent to the
+//! model is generated from the type ([`tool_input`]), and `validate` deserialises into
+//! the same type, so the two cannot drift apart.
+//!
+//! Session state shared between tools: the read records in [`tack_tool::ToolEnv`]
+//! (Read writes them, Write/Edit/MultiEdit check them), the background task
+//! registry (Bash starts tasks, TaskOutput reads them, TaskStop kills them) and the
+//! [`TodoList`] (TodoWrite replaces it, the UI reads it).
+
+mod atomic_write;
+mod bash;
+mod bg_tasks;
+mod edit;
+mod file_state;
+mod glob;
+mod grep;
+mod head_tail;
+mod line_endings;
+mod ls;
+mod multi_edit;
+mod notebook;
+mod numbered_lines;
+mod process_group;
+mod read;
+mod string_replace;
+mod task_output;
+mod task_stop;
+mod todo_write;
+mod tool_input;
+mod walk;
+mod write;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tack_tool::{Tool, ToolEnv};
+
+pub use atomic_write::write_atomic;
+pub use todo_write::{TodoItem, TodoList, TodoStatus};
+
+/// Knobs for [`builtin_tools_with`]; `Default` is what a session uses.
+#[derive(Debug, Clone)]
+pub struct BuiltinOptions {
+    /// The todo list TodoWrite replaces; keep a clone to show it in the UI.
+    pub todos: TodoList,
+    /// How long a process group gets between SIGTERM and SIGKILL (timeout, abort,
+    /// TaskStop). Tests shorten it.
+    pub kill_grace: Duration,
+}
+
+impl Default for BuiltinOptions {
+    fn default() -> Self {
+        BuiltinOptions {
+            todos: TodoList::default(),
+            kill_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// All built-in tools for one session, with default options.
+pub fn builtin_tools(env: &Arc<ToolEnv>) -> Vec<Arc<dyn Tool>> {
+    builtin_tools_with(env, BuiltinOptions::default())
+}
+
+/// All built-in tools for one session. Bash, TaskOutput and TaskStop share one
+/// background-task registry; its tasks are killed when the last tool is dropped.
+pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Arc<dyn Tool>> {
+    let _ = env; // tools get the env from each call's context; kept for future per-session setup
+    let tasks = bg_tasks::BackgroundTasks::new(options.kill_grace);
+    vec![
+        Arc::new(read::ReadTool),
+        Arc::new(write::WriteTool),
+        Arc::new(edit::EditTool),
+        Arc::new(multi_edit::MultiEditTool),
+        Arc::new(bash::BashTool::new(tasks.clone(), options.kill_grace)),
+        Arc::new(task_output::TaskOutputTool::new(tasks.clone())),
+        Arc::new(task_stop::TaskStopTool::new(tasks)),
+        Arc::new(glob::GlobTool),
+        Arc::new(grep::GrepTool),
+        Arc::new(ls::LsTool),
+        Arc::new(todo_write::TodoWriteTool::new(options.todos)),
+    ]
+}
+
+/// The tool called `name`, by its current name or one of its aliases.
+pub fn find_tool<'a>(tools: &'a [Arc<dyn Tool>], name: &str) -> Option<&'a Arc<dyn Tool>> {
+    tools
+        .iter()
+        .find(|t| t.name() == name || t.aliases().contains(&name))
+}

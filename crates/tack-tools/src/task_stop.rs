@@ -1,0 +1,94 @@
+//! TaskStop (legacy names KillShell, KillBash): stops a background task and
+//! everything it started.
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
+
+use crate::bg_tasks::{BackgroundTasks, TaskStatus};
+use crate::tool_input;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct TaskStopInput {
+    /// The id of the background task to stop.
+    task_id: Option<String>,
+    /// Deprecated: use `task_id`.
+    shell_id: Option<String>,
+}
+
+impl TaskStopInput {
+    fn id(&self) -> Result<&str, ToolError> {
+        self.task_id
+            .as_deref()
+            .or(self.shell_id.as_deref())
+            .ok_or_else(|| {
+                ToolError::new("`task_id` is required: the id of the background task to stop.")
+            })
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct TaskStopTool {
+    tasks: BackgroundTasks,
+}
+
+impl TaskStopTool {
+    pub(crate) fn new(tasks: BackgroundTasks) -> Self {
+        TaskStopTool { tasks }
+    }
+}
+
+impl Tool for TaskStopTool {
+    fn name(&self) -> &str {
+        "TaskStop"
+    }
+
+    fn aliases(&self) -> &[&str] {
+        &["KillShell", "KillBash"]
+    }
+
+    fn description(&self) -> String {
+        "Stops a running background task by id: the task and every process it started get SIGTERM, then SIGKILL if they do not exit.".into()
+    }
+
+    fn input_schema(&self) -> Value {
+        tool_input::schema_for::<TaskStopInput>()
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        false
+    }
+
+    fn validate(&self, input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
+        let input: TaskStopInput = tool_input::parse(self.name(), input)?;
+        input.id().map(|_| ())
+    }
+
+    fn call<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        async move {
+            let input: TaskStopInput = tool_input::parse(self.name(), &input)?;
+            let id = input.id()?;
+            let task = self
+                .tasks
+                .get(id)
+                .ok_or_else(|| ToolError::new(format!("No task found with ID: {id}")))?;
+            let status = task.status();
+            if status != TaskStatus::Running {
+                return Err(ToolError::new(format!(
+                    "Task {id} is not running (status: {}).",
+                    status.label()
+                )));
+            }
+            self.tasks.stop(&task).await;
+            Ok(ToolOutput::text(format!(
+                "Successfully stopped task: {id} ({})",
+                task.command
+            ))
+            .with_structured(json!({"task_id": id, "command": task.command})))
+        }
+        .boxed()
+    }
+}

@@ -1,0 +1,149 @@
+//! Input schemas generated from the Rust input types, and input parsing with
+//! errors that name the field and the expected shape.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tack_tool::ToolError;
+
+/// The `input_schema` for `T`: a draft-07 object schema with subschemas inlined,
+/// `Option` fields plain (not nullable), `additionalProperties: false` on every
+/// object, and without the `$schema`/`title`/`format` noise.
+pub(crate) fn schema_for<T: JsonSchema>() -> Value {
+    let settings = SchemaSettings::draft07().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let mut schema = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    clean(&mut schema);
+    schema
+}
+
+fn clean(value: &mut Value) {
+    match value {
+        Value::Object(obj) => {
+            obj.remove("$schema");
+            obj.remove("title");
+            obj.remove("format");
+            drop_null_type(obj);
+            if obj.contains_key("properties") {
+                obj.insert("additionalProperties".into(), Value::Bool(false));
+                obj.entry("required")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+            }
+            for v in obj.values_mut() {
+                clean(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(clean),
+        _ => {}
+    }
+}
+
+/// `Option<T>` fields come out as `"type": ["integer", "null"]` (or an `anyOf`
+/// with a null branch); Claude Code's schemas simply leave the field out of
+/// `required`, so the null is dropped.
+fn drop_null_type(obj: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = obj.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let single = types.remove(0);
+            obj.insert("type".into(), single);
+        }
+    }
+    let any_of = obj.get("anyOf").and_then(Value::as_array).cloned();
+    if let Some(branches) = any_of {
+        let non_null: Vec<Value> = branches
+            .into_iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+            .collect();
+        if let [Value::Object(only)] = non_null.as_slice() {
+            obj.remove("anyOf");
+            for (k, v) in only {
+                obj.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    if let Some(Value::Array(variants)) = obj.get_mut("enum") {
+        variants.retain(|v| !v.is_null());
+    }
+}
+
+/// Deserialises a tool's input. Unknown fields are ignored (models sometimes add
+/// some); a missing or wrongly typed field is an error naming the field and the
+/// expected shape of the whole input.
+pub(crate) fn parse<T: DeserializeOwned + JsonSchema>(
+    tool: &str,
+    input: &Value,
+) -> Result<T, ToolError> {
+    serde_path_to_error::deserialize(input).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        let location = if path == "." {
+            String::new()
+        } else {
+            format!(" at `{path}`")
+        };
+        ToolError::new(format!(
+            "InputValidationError: {tool} failed: {inner}{location}. Expected input: {}",
+            shape(&schema_for::<T>())
+        ))
+    })
+}
+
+/// A one-line, TypeScript-like rendering of a schema: `{file_path: string, limit?: integer}`.
+pub(crate) fn shape(schema: &Value) -> String {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return values
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(" | ");
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") => {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let fields: Vec<String> = schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|props| {
+                    props
+                        .iter()
+                        .map(|(name, sub)| {
+                            let optional = if required.contains(&name.as_str()) {
+                                ""
+                            } else {
+                                "?"
+                            };
+                            format!("{name}{optional}: {}", shape(sub))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!("{{{}}}", fields.join(", "))
+        }
+        Some("array") => {
+            let item = schema
+                .get("items")
+                .map(shape)
+                .unwrap_or_else(|| "any".into());
+            format!("[{item}, ...]")
+        }
+        Some(other) => other.to_string(),
+        None => "any".into(),
+    }
+}
+
+/// Parses a tool's input for `paths_touched` and friends, where a bad input
+/// simply touches nothing (`validate` reports it).
+pub(crate) fn parse_quiet<T: DeserializeOwned>(input: &Value) -> Option<T> {
+    T::deserialize(input).ok()
+}

@@ -1,0 +1,36 @@
+//! A Bash command printing 50 MB: the result is capped and memory stays bounded.
+//! Alone in its binary so that the peak-RSS measurement sees only this test.
+
+mod common;
+
+use common::Session;
+use serde_json::json;
+
+fn peak_rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn fifty_megabytes_of_output_is_capped_in_bounded_memory() {
+    let s = Session::new();
+    let before = peak_rss_kb();
+    let out = s
+        .call(
+            "Bash",
+            json!({"command": "head -c 50000000 /dev/zero | tr '\\0' a; echo; echo END"}),
+        )
+        .await
+        .unwrap();
+    let text = out.content.to_text();
+    assert!(text.len() <= 30_100, "{}", text.len());
+    assert!(text.starts_with("aaaa"));
+    assert!(text.ends_with("aaaa\nEND"), "{}", &text[text.len() - 20..]);
+    assert!(text.contains("bytes of output truncated] ..."));
+    let grown_mb = (peak_rss_kb().saturating_sub(before)) / 1024;
+    assert!(grown_mb < 20, "peak RSS grew by {grown_mb} MB");
+}
