@@ -10,10 +10,12 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
-use tack_api::{AnthropicClient, Auth, ClientConfig};
+use tack_api::{Auth, ClientConfig};
 use tack_config::{Locations, Settings};
 use tack_core::context::{ContextOptions, load_prompt_context};
 use tack_core::deps::ProductionDeps;
+
+use crate::deferred_client::DeferredClient;
 use tack_core::executor::ToolSet;
 use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionParts};
 use tack_core::{LoopEvent, QueryConfig};
@@ -316,7 +318,7 @@ pub async fn run_print(
         client_config.auth = Auth::Both(key);
         api_key_source = "apiKeyHelper";
     }
-    let client = AnthropicClient::new(client_config).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let client = DeferredClient::spawn(client_config);
 
     // The session: new, --continue, --resume <id>.
     let (session_id, history, leaf) = if cli.continue_session || cli.resume.is_some() {

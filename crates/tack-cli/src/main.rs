@@ -2,6 +2,7 @@
 
 mod app;
 mod cli;
+mod deferred_client;
 mod demo;
 mod hooks;
 mod output;

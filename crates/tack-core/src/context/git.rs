@@ -58,41 +58,67 @@ impl GitSnapshot {
 
 /// Takes the snapshot of the repository containing `cwd`, running the `git`
 /// commands concurrently, each bounded by `timeout`.
+///
+/// Three processes, not one per fact: spawning blocks the calling thread until
+/// the child has exec'd, so each extra `git` adds to the time before the first
+/// request. `status --branch` also tells whether `cwd` is in a work tree (it
+/// fails outside one), and one `for-each-ref` answers the main-branch question.
 pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> {
     let git = |args: &'static [&'static str]| run_git(cwd, args, timeout);
-    let (inside, branch, origin_head, local_mains, status, log) = tokio::join!(
-        git(&["rev-parse", "--is-inside-work-tree"]),
-        git(&["branch", "--show-current"]),
-        git(&[
-            "symbolic-ref",
-            "--quiet",
-            "--short",
-            "refs/remotes/origin/HEAD"
-        ]),
+    let (status, refs, log) = tokio::join!(
+        git(&["status", "--short", "--branch"]),
         git(&[
             "for-each-ref",
-            "--format=%(refname:short)",
+            "--format=%(refname:short) %(symref:short)",
+            "refs/remotes/origin/HEAD",
             "refs/heads/main",
             "refs/heads/master"
         ]),
-        git(&["status", "--short"]),
         git(&["log", "--oneline", "-n", RECENT_COMMITS]),
     );
-    if inside.as_deref() != Some("true") {
-        return None;
-    }
-    let local_mains = local_mains.unwrap_or_default();
-    let main_branch = origin_head
-        .and_then(|head| head.split_once('/').map(|(_, name)| name.to_owned()))
-        .filter(|name| !name.is_empty())
-        .or_else(|| local_mains.lines().next().map(str::to_owned))
-        .unwrap_or_else(|| "main".to_owned());
+    let status = status?;
+    let (header, files) = status.split_once('\n').unwrap_or((status.as_str(), ""));
     Some(GitSnapshot {
-        branch: branch.filter(|b| !b.is_empty()),
-        main_branch,
-        status: cap_status(status.unwrap_or_default()),
+        branch: branch_from_status_header(header),
+        main_branch: main_branch_from_refs(&refs.unwrap_or_default()),
+        status: cap_status(files.to_owned()),
         recent_commits: log.unwrap_or_default(),
     })
+}
+
+/// The branch from `git status --branch`'s first line: `## main...origin/main
+/// [ahead 1]`, `## No commits yet on main`, or `## HEAD (no branch)` (detached).
+fn branch_from_status_header(header: &str) -> Option<String> {
+    let rest = header.strip_prefix("## ")?;
+    let rest = rest
+        .strip_prefix("No commits yet on ")
+        .or_else(|| rest.strip_prefix("Initial commit on "))
+        .unwrap_or(rest);
+    if rest.starts_with("HEAD (no branch)") {
+        return None;
+    }
+    let name = rest.split("...").next().unwrap_or(rest);
+    let name = name.split(' ').next().unwrap_or(name);
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// `origin/HEAD`'s target if the remote has one, else `main` or `master` if
+/// such a branch exists, else `main`.
+fn main_branch_from_refs(refs: &str) -> String {
+    let mut local = None;
+    for line in refs.lines() {
+        let (name, target) = line.split_once(' ').unwrap_or((line, ""));
+        if name == "origin/HEAD" || name == "origin" {
+            if let Some((_, branch)) = target.split_once('/')
+                && !branch.is_empty()
+            {
+                return branch.to_owned();
+            }
+        } else if local.is_none() && !name.is_empty() {
+            local = Some(name.to_owned());
+        }
+    }
+    local.unwrap_or_else(|| "main".to_owned())
 }
 
 /// Runs `git <args>` in `cwd`; its trimmed stdout on success, `None` on failure,
@@ -131,6 +157,36 @@ fn cap_status(status: String) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn branch_comes_from_the_status_header() {
+        let cases = [
+            ("## main...origin/main [ahead 1]", Some("main")),
+            ("## feature/x", Some("feature/x")),
+            ("## No commits yet on trunk", Some("trunk")),
+            ("## Initial commit on master", Some("master")),
+            ("## HEAD (no branch)", None),
+            ("not a header", None),
+        ];
+        for (header, expected) in cases {
+            assert_eq!(
+                branch_from_status_header(header).as_deref(),
+                expected,
+                "{header}"
+            );
+        }
+    }
+
+    #[test]
+    fn main_branch_prefers_origin_head_then_local_main_or_master() {
+        assert_eq!(
+            main_branch_from_refs("origin/HEAD origin/trunk\nmain \n"),
+            "trunk"
+        );
+        assert_eq!(main_branch_from_refs("master \n"), "master");
+        assert_eq!(main_branch_from_refs("main \nmaster \n"), "main");
+        assert_eq!(main_branch_from_refs(""), "main");
+    }
 
     #[test]
     fn long_status_is_capped_with_a_note() {

@@ -1,0 +1,135 @@
+//! The model client, built on a blocking thread while start-up goes on.
+//!
+//! Building the HTTPS client reads the system's root certificates (every file in
+//! `/etc/ssl/certs` on Debian), a few milliseconds that nothing else needs: the
+//! transcript, settings and git context do not. Started first and awaited by the
+//! first request, that work overlaps the rest of start-up instead of preceding it.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::FutureExt;
+use futures::stream::{self, BoxStream, StreamExt};
+use tack_api::{AnthropicClient, ApiError, ClientConfig, ModelClient, StreamEvent};
+use tack_protocol::MessagesRequest;
+use tokio::sync::OnceCell;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+type Built = Result<AnthropicClient, ApiError>;
+
+pub struct DeferredClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: OnceCell<Built>,
+    pending: Mutex<Option<JoinHandle<Built>>>,
+}
+
+impl DeferredClient {
+    /// Starts building the client; must be called within a tokio runtime.
+    pub fn spawn(config: ClientConfig) -> DeferredClient {
+        let handle = tokio::task::spawn_blocking(move || AnthropicClient::new(config));
+        DeferredClient {
+            inner: Arc::new(Inner {
+                client: OnceCell::new(),
+                pending: Mutex::new(Some(handle)),
+            }),
+        }
+    }
+}
+
+impl Inner {
+    async fn get(&self) -> Built {
+        self.client
+            .get_or_init(|| async {
+                let pending = self
+                    .pending
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                match pending {
+                    Some(handle) => handle.await.unwrap_or_else(|e| {
+                        Err(ApiError::Connection {
+                            message: format!("setting up the HTTP client failed: {e}"),
+                        })
+                    }),
+                    // Unreachable: the cell is initialised by whoever took the handle.
+                    None => Err(ApiError::Connection {
+                        message: "the HTTP client is not available".into(),
+                    }),
+                }
+            })
+            .await
+            .clone()
+    }
+}
+
+impl ModelClient for DeferredClient {
+    fn stream(
+        &self,
+        request: MessagesRequest,
+        cancel: CancellationToken,
+    ) -> BoxStream<'static, Result<StreamEvent, ApiError>> {
+        let inner = self.inner.clone();
+        async move {
+            match inner.get().await {
+                Ok(client) => client.stream(request, cancel),
+                Err(error) => stream::iter([Err(error)]).boxed(),
+            }
+        }
+        .flatten_stream()
+        .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tack_protocol::Message;
+    use tack_testkit::{MockServer, Reply, Script};
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn streams_through_the_client_once_it_is_built() {
+        let server = MockServer::start(Script::new([Reply::text("a"), Reply::text("b")]))
+            .await
+            .unwrap();
+        let config = ClientConfig {
+            base_url: server.base_url(),
+            ..ClientConfig::default()
+        };
+        let client = DeferredClient::spawn(config);
+        for expected in ["a", "b"] {
+            let request = MessagesRequest::new("m", 10, vec![Message::user_text("hi")]);
+            let events: Vec<_> = client
+                .stream(request, CancellationToken::new())
+                .collect()
+                .await;
+            let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else {
+                panic!("no message: {events:?}");
+            };
+            assert_eq!(
+                done.content,
+                vec![tack_protocol::ContentBlock::text(expected)]
+            );
+        }
+        assert_eq!(server.requests().len(), 2);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_bad_config_fails_every_request_with_the_error() {
+        let config = ClientConfig {
+            extra_headers: vec![("bad header".into(), "x".into())],
+            ..ClientConfig::default()
+        };
+        let client = DeferredClient::spawn(config);
+        for _ in 0..2 {
+            let request = MessagesRequest::new("m", 10, vec![Message::user_text("hi")]);
+            let events: Vec<_> = client
+                .stream(request, CancellationToken::new())
+                .collect()
+                .await;
+            assert!(matches!(events.as_slice(), [Err(_)]), "{events:?}");
+        }
+    }
+}
