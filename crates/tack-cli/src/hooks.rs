@@ -7,10 +7,10 @@
 //!   appended to the prompt as a `<system-reminder>`.
 //! - SessionStart (`startup` / `resume`): its context is appended to the first
 //!   prompt. SessionEnd (`other`): at exit, best effort, at most 1.5 s.
-//! - Stop: [`StopHookRunner`], core's `StopHooks` seam.
-//! - PreCompact: [`Hooks::pre_compact`] before a manual `/compact` (a block
-//!   cancels it). Autocompact runs inside core without a hook seam: no
-//!   PreCompact `auto` yet.
+//! - Stop and PreCompact `auto`: [`StopHookRunner`], core's `LoopHooks` seam (a
+//!   PreCompact block skips that autocompaction).
+//! - PreCompact `manual`: [`Hooks::pre_compact`] before a `/compact` (a block
+//!   cancels it).
 //! - Notification, SubagentStop: nothing in tack emits them yet.
 //!
 //! Hook errors, `systemMessage`s and (verbose) plain output go to stderr. Start-up
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
-use tack_core::query::{StopHookInput, StopHookOutcome, StopHooks};
+use tack_core::query::{LoopHooks, StopHookInput, StopHookOutcome};
 use tack_hooks::{HookEvent, HookOutcome, HookRunner, HooksConfig};
 use tack_protocol::{ContentBlock, Message, Role};
 use tokio_util::sync::CancellationToken;
@@ -187,12 +187,17 @@ pub fn with_context(mut prompt: Message, context: Option<String>) -> Message {
     prompt
 }
 
-/// Core's Stop seam backed by the `Stop` hooks. A block continues the loop once
-/// per exit point: when the hooks block again while `stop_hook_active` is set,
-/// the turn ends anyway (as `tack_hooks::StopHookGuard` does).
+/// Core's loop hook seams backed by the `Stop` and `PreCompact` hooks. A Stop
+/// block continues the loop once per exit point: when the hooks block again while
+/// `stop_hook_active` is set, the turn ends anyway (as
+/// `tack_hooks::StopHookGuard` does).
 pub struct StopHookRunner(pub Arc<Hooks>);
 
-impl StopHooks for StopHookRunner {
+impl LoopHooks for StopHookRunner {
+    fn pre_compact(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(self.0.pre_compact("auto", None))
+    }
+
     fn run<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
         Box::pin(async move {
             if !self.0.has("Stop") {

@@ -48,7 +48,7 @@ use crate::pipeline::autocompact::{
     AutocompactTracking, CompactError, CompactTrigger, SummarySettings, compact_history,
 };
 use crate::query::{
-    CompactedEvent, LoopEvent, QueryConfig, QueryParams, QueryStream, StopHooks, Terminal,
+    CompactedEvent, LoopEvent, LoopHooks, QueryConfig, QueryParams, QueryStream, Terminal,
     ToolResultInfo, ToolResultsEvent, query,
 };
 
@@ -238,7 +238,7 @@ pub struct Session {
     /// The uuid of each message, same indices.
     uuids: Vec<String>,
     totals: SessionTotals,
-    stop_hooks: Option<Arc<dyn StopHooks>>,
+    stop_hooks: Option<Arc<dyn LoopHooks>>,
     compact_tracking: AutocompactTracking,
 }
 
@@ -255,7 +255,7 @@ impl Session {
     }
 
     /// Runs `hooks` when the model finishes a turn (the Stop hook seam).
-    pub fn with_stop_hooks(mut self, hooks: Arc<dyn StopHooks>) -> Self {
+    pub fn with_stop_hooks(mut self, hooks: Arc<dyn LoopHooks>) -> Self {
         self.stop_hooks = Some(hooks);
         self
     }

@@ -20,7 +20,7 @@ use tack_core::permission::AllowAll;
 use tack_core::pipeline::autocompact::CompactTrigger;
 use tack_core::query::recovery::max_output_tokens::RESUME_MESSAGE;
 use tack_core::query::{
-    LoopEvent, QueryConfig, QueryParams, StopHookInput, StopHookOutcome, StopHooks, Terminal,
+    LoopEvent, LoopHooks, QueryConfig, QueryParams, StopHookInput, StopHookOutcome, Terminal,
     Transition, query,
 };
 use tack_protocol::{Message, StopReason};
@@ -55,7 +55,7 @@ async fn run(
     script: Vec<Reply>,
     config: QueryConfig,
     tools: Vec<Arc<dyn Tool>>,
-    stop_hooks: Option<Arc<dyn StopHooks>>,
+    stop_hooks: Option<Arc<dyn LoopHooks>>,
 ) -> Run {
     let server = MockServer::start(Script::new(script)).await.unwrap();
     let params = QueryParams {
@@ -347,6 +347,51 @@ async fn autocompact_summarises_and_continues_from_the_summary() {
     assert_eq!(after[2]["content"][0]["tool_use_id"], "toolu_1");
 }
 
+/// Stop hooks pass; PreCompact always blocks, counting its calls.
+struct BlockingPreCompact(Mutex<u32>);
+
+impl LoopHooks for BlockingPreCompact {
+    fn run<'a>(&'a self, _input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
+        Box::pin(async { StopHookOutcome::Pass })
+    }
+
+    fn pre_compact(&self) -> BoxFuture<'_, Result<(), String>> {
+        *self.0.lock().unwrap() += 1;
+        Box::pin(async { Err("not now".to_owned()) })
+    }
+}
+
+#[tokio::test]
+async fn a_pre_compact_hook_can_skip_an_autocompaction_without_charging_the_breaker() {
+    let config = QueryConfig {
+        context_window: Some(40_000),
+        ..QueryConfig::new(MODEL)
+    };
+    let hooks = Arc::new(BlockingPreCompact(Mutex::new(0)));
+    let tool = |i: u32| Reply::tool_use(&format!("toolu_{i}"), "Read", json!({}));
+    let r = run(
+        vec![tool(1), tool(2), tool(3), tool(4), Reply::text("done")],
+        config,
+        vec![big_read(32_000)],
+        Some(hooks.clone()),
+    )
+    .await;
+    // Asked before each of the four compactions the context called for; each
+    // blocked, none sent a summary request, and the breaker never opened (it
+    // would have stopped asking after three).
+    assert_eq!(*hooks.0.lock().unwrap(), 4);
+    assert!(!r.bodies.iter().any(is_summary_request));
+    let skipped: Vec<Shape> = shape(&r.events)
+        .into_iter()
+        .filter(|s| matches!(s, Shape::CompactFailed(_) | Shape::Compacted(_)))
+        .collect();
+    assert_eq!(skipped, vec![Shape::CompactFailed(0); 4]);
+    assert_eq!(
+        shape(&r.events).last(),
+        Some(&Shape::End(Terminal::Completed))
+    );
+}
+
 #[tokio::test]
 async fn autocompact_circuit_breaker_opens_after_exactly_three_failures() {
     let config = QueryConfig {
@@ -483,7 +528,7 @@ struct Scripted {
     seen_active: Mutex<Vec<bool>>,
 }
 
-impl StopHooks for Scripted {
+impl LoopHooks for Scripted {
     fn run<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
         self.seen_active
             .lock()

@@ -35,16 +35,24 @@ impl Env {
         self.home.path().join(".tack")
     }
 
-    /// `tack` with a clean environment: the server's URL, a test key, temp home.
+    /// The whole environment tack runs with: the server's URL, a test key, temp
+    /// home, no retries (set after `env_clear`).
+    pub fn vars(&self) -> Vec<(&'static str, std::ffi::OsString)> {
+        vec![
+            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("HOME", self.home.path().into()),
+            ("TACK_CONFIG_DIR", self.config_dir().into()),
+            ("ANTHROPIC_BASE_URL", self.server.base_url().into()),
+            ("ANTHROPIC_API_KEY", "test".into()),
+            ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
+        ]
+    }
+
+    /// `tack` with a clean environment ([`Env::vars`]) in the project dir.
     pub fn tack(&self) -> Command {
         let mut cmd = Command::cargo_bin("tack").unwrap();
         cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.home.path())
-            .env("TACK_CONFIG_DIR", self.config_dir())
-            .env("ANTHROPIC_BASE_URL", self.server.base_url())
-            .env("ANTHROPIC_API_KEY", "test")
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+            .envs(self.vars())
             .current_dir(self.cwd())
             .write_stdin("");
         cmd

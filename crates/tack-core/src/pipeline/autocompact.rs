@@ -64,6 +64,9 @@ pub enum CompactError {
     EmptySummary,
     #[error("there is nothing to compact")]
     NothingToCompact,
+    /// A PreCompact hook blocked this automatic compaction.
+    #[error("{0}")]
+    BlockedByHook(String),
 }
 
 /// What the summary request is built from besides the messages.

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::QueryConfig;
 use super::event::LoopEvent;
-use super::recovery::stop_hooks::{self, StopHookInput, StopHookOutcome, StopHooks};
+use super::recovery::stop_hooks::{self, LoopHooks, StopHookInput, StopHookOutcome};
 use super::recovery::{Withheld, max_output_tokens, reactive_compact, token_budget};
 use super::state::{State, Transition};
 use super::stream::Emitter;
@@ -54,7 +54,7 @@ pub(crate) struct DecisionEnv<'a> {
     /// The model of this query now (the fallback model after a model fallback).
     pub model: &'a str,
     pub summary: SummarySettings<'a>,
-    pub stop_hooks: Option<&'a dyn StopHooks>,
+    pub stop_hooks: Option<&'a dyn LoopHooks>,
     pub cancel: &'a CancellationToken,
     pub out: &'a Emitter,
 }

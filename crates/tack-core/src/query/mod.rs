@@ -33,7 +33,7 @@ pub use event::{
     AssistantMessageEvent, CompactedEvent, LoopEvent, ToolResultInfo, ToolResultsEvent,
 };
 pub use recovery::Withheld;
-pub use recovery::stop_hooks::{StopHookInput, StopHookOutcome, StopHooks};
+pub use recovery::stop_hooks::{LoopHooks, StopHookInput, StopHookOutcome};
 pub use state::{State, Transition, UsageMark};
 pub use stream::{EVENT_BUFFER, QueryStream};
 pub use terminal::{PROMPT_TOO_LONG_MESSAGE, Terminal};
@@ -57,7 +57,9 @@ use crate::executor::{
     tool_results_dir,
 };
 use crate::permission::CanUseTool;
-use crate::pipeline::autocompact::{CompactTrigger, SummarySettings, compact_history};
+use crate::pipeline::autocompact::{
+    CompactError, CompactTrigger, SummarySettings, compact_history,
+};
 use crate::pipeline::blocking_limit::{BlockingLimit, BlockingLimitInput, check_blocking_limit};
 use crate::pipeline::microcompact::MicrocompactOutcome;
 use crate::pipeline::snip::SnipOutcome;
@@ -84,7 +86,7 @@ pub struct QueryParams {
     /// not fire the caller's token.
     pub cancel: CancellationToken,
     /// Run when the model finishes without tool use (`None`: no hooks).
-    pub stop_hooks: Option<Arc<dyn StopHooks>>,
+    pub stop_hooks: Option<Arc<dyn LoopHooks>>,
     /// Autocompact's circuit breaker so far in the session (the `Session`
     /// carries it across queries from `Compacted` / `CompactFailed` events).
     pub autocompact_tracking: AutocompactTracking,
@@ -289,15 +291,24 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                 model: &current_model,
                 prompt_caching: config.prompt_caching,
             };
-            let result = compact_history(
-                deps.as_ref(),
-                settings,
-                &messages_for_query,
-                None,
-                CompactTrigger::Auto,
-                &cancel,
-            )
-            .await;
+            let allowed = match &stop_hooks {
+                Some(hooks) => hooks.pre_compact().await,
+                None => Ok(()),
+            };
+            let result = match allowed {
+                Ok(()) => {
+                    compact_history(
+                        deps.as_ref(),
+                        settings,
+                        &messages_for_query,
+                        None,
+                        CompactTrigger::Auto,
+                        &cancel,
+                    )
+                    .await
+                }
+                Err(reason) => Err(CompactError::BlockedByHook(reason)),
+            };
             if cancel.is_cancelled() {
                 return Terminal::Aborted;
             }
@@ -311,7 +322,9 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                     out.emit(LoopEvent::Compacted(event)).await;
                 }
                 Err(error) => {
-                    auto_compact_tracking = auto_compact_tracking.after_failure();
+                    if !matches!(error, CompactError::BlockedByHook(_)) {
+                        auto_compact_tracking = auto_compact_tracking.after_failure();
+                    }
                     out.emit(LoopEvent::CompactFailed {
                         trigger: CompactTrigger::Auto,
                         consecutive_failures: auto_compact_tracking.consecutive_failures,

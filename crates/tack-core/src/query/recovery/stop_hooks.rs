@@ -1,4 +1,7 @@
-//! Stop hooks: the seam where the hooks issue plugs in. They run once per exit
+//! The loop's hook seams: Stop hooks, and PreCompact before an automatic
+//! compaction. The hooks crate plugs in here (through the CLI).
+//!
+//! Stop hooks run once per exit
 //! point — when an iteration ends without tool use and no other recovery
 //! continued — with `stop_hook_active` telling them whether the model is
 //! already answering an earlier block.
@@ -37,9 +40,18 @@ pub enum StopHookOutcome {
     },
 }
 
-/// The Stop hooks of a session (all of them behind one call).
-pub trait StopHooks: Send + Sync {
+/// The hooks of a session the loop calls itself (each event's hooks behind one call).
+pub trait LoopHooks: Send + Sync {
+    /// The Stop hooks, at an exit point.
     fn run<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome>;
+
+    /// PreCompact, before an automatic compaction. `Err(reason)` skips this
+    /// compaction (reported as `LoopEvent::CompactFailed`, not counted toward the
+    /// circuit breaker, since nothing failed). Manual `/compact` runs its PreCompact
+    /// hooks in the caller, which can simply not call `Session::compact`.
+    fn pre_compact(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The user message carrying a blocking hook's reason.

@@ -1,0 +1,73 @@
+//! Progress on a terminal: run the binary under a real pseudo-terminal (util-linux
+//! `script`), so stdout and stderr are TTYs as in an interactive shell.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::Env;
+use serde_json::json;
+use tack_testkit::{Reply, Script};
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_terminal_shows_spinner_tool_lines_and_retries_and_a_pipe_does_not() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let script = || {
+        Script::new([
+            Reply::overloaded().retry_after_ms(50),
+            Reply::message()
+                .text("Checking.")
+                .tool_use("toolu_1", "Bash", json!({"command": "echo from-bash"}))
+                .pacing(Duration::from_millis(40))
+                .into(),
+            Reply::message()
+                .text("All done.")
+                .pacing(Duration::from_millis(60))
+                .into(),
+        ])
+    };
+    let env = Env::new(script()).await;
+    let bin = assert_cmd::cargo::cargo_bin("tack");
+    let command = format!(
+        "{} -p 'run it' --dangerously-skip-permissions",
+        shell_quote(&bin.to_string_lossy())
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .envs(env.vars())
+        .env("TERM", "xterm")
+        .env("CLAUDE_CODE_MAX_RETRIES", "2")
+        .current_dir(env.cwd())
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    assert!(
+        screen.contains("API overloaded, retrying in 1 s, attempt"),
+        "{screen}"
+    );
+    assert!(screen.contains("● Bash(echo from-bash)"), "{screen}");
+    assert!(screen.contains("tokens"), "no spinner drawn: {screen}");
+    assert!(screen.contains("All done."), "{screen}");
+
+    // The same session on a pipe: only the answer, nothing on stderr.
+    let env = Env::new(script()).await;
+    let out = env
+        .tack()
+        .env("CLAUDE_CODE_MAX_RETRIES", "2")
+        .args(["-p", "run it", "--dangerously-skip-permissions"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "All done.\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
