@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Env, lines, redact};
+use common::{Env, kinds, lines, redact};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
@@ -482,19 +482,7 @@ async fn stream_json_input_runs_one_turn_per_line() {
         String::from_utf8_lossy(&out.stderr)
     );
     let records = lines(&out.stdout);
-    let kinds: Vec<String> = records
-        .iter()
-        .map(|r| {
-            format!(
-                "{}{}",
-                r["type"].as_str().unwrap(),
-                r["subtype"]
-                    .as_str()
-                    .map(|s| format!("/{s}"))
-                    .unwrap_or_default()
-            )
-        })
-        .collect();
+    let kinds = kinds(&records);
     assert_eq!(
         kinds,
         [

@@ -2,24 +2,10 @@
 
 mod common;
 
-use common::{Env, lines};
+use common::{Env, kinds, lines};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use tack_testkit::{Reply, Script};
-
-fn kinds(records: &[Value]) -> Vec<String> {
-    records
-        .iter()
-        .map(|r| {
-            let subtype = r["subtype"].as_str().map(|s| format!("/{s}"));
-            format!(
-                "{}{}",
-                r["type"].as_str().unwrap_or("?"),
-                subtype.unwrap_or_default()
-            )
-        })
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn compact_typed_on_stream_json_input_summarises_and_continues_from_the_summary() {

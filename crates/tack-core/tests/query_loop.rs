@@ -512,11 +512,11 @@ async fn abort_mid_tool_gives_synthetic_results_and_cancels_the_tools() {
         ])
     );
     // The cancellation reached the tool that listens for it.
-    tokio::time::sleep(Duration::from_millis(20)).await;
     let runs = slow_runs.lock().unwrap().clone();
-    assert_eq!(
-        runs.iter().map(|r| r.cancelled()).collect::<Vec<_>>(),
-        vec![true]
+    assert_eq!(runs.len(), 1);
+    assert!(
+        runs[0].wait_cancelled().await,
+        "the slow tool was not cancelled"
     );
 }
 
@@ -527,19 +527,20 @@ async fn dropping_the_stream_cancels_running_tools() {
     let runs = slow.runs.clone();
     let caller_cancel = CancellationToken::new();
     let mut stream = query(params(model, vec![tool(slow)], "go", caller_cancel.clone()));
-    // Read until the assistant message, then give the tool time to start.
+    // Read until the assistant message, then until the tool has started.
     while let Some(event) = stream.next().await {
         if matches!(event, LoopEvent::AssistantMessage(_)) {
             break;
         }
     }
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    wait_for(|| !runs.lock().unwrap().is_empty()).await;
+    let started = runs.lock().unwrap().clone();
+    assert_eq!(started.len(), 1, "the tool never started");
+    assert!(!started[0].cancelled());
     drop(stream);
-    tokio::time::sleep(Duration::from_millis(20)).await;
-    let runs = runs.lock().unwrap().clone();
-    assert_eq!(
-        runs.iter().map(|r| r.cancelled()).collect::<Vec<_>>(),
-        vec![true]
+    assert!(
+        started[0].wait_cancelled().await,
+        "dropping the stream did not cancel the tool"
     );
     assert!(
         !caller_cancel.is_cancelled(),

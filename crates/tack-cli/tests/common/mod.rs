@@ -75,6 +75,21 @@ impl Env {
     }
 }
 
+/// `type` or `type/subtype` of each stream-json record, for whole-sequence asserts.
+pub fn kinds(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| {
+            let subtype = r["subtype"].as_str().map(|s| format!("/{s}"));
+            format!(
+                "{}{}",
+                r["type"].as_str().unwrap_or("?"),
+                subtype.unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
 pub fn lines(stdout: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(stdout)
         .lines()

@@ -314,6 +314,22 @@ impl Run {
     pub fn cancelled(&self) -> bool {
         self.cancel.is_cancelled()
     }
+
+    /// Waits (at most 5 s) until this call's token fires; true if it did.
+    pub async fn wait_cancelled(&self) -> bool {
+        tokio::time::timeout(Duration::from_secs(5), self.cancel.cancelled())
+            .await
+            .is_ok()
+    }
+}
+
+/// Waits (at most 5 s, checking every millisecond) until `condition` holds.
+/// For conditions with no event to await, such as "a tool has started".
+pub async fn wait_for(condition: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !condition() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
 }
 
 pub struct FakeTool {
