@@ -469,7 +469,7 @@ pub async fn run_print(
         .map(|m| (uuid::Uuid::new_v4().to_string(), m))
         .collect();
     let mut session = Session::new(parts).with_history(history);
-    if let Some(h) = hooks.as_ref().filter(|h| h.has("Stop")) {
+    if let Some(h) = &hooks {
         session = session.with_stop_hooks(Arc::new(StopHookRunner(h.clone())));
     }
 

@@ -198,7 +198,7 @@ impl LoopHooks for StopHookRunner {
         Box::pin(self.0.pre_compact("auto", None))
     }
 
-    fn run<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
+    fn stop<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
         Box::pin(async move {
             if !self.0.has("Stop") {
                 return StopHookOutcome::Pass;
@@ -219,8 +219,8 @@ impl LoopHooks for StopHookRunner {
                 return StopHookOutcome::Prevent { reason };
             }
             match outcome.blocked() {
-                Some(reason) if !input.stop_hook_active => StopHookOutcome::Block { reason },
-                Some(_) | None => StopHookOutcome::Pass,
+                Some(reason) => StopHookOutcome::Block { reason },
+                None => StopHookOutcome::Pass,
             }
         })
     }

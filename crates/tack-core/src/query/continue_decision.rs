@@ -116,13 +116,18 @@ pub(crate) async fn decide_continue(end: IterationEnd, env: &DecisionEnv<'_>) ->
     }
     if let Some(hooks) = env.stop_hooks {
         let outcome = hooks
-            .run(StopHookInput {
+            .stop(StopHookInput {
                 messages: &state.messages,
                 stop_hook_active: state.stop_hook_active,
             })
             .await;
         match outcome {
             StopHookOutcome::Pass => {}
+            // At most one continuation per exit point: a hook that blocks again
+            // while the model is answering its earlier block is not obeyed
+            // (Claude Code leaves this to the hook; a careless hook would
+            // otherwise loop until max_turns).
+            StopHookOutcome::Block { .. } if state.stop_hook_active => {}
             StopHookOutcome::Block { reason } => {
                 let message = stop_hooks::blocking_message(&reason);
                 env.meta(message.clone()).await;
