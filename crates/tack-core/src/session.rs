@@ -335,6 +335,16 @@ impl Session {
         &self.parts.session_id
     }
 
+    /// The request settings of the next turn (model, limits, ...).
+    pub fn config(&self) -> &QueryConfig {
+        &self.parts.config
+    }
+
+    /// Changes the request settings from the next turn on (`set_model`).
+    pub fn set_config(&mut self, config: QueryConfig) {
+        self.parts.config = config;
+    }
+
     /// The conversation so far.
     pub fn messages(&self) -> &[Message] {
         &self.messages

@@ -22,6 +22,11 @@ use tack_protocol::{ContentBlock, Message, Role, Usage};
 use tack_tool::Tool;
 use tokio_util::sync::CancellationToken;
 
+/// (uuid, role) of an appended message.
+type Entry = (String, Option<Role>);
+/// (uuid or marker, message) of a record.
+type Record = (String, Option<Message>);
+
 /// Records (uuid, role) of every appended message.
 #[derive(Default)]
 struct MemorySink {
@@ -35,7 +40,7 @@ impl TranscriptSink for MemorySink {
         &'a self,
         entry: TranscriptEntry<'a>,
     ) -> BoxFuture<'a, Result<(), TranscriptError>> {
-        let mut rows: Vec<((String, Option<Role>), (String, Option<Message>))> = Vec::new();
+        let mut rows: Vec<(Entry, Record)> = Vec::new();
         match entry {
             TranscriptEntry::Tombstone { uuid } => {
                 rows.push(((uuid.to_owned(), None), (format!("tombstone:{uuid}"), None)));
