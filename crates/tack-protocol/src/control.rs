@@ -172,6 +172,10 @@ pub enum SdkRequest {
     McpToggle(McpToggleRequest),
     /// Answered with an empty success.
     StopTask(StopTaskRequest),
+    /// TypeScript: a message an in-process MCP server starts itself (e.g.
+    /// `notifications/tools/list_changed`), for tack's MCP client; answered
+    /// with an empty success.
+    McpMessage(McpMessageRequest),
     /// Any other subtype (the TypeScript SDK knows some forty), verbatim.
     #[serde(untagged)]
     Other(OtherRequest),
@@ -191,6 +195,7 @@ impl SdkRequest {
             SdkRequest::McpReconnect(_) => "mcp_reconnect",
             SdkRequest::McpToggle(_) => "mcp_toggle",
             SdkRequest::StopTask(_) => "stop_task",
+            SdkRequest::McpMessage(_) => "mcp_message",
             SdkRequest::Other(other) => other.subtype(),
         }
     }
@@ -211,6 +216,7 @@ impl<'de> Deserialize<'de> for SdkRequest {
             "mcp_reconnect" => SdkRequest::McpReconnect(typed(&mut map, &subtype)?),
             "mcp_toggle" => SdkRequest::McpToggle(typed(&mut map, &subtype)?),
             "stop_task" => SdkRequest::StopTask(typed(&mut map, &subtype)?),
+            "mcp_message" => SdkRequest::McpMessage(typed(&mut map, &subtype)?),
             _ => SdkRequest::Other(OtherRequest(map)),
         };
         Ok(request)
@@ -489,7 +495,9 @@ pub struct HookCallbackRequest {
     pub extra: Map<String, Value>,
 }
 
-/// `mcp_message`.
+/// `mcp_message`, in both directions: tack relays its MCP client's messages to
+/// an in-process server ([`CliRequest::McpMessage`]); the TypeScript SDK sends
+/// the messages such a server starts itself ([`SdkRequest::McpMessage`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct McpMessageRequest {
     pub server_name: String,

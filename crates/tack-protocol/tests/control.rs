@@ -248,6 +248,14 @@ fn every_sdk_request_subtype() {
                 extra: Map::new(),
             }),
         ),
+        (
+            r#"{"subtype": "mcp_message", "server_name": "calc", "message": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}}"#,
+            SdkRequest::McpMessage(McpMessageRequest {
+                server_name: "calc".into(),
+                message: json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+                extra: Map::new(),
+            }),
+        ),
     ];
     for (payload, expected) in cases {
         let line = format!(
