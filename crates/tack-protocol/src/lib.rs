@@ -7,6 +7,7 @@
 //! A *known* type that is malformed (a `tool_use` without an `id`) is still an error.
 
 pub mod content;
+pub mod control;
 pub mod request;
 pub mod response;
 pub mod sse;

@@ -321,3 +321,42 @@ async fn faults_without_streaming_become_http_failures() {
     let cut = post(&base, "/v1/messages", &request_body(false)).await;
     assert!(cut.bytes().await.is_err());
 }
+
+#[tokio::test]
+async fn a_client_that_hangs_up_mid_stream_is_counted() {
+    let reply = Reply::message()
+        .text("a long answer that takes a while")
+        .pacing(Duration::from_millis(20));
+    let server = MockServer::start(Script::new([reply.into(), Reply::text("short")]))
+        .await
+        .unwrap();
+
+    // Read two events, then hang up.
+    let response = post(&server.base_url(), "/v1/messages", &request_body(true)).await;
+    let mut chunks = response.bytes_stream();
+    let _ = futures::StreamExt::next(&mut chunks).await;
+    drop(chunks);
+    tokio::time::timeout(Duration::from_secs(5), server.wait_abandoned_streams(1))
+        .await
+        .expect("the hang-up is noticed at the next write");
+
+    // A stream read to its end is not abandoned.
+    let (_, end) =
+        read_events(post(&server.base_url(), "/v1/messages", &request_body(true)).await).await;
+    assert_eq!(end, Ok(()));
+    assert_eq!(server.abandoned_streams(), 1);
+}
+
+#[tokio::test]
+async fn a_scripted_cut_is_not_an_abandoned_stream() {
+    let server = MockServer::start(Script::new([Reply::message()
+        .text("Let me look at it.")
+        .cut_after(4)
+        .into()]))
+    .await
+    .unwrap();
+    let (_, end) =
+        read_events(post(&server.base_url(), "/v1/messages", &request_body(true)).await).await;
+    assert!(end.is_err());
+    assert_eq!(server.abandoned_streams(), 0);
+}
