@@ -30,12 +30,15 @@ struct MemorySink {
     records: Mutex<Vec<(String, Option<Message>)>>,
 }
 
+/// One appended record: its `entries` row and its `records` row.
+type Row = ((String, Option<Role>), (String, Option<Message>));
+
 impl TranscriptSink for MemorySink {
     fn append<'a>(
         &'a self,
         entry: TranscriptEntry<'a>,
     ) -> BoxFuture<'a, Result<(), TranscriptError>> {
-        let mut rows: Vec<((String, Option<Role>), (String, Option<Message>))> = Vec::new();
+        let mut rows: Vec<Row> = Vec::new();
         match entry {
             TranscriptEntry::Tombstone { uuid } => {
                 rows.push(((uuid.to_owned(), None), (format!("tombstone:{uuid}"), None)));
