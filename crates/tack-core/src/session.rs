@@ -40,13 +40,13 @@ use tack_protocol::{ContentBlock, Message, Role, Usage};
 use tack_tool::ToolEnv;
 use tokio_util::sync::CancellationToken;
 
+use crate::compact::{
+    AutocompactTracking, CompactError, CompactTrigger, SummarySettings, compact_history,
+};
 use crate::context::PromptContext;
 use crate::deps::QueryDeps;
 use crate::executor::{INTERRUPTED_BY_USER, ToolSet};
 use crate::permission::CanUseTool;
-use crate::pipeline::autocompact::{
-    AutocompactTracking, CompactError, CompactTrigger, SummarySettings, compact_history,
-};
 use crate::query::{
     AssistantMessageEvent, CompactedEvent, LoopEvent, LoopHooks, QueryConfig, QueryParams,
     QueryStream, Terminal, ToolResultInfo, ToolResultsEvent, query,

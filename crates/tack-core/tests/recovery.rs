@@ -13,12 +13,12 @@ use futures::future::BoxFuture;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_api::{AnthropicClient, ApiError, Auth, ClientConfig, RetryPolicy};
+use tack_core::compact::CompactTrigger;
 use tack_core::context::PromptContext;
 use tack_core::deps::ProductionDeps;
 use tack_core::executor::ToolSet;
 use tack_core::permission::AllowAll;
-use tack_core::pipeline::autocompact::CompactTrigger;
-use tack_core::query::recovery::max_output_tokens::RESUME_MESSAGE;
+use tack_core::query::RESUME_MESSAGE;
 use tack_core::query::{
     LoopEvent, LoopHooks, QueryConfig, QueryParams, StopHookInput, StopHookOutcome, Terminal,
     Transition, query,

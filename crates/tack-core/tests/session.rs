@@ -35,6 +35,8 @@ struct MemorySink {
     records: Mutex<Vec<(String, Option<Message>)>>,
 }
 
+/// One appended record: its `entries` row and its `records` row.
+
 impl TranscriptSink for MemorySink {
     fn append<'a>(
         &'a self,
