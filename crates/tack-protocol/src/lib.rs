@@ -9,6 +9,7 @@
 pub mod content;
 pub mod request;
 pub mod response;
+pub mod server_tool;
 pub mod sse;
 pub mod stream_json;
 pub mod usage;
@@ -23,5 +24,8 @@ pub use request::{
     ToolDefinition,
 };
 pub use response::{ApiErrorBody, ApiErrorDetail, MessageResponse, StopReason};
+pub use server_tool::{
+    ServerToolCall, WebSearchError, WebSearchHit, WebSearchOutcome, WebSearchToolResult,
+};
 pub use sse::{Delta, MessageDeltaBody, SseEvent};
 pub use usage::{CacheCreation, DeltaUsage, Usage};
