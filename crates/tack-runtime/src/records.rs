@@ -213,7 +213,7 @@ pub fn result_record(
         .model_usage
         .iter()
         .map(|(model, u)| {
-            let info = tack_api::model_info(model);
+            let limits = tack_api::model_limits(model);
             let record = ModelUsageRecord {
                 input_tokens: u.input_tokens,
                 output_tokens: u.output_tokens,
@@ -221,8 +221,8 @@ pub fn result_record(
                 cache_creation_input_tokens: u.cache_creation_input_tokens,
                 web_search_requests: u.web_search_requests,
                 cost_usd: u.cost_usd,
-                context_window: info.map_or(200_000, |i| i.context_window),
-                max_output_tokens: info.map_or(32_000, |i| i.max_output_tokens),
+                context_window: limits.context_window,
+                max_output_tokens: limits.max_output_tokens,
                 extra: Map::new(),
             };
             (model.clone(), record)
