@@ -1,0 +1,227 @@
+//! What is still changing: the streams and tool calls of the current turn, in
+//! order. Only the first item may hand finished lines to history, so the
+//! scrollback keeps the order in which things happened.
+
+use std::collections::VecDeque;
+
+use ratatui::text::Line;
+
+use crate::cells::{HistoryCell, ToolCall, ToolResult, render_call};
+use crate::markdown::MarkdownStream;
+use crate::theme::Theme;
+
+#[derive(Debug)]
+pub(crate) enum LiveItem {
+    Text(StreamItem),
+    Thinking(StreamItem),
+    Tool(ToolCall),
+}
+
+#[derive(Debug)]
+pub(crate) struct StreamItem {
+    stream: MarkdownStream,
+    /// Finished lines not yet handed to history (the item is not first yet).
+    ready: Vec<Line<'static>>,
+    done: bool,
+    /// Some of its lines are in history already.
+    started: bool,
+}
+
+impl StreamItem {
+    fn new(stream: MarkdownStream, header: Option<Line<'static>>) -> StreamItem {
+        StreamItem {
+            stream,
+            ready: header.into_iter().collect(),
+            done: false,
+            started: false,
+        }
+    }
+}
+
+/// The items of the current turn that are not in history yet.
+#[derive(Debug, Default)]
+pub(crate) struct Live {
+    items: VecDeque<LiveItem>,
+}
+
+/// Lines and cells handed over to history.
+#[derive(Debug, Default)]
+pub(crate) struct Committed {
+    pub(crate) lines: Vec<Line<'static>>,
+    /// Cells completed (for the transcript).
+    pub(crate) cells: Vec<HistoryCell>,
+    /// A new entry started with these lines (a blank line should precede them).
+    pub(crate) starts_entry: bool,
+}
+
+impl Live {
+    pub(crate) fn text_delta(&mut self, delta: &str, width: u16, theme: &Theme) {
+        self.stream_delta(delta, width, theme, false);
+    }
+
+    pub(crate) fn thinking_delta(&mut self, delta: &str, width: u16, theme: &Theme) {
+        self.stream_delta(delta, width, theme, true);
+    }
+
+    fn stream_delta(&mut self, delta: &str, width: u16, theme: &Theme, thinking: bool) {
+        let open = match self.items.back_mut() {
+            Some(LiveItem::Text(s)) if !thinking && !s.done => Some(s),
+            Some(LiveItem::Thinking(s)) if thinking && !s.done => Some(s),
+            _ => None,
+        };
+        let item = match open {
+            Some(s) => s,
+            None => {
+                self.finish_streams();
+                let new = if thinking {
+                    LiveItem::Thinking(StreamItem::new(
+                        MarkdownStream::with_style(theme.thinking()),
+                        Some(Line::styled("∴ Thinking…", theme.thinking())),
+                    ))
+                } else {
+                    LiveItem::Text(StreamItem::new(MarkdownStream::new(), None))
+                };
+                self.items.push_back(new);
+                match self.items.back_mut() {
+                    Some(LiveItem::Text(s) | LiveItem::Thinking(s)) => s,
+                    _ => return,
+                }
+            }
+        };
+        let lines = item.stream.push(delta, width, theme);
+        item.ready.extend(lines);
+    }
+
+    /// Marks the open streams finished (the message is complete, or a tool call follows).
+    pub(crate) fn finish_streams(&mut self) {
+        for item in &mut self.items {
+            if let LiveItem::Text(s) | LiveItem::Thinking(s) = item {
+                s.done = true;
+            }
+        }
+    }
+
+    /// Drops the unfinished streams (the response was voided); returns whether
+    /// some of it had already reached history.
+    pub(crate) fn discard_streams(&mut self) -> bool {
+        let mut partly_shown = false;
+        self.items.retain(|item| match item {
+            LiveItem::Text(s) | LiveItem::Thinking(s) if !s.done => {
+                partly_shown |= s.started;
+                false
+            }
+            _ => true,
+        });
+        partly_shown
+    }
+
+    pub(crate) fn tool_started(&mut self, call: ToolCall) {
+        self.finish_streams();
+        self.items.push_back(LiveItem::Tool(call));
+    }
+
+    pub(crate) fn tool_finished(&mut self, id: &str, result: ToolResult) -> bool {
+        for item in &mut self.items {
+            if let LiveItem::Tool(call) = item
+                && call.id == id
+            {
+                call.result = Some(result);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The turn ended: tools without a result are marked interrupted.
+    pub(crate) fn end_turn(&mut self) {
+        self.finish_streams();
+        for item in &mut self.items {
+            if let LiveItem::Tool(call) = item
+                && call.result.is_none()
+            {
+                call.result = Some(ToolResult {
+                    is_error: true,
+                    content: "Interrupted".into(),
+                });
+            }
+        }
+    }
+
+    /// Hands to history what may go: finished lines of the first item, and
+    /// every finished item at the front.
+    pub(crate) fn commit(&mut self, width: u16, theme: &Theme, out: &mut Vec<Committed>) {
+        while let Some(front) = self.items.front_mut() {
+            match front {
+                LiveItem::Text(s) | LiveItem::Thinking(s) => {
+                    let mut lines = std::mem::take(&mut s.ready);
+                    if s.done {
+                        lines.extend(s.stream.finish(width, theme));
+                    }
+                    let blank = s.stream.source().trim().is_empty();
+                    if !lines.is_empty() && !blank {
+                        out.push(Committed {
+                            lines,
+                            cells: Vec::new(),
+                            starts_entry: !s.started,
+                        });
+                        s.started = true;
+                    }
+                    if !s.done {
+                        return;
+                    }
+                    let cell = match front {
+                        LiveItem::Text(s) => HistoryCell::Assistant(s.stream.source().to_string()),
+                        LiveItem::Thinking(s) => HistoryCell::Thinking(s.stream.source().to_string()),
+                        LiveItem::Tool(_) => return,
+                    };
+                    if !blank {
+                        out.push(Committed {
+                            lines: Vec::new(),
+                            cells: vec![cell],
+                            starts_entry: false,
+                        });
+                    }
+                }
+                LiveItem::Tool(call) => {
+                    if call.result.is_none() {
+                        return;
+                    }
+                    out.push(Committed {
+                        lines: render_call(call, theme, width, false),
+                        cells: vec![HistoryCell::Tool(call.clone())],
+                        starts_entry: true,
+                    });
+                }
+            }
+            self.items.pop_front();
+        }
+    }
+
+    /// The live rows: finished-but-held lines and the unfinished tail of each
+    /// stream, and each tool call.
+    pub(crate) fn render(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        for (i, item) in self.items.iter().enumerate() {
+            match item {
+                LiveItem::Text(s) | LiveItem::Thinking(s) => {
+                    if i > 0 && !lines.is_empty() {
+                        lines.push(Line::default());
+                    }
+                    lines.extend(s.ready.iter().cloned());
+                    let tail = s.stream.live_lines(width, theme);
+                    if !s.ready.is_empty() && !tail.is_empty() {
+                        lines.push(Line::default());
+                    }
+                    lines.extend(tail);
+                }
+                LiveItem::Tool(call) => {
+                    if !lines.is_empty() {
+                        lines.push(Line::default());
+                    }
+                    lines.extend(render_call(call, theme, width, false));
+                }
+            }
+        }
+        lines
+    }
+}

@@ -1,0 +1,280 @@
+//! The inline viewport: history goes into the terminal's own scrollback once;
+//! only the live area at the bottom is redrawn, by diff.
+//!
+//! # The model
+//! The terminal cursor is *parked* at column 0 of the live area's first row
+//! between frames (the UI draws its own caret, the real cursor is hidden). All
+//! movement is relative to that point, so nothing needs to know absolute screen
+//! rows, and a resize (which may reflow the screen) only needs "erase from the
+//! park point down, draw again".
+//!
+//! Inserting `n` rows of history above the live area:
+//! 1. go to the live area's last row and write `n` line feeds: they move down,
+//!    or scroll the whole screen up when at the bottom, which is what pushes
+//!    rows into the terminal's scrollback. Either way the live area's top is
+//!    now `live_rows - 1 + n` rows above the cursor;
+//! 2. go there and insert `n` blank lines (IL): the live area moves down
+//!    intact, the blank rows below it fall off the bottom;
+//! 3. write the history rows into the gap; the cursor ends at the new park point.
+//!
+//! The live area is not redrawn for that. A frame is written inside a
+//! synchronized update (DEC mode 2026), which terminals without it ignore.
+//! Nothing is written when nothing changed, so an idle UI costs nothing.
+
+use std::io::{self, Write};
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use super::ansi::Pen;
+use crate::wrap::terminal_rows;
+
+const SYNC_BEGIN: &str = "\x1b[?2026h";
+const SYNC_END: &str = "\x1b[?2026l";
+
+/// An inline viewport on a terminal writer `W`.
+#[derive(Debug)]
+pub struct InlineTerminal<W: Write> {
+    out: W,
+    width: u16,
+    height: u16,
+    /// Screen rows the live area occupies below the park point.
+    live_rows: u16,
+    /// What those rows show (`width` x `live_rows`).
+    shown: Buffer,
+    synchronized: bool,
+    /// Nothing drawn yet: the rows below the cursor are erased first.
+    fresh: bool,
+}
+
+impl<W: Write> InlineTerminal<W> {
+    /// Takes over the terminal below the cursor, which must be at column 0 of
+    /// the row where the live area is to start. `width` x `height` is the
+    /// terminal's size.
+    pub fn new(out: W, width: u16, height: u16) -> InlineTerminal<W> {
+        InlineTerminal {
+            out,
+            width: width.max(1),
+            height: height.max(1),
+            live_rows: 0,
+            shown: Buffer::empty(Rect::new(0, 0, width.max(1), 0)),
+            synchronized: true,
+            fresh: true,
+        }
+    }
+
+    /// Wraps frames in DEC 2026 synchronized updates (on by default).
+    pub fn set_synchronized(&mut self, on: bool) {
+        self.synchronized = on;
+    }
+
+    /// The terminal's size as last set.
+    pub fn size(&self) -> (u16, u16) {
+        (self.width, self.height)
+    }
+
+    pub fn writer(&self) -> &W {
+        &self.out
+    }
+
+    pub fn writer_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// Writes `history` into the scrollback above the live area, then brings
+    /// the live area to `live` (its width should be the terminal's; rows beyond
+    /// the terminal's height are cut from the top). Writes nothing if nothing
+    /// changed.
+    pub fn frame(&mut self, history: &[Line<'_>], live: &Buffer) -> io::Result<()> {
+        let live = fit(live, self.width, self.height);
+        if history.is_empty() && !self.fresh && live == self.shown {
+            return Ok(());
+        }
+        let mut bytes = Vec::with_capacity(256);
+        if self.synchronized {
+            bytes.extend_from_slice(SYNC_BEGIN.as_bytes());
+        }
+        if self.fresh {
+            bytes.extend_from_slice(b"\r\x1b[J");
+            self.fresh = false;
+        }
+        self.write_history(&mut bytes, history)?;
+        self.write_live(&mut bytes, &live)?;
+        if self.synchronized {
+            bytes.extend_from_slice(SYNC_END.as_bytes());
+        }
+        self.out.write_all(&bytes)?;
+        self.out.flush()
+    }
+
+    /// The terminal was resized: the live area is erased and drawn whole by the
+    /// next frame. History already written is the terminal's to reflow.
+    pub fn resize(&mut self, width: u16, height: u16) -> io::Result<()> {
+        self.width = width.max(1);
+        self.height = height.max(1);
+        self.erase_live()
+    }
+
+    /// Erases the live area and leaves the cursor where it started (on exit,
+    /// so the shell's prompt follows the history).
+    pub fn erase_live(&mut self) -> io::Result<()> {
+        self.out.write_all(b"\r\x1b[0m\x1b[J")?;
+        self.live_rows = 0;
+        self.shown = Buffer::empty(Rect::new(0, 0, self.width, 0));
+        self.out.flush()
+    }
+
+    fn write_history(&mut self, out: &mut Vec<u8>, history: &[Line<'_>]) -> io::Result<()> {
+        if history.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<u16> = history
+            .iter()
+            .map(|l| terminal_rows(l, self.width))
+            .collect();
+        let room = self.height.saturating_sub(self.live_rows);
+        let fits = room > 0 && rows.iter().all(|&r| r <= room);
+        if !fits || self.live_rows == 0 {
+            // Erase the live area and write the history as plain lines, letting
+            // the terminal scroll; the live area is drawn anew below them.
+            out.extend_from_slice(b"\r\x1b[J");
+            self.live_rows = 0;
+            self.shown = Buffer::empty(Rect::new(0, 0, self.width, 0));
+            for line in history {
+                write_line(out, line)?;
+            }
+            return Ok(());
+        }
+        let mut start = 0;
+        while start < history.len() {
+            let mut end = start;
+            let mut chunk_rows: u16 = 0;
+            while end < history.len() && chunk_rows + rows[end] <= room {
+                chunk_rows += rows[end];
+                end += 1;
+            }
+            let below = self.live_rows - 1;
+            move_down(out, below);
+            out.extend(std::iter::repeat_n(b'\n', usize::from(chunk_rows)));
+            move_up(out, below + chunk_rows);
+            write!(out, "\x1b[{chunk_rows}L")?;
+            for line in &history[start..end] {
+                write_line(out, line)?;
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    fn write_live(&mut self, out: &mut Vec<u8>, live: &Buffer) -> io::Result<()> {
+        let rows = live.area.height;
+        if self.shown.area.width != live.area.width {
+            out.extend_from_slice(b"\r\x1b[J");
+            self.live_rows = 0;
+            self.shown = Buffer::empty(Rect::new(0, 0, live.area.width, 0));
+        }
+        if rows > self.live_rows {
+            // Make room below: line feeds scroll the screen when at the bottom.
+            let below = self.live_rows.max(1) - 1;
+            move_down(out, below);
+            out.extend(std::iter::repeat_n(b'\n', usize::from(rows - below - 1)));
+            move_up(out, rows - 1);
+        } else if rows < self.live_rows {
+            move_down(out, rows);
+            out.extend_from_slice(b"\x1b[J");
+            move_up(out, rows);
+        }
+        self.live_rows = rows;
+        let mut shown = Buffer::empty(live.area);
+        for y in 0..rows.min(self.shown.area.height) {
+            for x in 0..live.area.width {
+                shown[(x, y)] = self.shown[(x, y)].clone();
+            }
+        }
+        let mut pen = Pen::default();
+        let (mut cx, mut cy) = (0u16, 0u16);
+        let width = live.area.width;
+        for (x, y, cell) in shown.diff(live) {
+            if (x, y) != (cx, cy) || cx >= width {
+                if y > cy {
+                    move_down(out, y - cy);
+                } else if y < cy {
+                    move_up(out, cy - y);
+                }
+                if x == 0 || cx >= width || x < cx {
+                    out.push(b'\r');
+                    cx = 0;
+                }
+                if x > cx {
+                    write!(out, "\x1b[{}C", x - cx)?;
+                }
+            }
+            pen.switch(Pen::of(cell.style()), out)?;
+            let symbol = cell.symbol();
+            write_text(out, symbol);
+            let w = unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
+            cx = x.saturating_add(w).min(width);
+            cy = y;
+        }
+        pen.switch(Pen::default(), out)?;
+        if cx != 0 {
+            out.push(b'\r');
+        }
+        move_up(out, cy);
+        self.shown = live.clone();
+        Ok(())
+    }
+}
+
+/// `live` cut to the terminal: at most `height` rows (the bottom ones), `width` columns.
+fn fit(live: &Buffer, width: u16, height: u16) -> Buffer {
+    if live.area.width == width && live.area.height <= height && live.area.x == 0 && live.area.y == 0
+    {
+        return live.clone();
+    }
+    let rows = live.area.height.min(height);
+    let skip = live.area.height - rows;
+    let mut out = Buffer::empty(Rect::new(0, 0, width, rows));
+    for y in 0..rows {
+        for x in 0..width.min(live.area.width) {
+            out[(x, y)] = live[(live.area.x + x, live.area.y + skip + y)].clone();
+        }
+    }
+    out
+}
+
+fn move_down(out: &mut Vec<u8>, n: u16) {
+    if n > 0 {
+        let _ = write!(out, "\x1b[{n}B");
+    }
+}
+
+fn move_up(out: &mut Vec<u8>, n: u16) {
+    if n > 0 {
+        let _ = write!(out, "\x1b[{n}A");
+    }
+}
+
+/// Text without control characters (a stray escape in tool output must not
+/// reach the terminal).
+fn write_text(out: &mut Vec<u8>, text: &str) {
+    if text.chars().any(char::is_control) {
+        let clean: String = text.chars().filter(|c| !c.is_control()).collect();
+        out.extend_from_slice(clean.as_bytes());
+    } else {
+        out.extend_from_slice(text.as_bytes());
+    }
+}
+
+/// One history line, then CR LF.
+fn write_line(out: &mut Vec<u8>, line: &Line<'_>) -> io::Result<()> {
+    let mut pen = Pen::default();
+    for span in &line.spans {
+        pen.switch(Pen::of(line.style.patch(span.style)), out)?;
+        write_text(out, &span.content);
+    }
+    pen.switch(Pen::default(), out)?;
+    out.extend_from_slice(b"\r\n");
+    Ok(())
+}
