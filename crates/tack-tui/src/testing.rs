@@ -34,9 +34,79 @@ fn pty_err(e: impl std::fmt::Display) -> PtyError {
     PtyError::Pty(e.to_string())
 }
 
+/// A terminal emulator fed with bytes: screen and scrollback as text.
+pub struct Emulator {
+    parser: vt100::Parser,
+}
+
+impl std::fmt::Debug for Emulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emulator").field("size", &self.parser.screen().size()).finish()
+    }
+}
+
+impl Emulator {
+    pub fn new(cols: u16, rows: u16) -> Emulator {
+        Emulator {
+            parser: vt100::Parser::new(rows, cols, SCROLLBACK),
+        }
+    }
+
+    pub fn process(&mut self, bytes: &[u8]) {
+        self.parser.process(bytes);
+    }
+
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        self.parser.screen_mut().set_size(rows, cols);
+    }
+
+    pub fn screen(&self) -> &vt100::Screen {
+        self.parser.screen()
+    }
+
+    /// The visible rows, trailing spaces trimmed.
+    pub fn screen_rows(&self) -> Vec<String> {
+        let (_, cols) = self.parser.screen().size();
+        self.parser
+            .screen()
+            .rows(0, cols)
+            .map(|r| r.trim_end().to_string())
+            .collect()
+    }
+
+    /// The visible screen as one string.
+    pub fn screen_text(&self) -> String {
+        self.screen_rows().join("\n")
+    }
+
+    /// Rows scrolled off the top, oldest first.
+    pub fn scrollback_rows(&mut self) -> Vec<String> {
+        let (_, cols) = self.parser.screen().size();
+        let screen = self.parser.screen_mut();
+        screen.set_scrollback(usize::MAX);
+        let len = screen.scrollback();
+        let mut rows = Vec::with_capacity(len);
+        for k in (1..=len).rev() {
+            screen.set_scrollback(k);
+            if let Some(row) = screen.rows(0, cols).next() {
+                rows.push(row.trim_end().to_string());
+            }
+        }
+        screen.set_scrollback(0);
+        rows
+    }
+
+    /// Every row the terminal holds: the scrollback, oldest first, then the screen.
+    pub fn all_rows(&mut self) -> Vec<String> {
+        let mut rows = self.scrollback_rows();
+        rows.extend(self.screen_rows());
+        rows
+    }
+}
+
 /// A program running in a pseudo-terminal.
 pub struct PtySession {
-    parser: vt100::Parser,
+    emu: Emulator,
     output: Receiver<Vec<u8>>,
     eof: bool,
     writer: Box<dyn Write + Send>,
@@ -99,7 +169,7 @@ impl PtySession {
             }
         });
         Ok(PtySession {
-            parser: vt100::Parser::new(rows, cols, SCROLLBACK),
+            emu: Emulator::new(cols, rows),
             output: rx,
             eof: false,
             writer,
@@ -119,10 +189,10 @@ impl PtySession {
     /// Feeds output to the emulator, answering terminal queries.
     fn absorb(&mut self, chunk: &[u8]) -> Result<(), PtyError> {
         self.bytes += chunk.len();
-        self.parser.process(chunk);
+        self.emu.process(chunk);
         let text = String::from_utf8_lossy(chunk);
         if text.contains("\x1b[6n") {
-            let (row, col) = self.parser.screen().cursor_position();
+            let (row, col) = self.emu.screen().cursor_position();
             let reply = format!("\x1b[{};{}R", row + 1, col + 1);
             self.send(reply.as_bytes())?;
         }
@@ -157,7 +227,7 @@ impl PtySession {
     ) -> Result<(), PtyError> {
         let deadline = Instant::now() + timeout;
         loop {
-            if done(self.parser.screen()) {
+            if done(self.emu.screen()) {
                 return Ok(());
             }
             let now = Instant::now();
@@ -199,7 +269,7 @@ impl PtySession {
 
     /// Resizes the terminal (the program gets SIGWINCH).
     pub fn resize(&mut self, cols: u16, rows: u16) -> Result<(), PtyError> {
-        self.parser.screen_mut().set_size(rows, cols);
+        self.emu.resize(cols, rows);
         self.master
             .resize(PtySize {
                 rows,
@@ -212,31 +282,12 @@ impl PtySession {
 
     /// The visible screen, one string per row, trailing spaces trimmed.
     pub fn screen_text(&self) -> String {
-        let (_, cols) = self.parser.screen().size();
-        self.parser
-            .screen()
-            .rows(0, cols)
-            .map(|r| r.trim_end().to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
+        self.emu.screen_text()
     }
 
     /// Every row the terminal holds: the scrollback, oldest first, then the screen.
     pub fn all_rows(&mut self) -> Vec<String> {
-        let (_, cols) = self.parser.screen().size();
-        let screen = self.parser.screen_mut();
-        screen.set_scrollback(usize::MAX);
-        let len = screen.scrollback();
-        let mut rows = Vec::with_capacity(len);
-        for k in (1..=len).rev() {
-            screen.set_scrollback(k);
-            if let Some(row) = screen.rows(0, cols).next() {
-                rows.push(row.trim_end().to_string());
-            }
-        }
-        screen.set_scrollback(0);
-        rows.extend(screen.rows(0, cols).map(|r| r.trim_end().to_string()));
-        rows
+        self.emu.all_rows()
     }
 
     /// Bytes the program has written so far.
@@ -245,7 +296,7 @@ impl PtySession {
     }
 
     pub fn screen(&self) -> &vt100::Screen {
-        self.parser.screen()
+        self.emu.screen()
     }
 }
 

@@ -1,0 +1,149 @@
+//! The inline viewport, checked through a terminal emulator: history reaches
+//! the scrollback exactly once, the live area is where it should be.
+
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use tack_tui::InlineTerminal;
+use tack_tui::testing::Emulator;
+
+fn live(width: u16, rows: &[String]) -> Buffer {
+    let mut buf = Buffer::empty(Rect::new(0, 0, width, rows.len() as u16));
+    for (y, r) in rows.iter().enumerate() {
+        buf.set_string(0, y as u16, r, ratatui::style::Style::new());
+    }
+    buf
+}
+
+/// The rows a line of ASCII text takes in a terminal `width` wide.
+fn wrapped(text: &str, width: usize) -> Vec<String> {
+    if text.is_empty() {
+        return vec![String::new()];
+    }
+    text.as_bytes()
+        .chunks(width)
+        .map(|c| String::from_utf8(c.to_vec()).unwrap())
+        .collect()
+}
+
+fn trimmed(mut rows: Vec<String>) -> Vec<String> {
+    while rows.last().is_some_and(String::is_empty) {
+        rows.pop();
+    }
+    rows
+}
+
+/// Writes `bytes` from the terminal into the emulator.
+fn flush(term: &mut InlineTerminal<Vec<u8>>, emu: &mut Emulator) -> usize {
+    let bytes = std::mem::take(term.writer_mut());
+    emu.process(&bytes);
+    bytes.len()
+}
+
+#[derive(Debug, Clone)]
+struct Step {
+    history: Vec<usize>,
+    live_rows: usize,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    (proptest::collection::vec(0usize..75, 0..14), 1usize..7)
+        .prop_map(|(history, live_rows)| Step { history, live_rows })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(200) })]
+
+    /// Whatever the sequence of history batches (lines longer than the screen
+    /// is wide included) and live area heights, the terminal holds the shell's
+    /// line, every history line once and in order, then the live area; and
+    /// after the live area is erased, only the history.
+    #[test]
+    fn history_lands_in_scrollback_exactly_once(steps in proptest::collection::vec(step(), 1..25)) {
+        let (width, height) = (30u16, 10u16);
+        let mut emu = Emulator::new(width, height);
+        emu.process(b"$ tack\r\n");
+        let mut term = InlineTerminal::new(Vec::new(), width, height);
+        let mut expected = vec!["$ tack".to_string()];
+        let mut n = 0;
+        for (frame, step) in steps.iter().enumerate() {
+            let history: Vec<String> = step
+                .history
+                .iter()
+                .map(|len| {
+                    n += 1;
+                    let mut s = format!("h{n}:");
+                    while s.len() < *len { s.push((b'a' + (s.len() % 26) as u8) as char); }
+                    s
+                })
+                .collect();
+            let lines: Vec<Line<'static>> = history.iter().map(|h| Line::raw(h.clone())).collect();
+            let live_rows: Vec<String> = (0..step.live_rows).map(|r| format!("live {frame}.{r}")).collect();
+            term.frame(&lines, &live(width, &live_rows)).unwrap();
+            flush(&mut term, &mut emu);
+            for h in &history {
+                expected.extend(wrapped(h, usize::from(width)));
+            }
+            let mut with_live = expected.clone();
+            with_live.extend(live_rows.iter().cloned());
+            prop_assert_eq!(trimmed(emu.all_rows()), with_live);
+        }
+        term.erase_live().unwrap();
+        flush(&mut term, &mut emu);
+        prop_assert_eq!(trimmed(emu.all_rows()), expected);
+    }
+}
+
+#[test]
+fn an_unchanged_frame_writes_nothing_and_a_change_writes_only_the_cells() {
+    let mut emu = Emulator::new(40, 10);
+    let mut term = InlineTerminal::new(Vec::new(), 40, 10);
+    let rows = vec!["streaming text".to_string(), "> input".to_string()];
+    term.frame(&[], &live(40, &rows)).unwrap();
+    flush(&mut term, &mut emu);
+    term.frame(&[], &live(40, &rows)).unwrap();
+    assert_eq!(flush(&mut term, &mut emu), 0);
+    let more = vec!["streaming text more".to_string(), "> input".to_string()];
+    term.frame(&[], &live(40, &more)).unwrap();
+    let bytes = String::from_utf8(std::mem::take(term.writer_mut())).unwrap();
+    // Sync begin, move right 15 (the space is already there), "more", back to
+    // the park point, sync end.
+    assert_eq!(bytes, "\x1b[?2026h\x1b[15Cmore\r\x1b[?2026l");
+    emu.process(bytes.as_bytes());
+    assert_eq!(trimmed(emu.all_rows()), more);
+}
+
+#[test]
+fn resize_redraws_the_live_area_and_keeps_history() {
+    let mut emu = Emulator::new(40, 10);
+    let mut term = InlineTerminal::new(Vec::new(), 40, 10);
+    let history: Vec<Line<'static>> = (0..15).map(|i| Line::raw(format!("history {i}"))).collect();
+    term.frame(&history, &live(40, &["a".into(), "b".into(), "c".into()])).unwrap();
+    flush(&mut term, &mut emu);
+    // The terminal gets wider and taller (vt100 neither reflows nor scrolls on a
+    // resize, so this is the change it models faithfully).
+    emu.resize(50, 12);
+    term.resize(50, 12).unwrap();
+    term.frame(&[], &live(50, &["a".into(), "b2".into()])).unwrap();
+    flush(&mut term, &mut emu);
+    let mut expected: Vec<String> = (0..15).map(|i| format!("history {i}")).collect();
+    expected.extend(["a".to_string(), "b2".to_string()]);
+    assert_eq!(trimmed(emu.all_rows()), expected);
+}
+
+#[test]
+fn wide_characters_and_styles_reach_the_screen() {
+    let mut emu = Emulator::new(10, 5);
+    let mut term = InlineTerminal::new(Vec::new(), 10, 5);
+    let line = Line::from(vec![
+        ratatui::text::Span::styled("界界", ratatui::style::Style::new().fg(ratatui::style::Color::Red)),
+        ratatui::text::Span::raw("abcdefg"),
+    ]);
+    term.frame(&[line], &live(10, &["x".into()])).unwrap();
+    flush(&mut term, &mut emu);
+    // 4 + 7 = 11 columns: the terminal wraps the last character.
+    assert_eq!(trimmed(emu.all_rows()), vec!["界界abcdef", "g", "x"]);
+    assert_eq!(emu.screen().cell(0, 0).unwrap().fgcolor(), vt100::Color::Idx(1));
+}
