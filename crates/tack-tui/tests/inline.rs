@@ -108,11 +108,18 @@ fn an_unchanged_frame_writes_nothing_and_a_change_writes_only_the_cells() {
     let more = vec!["streaming text more".to_string(), "> input".to_string()];
     term.frame(&[], &live(40, &more)).unwrap();
     let bytes = String::from_utf8(std::mem::take(term.writer_mut())).unwrap();
-    // Sync begin, move right 15 (the space is already there), "more", back to
-    // the park point, sync end.
-    assert_eq!(bytes, "\x1b[?2026h\x1b[15Cmore\r\x1b[?2026l");
+    // Move right 15 (the space is already there), "more", back to the park
+    // point. One run of text needs no synchronized update.
+    assert_eq!(bytes, "\x1b[15Cmore\r");
     emu.process(bytes.as_bytes());
     assert_eq!(trimmed(emu.all_rows()), more);
+    // Two places changing at once are one synchronized update.
+    let both = vec!["streaming text more!".to_string(), "> input2".to_string()];
+    term.frame(&[], &live(40, &both)).unwrap();
+    let bytes = String::from_utf8(std::mem::take(term.writer_mut())).unwrap();
+    assert_eq!(bytes, "\x1b[?2026h\x1b[19C!\x1b[1B\r\x1b[7C2\r\x1b[1A\x1b[?2026l");
+    emu.process(bytes.as_bytes());
+    assert_eq!(trimmed(emu.all_rows()), both);
 }
 
 #[test]

@@ -198,24 +198,25 @@ impl Live {
     }
 
     /// The live rows: finished-but-held lines and the unfinished tail of each
-    /// stream, and each tool call.
-    pub(crate) fn render(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-        let mut lines = Vec::new();
-        for (i, item) in self.items.iter().enumerate() {
+    /// stream, and each tool call. `after_history`: history is not empty, so an
+    /// item that starts a new entry gets a blank line above it.
+    pub(crate) fn render(&self, width: u16, theme: &Theme, after_history: bool) -> Vec<Line<'static>> {
+        let mut lines: Vec<Line<'static>> = Vec::new();
+        for item in &self.items {
             match item {
                 LiveItem::Text(s) | LiveItem::Thinking(s) => {
-                    if i > 0 && !lines.is_empty() {
+                    let mut own: Vec<Line<'static>> = s.ready.clone();
+                    own.extend(s.stream.live_lines(width, theme));
+                    if own.iter().all(|l| l.spans.iter().all(|sp| sp.content.trim().is_empty())) {
+                        continue;
+                    }
+                    if !s.started && (after_history || !lines.is_empty()) {
                         lines.push(Line::default());
                     }
-                    lines.extend(s.ready.iter().cloned());
-                    let tail = s.stream.live_lines(width, theme);
-                    if !s.ready.is_empty() && !tail.is_empty() {
-                        lines.push(Line::default());
-                    }
-                    lines.extend(tail);
+                    lines.extend(own);
                 }
                 LiveItem::Tool(call) => {
-                    if !lines.is_empty() {
+                    if after_history || !lines.is_empty() {
                         lines.push(Line::default());
                     }
                     lines.extend(render_call(call, theme, width, false));

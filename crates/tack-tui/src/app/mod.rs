@@ -71,6 +71,9 @@ struct Turn {
     started: Instant,
     /// Characters streamed (for the token estimate).
     streamed: usize,
+    /// `streamed` as of the last tick: the spinner line changes on ticks
+    /// only, not with every token.
+    shown_streamed: usize,
     thinking: bool,
 }
 
@@ -220,6 +223,9 @@ impl App {
     /// Time passes (spinner, hints expiring).
     pub fn tick(&mut self, now: Instant) {
         self.now = Some(now);
+        if let Some(turn) = &mut self.turn {
+            turn.shown_streamed = turn.streamed;
+        }
         if self.hint.as_ref().is_some_and(|(_, until)| *until <= now) {
             self.hint = None;
         }
@@ -412,6 +418,7 @@ impl Turn {
         Turn {
             started: now,
             streamed: 0,
+            shown_streamed: 0,
             thinking: false,
         }
     }

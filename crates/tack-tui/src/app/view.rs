@@ -37,9 +37,9 @@ impl App {
 
     fn live_lines(&self, width: u16, max_height: u16) -> Vec<Line<'static>> {
         let theme = &self.theme;
-        let mut lines = self.live.render(width, theme);
+        let mut lines = self.live.render(width, theme, self.history_started);
         if let Some(turn) = &self.turn {
-            if !lines.is_empty() {
+            if !lines.is_empty() || self.history_started {
                 lines.push(Line::default());
             }
             let now = self.now.unwrap_or(turn.started);
@@ -47,8 +47,8 @@ impl App {
             let frame = SPINNER[(elapsed.as_millis() / super::SPINNER_TICK.as_millis()) as usize % SPINNER.len()];
             let verb = if turn.thinking { "Thinking" } else { "Working" };
             let mut detail = format!("{}s", elapsed.as_secs());
-            if turn.streamed > 0 {
-                detail.push_str(&format!(" · ↓ {} tokens", tokens(turn.streamed as u64 / 4)));
+            if turn.shown_streamed > 0 {
+                detail.push_str(&format!(" · ↓ {} tokens", tokens(turn.shown_streamed as u64 / 4)));
             }
             detail.push_str(" · esc to interrupt");
             lines.push(Line::from(vec![
@@ -72,7 +72,7 @@ impl App {
                 usize::from(width),
             ));
         }
-        if !lines.is_empty() {
+        if !lines.is_empty() || self.history_started {
             lines.push(Line::default());
         }
         match &self.overlay {
@@ -111,8 +111,8 @@ impl App {
         } else if self.editor.is_empty() {
             rows.push(Line::from(vec![
                 Span::styled("> ", marker),
-                Span::styled(" ", theme.text().add_modifier(Modifier::REVERSED)),
-                Span::styled("Try \"explain this codebase\" · / for commands · @ for files", theme.dim()),
+                Span::styled("T", theme.dim().add_modifier(Modifier::REVERSED)),
+                Span::styled("ry \"explain this codebase\" · / for commands · @ for files", theme.dim()),
             ]));
         } else {
             let text_rows = self
@@ -149,8 +149,12 @@ impl App {
                 let name_width = entries.iter().map(|e| e.name.width() + 1).max().unwrap_or(0) + 2;
                 let start = self.popup_selected.saturating_sub(super::keys::POPUP_ROWS - 1);
                 for (i, e) in entries.iter().enumerate().skip(start).take(super::keys::POPUP_ROWS) {
-                    let style = if i == self.popup_selected { theme.selected() } else { theme.text() };
-                    let name = format!("  /{:<name_width$}", e.name);
+                    let (style, marker) = if i == self.popup_selected {
+                        (theme.selected(), "❯ ")
+                    } else {
+                        (theme.text(), "  ")
+                    };
+                    let name = format!("{marker}/{:<name_width$}", e.name);
                     let mut description = e.description.clone();
                     if let Some(hint) = &e.argument_hint {
                         description = format!("{hint} · {description}");
@@ -164,8 +168,12 @@ impl App {
             }
             Some(Popup::Files { paths, .. }) => {
                 for (i, p) in paths.iter().enumerate() {
-                    let style = if i == self.popup_selected { theme.selected() } else { theme.text() };
-                    lines.push(cut(Line::styled(format!("  @{p}"), style), w));
+                    let (style, marker) = if i == self.popup_selected {
+                        (theme.selected(), "❯ ")
+                    } else {
+                        (theme.text(), "  ")
+                    };
+                    lines.push(cut(Line::styled(format!("{marker}@{p}"), style), w));
                 }
                 return lines;
             }
@@ -208,7 +216,7 @@ impl App {
         let want = usize::from(max_height.saturating_sub(1)).max(1) + scroll;
         let mut collected: Vec<Vec<Line<'static>>> = Vec::new();
         let mut count = 0;
-        let live = self.live.render(width, theme);
+        let live = self.live.render(width, theme, false);
         if !live.is_empty() {
             count += live.len() + 1;
             collected.push(live);

@@ -1,6 +1,6 @@
-//! Syntax highlighting of code blocks: syntect, with a trimmed syntax set and
-//! styles mapped onto the UI's [`Theme`] (see the crate docs for why syntect and
-//! what the trimmed set costs).
+//! Syntax highlighting of code blocks: syntect with its default syntax set
+//! (fancy-regex, no C library) and styles mapped onto the UI's [`Theme`] instead
+//! of a theme dump. See the crate docs for why syntect and what it costs.
 
 use std::str::FromStr;
 use std::sync::LazyLock;
@@ -16,13 +16,15 @@ use syntect::parsing::SyntaxSet;
 
 use crate::theme::{Theme, ThemeKind};
 
-/// The languages models write most, from two-face's syntax set (bat's), dumped by
-/// `tests/syntaxes.rs` (`TACK_REGENERATE_SYNTAXES=1`). Compressed.
-static SYNTAX_DUMP: &[u8] = include_bytes!("../../assets/syntaxes.packdump");
+/// Loaded on the first code block (or by [`preload_highlighter`]), not at
+/// start-up: decompressing the set takes about 100 ms.
+static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
 
-/// Loaded on the first code block, not at start-up.
-static SYNTAXES: LazyLock<Option<SyntaxSet>> =
-    LazyLock::new(|| syntect::dumps::from_reader(SYNTAX_DUMP).ok());
+/// Loads the syntax set on a background thread, so that the first code block
+/// does not wait for it. Call once at start-up.
+pub fn preload_highlighter() {
+    std::thread::spawn(|| LazyLock::force(&SYNTAXES));
+}
 
 /// Marks "no colour from the theme": the terminal's own foreground.
 const NO_COLOR: SynColor = SynColor {
@@ -92,9 +94,7 @@ pub fn highlight_code(code: &str, lang: &str, theme: &Theme) -> Vec<Line<'static
     if !theme.has_color() || token.is_empty() {
         return plain();
     }
-    let Some(syntaxes) = SYNTAXES.as_ref() else {
-        return plain();
-    };
+    let syntaxes: &SyntaxSet = &SYNTAXES;
     let Some(syntax) = find_syntax(syntaxes, token) else {
         return plain();
     };
@@ -128,11 +128,10 @@ fn find_syntax<'a>(
     let alias = match token.to_ascii_lowercase().as_str() {
         "shell" | "zsh" | "console" | "sh" => "bash",
         "py" | "python3" => "python",
-        "ts" => "typescript",
-        "js" | "node" | "mjs" | "cjs" => "javascript",
+        // The default set has no TypeScript; JavaScript's grammar covers most of it.
+        "ts" | "typescript" | "tsx" | "jsx" | "js" | "node" | "mjs" | "cjs" => "javascript",
         "yml" => "yaml",
         "c++" | "hpp" | "cc" => "cpp",
-        "dockerfile" => "Dockerfile",
         _ => token,
     }
     .to_string();
@@ -158,8 +157,5 @@ fn to_style(style: syntect::highlighting::Style) -> Style {
 
 /// Names of the languages that are highlighted (for docs and tests).
 pub fn highlighted_languages() -> Vec<String> {
-    SYNTAXES
-        .as_ref()
-        .map(|s| s.syntaxes().iter().map(|s| s.name.clone()).collect())
-        .unwrap_or_default()
+    SYNTAXES.syntaxes().iter().map(|s| s.name.clone()).collect()
 }

@@ -4,6 +4,6 @@ mod highlight;
 mod render;
 mod stream;
 
-pub use highlight::{highlight_code, highlighted_languages};
+pub use highlight::{highlight_code, highlighted_languages, preload_highlighter};
 pub use render::render_markdown;
 pub use stream::MarkdownStream;

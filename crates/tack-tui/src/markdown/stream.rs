@@ -70,12 +70,13 @@ impl MarkdownStream {
         self.styled(lines)
     }
 
-    /// The unfinished tail as it would look now (for the live area).
+    /// The unfinished tail as it would look now (for the live area), with the
+    /// blank line that will separate it from the blocks already committed.
     pub fn live_lines(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         let tail = &self.source[self.committed..];
         let mut lines = Vec::new();
         for (i, block) in top_level_blocks(tail).into_iter().enumerate() {
-            if i > 0 {
+            if i > 0 || self.any_committed {
                 lines.push(Line::default());
             }
             lines.extend(render_block(&tail[block], width, theme));

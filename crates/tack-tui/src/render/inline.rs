@@ -91,17 +91,23 @@ impl<W: Write> InlineTerminal<W> {
         if history.is_empty() && !self.fresh && live == self.shown {
             return Ok(());
         }
-        let mut bytes = Vec::with_capacity(256);
-        if self.synchronized {
-            bytes.extend_from_slice(SYNC_BEGIN.as_bytes());
-        }
+        let mut body = Vec::with_capacity(256);
+        let mut simple = !self.fresh && history.is_empty();
         if self.fresh {
-            bytes.extend_from_slice(b"\r\x1b[J");
+            body.extend_from_slice(b"\r\x1b[J");
             self.fresh = false;
         }
-        self.write_history(&mut bytes, history)?;
-        self.write_live(&mut bytes, &live)?;
-        if self.synchronized {
+        self.write_history(&mut body, history)?;
+        simple &= self.write_live(&mut body, &live)?;
+        // A frame that is one run of text written in place cannot be seen half
+        // done; anything else is wrapped in a synchronized update.
+        let mut bytes = Vec::with_capacity(body.len() + 16);
+        let sync = self.synchronized && !simple;
+        if sync {
+            bytes.extend_from_slice(SYNC_BEGIN.as_bytes());
+        }
+        bytes.extend_from_slice(&body);
+        if sync {
             bytes.extend_from_slice(SYNC_END.as_bytes());
         }
         self.out.write_all(&bytes)?;
@@ -167,36 +173,70 @@ impl<W: Write> InlineTerminal<W> {
         Ok(())
     }
 
-    fn write_live(&mut self, out: &mut Vec<u8>, live: &Buffer) -> io::Result<()> {
+    /// Brings the live area to `live`; true when that took one run of cells
+    /// and no change of height.
+    fn write_live(&mut self, out: &mut Vec<u8>, live: &Buffer) -> io::Result<bool> {
         let rows = live.area.height;
+        let same_height = rows == self.live_rows && self.shown.area.width == live.area.width;
         if self.shown.area.width != live.area.width {
             out.extend_from_slice(b"\r\x1b[J");
             self.live_rows = 0;
             self.shown = Buffer::empty(Rect::new(0, 0, live.area.width, 0));
         }
-        if rows > self.live_rows {
+        let old = self.live_rows;
+        // The rows at the bottom that stay the same (input box, status line) are
+        // moved with IL / DL when the area above them grows or shrinks, instead
+        // of being written again.
+        let suffix = common_suffix_rows(&self.shown, live);
+        // For each row of the screen after the moves: the row of `shown` it
+        // holds, or `None` for a blank row.
+        let mut base: Vec<Option<u16>> = (0..old).map(Some).collect();
+        if rows > old {
+            let grow = rows - old;
             // Make room below: line feeds scroll the screen when at the bottom.
-            let below = self.live_rows.max(1) - 1;
+            let below = old.max(1) - 1;
             move_down(out, below);
             out.extend(std::iter::repeat_n(b'\n', usize::from(rows - below - 1)));
             move_up(out, rows - 1);
-        } else if rows < self.live_rows {
-            move_down(out, rows);
-            out.extend_from_slice(b"\x1b[J");
-            move_up(out, rows);
+            let at = old - suffix;
+            if suffix > 0 {
+                move_down(out, at);
+                write!(out, "\x1b[{grow}L")?;
+                move_up(out, at);
+            }
+            let blanks = std::iter::repeat_n(None, usize::from(grow));
+            base.splice(usize::from(at)..usize::from(at), blanks);
+        } else if rows < old {
+            let shrink = old - rows;
+            if suffix > 0 && old - suffix >= shrink {
+                let at = old - suffix - shrink;
+                move_down(out, at);
+                write!(out, "\x1b[{shrink}M")?;
+                move_up(out, at);
+                base.drain(usize::from(at)..usize::from(at + shrink));
+            } else {
+                move_down(out, rows);
+                out.extend_from_slice(b"\x1b[J");
+                move_up(out, rows);
+                base.truncate(usize::from(rows));
+            }
         }
         self.live_rows = rows;
         let mut shown = Buffer::empty(live.area);
-        for y in 0..rows.min(self.shown.area.height) {
-            for x in 0..live.area.width {
-                shown[(x, y)] = self.shown[(x, y)].clone();
+        for (y, from) in base.iter().enumerate() {
+            if let Some(from) = from {
+                for x in 0..live.area.width {
+                    shown[(x, y as u16)] = self.shown[(x, *from)].clone();
+                }
             }
         }
         let mut pen = Pen::default();
         let (mut cx, mut cy) = (0u16, 0u16);
         let width = live.area.width;
+        let mut runs = 0;
         for (x, y, cell) in shown.diff(live) {
             if (x, y) != (cx, cy) || cx >= width {
+                runs += 1;
                 if y > cy {
                     move_down(out, y - cy);
                 } else if y < cy {
@@ -223,8 +263,25 @@ impl<W: Write> InlineTerminal<W> {
         }
         move_up(out, cy);
         self.shown = live.clone();
-        Ok(())
+        Ok(same_height && runs <= 1)
     }
+}
+
+/// How many rows at the bottom of `a` and `b` are the same (at most the
+/// shorter's height).
+fn common_suffix_rows(a: &Buffer, b: &Buffer) -> u16 {
+    let width = usize::from(a.area.width);
+    let (ha, hb) = (usize::from(a.area.height), usize::from(b.area.height));
+    let mut n = 0;
+    while n < ha.min(hb) {
+        let ra = &a.content[(ha - 1 - n) * width..(ha - n) * width];
+        let rb = &b.content[(hb - 1 - n) * width..(hb - n) * width];
+        if ra != rb {
+            break;
+        }
+        n += 1;
+    }
+    n as u16
 }
 
 /// `live` cut to the terminal: at most `height` rows (the bottom ones), `width` columns.
