@@ -158,7 +158,10 @@ pub enum UiAction {
     /// `/clear`: start a new conversation.
     Clear,
     /// The answer to [`UiEvent::PermissionRequest`] `id`.
-    AnswerPermission { id: String, answer: PermissionAnswer },
+    AnswerPermission {
+        id: String,
+        answer: PermissionAnswer,
+    },
     /// `/resume` was typed: reply with [`UiEvent::Sessions`].
     ListSessions,
     /// A session was picked in the resume picker.

@@ -41,7 +41,9 @@ pub struct Emulator {
 
 impl std::fmt::Debug for Emulator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Emulator").field("size", &self.parser.screen().size()).finish()
+        f.debug_struct("Emulator")
+            .field("size", &self.parser.screen().size())
+            .finish()
     }
 }
 
@@ -117,7 +119,9 @@ pub struct PtySession {
 
 impl std::fmt::Debug for PtySession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PtySession").field("bytes", &self.bytes).finish_non_exhaustive()
+        f.debug_struct("PtySession")
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
     }
 }
 

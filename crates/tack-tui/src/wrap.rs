@@ -156,10 +156,7 @@ mod tests {
     fn prefixes_first_and_later_rows() {
         let spans = [Span::raw("alpha beta gamma delta")];
         let lines = wrap_spans(&spans, 12, &[Span::raw("• ")], &[Span::raw("  ")]);
-        assert_eq!(
-            plain(&lines),
-            vec!["• alpha beta", "  gamma", "  delta"]
-        );
+        assert_eq!(plain(&lines), vec!["• alpha beta", "  gamma", "  delta"]);
     }
 
     #[test]

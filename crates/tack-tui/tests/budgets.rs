@@ -118,7 +118,10 @@ fn bytes_per_streamed_token_stay_small_and_history_lands_once() {
     // average (colour codes, cursor moves and the history itself included;
     // 39.6 when this was written) stays small.
     assert!(per_token < 50.0, "{per_token} bytes/token");
-    assert!(biggest < usize::from(width) * usize::from(height), "largest frame {biggest} bytes");
+    assert!(
+        biggest < usize::from(width) * usize::from(height),
+        "largest frame {biggest} bytes"
+    );
 
     // The scrollback holds every line of the answer once, in order.
     let mut emu = Emulator::new(width, height);
@@ -131,7 +134,12 @@ fn bytes_per_streamed_token_stay_small_and_history_lands_once() {
     let expected: Vec<usize> = (1..=steps.len()).collect();
     assert!(steps.len() > 20);
     assert_eq!(steps, expected);
-    assert_eq!(rows.iter().filter(|r| r.as_str() == "> explain the parser").count(), 1);
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.as_str() == "> explain the parser")
+            .count(),
+        1
+    );
 }
 
 /// Median time of `frames` frames of streaming into `app`.
@@ -159,10 +167,15 @@ fn session_with(messages: usize) -> App {
     let mut app = common::app_with(100, 40, Theme::new(ThemeKind::Dark, true), Vec::new());
     let mut sink = InlineTerminal::new(io::sink(), 100, 40);
     for i in 0..messages / 2 {
-        app.handle_event(UiEvent::UserPrompt(format!("question number {i}")), clock.at(0));
+        app.handle_event(
+            UiEvent::UserPrompt(format!("question number {i}")),
+            clock.at(0),
+        );
         app.handle_event(UiEvent::TurnStarted, clock.at(0));
         app.handle_event(
-            UiEvent::TextDelta(format!("Answer {i}: the parser keeps **every** item now.\n\nDone.")),
+            UiEvent::TextDelta(format!(
+                "Answer {i}: the parser keeps **every** item now.\n\nDone."
+            )),
             clock.at(0),
         );
         app.handle_event(UiEvent::AssistantMessageDone, clock.at(0));
@@ -186,5 +199,8 @@ fn frame_time_does_not_grow_with_history() {
     println!("median frame: {t_small:?} with 10 messages, {t_large:?} with 10,000 messages");
     assert_eq!(rows_small, rows_large);
     // Generous: a shared machine is noisy; growth with history would be 1000x.
-    assert!(t_large < t_small * 5 + Duration::from_micros(500), "{t_small:?} vs {t_large:?}");
+    assert!(
+        t_large < t_small * 5 + Duration::from_micros(500),
+        "{t_small:?} vs {t_large:?}"
+    );
 }

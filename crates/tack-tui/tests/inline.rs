@@ -117,7 +117,10 @@ fn an_unchanged_frame_writes_nothing_and_a_change_writes_only_the_cells() {
     let both = vec!["streaming text more!".to_string(), "> input2".to_string()];
     term.frame(&[], &live(40, &both)).unwrap();
     let bytes = String::from_utf8(std::mem::take(term.writer_mut())).unwrap();
-    assert_eq!(bytes, "\x1b[?2026h\x1b[19C!\x1b[1B\r\x1b[7C2\r\x1b[1A\x1b[?2026l");
+    assert_eq!(
+        bytes,
+        "\x1b[?2026h\x1b[19C!\x1b[1B\r\x1b[7C2\r\x1b[1A\x1b[?2026l"
+    );
     emu.process(bytes.as_bytes());
     assert_eq!(trimmed(emu.all_rows()), both);
 }
@@ -127,13 +130,15 @@ fn resize_redraws_the_live_area_and_keeps_history() {
     let mut emu = Emulator::new(40, 10);
     let mut term = InlineTerminal::new(Vec::new(), 40, 10);
     let history: Vec<Line<'static>> = (0..15).map(|i| Line::raw(format!("history {i}"))).collect();
-    term.frame(&history, &live(40, &["a".into(), "b".into(), "c".into()])).unwrap();
+    term.frame(&history, &live(40, &["a".into(), "b".into(), "c".into()]))
+        .unwrap();
     flush(&mut term, &mut emu);
     // The terminal gets wider and taller (vt100 neither reflows nor scrolls on a
     // resize, so this is the change it models faithfully).
     emu.resize(50, 12);
     term.resize(50, 12).unwrap();
-    term.frame(&[], &live(50, &["a".into(), "b2".into()])).unwrap();
+    term.frame(&[], &live(50, &["a".into(), "b2".into()]))
+        .unwrap();
     flush(&mut term, &mut emu);
     let mut expected: Vec<String> = (0..15).map(|i| format!("history {i}")).collect();
     expected.extend(["a".to_string(), "b2".to_string()]);
@@ -145,12 +150,18 @@ fn wide_characters_and_styles_reach_the_screen() {
     let mut emu = Emulator::new(10, 5);
     let mut term = InlineTerminal::new(Vec::new(), 10, 5);
     let line = Line::from(vec![
-        ratatui::text::Span::styled("界界", ratatui::style::Style::new().fg(ratatui::style::Color::Red)),
+        ratatui::text::Span::styled(
+            "界界",
+            ratatui::style::Style::new().fg(ratatui::style::Color::Red),
+        ),
         ratatui::text::Span::raw("abcdefg"),
     ]);
     term.frame(&[line], &live(10, &["x".into()])).unwrap();
     flush(&mut term, &mut emu);
     // 4 + 7 = 11 columns: the terminal wraps the last character.
     assert_eq!(trimmed(emu.all_rows()), vec!["界界abcdef", "g", "x"]);
-    assert_eq!(emu.screen().cell(0, 0).unwrap().fgcolor(), vt100::Color::Idx(1));
+    assert_eq!(
+        emu.screen().cell(0, 0).unwrap().fgcolor(),
+        vt100::Color::Idx(1)
+    );
 }

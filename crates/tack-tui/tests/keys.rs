@@ -68,7 +68,10 @@ fn esc_interrupts_a_turn_and_gives_queued_prompts_back() {
     app.handle_key(key(KeyCode::Enter), clock.at(0));
     type_text(&mut app, "follow up", clock.at(5));
     app.handle_key(key(KeyCode::Enter), clock.at(5));
-    assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(10)), vec![UiAction::Interrupt]);
+    assert_eq!(
+        app.handle_key(key(KeyCode::Esc), clock.at(10)),
+        vec![UiAction::Interrupt]
+    );
     assert_eq!(app.input(), "follow up");
     assert_eq!(app.queued().count(), 0);
 }
@@ -98,18 +101,27 @@ fn ctrl_c_clears_then_exits_and_interrupts_a_turn() {
     type_text(&mut app, "draft", clock.at(0));
     assert_eq!(app.handle_key(ctrl('c'), clock.at(100)), vec![]);
     assert_eq!(app.input(), "");
-    assert_eq!(app.handle_key(ctrl('c'), clock.at(600)), vec![UiAction::Exit]);
+    assert_eq!(
+        app.handle_key(ctrl('c'), clock.at(600)),
+        vec![UiAction::Exit]
+    );
 
     let mut app = common::app(60, 20);
     assert_eq!(app.handle_key(ctrl('c'), clock.at(0)), vec![]);
     // Too late for a double press.
     assert_eq!(app.handle_key(ctrl('c'), clock.at(5000)), vec![]);
-    assert_eq!(app.handle_key(ctrl('c'), clock.at(5500)), vec![UiAction::Exit]);
+    assert_eq!(
+        app.handle_key(ctrl('c'), clock.at(5500)),
+        vec![UiAction::Exit]
+    );
 
     let mut app = common::app(60, 20);
     type_text(&mut app, "go", clock.at(0));
     app.handle_key(key(KeyCode::Enter), clock.at(0));
-    assert_eq!(app.handle_key(ctrl('c'), clock.at(100)), vec![UiAction::Interrupt]);
+    assert_eq!(
+        app.handle_key(ctrl('c'), clock.at(100)),
+        vec![UiAction::Interrupt]
+    );
 }
 
 #[test]
@@ -235,11 +247,34 @@ fn slash_commands_map_to_actions() {
         }
         app.handle_key(key(KeyCode::Enter), clock.at(0))
     };
-    assert_eq!(run("/compact keep the API notes"), vec![UiAction::Compact { instructions: Some("keep the API notes".into()) }]);
-    assert_eq!(run("/compact"), vec![UiAction::Compact { instructions: None }]);
-    assert_eq!(run("/model claude-opus-4-1"), vec![UiAction::SetModel("claude-opus-4-1".into())]);
-    assert_eq!(run("/model"), vec![UiAction::Command { name: "model".into(), args: String::new() }]);
-    assert_eq!(run("/cost"), vec![UiAction::Command { name: "cost".into(), args: String::new() }]);
+    assert_eq!(
+        run("/compact keep the API notes"),
+        vec![UiAction::Compact {
+            instructions: Some("keep the API notes".into())
+        }]
+    );
+    assert_eq!(
+        run("/compact"),
+        vec![UiAction::Compact { instructions: None }]
+    );
+    assert_eq!(
+        run("/model claude-opus-4-1"),
+        vec![UiAction::SetModel("claude-opus-4-1".into())]
+    );
+    assert_eq!(
+        run("/model"),
+        vec![UiAction::Command {
+            name: "model".into(),
+            args: String::new()
+        }]
+    );
+    assert_eq!(
+        run("/cost"),
+        vec![UiAction::Command {
+            name: "cost".into(),
+            args: String::new()
+        }]
+    );
     assert_eq!(run("/clear"), vec![UiAction::Clear]);
     assert_eq!(run("/resume"), vec![UiAction::ListSessions]);
     assert_eq!(run("/nope"), vec![]);
@@ -325,7 +360,9 @@ fn permission_requests_are_answered_in_order() {
         app.handle_key(key(KeyCode::Char('2')), clock.at(0)),
         vec![UiAction::AnswerPermission {
             id: "p1".into(),
-            answer: PermissionAnswer::AllowAlways { rule: "Bash(npm test:*)".into() }
+            answer: PermissionAnswer::AllowAlways {
+                rule: "Bash(npm test:*)".into()
+            }
         }]
     );
     app.handle_key(key(KeyCode::Char('3')), clock.at(0));
@@ -334,7 +371,9 @@ fn permission_requests_are_answered_in_order() {
         app.handle_key(key(KeyCode::Enter), clock.at(0)),
         vec![UiAction::AnswerPermission {
             id: "p2".into(),
-            answer: PermissionAnswer::Deny { feedback: Some("use cargo test".into()) }
+            answer: PermissionAnswer::Deny {
+                feedback: Some("use cargo test".into())
+            }
         }]
     );
     assert!(!app.is_waiting_for_user());
@@ -352,17 +391,30 @@ fn resume_picker_and_trust_dialog() {
         first_prompt: Some(prompt.into()),
     };
     app.handle_event(
-        UiEvent::Sessions(vec![session("aaaa", "fix the parser"), session("bbbb", "write docs")]),
+        UiEvent::Sessions(vec![
+            session("aaaa", "fix the parser"),
+            session("bbbb", "write docs"),
+        ]),
         clock.at(0),
     );
     type_text(&mut app, "docs", clock.at(0));
     assert_eq!(
         app.handle_key(key(KeyCode::Enter), clock.at(0)),
-        vec![UiAction::Resume { session_id: "bbbb".into() }]
+        vec![UiAction::Resume {
+            session_id: "bbbb".into()
+        }]
     );
-    app.handle_event(UiEvent::TrustRequest { dir: "/home/me/project".into() }, clock.at(0));
+    app.handle_event(
+        UiEvent::TrustRequest {
+            dir: "/home/me/project".into(),
+        },
+        clock.at(0),
+    );
     app.handle_key(key(KeyCode::Down), clock.at(0));
-    assert_eq!(app.handle_key(key(KeyCode::Enter), clock.at(0)), vec![UiAction::Trust(false)]);
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Trust(false)]
+    );
 }
 
 #[test]
@@ -372,7 +424,9 @@ fn ctrl_g_hands_the_text_to_the_external_editor() {
     type_text(&mut app, "draft", clock.at(0));
     assert_eq!(
         app.handle_key(ctrl('g'), clock.at(0)),
-        vec![UiAction::OpenExternalEditor { text: "draft".into() }]
+        vec![UiAction::OpenExternalEditor {
+            text: "draft".into()
+        }]
     );
     app.set_input("edited\ntext");
     assert_eq!(app.input(), "edited\ntext");

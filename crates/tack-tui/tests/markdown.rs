@@ -9,7 +9,12 @@ use tack_tui::{Theme, ThemeKind};
 fn plain(lines: &[Line<'static>]) -> Vec<String> {
     lines
         .iter()
-        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        })
         .collect()
 }
 
@@ -104,10 +109,16 @@ fn finished_blocks_leave_early_and_the_open_one_stays_live() {
     assert_eq!(s.push("graph.\n\nSecond", 40, &theme), Vec::<Line>::new());
     // The second paragraph's line is not complete yet: the first is not committed
     // until a complete line of a following block exists.
-    assert_eq!(plain(&s.push(" one.\n", 40, &theme)), vec!["First paragraph."]);
+    assert_eq!(
+        plain(&s.push(" one.\n", 40, &theme)),
+        vec!["First paragraph."]
+    );
     // The live tail comes with the blank line that will separate it.
     assert_eq!(plain(&s.live_lines(40, &theme)), vec!["", "Second one."]);
-    assert_eq!(plain(&s.push("\n1. a\n", 40, &theme)), vec!["", "Second one."]);
+    assert_eq!(
+        plain(&s.push("\n1. a\n", 40, &theme)),
+        vec!["", "Second one."]
+    );
     // "2" could become "2. b" and join the list: nothing is decided on it.
     assert_eq!(s.push("2", 40, &theme), Vec::<Line>::new());
     assert_eq!(s.push(". b\n", 40, &theme), Vec::<Line>::new());
@@ -161,6 +172,9 @@ fn code_blocks_are_highlighted_with_colour_and_plain_without() {
         "{colored:?}"
     );
     let plain_lines = render_markdown(code, 40, &Theme::new(ThemeKind::Dark, false));
-    assert!(plain_lines[0].spans.iter().all(|s| s.style.fg.is_none()), "{plain_lines:?}");
+    assert!(
+        plain_lines[0].spans.iter().all(|s| s.style.fg.is_none()),
+        "{plain_lines:?}"
+    );
     assert_eq!(plain(&plain_lines), vec!["fn main() {}"]);
 }

@@ -51,10 +51,20 @@ fn streaming() {
     let clock = Clock::new();
     let mut app = app(60, 24);
     submit(&mut app, "why does parse_list drop items?", clock.at(0));
-    app.handle_event(UiEvent::ThinkingDelta("The user asks about parse_list. ".into()), clock.at(100));
-    app.handle_event(UiEvent::ThinkingDelta("Let me look at the loop.\n\n".into()), clock.at(200));
+    app.handle_event(
+        UiEvent::ThinkingDelta("The user asks about parse_list. ".into()),
+        clock.at(100),
+    );
+    app.handle_event(
+        UiEvent::ThinkingDelta("Let me look at the loop.\n\n".into()),
+        clock.at(200),
+    );
     // Half of the answer: the code block is still open.
-    stream(&mut app, &ANSWER[..ANSWER.find("collect").unwrap()], clock.at(3400));
+    stream(
+        &mut app,
+        &ANSWER[..ANSWER.find("collect").unwrap()],
+        clock.at(3400),
+    );
     app.tick(clock.at(3400));
     assert_snapshot!(Screen::new().render(&mut app, 60, 24));
 }
@@ -84,15 +94,39 @@ fn tool_session(app: &mut tack_tui::App, clock: &Clock) {
         is_error,
         content: content.into(),
     };
-    app.handle_event(started("t1", "Bash", json!({"command": "cargo test", "description": "Run tests"})), clock.at(200));
     app.handle_event(
-        finished("t1", false, "running 12 tests\ntest a ... ok\ntest b ... FAILED\ntest c ... ok\n\nfailures: b"),
+        started(
+            "t1",
+            "Bash",
+            json!({"command": "cargo test", "description": "Run tests"}),
+        ),
+        clock.at(200),
+    );
+    app.handle_event(
+        finished(
+            "t1",
+            false,
+            "running 12 tests\ntest a ... ok\ntest b ... FAILED\ntest c ... ok\n\nfailures: b",
+        ),
         clock.at(900),
     );
-    app.handle_event(started("t2", "Read", json!({"file_path": "src/parser.rs"})), clock.at(1000));
-    app.handle_event(started("t3", "Grep", json!({"pattern": "parse_list", "path": "src"})), clock.at(1000));
+    app.handle_event(
+        started("t2", "Read", json!({"file_path": "src/parser.rs"})),
+        clock.at(1000),
+    );
+    app.handle_event(
+        started(
+            "t3",
+            "Grep",
+            json!({"pattern": "parse_list", "path": "src"}),
+        ),
+        clock.at(1000),
+    );
     // The Grep finishes first but waits for the Read, which is still running.
-    app.handle_event(finished("t3", false, "src/parser.rs\nsrc/lib.rs"), clock.at(1100));
+    app.handle_event(
+        finished("t3", false, "src/parser.rs\nsrc/lib.rs"),
+        clock.at(1100),
+    );
     app.tick(clock.at(1200));
 }
 
@@ -122,7 +156,11 @@ fn diff_of_an_edit() {
         clock.at(100),
     );
     app.handle_event(
-        UiEvent::ToolUseFinished { id: "e1".into(), is_error: false, content: "ok".into() },
+        UiEvent::ToolUseFinished {
+            id: "e1".into(),
+            is_error: false,
+            content: "ok".into(),
+        },
         clock.at(200),
     );
     app.handle_event(done(), clock.at(300));
@@ -221,9 +259,21 @@ fn resume_picker() {
     };
     app.handle_event(
         UiEvent::Sessions(vec![
-            session("3f1e2d4c-aaaa-4000-8000-000000000001", 1_763_900_000, "fix the flaky test in the store"),
-            session("9b8a7c6d-bbbb-4000-8000-000000000002", 1_763_800_000, "write the README"),
-            session("0c1d2e3f-cccc-4000-8000-000000000003", 1_763_700_000, "why is start-up slow?"),
+            session(
+                "3f1e2d4c-aaaa-4000-8000-000000000001",
+                1_763_900_000,
+                "fix the flaky test in the store",
+            ),
+            session(
+                "9b8a7c6d-bbbb-4000-8000-000000000002",
+                1_763_800_000,
+                "write the README",
+            ),
+            session(
+                "0c1d2e3f-cccc-4000-8000-000000000003",
+                1_763_700_000,
+                "why is start-up slow?",
+            ),
         ]),
         clock.at(0),
     );
@@ -235,7 +285,12 @@ fn resume_picker() {
 fn trust_dialog() {
     let clock = Clock::new();
     let mut app = app(70, 20);
-    app.handle_event(UiEvent::TrustRequest { dir: "/home/me/src/project".into() }, clock.at(0));
+    app.handle_event(
+        UiEvent::TrustRequest {
+            dir: "/home/me/src/project".into(),
+        },
+        clock.at(0),
+    );
     assert_snapshot!(Screen::new().render(&mut app, 70, 20));
 }
 
@@ -243,7 +298,11 @@ fn trust_dialog() {
 fn narrow_40_columns() {
     let clock = Clock::new();
     let mut app = app(40, 30);
-    submit(&mut app, "why does parse_list drop items when the input is long?", clock.at(0));
+    submit(
+        &mut app,
+        "why does parse_list drop items when the input is long?",
+        clock.at(0),
+    );
     stream(&mut app, ANSWER, clock.at(100));
     app.tick(clock.at(2000));
     assert_snapshot!(Screen::new().render(&mut app, 40, 30));
@@ -277,7 +336,11 @@ fn transcript_view_expands_tool_results() {
     let mut app = app(70, 30);
     tool_session(&mut app, &clock);
     app.handle_event(
-        UiEvent::ToolUseFinished { id: "t2".into(), is_error: false, content: "fn a() {}\nfn b() {}".into() },
+        UiEvent::ToolUseFinished {
+            id: "t2".into(),
+            is_error: false,
+            content: "fn a() {}\nfn b() {}".into(),
+        },
         clock.at(1300),
     );
     app.handle_event(done(), clock.at(1400));
@@ -290,9 +353,23 @@ fn notices_and_interrupts() {
     let clock = Clock::new();
     let mut app = app(60, 16);
     submit(&mut app, "do it", clock.at(0));
-    app.handle_event(UiEvent::Notice { level: NoticeLevel::Warning, text: "API overloaded, retrying in 2s (1/10)".into() }, clock.at(10));
     app.handle_event(
-        UiEvent::TurnResult(TurnSummary { interrupted: true, error: None, cost_usd: 0.0, session_cost_usd: 0.1, input_tokens: 0, output_tokens: 0, duration: Duration::from_secs(1) }),
+        UiEvent::Notice {
+            level: NoticeLevel::Warning,
+            text: "API overloaded, retrying in 2s (1/10)".into(),
+        },
+        clock.at(10),
+    );
+    app.handle_event(
+        UiEvent::TurnResult(TurnSummary {
+            interrupted: true,
+            error: None,
+            cost_usd: 0.0,
+            session_cost_usd: 0.1,
+            input_tokens: 0,
+            output_tokens: 0,
+            duration: Duration::from_secs(1),
+        }),
         clock.at(20),
     );
     assert_snapshot!(Screen::new().render(&mut app, 60, 16));
@@ -303,10 +380,18 @@ fn notices_and_interrupts() {
 fn themes_differ_in_style_only() {
     let clock = Clock::new();
     let mut rendered = Vec::new();
-    for theme in [Theme::new(ThemeKind::Dark, true), Theme::new(ThemeKind::Light, true), Theme::new(ThemeKind::Dark, false)] {
+    for theme in [
+        Theme::new(ThemeKind::Dark, true),
+        Theme::new(ThemeKind::Light, true),
+        Theme::new(ThemeKind::Dark, false),
+    ] {
         let mut app = app_with(50, 12, theme, Vec::new());
         submit(&mut app, "hi", clock.at(0));
-        stream(&mut app, "Some `code` and a [link](https://x.y).\n\nmore", clock.at(10));
+        stream(
+            &mut app,
+            "Some `code` and a [link](https://x.y).\n\nmore",
+            clock.at(10),
+        );
         let backend = Screen::new().render(&mut app, 50, 12);
         rendered.push((backend.to_string(), backend.buffer().clone()));
     }
@@ -316,7 +401,9 @@ fn themes_differ_in_style_only() {
     // ...different colours between dark and light, none at all without colour.
     assert_ne!(rendered[0].1, rendered[1].1);
     let colored = |b: &ratatui::buffer::Buffer| {
-        b.content().iter().any(|c| c.fg != ratatui::style::Color::Reset || c.bg != ratatui::style::Color::Reset)
+        b.content()
+            .iter()
+            .any(|c| c.fg != ratatui::style::Color::Reset || c.bg != ratatui::style::Color::Reset)
     };
     assert!(colored(&rendered[0].1));
     assert!(!colored(&rendered[2].1));

@@ -20,7 +20,10 @@ pub(crate) const POPUP_ROWS: usize = 8;
 pub(crate) enum Popup<'a> {
     Commands(Vec<&'a MenuEntry>),
     /// `@` mention starting at byte `start`.
-    Files { start: usize, paths: Vec<String> },
+    Files {
+        start: usize,
+        paths: Vec<String>,
+    },
 }
 
 /// The permission mode after Shift+Tab.
@@ -133,7 +136,7 @@ impl App {
             }
             KeyCode::Up => {
                 if self.editor.on_first_line() {
-                    if let Some(text) = self.history.prev(self.editor.text()) {
+                    if let Some(text) = self.history.older(self.editor.text()) {
                         self.editor.set_text(text);
                     }
                 } else {
@@ -142,7 +145,7 @@ impl App {
             }
             KeyCode::Down => {
                 if self.editor.on_last_line() {
-                    if let Some(text) = self.history.next() {
+                    if let Some(text) = self.history.newer() {
                         self.editor.set_text(text);
                     }
                 } else {
@@ -277,7 +280,11 @@ impl App {
         let selected = self.popup_selected;
         let replacement = match self.popup() {
             Some(Popup::Commands(entries)) => entries.get(selected).map(|e| {
-                let text = if exact { format!("/{}", e.name) } else { format!("/{} ", e.name) };
+                let text = if exact {
+                    format!("/{}", e.name)
+                } else {
+                    format!("/{} ", e.name)
+                };
                 (0, text)
             }),
             Some(Popup::Files { start, paths }) => {
@@ -302,7 +309,10 @@ impl App {
         self.pastes.clear();
         self.edited();
         if let Err(e) = self.history.record(&text) {
-            self.notice(NoticeLevel::Warning, &format!("Could not save the prompt history: {e}"));
+            self.notice(
+                NoticeLevel::Warning,
+                &format!("Could not save the prompt history: {e}"),
+            );
         }
         if let Some((name, args)) = parse_command(&text) {
             let (name, args) = (name.to_string(), args.to_string());
@@ -312,18 +322,28 @@ impl App {
         match mode {
             InputMode::Prompt => self.send(Prompt::text(text.clone()), now),
             InputMode::Shell => {
-                self.push_cell(HistoryCell::User { mode, text: body.to_string() });
+                self.push_cell(HistoryCell::User {
+                    mode,
+                    text: body.to_string(),
+                });
                 vec![UiAction::RunShell(body.to_string())]
             }
             InputMode::Memory => {
-                self.push_cell(HistoryCell::User { mode, text: body.to_string() });
+                self.push_cell(HistoryCell::User {
+                    mode,
+                    text: body.to_string(),
+                });
                 vec![UiAction::AddMemory(body.to_string())]
             }
         }
     }
 
     fn command(&mut self, name: &str, args: &str, now: Instant) -> Vec<UiAction> {
-        let echo = if args.is_empty() { format!("/{name}") } else { format!("/{name} {args}") };
+        let echo = if args.is_empty() {
+            format!("/{name}")
+        } else {
+            format!("/{name} {args}")
+        };
         if let Some(custom) = self.custom.iter().find(|c| c.name == name) {
             let prompt = Prompt {
                 text: custom.expand(args),
@@ -336,7 +356,10 @@ impl App {
             self.notice(NoticeLevel::Error, &format!("Unknown command: /{name}"));
             return Vec::new();
         }
-        self.push_cell(HistoryCell::User { mode: InputMode::Prompt, text: echo });
+        self.push_cell(HistoryCell::User {
+            mode: InputMode::Prompt,
+            text: echo,
+        });
         match name {
             "help" => {
                 self.notice(NoticeLevel::Info, &help_text(&self.menu));
@@ -373,7 +396,9 @@ impl App {
                     search.found = Some(i);
                 }
             }
-            KeyCode::Esc | KeyCode::Char('c') | KeyCode::Char('g') if key.code == KeyCode::Esc || ctrl => {
+            KeyCode::Esc | KeyCode::Char('c') | KeyCode::Char('g')
+                if key.code == KeyCode::Esc || ctrl =>
+            {
                 let draft = std::mem::take(&mut search.draft);
                 self.search = None;
                 self.editor.set_text(draft);
@@ -399,8 +424,13 @@ impl App {
     }
 
     fn overlay_key(&mut self, key: KeyEvent) -> Vec<UiAction> {
-        let ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
-        let key = if ctrl_c { KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE) } else { key };
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        let key = if ctrl_c {
+            KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
+        } else {
+            key
+        };
         let Some(overlay) = &mut self.overlay else {
             return Vec::new();
         };

@@ -171,7 +171,9 @@ impl Live {
                     }
                     let cell = match front {
                         LiveItem::Text(s) => HistoryCell::Assistant(s.stream.source().to_string()),
-                        LiveItem::Thinking(s) => HistoryCell::Thinking(s.stream.source().to_string()),
+                        LiveItem::Thinking(s) => {
+                            HistoryCell::Thinking(s.stream.source().to_string())
+                        }
                         LiveItem::Tool(_) => return,
                     };
                     if !blank {
@@ -200,14 +202,22 @@ impl Live {
     /// The live rows: finished-but-held lines and the unfinished tail of each
     /// stream, and each tool call. `after_history`: history is not empty, so an
     /// item that starts a new entry gets a blank line above it.
-    pub(crate) fn render(&self, width: u16, theme: &Theme, after_history: bool) -> Vec<Line<'static>> {
+    pub(crate) fn render(
+        &self,
+        width: u16,
+        theme: &Theme,
+        after_history: bool,
+    ) -> Vec<Line<'static>> {
         let mut lines: Vec<Line<'static>> = Vec::new();
         for item in &self.items {
             match item {
                 LiveItem::Text(s) | LiveItem::Thinking(s) => {
                     let mut own: Vec<Line<'static>> = s.ready.clone();
                     own.extend(s.stream.live_lines(width, theme));
-                    if own.iter().all(|l| l.spans.iter().all(|sp| sp.content.trim().is_empty())) {
+                    if own
+                        .iter()
+                        .all(|l| l.spans.iter().all(|sp| sp.content.trim().is_empty()))
+                    {
                         continue;
                     }
                     if !s.started && (after_history || !lines.is_empty()) {

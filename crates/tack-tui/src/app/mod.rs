@@ -53,7 +53,9 @@ enum Overlay {
     Resume(ResumePicker),
     Trust(TrustDialog),
     /// The full transcript; `scroll` rows up from the bottom.
-    Transcript { scroll: usize },
+    Transcript {
+        scroll: usize,
+    },
 }
 
 /// Ctrl+R reverse search.
@@ -275,7 +277,10 @@ impl App {
             }
             UiEvent::UserPrompt(text) => {
                 let (mode, body) = InputMode::of(&text);
-                let cell = HistoryCell::User { mode, text: body.to_string() };
+                let cell = HistoryCell::User {
+                    mode,
+                    text: body.to_string(),
+                };
                 self.push_cell(cell);
             }
             UiEvent::TextDelta(delta) => {
@@ -294,7 +299,10 @@ impl App {
             }
             UiEvent::StreamDiscarded => {
                 if self.live.discard_streams() {
-                    self.notice(NoticeLevel::Warning, "The response above was cut off; it is being retried.");
+                    self.notice(
+                        NoticeLevel::Warning,
+                        "The response above was cut off; it is being retried.",
+                    );
                 }
             }
             UiEvent::AssistantMessageDone => self.live.finish_streams(),
@@ -307,10 +315,20 @@ impl App {
                 {
                     self.todos = todos;
                 }
-                self.live.tool_started(ToolCall { id, name, input, result: None });
+                self.live.tool_started(ToolCall {
+                    id,
+                    name,
+                    input,
+                    result: None,
+                });
             }
-            UiEvent::ToolUseFinished { id, is_error, content } => {
-                self.live.tool_finished(&id, ToolResult { is_error, content });
+            UiEvent::ToolUseFinished {
+                id,
+                is_error,
+                content,
+            } => {
+                self.live
+                    .tool_finished(&id, ToolResult { is_error, content });
             }
             UiEvent::Todos(todos) => self.todos = todos,
             UiEvent::PermissionRequest(request) => {
@@ -356,7 +374,10 @@ impl App {
     }
 
     fn notice(&mut self, level: NoticeLevel, text: &str) {
-        self.push_cell(HistoryCell::Notice { level, text: text.to_string() });
+        self.push_cell(HistoryCell::Notice {
+            level,
+            text: text.to_string(),
+        });
     }
 
     /// Adds a finished cell to history (a blank line before it).

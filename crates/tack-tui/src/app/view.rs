@@ -23,7 +23,9 @@ impl App {
     pub fn render_live(&self, width: u16, max_height: u16) -> Buffer {
         let width = width.max(1);
         let lines = match &self.overlay {
-            Some(Overlay::Transcript { scroll }) => self.transcript_lines(width, max_height, *scroll),
+            Some(Overlay::Transcript { scroll }) => {
+                self.transcript_lines(width, max_height, *scroll)
+            }
             _ => self.live_lines(width, max_height),
         };
         let rows = lines.len().min(usize::from(max_height.max(1)));
@@ -44,11 +46,15 @@ impl App {
             }
             let now = self.now.unwrap_or(turn.started);
             let elapsed = now.saturating_duration_since(turn.started);
-            let frame = SPINNER[(elapsed.as_millis() / super::SPINNER_TICK.as_millis()) as usize % SPINNER.len()];
+            let frame = SPINNER
+                [(elapsed.as_millis() / super::SPINNER_TICK.as_millis()) as usize % SPINNER.len()];
             let verb = if turn.thinking { "Thinking" } else { "Working" };
             let mut detail = format!("{}s", elapsed.as_secs());
             if turn.shown_streamed > 0 {
-                detail.push_str(&format!(" · ↓ {} tokens", tokens(turn.shown_streamed as u64 / 4)));
+                detail.push_str(&format!(
+                    " · ↓ {} tokens",
+                    tokens(turn.shown_streamed as u64 / 4)
+                ));
             }
             detail.push_str(" · esc to interrupt");
             lines.push(Line::from(vec![
@@ -105,21 +111,33 @@ impl App {
                 .map(|s| s.replace('\n', " ⏎ "))
                 .unwrap_or_default();
             rows.push(Line::from(vec![
-                Span::styled(format!("(reverse-i-search)`{}': ", search.query), theme.dim()),
+                Span::styled(
+                    format!("(reverse-i-search)`{}': ", search.query),
+                    theme.dim(),
+                ),
                 Span::raw(found),
             ]));
         } else if self.editor.is_empty() {
             rows.push(Line::from(vec![
                 Span::styled("> ", marker),
                 Span::styled("T", theme.dim().add_modifier(Modifier::REVERSED)),
-                Span::styled("ry \"explain this codebase\" · / for commands · @ for files", theme.dim()),
+                Span::styled(
+                    "ry \"explain this codebase\" · / for commands · @ for files",
+                    theme.dim(),
+                ),
             ]));
         } else {
-            let text_rows = self
-                .editor
-                .render(inner.saturating_sub(2), theme.text(), self.overlay.is_none());
+            let text_rows = self.editor.render(
+                inner.saturating_sub(2),
+                theme.text(),
+                self.overlay.is_none(),
+            );
             for (i, row) in text_rows.into_iter().enumerate() {
-                let lead = if i == 0 { Span::styled("> ", marker) } else { Span::raw("  ") };
+                let lead = if i == 0 {
+                    Span::styled("> ", marker)
+                } else {
+                    Span::raw("  ")
+                };
                 let mut spans = vec![lead];
                 spans.extend(row.spans);
                 rows.push(Line::from(spans));
@@ -146,9 +164,21 @@ impl App {
         let mut lines = Vec::new();
         match self.popup() {
             Some(Popup::Commands(entries)) => {
-                let name_width = entries.iter().map(|e| e.name.width() + 1).max().unwrap_or(0) + 2;
-                let start = self.popup_selected.saturating_sub(super::keys::POPUP_ROWS - 1);
-                for (i, e) in entries.iter().enumerate().skip(start).take(super::keys::POPUP_ROWS) {
+                let name_width = entries
+                    .iter()
+                    .map(|e| e.name.width() + 1)
+                    .max()
+                    .unwrap_or(0)
+                    + 2;
+                let start = self
+                    .popup_selected
+                    .saturating_sub(super::keys::POPUP_ROWS - 1);
+                for (i, e) in entries
+                    .iter()
+                    .enumerate()
+                    .skip(start)
+                    .take(super::keys::POPUP_ROWS)
+                {
                     let (style, marker) = if i == self.popup_selected {
                         (theme.selected(), "❯ ")
                     } else {
@@ -160,7 +190,10 @@ impl App {
                         description = format!("{hint} · {description}");
                     }
                     lines.push(cut(
-                        Line::from(vec![Span::styled(name, style), Span::styled(description, theme.dim())]),
+                        Line::from(vec![
+                            Span::styled(name, style),
+                            Span::styled(description, theme.dim()),
+                        ]),
                         w,
                     ));
                 }
@@ -194,9 +227,15 @@ impl App {
         let footer = if let Some((hint, _)) = &self.hint {
             Line::styled(format!("  {hint}"), theme.dim())
         } else if mode == InputMode::Shell {
-            Line::styled("  ! shell mode: the output goes into the conversation", theme.mode())
+            Line::styled(
+                "  ! shell mode: the output goes into the conversation",
+                theme.mode(),
+            )
         } else if mode == InputMode::Memory {
-            Line::styled("  # memory mode: the line is added to CLAUDE.md", theme.accent())
+            Line::styled(
+                "  # memory mode: the line is added to CLAUDE.md",
+                theme.accent(),
+            )
         } else if let Some(indicator) = mode_indicator(self.status.permission_mode) {
             Line::styled(format!("  {indicator}"), theme.mode())
         } else {

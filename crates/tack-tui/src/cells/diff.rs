@@ -21,7 +21,9 @@ pub fn tool_change(tool: &str, input: &Value, original: Option<&str>) -> Option<
         "Edit" => {
             let edit = Edit::from(input)?;
             match original {
-                Some(orig) if orig.contains(&edit.old) => Some((orig.to_string(), edit.apply(orig))),
+                Some(orig) if orig.contains(&edit.old) => {
+                    Some((orig.to_string(), edit.apply(orig)))
+                }
                 _ => Some((edit.old, edit.new)),
             }
         }
@@ -62,7 +64,10 @@ impl Edit {
         Some(Edit {
             old: v.get("old_string")?.as_str()?.to_string(),
             new: v.get("new_string")?.as_str()?.to_string(),
-            all: v.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
+            all: v
+                .get("replace_all")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         })
     }
 
@@ -92,7 +97,12 @@ pub fn diff_stats(before: &str, after: &str) -> (usize, usize) {
 
 /// The changed hunks as lines: `  12 - old`, `  12 + new`, context in between,
 /// hunks separated by `⋯`. At most `max_lines` lines, then a "… +N lines" line.
-pub fn render_diff(before: &str, after: &str, theme: &Theme, max_lines: usize) -> Vec<Line<'static>> {
+pub fn render_diff(
+    before: &str,
+    after: &str,
+    theme: &Theme,
+    max_lines: usize,
+) -> Vec<Line<'static>> {
     let diff = TextDiff::from_lines(before, after);
     let groups = diff.grouped_ops(CONTEXT);
     let last_line = before.lines().count().max(after.lines().count()).max(1);
@@ -110,7 +120,10 @@ pub fn render_diff(before: &str, after: &str, theme: &Theme, max_lines: usize) -
                     ChangeTag::Equal => (" ", theme.text(), change.new_index()),
                 };
                 let number = number.map(|n| (n + 1).to_string()).unwrap_or_default();
-                let text = change.value().trim_end_matches(['\n', '\r']).replace('\t', "    ");
+                let text = change
+                    .value()
+                    .trim_end_matches(['\n', '\r'])
+                    .replace('\t', "    ");
                 lines.push(Line::from(vec![
                     Span::styled(format!("{number:>num_width$} "), theme.dim()),
                     Span::styled(format!("{sign} {text}"), style),
@@ -134,7 +147,10 @@ mod tests {
     use serde_json::json;
 
     fn plain(lines: &[Line<'static>]) -> Vec<String> {
-        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+        lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
     }
 
     #[test]
@@ -145,7 +161,9 @@ mod tests {
         let theme = Theme::new(ThemeKind::Dark, false);
         assert_eq!(
             plain(&render_diff(&before, &after, &theme, 100)),
-            vec!["4   d", "5   e", "6   f", "7 - g", "7 + G", "8 + G2", "9   h"]
+            vec![
+                "4   d", "5   e", "6   f", "7 - g", "7 + G", "8 + G2", "9   h"
+            ]
         );
         assert_eq!(diff_stats(&before, &after), (2, 1));
     }

@@ -23,17 +23,28 @@ use crate::wrap::wrap_spans;
 #[derive(Debug, Clone, PartialEq)]
 pub enum HistoryCell {
     /// What the user typed (after paste expansion), in its input mode.
-    User { mode: InputMode, text: String },
+    User {
+        mode: InputMode,
+        text: String,
+    },
     /// An assistant message (markdown source).
     Assistant(String),
     /// Extended thinking (markdown source), shown dimmed.
     Thinking(String),
     Tool(ToolCall),
-    Notice { level: NoticeLevel, text: String },
+    Notice {
+        level: NoticeLevel,
+        text: String,
+    },
     /// The conversation was summarised.
-    Compacted { summary: String },
+    Compacted {
+        summary: String,
+    },
     /// The turn was interrupted or failed.
-    TurnEnd { interrupted: bool, error: Option<String> },
+    TurnEnd {
+        interrupted: bool,
+        error: Option<String>,
+    },
 }
 
 impl HistoryCell {
@@ -120,7 +131,11 @@ fn render_notice(level: NoticeLevel, text: &str, theme: &Theme, width: u16) -> V
     };
     let mut lines = Vec::new();
     for (i, line) in sanitize(text).split('\n').enumerate() {
-        let lead = if i == 0 { marker.to_string() } else { " ".repeat(marker.chars().count()) };
+        let lead = if i == 0 {
+            marker.to_string()
+        } else {
+            " ".repeat(marker.chars().count())
+        };
         lines.extend(wrap_spans(
             &[Span::styled(line.to_string(), style)],
             width,

@@ -14,7 +14,10 @@ pub fn render_todos(todos: &[TodoItem], theme: &Theme) -> Vec<Line<'static>> {
             TodoStatus::Pending => Line::from(vec![Span::raw("☐ "), Span::raw(t.content.clone())]),
             TodoStatus::InProgress => Line::from(vec![
                 Span::styled("☐ ", theme.accent()),
-                Span::styled(t.content.clone(), theme.accent().add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    t.content.clone(),
+                    theme.accent().add_modifier(Modifier::BOLD),
+                ),
             ]),
             TodoStatus::Completed => Line::from(vec![
                 Span::styled("☒ ", theme.success()),

@@ -78,7 +78,12 @@ fn truncate(s: &str, max: usize) -> String {
 
 /// The call's rows: a bullet and its summary, then the result under `⎿`.
 /// `expanded` shows the whole result (the transcript view).
-pub fn render_call(call: &ToolCall, theme: &Theme, width: u16, expanded: bool) -> Vec<Line<'static>> {
+pub fn render_call(
+    call: &ToolCall,
+    theme: &Theme,
+    width: u16,
+    expanded: bool,
+) -> Vec<Line<'static>> {
     let bullet_style = match &call.result {
         None => theme.dim(),
         Some(r) if r.is_error => theme.error(),
@@ -86,7 +91,10 @@ pub fn render_call(call: &ToolCall, theme: &Theme, width: u16, expanded: bool) -
     };
     let head = vec![
         Span::styled("● ", bullet_style),
-        Span::styled(summary(&call.name, &call.input), theme.text().add_modifier(Modifier::BOLD)),
+        Span::styled(
+            summary(&call.name, &call.input),
+            theme.text().add_modifier(Modifier::BOLD),
+        ),
     ];
     let mut lines = wrap_spans(&head, width, &[], &[Span::raw("  ")]);
     let Some(result) = &call.result else {
@@ -109,7 +117,12 @@ pub fn render_call(call: &ToolCall, theme: &Theme, width: u16, expanded: bool) -
     lines
 }
 
-fn result_lines(call: &ToolCall, result: &ToolResult, theme: &Theme, expanded: bool) -> Vec<Line<'static>> {
+fn result_lines(
+    call: &ToolCall,
+    result: &ToolResult,
+    theme: &Theme,
+    expanded: bool,
+) -> Vec<Line<'static>> {
     let content = sanitize(&result.content);
     let all: Vec<&str> = content.lines().collect();
     if result.is_error {
@@ -125,13 +138,21 @@ fn result_lines(call: &ToolCall, result: &ToolResult, theme: &Theme, expanded: b
     if let Some((before, after)) = tool_change(&call.name, &call.input, None) {
         let (added, removed) = diff_stats(&before, &after);
         let path = str_field(&call.input, "file_path").unwrap_or("");
-        let verb = if call.name == "Write" && before.is_empty() { "Wrote" } else { "Updated" };
+        let verb = if call.name == "Write" && before.is_empty() {
+            "Wrote"
+        } else {
+            "Updated"
+        };
         let mut lines = vec![Line::from(format!(
             "{verb} {path} with {added} addition{} and {removed} removal{}",
             plural(added),
             plural(removed)
         ))];
-        let max = if expanded { usize::MAX } else { COLLAPSED_DIFF_LINES };
+        let max = if expanded {
+            usize::MAX
+        } else {
+            COLLAPSED_DIFF_LINES
+        };
         lines.extend(render_diff(&before, &after, theme, max));
         return lines;
     }
@@ -196,13 +217,25 @@ mod tests {
 
     #[test]
     fn summaries_name_the_argument_that_matters() {
-        assert_eq!(summary("Bash", &json!({"command": "npm test\necho hi"})), "Bash(npm test)");
-        assert_eq!(summary("Read", &json!({"file_path": "src/lib.rs"})), "Read(src/lib.rs)");
+        assert_eq!(
+            summary("Bash", &json!({"command": "npm test\necho hi"})),
+            "Bash(npm test)"
+        );
+        assert_eq!(
+            summary("Read", &json!({"file_path": "src/lib.rs"})),
+            "Read(src/lib.rs)"
+        );
         assert_eq!(
             summary("Grep", &json!({"pattern": "fn main", "path": "src"})),
             "Grep(\"fn main\" in src)"
         );
-        assert_eq!(summary("mcp__x__y", &json!({"a": 1})), "mcp__x__y({\"a\":1})");
-        assert_eq!(summary("TodoWrite", &json!({"todos": []})), "TodoWrite(update todos)");
+        assert_eq!(
+            summary("mcp__x__y", &json!({"a": 1})),
+            "mcp__x__y({\"a\":1})"
+        );
+        assert_eq!(
+            summary("TodoWrite", &json!({"todos": []})),
+            "TodoWrite(update todos)"
+        );
     }
 }

@@ -170,7 +170,10 @@ fn load_one(path: &Path, name: String, scope: CommandScope) -> Result<CustomComm
             .map(|t| t.trim().to_string())
             .filter(|t| !t.is_empty())
             .collect(),
-        Yaml::Array(items) => items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
+        Yaml::Array(items) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     };
     Ok(cmd)
@@ -178,7 +181,10 @@ fn load_one(path: &Path, name: String, scope: CommandScope) -> Result<CustomComm
 
 /// `---\n<yaml>\n---\n<body>`: (frontmatter, body). No frontmatter: (None, text).
 fn split_frontmatter(text: &str) -> (Option<&str>, &str) {
-    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
         return (None, text);
     };
     let mut offset = 0;
@@ -210,15 +216,23 @@ mod tests {
             "---\ndescription: Review a PR\nargument-hint: <pr>\nallowed-tools: Bash(gh pr view:*), Read\nmodel: claude-haiku-4-5\n---\nReview PR $ARGUMENTS, first $1.\n",
         );
         write(
-            &project.path().join(".claude/commands/frontend/component.md"),
+            &project
+                .path()
+                .join(".claude/commands/frontend/component.md"),
             "Make a component named $1\n",
         );
-        write(&home.path().join(".claude/commands/review.md"), "user review\n");
+        write(
+            &home.path().join(".claude/commands/review.md"),
+            "user review\n",
+        );
         write(
             &home.path().join(".claude/commands/standup.md"),
             "---\nallowed-tools:\n  - Bash(git log:*)\n---\nSummarise my day\n",
         );
-        write(&home.path().join(".claude/commands/notes.txt"), "not a command");
+        write(
+            &home.path().join(".claude/commands/notes.txt"),
+            "not a command",
+        );
         let (commands, errors) = load_custom_commands(project.path(), home.path());
         assert!(errors.is_empty(), "{errors:?}");
         let root = project.path().join(".claude/commands");
@@ -258,7 +272,10 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(commands[1].expand("42 urgent"), "Review PR 42 urgent, first 42.\n");
+        assert_eq!(
+            commands[1].expand("42 urgent"),
+            "Review PR 42 urgent, first 42.\n"
+        );
         assert_eq!(commands[0].expand(""), "Make a component named \n");
         assert_eq!(commands[2].menu_description(), "Summarise my day (user)");
     }
@@ -267,11 +284,21 @@ mod tests {
     fn bad_frontmatter_is_reported_and_the_rest_loads() {
         let project = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
-        write(&project.path().join(".claude/commands/bad.md"), "---\n[unclosed\n---\nbody\n");
+        write(
+            &project.path().join(".claude/commands/bad.md"),
+            "---\n[unclosed\n---\nbody\n",
+        );
         write(&project.path().join(".claude/commands/good.md"), "ok\n");
         let (commands, errors) = load_custom_commands(project.path(), home.path());
-        assert_eq!(commands.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["good"]);
+        assert_eq!(
+            commands.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["good"]
+        );
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].to_string().contains("bad.md: bad frontmatter"), "{}", errors[0]);
+        assert!(
+            errors[0].to_string().contains("bad.md: bad frontmatter"),
+            "{}",
+            errors[0]
+        );
     }
 }

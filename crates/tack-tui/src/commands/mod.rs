@@ -12,7 +12,10 @@ pub use custom::{CommandError, CommandScope, CustomCommand, load_custom_commands
 pub const BUILTINS: &[(&str, &str)] = &[
     ("help", "Show help and available commands"),
     ("clear", "Clear the conversation and start a new one"),
-    ("compact", "Summarise the conversation to free context [instructions]"),
+    (
+        "compact",
+        "Summarise the conversation to free context [instructions]",
+    ),
     ("model", "Show or set the model"),
     ("cost", "Show the cost and duration of this session"),
     ("context", "Show how the context window is used"),
@@ -71,11 +74,14 @@ pub fn filter_menu<'a>(entries: &'a [MenuEntry], query: &str) -> Vec<&'a MenuEnt
         .filter(|e| !out.iter().any(|o| o.name == e.name))
         .filter_map(|e| {
             let mut buf = Vec::new();
-            let score = pattern.score(nucleo_matcher::Utf32Str::new(&e.name, &mut buf), &mut matcher)?;
+            let score = pattern.score(
+                nucleo_matcher::Utf32Str::new(&e.name, &mut buf),
+                &mut matcher,
+            )?;
             Some((e, score))
         })
         .collect();
-    fuzzy.sort_by(|a, b| b.1.cmp(&a.1));
+    fuzzy.sort_by_key(|(_, score)| std::cmp::Reverse(*score));
     out.extend(fuzzy.into_iter().map(|(e, _)| e));
     out
 }
@@ -99,7 +105,10 @@ mod tests {
     fn prefix_matches_come_first_then_fuzzy() {
         let entries = menu_entries(&[]);
         let names = |q: &str| -> Vec<String> {
-            filter_menu(&entries, q).into_iter().map(|e| e.name.clone()).collect()
+            filter_menu(&entries, q)
+                .into_iter()
+                .map(|e| e.name.clone())
+                .collect()
         };
         assert_eq!(names("co"), vec!["compact", "cost", "context", "config"]);
         assert_eq!(names("cst")[0], "cost");
@@ -109,7 +118,10 @@ mod tests {
 
     #[test]
     fn parses_commands() {
-        assert_eq!(parse_command("/compact keep the API notes"), Some(("compact", "keep the API notes")));
+        assert_eq!(
+            parse_command("/compact keep the API notes"),
+            Some(("compact", "keep the API notes"))
+        );
         assert_eq!(parse_command("/exit"), Some(("exit", "")));
         assert_eq!(parse_command("/usr/bin/env"), None);
         assert_eq!(parse_command("hello"), None);

@@ -43,7 +43,10 @@ impl PermissionDialog {
     fn options(&self) -> Vec<String> {
         let mut out = vec!["Yes".to_string()];
         if let Some(rule) = self.request.suggestions.first() {
-            out.push(format!("Yes, and don't ask again for {}", describe_rule(rule)));
+            out.push(format!(
+                "Yes, and don't ask again for {}",
+                describe_rule(rule)
+            ));
         }
         out.push("No, and tell tack what to do differently (esc)".to_string());
         out
@@ -74,11 +77,15 @@ impl PermissionDialog {
                         feedback: (!text.is_empty()).then_some(text),
                     });
                 }
-                KeyCode::Esc => return DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None }),
+                KeyCode::Esc => {
+                    return DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None });
+                }
                 KeyCode::Backspace => editor.backspace(),
                 KeyCode::Left => editor.left(),
                 KeyCode::Right => editor.right(),
-                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => editor.insert_char(c),
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    editor.insert_char(c)
+                }
                 _ => {}
             }
             return DialogOutcome::Open;
@@ -88,7 +95,9 @@ impl PermissionDialog {
             KeyCode::Up | KeyCode::BackTab => self.selected = (self.selected + count - 1) % count,
             KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1) % count,
             KeyCode::Enter => return self.answer(self.selected),
-            KeyCode::Esc => return DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None }),
+            KeyCode::Esc => {
+                return DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None });
+            }
             KeyCode::Char(c @ '1'..='3') => {
                 let i = usize::from(c as u8 - b'1');
                 if i < count {
@@ -113,7 +122,11 @@ impl PermissionDialog {
         for (i, option) in self.options().into_iter().enumerate() {
             let selected = i == self.selected;
             let marker = if selected { "❯ " } else { "  " };
-            let style = if selected { theme.selected() } else { theme.text() };
+            let style = if selected {
+                theme.selected()
+            } else {
+                theme.text()
+            };
             tail.extend(wrap_spans(
                 &[Span::styled(format!("{}. {option}", i + 1), style)],
                 inner,
@@ -147,7 +160,10 @@ impl PermissionDialog {
 /// `Bash(npm test:*)` → "commands starting with `npm test`"; `Edit(src/**)` and
 /// others are shown as written.
 fn describe_rule(rule: &str) -> String {
-    if let Some(prefix) = rule.strip_prefix("Bash(").and_then(|r| r.strip_suffix(":*)")) {
+    if let Some(prefix) = rule
+        .strip_prefix("Bash(")
+        .and_then(|r| r.strip_suffix(":*)"))
+    {
         return format!("`{prefix}` commands");
     }
     format!("`{rule}`")
@@ -161,10 +177,18 @@ fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<L
             let mut lines: Vec<Line<'static>> = field("command")
                 .unwrap_or_default()
                 .lines()
-                .map(|l| Line::from(vec![Span::raw("  "), Span::styled(l.to_string(), theme.text().add_modifier(Modifier::BOLD))]))
+                .map(|l| {
+                    Line::from(vec![
+                        Span::raw("  "),
+                        Span::styled(l.to_string(), theme.text().add_modifier(Modifier::BOLD)),
+                    ])
+                })
                 .collect();
             if let Some(d) = field("description") {
-                lines.push(Line::from(vec![Span::raw("  "), Span::styled(d, theme.dim())]));
+                lines.push(Line::from(vec![
+                    Span::raw("  "),
+                    Span::styled(d, theme.dim()),
+                ]));
             }
             ("Bash command".to_string(), lines)
         }
@@ -175,8 +199,13 @@ fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<L
                 ("Write", Some(_)) => "Overwrite file",
                 _ => "Edit file",
             };
-            let mut lines = vec![Line::from(vec![Span::raw("  "), Span::styled(path, theme.text().add_modifier(Modifier::BOLD))])];
-            if let Some((before, after)) = tool_change(&req.tool_name, &req.input, req.original.as_deref()) {
+            let mut lines = vec![Line::from(vec![
+                Span::raw("  "),
+                Span::styled(path, theme.text().add_modifier(Modifier::BOLD)),
+            ])];
+            if let Some((before, after)) =
+                tool_change(&req.tool_name, &req.input, req.original.as_deref())
+            {
                 lines.extend(render_diff(&before, &after, theme, usize::MAX));
             }
             (title.to_string(), lines)
@@ -189,7 +218,10 @@ fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<L
                 &[Span::raw("  ")],
             );
             if !req.reason.is_empty() {
-                lines.push(Line::from(vec![Span::raw("  "), Span::styled(sanitize(&req.reason), theme.dim())]));
+                lines.push(Line::from(vec![
+                    Span::raw("  "),
+                    Span::styled(sanitize(&req.reason), theme.dim()),
+                ]));
             }
             ("Tool use".to_string(), lines)
         }
@@ -220,13 +252,18 @@ mod tests {
     #[test]
     fn answers_each_way() {
         let mut d = PermissionDialog::new(request(&["Bash(npm test:*)"]));
-        assert_eq!(d.key(key(KeyCode::Enter)), DialogOutcome::Answered(PermissionAnswer::Allow));
+        assert_eq!(
+            d.key(key(KeyCode::Enter)),
+            DialogOutcome::Answered(PermissionAnswer::Allow)
+        );
 
         let mut d = PermissionDialog::new(request(&["Bash(npm test:*)"]));
         d.key(key(KeyCode::Down));
         assert_eq!(
             d.key(key(KeyCode::Enter)),
-            DialogOutcome::Answered(PermissionAnswer::AllowAlways { rule: "Bash(npm test:*)".into() })
+            DialogOutcome::Answered(PermissionAnswer::AllowAlways {
+                rule: "Bash(npm test:*)".into()
+            })
         );
 
         let mut d = PermissionDialog::new(request(&["Bash(npm test:*)"]));
@@ -236,14 +273,22 @@ mod tests {
         }
         assert_eq!(
             d.key(key(KeyCode::Enter)),
-            DialogOutcome::Answered(PermissionAnswer::Deny { feedback: Some("use cargo".into()) })
+            DialogOutcome::Answered(PermissionAnswer::Deny {
+                feedback: Some("use cargo".into())
+            })
         );
 
         let mut d = PermissionDialog::new(request(&[]));
-        assert_eq!(d.key(key(KeyCode::Esc)), DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None }));
+        assert_eq!(
+            d.key(key(KeyCode::Esc)),
+            DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None })
+        );
         // Without a suggestion there is no "don't ask again": 2 is "No".
         let mut d = PermissionDialog::new(request(&[]));
         assert_eq!(d.key(key(KeyCode::Char('2'))), DialogOutcome::Open);
-        assert_eq!(d.key(key(KeyCode::Enter)), DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None }));
+        assert_eq!(
+            d.key(key(KeyCode::Enter)),
+            DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None })
+        );
     }
 }

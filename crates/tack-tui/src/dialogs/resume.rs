@@ -72,9 +72,19 @@ impl ResumePicker {
     }
 
     pub fn render(&self, theme: &Theme, width: u16) -> Vec<Line<'static>> {
-        let mut lines = vec![Line::styled("Resume a session", theme.heading().patch(theme.accent()))];
-        let filter = if self.filter.is_empty() { "type to filter".to_string() } else { self.filter.clone() };
-        lines.push(Line::from(vec![Span::styled("Search: ", theme.dim()), Span::raw(filter)]));
+        let mut lines = vec![Line::styled(
+            "Resume a session",
+            theme.heading().patch(theme.accent()),
+        )];
+        let filter = if self.filter.is_empty() {
+            "type to filter".to_string()
+        } else {
+            self.filter.clone()
+        };
+        lines.push(Line::from(vec![
+            Span::styled("Search: ", theme.dim()),
+            Span::raw(filter),
+        ]));
         lines.push(Line::default());
         let visible = self.visible();
         if visible.is_empty() {
@@ -83,7 +93,11 @@ impl ResumePicker {
         let start = self.selected.saturating_sub(VISIBLE - 1);
         for (i, s) in visible.iter().enumerate().skip(start).take(VISIBLE) {
             let selected = i == self.selected;
-            let style = if selected { theme.selected() } else { theme.text() };
+            let style = if selected {
+                theme.selected()
+            } else {
+                theme.text()
+            };
             let id: String = s.session_id.chars().take(8).collect();
             lines.push(Line::from(vec![
                 Span::styled(if selected { "❯ " } else { "  " }, style),
@@ -93,7 +107,10 @@ impl ResumePicker {
             ]));
         }
         lines.push(Line::default());
-        lines.push(Line::styled("↑/↓ select · enter resume · esc cancel", theme.dim()));
+        lines.push(Line::styled(
+            "↑/↓ select · enter resume · esc cancel",
+            theme.dim(),
+        ));
         boxed(lines, theme, width)
     }
 }

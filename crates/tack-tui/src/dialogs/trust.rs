@@ -21,15 +21,22 @@ pub enum TrustOutcome {
 
 impl TrustDialog {
     pub fn new(dir: impl Into<String>) -> TrustDialog {
-        TrustDialog { dir: dir.into(), selected: 0 }
+        TrustDialog {
+            dir: dir.into(),
+            selected: 0,
+        }
     }
 
     pub fn key(&mut self, key: KeyEvent) -> TrustOutcome {
         match key.code {
-            KeyCode::Up | KeyCode::Down | KeyCode::Tab | KeyCode::BackTab => self.selected = 1 - self.selected,
+            KeyCode::Up | KeyCode::Down | KeyCode::Tab | KeyCode::BackTab => {
+                self.selected = 1 - self.selected
+            }
             KeyCode::Enter => return TrustOutcome::Answered(self.selected == 0),
             KeyCode::Char('1') | KeyCode::Char('y') => return TrustOutcome::Answered(true),
-            KeyCode::Char('2') | KeyCode::Char('n') | KeyCode::Esc => return TrustOutcome::Answered(false),
+            KeyCode::Char('2') | KeyCode::Char('n') | KeyCode::Esc => {
+                return TrustOutcome::Answered(false);
+            }
             _ => {}
         }
         TrustOutcome::Open
@@ -38,9 +45,15 @@ impl TrustDialog {
     pub fn render(&self, theme: &Theme, width: u16) -> Vec<Line<'static>> {
         let inner = width.saturating_sub(4).max(10);
         let mut lines = vec![
-            Line::styled("Do you trust the files in this folder?", theme.heading().patch(theme.accent())),
+            Line::styled(
+                "Do you trust the files in this folder?",
+                theme.heading().patch(theme.accent()),
+            ),
             Line::default(),
-            Line::styled(self.dir.clone(), theme.text().add_modifier(ratatui::style::Modifier::BOLD)),
+            Line::styled(
+                self.dir.clone(),
+                theme.text().add_modifier(ratatui::style::Modifier::BOLD),
+            ),
             Line::default(),
         ];
         lines.extend(wrap_spans(
@@ -56,7 +69,11 @@ impl TrustDialog {
         lines.push(Line::default());
         for (i, option) in ["Yes, proceed", "No, exit"].iter().enumerate() {
             let selected = i == self.selected;
-            let style = if selected { theme.selected() } else { theme.text() };
+            let style = if selected {
+                theme.selected()
+            } else {
+                theme.text()
+            };
             let marker = if selected { "❯ " } else { "  " };
             lines.push(Line::styled(format!("{marker}{}. {option}", i + 1), style));
         }

@@ -120,9 +120,9 @@ impl Editor {
     pub fn word_left(&mut self) {
         let before = &self.text[..self.cursor];
         let trimmed = before.trim_end();
-        self.cursor = trimmed
-            .rfind(|c: char| c.is_whitespace())
-            .map_or(0, |i| i + trimmed[i..].chars().next().map_or(1, char::len_utf8));
+        self.cursor = trimmed.rfind(|c: char| c.is_whitespace()).map_or(0, |i| {
+            i + trimmed[i..].chars().next().map_or(1, char::len_utf8)
+        });
     }
 
     pub fn word_right(&mut self) {
@@ -155,7 +155,9 @@ impl Editor {
 
     /// Column (in graphemes) of the cursor in its line.
     fn column(&self) -> usize {
-        self.text[self.line_start()..self.cursor].graphemes(true).count()
+        self.text[self.line_start()..self.cursor]
+            .graphemes(true)
+            .count()
     }
 
     fn move_to_column(&mut self, line_start: usize, column: usize) {
@@ -308,6 +310,9 @@ mod tests {
             .collect();
         assert_eq!(text, vec!["abcd", "ef", "xy"]);
         assert_eq!(rows[0].spans[1].content, "c");
-        assert_eq!(rows[0].spans[1].style, Style::new().add_modifier(Modifier::REVERSED));
+        assert_eq!(
+            rows[0].spans[1].style,
+            Style::new().add_modifier(Modifier::REVERSED)
+        );
     }
 }

@@ -23,7 +23,9 @@ pub fn edit_in_editor(editor: &str, text: &str, dir: &Path) -> io::Result<String
         .arg(file.path())
         .status()?;
     if !status.success() {
-        return Err(io::Error::other(format!("editor `{editor}` exited with {status}")));
+        return Err(io::Error::other(format!(
+            "editor `{editor}` exited with {status}"
+        )));
     }
     let edited = std::fs::read_to_string(file.path())?;
     Ok(edited.strip_suffix('\n').unwrap_or(&edited).to_string())

@@ -107,7 +107,7 @@ impl PromptHistory {
     }
 
     /// Up: the previous (older) prompt, remembering `current` as the draft.
-    pub fn prev(&mut self, current: &str) -> Option<String> {
+    pub fn older(&mut self, current: &str) -> Option<String> {
         let next = match self.browsing {
             None => {
                 self.draft = current.to_string();
@@ -121,7 +121,7 @@ impl PromptHistory {
     }
 
     /// Down: the next (newer) prompt, and past the newest the draft.
-    pub fn next(&mut self) -> Option<String> {
+    pub fn newer(&mut self) -> Option<String> {
         let i = self.browsing?;
         if i + 1 < self.entries.len() {
             self.browsing = Some(i + 1);
@@ -178,17 +178,18 @@ mod tests {
     #[test]
     fn browses_and_restores_the_draft() {
         let mut h = PromptHistory::in_memory(vec!["one".into(), "two".into()]);
-        assert_eq!(h.prev("draft"), Some("two".into()));
-        assert_eq!(h.prev("two"), Some("one".into()));
-        assert_eq!(h.prev("one"), None);
-        assert_eq!(h.next(), Some("two".into()));
-        assert_eq!(h.next(), Some("draft".into()));
-        assert_eq!(h.next(), None);
+        assert_eq!(h.older("draft"), Some("two".into()));
+        assert_eq!(h.older("two"), Some("one".into()));
+        assert_eq!(h.older("one"), None);
+        assert_eq!(h.newer(), Some("two".into()));
+        assert_eq!(h.newer(), Some("draft".into()));
+        assert_eq!(h.newer(), None);
     }
 
     #[test]
     fn searches_backwards() {
-        let h = PromptHistory::in_memory(vec!["cargo test".into(), "ls".into(), "Cargo build".into()]);
+        let h =
+            PromptHistory::in_memory(vec!["cargo test".into(), "ls".into(), "Cargo build".into()]);
         assert_eq!(h.search("cargo", None), Some((2, "Cargo build")));
         assert_eq!(h.search("cargo", Some(2)), Some((0, "cargo test")));
         assert_eq!(h.search("cargo", Some(0)), None);

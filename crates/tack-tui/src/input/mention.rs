@@ -58,7 +58,11 @@ impl FileIndex {
         let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
         let mut matches = pattern.match_list(self.paths.iter(), &mut matcher);
         matches.sort_by(|(a, sa), (b, sb)| sb.cmp(sa).then(a.len().cmp(&b.len())).then(a.cmp(b)));
-        matches.into_iter().take(limit).map(|(p, _)| p.clone()).collect()
+        matches
+            .into_iter()
+            .take(limit)
+            .map(|(p, _)| p.clone())
+            .collect()
     }
 }
 
@@ -102,7 +106,10 @@ mod tests {
             index.rank("main", 3),
             vec!["src/main.rs", "tests/main_test.rs", "docs/maintenance.md"]
         );
-        assert_eq!(index.rank("smr", 2), vec!["src/main.rs", "src/markdown/mod.rs"]);
+        assert_eq!(
+            index.rank("smr", 2),
+            vec!["src/main.rs", "src/markdown/mod.rs"]
+        );
         assert_eq!(index.rank("", 2), vec!["src/", "README.md"]);
     }
 

@@ -42,7 +42,9 @@ impl Pastes {
         while let Some(at) = rest.find(PREFIX) {
             out.push_str(&rest[..at]);
             let candidate = &rest[at..];
-            match parse_placeholder(candidate).and_then(|(id, len)| Some((self.texts.get(&id)?, len))) {
+            match parse_placeholder(candidate)
+                .and_then(|(id, len)| Some((self.texts.get(&id)?, len)))
+            {
                 Some((text, len)) => {
                     out.push_str(text);
                     rest = &candidate[len..];
@@ -115,9 +117,15 @@ mod tests {
         let second = p.insert(&lines(11));
         assert_eq!(second, "[Pasted text #2 +11 lines]");
         let typed = format!("fix this:\n{placeholder}\nand {second}");
-        assert_eq!(p.expand(&typed), format!("fix this:\n{big}\nand {}", lines(11)));
+        assert_eq!(
+            p.expand(&typed),
+            format!("fix this:\n{big}\nand {}", lines(11))
+        );
         // Text that only looks like a placeholder stays as typed.
-        assert_eq!(p.expand("[Pasted text #9 +1 lines]"), "[Pasted text #9 +1 lines]");
+        assert_eq!(
+            p.expand("[Pasted text #9 +1 lines]"),
+            "[Pasted text #9 +1 lines]"
+        );
     }
 
     #[test]

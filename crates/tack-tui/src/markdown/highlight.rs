@@ -34,17 +34,44 @@ const NO_COLOR: SynColor = SynColor {
     a: 0,
 };
 
+type Rgb = (u8, u8, u8);
+
 /// (scope selector, dark RGB, light RGB, italic)
-const PALETTE: &[(&str, (u8, u8, u8), (u8, u8, u8), bool)] = &[
+const PALETTE: &[(&str, Rgb, Rgb, bool)] = &[
     ("comment", (106, 153, 85), (0, 128, 0), true),
-    ("string, constant.character", (206, 145, 120), (163, 21, 21), false),
-    ("constant.numeric, constant.language", (181, 206, 168), (9, 134, 88), false),
+    (
+        "string, constant.character",
+        (206, 145, 120),
+        (163, 21, 21),
+        false,
+    ),
+    (
+        "constant.numeric, constant.language",
+        (181, 206, 168),
+        (9, 134, 88),
+        false,
+    ),
     ("keyword, storage", (86, 156, 214), (0, 0, 255), false),
     ("keyword.operator", (212, 212, 212), (56, 58, 66), false),
-    ("entity.name.function, support.function, meta.function-call", (220, 220, 170), (121, 94, 38), false),
-    ("entity.name.type, entity.name.class, support.type, storage.type", (78, 201, 176), (38, 127, 153), false),
+    (
+        "entity.name.function, support.function, meta.function-call",
+        (220, 220, 170),
+        (121, 94, 38),
+        false,
+    ),
+    (
+        "entity.name.type, entity.name.class, support.type, storage.type",
+        (78, 201, 176),
+        (38, 127, 153),
+        false,
+    ),
     ("entity.name.tag", (86, 156, 214), (128, 0, 0), false),
-    ("entity.other.attribute-name", (156, 220, 254), (229, 0, 0), false),
+    (
+        "entity.other.attribute-name",
+        (156, 220, 254),
+        (229, 0, 0),
+        false,
+    ),
     ("variable.parameter", (156, 220, 254), (0, 16, 128), false),
     ("markup.inserted", (106, 153, 85), (0, 128, 0), false),
     ("markup.deleted", (206, 145, 120), (163, 21, 21), false),
@@ -88,7 +115,10 @@ static LIGHT: LazyLock<SynTheme> =
 /// string: a name or a file extension). Unknown languages, and a theme without
 /// colour, give plain lines. One line per source line; tabs become 4 spaces.
 pub fn highlight_code(code: &str, lang: &str, theme: &Theme) -> Vec<Line<'static>> {
-    let code = code.strip_suffix('\n').unwrap_or(code).replace('\t', "    ");
+    let code = code
+        .strip_suffix('\n')
+        .unwrap_or(code)
+        .replace('\t', "    ");
     let plain = || code.split('\n').map(|l| Line::raw(l.to_string())).collect();
     let token = lang.split([' ', ',', '{']).next().unwrap_or("").trim();
     if !theme.has_color() || token.is_empty() {

@@ -81,9 +81,15 @@ pub(crate) fn render_block(src: &str, width: u16, theme: &Theme) -> Vec<Line<'st
 enum Container {
     Quote,
     /// A list; `next` is the number of the next item of an ordered list.
-    List { next: Option<u64>, depth: usize },
+    List {
+        next: Option<u64>,
+        depth: usize,
+    },
     /// A list item; `marker` is written on its first row, spaces after.
-    Item { marker: String, started: bool },
+    Item {
+        marker: String,
+        started: bool,
+    },
 }
 
 #[derive(Debug, Default)]
@@ -276,10 +282,7 @@ impl BlockRenderer<'_> {
                 self.flush();
                 self.blank_line_if_pending();
                 let marker = match self.containers.last_mut() {
-                    Some(Container::List {
-                        next: Some(n),
-                        ..
-                    }) => {
+                    Some(Container::List { next: Some(n), .. }) => {
                         let m = format!("{n}. ");
                         *n += 1;
                         m
@@ -422,7 +425,8 @@ impl BlockRenderer<'_> {
         if cols == 0 {
             return;
         }
-        let cell_width = |c: &Vec<Span<'static>>| c.iter().map(|s| s.content.width()).sum::<usize>();
+        let cell_width =
+            |c: &Vec<Span<'static>>| c.iter().map(|s| s.content.width()).sum::<usize>();
         let mut widths = vec![1usize; cols];
         for row in &table.rows {
             for (i, cell) in row.iter().enumerate() {

@@ -125,6 +125,9 @@ mod tests {
             switch(bold.fg(Color::Red), Style::new().fg(Color::Red)),
             "\x1b[0;31m"
         );
-        assert_eq!(switch(Style::new(), Style::new().bg(Color::Indexed(4))), "\x1b[48;5;4m");
+        assert_eq!(
+            switch(Style::new(), Style::new().bg(Color::Indexed(4))),
+            "\x1b[48;5;4m"
+        );
     }
 }

@@ -286,7 +286,10 @@ fn common_suffix_rows(a: &Buffer, b: &Buffer) -> u16 {
 
 /// `live` cut to the terminal: at most `height` rows (the bottom ones), `width` columns.
 fn fit(live: &Buffer, width: u16, height: u16) -> Buffer {
-    if live.area.width == width && live.area.height <= height && live.area.x == 0 && live.area.y == 0
+    if live.area.width == width
+        && live.area.height <= height
+        && live.area.x == 0
+        && live.area.y == 0
     {
         return live.clone();
     }

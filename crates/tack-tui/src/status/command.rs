@@ -84,7 +84,10 @@ pub enum StatusLineError {
     #[error("statusLine command `{command}` took longer than {timeout:?}")]
     Timeout { command: String, timeout: Duration },
     #[error("statusLine command `{command}` exited with {status}")]
-    Failed { command: String, status: std::process::ExitStatus },
+    Failed {
+        command: String,
+        status: std::process::ExitStatus,
+    },
 }
 
 /// Runs the command in `cwd` with `input` on stdin; returns the first line of
@@ -163,10 +166,16 @@ mod tests {
         let setting = json!({"type": "command", "command": "~/.claude/sl.sh", "padding": 2});
         assert_eq!(
             StatusLineCommand::from_settings(setting.as_object().unwrap()),
-            Some(StatusLineCommand { command: "~/.claude/sl.sh".into(), padding: 2 })
+            Some(StatusLineCommand {
+                command: "~/.claude/sl.sh".into(),
+                padding: 2
+            })
         );
         let other = json!({"type": "static"});
-        assert_eq!(StatusLineCommand::from_settings(other.as_object().unwrap()), None);
+        assert_eq!(
+            StatusLineCommand::from_settings(other.as_object().unwrap()),
+            None
+        );
     }
 
     #[tokio::test]
@@ -178,14 +187,24 @@ mod tests {
             ..StatusLineInput::default()
         };
         // Echo stdin back, then a second line that must be ignored.
-        let line = run_status_line(&cmd("cat; echo; echo second"), &input, dir.path(), Duration::from_secs(10))
-            .await
-            .unwrap();
+        let line = run_status_line(
+            &cmd("cat; echo; echo second"),
+            &input,
+            dir.path(),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
         let parsed: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(parsed, input.to_json());
-        let padded = StatusLineCommand { command: "echo hi".into(), padding: 3 };
+        let padded = StatusLineCommand {
+            command: "echo hi".into(),
+            padding: 3,
+        };
         assert_eq!(
-            run_status_line(&padded, &input, dir.path(), Duration::from_secs(10)).await.unwrap(),
+            run_status_line(&padded, &input, dir.path(), Duration::from_secs(10))
+                .await
+                .unwrap(),
             "   hi"
         );
     }
@@ -193,18 +212,28 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_slow_command_times_out() {
         let dir = tempfile::tempdir().unwrap();
-        let err = run_status_line(&cmd("sleep 30"), &StatusLineInput::default(), dir.path(), Duration::from_millis(500))
-            .await
-            .unwrap_err();
+        let err = run_status_line(
+            &cmd("sleep 30"),
+            &StatusLineInput::default(),
+            dir.path(),
+            Duration::from_millis(500),
+        )
+        .await
+        .unwrap_err();
         assert!(matches!(err, StatusLineError::Timeout { .. }), "{err}");
     }
 
     #[tokio::test]
     async fn a_failing_command_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let err = run_status_line(&cmd("exit 3"), &StatusLineInput::default(), dir.path(), Duration::from_secs(10))
-            .await
-            .unwrap_err();
+        let err = run_status_line(
+            &cmd("exit 3"),
+            &StatusLineInput::default(),
+            dir.path(),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap_err();
         assert!(matches!(err, StatusLineError::Failed { .. }), "{err}");
     }
 }

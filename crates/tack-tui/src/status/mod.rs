@@ -65,7 +65,10 @@ impl StatusInfo {
     /// The line: the custom one if set, else `model · 12% context (176k left) · $0.42 · ⎇ main`.
     pub fn render(&self, theme: &Theme) -> Line<'static> {
         if let Some(custom) = &self.custom_line {
-            return Line::styled(crate::cells::sanitize(custom).replace('\n', " "), theme.dim());
+            return Line::styled(
+                crate::cells::sanitize(custom).replace('\n', " "),
+                theme.dim(),
+            );
         }
         let sep = || Span::styled(" · ", theme.dim());
         let mut spans = vec![Span::styled(self.model.clone(), theme.dim())];
@@ -73,12 +76,22 @@ impl StatusInfo {
             let used = self.context_used.min(self.context_window);
             let pct = used * 100 / self.context_window;
             let left = self.context_window - used;
-            let style = if pct >= 80 { theme.warning() } else { theme.dim() };
+            let style = if pct >= 80 {
+                theme.warning()
+            } else {
+                theme.dim()
+            };
             spans.push(sep());
-            spans.push(Span::styled(format!("{pct}% context ({} left)", tokens(left)), style));
+            spans.push(Span::styled(
+                format!("{pct}% context ({} left)", tokens(left)),
+                style,
+            ));
         }
         spans.push(sep());
-        spans.push(Span::styled(format!("${:.2}", self.session_cost_usd), theme.dim()));
+        spans.push(Span::styled(
+            format!("${:.2}", self.session_cost_usd),
+            theme.dim(),
+        ));
         if let Some(branch) = &self.git_branch {
             spans.push(sep());
             spans.push(Span::styled(format!("⎇ {branch}"), theme.dim()));
@@ -128,7 +141,10 @@ mod tests {
         };
         let line = info.render(&Theme::new(ThemeKind::Dark, false));
         let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        assert_eq!(text, "claude-sonnet-4-5 · 12% context (176k left) · $0.43 · ⎇ main");
+        assert_eq!(
+            text,
+            "claude-sonnet-4-5 · 12% context (176k left) · $0.43 · ⎇ main"
+        );
         assert_eq!(tokens(1234), "1.2k");
         assert_eq!(tokens(999), "999");
         assert_eq!(tokens(2_500_000), "2.5M");

@@ -35,16 +35,28 @@ pub fn app_with(width: u16, height: u16, theme: Theme, custom: Vec<CustomCommand
         history: PromptHistory::in_memory(vec!["run the tests".into(), "earlier prompt".into()]),
         custom_commands: custom,
         files: FileIndex::from_paths(
-            ["Cargo.toml", "README.md", "src/", "src/main.rs", "src/markdown.rs", "tests/main_test.rs"]
-                .map(String::from)
-                .to_vec(),
+            [
+                "Cargo.toml",
+                "README.md",
+                "src/",
+                "src/main.rs",
+                "src/markdown.rs",
+                "tests/main_test.rs",
+            ]
+            .map(String::from)
+            .to_vec(),
         ),
         status: status(),
     })
 }
 
 pub fn app(width: u16, height: u16) -> App {
-    app_with(width, height, Theme::new(ThemeKind::Dark, false), Vec::new())
+    app_with(
+        width,
+        height,
+        Theme::new(ThemeKind::Dark, false),
+        Vec::new(),
+    )
 }
 
 /// A clock the tests move by hand.
@@ -87,7 +99,9 @@ pub struct Screen {
 
 impl Screen {
     pub fn new() -> Screen {
-        Screen { history: Vec::new() }
+        Screen {
+            history: Vec::new(),
+        }
     }
 
     pub fn render(&mut self, app: &mut App, width: u16, height: u16) -> TestBackend {
