@@ -50,9 +50,13 @@ impl Drop for TerminalGuard {
 }
 
 /// One frame: the app's new history lines into the scrollback, then its live
-/// area. Writes nothing when nothing changed.
+/// area; or the full-screen view on the alternate screen while one is open (new
+/// history waits for its end). Writes nothing when nothing changed.
 pub fn draw<W: Write>(app: &mut App, term: &mut InlineTerminal<W>) -> io::Result<()> {
     let (width, height) = term.size();
+    if app.is_fullscreen() {
+        return term.frame_fullscreen(&app.render_live(width, height));
+    }
     let history = app.take_history();
     let live = app.render_live(width, height);
     term.frame(&history, &live)

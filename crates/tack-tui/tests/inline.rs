@@ -165,3 +165,32 @@ fn wide_characters_and_styles_reach_the_screen() {
         vt100::Color::Idx(1)
     );
 }
+
+#[test]
+fn a_full_screen_view_uses_the_alternate_screen_and_leaves_the_rest_alone() {
+    let mut emu = Emulator::new(30, 8);
+    let mut term = InlineTerminal::new(Vec::new(), 30, 8);
+    let history: Vec<Line<'static>> = (0..12).map(|i| Line::raw(format!("history {i}"))).collect();
+    let rows = vec!["> input".to_string(), "status".to_string()];
+    term.frame(&history, &live(30, &rows)).unwrap();
+    flush(&mut term, &mut emu);
+    let before = emu.all_rows();
+
+    let view: Vec<String> = (0..8).map(|i| format!("transcript {i}")).collect();
+    term.frame_fullscreen(&live(30, &view)).unwrap();
+    flush(&mut term, &mut emu);
+    assert!(emu.screen().alternate_screen());
+    assert_eq!(emu.screen_rows(), view);
+    // Scrolling the view rewrites only what changed.
+    let mut scrolled = view.clone();
+    scrolled[7] = "transcript 7 (end)".into();
+    term.frame_fullscreen(&live(30, &scrolled)).unwrap();
+    assert!(flush(&mut term, &mut emu) < 60);
+    assert_eq!(emu.screen_rows(), scrolled);
+
+    // Back: scrollback and live area exactly as they were.
+    term.frame(&[], &live(30, &rows)).unwrap();
+    flush(&mut term, &mut emu);
+    assert!(!emu.screen().alternate_screen());
+    assert_eq!(emu.all_rows(), before);
+}

@@ -59,6 +59,13 @@ fn a_session_lands_in_the_scrollback_exactly_once() {
     })
     .unwrap();
 
+    // The transcript view comes and goes on the alternate screen.
+    pty.send(b"\x0f").unwrap();
+    pty.wait_for_text("Transcript ·", WAIT).unwrap();
+    pty.send(keys::ESC).unwrap();
+    pty.wait_until("the transcript closed", WAIT, |s| !s.alternate_screen())
+        .unwrap();
+
     // A permission dialog, answered yes, then no with feedback.
     pty.send(b"please edit it\r").unwrap();
     pty.wait_for_text("Do you want to proceed?", WAIT).unwrap();

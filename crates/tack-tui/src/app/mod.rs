@@ -200,6 +200,12 @@ impl App {
         )
     }
 
+    /// Whether a full-screen view (the transcript) is open: draw it on the
+    /// alternate screen ([`crate::draw`] does).
+    pub fn is_fullscreen(&self) -> bool {
+        matches!(self.overlay, Some(Overlay::Transcript { .. }))
+    }
+
     /// Every history entry so far (the transcript).
     pub fn cells(&self) -> &[HistoryCell] {
         &self.cells

@@ -277,7 +277,11 @@ impl App {
         }
         let end = all.len().saturating_sub(scroll);
         let start = end.saturating_sub(usize::from(max_height.saturating_sub(1)).max(1));
-        let mut out: Vec<Line<'static>> = all[start..end].to_vec();
+        // The view fills the screen, content at the bottom.
+        let rows = end - start;
+        let mut out: Vec<Line<'static>> =
+            vec![Line::default(); usize::from(max_height.saturating_sub(1)).saturating_sub(rows)];
+        out.extend(all[start..end].iter().cloned());
         out.push(Line::styled(
             "  Transcript · ↑/↓ PgUp/PgDn scroll · esc or ctrl+o to close",
             theme.dim(),

@@ -46,6 +46,12 @@ pub struct InlineTerminal<W: Write> {
     synchronized: bool,
     /// Nothing drawn yet: the rows below the cursor are erased first.
     fresh: bool,
+    /// A full-screen view (the transcript) is shown on the alternate screen;
+    /// what it shows.
+    alternate: Option<Buffer>,
+    /// The terminal was resized while on the alternate screen: the live area
+    /// is erased and drawn anew on return.
+    stale: bool,
 }
 
 impl<W: Write> InlineTerminal<W> {
@@ -61,6 +67,8 @@ impl<W: Write> InlineTerminal<W> {
             shown: Buffer::empty(Rect::new(0, 0, width.max(1), 0)),
             synchronized: true,
             fresh: true,
+            alternate: None,
+            stale: false,
         }
     }
 
@@ -87,6 +95,7 @@ impl<W: Write> InlineTerminal<W> {
     /// the terminal's height are cut from the top). Writes nothing if nothing
     /// changed.
     pub fn frame(&mut self, history: &[Line<'_>], live: &Buffer) -> io::Result<()> {
+        self.leave_fullscreen()?;
         let live = fit(live, self.width, self.height);
         if history.is_empty() && !self.fresh && live == self.shown {
             return Ok(());
@@ -114,11 +123,61 @@ impl<W: Write> InlineTerminal<W> {
         self.out.flush()
     }
 
+    /// Shows `screen` on the alternate screen (a full-screen view such as the
+    /// transcript), entering it first if needed. The scrollback and the live
+    /// area are left alone and come back as they were.
+    pub fn frame_fullscreen(&mut self, screen: &Buffer) -> io::Result<()> {
+        let screen = fit(screen, self.width, self.height);
+        let mut out = Vec::with_capacity(1024);
+        out.extend_from_slice(SYNC_BEGIN.as_bytes());
+        let shown = match self.alternate.take() {
+            Some(shown) if shown.area == screen.area => shown,
+            _ => {
+                out.extend_from_slice(b"\x1b[?1049h\x1b[H\x1b[2J");
+                Buffer::empty(screen.area)
+            }
+        };
+        let mut pen = Pen::default();
+        let mut at: Option<(u16, u16)> = None;
+        for (x, y, cell) in shown.diff(&screen) {
+            if at != Some((x, y)) {
+                write!(out, "\x1b[{};{}H", y + 1, x + 1)?;
+            }
+            pen.switch(Pen::of(cell.style()), &mut out)?;
+            write_text(&mut out, cell.symbol());
+            let w = unicode_width::UnicodeWidthStr::width(cell.symbol()).max(1) as u16;
+            at = Some((x + w, y));
+        }
+        pen.switch(Pen::default(), &mut out)?;
+        out.extend_from_slice(SYNC_END.as_bytes());
+        self.alternate = Some(screen);
+        self.out.write_all(&out)?;
+        self.out.flush()
+    }
+
+    /// Back from the alternate screen, if there; the cursor returns to the
+    /// park point.
+    pub fn leave_fullscreen(&mut self) -> io::Result<()> {
+        if self.alternate.take().is_none() {
+            return Ok(());
+        }
+        self.out.write_all(b"\x1b[?1049l")?;
+        if std::mem::take(&mut self.stale) {
+            self.erase_live()?;
+        }
+        self.out.flush()
+    }
+
     /// The terminal was resized: the live area is erased and drawn whole by the
     /// next frame. History already written is the terminal's to reflow.
     pub fn resize(&mut self, width: u16, height: u16) -> io::Result<()> {
         self.width = width.max(1);
         self.height = height.max(1);
+        if self.alternate.is_some() {
+            self.alternate = Some(Buffer::empty(Rect::new(0, 0, 0, 0)));
+            self.stale = true;
+            return Ok(());
+        }
         self.erase_live()
     }
 

@@ -105,16 +105,22 @@ impl Screen {
     }
 
     pub fn render(&mut self, app: &mut App, width: u16, height: u16) -> TestBackend {
-        self.history.extend(app.take_history());
+        // A full-screen view is on the alternate screen: nothing else shows.
+        let history: &[ratatui::text::Line<'static>] = if app.is_fullscreen() {
+            &[]
+        } else {
+            self.history.extend(app.take_history());
+            &self.history
+        };
         let live = app.render_live(width, height);
-        let total = self.history.len() + usize::from(live.area.height);
+        let total = history.len() + usize::from(live.area.height);
         let rows = total.min(usize::from(height));
         let skip = total - rows;
         let mut all = Buffer::empty(Rect::new(0, 0, width, total as u16));
-        for (y, line) in self.history.iter().enumerate() {
+        for (y, line) in history.iter().enumerate() {
             all.set_line(0, y as u16, line, width);
         }
-        let top = self.history.len() as u16;
+        let top = history.len() as u16;
         for y in 0..live.area.height {
             for x in 0..width {
                 all[(x, top + y)] = live[(x, y)].clone();
