@@ -132,3 +132,21 @@ fn a_session_lands_in_the_scrollback_exactly_once() {
     assert_eq!(count(&rows, "? for shortcuts"), 0, "{}", rows.join("\n"));
     assert_eq!(count(&rows, "╭"), 0, "{}", rows.join("\n"));
 }
+
+#[test]
+fn a_small_terminal_keeps_history_once() {
+    let mut pty = demo(30, 10);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.send(b"tiny\r").unwrap();
+    pty.wait_until("the answer, turn over", WAIT, |s| {
+        s.contents().contains("Done.") && !s.contents().contains("Working")
+    })
+    .unwrap();
+    pty.send(keys::CTRL_D).unwrap();
+    pty.wait_exit(WAIT).unwrap();
+    let rows = pty.all_rows();
+    for line in ["> tiny", "You said: tiny.", "Done.", "fn main() {"] {
+        assert_eq!(count(&rows, line), 1, "{line} in\n{}", rows.join("\n"));
+    }
+    assert_eq!(count(&rows, "Working"), 0, "{}", rows.join("\n"));
+}

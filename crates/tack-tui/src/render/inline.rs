@@ -103,7 +103,7 @@ impl<W: Write> InlineTerminal<W> {
         let mut body = Vec::with_capacity(256);
         let mut simple = !self.fresh && history.is_empty();
         if self.fresh {
-            body.extend_from_slice(b"\r\x1b[J");
+            erase_below(&mut body, self.height);
             self.fresh = false;
         }
         self.write_history(&mut body, history)?;
@@ -184,7 +184,9 @@ impl<W: Write> InlineTerminal<W> {
     /// Erases the live area and leaves the cursor where it started (on exit,
     /// so the shell's prompt follows the history).
     pub fn erase_live(&mut self) -> io::Result<()> {
-        self.out.write_all(b"\r\x1b[0m\x1b[J")?;
+        let mut out = b"\x1b[0m".to_vec();
+        erase_below(&mut out, self.height);
+        self.out.write_all(&out)?;
         self.live_rows = 0;
         self.shown = Buffer::empty(Rect::new(0, 0, self.width, 0));
         self.out.flush()
@@ -203,7 +205,7 @@ impl<W: Write> InlineTerminal<W> {
         if !fits || self.live_rows == 0 {
             // Erase the live area and write the history as plain lines, letting
             // the terminal scroll; the live area is drawn anew below them.
-            out.extend_from_slice(b"\r\x1b[J");
+            erase_below(out, self.height);
             self.live_rows = 0;
             self.shown = Buffer::empty(Rect::new(0, 0, self.width, 0));
             for line in history {
@@ -238,7 +240,7 @@ impl<W: Write> InlineTerminal<W> {
         let rows = live.area.height;
         let same_height = rows == self.live_rows && self.shown.area.width == live.area.width;
         if self.shown.area.width != live.area.width {
-            out.extend_from_slice(b"\r\x1b[J");
+            erase_below(out, self.height);
             self.live_rows = 0;
             self.shown = Buffer::empty(Rect::new(0, 0, live.area.width, 0));
         }
@@ -275,7 +277,7 @@ impl<W: Write> InlineTerminal<W> {
                 base.drain(usize::from(at)..usize::from(at + shrink));
             } else {
                 move_down(out, rows);
-                out.extend_from_slice(b"\x1b[J");
+                erase_below(out, self.height);
                 move_up(out, rows);
                 base.truncate(usize::from(rows));
             }
@@ -293,7 +295,26 @@ impl<W: Write> InlineTerminal<W> {
         let (mut cx, mut cy) = (0u16, 0u16);
         let width = live.area.width;
         let mut runs = 0;
+        // Where each row's content ends: old content beyond it is erased with
+        // EL rather than overwritten with spaces, so a row is never wider than
+        // what it shows (a terminal that reflows on resize then has less to
+        // re-wrap, and copies no trailing blanks).
+        let blank = Buffer::empty(Rect::new(0, 0, 1, 1))[(0, 0)].clone();
+        let content_end: Vec<u16> = (0..rows)
+            .map(|y| {
+                (0..width)
+                    .rev()
+                    .find(|x| live[(*x, y)] != blank)
+                    .map_or(0, |x| x + 1)
+            })
+            .collect();
+        let mut erased_row: Option<u16> = None;
         for (x, y, cell) in shown.diff(live) {
+            let end = content_end[usize::from(y)];
+            if x >= end && erased_row == Some(y) {
+                continue;
+            }
+            let (x, erase) = if x >= end { (end, true) } else { (x, false) };
             if (x, y) != (cx, cy) || cx >= width {
                 runs += 1;
                 if y > cy {
@@ -309,12 +330,19 @@ impl<W: Write> InlineTerminal<W> {
                     write!(out, "\x1b[{}C", x - cx)?;
                 }
             }
+            cx = x;
+            cy = y;
+            if erase {
+                pen.switch(Pen::default(), out)?;
+                out.extend_from_slice(b"\x1b[K");
+                erased_row = Some(y);
+                continue;
+            }
             pen.switch(Pen::of(cell.style()), out)?;
             let symbol = cell.symbol();
             write_text(out, symbol);
             let w = unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
             cx = x.saturating_add(w).min(width);
-            cy = y;
         }
         pen.switch(Pen::default(), out)?;
         if cx != 0 {
@@ -343,15 +371,9 @@ fn common_suffix_rows(a: &Buffer, b: &Buffer) -> u16 {
     n as u16
 }
 
-/// `live` cut to the terminal: at most `height` rows (the bottom ones), `width` columns.
+/// `live` cut to the terminal: at most `height` rows (the bottom ones), `width`
+/// columns.
 fn fit(live: &Buffer, width: u16, height: u16) -> Buffer {
-    if live.area.width == width
-        && live.area.height <= height
-        && live.area.x == 0
-        && live.area.y == 0
-    {
-        return live.clone();
-    }
     let rows = live.area.height.min(height);
     let skip = live.area.height - rows;
     let mut out = Buffer::empty(Rect::new(0, 0, width, rows));
@@ -361,6 +383,15 @@ fn fit(live: &Buffer, width: u16, height: u16) -> Buffer {
         }
     }
     out
+}
+
+/// Erases the cursor's row and every row below it, leaving the cursor at
+/// column 0. Deleting the lines (DL) rather than erasing the display (ED):
+/// terminals with tmux's `scroll-on-clear` copy the whole screen into the
+/// scrollback when ED clears it from the top-left corner, which would put the
+/// live area into history whenever it fills the screen.
+fn erase_below(out: &mut Vec<u8>, height: u16) {
+    let _ = write!(out, "\r\x1b[{height}M");
 }
 
 fn move_down(out: &mut Vec<u8>, n: u16) {
