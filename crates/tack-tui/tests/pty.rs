@@ -150,3 +150,33 @@ fn a_small_terminal_keeps_history_once() {
     }
     assert_eq!(count(&rows, "Working"), 0, "{}", rows.join("\n"));
 }
+
+/// Start-up to an input-ready prompt and keystroke-to-echo, through a real pty
+/// (printed for BENCHMARKS.md; this is a debug build of the demo, so an upper
+/// bound for the release binary).
+#[test]
+fn start_up_and_echo_latency() {
+    let started = std::time::Instant::now();
+    let mut pty = demo(80, 24);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    let ready = started.elapsed();
+    let mut echoes = Vec::new();
+    let text = "the quick brown fox";
+    for (i, c) in text.char_indices() {
+        let typed = format!("> {}", &text[..=i]);
+        let t = std::time::Instant::now();
+        pty.send(c.to_string().as_bytes()).unwrap();
+        pty.wait_until("the echo", WAIT, |s| s.contents().contains(&typed)).unwrap();
+        echoes.push(t.elapsed());
+    }
+    echoes.sort();
+    println!(
+        "ready after {ready:?}; keystroke echo median {:?}, max {:?}",
+        echoes[echoes.len() / 2],
+        echoes[echoes.len() - 1]
+    );
+    pty.send(keys::CTRL_C).unwrap();
+    pty.wait_until("input cleared", WAIT, |s| !s.contents().contains("> the quick")).unwrap();
+    pty.send(keys::CTRL_C).unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+}
