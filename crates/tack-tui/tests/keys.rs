@@ -217,6 +217,14 @@ fn large_pastes_are_collapsed_and_sent_whole() {
         app.handle_key(key(KeyCode::Enter), clock.at(0)),
         vec![UiAction::Submit(Prompt::text(format!("explain {big}")))]
     );
+    // History shows what was typed, not 50 lines of log.
+    assert_eq!(
+        app.cells(),
+        [tack_tui::cells::HistoryCell::User {
+            mode: tack_tui::input::InputMode::Prompt,
+            text: "explain [Pasted text #1 +50 lines]".into(),
+        }]
+    );
 }
 
 #[test]

@@ -166,7 +166,8 @@ fn start_up_and_echo_latency() {
         let typed = format!("> {}", &text[..=i]);
         let t = std::time::Instant::now();
         pty.send(c.to_string().as_bytes()).unwrap();
-        pty.wait_until("the echo", WAIT, |s| s.contents().contains(&typed)).unwrap();
+        pty.wait_until("the echo", WAIT, |s| s.contents().contains(&typed))
+            .unwrap();
         echoes.push(t.elapsed());
     }
     echoes.sort();
@@ -176,7 +177,10 @@ fn start_up_and_echo_latency() {
         echoes[echoes.len() - 1]
     );
     pty.send(keys::CTRL_C).unwrap();
-    pty.wait_until("input cleared", WAIT, |s| !s.contents().contains("> the quick")).unwrap();
+    pty.wait_until("input cleared", WAIT, |s| {
+        !s.contents().contains("> the quick")
+    })
+    .unwrap();
     pty.send(keys::CTRL_C).unwrap();
     assert!(pty.wait_exit(WAIT).unwrap().success());
 }

@@ -241,7 +241,7 @@ impl App {
         if self.turn.is_some() {
             self.last_esc = None;
             // Prompts queued behind the turn come back to the editor.
-            let queued: Vec<String> = self.queue.drain(..).map(|p| p.text).collect();
+            let queued: Vec<String> = self.queue.drain(..).map(|(p, _)| p.text).collect();
             if !queued.is_empty() {
                 let mut text = queued.join("\n");
                 if !self.editor.is_empty() {
@@ -320,7 +320,7 @@ impl App {
         }
         let (mode, body) = InputMode::of(&text);
         match mode {
-            InputMode::Prompt => self.send(Prompt::text(text.clone()), now),
+            InputMode::Prompt => self.send(Prompt::text(text.clone()), raw, now),
             InputMode::Shell => {
                 self.push_cell(HistoryCell::User {
                     mode,
@@ -350,7 +350,7 @@ impl App {
                 allowed_tools: custom.allowed_tools.clone(),
                 model: custom.model.clone(),
             };
-            return self.send(prompt, now);
+            return self.send(prompt, echo, now);
         }
         if !BUILTINS.iter().any(|(n, _)| *n == name) {
             self.notice(NoticeLevel::Error, &format!("Unknown command: /{name}"));

@@ -93,7 +93,8 @@ pub struct App {
     cells: Vec<HistoryCell>,
     live: Live,
     turn: Option<Turn>,
-    queue: VecDeque<Prompt>,
+    /// Prompts waiting for the running turn, with what history shows for each.
+    queue: VecDeque<(Prompt, String)>,
     editor: Editor,
     pastes: Pastes,
     history: PromptHistory,
@@ -189,7 +190,7 @@ impl App {
 
     /// Prompts waiting for the running turn to end.
     pub fn queued(&self) -> impl Iterator<Item = &Prompt> {
-        self.queue.iter()
+        self.queue.iter().map(|(p, _)| p)
     }
 
     /// Whether a dialog is waiting for the user (fire the Notification hook).
@@ -359,8 +360,8 @@ impl App {
                 }
                 self.status.session_cost_usd = summary.session_cost_usd;
                 self.turn = None;
-                if let Some(next) = self.queue.pop_front() {
-                    actions.extend(self.send(next, now));
+                if let Some((next, display)) = self.queue.pop_front() {
+                    actions.extend(self.send(next, display, now));
                 }
             }
             UiEvent::Status(patch) => self.status.apply(patch),
@@ -413,15 +414,17 @@ impl App {
         }
     }
 
-    /// Sends a prompt now, or queues it behind the running turn.
-    fn send(&mut self, prompt: Prompt, now: Instant) -> Vec<UiAction> {
+    /// Sends a prompt now, or queues it behind the running turn. History shows
+    /// `display`: what was typed (paste placeholders, the slash command), not
+    /// the expanded text.
+    fn send(&mut self, prompt: Prompt, display: String, now: Instant) -> Vec<UiAction> {
         if self.turn.is_some() {
-            self.queue.push_back(prompt);
+            self.queue.push_back((prompt, display));
             return Vec::new();
         }
         self.push_cell(HistoryCell::User {
             mode: InputMode::Prompt,
-            text: prompt.text.clone(),
+            text: display,
         });
         self.turn = Some(Turn::new(now));
         vec![UiAction::Submit(prompt)]

@@ -71,8 +71,8 @@ impl App {
                 lines.push(Line::from(spans));
             }
         }
-        for prompt in &self.queue {
-            let first = prompt.text.lines().next().unwrap_or("");
+        for (_, display) in &self.queue {
+            let first = display.lines().next().unwrap_or("");
             lines.push(cut(
                 Line::styled(format!("  ⎿ queued: {first}"), theme.dim()),
                 usize::from(width),
