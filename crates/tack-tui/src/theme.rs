@@ -25,6 +25,21 @@ pub fn color_allowed(no_color: Option<&OsStr>) -> bool {
     no_color.is_none_or(|v| v.is_empty())
 }
 
+impl ThemeKind {
+    /// The background from `COLORFGBG` (`"fg;bg"`, set by rxvt, Konsole and
+    /// others; the caller reads the environment): light for backgrounds 7 and
+    /// 9-15, dark otherwise and when unset.
+    pub fn from_colorfgbg(value: Option<&str>) -> ThemeKind {
+        let bg = value
+            .and_then(|v| v.rsplit(';').next())
+            .and_then(|bg| bg.trim().parse::<u8>().ok());
+        match bg {
+            Some(7 | 9..=15) => ThemeKind::Light,
+            _ => ThemeKind::Dark,
+        }
+    }
+}
+
 impl Theme {
     pub fn new(kind: ThemeKind, color: bool) -> Theme {
         Theme { kind, color }
@@ -149,5 +164,30 @@ impl Theme {
     /// Permission mode names in the status area.
     pub fn mode(&self) -> Style {
         self.fg(Color::Rgb(175, 135, 255), Color::Rgb(130, 80, 223))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn background_and_no_color() {
+        assert_eq!(ThemeKind::from_colorfgbg(Some("15;0")), ThemeKind::Dark);
+        assert_eq!(ThemeKind::from_colorfgbg(Some("0;15")), ThemeKind::Light);
+        assert_eq!(
+            ThemeKind::from_colorfgbg(Some("0;default;7")),
+            ThemeKind::Light
+        );
+        assert_eq!(ThemeKind::from_colorfgbg(None), ThemeKind::Dark);
+        assert!(color_allowed(None));
+        assert!(color_allowed(Some(OsStr::new(""))));
+        assert!(!color_allowed(Some(OsStr::new("1"))));
+        assert_eq!(Theme::new(ThemeKind::Dark, false).accent(), Style::new());
+        assert_ne!(
+            Theme::new(ThemeKind::Dark, true).accent(),
+            Theme::new(ThemeKind::Light, true).accent()
+        );
     }
 }

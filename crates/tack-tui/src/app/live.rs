@@ -151,49 +151,22 @@ impl Live {
     /// every finished item at the front.
     pub(crate) fn commit(&mut self, width: u16, theme: &Theme, out: &mut Vec<Committed>) {
         while let Some(front) = self.items.front_mut() {
-            match front {
-                LiveItem::Text(s) | LiveItem::Thinking(s) => {
-                    let mut lines = std::mem::take(&mut s.ready);
-                    if s.done {
-                        lines.extend(s.stream.finish(width, theme));
-                    }
-                    let blank = s.stream.source().trim().is_empty();
-                    if !lines.is_empty() && !blank {
-                        out.push(Committed {
-                            lines,
-                            cells: Vec::new(),
-                            starts_entry: !s.started,
-                        });
-                        s.started = true;
-                    }
-                    if !s.done {
-                        return;
-                    }
-                    let cell = match front {
-                        LiveItem::Text(s) => HistoryCell::Assistant(s.stream.source().to_string()),
-                        LiveItem::Thinking(s) => {
-                            HistoryCell::Thinking(s.stream.source().to_string())
-                        }
-                        LiveItem::Tool(_) => return,
-                    };
-                    if !blank {
-                        out.push(Committed {
-                            lines: Vec::new(),
-                            cells: vec![cell],
-                            starts_entry: false,
-                        });
-                    }
-                }
+            let finished = match front {
+                LiveItem::Text(s) => commit_stream(s, width, theme, out, HistoryCell::Assistant),
+                LiveItem::Thinking(s) => commit_stream(s, width, theme, out, HistoryCell::Thinking),
                 LiveItem::Tool(call) => {
-                    if call.result.is_none() {
-                        return;
+                    if call.result.is_some() {
+                        out.push(Committed {
+                            lines: render_call(call, theme, width, false),
+                            cells: vec![HistoryCell::Tool(call.clone())],
+                            starts_entry: true,
+                        });
                     }
-                    out.push(Committed {
-                        lines: render_call(call, theme, width, false),
-                        cells: vec![HistoryCell::Tool(call.clone())],
-                        starts_entry: true,
-                    });
+                    call.result.is_some()
                 }
+            };
+            if !finished {
+                return;
             }
             self.items.pop_front();
         }
@@ -235,4 +208,40 @@ impl Live {
         }
         lines
     }
+}
+
+/// Hands over a stream's finished lines; when the stream is done, the rest of
+/// it and its cell. Returns whether it is done.
+fn commit_stream(
+    s: &mut StreamItem,
+    width: u16,
+    theme: &Theme,
+    out: &mut Vec<Committed>,
+    cell: fn(String) -> HistoryCell,
+) -> bool {
+    let mut lines = std::mem::take(&mut s.ready);
+    if s.done {
+        lines.extend(s.stream.finish(width, theme));
+    }
+    // A message of only whitespace leaves nothing behind.
+    let blank = s.stream.source().trim().is_empty();
+    if blank {
+        return s.done;
+    }
+    if !lines.is_empty() {
+        out.push(Committed {
+            lines,
+            cells: Vec::new(),
+            starts_entry: !s.started,
+        });
+        s.started = true;
+    }
+    if s.done {
+        out.push(Committed {
+            lines: Vec::new(),
+            cells: vec![cell(s.stream.source().to_string())],
+            starts_entry: false,
+        });
+    }
+    s.done
 }
