@@ -63,18 +63,6 @@ impl Theme {
         }
     }
 
-    /// A colour for syntax highlighting, or `None` without colour.
-    pub fn syntax_color(&self, dark: (u8, u8, u8), light: (u8, u8, u8)) -> Option<Color> {
-        if !self.color {
-            return None;
-        }
-        let (r, g, b) = match self.kind {
-            ThemeKind::Dark => dark,
-            ThemeKind::Light => light,
-        };
-        Some(Color::Rgb(r, g, b))
-    }
-
     pub fn text(&self) -> Style {
         Style::new()
     }

@@ -178,3 +178,43 @@ fn code_blocks_are_highlighted_with_colour_and_plain_without() {
     );
     assert_eq!(plain(&plain_lines), vec!["fn main() {}"]);
 }
+
+#[test]
+fn the_languages_models_write_most_are_highlighted() {
+    let langs = tack_tui::markdown::highlighted_languages();
+    for name in [
+        "Rust",
+        "Python",
+        "JavaScript",
+        "Bourne Again Shell (bash)",
+        "JSON",
+        "Go",
+        "C",
+        "C++",
+        "Java",
+        "YAML",
+        "HTML",
+        "CSS",
+        "SQL",
+        "Diff",
+    ] {
+        assert!(
+            langs.iter().any(|l| l == name),
+            "{name} missing from {langs:?}"
+        );
+    }
+    let theme = Theme::new(ThemeKind::Dark, true);
+    // TypeScript has no grammar in the set: JavaScript's is used.
+    for (fence, code) in [
+        ("ts", "const x: number = 1 // note"),
+        ("tsx", "const x = 1 // note"),
+        ("typescript", "let y = 'a'"),
+        ("sh", "echo \"$HOME\" # home"),
+        ("shell", "ls -la # list"),
+        ("py", "def f(): return 1  # one"),
+        ("yml", "key: value # comment"),
+    ] {
+        let lines = tack_tui::markdown::highlight_code(code, fence, &theme);
+        assert!(lines[0].spans.len() > 1, "{fence}: {lines:?}");
+    }
+}
