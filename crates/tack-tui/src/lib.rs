@@ -27,8 +27,8 @@
 //! history is written into the terminal's own scrollback exactly once (so the
 //! terminal's search, selection, tmux history all work, and it survives exit);
 //! only the live area at the bottom (streaming block, tool calls in flight,
-//! spinner, input, status) is redrawn, by cell diff, inside DEC 2026
-//! synchronized updates. History is never laid out again, so a frame costs the
+//! spinner, input, status) is redrawn, by cell diff; a frame of more than one
+//! change is wrapped in a DEC 2026 synchronized update. History is never laid out again, so a frame costs the
 //! size of the live area, not of the session. See [`render::InlineTerminal`]
 //! for how rows are inserted above the live area without redrawing it.
 //!

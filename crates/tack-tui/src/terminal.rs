@@ -52,8 +52,13 @@ impl Drop for TerminalGuard {
 /// One frame: the app's new history lines into the scrollback, then its live
 /// area; or the full-screen view on the alternate screen while one is open (new
 /// history waits for its end). Writes nothing when nothing changed.
+/// A resize the app was told about (`Event::Resize` through
+/// [`App::handle_terminal_event`]) is applied to the terminal here first.
 pub fn draw<W: Write>(app: &mut App, term: &mut InlineTerminal<W>) -> io::Result<()> {
-    let (width, height) = term.size();
+    let (width, height) = app.size();
+    if term.size() != (width, height) {
+        term.resize(width, height)?;
+    }
     if app.is_fullscreen() {
         return term.frame_fullscreen(&app.render_live(width, height));
     }

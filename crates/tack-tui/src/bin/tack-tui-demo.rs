@@ -174,17 +174,6 @@ fn main() -> io::Result<()> {
                 app.tick(now);
                 Vec::new()
             }
-            Some(Msg::Term(crossterm::event::Event::Resize(w, h))) => {
-                app.set_size(w, h);
-                term.resize(w, h)?;
-                let real = crossterm::terminal::size()?;
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open("/tmp/demo.log")?
-                    .write_all(format!("resize {w}x{h} real {real:?}\n").as_bytes())?;
-                Vec::new()
-            }
             Some(Msg::Term(ev)) => app.handle_terminal_event(ev, now),
             Some(Msg::Runtime(ev)) => app.handle_event(ev, now),
         };
