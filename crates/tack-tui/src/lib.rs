@@ -72,7 +72,8 @@
 //!   streaming text are moved with IL/DL rather than rewritten, and a frame
 //!   that is one run of text is not wrapped in a synchronized update.
 //! - Frame time (event + render + diff + write), median: 1.1 ms with 10
-//!   messages of history, 0.9 ms with 10,000. A frame never touches history.
+//!   messages of history, 0.9 ms with 10,000 (release build: 0.41 ms and
+//!   0.36 ms). A frame never touches history.
 //! - In a pty: input-ready 8 ms after spawn; keystroke to echo 3.9 ms median.
 //!
 //! # Resizing, tmux
