@@ -39,6 +39,9 @@ pub enum UiEvent {
         name: String,
         input: Value,
     },
+    /// What a running tool reports (the last line of a command's output, a
+    /// sub-agent's step); shown under the call until it finishes.
+    ToolProgress { id: String, text: String },
     /// A tool call finished.
     ToolUseFinished {
         id: String,

@@ -115,6 +115,13 @@ fn tool_session(app: &mut tack_tui::App, clock: &Clock) {
         clock.at(1000),
     );
     app.handle_event(
+        UiEvent::ToolProgress {
+            id: "t2".into(),
+            text: "reading 1.2 MB".into(),
+        },
+        clock.at(1050),
+    );
+    app.handle_event(
         started(
             "t3",
             "Grep",

@@ -2,9 +2,9 @@
 //! order. Only the first item may hand finished lines to history, so the
 //! scrollback keeps the order in which things happened.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 
 use crate::cells::{HistoryCell, ToolCall, ToolResult, render_call};
 use crate::markdown::MarkdownStream;
@@ -42,6 +42,8 @@ impl StreamItem {
 #[derive(Debug, Default)]
 pub(crate) struct Live {
     items: VecDeque<LiveItem>,
+    /// The latest progress of running tools, by tool_use id (never in history).
+    progress: HashMap<String, String>,
 }
 
 /// Lines and cells handed over to history.
@@ -120,7 +122,17 @@ impl Live {
         self.items.push_back(LiveItem::Tool(call));
     }
 
+    pub(crate) fn tool_progress(&mut self, id: &str, text: String) {
+        let running = self.items.iter().any(
+            |item| matches!(item, LiveItem::Tool(call) if call.id == id && call.result.is_none()),
+        );
+        if running {
+            self.progress.insert(id.to_string(), text);
+        }
+    }
+
     pub(crate) fn tool_finished(&mut self, id: &str, result: ToolResult) -> bool {
+        self.progress.remove(id);
         for item in &mut self.items {
             if let LiveItem::Tool(call) = item
                 && call.id == id
@@ -203,6 +215,16 @@ impl Live {
                         lines.push(Line::default());
                     }
                     lines.extend(render_call(call, theme, width, false));
+                    if let Some(progress) = self.progress.get(&call.id) {
+                        let text = crate::cells::sanitize(progress).replace('\n', " ");
+                        lines.push(crate::dialogs::cut(
+                            Line::from(vec![
+                                Span::styled("  ⎿  ", theme.dim()),
+                                Span::styled(text, theme.dim()),
+                            ]),
+                            usize::from(width),
+                        ));
+                    }
                 }
             }
         }

@@ -329,6 +329,7 @@ impl App {
                     result: None,
                 });
             }
+            UiEvent::ToolProgress { id, text } => self.live.tool_progress(&id, text),
             UiEvent::ToolUseFinished {
                 id,
                 is_error,
