@@ -19,7 +19,8 @@
 //!   [`AnthropicClient::count_tokens`]; [`ClientConfig::from_env`] builds its config.
 //! - [`ApiError::is_retryable`], [`ApiError::retry_after`], [`ApiError::status`].
 //! - [`StreamDecoder`]: SSE bytes → [`StreamEvent`]s, for replaying recorded streams.
-//! - [`model_info`] (context window, output cap, [`Prices`]) and [`cost`].
+//! - [`model_info`] (context window, output cap, [`Prices`]) and [`cost`];
+//!   [`model_limits`]: window and output cap with the unknown-model defaults.
 //! - [`estimate_request`] / [`estimate_messages`] / [`estimate_block`]: a local
 //!   bytes/4 token estimate for budget decisions.
 
@@ -41,7 +42,10 @@ pub use assemble::StreamDecoder;
 pub use config::{Auth, ClientConfig, RetryPolicy};
 pub use error::ApiError;
 pub use event::{StreamEvent, ToolInputError};
-pub use models::{ModelInfo, Prices, model_info};
+pub use models::{
+    DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, ModelInfo, ModelLimits, Prices, model_info,
+    model_limits,
+};
 pub use pricing::{Cost, cost};
 pub use tokens::{IMAGE_TOKENS, estimate_block, estimate_messages, estimate_request};
 

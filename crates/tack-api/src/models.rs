@@ -37,6 +37,44 @@ pub fn model_info(model: &str) -> Option<ModelInfo> {
         .map(|(_, info)| *info)
 }
 
+/// Context window assumed for a model missing from the table: the window of
+/// every Claude model before the 1M ones, and what stream-json reports as its
+/// `contextWindow`.
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
+/// Output cap assumed for a model missing from the table (stream-json's
+/// `maxOutputTokens`): the lowest cap of the Claude 4 families, so a request
+/// sized by it is accepted by any of them.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u64 = 32_000;
+
+/// A model's context window and output cap, in tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelLimits {
+    pub context_window: u64,
+    pub max_output_tokens: u64,
+    /// False when the model is not in tack's table and the figures are
+    /// [`DEFAULT_CONTEXT_WINDOW`] / [`DEFAULT_MAX_OUTPUT_TOKENS`]: fine to show,
+    /// not to size context management by.
+    pub known: bool,
+}
+
+/// The limits of `model` (matched as in [`model_info`]); for an unknown model
+/// 200,000 / 32,000 with `known: false`. The one place the unknown-model
+/// defaults are decided.
+pub fn model_limits(model: &str) -> ModelLimits {
+    match model_info(model) {
+        Some(info) => ModelLimits {
+            context_window: info.context_window,
+            max_output_tokens: info.max_output_tokens,
+            known: true,
+        },
+        None => ModelLimits {
+            context_window: DEFAULT_CONTEXT_WINDOW,
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+            known: false,
+        },
+    }
+}
+
 /// `family` occurs in `model`, followed by nothing, a date (`-20250929`), the
 /// `-0` alias suffix or a non-version suffix (`-latest`, `-v1:0`, `[1m]`, `@…`),
 /// but not by another version number (`opus-4` must not match `opus-4-1`).
@@ -184,6 +222,36 @@ mod tests {
         for (model, expected) in cases {
             assert_eq!(model_info(model).map(|i| i.id), expected, "{model}");
         }
+    }
+
+    #[test]
+    fn limits_of_a_known_and_an_unknown_model() {
+        assert_eq!(
+            [
+                model_limits("claude-opus-4-1-20250805"),
+                model_limits("claude-opus-4-9")
+            ],
+            [
+                ModelLimits {
+                    context_window: 200_000,
+                    max_output_tokens: 32_000,
+                    known: true,
+                },
+                ModelLimits {
+                    context_window: 200_000,
+                    max_output_tokens: 32_000,
+                    known: false,
+                },
+            ]
+        );
+        assert_eq!(
+            model_limits("claude-sonnet-4-6"),
+            ModelLimits {
+                context_window: 1_000_000,
+                max_output_tokens: 128_000,
+                known: true,
+            }
+        );
     }
 
     #[test]

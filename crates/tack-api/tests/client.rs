@@ -253,6 +253,56 @@ async fn thinking_block_and_custom_stop_reason() {
 }
 
 #[tokio::test]
+async fn server_tool_blocks_assemble_whole_with_citations() {
+    let hits = json!([{"type": "web_search_result", "url": "https://a.example/x", "title": "A", "encrypted_content": "enc"}]);
+    let citation = json!({"type": "web_search_result_location", "url": "https://a.example/x", "title": "A", "cited_text": "x"});
+    let server = MockServer::start(Script::new([Reply::message()
+        .server_tool_use("srvtoolu_01", "web_search", json!({"query": "rust async"}))
+        .web_search_tool_result("srvtoolu_01", hits.clone())
+        .cited_text("Per A, yes.", vec![citation.clone()])
+        .usage(3, 4)
+        .into()]))
+    .await
+    .unwrap();
+    let events = collect(&client(&server)).await;
+    let call =
+        ContentBlock::server_tool_use("srvtoolu_01", "web_search", json!({"query": "rust async"}));
+    let result = ContentBlock::web_search_tool_result("srvtoolu_01", hits);
+    let text = ContentBlock::Text {
+        text: "Per A, yes.".into(),
+        citations: Some(vec![citation]),
+        cache_control: None,
+    };
+    let done = message(
+        "msg_mock_1",
+        vec![call.clone(), result.clone(), text.clone()],
+        StopReason::EndTurn,
+        usage(3, 4),
+    );
+    assert_eq!(
+        summary(&events),
+        vec![
+            Ok(StreamEvent::BlockDone {
+                index: 0,
+                block: call,
+                input_error: None
+            }),
+            Ok(StreamEvent::BlockDone {
+                index: 1,
+                block: result,
+                input_error: None
+            }),
+            Ok(StreamEvent::BlockDone {
+                index: 2,
+                block: text,
+                input_error: None
+            }),
+            Ok(StreamEvent::MessageDone(done)),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn malformed_tool_input_is_reported_not_run() {
     let server = MockServer::start(Script::new([Reply::message()
         .raw_tool_input("toolu_9", "Bash", "{\"command\": \"ls\"")

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use tack_permissions::PermissionMode;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -76,7 +77,7 @@ pub struct Cli {
     pub append_system_prompt: Option<String>,
 
     /// Permission mode for the session.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = permission_mode())]
     pub permission_mode: Option<PermissionMode>,
 
     /// Allowed tools / rules, comma- or space-separated (e.g. "Read,Bash(git diff *)").
@@ -117,6 +118,15 @@ pub enum Command {
     /// Run a real session end to end against a built-in scripted model:
     /// no API key, no network.
     Demo,
+    /// Trust this folder (or DIR): its project settings may then allow tools,
+    /// run hooks and set the environment, as the terminal UI's trust dialog does.
+    Trust {
+        /// The folder to trust (default: the project of the current directory).
+        dir: Option<PathBuf>,
+        /// Also let its CLAUDE.md / AGENTS.md import files from outside the project.
+        #[arg(long)]
+        allow_external_imports: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -134,37 +144,20 @@ pub enum InputFormat {
     StreamJson,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PermissionMode {
-    #[value(name = "default", alias = "manual")]
-    Default,
-    #[value(name = "acceptEdits")]
-    AcceptEdits,
-    #[value(name = "plan")]
-    Plan,
-    #[value(name = "auto")]
-    Auto,
-    #[value(name = "dontAsk")]
-    DontAsk,
-    #[value(name = "bypassPermissions")]
-    BypassPermissions,
-}
-
-impl PermissionMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionMode::Default => "default",
-            PermissionMode::AcceptEdits => "acceptEdits",
-            PermissionMode::Plan => "plan",
-            PermissionMode::Auto => "auto",
-            PermissionMode::DontAsk => "dontAsk",
-            PermissionMode::BypassPermissions => "bypassPermissions",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<PermissionMode> {
-        <PermissionMode as ValueEnum>::from_str(s, false).ok()
-    }
+/// The permission mode names (`manual` is `default`), parsed into
+/// tack-permissions' one [`PermissionMode`].
+fn permission_mode() -> impl clap::builder::TypedValueParser<Value = PermissionMode> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new([
+        "default",
+        "manual",
+        "acceptEdits",
+        "plan",
+        "auto",
+        "dontAsk",
+        "bypassPermissions",
+    ])
+    .try_map(|s| s.parse::<PermissionMode>())
 }
 
 /// Splits `--allowedTools` values on commas and spaces, except inside

@@ -11,7 +11,8 @@ use anyhow::Context;
 use serde_json::json;
 use tack_testkit::{MockServer, Reply, Script};
 
-use crate::app::{Env, Place, RunSettings, run_print};
+use tack_runtime::{Env, Place, SessionOptions};
+
 use crate::cli::Cli;
 
 const CALC: &str = "#!/bin/sh\n# Arithmetic helpers.\nadd() {\n  echo $(( $1 - $2 ))\n}\n";
@@ -87,8 +88,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     env.0.insert("ANTHROPIC_BASE_URL".into(), server.base_url());
     env.0
         .insert("ANTHROPIC_API_KEY".into(), "demo-key-no-network".into());
-    let mut place = Place::from_process(env)?;
-    place.cwd = project.clone();
+    let place = Place::new(project.clone(), env)?;
 
     println!(
         "tack demo: a real session against a built-in scripted model (no API key, no network)."
@@ -96,20 +96,24 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     println!("project: {}", project.display());
     println!("model server: {} (in-process)\n", server.base_url());
     println!("> {PROMPT}\n");
-    let settings = RunSettings {
-        model: Some("claude-sonnet-4-5".into()),
-        rules: vec![(
-            tack_permissions::RuleSource::named("tack demo"),
-            tack_permissions::RuleLists {
-                allow: vec!["Bash(sh test.sh)".into()],
-                ..Default::default()
-            },
-        )],
-        default_mode: Some("acceptEdits".into()),
-        narrate: true,
-        ..RunSettings::default()
+    // The demo's own settings only (none of the user's files): its rules, as
+    // the flag layer.
+    let settings =
+        r#"{"permissions": {"allow": ["Bash(sh test.sh)"], "defaultMode": "acceptEdits"}}"#;
+    let loaded = tack_runtime::LoadedSettings {
+        settings: tack_config::Settings::from_layers(
+            [(tack_config::Source::inline(&project), settings.to_owned())],
+            None,
+        )?,
+        trust: tack_runtime::Trust::default(),
+        notices: Vec::new(),
     };
-    let code = run_print(cli, place, settings, Some(PROMPT.to_owned())).await?;
+    let options = SessionOptions {
+        model: Some("claude-sonnet-4-5".into()),
+        ..SessionOptions::default()
+    };
+    let code =
+        crate::print::run(cli, place, loaded, options, Some(PROMPT.to_owned()), true).await?;
     let test = std::process::Command::new("sh")
         .arg("test.sh")
         .current_dir(&project)

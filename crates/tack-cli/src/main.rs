@@ -1,18 +1,17 @@
-//! `tack`: the binary. See `app.rs` for print mode and `demo.rs` for `tack demo`.
+//! `tack`: the binary. Print mode (`print.rs`) and `tack demo` (`demo.rs`)
+//! are front ends of the session runtime (`tack-runtime`).
 
-mod app;
 mod cli;
-mod deferred_client;
 mod demo;
-mod hooks;
 mod output;
-mod permissions;
-mod persist;
+mod print;
 mod progress;
 
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::Parser;
+use tack_runtime::{Env, Place};
 
 use crate::cli::{Cli, Command};
 
@@ -39,9 +38,28 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    app::validate(&cli)?;
-    let demo = cli.demo || matches!(cli.command, Some(Command::Demo));
-    if demo {
+    print::validate(&cli)?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    match &cli.command {
+        Some(Command::Demo) => return runtime()?.block_on(demo::run(&cli)),
+        Some(Command::Trust {
+            dir,
+            allow_external_imports,
+        }) => {
+            let place = Place::new(cwd.clone(), Env::from_process())?;
+            let dir = match dir {
+                Some(d) => cwd.join(d),
+                None => tack_config::find_project_dir(&cwd),
+            };
+            let dir = dir.canonicalize().unwrap_or(dir);
+            tack_runtime::TrustStore::new(&place.config_dir)
+                .trust(&dir, *allow_external_imports)?;
+            println!("Trusted {}", dir.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        None => {}
+    }
+    if cli.demo {
         return runtime()?.block_on(demo::run(&cli));
     }
     if !cli.print && cli.input_format != cli::InputFormat::StreamJson {
@@ -49,26 +67,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             "interactive mode is not implemented yet: use -p/--print (or try `tack demo`)"
         );
     }
-    let env = app::Env::from_process();
-    let mut place = app::Place::from_process(env)?;
+    let mut place = Place::new(cwd, Env::from_process())?;
     // Every settings file is read and checked before anything else happens.
-    let settings = app::load_settings(&cli, &place)?;
+    let loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
     // Settings' `env` is the session's environment, over the inherited one: what
     // tack reads (`place.env`), what every subprocess (Bash tool, hooks,
     // apiKeyHelper) inherits, and what reqwest reads HTTP(S)_PROXY / NO_PROXY
     // from. Set here, while the process has one thread and before the runtime
     // exists; tests never get here (they run the binary, or pass an `Env`).
-    for (key, value) in settings.env() {
+    for (key, value) in loaded.settings.env() {
         // SAFETY: single-threaded: no runtime, no other thread yet.
         unsafe { std::env::set_var(key, value) };
     }
-    place.env.apply(settings.env());
-    let run_settings = app::RunSettings::from_settings(&settings);
+    place.env.apply(loaded.settings.env());
     let prompt = match cli.input_format {
-        cli::InputFormat::Text => Some(app::read_prompt(&cli)?),
+        cli::InputFormat::Text => Some(print::read_prompt(&cli)?),
         cli::InputFormat::StreamJson => None,
     };
-    runtime()?.block_on(app::run_print(&cli, place, run_settings, prompt))
+    let options = print::session_options(&cli);
+    runtime()?.block_on(print::run(&cli, place, loaded, options, prompt, false))
 }
 
 /// A current-thread runtime: start-up costs no worker threads, and the loop

@@ -19,6 +19,7 @@ async fn project(script: Script, settings: Value) -> (Env, PathBuf) {
     let path = env.cwd().join(".tack/settings.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, settings.to_string()).unwrap();
+    env.trust();
     (env, path)
 }
 

@@ -168,6 +168,7 @@ async fn a_settings_deny_rule_denies_the_call_and_names_its_file() {
 async fn inline_settings_json_is_the_top_settings_layer() {
     let replies = (0..2).map(|_| Reply::text("ok"));
     let env = Env::new(Script::new(replies)).await;
+    env.trust();
     write(
         &env.cwd(),
         ".claude/settings.local.json",
@@ -243,6 +244,7 @@ async fn settings_env_reaches_tack_and_the_bash_tool() {
         Reply::text("done"),
     ]);
     let env = Env::new(script).await;
+    env.trust();
     write(
         env.home.path(),
         ".claude/settings.json",
@@ -280,6 +282,7 @@ async fn settings_env_reaches_tack_and_the_bash_tool() {
 #[tokio::test(flavor = "multi_thread")]
 async fn api_key_helper_output_is_sent_as_both_headers() {
     let env = Env::new(Script::new([Reply::text("ok"), Reply::text("ok")])).await;
+    env.trust();
     write(
         &env.cwd(),
         ".claude/settings.json",

@@ -53,7 +53,8 @@ fn modelled_fields_are_not_left_in_extra() {
 
 #[test]
 fn other_system_subtypes_are_kept_verbatim() {
-    let line = r#"{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":5},"session_id":"s","uuid":"u"}"#;
+    let line =
+        r#"{"type":"system","subtype":"status","status":"compacting","session_id":"s","uuid":"u"}"#;
     let record: StreamJsonRecord = serde_json::from_str(line).unwrap();
     assert!(matches!(
         record,
@@ -63,4 +64,20 @@ fn other_system_subtypes_are_kept_verbatim() {
         serde_json::to_value(&record).unwrap(),
         serde_json::from_str::<Value>(line).unwrap()
     );
+}
+
+#[test]
+fn compact_boundary_and_informational_records_are_typed_and_round_trip() {
+    let boundary = r#"{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":5},"session_id":"s","uuid":"u"}"#;
+    let info = r#"{"type":"system","subtype":"informational","content":"switched","level":"warning","session_id":"s","uuid":"u"}"#;
+    for line in [boundary, info] {
+        let record: StreamJsonRecord = serde_json::from_str(line).unwrap();
+        assert!(matches!(
+            record,
+            StreamJsonRecord::System(
+                SystemRecord::CompactBoundary(_) | SystemRecord::Informational(_)
+            )
+        ));
+        assert_eq!(serde_json::to_string(&record).unwrap(), line);
+    }
 }

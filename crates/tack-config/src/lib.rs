@@ -60,5 +60,5 @@ mod source;
 
 pub use error::ConfigError;
 pub use helper::{API_KEY_HELPER_TIMEOUT, run_api_key_helper};
-pub use settings::{DEFAULT_CLEANUP_PERIOD_DAYS, Permissions, Settings, Sourced};
+pub use settings::{DEFAULT_CLEANUP_PERIOD_DAYS, IgnoredUntrusted, Permissions, Settings, Sourced};
 pub use source::{Locations, Scope, Source, find_project_dir};

@@ -97,6 +97,21 @@ pub struct Settings {
     output_style: Option<String>,
     status_line: Option<Map<String, Value>>,
     extra: Map<String, Value>,
+    ignored_untrusted: Vec<IgnoredUntrusted>,
+}
+
+/// Entries of a project or local settings file left out because the workspace
+/// is not trusted: they would let the repository's author run code (`hooks`,
+/// `apiKeyHelper`, `statusLine`, `env`), loosen permissions (`allow` rules, a
+/// looser `defaultMode`, `additionalDirectories`) or start servers (MCP
+/// approvals). `deny` and `ask` rules, and every other key, still apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredUntrusted {
+    pub source: Arc<Source>,
+    /// The key as written (`permissions.allow`, `hooks`, ...).
+    pub key: &'static str,
+    /// How many entries (rules, hook events, variables; 1 for a scalar).
+    pub count: usize,
 }
 
 /// Days of transcripts kept when `cleanupPeriodDays` is not set.
@@ -134,7 +149,65 @@ impl Settings {
                 layers.push((source, text));
             }
         }
-        Settings::from_layers(layers, locations.home_dir.as_deref())
+        let mut settings = Settings::default();
+        for (source, text) in layers {
+            let parsed = file::parse(&source, &text)?;
+            let trusted = locations.workspace_trusted
+                || !matches!(source.scope(), crate::Scope::Project | crate::Scope::Local);
+            let parsed = if trusted {
+                parsed
+            } else {
+                settings.withhold_untrusted(&source, parsed)
+            };
+            settings.merge(Arc::new(source), parsed, locations.home_dir.as_deref());
+        }
+        Ok(settings)
+    }
+
+    /// `file` without what an untrusted project may not set, recording what was
+    /// left out.
+    fn withhold_untrusted(&mut self, source: &Source, mut file: FileSettings) -> FileSettings {
+        let source = Arc::new(source.clone());
+        let mut note = |key: &'static str, count: usize| {
+            if count > 0 {
+                self.ignored_untrusted.push(IgnoredUntrusted {
+                    source: source.clone(),
+                    key,
+                    count,
+                });
+            }
+        };
+        if let Some(file::Object(p)) = &mut file.permissions {
+            note("permissions.allow", p.allow.take().map_or(0, |a| a.len()));
+            let looser = p
+                .default_mode
+                .as_deref()
+                .is_some_and(|m| !matches!(m, "default" | "manual" | "plan" | "dontAsk"));
+            if looser {
+                p.default_mode = None;
+                note("permissions.defaultMode", 1);
+            }
+            note(
+                "permissions.additionalDirectories",
+                p.additional_directories.take().map_or(0, |d| d.len()),
+            );
+        }
+        note("hooks", file.hooks.take().map_or(0, |h| h.len()));
+        note("env", file.env.take().map_or(0, |e| e.len()));
+        note(
+            "apiKeyHelper",
+            usize::from(file.api_key_helper.take().is_some()),
+        );
+        note("statusLine", usize::from(file.status_line.take().is_some()));
+        note(
+            "enableAllProjectMcpServers",
+            usize::from(file.enable_all_project_mcp_servers.take() == Some(true)),
+        );
+        note(
+            "enabledMcpjsonServers",
+            file.enabled_mcpjson_servers.take().map_or(0, |s| s.len()),
+        );
+        file
     }
 
     /// Merges settings texts given lowest first (what [`Settings::load`] does
@@ -337,6 +410,12 @@ impl Settings {
             }
         }
         hooks_value(merged.iter().map(|(k, v)| (*k, v)))
+    }
+
+    /// What project and local settings set but an untrusted workspace may not
+    /// (see [`IgnoredUntrusted`]), in file order. Empty when trusted.
+    pub fn ignored_untrusted(&self) -> &[IgnoredUntrusted] {
+        &self.ignored_untrusted
     }
 
     /// Top-level keys tack does not know, as written (highest source wins).

@@ -99,6 +99,11 @@ pub struct Locations {
     pub claude_user_dir: Option<PathBuf>,
     /// tack's user directory: `$TACK_CONFIG_DIR`, else `~/.tack`.
     pub tack_user_dir: Option<PathBuf>,
+    /// The user has trusted the project (tack-runtime decides from its trust
+    /// store). Until then project and local settings may restrict but not
+    /// loosen or run anything: see [`crate::Settings::ignored_untrusted`].
+    /// [`Locations::discover`] leaves it `true`; the caller sets it.
+    pub workspace_trusted: bool,
 }
 
 impl Locations {
@@ -120,6 +125,7 @@ impl Locations {
             claude_user_dir: user_dir("CLAUDE_CONFIG_DIR", ".claude"),
             tack_user_dir: user_dir("TACK_CONFIG_DIR", ".tack"),
             home_dir,
+            workspace_trusted: true,
         }
     }
 

@@ -3,7 +3,7 @@
 //! called), with histories of 10, 100 and 1000 messages. The tool is instant, so
 //! what is measured is the loop's own work: assistant message assembly, executor
 //! spawn and result collection, the tool-result message, the transcript barrier,
-//! the pipeline stages and `build_request`.
+//! the compaction tiers and `build_request`.
 //!
 //! Also prints the memory retained per history message, measured with a counting
 //! global allocator, against the message's JSON size.

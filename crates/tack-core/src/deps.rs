@@ -9,7 +9,7 @@
 //!
 //! The loop pulls the stream returned by `call_model` to its end (or until the
 //! cancellation token fires, when it drops it), and calls the other methods at most
-//! once per iteration, in pipeline order.
+//! once per iteration, in the order of the compaction tiers (`compact/`).
 //!
 //! The summarisation call of a compaction (`autocompact` in the seeds' deps, also
 //! used by reactive and manual compaction) is [`QueryDeps::summarize`]; its
@@ -26,10 +26,10 @@ use tack_api::{ApiError, ModelClient, StreamEvent};
 use tack_protocol::{Message, MessagesRequest};
 use tokio_util::sync::CancellationToken;
 
-use crate::compact::autocompact::extract_summary;
-use crate::compact::microcompact::MicrocompactConfig;
-use crate::pipeline::autocompact::CompactError;
-use crate::pipeline::microcompact::{self, MicrocompactOutcome};
+use crate::compact::{
+    CompactDeps, CompactError, MicrocompactConfig, MicrocompactOutcome, extract_summary,
+    microcompact_if_needed,
+};
 
 /// The injectable dependencies of the loop; see the module docs.
 pub trait QueryDeps: Send + Sync {
@@ -47,7 +47,7 @@ pub trait QueryDeps: Send + Sync {
         messages: Vec<Message>,
         config: MicrocompactConfig,
     ) -> BoxFuture<'_, MicrocompactOutcome> {
-        Box::pin(std::future::ready(microcompact::microcompact(
+        Box::pin(std::future::ready(microcompact_if_needed(
             messages, &config,
         )))
     }
@@ -83,6 +83,22 @@ pub trait QueryDeps: Send + Sync {
     /// A fresh id for a message the loop creates (transcript uuid).
     fn new_id(&self) -> String {
         uuid::Uuid::new_v4().to_string()
+    }
+}
+
+/// A compaction's calls are the loop's: `compact` takes them as a
+/// [`CompactDeps`] so that it does not depend on this module.
+impl<D: QueryDeps + ?Sized> CompactDeps for D {
+    fn summarize(
+        &self,
+        request: MessagesRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, Result<String, CompactError>> {
+        QueryDeps::summarize(self, request, cancel)
+    }
+
+    fn new_id(&self) -> String {
+        QueryDeps::new_id(self)
     }
 }
 

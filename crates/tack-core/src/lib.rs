@@ -1,5 +1,9 @@
 //! tack's engine: the agent loop (`query`), the streaming tool executor, the
 //! outer `Session`, and the assembly of what is sent to the model.
+//!
+//! Modules import one way (`tests/module_graph.rs` checks it):
+//! `context` ← `request` ← `executor`/`permission` ← `compact` ← `deps` ←
+//! `query` ← `session`.
 
 pub mod compact;
 pub mod context;
@@ -9,9 +13,6 @@ pub mod request;
 pub mod deps;
 pub mod executor;
 pub mod permission;
-pub mod pipeline;
 pub mod session;
 
-pub use query::{
-    LoopEvent, QueryConfig, QueryParams, QueryStream, State, Terminal, Transition, query,
-};
+pub use query::{LoopEvent, QueryConfig, QueryParams, QueryStream, Terminal, Transition, query};

@@ -26,8 +26,8 @@
 //!
 //! Compaction: on `LoopEvent::Compacted` (autocompact, reactive) and in
 //! [`Session::compact`] (the manual `/compact [instructions]`), the session
-//! writes a [`TranscriptEntry::CompactBoundary`], then each post-compact message,
-//! and replaces its history with them; a resumed transcript starts after the
+//! writes a [`TranscriptEntry::Compacted`] (the boundary and each post-compact
+//! message) and replaces its history with them; a resumed transcript starts after the
 //! last boundary. Autocompact's circuit breaker is carried across submits.
 
 use std::collections::BTreeMap;
@@ -40,16 +40,16 @@ use tack_protocol::{ContentBlock, Message, Role, Usage};
 use tack_tool::ToolEnv;
 use tokio_util::sync::CancellationToken;
 
+use crate::compact::{
+    AutocompactTracking, CompactError, CompactTrigger, SummarySettings, compact_history,
+};
 use crate::context::PromptContext;
 use crate::deps::QueryDeps;
 use crate::executor::{INTERRUPTED_BY_USER, ToolSet};
 use crate::permission::CanUseTool;
-use crate::pipeline::autocompact::{
-    AutocompactTracking, CompactError, CompactTrigger, SummarySettings, compact_history,
-};
 use crate::query::{
-    CompactedEvent, LoopEvent, LoopHooks, QueryConfig, QueryParams, QueryStream, Terminal,
-    ToolResultInfo, ToolResultsEvent, query,
+    AssistantMessageEvent, CompactedEvent, LoopEvent, LoopHooks, QueryConfig, QueryParams,
+    QueryStream, Terminal, ToolResultInfo, ToolResultsEvent, query,
 };
 
 /// Where the session's messages are persisted (the JSONL session store).
@@ -65,22 +65,41 @@ pub trait TranscriptSink: Send + Sync {
     ) -> BoxFuture<'a, Result<(), TranscriptError>>;
 }
 
-/// One transcript record.
+/// One transcript record, borrowed from the event that carries it (so a sink
+/// can write everything a resumable transcript needs: API ids, usage, the
+/// tools' structured output).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum TranscriptEntry<'a> {
-    /// A message appended to the conversation, with its uuid.
-    Message { uuid: &'a str, message: &'a Message },
+    /// The user's prompt (a new turn).
+    Prompt { uuid: &'a str, message: &'a Message },
+    /// A complete assistant message.
+    Assistant(&'a AssistantMessageEvent),
+    /// The tool results of one iteration (also the synthetic "interrupted"
+    /// results the session writes for tool calls a dropped turn left open).
+    ToolResults(&'a ToolResultsEvent),
+    /// A user message the loop appended itself (Claude Code's `isMeta`).
+    Meta { uuid: &'a str, message: &'a Message },
     /// The message with this uuid is void (streaming fallback).
     Tombstone { uuid: &'a str },
     /// The compact boundary (Claude Code's `{"type":"system","subtype":
-    /// "compact_boundary","compactMetadata":{"trigger","preTokens"}}`): the
-    /// `Message` entries after it are the whole conversation from then on (the
+    /// "compact_boundary","compactMetadata":{"trigger","preTokens"}}`) and the
+    /// messages after it, which are the whole conversation from then on (the
     /// first one carries the summary).
-    CompactBoundary {
-        uuid: &'a str,
-        trigger: CompactTrigger,
-        pre_tokens: u64,
-    },
+    Compacted(&'a CompactedEvent),
+}
+
+impl<'a> TranscriptEntry<'a> {
+    /// The conversation message this entry appends, with its uuid, if any.
+    pub fn message(&self) -> Option<(&'a str, &'a Message)> {
+        match *self {
+            TranscriptEntry::Prompt { uuid, message } | TranscriptEntry::Meta { uuid, message } => {
+                Some((uuid, message))
+            }
+            TranscriptEntry::Assistant(a) => Some((&a.uuid, &a.message)),
+            TranscriptEntry::ToolResults(r) => Some((&r.uuid, &r.message)),
+            TranscriptEntry::Tombstone { .. } | TranscriptEntry::Compacted(_) => None,
+        }
+    }
 }
 
 /// A manual `/compact` failed; the history is unchanged (unless the transcript
@@ -300,18 +319,9 @@ impl Session {
             CompactTrigger::Manual | CompactTrigger::Reactive => {}
         }
         if let Some(sink) = &self.parts.transcript {
-            sink.append(TranscriptEntry::CompactBoundary {
-                uuid: &event.boundary_uuid,
-                trigger: event.trigger,
-                pre_tokens: event.pre_tokens,
-            })
-            .await?;
+            sink.append(TranscriptEntry::Compacted(event)).await?;
         }
-        self.messages.clear();
-        self.uuids.clear();
-        for (uuid, message) in &event.messages {
-            self.record(uuid.clone(), message.clone()).await?;
-        }
+        (self.uuids, self.messages) = event.messages.iter().cloned().unzip();
         Ok(())
     }
 
@@ -323,6 +333,16 @@ impl Session {
 
     pub fn session_id(&self) -> &str {
         &self.parts.session_id
+    }
+
+    /// The request settings of the next turn (model, limits, ...).
+    pub fn config(&self) -> &QueryConfig {
+        &self.parts.config
+    }
+
+    /// Changes the request settings from the next turn on (`set_model`).
+    pub fn set_config(&mut self, config: QueryConfig) {
+        self.parts.config = config;
     }
 
     /// The conversation so far.
@@ -352,16 +372,15 @@ impl Session {
         }
     }
 
-    async fn record(&mut self, uuid: String, message: Message) -> Result<(), TranscriptError> {
+    /// Persists `entry`, then appends its message to the history.
+    async fn record(&mut self, entry: TranscriptEntry<'_>) -> Result<(), TranscriptError> {
         if let Some(sink) = &self.parts.transcript {
-            sink.append(TranscriptEntry::Message {
-                uuid: &uuid,
-                message: &message,
-            })
-            .await?;
+            sink.append(entry).await?;
         }
-        self.messages.push(message);
-        self.uuids.push(uuid);
+        if let Some((uuid, message)) = entry.message() {
+            self.messages.push(message.clone());
+            self.uuids.push(uuid.to_owned());
+        }
         Ok(())
     }
 
@@ -406,14 +425,13 @@ impl Session {
             .iter()
             .map(|r| ContentBlock::tool_result(r.tool_use_id.clone(), INTERRUPTED_BY_USER, true))
             .collect();
-        let message = Message::user(blocks);
-        let uuid = self.parts.deps.new_id();
-        self.record(uuid.clone(), message.clone()).await?;
-        Ok(Some(ToolResultsEvent {
-            uuid,
-            message,
+        let event = ToolResultsEvent {
+            uuid: self.parts.deps.new_id(),
+            message: Message::user(blocks),
             results,
-        }))
+        };
+        self.record(TranscriptEntry::ToolResults(&event)).await?;
+        Ok(Some(event))
     }
 
     fn query_params(&self, cancel: CancellationToken) -> QueryParams {
@@ -486,13 +504,13 @@ impl SessionTurn<'_> {
                 self.api_duration += a.api_duration;
                 self.num_turns += 1;
                 self.last_text = a.message.text();
-                self.session.record(a.uuid.clone(), a.message.clone()).await
+                self.session.record(TranscriptEntry::Assistant(a)).await
             }
-            LoopEvent::ToolResults(r) => {
-                self.session.record(r.uuid.clone(), r.message.clone()).await
-            }
+            LoopEvent::ToolResults(r) => self.session.record(TranscriptEntry::ToolResults(r)).await,
             LoopEvent::MetaMessage { uuid, message } => {
-                self.session.record(uuid.clone(), message.clone()).await
+                self.session
+                    .record(TranscriptEntry::Meta { uuid, message })
+                    .await
             }
             LoopEvent::Tombstone { uuid, .. } => self.session.tombstone(uuid).await,
             LoopEvent::Compacted(compacted) => self.session.apply_compaction(compacted).await,
@@ -525,7 +543,12 @@ impl SessionTurn<'_> {
     async fn start(&mut self, prompt: Message) -> Result<(), TranscriptError> {
         self.session.close_dangling_tool_uses().await?;
         let uuid = self.session.parts.deps.new_id();
-        self.session.record(uuid, prompt).await?;
+        self.session
+            .record(TranscriptEntry::Prompt {
+                uuid: &uuid,
+                message: &prompt,
+            })
+            .await?;
         self.stream = Some(query(self.session.query_params(self.cancel.clone())));
         Ok(())
     }

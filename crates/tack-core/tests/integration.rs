@@ -184,3 +184,74 @@ async fn a_multi_turn_session_sends_valid_cache_friendly_requests() {
         }
     }
 }
+
+/// A main-conversation response with server tool blocks (a user may configure
+/// Anthropic's server tools): the loop runs only the client `tool_use`, answers
+/// only it, and sends the server blocks back verbatim in the next request.
+#[tokio::test]
+async fn server_tool_blocks_in_a_main_response_are_kept_and_never_run() {
+    let hits = json!([{"type": "web_search_result", "url": "https://a.example/x", "title": "A", "encrypted_content": "enc"}]);
+    let citation = json!({"type": "web_search_result_location", "url": "https://a.example/x", "title": "A", "cited_text": "x"});
+    let server = MockServer::start(Script::new([
+        Reply::message()
+            .server_tool_use("srvtoolu_1", "web_search", json!({"query": "tabs"}))
+            .web_search_tool_result("srvtoolu_1", hits.clone())
+            .cited_text("Tabs are common.", vec![citation.clone()])
+            .tool_use("toolu_1", "Read", json!({"file_path": "/proj/a.rs"}))
+            .into(),
+        Reply::text("Done."),
+    ]))
+    .await
+    .unwrap();
+    let client = AnthropicClient::new(ClientConfig {
+        base_url: server.base_url(),
+        ..ClientConfig::default()
+    })
+    .unwrap();
+    let read = FakeTool::ok("Read", true, "fn main() {}", 0);
+    let runs = read.runs.clone();
+    let mut session = Session::new(SessionParts {
+        session_id: "sess-srv".into(),
+        context: Arc::new(PromptContext::default()),
+        tools: ToolSet::new(vec![Arc::new(read) as Arc<dyn Tool>]),
+        tool_env: tool_env(),
+        can_use_tool: Arc::new(AllowAll),
+        deps: Arc::new(ProductionDeps::new(Arc::new(client))),
+        config: QueryConfig::new(MODEL),
+        max_budget_usd: None,
+        transcript: None,
+    });
+
+    let result = drive(&mut session, "Tabs or spaces?").await;
+    assert_eq!(
+        (result.subtype, result.num_turns, result.result.as_str()),
+        (ResultSubtype::Success, 2, "Done.")
+    );
+    let ran: Vec<String> = runs
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.tool_use_id.clone())
+        .collect();
+    assert_eq!(ran, vec!["toolu_1"]);
+
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/v1/messages")
+        .map(|r| r.body.clone())
+        .collect();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(tool_result_ids(&bodies[1]), vec!["toolu_1"]);
+    let mut history = bodies[1]["messages"][1].clone();
+    strip_cache_control(&mut history);
+    assert_eq!(
+        history,
+        json!({"role": "assistant", "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "tabs"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": hits},
+            {"type": "text", "text": "Tabs are common.", "citations": [citation]},
+            {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/proj/a.rs"}},
+        ]})
+    );
+}

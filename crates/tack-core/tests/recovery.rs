@@ -13,12 +13,12 @@ use futures::future::BoxFuture;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_api::{AnthropicClient, ApiError, Auth, ClientConfig, RetryPolicy};
+use tack_core::compact::CompactTrigger;
 use tack_core::context::PromptContext;
 use tack_core::deps::ProductionDeps;
 use tack_core::executor::ToolSet;
 use tack_core::permission::AllowAll;
-use tack_core::pipeline::autocompact::CompactTrigger;
-use tack_core::query::recovery::max_output_tokens::RESUME_MESSAGE;
+use tack_core::query::RESUME_MESSAGE;
 use tack_core::query::{
     LoopEvent, LoopHooks, QueryConfig, QueryParams, StopHookInput, StopHookOutcome, Terminal,
     Transition, query,
@@ -347,14 +347,11 @@ async fn autocompact_summarises_and_continues_from_the_summary() {
     assert_eq!(after[2]["content"][0]["tool_use_id"], "toolu_1");
 }
 
-/// Stop hooks pass; PreCompact always blocks, counting its calls.
+/// Only PreCompact is implemented (Stop keeps the default): it always blocks,
+/// counting its calls.
 struct BlockingPreCompact(Mutex<u32>);
 
 impl LoopHooks for BlockingPreCompact {
-    fn run<'a>(&'a self, _input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
-        Box::pin(async { StopHookOutcome::Pass })
-    }
-
     fn pre_compact(&self) -> BoxFuture<'_, Result<(), String>> {
         *self.0.lock().unwrap() += 1;
         Box::pin(async { Err("not now".to_owned()) })
@@ -529,7 +526,7 @@ struct Scripted {
 }
 
 impl LoopHooks for Scripted {
-    fn run<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
+    fn stop<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
         self.seen_active
             .lock()
             .unwrap()
@@ -594,6 +591,41 @@ async fn a_blocking_stop_hook_injects_its_reason_and_continues_once() {
 }
 
 #[tokio::test]
+async fn a_stop_hook_that_blocks_again_is_obeyed_only_once_per_exit_point() {
+    let hooks = Arc::new(Scripted {
+        outcomes: Mutex::new(vec![
+            StopHookOutcome::Block {
+                reason: "not yet".into(),
+            },
+            StopHookOutcome::Block {
+                reason: "still not".into(),
+            },
+        ]),
+        seen_active: Mutex::default(),
+    });
+    let r = run(
+        vec![Reply::text("done"), Reply::text("done again")],
+        QueryConfig::new(MODEL),
+        vec![],
+        Some(hooks.clone()),
+    )
+    .await;
+    assert_eq!(
+        shape(&r.events),
+        vec![
+            request(1, None),
+            assistant(&[], StopReason::EndTurn),
+            Shape::Meta("Stop hook feedback:\nnot yet".into()),
+            request(1, Some(Transition::StopHookBlocking)),
+            assistant(&[], StopReason::EndTurn),
+            Shape::End(Terminal::Completed),
+        ]
+    );
+    assert_eq!(*hooks.seen_active.lock().unwrap(), vec![false, true]);
+    assert_eq!(r.bodies.len(), 2);
+}
+
+#[tokio::test]
 async fn token_budget_continues_until_returns_diminish() {
     let config = QueryConfig {
         token_budget: Some(10_000),
@@ -650,14 +682,23 @@ impl TranscriptSink for Transcript {
         &'a self,
         entry: TranscriptEntry<'a>,
     ) -> BoxFuture<'a, Result<(), TranscriptError>> {
-        let record = match entry {
-            TranscriptEntry::Message { uuid, message } => (uuid.to_owned(), Some(message.clone())),
-            TranscriptEntry::Tombstone { uuid } => (format!("tombstone {uuid}"), None),
-            TranscriptEntry::CompactBoundary { trigger, .. } => {
-                (format!("boundary {}", trigger.as_str()), None)
+        let mut records = self.records.lock().unwrap();
+        match entry {
+            TranscriptEntry::Tombstone { uuid } => {
+                records.push((format!("tombstone {uuid}"), None))
             }
-        };
-        self.records.lock().unwrap().push(record);
+            TranscriptEntry::Compacted(c) => {
+                records.push((format!("boundary {}", c.trigger.as_str()), None));
+                records.extend(c.messages.iter().map(|(u, m)| (u.clone(), Some(m.clone()))));
+            }
+            TranscriptEntry::Prompt { .. }
+            | TranscriptEntry::Assistant(_)
+            | TranscriptEntry::ToolResults(_)
+            | TranscriptEntry::Meta { .. } => {
+                let (uuid, message) = entry.message().expect("a message entry");
+                records.push((uuid.to_owned(), Some(message.clone())));
+            }
+        }
         Box::pin(std::future::ready(Ok(())))
     }
 }

@@ -22,6 +22,11 @@ use tack_protocol::{ContentBlock, Message, Role, Usage};
 use tack_tool::Tool;
 use tokio_util::sync::CancellationToken;
 
+/// (uuid, role) of an appended message.
+type Entry = (String, Option<Role>);
+/// (uuid or marker, message) of a record.
+type Record = (String, Option<Message>);
+
 /// Records (uuid, role) of every appended message.
 #[derive(Default)]
 struct MemorySink {
@@ -30,29 +35,48 @@ struct MemorySink {
     records: Mutex<Vec<(String, Option<Message>)>>,
 }
 
+/// One appended record: its `entries` row and its `records` row.
+
 impl TranscriptSink for MemorySink {
     fn append<'a>(
         &'a self,
         entry: TranscriptEntry<'a>,
     ) -> BoxFuture<'a, Result<(), TranscriptError>> {
-        let (record, full) = match entry {
-            TranscriptEntry::Message { uuid, message } => (
-                (uuid.to_owned(), Some(message.role)),
-                (uuid.to_owned(), Some(message.clone())),
-            ),
+        let mut rows: Vec<(Entry, Record)> = Vec::new();
+        match entry {
             TranscriptEntry::Tombstone { uuid } => {
-                ((uuid.to_owned(), None), (format!("tombstone:{uuid}"), None))
+                rows.push(((uuid.to_owned(), None), (format!("tombstone:{uuid}"), None)));
             }
-            TranscriptEntry::CompactBoundary { uuid, trigger, .. } => (
-                (uuid.to_owned(), None),
-                (format!("boundary:{}", trigger.as_str()), None),
-            ),
-        };
+            TranscriptEntry::Compacted(c) => {
+                rows.push((
+                    (c.boundary_uuid.clone(), None),
+                    (format!("boundary:{}", c.trigger.as_str()), None),
+                ));
+                for (uuid, message) in &c.messages {
+                    rows.push((
+                        (uuid.clone(), Some(message.role)),
+                        (uuid.clone(), Some(message.clone())),
+                    ));
+                }
+            }
+            TranscriptEntry::Prompt { .. }
+            | TranscriptEntry::Assistant(_)
+            | TranscriptEntry::ToolResults(_)
+            | TranscriptEntry::Meta { .. } => {
+                let (uuid, message) = entry.message().expect("a message entry");
+                rows.push((
+                    (uuid.to_owned(), Some(message.role)),
+                    (uuid.to_owned(), Some(message.clone())),
+                ));
+            }
+        }
         Box::pin(async move {
             // A slow disk: the loop must still wait for it.
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-            self.entries.lock().unwrap().push(record);
-            self.records.lock().unwrap().push(full);
+            for (record, full) in rows {
+                self.entries.lock().unwrap().push(record);
+                self.records.lock().unwrap().push(full);
+            }
             Ok(())
         })
     }

@@ -87,6 +87,9 @@ pub struct CommandHook {
     pub args: Option<Vec<String>>,
     /// Per-hook timeout; `None`: the runner's default.
     pub timeout: Option<Duration>,
+    /// `"async": true`: runs in the background; the event does not wait for it
+    /// and its output has no effect (Claude Code's linters-after-edit hooks).
+    pub is_async: bool,
 }
 
 /// A matcher and its hooks.
@@ -131,6 +134,8 @@ struct RawHandler {
     command: Option<String>,
     args: Option<Vec<String>>,
     timeout: Option<f64>,
+    #[serde(default, rename = "async")]
+    is_async: bool,
 }
 
 /// Events tack runs.
@@ -206,6 +211,7 @@ impl HooksConfig {
                         command,
                         args: h.args,
                         timeout,
+                        is_async: h.is_async,
                     });
                 }
                 self.events

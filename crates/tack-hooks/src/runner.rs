@@ -109,9 +109,13 @@ impl HookRunner {
     /// timeout, with their whole process group) or print garbage become entries in
     /// [`HookOutcome::errors`] or plain output. `cancel` kills running hooks.
     pub async fn run(&self, event: &HookEvent, cancel: &CancellationToken) -> HookOutcome {
-        let hooks = self.config.matching(event.name(), event.match_target());
+        let (background, hooks): (Vec<_>, Vec<_>) = self
+            .config
+            .matching(event.name(), event.match_target())
+            .into_iter()
+            .partition(|h| h.is_async);
         let mut outcome = HookOutcome::empty(event);
-        if hooks.is_empty() {
+        if hooks.is_empty() && background.is_empty() {
             return outcome;
         }
         let input = Arc::new(serde_json::to_vec(&self.input_json(event)).unwrap_or_default());
@@ -119,6 +123,15 @@ impl HookRunner {
         let mut env = self.env.clone();
         env.push(("CLAUDE_PROJECT_DIR".into(), project.clone()));
         env.push(("TACK_PROJECT_DIR".into(), project));
+        for hook in background {
+            // Bounded by its own timeout, not by the caller: it outlives the
+            // event it was started for. Its process group dies with tack.
+            let (input, cwd, env) = (Arc::clone(&input), self.cwd.clone(), env.clone());
+            let timeout = hook.timeout.unwrap_or(self.default_timeout);
+            tokio::spawn(async move {
+                run_hook(&hook, input, &cwd, &env, timeout, &CancellationToken::new()).await
+            });
+        }
         let runs = futures::future::join_all(hooks.iter().map(|h| {
             run_hook(
                 h,

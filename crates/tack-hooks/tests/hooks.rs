@@ -655,3 +655,44 @@ async fn exec_form_and_env() {
         Some(format!("hi from {}", fx.path().display()))
     );
 }
+
+#[tokio::test]
+async fn an_async_hook_runs_in_the_background_and_does_not_hold_the_event() {
+    let fx = Fx::new();
+    let marker = fx.path().join("linted");
+    // Waits for a go-ahead file the test writes after `run` returned, then
+    // records its stdin: if `run` waited for it, the test would never get there.
+    let go = fx.path().join("go");
+    let slow = fx.script(
+        "lint.sh",
+        &format!(
+            "input=$(cat); while [ ! -e {go} ]; do sleep 0.02; done; echo \"$input\" > {marker}.tmp; mv {marker}.tmp {marker}; echo '{{\"decision\":\"block\",\"reason\":\"ignored\"}}'",
+            go = go.display(),
+            marker = marker.display()
+        ),
+    );
+    let quick = fx.script("quick.sh", "cat >/dev/null; echo quick-output");
+    let runner = fx.runner(json!({"PostToolUse": [{"matcher": "Edit", "hooks": [
+        {"type": "command", "command": slow, "async": true, "timeout": 30},
+        {"type": "command", "command": quick}
+    ]}]}));
+    let event = HookEvent::PostToolUse {
+        tool_name: "Edit".into(),
+        tool_input: json!({"file_path": "a.rs"}),
+        tool_response: json!({}),
+        tool_use_id: "t1".into(),
+    };
+    let outcome = runner.run(&event, &CancellationToken::new()).await;
+    // Only the synchronous hook is in the outcome; the async one's block has no effect.
+    assert_eq!(outcome.runs().len(), 1);
+    assert_eq!(outcome.blocked(), None);
+    assert!(!marker.exists());
+    std::fs::write(&go, "").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "the async hook never ran");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&marker).unwrap()).unwrap();
+    assert_eq!(seen["tool_use_id"], "t1");
+}

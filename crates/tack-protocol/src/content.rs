@@ -113,8 +113,10 @@ pub enum ImageSource {
     Url { url: String },
 }
 
-/// A content block. Unknown block types (server tool results, new API features)
-/// are kept verbatim in `Unknown` so they round-trip to the API unchanged.
+/// A content block. Unknown block types (new API features, and the server tool
+/// blocks `server_tool_use` / `web_search_tool_result`, read through the views in
+/// [`crate::server_tool`]) are kept verbatim in `Unknown` so they round-trip to
+/// the API unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {

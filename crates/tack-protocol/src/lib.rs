@@ -7,8 +7,10 @@
 //! A *known* type that is malformed (a `tool_use` without an `id`) is still an error.
 
 pub mod content;
+pub mod control;
 pub mod request;
 pub mod response;
+pub mod server_tool;
 pub mod sse;
 pub mod stream_json;
 pub mod usage;
@@ -23,5 +25,8 @@ pub use request::{
     ToolDefinition,
 };
 pub use response::{ApiErrorBody, ApiErrorDetail, MessageResponse, StopReason};
+pub use server_tool::{
+    ServerToolCall, WebSearchError, WebSearchHit, WebSearchOutcome, WebSearchToolResult,
+};
 pub use sse::{Delta, MessageDeltaBody, SseEvent};
 pub use usage::{CacheCreation, DeltaUsage, Usage};

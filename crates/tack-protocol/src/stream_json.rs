@@ -34,8 +34,10 @@ pub enum StreamJsonRecord {
 pub enum SystemRecord {
     Init(Box<SystemInit>),
     ApiRetry(ApiRetry),
-    /// Any other subtype (`compact_boundary`, `status`, hook events, ...), verbatim
-    /// including its `subtype`.
+    CompactBoundary(CompactBoundary),
+    Informational(Informational),
+    /// Any other subtype (`status`, hook events, ...), verbatim including its
+    /// `subtype`.
     #[serde(untagged)]
     Other(Map<String, Value>),
 }
@@ -81,6 +83,37 @@ pub struct ApiRetry {
     pub error_status: Option<u16>,
     /// Category as in an assistant record's `error` (`overloaded`, `rate_limit`, ...).
     pub error: String,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `system/compact_boundary`: the conversation was summarised; what follows
+/// continues from the summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactBoundary {
+    pub compact_metadata: CompactMetadata,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What started a compaction and how large the history was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactMetadata {
+    /// `manual` or `auto` (tack also writes `reactive`).
+    pub trigger: String,
+    pub pre_tokens: u64,
+}
+
+/// `system/informational`: a message for the user (`level`: `info`, `notice`,
+/// `suggestion`, `warning`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Informational {
+    pub content: String,
+    pub level: String,
     pub session_id: String,
     pub uuid: String,
     #[serde(flatten)]

@@ -50,7 +50,11 @@
 //!   {"blocks": [{"type": "thinking", "thinking": "Look first.", "signature": "sig"},
 //!               {"type": "text", "text": "x"},
 //!               {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}},
-//!               {"type": "tool_use", "id": "toolu_2", "name": "Bash", "raw_input": "{\"command\": \"l"}],
+//!               {"type": "tool_use", "id": "toolu_2", "name": "Bash", "raw_input": "{\"command\": \"l"},
+//!               {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
+//!               {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+//!                "content": [{"type": "web_search_result", "url": "https://a.example", "title": "A"}]},
+//!               {"type": "text", "text": "cited", "citations": [{"type": "web_search_result_location", "url": "https://a.example"}]}],
 //!    "stop_reason": "tool_use",
 //!    "usage": {"input_tokens": 10, "output_tokens": 5,
 //!              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
@@ -68,7 +72,9 @@
 //! Message fields mirror the [`MessageReply`] builders; `retry_after`,
 //! `retry_after_ms` and `headers` apply to any reply. A `tool_use` block has
 //! either `input` (any JSON, streamed in fragments) or `raw_input` (the exact text
-//! streamed, possibly malformed). Unknown fields are errors, reported with line
+//! streamed, possibly malformed). Server tool blocks (`server_tool_use`,
+//! `web_search_tool_result`) and cited text stream as the API sends them; they do
+//! not make the stop reason `tool_use`. Unknown fields are errors, reported with line
 //! and column; semantic errors name the reply's index.
 
 mod cache_sim;

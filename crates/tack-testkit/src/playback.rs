@@ -5,10 +5,12 @@
 //! the moment it is due, and a client that hangs up simply drops the stream.
 
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
 use bytes::Bytes;
+use tokio::sync::watch;
 
 use crate::reply::{MessageReply, StreamEnd};
 use crate::sse::{SseEvent, error_event};
@@ -61,28 +63,65 @@ pub(crate) fn sse_steps(reply: &MessageReply, events: &[SseEvent]) -> Vec<Step> 
     steps
 }
 
-/// A streaming body that performs `steps` in order.
-pub(crate) fn body(steps: Vec<Step>) -> Body {
-    let stream = futures::stream::unfold(steps.into_iter(), |mut steps| async move {
-        loop {
-            match steps.next()? {
-                Step::Wait(duration) => tokio::time::sleep(duration).await,
-                Step::Send(bytes) => return Some((Ok(bytes), steps)),
-                Step::Abort => {
-                    // hyper drops its write buffer when a body fails; pausing once
-                    // lets it flush the events already handed over, so only the
-                    // rest of the stream is lost.
-                    tokio::task::yield_now().await;
-                    let error = io::Error::new(
-                        io::ErrorKind::ConnectionAborted,
-                        "tack-testkit: scripted cut",
-                    );
-                    return Some((Err(error), steps));
+/// A streaming body that performs `steps` in order. When `abandoned` is given
+/// it is incremented if the body is dropped before its last step, which is
+/// what happens when the client hangs up mid-stream (a scripted [`Step::Abort`]
+/// does not count).
+pub(crate) fn body(steps: Vec<Step>, abandoned: Option<Arc<watch::Sender<usize>>>) -> Body {
+    let watch = Watch {
+        abandoned,
+        finished: false,
+    };
+    let stream = futures::stream::unfold(
+        (steps.into_iter(), watch),
+        |(mut steps, mut watch)| async move {
+            loop {
+                let Some(step) = steps.next() else {
+                    watch.finish();
+                    return None;
+                };
+                match step {
+                    Step::Wait(duration) => tokio::time::sleep(duration).await,
+                    Step::Send(bytes) => return Some((Ok(bytes), (steps, watch))),
+                    Step::Abort => {
+                        watch.finish();
+                        // hyper drops its write buffer when a body fails; pausing once
+                        // lets it flush the events already handed over, so only the
+                        // rest of the stream is lost.
+                        tokio::task::yield_now().await;
+                        let error = io::Error::new(
+                            io::ErrorKind::ConnectionAborted,
+                            "tack-testkit: scripted cut",
+                        );
+                        return Some((Err(error), (steps, watch)));
+                    }
                 }
             }
-        }
-    });
+        },
+    );
     Body::from_stream(stream)
+}
+
+/// Lives as long as the body; counts the body as abandoned if it goes before
+/// its last step.
+struct Watch {
+    abandoned: Option<Arc<watch::Sender<usize>>>,
+    finished: bool,
+}
+
+impl Watch {
+    /// The body reached its end (or its scripted cut): not abandoned.
+    fn finish(&mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if let (false, Some(abandoned)) = (self.finished, &self.abandoned) {
+            abandoned.send_modify(|count| *count += 1);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -146,6 +146,21 @@ pub(crate) enum Block {
         name: String,
         input_json: String,
     },
+    /// A text block whose `citations` stream as `citations_delta`s before the text.
+    CitedText {
+        text: String,
+        citations: Vec<Value>,
+    },
+    /// A `server_tool_use` block: the API's own tool call, its input streamed
+    /// like a client tool's.
+    ServerToolUse {
+        id: String,
+        name: String,
+        input_json: String,
+    },
+    /// A server tool result block (`web_search_tool_result`, ...): the whole JSON
+    /// object, which arrives complete in `content_block_start`.
+    ServerToolResult(Value),
 }
 
 /// How a faulty stream ends early; `after` counts SSE events already sent.
@@ -193,6 +208,40 @@ impl MessageReply {
             name: name.to_owned(),
             input_json: input_json.to_owned(),
         });
+        self
+    }
+
+    /// Adds a text block with citations: `content_block_start` with empty text,
+    /// one `citations_delta` per citation, then the text in `text_delta` chunks.
+    pub fn cited_text(mut self, text: &str, citations: Vec<Value>) -> Self {
+        self.blocks.push(Block::CitedText {
+            text: text.to_owned(),
+            citations,
+        });
+        self
+    }
+
+    /// Adds a `server_tool_use` block (e.g. `web_search`), its input streamed as
+    /// `input_json_delta` fragments. It does not make the stop reason `tool_use`:
+    /// the API runs server tools itself.
+    pub fn server_tool_use(mut self, id: &str, name: &str, input: Value) -> Self {
+        self.blocks.push(Block::ServerToolUse {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            input_json: serde_json::to_string(&input).unwrap_or_default(),
+        });
+        self
+    }
+
+    /// Adds a `web_search_tool_result` block answering `tool_use_id`, sent whole in
+    /// `content_block_start`. `content` is the API's: a list of
+    /// `{"type": "web_search_result", "url", "title", ...}` or an error object.
+    pub fn web_search_tool_result(mut self, tool_use_id: &str, content: Value) -> Self {
+        self.blocks.push(Block::ServerToolResult(serde_json::json!({
+            "type": "web_search_tool_result",
+            "tool_use_id": tool_use_id,
+            "content": content,
+        })));
         self
     }
 
@@ -289,7 +338,11 @@ impl MessageReply {
             .map(|b| match b {
                 Block::Text(text) => text.len(),
                 Block::Thinking { thinking, .. } => thinking.len(),
-                Block::ToolUse { input_json, .. } => input_json.len(),
+                Block::ToolUse { input_json, .. } | Block::ServerToolUse { input_json, .. } => {
+                    input_json.len()
+                }
+                Block::CitedText { text, .. } => text.len(),
+                Block::ServerToolResult(value) => value.to_string().len(),
             })
             .sum();
         (bytes as u64 / 4).max(1)

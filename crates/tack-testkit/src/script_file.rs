@@ -60,6 +60,7 @@ struct ReplySpec {
 enum BlockSpec {
     Text {
         text: String,
+        citations: Option<Vec<Value>>,
     },
     Thinking {
         thinking: String,
@@ -70,6 +71,15 @@ enum BlockSpec {
         name: String,
         input: Option<Value>,
         raw_input: Option<String>,
+    },
+    ServerToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    WebSearchToolResult {
+        tool_use_id: String,
+        content: Value,
     },
 }
 
@@ -194,7 +204,21 @@ fn message(spec: &ReplySpec) -> Result<MessageReply, String> {
     }
     for block in spec.blocks.iter().flatten() {
         m = match block {
-            BlockSpec::Text { text } => m.text(text),
+            BlockSpec::Text {
+                text,
+                citations: None,
+            } => m.text(text),
+            BlockSpec::Text {
+                text,
+                citations: Some(citations),
+            } => m.cited_text(text, citations.clone()),
+            BlockSpec::ServerToolUse { id, name, input } => {
+                m.server_tool_use(id, name, input.clone())
+            }
+            BlockSpec::WebSearchToolResult {
+                tool_use_id,
+                content,
+            } => m.web_search_tool_result(tool_use_id, content.clone()),
             BlockSpec::Thinking {
                 thinking,
                 signature,

@@ -10,7 +10,7 @@ use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 use crate::cache_sim::{CacheSim, PromptUsage};
 use crate::playback::{self, Step};
@@ -47,6 +47,8 @@ pub struct MockServer {
 struct Shared {
     options: Options,
     state: Mutex<ServerState>,
+    /// Streamed replies the client hung up on before their last event.
+    abandoned: Arc<watch::Sender<usize>>,
 }
 
 struct ServerState {
@@ -82,6 +84,7 @@ impl MockServer {
     ) -> std::io::Result<MockServer> {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
+            abandoned: Arc::new(watch::Sender::new(0)),
             options,
             state: Mutex::new(ServerState {
                 queue: ReplyQueue::new(script),
@@ -123,6 +126,21 @@ impl MockServer {
     /// Appends a reply to the end of the script.
     pub fn push(&self, response: Reply) {
         self.shared.lock().queue.push(response);
+    }
+
+    /// Streamed replies the client hung up on before their last event (an
+    /// interrupted turn, a cancelled request). Scripted cuts do not count. The
+    /// server notices a hang-up when it next writes, so within one pacing
+    /// interval: wait with [`MockServer::wait_abandoned_streams`].
+    pub fn abandoned_streams(&self) -> usize {
+        *self.shared.abandoned.borrow()
+    }
+
+    /// Returns once at least `n` streams have been abandoned.
+    pub async fn wait_abandoned_streams(&self, n: usize) {
+        let mut count = self.shared.abandoned.subscribe();
+        // The sender lives in `shared`, which `self` holds: it cannot close.
+        let _ = count.wait_for(|count| *count >= n).await;
     }
 
     /// Scripted replies not yet consumed (for a looping script: left in this pass).
@@ -243,7 +261,7 @@ async fn create_message(shared: &Shared, request: &Value, request_id: &str) -> R
         }
     };
     let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
-    message_response(&message, &meta, stream, request_id).await
+    message_response(&message, &meta, stream, request_id, &shared.abandoned).await
 }
 
 fn has_api_key(headers: &axum::http::HeaderMap, key: &str) -> bool {
@@ -294,11 +312,12 @@ async fn message_response(
     meta: &MessageMeta,
     stream: bool,
     request_id: &str,
+    abandoned: &Arc<watch::Sender<usize>>,
 ) -> Response {
     if stream {
         let steps = playback::sse_steps(message, &message_events(message, meta));
         return with_headers(
-            Response::new(playback::body(steps)),
+            Response::new(playback::body(steps, Some(Arc::clone(abandoned)))),
             StatusCode::OK,
             "text/event-stream",
             request_id,
@@ -313,7 +332,10 @@ async fn message_response(
         None => Body::from(json),
         Some(StreamEnd::Cut { .. }) => {
             let json = Bytes::from(json);
-            playback::body(vec![Step::Send(json.slice(..json.len() / 2)), Step::Abort])
+            playback::body(
+                vec![Step::Send(json.slice(..json.len() / 2)), Step::Abort],
+                None,
+            )
         }
         Some(StreamEnd::Error {
             error_type,

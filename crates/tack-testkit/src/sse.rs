@@ -76,11 +76,15 @@ fn push_block_events(events: &mut Vec<SseEvent>, index: usize, block: &Block) {
         )
     };
     let start = match block {
-        Block::Text(_) => json!({"type": "text", "text": ""}),
+        Block::Text(_) | Block::CitedText { .. } => json!({"type": "text", "text": ""}),
         Block::Thinking { .. } => json!({"type": "thinking", "thinking": "", "signature": ""}),
         Block::ToolUse { id, name, .. } => {
             json!({"type": "tool_use", "id": id, "name": name, "input": {}})
         }
+        Block::ServerToolUse { id, name, .. } => {
+            json!({"type": "server_tool_use", "id": id, "name": name, "input": {}})
+        }
+        Block::ServerToolResult(value) => value.clone(),
     };
     events.push(SseEvent::new(
         "content_block_start",
@@ -103,7 +107,18 @@ fn push_block_events(events: &mut Vec<SseEvent>, index: usize, block: &Block) {
                 json!({"type": "signature_delta", "signature": signature}),
             ));
         }
-        Block::ToolUse { input_json, .. } => {
+        Block::CitedText { text, citations } => {
+            for citation in citations {
+                events.push(delta(
+                    json!({"type": "citations_delta", "citation": citation}),
+                ));
+            }
+            for chunk in char_chunks(text, TEXT_CHUNK_CHARS) {
+                events.push(delta(json!({"type": "text_delta", "text": chunk})));
+            }
+        }
+        Block::ServerToolResult(_) => {}
+        Block::ToolUse { input_json, .. } | Block::ServerToolUse { input_json, .. } => {
             // The API opens tool input with an empty fragment; clients must cope.
             events.push(delta(
                 json!({"type": "input_json_delta", "partial_json": ""}),

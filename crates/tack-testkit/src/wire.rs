@@ -87,6 +87,18 @@ fn complete_block_json(block: &Block) -> Value {
                 .unwrap_or_else(|_| Value::String(input_json.clone()));
             json!({"type": "tool_use", "id": id, "name": name, "input": input})
         }
+        Block::CitedText { text, citations } => {
+            json!({"type": "text", "text": text, "citations": citations})
+        }
+        Block::ServerToolUse {
+            id,
+            name,
+            input_json,
+        } => {
+            let input = serde_json::from_str::<Value>(input_json).unwrap_or(Value::Null);
+            json!({"type": "server_tool_use", "id": id, "name": name, "input": input})
+        }
+        Block::ServerToolResult(value) => value.clone(),
     }
 }
 

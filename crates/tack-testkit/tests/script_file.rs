@@ -25,7 +25,11 @@ fn a_script_file_builds_the_same_replies_as_the_builders() {
         {"error": {"status": 529, "type": "overloaded_error", "message": "Overloaded"}, "retry_after": 1},
         {"error": {"status": 429, "type": "rate_limit_error", "message": "slow"}, "retry_after_ms": 1500,
          "headers": {"x-should-retry": "true"}},
-        {"prompt_too_long": {"actual": 210000, "limit": 200000}}
+        {"prompt_too_long": {"actual": 210000, "limit": 200000}},
+        {"blocks": [{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
+                    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                     "content": [{"type": "web_search_result", "url": "https://a.example", "title": "A"}]},
+                    {"type": "text", "text": "cited", "citations": [{"type": "web_search_result_location", "url": "https://a.example"}]}]}
     ]"#;
 
     let script = Script::from_json(text).unwrap();
@@ -56,6 +60,17 @@ fn a_script_file_builds_the_same_replies_as_the_builders() {
             .retry_after_ms(1500)
             .header("x-should-retry", "true"),
         Reply::prompt_too_long(210_000, 200_000),
+        Reply::message()
+            .server_tool_use("srvtoolu_1", "web_search", json!({"query": "q"}))
+            .web_search_tool_result(
+                "srvtoolu_1",
+                json!([{"type": "web_search_result", "url": "https://a.example", "title": "A"}]),
+            )
+            .cited_text(
+                "cited",
+                vec![json!({"type": "web_search_result_location", "url": "https://a.example"})],
+            )
+            .into(),
     ]);
     assert_eq!(script, expected);
 }

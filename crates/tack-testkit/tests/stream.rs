@@ -321,3 +321,119 @@ async fn faults_without_streaming_become_http_failures() {
     let cut = post(&base, "/v1/messages", &request_body(false)).await;
     assert!(cut.bytes().await.is_err());
 }
+
+#[tokio::test]
+async fn a_client_that_hangs_up_mid_stream_is_counted() {
+    let reply = Reply::message()
+        .text("a long answer that takes a while")
+        .pacing(Duration::from_millis(20));
+    let server = MockServer::start(Script::new([reply.into(), Reply::text("short")]))
+        .await
+        .unwrap();
+
+    // Read two events, then hang up.
+    let response = post(&server.base_url(), "/v1/messages", &request_body(true)).await;
+    let mut chunks = response.bytes_stream();
+    let _ = futures::StreamExt::next(&mut chunks).await;
+    drop(chunks);
+    tokio::time::timeout(Duration::from_secs(5), server.wait_abandoned_streams(1))
+        .await
+        .expect("the hang-up is noticed at the next write");
+
+    // A stream read to its end is not abandoned.
+    let (_, end) =
+        read_events(post(&server.base_url(), "/v1/messages", &request_body(true)).await).await;
+    assert_eq!(end, Ok(()));
+    assert_eq!(server.abandoned_streams(), 1);
+}
+
+#[tokio::test]
+async fn a_scripted_cut_is_not_an_abandoned_stream() {
+    let server = MockServer::start(Script::new([Reply::message()
+        .text("Let me look at it.")
+        .cut_after(4)
+        .into()]))
+    .await
+    .unwrap();
+    let (_, end) =
+        read_events(post(&server.base_url(), "/v1/messages", &request_body(true)).await).await;
+    assert!(end.is_err());
+    assert_eq!(server.abandoned_streams(), 0);
+}
+
+#[tokio::test]
+async fn server_tool_blocks_stream_as_the_api_does() {
+    let hits = json!([{"type": "web_search_result", "url": "https://a.example/x", "title": "A", "encrypted_content": "enc"}]);
+    let citation = json!({"type": "web_search_result_location", "url": "https://a.example/x", "title": "A", "cited_text": "x"});
+    let reply = Reply::message()
+        .server_tool_use("srvtoolu_01", "web_search", json!({"query": "rust"}))
+        .web_search_tool_result("srvtoolu_01", hits.clone())
+        .cited_text("Per A.", vec![citation.clone()])
+        .usage(10, 5);
+    let server = MockServer::start(Script::new([reply.clone().into(), reply.into()]))
+        .await
+        .unwrap();
+
+    let (events, end) =
+        read_events(post(&server.base_url(), "/v1/messages", &request_body(true)).await).await;
+    assert_eq!(end, Ok(()));
+    let blocks: Vec<(String, Value)> = pairs(&events)
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("content_block"))
+        .filter(|(_, data)| data["delta"]["type"] != "input_json_delta")
+        .collect();
+    let start = |index: usize, block: Value| {
+        ev(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": block}),
+        )
+    };
+    let stop = |index: usize| {
+        ev(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        )
+    };
+    let result =
+        json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": hits});
+    assert_eq!(
+        blocks,
+        vec![
+            start(
+                0,
+                json!({"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {}})
+            ),
+            stop(0),
+            start(1, result.clone()),
+            stop(1),
+            start(2, json!({"type": "text", "text": ""})),
+            ev(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 2, "delta": {"type": "citations_delta", "citation": citation}})
+            ),
+            text_delta(2, "Per A."),
+            stop(2),
+        ]
+    );
+    let fragments: String = events
+        .iter()
+        .filter(|e| e.data["index"] == 0 && e.data["delta"]["type"] == "input_json_delta")
+        .map(|e| e.data["delta"]["partial_json"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(fragments, r#"{"query":"rust"}"#);
+    // Server tools are run by the API: the turn ends, it does not wait for results.
+    assert_eq!(
+        events[events.len() - 2].data["delta"]["stop_reason"],
+        "end_turn"
+    );
+
+    let whole = json_of(post(&server.base_url(), "/v1/messages", &request_body(false)).await).await;
+    assert_eq!(
+        whole["content"],
+        json!([
+            {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "rust"}},
+            result,
+            {"type": "text", "text": "Per A.", "citations": [citation]},
+        ])
+    );
+}

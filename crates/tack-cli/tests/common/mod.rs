@@ -58,6 +58,17 @@ impl Env {
         cmd
     }
 
+    /// Trusts the project (`tack trust`), so its settings may allow tools,
+    /// run hooks and set the environment.
+    pub fn trust(&self) {
+        let out = self.tack().arg("trust").output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// The transcripts of the project, newest first.
     pub fn transcripts(&self) -> Vec<PathBuf> {
         let store = tack_store::SessionStore::new(self.config_dir());

@@ -1,12 +1,33 @@
-//! Autocompact: when the context nears the window, summarise the conversation
-//! with one model call and continue from the summary (seed 004 step 9). This
-//! module builds the summarisation request and the post-compact history; the
-//! loop makes the call (through `QueryDeps`, so tests fake it).
+//! Step 9 of seed 004: autocompact, summarising the conversation with one model
+//! call when it nears the effective context window (window − 13k), and the
+//! summarisation shared with reactive compaction (prompt too long) and the
+//! manual `/compact [instructions]`.
+//!
+//! [`compact_history`] sends [`summary_request_messages`] (the conversation plus
+//! the summary instruction: intent, decisions, files, errors, pending work) with
+//! the session's system prompt and no tools, through
+//! [`CompactDeps::summarize`] (every `QueryDeps` is a `CompactDeps`, so a
+//! scripted fake model answers summaries the way it answers turns), and returns
+//! the history that replaces the conversation ([`post_compact_messages`]: the
+//! summary, recently read files, and the trailing exchange or prompt) as a
+//! [`CompactedEvent`]. The loop yields that event (the compact boundary); the
+//! `Session` replaces its history with the event's messages and persists a
+//! boundary record, so "messages after the last compact boundary" is simply the
+//! history from then on.
+//!
+//! The trigger is [`should_autocompact`]; [`autocompact`] runs the PreCompact
+//! hooks first. Failures count in [`AutocompactTracking`]; three in a row open
+//! the circuit breaker for the session (autocompact stops trying).
 
-use tack_protocol::{ContentBlock, Message, Role};
+use futures::future::BoxFuture;
+use tack_api::ApiError;
+use tack_protocol::{ContentBlock, Message, MessagesRequest, Role};
+use tokio_util::sync::CancellationToken;
 
 use super::is_tool_result_message;
-use super::thresholds::ContextLimits;
+use super::limits::{ContextLimits, SUMMARY_OUTPUT_RESERVE_TOKENS};
+use crate::context::PromptContext;
+use crate::request::{RequestOptions, build_request};
 
 /// After this many autocompactions in a row fail, stop trying for the session
 /// (seed 004: 3 consecutive failures open the circuit breaker). A failing
@@ -14,32 +35,115 @@ use super::thresholds::ContextLimits;
 /// be helped anyway.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 
-/// Autocompact state carried in the loop's `State` across iterations.
+/// Files re-attached after a compaction, newest first.
+pub const MAX_RECENT_FILES: usize = 5;
+/// A recent file larger than this (bytes) is not re-attached.
+pub const MAX_RECENT_FILE_BYTES: usize = 20_000;
+
+/// Autocompact state carried in the loop's `State` across iterations and in
+/// the `Session` across queries.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AutocompactTracking {
-    pub consecutive_failures: u32,
+    pub(crate) consecutive_failures: u32,
     /// Successful compactions so far in this session.
-    pub compactions: u32,
+    pub(crate) compactions: u32,
 }
 
 impl AutocompactTracking {
+    /// Autocompactions in a row that failed.
+    pub fn consecutive_failures(&self) -> u32 {
+        self.consecutive_failures
+    }
+
+    /// Successful autocompactions so far in the session.
+    pub fn compactions(&self) -> u32 {
+        self.compactions
+    }
+
+    /// True once `MAX_CONSECUTIVE_FAILURES` (3) autocompactions in a row failed:
+    /// autocompact no longer runs in this session.
     pub fn circuit_open(&self) -> bool {
         self.consecutive_failures >= MAX_CONSECUTIVE_FAILURES
     }
 
-    pub fn after_success(self) -> Self {
+    pub(crate) fn after_success(self) -> Self {
         AutocompactTracking {
             consecutive_failures: 0,
             compactions: self.compactions + 1,
         }
     }
 
-    pub fn after_failure(self) -> Self {
+    pub(crate) fn after_failure(self) -> Self {
         AutocompactTracking {
             consecutive_failures: self.consecutive_failures + 1,
             ..self
         }
     }
+}
+
+/// What started a compaction (`compact_boundary`'s `trigger` in Claude Code's
+/// transcript: `auto` / `manual`; reactive is tack's name for the
+/// prompt-too-long recovery).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompactTrigger {
+    Auto,
+    Manual,
+    Reactive,
+}
+
+impl CompactTrigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactTrigger::Auto => "auto",
+            CompactTrigger::Manual => "manual",
+            CompactTrigger::Reactive => "reactive",
+        }
+    }
+}
+
+/// Why a compaction failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompactError {
+    #[error("the summary request failed: {0}")]
+    Api(ApiError),
+    #[error("the model returned an empty summary")]
+    EmptySummary,
+    #[error("there is nothing to compact")]
+    NothingToCompact,
+    /// A PreCompact hook blocked this automatic compaction.
+    #[error("{0}")]
+    BlockedByHook(String),
+}
+
+/// A compaction's result: the new start of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactedEvent {
+    /// Transcript id of the boundary record.
+    pub boundary_uuid: String,
+    pub trigger: CompactTrigger,
+    /// Estimated tokens of the history that was summarised.
+    pub pre_tokens: u64,
+    /// The summary text (also inside the first message).
+    pub summary: String,
+    /// The whole conversation from now on, with transcript ids: the summary
+    /// (and recently read files) as a user message, then the trailing
+    /// tool_use/tool_result exchange or unanswered prompt, if any.
+    pub messages: Vec<(String, Message)>,
+}
+
+/// What a compaction calls at run time, passed in so that `compact` needs
+/// nothing of the loop. Every `QueryDeps` is one (`deps.rs`): the summary goes
+/// through `QueryDeps::summarize`, the ids through `QueryDeps::new_id`.
+pub trait CompactDeps: Send + Sync {
+    /// Sends the summarisation `request` and returns the summary text.
+    fn summarize(
+        &self,
+        request: MessagesRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, Result<String, CompactError>>;
+
+    /// A fresh transcript id.
+    fn new_id(&self) -> String;
 }
 
 /// Whether to autocompact before the next request.
@@ -49,6 +153,66 @@ pub fn should_autocompact(
     tracking: &AutocompactTracking,
 ) -> bool {
     !tracking.circuit_open() && prompt_tokens > limits.autocompact_threshold()
+}
+
+/// What the summary request is built from besides the messages.
+#[derive(Clone, Copy)]
+pub struct SummarySettings<'a> {
+    pub context: &'a PromptContext,
+    pub model: &'a str,
+    pub prompt_caching: bool,
+}
+
+/// Step 9, once [`should_autocompact`] said so: the PreCompact hooks
+/// (`pre_compact`, if any; `Err(reason)` skips this compaction as
+/// [`CompactError::BlockedByHook`], which the circuit breaker does not count),
+/// then [`compact_history`].
+pub async fn autocompact<D: CompactDeps + ?Sized>(
+    deps: &D,
+    settings: SummarySettings<'_>,
+    messages: &[Message],
+    pre_compact: Option<BoxFuture<'_, Result<(), String>>>,
+    cancel: &CancellationToken,
+) -> Result<CompactedEvent, CompactError> {
+    if let Some(hooks) = pre_compact {
+        hooks.await.map_err(CompactError::BlockedByHook)?;
+    }
+    compact_history(deps, settings, messages, None, CompactTrigger::Auto, cancel).await
+}
+
+/// Summarises `messages` and returns the replacement history; see the module docs.
+pub async fn compact_history<D: CompactDeps + ?Sized>(
+    deps: &D,
+    settings: SummarySettings<'_>,
+    messages: &[Message],
+    instructions: Option<&str>,
+    trigger: CompactTrigger,
+    cancel: &CancellationToken,
+) -> Result<CompactedEvent, CompactError> {
+    if !messages.iter().any(|m| m.role == Role::Assistant) {
+        return Err(CompactError::NothingToCompact);
+    }
+    let request = build_request(
+        settings.context,
+        &summary_request_messages(messages, instructions),
+        &RequestOptions {
+            model: settings.model,
+            max_tokens: SUMMARY_OUTPUT_RESERVE_TOKENS as u32,
+            tools: &[],
+            thinking: None,
+            prompt_caching: settings.prompt_caching,
+        },
+    );
+    let summary = deps.summarize(request, cancel.child_token()).await?;
+    let files = recent_files(messages);
+    let kept = post_compact_messages(&summary, &files, messages);
+    Ok(CompactedEvent {
+        boundary_uuid: deps.new_id(),
+        trigger,
+        pre_tokens: tack_api::estimate_messages(messages),
+        summary,
+        messages: kept.into_iter().map(|m| (deps.new_id(), m)).collect(),
+    })
 }
 
 /// The instruction sent as the last user turn of a summarisation request.
@@ -141,6 +305,38 @@ The summary below covers the earlier part of it.\n\n{summary}"
         // user turn when normalised).
         [.., prompt] if prompt.role == Role::User => out.push(prompt.clone()),
         _ => {}
+    }
+    out
+}
+
+/// The files the model read most recently (Read tool_use `file_path`s, newest
+/// first, at most [`MAX_RECENT_FILES`]) with their current content; unreadable
+/// or large files are skipped.
+pub fn recent_files(messages: &[Message]) -> Vec<RecentFile> {
+    let mut out: Vec<RecentFile> = Vec::new();
+    let paths = messages.iter().rev().flat_map(|m| {
+        m.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolUse { name, input, .. } if name == "Read" => {
+                input.get("file_path").and_then(|p| p.as_str())
+            }
+            _ => None,
+        })
+    });
+    for path in paths {
+        if out.len() == MAX_RECENT_FILES {
+            break;
+        }
+        if out.iter().any(|f| f.path == path) {
+            continue;
+        }
+        if let Ok(content) = std::fs::read_to_string(path)
+            && content.len() <= MAX_RECENT_FILE_BYTES
+        {
+            out.push(RecentFile {
+                path: path.to_owned(),
+                content,
+            });
+        }
     }
     out
 }

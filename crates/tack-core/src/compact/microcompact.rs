@@ -1,13 +1,22 @@
-//! Microcompact: clear the content of old tool results, with zero model calls.
-//! The tool_use / tool_result pairs and their ids stay, so the conversation is
-//! still valid; only the bulky payload of results the model has long since
-//! acted on is replaced by a short placeholder.
+//! Step 7 of seed 004: microcompact, clearing the content of old tool results
+//! (stale Read / Bash output) with zero model calls. The tool_use / tool_result
+//! pairs and their ids stay, so the conversation is still valid; only the bulky
+//! payload of results the model has long since acted on is replaced by a short
+//! placeholder.
+//!
+//! The loop runs it through `QueryDeps::microcompact`, whose default is
+//! [`microcompact_if_needed`]. Trigger and retention come from `limits.rs`: it
+//! runs once the estimated context passes half the autocompact threshold and
+//! keeps the 8 most recent compactable results. Clearing rewrites the prompt
+//! prefix (one cache write), so it happens in batches: after a batch the
+//! context is well below the trigger again and the prefix stays stable until
+//! the next crossing.
 
 use std::collections::HashMap;
 
 use tack_protocol::{ContentBlock, Message, ToolResultContent};
 
-use super::Estimate;
+use super::{Estimate, estimate_message};
 
 /// The text that replaces a cleared result.
 pub const CLEARED_PLACEHOLDER: &str = "[Old tool result content cleared]";
@@ -27,6 +36,8 @@ pub const COMPACTABLE_TOOLS: &[&str] = &[
     "BashOutput",
 ];
 
+/// Where microcompact fires and what it keeps (`limits.rs` derives it from the
+/// window).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MicrocompactConfig {
     /// Run only when the estimated context is above this. Clearing changes the
@@ -37,11 +48,29 @@ pub struct MicrocompactConfig {
     pub keep_recent: usize,
 }
 
+/// What microcompact did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MicrocompactOutcome {
     pub messages: Vec<Message>,
+    /// Results whose content was replaced by the placeholder.
     pub results_cleared: usize,
     pub tokens_freed: u64,
+}
+
+/// Clears stale tool results if the history is over `config.trigger_tokens`;
+/// otherwise hands the messages back unchanged.
+pub fn microcompact_if_needed(
+    messages: Vec<Message>,
+    config: &MicrocompactConfig,
+) -> MicrocompactOutcome {
+    match microcompact(&messages, config, &estimate_message) {
+        Some(out) => out,
+        None => MicrocompactOutcome {
+            messages,
+            results_cleared: 0,
+            tokens_freed: 0,
+        },
+    }
 }
 
 /// Clears compactable tool results, oldest first, except the `keep_recent`

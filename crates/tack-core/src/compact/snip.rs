@@ -1,16 +1,57 @@
-//! Snip: drop whole old turns from the middle of the history, with zero model
-//! calls. Keeps the first user message (the task) and the most recent turns.
+//! Step 6 of seed 004: HISTORY_SNIP, removing whole old turns from the middle of
+//! the history (keeping the first user message, the task, and the recent turns,
+//! never separating a tool_use from its tool_result), with zero model calls.
+//!
+//! Feature-flagged in Claude Code and off by default here
+//! (`QueryConfig::snip`): it runs before autocompact, so when it is on it
+//! answers first and autocompact only runs when snipping cannot free enough.
+//! It fires above the autocompact threshold and cuts to
+//! [`SNIP_TARGET_PERCENT`](super::limits::SNIP_TARGET_PERCENT) of it, keeping
+//! at least [`SNIP_KEEP_RECENT`](super::limits::SNIP_KEEP_RECENT) messages
+//! ([`snip_if_needed`]); [`snip`] is the cut itself.
 
 use tack_protocol::{ContentBlock, Message, Role};
 
-use super::Estimate;
+use super::{Estimate, estimate_message};
 
 /// What snipping did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SnipOutcome {
     pub messages: Vec<Message>,
     pub messages_removed: usize,
+    /// Estimated tokens removed; the blocking-limit check subtracts them because
+    /// the last response's usage still counts them.
     pub tokens_freed: u64,
+}
+
+/// Snips the history if `tokens` (the loop's context size, see
+/// [`token_count_with_estimation`](super::limits::token_count_with_estimation))
+/// is over `trigger_tokens`, removing enough to bring it to `target_tokens`;
+/// `None` thresholds (snip off, or no known window) leave it alone.
+pub fn snip_if_needed(
+    messages: Vec<Message>,
+    tokens: u64,
+    thresholds: Option<(u64, u64)>,
+    keep_recent: usize,
+) -> SnipOutcome {
+    let unchanged = |messages| SnipOutcome {
+        messages,
+        messages_removed: 0,
+        tokens_freed: 0,
+    };
+    let Some((trigger_tokens, target_tokens)) = thresholds else {
+        return unchanged(messages);
+    };
+    if tokens <= trigger_tokens {
+        return unchanged(messages);
+    }
+    // The cut measures messages only: aim to free the same amount.
+    let to_free = tokens - target_tokens;
+    let target = tack_api::estimate_messages(&messages).saturating_sub(to_free);
+    match snip(&messages, target, keep_recent, &estimate_message) {
+        Some(out) => out,
+        None => unchanged(messages),
+    }
 }
 
 /// Removes the oldest middle messages until the estimate is at most

@@ -2,7 +2,7 @@
 //! continue. The tree is seed 000's "Continue/Stop Decision":
 //!
 //! ```text
-//! needs_follow_up? ─ no ─► withheld prompt-too-long? ─► collapse drain ─► reactive compact ─► PromptTooLong
+//! needs_follow_up? ─ no ─► withheld prompt-too-long? ─► reactive compact ─► PromptTooLong
 //!                  │       withheld max_output_tokens? ─► escalate ─► recovery (≤3) ─► (surface)
 //!                  │       stop hooks? ─► blocking: StopHookBlocking │ prevent: StopHookPrevented
 //!                  │       token budget? ─► TokenBudgetContinuation
@@ -24,8 +24,8 @@ use super::recovery::{Withheld, max_output_tokens, reactive_compact, token_budge
 use super::state::{State, Transition};
 use super::stream::Emitter;
 use super::terminal::Terminal;
+use crate::compact::SummarySettings;
 use crate::deps::QueryDeps;
-use crate::pipeline::autocompact::SummarySettings;
 
 /// What the continue decision returns.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,9 +81,8 @@ pub(crate) async fn decide_continue(end: IterationEnd, env: &DecisionEnv<'_>) ->
     }
     match withheld {
         Some(super::recovery::Withheld::PromptTooLong(error)) => {
-            if let Some(next) = reactive_compact::try_collapse_drain(&state) {
-                return Decision::Continue(next);
-            }
+            // Seed 004's collapse drain comes first; tack has no context
+            // collapse, so there is nothing staged to drain.
             if let Some((next, compacted)) =
                 reactive_compact::try_reactive_compact(&state, env.deps, env.summary, env.cancel)
                     .await
@@ -116,13 +115,18 @@ pub(crate) async fn decide_continue(end: IterationEnd, env: &DecisionEnv<'_>) ->
     }
     if let Some(hooks) = env.stop_hooks {
         let outcome = hooks
-            .run(StopHookInput {
+            .stop(StopHookInput {
                 messages: &state.messages,
                 stop_hook_active: state.stop_hook_active,
             })
             .await;
         match outcome {
             StopHookOutcome::Pass => {}
+            // At most one continuation per exit point: a hook that blocks again
+            // while the model is answering its earlier block is not obeyed
+            // (Claude Code leaves this to the hook; a careless hook would
+            // otherwise loop until max_turns).
+            StopHookOutcome::Block { .. } if state.stop_hook_active => {}
             StopHookOutcome::Block { reason } => {
                 let message = stop_hooks::blocking_message(&reason);
                 env.meta(message.clone()).await;

@@ -9,7 +9,7 @@ use tack_tool::ToolProgress;
 
 use super::state::Transition;
 use super::terminal::Terminal;
-use crate::pipeline::autocompact::CompactTrigger;
+use crate::compact::{CompactTrigger, CompactedEvent};
 
 /// One event of the loop, for a UI, an SDK consumer or the stream-json writer.
 ///
@@ -81,22 +81,6 @@ pub enum LoopEvent {
     MetaMessage { uuid: String, message: Message },
     /// The loop ended. Always the last event.
     Terminal(Terminal),
-}
-
-/// A compaction's result: the new start of the conversation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompactedEvent {
-    /// Transcript id of the boundary record.
-    pub boundary_uuid: String,
-    pub trigger: CompactTrigger,
-    /// Estimated tokens of the history that was summarised.
-    pub pre_tokens: u64,
-    /// The summary text (also inside the first message).
-    pub summary: String,
-    /// The whole conversation from now on, with transcript ids: the summary
-    /// (and recently read files) as a user message, then the trailing
-    /// tool_use/tool_result exchange or unanswered prompt, if any.
-    pub messages: Vec<(String, Message)>,
 }
 
 /// A complete assistant message and what came with it.

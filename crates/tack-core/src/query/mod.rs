@@ -17,26 +17,26 @@
 //! `is_error` result, yields them, and ends with [`Terminal::Aborted`] at once,
 //! without waiting for tools to wind down.
 //!
-//! The body of [`query_loop`] reads top to bottom as seed 004's per-turn steps
+//! The body of `query_loop` reads top to bottom as seed 004's per-turn steps
 //! ("Step 1: State destructure" ... "Step 14: Collect toolResults, decide continue");
 //! grep a step's name to find it.
 
 mod continue_decision;
 mod event;
-pub mod recovery;
+mod recovery;
 mod state;
 mod stream;
 mod terminal;
 
-pub use continue_decision::{Decision, IterationEnd, next_turn};
-pub use event::{
-    AssistantMessageEvent, CompactedEvent, LoopEvent, ToolResultInfo, ToolResultsEvent,
-};
-pub use recovery::Withheld;
+pub use crate::compact::{CompactTrigger, CompactedEvent};
+pub use event::{AssistantMessageEvent, LoopEvent, ToolResultInfo, ToolResultsEvent};
+pub use recovery::max_output_tokens::RESUME_MESSAGE;
 pub use recovery::stop_hooks::{LoopHooks, StopHookInput, StopHookOutcome};
-pub use state::{State, Transition, UsageMark};
-pub use stream::{EVENT_BUFFER, QueryStream};
+pub use state::Transition;
+pub use stream::QueryStream;
 pub use terminal::{PROMPT_TOO_LONG_MESSAGE, Terminal};
+
+pub(crate) use state::State;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -48,8 +48,12 @@ use tack_tool::ToolEnv;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::compact::autocompact::{AutocompactTracking, should_autocompact};
-use crate::compact::thresholds::ContextLimits;
+use crate::compact::{
+    AutocompactTracking, BlockingLimit, BlockingLimitInput, CompactError, ContextLimits,
+    MicrocompactOutcome, SNIP_KEEP_RECENT, SnipOutcome, SummarySettings, ToolResultBudget,
+    UsageMark, apply_message_budget, autocompact, check_blocking_limit, microcompact_config,
+    should_autocompact, snip_if_needed, snip_thresholds, token_count_with_estimation,
+};
 use crate::context::PromptContext;
 use crate::deps::QueryDeps;
 use crate::executor::{
@@ -57,19 +61,11 @@ use crate::executor::{
     tool_results_dir,
 };
 use crate::permission::CanUseTool;
-use crate::pipeline::autocompact::{
-    CompactError, CompactTrigger, SummarySettings, compact_history,
-};
-use crate::pipeline::blocking_limit::{BlockingLimit, BlockingLimitInput, check_blocking_limit};
-use crate::pipeline::microcompact::MicrocompactOutcome;
-use crate::pipeline::snip::SnipOutcome;
-use crate::pipeline::tool_result_budget::ToolResultBudget;
-use crate::pipeline::{attachments, collapse, compact_boundary, limits, snip, tool_result_budget};
 use crate::request::{RequestOptions, build_request};
-use continue_decision::{DecisionEnv, decide_continue};
+use continue_decision::{Decision, DecisionEnv, IterationEnd, decide_continue};
 use recovery::max_output_tokens::DEFAULT_MAX_OUTPUT_TOKENS;
-use recovery::{model_fallback, streaming_fallback};
-use stream::{Emitter, Item};
+use recovery::{Withheld, model_fallback, streaming_fallback};
+use stream::{EVENT_BUFFER, Emitter, Item};
 
 /// Everything one `query()` call needs.
 pub struct QueryParams {
@@ -110,8 +106,9 @@ pub struct QueryConfig {
     pub max_turns: Option<u32>,
     /// Concurrency-safe tool calls running at once.
     pub max_tool_concurrency: usize,
-    /// The model's context window; `None`: `tack_api::model_info`'s, and for an
-    /// unknown model no threshold-based context management at all.
+    /// The model's context window; `None`: `tack_api::model_limits`'s for a
+    /// known model, and for an unknown model no threshold-based context
+    /// management at all.
     pub context_window: Option<u64>,
     pub tool_result_budget: ToolResultBudget,
     /// `--fallback-model`: used after repeated overloaded errors.
@@ -150,17 +147,19 @@ impl QueryConfig {
         }
     }
 
-    /// The context limits the pipeline works with; `None` if the window is
-    /// unknown. The output reserve is the model's output cap (64k if unknown).
+    /// The context limits the compaction tiers work with; `None` if the window
+    /// is neither configured nor known for the model. The output reserve is
+    /// the model's output cap (`tack_api::model_limits`, whose default for an
+    /// unknown model is above the reserve's 20k ceiling, so any default gives
+    /// the same thresholds).
     pub fn context_limits(&self) -> Option<ContextLimits> {
-        let info = tack_api::model_info(&self.model);
-        let window = self.context_window.or(info.map(|i| i.context_window))?;
+        let model = tack_api::model_limits(&self.model);
+        let window = self
+            .context_window
+            .or(model.known.then_some(model.context_window))?;
         Some(ContextLimits {
             window,
-            max_output: info.map_or(
-                u64::from(recovery::max_output_tokens::ESCALATED_MAX_OUTPUT_TOKENS),
-                |i| i.max_output_tokens,
-            ),
+            max_output: model.max_output_tokens,
         })
     }
 }
@@ -232,38 +231,39 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         })
         .await;
 
-        // Step 4: getMessagesAfterCompactBoundary. From here `messages_for_query`
-        // is moved through the stages, then only appended to.
-        let messages_for_query = compact_boundary::messages_after_compact_boundary(messages);
-        let tokens_before = limits::token_count_with_estimation(&messages_for_query, last_usage);
+        // Step 4: getMessagesAfterCompactBoundary — the history starts after the
+        // last boundary by construction (a compaction replaces it). From here
+        // `messages_for_query` is moved through the tiers (`compact/`), then
+        // only appended to.
+        let messages_for_query = messages;
+        let tokens_before = token_count_with_estimation(&messages_for_query, last_usage);
 
-        // Step 5: applyToolResultBudget (before microcompact, see pipeline docs).
-        let messages_for_query = tool_result_budget::apply_tool_result_budget(
-            messages_for_query,
-            &config.tool_result_budget,
-        );
+        // Step 5: applyToolResultBudget — applied where results are made (per
+        // result in the executor, per message after step 13), so the history
+        // holds no oversized result to replace here.
 
         // Step 6: HISTORY_SNIP.
         let SnipOutcome {
             messages: messages_for_query,
             tokens_freed: snip_tokens_freed,
-        } = snip::snip_if_needed(
+            ..
+        } = snip_if_needed(
             messages_for_query,
             tokens_before,
             context_limits
                 .filter(|_| config.snip)
-                .map(|l| limits::snip_thresholds(&l)),
-            limits::SNIP_KEEP_RECENT,
+                .map(|l| snip_thresholds(&l)),
+            SNIP_KEEP_RECENT,
         );
 
         // Step 7: microcompact.
         let MicrocompactOutcome {
-            messages: messages_for_query,
+            messages: mut messages_for_query,
             tokens_freed: mc_tokens_freed,
             ..
         } = match context_limits.filter(|_| config.microcompact) {
             Some(l) => {
-                deps.microcompact(messages_for_query, limits::microcompact_config(&l))
+                deps.microcompact(messages_for_query, microcompact_config(&l))
                     .await
             }
             None => MicrocompactOutcome {
@@ -273,17 +273,14 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
             },
         };
 
-        // Step 8: contextCollapse (a stub, never active).
-        let collapsed = collapse::apply_collapses_if_needed(messages_for_query);
-        let mut messages_for_query = collapsed.messages;
+        // Step 8: contextCollapse — not implemented; autocompact covers it.
         let mut tokens = tack_api::estimate_messages(&messages_for_query)
             .max(tokens_before.saturating_sub(snip_tokens_freed + mc_tokens_freed));
 
-        // Step 9: autocompact (stands down while collapse manages the context).
+        // Step 9: autocompact.
         let mut compacted = false;
         if let Some(l) = context_limits
             && config.auto_compact
-            && !collapsed.active
             && should_autocompact(tokens, &l, &auto_compact_tracking)
         {
             let settings = SummarySettings {
@@ -291,24 +288,14 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                 model: &current_model,
                 prompt_caching: config.prompt_caching,
             };
-            let allowed = match &stop_hooks {
-                Some(hooks) => hooks.pre_compact().await,
-                None => Ok(()),
-            };
-            let result = match allowed {
-                Ok(()) => {
-                    compact_history(
-                        deps.as_ref(),
-                        settings,
-                        &messages_for_query,
-                        None,
-                        CompactTrigger::Auto,
-                        &cancel,
-                    )
-                    .await
-                }
-                Err(reason) => Err(CompactError::BlockedByHook(reason)),
-            };
+            let result = autocompact(
+                deps.as_ref(),
+                settings,
+                &messages_for_query,
+                stop_hooks.as_ref().map(|hooks| hooks.pre_compact()),
+                &cancel,
+            )
+            .await;
             if cancel.is_cancelled() {
                 return Terminal::Aborted;
             }
@@ -339,7 +326,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         let limit = check_blocking_limit(BlockingLimitInput {
             limits: context_limits,
             estimated_tokens: tokens,
-            exempt: config.auto_compact || compacted || collapsed.active,
+            exempt: config.auto_compact || compacted,
         });
         match limit {
             BlockingLimit::Below => {}
@@ -536,21 +523,19 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         }
         drop(executor);
 
-        // Step 5's per-message half (see pipeline/tool_result_budget.rs).
+        // Step 5's per-message half (compact/tool_result_budget.rs).
         if !aborted {
-            tool_result_budget::apply_message_budget(
+            apply_message_budget(
                 &mut outcomes,
                 &tool_results_dir(&tool_env),
                 &config.tool_result_budget,
             );
         }
 
-        // Attachments: injected with the tool results.
+        // Attachments (queued commands, changed files, memory) would join the
+        // tool results here; tack has none yet.
         if !outcomes.is_empty() {
-            let mut blocks: Vec<ContentBlock> = outcomes.iter().map(|o| o.to_block()).collect();
-            if !aborted {
-                blocks.extend(attachments::attachments_for(&messages_for_query));
-            }
+            let blocks: Vec<ContentBlock> = outcomes.iter().map(|o| o.to_block()).collect();
             let message = Message::user(blocks);
             messages_for_query.push(message.clone());
             let results = outcomes

@@ -3,11 +3,11 @@
 use tack_protocol::Message;
 
 use super::recovery::token_budget::TokenBudgetTracker;
-use crate::compact::autocompact::AutocompactTracking;
+use crate::compact::{AutocompactTracking, UsageMark};
 
 /// Why the previous iteration did not end the loop (seed 002's 7 continue sites).
 ///
-/// Carried into the next iteration in [`State::transition`] and reported in
+/// Carried into the next iteration in the loop's `State` and reported in
 /// `LoopEvent::RequestStart`, so tests assert that a path fired without looking at
 /// message text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -16,7 +16,10 @@ pub enum Transition {
     NextTurn,
     /// The prompt was too long; reactive compaction ran; retry.
     ReactiveCompactRetry,
-    /// The prompt was too long; context collapse drained its staged collapses; retry.
+    /// The prompt was too long; context collapse drained its staged collapses;
+    /// retry. Never taken: tack has no context collapse (autocompact covers
+    /// it). Kept so the seeds' 7 continue sites, and Claude Code's names for
+    /// them, are all here for consumers that match on them.
     CollapseDrainRetry,
     /// Output hit the default max_tokens; retry once with the escalated cap (8k → 64k).
     MaxOutputTokensEscalate,
@@ -43,24 +46,14 @@ impl Transition {
     }
 }
 
-/// The real size of the prompt as of the last response (Claude Code's
-/// `tokenCountWithEstimation` starts from it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UsageMark {
-    /// input + cache read + cache write + output tokens of the last response.
-    pub tokens: u64,
-    /// How many messages of `State::messages` that response covered (its own
-    /// assistant message included); later messages are estimated.
-    pub messages: usize,
-}
-
 /// Everything that changes between iterations. Replaced whole at every continue
 /// site (each builds a complete new `State`), so no stale value leaks from one
 /// recovery path into the next.
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
     /// The conversation the next iteration starts from. The iteration moves it
-    /// through the pipeline into `messages_for_query` and only appends to that.
+    /// through the compaction tiers into `messages_for_query` and only appends
+    /// to that.
     pub messages: Vec<Message>,
     /// Model round-trips in this query, from 1.
     pub turn_count: u32,

@@ -1,7 +1,7 @@
 //! The stream `query()` returns: a bounded channel fed by the loop's task.
 //!
 //! Why a task and a channel rather than a hand-written state machine: the loop
-//! has a dozen await points (pipeline stages, the model stream, tool results),
+//! has a dozen await points (compaction tiers, the model stream, tool results),
 //! and an async fn reads top to bottom like the seeds' generator. The channel is
 //! small ([`EVENT_BUFFER`]) so a slow consumer stops the loop (backpressure), and
 //! [`QueryStream`] owns the task: dropping it fires the loop's cancellation token
@@ -24,7 +24,7 @@ use super::event::LoopEvent;
 use crate::executor::AbortOnDrop;
 
 /// Events buffered between the loop and a consumer that is behind.
-pub const EVENT_BUFFER: usize = 16;
+pub(crate) const EVENT_BUFFER: usize = 16;
 
 // Barriers are one per iteration; boxing every event to shrink them is not worth it.
 #[allow(clippy::large_enum_variant)]

@@ -12,11 +12,11 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde_json::{Value, json};
 use tack_api::{ApiError, StreamEvent, ToolInputError};
+use tack_core::compact::CompactTrigger;
 use tack_core::context::PromptContext;
 use tack_core::deps::QueryDeps;
 use tack_core::executor::ToolSet;
 use tack_core::permission::{AllowAll, CanUseTool};
-use tack_core::pipeline::autocompact::CompactTrigger;
 use tack_core::query::{LoopEvent, QueryConfig, QueryParams, Terminal, Transition};
 use tack_protocol::{
     ContentBlock, DeltaUsage, Message, MessageDeltaBody, MessageResponse, MessagesRequest, Role,

@@ -28,11 +28,14 @@ pub const RESUME_MESSAGE: &str = "Output token limit hit. Resume directly — no
 of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining \
 work into smaller pieces.";
 
-/// 64k, or the model's output cap if it is smaller.
+/// 64k, or the model's output cap if it is known and smaller (an unknown
+/// model's default cap is a display figure, not a reason to escalate less).
 pub fn escalated_max_tokens(model: &str) -> u32 {
-    tack_api::model_info(model).map_or(ESCALATED_MAX_OUTPUT_TOKENS, |info| {
-        ESCALATED_MAX_OUTPUT_TOKENS.min(u32::try_from(info.max_output_tokens).unwrap_or(u32::MAX))
-    })
+    let limits = tack_api::model_limits(model);
+    if !limits.known {
+        return ESCALATED_MAX_OUTPUT_TOKENS;
+    }
+    ESCALATED_MAX_OUTPUT_TOKENS.min(u32::try_from(limits.max_output_tokens).unwrap_or(u32::MAX))
 }
 
 /// First answer ([`Transition::MaxOutputTokensEscalate`]): `state.messages` are

@@ -9,9 +9,9 @@
 //! - [`max_output_tokens`]: escalate 8k → 64k once, then "resume directly" ≤ 3
 //!   times ([`Transition::MaxOutputTokensEscalate`],
 //!   [`Transition::MaxOutputTokensRecovery`]);
-//! - [`reactive_compact`]: collapse drain (stub), then reactive compaction once
-//!   per turn ([`Transition::CollapseDrainRetry`],
-//!   [`Transition::ReactiveCompactRetry`]);
+//! - [`reactive_compact`]: reactive compaction once per turn
+//!   ([`Transition::ReactiveCompactRetry`]; seed 004's collapse drain before
+//!   it, [`Transition::CollapseDrainRetry`], has nothing to drain in tack);
 //! - [`stop_hooks`]: a blocking Stop hook ([`Transition::StopHookBlocking`]);
 //! - [`token_budget`]: continuing short of the budget
 //!   ([`Transition::TokenBudgetContinuation`]).

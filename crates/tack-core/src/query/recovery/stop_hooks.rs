@@ -9,9 +9,10 @@
 //! - `Pass`: the loop completes (or a token-budget continuation may follow).
 //! - `Block { reason }`: the reason is appended as a user message and the loop
 //!   continues ([`Transition::StopHookBlocking`](crate::query::Transition)) with
-//!   `stop_hook_active` set. As in Claude Code the hook sees that flag and must
-//!   not block again because of it; a hook that ignores it is still bounded by
-//!   `max_turns`.
+//!   `stop_hook_active` set. The hook sees that flag; if it blocks again while
+//!   it is set, the loop does not obey and completes: at most one continuation
+//!   per exit point, enforced here (`query::continue_decision`) for every
+//!   front end.
 //! - `Prevent { reason }`: the loop ends with `Terminal::StopHookPrevented`.
 
 use futures::future::BoxFuture;
@@ -40,17 +41,22 @@ pub enum StopHookOutcome {
     },
 }
 
-/// The hooks of a session the loop calls itself (each event's hooks behind one call).
+/// The hooks of a session the loop calls itself. Each method stands alone and
+/// defaults to "no hook": an implementation installed for one event never
+/// changes what the loop does at another.
 pub trait LoopHooks: Send + Sync {
     /// The Stop hooks, at an exit point.
-    fn run<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome>;
+    fn stop<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
+        let _ = input;
+        Box::pin(std::future::ready(StopHookOutcome::Pass))
+    }
 
     /// PreCompact, before an automatic compaction. `Err(reason)` skips this
     /// compaction (reported as `LoopEvent::CompactFailed`, not counted toward the
     /// circuit breaker, since nothing failed). Manual `/compact` runs its PreCompact
     /// hooks in the caller, which can simply not call `Session::compact`.
     fn pre_compact(&self) -> BoxFuture<'_, Result<(), String>> {
-        Box::pin(async { Ok(()) })
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 

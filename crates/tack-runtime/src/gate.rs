@@ -1,24 +1,21 @@
-//! Print-mode permissions: [`tack_permissions`]' engine behind core's
-//! `can_use_tool`, with PreToolUse hooks in front of it and PostToolUse hooks
-//! after each successful call.
+//! The permission gate: tack-permissions' engine behind core's `can_use_tool`,
+//! PreToolUse hooks in front of it, PostToolUse hooks after each successful
+//! call, and the user (or the SDK's callback) for what neither decides.
 //!
-//! Per call ([`PermissionGate::check`]):
+//! Per call ([`Gate::check`]):
 //! 1. PreToolUse hooks (if configured): `deny` (or exit 2) denies even when a
-//!    rule allows; `ask` and `defer` deny too (print mode has nobody to ask);
+//!    rule allows; `ask` and `defer` ask the user (and deny without one);
 //!    `allow` skips the mode default but deny and ask rules still apply;
 //!    `updatedInput` replaces the input that the rules (and the tool) see.
-//! 2. The engine's decision, with `Decision::without_prompt`: `Ask` is a denial.
+//! 2. The engine's decision. `Ask` goes to the front end as a
+//!    [`PermissionRequest`] when it answers prompts; otherwise it is a denial.
 //!
-//! Every denial is recorded for the result's `permission_denials`. A deny rule's
-//! message names the rule, its settings scope and its file.
-//!
-//! Not implemented: `--permission-prompt-tool` and SDK `can_use_tool` control
-//! requests (there is nobody to answer `Ask`), so "allow always" never happens
-//! in print mode (`tack_permissions::add_allow_rule_to_local_settings` is ready
-//! for the prompt that will offer it).
+//! Every denial is recorded for the turn's `permission_denials`. A deny rule's
+//! message names the rule, its settings scope and its file. The mode and the
+//! rules can change while the session runs (set mode, "don't ask again").
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -26,13 +23,17 @@ use tack_core::executor::ToolCallOutcome;
 use tack_core::permission::{CanUseTool, PermissionDecision, PostToolUseOutcome};
 use tack_hooks::{HookEvent, PermissionDecision as HookDecision};
 use tack_permissions::{
-    Decision, PermissionContext, RuleBehavior, RuleLists, RuleSet, RuleSource, Specifier,
-    ToolPattern, canonical_tool_name,
+    Decision, PermissionContext, PermissionMode, RuleBehavior, RuleLists, RuleSet, RuleSource,
+    Specifier, ToolPattern, canonical_tool_name,
 };
 use tack_protocol::stream_json::PermissionDenial;
 use tack_tool::{Tool, ToolContext};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
-use crate::hooks::Hooks;
+use crate::emit::Emitter;
+use crate::event::{PermissionAnswer, PermissionRequest, RuntimeEvent};
+use crate::hooks::SessionHooks;
 
 /// Rules as read from settings and flags, one entry per source, not parsed yet.
 pub type RuleSources = Vec<(RuleSource, RuleLists)>;
@@ -91,33 +92,77 @@ pub fn cli_rule_source(allow: Vec<String>, deny: Vec<String>) -> (RuleSource, Ru
     )
 }
 
-/// Parses every rule; the first invalid one is the error (one line naming the
-/// rule and its file), reported before any request.
-pub fn build_rules(sources: RuleSources) -> anyhow::Result<RuleSet> {
+/// An invalid permission rule (one line naming the rule and its file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RulesError(pub String);
+
+/// Parses every rule; the first invalid one is the error. Warnings (rules
+/// applied differently than written) are returned.
+pub fn build_rules(sources: RuleSources) -> Result<(RuleSet, Vec<String>), RulesError> {
     let set = RuleSet::from_sources(sources).map_err(|(_, errors)| {
         let first = errors.into_iter().next().map(|e| e.to_string());
-        anyhow::anyhow!(first.unwrap_or_else(|| "invalid permission rule".to_owned()))
+        RulesError(first.unwrap_or_else(|| "invalid permission rule".to_owned()))
     })?;
-    for w in set.warnings() {
-        eprintln!("warning: {w}");
+    let warnings = set
+        .warnings()
+        .iter()
+        .map(|w| format!("warning: {w}"))
+        .collect();
+    Ok((set, warnings))
+}
+
+/// The turn a `Deny { interrupt: true }` answer stops.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TurnCancel(Arc<Mutex<Option<CancellationToken>>>);
+
+impl TurnCancel {
+    pub(crate) fn set(&self, token: Option<CancellationToken>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = token;
     }
-    Ok(set)
+
+    fn cancel(&self) {
+        if let Some(t) = &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
+            t.cancel();
+        }
+    }
 }
 
-/// The permission state of a print-mode session.
-pub struct PrintPermissions {
-    ctx: PermissionContext,
-    hooks: Option<Arc<Hooks>>,
+/// The permission state of a session.
+pub struct Gate {
+    ctx: RwLock<PermissionContext>,
+    hooks: Option<Arc<SessionHooks>>,
     denials: Mutex<Vec<PermissionDenial>>,
+    /// Where `Ask` goes; `None`: nobody answers (print mode), `Ask` denies.
+    prompts: Option<Emitter>,
+    turn: TurnCancel,
 }
 
-impl PrintPermissions {
-    pub fn new(ctx: PermissionContext, hooks: Option<Arc<Hooks>>) -> Self {
-        PrintPermissions {
-            ctx,
+impl Gate {
+    pub(crate) fn new(
+        ctx: PermissionContext,
+        hooks: Option<Arc<SessionHooks>>,
+        prompts: Option<Emitter>,
+        turn: TurnCancel,
+    ) -> Self {
+        Gate {
+            ctx: RwLock::new(ctx),
             hooks,
             denials: Mutex::new(Vec::new()),
+            prompts,
+            turn,
         }
+    }
+
+    fn ctx(&self) -> std::sync::RwLockReadGuard<'_, PermissionContext> {
+        self.ctx.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn set_mode(&self, mode: PermissionMode) {
+        self.ctx
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .set_mode(mode);
     }
 
     /// The denials since the last call (one turn's `permission_denials`).
@@ -129,7 +174,7 @@ impl PrintPermissions {
     pub fn removes_tool(&self, tool: &dyn Tool) -> bool {
         let mut names = vec![canonical_tool_name(tool.name())];
         names.extend(tool.aliases().iter().map(|a| canonical_tool_name(a)));
-        self.ctx.rules().rules().iter().any(|r| {
+        self.ctx().rules().rules().iter().any(|r| {
             r.behavior == RuleBehavior::Deny
                 && matches!(r.rule.specifier, Specifier::None)
                 && match &r.rule.tool {
@@ -140,8 +185,7 @@ impl PrintPermissions {
         })
     }
 
-    /// The engine's decision without a prompt; `hook_allowed`: a PreToolUse
-    /// hook said `allow`.
+    /// The engine's decision; `hook_allowed`: a PreToolUse hook said `allow`.
     fn decide(
         &self,
         tool: &dyn Tool,
@@ -151,21 +195,19 @@ impl PrintPermissions {
     ) -> Decision {
         let paths = tool.paths_touched(input, ctx);
         let read_only = tool.is_read_only(input);
-        let decision = if hook_allowed {
-            self.ctx
-                .decide_hook_allowed(tool.name(), tool.aliases(), input, read_only, &paths)
+        let engine = self.ctx();
+        if hook_allowed {
+            engine.decide_hook_allowed(tool.name(), tool.aliases(), input, read_only, &paths)
         } else {
-            self.ctx
-                .decide(tool.name(), tool.aliases(), input, read_only, &paths)
-        };
-        decision.without_prompt()
+            engine.decide(tool.name(), tool.aliases(), input, read_only, &paths)
+        }
     }
 
     /// The model's message for a denial: the engine's reason, plus the file of
     /// the deny rule when there is one.
     fn deny_message(&self, reason: String, rule: Option<&str>) -> String {
         let file = rule.and_then(|text| {
-            self.ctx
+            self.ctx()
                 .rules()
                 .rules()
                 .iter()
@@ -198,6 +240,7 @@ impl PrintPermissions {
 
     async fn check(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> PermissionDecision {
         let mut hook_allowed = false;
+        let mut hook_asks: Option<String> = None;
         let mut updated: Option<Value> = None;
         if let Some(hooks) = self.hooks.as_ref().filter(|h| h.has("PreToolUse")) {
             let event = HookEvent::PreToolUse {
@@ -223,10 +266,11 @@ impl PrintPermissions {
                     return self.deny(tool, input, ctx, message);
                 }
                 Some((HookDecision::Ask | HookDecision::Defer, reason)) => {
-                    let reason = reason.unwrap_or("a PreToolUse hook asked for approval");
-                    let message =
-                        format!("{reason} (no permission prompt available in print mode)");
-                    return self.deny(tool, input, ctx, message);
+                    hook_asks = Some(
+                        reason
+                            .unwrap_or("a PreToolUse hook asked for approval")
+                            .to_owned(),
+                    );
                 }
                 Some((HookDecision::Allow, _)) => hook_allowed = true,
                 None => {}
@@ -234,17 +278,126 @@ impl PrintPermissions {
             updated = outcome.updated_input().cloned();
         }
         let effective = updated.as_ref().unwrap_or(input);
-        match self.decide(tool, effective, ctx, hook_allowed) {
-            Decision::Allow { .. } => match updated {
-                Some(v) => PermissionDecision::AllowWithInput(v),
-                None => PermissionDecision::Allow,
+        let hook_asked = hook_asks.is_some();
+        let decision = match hook_asks {
+            Some(reason) => Decision::Ask {
+                reason,
+                suggestions: Vec::new(),
             },
+            None => self.decide(tool, effective, ctx, hook_allowed),
+        };
+        let allow = |v: Option<Value>| match v {
+            Some(v) => PermissionDecision::AllowWithInput(v),
+            None => PermissionDecision::Allow,
+        };
+        match decision {
+            Decision::Allow { .. } => allow(updated),
             Decision::Deny { reason, rule } => {
                 let message = self.deny_message(reason, rule.as_deref());
                 self.deny(tool, effective, ctx, message)
             }
-            // `without_prompt` turned every Ask into a Deny.
-            Decision::Ask { reason, .. } => self.deny(tool, effective, ctx, reason),
+            Decision::Ask {
+                reason,
+                suggestions,
+            } => match &self.prompts {
+                None if hook_asked => {
+                    let message =
+                        format!("{reason} (no permission prompt available in print mode)");
+                    self.deny(tool, effective, ctx, message)
+                }
+                None => {
+                    let message = format!("{reason} (no permission prompt available)");
+                    self.deny(tool, effective, ctx, message)
+                }
+                Some(prompts) => {
+                    let hook_updated = updated.is_some();
+                    self.ask(
+                        prompts,
+                        tool,
+                        effective,
+                        ctx,
+                        reason,
+                        suggestions,
+                        hook_updated,
+                    )
+                    .await
+                }
+            },
+        }
+    }
+
+    /// Asks the front end about one call (`input` as the rules saw it;
+    /// `hook_updated`: a PreToolUse hook rewrote it) and applies the answer.
+    #[allow(clippy::too_many_arguments)]
+    async fn ask(
+        &self,
+        prompts: &Emitter,
+        tool: &dyn Tool,
+        input: &Value,
+        ctx: &ToolContext,
+        reason: String,
+        suggestions: Vec<String>,
+        hook_updated: bool,
+    ) -> PermissionDecision {
+        if let Some(hooks) = self.hooks.clone().filter(|h| h.has("Notification")) {
+            let message = format!("tack needs your permission to use {}", tool.name());
+            // The notification must not hold up the prompt it announces.
+            tokio::spawn(async move { hooks.notification("permission_prompt", message).await });
+        }
+        let blocked_path = tool
+            .paths_touched(input, ctx)
+            .into_iter()
+            .find(|p| !self.ctx().working_dirs().iter().any(|d| p.starts_with(d)));
+        let (reply, answer) = oneshot::channel();
+        let request = PermissionRequest {
+            tool_name: tool.name().to_owned(),
+            input: input.clone(),
+            tool_use_id: ctx.tool_use_id.clone(),
+            reason,
+            suggestions,
+            blocked_path,
+            reply,
+        };
+        if !prompts.emit(RuntimeEvent::PermissionRequest(Box::new(request))) {
+            return self.deny(tool, input, ctx, "the session is ending".to_owned());
+        }
+        let answer = tokio::select! {
+            answer = answer => answer.ok(),
+            () = ctx.cancel.cancelled() => None,
+        };
+        match answer {
+            Some(PermissionAnswer::Allow {
+                updated_input,
+                always,
+            }) => {
+                let mut engine = self.ctx.write().unwrap_or_else(PoisonError::into_inner);
+                for rule in &always {
+                    // A suggestion the engine made itself; one that does not parse is skipped.
+                    let _ = engine.rules_mut().add(
+                        &RuleSource::named("session"),
+                        RuleBehavior::Allow,
+                        rule,
+                    );
+                }
+                drop(engine);
+                match updated_input {
+                    Some(v) => PermissionDecision::AllowWithInput(v),
+                    None if hook_updated => PermissionDecision::AllowWithInput(input.clone()),
+                    None => PermissionDecision::Allow,
+                }
+            }
+            Some(PermissionAnswer::Deny { message, interrupt }) => {
+                if interrupt {
+                    self.turn.cancel();
+                }
+                self.deny(tool, input, ctx, message)
+            }
+            None => self.deny(
+                tool,
+                input,
+                ctx,
+                "The user did not answer the permission request".to_owned(),
+            ),
         }
     }
 
@@ -276,17 +429,15 @@ impl PrintPermissions {
     }
 }
 
-/// [`PrintPermissions`] as the loop's `can_use_tool`.
-pub struct PermissionGate(pub Arc<PrintPermissions>);
-
-impl CanUseTool for PermissionGate {
+/// The gate as the loop's `can_use_tool`.
+impl CanUseTool for Gate {
     fn check<'a>(
         &'a self,
         tool: &'a dyn Tool,
         input: &'a Value,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, PermissionDecision> {
-        Box::pin(self.0.check(tool, input, ctx))
+        Box::pin(Gate::check(self, tool, input, ctx))
     }
 
     fn post_tool_use<'a>(
@@ -296,14 +447,12 @@ impl CanUseTool for PermissionGate {
         result: &'a ToolCallOutcome,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, PostToolUseOutcome> {
-        Box::pin(self.0.post_tool_use(tool, input, result, ctx))
+        Box::pin(Gate::post_tool_use(self, tool, input, result, ctx))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use pretty_assertions::assert_eq;
-
     use super::*;
 
     #[test]

@@ -2,23 +2,22 @@
 //!
 //! Tool results too large for the context are written to the session's
 //! tool-results directory and replaced by a preview plus the file path
-//! (`tack_tool::budget`). Runs before microcompact: cached microcompact works
-//! purely by tool_use id and never inspects content, so a content replacement
-//! here is invisible to it.
+//! (`tack_tool::budget`). Seed 004 runs it before microcompact: cached
+//! microcompact works purely by tool_use id and never inspects content, so a
+//! content replacement here is invisible to it.
 //!
 //! tack applies the budget where results are made, so each result is stored at
 //! most once and the history never holds an oversized result:
 //! - per result, in the executor as each call returns (`Tool::max_result_chars`);
-//! - per message, [`apply_message_budget`] when the loop assembles the iteration's
-//!   tool-result message.
+//! - per message, [`apply_message_budget`] when the loop assembles the
+//!   iteration's tool-result message.
 //!
-//! The history stage [`apply_tool_result_budget`] therefore has nothing to do for
-//! messages the loop made; it stays a pass-through (resumed transcripts from older
-//! versions are the compaction issue's concern).
+//! A pass over the history at step 5 would therefore find nothing to do for
+//! messages the loop made, and the loop has none (resumed transcripts from
+//! older versions are the only source of an oversized result in the history).
 
 use std::path::Path;
 
-use tack_protocol::Message;
 use tack_tool::ToolOutput;
 use tack_tool::budget::{self, DEFAULT_MAX_MESSAGE_CHARS};
 
@@ -36,12 +35,6 @@ impl Default for ToolResultBudget {
             max_chars_per_message: DEFAULT_MAX_MESSAGE_CHARS,
         }
     }
-}
-
-/// The history stage; see the module docs.
-pub fn apply_tool_result_budget(messages: Vec<Message>, budget: &ToolResultBudget) -> Vec<Message> {
-    let _ = budget;
-    messages
 }
 
 /// Stores the largest results of one message on disk until the message fits the

@@ -1,17 +1,15 @@
 //! Step 10 of seed 004: the blocking-limit check. With autocompact off, a prompt
-//! at or above the effective window minus [`MANUAL_COMPACT_BUFFER_TOKENS`] is
-//! not sent: the loop ends with `Terminal::BlockingLimit`, leaving room for a
-//! manual `/compact`.
+//! at or above the effective window minus
+//! [`MANUAL_COMPACT_BUFFER_TOKENS`](super::limits::MANUAL_COMPACT_BUFFER_TOKENS)
+//! is not sent: the loop ends with `Terminal::BlockingLimit`, leaving room for
+//! a manual `/compact`.
 //!
 //! It stands down (`exempt`) when autocompact is on (autocompact, then reactive
-//! compaction on a real 400, handle the overflow), right after a compaction
-//! (usage figures are stale), and when context collapse manages the context.
-//! Compaction's own summary request never goes through the loop, so it cannot
-//! deadlock here.
+//! compaction on a real 400, handle the overflow) and right after a compaction
+//! (usage figures are stale). Compaction's own summary request never goes
+//! through the loop, so it cannot deadlock here.
 
-use crate::compact::thresholds::ContextLimits;
-
-pub use crate::compact::thresholds::MANUAL_COMPACT_BUFFER_TOKENS;
+use super::limits::ContextLimits;
 
 /// The result of the check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,8 +27,7 @@ pub struct BlockingLimitInput {
     pub limits: Option<ContextLimits>,
     /// The context size after the earlier stages.
     pub estimated_tokens: u64,
-    /// Autocompact is on, a stage just compacted, or collapse manages the
-    /// context: skip the check.
+    /// Autocompact is on, or a stage just compacted: skip the check.
     pub exempt: bool,
 }
 

@@ -1,23 +1,26 @@
-//! Settings hooks in print mode: one [`Hooks`] per session around
-//! [`tack_hooks::HookRunner`], and what each event does here.
+//! Settings hooks: one [`SessionHooks`] per session around
+//! [`tack_hooks::HookRunner`], and what each event means. Every event is wired
+//! on its own: a hook configured for one event runs whether or not any other
+//! event has hooks.
 //!
-//! - PreToolUse / PostToolUse: in [`crate::permissions::PermissionGate`].
-//! - UserPromptSubmit: [`Hooks::user_prompt_submit`], before the prompt is
-//!   persisted or sent: a block ends the turn with an error result; context is
-//!   appended to the prompt as a `<system-reminder>`.
+//! - PreToolUse / PostToolUse: in [`crate::gate::Gate`], around each call.
+//! - UserPromptSubmit: [`SessionHooks::user_prompt_submit`], before the prompt
+//!   is persisted or sent: a block ends the turn with an error result; context
+//!   is appended to the prompt as a `<system-reminder>`.
 //! - SessionStart (`startup` / `resume`): its context is appended to the first
-//!   prompt. SessionEnd (`other`): at exit, best effort, at most 1.5 s.
-//! - Stop and PreCompact `auto`: [`StopHookRunner`], core's `LoopHooks` seam (a
-//!   PreCompact block skips that autocompaction).
-//! - PreCompact `manual`: [`Hooks::pre_compact`] before a `/compact` (a block
+//!   prompt. SessionEnd (`other`): when the session ends, at most 1.5 s.
+//! - Stop and PreCompact `auto`: core's [`LoopHooks`] seam (the loop obeys a
+//!   Stop block once per exit point; a PreCompact block skips that
+//!   autocompaction). PreCompact `manual`: before a `/compact` (a block
 //!   cancels it).
-//! - Notification, SubagentStop: nothing in tack emits them yet.
+//! - Notification (`permission_prompt`): when a tool call waits for the user.
+//! - SubagentStop: when a sub-agent finishes.
 //!
-//! Hook errors, `systemMessage`s and (verbose) plain output go to stderr. Start-up
-//! spawns nothing: no hook process runs unless one is configured for the event.
+//! Hooks marked `"async": true` run in the background and never delay the
+//! turn (tack-hooks). Errors, `systemMessage`s and (verbose) plain output
+//! become [`Notice`]s. Nothing is spawned for an event without hooks.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -27,13 +30,17 @@ use tack_hooks::{HookEvent, HookOutcome, HookRunner, HooksConfig};
 use tack_protocol::{ContentBlock, Message, Role};
 use tokio_util::sync::CancellationToken;
 
+use crate::emit::Emitter;
+use crate::event::Notice;
+
 /// SessionEnd hooks get this long before they are killed (Claude Code's budget).
 const SESSION_END_BUDGET: Duration = Duration::from_millis(1500);
 
 /// The hooks of one session.
-pub struct Hooks {
-    runner: HookRunner,
+pub struct SessionHooks {
+    runner: std::sync::RwLock<HookRunner>,
     verbose: bool,
+    emit: Emitter,
 }
 
 /// What UserPromptSubmit hooks decided.
@@ -44,54 +51,89 @@ pub enum PromptVerdict {
     Blocked(String),
 }
 
-impl Hooks {
+/// A `hooks` value that cannot be used (names the settings file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(transparent)]
+pub struct HooksError(#[from] tack_hooks::HookConfigError);
+
+pub(crate) struct HookPlace<'a> {
+    pub project_dir: &'a Path,
+    pub cwd: &'a Path,
+    pub session_id: &'a str,
+    pub transcript_path: &'a Path,
+    pub permission_mode: &'a str,
+}
+
+impl SessionHooks {
     /// `None` when no hook is configured (nothing to run, ever). `sources` are
-    /// (file, `hooks` value) pairs, lowest precedence first; an invalid hook
-    /// configuration is an error naming the file.
-    pub fn new(
+    /// (file, `hooks` value) pairs, lowest precedence first.
+    pub(crate) fn new(
         sources: &[(String, Value)],
-        project_dir: &Path,
-        cwd: &Path,
-        session_id: &str,
-        transcript_path: &Path,
-        permission_mode: &str,
+        place: HookPlace<'_>,
         verbose: bool,
-    ) -> anyhow::Result<Option<Hooks>> {
+        emit: Emitter,
+    ) -> Result<Option<SessionHooks>, HooksError> {
         if sources.is_empty() {
             return Ok(None);
         }
         let mut config = HooksConfig::new();
         for (source, value) in sources {
-            config
-                .merge_value(source, value)
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            config.merge_value(source, value)?;
         }
         for w in config.warnings() {
-            eprintln!("warning: {w}");
+            emit.notice(Notice::warning(format!("warning: {w}")));
         }
-        let mut runner =
-            HookRunner::new(config, project_dir, session_id, transcript_path).with_cwd(cwd);
-        runner.set_permission_mode(permission_mode);
-        Ok(Some(Hooks { runner, verbose }))
+        let mut runner = HookRunner::new(
+            config,
+            place.project_dir,
+            place.session_id,
+            place.transcript_path,
+        )
+        .with_cwd(place.cwd);
+        runner.set_permission_mode(place.permission_mode);
+        Ok(Some(SessionHooks {
+            runner: std::sync::RwLock::new(runner),
+            verbose,
+            emit,
+        }))
+    }
+
+    fn runner(&self) -> HookRunner {
+        self.runner
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// True when some hook is configured for `event`.
     pub fn has(&self, event: &str) -> bool {
-        self.runner.has_hooks(event)
+        self.runner
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .has_hooks(event)
     }
 
-    /// Runs `event`'s hooks and reports what is for the user on stderr.
+    /// The `permission_mode` hooks are told from now on.
+    pub fn set_permission_mode(&self, mode: &str) {
+        self.runner
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .set_permission_mode(mode);
+    }
+
+    /// Runs `event`'s hooks and reports what is for the user.
     pub async fn run(&self, event: &HookEvent, cancel: &CancellationToken) -> HookOutcome {
-        let outcome = self.runner.run(event, cancel).await;
+        let outcome = self.runner().run(event, cancel).await;
         for e in outcome.errors() {
-            eprintln!("{e}");
+            self.emit.notice(Notice::error(e.clone()));
         }
         for m in outcome.system_messages() {
-            eprintln!("{m}");
+            self.emit.notice(Notice::info(m.clone()));
         }
         if self.verbose && !outcome.suppress_output() {
             for o in outcome.plain_output() {
-                eprintln!("{} hook output: {o}", event.name());
+                self.emit
+                    .notice(Notice::info(format!("{} hook output: {o}", event.name())));
             }
         }
         outcome
@@ -152,8 +194,6 @@ impl Hooks {
     }
 
     /// PreCompact before a compaction: `Err(message)` when a hook blocks it.
-    /// Hook context is not used (Claude Code passes hook stdout to the summary
-    /// instructions only for `newCustomInstructions`, not implemented).
     pub async fn pre_compact(
         &self,
         trigger: &str,
@@ -176,6 +216,19 @@ impl Hooks {
             None => Ok(()),
         }
     }
+
+    /// Notification (e.g. `permission_prompt` while a tool call waits).
+    pub async fn notification(&self, notification_type: &str, message: String) {
+        if !self.has("Notification") {
+            return;
+        }
+        let event = HookEvent::Notification {
+            message,
+            title: None,
+            notification_type: notification_type.to_owned(),
+        };
+        self.run(&event, &CancellationToken::new()).await;
+    }
 }
 
 /// `prompt` with `context` appended as a `<system-reminder>` text block.
@@ -187,20 +240,15 @@ pub fn with_context(mut prompt: Message, context: Option<String>) -> Message {
     prompt
 }
 
-/// Core's loop hook seams backed by the `Stop` and `PreCompact` hooks. A Stop
-/// block continues the loop once per exit point: when the hooks block again while
-/// `stop_hook_active` is set, the turn ends anyway (as
-/// `tack_hooks::StopHookGuard` does).
-pub struct StopHookRunner(pub Arc<Hooks>);
-
-impl LoopHooks for StopHookRunner {
+/// Core's loop seams, each backed by its own event's hooks.
+impl LoopHooks for SessionHooks {
     fn pre_compact(&self) -> BoxFuture<'_, Result<(), String>> {
-        Box::pin(self.0.pre_compact("auto", None))
+        Box::pin(SessionHooks::pre_compact(self, "auto", None))
     }
 
-    fn run<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
+    fn stop<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
         Box::pin(async move {
-            if !self.0.has("Stop") {
+            if !self.has("Stop") {
                 return StopHookOutcome::Pass;
             }
             let last = input
@@ -213,14 +261,14 @@ impl LoopHooks for StopHookRunner {
                 stop_hook_active: input.stop_hook_active,
                 last_assistant_message: last,
             };
-            let outcome = self.0.run(&event, &CancellationToken::new()).await;
+            let outcome = self.run(&event, &CancellationToken::new()).await;
             if !outcome.should_continue() {
                 let reason = outcome.stop_reason().unwrap_or_default().to_owned();
                 return StopHookOutcome::Prevent { reason };
             }
             match outcome.blocked() {
-                Some(reason) if !input.stop_hook_active => StopHookOutcome::Block { reason },
-                Some(_) | None => StopHookOutcome::Pass,
+                Some(reason) => StopHookOutcome::Block { reason },
+                None => StopHookOutcome::Pass,
             }
         })
     }

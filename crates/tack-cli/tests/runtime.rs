@@ -1,0 +1,442 @@
+//! End-to-end: the session runtime's promises, through the real binary and
+//! through a minimal front end written in the test (no CLI code at all).
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{Env, kinds, lines, redact};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_runtime::records::Records;
+use tack_runtime::{RuntimeEvent, SessionOptions, UserInput};
+use tack_testkit::{Reply, Script};
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A tool-using session: Glob, then a final answer.
+fn glob_script() -> Script {
+    Script::new([
+        Reply::message()
+            .text("Looking.")
+            .tool_use("toolu_1", "Glob", json!({"pattern": "*.txt"}))
+            .usage(20, 8)
+            .into(),
+        Reply::message().text("Found a.txt.").usage(30, 5).into(),
+    ])
+}
+
+/// The transcript's records with what differs between runs replaced.
+fn transcript_records(path: &std::path::Path, cwd: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut ids: HashMap<String, String> = HashMap::new();
+    text.lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            // Chain ids are renumbered in order of appearance, so the chain
+            // shape is compared, not the random ids.
+            for key in ["uuid", "parentUuid"] {
+                if let Some(id) = v[key].as_str() {
+                    let n = ids.len();
+                    let id = ids.entry(id.to_owned()).or_insert_with(|| format!("id{n}"));
+                    v[key] = json!(id);
+                }
+            }
+            redact(&mut v, cwd);
+            v["sessionId"] = json!("[session]");
+            v
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tack_p() {
+    // The binary.
+    let env = Env::new(glob_script()).await;
+    write(&env.cwd().join("a.txt"), "a");
+    let out = env
+        .tack()
+        .args(["-p", "list", "--output-format", "stream-json", "--verbose"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut printed = lines(&out.stdout);
+    let cli_transcript = transcript_records(&env.transcripts()[0], &env.cwd());
+
+    // The same session driven by the runtime alone, in another project.
+    let env2 = Env::new(glob_script()).await;
+    write(&env2.cwd().join("a.txt"), "a");
+    let vars: HashMap<String, String> = env2
+        .vars()
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_string_lossy().into_owned()))
+        .collect();
+    let place = tack_runtime::Place::new(env2.cwd(), tack_runtime::Env(vars)).unwrap();
+    let loaded = tack_runtime::load_settings(&place, None).unwrap();
+    let runtime = tack_runtime::start(place, &loaded, SessionOptions::default())
+        .await
+        .unwrap();
+    let records = Records {
+        session_id: runtime.info().session_id.clone(),
+        partial: false,
+        parent_tool_use_id: None,
+    };
+    let (handle, mut events) = runtime.spawn();
+    handle.submit(UserInput::text("list")).unwrap();
+    drop(handle);
+    let mut rendered = Vec::new();
+    while let Some(event) = events.next().await {
+        match event {
+            RuntimeEvent::Started(info) => rendered.push(records.init(&info)),
+            RuntimeEvent::Loop(e) => rendered.extend(records.loop_event(&e)),
+            RuntimeEvent::TurnEnded(end) => rendered.push(
+                tack_protocol::stream_json::StreamJsonRecord::Result(end.record.clone()),
+            ),
+            RuntimeEvent::Notice(n) => panic!("unexpected notice: {n:?}"),
+            RuntimeEvent::CompactEnded { .. } | RuntimeEvent::PermissionRequest(_) => {
+                panic!("unexpected event")
+            }
+            RuntimeEvent::Ended => break,
+        }
+    }
+    let mut direct: Vec<Value> = rendered
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap())
+        .collect();
+    for (records, cwd) in [(&mut printed, env.cwd()), (&mut direct, env2.cwd())] {
+        for r in records.iter_mut() {
+            redact(r, &cwd);
+        }
+    }
+    assert_eq!(
+        kinds(&direct),
+        [
+            "system/init",
+            "assistant",
+            "assistant",
+            "user",
+            "assistant",
+            "result/success"
+        ]
+    );
+    assert_eq!(direct, printed);
+    let direct_transcript = transcript_records(&env2.transcripts()[0], &env2.cwd());
+    assert_eq!(direct_transcript, cli_transcript);
+    // And both sent the same requests.
+    let strip = |bodies: Vec<Value>, cwd: &std::path::Path| -> Vec<Value> {
+        bodies
+            .into_iter()
+            .map(|mut b| {
+                b["system"] = Value::Null; // has the cwd and the date
+                b["metadata"] = Value::Null; // has the session id
+                redact(&mut b, cwd);
+                b
+            })
+            .collect()
+    };
+    assert_eq!(
+        strip(env2.request_bodies(), &env2.cwd()),
+        strip(env.request_bodies(), &env.cwd())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pre_compact_hook_on_its_own_runs_on_autocompaction_with_trigger_auto() {
+    let env = Env::new(Script::new([
+        // The reported usage puts the context over the autocompact threshold
+        // (167k of Sonnet 4.5's 200k) for the next request.
+        Reply::message()
+            .tool_use("toolu_1", "Glob", json!({"pattern": "*"}))
+            .usage(170_000, 10)
+            .into(),
+        Reply::text("<summary>Listed the files.</summary>"),
+        Reply::text("Done."),
+    ]))
+    .await;
+    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
+    let log = env.cwd().join("precompact.log");
+    let hook = format!("cat >> {}; echo >> {}", log.display(), log.display());
+    write(
+        &env.cwd().join(".claude/settings.json"),
+        &json!({"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    );
+    env.trust();
+    let out = env
+        .tack()
+        .args([
+            "-p",
+            "go",
+            "--model",
+            "claude-sonnet-4-5",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(kinds(&lines(&out.stdout)).contains(&"system/compact_boundary".to_owned()));
+    let inputs: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(inputs.len(), 1, "{inputs:?}");
+    assert_eq!(
+        (&inputs[0]["hook_event_name"], &inputs[0]["trigger"]),
+        (&json!("PreCompact"), &json!("auto"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_async_hook_does_not_delay_the_result() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("toolu_1", "Glob", json!({"pattern": "*"}))
+            .into(),
+        Reply::text("Done."),
+    ]))
+    .await;
+    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
+    let started = env.cwd().join("lint-started");
+    // Marks that it started, then would hold the session for 30 s if waited for.
+    let hook = format!("cat >/dev/null; touch {}; sleep 30", started.display());
+    write(
+        &env.cwd().join(".claude/settings.json"),
+        &json!({"hooks": {"PostToolUse": [{"matcher": "Glob",
+            "hooks": [{"type": "command", "command": hook, "async": true, "timeout": 60}]}]}})
+        .to_string(),
+    );
+    env.trust();
+    let begun = Instant::now();
+    let out = env.tack().args(["-p", "go"]).output().unwrap();
+    let took = begun.elapsed();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Done.\n");
+    assert!(started.exists(), "the async hook never started");
+    assert!(
+        took < Duration::from_secs(20),
+        "the session waited {took:?} for the hook"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_untrusted_repos_allow_rules_do_not_apply_until_it_is_trusted() {
+    let victim = |n: u32| format!("victim-{n}.txt");
+    let script = |n: u32| {
+        Reply::message()
+            .tool_use(
+                &format!("toolu_{n}"),
+                "Bash",
+                json!({"command": format!("rm {}", victim(n))}),
+            )
+            .into()
+    };
+    let env = Env::new(Script::new([
+        script(1),
+        Reply::text("could not"),
+        script(2),
+        Reply::text("removed"),
+    ]))
+    .await;
+    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
+    let settings = env.cwd().join(".claude/settings.json");
+    write(&settings, r#"{"permissions": {"allow": ["Bash(*)"]}}"#);
+    write(&env.cwd().join(victim(1)), "keep me");
+    write(&env.cwd().join(victim(2)), "remove me");
+
+    let out = env
+        .tack()
+        .args(["-p", "clean up", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        env.cwd().join(victim(1)).exists(),
+        "rm ran in an untrusted repo"
+    );
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "Ignoring 1 permissions.allow entry from .claude/settings.json: this workspace has not been trusted. Run `tack trust` in {} to trust it.\n",
+            env.cwd().display()
+        )
+    );
+    let result = &lines(&out.stdout)[0];
+    assert_eq!(result["permission_denials"][0]["tool_name"], "Bash");
+
+    env.trust();
+    let out = env
+        .tack()
+        .args(["-p", "clean up", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    assert!(
+        !env.cwd().join(victim(2)).exists(),
+        "rm did not run once trusted"
+    );
+    assert_eq!(lines(&out.stdout)[0]["permission_denials"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_over_stream_json_ends_the_turn_at_once_and_the_next_message_works() {
+    let env = Env::new(Script::new([
+        // A 20 s answer: a few events, then nothing for 20 s.
+        Reply::message()
+            .text("This answer takes a long time to write out in full.")
+            .stall_after(4, Duration::from_secs(20))
+            .into(),
+        Reply::text("Second answer."),
+    ]))
+    .await;
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .args([
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<(Instant, Value)>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send((Instant::now(), serde_json::from_str(&line).unwrap()));
+        }
+    });
+    let send = |stdin: &mut std::process::ChildStdin, line: Value| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        &mut stdin,
+        json!({"type": "user", "message": {"role": "user", "content": "write a lot"}}),
+    );
+    // Wait until the answer is streaming, then one second more.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while env.server.requests().is_empty() {
+        assert!(Instant::now() < deadline, "no request was sent");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let interrupted_at = Instant::now();
+    send(
+        &mut stdin,
+        json!({"type": "control_request", "request_id": "req_int", "request": {"subtype": "interrupt"}}),
+    );
+    let mut records = Vec::new();
+    let result_at = loop {
+        let (at, record) = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a result record");
+        let is_result = record["type"] == "result";
+        records.push(record);
+        if is_result {
+            break at;
+        }
+    };
+    let latency = result_at - interrupted_at;
+    assert!(
+        latency < Duration::from_millis(200),
+        "result {latency:?} after the interrupt"
+    );
+    let result = records.last().unwrap();
+    assert_eq!(
+        (&result["subtype"], &result["is_error"]),
+        (&json!("error_during_execution"), &json!(true))
+    );
+    // The interrupt is answered after the turn it ended.
+    let (_, answer) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(
+        (
+            &answer["type"],
+            &answer["response"]["subtype"],
+            &answer["response"]["request_id"]
+        ),
+        (
+            &json!("control_response"),
+            &json!("success"),
+            &json!("req_int")
+        )
+    );
+
+    send(
+        &mut stdin,
+        json!({"type": "user", "message": {"role": "user", "content": "again"}}),
+    );
+    let mut second = Vec::new();
+    loop {
+        let (_, record) = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the second turn");
+        let is_result = record["type"] == "result";
+        second.push(record);
+        if is_result {
+            break;
+        }
+    }
+    assert_eq!(kinds(&second), ["assistant", "result/success"]);
+    assert_eq!(second[1]["result"], "Second answer.");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+
+    // The transcript is valid and resumes: both prompts and the second answer.
+    let loaded = tack_store::load(&env.transcripts()[0]).unwrap();
+    assert_eq!(loaded.warnings.len(), 0, "{:?}", loaded.warnings);
+    let texts: Vec<&str> = loaded
+        .messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter_map(|b| match b {
+            tack_protocol::ContentBlock::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["write a lot", "again", "Second answer."]);
+    // The second request carried both prompts.
+    let bodies = env.request_bodies();
+    assert!(bodies[1]["messages"].to_string().contains("write a lot"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_credentials_tack_says_what_it_looked_for_before_any_request() {
+    let env = Env::new(Script::new([Reply::text("never")])).await;
+    let out = env
+        .tack()
+        .args(["-p", "hi"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "Error: no credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or an apiKeyHelper command in settings\n"
+    );
+    assert!(env.server.requests().is_empty());
+    assert!(env.transcripts().is_empty());
+}

@@ -1,0 +1,391 @@
+//! The official Agent SDKs drive the real `tack` binary (issue 13): each test
+//! scripts the model server, runs one scenario of `tests/sdk/drive.py` (Python
+//! claude-agent-sdk) or `tests/sdk/drive.mjs` (TypeScript
+//! @anthropic-ai/claude-agent-sdk) with the SDK pointed at tack and the API at
+//! the server, and asserts on the one JSON line of observations the driver
+//! prints, on the files in the project and on the requests the server saw.
+//!
+//! The SDKs come from `.ci/install-sdks.sh` (under `target/sdk`, or
+//! `$TACK_SDK_DIR`); a test whose SDK is not installed prints why and passes.
+//! Every driver report also carries `parser`: each record tack printed, put
+//! through the SDK's own parser and checked against the keys the SDK's types
+//! require (`tests/sdk/records.json`); it must come back clean.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::Env;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_testkit::{Reply, Script};
+
+/// How long one driver run may take (the slow answer alone is 20 s).
+const DRIVER_TIMEOUT: Duration = Duration::from_secs(90);
+/// Claude Code answers an interrupt in 25 ms; the issue asks for under 200.
+const INTERRUPT_BUDGET_MS: u64 = 200;
+
+/// One SDK and how to run its driver.
+struct Sdk {
+    name: &'static str,
+    program: PathBuf,
+    /// Before the scenario name.
+    script: PathBuf,
+    /// After the tack binary.
+    extra_args: Vec<PathBuf>,
+}
+
+fn sdk_dir() -> PathBuf {
+    match std::env::var_os("TACK_SDK_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/sdk"),
+    }
+}
+
+fn driver(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/sdk")
+        .join(file)
+}
+
+fn python() -> Result<Sdk, String> {
+    let program = sdk_dir().join("py/bin/python");
+    if !program.exists() {
+        return Err(format!(
+            "{} not found: run .ci/install-sdks.sh",
+            program.display()
+        ));
+    }
+    Ok(Sdk {
+        name: "python",
+        program,
+        script: driver("drive.py"),
+        extra_args: Vec::new(),
+    })
+}
+
+fn typescript() -> Result<Sdk, String> {
+    let module = sdk_dir().join("ts/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
+    if !module.exists() {
+        return Err(format!(
+            "{} not found: run .ci/install-sdks.sh (needs node and npm)",
+            module.display()
+        ));
+    }
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return Err("node is not on PATH".into());
+    }
+    Ok(Sdk {
+        name: "typescript",
+        program: "node".into(),
+        script: driver("drive.mjs"),
+        extra_args: vec![module],
+    })
+}
+
+/// Runs `scenario` of the SDK's driver in `env`'s project; `None` (after
+/// printing why) when the SDK is not installed.
+async fn drive(sdk: &Result<Sdk, String>, scenario: &str, env: &Env) -> Option<Value> {
+    let sdk = match sdk {
+        Ok(sdk) => sdk,
+        Err(reason) => {
+            println!("skipped: {reason}");
+            return None;
+        }
+    };
+    let child = tokio::process::Command::new(&sdk.program)
+        .arg(&sdk.script)
+        .arg(scenario)
+        .arg(env!("CARGO_BIN_EXE_tack"))
+        .args(&sdk.extra_args)
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start the {} driver: {e}", sdk.name));
+    let out = tokio::time::timeout(DRIVER_TIMEOUT, child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("the {} driver ran over {DRIVER_TIMEOUT:?}", sdk.name))
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stdout
+        .lines()
+        .last()
+        .unwrap_or_else(|| panic!("the {} driver printed nothing; stderr:\n{stderr}", sdk.name));
+    let report: Value =
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}\nstderr:\n{stderr}"));
+    // The driver's failure (the SDK's exception) is the most useful message.
+    assert_eq!(report.get("error"), None, "{} driver: {report:#}", sdk.name);
+    Some(report)
+}
+
+/// The SDK took every record as it takes Claude Code's; returns the record kinds.
+fn clean_parser_kinds(report: &Value) -> Vec<String> {
+    let parser = &report["parser"];
+    for key in ["rejected", "unknown", "missing", "warnings"] {
+        assert_eq!(parser[key], json!([]), "parser.{key} in {report:#}");
+    }
+    serde_json::from_value(parser["kinds"].clone()).unwrap()
+}
+
+fn path_in(env: &Env, name: &str) -> String {
+    env.cwd().join(name).to_string_lossy().into_owned()
+}
+
+// ----- scenarios ------------------------------------------------------------
+
+async fn deny_write(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([])).await;
+    let input = json!({"file_path": path_in(&env, "out.txt"), "content": "hi"});
+    env.server
+        .push(Reply::tool_use("toolu_w1", "Write", input.clone()));
+    env.server.push(Reply::text("I did not write it."));
+    let Some(report) = drive(&sdk, "deny_write", &env).await else {
+        return;
+    };
+    assert_eq!(
+        clean_parser_kinds(&report),
+        [
+            "system/init",
+            "assistant",
+            "user",
+            "assistant",
+            "result/success"
+        ]
+    );
+    assert_eq!(
+        report["observations"],
+        json!({
+            "callback_calls": [{"tool_name": "Write", "input": input, "tool_use_id": "toolu_w1"}],
+            "file_exists": false,
+            "tool_results": [{"tool_use_id": "toolu_w1", "is_error": true, "content": "Writes are not allowed"}],
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 2,
+                "result": "I did not write it.", "terminal_reason": "completed",
+                "permission_denials": [{"tool_name": "Write", "tool_use_id": "toolu_w1", "tool_input": input}],
+            },
+        })
+    );
+    // The model was told why.
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 2);
+    let last = bodies[1]["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(
+        last["content"][0]["content"],
+        json!("Writes are not allowed"),
+        "{last}"
+    );
+}
+
+async fn hook(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([])).await;
+    std::fs::write(env.cwd().join("a.txt"), "alpha\n").unwrap();
+    let read = json!({"file_path": path_in(&env, "a.txt")});
+    let glob = json!({"pattern": "*.txt"});
+    let write = json!({"file_path": path_in(&env, "b.txt"), "content": "made by the model"});
+    env.server.push(
+        Reply::message()
+            .tool_use("toolu_r1", "Read", read.clone())
+            .tool_use("toolu_g1", "Glob", glob.clone())
+            .into(),
+    );
+    env.server
+        .push(Reply::tool_use("toolu_w1", "Write", write.clone()));
+    env.server.push(Reply::text("All done."));
+    let Some(report) = drive(&sdk, "hook", &env).await else {
+        return;
+    };
+    assert_eq!(
+        clean_parser_kinds(&report),
+        [
+            "system/init",
+            "assistant",
+            "assistant",
+            "user",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "result/success"
+        ]
+    );
+    let call = |id: &str, tool: &str, input: &Value| {
+        json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input,
+               "tool_use_id": id, "tool_use_id_argument": id})
+    };
+    assert_eq!(
+        report["observations"],
+        json!({
+            "hook_calls": [
+                call("toolu_g1", "Glob", &glob),
+                call("toolu_r1", "Read", &read),
+                call("toolu_w1", "Write", &write),
+            ],
+            "b_txt": "made by the model",
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 3, "result": "All done.",
+                "terminal_reason": "completed", "permission_denials": [],
+            },
+        })
+    );
+}
+
+async fn interrupt(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([])).await;
+    // 48 × "slow " = 240 characters = 20 text deltas; 26 events 800 ms apart:
+    // about 20 s if nobody stops it.
+    env.server.push(
+        Reply::message()
+            .text(&"slow ".repeat(48))
+            .pacing(Duration::from_millis(800))
+            .into(),
+    );
+    env.server.push(Reply::text("Second answer."));
+    let Some(report) = drive(&sdk, "interrupt", &env).await else {
+        return;
+    };
+    let mut observations = report["observations"].clone();
+    let map = observations.as_object_mut().unwrap();
+    let to_result = map.remove("interrupt_to_result_ms");
+    let ack = map.remove("interrupt_ack_ms");
+    assert_eq!(
+        observations,
+        json!({
+            "saw_delta": true,
+            "first": {
+                "subtype": "error_during_execution", "is_error": true, "num_turns": 1, "result": null,
+                "terminal_reason": "aborted_streaming", "permission_denials": [],
+            },
+            "second": {
+                "subtype": "success", "is_error": false, "num_turns": 1, "result": "Second answer.",
+                "terminal_reason": "completed", "permission_denials": [],
+            },
+            "same_session": true,
+        }),
+        "interrupt acknowledged in {ack:?} ms, turn ended {to_result:?} ms after it"
+    );
+    let to_result = to_result.and_then(|v| v.as_u64()).expect("timed");
+    let ack = ack.and_then(|v| v.as_u64()).expect("timed");
+    assert!(
+        ack <= to_result && to_result < INTERRUPT_BUDGET_MS,
+        "interrupt acknowledged in {ack} ms, turn ended {to_result} ms after it"
+    );
+    let kinds = clean_parser_kinds(&report);
+    let results: Vec<&String> = kinds.iter().filter(|k| k.starts_with("result")).collect();
+    assert_eq!(results, ["result/error_during_execution", "result/success"]);
+    // The slow answer's HTTP stream was dropped, not read to its end.
+    tokio::time::timeout(Duration::from_secs(5), env.server.wait_abandoned_streams(1))
+        .await
+        .expect("the interrupted request is cancelled");
+    assert_eq!(env.server.abandoned_streams(), 1);
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 2);
+    let last = bodies[1]["messages"].as_array().unwrap().last().unwrap();
+    assert!(last.to_string().contains("Now a short one"), "{last}");
+}
+
+async fn result_fields(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([Reply::message()
+        .text("Hello there.")
+        .usage(100, 20)
+        .cache(0, 0)
+        .into()]))
+    .await;
+    let Some(report) = drive(&sdk, "result_fields", &env).await else {
+        return;
+    };
+    assert_eq!(
+        clean_parser_kinds(&report),
+        ["system/init", "assistant", "result/success"]
+    );
+    let mut observations = report["observations"].clone();
+    let cost = observations["result"]
+        .as_object_mut()
+        .unwrap()
+        .remove("total_cost_usd")
+        .and_then(|v| v.as_f64())
+        .expect("total_cost_usd is a number");
+    // claude-sonnet-4-5: $3 per million input tokens, $15 per million output.
+    let expected_cost = 100.0 * 3.0 / 1e6 + 20.0 * 15.0 / 1e6;
+    assert!((cost - expected_cost).abs() < 1e-12, "cost {cost}");
+    assert_eq!(
+        observations,
+        json!({
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 1, "result": "Hello there.",
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 100, "output_tokens": 20,
+                          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+                "model_usage_models": ["claude-sonnet-4-5"],
+                "permission_denials": [],
+                "duration_ms_is_int": true,
+                "uuid_is_set": true,
+            },
+            "session_ids_agree": true,
+            "init": {"model": "claude-sonnet-4-5", "permissionMode": "default",
+                     "apiKeySource": "ANTHROPIC_API_KEY", "cwd": env.cwd().to_string_lossy(),
+                     "output_style": "default"},
+            "assistant_texts": ["Hello there."],
+        })
+    );
+}
+
+// ----- one test per SDK and scenario ----------------------------------------
+// The ignored ones fail until SDK mode exists (issue 13 phase 2); run them with
+// `cargo nextest run -p tack-cli --test sdk --run-ignored all`.
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs SDK mode (issue 13 phase 2)"]
+async fn python_can_use_tool_denies_write() {
+    deny_write(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs SDK mode (issue 13 phase 2)"]
+async fn typescript_can_use_tool_denies_write() {
+    deny_write(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs SDK mode (issue 13 phase 2)"]
+async fn python_pre_tool_use_hook_sees_every_tool() {
+    hook(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs SDK mode (issue 13 phase 2)"]
+async fn typescript_pre_tool_use_hook_sees_every_tool() {
+    hook(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs SDK mode (issue 13 phase 2)"]
+async fn python_interrupt_then_next_query() {
+    interrupt(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs SDK mode (issue 13 phase 2)"]
+async fn typescript_interrupt_then_next_query() {
+    interrupt(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_result_message_fields() {
+    result_fields(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_result_message_fields() {
+    result_fields(typescript()).await;
+}

@@ -1,0 +1,249 @@
+// Drives tack through the official TypeScript Agent SDK
+// (@anthropic-ai/claude-agent-sdk 0.3.330).
+//
+// Usage: node drive.mjs SCENARIO TACK_BINARY SDK_MODULE
+//   SDK_MODULE: path of the installed package's sdk.mjs
+//
+// The twin of drive.py (same scenarios, same observation shape; see its
+// docstring). The TypeScript SDK does not parse records, it hands the JSON
+// objects to the caller typed as SDKMessage, so `parser` checks every record
+// against the SDKMessage union (records.json): a known type/subtype with every
+// key its type requires.
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const [scenario, tack, sdkModule] = process.argv.slice(2);
+const { query } = await import(sdkModule);
+const schema = JSON.parse(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), "records.json"), "utf8"),
+);
+const DENY_MESSAGE = "Writes are not allowed";
+const RECORDS = [];
+const WARNINGS = [];
+process.on("warning", (w) => WARNINGS.push(`${w.name}: ${w.message}`));
+
+function kind(record) {
+  let k = String(record.type);
+  if ((k === "system" || k === "result") && record.subtype !== undefined) k += `/${record.subtype}`;
+  return k;
+}
+
+function parserReport() {
+  const kinds = [];
+  const unknown = [];
+  const missing = [];
+  for (const record of RECORDS) {
+    const k = kind(record);
+    kinds.push(k);
+    const base = k.startsWith("result/") ? "result" : k;
+    if (!schema.known.includes(base)) unknown.push(k);
+    for (const key of schema.required[k] ?? []) {
+      const [holder, name] = key.startsWith("message.")
+        ? [record.message ?? {}, key.slice("message.".length)]
+        : [record, key];
+      if (!(name in holder)) missing.push(`${k}: ${key}`);
+    }
+  }
+  return { kinds, rejected: [], unknown, missing, warnings: WARNINGS };
+}
+
+function options(extra) {
+  return {
+    pathToClaudeCodeExecutable: tack,
+    cwd: process.cwd(),
+    env: { ...process.env },
+    stderr: () => {},
+    ...extra,
+  };
+}
+
+async function collect(q) {
+  const messages = [];
+  for await (const m of q) {
+    RECORDS.push(m);
+    messages.push(m);
+  }
+  return messages;
+}
+
+function resultSummary(r) {
+  return {
+    subtype: r.subtype,
+    is_error: r.is_error,
+    num_turns: r.num_turns,
+    result: r.result ?? null,
+    terminal_reason: r.terminal_reason ?? null,
+    permission_denials: r.permission_denials ?? null,
+  };
+}
+
+function toolResults(messages) {
+  return messages
+    .filter((m) => m.type === "user" && Array.isArray(m.message?.content))
+    .flatMap((m) => m.message.content)
+    .filter((b) => b.type === "tool_result")
+    .map((b) => ({ tool_use_id: b.tool_use_id, is_error: b.is_error ?? null, content: b.content ?? null }));
+}
+
+/** An input stream the caller feeds: push() a prompt, end() to close stdin. */
+function inputQueue() {
+  const pending = [];
+  let wake = null;
+  let done = false;
+  return {
+    push(text) {
+      pending.push({
+        type: "user",
+        message: { role: "user", content: [{ type: "text", text }] },
+        parent_tool_use_id: null,
+        session_id: "",
+      });
+      wake?.();
+    },
+    end() {
+      done = true;
+      wake?.();
+    },
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        if (pending.length > 0) yield pending.shift();
+        else if (done) return;
+        else await new Promise((resolve) => (wake = resolve));
+      }
+    },
+  };
+}
+
+const lastResult = (messages) => messages.filter((m) => m.type === "result").at(-1);
+
+const scenarios = {
+  async deny_write() {
+    const calls = [];
+    const input = inputQueue();
+    input.push("Write out.txt");
+    input.end();
+    const messages = await collect(
+      query({
+        prompt: input,
+        options: options({
+          canUseTool: async (toolName, toolInput, { toolUseID }) => {
+            calls.push({ tool_name: toolName, input: toolInput, tool_use_id: toolUseID });
+            return { behavior: "deny", message: DENY_MESSAGE };
+          },
+        }),
+      }),
+    );
+    const result = lastResult(messages);
+    return {
+      callback_calls: calls,
+      file_exists: existsSync("out.txt"),
+      tool_results: toolResults(messages),
+      result: result ? resultSummary(result) : null,
+    };
+  },
+
+  async hook() {
+    const calls = [];
+    const record = async (hookInput, toolUseID) => {
+      calls.push({
+        hook_event_name: hookInput.hook_event_name ?? null,
+        tool_name: hookInput.tool_name ?? null,
+        tool_input: hookInput.tool_input ?? null,
+        tool_use_id: hookInput.tool_use_id ?? null,
+        tool_use_id_argument: toolUseID ?? null,
+      });
+      return {};
+    };
+    const messages = await collect(
+      query({
+        prompt: "Look around, then write b.txt",
+        options: options({ permissionMode: "acceptEdits", hooks: { PreToolUse: [{ hooks: [record] }] } }),
+      }),
+    );
+    calls.sort((a, b) => String(a.tool_use_id).localeCompare(String(b.tool_use_id)));
+    const result = lastResult(messages);
+    return {
+      hook_calls: calls,
+      b_txt: existsSync("b.txt") ? readFileSync("b.txt", "utf8") : null,
+      result: result ? resultSummary(result) : null,
+    };
+  },
+
+  async interrupt() {
+    const observed = {};
+    const input = inputQueue();
+    const q = query({ prompt: input, options: options({ includePartialMessages: true }) });
+    input.push("Tell me a long story");
+    let sent;
+    let first;
+    let second;
+    for await (const m of q) {
+      RECORDS.push(m);
+      if (m.type === "stream_event" && !observed.saw_delta && m.event?.type === "content_block_delta") {
+        observed.saw_delta = true;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        sent = performance.now();
+        await q.interrupt();
+        observed.interrupt_ack_ms = Math.round(performance.now() - sent);
+      }
+      if (m.type === "result" && first === undefined) {
+        first = m;
+        if (sent !== undefined) observed.interrupt_to_result_ms = Math.round(performance.now() - sent);
+        input.push("Now a short one");
+      } else if (m.type === "result") {
+        second = m;
+        input.end();
+      }
+    }
+    observed.first = first ? resultSummary(first) : null;
+    observed.second = second ? resultSummary(second) : null;
+    observed.same_session = Boolean(first && second && first.session_id === second.session_id);
+    return observed;
+  },
+
+  async result_fields() {
+    const messages = await collect(query({ prompt: "Say hello", options: options({ model: "claude-sonnet-4-5" }) }));
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+    const result = messages.find((m) => m.type === "result");
+    const assistant = messages.filter((m) => m.type === "assistant");
+    const usage = result.usage ?? {};
+    const pick = (obj, keys) => Object.fromEntries(keys.map((k) => [k, obj?.[k] ?? null]));
+    return {
+      result: {
+        subtype: result.subtype,
+        is_error: result.is_error,
+        num_turns: result.num_turns,
+        result: result.result ?? null,
+        stop_reason: result.stop_reason ?? null,
+        total_cost_usd: result.total_cost_usd ?? null,
+        usage: pick(usage, ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]),
+        model_usage_models: Object.keys(result.modelUsage ?? {}).sort(),
+        permission_denials: result.permission_denials ?? null,
+        duration_ms_is_int: Number.isInteger(result.duration_ms),
+        uuid_is_set: Boolean(result.uuid),
+      },
+      session_ids_agree: new Set([init?.session_id, result.session_id, ...assistant.map((m) => m.session_id)]).size === 1,
+      init: pick(init, ["model", "permissionMode", "apiKeySource", "cwd", "output_style"]),
+      assistant_texts: assistant.flatMap((m) => m.message.content.filter((b) => b.type === "text").map((b) => b.text)),
+    };
+  },
+};
+
+const report = { sdk: "typescript", scenario };
+const timeout = setTimeout(() => {
+  report.error = "timed out after 60 s";
+  report.parser = parserReport();
+  console.log(JSON.stringify(report));
+  process.exit(0);
+}, 60_000);
+try {
+  report.observations = await scenarios[scenario]();
+} catch (e) {
+  report.error = `${e?.name ?? "Error"}: ${e?.message ?? e}`;
+}
+clearTimeout(timeout);
+report.parser = parserReport();
+console.log(JSON.stringify(report));
+process.exit(0);

@@ -1,0 +1,326 @@
+"""Drives tack through the official Python Agent SDK (claude-agent-sdk 0.2.187).
+
+Usage: python drive.py SCENARIO TACK_BINARY
+
+Run by crates/tack-cli/tests/sdk.rs in a temp project, with ANTHROPIC_BASE_URL
+pointing at the scripted model server and ANTHROPIC_API_KEY=test in the
+environment (the SDK passes its environment on to tack). Prints exactly one JSON
+line of observations on stdout; the Rust test asserts on it. Scenarios (the
+model's replies are scripted by the Rust test):
+
+  deny_write     a can_use_tool callback denies the model's Write
+  hook           a PreToolUse hook callback records every tool call
+  interrupt      interrupt 1 s into a slow streamed answer, then a second query
+  result_fields  one plain answer: ResultMessage and system/init fields
+
+Every scenario also reports `parser`: each record tack printed, run through the
+SDK's own message parser, and checked against the keys the SDK's types require
+(records.json, shared with drive.mjs).
+"""
+
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+import anyio
+from claude_agent_sdk import (
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    HookMatcher,
+    PermissionResultDeny,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    UserMessage,
+    query,
+)
+from claude_agent_sdk._errors import MessageParseError
+from claude_agent_sdk._internal.message_parser import parse_message
+from claude_agent_sdk._internal.transport import subprocess_cli
+
+SCHEMA = json.loads((Path(__file__).parent / "records.json").read_text())
+CONTROL_TYPES = {"control_request", "control_response", "control_cancel_request"}
+DENY_MESSAGE = "Writes are not allowed"
+
+# ---------------------------------------------------------------------------
+# Everything tack prints, as the transport read it
+# ---------------------------------------------------------------------------
+
+RAW: list[dict] = []
+_read_messages = subprocess_cli.SubprocessCLITransport.read_messages
+
+
+def _recording_read_messages(self):
+    async def records():
+        async for data in _read_messages(self):
+            RAW.append(data)
+            yield data
+
+    return records()
+
+
+subprocess_cli.SubprocessCLITransport.read_messages = _recording_read_messages
+
+
+class _Collect(logging.Handler):
+    """Keeps the SDK's warnings and its debug notes about skipped records."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if record.levelno >= logging.WARNING or "unknown message type" in message:
+            self.lines.append(f"{record.levelname}: {message}")
+
+
+LOG = _Collect()
+_sdk_logger = logging.getLogger("claude_agent_sdk")
+_sdk_logger.setLevel(logging.DEBUG)
+_sdk_logger.addHandler(LOG)
+
+
+def kind(record: dict) -> str:
+    kind = str(record.get("type"))
+    if kind in ("system", "result") and "subtype" in record:
+        kind += "/" + str(record["subtype"])
+    return kind
+
+
+def missing_keys(record: dict) -> list[str]:
+    required = SCHEMA["required"].get(kind(record), [])
+    missing = []
+    for key in required:
+        holder, name = record, key
+        if key.startswith("message."):
+            holder, name = record.get("message") or {}, key[len("message.") :]
+        if name not in holder:
+            missing.append(f"{kind(record)}: {key}")
+    return missing
+
+
+def parser_report() -> dict:
+    kinds, rejected, unknown, missing = [], [], [], []
+    for record in RAW:
+        if record.get("type") in CONTROL_TYPES:
+            continue
+        k = kind(record)
+        kinds.append(k)
+        base = k.split("/")[0] if k.startswith("result/") else k
+        if base not in SCHEMA["known"]:
+            unknown.append(k)
+        try:
+            if parse_message(record) is None:
+                unknown.append(f"{k} (skipped by the parser)")
+        except MessageParseError as e:
+            rejected.append(f"{k}: {e}")
+        missing.extend(missing_keys(record))
+    return {
+        "kinds": kinds,
+        "rejected": rejected,
+        "unknown": unknown,
+        "missing": missing,
+        "warnings": LOG.lines,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Scenarios
+# ---------------------------------------------------------------------------
+
+
+STDERR: list[str] = []
+
+
+def options(tack: str, **kwargs) -> ClaudeAgentOptions:
+    return ClaudeAgentOptions(cli_path=tack, cwd=os.getcwd(), stderr=STDERR.append, **kwargs)
+
+
+def result_summary(result: ResultMessage) -> dict:
+    return {
+        "subtype": result.subtype,
+        "is_error": result.is_error,
+        "num_turns": result.num_turns,
+        "result": result.result,
+        "terminal_reason": result.terminal_reason,
+        "permission_denials": result.permission_denials,
+    }
+
+
+def tool_results(messages: list) -> list[dict]:
+    return [
+        {"tool_use_id": b.tool_use_id, "is_error": b.is_error, "content": b.content}
+        for m in messages
+        if isinstance(m, UserMessage) and isinstance(m.content, list)
+        for b in m.content
+        if type(b).__name__ == "ToolResultBlock"
+    ]
+
+
+async def deny_write(tack: str) -> dict:
+    calls = []
+
+    async def can_use_tool(tool_name, tool_input, context):
+        calls.append(
+            {"tool_name": tool_name, "input": tool_input, "tool_use_id": context.tool_use_id}
+        )
+        return PermissionResultDeny(message=DENY_MESSAGE)
+
+    async def prompt():
+        # Streaming input, the way the SDK docs pair prompts with can_use_tool.
+        yield {
+            "type": "user",
+            "message": {"role": "user", "content": "Write out.txt"},
+            "parent_tool_use_id": None,
+            "session_id": "",
+        }
+
+    messages = [
+        m async for m in query(prompt=prompt(), options=options(tack, can_use_tool=can_use_tool))
+    ]
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    return {
+        "callback_calls": calls,
+        "file_exists": Path("out.txt").exists(),
+        "tool_results": tool_results(messages),
+        "result": result_summary(results[-1]) if results else None,
+    }
+
+
+async def hook(tack: str) -> dict:
+    calls = []
+
+    async def record(hook_input, tool_use_id, context):
+        calls.append(
+            {
+                "hook_event_name": hook_input.get("hook_event_name"),
+                "tool_name": hook_input.get("tool_name"),
+                "tool_input": hook_input.get("tool_input"),
+                "tool_use_id": hook_input.get("tool_use_id"),
+                "tool_use_id_argument": tool_use_id,
+            }
+        )
+        return {}
+
+    opts = options(
+        tack,
+        permission_mode="acceptEdits",
+        hooks={"PreToolUse": [HookMatcher(hooks=[record])]},
+    )
+    messages = [m async for m in query(prompt="Look around, then write b.txt", options=opts)]
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    written = Path("b.txt")
+    return {
+        "hook_calls": sorted(calls, key=lambda c: str(c["tool_use_id"])),
+        "b_txt": written.read_text() if written.exists() else None,
+        "result": result_summary(results[-1]) if results else None,
+    }
+
+
+async def interrupt(tack: str) -> dict:
+    observed: dict = {}
+    opts = options(tack, include_partial_messages=True)
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("Tell me a long story")
+        first_result = None
+        async for message in client.receive_response():
+            if isinstance(message, StreamEvent) and "saw_delta" not in observed:
+                if message.event.get("type") == "content_block_delta":
+                    observed["saw_delta"] = True
+                    await anyio.sleep(1.0)
+                    sent = time.monotonic()
+                    await client.interrupt()
+                    observed["interrupt_ack_ms"] = round((time.monotonic() - sent) * 1000)
+                    observed["_sent"] = sent
+            if isinstance(message, ResultMessage):
+                first_result = message
+                if "_sent" in observed:
+                    observed["interrupt_to_result_ms"] = round(
+                        (time.monotonic() - observed["_sent"]) * 1000
+                    )
+        observed.pop("_sent", None)
+        observed["first"] = result_summary(first_result) if first_result else None
+        await client.query("Now a short one")
+        second = [m async for m in client.receive_response()]
+        second_result = next((m for m in second if isinstance(m, ResultMessage)), None)
+        observed["second"] = result_summary(second_result) if second_result else None
+        observed["same_session"] = (
+            first_result is not None
+            and second_result is not None
+            and first_result.session_id == second_result.session_id
+        )
+    return observed
+
+
+async def result_fields(tack: str) -> dict:
+    opts = options(tack, model="claude-sonnet-4-5")
+    messages = [m async for m in query(prompt="Say hello", options=opts)]
+    init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
+    result = next(m for m in messages if isinstance(m, ResultMessage))
+    assistant = [m for m in messages if isinstance(m, AssistantMessage)]
+    usage = result.usage or {}
+    return {
+        "result": {
+            "subtype": result.subtype,
+            "is_error": result.is_error,
+            "num_turns": result.num_turns,
+            "result": result.result,
+            "stop_reason": result.stop_reason,
+            "total_cost_usd": result.total_cost_usd,
+            "usage": {
+                k: usage.get(k)
+                for k in (
+                    "input_tokens",
+                    "output_tokens",
+                    "cache_creation_input_tokens",
+                    "cache_read_input_tokens",
+                )
+            },
+            "model_usage_models": sorted((result.model_usage or {}).keys()),
+            "permission_denials": result.permission_denials,
+            "duration_ms_is_int": isinstance(result.duration_ms, int),
+            "uuid_is_set": bool(result.uuid),
+        },
+        "session_ids_agree": len(
+            {init.data.get("session_id"), result.session_id}
+            | {m.session_id for m in assistant}
+        )
+        == 1,
+        "init": {
+            k: init.data.get(k)
+            for k in ("model", "permissionMode", "apiKeySource", "cwd", "output_style")
+        },
+        "assistant_texts": [
+            b.text for m in assistant for b in m.content if type(b).__name__ == "TextBlock"
+        ],
+    }
+
+
+SCENARIOS = {
+    "deny_write": deny_write,
+    "hook": hook,
+    "interrupt": interrupt,
+    "result_fields": result_fields,
+}
+
+
+async def main() -> None:
+    scenario, tack = sys.argv[1], sys.argv[2]
+    report: dict = {"sdk": "python", "scenario": scenario}
+    try:
+        with anyio.fail_after(60):
+            report["observations"] = await SCENARIOS[scenario](tack)
+    except Exception as e:  # the observation is the failure itself
+        report["error"] = f"{type(e).__name__}: {e}"
+        # The Python SDK does not put tack's stderr in its exceptions.
+        report["stderr"] = STDERR[-20:]
+    report["parser"] = parser_report()
+    print(json.dumps(report, sort_keys=True))
+
+
+anyio.run(main)

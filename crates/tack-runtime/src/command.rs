@@ -1,0 +1,87 @@
+//! What a front end sends: [`Command`]s, through a [`RuntimeHandle`].
+
+use tack_permissions::PermissionMode;
+use tack_protocol::Message;
+use tokio::sync::{mpsc, oneshot};
+
+/// A command to the runtime. Commands are handled in order; user messages
+/// and compactions queue behind a running turn, the others act at once.
+#[derive(Debug)]
+pub enum Command {
+    /// A user message: runs as its own turn once earlier ones have ended. A
+    /// text starting with `/compact` is a manual compaction instead.
+    Submit(UserInput),
+    /// `/compact [instructions]`.
+    Compact { instructions: Option<String> },
+    /// Stop the running turn now: the model stream and every tool stop, open
+    /// tool calls get an "interrupted" result, the turn ends with
+    /// `error_during_execution`. Answered once the turn has ended.
+    Interrupt(oneshot::Sender<InterruptOutcome>),
+    /// From the next tool call on.
+    SetPermissionMode(PermissionMode, oneshot::Sender<Result<(), String>>),
+    /// From the next turn on; `None` restores the session's default model.
+    SetModel(Option<String>),
+}
+
+/// A user message and the id the front end gave it, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserInput {
+    pub message: Message,
+    pub uuid: Option<String>,
+}
+
+impl UserInput {
+    pub fn text(text: impl Into<String>) -> UserInput {
+        UserInput {
+            message: Message::user_text(text),
+            uuid: None,
+        }
+    }
+}
+
+/// What an interrupt did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InterruptOutcome {
+    /// A turn was running; it has ended.
+    Interrupted,
+    /// Nothing was running.
+    Idle,
+}
+
+/// The runtime stopped taking commands (it ended or its front end went away).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the session has ended")]
+pub struct SessionClosed;
+
+/// Sends commands to a running session. Clone it freely; the session's input
+/// is closed when the last handle is dropped (queued turns still run).
+#[derive(Debug, Clone)]
+pub struct RuntimeHandle {
+    pub(crate) tx: mpsc::UnboundedSender<Command>,
+}
+
+impl RuntimeHandle {
+    pub fn send(&self, command: Command) -> Result<(), SessionClosed> {
+        self.tx.send(command).map_err(|_| SessionClosed)
+    }
+
+    pub fn submit(&self, input: UserInput) -> Result<(), SessionClosed> {
+        self.send(Command::Submit(input))
+    }
+
+    /// Interrupts the running turn and waits until it has ended.
+    pub async fn interrupt(&self) -> Result<InterruptOutcome, SessionClosed> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Command::Interrupt(tx))?;
+        rx.await.map_err(|_| SessionClosed)
+    }
+
+    pub async fn set_permission_mode(
+        &self,
+        mode: PermissionMode,
+    ) -> Result<Result<(), String>, SessionClosed> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Command::SetPermissionMode(mode, tx))?;
+        rx.await.map_err(|_| SessionClosed)
+    }
+}

@@ -1,0 +1,138 @@
+//! What the runtime emits: one ordered stream of [`RuntimeEvent`]s per session.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use tack_core::LoopEvent;
+use tack_permissions::PermissionMode;
+use tack_protocol::stream_json::ResultRecord;
+use tokio::sync::oneshot;
+
+/// One event of a session, in order. Every message an event carries is in the
+/// transcript before the event is emitted ("shown ⇒ on disk").
+// `Loop` is the common case (every stream delta): it goes by value, the rare
+// large others are boxed.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum RuntimeEvent {
+    /// Something for the user that is not part of the conversation: start-up
+    /// warnings, hook errors and `systemMessage`s, a failed `/compact`. Print
+    /// mode writes them on stderr; a terminal UI shows them dimmed.
+    Notice(Notice),
+    /// The session is about to run its first turn (or its first command): the
+    /// stream-json `system/init` record. Emitted once, after the first prompt is
+    /// on disk.
+    Started(Box<SessionInfo>),
+    /// An event of the agent loop (already persisted if it carries a message).
+    /// A manual `/compact` is reported as `LoopEvent::Compacted` too.
+    Loop(LoopEvent),
+    /// A turn ended; always after its loop events.
+    TurnEnded(Box<TurnEnd>),
+    /// A manual `/compact` ended; `error` if it failed (the history is then
+    /// unchanged).
+    CompactEnded { error: Option<String> },
+    /// A tool call needs the user's answer (only when the front end said it
+    /// answers prompts: `SessionOptions::permission_prompts`). Answer through
+    /// [`PermissionRequest::reply`]; dropping it denies the call.
+    PermissionRequest(Box<PermissionRequest>),
+    /// Input is closed and everything queued has run; SessionEnd hooks ran. The
+    /// last event.
+    Ended,
+}
+
+/// A line for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub level: NoticeLevel,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Notice {
+    pub fn warning(text: impl Into<String>) -> Notice {
+        Notice {
+            level: NoticeLevel::Warning,
+            text: text.into(),
+        }
+    }
+
+    pub fn info(text: impl Into<String>) -> Notice {
+        Notice {
+            level: NoticeLevel::Info,
+            text: text.into(),
+        }
+    }
+
+    pub fn error(text: impl Into<String>) -> Notice {
+        Notice {
+            level: NoticeLevel::Error,
+            text: text.into(),
+        }
+    }
+}
+
+/// What a front end shows about the session (stream-json's `system/init`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub cwd: PathBuf,
+    pub model: String,
+    /// Tool names offered to the model, in order.
+    pub tools: Vec<String>,
+    pub permission_mode: PermissionMode,
+    /// `ANTHROPIC_API_KEY`, `apiKeyHelper` or `none`.
+    pub api_key_source: String,
+    /// The transcript, unless persistence is off.
+    pub transcript_path: Option<PathBuf>,
+    /// The session continues an earlier one.
+    pub resumed: bool,
+    pub version: String,
+}
+
+/// The end of one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnEnd {
+    /// stream-json's `result` record (also the whole `--output-format json`).
+    pub record: ResultRecord,
+    /// The turn succeeded (subtype `success` and not an error).
+    pub ok: bool,
+    /// For a failed turn: the one line print mode writes on stderr.
+    pub error_line: Option<String>,
+}
+
+/// A tool call the rules did not decide: the user (or the SDK's
+/// `can_use_tool` callback) answers.
+#[derive(Debug)]
+pub struct PermissionRequest {
+    pub tool_name: String,
+    pub input: Value,
+    pub tool_use_id: String,
+    /// Why the engine asks.
+    pub reason: String,
+    /// Rules that would allow calls like this one ("don't ask again").
+    pub suggestions: Vec<String>,
+    /// A path outside the working directories that the call touches, if that
+    /// is why it asks.
+    pub blocked_path: Option<PathBuf>,
+    pub reply: oneshot::Sender<PermissionAnswer>,
+}
+
+/// The answer to a [`PermissionRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum PermissionAnswer {
+    /// Run the call (with this input instead, if given); `always` adds these
+    /// allow rules to the session first ("don't ask again").
+    Allow {
+        updated_input: Option<Value>,
+        always: Vec<String>,
+    },
+    /// Do not run it; `message` goes to the model. `interrupt` also stops the
+    /// turn.
+    Deny { message: String, interrupt: bool },
+}

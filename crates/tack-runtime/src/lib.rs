@@ -1,0 +1,54 @@
+//! tack's session runtime: the one place that turns settings and options into
+//! a running session, and the only thing a front end talks to.
+//!
+//! # The model
+//! A front end (print mode, the Agent SDK protocol, the terminal UI, a
+//! sub-agent) does three things:
+//! 1. [`load_settings`] for a [`Place`] (every settings file, checked, with the
+//!    workspace's [trust](TrustStore) applied), then [`start`] with its
+//!    [`SessionOptions`]: credentials, the conversation (new, `--continue`,
+//!    `--resume`), the transcript, model, tools, permission gate, hooks and
+//!    prompt context. Every problem is a [`StartError`] before anything is sent.
+//! 2. [`Runtime::spawn`]: the session becomes a task; the front end keeps a
+//!    [`RuntimeHandle`] to send [`Command`]s (user messages, interrupt, set
+//!    permission mode, set model, compact) and reads [`RuntimeEvents`].
+//! 3. Renders each [`RuntimeEvent`]: notices, `Started` (the init record), the
+//!    loop's events, turn ends with their result record, permission requests
+//!    it answers, and `Ended`.
+//!
+//! The runtime persists (the transcript is core's sink: a message is on disk
+//! before any front end sees it), runs every hook event on its own, decides
+//! permissions and shapes results; front ends decide nothing of that. User
+//! messages queue behind a running turn; an interrupt stops the turn at once
+//! (model stream and tools) and is answered when the turn has ended.
+//! [`records::Records`] turns events into stream-json records.
+
+mod auth;
+mod client;
+mod command;
+mod config;
+mod emit;
+mod event;
+mod gate;
+mod hooks;
+mod model;
+mod options;
+mod place;
+pub mod records;
+mod runtime;
+mod start;
+mod transcript;
+mod trust;
+
+pub use auth::AuthError;
+pub use command::{Command, InterruptOutcome, RuntimeHandle, SessionClosed, UserInput};
+pub use config::{LoadedSettings, SettingsError, load_settings};
+pub use event::{
+    Notice, NoticeLevel, PermissionAnswer, PermissionRequest, RuntimeEvent, SessionInfo, TurnEnd,
+};
+pub use model::{DEFAULT_MODEL, resolve_model};
+pub use options::{SessionChoice, SessionOptions};
+pub use place::{Env, NoConfigDir, Place};
+pub use runtime::{Runtime, RuntimeEvents};
+pub use start::{StartError, start};
+pub use trust::{Trust, TrustError, TrustStore};

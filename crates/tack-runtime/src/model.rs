@@ -1,0 +1,68 @@
+//! The model of a session and the request settings that follow from it.
+
+use tack_core::QueryConfig;
+use tack_protocol::ThinkingConfig;
+
+use crate::place::Env;
+
+/// The model when neither a flag, `ANTHROPIC_MODEL` nor settings name one.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+
+/// Resolves `sonnet` / `opus` / `haiku` to model ids; anything else is an id.
+pub fn resolve_model(name: &str) -> String {
+    match name {
+        "sonnet" => "claude-sonnet-4-5".into(),
+        "opus" => "claude-opus-4-1".into(),
+        "haiku" => "claude-haiku-4-5".into(),
+        other => other.to_owned(),
+    }
+}
+
+/// Environment knobs of the requests (read once at start-up).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct RequestEnv {
+    prompt_caching: bool,
+    max_output_tokens: Option<u32>,
+    thinking_tokens: Option<u32>,
+}
+
+impl RequestEnv {
+    pub(crate) fn from_env(env: &Env) -> RequestEnv {
+        RequestEnv {
+            prompt_caching: env.get("DISABLE_PROMPT_CACHING").is_none_or(|v| v == "0"),
+            max_output_tokens: env
+                .get("CLAUDE_CODE_MAX_OUTPUT_TOKENS")
+                .and_then(|v| v.parse().ok()),
+            thinking_tokens: env
+                .get("MAX_THINKING_TOKENS")
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|n| *n > 0),
+        }
+    }
+
+    /// `base` with `model`'s window and output cap and these knobs applied.
+    pub(crate) fn apply(&self, base: &QueryConfig, model: &str) -> QueryConfig {
+        let info = tack_api::model_info(model);
+        let mut config = QueryConfig {
+            model: model.to_owned(),
+            ..base.clone()
+        };
+        config.prompt_caching = self.prompt_caching;
+        config.context_window = info.map(|i| i.context_window);
+        config.max_tokens = QueryConfig::new(model).max_tokens;
+        if let Some(max) = info.map(|i| i.max_output_tokens) {
+            config.max_tokens = config.max_tokens.min(max as u32);
+        }
+        if let Some(n) = self.max_output_tokens {
+            config.max_tokens = n;
+        }
+        if let Some(n) = self.thinking_tokens {
+            config.thinking = Some(ThinkingConfig::Enabled {
+                budget_tokens: n,
+                display: None,
+            });
+        }
+        config.fallback_model = base.fallback_model.clone().filter(|m| m != model);
+        config
+    }
+}

@@ -1,0 +1,71 @@
+//! What a front end decides for a session: the command-line flags of print
+//! mode, the options an Agent SDK passes, what the terminal UI chose.
+
+use std::path::PathBuf;
+
+use tack_permissions::PermissionMode;
+
+/// Which conversation the session holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// A new session, with this id (a UUID) if given.
+    New { id: Option<String> },
+    /// The most recent session in this directory (`--continue`).
+    Continue,
+    /// The session with this id (`--resume <id>`); empty: the caller has no id
+    /// (the error lists recent sessions).
+    Resume(String),
+}
+
+/// Everything a front end decides; settings fill in the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionOptions {
+    /// `--model` (alias or id); beats `ANTHROPIC_MODEL` and settings.
+    pub model: Option<String>,
+    pub fallback_model: Option<String>,
+    /// `--permission-mode` (`--dangerously-skip-permissions` is bypass).
+    pub permission_mode: Option<PermissionMode>,
+    /// `--allowedTools` rules, already split.
+    pub allowed_tools: Vec<String>,
+    /// `--disallowedTools` rules, already split.
+    pub disallowed_tools: Vec<String>,
+    /// `--add-dir`s (relative to the cwd).
+    pub add_dirs: Vec<PathBuf>,
+    /// `--system-prompt`: replaces the default.
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt`.
+    pub append_system_prompt: Option<String>,
+    /// Model calls per turn.
+    pub max_turns: Option<u32>,
+    /// Stop once the estimated spend reaches this.
+    pub max_budget_usd: Option<f64>,
+    pub session: SessionChoice,
+    /// Write the transcript (off: `--no-session-persistence`).
+    pub persist: bool,
+    /// Report hooks' plain output (`--verbose`).
+    pub verbose: bool,
+    /// The front end answers permission prompts (`RuntimeEvent::PermissionRequest`);
+    /// otherwise a call the rules do not decide is denied.
+    pub permission_prompts: bool,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            model: None,
+            fallback_model: None,
+            permission_mode: None,
+            allowed_tools: Vec::new(),
+            disallowed_tools: Vec::new(),
+            add_dirs: Vec::new(),
+            system_prompt: None,
+            append_system_prompt: None,
+            max_turns: None,
+            max_budget_usd: None,
+            session: SessionChoice::New { id: None },
+            persist: true,
+            verbose: false,
+            permission_prompts: false,
+        }
+    }
+}

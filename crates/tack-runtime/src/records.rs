@@ -1,0 +1,287 @@
+//! stream-json records (Claude Code's §4 shapes, typed in tack-protocol) from
+//! the runtime's events: what `-p --output-format stream-json` prints and what
+//! the Agent SDK protocol sends. One loop event can be several records (one
+//! per content block of an assistant message, one per tool result).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+use tack_api::ApiError;
+use tack_core::LoopEvent;
+use tack_core::Terminal;
+use tack_core::session::{ResultSubtype, SessionResult};
+use tack_protocol::stream_json::{
+    ApiRetry, AssistantPayload, AssistantRecord, CompactBoundary, CompactMetadata, Informational,
+    ModelUsageRecord, PermissionDenial, ResultRecord, ResultUsage, StreamEventRecord,
+    StreamJsonRecord, SystemInit, SystemRecord, UserRecord,
+};
+use tack_store::timestamp_now;
+
+use crate::event::SessionInfo;
+use crate::transcript::{assistant_response, split_tool_results, tool_use_result};
+
+fn new_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Builds the records of one session (or, with `parent_tool_use_id`, of a
+/// sub-agent inside it).
+#[derive(Debug, Clone)]
+pub struct Records {
+    pub session_id: String,
+    /// `--include-partial-messages`: raw stream events become `stream_event`s.
+    pub partial: bool,
+    pub parent_tool_use_id: Option<String>,
+}
+
+impl Records {
+    /// `system/init`.
+    pub fn init(&self, info: &SessionInfo) -> StreamJsonRecord {
+        StreamJsonRecord::System(SystemRecord::Init(Box::new(SystemInit {
+            cwd: info.cwd.to_string_lossy().into_owned(),
+            session_id: info.session_id.clone(),
+            tools: info.tools.clone(),
+            mcp_servers: Vec::new(),
+            model: info.model.clone(),
+            permission_mode: info.permission_mode.as_str().to_owned(),
+            slash_commands: Vec::new(),
+            api_key_source: info.api_key_source.clone(),
+            claude_code_version: info.version.clone(),
+            output_style: "default".to_owned(),
+            agents: Vec::new(),
+            skills: Vec::new(),
+            plugins: Vec::new(),
+            uuid: new_uuid(),
+            extra: Map::new(),
+        })))
+    }
+
+    /// The records of one loop event, in order (none for most events).
+    pub fn loop_event(&self, event: &LoopEvent) -> Vec<StreamJsonRecord> {
+        let session_id = || self.session_id.clone();
+        match event {
+            LoopEvent::AssistantMessage(a) => {
+                // One record per content block, sharing message.id, as Claude Code prints.
+                let response = assistant_response(a);
+                a.message
+                    .content
+                    .iter()
+                    .enumerate()
+                    .map(|(i, block)| {
+                        let mut message = response.clone();
+                        message.content = vec![block.clone()];
+                        message.stop_reason = None;
+                        let mut extra = Map::new();
+                        extra.insert("context_management".into(), Value::Null);
+                        StreamJsonRecord::Assistant(AssistantRecord {
+                            message: AssistantPayload { message, extra },
+                            parent_tool_use_id: self.parent_tool_use_id.clone(),
+                            session_id: session_id(),
+                            uuid: if i == 0 { a.uuid.clone() } else { new_uuid() },
+                            timestamp: Some(timestamp_now()),
+                            request_id: None,
+                            error: None,
+                            extra: Map::new(),
+                        })
+                    })
+                    .collect()
+            }
+            LoopEvent::ToolResults(r) => split_tool_results(&r.message)
+                .iter()
+                .enumerate()
+                .map(|(i, message)| {
+                    StreamJsonRecord::User(UserRecord {
+                        message: serde_json::to_value(message).unwrap_or(Value::Null),
+                        parent_tool_use_id: self.parent_tool_use_id.clone(),
+                        session_id: session_id(),
+                        uuid: if i == 0 { r.uuid.clone() } else { new_uuid() },
+                        timestamp: Some(timestamp_now()),
+                        tool_use_result: tool_use_result(r, message),
+                        is_synthetic: None,
+                        extra: Map::new(),
+                    })
+                })
+                .collect(),
+            LoopEvent::Stream(sse) if self.partial => {
+                vec![StreamJsonRecord::StreamEvent(StreamEventRecord {
+                    event: serde_json::to_value(sse).unwrap_or(Value::Null),
+                    session_id: session_id(),
+                    parent_tool_use_id: self.parent_tool_use_id.clone(),
+                    uuid: new_uuid(),
+                    extra: Map::new(),
+                })]
+            }
+            LoopEvent::Retry {
+                attempt,
+                max_retries,
+                delay,
+                error,
+            } => vec![StreamJsonRecord::System(SystemRecord::ApiRetry(ApiRetry {
+                attempt: *attempt,
+                max_retries: *max_retries,
+                retry_delay_ms: delay.as_millis() as u64,
+                error_status: error.status(),
+                error: error_category(error).into(),
+                session_id: session_id(),
+                uuid: new_uuid(),
+                extra: Map::new(),
+            }))],
+            // Claude Code prints the loop's own user messages (the
+            // max_output_tokens resume request) as synthetic user records.
+            LoopEvent::MetaMessage { uuid, message } => {
+                vec![StreamJsonRecord::User(UserRecord {
+                    message: serde_json::to_value(message).unwrap_or(Value::Null),
+                    parent_tool_use_id: self.parent_tool_use_id.clone(),
+                    session_id: session_id(),
+                    uuid: uuid.clone(),
+                    timestamp: Some(timestamp_now()),
+                    tool_use_result: None,
+                    is_synthetic: Some(true),
+                    extra: Map::new(),
+                })]
+            }
+            LoopEvent::Compacted(c) => vec![StreamJsonRecord::System(
+                SystemRecord::CompactBoundary(CompactBoundary {
+                    compact_metadata: CompactMetadata {
+                        trigger: c.trigger.as_str().to_owned(),
+                        pre_tokens: c.pre_tokens,
+                    },
+                    session_id: session_id(),
+                    uuid: c.boundary_uuid.clone(),
+                    extra: Map::new(),
+                }),
+            )],
+            LoopEvent::ModelFallback { from, to } => vec![self.informational(
+                format!("{from} is overloaded; switched to the fallback model {to}"),
+                "warning",
+            )],
+            LoopEvent::CompactFailed {
+                consecutive_failures,
+                error,
+                ..
+            } => vec![self.informational(
+                format!("Automatic compaction failed ({consecutive_failures} in a row): {error}"),
+                "warning",
+            )],
+            LoopEvent::Stream(_)
+            | LoopEvent::RequestStart { .. }
+            | LoopEvent::ToolProgress(_)
+            | LoopEvent::Tombstone { .. }
+            | LoopEvent::Terminal(_) => Vec::new(),
+        }
+    }
+
+    fn informational(&self, content: String, level: &str) -> StreamJsonRecord {
+        StreamJsonRecord::System(SystemRecord::Informational(Informational {
+            content,
+            level: level.to_owned(),
+            session_id: self.session_id.clone(),
+            uuid: new_uuid(),
+            extra: Map::new(),
+        }))
+    }
+}
+
+/// The error category Claude Code puts in `api_retry.error` and `assistant.error`.
+pub fn error_category(error: &ApiError) -> &'static str {
+    match error {
+        ApiError::Overloaded { .. } => "overloaded",
+        ApiError::RateLimited { .. } => "rate_limit",
+        ApiError::Authentication { .. } => "authentication_failed",
+        ApiError::Billing { .. } => "billing_error",
+        ApiError::InvalidRequest { .. }
+        | ApiError::PromptTooLong { .. }
+        | ApiError::RequestTooLarge { .. } => "invalid_request",
+        ApiError::NotFound { .. } => "model_not_found",
+        ApiError::Server { .. } => "server_error",
+        ApiError::Permission { .. }
+        | ApiError::Connection { .. }
+        | ApiError::IdleTimeout(_)
+        | ApiError::Protocol { .. }
+        | ApiError::Cancelled
+        | ApiError::Other { .. } => "unknown",
+    }
+}
+
+/// The `result` record of a turn.
+pub fn result_record(
+    result: &SessionResult,
+    stop_reason: Option<String>,
+    denials: Vec<PermissionDenial>,
+) -> ResultRecord {
+    let model_usage: BTreeMap<String, ModelUsageRecord> = result
+        .model_usage
+        .iter()
+        .map(|(model, u)| {
+            let info = tack_api::model_info(model);
+            let record = ModelUsageRecord {
+                input_tokens: u.input_tokens,
+                output_tokens: u.output_tokens,
+                cache_read_input_tokens: u.cache_read_input_tokens,
+                cache_creation_input_tokens: u.cache_creation_input_tokens,
+                web_search_requests: u.web_search_requests,
+                cost_usd: u.cost_usd,
+                context_window: info.map_or(200_000, |i| i.context_window),
+                max_output_tokens: info.map_or(32_000, |i| i.max_output_tokens),
+                extra: Map::new(),
+            };
+            (model.clone(), record)
+        })
+        .collect();
+    let terminal_reason = match &result.terminal {
+        Some(t) => t.as_str(),
+        None if result.subtype == ResultSubtype::ErrorMaxBudgetUsd => "budget_exhausted",
+        None => "turn_setup_failed",
+    };
+    let api_error_status = match &result.terminal {
+        Some(Terminal::ModelError(e) | Terminal::PromptTooLong(e)) => e.status(),
+        Some(
+            Terminal::Completed
+            | Terminal::Aborted
+            | Terminal::BlockingLimit
+            | Terminal::MaxTurns { .. }
+            | Terminal::StopHookPrevented,
+        )
+        | None => None,
+    };
+    let mut usage = result.usage.clone();
+    usage.server_tool_use.get_or_insert_default();
+    usage.service_tier.get_or_insert_with(|| "standard".into());
+    ResultRecord {
+        subtype: result.subtype.as_str().to_owned(),
+        is_error: result.is_error,
+        duration_ms: result.duration.as_millis() as u64,
+        duration_api_ms: result.duration_api.as_millis() as u64,
+        num_turns: result.num_turns,
+        result: (!result.is_error).then(|| result.result.clone()),
+        stop_reason,
+        session_id: result.session_id.clone(),
+        total_cost_usd: result.total_cost_usd,
+        usage: ResultUsage {
+            usage,
+            extra: Map::new(),
+        },
+        model_usage,
+        permission_denials: denials,
+        terminal_reason: Some(terminal_reason.to_owned()),
+        errors: result.is_error.then(|| result.errors.clone()),
+        api_error_status,
+        uuid: new_uuid(),
+        extra: Map::new(),
+    }
+}
+
+/// The one line for stderr when a turn failed.
+pub fn error_line(result: &SessionResult, max_turns: Option<u32>) -> String {
+    match (&result.terminal, result.errors.first()) {
+        (Some(Terminal::MaxTurns { turn_count }), _) => {
+            format!(
+                "Error: Reached max turns ({})",
+                max_turns.unwrap_or(*turn_count)
+            )
+        }
+        (_, Some(e)) => format!("Error: {}", e.lines().next().unwrap_or(e)),
+        (Some(t), None) => format!("Error: the turn ended with {}", t.as_str()),
+        (None, None) => "Error: the turn failed".to_owned(),
+    }
+}

@@ -1,0 +1,389 @@
+//! The running session: a task that takes [`Command`]s and emits
+//! [`RuntimeEvent`]s (see the crate docs for the model).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tack_core::LoopEvent;
+use tack_core::QueryConfig;
+use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult};
+use tack_protocol::Message;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::command::{Command, InterruptOutcome, RuntimeHandle, UserInput};
+use crate::emit::Emitter;
+use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
+use crate::gate::{Gate, TurnCancel};
+use crate::hooks::{PromptVerdict, SessionHooks, with_context};
+use crate::model::{RequestEnv, resolve_model};
+use crate::records::{error_line, result_record};
+
+/// What [`crate::start`] assembled.
+pub(crate) struct Parts {
+    pub session: Session,
+    pub gate: Arc<Gate>,
+    pub hooks: Option<Arc<SessionHooks>>,
+    pub info: SessionInfo,
+    /// The session's own settings, before `set_model`.
+    pub base_config: QueryConfig,
+    pub request_env: RequestEnv,
+    /// SessionStart hooks' context, appended to the first prompt.
+    pub start_context: Option<String>,
+    pub max_turns: Option<u32>,
+    pub emit: Emitter,
+    pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    pub turn_cancel: TurnCancel,
+}
+
+/// A ready session. [`Runtime::spawn`] starts it.
+pub struct Runtime {
+    parts: Parts,
+}
+
+/// The session's events, in order; ends after [`RuntimeEvent::Ended`].
+pub struct RuntimeEvents {
+    rx: mpsc::UnboundedReceiver<RuntimeEvent>,
+}
+
+impl RuntimeEvents {
+    pub async fn next(&mut self) -> Option<RuntimeEvent> {
+        self.rx.recv().await
+    }
+}
+
+impl Runtime {
+    pub(crate) fn new(parts: Parts) -> Runtime {
+        Runtime { parts }
+    }
+
+    /// What the session is (stream-json's `system/init`).
+    pub fn info(&self) -> &SessionInfo {
+        &self.parts.info
+    }
+
+    /// Starts the session's task; must be called within a tokio runtime. The
+    /// session ends (SessionEnd hooks, then [`RuntimeEvent::Ended`]) once every
+    /// handle is dropped and the queued work has run, or when the events are
+    /// dropped.
+    pub fn spawn(self) -> (RuntimeHandle, RuntimeEvents) {
+        let Parts {
+            session,
+            gate,
+            hooks,
+            info,
+            base_config,
+            request_env,
+            start_context,
+            max_turns,
+            emit,
+            events,
+            turn_cancel,
+        } = self.parts;
+        let (tx, commands) = mpsc::unbounded_channel();
+        let driver = Driver {
+            gate,
+            hooks,
+            info,
+            base_config,
+            request_env,
+            start_context,
+            max_turns,
+            emit,
+            turn_cancel,
+            started: false,
+            queue: VecDeque::new(),
+            commands,
+            commands_open: true,
+            pending_model: None,
+        };
+        tokio::spawn(driver.run(session));
+        (RuntimeHandle { tx }, RuntimeEvents { rx: events })
+    }
+}
+
+/// Queued work: runs one at a time, in order.
+enum Work {
+    Turn(UserInput),
+    Compact(Option<String>),
+}
+
+/// Everything but the session (which a running turn borrows), so commands can
+/// be handled while a turn runs.
+struct Driver {
+    gate: Arc<Gate>,
+    hooks: Option<Arc<SessionHooks>>,
+    info: SessionInfo,
+    base_config: QueryConfig,
+    request_env: RequestEnv,
+    start_context: Option<String>,
+    max_turns: Option<u32>,
+    emit: Emitter,
+    turn_cancel: TurnCancel,
+    /// `Started` was emitted.
+    started: bool,
+    queue: VecDeque<Work>,
+    commands: mpsc::UnboundedReceiver<Command>,
+    commands_open: bool,
+    /// A `set_model` that arrived during a turn, applied after it.
+    pending_model: Option<Option<String>>,
+}
+
+/// `/compact [instructions]` typed as a user message: `Some(instructions)`.
+fn compact_command(message: &Message) -> Option<Option<String>> {
+    let text = message.text();
+    let rest = text.trim_start().strip_prefix("/compact")?;
+    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+        return None;
+    }
+    let rest = rest.trim();
+    Some((!rest.is_empty()).then(|| rest.to_owned()))
+}
+
+/// What a command did to a running piece of work.
+enum Control {
+    None,
+    Interrupt(oneshot::Sender<InterruptOutcome>),
+}
+
+impl Driver {
+    async fn run(mut self, mut session: Session) {
+        loop {
+            if let Some(work) = self.queue.pop_front() {
+                let alive = match work {
+                    Work::Turn(input) => self.turn(&mut session, input).await,
+                    Work::Compact(instructions) => self.compact(&mut session, instructions).await,
+                };
+                if let Some(model) = self.pending_model.take() {
+                    self.set_model(&mut session, model);
+                }
+                if !alive {
+                    break;
+                }
+                continue;
+            }
+            if !self.commands_open {
+                break;
+            }
+            match self.commands.recv().await {
+                Some(command) => match self.command(command) {
+                    Control::None => {}
+                    Control::Interrupt(reply) => {
+                        let _ = reply.send(InterruptOutcome::Idle);
+                    }
+                },
+                None => self.commands_open = false,
+            }
+            if let Some(model) = self.pending_model.take() {
+                self.set_model(&mut session, model);
+            }
+        }
+        if let Some(h) = &self.hooks {
+            h.session_end("other").await;
+        }
+        self.emit.emit(RuntimeEvent::Ended);
+    }
+
+    /// Handles a command that needs no access to the session.
+    fn command(&mut self, command: Command) -> Control {
+        match command {
+            Command::Submit(input) => match compact_command(&input.message) {
+                Some(instructions) => self.queue.push_back(Work::Compact(instructions)),
+                None => self.queue.push_back(Work::Turn(input)),
+            },
+            Command::Compact { instructions } => self.queue.push_back(Work::Compact(instructions)),
+            Command::Interrupt(reply) => return Control::Interrupt(reply),
+            Command::SetPermissionMode(mode, reply) => {
+                self.gate.set_mode(mode);
+                if let Some(h) = &self.hooks {
+                    h.set_permission_mode(mode.as_str());
+                }
+                self.info.permission_mode = mode;
+                let _ = reply.send(Ok(()));
+            }
+            Command::SetModel(model) => self.pending_model = Some(model),
+        }
+        Control::None
+    }
+
+    fn set_model(&mut self, session: &mut Session, model: Option<String>) {
+        let model = match model {
+            Some(m) => resolve_model(&m),
+            None => self.base_config.model.clone(),
+        };
+        let config = self.request_env.apply(
+            &QueryConfig {
+                max_turns: session.config().max_turns,
+                ..self.base_config.clone()
+            },
+            &model,
+        );
+        session.set_config(config);
+        self.info.model = model;
+    }
+
+    /// `system/init` before the first thing the session shows.
+    fn ensure_started(&mut self) {
+        if !self.started {
+            self.started = true;
+            self.emit
+                .emit(RuntimeEvent::Started(Box::new(self.info.clone())));
+        }
+    }
+
+    /// Waits for `work` while handling commands; interrupts fire `cancel`.
+    async fn with_commands<F: std::future::Future>(
+        &mut self,
+        work: F,
+        cancel: &CancellationToken,
+        interrupts: &mut Vec<oneshot::Sender<InterruptOutcome>>,
+    ) -> F::Output {
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                biased;
+                command = self.commands.recv(), if self.commands_open => match command {
+                    Some(command) => match self.command(command) {
+                        Control::None => {}
+                        Control::Interrupt(reply) => {
+                            cancel.cancel();
+                            interrupts.push(reply);
+                        }
+                    },
+                    None => self.commands_open = false,
+                },
+                out = &mut work => return out,
+            }
+        }
+    }
+
+    /// One user turn. `false` when the front end has gone away.
+    async fn turn(&mut self, session: &mut Session, input: UserInput) -> bool {
+        let prompt = with_context(input.message, self.start_context.take());
+        let prompt = match self.hooks.clone() {
+            Some(h) => match h.user_prompt_submit(prompt).await {
+                PromptVerdict::Send(p) => p,
+                PromptVerdict::Blocked(reason) => return self.blocked(session, reason),
+            },
+            None => prompt,
+        };
+        let cancel = CancellationToken::new();
+        self.turn_cancel.set(Some(cancel.clone()));
+        let mut interrupts = Vec::new();
+        let mut stop_reason: Option<String> = None;
+        let mut alive = true;
+        let mut turn = session.submit(prompt, cancel.clone());
+        loop {
+            let event = self
+                .with_commands(turn.next(), &cancel, &mut interrupts)
+                .await;
+            // The first event comes after the prompt is on disk.
+            self.ensure_started();
+            match event {
+                Some(SessionEvent::Loop(event)) => {
+                    if let LoopEvent::AssistantMessage(a) = &event {
+                        stop_reason = a.stop_reason.as_ref().map(|s| s.as_str().to_owned());
+                    }
+                    if !self.emit.emit(RuntimeEvent::Loop(event)) {
+                        alive = false;
+                        break;
+                    }
+                }
+                Some(SessionEvent::Result(result)) => {
+                    alive = self.turn_ended(&result, stop_reason);
+                    break;
+                }
+                None => break,
+            }
+        }
+        drop(turn);
+        self.turn_cancel.set(None);
+        for reply in interrupts {
+            let _ = reply.send(InterruptOutcome::Interrupted);
+        }
+        alive
+    }
+
+    fn turn_ended(&mut self, result: &SessionResult, stop_reason: Option<String>) -> bool {
+        let record = result_record(result, stop_reason, self.gate.take_denials());
+        let ok = result.subtype == ResultSubtype::Success && !result.is_error;
+        let end = TurnEnd {
+            record,
+            ok,
+            error_line: (!ok).then(|| error_line(result, self.max_turns)),
+        };
+        self.emit.emit(RuntimeEvent::TurnEnded(Box::new(end)))
+    }
+
+    /// A turn whose prompt a UserPromptSubmit hook blocked: nothing is sent or
+    /// persisted; an error result.
+    fn blocked(&mut self, session: &Session, reason: String) -> bool {
+        self.ensure_started();
+        let totals = session.totals();
+        let result = SessionResult {
+            subtype: ResultSubtype::ErrorDuringExecution,
+            is_error: true,
+            terminal: None,
+            result: String::new(),
+            errors: vec![reason.clone()],
+            duration: Duration::ZERO,
+            duration_api: Duration::ZERO,
+            num_turns: 0,
+            total_cost_usd: totals.total_cost_usd,
+            usage: Default::default(),
+            model_usage: Default::default(),
+            session_id: session.session_id().to_owned(),
+        };
+        let record = result_record(&result, None, self.gate.take_denials());
+        self.emit.emit(RuntimeEvent::TurnEnded(Box::new(TurnEnd {
+            record,
+            ok: false,
+            error_line: Some(format!("Error: {reason}")),
+        })))
+    }
+
+    /// The manual `/compact`: PreCompact hooks, one summary call, the boundary
+    /// persisted and shown. `false` when the front end has gone away.
+    async fn compact(&mut self, session: &mut Session, instructions: Option<String>) -> bool {
+        self.ensure_started();
+        if let Some(h) = self.hooks.clone()
+            && let Err(message) = h.pre_compact("manual", instructions.as_deref()).await
+        {
+            return self.emit.emit(RuntimeEvent::CompactEnded {
+                error: Some(message),
+            });
+        }
+        let cancel = CancellationToken::new();
+        self.turn_cancel.set(Some(cancel.clone()));
+        let mut interrupts = Vec::new();
+        let compacted = self
+            .with_commands(
+                session.compact(instructions, cancel.clone()),
+                &cancel,
+                &mut interrupts,
+            )
+            .await;
+        self.turn_cancel.set(None);
+        let alive = match compacted {
+            Ok(event) => {
+                self.emit
+                    .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)))
+                    && self.emit.emit(RuntimeEvent::CompactEnded { error: None })
+            }
+            Err(error) => self.emit.emit(RuntimeEvent::CompactEnded {
+                error: Some(error.to_string()),
+            }),
+        };
+        for reply in interrupts {
+            let _ = reply.send(InterruptOutcome::Interrupted);
+        }
+        alive
+    }
+}
+
+impl From<Notice> for RuntimeEvent {
+    fn from(notice: Notice) -> Self {
+        RuntimeEvent::Notice(notice)
+    }
+}

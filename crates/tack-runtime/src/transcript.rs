@@ -1,0 +1,150 @@
+//! The session's transcript: core's [`TranscriptSink`] over a tack-store
+//! [`Transcript`], writing records shaped like Claude Code's.
+//!
+//! The session awaits each append before it yields the event that carries the
+//! message, and the loop sends no model request before its consumer has taken
+//! every earlier event, so a message any front end shows is on disk before the
+//! next model call (invariant 7) and the prompt is on disk before the first.
+//! Each append is one `write` + `fsync` (tack-store), done in place: it is
+//! short, and doing it off-thread would cost more than it saves.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
+use tack_core::session::{TranscriptEntry, TranscriptError, TranscriptSink};
+use tack_protocol::{ContentBlock, Message, MessageResponse, Role};
+use tack_store::{StoreError, Transcript, TranscriptRecord};
+
+/// A transcript file as core's sink.
+pub struct StoreSink {
+    transcript: Mutex<Transcript>,
+    path: PathBuf,
+}
+
+impl StoreSink {
+    pub fn new(transcript: Transcript) -> StoreSink {
+        StoreSink {
+            path: transcript.path().to_path_buf(),
+            transcript: Mutex::new(transcript),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write(&self, entry: TranscriptEntry<'_>) -> Result<(), StoreError> {
+        let mut t = self
+            .transcript
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match entry {
+            TranscriptEntry::Prompt { uuid, message } => {
+                let mut record = t.chain_record("user");
+                record.uuid = Some(uuid.to_owned());
+                record.message = Some(message_json(message));
+                t.append(record).map(drop)
+            }
+            TranscriptEntry::Assistant(a) => {
+                let mut record = t.chain_record("assistant");
+                record.uuid = Some(a.uuid.clone());
+                record.message = serde_json::to_value(assistant_response(a)).ok();
+                t.append(record).map(drop)
+            }
+            TranscriptEntry::ToolResults(r) => {
+                // One record per tool result (as Claude Code writes them), each
+                // with its `toolUseResult`, in one write.
+                let mut records: Vec<TranscriptRecord> = Vec::new();
+                for (i, message) in split_tool_results(&r.message).into_iter().enumerate() {
+                    let mut record = t.chain_record("user");
+                    if i == 0 {
+                        record.uuid = Some(r.uuid.clone());
+                    } else {
+                        record.parent_uuid = records.last().and_then(|p| p.uuid.clone());
+                    }
+                    record.tool_use_result = tool_use_result(r, &message);
+                    record.message = Some(message_json(&message));
+                    records.push(record);
+                }
+                t.append_batch(records)
+            }
+            TranscriptEntry::Meta { uuid, message } => {
+                let mut record = t.chain_record("user");
+                record.uuid = Some(uuid.to_owned());
+                record.message = Some(message_json(message));
+                record.extra.insert("isMeta".into(), Value::Bool(true));
+                t.append(record).map(drop)
+            }
+            TranscriptEntry::Tombstone { uuid } => {
+                t.void(uuid);
+                Ok(())
+            }
+            TranscriptEntry::Compacted(c) => t
+                .append_compacted(c.trigger.as_str(), c.pre_tokens, &c.messages)
+                .map(drop),
+        }
+    }
+}
+
+impl TranscriptSink for StoreSink {
+    fn append<'a>(
+        &'a self,
+        entry: TranscriptEntry<'a>,
+    ) -> BoxFuture<'a, Result<(), TranscriptError>> {
+        let written = self.write(entry).map_err(|e| TranscriptError {
+            message: e.to_string(),
+        });
+        Box::pin(std::future::ready(written))
+    }
+}
+
+fn message_json(message: &Message) -> Value {
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
+/// The API Message of an assistant event, as transcripts and stream-json carry it.
+pub fn assistant_response(a: &AssistantMessageEvent) -> MessageResponse {
+    MessageResponse {
+        id: a.id.clone(),
+        kind: "message".into(),
+        role: Role::Assistant,
+        model: a.model.clone(),
+        content: a.message.content.clone(),
+        stop_reason: a.stop_reason.clone(),
+        stop_sequence: None,
+        usage: a.usage.clone(),
+        stop_details: None,
+    }
+}
+
+/// A tool-results message split into one message per `tool_result` block; other
+/// blocks (attachments) stay together in a last message.
+pub fn split_tool_results(message: &Message) -> Vec<Message> {
+    let mut out = Vec::new();
+    let mut rest = Vec::new();
+    for block in &message.content {
+        match block {
+            ContentBlock::ToolResult { .. } => out.push(Message::user(vec![block.clone()])),
+            _ => rest.push(block.clone()),
+        }
+    }
+    if !rest.is_empty() {
+        out.push(Message::user(rest));
+    }
+    out
+}
+
+/// The structured output of the tool whose result is in `message`.
+pub fn tool_use_result(r: &ToolResultsEvent, message: &Message) -> Option<Value> {
+    let id = message.content.iter().find_map(|b| match b {
+        ContentBlock::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
+        _ => None,
+    })?;
+    r.results
+        .iter()
+        .find(|i| i.tool_use_id == id)
+        .and_then(|i| i.structured.clone())
+}

@@ -1,0 +1,191 @@
+//! Workspace trust: which folders the user has trusted, recorded in tack's
+//! config dir (`<config>/config.json`, in the shape Claude Code keeps in
+//! `~/.claude.json`: `{"projects": {"<dir>": {"hasTrustDialogAccepted": true,
+//! "hasClaudeMdExternalIncludesApproved": true}}}`).
+//!
+//! A repository's committed settings are written by whoever wrote the
+//! repository. Until its folder (or a parent) is trusted, tack-config leaves
+//! out what those settings could use to run code or loosen permissions
+//! (`tack_config::IgnoredUntrusted`); the terminal UI asks once, `tack trust`
+//! does it for scripts. Other keys of the file are kept as they are.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+const FILE: &str = "config.json";
+const TRUSTED: &str = "hasTrustDialogAccepted";
+const EXTERNAL_IMPORTS: &str = "hasClaudeMdExternalIncludesApproved";
+
+/// The trust records in one config dir.
+#[derive(Debug, Clone)]
+pub struct TrustStore {
+    path: PathBuf,
+}
+
+/// The config file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid JSON ({source}); fix or remove it")]
+    Parse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What the user has approved for a folder.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Trust {
+    /// The folder or one of its parents is trusted.
+    pub trusted: bool,
+    /// Its memory files may import files from outside the project.
+    pub external_imports: bool,
+}
+
+impl TrustStore {
+    pub fn new(config_dir: &Path) -> TrustStore {
+        TrustStore {
+            path: config_dir.join(FILE),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What is approved for `dir`: a record for `dir` or any parent counts.
+    /// A missing file approves nothing; an unreadable one is an error (the
+    /// caller reports it and treats the folder as untrusted).
+    pub fn lookup(&self, dir: &Path) -> Result<Trust, TrustError> {
+        let config = self.read()?;
+        let Some(projects) = config.get("projects").and_then(Value::as_object) else {
+            return Ok(Trust::default());
+        };
+        let mut trust = Trust::default();
+        for ancestor in dir.ancestors() {
+            let Some(entry) = projects.get(&ancestor.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            let flag = |key| entry.get(key).and_then(Value::as_bool) == Some(true);
+            trust.trusted |= flag(TRUSTED);
+            trust.external_imports |= flag(EXTERNAL_IMPORTS);
+        }
+        Ok(trust)
+    }
+
+    /// Records `dir` as trusted (and, with `external_imports`, its memory files'
+    /// imports from outside the project as approved). Written atomically.
+    pub fn trust(&self, dir: &Path, external_imports: bool) -> Result<(), TrustError> {
+        let mut config = self.read()?;
+        let projects = config.entry("projects").or_insert_with(|| json!({}));
+        if !projects.is_object() {
+            *projects = json!({});
+        }
+        let key = dir.to_string_lossy().into_owned();
+        if let Some(projects) = projects.as_object_mut() {
+            let entry = projects.entry(key).or_insert_with(|| json!({}));
+            if !entry.is_object() {
+                *entry = json!({});
+            }
+            entry[TRUSTED] = Value::Bool(true);
+            if external_imports {
+                entry[EXTERNAL_IMPORTS] = Value::Bool(true);
+            }
+        }
+        let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
+        text.push('\n');
+        tack_tools::write_atomic(&self.path, text.as_bytes()).map_err(|source| TrustError::Write {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    fn read(&self) -> Result<Map<String, Value>, TrustError> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+            Err(source) => {
+                return Err(TrustError::Read {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        };
+        if text.trim().is_empty() {
+            return Ok(Map::new());
+        }
+        match serde_json::from_str(&text) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Ok(Map::new()),
+            Err(source) => Err(TrustError::Parse {
+                path: self.path.clone(),
+                source,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn trust_covers_subfolders_keeps_other_keys_and_survives_a_reload() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TrustStore::new(dir.path());
+        let repo = Path::new("/work/repo");
+        assert_eq!(store.lookup(repo).unwrap(), Trust::default());
+
+        std::fs::write(
+            store.path(),
+            r#"{"mcpServers": {"x": {}}, "projects": {"/other": {"a": 1}}}"#,
+        )
+        .unwrap();
+        store.trust(repo, false).unwrap();
+        assert_eq!(
+            store.lookup(&repo.join("sub/dir")).unwrap(),
+            Trust {
+                trusted: true,
+                external_imports: false
+            }
+        );
+        assert_eq!(store.lookup(Path::new("/work")).unwrap(), Trust::default());
+        store.trust(repo, true).unwrap();
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(store.path()).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            json!({
+                "mcpServers": {"x": {}},
+                "projects": {
+                    "/other": {"a": 1},
+                    "/work/repo": {"hasTrustDialogAccepted": true, "hasClaudeMdExternalIncludesApproved": true}
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn a_broken_file_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TrustStore::new(dir.path());
+        std::fs::write(store.path(), "{not json").unwrap();
+        let err = store.lookup(Path::new("/x")).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{} is not valid JSON", store.path().display())),
+            "{err}"
+        );
+        assert!(store.trust(Path::new("/x"), false).is_err());
+    }
+}
