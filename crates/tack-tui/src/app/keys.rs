@@ -1,0 +1,497 @@
+//! Keys: dialogs first, then the completion popup, then global keys, then the editor.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use tack_permissions::PermissionMode;
+
+use super::{App, DOUBLE_PRESS, Overlay, Search};
+use crate::cells::HistoryCell;
+use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
+use crate::dialogs::{DialogOutcome, PermissionDialog, PickerOutcome, TrustOutcome};
+use crate::event::{NoticeLevel, Prompt, UiAction};
+use crate::input::{InputMode, mention_at};
+
+/// Rows of the completion popup.
+pub(crate) const POPUP_ROWS: usize = 8;
+
+/// What the completion popup offers.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Popup<'a> {
+    Commands(Vec<&'a MenuEntry>),
+    /// `@` mention starting at byte `start`.
+    Files {
+        start: usize,
+        paths: Vec<String>,
+    },
+}
+
+/// The permission mode after Shift+Tab.
+pub fn next_mode(mode: PermissionMode) -> PermissionMode {
+    match mode {
+        PermissionMode::Default => PermissionMode::AcceptEdits,
+        PermissionMode::AcceptEdits => PermissionMode::Plan,
+        PermissionMode::Plan
+        | PermissionMode::BypassPermissions
+        | PermissionMode::DontAsk
+        | PermissionMode::Auto => PermissionMode::Default,
+    }
+}
+
+fn within(last: Option<Instant>, now: Instant) -> bool {
+    last.is_some_and(|t| now.saturating_duration_since(t) <= DOUBLE_PRESS)
+}
+
+impl App {
+    /// The popup for the editor's text, if any.
+    pub(crate) fn popup(&self) -> Option<Popup<'_>> {
+        if self.popup_dismissed || self.overlay.is_some() || self.search.is_some() {
+            return None;
+        }
+        let text = self.editor.text();
+        if let Some(query) = text.strip_prefix('/')
+            && !query.contains(char::is_whitespace)
+            && self.editor.cursor() == text.len()
+        {
+            let entries = filter_menu(&self.menu, query);
+            return (!entries.is_empty()).then_some(Popup::Commands(entries));
+        }
+        let (start, query) = mention_at(text, self.editor.cursor())?;
+        let paths = self.files.rank(query, POPUP_ROWS);
+        (!paths.is_empty()).then_some(Popup::Files { start, paths })
+    }
+
+    pub(crate) fn popup_len(&self) -> usize {
+        match self.popup() {
+            Some(Popup::Commands(e)) => e.len(),
+            Some(Popup::Files { paths, .. }) => paths.len(),
+            None => 0,
+        }
+    }
+
+    /// A key press. Returns what the runtime should do.
+    pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Vec<UiAction> {
+        self.now = Some(now);
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        if self.overlay.is_some() {
+            return self.overlay_key(key);
+        }
+        if self.search.is_some() {
+            self.search_key(key);
+            return Vec::new();
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        if ctrl && key.code != KeyCode::Char('c') {
+            self.last_ctrl_c = None;
+        }
+        if key.code != KeyCode::Esc {
+            self.last_esc = None;
+        }
+        let popup_len = self.popup_len();
+        match key.code {
+            KeyCode::Char('c') if ctrl => return self.ctrl_c(now),
+            KeyCode::Char('d') if ctrl => {
+                if self.editor.is_empty() {
+                    return vec![UiAction::Exit];
+                }
+                self.editor.delete();
+                self.edited();
+            }
+            KeyCode::Esc => return self.esc(now),
+            KeyCode::BackTab => {
+                let mode = next_mode(self.status.permission_mode);
+                self.status.permission_mode = mode;
+                return vec![UiAction::SetPermissionMode(mode)];
+            }
+            KeyCode::Char('g') if ctrl => {
+                return vec![UiAction::OpenExternalEditor {
+                    text: self.editor.text().to_string(),
+                }];
+            }
+            KeyCode::Char('o') if ctrl => self.overlay = Some(Overlay::Transcript { scroll: 0 }),
+            KeyCode::Char('r') if ctrl => {
+                self.search = Some(Search {
+                    draft: self.editor.text().to_string(),
+                    ..Search::default()
+                });
+            }
+            KeyCode::Char('t') if ctrl => self.show_todos = !self.show_todos,
+            KeyCode::Up if popup_len > 0 => {
+                self.popup_selected = (self.popup_selected + popup_len - 1) % popup_len;
+            }
+            KeyCode::Down if popup_len > 0 => {
+                self.popup_selected = (self.popup_selected + 1) % popup_len;
+            }
+            KeyCode::Tab if popup_len > 0 => self.accept_popup(false),
+            KeyCode::Enter if popup_len > 0 && !shift && !alt => {
+                if let Some(Popup::Commands(_)) = self.popup() {
+                    self.accept_popup(true);
+                    return self.submit(now);
+                }
+                self.accept_popup(false);
+            }
+            KeyCode::Up => {
+                if self.editor.on_first_line() {
+                    if let Some(text) = self.history.older(self.editor.text()) {
+                        self.editor.set_text(text);
+                    }
+                } else {
+                    self.editor.up();
+                }
+            }
+            KeyCode::Down => {
+                if self.editor.on_last_line() {
+                    if let Some(text) = self.history.newer() {
+                        self.editor.set_text(text);
+                    }
+                } else {
+                    self.editor.down();
+                }
+            }
+            KeyCode::Enter if shift || alt => self.newline(),
+            KeyCode::Char('j') if ctrl => self.newline(),
+            KeyCode::Enter => {
+                if self.editor.text()[..self.editor.cursor()].ends_with('\\') {
+                    self.editor.backspace();
+                    self.newline();
+                } else {
+                    return self.submit(now);
+                }
+            }
+            KeyCode::Backspace if ctrl || alt => {
+                self.editor.delete_word_back();
+                self.edited();
+            }
+            KeyCode::Backspace => {
+                self.editor.backspace();
+                self.edited();
+            }
+            KeyCode::Delete => {
+                self.editor.delete();
+                self.edited();
+            }
+            KeyCode::Left if ctrl || alt => self.editor.word_left(),
+            KeyCode::Right if ctrl || alt => self.editor.word_right(),
+            KeyCode::Left => self.editor.left(),
+            KeyCode::Right => self.editor.right(),
+            KeyCode::Home => self.editor.home(),
+            KeyCode::End => self.editor.end(),
+            KeyCode::Char('a') if ctrl => self.editor.home(),
+            KeyCode::Char('e') if ctrl => self.editor.end(),
+            KeyCode::Char('w') if ctrl => {
+                self.editor.delete_word_back();
+                self.edited();
+            }
+            KeyCode::Char('u') if ctrl => {
+                self.editor.kill_to_line_start();
+                self.edited();
+            }
+            KeyCode::Char('k') if ctrl => {
+                self.editor.kill_to_line_end();
+                self.edited();
+            }
+            KeyCode::Char('b') if alt => self.editor.word_left(),
+            KeyCode::Char('f') if alt => self.editor.word_right(),
+            KeyCode::Char('?') if self.editor.is_empty() => self.show_help = !self.show_help,
+            KeyCode::Char(c) if !ctrl => {
+                self.editor.insert_char(c);
+                self.edited();
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn newline(&mut self) {
+        self.editor.insert_char('\n');
+        self.edited();
+    }
+
+    fn ctrl_c(&mut self, now: Instant) -> Vec<UiAction> {
+        if within(self.last_ctrl_c, now) {
+            return vec![UiAction::Exit];
+        }
+        self.last_ctrl_c = Some(now);
+        self.set_hint("Press Ctrl-C again to exit", now);
+        if !self.editor.is_empty() {
+            self.editor.take();
+            self.pastes.clear();
+            self.edited();
+            return Vec::new();
+        }
+        if self.turn.is_some() {
+            return vec![UiAction::Interrupt];
+        }
+        Vec::new()
+    }
+
+    fn esc(&mut self, now: Instant) -> Vec<UiAction> {
+        if self.popup_len() > 0 {
+            self.popup_dismissed = true;
+            return Vec::new();
+        }
+        if self.show_help {
+            self.show_help = false;
+            return Vec::new();
+        }
+        if self.turn.is_some() {
+            self.last_esc = None;
+            // Prompts queued behind the turn come back to the editor.
+            let queued: Vec<String> = self.queue.drain(..).map(|(p, _)| p.text).collect();
+            if !queued.is_empty() {
+                let mut text = queued.join("\n");
+                if !self.editor.is_empty() {
+                    text = format!("{text}\n{}", self.editor.text());
+                }
+                self.editor.set_text(text);
+            }
+            return vec![UiAction::Interrupt];
+        }
+        if within(self.last_esc, now) {
+            self.last_esc = None;
+            self.hint = None;
+            if self.editor.is_empty() {
+                if let Some(last) = self.history.entries().last().cloned() {
+                    self.editor.set_text(last);
+                }
+            } else {
+                self.editor.take();
+                self.pastes.clear();
+            }
+            self.edited();
+            return Vec::new();
+        }
+        self.last_esc = Some(now);
+        let hint = if self.editor.is_empty() {
+            "Esc again to edit the previous prompt"
+        } else {
+            "Esc again to clear"
+        };
+        self.set_hint(hint, now);
+        Vec::new()
+    }
+
+    /// Puts the selected completion into the editor.
+    fn accept_popup(&mut self, exact: bool) {
+        let selected = self.popup_selected;
+        let replacement = match self.popup() {
+            Some(Popup::Commands(entries)) => entries.get(selected).map(|e| {
+                let text = if exact {
+                    format!("/{}", e.name)
+                } else {
+                    format!("/{} ", e.name)
+                };
+                (0, text)
+            }),
+            Some(Popup::Files { start, paths }) => {
+                paths.get(selected).map(|p| (start, format!("@{p} ")))
+            }
+            None => None,
+        };
+        if let Some((start, text)) = replacement {
+            self.editor.replace_before_cursor(start, &text);
+            self.edited();
+        }
+    }
+
+    /// Enter: a slash command, a shell or memory line, or a prompt.
+    fn submit(&mut self, now: Instant) -> Vec<UiAction> {
+        let raw = self.editor.text().to_string();
+        if raw.trim().is_empty() {
+            return Vec::new();
+        }
+        let text = self.pastes.expand(&raw);
+        self.editor.take();
+        self.pastes.clear();
+        self.edited();
+        if let Err(e) = self.history.record(&text) {
+            self.notice(
+                NoticeLevel::Warning,
+                &format!("Could not save the prompt history: {e}"),
+            );
+        }
+        if let Some((name, args)) = parse_command(&text) {
+            let (name, args) = (name.to_string(), args.to_string());
+            return self.command(&name, &args, now);
+        }
+        let (mode, body) = InputMode::of(&text);
+        match mode {
+            InputMode::Prompt => self.send(Prompt::text(text.clone()), raw, now),
+            InputMode::Shell => {
+                self.push_cell(HistoryCell::User {
+                    mode,
+                    text: body.to_string(),
+                });
+                vec![UiAction::RunShell(body.to_string())]
+            }
+            InputMode::Memory => {
+                self.push_cell(HistoryCell::User {
+                    mode,
+                    text: body.to_string(),
+                });
+                vec![UiAction::AddMemory(body.to_string())]
+            }
+        }
+    }
+
+    fn command(&mut self, name: &str, args: &str, now: Instant) -> Vec<UiAction> {
+        let echo = if args.is_empty() {
+            format!("/{name}")
+        } else {
+            format!("/{name} {args}")
+        };
+        if let Some(custom) = self.custom.iter().find(|c| c.name == name) {
+            let prompt = Prompt {
+                text: custom.expand(args),
+                allowed_tools: custom.allowed_tools.clone(),
+                model: custom.model.clone(),
+            };
+            return self.send(prompt, echo, now);
+        }
+        if !BUILTINS.iter().any(|(n, _)| *n == name) {
+            self.notice(NoticeLevel::Error, &format!("Unknown command: /{name}"));
+            return Vec::new();
+        }
+        self.push_cell(HistoryCell::User {
+            mode: InputMode::Prompt,
+            text: echo,
+        });
+        match name {
+            "help" => {
+                self.notice(NoticeLevel::Info, &help_text(&self.menu));
+                Vec::new()
+            }
+            "exit" => vec![UiAction::Exit],
+            "clear" => {
+                self.todos.clear();
+                vec![UiAction::Clear]
+            }
+            "compact" => vec![UiAction::Compact {
+                instructions: (!args.is_empty()).then(|| args.to_string()),
+            }],
+            "model" if !args.is_empty() => {
+                self.status.model = args.to_string();
+                vec![UiAction::SetModel(args.to_string())]
+            }
+            "resume" => vec![UiAction::ListSessions],
+            _ => vec![UiAction::Command {
+                name: name.to_string(),
+                args: args.to_string(),
+            }],
+        }
+    }
+
+    fn search_key(&mut self, key: KeyEvent) {
+        let Some(search) = &mut self.search else {
+            return;
+        };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('r') if ctrl => {
+                if let Some((i, _)) = self.history.search(&search.query, search.found) {
+                    search.found = Some(i);
+                }
+            }
+            KeyCode::Esc | KeyCode::Char('c') | KeyCode::Char('g')
+                if key.code == KeyCode::Esc || ctrl =>
+            {
+                let draft = std::mem::take(&mut search.draft);
+                self.search = None;
+                self.editor.set_text(draft);
+            }
+            KeyCode::Enter | KeyCode::Tab | KeyCode::Left | KeyCode::Right => {
+                let found = search
+                    .found
+                    .and_then(|i| self.history.entries().get(i).cloned());
+                let draft = std::mem::take(&mut search.draft);
+                self.search = None;
+                self.editor.set_text(found.unwrap_or(draft));
+            }
+            KeyCode::Backspace => {
+                search.query.pop();
+                search.found = self.history.search(&search.query, None).map(|(i, _)| i);
+            }
+            KeyCode::Char(c) if !ctrl => {
+                search.query.push(c);
+                search.found = self.history.search(&search.query, None).map(|(i, _)| i);
+            }
+            _ => {}
+        }
+    }
+
+    fn overlay_key(&mut self, key: KeyEvent) -> Vec<UiAction> {
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        let key = if ctrl_c {
+            KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
+        } else {
+            key
+        };
+        let Some(overlay) = &mut self.overlay else {
+            return Vec::new();
+        };
+        match overlay {
+            Overlay::Permission(dialog) => match dialog.key(key) {
+                DialogOutcome::Open => Vec::new(),
+                DialogOutcome::Answered(answer) => {
+                    let id = dialog.request.id.clone();
+                    self.overlay = self
+                        .waiting_permissions
+                        .pop_front()
+                        .map(|r| Overlay::Permission(PermissionDialog::new(r)));
+                    vec![UiAction::AnswerPermission { id, answer }]
+                }
+            },
+            Overlay::Resume(picker) => match picker.key(key) {
+                PickerOutcome::Open => Vec::new(),
+                PickerOutcome::Cancelled => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                PickerOutcome::Picked(session_id) => {
+                    self.overlay = None;
+                    vec![UiAction::Resume { session_id }]
+                }
+            },
+            Overlay::Trust(dialog) => match dialog.key(key) {
+                TrustOutcome::Open => Vec::new(),
+                TrustOutcome::Answered(yes) => {
+                    self.overlay = None;
+                    vec![UiAction::Trust(yes)]
+                }
+            },
+            Overlay::Transcript { scroll } => {
+                let page = usize::from(self.height.saturating_sub(2)).max(1);
+                match key.code {
+                    KeyCode::Esc | KeyCode::Char('q') => self.overlay = None,
+                    KeyCode::Char('o') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                        self.overlay = None;
+                    }
+                    KeyCode::Up => *scroll += 1,
+                    KeyCode::Down => *scroll = scroll.saturating_sub(1),
+                    KeyCode::PageUp => *scroll += page,
+                    KeyCode::PageDown => *scroll = scroll.saturating_sub(page),
+                    KeyCode::End => *scroll = 0,
+                    _ => {}
+                }
+                Vec::new()
+            }
+        }
+    }
+}
+
+fn help_text(menu: &[MenuEntry]) -> String {
+    let mut text = String::from(
+        "Keys: Enter send · Shift+Enter or \\ Enter newline · Esc interrupt · Esc Esc edit the previous prompt · \
+         Ctrl+C clear, twice exit · Ctrl+D exit · Shift+Tab permission mode · Ctrl+R search history · \
+         Ctrl+O transcript · Ctrl+G external editor · Ctrl+T todos · @ file · ! shell · # memory\nCommands:",
+    );
+    for e in menu {
+        text.push_str(&format!("\n  /{} — {}", e.name, e.description));
+    }
+    text
+}

@@ -1,0 +1,456 @@
+//! The terminal UI's state machine: [`UiEvent`]s and keys in, [`UiAction`]s
+//! out, history lines and a live area to draw. No terminal, clock or
+//! environment inside: the driver passes the time with each call, so every
+//! behaviour is testable with plain values.
+
+mod keys;
+mod live;
+mod view;
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crossterm::event::Event;
+use ratatui::text::Line;
+use tack_permissions::PermissionMode;
+use tack_tools::TodoItem;
+
+use crate::cells::{HistoryCell, ToolCall, ToolResult};
+use crate::commands::{CustomCommand, MenuEntry, menu_entries};
+use crate::dialogs::{PermissionDialog, ResumePicker, TrustDialog};
+use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
+use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
+use crate::status::StatusInfo;
+use crate::theme::Theme;
+use live::{Committed, Live};
+
+/// Two presses of Esc or Ctrl+C closer than this are a double press.
+pub const DOUBLE_PRESS: Duration = Duration::from_millis(1000);
+/// The spinner's frame time while a turn runs.
+pub const SPINNER_TICK: Duration = Duration::from_millis(200);
+
+/// What the UI starts with.
+#[derive(Debug, Clone)]
+pub struct AppConfig {
+    pub theme: Theme,
+    /// The terminal's size.
+    pub width: u16,
+    pub height: u16,
+    /// Prompt history (`PromptHistory::load(config_dir, cwd)`).
+    pub history: PromptHistory,
+    /// `load_custom_commands(cwd, home).0`.
+    pub custom_commands: Vec<CustomCommand>,
+    /// Files for `@` completion (`FileIndex::build`, ideally off the UI thread,
+    /// then [`App::set_file_index`]).
+    pub files: FileIndex,
+    pub status: StatusInfo,
+}
+
+/// A dialog or view that takes the keys.
+#[derive(Debug)]
+enum Overlay {
+    Permission(PermissionDialog),
+    Resume(ResumePicker),
+    Trust(TrustDialog),
+    /// The full transcript; `scroll` rows up from the bottom.
+    Transcript {
+        scroll: usize,
+    },
+}
+
+/// Ctrl+R reverse search.
+#[derive(Debug, Clone, Default)]
+struct Search {
+    query: String,
+    /// The entry shown, as an index into the history.
+    found: Option<usize>,
+    /// What was in the editor before.
+    draft: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Turn {
+    started: Instant,
+    /// Characters streamed (for the token estimate).
+    streamed: usize,
+    /// `streamed` as of the last tick: the spinner line changes on ticks
+    /// only, not with every token.
+    shown_streamed: usize,
+    thinking: bool,
+}
+
+/// The terminal UI. See the crate docs for the loop that drives it.
+#[derive(Debug)]
+pub struct App {
+    theme: Theme,
+    width: u16,
+    height: u16,
+    /// Lines for the scrollback, not yet written.
+    pending_history: Vec<Line<'static>>,
+    /// Whether history has any entry (the next one gets a blank line first).
+    history_started: bool,
+    /// Everything shown so far, for the transcript view.
+    cells: Vec<HistoryCell>,
+    live: Live,
+    turn: Option<Turn>,
+    /// Prompts waiting for the running turn, with what history shows for each.
+    queue: VecDeque<(Prompt, String)>,
+    editor: Editor,
+    pastes: Pastes,
+    history: PromptHistory,
+    overlay: Option<Overlay>,
+    /// Permission requests waiting behind the open dialog.
+    waiting_permissions: VecDeque<PermissionRequest>,
+    search: Option<Search>,
+    popup_selected: usize,
+    popup_dismissed: bool,
+    menu: Vec<MenuEntry>,
+    custom: Vec<CustomCommand>,
+    files: FileIndex,
+    status: StatusInfo,
+    todos: Vec<TodoItem>,
+    show_todos: bool,
+    show_help: bool,
+    last_esc: Option<Instant>,
+    last_ctrl_c: Option<Instant>,
+    hint: Option<(String, Instant)>,
+    now: Option<Instant>,
+}
+
+impl App {
+    pub fn new(config: AppConfig) -> App {
+        App {
+            theme: config.theme,
+            width: config.width.max(1),
+            height: config.height.max(1),
+            pending_history: Vec::new(),
+            history_started: false,
+            cells: Vec::new(),
+            live: Live::default(),
+            turn: None,
+            queue: VecDeque::new(),
+            editor: Editor::new(),
+            pastes: Pastes::new(),
+            history: config.history,
+            overlay: None,
+            waiting_permissions: VecDeque::new(),
+            search: None,
+            popup_selected: 0,
+            popup_dismissed: false,
+            menu: menu_entries(&config.custom_commands),
+            custom: config.custom_commands,
+            files: config.files,
+            status: config.status,
+            todos: Vec::new(),
+            show_todos: true,
+            show_help: false,
+            last_esc: None,
+            last_ctrl_c: None,
+            hint: None,
+            now: None,
+        }
+    }
+
+    /// The terminal was resized. History already written stays as it is.
+    pub fn set_size(&mut self, width: u16, height: u16) {
+        self.width = width.max(1);
+        self.height = height.max(1);
+    }
+
+    pub fn size(&self) -> (u16, u16) {
+        (self.width, self.height)
+    }
+
+    pub fn set_file_index(&mut self, files: FileIndex) {
+        self.files = files;
+    }
+
+    /// Puts `text` into the editor (after [`UiAction::OpenExternalEditor`]).
+    pub fn set_input(&mut self, text: impl Into<String>) {
+        self.editor.set_text(text);
+        self.history.reset();
+    }
+
+    pub fn input(&self) -> &str {
+        self.editor.text()
+    }
+
+    pub fn status(&self) -> &StatusInfo {
+        &self.status
+    }
+
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.status.permission_mode
+    }
+
+    /// Whether a turn is running.
+    pub fn is_busy(&self) -> bool {
+        self.turn.is_some()
+    }
+
+    /// Prompts waiting for the running turn to end.
+    pub fn queued(&self) -> impl Iterator<Item = &Prompt> {
+        self.queue.iter().map(|(p, _)| p)
+    }
+
+    /// Whether a dialog is waiting for the user (fire the Notification hook).
+    pub fn is_waiting_for_user(&self) -> bool {
+        matches!(
+            self.overlay,
+            Some(Overlay::Permission(_) | Overlay::Trust(_))
+        )
+    }
+
+    /// Whether a full-screen view (the transcript) is open: draw it on the
+    /// alternate screen ([`crate::draw`] does).
+    pub fn is_fullscreen(&self) -> bool {
+        matches!(self.overlay, Some(Overlay::Transcript { .. }))
+    }
+
+    /// Every history entry so far (the transcript).
+    pub fn cells(&self) -> &[HistoryCell] {
+        &self.cells
+    }
+
+    /// The lines to write into the scrollback now; each line is handed out once.
+    pub fn take_history(&mut self) -> Vec<Line<'static>> {
+        std::mem::take(&mut self.pending_history)
+    }
+
+    /// When the driver should call [`App::tick`] next: while a turn runs (the
+    /// spinner) or a hint is shown. `None` means idle: no timer at all.
+    pub fn next_tick(&self) -> Option<Instant> {
+        let now = self.now?;
+        let spinner = self.turn.map(|_| now + SPINNER_TICK);
+        let hint = self.hint.as_ref().map(|(_, until)| *until);
+        match (spinner, hint) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Time passes (spinner, hints expiring).
+    pub fn tick(&mut self, now: Instant) {
+        self.now = Some(now);
+        if let Some(turn) = &mut self.turn {
+            turn.shown_streamed = turn.streamed;
+        }
+        if self.hint.as_ref().is_some_and(|(_, until)| *until <= now) {
+            self.hint = None;
+        }
+    }
+
+    /// A terminal event from crossterm.
+    pub fn handle_terminal_event(&mut self, event: Event, now: Instant) -> Vec<UiAction> {
+        match event {
+            Event::Key(key) => self.handle_key(key, now),
+            Event::Paste(text) => {
+                self.handle_paste(&text);
+                Vec::new()
+            }
+            Event::Resize(w, h) => {
+                self.set_size(w, h);
+                Vec::new()
+            }
+            Event::FocusGained | Event::FocusLost | Event::Mouse(_) => Vec::new(),
+        }
+    }
+
+    /// Bracketed paste: large pastes become a placeholder.
+    pub fn handle_paste(&mut self, text: &str) {
+        match &mut self.overlay {
+            Some(Overlay::Permission(_) | Overlay::Resume(_) | Overlay::Trust(_)) => return,
+            Some(Overlay::Transcript { .. }) => self.overlay = None,
+            None => {}
+        }
+        if self.search.is_some() {
+            return;
+        }
+        let inserted = self.pastes.insert(text);
+        self.editor.insert_str(&inserted);
+        self.edited();
+    }
+
+    /// Something the runtime reports.
+    pub fn handle_event(&mut self, event: UiEvent, now: Instant) -> Vec<UiAction> {
+        self.now = Some(now);
+        let mut actions = Vec::new();
+        let (width, theme) = (self.width, self.theme);
+        match event {
+            UiEvent::TurnStarted => {
+                if self.turn.is_none() {
+                    self.turn = Some(Turn::new(now));
+                }
+            }
+            UiEvent::UserPrompt(text) => {
+                let (mode, body) = InputMode::of(&text);
+                let cell = HistoryCell::User {
+                    mode,
+                    text: body.to_string(),
+                };
+                self.push_cell(cell);
+            }
+            UiEvent::TextDelta(delta) => {
+                if let Some(t) = &mut self.turn {
+                    t.streamed += delta.len();
+                    t.thinking = false;
+                }
+                self.live.text_delta(&delta, width, &theme);
+            }
+            UiEvent::ThinkingDelta(delta) => {
+                if let Some(t) = &mut self.turn {
+                    t.streamed += delta.len();
+                    t.thinking = true;
+                }
+                self.live.thinking_delta(&delta, width, &theme);
+            }
+            UiEvent::StreamDiscarded => {
+                if self.live.discard_streams() {
+                    self.notice(
+                        NoticeLevel::Warning,
+                        "The response above was cut off; it is being retried.",
+                    );
+                }
+            }
+            UiEvent::AssistantMessageDone => self.live.finish_streams(),
+            UiEvent::ToolUseStarted { id, name, input } => {
+                if name == "TodoWrite"
+                    && let Some(todos) = input
+                        .get("todos")
+                        .cloned()
+                        .and_then(|t| serde_json::from_value::<Vec<TodoItem>>(t).ok())
+                {
+                    self.todos = todos;
+                }
+                self.live.tool_started(ToolCall {
+                    id,
+                    name,
+                    input,
+                    result: None,
+                });
+            }
+            UiEvent::ToolProgress { id, text } => self.live.tool_progress(&id, text),
+            UiEvent::ToolUseFinished {
+                id,
+                is_error,
+                content,
+            } => {
+                self.live
+                    .tool_finished(&id, ToolResult { is_error, content });
+            }
+            UiEvent::Todos(todos) => self.todos = todos,
+            UiEvent::PermissionRequest(request) => {
+                if matches!(self.overlay, Some(Overlay::Permission(_))) {
+                    self.waiting_permissions.push_back(request);
+                } else {
+                    self.overlay = Some(Overlay::Permission(PermissionDialog::new(request)));
+                }
+            }
+            UiEvent::Compacted { summary, .. } => {
+                self.commit_live();
+                self.push_cell(HistoryCell::Compacted { summary });
+            }
+            UiEvent::TurnResult(summary) => {
+                self.live.end_turn();
+                self.commit_live();
+                if summary.interrupted || summary.error.is_some() {
+                    self.push_cell(HistoryCell::TurnEnd {
+                        interrupted: summary.interrupted,
+                        error: summary.error,
+                    });
+                }
+                self.status.session_cost_usd = summary.session_cost_usd;
+                self.turn = None;
+                if let Some((next, display)) = self.queue.pop_front() {
+                    actions.extend(self.send(next, display, now));
+                }
+            }
+            UiEvent::Status(patch) => self.status.apply(patch),
+            UiEvent::Sessions(sessions) => {
+                self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions)));
+            }
+            UiEvent::TrustRequest { dir } => {
+                self.overlay = Some(Overlay::Trust(TrustDialog::new(dir)));
+            }
+            UiEvent::Notice { level, text } => {
+                self.commit_live();
+                self.notice(level, &text);
+            }
+        }
+        self.commit_live();
+        actions
+    }
+
+    fn notice(&mut self, level: NoticeLevel, text: &str) {
+        self.push_cell(HistoryCell::Notice {
+            level,
+            text: text.to_string(),
+        });
+    }
+
+    /// Adds a finished cell to history (a blank line before it).
+    fn push_cell(&mut self, cell: HistoryCell) {
+        let lines = cell.render(&self.theme, self.width, false);
+        self.push_lines(lines, true);
+        self.cells.push(cell);
+    }
+
+    fn push_lines(&mut self, lines: Vec<Line<'static>>, starts_entry: bool) {
+        if lines.is_empty() {
+            return;
+        }
+        if starts_entry && self.history_started {
+            self.pending_history.push(Line::default());
+        }
+        self.pending_history.extend(lines);
+        self.history_started = true;
+    }
+
+    fn commit_live(&mut self) {
+        let mut out: Vec<Committed> = Vec::new();
+        self.live.commit(self.width, &self.theme, &mut out);
+        for c in out {
+            self.push_lines(c.lines, c.starts_entry);
+            self.cells.extend(c.cells);
+        }
+    }
+
+    /// Sends a prompt now, or queues it behind the running turn. History shows
+    /// `display`: what was typed (paste placeholders, the slash command), not
+    /// the expanded text.
+    fn send(&mut self, prompt: Prompt, display: String, now: Instant) -> Vec<UiAction> {
+        if self.turn.is_some() {
+            self.queue.push_back((prompt, display));
+            return Vec::new();
+        }
+        self.push_cell(HistoryCell::User {
+            mode: InputMode::Prompt,
+            text: display,
+        });
+        self.turn = Some(Turn::new(now));
+        vec![UiAction::Submit(prompt)]
+    }
+
+    fn set_hint(&mut self, text: &str, now: Instant) {
+        self.hint = Some((text.to_string(), now + DOUBLE_PRESS));
+    }
+
+    /// The editor's text changed: browsing and popups start over.
+    fn edited(&mut self) {
+        self.history.reset();
+        self.popup_selected = 0;
+        self.popup_dismissed = false;
+        self.show_help = false;
+    }
+}
+
+impl Turn {
+    fn new(now: Instant) -> Turn {
+        Turn {
+            started: now,
+            streamed: 0,
+            shown_streamed: 0,
+            thinking: false,
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Dialogs that take the place of the input: permission, resume picker, trust.
+
+mod permission;
+mod resume;
+mod trust;
+
+use ratatui::text::{Line, Span};
+
+pub use permission::{DialogOutcome, PermissionDialog};
+pub use resume::{PickerOutcome, ResumePicker};
+pub use trust::{TrustDialog, TrustOutcome};
+
+use crate::theme::Theme;
+use crate::wrap::line_width;
+
+/// `lines` inside a rounded box `width` columns wide; lines too long are cut.
+pub(crate) fn boxed(lines: Vec<Line<'static>>, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let width = usize::from(width.max(4));
+    let inner = width - 4;
+    let border = theme.border();
+    let mut out = vec![Line::styled(format!("╭{}╮", "─".repeat(width - 2)), border)];
+    for line in lines {
+        let line = cut(line, inner);
+        let pad = inner.saturating_sub(line_width(&line));
+        let mut spans = vec![Span::styled("│ ", border)];
+        spans.extend(line.spans);
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.push(Span::styled(" │", border));
+        out.push(Line::from(spans));
+    }
+    out.push(Line::styled(format!("╰{}╯", "─".repeat(width - 2)), border));
+    out
+}
+
+/// `line` cut to `width` columns.
+pub(crate) fn cut(line: Line<'static>, width: usize) -> Line<'static> {
+    if line_width(&line) <= width {
+        return line;
+    }
+    let mut used = 0;
+    let mut spans = Vec::new();
+    for span in line.spans {
+        let mut text = String::new();
+        for ch in span.content.chars() {
+            let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+            if used + w > width.saturating_sub(1) {
+                break;
+            }
+            used += w;
+            text.push(ch);
+        }
+        let full = text.len() == span.content.len();
+        spans.push(Span::styled(text, span.style));
+        if !full {
+            spans.push(Span::raw("…"));
+            break;
+        }
+    }
+    Line::from(spans)
+}

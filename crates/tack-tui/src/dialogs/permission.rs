@@ -1,0 +1,294 @@
+//! The permission dialog: Yes / Yes and don't ask again / No, and tell tack what
+//! to do instead. Shows the command, or the diff of an edit.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use super::boxed;
+use crate::cells::{render_diff, sanitize, summary, tool_change};
+use crate::event::{PermissionAnswer, PermissionRequest};
+use crate::input::Editor;
+use crate::theme::Theme;
+use crate::wrap::wrap_spans;
+
+/// The dialog's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionDialog {
+    pub request: PermissionRequest,
+    selected: usize,
+    /// Typing what to do instead (after choosing "No").
+    feedback: Option<Editor>,
+}
+
+/// What a key did to the dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DialogOutcome {
+    /// Still open.
+    Open,
+    /// Answered.
+    Answered(PermissionAnswer),
+}
+
+impl PermissionDialog {
+    pub fn new(request: PermissionRequest) -> PermissionDialog {
+        PermissionDialog {
+            request,
+            selected: 0,
+            feedback: None,
+        }
+    }
+
+    fn options(&self) -> Vec<String> {
+        let mut out = vec!["Yes".to_string()];
+        if let Some(rule) = self.request.suggestions.first() {
+            out.push(format!(
+                "Yes, and don't ask again for {}",
+                describe_rule(rule)
+            ));
+        }
+        out.push("No, and tell tack what to do differently (esc)".to_string());
+        out
+    }
+
+    fn answer(&mut self, index: usize) -> DialogOutcome {
+        let has_always = !self.request.suggestions.is_empty();
+        match (index, has_always) {
+            (0, _) => DialogOutcome::Answered(PermissionAnswer::Allow),
+            (1, true) => DialogOutcome::Answered(PermissionAnswer::AllowAlways {
+                rule: self.request.suggestions[0].clone(),
+            }),
+            _ => {
+                self.selected = self.options().len() - 1;
+                self.feedback = Some(Editor::new());
+                DialogOutcome::Open
+            }
+        }
+    }
+
+    /// Handles a key.
+    pub fn key(&mut self, key: KeyEvent) -> DialogOutcome {
+        if let Some(editor) = &mut self.feedback {
+            match key.code {
+                KeyCode::Enter => {
+                    let text = editor.text().trim().to_string();
+                    return DialogOutcome::Answered(PermissionAnswer::Deny {
+                        feedback: (!text.is_empty()).then_some(text),
+                    });
+                }
+                KeyCode::Esc => {
+                    return DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None });
+                }
+                KeyCode::Backspace => editor.backspace(),
+                KeyCode::Left => editor.left(),
+                KeyCode::Right => editor.right(),
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    editor.insert_char(c)
+                }
+                _ => {}
+            }
+            return DialogOutcome::Open;
+        }
+        let count = self.options().len();
+        match key.code {
+            KeyCode::Up | KeyCode::BackTab => self.selected = (self.selected + count - 1) % count,
+            KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1) % count,
+            KeyCode::Enter => return self.answer(self.selected),
+            KeyCode::Esc => {
+                return DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None });
+            }
+            KeyCode::Char(c @ '1'..='3') => {
+                let i = usize::from(c as u8 - b'1');
+                if i < count {
+                    return self.answer(i);
+                }
+            }
+            KeyCode::Char('y') => return self.answer(0),
+            KeyCode::Char('n') => return self.answer(count - 1),
+            _ => {}
+        }
+        DialogOutcome::Open
+    }
+
+    /// The dialog's rows, at most `max_rows` (the preview is cut to fit).
+    pub fn render(&self, theme: &Theme, width: u16, max_rows: u16) -> Vec<Line<'static>> {
+        let inner = width.saturating_sub(4).max(10);
+        let req = &self.request;
+        let (title, preview) = preview(req, theme, inner);
+        let mut tail: Vec<Line<'static>> = Vec::new();
+        tail.push(Line::default());
+        tail.push(Line::from("Do you want to proceed?"));
+        for (i, option) in self.options().into_iter().enumerate() {
+            let selected = i == self.selected;
+            let marker = if selected { "❯ " } else { "  " };
+            let style = if selected {
+                theme.selected()
+            } else {
+                theme.text()
+            };
+            tail.extend(wrap_spans(
+                &[Span::styled(format!("{}. {option}", i + 1), style)],
+                inner,
+                &[Span::styled(marker, style)],
+                &[Span::raw("     ")],
+            ));
+        }
+        if let Some(editor) = &self.feedback {
+            let mut rows = editor.render(inner.saturating_sub(2), theme.text(), true);
+            if let Some(first) = rows.first_mut() {
+                first.spans.insert(0, Span::styled("> ", theme.accent()));
+            }
+            tail.extend(rows);
+        }
+        let mut head = vec![Line::styled(title, theme.heading().patch(theme.accent()))];
+        head.push(Line::default());
+        // Box borders take 2 rows.
+        let room = usize::from(max_rows).saturating_sub(head.len() + tail.len() + 2);
+        let mut body = preview;
+        if body.len() > room {
+            let cut = body.len() - room.saturating_sub(1);
+            body.truncate(room.saturating_sub(1));
+            body.push(Line::styled(format!("… +{cut} lines"), theme.dim()));
+        }
+        head.extend(body);
+        head.extend(tail);
+        boxed(head, theme, width)
+    }
+}
+
+/// `Bash(npm test:*)` → "commands starting with `npm test`"; `Edit(src/**)` and
+/// others are shown as written.
+fn describe_rule(rule: &str) -> String {
+    if let Some(prefix) = rule
+        .strip_prefix("Bash(")
+        .and_then(|r| r.strip_suffix(":*)"))
+    {
+        return format!("`{prefix}` commands");
+    }
+    format!("`{rule}`")
+}
+
+/// The dialog's title and what the call will do.
+fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<Line<'static>>) {
+    let field = |k: &str| req.input.get(k).and_then(Value::as_str).map(sanitize);
+    match req.tool_name.as_str() {
+        "Bash" => {
+            let mut lines: Vec<Line<'static>> = field("command")
+                .unwrap_or_default()
+                .lines()
+                .map(|l| {
+                    Line::from(vec![
+                        Span::raw("  "),
+                        Span::styled(l.to_string(), theme.text().add_modifier(Modifier::BOLD)),
+                    ])
+                })
+                .collect();
+            if let Some(d) = field("description") {
+                lines.push(Line::from(vec![
+                    Span::raw("  "),
+                    Span::styled(d, theme.dim()),
+                ]));
+            }
+            ("Bash command".to_string(), lines)
+        }
+        "Edit" | "MultiEdit" | "Write" => {
+            let path = field("file_path").unwrap_or_default();
+            let title = match (req.tool_name.as_str(), &req.original) {
+                ("Write", None) => "Create file",
+                ("Write", Some(_)) => "Overwrite file",
+                _ => "Edit file",
+            };
+            let mut lines = vec![Line::from(vec![
+                Span::raw("  "),
+                Span::styled(path, theme.text().add_modifier(Modifier::BOLD)),
+            ])];
+            if let Some((before, after)) =
+                tool_change(&req.tool_name, &req.input, req.original.as_deref())
+            {
+                lines.extend(render_diff(&before, &after, theme, usize::MAX));
+            }
+            (title.to_string(), lines)
+        }
+        _ => {
+            let mut lines = wrap_spans(
+                &[Span::raw(summary(&req.tool_name, &req.input))],
+                width,
+                &[Span::raw("  ")],
+                &[Span::raw("  ")],
+            );
+            if !req.reason.is_empty() {
+                lines.push(Line::from(vec![
+                    Span::raw("  "),
+                    Span::styled(sanitize(&req.reason), theme.dim()),
+                ]));
+            }
+            ("Tool use".to_string(), lines)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn request(suggestions: &[&str]) -> PermissionRequest {
+        PermissionRequest {
+            id: "p1".into(),
+            tool_name: "Bash".into(),
+            input: json!({"command": "npm test"}),
+            reason: "needs approval".into(),
+            suggestions: suggestions.iter().map(|s| s.to_string()).collect(),
+            original: None,
+        }
+    }
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn answers_each_way() {
+        let mut d = PermissionDialog::new(request(&["Bash(npm test:*)"]));
+        assert_eq!(
+            d.key(key(KeyCode::Enter)),
+            DialogOutcome::Answered(PermissionAnswer::Allow)
+        );
+
+        let mut d = PermissionDialog::new(request(&["Bash(npm test:*)"]));
+        d.key(key(KeyCode::Down));
+        assert_eq!(
+            d.key(key(KeyCode::Enter)),
+            DialogOutcome::Answered(PermissionAnswer::AllowAlways {
+                rule: "Bash(npm test:*)".into()
+            })
+        );
+
+        let mut d = PermissionDialog::new(request(&["Bash(npm test:*)"]));
+        assert_eq!(d.key(key(KeyCode::Char('3'))), DialogOutcome::Open);
+        for c in "use cargo".chars() {
+            d.key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(
+            d.key(key(KeyCode::Enter)),
+            DialogOutcome::Answered(PermissionAnswer::Deny {
+                feedback: Some("use cargo".into())
+            })
+        );
+
+        let mut d = PermissionDialog::new(request(&[]));
+        assert_eq!(
+            d.key(key(KeyCode::Esc)),
+            DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None })
+        );
+        // Without a suggestion there is no "don't ask again": 2 is "No".
+        let mut d = PermissionDialog::new(request(&[]));
+        assert_eq!(d.key(key(KeyCode::Char('2'))), DialogOutcome::Open);
+        assert_eq!(
+            d.key(key(KeyCode::Enter)),
+            DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None })
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! The `/resume` picker: past sessions of this project, newest first, filtered
+//! by typing.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::text::{Line, Span};
+use tack_store::SessionSummary;
+
+use super::boxed;
+use crate::cells::sanitize;
+use crate::theme::Theme;
+
+/// Rows of sessions shown at once.
+const VISIBLE: usize = 10;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResumePicker {
+    sessions: Vec<SessionSummary>,
+    filter: String,
+    selected: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickerOutcome {
+    Open,
+    Cancelled,
+    Picked(String),
+}
+
+impl ResumePicker {
+    pub fn new(sessions: Vec<SessionSummary>) -> ResumePicker {
+        ResumePicker {
+            sessions,
+            filter: String::new(),
+            selected: 0,
+        }
+    }
+
+    fn visible(&self) -> Vec<&SessionSummary> {
+        let needle = self.filter.to_lowercase();
+        self.sessions
+            .iter()
+            .filter(|s| {
+                needle.is_empty()
+                    || s.preview().to_lowercase().contains(&needle)
+                    || s.session_id.starts_with(&needle)
+            })
+            .collect()
+    }
+
+    pub fn key(&mut self, key: KeyEvent) -> PickerOutcome {
+        let count = self.visible().len();
+        match key.code {
+            KeyCode::Esc => return PickerOutcome::Cancelled,
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
+            KeyCode::Enter => {
+                if let Some(s) = self.visible().get(self.selected) {
+                    return PickerOutcome::Picked(s.session_id.clone());
+                }
+            }
+            KeyCode::Backspace => {
+                self.filter.pop();
+                self.selected = 0;
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.filter.push(c);
+                self.selected = 0;
+            }
+            _ => {}
+        }
+        PickerOutcome::Open
+    }
+
+    pub fn render(&self, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+        let mut lines = vec![Line::styled(
+            "Resume a session",
+            theme.heading().patch(theme.accent()),
+        )];
+        let filter = if self.filter.is_empty() {
+            "type to filter".to_string()
+        } else {
+            self.filter.clone()
+        };
+        lines.push(Line::from(vec![
+            Span::styled("Search: ", theme.dim()),
+            Span::raw(filter),
+        ]));
+        lines.push(Line::default());
+        let visible = self.visible();
+        if visible.is_empty() {
+            lines.push(Line::styled("No sessions to resume", theme.dim()));
+        }
+        let start = self.selected.saturating_sub(VISIBLE - 1);
+        for (i, s) in visible.iter().enumerate().skip(start).take(VISIBLE) {
+            let selected = i == self.selected;
+            let style = if selected {
+                theme.selected()
+            } else {
+                theme.text()
+            };
+            let id: String = s.session_id.chars().take(8).collect();
+            lines.push(Line::from(vec![
+                Span::styled(if selected { "❯ " } else { "  " }, style),
+                Span::styled(format!("{} ", s.modified_display()), theme.dim()),
+                Span::styled(format!("{id} "), theme.dim()),
+                Span::styled(sanitize(s.preview()).replace('\n', " "), style),
+            ]));
+        }
+        lines.push(Line::default());
+        lines.push(Line::styled(
+            "↑/↓ select · enter resume · esc cancel",
+            theme.dim(),
+        ));
+        boxed(lines, theme, width)
+    }
+}

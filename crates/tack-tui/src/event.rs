@@ -1,0 +1,205 @@
+//! The front end's vocabulary: what the UI is told ([`UiEvent`]) and what it asks
+//! for ([`UiAction`]).
+//!
+//! These types are the whole contract between the terminal UI and whatever drives
+//! it. The session runtime's events are mapped onto [`UiEvent`]s and the UI's
+//! [`UiAction`]s onto runtime commands, in a thin layer outside this crate; the UI
+//! itself never persists, runs hooks or decides permissions.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tack_permissions::PermissionMode;
+use tack_store::SessionSummary;
+use tack_tools::TodoItem;
+
+/// Something the UI should show. Events of one turn arrive in this order:
+/// [`UiEvent::TurnStarted`], then for each model response any number of
+/// `ThinkingDelta` / `TextDelta`, then `AssistantMessageDone`, then
+/// `ToolUseStarted` / `ToolUseFinished` pairs (interleaved when tools run
+/// concurrently), and finally one [`UiEvent::TurnResult`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum UiEvent {
+    /// The runtime accepted a prompt and started a turn (the spinner starts).
+    TurnStarted,
+    /// A prompt of the user, as it is to be shown in the history. Sent when a
+    /// resumed session is replayed; prompts typed here are shown on submit.
+    UserPrompt(String),
+    /// A piece of the assistant's answer (markdown).
+    TextDelta(String),
+    /// A piece of the assistant's extended thinking.
+    ThinkingDelta(String),
+    /// The response streamed so far is void (streaming fallback): drop it.
+    StreamDiscarded,
+    /// The current assistant message is complete: what is left of it goes to history.
+    AssistantMessageDone,
+    /// A tool call was made (its input is complete).
+    ToolUseStarted {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    /// What a running tool reports (the last line of a command's output, a
+    /// sub-agent's step); shown under the call until it finishes.
+    ToolProgress { id: String, text: String },
+    /// A tool call finished.
+    ToolUseFinished {
+        id: String,
+        is_error: bool,
+        /// The result as the model sees it (text).
+        content: String,
+    },
+    /// The todo list was replaced (TodoWrite).
+    Todos(Vec<TodoItem>),
+    /// The runtime needs a decision about a tool call; answer with
+    /// [`UiAction::AnswerPermission`] carrying the same `id`.
+    PermissionRequest(PermissionRequest),
+    /// The conversation was compacted into a summary.
+    Compacted { pre_tokens: u64, summary: String },
+    /// The turn ended.
+    TurnResult(TurnSummary),
+    /// Facts for the status line; each `Some` field replaces the shown value.
+    Status(StatusPatch),
+    /// Past sessions of this project, for the `/resume` picker
+    /// (answer to [`UiAction::ListSessions`]).
+    Sessions(Vec<SessionSummary>),
+    /// Ask whether to trust the workspace (first start in a folder).
+    TrustRequest { dir: String },
+    /// A line of information, a warning or an error (retries, command output, ...).
+    Notice { level: NoticeLevel, text: String },
+}
+
+/// How a notice is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+/// A tool call waiting for the user's decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionRequest {
+    /// Echoed back in [`UiAction::AnswerPermission`].
+    pub id: String,
+    pub tool_name: String,
+    pub input: Value,
+    /// Why the engine asks (`Decision::Ask::reason`).
+    pub reason: String,
+    /// Rules that would allow this call (`Decision::Ask::suggestions`, best first);
+    /// the first is offered as "don't ask again".
+    pub suggestions: Vec<String>,
+    /// The current content of the file a Write would replace, for its diff
+    /// (`None` when the file does not exist or the tool is not a Write).
+    pub original: Option<String>,
+}
+
+/// The user's answer to a [`PermissionRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    /// Run it this once.
+    Allow,
+    /// Run it, and add `rule` to the session's allow rules and to the project's
+    /// local settings (`add_allow_rule_to_local_settings`), so it is not asked again.
+    AllowAlways { rule: String },
+    /// Do not run it; `feedback` (what to do instead) goes to the model with the denial.
+    Deny { feedback: Option<String> },
+}
+
+/// The end of a turn, as the status line and history show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnSummary {
+    /// The turn was interrupted by the user.
+    pub interrupted: bool,
+    /// An error ended the turn (shown as an error notice).
+    pub error: Option<String>,
+    /// Cost of this turn in USD.
+    pub cost_usd: f64,
+    /// Cost of the session so far in USD.
+    pub session_cost_usd: f64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub duration: Duration,
+}
+
+/// Changes to the status line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatusPatch {
+    pub model: Option<String>,
+    /// Tokens in the context window now.
+    pub context_used: Option<u64>,
+    /// The model's context window.
+    pub context_window: Option<u64>,
+    pub session_cost_usd: Option<f64>,
+    pub permission_mode: Option<PermissionMode>,
+    /// `Some(None)` clears the branch (not a git repository).
+    pub git_branch: Option<Option<String>>,
+    /// The output of the `statusLine` command (replaces the built-in status line).
+    pub custom_line: Option<Option<String>>,
+    pub session_id: Option<String>,
+}
+
+/// What the user asked for. The driver maps each to a runtime command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UiAction {
+    /// Send a prompt to the model (pasted text already expanded). Typed while a
+    /// turn runs, a prompt is queued and this action is only emitted when that
+    /// turn has ended.
+    Submit(Prompt),
+    /// `!command`: run it in the shell and put its output into the conversation.
+    RunShell(String),
+    /// `#note`: add a line to the project's memory file (CLAUDE.md / AGENTS.md).
+    AddMemory(String),
+    /// Stop the running turn (Esc, or Ctrl+C while a turn runs).
+    Interrupt,
+    /// Shift+Tab, or `/permissions` mode choice.
+    SetPermissionMode(PermissionMode),
+    /// `/model NAME`.
+    SetModel(String),
+    /// `/compact [instructions]`.
+    Compact { instructions: Option<String> },
+    /// `/clear`: start a new conversation.
+    Clear,
+    /// The answer to [`UiEvent::PermissionRequest`] `id`.
+    AnswerPermission {
+        id: String,
+        answer: PermissionAnswer,
+    },
+    /// `/resume` was typed: reply with [`UiEvent::Sessions`].
+    ListSessions,
+    /// A session was picked in the resume picker.
+    Resume { session_id: String },
+    /// The answer to [`UiEvent::TrustRequest`]; `false` means exit.
+    Trust(bool),
+    /// A built-in slash command the driver answers (with notices): `/cost`,
+    /// `/context`, `/status`, `/permissions`, `/hooks`, `/memory`, `/init`,
+    /// `/config`, `/mcp`, `/agents`, `/model` without an argument.
+    Command { name: String, args: String },
+    /// Ctrl+G: suspend the UI, edit `text` in the external editor
+    /// ([`crate::input::external_editor::edit_in_editor`]), then hand the result
+    /// back with [`crate::App::set_input`].
+    OpenExternalEditor { text: String },
+    /// Leave tack.
+    Exit,
+}
+
+/// A prompt to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub text: String,
+    /// From a custom command's frontmatter (`allowed-tools`): rules added for this turn.
+    pub allowed_tools: Vec<String>,
+    /// From a custom command's frontmatter (`model`): the model for this turn.
+    pub model: Option<String>,
+}
+
+impl Prompt {
+    /// A plain typed prompt.
+    pub fn text(text: impl Into<String>) -> Prompt {
+        Prompt {
+            text: text.into(),
+            allowed_tools: Vec::new(),
+            model: None,
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! Writing to the terminal.
+
+mod ansi;
+mod inline;
+
+pub use inline::InlineTerminal;

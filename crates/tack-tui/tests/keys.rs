@@ -1,0 +1,459 @@
+//! The key state machine, without a terminal.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Clock, app, app_with, ctrl, key, type_text, with};
+use crossterm::event::{KeyCode, KeyModifiers};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use tack_permissions::PermissionMode;
+use tack_store::SessionSummary;
+use tack_tui::commands::{CommandScope, CustomCommand};
+use tack_tui::{
+    PermissionAnswer, PermissionRequest, Prompt, Theme, ThemeKind, TurnSummary, UiAction, UiEvent,
+};
+
+fn turn_done() -> UiEvent {
+    UiEvent::TurnResult(TurnSummary {
+        interrupted: false,
+        error: None,
+        cost_usd: 0.01,
+        session_cost_usd: 0.13,
+        input_tokens: 10,
+        output_tokens: 20,
+        duration: Duration::from_secs(2),
+    })
+}
+
+#[test]
+fn enter_submits_and_input_during_a_turn_is_queued() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "hello", clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Submit(Prompt::text("hello"))]
+    );
+    assert!(app.is_busy());
+    assert_eq!(app.input(), "");
+    type_text(&mut app, "next one", clock.at(10));
+    assert_eq!(app.handle_key(key(KeyCode::Enter), clock.at(10)), vec![]);
+    type_text(&mut app, "and another", clock.at(20));
+    assert_eq!(app.handle_key(key(KeyCode::Enter), clock.at(20)), vec![]);
+    assert_eq!(
+        app.queued().cloned().collect::<Vec<_>>(),
+        vec![Prompt::text("next one"), Prompt::text("and another")]
+    );
+    // Each turn's end sends the next queued prompt.
+    assert_eq!(
+        app.handle_event(turn_done(), clock.at(30)),
+        vec![UiAction::Submit(Prompt::text("next one"))]
+    );
+    assert!(app.is_busy());
+    assert_eq!(
+        app.handle_event(turn_done(), clock.at(40)),
+        vec![UiAction::Submit(Prompt::text("and another"))]
+    );
+    assert_eq!(app.handle_event(turn_done(), clock.at(50)), vec![]);
+    assert!(!app.is_busy());
+}
+
+#[test]
+fn esc_interrupts_a_turn_and_gives_queued_prompts_back() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "long task", clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    type_text(&mut app, "follow up", clock.at(5));
+    app.handle_key(key(KeyCode::Enter), clock.at(5));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Esc), clock.at(10)),
+        vec![UiAction::Interrupt]
+    );
+    assert_eq!(app.input(), "follow up");
+    assert_eq!(app.queued().count(), 0);
+}
+
+#[test]
+fn esc_esc_edits_the_previous_prompt_or_clears() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(0)), vec![]);
+    assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(400)), vec![]);
+    assert_eq!(app.input(), "earlier prompt");
+    // With text, a double Esc clears it.
+    assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(3000)), vec![]);
+    assert_eq!(app.input(), "earlier prompt");
+    app.handle_key(key(KeyCode::Esc), clock.at(3500));
+    assert_eq!(app.input(), "");
+    // Presses too far apart are two single presses.
+    app.handle_key(key(KeyCode::Esc), clock.at(6000));
+    app.handle_key(key(KeyCode::Esc), clock.at(8000));
+    assert_eq!(app.input(), "");
+}
+
+#[test]
+fn ctrl_c_clears_then_exits_and_interrupts_a_turn() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "draft", clock.at(0));
+    assert_eq!(app.handle_key(ctrl('c'), clock.at(100)), vec![]);
+    assert_eq!(app.input(), "");
+    assert_eq!(
+        app.handle_key(ctrl('c'), clock.at(600)),
+        vec![UiAction::Exit]
+    );
+
+    let mut app = common::app(60, 20);
+    assert_eq!(app.handle_key(ctrl('c'), clock.at(0)), vec![]);
+    // Too late for a double press.
+    assert_eq!(app.handle_key(ctrl('c'), clock.at(5000)), vec![]);
+    assert_eq!(
+        app.handle_key(ctrl('c'), clock.at(5500)),
+        vec![UiAction::Exit]
+    );
+
+    let mut app = common::app(60, 20);
+    type_text(&mut app, "go", clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    assert_eq!(
+        app.handle_key(ctrl('c'), clock.at(100)),
+        vec![UiAction::Interrupt]
+    );
+}
+
+#[test]
+fn ctrl_d_exits_only_on_empty_input() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "ab", clock.at(0));
+    app.handle_key(key(KeyCode::Left), clock.at(0));
+    assert_eq!(app.handle_key(ctrl('d'), clock.at(0)), vec![]);
+    assert_eq!(app.input(), "a");
+    app.handle_key(key(KeyCode::Backspace), clock.at(0));
+    assert_eq!(app.handle_key(ctrl('d'), clock.at(0)), vec![UiAction::Exit]);
+}
+
+#[test]
+fn shift_tab_cycles_permission_modes() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        seen.extend(app.handle_key(key(KeyCode::BackTab), clock.at(0)));
+    }
+    assert_eq!(
+        seen,
+        vec![
+            UiAction::SetPermissionMode(PermissionMode::AcceptEdits),
+            UiAction::SetPermissionMode(PermissionMode::Plan),
+            UiAction::SetPermissionMode(PermissionMode::Default),
+            UiAction::SetPermissionMode(PermissionMode::AcceptEdits),
+        ]
+    );
+    assert_eq!(app.permission_mode(), PermissionMode::AcceptEdits);
+}
+
+#[test]
+fn newlines_by_shift_enter_alt_enter_and_backslash() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "one", clock.at(0));
+    app.handle_key(with(KeyCode::Enter, KeyModifiers::SHIFT), clock.at(0));
+    type_text(&mut app, "two\\", clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    type_text(&mut app, "three", clock.at(0));
+    app.handle_key(with(KeyCode::Enter, KeyModifiers::ALT), clock.at(0));
+    type_text(&mut app, "four", clock.at(0));
+    assert_eq!(app.input(), "one\ntwo\nthree\nfour");
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Submit(Prompt::text("one\ntwo\nthree\nfour"))]
+    );
+}
+
+#[test]
+fn up_and_down_browse_history_and_keep_the_draft() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "dra", clock.at(0));
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    assert_eq!(app.input(), "earlier prompt");
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    assert_eq!(app.input(), "run the tests");
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    assert_eq!(app.input(), "dra");
+}
+
+#[test]
+fn ctrl_r_searches_history() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "x", clock.at(0));
+    app.handle_key(ctrl('r'), clock.at(0));
+    type_text(&mut app, "e", clock.at(0));
+    // Newest match first; Ctrl+R again goes older.
+    app.handle_key(ctrl('r'), clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    assert_eq!(app.input(), "run the tests");
+    app.handle_key(ctrl('r'), clock.at(0));
+    type_text(&mut app, "zzz", clock.at(0));
+    app.handle_key(key(KeyCode::Esc), clock.at(0));
+    assert_eq!(app.input(), "run the tests");
+}
+
+#[test]
+fn large_pastes_are_collapsed_and_sent_whole() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    let big: String = (1..=50).map(|i| format!("log line {i}\n")).collect();
+    type_text(&mut app, "explain ", clock.at(0));
+    app.handle_paste(&big);
+    assert_eq!(app.input(), "explain [Pasted text #1 +50 lines]");
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Submit(Prompt::text(format!("explain {big}")))]
+    );
+    // History shows what was typed, not 50 lines of log.
+    assert_eq!(
+        app.cells(),
+        [tack_tui::cells::HistoryCell::User {
+            mode: tack_tui::input::InputMode::Prompt,
+            text: "explain [Pasted text #1 +50 lines]".into(),
+        }]
+    );
+}
+
+#[test]
+fn shell_and_memory_prefixes() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "!ls -la", clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::RunShell("ls -la".into())]
+    );
+    type_text(&mut app, "# always run clippy", clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::AddMemory("always run clippy".into())]
+    );
+}
+
+#[test]
+fn slash_commands_map_to_actions() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    let mut run = |text: &str| {
+        type_text(&mut app, text, clock.at(0));
+        // Esc closes the menu, so Enter runs exactly what was typed.
+        if !text.contains(' ') {
+            app.handle_key(key(KeyCode::Esc), clock.at(0));
+        }
+        app.handle_key(key(KeyCode::Enter), clock.at(0))
+    };
+    assert_eq!(
+        run("/compact keep the API notes"),
+        vec![UiAction::Compact {
+            instructions: Some("keep the API notes".into())
+        }]
+    );
+    assert_eq!(
+        run("/compact"),
+        vec![UiAction::Compact { instructions: None }]
+    );
+    assert_eq!(
+        run("/model claude-opus-4-1"),
+        vec![UiAction::SetModel("claude-opus-4-1".into())]
+    );
+    assert_eq!(
+        run("/model"),
+        vec![UiAction::Command {
+            name: "model".into(),
+            args: String::new()
+        }]
+    );
+    assert_eq!(
+        run("/cost"),
+        vec![UiAction::Command {
+            name: "cost".into(),
+            args: String::new()
+        }]
+    );
+    assert_eq!(run("/clear"), vec![UiAction::Clear]);
+    assert_eq!(run("/resume"), vec![UiAction::ListSessions]);
+    assert_eq!(run("/nope"), vec![]);
+    assert_eq!(run("/exit"), vec![UiAction::Exit]);
+    assert_eq!(app.status().model, "claude-opus-4-1");
+    let notices: Vec<String> = app
+        .cells()
+        .iter()
+        .filter_map(|c| match c {
+            tack_tui::cells::HistoryCell::Notice { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notices, vec!["Unknown command: /nope".to_string()]);
+}
+
+#[test]
+fn the_menu_completes_and_runs_the_selected_command() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "/comp", clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Compact { instructions: None }]
+    );
+    type_text(&mut app, "/co", clock.at(0));
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    app.handle_key(key(KeyCode::Tab), clock.at(0));
+    assert_eq!(app.input(), "/cost ");
+}
+
+#[test]
+fn custom_commands_expand_into_prompts() {
+    let clock = Clock::new();
+    let review = CustomCommand {
+        name: "review".into(),
+        scope: CommandScope::Project,
+        description: Some("Review a PR".into()),
+        argument_hint: Some("<pr>".into()),
+        allowed_tools: vec!["Bash(gh pr view:*)".into()],
+        model: Some("claude-haiku-4-5".into()),
+        body: "Review PR $ARGUMENTS carefully.".into(),
+        path: "/p/.claude/commands/review.md".into(),
+    };
+    let mut app = app_with(60, 20, Theme::new(ThemeKind::Dark, false), vec![review]);
+    type_text(&mut app, "/review 42", clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Submit(Prompt {
+            text: "Review PR 42 carefully.".into(),
+            allowed_tools: vec!["Bash(gh pr view:*)".into()],
+            model: Some("claude-haiku-4-5".into()),
+        })]
+    );
+}
+
+#[test]
+fn at_mentions_complete_paths() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "look at @mainrs", clock.at(0));
+    app.handle_key(key(KeyCode::Tab), clock.at(0));
+    assert_eq!(app.input(), "look at @src/main.rs ");
+}
+
+#[test]
+fn permission_requests_are_answered_in_order() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    let request = |id: &str| PermissionRequest {
+        id: id.into(),
+        tool_name: "Bash".into(),
+        input: json!({"command": "npm test"}),
+        reason: "Bash needs approval".into(),
+        suggestions: vec!["Bash(npm test:*)".into()],
+        original: None,
+    };
+    app.handle_event(UiEvent::PermissionRequest(request("p1")), clock.at(0));
+    app.handle_event(UiEvent::PermissionRequest(request("p2")), clock.at(0));
+    assert!(app.is_waiting_for_user());
+    // Keys go to the dialog, not the editor.
+    assert_eq!(
+        app.handle_key(key(KeyCode::Char('2')), clock.at(0)),
+        vec![UiAction::AnswerPermission {
+            id: "p1".into(),
+            answer: PermissionAnswer::AllowAlways {
+                rule: "Bash(npm test:*)".into()
+            }
+        }]
+    );
+    app.handle_key(key(KeyCode::Char('3')), clock.at(0));
+    type_text(&mut app, "use cargo test", clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::AnswerPermission {
+            id: "p2".into(),
+            answer: PermissionAnswer::Deny {
+                feedback: Some("use cargo test".into())
+            }
+        }]
+    );
+    assert!(!app.is_waiting_for_user());
+    assert_eq!(app.input(), "");
+}
+
+#[test]
+fn resume_picker_and_trust_dialog() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    let session = |id: &str, prompt: &str| SessionSummary {
+        session_id: id.into(),
+        path: format!("/tmp/{id}.jsonl").into(),
+        modified: std::time::UNIX_EPOCH,
+        first_prompt: Some(prompt.into()),
+    };
+    app.handle_event(
+        UiEvent::Sessions(vec![
+            session("aaaa", "fix the parser"),
+            session("bbbb", "write docs"),
+        ]),
+        clock.at(0),
+    );
+    type_text(&mut app, "docs", clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Resume {
+            session_id: "bbbb".into()
+        }]
+    );
+    app.handle_event(
+        UiEvent::TrustRequest {
+            dir: "/home/me/project".into(),
+        },
+        clock.at(0),
+    );
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Trust(false)]
+    );
+}
+
+#[test]
+fn ctrl_g_hands_the_text_to_the_external_editor() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "draft", clock.at(0));
+    assert_eq!(
+        app.handle_key(ctrl('g'), clock.at(0)),
+        vec![UiAction::OpenExternalEditor {
+            text: "draft".into()
+        }]
+    );
+    app.set_input("edited\ntext");
+    assert_eq!(app.input(), "edited\ntext");
+}
+
+#[test]
+fn no_timer_while_idle() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    app.tick(clock.at(0));
+    assert_eq!(app.next_tick(), None);
+    type_text(&mut app, "go", clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    assert_eq!(app.next_tick(), Some(clock.at(200)));
+    app.handle_event(turn_done(), clock.at(50));
+    assert_eq!(app.next_tick(), None);
+    // A hint expires: one timer, then idle again.
+    app.handle_key(ctrl('c'), clock.at(100));
+    assert_eq!(app.next_tick(), Some(clock.at(1100)));
+    app.tick(clock.at(1100));
+    assert_eq!(app.next_tick(), None);
+}

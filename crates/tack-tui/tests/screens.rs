@@ -1,0 +1,417 @@
+//! Snapshots of every screen: what a terminal shows (history above, live area
+//! below), rendered through ratatui's TestBackend.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Clock, Screen, app, app_with, key, type_text};
+use crossterm::event::KeyCode;
+use insta::assert_snapshot;
+use serde_json::json;
+use tack_store::SessionSummary;
+use tack_tools::{TodoItem, TodoStatus};
+use tack_tui::{NoticeLevel, PermissionRequest, Theme, ThemeKind, TurnSummary, UiEvent};
+
+const ANSWER: &str = "I looked at the parser. The bug is in `parse_list`: it drops the last item when the \
+input has no trailing newline.\n\nHere is the fix:\n\n```rust\nfn parse_list(s: &str) -> Vec<&str> {\n    s.lines().collect()\n}\n```\n\nAnd then:\n\n1. run the tests\n2. commit";
+
+fn stream(app: &mut tack_tui::App, text: &str, now: std::time::Instant) {
+    for chunk in text.as_bytes().chunks(7) {
+        let chunk = std::str::from_utf8(chunk).unwrap_or("");
+        app.handle_event(UiEvent::TextDelta(chunk.to_string()), now);
+    }
+}
+
+fn submit(app: &mut tack_tui::App, text: &str, now: std::time::Instant) {
+    type_text(app, text, now);
+    app.handle_key(key(KeyCode::Enter), now);
+}
+
+fn done() -> UiEvent {
+    UiEvent::TurnResult(TurnSummary {
+        interrupted: false,
+        error: None,
+        cost_usd: 0.02,
+        session_cost_usd: 0.14,
+        input_tokens: 1200,
+        output_tokens: 300,
+        duration: Duration::from_secs(4),
+    })
+}
+
+#[test]
+fn empty() {
+    let mut app = app(60, 12);
+    assert_snapshot!(Screen::new().render(&mut app, 60, 12));
+}
+
+#[test]
+fn streaming() {
+    let clock = Clock::new();
+    let mut app = app(60, 24);
+    submit(&mut app, "why does parse_list drop items?", clock.at(0));
+    app.handle_event(
+        UiEvent::ThinkingDelta("The user asks about parse_list. ".into()),
+        clock.at(100),
+    );
+    app.handle_event(
+        UiEvent::ThinkingDelta("Let me look at the loop.\n\n".into()),
+        clock.at(200),
+    );
+    // Half of the answer: the code block is still open.
+    stream(
+        &mut app,
+        &ANSWER[..ANSWER.find("collect").unwrap()],
+        clock.at(3400),
+    );
+    app.tick(clock.at(3400));
+    assert_snapshot!(Screen::new().render(&mut app, 60, 24));
+}
+
+#[test]
+fn finished_answer() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    submit(&mut app, "why does parse_list drop items?", clock.at(0));
+    stream(&mut app, ANSWER, clock.at(100));
+    app.handle_event(UiEvent::AssistantMessageDone, clock.at(200));
+    app.handle_event(done(), clock.at(200));
+    assert_snapshot!(Screen::new().render(&mut app, 60, 30));
+}
+
+fn tool_session(app: &mut tack_tui::App, clock: &Clock) {
+    submit(app, "run the tests and fix what fails", clock.at(0));
+    stream(app, "Running the tests first.", clock.at(100));
+    app.handle_event(UiEvent::AssistantMessageDone, clock.at(150));
+    let started = |id: &str, name: &str, input: serde_json::Value| UiEvent::ToolUseStarted {
+        id: id.into(),
+        name: name.into(),
+        input,
+    };
+    let finished = |id: &str, is_error: bool, content: &str| UiEvent::ToolUseFinished {
+        id: id.into(),
+        is_error,
+        content: content.into(),
+    };
+    app.handle_event(
+        started(
+            "t1",
+            "Bash",
+            json!({"command": "cargo test", "description": "Run tests"}),
+        ),
+        clock.at(200),
+    );
+    app.handle_event(
+        finished(
+            "t1",
+            false,
+            "running 12 tests\ntest a ... ok\ntest b ... FAILED\ntest c ... ok\n\nfailures: b",
+        ),
+        clock.at(900),
+    );
+    app.handle_event(
+        started("t2", "Read", json!({"file_path": "src/parser.rs"})),
+        clock.at(1000),
+    );
+    app.handle_event(
+        UiEvent::ToolProgress {
+            id: "t2".into(),
+            text: "reading 1.2 MB".into(),
+        },
+        clock.at(1050),
+    );
+    app.handle_event(
+        started(
+            "t3",
+            "Grep",
+            json!({"pattern": "parse_list", "path": "src"}),
+        ),
+        clock.at(1000),
+    );
+    // The Grep finishes first but waits for the Read, which is still running.
+    app.handle_event(
+        finished("t3", false, "src/parser.rs\nsrc/lib.rs"),
+        clock.at(1100),
+    );
+    app.tick(clock.at(1200));
+}
+
+#[test]
+fn tool_calls() {
+    let clock = Clock::new();
+    let mut app = app(70, 30);
+    tool_session(&mut app, &clock);
+    assert_snapshot!(Screen::new().render(&mut app, 70, 30));
+}
+
+#[test]
+fn diff_of_an_edit() {
+    let clock = Clock::new();
+    let mut app = app(70, 30);
+    submit(&mut app, "fix it", clock.at(0));
+    app.handle_event(
+        UiEvent::ToolUseStarted {
+            id: "e1".into(),
+            name: "Edit".into(),
+            input: json!({
+                "file_path": "src/parser.rs",
+                "old_string": "fn parse_list(s: &str) -> Vec<&str> {\n    s.split('\\n').collect()\n}",
+                "new_string": "fn parse_list(s: &str) -> Vec<&str> {\n    s.lines().collect()\n}"
+            }),
+        },
+        clock.at(100),
+    );
+    app.handle_event(
+        UiEvent::ToolUseFinished {
+            id: "e1".into(),
+            is_error: false,
+            content: "ok".into(),
+        },
+        clock.at(200),
+    );
+    app.handle_event(done(), clock.at(300));
+    assert_snapshot!(Screen::new().render(&mut app, 70, 30));
+}
+
+#[test]
+fn todos_while_working() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    submit(&mut app, "refactor the parser", clock.at(0));
+    let item = |content: &str, status| TodoItem {
+        content: content.into(),
+        status,
+        active_form: content.into(),
+    };
+    app.handle_event(
+        UiEvent::Todos(vec![
+            item("Read the parser", TodoStatus::Completed),
+            item("Split parse_list", TodoStatus::InProgress),
+            item("Run the tests", TodoStatus::Pending),
+        ]),
+        clock.at(100),
+    );
+    app.tick(clock.at(12_000));
+    assert_snapshot!(Screen::new().render(&mut app, 60, 20));
+}
+
+fn bash_request() -> PermissionRequest {
+    PermissionRequest {
+        id: "p1".into(),
+        tool_name: "Bash".into(),
+        input: json!({"command": "npm run build && npm test", "description": "Build and test"}),
+        reason: "Bash command needs approval".into(),
+        suggestions: vec!["Bash(npm run build:*)".into()],
+        original: None,
+    }
+}
+
+#[test]
+fn permission_dialog_for_a_command() {
+    let clock = Clock::new();
+    let mut app = app(70, 24);
+    submit(&mut app, "build it", clock.at(0));
+    app.handle_event(UiEvent::PermissionRequest(bash_request()), clock.at(100));
+    assert_snapshot!(Screen::new().render(&mut app, 70, 24));
+}
+
+#[test]
+fn permission_dialog_for_an_edit_shows_the_diff() {
+    let clock = Clock::new();
+    let mut app = app(70, 30);
+    submit(&mut app, "rename it", clock.at(0));
+    app.handle_event(
+        UiEvent::PermissionRequest(PermissionRequest {
+            id: "p2".into(),
+            tool_name: "Edit".into(),
+            input: json!({"file_path": "src/lib.rs", "old_string": "pub fn old_name() {}", "new_string": "pub fn new_name() {}"}),
+            reason: "Edit needs approval".into(),
+            suggestions: vec!["Edit(src/**)".into()],
+            original: Some("//! lib\n\nuse std::io;\n\npub fn old_name() {}\n\npub fn other() {}\n".into()),
+        }),
+        clock.at(100),
+    );
+    app.handle_key(key(KeyCode::Char('3')), clock.at(200));
+    type_text(&mut app, "keep the old name", clock.at(200));
+    assert_snapshot!(Screen::new().render(&mut app, 70, 30));
+}
+
+#[test]
+fn slash_command_menu() {
+    let clock = Clock::new();
+    let mut app = app(70, 20);
+    type_text(&mut app, "/c", clock.at(0));
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    assert_snapshot!(Screen::new().render(&mut app, 70, 20));
+}
+
+#[test]
+fn file_mention_completion() {
+    let clock = Clock::new();
+    let mut app = app(60, 16);
+    type_text(&mut app, "explain @mark", clock.at(0));
+    assert_snapshot!(Screen::new().render(&mut app, 60, 16));
+}
+
+#[test]
+fn resume_picker() {
+    let clock = Clock::new();
+    let mut app = app(80, 20);
+    let session = |id: &str, secs: u64, prompt: &str| SessionSummary {
+        session_id: id.into(),
+        path: format!("/tmp/{id}.jsonl").into(),
+        modified: std::time::UNIX_EPOCH + Duration::from_secs(secs),
+        first_prompt: Some(prompt.into()),
+    };
+    app.handle_event(
+        UiEvent::Sessions(vec![
+            session(
+                "3f1e2d4c-aaaa-4000-8000-000000000001",
+                1_763_900_000,
+                "fix the flaky test in the store",
+            ),
+            session(
+                "9b8a7c6d-bbbb-4000-8000-000000000002",
+                1_763_800_000,
+                "write the README",
+            ),
+            session(
+                "0c1d2e3f-cccc-4000-8000-000000000003",
+                1_763_700_000,
+                "why is start-up slow?",
+            ),
+        ]),
+        clock.at(0),
+    );
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    assert_snapshot!(Screen::new().render(&mut app, 80, 20));
+}
+
+#[test]
+fn trust_dialog() {
+    let clock = Clock::new();
+    let mut app = app(70, 20);
+    app.handle_event(
+        UiEvent::TrustRequest {
+            dir: "/home/me/src/project".into(),
+        },
+        clock.at(0),
+    );
+    assert_snapshot!(Screen::new().render(&mut app, 70, 20));
+}
+
+#[test]
+fn narrow_40_columns() {
+    let clock = Clock::new();
+    let mut app = app(40, 30);
+    submit(
+        &mut app,
+        "why does parse_list drop items when the input is long?",
+        clock.at(0),
+    );
+    stream(&mut app, ANSWER, clock.at(100));
+    app.tick(clock.at(2000));
+    assert_snapshot!(Screen::new().render(&mut app, 40, 30));
+}
+
+#[test]
+fn wide_120_columns() {
+    let clock = Clock::new();
+    let mut app = app(120, 24);
+    tool_session(&mut app, &clock);
+    assert_snapshot!(Screen::new().render(&mut app, 120, 24));
+}
+
+#[test]
+fn queued_prompt_shell_mode_and_accept_edits() {
+    let clock = Clock::new();
+    let mut app = app(70, 16);
+    submit(&mut app, "long task", clock.at(0));
+    submit(&mut app, "then this", clock.at(100));
+    app.handle_key(key(KeyCode::BackTab), clock.at(200));
+    type_text(&mut app, "!git status", clock.at(300));
+    assert_snapshot!("queued_shell", Screen::new().render(&mut app, 70, 16));
+    let mut app = common::app(70, 10);
+    app.handle_key(key(KeyCode::BackTab), clock.at(0));
+    assert_snapshot!("accept_edits", Screen::new().render(&mut app, 70, 10));
+}
+
+#[test]
+fn transcript_view_expands_tool_results() {
+    let clock = Clock::new();
+    let mut app = app(70, 30);
+    tool_session(&mut app, &clock);
+    app.handle_event(
+        UiEvent::ToolUseFinished {
+            id: "t2".into(),
+            is_error: false,
+            content: "fn a() {}\nfn b() {}".into(),
+        },
+        clock.at(1300),
+    );
+    app.handle_event(done(), clock.at(1400));
+    app.handle_key(common::ctrl('o'), clock.at(1500));
+    assert_snapshot!(Screen::new().render(&mut app, 70, 30));
+}
+
+#[test]
+fn notices_and_interrupts() {
+    let clock = Clock::new();
+    let mut app = app(60, 16);
+    submit(&mut app, "do it", clock.at(0));
+    app.handle_event(
+        UiEvent::Notice {
+            level: NoticeLevel::Warning,
+            text: "API overloaded, retrying in 2s (1/10)".into(),
+        },
+        clock.at(10),
+    );
+    app.handle_event(
+        UiEvent::TurnResult(TurnSummary {
+            interrupted: true,
+            error: None,
+            cost_usd: 0.0,
+            session_cost_usd: 0.1,
+            input_tokens: 0,
+            output_tokens: 0,
+            duration: Duration::from_secs(1),
+        }),
+        clock.at(20),
+    );
+    assert_snapshot!(Screen::new().render(&mut app, 60, 16));
+}
+
+/// Styles, not just text: the dark and light themes and NO_COLOR differ.
+#[test]
+fn themes_differ_in_style_only() {
+    let clock = Clock::new();
+    let mut rendered = Vec::new();
+    for theme in [
+        Theme::new(ThemeKind::Dark, true),
+        Theme::new(ThemeKind::Light, true),
+        Theme::new(ThemeKind::Dark, false),
+    ] {
+        let mut app = app_with(50, 12, theme, Vec::new());
+        submit(&mut app, "hi", clock.at(0));
+        stream(
+            &mut app,
+            "Some `code` and a [link](https://x.y).\n\nmore",
+            clock.at(10),
+        );
+        let backend = Screen::new().render(&mut app, 50, 12);
+        rendered.push((backend.to_string(), backend.buffer().clone()));
+    }
+    // Same text everywhere...
+    assert_eq!(rendered[0].0, rendered[1].0);
+    assert_eq!(rendered[0].0, rendered[2].0);
+    // ...different colours between dark and light, none at all without colour.
+    assert_ne!(rendered[0].1, rendered[1].1);
+    let colored = |b: &ratatui::buffer::Buffer| {
+        b.content()
+            .iter()
+            .any(|c| c.fg != ratatui::style::Color::Reset || c.bg != ratatui::style::Color::Reset)
+    };
+    assert!(colored(&rendered[0].1));
+    assert!(!colored(&rendered[2].1));
+}
