@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use serde_json::Value;
 use tack_core::LoopEvent;
 use tack_permissions::PermissionMode;
+use tack_protocol::control::{
+    PermissionBehavior, PermissionDestination, PermissionRuleValue, PermissionUpdate, RulesUpdate,
+};
 use tack_protocol::stream_json::ResultRecord;
 use tokio::sync::oneshot;
 
@@ -126,13 +129,47 @@ pub struct PermissionRequest {
 /// The answer to a [`PermissionRequest`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum PermissionAnswer {
-    /// Run the call (with this input instead, if given); `always` adds these
-    /// allow rules to the session first ("don't ask again").
+    /// Run the call (with this input instead, if given). `updates` are applied
+    /// first: `addRules` to the session's rules (and, for allow rules with a
+    /// settings destination, to that settings file: "don't ask again"),
+    /// `setMode` to the session's mode. Other update types are reported and
+    /// skipped.
     Allow {
         updated_input: Option<Value>,
-        always: Vec<String>,
+        updates: Vec<PermissionUpdate>,
     },
     /// Do not run it; `message` goes to the model. `interrupt` also stops the
     /// turn.
     Deny { message: String, interrupt: bool },
+}
+
+impl PermissionAnswer {
+    /// Allow this call only.
+    pub fn allow() -> PermissionAnswer {
+        PermissionAnswer::Allow {
+            updated_input: None,
+            updates: Vec::new(),
+        }
+    }
+
+    /// Allow this call, and calls matching `rule` from now on, remembered in
+    /// the project's `.claude/settings.local.json` (the terminal UI's "Yes,
+    /// and don't ask again").
+    pub fn allow_always(rule: &str) -> PermissionAnswer {
+        let (tool_name, rule_content) = match rule.split_once('(') {
+            Some((tool, rest)) => (tool.to_owned(), rest.strip_suffix(')').map(str::to_owned)),
+            None => (rule.to_owned(), None),
+        };
+        PermissionAnswer::Allow {
+            updated_input: None,
+            updates: vec![PermissionUpdate::AddRules(RulesUpdate {
+                rules: vec![PermissionRuleValue {
+                    tool_name,
+                    rule_content,
+                }],
+                behavior: PermissionBehavior::Allow,
+                destination: PermissionDestination::LocalSettings,
+            })],
+        }
+    }
 }

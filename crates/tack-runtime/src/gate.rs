@@ -26,6 +26,9 @@ use tack_permissions::{
     Decision, PermissionContext, PermissionMode, RuleBehavior, RuleLists, RuleSet, RuleSource,
     Specifier, ToolPattern, canonical_tool_name,
 };
+use tack_protocol::control::{
+    PermissionBehavior, PermissionDestination, PermissionUpdate, RulesUpdate,
+};
 use tack_protocol::stream_json::PermissionDenial;
 use tack_tool::{Tool, ToolContext};
 use tokio::sync::oneshot;
@@ -136,6 +139,18 @@ pub struct Gate {
     /// Where `Ask` goes; `None`: nobody answers (print mode), `Ask` denies.
     prompts: Option<Emitter>,
     turn: TurnCancel,
+    files: SettingsFiles,
+}
+
+/// The settings files a "don't ask again" answer writes to.
+#[derive(Debug, Clone)]
+pub(crate) struct SettingsFiles {
+    /// `<project>/.claude/settings.local.json`.
+    pub local: PathBuf,
+    /// `<project>/.claude/settings.json`.
+    pub project: PathBuf,
+    /// `~/.claude/settings.json`, if there is a home.
+    pub user: Option<PathBuf>,
 }
 
 impl Gate {
@@ -144,6 +159,7 @@ impl Gate {
         hooks: Option<Arc<SessionHooks>>,
         prompts: Option<Emitter>,
         turn: TurnCancel,
+        files: SettingsFiles,
     ) -> Self {
         Gate {
             ctx: RwLock::new(ctx),
@@ -151,6 +167,7 @@ impl Gate {
             denials: Mutex::new(Vec::new()),
             prompts,
             turn,
+            files,
         }
     }
 
@@ -368,18 +385,11 @@ impl Gate {
         match answer {
             Some(PermissionAnswer::Allow {
                 updated_input,
-                always,
+                updates,
             }) => {
-                let mut engine = self.ctx.write().unwrap_or_else(PoisonError::into_inner);
-                for rule in &always {
-                    // A suggestion the engine made itself; one that does not parse is skipped.
-                    let _ = engine.rules_mut().add(
-                        &RuleSource::named("session"),
-                        RuleBehavior::Allow,
-                        rule,
-                    );
+                for update in &updates {
+                    self.apply(update);
                 }
-                drop(engine);
                 match updated_input {
                     Some(v) => PermissionDecision::AllowWithInput(v),
                     None if hook_updated => PermissionDecision::AllowWithInput(input.clone()),
@@ -398,6 +408,74 @@ impl Gate {
                 ctx,
                 "The user did not answer the permission request".to_owned(),
             ),
+        }
+    }
+
+    /// Applies one permission update from a prompt's answer.
+    fn apply(&self, update: &PermissionUpdate) {
+        match update {
+            PermissionUpdate::AddRules(RulesUpdate {
+                rules,
+                behavior,
+                destination,
+            }) => {
+                let behavior = match behavior {
+                    PermissionBehavior::Allow => RuleBehavior::Allow,
+                    PermissionBehavior::Deny => RuleBehavior::Deny,
+                    PermissionBehavior::Ask => RuleBehavior::Ask,
+                };
+                let file = match destination {
+                    PermissionDestination::LocalSettings => Some(&self.files.local),
+                    PermissionDestination::ProjectSettings => Some(&self.files.project),
+                    PermissionDestination::UserSettings => self.files.user.as_ref(),
+                    PermissionDestination::Session | PermissionDestination::CliArg => None,
+                };
+                for rule in rules {
+                    let text = match &rule.rule_content {
+                        Some(content) => format!("{}({content})", rule.tool_name),
+                        None => rule.tool_name.clone(),
+                    };
+                    let source = RuleSource::named("session");
+                    let added = self
+                        .ctx
+                        .write()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .rules_mut()
+                        .add(&source, behavior, &text);
+                    if let Err(e) = added {
+                        self.notify(format!("warning: permission rule not added: {e}"));
+                        continue;
+                    }
+                    if let Some(file) = file.filter(|_| behavior == RuleBehavior::Allow)
+                        && let Err(e) =
+                            tack_permissions::add_allow_rule_to_local_settings(file, &text)
+                    {
+                        self.notify(format!(
+                            "warning: could not save `{text}` to {}: {e}",
+                            file.display()
+                        ));
+                    }
+                }
+            }
+            PermissionUpdate::SetMode(m) => match m.mode.parse::<PermissionMode>() {
+                Ok(mode) => self.set_mode(mode),
+                Err(e) => self.notify(format!("warning: {e}")),
+            },
+            PermissionUpdate::ReplaceRules(_)
+            | PermissionUpdate::RemoveRules(_)
+            | PermissionUpdate::AddDirectories(_)
+            | PermissionUpdate::RemoveDirectories(_) => {
+                self.notify(
+                    "warning: this permission update is not supported yet and was skipped"
+                        .to_owned(),
+                );
+            }
+        }
+    }
+
+    fn notify(&self, text: String) {
+        if let Some(emit) = &self.prompts {
+            emit.notice(crate::event::Notice::warning(text));
         }
     }
 

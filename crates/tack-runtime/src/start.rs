@@ -29,7 +29,8 @@ use crate::config::LoadedSettings;
 use crate::emit::Emitter;
 use crate::event::{Notice, SessionInfo};
 use crate::gate::{
-    Gate, RulesError, TurnCancel, build_rules, cli_rule_source, settings_rule_sources,
+    Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
+    settings_rule_sources,
 };
 use crate::hooks::{HookPlace, HooksError, SessionHooks};
 use crate::model::{DEFAULT_MODEL, RequestEnv, resolve_model};
@@ -215,11 +216,18 @@ pub async fn start(
     )?
     .map(Arc::new);
     let turn_cancel = TurnCancel::default();
+    let project_dir = tack_config::find_project_dir(&cwd);
+    let files = SettingsFiles {
+        local: project_dir.join(".claude/settings.local.json"),
+        project: project_dir.join(".claude/settings.json"),
+        user: home_dir.as_ref().map(|h| h.join(".claude/settings.json")),
+    };
     let gate = Arc::new(Gate::new(
         permission_ctx,
         hooks.clone(),
         options.permission_prompts.then(|| emit.clone()),
         turn_cancel.clone(),
+        files,
     ));
     let tools: Vec<_> = tack_tools::builtin_tools(&tool_env)
         .into_iter()

@@ -1,0 +1,186 @@
+//! The runtime with a front end that answers permission prompts, driven with
+//! no CLI code: a minimal front end in the test.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_core::LoopEvent;
+use tack_protocol::ContentBlock;
+use tack_runtime::{
+    Env, PermissionAnswer, Place, RuntimeEvent, RuntimeEvents, SessionOptions, UserInput,
+};
+use tack_testkit::{MockServer, Reply, Script};
+
+struct Fixture {
+    project: tempfile::TempDir,
+    home: tempfile::TempDir,
+    server: MockServer,
+}
+
+impl Fixture {
+    async fn new(script: Script) -> Fixture {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir(project.path().join(".git")).unwrap();
+        Fixture {
+            project,
+            home: tempfile::tempdir().unwrap(),
+            server: MockServer::start(script).await.unwrap(),
+        }
+    }
+
+    fn cwd(&self) -> std::path::PathBuf {
+        self.project.path().canonicalize().unwrap()
+    }
+
+    fn place(&self) -> Place {
+        let vars: HashMap<String, String> = [
+            ("HOME", self.home.path().to_string_lossy().into_owned()),
+            ("ANTHROPIC_BASE_URL", self.server.base_url()),
+            ("ANTHROPIC_API_KEY", "test".to_owned()),
+            ("CLAUDE_CODE_MAX_RETRIES", "0".to_owned()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        Place::new(self.cwd(), Env(vars)).unwrap()
+    }
+}
+
+fn bash(id: &str, command: &str) -> Reply {
+    Reply::message()
+        .tool_use(id, "Bash", json!({"command": command}))
+        .into()
+}
+
+/// Runs the session until it ends, answering each permission request with
+/// the next of `answers`; returns (tool names asked about, tool results).
+async fn drive(
+    mut events: RuntimeEvents,
+    mut answers: Vec<PermissionAnswer>,
+) -> (Vec<String>, Vec<(String, bool)>, Vec<bool>) {
+    let (mut asked, mut results, mut turns) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some(event) = events.next().await {
+        match event {
+            RuntimeEvent::PermissionRequest(request) => {
+                asked.push(format!(
+                    "{} {}",
+                    request.tool_name, request.input["command"]
+                ));
+                let _ = request.reply.send(answers.remove(0));
+            }
+            RuntimeEvent::Loop(LoopEvent::ToolResults(r)) => {
+                for block in &r.message.content {
+                    if let ContentBlock::ToolResult {
+                        content, is_error, ..
+                    } = block
+                    {
+                        let text = content.as_ref().map(|c| c.to_text()).unwrap_or_default();
+                        results.push((text, *is_error));
+                    }
+                }
+            }
+            RuntimeEvent::TurnEnded(end) => turns.push(end.ok),
+            RuntimeEvent::Ended => break,
+            RuntimeEvent::Notice(n) => panic!("unexpected notice {n:?}"),
+            RuntimeEvent::Started(_)
+            | RuntimeEvent::Loop(_)
+            | RuntimeEvent::CompactEnded { .. } => {}
+        }
+    }
+    (asked, results, turns)
+}
+
+fn local_settings(cwd: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(cwd.join(".claude/settings.local.json")).unwrap())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn allow_always_runs_the_call_remembers_the_rule_and_saves_it() {
+    let fx = Fixture::new(Script::new([
+        bash("t1", "touch one.txt"),
+        bash("t2", "touch one.txt"),
+        Reply::text("done"),
+    ]))
+    .await;
+    let place = fx.place();
+    let loaded = tack_runtime::load_settings(&place, None).unwrap();
+    let options = SessionOptions {
+        permission_prompts: true,
+        ..SessionOptions::default()
+    };
+    let runtime = tack_runtime::start(place, &loaded, options).await.unwrap();
+    let (handle, events) = runtime.spawn();
+    handle.submit(UserInput::text("go")).unwrap();
+    drop(handle);
+    let (asked, results, turns) = drive(
+        events,
+        vec![PermissionAnswer::allow_always("Bash(touch one.txt)")],
+    )
+    .await;
+    // Asked once: the second identical call is allowed by the new rule.
+    assert_eq!(asked, ["Bash \"touch one.txt\""]);
+    assert_eq!(
+        results,
+        [
+            ("(no output)".to_owned(), false),
+            ("(no output)".to_owned(), false)
+        ]
+    );
+    assert_eq!(turns, [true]);
+    assert_eq!(
+        local_settings(&fx.cwd()),
+        json!({"permissions": {"allow": ["Bash(touch one.txt)"]}})
+    );
+}
+
+#[tokio::test]
+async fn a_denial_with_interrupt_stops_the_turn_and_the_message_reaches_the_model() {
+    let fx = Fixture::new(Script::new([
+        bash("t1", "touch one.txt"),
+        Reply::text("understood"),
+        bash("t2", "touch two.txt"),
+        Reply::text("never"),
+    ]))
+    .await;
+    let place = fx.place();
+    let loaded = tack_runtime::load_settings(&place, None).unwrap();
+    let options = SessionOptions {
+        permission_prompts: true,
+        ..SessionOptions::default()
+    };
+    let runtime = tack_runtime::start(place, &loaded, options).await.unwrap();
+    let (handle, events) = runtime.spawn();
+    handle.submit(UserInput::text("first")).unwrap();
+    handle.submit(UserInput::text("second")).unwrap();
+    drop(handle);
+    let (asked, results, turns) = drive(
+        events,
+        vec![
+            PermissionAnswer::Deny {
+                message: "use printf instead".into(),
+                interrupt: false,
+            },
+            PermissionAnswer::Deny {
+                message: "stop".into(),
+                interrupt: true,
+            },
+        ],
+    )
+    .await;
+    assert_eq!(asked, ["Bash \"touch one.txt\"", "Bash \"touch two.txt\""]);
+    assert_eq!(
+        results,
+        [
+            ("use printf instead".to_owned(), true),
+            ("stop".to_owned(), true)
+        ]
+    );
+    // The first turn goes on after the denial; the second ends at the interrupt.
+    assert_eq!(turns, [true, false]);
+    let bodies: Vec<Value> = fx.server.requests().into_iter().map(|r| r.body).collect();
+    assert_eq!(bodies.len(), 3);
+    assert!(bodies[1].to_string().contains("use printf instead"));
+}
