@@ -1,6 +1,8 @@
 //! End-to-end: the session runtime's promises, through the real binary and
 //! through a minimal front end written in the test (no CLI code at all).
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::collections::HashMap;

@@ -1,5 +1,7 @@
 //! Loop tests with fake deps: transitions and terminals, not message text.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::sync::Arc;

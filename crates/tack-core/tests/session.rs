@@ -1,6 +1,8 @@
 //! The outer layer: transcript persistence order, usage and cost totals, the
 //! USD budget, the result record.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::sync::{Arc, Mutex};
@@ -34,8 +36,6 @@ struct MemorySink {
     /// Every record as (uuid or "boundary:<trigger>", message if any).
     records: Mutex<Vec<(String, Option<Message>)>>,
 }
-
-/// One appended record: its `entries` row and its `records` row.
 
 impl TranscriptSink for MemorySink {
     fn append<'a>(
