@@ -16,7 +16,7 @@ use crate::handler::{Events, Handler};
 use crate::tool::Target;
 use crate::transport::http;
 use crate::transport::sse::{LegacySse, SseError};
-use crate::transport::stdio::{self, ChildGuard};
+use crate::transport::stdio::{self, ChildGuard, ExitWatch};
 
 /// Why a server did not connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +59,8 @@ pub(crate) struct Connected {
     pub(crate) connection: Connection,
     pub(crate) service: RunningService<RoleClient, Handler>,
     pub(crate) tools: Vec<McpToolDef>,
+    /// stdio: resolves when the server process exits.
+    pub(crate) exit: Option<ExitWatch>,
 }
 
 /// Connects to `name` (its configuration already expanded) and lists its tools.
@@ -76,14 +78,28 @@ pub(crate) async fn connect(
     let (service, child) = match config {
         ServerConfig::Stdio(stdio_config) => {
             let log = log.map_or_else(|| PathBuf::from("/dev/null"), Path::to_path_buf);
-            let (transport, guard) =
+            let (transport, guard, exit) =
                 stdio::spawn(stdio_config, cwd, env, &log).map_err(StartFailure::Failed)?;
-            match handler.serve(transport).await {
-                Ok(service) => (service, Some(guard)),
-                Err(e) => {
-                    // Let the dying process finish writing its stderr.
+            const EXITED: &str = "the server exited during initialization";
+            let served = tokio::select! {
+                served = handler.serve(transport) => match served {
+                    Ok(service) => Ok(service),
+                    // A closed stdout usually means the process is exiting:
+                    // say so once it has (a moment at most).
+                    Err(e) if is_closed(&e) => {
+                        let exited = tokio::time::timeout(Duration::from_secs(1), exit.exited()).await;
+                        Err(if exited.is_ok() { EXITED.to_string() } else { init_message(&e) })
+                    }
+                    Err(e) => Err(init_message(&e)),
+                },
+                () = exit.exited() => Err(EXITED.to_string()),
+            };
+            match served {
+                Ok(service) => (service, Some((guard, exit))),
+                Err(message) => {
+                    // Kill what is left of it before reading what it wrote.
                     drop(guard);
-                    return Err(StartFailure::Failed(with_log(init_message(&e), &log)));
+                    return Err(StartFailure::Failed(with_log(message, &log)));
                 }
             }
         }
@@ -130,6 +146,7 @@ pub(crate) async fn connect(
         Vec::new()
     };
     let stop = Some(service.cancellation_token());
+    let (child, exit) = child.unzip();
     Ok(Connected {
         connection: Connection {
             target,
@@ -140,6 +157,7 @@ pub(crate) async fn connect(
         },
         service,
         tools,
+        exit,
     })
 }
 
@@ -159,13 +177,17 @@ fn needs_auth(name: &str) -> StartFailure {
     ))
 }
 
-fn init_message(e: &ClientInitializeError) -> String {
-    let closed = matches!(e, ClientInitializeError::ConnectionClosed(_))
+/// The server hung up (end of stream, or a write into a closed pipe).
+fn is_closed(e: &ClientInitializeError) -> bool {
+    matches!(e, ClientInitializeError::ConnectionClosed(_))
         || error_chain(e).any(|e| {
             e.downcast_ref::<std::io::Error>()
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-        });
-    if closed {
+        })
+}
+
+fn init_message(e: &ClientInitializeError) -> String {
+    if is_closed(e) {
         "the server closed the connection during initialization".into()
     } else {
         format!("initialization failed: {e}")

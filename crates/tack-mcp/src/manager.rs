@@ -16,6 +16,7 @@ use crate::config::{ConfigIssue, ConfigScope, McpConfig, NotStarted, ServerConfi
 use crate::connection::{self, Connected, Connection, SHUTDOWN_GRACE, StartFailure};
 use crate::names::normalize_name;
 use crate::tool::{McpTool, Target, humanize};
+use crate::transport::stdio::ExitWatch;
 
 /// Claude Code's default `MCP_TIMEOUT`: how long a server may take to start.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -562,6 +563,7 @@ async fn start_one(weak: Weak<Shared>, index: usize, config: ServerConfig) {
                 connection,
                 service,
                 tools,
+                exit,
             } = connected;
             let connection = Arc::new(connection);
             let tools = make_tools(&connection.target, tools, &options);
@@ -570,6 +572,7 @@ async fn start_one(weak: Weak<Shared>, index: usize, config: ServerConfig) {
                 Arc::downgrade(&slot),
                 Arc::downgrade(&connection),
                 service,
+                exit,
                 Arc::clone(&generation),
                 stopped.clone(),
             ));
@@ -626,16 +629,28 @@ fn make_tools(
         .collect()
 }
 
-/// Runs until the server's session ends; if that was not our doing, the
-/// server is marked failed and its tools withdrawn.
+/// Runs until the server's session ends or its process exits; if that was not
+/// our doing, the server is marked failed and its tools withdrawn.
 async fn watch_service(
     slot: Weak<Slot>,
     connection: Weak<Connection>,
     service: rmcp::service::RunningService<rmcp::RoleClient, crate::handler::Handler>,
+    exit: Option<ExitWatch>,
     generation: Arc<watch::Sender<u64>>,
     stopped: CancellationToken,
 ) {
-    let quit = service.waiting().await;
+    let exited = async {
+        match &exit {
+            Some(exit) => exit.exited().await,
+            None => std::future::pending().await,
+        }
+    };
+    // The process can exit while a grandchild keeps its stdout open: then the
+    // session never sees the end of the stream, so the exit itself counts.
+    let quit = tokio::select! {
+        quit = service.waiting() => quit,
+        () = exited => Ok(rmcp::service::QuitReason::Closed),
+    };
     stopped.cancel();
     let Some(slot) = slot.upgrade() else { return };
     let mut state = lock(&slot.state);
@@ -655,8 +670,11 @@ async fn watch_service(
         Some(log) => connection::with_log(reason, log),
         None => reason,
     };
-    *state = SlotState::Failed(message);
+    // Dropping the connection now kills what is left of the server's process
+    // group (grandchildren) while its id cannot have been reused yet.
+    let old = std::mem::replace(&mut *state, SlotState::Failed(message));
     drop(state);
+    drop(old);
     bump(&generation);
 }
 

@@ -253,6 +253,9 @@ async fn a_server_crashing_mid_call_is_a_clear_error_and_others_go_on() {
         &no_env,
     )
     .await;
+    let grandchild: i32 = text(call(&m, &s, "mcp__crashy__spawn_grandchild", json!({})).await)
+        .parse()
+        .unwrap();
     let before = m.generation();
     let mut changes = m.subscribe();
     let err = call(&m, &s, "mcp__crashy__crash", json!({}))
@@ -286,6 +289,11 @@ async fn a_server_crashing_mid_call_is_a_clear_error_and_others_go_on() {
         "{error}"
     );
     assert!(names(&m).iter().all(|n| n.starts_with("mcp__steady__")));
+    // What the dead server left in its process group goes with it.
+    assert!(
+        wait_dead(grandchild).await,
+        "grandchild {grandchild} survived its server"
+    );
     assert_eq!(
         text(call(&m, &s, "mcp__steady__echo", json!({"text": "still here"})).await),
         "still here"
@@ -560,7 +568,7 @@ async fn a_hanging_server_fails_at_the_timeout_while_others_connect() {
     assert_eq!(
         errors["broken"],
         format!(
-            "the server closed the connection during initialization; its stderr ({}) ends with:\nfixture: starting\nfixture: refusing to start (--exit-at-start)",
+            "the server exited during initialization; its stderr ({}) ends with:\nfixture: starting\nfixture: refusing to start (--exit-at-start)",
             log_of(&s, "broken").display()
         )
     );

@@ -2,11 +2,14 @@
 //! log file, and the whole group is killed when the connection goes away.
 
 use std::fs::File;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::transport::TokioChildProcess;
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
 use tokio::process::Command;
 
 use crate::config::StdioConfig;
@@ -54,6 +57,48 @@ fn signal_group(pgid: i32, signal: i32) -> bool {
     unsafe { libc::killpg(pgid, signal) == 0 }
 }
 
+/// Resolves when the server process exits, even while something it started
+/// still holds its stdout open (so rmcp would see no end of stream). A Linux
+/// pidfd: readable once the process has exited, without reaping it (rmcp's
+/// child handle does that).
+pub(crate) struct ExitWatch {
+    fd: Option<AsyncFd<OwnedFd>>,
+    gone: bool,
+}
+
+impl ExitWatch {
+    fn open(pid: i32) -> ExitWatch {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        if raw < 0 {
+            let gone = std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            return ExitWatch { fd: None, gone };
+        }
+        // SAFETY: a successful pidfd_open returned a new fd that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw as i32) };
+        // Registering needs a reactor; without one there is just no watch.
+        let fd = tokio::runtime::Handle::try_current().ok().and_then(|_| {
+            // SAFETY: an OwnedFd stays open, and is the same fd, until dropped
+            // with the AsyncFd that owns it.
+            unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }.ok()
+        });
+        ExitWatch { fd, gone: false }
+    }
+
+    /// Returns once the process has exited; never where pidfds are missing.
+    pub(crate) async fn exited(&self) {
+        if self.gone {
+            return;
+        }
+        match &self.fd {
+            Some(fd) => {
+                let _ = fd.readable().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+}
+
 /// Starts `config`'s command in `cwd` with `env` (settings `env`, then the
 /// server's own) added to tack's environment, stderr appended to `log`.
 pub(crate) fn spawn(
@@ -61,7 +106,7 @@ pub(crate) fn spawn(
     cwd: &Path,
     env: &[(String, String)],
     log: &Path,
-) -> Result<(TokioChildProcess, ChildGuard), String> {
+) -> Result<(TokioChildProcess, ChildGuard, ExitWatch), String> {
     if let Some(dir) = log.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the log directory {}: {e}", dir.display()))?;
@@ -81,7 +126,7 @@ pub(crate) fn spawn(
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
     let pid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
-    Ok((child, ChildGuard { pgid: pid }))
+    Ok((child, ChildGuard { pgid: pid }, ExitWatch::open(pid)))
 }
 
 /// The last lines of a server's log, to explain a failed start.
