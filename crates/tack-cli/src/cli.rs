@@ -100,9 +100,13 @@ pub struct Cli {
     #[arg(long)]
     pub settings: Option<String>,
 
-    /// MCP server config files or JSON strings (accepted; MCP is not wired up yet).
-    #[arg(long, action = clap::ArgAction::Append)]
+    /// MCP server configuration: files or JSON strings (`{"mcpServers": {...}}`).
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
     pub mcp_config: Vec<String>,
+
+    /// Use only the `--mcp-config` servers.
+    #[arg(long)]
+    pub strict_mcp_config: bool,
 
     /// Do not write the session transcript.
     #[arg(long)]
@@ -118,6 +122,9 @@ pub enum Command {
     /// Run a real session end to end against a built-in scripted model:
     /// no API key, no network.
     Demo,
+    /// Configure and check MCP servers (like `claude mcp`).
+    #[command(subcommand)]
+    Mcp(McpCommand),
     /// Report what a session here would use: credentials, settings files and
     /// their warnings, trust, hooks, model, transcripts, versions.
     Doctor,
@@ -129,6 +136,49 @@ pub enum Command {
         /// Also let its CLAUDE.md / AGENTS.md import files from outside the project.
         #[arg(long)]
         allow_external_imports: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Add a server: `tack mcp add <name> -- <command> [args...]`, or
+    /// `tack mcp add --transport http <name> <url>`.
+    Add {
+        /// `stdio` (default), `http` or `sse`.
+        #[arg(short, long)]
+        transport: Option<String>,
+        /// `local` (default: this project, only you), `project` (.mcp.json) or `user`.
+        #[arg(short, long)]
+        scope: Option<String>,
+        /// An environment variable for a stdio server (repeatable).
+        #[arg(short, long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A header for an http or sse server (repeatable).
+        #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+        headers: Vec<String>,
+        name: String,
+        /// The command (stdio) or URL (http, sse).
+        command_or_url: String,
+        /// The command's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Add a server from its JSON configuration.
+    AddJson {
+        #[arg(short, long)]
+        scope: Option<String>,
+        name: String,
+        json: String,
+    },
+    /// Every configured server, with its live status.
+    List,
+    /// One server's configuration and status.
+    Get { name: String },
+    /// Remove a server.
+    Remove {
+        #[arg(short, long)]
+        scope: Option<String>,
+        name: String,
     },
 }
 

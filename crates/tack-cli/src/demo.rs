@@ -101,6 +101,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let settings =
         r#"{"permissions": {"allow": ["Bash(sh test.sh)"], "defaultMode": "acceptEdits"}}"#;
     let loaded = tack_runtime::LoadedSettings {
+        locations: tack_config::Locations::discover(&project, |_| None),
         settings: tack_config::Settings::from_layers(
             [(tack_config::Source::inline(&project), settings.to_owned())],
             None,

@@ -4,6 +4,7 @@
 mod cli;
 mod demo;
 mod doctor;
+mod mcp;
 mod output;
 mod print;
 mod progress;
@@ -38,10 +39,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     print::validate(&cli)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    match &cli.command {
+    match cli.command.take() {
+        Some(Command::Mcp(command)) => {
+            let place = Place::new(cwd, Env::from_process())?;
+            return runtime()?.block_on(mcp::run(&place, command));
+        }
         Some(Command::Demo) => return runtime()?.block_on(demo::run(&cli)),
         Some(Command::Doctor) => {
             return doctor::run(&Place::new(cwd, Env::from_process())?);
@@ -56,8 +61,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 None => tack_config::find_project_dir(&cwd),
             };
             let dir = dir.canonicalize().unwrap_or(dir);
-            tack_runtime::TrustStore::new(&place.config_dir)
-                .trust(&dir, *allow_external_imports)?;
+            tack_runtime::TrustStore::new(&place.config_dir).trust(&dir, allow_external_imports)?;
             println!("Trusted {}", dir.display());
             return Ok(ExitCode::SUCCESS);
         }

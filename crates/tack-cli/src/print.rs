@@ -85,6 +85,9 @@ pub fn session_options(cli: &Cli) -> SessionOptions {
         persist: !cli.no_session_persistence,
         verbose: cli.verbose,
         permission_prompts: false,
+        permission_prompt_tool: None,
+        mcp_config: cli.mcp_config.clone(),
+        strict_mcp_config: cli.strict_mcp_config,
     }
 }
 

@@ -340,6 +340,21 @@ impl Session {
         &self.parts.config
     }
 
+    /// Replaces the tools from the next turn on (an MCP server's list changed).
+    pub fn set_tools(&mut self, tools: ToolSet) {
+        self.parts.tools = tools;
+    }
+
+    /// The session-wide tool state (cwd, session dir, read records).
+    pub fn tool_env(&self) -> &Arc<ToolEnv> {
+        &self.parts.tool_env
+    }
+
+    /// The tools of the next turn.
+    pub fn tools(&self) -> &ToolSet {
+        &self.parts.tools
+    }
+
     /// Changes the request settings from the next turn on (`set_model`).
     pub fn set_config(&mut self, config: QueryConfig) {
         self.parts.config = config;

@@ -219,6 +219,7 @@ fn approvals_come_from_settings() {
         home_dir: None,
         claude_user_dir: None,
         tack_user_dir: None,
+        workspace_trusted: true,
     };
     let settings = tack_config::Settings::load(&locations, None).unwrap();
     assert_eq!(

@@ -11,6 +11,8 @@ use crate::trust::{Trust, TrustStore};
 #[derive(Debug, Clone)]
 pub struct LoadedSettings {
     pub settings: Settings,
+    /// Where they were read from (MCP configuration lives beside them).
+    pub locations: Locations,
     pub trust: Trust,
     /// Entries an untrusted workspace's settings may not set, and why.
     pub notices: Vec<Notice>,
@@ -53,6 +55,7 @@ pub fn load_settings(place: &Place, flag: Option<&str>) -> Result<LoadedSettings
     notices.extend(untrusted_notices(&settings, &locations));
     Ok(LoadedSettings {
         settings,
+        locations,
         trust,
         notices,
     })

@@ -95,6 +95,8 @@ pub struct SessionInfo {
     pub transcript_path: Option<PathBuf>,
     /// The session continues an earlier one.
     pub resumed: bool,
+    /// Each MCP server and its status (`connected`, `failed`, ...).
+    pub mcp_servers: Vec<tack_protocol::stream_json::McpServerStatus>,
     pub version: String,
 }
 

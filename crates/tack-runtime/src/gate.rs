@@ -140,6 +140,9 @@ pub struct Gate {
     prompts: Option<Emitter>,
     turn: TurnCancel,
     files: SettingsFiles,
+    /// `--permission-prompt-tool mcp__server__tool`: asked when no front end
+    /// answers (set once the MCP servers are up).
+    prompt_tool: std::sync::OnceLock<tack_mcp::PermissionPromptTool>,
 }
 
 /// The settings files a "don't ask again" answer writes to.
@@ -168,6 +171,7 @@ impl Gate {
             prompts,
             turn,
             files,
+            prompt_tool: std::sync::OnceLock::new(),
         }
     }
 
@@ -180,6 +184,11 @@ impl Gate {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .set_mode(mode);
+    }
+
+    /// Lets `tool` answer the prompts nobody else answers.
+    pub(crate) fn set_prompt_tool(&self, tool: tack_mcp::PermissionPromptTool) {
+        let _ = self.prompt_tool.set(tool);
     }
 
     /// The denials since the last call (one turn's `permission_denials`).
@@ -196,8 +205,11 @@ impl Gate {
                 && matches!(r.rule.specifier, Specifier::None)
                 && match &r.rule.tool {
                     ToolPattern::Name(n) => names.contains(&n.as_str()),
-                    ToolPattern::Glob(g) => g == "*",
-                    ToolPattern::McpServer(_) => false,
+                    // `*`, `mcp__*`, `mcp__server__*`, and `mcp__server`: as in
+                    // Claude Code, a bare deny takes the tools out of context.
+                    ToolPattern::Glob(_) | ToolPattern::McpServer(_) => {
+                        names.iter().any(|n| r.rule.tool.matches(n))
+                    }
                 }
         })
     }
@@ -317,6 +329,9 @@ impl Gate {
                 reason,
                 suggestions,
             } => match &self.prompts {
+                None if self.prompt_tool.get().is_some() => {
+                    self.ask_tool(tool, effective, ctx, updated.is_some()).await
+                }
                 None if hook_asked => {
                     let message =
                         format!("{reason} (no permission prompt available in print mode)");
@@ -341,6 +356,42 @@ impl Gate {
                 }
             },
         }
+    }
+
+    /// Asks the `--permission-prompt-tool` MCP tool about one call.
+    async fn ask_tool(
+        &self,
+        tool: &dyn Tool,
+        input: &Value,
+        ctx: &ToolContext,
+        hook_updated: bool,
+    ) -> PermissionDecision {
+        let Some(prompt_tool) = self.prompt_tool.get() else {
+            return self.deny(tool, input, ctx, "no permission prompt tool".to_owned());
+        };
+        let asked = prompt_tool
+            .ask(tool.name(), input, &ctx.tool_use_id, &ctx.cancel)
+            .await;
+        let answer = match asked {
+            Ok(tack_mcp::PromptDecision::Allow {
+                updated_input,
+                updated_permissions,
+            }) => PermissionAnswer::Allow {
+                updated_input: Some(updated_input),
+                updates: updated_permissions
+                    .into_iter()
+                    .filter_map(|u| serde_json::from_value(u).ok())
+                    .collect(),
+            },
+            Ok(tack_mcp::PromptDecision::Deny { message, interrupt }) => {
+                PermissionAnswer::Deny { message, interrupt }
+            }
+            Err(e) => PermissionAnswer::Deny {
+                message: format!("The permission prompt tool failed: {e}"),
+                interrupt: false,
+            },
+        };
+        self.apply_answer(tool, input, ctx, Some(answer), hook_updated)
     }
 
     /// Asks the front end about one call (`input` as the rules saw it;
@@ -382,6 +433,18 @@ impl Gate {
             answer = answer => answer.ok(),
             () = ctx.cancel.cancelled() => None,
         };
+        self.apply_answer(tool, input, ctx, answer, hook_updated)
+    }
+
+    /// Carries out an answer to a prompt (`None`: nobody answered).
+    fn apply_answer(
+        &self,
+        tool: &dyn Tool,
+        input: &Value,
+        ctx: &ToolContext,
+        answer: Option<PermissionAnswer>,
+        hook_updated: bool,
+    ) -> PermissionDecision {
         match answer {
             Some(PermissionAnswer::Allow {
                 updated_input,

@@ -31,6 +31,7 @@ mod emit;
 mod event;
 mod gate;
 mod hooks;
+mod mcp;
 mod model;
 mod options;
 mod place;
@@ -46,6 +47,7 @@ pub use config::{LoadedSettings, SettingsError, load_settings};
 pub use event::{
     Notice, NoticeLevel, PermissionAnswer, PermissionRequest, RuntimeEvent, SessionInfo, TurnEnd,
 };
+pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model};
 pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};

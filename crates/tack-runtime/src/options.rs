@@ -47,6 +47,13 @@ pub struct SessionOptions {
     /// The front end answers permission prompts (`RuntimeEvent::PermissionRequest`);
     /// otherwise a call the rules do not decide is denied.
     pub permission_prompts: bool,
+    /// `--permission-prompt-tool mcp__server__tool`: an MCP tool answers the
+    /// prompts instead (Claude Code's protocol).
+    pub permission_prompt_tool: Option<String>,
+    /// `--mcp-config` values: files or JSON strings.
+    pub mcp_config: Vec<String>,
+    /// `--strict-mcp-config`: only the `--mcp-config` servers.
+    pub strict_mcp_config: bool,
 }
 
 impl Default for SessionOptions {
@@ -66,6 +73,9 @@ impl Default for SessionOptions {
             persist: true,
             verbose: false,
             permission_prompts: false,
+            permission_prompt_tool: None,
+            mcp_config: Vec::new(),
+            strict_mcp_config: false,
         }
     }
 }

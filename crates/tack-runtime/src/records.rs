@@ -41,7 +41,7 @@ impl Records {
             cwd: info.cwd.to_string_lossy().into_owned(),
             session_id: info.session_id.clone(),
             tools: info.tools.clone(),
-            mcp_servers: Vec::new(),
+            mcp_servers: info.mcp_servers.clone(),
             model: info.model.clone(),
             permission_mode: info.permission_mode.as_str().to_owned(),
             slash_commands: Vec::new(),

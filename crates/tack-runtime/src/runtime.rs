@@ -17,6 +17,7 @@ use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
 use crate::hooks::{PromptVerdict, SessionHooks, with_context};
+use crate::mcp::SessionMcp;
 use crate::model::{RequestEnv, resolve_model};
 use crate::records::{error_line, result_record};
 
@@ -35,6 +36,13 @@ pub(crate) struct Parts {
     pub emit: Emitter,
     pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
     pub turn_cancel: TurnCancel,
+    /// The session's MCP servers, if any are configured.
+    pub mcp: Option<SessionMcp>,
+    /// The built-in tools (the tool set is rebuilt from them when an MCP
+    /// server's tools change).
+    pub builtin: Vec<Arc<dyn tack_tool::Tool>>,
+    /// `ENABLE_TOOL_SEARCH`.
+    pub tool_search: Option<String>,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -80,6 +88,9 @@ impl Runtime {
             emit,
             events,
             turn_cancel,
+            mcp,
+            builtin,
+            tool_search,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let driver = Driver {
@@ -97,6 +108,9 @@ impl Runtime {
             commands,
             commands_open: true,
             pending_model: None,
+            mcp,
+            builtin,
+            tool_search,
         };
         tokio::spawn(driver.run(session));
         (RuntimeHandle { tx }, RuntimeEvents { rx: events })
@@ -128,6 +142,9 @@ struct Driver {
     commands_open: bool,
     /// A `set_model` that arrived during a turn, applied after it.
     pending_model: Option<Option<String>>,
+    mcp: Option<SessionMcp>,
+    builtin: Vec<Arc<dyn tack_tool::Tool>>,
+    tool_search: Option<String>,
 }
 
 /// `/compact [instructions]` typed as a user message: `Some(instructions)`.
@@ -181,6 +198,9 @@ impl Driver {
         }
         if let Some(h) = &self.hooks {
             h.session_end("other").await;
+        }
+        if let Some(mcp) = &self.mcp {
+            mcp.shutdown().await;
         }
         self.emit.emit(RuntimeEvent::Ended);
     }
@@ -258,9 +278,35 @@ impl Driver {
         }
     }
 
+    /// A server's tools changed (`tools/list_changed`, a server came or went):
+    /// the next turn gets the new list.
+    fn refresh_tools(&mut self, session: &mut Session) {
+        let Some(mcp) = self.mcp.as_mut().filter(|m| m.changed()) else {
+            return;
+        };
+        let window = tack_api::model_limits(&session.config().model).context_window;
+        let gate = self.gate.clone();
+        let keep = move |t: &dyn tack_tool::Tool| !gate.removes_tool(t);
+        let tools = mcp.tool_set(&self.builtin, window, self.tool_search.as_deref(), &keep);
+        session.set_tools(tools);
+    }
+
     /// One user turn. `false` when the front end has gone away.
     async fn turn(&mut self, session: &mut Session, input: UserInput) -> bool {
-        let prompt = with_context(input.message, self.start_context.take());
+        self.refresh_tools(session);
+        let mut message = input.message;
+        if let Some(mcp) = &self.mcp {
+            // `@server:uri` mentions of MCP resources come with the prompt.
+            let files = session.tool_env().session_dir().join("mcp-resources");
+            for mention in mcp
+                .manager()
+                .resolve_mentions(&message.text(), &files)
+                .await
+            {
+                message.content.extend(mention.to_blocks());
+            }
+        }
+        let prompt = with_context(message, self.start_context.take());
         let prompt = match self.hooks.clone() {
             Some(h) => match h.user_prompt_submit(prompt).await {
                 PromptVerdict::Send(p) => p,

@@ -33,6 +33,7 @@ use crate::gate::{
     settings_rule_sources,
 };
 use crate::hooks::{HookPlace, HooksError, SessionHooks};
+use crate::mcp::{McpError, SessionMcp};
 use crate::model::{DEFAULT_MODEL, RequestEnv, resolve_model};
 use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Place;
@@ -58,6 +59,10 @@ pub enum StartError {
     Store(#[from] tack_store::StoreError),
     #[error(transparent)]
     Hooks(#[from] HooksError),
+    #[error(transparent)]
+    Mcp(#[from] McpError),
+    #[error("--permission-prompt-tool: {0}")]
+    PromptTool(#[from] tack_mcp::PermissionPromptError),
 }
 
 /// Starts a session; must be called within a tokio runtime. `loaded` comes
@@ -123,6 +128,22 @@ pub async fn start(
     let helper = settings.api_key_helper().map(|h| h.value().clone());
     let (client_config, api_key_source) = client_config(&env, helper, &cwd).await?;
     let client = DeferredClient::spawn(client_config);
+
+    // MCP servers start now, all at once, while the rest of start-up goes on;
+    // the tools are collected just before the first request.
+    let (mcp_config, mcp_notices) = crate::mcp::load(
+        &loaded.locations,
+        settings,
+        &options.mcp_config,
+        options.strict_mcp_config,
+    )?;
+    for notice in mcp_notices {
+        emit.notice(notice);
+    }
+    let mut mcp = mcp_config.as_ref().map(|config| {
+        let logs = store.project_dir(&cwd).join("mcp-logs");
+        SessionMcp::start(config, &cwd, &logs, &env)
+    });
 
     // The conversation: new, --continue, --resume <id>.
     let (session_id, history, leaf, resumed) = match &options.session {
@@ -237,11 +258,10 @@ pub async fn start(
         turn_cancel.clone(),
         files,
     ));
-    let tools: Vec<_> = tack_tools::builtin_tools(&tool_env)
+    let builtin: Vec<_> = tack_tools::builtin_tools(&tool_env)
         .into_iter()
         .filter(|t| !gate.removes_tool(t.as_ref()))
         .collect();
-    let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
 
     // Context (memory files, git) for the first request.
     let mut ctx_opts = ContextOptions::new(cwd.clone(), today());
@@ -258,10 +278,34 @@ pub async fn start(
         None => None,
     };
 
+    let tools = match &mut mcp {
+        Some(m) => {
+            for notice in m.settle().await {
+                emit.notice(notice);
+            }
+            if let Some(name) = options
+                .permission_prompt_tool
+                .as_deref()
+                .filter(|n| n.starts_with("mcp__"))
+            {
+                gate.set_prompt_tool(tack_mcp::PermissionPromptTool::new(m.manager(), name)?);
+            }
+            let window = tack_api::model_limits(&model).context_window;
+            let keep = |t: &dyn tack_tool::Tool| !gate.removes_tool(t);
+            m.tool_set(
+                &builtin,
+                window,
+                env.get("ENABLE_TOOL_SEARCH").as_deref(),
+                &keep,
+            )
+        }
+        None => ToolSet::new(builtin.clone()),
+    };
+    let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
     let parts = SessionParts {
         session_id: session_id.clone(),
         context,
-        tools: ToolSet::new(tools),
+        tools,
         tool_env,
         can_use_tool: gate.clone(),
         deps: Arc::new(ProductionDeps::new(Arc::new(client))),
@@ -286,6 +330,7 @@ pub async fn start(
         api_key_source: api_key_source.to_owned(),
         transcript_path: sink.map(|s| s.path().to_path_buf()),
         resumed,
+        mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
         version: version.to_owned(),
     };
     Ok(Runtime::new(crate::runtime::Parts {
@@ -300,6 +345,9 @@ pub async fn start(
         emit,
         events,
         turn_cancel,
+        mcp,
+        builtin,
+        tool_search: env.get("ENABLE_TOOL_SEARCH"),
     }))
 }
 

@@ -29,7 +29,7 @@
 
 mod tool_set;
 
-pub use tool_set::ToolSet;
+pub use tool_set::{DeferredTools, ToolSet};
 
 use std::future::Future;
 use std::pin::Pin;
@@ -219,7 +219,7 @@ impl StreamingToolExecutor {
                 .to_tool_result_text(),
             )
         } else if let Some(tool) = self.tools.find(name) {
-            CallState::Running(self.spawn(tool.clone(), tool_use_id, input))
+            CallState::Running(self.spawn(tool, tool_use_id, input))
         } else {
             done(
                 ToolError::new(format!("Error: No such tool available: {name}"))

@@ -193,7 +193,8 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         stop_hooks,
         autocompact_tracking,
     } = params;
-    let tool_definitions = tools.definitions();
+    let mut tool_definitions = tools.definitions();
+    let mut tools_generation = tools.generation();
     let context_limits = config.context_limits();
     // The model for the rest of this query (changed by a model fallback).
     let mut current_model = config.model.clone();
@@ -338,6 +339,11 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         // (repeated 529s) and streaming fallback (a stream dying after content).
         let max_tokens = max_output_tokens_override.unwrap_or(config.max_tokens);
         let mut streaming_fallbacks = 0;
+        // Deferred tools the model loaded (tool search) are sent from now on.
+        if tools.generation() != tools_generation {
+            tools_generation = tools.generation();
+            tool_definitions = tools.definitions();
+        }
         let (response, mut executor) = loop {
             // First let the consumer catch up (invariant 7).
             out.barrier().await;

@@ -1,0 +1,172 @@
+//! A session's MCP servers: configuration (with the session's trust-filtered
+//! approvals), parallel start-up bounded by `MCP_TIMEOUT`, their tools in the
+//! session's tool set (behind ToolSearch when their definitions would take too
+//! much of the context window), a refresh when a server's list changes, and
+//! shutdown with the session. The client itself is tack-mcp.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tack_core::executor::{DeferredTools as CoreDeferred, ToolSet};
+use tack_mcp::{
+    DeferredTools, LoadOptions, McpConfig, McpManager, McpOptions, McpPaths, ProjectApprovals,
+    ToolSearchMode, decide_deferral,
+};
+use tack_protocol::stream_json::McpServerStatus;
+use tack_tool::Tool;
+
+use crate::event::Notice;
+use crate::place::Env;
+
+/// The MCP side of a running session.
+pub(crate) struct SessionMcp {
+    manager: McpManager,
+    /// Set when the MCP tools are deferred behind ToolSearch.
+    deferred: Option<Arc<DeferredTools>>,
+    /// The manager generation the tool set was built from.
+    generation: u64,
+}
+
+/// An MCP configuration that cannot be read (a file or `--mcp-config` value).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct McpError(#[from] tack_mcp::McpConfigError);
+
+/// Reads the configuration. `Ok(None)`: no server is configured (nothing to
+/// start, ever).
+pub(crate) fn load(
+    locations: &tack_config::Locations,
+    settings: &tack_config::Settings,
+    mcp_config: &[String],
+    strict: bool,
+) -> Result<(Option<McpConfig>, Vec<Notice>), McpError> {
+    let paths = McpPaths::from_locations(locations);
+    let approvals = ProjectApprovals::from_settings(settings);
+    let config = tack_mcp::load_config(
+        &paths,
+        LoadOptions {
+            mcp_config,
+            strict,
+            approvals: &approvals,
+        },
+    )?;
+    let mut notices: Vec<Notice> = config
+        .warnings
+        .iter()
+        .map(|w| Notice::warning(format!("warning: {w}")))
+        .collect();
+    notices.extend(config.not_started.iter().map(|n| Notice::info(n.message())));
+    let any = !config.servers.is_empty() || !config.issues.is_empty();
+    Ok((any.then_some(config), notices))
+}
+
+impl SessionMcp {
+    /// Starts every server; returns at once (call [`SessionMcp::settle`]
+    /// before the tools are needed).
+    pub(crate) fn start(config: &McpConfig, cwd: &Path, log_dir: &Path, env: &Env) -> SessionMcp {
+        let mut options = McpOptions::new(cwd, log_dir).with_env_timeouts(|k| env.get(k));
+        options.env = env.0.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let manager = McpManager::start(config, options, &|k| env.get(k));
+        SessionMcp {
+            manager,
+            deferred: None,
+            generation: 0,
+        }
+    }
+
+    /// Waits until no server is pending (at most `MCP_TIMEOUT`); what is not
+    /// connected is reported.
+    pub(crate) async fn settle(&self) -> Vec<Notice> {
+        self.manager.wait_until_settled().await;
+        self.manager
+            .report_lines()
+            .into_iter()
+            .map(Notice::warning)
+            .collect()
+    }
+
+    pub(crate) fn statuses(&self) -> Vec<McpServerStatus> {
+        self.manager.init_statuses()
+    }
+
+    /// The session's tools: `builtin`, then the MCP tools (or ToolSearch over
+    /// them when deferred: `ENABLE_TOOL_SEARCH`, else when their definitions
+    /// pass 10% of `context_window`), then the resource tools. `keep` filters
+    /// out tools a deny rule removes.
+    pub(crate) fn tool_set(
+        &mut self,
+        builtin: &[Arc<dyn Tool>],
+        context_window: u64,
+        tool_search: Option<&str>,
+        keep: &dyn Fn(&dyn Tool) -> bool,
+    ) -> ToolSet {
+        self.generation = self.manager.generation();
+        let mcp: Vec<Arc<dyn Tool>> = self
+            .manager
+            .tools()
+            .into_iter()
+            .filter(|t| keep(t.as_ref()))
+            .collect();
+        let mut tools: Vec<Arc<dyn Tool>> = builtin.to_vec();
+        let decision = decide_deferral(
+            ToolSearchMode::from_env_value(tool_search),
+            &mcp,
+            context_window,
+        );
+        if decision.defer {
+            let deferred = self.deferred.get_or_insert_with(DeferredTools::new).clone();
+            deferred.set_catalog(mcp.clone());
+            tools.push(deferred.tool());
+            tools.extend(self.resource_tools(keep));
+            return ToolSet::new(tools).with_deferred(Arc::new(Deferred {
+                state: deferred,
+                catalog: mcp,
+            }));
+        }
+        self.deferred = None;
+        tools.extend(mcp);
+        tools.extend(self.resource_tools(keep));
+        ToolSet::new(tools)
+    }
+
+    fn resource_tools(&self, keep: &dyn Fn(&dyn Tool) -> bool) -> Vec<Arc<dyn Tool>> {
+        self.manager
+            .resource_tools()
+            .into_iter()
+            .filter(|t| keep(t.as_ref()))
+            .collect()
+    }
+
+    /// True when a server's tools or status changed since the tool set was built.
+    pub(crate) fn changed(&self) -> bool {
+        self.manager.generation() != self.generation
+    }
+
+    pub(crate) fn manager(&self) -> &McpManager {
+        &self.manager
+    }
+
+    pub(crate) async fn shutdown(&self) {
+        self.manager.shutdown().await;
+    }
+}
+
+/// The deferred MCP tools as core sees them.
+struct Deferred {
+    state: Arc<DeferredTools>,
+    catalog: Vec<Arc<dyn Tool>>,
+}
+
+impl CoreDeferred for Deferred {
+    fn loaded(&self) -> Vec<Arc<dyn Tool>> {
+        self.state.loaded()
+    }
+
+    fn find(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.catalog.iter().find(|t| t.name() == name).cloned()
+    }
+
+    fn generation(&self) -> u64 {
+        self.state.generation()
+    }
+}
