@@ -12,7 +12,7 @@ use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 use tack_api::{Auth, ClientConfig};
 use tack_config::{Locations, Settings};
-use tack_core::context::{ContextOptions, load_prompt_context};
+use tack_core::context::{ContextOptions, load_context};
 use tack_core::deps::ProductionDeps;
 
 use crate::deferred_client::DeferredClient;
@@ -410,7 +410,8 @@ pub async fn run_print(
     let session_dir = store.project_dir(&cwd).join(&session_id);
     let mut add_dirs = settings.additional_directories.clone();
     add_dirs.extend(cli.add_dir.iter().map(|d| cwd.join(d)));
-    let mut tool_env = ToolEnv::new(cwd.clone(), session_dir).with_additional_dirs(add_dirs);
+    let mut tool_env =
+        ToolEnv::new(cwd.clone(), session_dir).with_additional_dirs(add_dirs.clone());
     if let Some(ms) = env
         .get("BASH_DEFAULT_TIMEOUT_MS")
         .and_then(|v| v.parse::<u64>().ok())
@@ -442,7 +443,12 @@ pub async fn run_print(
     ctx_opts.system_prompt.custom = cli.system_prompt.clone();
     ctx_opts.system_prompt.append = cli.append_system_prompt.clone();
     ctx_opts.system_prompt.model = model.clone();
-    let context = Arc::new(load_prompt_context(&ctx_opts).await);
+    ctx_opts.additional_dirs = add_dirs;
+    let loaded = load_context(&ctx_opts).await;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let context = Arc::new(loaded.context);
     let mut start_context = None;
     if let Some(h) = &hooks {
         let source = if cli.continue_session || cli.resume.is_some() {
