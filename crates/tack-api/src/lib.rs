@@ -42,7 +42,7 @@ pub use config::{Auth, ClientConfig, RetryPolicy};
 pub use error::ApiError;
 pub use event::{StreamEvent, ToolInputError};
 pub use models::{ModelInfo, Prices, model_info};
-pub use pricing::{Cost, cost};
+pub use pricing::{Cost, cost, fallback_pricing, is_priced, unpriced_model_warning};
 pub use tokens::{IMAGE_TOKENS, estimate_block, estimate_messages, estimate_request};
 
 use futures::stream::BoxStream;

@@ -383,6 +383,11 @@ pub async fn run_print(
         .or(settings.fallback_model.clone())
         .map(|m| resolve_model(&m))
         .filter(|m| *m != model);
+    for m in std::iter::once(&model).chain(&config.fallback_model) {
+        if let Some(warning) = tack_api::unpriced_model_warning(m) {
+            eprintln!("warning: {warning}");
+        }
+    }
     config.auto_compact = !settings.auto_compact_disabled;
     config.prompt_caching = env.get("DISABLE_PROMPT_CACHING").is_none_or(|v| v == "0");
     config.context_window = info.map(|i| i.context_window);
