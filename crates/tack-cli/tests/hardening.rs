@@ -532,7 +532,7 @@ async fn huge_bash_output_is_saved_whole_and_its_real_size_stated() {
     assert_eq!(saved.len(), 15_000_009);
     assert!(saved.ends_with(b"a\nthe-end\n"));
     assert!(
-        text.contains("\n\n... [14970010 bytes truncated] ...\n\n"),
+        text.contains("\n\n... [14970009 bytes truncated] ...\n\n"),
         "{}",
         &text[..300]
     );

@@ -28,6 +28,7 @@ mod ls;
 mod multi_edit;
 mod notebook;
 mod numbered_lines;
+mod output_capture;
 mod process_group;
 mod read;
 mod regular_file;
