@@ -53,6 +53,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut place = app::Place::from_process(env)?;
     // Every settings file is read and checked before anything else happens.
     let settings = app::load_settings(&cli, &place)?;
+    for warning in settings.warnings() {
+        eprintln!("warning: {warning}");
+    }
     // Settings' `env` is the session's environment, over the inherited one: what
     // tack reads (`place.env`), what every subprocess (Bash tool, hooks,
     // apiKeyHelper) inherits, and what reqwest reads HTTP(S)_PROXY / NO_PROXY

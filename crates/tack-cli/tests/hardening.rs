@@ -703,12 +703,16 @@ async fn resume_after_a_lost_middle_record_keeps_the_earlier_history() {
             "user: THIRD-PROMPT",
         ]
     );
+    let lost_parent = serde_json::from_str::<Value>(&records[4]).unwrap()["parentUuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(
         stderr_of(&out),
         format!(
             "warning: {0}: line 4 is not a valid record (EOF while parsing a string at line 1 column {1}); skipped\n\
-             warning: {0}: line 5 continues from a record that is lost (line 4 is unreadable); resuming from line 3, \
-             the history between them is lost\n\
+             warning: {0}: line 5 continues from record {lost_parent}, which is lost; the conversation \
+             is joined to line 3, the intact record before it, and what the lost record held is not resumed\n\
              warning: {0}: tool result for unknown call t1; dropped\n",
             path.display(),
             records[3].len(),

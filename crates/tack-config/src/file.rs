@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
 use crate::source::Source;
+use crate::unknown_keys;
 
 /// `permissions.defaultMode` values (`manual` is an alias of `default`).
 pub(crate) const PERMISSION_MODES: &[&str] = &[
@@ -24,25 +25,8 @@ pub(crate) const PERMISSION_MODES: &[&str] = &[
 ];
 
 /// The top-level keys [`FileSettings`] reads; every other key is kept as is in
-/// `extra` and otherwise ignored.
-const KNOWN_KEYS: &[&str] = &[
-    "model",
-    "fallbackModel",
-    "permissions",
-    "env",
-    "hooks",
-    "disableAllHooks",
-    "apiKeyHelper",
-    "cleanupPeriodDays",
-    "includeCoAuthoredBy",
-    "attribution",
-    "enableAllProjectMcpServers",
-    "enabledMcpjsonServers",
-    "disabledMcpjsonServers",
-    "autoCompactEnabled",
-    "outputStyle",
-    "statusLine",
-];
+/// `extra` and otherwise ignored (and warned about unless Claude Code reads it).
+const KNOWN_KEYS: &[&str] = unknown_keys::TACK_KEYS;
 
 /// One file's settings, as written (`None`: not set in this file).
 #[derive(Debug, Default, Deserialize)]
@@ -70,6 +54,9 @@ pub(crate) struct FileSettings {
     /// Unknown keys (filled after parsing; never an error).
     #[serde(skip)]
     pub extra: Map<String, Value>,
+    /// Keys neither tack nor Claude Code reads (dotted), with their line.
+    #[serde(skip)]
+    pub unknown: Vec<(String, usize)>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -101,6 +88,7 @@ pub(crate) fn parse(source: &Source, text: &str) -> Result<FileSettings, ConfigE
         .into_iter()
         .filter(|(k, _)| !KNOWN_KEYS.contains(&k.as_str()))
         .collect();
+    settings.unknown = unknown_keys::find(text);
     Ok(settings)
 }
 

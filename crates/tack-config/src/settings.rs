@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::error::ConfigError;
 use crate::file::{self, FileSettings};
 use crate::source::{Locations, Source};
+use crate::unknown_keys::{self, SettingsWarning};
 
 /// A value and the settings source it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,6 +98,7 @@ pub struct Settings {
     output_style: Option<String>,
     status_line: Option<Map<String, Value>>,
     extra: Map<String, Value>,
+    warnings: Vec<SettingsWarning>,
 }
 
 /// Days of transcripts kept when `cleanupPeriodDays` is not set.
@@ -178,7 +180,18 @@ impl Settings {
             output_style,
             status_line,
             extra,
+            unknown,
         } = file;
+        self.warnings.extend(
+            unknown
+                .into_iter()
+                .map(|(key, line)| SettingsWarning::UnknownKey {
+                    path: source.path.clone(),
+                    line,
+                    suggestion: unknown_keys::suggest(&key),
+                    key,
+                }),
+        );
         // Scalars: the highest source that sets the key wins.
         set(&mut self.model, model);
         set(&mut self.fallback_model, fallback_model);
@@ -342,6 +355,13 @@ impl Settings {
     /// Top-level keys tack does not know, as written (highest source wins).
     pub fn unknown_keys(&self) -> &Map<String, Value> {
         &self.extra
+    }
+
+    /// What the user should hear about the files read (keys nothing reads,
+    /// with file:line and a suggestion), lowest source first. The library
+    /// prints nothing.
+    pub fn warnings(&self) -> &[SettingsWarning] {
+        &self.warnings
     }
 }
 

@@ -39,12 +39,22 @@ pub enum LoadWarning {
     TornLastLine { line: usize },
     /// A line in the middle is not a valid record; skipped (the rest still loads).
     GarbledLine { line: usize, error: String },
-    /// A record points at a parent that is not in the file; the chain starts there.
-    MissingParent { line: usize, parent_uuid: String },
+    /// A record points at a parent that is not in the file (its line was lost
+    /// or garbled). The conversation is joined to the intact record before it
+    /// in the file (`resumed_from`, a line number), or starts there if there is
+    /// none; whatever the lost record held is gone.
+    MissingParent {
+        line: usize,
+        parent_uuid: String,
+        resumed_from: Option<usize>,
+    },
     /// A `tool_use` had no `tool_result`; a synthetic error result was added.
     InterruptedToolUse { tool_use_id: String },
     /// A `tool_result` answered no `tool_use` of the message before it; dropped.
     OrphanToolResult { tool_use_id: String },
+    /// The file holds no conversation (`bytes` long: 0 for an empty file);
+    /// the session resumes with no history.
+    NothingToResume { bytes: usize },
 }
 
 impl fmt::Display for LoadWarning {
@@ -56,10 +66,24 @@ impl fmt::Display for LoadWarning {
             LoadWarning::GarbledLine { line, error } => {
                 write!(f, "line {line} is not a valid record ({error}); skipped")
             }
-            LoadWarning::MissingParent { line, parent_uuid } => write!(
+            LoadWarning::MissingParent {
+                line,
+                parent_uuid,
+                resumed_from: Some(previous),
+            } => write!(
                 f,
-                "line {line} continues from record {parent_uuid}, which is missing; \
-                 earlier history is not loaded"
+                "line {line} continues from record {parent_uuid}, which is lost; the \
+                 conversation is joined to line {previous}, the intact record before it, and \
+                 what the lost record held is not resumed"
+            ),
+            LoadWarning::MissingParent {
+                line,
+                parent_uuid,
+                resumed_from: None,
+            } => write!(
+                f,
+                "line {line} continues from record {parent_uuid}, which is missing; earlier \
+                 history is not loaded"
             ),
             LoadWarning::InterruptedToolUse { tool_use_id } => write!(
                 f,
@@ -68,6 +92,16 @@ impl fmt::Display for LoadWarning {
             LoadWarning::OrphanToolResult { tool_use_id } => {
                 write!(f, "tool result for unknown call {tool_use_id}; dropped")
             }
+            LoadWarning::NothingToResume { bytes: 0 } => write!(
+                f,
+                "the transcript is empty (0 bytes): nothing to resume, starting the \
+                 conversation afresh"
+            ),
+            LoadWarning::NothingToResume { bytes } => write!(
+                f,
+                "the transcript ({bytes} bytes) holds no conversation: nothing to resume, \
+                 starting the conversation afresh"
+            ),
         }
     }
 }
@@ -157,6 +191,9 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
         .and_then(|r| r.uuid.as_deref().map(str::to_owned));
     let mut messages = to_messages(&chain);
     repair_tool_results(&mut messages, &mut warnings);
+    if messages.is_empty() {
+        warnings.push(LoadWarning::NothingToResume { bytes: text.len() });
+    }
     LoadedSession {
         session_id,
         messages,
@@ -167,7 +204,9 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
 }
 
 /// The main-thread chain ending at the last chain record, oldest first, cut at
-/// the last compact boundary.
+/// the last compact boundary. A record whose parent is not in the file (a line
+/// lost mid-file) is joined to the last intact record before it in the file,
+/// so the history before the damage still loads.
 fn chain_to_last_leaf<'r, 'a>(
     records: &'r [(usize, LoadRecord<'a>)],
     warnings: &mut Vec<LoadWarning>,
@@ -176,14 +215,16 @@ fn chain_to_last_leaf<'r, 'a>(
         .iter()
         .filter(|(_, r)| r.is_chain() && !r.is_sidechain)
         .collect();
-    let by_uuid: HashMap<&str, &(usize, LoadRecord<'a>)> = main
+    let by_uuid: HashMap<&str, usize> = main
         .iter()
-        .filter_map(|e| e.1.uuid.as_deref().map(|u| (u, *e)))
+        .enumerate()
+        .filter_map(|(i, e)| e.1.uuid.as_deref().map(|u| (u, i)))
         .collect();
     let mut chain = Vec::new();
     let mut seen = HashSet::new();
-    let mut current = main.last().copied();
-    while let Some((line, record)) = current {
+    let mut current = main.len().checked_sub(1);
+    while let Some(i) = current {
+        let (line, record) = main[i];
         // A cycle can only come from a hand-edited file; stop rather than loop.
         if !seen.insert(record.uuid.as_deref().unwrap_or_default()) {
             break;
@@ -194,16 +235,20 @@ fn chain_to_last_leaf<'r, 'a>(
         }
         current = match record.parent_uuid.as_deref() {
             None => None,
-            Some(parent) => {
-                let found = by_uuid.get(parent).copied();
-                if found.is_none() {
+            Some(parent) => match by_uuid.get(parent) {
+                Some(&p) => Some(p),
+                None => {
+                    let previous = (0..i)
+                        .rev()
+                        .find(|&j| !seen.contains(main[j].1.uuid.as_deref().unwrap_or_default()));
                     warnings.push(LoadWarning::MissingParent {
                         line: *line,
                         parent_uuid: parent.to_owned(),
+                        resumed_from: previous.map(|j| main[j].0),
                     });
+                    previous
                 }
-                found
-            }
+            },
         };
     }
     chain.reverse();
