@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::io::Read as _;
 use std::path::Path;
 
 use tack_protocol::{ContentBlock, Message, Role};
@@ -119,9 +120,59 @@ impl fmt::Display for LoadWarning {
 /// - A `tool_use` without a `tool_result` gets a synthetic `is_error` result
 ///   ([`INTERRUPTED_TOOL_RESULT`]), in memory only.
 pub fn load(path: &Path) -> Result<LoadedSession, StoreError> {
-    let text = std::fs::read(path).map_err(io_err(path))?;
+    let mut file = open_transcript(path)?;
+    let mut text = Vec::new();
+    file.read_to_end(&mut text).map_err(io_err(path))?;
     let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     Ok(load_bytes(&text, file_stem.unwrap_or_default()))
+}
+
+/// Opens `path` for reading if it is a regular file. Anything else (a
+/// directory, a FIFO that would block, a device with no end) is
+/// [`StoreError::NotATranscript`]; the check is made on the opened descriptor,
+/// opened non-blocking.
+pub(crate) fn open_transcript(path: &Path) -> Result<std::fs::File, StoreError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_a_transcript = |meta: &std::fs::Metadata| {
+        let kind = file_kind(meta);
+        kind.map(|kind| StoreError::NotATranscript {
+            path: path.to_owned(),
+            kind,
+        })
+    };
+    let meta = std::fs::metadata(path).map_err(io_err(path))?;
+    if let Some(e) = not_a_transcript(&meta) {
+        return Err(e);
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(io_err(path))?;
+    let meta = file.metadata().map_err(io_err(path))?;
+    match not_a_transcript(&meta) {
+        Some(e) => Err(e),
+        None => Ok(file),
+    }
+}
+
+/// `None` for a regular file, else what it is ("a directory").
+pub(crate) fn file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if t.is_char_device() || t.is_block_device() {
+        Some("a device")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a regular file")
+    }
 }
 
 /// The fields loading needs from a record; the message stays raw JSON until the
