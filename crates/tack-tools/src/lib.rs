@@ -31,6 +31,7 @@ mod numbered_lines;
 mod output_capture;
 mod process_group;
 mod read;
+pub mod reaper;
 mod regular_file;
 mod string_replace;
 mod task_output;
