@@ -53,6 +53,13 @@ pub enum LoadWarning {
     InterruptedToolUse { tool_use_id: String },
     /// A `tool_result` answered no `tool_use` of the message before it; dropped.
     OrphanToolResult { tool_use_id: String },
+    /// A block the API does not accept in a message of that role (a
+    /// `tool_result` in an assistant message, a `tool_use` or thinking in a
+    /// user message): dropped, or every request of the session would fail.
+    MisplacedBlock {
+        kind: &'static str,
+        role: &'static str,
+    },
     /// The file holds no conversation (`bytes` long: 0 for an empty file);
     /// the session resumes with no history.
     NothingToResume { bytes: usize },
@@ -92,6 +99,9 @@ impl fmt::Display for LoadWarning {
             ),
             LoadWarning::OrphanToolResult { tool_use_id } => {
                 write!(f, "tool result for unknown call {tool_use_id}; dropped")
+            }
+            LoadWarning::MisplacedBlock { kind, role } => {
+                write!(f, "a {kind} block in a {role} message; dropped")
             }
             LoadWarning::NothingToResume { bytes: 0 } => write!(
                 f,
@@ -240,7 +250,7 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
     let leaf_uuid = chain
         .last()
         .and_then(|r| r.uuid.as_deref().map(str::to_owned));
-    let mut messages = to_messages(&chain);
+    let mut messages = to_messages(&chain, &mut warnings);
     repair_tool_results(&mut messages, &mut warnings);
     if messages.is_empty() {
         warnings.push(LoadWarning::NothingToResume { bytes: text.len() });
@@ -309,7 +319,7 @@ fn chain_to_last_leaf<'r, 'a>(
 /// Turns chain records into API messages: assistant records sharing a
 /// `message.id` merge, consecutive same-role messages merge, system records and
 /// synthetic API-error messages are dropped.
-fn to_messages(chain: &[&LoadRecord<'_>]) -> Vec<Message> {
+fn to_messages(chain: &[&LoadRecord<'_>], warnings: &mut Vec<LoadWarning>) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::new();
     for record in chain {
         let role = match &*record.kind {
@@ -318,9 +328,24 @@ fn to_messages(chain: &[&LoadRecord<'_>]) -> Vec<Message> {
             _ => continue,
         };
         let Some(raw) = record.message else { continue };
-        let Ok(message) = serde_json::from_str::<Message>(raw.get()) else {
+        let Ok(mut message) = serde_json::from_str::<Message>(raw.get()) else {
             continue;
         };
+        message
+            .content
+            .retain(|block| match misplaced(block, role) {
+                Some(kind) => {
+                    warnings.push(LoadWarning::MisplacedBlock {
+                        kind,
+                        role: match role {
+                            Role::User => "user",
+                            Role::Assistant => "assistant",
+                        },
+                    });
+                    false
+                }
+                None => true,
+            });
         if message.content.is_empty() {
             continue;
         }
@@ -333,6 +358,32 @@ fn to_messages(chain: &[&LoadRecord<'_>]) -> Vec<Message> {
         );
     }
     out
+}
+
+/// The kind of `block` if the API refuses it in a message of `role`.
+fn misplaced(block: &ContentBlock, role: Role) -> Option<&'static str> {
+    match (role, block) {
+        (Role::Assistant, ContentBlock::ToolResult { .. }) => Some("tool_result"),
+        (Role::User, ContentBlock::ToolUse { .. }) => Some("tool_use"),
+        (Role::User, ContentBlock::Thinking { .. }) => Some("thinking"),
+        (Role::User, ContentBlock::RedactedThinking { .. }) => Some("redacted_thinking"),
+        (
+            Role::Assistant,
+            ContentBlock::Text { .. }
+            | ContentBlock::Image { .. }
+            | ContentBlock::ToolUse { .. }
+            | ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Unknown(_),
+        )
+        | (
+            Role::User,
+            ContentBlock::Text { .. }
+            | ContentBlock::Image { .. }
+            | ContentBlock::ToolResult { .. }
+            | ContentBlock::Unknown(_),
+        ) => None,
+    }
 }
 
 fn push_merged(out: &mut Vec<Message>, message: Message) {

@@ -88,3 +88,26 @@ fn a_first_record_with_a_missing_parent_has_nothing_to_join() {
         }]
     );
 }
+
+#[test]
+fn blocks_the_api_refuses_in_a_role_are_dropped() {
+    // Found by the property tests: a tool_result in an assistant record (a
+    // hand-edited or foreign file) would make every request of the resumed
+    // session fail.
+    let line = json!({"type": "assistant", "uuid": "u1", "parentUuid": null, "sessionId": SID,
+        "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "hi"},
+            {"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}});
+    let loaded = load_bytes(format!("{line}\n").as_bytes(), SID.to_owned());
+    assert_eq!(
+        loaded.messages,
+        vec![Message::assistant(vec![ContentBlock::text("hi")])]
+    );
+    assert_eq!(
+        loaded.warnings,
+        vec![LoadWarning::MisplacedBlock {
+            kind: "tool_result",
+            role: "assistant"
+        }]
+    );
+}
