@@ -195,6 +195,38 @@ mod tests {
         }
     }
 
+    fn config(default_cases: u32) -> proptest::test_runner::Config {
+        let mut config = proptest::test_runner::Config::default();
+        if std::env::var_os("PROPTEST_CASES").is_none() {
+            config.cases = default_cases;
+        }
+        config
+    }
+
+    proptest::proptest! {
+        #![proptest_config(config(2000))]
+
+        /// The streaming pass reads like the whole-file reading it replaced,
+        /// whatever the text, the range and where reads end.
+        #[test]
+        fn prop_the_streaming_pass_matches_the_whole_file_reading(
+            text in "([a-zé\\r]{0,12}\n?){0,40}",
+            start in 1usize..50,
+            limit in 1usize..50,
+            cut in proptest::prelude::any::<proptest::sample::Index>(),
+        ) {
+            let bytes = text.as_bytes();
+            let at = cut.index(bytes.len() + 1);
+            // Two reads, split anywhere (even inside a character).
+            let reader = Read::chain(&bytes[..at], &bytes[at..]);
+            let scan = scan(reader, start, limit, usize::MAX).unwrap();
+            let (total, out) = whole(&text, start, limit);
+            proptest::prop_assert_eq!(scan.total_lines, total);
+            proptest::prop_assert_eq!(scan.out, out);
+            proptest::prop_assert_eq!(scan.hash, content_hash(bytes));
+        }
+    }
+
     #[test]
     fn a_huge_line_keeps_only_its_displayable_prefix() {
         let text = format!("{}\nshort\n", "x".repeat(1_000_000));
