@@ -26,7 +26,7 @@ fn frame(input: &[u8], cuts: &[usize]) -> (Frames, usize) {
     let mut out = Vec::new();
     let mut live = 0;
     let mut from = 0;
-    let mut drain = |framer: &mut SseFramer, out: &mut Frames| {
+    let drain = |framer: &mut SseFramer, out: &mut Frames| {
         while let Some(f) = framer.next_frame() {
             out.push((f.event.to_vec(), f.data.to_vec()));
         }
