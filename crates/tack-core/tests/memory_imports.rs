@@ -70,7 +70,12 @@ fn summary(found: &DiscoveredMemory) -> Vec<(String, MemoryKind)> {
 #[test]
 fn project_files_import_only_from_the_project_and_added_dirs() {
     let l = layout();
-    let found = discover_memory(&l.repo, Some(&l.home), std::slice::from_ref(&l.added), false);
+    let found = discover_memory(
+        &l.repo,
+        Some(&l.home),
+        std::slice::from_ref(&l.added),
+        false,
+    );
     let claude = format!(
         "@docs/in.md @{} @../outside/secret.md @~/private.md",
         l.added.join("extra.md").display()
