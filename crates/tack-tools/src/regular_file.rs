@@ -125,6 +125,8 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
         let file = dir.path().join("f.txt");
         std::fs::write(&file, "x").unwrap();
+        let socket = dir.path().join("sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
 
         let kind = |p: &Path| match open(p).unwrap() {
             Opened::File(_, meta) => format!("file of {}", meta.len()),
@@ -132,6 +134,7 @@ mod tests {
             Opened::Special(kind) => kind.to_owned(),
         };
         assert_eq!(kind(&fifo), "a FIFO (named pipe)");
+        assert_eq!(kind(&socket), "a socket");
         assert_eq!(kind(&link), "a character device");
         assert_eq!(kind(Path::new("/dev/null")), "a character device");
         assert_eq!(kind(dir.path()), "directory");
