@@ -46,7 +46,7 @@ pub use models::{
     DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, ModelInfo, ModelLimits, Prices, model_info,
     model_limits,
 };
-pub use pricing::{Cost, cost};
+pub use pricing::{Cost, cost, fallback_pricing, is_priced, unpriced_model_warning};
 pub use tokens::{IMAGE_TOKENS, estimate_block, estimate_messages, estimate_request};
 
 use futures::stream::BoxStream;

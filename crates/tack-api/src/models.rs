@@ -130,7 +130,7 @@ const M: u64 = 1_000_000;
 
 /// Family pattern → data. First match wins, so no pattern may match another's ids
 /// (guaranteed by [`matches_family`]'s version rule).
-const MODELS: &[(&str, ModelInfo)] = &[
+pub(crate) const MODELS: &[(&str, ModelInfo)] = &[
     (
         "opus-5",
         info("claude-opus-5", M, 128 * K, prices(5.0, 25.0)),

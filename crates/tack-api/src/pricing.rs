@@ -1,15 +1,53 @@
 //! The USD cost of one response (errors spec §6 formula).
+//!
+//! A model missing from tack's table is not free: its cost is estimated at the
+//! rates of the most expensive model tack knows ([`fallback_pricing`]), so a
+//! `--max-budget-usd` still stops it (early rather than late), and the front
+//! end says so once ([`unpriced_model_warning`]).
 
 use tack_protocol::Usage;
 
-use crate::models::model_info;
+use crate::models::{MODELS, Prices, model_info};
 
 /// A client-side cost estimate. `known: false` means the model is not in tack's
-/// table and `usd` is 0: show it as unknown, do not trust it as free.
+/// table and `usd` is estimated at [`fallback_pricing`]'s rates.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cost {
     pub usd: f64,
     pub known: bool,
+}
+
+/// The model whose rates an unpriced model is charged at (the most expensive
+/// in the table by output price, then input price; the first of a tie) and
+/// those rates.
+pub fn fallback_pricing() -> (&'static str, Prices) {
+    let mut best = MODELS[0].1;
+    for (_, info) in &MODELS[1..] {
+        let (p, b) = (info.prices, best.prices);
+        if (p.output, p.input) > (b.output, b.input) {
+            best = *info;
+        }
+    }
+    (best.id, best.prices)
+}
+
+/// Whether tack knows `model`'s prices.
+pub fn is_priced(model: &str) -> bool {
+    model_info(model).is_some()
+}
+
+/// What to tell the user once when `model` has no known price (`None` if it
+/// has one).
+pub fn unpriced_model_warning(model: &str) -> Option<String> {
+    if is_priced(model) {
+        return None;
+    }
+    let (id, p) = fallback_pricing();
+    Some(format!(
+        "no price known for model \"{model}\": costs are estimated at {id}'s rates \
+         (${}/${} per million input/output tokens)",
+        p.input, p.output
+    ))
 }
 
 /// USD per web search request ($10 per 1,000).
@@ -18,13 +56,10 @@ const WEB_SEARCH_USD: f64 = 0.01;
 /// The cost of `usage` on `model`. Cache writes are priced by TTL when the
 /// `cache_creation` split is present, otherwise all at the 5-minute rate.
 pub fn cost(model: &str, usage: &Usage) -> Cost {
-    let Some(info) = model_info(model) else {
-        return Cost {
-            usd: 0.0,
-            known: false,
-        };
+    let (p, known) = match model_info(model) {
+        Some(info) => (info.prices, true),
+        None => (fallback_pricing().1, false),
     };
-    let p = info.prices;
     let (write_5m, write_1h) = match usage.cache_creation {
         Some(split) if split.ephemeral_5m_input_tokens + split.ephemeral_1h_input_tokens > 0 => (
             split.ephemeral_5m_input_tokens,
@@ -40,7 +75,7 @@ pub fn cost(model: &str, usage: &Usage) -> Cost {
     let searches = usage.server_tool_use.map_or(0, |s| s.web_search_requests);
     Cost {
         usd: per_million / 1_000_000.0 + searches as f64 * WEB_SEARCH_USD,
-        known: true,
+        known,
     }
 }
 
@@ -99,17 +134,23 @@ mod tests {
     }
 
     #[test]
-    fn unknown_model_is_flagged_not_free() {
+    fn unknown_model_is_flagged_and_charged_at_the_dearest_rates() {
         let usage = Usage {
-            input_tokens: 5,
+            input_tokens: 1_000_000,
+            output_tokens: 1_000_000,
             ..Usage::default()
         };
+        let c = cost("gpt-9", &usage);
+        assert!(!c.known && close(c.usd, 90.0), "{c:?}");
+        assert_eq!(fallback_pricing().0, "claude-opus-4-1");
         assert_eq!(
-            cost("gpt-9", &usage),
-            Cost {
-                usd: 0.0,
-                known: false
-            }
+            unpriced_model_warning("gpt-9").as_deref(),
+            Some(
+                "no price known for model \"gpt-9\": costs are estimated at claude-opus-4-1's \
+                 rates ($15/$75 per million input/output tokens)"
+            )
         );
+        assert_eq!(unpriced_model_warning("claude-sonnet-4-5"), None);
+        assert!(is_priced("claude-haiku-4-5") && !is_priced("gpt-9"));
     }
 }

@@ -155,6 +155,9 @@ impl SseFramer {
 }
 
 #[cfg(test)]
+mod proptests;
+
+#[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
 

@@ -40,7 +40,7 @@ pub struct Cli {
     #[arg(long)]
     pub include_partial_messages: bool,
 
-    /// Maximum number of model calls in one turn.
+    /// Maximum number of model calls in one turn (at least 1).
     #[arg(long)]
     pub max_turns: Option<u32>,
 

@@ -18,6 +18,16 @@ use tack_runtime::{Env, Place};
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    // Orphans of what tack starts (`setsid cmd &`) are adopted by tack, not
+    // init, so the session can stop them when it ends.
+    let _ = tack_tools::reaper::become_subreaper();
+    let code = run_main();
+    // Nothing a session started outlives it (the runtime is gone by now).
+    tack_tools::reaper::kill_descendants(std::time::Duration::from_secs(1));
+    code
+}
+
+fn run_main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

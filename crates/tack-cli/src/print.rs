@@ -47,6 +47,12 @@ pub fn validate(cli: &Cli) -> anyhow::Result<()> {
     if cli.continue_session && cli.resume.is_some() {
         bail!("--continue and --resume cannot be used together");
     }
+    if cli.session_id.is_some() && (cli.continue_session || cli.resume.is_some()) {
+        bail!("--session-id cannot be used with --continue or --resume");
+    }
+    if cli.max_turns == Some(0) {
+        bail!("--max-turns must be at least 1");
+    }
     if let Some(b) = cli.max_budget_usd
         && (b.is_nan() || b <= 0.0)
     {

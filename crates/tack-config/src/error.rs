@@ -29,11 +29,12 @@ pub enum ConfigError {
         message: String,
     },
     /// The file exists but cannot be read (a missing file is not an error,
-    /// except a `--settings` file).
-    #[error("cannot read settings file {}: {source}", path.display())]
+    /// except a `--settings` file). The OS error is in the message and not a
+    /// `source()`, so a printed error chain says it once.
+    #[error("cannot read settings file {}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The `apiKeyHelper` command failed, timed out or printed nothing.
     #[error("apiKeyHelper `{command}` {message}")]

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
 use crate::source::Source;
+use crate::unknown_keys;
 
 /// `permissions.defaultMode` values (`manual` is an alias of `default`).
 pub(crate) const PERMISSION_MODES: &[&str] = &[
@@ -24,25 +25,8 @@ pub(crate) const PERMISSION_MODES: &[&str] = &[
 ];
 
 /// The top-level keys [`FileSettings`] reads; every other key is kept as is in
-/// `extra` and otherwise ignored.
-const KNOWN_KEYS: &[&str] = &[
-    "model",
-    "fallbackModel",
-    "permissions",
-    "env",
-    "hooks",
-    "disableAllHooks",
-    "apiKeyHelper",
-    "cleanupPeriodDays",
-    "includeCoAuthoredBy",
-    "attribution",
-    "enableAllProjectMcpServers",
-    "enabledMcpjsonServers",
-    "disabledMcpjsonServers",
-    "autoCompactEnabled",
-    "outputStyle",
-    "statusLine",
-];
+/// `extra` and otherwise ignored (and warned about unless Claude Code reads it).
+const KNOWN_KEYS: &[&str] = unknown_keys::TACK_KEYS;
 
 /// One file's settings, as written (`None`: not set in this file).
 #[derive(Debug, Default, Deserialize)]
@@ -70,6 +54,9 @@ pub(crate) struct FileSettings {
     /// Unknown keys (filled after parsing; never an error).
     #[serde(skip)]
     pub extra: Map<String, Value>,
+    /// Keys neither tack nor Claude Code reads (dotted), with their line.
+    #[serde(skip)]
+    pub unknown: Vec<(String, usize)>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -93,22 +80,23 @@ pub(crate) fn parse(source: &Source, text: &str) -> Result<FileSettings, ConfigE
     }
     let mut de = serde_json::Deserializer::from_str(text);
     let Object(mut settings): Object<FileSettings> = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| error(source, e.path().to_string(), e.into_inner()))?;
-    de.end().map_err(|e| error(source, ".".to_owned(), e))?;
+        .map_err(|e| error(source, text, e.path().to_string(), e.into_inner()))?;
+    de.end()
+        .map_err(|e| error(source, text, ".".to_owned(), e))?;
     let all: Map<String, Value> =
-        serde_json::from_str(text).map_err(|e| error(source, ".".to_owned(), e))?;
+        serde_json::from_str(text).map_err(|e| error(source, text, ".".to_owned(), e))?;
     settings.extra = all
         .into_iter()
         .filter(|(k, _)| !KNOWN_KEYS.contains(&k.as_str()))
         .collect();
+    settings.unknown = unknown_keys::find(text);
     Ok(settings)
 }
 
-fn error(source: &Source, key: String, e: serde_json::Error) -> ConfigError {
+fn error(source: &Source, text: &str, key: String, e: serde_json::Error) -> ConfigError {
     let (line, column) = (e.line(), e.column());
     let message = e.to_string();
-    // serde_json says column 0 before the first character of a line.
-    let column = column.max(1);
+    let column = char_column(text, line, column);
     let message = message
         .strip_suffix(&format!(" at line {line} column {}", e.column()))
         .unwrap_or(&message)
@@ -130,6 +118,20 @@ fn error(source: &Source, key: String, e: serde_json::Error) -> ConfigError {
             message,
         }
     }
+}
+
+/// serde_json counts columns in bytes; an editor counts characters. The
+/// column (1-based) of the character holding byte `byte_column` of `line`;
+/// serde_json's column 0 (before the first character) is column 1.
+fn char_column(text: &str, line: usize, byte_column: usize) -> usize {
+    let Some(line_text) = text.split('\n').nth(line.saturating_sub(1)) else {
+        return byte_column.max(1);
+    };
+    let mut at = byte_column.saturating_sub(1).min(line_text.len());
+    while !line_text.is_char_boundary(at) {
+        at -= 1;
+    }
+    line_text[..at].chars().count() + 1
 }
 
 /// A struct that must be written as a JSON object (serde's derived structs
@@ -294,6 +296,24 @@ mod tests {
                 .contains("the value of `A` contains a NUL character"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let err = parse(&source(), "{\"é\": [1, }").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::Parse {
+                    line: 1,
+                    column: 11,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(char_column("\"\u{830}", 1, 4), 2);
+        assert_eq!(char_column("abc", 1, 0), 1);
     }
 
     #[test]

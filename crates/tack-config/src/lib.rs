@@ -44,7 +44,10 @@
 //!
 //! # Errors
 //!
-//! Unknown keys are kept ([`Settings::unknown_keys`]) and otherwise ignored.
+//! Unknown keys are kept ([`Settings::unknown_keys`]) and otherwise ignored;
+//! each key that neither tack nor Claude Code reads (a typo like `permisions`)
+//! is a [`SettingsWarning`] with file:line and the nearest known key
+//! ([`Settings::warnings`]), for the caller to show.
 //! A file that is not JSON, or a known key with the wrong type or value, is a
 //! [`ConfigError`] naming the file, line, column (and key); an unreadable file
 //! is one too. Any error means no [`Settings`] at all.
@@ -57,8 +60,10 @@ mod file;
 mod helper;
 mod settings;
 mod source;
+mod unknown_keys;
 
 pub use error::ConfigError;
 pub use helper::{API_KEY_HELPER_TIMEOUT, run_api_key_helper};
 pub use settings::{DEFAULT_CLEANUP_PERIOD_DAYS, IgnoredUntrusted, Permissions, Settings, Sourced};
 pub use source::{Locations, Scope, Source, find_project_dir};
+pub use unknown_keys::SettingsWarning;

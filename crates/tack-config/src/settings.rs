@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::error::ConfigError;
 use crate::file::{self, FileSettings};
 use crate::source::{Locations, Source};
+use crate::unknown_keys::{self, SettingsWarning};
 
 /// A value and the settings source it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +99,7 @@ pub struct Settings {
     status_line: Option<Map<String, Value>>,
     extra: Map<String, Value>,
     ignored_untrusted: Vec<IgnoredUntrusted>,
+    warnings: Vec<SettingsWarning>,
 }
 
 /// Entries of a project or local settings file left out because the workspace
@@ -125,13 +127,13 @@ impl Settings {
     pub fn load(locations: &Locations, flag: Option<&str>) -> Result<Settings, ConfigError> {
         let mut layers = Vec::new();
         for source in locations.files() {
-            match std::fs::read_to_string(&source.path) {
+            match read_text(&source.path) {
                 Ok(text) => layers.push((source, text)),
                 Err(e) if is_missing(&e) => {}
                 Err(e) => {
                     return Err(ConfigError::Io {
                         path: source.path,
-                        source: e,
+                        error: e,
                     });
                 }
             }
@@ -141,9 +143,9 @@ impl Settings {
                 layers.push((Source::inline(&locations.cwd), flag.to_owned()));
             } else {
                 let path = locations.cwd.join(flag);
-                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Io {
+                let text = read_text(&path).map_err(|e| ConfigError::Io {
                     path: path.clone(),
-                    source: e,
+                    error: e,
                 })?;
                 let source = Source::file(crate::Scope::Flag, path, &locations.cwd);
                 layers.push((source, text));
@@ -251,7 +253,18 @@ impl Settings {
             output_style,
             status_line,
             extra,
+            unknown,
         } = file;
+        self.warnings.extend(
+            unknown
+                .into_iter()
+                .map(|(key, line)| SettingsWarning::UnknownKey {
+                    path: source.path.clone(),
+                    line,
+                    suggestion: unknown_keys::suggest(&key),
+                    key,
+                }),
+        );
         // Scalars: the highest source that sets the key wins.
         set(&mut self.model, model);
         set(&mut self.fallback_model, fallback_model);
@@ -422,6 +435,13 @@ impl Settings {
     pub fn unknown_keys(&self) -> &Map<String, Value> {
         &self.extra
     }
+
+    /// What the user should hear about the files read (keys nothing reads,
+    /// with file:line and a suggestion), lowest source first. The library
+    /// prints nothing.
+    pub fn warnings(&self) -> &[SettingsWarning] {
+        &self.warnings
+    }
 }
 
 fn hooks_value<'a>(events: impl Iterator<Item = (&'a String, &'a Vec<Value>)>) -> Value {
@@ -454,6 +474,51 @@ fn resolve_dir(dir: &str, root: &Path, home_dir: Option<&Path>) -> PathBuf {
         (Some(rest), Some(home)) => home.join(rest),
         _ => root.join(dir),
     }
+}
+
+/// Settings files are a few KB; anything this big is not one.
+const MAX_SETTINGS_BYTES: u64 = 10 * 1024 * 1024;
+
+/// A settings file's text. A repository could put a FIFO (which would block
+/// start-up) or a symlink to `/dev/zero` (which never ends) where its
+/// settings file goes: anything but a regular file is an error, checked on
+/// the descriptor opened non-blocking, and the size is capped.
+fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read};
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let check = |meta: &std::fs::Metadata| {
+        let t = meta.file_type();
+        let kind = if t.is_file() {
+            return Ok(());
+        } else if t.is_dir() {
+            "a directory"
+        } else if t.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else {
+            "a special file"
+        };
+        Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("it is {kind}, not a regular file"),
+        ))
+    };
+    check(&std::fs::metadata(path)?)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)?;
+    check(&file.metadata()?)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SETTINGS_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("it is larger than {} MB", MAX_SETTINGS_BYTES >> 20),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "it is not UTF-8 text"))
 }
 
 /// A settings file that does not exist (also when a parent is a file).

@@ -52,6 +52,12 @@ pub fn load_settings(place: &Place, flag: Option<&str>) -> Result<LoadedSettings
     };
     locations.workspace_trusted = trust.trusted;
     let settings = Settings::load(&locations, flag)?;
+    notices.extend(
+        settings
+            .warnings()
+            .iter()
+            .map(|w| Notice::warning(format!("warning: {w}"))),
+    );
     notices.extend(untrusted_notices(&settings, &locations));
     Ok(LoadedSettings {
         settings,

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tack_config::Settings;
 use tack_core::QueryConfig;
-use tack_core::context::{ContextOptions, load_prompt_context};
+use tack_core::context::{ContextOptions, load_context};
 use tack_core::deps::ProductionDeps;
 use tack_core::executor::ToolSet;
 use tack_core::session::{Session, SessionParts, TranscriptSink};
@@ -219,10 +219,16 @@ pub async fn start(
         .map(|m| resolve_model(&m));
     base.auto_compact = settings.auto_compact_enabled();
     let config = request_env.apply(&base, &model);
+    for m in std::iter::once(&model).chain(&config.fallback_model) {
+        if let Some(warning) = tack_api::unpriced_model_warning(m) {
+            emit.notice(Notice::warning(format!("warning: {warning}")));
+        }
+    }
 
     // Tools, hooks, the gate.
     let session_dir = store.project_dir(&cwd).join(&session_id);
-    let mut tool_env = ToolEnv::new(cwd.clone(), session_dir).with_additional_dirs(add_dirs);
+    let mut tool_env =
+        ToolEnv::new(cwd.clone(), session_dir).with_additional_dirs(add_dirs.clone());
     if let Some(ms) = env
         .get("BASH_DEFAULT_TIMEOUT_MS")
         .and_then(|v| v.parse::<u64>().ok())
@@ -269,7 +275,13 @@ pub async fn start(
     ctx_opts.system_prompt.custom = options.system_prompt.clone();
     ctx_opts.system_prompt.append = options.append_system_prompt.clone();
     ctx_opts.system_prompt.model = model.clone();
-    let context = Arc::new(load_prompt_context(&ctx_opts).await);
+    ctx_opts.additional_dirs = add_dirs;
+    ctx_opts.external_imports_approved = loaded.trust.external_imports;
+    let prompt_context = load_context(&ctx_opts).await;
+    for warning in &prompt_context.warnings {
+        emit.notice(Notice::warning(format!("warning: {warning}")));
+    }
+    let context = Arc::new(prompt_context.context);
     let start_context = match &hooks {
         Some(h) => {
             let source = if resumed { "resume" } else { "startup" };

@@ -7,11 +7,16 @@ use crate::list::SessionSummary;
 /// behind is not an error but a [`crate::LoadWarning`].
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{}: {source}", path.display())]
+    /// The OS error is part of the message, not a `source()`: printed as a
+    /// chain (`{:#}`) it would otherwise appear twice.
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
+    /// Something other than a regular file is where a transcript should be.
+    #[error("{}", not_a_transcript(path, kind))]
+    NotATranscript { path: PathBuf, kind: &'static str },
     #[error("invalid session id `{0}`: a session id is a UUID")]
     InvalidSessionId(String),
     #[error("{}", NotFound { id, recent })]
@@ -48,7 +53,18 @@ impl fmt::Display for NotFound<'_> {
     }
 }
 
+fn not_a_transcript(path: &std::path::Path, kind: &str) -> String {
+    if kind == "not a regular file" {
+        format!(
+            "{} is not a regular file, not a session transcript",
+            path.display()
+        )
+    } else {
+        format!("{} is {kind}, not a session transcript", path.display())
+    }
+}
+
 pub(crate) fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StoreError {
     let path = path.into();
-    move |source| StoreError::Io { path, source }
+    move |error| StoreError::Io { path, error }
 }

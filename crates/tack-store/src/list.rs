@@ -83,9 +83,17 @@ impl SessionStore {
             else {
                 continue;
             };
-            let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
+            // Only regular files are sessions (a directory or FIFO named like
+            // one is not, and reading it for a preview could block).
+            let Ok(meta) = std::fs::metadata(&path) else {
                 continue;
             };
+            let Ok(modified) = meta.modified() else {
+                continue;
+            };
+            if crate::load::file_kind(&meta).is_some() {
+                continue;
+            }
             sessions.push(SessionSummary {
                 session_id: id.to_owned(),
                 first_prompt: first_prompt(&path),
@@ -115,8 +123,11 @@ impl SessionStore {
     /// none, the error lists the most recent sessions.
     pub fn find_session(&self, cwd: &Path, id: &str) -> Result<PathBuf, StoreError> {
         let path = self.transcript_path(cwd, id)?;
-        if path.is_file() {
-            return Ok(path);
+        if let Ok(meta) = std::fs::metadata(&path) {
+            return match crate::load::file_kind(&meta) {
+                None => Ok(path),
+                Some(kind) => Err(StoreError::NotATranscript { path, kind }),
+            };
         }
         let mut recent = self.list_sessions(cwd)?;
         recent.truncate(5);

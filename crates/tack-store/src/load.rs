@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::io::Read as _;
 use std::path::Path;
 
 use tack_protocol::{ContentBlock, Message, Role};
@@ -39,12 +40,29 @@ pub enum LoadWarning {
     TornLastLine { line: usize },
     /// A line in the middle is not a valid record; skipped (the rest still loads).
     GarbledLine { line: usize, error: String },
-    /// A record points at a parent that is not in the file; the chain starts there.
-    MissingParent { line: usize, parent_uuid: String },
+    /// A record points at a parent that is not in the file (its line was lost
+    /// or garbled). The conversation is joined to the intact record before it
+    /// in the file (`resumed_from`, a line number), or starts there if there is
+    /// none; whatever the lost record held is gone.
+    MissingParent {
+        line: usize,
+        parent_uuid: String,
+        resumed_from: Option<usize>,
+    },
     /// A `tool_use` had no `tool_result`; a synthetic error result was added.
     InterruptedToolUse { tool_use_id: String },
     /// A `tool_result` answered no `tool_use` of the message before it; dropped.
     OrphanToolResult { tool_use_id: String },
+    /// A block the API does not accept in a message of that role (a
+    /// `tool_result` in an assistant message, a `tool_use` or thinking in a
+    /// user message): dropped, or every request of the session would fail.
+    MisplacedBlock {
+        kind: &'static str,
+        role: &'static str,
+    },
+    /// The file holds no conversation (`bytes` long: 0 for an empty file);
+    /// the session resumes with no history.
+    NothingToResume { bytes: usize },
 }
 
 impl fmt::Display for LoadWarning {
@@ -56,10 +74,24 @@ impl fmt::Display for LoadWarning {
             LoadWarning::GarbledLine { line, error } => {
                 write!(f, "line {line} is not a valid record ({error}); skipped")
             }
-            LoadWarning::MissingParent { line, parent_uuid } => write!(
+            LoadWarning::MissingParent {
+                line,
+                parent_uuid,
+                resumed_from: Some(previous),
+            } => write!(
                 f,
-                "line {line} continues from record {parent_uuid}, which is missing; \
-                 earlier history is not loaded"
+                "line {line} continues from record {parent_uuid}, which is lost; the \
+                 conversation is joined to line {previous}, the intact record before it, and \
+                 what the lost record held is not resumed"
+            ),
+            LoadWarning::MissingParent {
+                line,
+                parent_uuid,
+                resumed_from: None,
+            } => write!(
+                f,
+                "line {line} continues from record {parent_uuid}, which is missing; earlier \
+                 history is not loaded"
             ),
             LoadWarning::InterruptedToolUse { tool_use_id } => write!(
                 f,
@@ -68,6 +100,19 @@ impl fmt::Display for LoadWarning {
             LoadWarning::OrphanToolResult { tool_use_id } => {
                 write!(f, "tool result for unknown call {tool_use_id}; dropped")
             }
+            LoadWarning::MisplacedBlock { kind, role } => {
+                write!(f, "a {kind} block in a {role} message; dropped")
+            }
+            LoadWarning::NothingToResume { bytes: 0 } => write!(
+                f,
+                "the transcript is empty (0 bytes): nothing to resume, starting the \
+                 conversation afresh"
+            ),
+            LoadWarning::NothingToResume { bytes } => write!(
+                f,
+                "the transcript ({bytes} bytes) holds no conversation: nothing to resume, \
+                 starting the conversation afresh"
+            ),
         }
     }
 }
@@ -85,9 +130,59 @@ impl fmt::Display for LoadWarning {
 /// - A `tool_use` without a `tool_result` gets a synthetic `is_error` result
 ///   ([`INTERRUPTED_TOOL_RESULT`]), in memory only.
 pub fn load(path: &Path) -> Result<LoadedSession, StoreError> {
-    let text = std::fs::read(path).map_err(io_err(path))?;
+    let mut file = open_transcript(path)?;
+    let mut text = Vec::new();
+    file.read_to_end(&mut text).map_err(io_err(path))?;
     let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     Ok(load_bytes(&text, file_stem.unwrap_or_default()))
+}
+
+/// Opens `path` for reading if it is a regular file. Anything else (a
+/// directory, a FIFO that would block, a device with no end) is
+/// [`StoreError::NotATranscript`]; the check is made on the opened descriptor,
+/// opened non-blocking.
+pub(crate) fn open_transcript(path: &Path) -> Result<std::fs::File, StoreError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_a_transcript = |meta: &std::fs::Metadata| {
+        let kind = file_kind(meta);
+        kind.map(|kind| StoreError::NotATranscript {
+            path: path.to_owned(),
+            kind,
+        })
+    };
+    let meta = std::fs::metadata(path).map_err(io_err(path))?;
+    if let Some(e) = not_a_transcript(&meta) {
+        return Err(e);
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(io_err(path))?;
+    let meta = file.metadata().map_err(io_err(path))?;
+    match not_a_transcript(&meta) {
+        Some(e) => Err(e),
+        None => Ok(file),
+    }
+}
+
+/// `None` for a regular file, else what it is ("a directory").
+pub(crate) fn file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if t.is_char_device() || t.is_block_device() {
+        Some("a device")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a regular file")
+    }
 }
 
 /// The fields loading needs from a record; the message stays raw JSON until the
@@ -155,8 +250,11 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
     let leaf_uuid = chain
         .last()
         .and_then(|r| r.uuid.as_deref().map(str::to_owned));
-    let mut messages = to_messages(&chain);
+    let mut messages = to_messages(&chain, &mut warnings);
     repair_tool_results(&mut messages, &mut warnings);
+    if messages.is_empty() {
+        warnings.push(LoadWarning::NothingToResume { bytes: text.len() });
+    }
     LoadedSession {
         session_id,
         messages,
@@ -167,7 +265,9 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
 }
 
 /// The main-thread chain ending at the last chain record, oldest first, cut at
-/// the last compact boundary.
+/// the last compact boundary. A record whose parent is not in the file (a line
+/// lost mid-file) is joined to the last intact record before it in the file,
+/// so the history before the damage still loads.
 fn chain_to_last_leaf<'r, 'a>(
     records: &'r [(usize, LoadRecord<'a>)],
     warnings: &mut Vec<LoadWarning>,
@@ -176,14 +276,16 @@ fn chain_to_last_leaf<'r, 'a>(
         .iter()
         .filter(|(_, r)| r.is_chain() && !r.is_sidechain)
         .collect();
-    let by_uuid: HashMap<&str, &(usize, LoadRecord<'a>)> = main
+    let by_uuid: HashMap<&str, usize> = main
         .iter()
-        .filter_map(|e| e.1.uuid.as_deref().map(|u| (u, *e)))
+        .enumerate()
+        .filter_map(|(i, e)| e.1.uuid.as_deref().map(|u| (u, i)))
         .collect();
     let mut chain = Vec::new();
     let mut seen = HashSet::new();
-    let mut current = main.last().copied();
-    while let Some((line, record)) = current {
+    let mut current = main.len().checked_sub(1);
+    while let Some(i) = current {
+        let (line, record) = main[i];
         // A cycle can only come from a hand-edited file; stop rather than loop.
         if !seen.insert(record.uuid.as_deref().unwrap_or_default()) {
             break;
@@ -194,16 +296,20 @@ fn chain_to_last_leaf<'r, 'a>(
         }
         current = match record.parent_uuid.as_deref() {
             None => None,
-            Some(parent) => {
-                let found = by_uuid.get(parent).copied();
-                if found.is_none() {
+            Some(parent) => match by_uuid.get(parent) {
+                Some(&p) => Some(p),
+                None => {
+                    let previous = (0..i)
+                        .rev()
+                        .find(|&j| !seen.contains(main[j].1.uuid.as_deref().unwrap_or_default()));
                     warnings.push(LoadWarning::MissingParent {
                         line: *line,
                         parent_uuid: parent.to_owned(),
+                        resumed_from: previous.map(|j| main[j].0),
                     });
+                    previous
                 }
-                found
-            }
+            },
         };
     }
     chain.reverse();
@@ -213,7 +319,7 @@ fn chain_to_last_leaf<'r, 'a>(
 /// Turns chain records into API messages: assistant records sharing a
 /// `message.id` merge, consecutive same-role messages merge, system records and
 /// synthetic API-error messages are dropped.
-fn to_messages(chain: &[&LoadRecord<'_>]) -> Vec<Message> {
+fn to_messages(chain: &[&LoadRecord<'_>], warnings: &mut Vec<LoadWarning>) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::new();
     for record in chain {
         let role = match &*record.kind {
@@ -222,9 +328,24 @@ fn to_messages(chain: &[&LoadRecord<'_>]) -> Vec<Message> {
             _ => continue,
         };
         let Some(raw) = record.message else { continue };
-        let Ok(message) = serde_json::from_str::<Message>(raw.get()) else {
+        let Ok(mut message) = serde_json::from_str::<Message>(raw.get()) else {
             continue;
         };
+        message
+            .content
+            .retain(|block| match misplaced(block, role) {
+                Some(kind) => {
+                    warnings.push(LoadWarning::MisplacedBlock {
+                        kind,
+                        role: match role {
+                            Role::User => "user",
+                            Role::Assistant => "assistant",
+                        },
+                    });
+                    false
+                }
+                None => true,
+            });
         if message.content.is_empty() {
             continue;
         }
@@ -237,6 +358,32 @@ fn to_messages(chain: &[&LoadRecord<'_>]) -> Vec<Message> {
         );
     }
     out
+}
+
+/// The kind of `block` if the API refuses it in a message of `role`.
+fn misplaced(block: &ContentBlock, role: Role) -> Option<&'static str> {
+    match (role, block) {
+        (Role::Assistant, ContentBlock::ToolResult { .. }) => Some("tool_result"),
+        (Role::User, ContentBlock::ToolUse { .. }) => Some("tool_use"),
+        (Role::User, ContentBlock::Thinking { .. }) => Some("thinking"),
+        (Role::User, ContentBlock::RedactedThinking { .. }) => Some("redacted_thinking"),
+        (
+            Role::Assistant,
+            ContentBlock::Text { .. }
+            | ContentBlock::Image { .. }
+            | ContentBlock::ToolUse { .. }
+            | ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Unknown(_),
+        )
+        | (
+            Role::User,
+            ContentBlock::Text { .. }
+            | ContentBlock::Image { .. }
+            | ContentBlock::ToolResult { .. }
+            | ContentBlock::Unknown(_),
+        ) => None,
+    }
 }
 
 fn push_merged(out: &mut Vec<Message>, message: Message) {

@@ -227,7 +227,7 @@ impl Transcript {
         for record in &records {
             serde_json::to_writer(&mut buf, record).map_err(|e| StoreError::Io {
                 path: self.path.clone(),
-                source: std::io::Error::other(e),
+                error: std::io::Error::other(e),
             })?;
             buf.push(b'\n');
         }

@@ -25,14 +25,15 @@ use tack_tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolResult};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::bg_tasks::BackgroundTasks;
-use crate::head_tail::{HeadTail, truncate_middle};
+use crate::output_capture::{OutputCapture, Saved, human_size};
 use crate::process_group::{self, GroupGuard};
 use crate::tool_input;
 
 /// Claude Code's `BASH_MAX_TIMEOUT_MS`; larger requested timeouts are clamped.
 const MAX_TIMEOUT: Duration = Duration::from_millis(600_000);
 /// Claude Code's `BASH_MAX_OUTPUT_LENGTH` default: the result shows at most this
-/// many bytes of output, the first and last halves of it.
+/// many bytes of output, the first and last halves of it. Output beyond it is
+/// saved whole to a file in the session dir, named in the result.
 pub(crate) const MAX_OUTPUT: usize = 30_000;
 /// How long to keep reading pipes after the group is gone: a process that left
 /// the group (setsid) may hold them open forever.
@@ -152,23 +153,23 @@ enum End {
 #[derive(Debug)]
 struct Run {
     end: End,
-    stdout: String,
-    stderr: String,
+    stdout: Capture,
+    stderr: Capture,
     final_cwd: Option<PathBuf>,
 }
 
-type Capture = Arc<Mutex<HeadTail>>;
+type Capture = Arc<Mutex<OutputCapture>>;
 
-fn capture() -> Capture {
-    Arc::new(Mutex::new(HeadTail::new(MAX_OUTPUT / 2, MAX_OUTPUT / 2)))
+fn capture(session_dir: &Path, stream: &'static str) -> Capture {
+    Arc::new(Mutex::new(OutputCapture::new(
+        session_dir,
+        stream,
+        MAX_OUTPUT,
+    )))
 }
 
-fn render(c: &Capture) -> String {
-    c.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .render()
-        .trim_end()
-        .to_string()
+fn lock(c: &Capture) -> std::sync::MutexGuard<'_, OutputCapture> {
+    c.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 async fn pump(mut pipe: impl AsyncRead + Unpin, into: Capture) {
@@ -176,10 +177,7 @@ async fn pump(mut pipe: impl AsyncRead + Unpin, into: Capture) {
     loop {
         match pipe.read(&mut buf).await {
             Ok(0) | Err(_) => return,
-            Ok(n) => into
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(&buf[..n]),
+            Ok(n) => lock(&into).push(&buf[..n]),
         }
     }
 }
@@ -211,7 +209,10 @@ impl BashTool {
         let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
         let mut guard = GroupGuard::new(pgid, self.grace);
 
-        let (out, err) = (capture(), capture());
+        let (out, err) = (
+            capture(session_dir, "stdout"),
+            capture(session_dir, "stderr"),
+        );
         let mut readers = Vec::new();
         if let Some(pipe) = child.stdout.take() {
             readers.push(tokio::spawn(pump(pipe, out.clone())));
@@ -252,8 +253,8 @@ impl BashTool {
         let _ = std::fs::remove_file(&cwd_file);
         Ok(Run {
             end,
-            stdout: render(&out),
-            stderr: render(&err),
+            stdout: out,
+            stderr: err,
             final_cwd,
         })
     }
@@ -261,13 +262,31 @@ impl BashTool {
 
 impl Run {
     fn into_output(self, command: &str, notes: Vec<String>) -> ToolOutput {
-        let mut body = [self.stdout.as_str(), self.stderr.as_str()]
+        let (mut out, mut err) = (lock(&self.stdout), lock(&self.stderr));
+        let (out_budget, err_budget) = budgets(out.total(), err.total(), MAX_OUTPUT);
+        let (stdout, out_saved) = out.finish(out_budget);
+        let (stderr, err_saved) = err.finish(err_budget);
+        // The structured output has each stream on its own budget.
+        let structured_stdout = out.finish(MAX_OUTPUT).0;
+        let structured_stderr = err.finish(MAX_OUTPUT).0;
+        let mut lines: Vec<String> = [
+            saved_line("Output", "output", out.total(), &out_saved),
+            saved_line("Error output", "error output", err.total(), &err_saved),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let streams = [stdout.as_str(), stderr.as_str()]
             .iter()
             .filter(|s| !s.is_empty())
             .copied()
             .collect::<Vec<_>>()
             .join("\n");
-        body = truncate_middle(&body, MAX_OUTPUT);
+        if !lines.is_empty() && !streams.is_empty() {
+            lines.push(String::new());
+        }
+        lines.push(streams);
+        let body = lines.join("\n");
         let (mut text, is_error, exit_code, interrupted) = match self.end {
             End::Exited(status) => match (status.code(), status.signal()) {
                 (Some(0), _) => (body, false, Some(0), false),
@@ -306,11 +325,41 @@ impl Run {
         ToolOutput::text(text)
             .with_error(is_error)
             .with_structured(json!({
-                "stdout": self.stdout,
-                "stderr": self.stderr,
+                "stdout": structured_stdout,
+                "stderr": structured_stderr,
                 "exitCode": exit_code,
                 "interrupted": interrupted,
             }))
+    }
+}
+
+/// How the result's `max` bytes are shared between stdout and stderr: a
+/// stream that fits in half is shown whole and the other gets the rest.
+fn budgets(out: u64, err: u64, max: usize) -> (usize, usize) {
+    let half = max / 2;
+    if out + err <= max as u64 {
+        (max, max)
+    } else if out <= half as u64 {
+        (out as usize, max - out as usize)
+    } else if err <= half as u64 {
+        (max - err as usize, err as usize)
+    } else {
+        (half, max - half)
+    }
+}
+
+/// The result's line for a stream that is not shown whole.
+fn saved_line(what: &str, lower: &str, total: u64, saved: &Saved) -> Option<String> {
+    let size = human_size(total);
+    match saved {
+        Saved::Whole => None,
+        Saved::File(path) => Some(format!(
+            "{what} too large ({size}). Full {lower} saved to: {}",
+            path.display()
+        )),
+        Saved::Failed(error) => Some(format!(
+            "{what} too large ({size}); the full {lower} could not be saved: {error}"
+        )),
     }
 }
 
@@ -374,5 +423,49 @@ fn update_cwd(env: &ToolEnv, final_cwd: Option<&Path>) -> Option<String> {
         let note = format!("Shell cwd was reset to {}", root.display());
         env.set_cwd(root);
         Some(note)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_result_budget_is_shared_between_the_streams() {
+        // Both fit: both whole.
+        assert_eq!(budgets(10_000, 20_000, 30_000), (30_000, 30_000));
+        // One fits in half: it is whole, the other gets the rest.
+        assert_eq!(budgets(1_000, 90_000, 30_000), (1_000, 29_000));
+        assert_eq!(budgets(90_000, 2_000, 30_000), (28_000, 2_000));
+        // Neither: half each.
+        assert_eq!(budgets(20_000, 20_000, 30_000), (15_000, 15_000));
+    }
+
+    #[tokio::test]
+    async fn two_streams_over_the_budget_are_both_saved_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, err) = (capture(dir.path(), "stdout"), capture(dir.path(), "stderr"));
+        lock(&out).push(&[b'o'; 20_000]);
+        lock(&err).push(&[b'e'; 20_000]);
+        let run = Run {
+            end: End::Exited(std::process::ExitStatus::from_raw(0)),
+            stdout: out,
+            stderr: err,
+            final_cwd: None,
+        };
+        let text = run.into_output("x", Vec::new()).content.to_text();
+        let lines: Vec<&str> = text.lines().take(3).collect();
+        assert!(
+            lines[0].starts_with("Output too large (19.5KB). Full output saved to: "),
+            "{text}"
+        );
+        assert!(
+            lines[1].starts_with("Error output too large (19.5KB). Full error output saved to: "),
+            "{text}"
+        );
+        assert_eq!(lines[2], "");
+        assert_eq!(text.matches("... [5000 bytes truncated] ...").count(), 2);
+        let saved = lines[1].rsplit(": ").next().unwrap();
+        assert_eq!(std::fs::read(saved).unwrap(), vec![b'e'; 20_000]);
     }
 }

@@ -230,7 +230,7 @@ impl BackgroundTasks {
 
 /// Creates `dir` with mode 0700, or checks that the existing one is a real
 /// directory (not a symlink) owned by us, tightening its mode to 0700.
-fn private_dir(dir: &Path) -> io::Result<PathBuf> {
+pub(crate) fn private_dir(dir: &Path) -> io::Result<PathBuf> {
     if let Some(parent) = dir.parent() {
         fs::create_dir_all(parent)?;
     }

@@ -10,17 +10,43 @@ use tack_tool::{ReadRecord, ToolEnv, ToolError};
 pub(crate) const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 pub(crate) const MODIFIED_SINCE_READ: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 
+/// The content hash of a read record, fed in pieces (Read streams the file):
+/// SipHash is a byte stream, so any split of the same bytes gives the same hash.
+#[derive(Debug, Default)]
+pub(crate) struct ContentHasher(DefaultHasher);
+
+impl ContentHasher {
+    pub(crate) fn new() -> Self {
+        ContentHasher(DefaultHasher::new())
+    }
+}
+
+impl Hasher for ContentHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+}
+
 pub(crate) fn content_hash(bytes: &[u8]) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = ContentHasher::new();
     h.write(bytes);
     h.finish()
 }
 
 pub(crate) fn record(meta: &Metadata, bytes: &[u8], partial: bool) -> ReadRecord {
+    record_hashed(meta, content_hash(bytes), partial)
+}
+
+/// A read record for content already hashed with [`ContentHasher`].
+pub(crate) fn record_hashed(meta: &Metadata, content_hash: u64, partial: bool) -> ReadRecord {
     ReadRecord {
         mtime: meta.modified().ok(),
         len: meta.len(),
-        content_hash: content_hash(bytes),
+        content_hash,
         partial,
     }
 }

@@ -42,26 +42,46 @@ impl HeadTail {
         }
     }
 
-    #[cfg(test)]
+    /// Bytes pushed so far.
     pub(crate) fn total(&self) -> u64 {
         self.total
     }
 
-    /// The captured text; if bytes were dropped, a marker saying how many stands
-    /// where they were. Cuts fall on character boundaries.
-    pub(crate) fn render(&self) -> String {
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        let dropped = self.total - (self.head.len() + tail.len()) as u64;
-        if dropped == 0 {
-            let mut all = self.head.clone();
-            all.extend_from_slice(&tail);
-            return String::from_utf8_lossy(&all).into_owned();
+    /// True while nothing has been dropped: head and tail hold every byte.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.total == (self.head.len() + self.tail.len()) as u64
+    }
+
+    /// Every byte pushed, in order; only meaningful while [`is_whole`](Self::is_whole).
+    pub(crate) fn whole_bytes(&self) -> Vec<u8> {
+        let mut all = self.head.clone();
+        all.extend(self.tail.iter());
+        all
+    }
+
+    /// The text in at most about `budget` bytes: all of it if it fits (and
+    /// nothing was dropped), else the first and last `budget / 2` bytes around a
+    /// marker stating how many bytes are not shown. Cuts fall on character
+    /// boundaries. `budget` must not exceed `head + tail`.
+    pub(crate) fn render(&self, budget: usize) -> String {
+        let whole = self.is_whole().then(|| self.whole_bytes());
+        if let Some(all) = &whole
+            && all.len() <= budget
+        {
+            return String::from_utf8_lossy(all).into_owned();
         }
-        let head = trim_incomplete_end(&self.head);
-        let tail = trim_incomplete_start(&tail);
+        // While nothing is dropped, the tail may reach back into the head.
+        let (head_src, tail_src): (&[u8], Vec<u8>) = match &whole {
+            Some(all) => (all, all.clone()),
+            None => (&self.head, self.tail.iter().copied().collect()),
+        };
+        let head_len = (budget / 2).min(head_src.len());
+        let head = trim_incomplete_end(&head_src[..head_len]);
+        let tail_len = (budget - budget / 2).min(tail_src.len());
+        let tail = trim_incomplete_start(&tail_src[tail_src.len() - tail_len..]);
         let dropped = self.total - (head.len() + tail.len()) as u64;
         format!(
-            "{}\n\n... [{dropped} bytes of output truncated] ...\n\n{}",
+            "{}\n\n... [{dropped} bytes truncated] ...\n\n{}",
             String::from_utf8_lossy(head),
             String::from_utf8_lossy(tail)
         )
@@ -87,45 +107,46 @@ fn trim_incomplete_start(bytes: &[u8]) -> &[u8] {
     &bytes[skip..]
 }
 
-/// Middle-truncates `text` to about `max` bytes, on character boundaries.
-pub(crate) fn truncate_middle(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut ht = HeadTail::new(max / 2, max - max / 2);
-    ht.push(text.as_bytes());
-    ht.render()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn keeps_head_and_tail() {
+    fn keeps_head_and_tail_and_counts_what_is_dropped() {
         let mut ht = HeadTail::new(4, 4);
         for chunk in [&b"0123"[..], b"4567", b"89ab", b"cd"] {
             ht.push(chunk);
         }
-        assert_eq!(
-            ht.render(),
-            "0123\n\n... [6 bytes of output truncated] ...\n\nabcd"
-        );
+        assert_eq!(ht.render(8), "0123\n\n... [6 bytes truncated] ...\n\nabcd");
+        // A smaller budget shows less and says so, with the real count.
+        assert_eq!(ht.render(4), "01\n\n... [10 bytes truncated] ...\n\ncd");
         assert_eq!(ht.total(), 14);
+        assert!(!ht.is_whole());
     }
 
     #[test]
-    fn small_output_is_whole() {
+    fn small_output_is_whole_unless_over_the_budget() {
         let mut ht = HeadTail::new(4, 4);
         ht.push(b"hello");
-        assert_eq!(ht.render(), "hello");
+        assert!(ht.is_whole());
+        assert_eq!(ht.whole_bytes(), b"hello");
+        assert_eq!(ht.render(8), "hello");
+        assert_eq!(ht.render(2), "h\n\n... [3 bytes truncated] ...\n\no");
+        // Whole but over the budget: the tail reaches back into the head.
+        let mut ht = HeadTail::new(6, 6);
+        ht.push(b"0123456");
+        assert_eq!(ht.render(4), "01\n\n... [3 bytes truncated] ...\n\n56");
     }
 
     #[test]
     fn cuts_on_char_boundaries() {
-        let text = "ééééééééé"; // 18 bytes
-        let out = truncate_middle(text, 7);
-        assert!(out.starts_with("éé\n") || out.starts_with("é\n"), "{out}");
-        assert!(out.ends_with("éé") || out.ends_with('é'), "{out}");
+        let mut ht = HeadTail::new(8, 8);
+        ht.push("ééééééééé".as_bytes()); // 18 bytes
+        let out = ht.render(7);
+        assert_eq!(out, "é\n\n... [12 bytes truncated] ...\n\néé");
+        // A tail cut inside a character drops the stray continuation byte.
+        let mut ht = HeadTail::new(8, 8);
+        ht.push("aéééééééé".as_bytes()); // 17 bytes
+        assert_eq!(ht.render(6), "aé\n\n... [12 bytes truncated] ...\n\né");
     }
 }

@@ -2,7 +2,7 @@
 //! Records what was read so Write/Edit can check the file has not changed since.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,8 +16,9 @@ use tack_protocol::{ContentBlock, ImageSource};
 use tack_tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolResult};
 
 use crate::file_state;
+use crate::line_scan;
 use crate::notebook;
-use crate::numbered_lines::{self, MAX_LINE_CHARS};
+use crate::regular_file::{self, Opened};
 use crate::tool_input;
 
 /// Lines returned when no `limit` is given.
@@ -105,32 +106,45 @@ impl Tool for ReadTool {
 
 fn read(env: &Arc<ToolEnv>, input: &ReadInput) -> ToolResult {
     let path = file_state::resolve(env, &input.file_path);
-    let meta = fs::metadata(&path).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => ToolError::new(format!(
-            "File does not exist. Current working directory: {}",
-            env.cwd().display()
-        )),
-        _ => ToolError::new(format!("Cannot read {}: {e}", path.display())),
-    })?;
-    if meta.is_dir() {
-        return Err(ToolError::new(format!(
-            "{} is a directory, not a file. Use LS, Glob, or `ls` via Bash to list its contents.",
-            path.display()
-        )));
-    }
+    let (file, meta) = match regular_file::open(&path) {
+        Ok(Opened::File(file, meta)) => (file, meta),
+        Ok(Opened::Directory) => {
+            return Err(ToolError::new(format!(
+                "{} is a directory, not a file. Use LS, Glob, or `ls` via Bash to list its contents.",
+                path.display()
+            )));
+        }
+        Ok(Opened::Special(kind)) => {
+            return Err(ToolError::new(regular_file::special_message(
+                &path, kind, "Read",
+            )));
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(ToolError::new(format!(
+                "File does not exist. Current working directory: {}",
+                env.cwd().display()
+            )));
+        }
+        Err(e) => {
+            return Err(ToolError::new(format!(
+                "Cannot read {}: {e}",
+                path.display()
+            )));
+        }
+    };
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())
         .unwrap_or_default();
     match ext.as_str() {
-        "png" | "jpg" | "jpeg" | "gif" | "webp" => return read_image(&path, &meta, &ext),
+        "png" | "jpg" | "jpeg" | "gif" | "webp" => return read_image(&path, file, &meta, &ext),
         "pdf" => {
             return Err(ToolError::new(format!(
                 "Reading PDF files is not supported yet. Extract the text with Bash instead, e.g. `pdftotext {} -`.",
                 path.display()
             )));
         }
-        "ipynb" => return read_notebook(env, &path, &meta),
+        "ipynb" => return read_notebook(env, &path, file, &meta),
         _ => {}
     }
     if BINARY_EXTENSIONS.contains(&ext.as_str()) {
@@ -142,11 +156,6 @@ fn read(env: &Arc<ToolEnv>, input: &ReadInput) -> ToolResult {
             meta.len() / (1024 * 1024)
         )));
     }
-    let bytes = fs::read(&path)?;
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Err(binary_error(&path, &ext));
-    }
-    let text = String::from_utf8_lossy(&bytes);
     let explicit_range = input.offset.is_some() || input.limit.is_some();
     let start = usize::try_from(input.offset.unwrap_or(1))
         .unwrap_or(usize::MAX)
@@ -156,48 +165,38 @@ fn read(env: &Arc<ToolEnv>, input: &ReadInput) -> ToolResult {
         .map(|l| usize::try_from(l).unwrap_or(usize::MAX))
         .unwrap_or(DEFAULT_LIMIT)
         .max(1);
+    // One pass: the lines shown, the line count and the hash, in memory
+    // bounded by the output (a 200 MB log costs what 2,000 lines cost).
+    let scan = line_scan::scan(&file, start, limit, MAX_OUTPUT_CHARS)?;
+    if scan.binary {
+        return Err(binary_error(&path, &ext));
+    }
 
-    if text.is_empty() {
-        env.record_read(path, file_state::record(&meta, &bytes, false));
+    if scan.total_bytes == 0 {
+        env.record_read(path, file_state::record_hashed(&meta, scan.hash, false));
         return Ok(ToolOutput::text(
             "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
         ));
     }
-    let total = numbered_lines::lines(&text).count();
+    let total = scan.total_lines;
     if start > total {
-        env.record_read(path, file_state::record(&meta, &bytes, true));
+        env.record_read(path, file_state::record_hashed(&meta, scan.hash, true));
         return Ok(ToolOutput::text(format!(
             "<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). The file has {total} lines.</system-reminder>"
         )));
     }
-
-    let wanted = numbered_lines::lines(&text).skip(start - 1).take(limit);
-    let mut out = String::new();
-    let mut shown = 0;
-    let mut over_cap = false;
-    for (i, line) in wanted.enumerate() {
-        if out.len() + line.len().min(MAX_LINE_CHARS * 4) > MAX_OUTPUT_CHARS {
-            over_cap = true;
-            break;
-        }
-        numbered_lines::push_line(&mut out, start + i, line);
-        shown += 1;
-    }
-    if over_cap && explicit_range {
-        let chars: usize = numbered_lines::lines(&text)
-            .skip(start - 1)
-            .take(limit)
-            .map(|l| l.len().min(MAX_LINE_CHARS) + 8)
-            .sum();
+    if scan.over_cap && explicit_range {
         return Err(ToolError::new(format!(
             "File content ({} tokens) exceeds maximum allowed tokens ({MAX_TOKENS}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.",
-            chars / 4
+            scan.range_chars / 4
         )));
     }
+    let shown = scan.shown;
+    let mut out = scan.out;
     let end = start + shown - 1;
     let partial = start > 1 || end < total;
-    env.record_read(path, file_state::record(&meta, &bytes, partial));
-    if over_cap {
+    env.record_read(path, file_state::record_hashed(&meta, scan.hash, partial));
+    if scan.over_cap {
         out.push_str(&format!(
             "\n[PARTIAL view: lines {start}-{end} of {total}; the file is larger than one read returns (~{MAX_TOKENS} tokens). Continue with offset={} and a limit, or use Grep to find what you need.]",
             end + 1
@@ -213,14 +212,22 @@ fn read(env: &Arc<ToolEnv>, input: &ReadInput) -> ToolResult {
     })))
 }
 
-fn read_image(path: &Path, meta: &fs::Metadata, ext: &str) -> ToolResult {
+/// Reads a file already checked to be at most `max` bytes long; a file that
+/// grew since is cut at `max + 1` bytes, which the caller's size check refuses.
+fn read_bounded(file: fs::File, max: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn read_image(path: &Path, file: fs::File, meta: &fs::Metadata, ext: &str) -> ToolResult {
     if meta.len() > MAX_IMAGE_BYTES {
-        return Err(ToolError::new(format!(
-            "Image is too large ({} bytes; at most {MAX_IMAGE_BYTES} are supported). Downscale it first, e.g. with ImageMagick via Bash.",
-            meta.len()
-        )));
+        return Err(image_too_large(meta.len()));
     }
-    let bytes = fs::read(path)?;
+    let bytes = read_bounded(file, MAX_IMAGE_BYTES)?;
+    if bytes.len() as u64 > MAX_IMAGE_BYTES {
+        return Err(image_too_large(bytes.len() as u64));
+    }
     let media_type = sniff_image(&bytes).unwrap_or(match ext {
         "png" => "image/png",
         "gif" => "image/gif",
@@ -233,6 +240,12 @@ fn read_image(path: &Path, meta: &fs::Metadata, ext: &str) -> ToolResult {
         cache_control: None,
     }])
     .with_structured(json!({"type": "image", "file": {"filePath": path, "mediaType": media_type, "size": bytes.len()}})))
+}
+
+fn image_too_large(len: u64) -> ToolError {
+    ToolError::new(format!(
+        "Image is too large ({len} bytes; at most {MAX_IMAGE_BYTES} are supported). Downscale it first, e.g. with ImageMagick via Bash."
+    ))
 }
 
 /// The media type from the file's magic bytes (an extension can lie).
@@ -250,13 +263,15 @@ fn sniff_image(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-fn read_notebook(env: &ToolEnv, path: &Path, meta: &fs::Metadata) -> ToolResult {
+fn read_notebook(env: &ToolEnv, path: &Path, file: fs::File, meta: &fs::Metadata) -> ToolResult {
+    let too_large = || ToolError::new("Notebook is larger than 100 MB and cannot be read.");
     if meta.len() > notebook::MAX_NOTEBOOK_BYTES {
-        return Err(ToolError::new(
-            "Notebook is larger than 100 MB and cannot be read.",
-        ));
+        return Err(too_large());
     }
-    let bytes = fs::read(path)?;
+    let bytes = read_bounded(file, notebook::MAX_NOTEBOOK_BYTES)?;
+    if bytes.len() as u64 > notebook::MAX_NOTEBOOK_BYTES {
+        return Err(too_large());
+    }
     let rendered = notebook::render(&String::from_utf8_lossy(&bytes))
         .map_err(|e| ToolError::new(format!("Cannot read notebook {}: {e}", path.display())))?;
     env.record_read(path.to_path_buf(), file_state::record(meta, &bytes, false));

@@ -2,7 +2,6 @@
 //! error strings, line-ending preservation, atomic write, and the numbered
 //! snippet of the result.
 
-use std::fs;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -80,14 +79,7 @@ pub(crate) fn edit_file(
     let target = existing_target(&path)?;
     let original = match &target {
         Some(target) => {
-            let meta = fs::metadata(target)?;
-            if meta.is_dir() {
-                return Err(ToolError::new(format!(
-                    "{} is a directory; give the path of a file.",
-                    path.display()
-                )));
-            }
-            let bytes = fs::read(target)?;
+            let (meta, bytes) = crate::regular_file::read_existing(target, &path, "Edit")?;
             file_state::check_fresh(env, &path, &meta, &bytes, Need::AnyRead)?;
             if edits.iter().any(|e| e.old_string == e.new_string) {
                 return Err(ToolError::new(NO_CHANGES));

@@ -88,11 +88,31 @@ pub(crate) fn parse<T: DeserializeOwned + JsonSchema>(
         } else {
             format!(" at `{path}`")
         };
+        let inner = cap_middle(&inner.to_string());
         ToolError::new(format!(
             "InputValidationError: {tool} failed: {inner}{location}. Expected input: {}",
             shape(&schema_for::<T>())
         ))
     })
+}
+
+/// Characters of a parse error kept from its start and from its end: serde
+/// quotes the offending value (`invalid type: string "…", expected u64`),
+/// which can be a megabyte the model just sent.
+const ERROR_HEAD_CHARS: usize = 800;
+const ERROR_TAIL_CHARS: usize = 200;
+
+/// `text` whole if short, else its start and end around a note of how much
+/// was left out.
+fn cap_middle(text: &str) -> String {
+    let chars = text.chars().count();
+    if chars <= ERROR_HEAD_CHARS + ERROR_TAIL_CHARS {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(ERROR_HEAD_CHARS).collect();
+    let tail: String = text.chars().skip(chars - ERROR_TAIL_CHARS).collect();
+    let left_out = text.len() - head.len() - tail.len();
+    format!("{head}… ({left_out} bytes left out) …{tail}")
 }
 
 /// A one-line, TypeScript-like rendering of a schema: `{file_path: string, limit?: integer}`.

@@ -84,14 +84,7 @@ fn write(env: &Arc<ToolEnv>, input: &WriteInput) -> ToolResult {
     let target = existing_target(&path)?;
     let created = target.is_none();
     if let Some(target) = &target {
-        let meta = fs::metadata(target)?;
-        if meta.is_dir() {
-            return Err(ToolError::new(format!(
-                "{} is a directory; give the path of a file.",
-                path.display()
-            )));
-        }
-        let current = fs::read(target)?;
+        let (meta, current) = crate::regular_file::read_existing(target, &path, "Write")?;
         file_state::check_fresh(env, &path, &meta, &current, Need::WholeFile)?;
     }
     let target = target.unwrap_or_else(|| path.clone());

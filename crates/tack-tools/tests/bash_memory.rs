@@ -29,10 +29,19 @@ async fn fifty_megabytes_of_output_is_capped_in_bounded_memory() {
         .await
         .unwrap();
     let text = out.content.to_text();
-    assert!(text.len() <= 30_100, "{}", text.len());
-    assert!(text.starts_with("aaaa"));
-    assert!(text.ends_with("aaaa\nEND"), "{}", &text[text.len() - 20..]);
-    assert!(text.contains("bytes of output truncated] ..."));
+    let (header, preview) = text.split_once("\n\n").unwrap();
+    let path = header
+        .strip_prefix("Output too large (47.7MB). Full output saved to: ")
+        .unwrap_or_else(|| panic!("{header}"));
+    assert!(preview.len() <= 30_100, "{}", preview.len());
+    assert!(preview.starts_with("aaaa"));
+    assert!(
+        preview.ends_with("aaaa\nEND"),
+        "{}",
+        &text[text.len() - 20..]
+    );
+    assert!(preview.contains("\n\n... [49970005 bytes truncated] ...\n\n"));
+    assert_eq!(std::fs::metadata(path).unwrap().len(), 50_000_005);
     let grown_mb = (peak_rss_kb().saturating_sub(before)) / 1024;
     assert!(grown_mb < 20, "peak RSS grew by {grown_mb} MB");
 }

@@ -4,9 +4,22 @@
 //! Each `git` invocation runs with a timeout and is killed if it overruns, so a
 //! huge repository or a stuck lock never holds up the first request. No `git`
 //! binary, or a cwd outside any work tree, gives `None`.
+//!
+//! # A checkout is not trusted
+//!
+//! Opening a repository must not run its code, but a repository's own config
+//! names programs git runs on its own: `core.fsmonitor` (on every `status`),
+//! clean/smudge/process filters (`status` runs the clean filter on files whose
+//! stat changed), hooks, pagers, external diff, `gpg.program` (`log` with
+//! `log.showSignature`), lazy fetches of a partial clone. Every command here
+//! runs with those switched off on the command line ([`SAFE_CONFIG`]), which
+//! beats any config file; filter drivers have free names, so they are listed
+//! first (`git config`, which runs nothing) and each is blanked. If that
+//! listing fails, `status` is not run at all. `--no-optional-locks` keeps
+//! `status` from writing the index.
 
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use tokio::process::Command;
@@ -15,6 +28,18 @@ use tokio::process::Command;
 pub const MAX_STATUS_CHARS: usize = 2_000;
 /// How many recent commits are listed.
 const RECENT_COMMITS: &str = "5";
+
+/// `-c` settings on every git command: no repo-configured program runs.
+/// (An empty `core.fsmonitor` is "off" both for gits that read it as a bool
+/// and for older ones that read it as a hook path.)
+const SAFE_CONFIG: &[&str] = &[
+    "core.fsmonitor=",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "diff.external=",
+    "log.showSignature=false",
+    "submodule.recurse=false",
+];
 
 /// A snapshot of the repository the session runs in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,9 +89,26 @@ impl GitSnapshot {
 /// request. `status --branch` also tells whether `cwd` is in a work tree (it
 /// fails outside one), and one `for-each-ref` answers the main-branch question.
 pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> {
-    let git = |args: &'static [&'static str]| run_git(cwd, args, timeout);
+    let git = |args: &'static [&'static str]| async move {
+        let output = run_git(cwd, &[], args, timeout).await?;
+        output.status.success().then(|| stdout_text(&output))
+    };
+    let status = async {
+        // The deadline covers both steps.
+        tokio::time::timeout(timeout, async {
+            let blank_filters = filter_overrides(cwd, timeout).await?;
+            // `dirty`: do not run `git status` inside submodules (their own
+            // config would apply there).
+            let args = &["status", "--short", "--branch", "--ignore-submodules=dirty"];
+            let output = run_git(cwd, &blank_filters, args, timeout).await?;
+            output.status.success().then(|| stdout_text(&output))
+        })
+        .await
+        .ok()
+        .flatten()
+    };
     let (status, refs, log) = tokio::join!(
-        git(&["status", "--short", "--branch"]),
+        status,
         git(&[
             "for-each-ref",
             "--format=%(refname:short) %(symref:short)",
@@ -74,7 +116,13 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
             "refs/heads/main",
             "refs/heads/master"
         ]),
-        git(&["log", "--oneline", "-n", RECENT_COMMITS]),
+        git(&[
+            "log",
+            "--oneline",
+            "--no-show-signature",
+            "-n",
+            RECENT_COMMITS
+        ]),
     );
     let status = status?;
     let (header, files) = status.split_once('\n').unwrap_or((status.as_str(), ""));
@@ -84,6 +132,60 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
         status: cap_status(files.to_owned()),
         recent_commits: log.unwrap_or_default(),
     })
+}
+
+/// `-c` settings that blank every filter driver the repository's config
+/// defines; `None` if they cannot be listed (then nothing may run git
+/// commands that apply filters).
+async fn filter_overrides(cwd: &Path, timeout: Duration) -> Option<Vec<String>> {
+    let args = &[
+        "config",
+        "--null",
+        "--name-only",
+        "--get-regexp",
+        r"^filter\.",
+    ];
+    let output = run_git(cwd, &[], args, timeout).await?;
+    match output.status.code() {
+        Some(0) => blank_filters(&String::from_utf8_lossy(&output.stdout)),
+        // 1: no such key, no filters.
+        Some(1) => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+/// The overrides for the `filter.<name>.<key>` names `git config --null
+/// --name-only` printed. `None` for a driver name `-c` cannot express.
+fn blank_filters(names: &str) -> Option<Vec<String>> {
+    let mut drivers: Vec<&str> = Vec::new();
+    for key in names.split('\0').filter(|k| !k.is_empty()) {
+        let Some((driver, _)) = key
+            .strip_prefix("filter.")
+            .and_then(|rest| rest.rsplit_once('.'))
+        else {
+            continue;
+        };
+        // `-c` splits at the first `=`: such a name would blank another key.
+        if driver.contains(['=', '\n']) {
+            return None;
+        }
+        if !drivers.contains(&driver) {
+            drivers.push(driver);
+        }
+    }
+    Some(
+        drivers
+            .into_iter()
+            .flat_map(|d| {
+                [
+                    format!("filter.{d}.clean="),
+                    format!("filter.{d}.smudge="),
+                    format!("filter.{d}.process="),
+                    format!("filter.{d}.required=false"),
+                ]
+            })
+            .collect(),
+    )
 }
 
 /// The branch from `git status --branch`'s first line: `## main...origin/main
@@ -121,25 +223,42 @@ fn main_branch_from_refs(refs: &str) -> String {
     local.unwrap_or_else(|| "main".to_owned())
 }
 
-/// Runs `git <args>` in `cwd`; its trimmed stdout on success, `None` on failure,
-/// timeout (the child is killed) or a missing binary.
-async fn run_git(cwd: &Path, args: &[&str], timeout: Duration) -> Option<String> {
-    let child = Command::new("git")
-        .arg("--no-optional-locks")
+/// Runs `git <args>` in `cwd` with [`SAFE_CONFIG`] and `extra_config`;
+/// `None` on timeout (the child is killed) or a missing binary.
+async fn run_git(
+    cwd: &Path,
+    extra_config: &[String],
+    args: &[&str],
+    timeout: Duration,
+) -> Option<Output> {
+    let mut command = Command::new("git");
+    command.args(["--no-pager", "--no-optional-locks"]);
+    for setting in SAFE_CONFIG
+        .iter()
+        .copied()
+        .chain(extra_config.iter().map(String::as_str))
+    {
+        command.arg("-c").arg(setting);
+    }
+    let child = command
         .args(args)
         .current_dir(cwd)
         .env("GIT_TERMINAL_PROMPT", "0")
+        // A partial clone would fetch missing objects, through the remote's
+        // transport (and `core.sshCommand`).
+        .env("GIT_NO_LAZY_FETCH", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .output();
-    let output = tokio::time::timeout(timeout, child).await.ok()?.ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&output.stdout);
-    Some(text.trim_end().to_owned())
+    tokio::time::timeout(timeout, child).await.ok()?.ok()
+}
+
+fn stdout_text(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout)
+        .trim_end()
+        .to_owned()
 }
 
 fn cap_status(status: String) -> String {
@@ -186,6 +305,27 @@ mod tests {
         assert_eq!(main_branch_from_refs("master \n"), "master");
         assert_eq!(main_branch_from_refs("main \nmaster \n"), "main");
         assert_eq!(main_branch_from_refs(""), "main");
+    }
+
+    #[test]
+    fn every_filter_driver_is_blanked_once() {
+        let listed = "filter.lfs.clean\0filter.lfs.smudge\0filter.lfs.process\0\
+                      filter.my.odd.name.clean\0filter.evil.required\0";
+        let expected: Vec<String> = ["lfs", "my.odd.name", "evil"]
+            .iter()
+            .flat_map(|d| {
+                [
+                    format!("filter.{d}.clean="),
+                    format!("filter.{d}.smudge="),
+                    format!("filter.{d}.process="),
+                    format!("filter.{d}.required=false"),
+                ]
+            })
+            .collect();
+        assert_eq!(blank_filters(listed), Some(expected));
+        assert_eq!(blank_filters(""), Some(Vec::new()));
+        // A name `-c` would split wrongly: fail closed.
+        assert_eq!(blank_filters("filter.a=b.clean\0"), None);
     }
 
     #[test]

@@ -12,6 +12,22 @@
 //! included once even if it is found several times (a symlink, an import of a file
 //! that is also discovered), at its first position.
 //!
+//! # What a checkout may import
+//!
+//! A project's memory files come with the checkout, so they are not trusted to
+//! read the rest of the disk: `@/etc/shadow`, `@~/secret.txt` or `@../x` in a
+//! repository's CLAUDE.md would send that file to the API. Project and local
+//! memory files (and everything they import) may only import files inside the
+//! project (the repository root, else the cwd) and its additional directories,
+//! judged on the real path (symlinks followed); a project memory file that is
+//! itself a symlink out of the project is held back the same way. Anything else
+//! is skipped with a warning, unless the user approved external imports.
+//! User-level memory files (and what they import) import freely.
+//!
+//! Nothing is dropped silently: skipped imports, a file cut at
+//! [`MAX_FILE_CHARS`], a file over the size limit or not UTF-8 each produce a
+//! warning in [`DiscoveredMemory::warnings`].
+//!
 //! All of this is blocking file I/O; [`super::load_prompt_context`] runs it on the
 //! blocking pool.
 
@@ -22,7 +38,7 @@ use std::path::{Component, Path, PathBuf};
 /// Most characters of one file that are included; the rest is cut with a note.
 pub const MAX_FILE_CHARS: usize = 40_000;
 /// Files larger than this are skipped altogether (they are not instructions).
-const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// Import depth: a discovered file is depth 0, so imports go at most 4 hops deep
 /// (Claude Code's documented limit).
 const MAX_IMPORT_DEPTH: usize = 5;
@@ -79,14 +95,44 @@ pub fn find_repo_root(cwd: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The memory files of a session and what could not be loaded as asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiscoveredMemory {
+    pub files: Vec<MemoryFile>,
+    /// One line each, for the user (not the model): skipped imports, files
+    /// cut or not loaded.
+    pub warnings: Vec<String>,
+}
+
 /// Finds and reads the memory files for a session in `cwd`; `home_dir` is where
-/// the user-level files live (no user-level files when `None`).
+/// the user-level files live (no user-level files when `None`). Project files
+/// may only import from the project; see [`discover_memory`].
 pub fn discover_memory_files(cwd: &Path, home_dir: Option<&Path>) -> Vec<MemoryFile> {
+    discover_memory(cwd, home_dir, &[], false).files
+}
+
+/// [`discover_memory_files`] with the warnings. Project and local files may
+/// import from the project and `additional_dirs`; anywhere if
+/// `external_imports_approved`.
+pub fn discover_memory(
+    cwd: &Path,
+    home_dir: Option<&Path>,
+    additional_dirs: &[PathBuf],
+    external_imports_approved: bool,
+) -> DiscoveredMemory {
     let cwd = normalize_path(cwd);
+    let repo_root = find_repo_root(&cwd);
+    let project = repo_root.clone().unwrap_or_else(|| cwd.clone());
+    let allowed_roots = std::iter::once(&project)
+        .chain(additional_dirs)
+        .filter_map(|dir| fs::canonicalize(dir).ok())
+        .collect();
     let mut loader = Loader {
         home_dir: home_dir.map(normalize_path),
+        allowed_roots: (!external_imports_approved).then_some(allowed_roots),
         seen: HashSet::new(),
         files: Vec::new(),
+        warnings: Vec::new(),
     };
 
     if let Some(home) = loader.home_dir.clone() {
@@ -95,10 +141,10 @@ pub fn discover_memory_files(cwd: &Path, home_dir: Option<&Path>) -> Vec<MemoryF
         }
     }
 
-    let mut dirs: Vec<&Path> = match find_repo_root(&cwd) {
+    let mut dirs: Vec<&Path> = match &repo_root {
         Some(root) => cwd
             .ancestors()
-            .take_while(|dir| dir.starts_with(&root))
+            .take_while(|dir| dir.starts_with(root))
             .collect(),
         None => vec![cwd.as_path()],
     };
@@ -108,7 +154,10 @@ pub fn discover_memory_files(cwd: &Path, home_dir: Option<&Path>) -> Vec<MemoryF
             loader.load(&dir.join(name), *kind, 0);
         }
     }
-    loader.files
+    DiscoveredMemory {
+        files: loader.files,
+        warnings: loader.warnings,
+    }
 }
 
 /// The memory files as one text for the user context, or `None` if there are none.
@@ -132,14 +181,19 @@ pub fn format_memory_files(files: &[MemoryFile]) -> Option<String> {
 
 struct Loader {
     home_dir: Option<PathBuf>,
+    /// Where project and local files may import from (real paths); `None`:
+    /// anywhere (approved).
+    allowed_roots: Option<Vec<PathBuf>>,
     /// Canonical paths already included (or being included: cycles stop here).
     seen: HashSet<PathBuf>,
     files: Vec<MemoryFile>,
+    warnings: Vec<String>,
 }
 
 impl Loader {
-    /// Loads `path` and, depth-first, what it imports. Anything unreadable
-    /// (missing, a directory, too large, not UTF-8) is skipped silently.
+    /// Loads `path` and, depth-first, what it imports. What does not exist (or
+    /// is a directory, a device...) is skipped silently, being no memory file;
+    /// a file too large or not UTF-8 is skipped with a warning.
     fn load(&mut self, path: &Path, kind: MemoryKind, depth: usize) {
         let Ok(canonical) = fs::canonicalize(path) else {
             return;
@@ -147,13 +201,46 @@ impl Loader {
         let Ok(meta) = fs::metadata(&canonical) else {
             return;
         };
-        if !meta.is_file() || meta.len() > MAX_FILE_BYTES || !self.seen.insert(canonical) {
+        if !meta.is_file() {
             return;
         }
-        let Ok(text) = fs::read_to_string(path) else {
+        if depth == 0 && !self.may_read(kind, &canonical) {
+            self.warnings.push(format!(
+                "Skipped {} from outside the project (it links to {}). To allow it: {APPROVE}",
+                path.display(),
+                canonical.display()
+            ));
             return;
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            self.warnings.push(format!(
+                "{} is {} bytes, over the {MAX_FILE_BYTES}-byte limit for memory files; it was not loaded",
+                path.display(),
+                meta.len()
+            ));
+            return;
+        }
+        if !self.seen.insert(canonical) {
+            return;
+        }
+        let text = match fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                self.warnings.push(format!(
+                    "{} is not UTF-8 text; it was not loaded",
+                    path.display()
+                ));
+                return;
+            }
+            Err(_) => return,
         };
-        let content = cap_content(text, path);
+        let (content, cut) = cap_content(text, path);
+        if let Some(total) = cut {
+            self.warnings.push(format!(
+                "{} has {total} characters; only the first {MAX_FILE_CHARS} are sent to the model",
+                path.display()
+            ));
+        }
         let imports = import_paths(&content);
         if !content.trim().is_empty() {
             self.files.push(MemoryFile {
@@ -166,16 +253,42 @@ impl Loader {
             return;
         }
         let base = path.parent().unwrap_or(Path::new("/"));
+        let mut skipped = Vec::new();
         for import in imports {
-            if let Some(target) = self.resolve_import(base, &import) {
+            let Some((written, target)) = self.resolve_import(base, &import) else {
+                continue;
+            };
+            let inside = fs::canonicalize(&target).is_ok_and(|real| self.may_read(kind, &real));
+            if inside {
                 self.load(&target, kind, depth + 1);
+            } else if !skipped.contains(&written) {
+                skipped.push(written);
+            }
+        }
+        if !skipped.is_empty() {
+            self.warnings.push(format!(
+                "Skipped {} import(s) in {} from outside the project ({}). To allow them: {APPROVE}",
+                skipped.len(),
+                path.display(),
+                skipped.join(", ")
+            ));
+        }
+    }
+
+    /// Whether a file of `kind` may read the file at real path `real`.
+    fn may_read(&self, kind: MemoryKind, real: &Path) -> bool {
+        match (kind, &self.allowed_roots) {
+            (MemoryKind::User, _) | (_, None) => true,
+            (MemoryKind::Project | MemoryKind::Local, Some(roots)) => {
+                roots.iter().any(|root| real.starts_with(root))
             }
         }
     }
 
-    /// The file an `@path` mention refers to, if it exists. A mention followed by
-    /// punctuation (`see @docs/style.md.`) also matches without the punctuation.
-    fn resolve_import(&self, base: &Path, mention: &str) -> Option<PathBuf> {
+    /// The file an `@path` mention refers to, if it exists, with the mention as
+    /// it matched. A mention followed by punctuation (`see @docs/style.md.`)
+    /// also matches without the punctuation.
+    fn resolve_import(&self, base: &Path, mention: &str) -> Option<(String, PathBuf)> {
         let trimmed = mention.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '"', '\'']);
         [mention, trimmed]
             .into_iter()
@@ -186,23 +299,29 @@ impl Loader {
                 } else {
                     base.join(m)
                 };
-                Some(normalize_path(&path))
+                Some((m.to_owned(), normalize_path(&path)))
             })
-            .find(|path| path.is_file())
+            .find(|(_, path)| path.is_file())
     }
 }
 
-/// Cuts `text` at [`MAX_FILE_CHARS`] characters, with a note saying so.
-fn cap_content(text: String, path: &Path) -> String {
+/// How the user allows imports from outside the project (the command the
+/// warnings name).
+const APPROVE: &str = "tack trust --allow-external-imports";
+
+/// Cuts `text` at [`MAX_FILE_CHARS`] characters, with a note saying so; the
+/// second value is the original length in characters if it was cut.
+fn cap_content(text: String, path: &Path) -> (String, Option<usize>) {
     let Some((cut, _)) = text.char_indices().nth(MAX_FILE_CHARS) else {
-        return text;
+        return (text, None);
     };
     let total = text.chars().count();
-    let path = path.display();
-    format!(
-        "{}\n\n(truncated: {path} has {total} characters; only the first {MAX_FILE_CHARS} are included)",
+    let shown = path.display();
+    let capped = format!(
+        "{}\n\n(truncated: {shown} has {total} characters; only the first {MAX_FILE_CHARS} are included)",
         &text[..cut]
-    )
+    );
+    (capped, Some(total))
 }
 
 /// The `@path` mentions in `text`, in order, skipping code fences and inline
@@ -350,6 +469,10 @@ still fenced @no.md
             "é".repeat(MAX_FILE_CHARS),
             MAX_FILE_CHARS + 5
         );
-        assert_eq!(capped, expected);
+        assert_eq!(capped, (expected, Some(MAX_FILE_CHARS + 5)));
+        assert_eq!(
+            cap_content("short".into(), Path::new("/r")),
+            ("short".into(), None)
+        );
     }
 }

@@ -21,8 +21,8 @@ use tokio::sync::OnceCell;
 
 pub use git::{GitSnapshot, MAX_STATUS_CHARS, git_snapshot};
 pub use memory_files::{
-    MAX_FILE_CHARS, MemoryFile, MemoryKind, discover_memory_files, find_repo_root,
-    format_memory_files,
+    DiscoveredMemory, MAX_FILE_BYTES, MAX_FILE_CHARS, MemoryFile, MemoryKind, discover_memory,
+    discover_memory_files, find_repo_root, format_memory_files,
 };
 pub use system_prompt::{SystemPromptOptions, default_system_prompt, system_prompt_layers};
 
@@ -61,6 +61,13 @@ pub struct ContextOptions {
     pub include_git: bool,
     /// Bound on each `git` command.
     pub git_timeout: Duration,
+    /// Directories added to the session (`--add-dir`, settings): project
+    /// memory files may import from them as from the project.
+    pub additional_dirs: Vec<PathBuf>,
+    /// The user allowed project memory files to import from outside the
+    /// project (`tack trust --allow-external-imports`). Off: such imports are
+    /// skipped with a warning.
+    pub external_imports_approved: bool,
 }
 
 impl ContextOptions {
@@ -80,21 +87,40 @@ impl ContextOptions {
             include_memory_files: true,
             include_git: true,
             git_timeout: Duration::from_secs(3),
+            additional_dirs: Vec::new(),
+            external_imports_approved: false,
         }
     }
 }
 
+/// A [`PromptContext`] and what the user should hear about loading it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadedContext {
+    pub context: PromptContext,
+    /// One line each (no `warning:` prefix): memory-file imports skipped as
+    /// outside the project, files cut or not loaded. The library prints
+    /// nothing; a front end shows these (stderr in `-p`).
+    pub warnings: Vec<String>,
+}
+
 /// Gathers the prompt context for a session: system prompt layers, memory files
 /// and date (user context), git snapshot (system context). Never fails: what
-/// cannot be read is left out.
+/// cannot be read is left out (see [`load_context`] for the warnings).
 pub async fn load_prompt_context(opts: &ContextOptions) -> PromptContext {
+    load_context(opts).await.context
+}
+
+/// [`load_prompt_context`] with the warnings about what was left out.
+pub async fn load_context(opts: &ContextOptions) -> LoadedContext {
     let memory = async {
         if !opts.include_memory_files {
-            return Vec::new();
+            return DiscoveredMemory::default();
         }
         let cwd = opts.cwd.clone();
         let home = opts.home_dir.clone();
-        tokio::task::spawn_blocking(move || discover_memory_files(&cwd, home.as_deref()))
+        let dirs = opts.additional_dirs.clone();
+        let approved = opts.external_imports_approved;
+        tokio::task::spawn_blocking(move || discover_memory(&cwd, home.as_deref(), &dirs, approved))
             .await
             .unwrap_or_default()
     };
@@ -105,10 +131,13 @@ pub async fn load_prompt_context(opts: &ContextOptions) -> PromptContext {
         git_snapshot(&opts.cwd, opts.git_timeout).await
     };
     let (memory, git) = tokio::join!(memory, git);
-    PromptContext {
-        system_prompt: system_prompt_layers(&opts.system_prompt),
-        user_context: user_context(format_memory_files(&memory), &opts.today),
-        system_context: git.map(|snapshot| snapshot.to_context()),
+    LoadedContext {
+        context: PromptContext {
+            system_prompt: system_prompt_layers(&opts.system_prompt),
+            user_context: user_context(format_memory_files(&memory.files), &opts.today),
+            system_context: git.map(|snapshot| snapshot.to_context()),
+        },
+        warnings: memory.warnings,
     }
 }
 

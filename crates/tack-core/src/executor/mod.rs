@@ -214,7 +214,8 @@ impl StreamingToolExecutor {
                 ToolError::new(format!(
                     "InputValidationError: the input of {name} was not valid JSON ({}). \
                      Call the tool again with a complete JSON object. Received: {}",
-                    err.message, err.raw
+                    err.message,
+                    capped_echo(&err.raw)
                 ))
                 .to_tool_result_text(),
             )
@@ -444,5 +445,35 @@ fn joined_outcome(
             )
         }
         Err(_) => ToolCallOutcome::error(tool_use_id, tool_name, INTERRUPTED_BY_USER.to_owned()),
+    }
+}
+
+/// Characters of a malformed tool input echoed back to the model: enough to
+/// see what went wrong, not the megabyte it may be.
+const MAX_ECHO_CHARS: usize = 1_000;
+
+/// `raw` whole if short, else its first [`MAX_ECHO_CHARS`] characters and its
+/// real size.
+fn capped_echo(raw: &str) -> String {
+    match raw.char_indices().nth(MAX_ECHO_CHARS) {
+        None => raw.to_owned(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &raw[..cut], raw.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_malformed_input_is_echoed_capped_with_its_size() {
+        assert_eq!(capped_echo("{\"a\": 1"), "{\"a\": 1");
+        let raw = format!("{{\"command\": \"{}", "é".repeat(2_000));
+        let expected = format!(
+            "{{\"command\": \"{}… ({} bytes)",
+            "é".repeat(987),
+            raw.len()
+        );
+        assert_eq!(capped_echo(&raw), expected);
     }
 }

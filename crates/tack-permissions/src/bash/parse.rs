@@ -143,6 +143,12 @@ pub fn parse_script(script: &str) -> Result<ParsedScript, Unparseable> {
     if script.contains('\r') {
         return Err(Unparseable("contains a carriage return".into()));
     }
+    if reaches_scanner_crash(script) {
+        return Err(Unparseable(
+            "a brace expansion before a wide character (not parsed: it crashes tree-sitter-bash)"
+                .into(),
+        ));
+    }
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_bash::LANGUAGE.into())
@@ -156,12 +162,52 @@ pub fn parse_script(script: &str) -> Result<ParsedScript, Unparseable> {
     }
     check_depth(root)?;
     check_coverage(root, script)?;
+    check_words_stay_on_one_line(root, script)?;
     let mut walker = Walker {
         src: script,
         out: ParsedScript::default(),
     };
     walker.visit(root)?;
     Ok(walker.out)
+}
+
+/// tree-sitter-bash 0.25's scanner reads past a `{`, ASCII digits and an
+/// optional `..` with `isdigit` on a code point, which crashes the process
+/// (SIGSEGV) for one above U+00FF (upstream issue #337). Such scripts are not
+/// parsed at all: the command is asked about instead.
+fn reaches_scanner_crash(script: &str) -> bool {
+    script.match_indices('{').any(|(at, _)| {
+        let rest = script[at + 1..].trim_start_matches(|c: char| c.is_ascii_digit());
+        let rest = rest
+            .strip_prefix("..")
+            .map_or(rest, |r| r.trim_start_matches(|c: char| c.is_ascii_digit()));
+        rest.chars().next().is_some_and(|c| u32::from(c) > 0xFF)
+    })
+}
+
+/// tree-sitter-bash can read `\<newline>word` as one word of the previous
+/// command (`echo ok` + newline + `\rm -rf a` parses as one `echo`) while bash
+/// runs a second command. A word whose source holds a line break is therefore
+/// not trusted to be one word.
+fn check_words_stay_on_one_line(root: Node, script: &str) -> Result<(), Unparseable> {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.kind() == "word" && script[node.byte_range()].contains('\n') {
+            return Err(Unparseable("a word spans a line break".into()));
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return Ok(());
+            }
+        }
+    }
 }
 
 fn check_depth(root: Node) -> Result<(), Unparseable> {
