@@ -5,6 +5,8 @@
 //!
 //! `cargo bench -p tack-mcp --bench startup`
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

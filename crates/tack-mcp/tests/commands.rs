@@ -1,6 +1,8 @@
 //! `tack mcp add | add-json | list | get | remove` against real files and a
 //! real server.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::os::unix::fs::PermissionsExt;

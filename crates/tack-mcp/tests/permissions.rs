@@ -1,6 +1,8 @@
 //! Permission rules naming MCP servers and tools, through tack-permissions'
 //! engine on real tool names, and `--permission-prompt-tool`.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::path::Path;

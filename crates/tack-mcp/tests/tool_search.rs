@@ -1,5 +1,7 @@
 //! Tool search: the deferral rule, the tokens it saves, and the ToolSearch tool.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::sync::Arc;

@@ -5,6 +5,8 @@
 //! model and the parser cannot drift apart). `PROPTEST_CASES` raises the case
 //! count (see BENCHMARKS.md).
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use common::Session;
