@@ -491,7 +491,7 @@ impl Driver {
         for interrupter in interrupts {
             interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
         }
-        let alive = match compacted {
+        match compacted {
             Ok(event) => {
                 self.emit
                     .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)))
@@ -500,8 +500,7 @@ impl Driver {
             Err(error) => self.emit.emit(RuntimeEvent::CompactEnded {
                 error: Some(error.to_string()),
             }),
-        };
-        alive
+        }
     }
 }
 
