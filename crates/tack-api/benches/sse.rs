@@ -6,6 +6,8 @@
 //! - `client_e2e`: `AnthropicClient` streaming a large scripted reply from the
 //!   testkit server over loopback; time per streamed event (server included).
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 

@@ -6,6 +6,8 @@
 //!
 //! Run: `cargo bench -p tack-cli --bench startup`
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 

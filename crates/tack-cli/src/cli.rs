@@ -296,6 +296,9 @@ pub enum Command {
     /// Run a real session end to end against a built-in scripted model:
     /// no API key, no network.
     Demo,
+    /// Report what a session here would use: credentials, settings files and
+    /// their warnings, trust, hooks, model, transcripts, versions.
+    Doctor,
     /// Trust this folder (or DIR): its project settings may then allow tools,
     /// run hooks and set the environment, as the terminal UI's trust dialog does.
     Trust {

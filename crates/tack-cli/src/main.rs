@@ -4,6 +4,7 @@
 
 mod cli;
 mod demo;
+mod doctor;
 mod flags;
 mod output;
 mod print;
@@ -45,6 +46,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     match &cli.command {
         Some(Command::Demo) => return runtime()?.block_on(demo::run(&cli)),
+        Some(Command::Doctor) => {
+            return doctor::run(&Place::new(cwd, Env::from_process())?);
+        }
         Some(Command::Trust {
             dir,
             allow_external_imports,

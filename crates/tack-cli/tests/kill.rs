@@ -3,6 +3,8 @@
 //! kill must be in the transcript, and the resumed request must be a valid
 //! conversation (every tool_use answered). Seeded, so failures reproduce.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::io::{BufRead, BufReader};

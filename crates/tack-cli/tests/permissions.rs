@@ -2,6 +2,8 @@
 //! project, a scripted model, and assertions on the filesystem, the output and
 //! the requests the server received.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::path::PathBuf;

@@ -1,5 +1,7 @@
 //! End-to-end: recovery paths and manual compaction through the real binary.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use common::{Env, kinds, lines};

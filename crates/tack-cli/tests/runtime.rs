@@ -1,6 +1,8 @@
 //! End-to-end: the session runtime's promises, through the real binary and
 //! through a minimal front end written in the test (no CLI code at all).
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::collections::HashMap;
@@ -215,7 +217,7 @@ async fn an_async_hook_does_not_delay_the_result() {
     std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
     let started = env.cwd().join("lint-started");
     // Marks that it started, then would hold the session for 30 s if waited for.
-    let hook = format!("cat >/dev/null; touch {}; sleep 30", started.display());
+    let hook = format!("touch {}; sleep 30", started.display());
     write(
         &env.cwd().join(".claude/settings.json"),
         &json!({"hooks": {"PostToolUse": [{"matcher": "Glob",
@@ -223,16 +225,55 @@ async fn an_async_hook_does_not_delay_the_result() {
         .to_string(),
     );
     env.trust();
+    // stream-json input keeps tack running after the result, so the test can
+    // see the hook running while the turn is already over.
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .args([
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
     let begun = Instant::now();
-    let out = env.tack().args(["-p", "go"]).output().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"type": "user", "message": {"role": "user", "content": "go"}})
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    let mut result = None;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let record: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if record["type"] == "result" {
+            result = Some(record);
+            break;
+        }
+    }
     let took = begun.elapsed();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "Done.\n");
-    assert!(started.exists(), "the async hook never started");
+    let result = result.expect("a result record");
+    assert_eq!(result["result"], "Done.");
     assert!(
         took < Duration::from_secs(20),
-        "the session waited {took:?} for the hook"
+        "the turn waited {took:?} for the hook"
     );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !started.exists() {
+        assert!(Instant::now() < deadline, "the async hook never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -435,4 +476,28 @@ async fn without_credentials_tack_says_what_it_looked_for_before_any_request() {
     );
     assert!(env.server.requests().is_empty());
     assert!(env.transcripts().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn transcripts_older_than_cleanup_period_days_are_removed_at_start() {
+    let env = Env::new(Script::new([Reply::text("ok")])).await;
+    let store = tack_store::SessionStore::new(env.config_dir());
+    let other_project = store.project_dir(std::path::Path::new("/some/other/project"));
+    let old = other_project.join("11111111-1111-4111-8111-111111111111.jsonl");
+    let recent = other_project.join("22222222-2222-4222-8222-222222222222.jsonl");
+    for path in [&old, &recent] {
+        write(path, "{}\n");
+    }
+    let file = std::fs::File::options().write(true).open(&old).unwrap();
+    file.set_modified(std::time::SystemTime::now() - Duration::from_secs(3 * 86_400))
+        .unwrap();
+    write(
+        &env.config_dir().join("settings.json"),
+        r#"{"cleanupPeriodDays": 2}"#,
+    );
+    let out = env.tack().args(["-p", "hi"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!old.exists(), "the old transcript is still there");
+    assert!(recent.exists());
+    assert_eq!(env.transcripts().len(), 1);
 }

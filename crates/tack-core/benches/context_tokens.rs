@@ -5,6 +5,8 @@
 //!
 //! `cargo bench -p tack-core --bench context_tokens` prints a table.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::sync::Arc;
 
 use futures::StreamExt;

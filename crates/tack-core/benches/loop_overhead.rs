@@ -10,6 +10,8 @@
 //!
 //! `cargo bench -p tack-core --bench loop_overhead`
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,6 +1,8 @@
 //! The streaming tool executor through the loop: tools start when their block
 //! finishes streaming, safe ones overlap, unsafe ones run alone and in order.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::sync::Arc;
@@ -45,7 +47,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn read_only_tools_start_as_their_blocks_finish_and_overlap() {
     let model = FakeModel::new([
         paced_tool_uses(&[("r1", "Read1"), ("r2", "Read2"), ("r3", "Read3")]),
@@ -97,7 +99,7 @@ async fn read_only_tools_start_as_their_blocks_finish_and_overlap() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn an_unsafe_tool_between_reads_runs_alone_and_in_order() {
     let model = FakeModel::new([
         paced_tool_uses(&[("r1", "Read1"), ("w", "Write"), ("r2", "Read2")]),
@@ -147,7 +149,7 @@ async fn an_unsafe_tool_between_reads_runs_alone_and_in_order() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn concurrency_is_bounded() {
     let ids = ["a", "b", "c", "d", "e"];
     let calls: Vec<_> = ids.iter().map(|id| (*id, "Read", json!({}))).collect();

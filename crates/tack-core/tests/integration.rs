@@ -1,6 +1,8 @@
 //! A multi-turn session through the real Anthropic client against the testkit's
 //! scripted server, asserting on the requests the client sent.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::sync::Arc;

@@ -2,6 +2,8 @@
 //! with 20 KB tool results, through microcompact and autocompact (and a variant
 //! with snip), where every request is checked for validity.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::collections::HashSet;

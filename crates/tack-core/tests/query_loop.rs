@@ -1,5 +1,7 @@
 //! Loop tests with fake deps: transitions and terminals, not message text.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::sync::Arc;
@@ -21,7 +23,7 @@ fn tool(t: FakeTool) -> Arc<dyn Tool> {
     Arc::new(t)
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_reply_without_tool_use_completes() {
     let model = FakeModel::new([Response::text("hi")]);
     let events = collect(query(params(
@@ -49,7 +51,7 @@ async fn a_reply_without_tool_use_completes() {
     assert!(events.iter().any(|e| matches!(e, LoopEvent::Stream(_))));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn tool_use_continues_with_next_turn_and_appends_only() {
     let model = FakeModel::new([
         Response::tool_uses(&[("toolu_1", "Read", json!({"path": "a"}))]),
@@ -107,7 +109,7 @@ async fn tool_use_continues_with_next_turn_and_appends_only() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn max_turns_stops_after_the_tool_results() {
     let model = FakeModel::new([Response::tool_uses(&[("toolu_1", "Read", json!({}))])]);
     let read = tool(FakeTool::ok("Read", true, "x", 0));
@@ -142,7 +144,7 @@ async fn max_turns_stops_after_the_tool_results() {
     assert_eq!(model.requests().len(), 1);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn tool_failures_are_reported_to_the_model_not_the_loop() {
     let model = FakeModel::new([
         Response::start(usage(1, 1))
@@ -265,7 +267,7 @@ async fn tool_failures_are_reported_to_the_model_not_the_loop() {
     assert_eq!(model.requests().len(), 2);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn progress_is_streamed_before_the_result() {
     let model = FakeModel::new([
         Response::tool_uses(&[("toolu_1", "Slow", json!({}))]),
@@ -309,7 +311,7 @@ async fn progress_is_streamed_before_the_result() {
     assert!(first_progress < results);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn model_errors_end_the_loop_and_prompt_too_long_is_surfaced() {
     let overloaded = ApiError::Overloaded {
         retry_after: None,
@@ -347,7 +349,7 @@ async fn model_errors_end_the_loop_and_prompt_too_long_is_surfaced() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_blocking_limit_refuses_to_send() {
     let model = FakeModel::new([]);
     let config = QueryConfig {
@@ -399,7 +401,7 @@ async fn run_and_abort(
     (events, fired_at.elapsed())
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn abort_mid_stream_answers_every_tool_use_and_ends_fast() {
     // The model streams one tool_use, then hangs; the tool would take 10 s.
     let model = FakeModel::new([Response::start(usage(1, 0))
@@ -451,7 +453,7 @@ async fn abort_mid_stream_answers_every_tool_use_and_ends_fast() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn abort_mid_tool_gives_synthetic_results_and_cancels_the_tools() {
     let model = FakeModel::new([Response::tool_uses(&[
         ("toolu_1", "Quick", json!({})),
@@ -520,7 +522,7 @@ async fn abort_mid_tool_gives_synthetic_results_and_cancels_the_tools() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn dropping_the_stream_cancels_running_tools() {
     let model = FakeModel::new([Response::tool_uses(&[("toolu_1", "Slow", json!({}))])]);
     let slow = FakeTool::ok("Slow", true, "slow", 10_000);
@@ -548,7 +550,7 @@ async fn dropping_the_stream_cancels_running_tools() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_slow_consumer_holds_the_loop_back() {
     // 100 text deltas; with nobody reading, the loop stops at the buffer.
     let mut response = Response::start(usage(1, 1));
@@ -583,7 +585,7 @@ async fn a_slow_consumer_holds_the_loop_back() {
     assert_eq!(n, 1 + 1 + 100 + 2 + 1 + 1); // request, message_start, pings, delta+stop, assistant, terminal
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn oversized_results_go_to_disk_with_a_preview() {
     let model = FakeModel::new([
         Response::tool_uses(&[("toolu_big", "Big", json!({}))]),
@@ -655,7 +657,7 @@ impl tack_core::permission::CanUseTool for FakePostHook {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn post_tool_use_feedback_is_appended_to_successful_results_only() {
     let model = FakeModel::new([
         Response::tool_uses(&[

@@ -1,6 +1,8 @@
 //! The outer layer: transcript persistence order, usage and cost totals, the
 //! USD budget, the result record.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::sync::{Arc, Mutex};
@@ -34,8 +36,6 @@ struct MemorySink {
     /// Every record as (uuid or "boundary:<trigger>", message if any).
     records: Mutex<Vec<(String, Option<Message>)>>,
 }
-
-/// One appended record: its `entries` row and its `records` row.
 
 impl TranscriptSink for MemorySink {
     fn append<'a>(
@@ -124,7 +124,7 @@ fn costly() -> Usage {
     usage(1_000_000, 100_000)
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn every_message_is_persisted_before_the_next_request() {
     let sink = Arc::new(MemorySink::default());
     let mut model = FakeModel::build([
@@ -198,7 +198,7 @@ async fn every_message_is_persisted_before_the_next_request() {
     assert_eq!(session.messages().len(), 6);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_budget_stops_the_turn_and_closes_open_tool_uses() {
     let sink = Arc::new(MemorySink::default());
     let model = FakeModel::new([

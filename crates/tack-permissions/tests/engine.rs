@@ -2,6 +2,8 @@
 //! symlinks leaving the project, additional directories, legacy names, rule
 //! sources, hook-allowed decisions and print mode.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 

@@ -182,6 +182,14 @@ pub async fn start(
         }
     };
     let transcript_path = store.transcript_path(&cwd, &session_id)?;
+    // cleanupPeriodDays, off the start-up path; never the session at hand.
+    let cutoff = std::time::SystemTime::now().checked_sub(Duration::from_secs(
+        u64::from(settings.cleanup_period_days()) * 86_400,
+    ));
+    if let Some(cutoff) = cutoff {
+        let (store, keep) = (store.clone(), transcript_path.clone());
+        tokio::task::spawn_blocking(move || store.remove_older_than(cutoff, Some(&keep)));
+    }
     if matches!(options.session, SessionChoice::New { id: Some(_) }) && transcript_path.exists() {
         return Err(StartError::SessionIdInUse(session_id));
     }

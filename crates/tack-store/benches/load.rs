@@ -1,6 +1,8 @@
 //! Transcript load time for a 10k-message session (`cargo bench -p tack-store`).
 //! Prints figures; no criterion, the numbers go to BENCHMARKS.md.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::time::Instant;
 
 use serde_json::json;

@@ -25,6 +25,7 @@
 //! and only what follows the last compact boundary is loaded. Each repair is
 //! returned as a [`LoadWarning`]; the library prints nothing.
 
+mod cleanup;
 mod error;
 mod list;
 mod load;
@@ -32,6 +33,7 @@ mod paths;
 mod record;
 mod writer;
 
+pub use cleanup::Cleanup;
 pub use error::StoreError;
 pub use list::{SessionStore, SessionSummary};
 pub use load::{INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_bytes, load_until};

@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::io::Write;
 use std::path::Path;
 

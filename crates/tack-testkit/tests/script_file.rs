@@ -1,5 +1,7 @@
 //! The JSON script format and the `tack-mock-api` binary.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::io::{BufRead, BufReader};

@@ -1,5 +1,7 @@
 //! The streamed (and non-streamed) message: event sequence, timing and faults.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::time::Duration;

@@ -6,6 +6,8 @@
 //! also prints the ratios). The tree is generated once under the system temp dir
 //! (`tack-tools-bench-50k`) and reused.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;

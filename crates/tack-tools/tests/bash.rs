@@ -1,5 +1,7 @@
 //! Bash, TaskOutput and TaskStop with real processes.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::os::unix::fs::PermissionsExt;

@@ -5,6 +5,8 @@
 //! The child is this same test binary, re-run with `--ignored --exact crash_child`
 //! and the target path in an environment variable set on the child only.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -1,5 +1,7 @@
 //! Read, Write, Edit and MultiEdit against a real temp directory.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::os::unix::fs::PermissionsExt;

@@ -1,5 +1,7 @@
 //! Tool names, aliases, flags and schemas; TodoWrite; the result budget.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::path::PathBuf;

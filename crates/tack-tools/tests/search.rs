@@ -1,5 +1,7 @@
 //! Glob, Grep and LS over real trees, with .gitignore.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::time::{Duration, SystemTime};

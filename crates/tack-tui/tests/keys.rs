@@ -1,5 +1,7 @@
 //! The key state machine, without a terminal.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::time::Duration;

@@ -1,6 +1,8 @@
 //! Snapshots of every screen: what a terminal shows (history above, live area
 //! below), rendered through ratatui's TestBackend.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use std::time::Duration;

@@ -1,5 +1,7 @@
 //! WebSearch through the real client against scripted server-tool blocks.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 
 use common::{ctx, model_client};

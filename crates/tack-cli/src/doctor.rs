@@ -1,0 +1,185 @@
+//! `tack doctor`: what a user needs to know about this machine and folder
+//! before a session: credentials, settings files (and what was wrong or
+//! ignored in them), trust, hooks, the model, transcripts, versions. Reads
+//! only; runs nothing a settings file configures.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use tack_runtime::{NoticeLevel, Place, TrustStore};
+
+/// Writes the report to stdout; exit 1 when something would stop a session.
+pub fn run(place: &Place) -> anyhow::Result<ExitCode> {
+    let (report, ok) = report(place);
+    print!("{report}");
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The report, and whether a session could start.
+pub fn report(place: &Place) -> (String, bool) {
+    let mut out = String::new();
+    let mut ok = true;
+    let project = tack_config::find_project_dir(&place.cwd);
+    let _ = writeln!(out, "tack {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(out, "config dir: {}", place.config_dir.display());
+    let _ = writeln!(out, "project: {}", project.display());
+    let trust = match TrustStore::new(&place.config_dir).lookup(&project) {
+        Ok(t) if t.trusted => "trusted".to_owned(),
+        Ok(_) => "not trusted: its settings cannot allow tools, run hooks or set the environment (`tack trust` to trust it)".to_owned(),
+        Err(e) => {
+            ok = false;
+            format!("unknown: {e}")
+        }
+    };
+    let _ = writeln!(out, "  trust: {trust}");
+
+    let loaded = match tack_runtime::load_settings(place, None) {
+        Ok(loaded) => Some(loaded),
+        Err(e) => {
+            ok = false;
+            let _ = writeln!(out, "settings: ERROR {e}");
+            None
+        }
+    };
+    if let Some(loaded) = &loaded {
+        let settings = &loaded.settings;
+        let _ = writeln!(out, "settings files (lowest first):");
+        let mut any = false;
+        for source in settings.sources() {
+            any = true;
+            let _ = writeln!(out, "  {} ({})", source, source.scope().name());
+        }
+        if !any {
+            let _ = writeln!(out, "  (none)");
+        }
+        for notice in &loaded.notices {
+            let level = match notice.level {
+                NoticeLevel::Info => "note",
+                NoticeLevel::Warning => "warning",
+                NoticeLevel::Error => "error",
+            };
+            let text = notice
+                .text
+                .strip_prefix("warning: ")
+                .unwrap_or(&notice.text);
+            let _ = writeln!(out, "  {level}: {text}");
+        }
+        let env = |k: &str| place.env.get(k);
+        let credentials = match (env("ANTHROPIC_AUTH_TOKEN"), env("ANTHROPIC_API_KEY")) {
+            (Some(t), _) => format!("ANTHROPIC_AUTH_TOKEN ({})", redacted(&t)),
+            (None, Some(k)) => format!("ANTHROPIC_API_KEY ({})", redacted(&k)),
+            (None, None) => match settings.api_key_helper() {
+                Some(h) => format!("apiKeyHelper from {} (not run by doctor)", h.source()),
+                None => {
+                    ok = false;
+                    "none: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or an apiKeyHelper command in settings".to_owned()
+                }
+            },
+        };
+        let _ = writeln!(out, "credentials: {credentials}");
+        let base = env("ANTHROPIC_BASE_URL");
+        let _ = writeln!(
+            out,
+            "API: {}",
+            base.as_deref()
+                .unwrap_or("https://api.anthropic.com (default)")
+        );
+        let (model, from) = match (env("ANTHROPIC_MODEL"), settings.model()) {
+            (Some(m), _) => (m, "ANTHROPIC_MODEL"),
+            (None, Some(m)) => (m.to_owned(), "settings"),
+            (None, None) => (tack_runtime::DEFAULT_MODEL.to_owned(), "default"),
+        };
+        let resolved = tack_runtime::resolve_model(&model);
+        let limits = tack_api::model_limits(&resolved);
+        let known = if limits.known {
+            format!(
+                "{}k context, {}k output",
+                limits.context_window / 1000,
+                limits.max_output_tokens / 1000
+            )
+        } else {
+            "not in tack's model table: limits and prices are estimates".to_owned()
+        };
+        let _ = writeln!(out, "model: {resolved} (from {from}; {known})");
+        let hooks = settings.hooks_by_source();
+        if hooks.is_empty() {
+            let _ = writeln!(out, "hooks: none");
+        } else {
+            let _ = writeln!(out, "hooks:");
+            for (source, value) in hooks {
+                let events: Vec<String> = value
+                    .as_object()
+                    .map(|o| {
+                        o.iter()
+                            .map(|(event, groups)| {
+                                let n = groups.as_array().map_or(0, Vec::len);
+                                format!("{event} ×{n}")
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let _ = writeln!(out, "  {source}: {}", events.join(", "));
+            }
+        }
+        let mode = settings
+            .permissions()
+            .default_mode()
+            .map_or("default", |m| m.value().as_str());
+        let _ = writeln!(
+            out,
+            "permissions: mode {mode}; {} allow, {} ask, {} deny rules",
+            settings.permissions().allow().len(),
+            settings.permissions().ask().len(),
+            settings.permissions().deny().len()
+        );
+    }
+    let sessions = tack_store::SessionStore::new(&place.config_dir)
+        .list_sessions(&place.cwd)
+        .map_or(0, |s| s.len());
+    let _ = writeln!(out, "sessions in this folder: {sessions}");
+    let git = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_else(|| "not found (the git context is left out)".to_owned());
+    let _ = writeln!(out, "git: {git}");
+    let _ = writeln!(out, "MCP servers: not supported yet");
+    let _ = writeln!(
+        out,
+        "{}",
+        if ok {
+            "ok: a session can start here"
+        } else {
+            "problems above would stop a session"
+        }
+    );
+    (out, ok)
+}
+
+/// `sk-ant-…wxyz`: enough to tell keys apart, not enough to use one.
+fn redacted(secret: &str) -> String {
+    let chars: Vec<char> = secret.chars().collect();
+    if chars.len() <= 12 {
+        return "…".to_owned();
+    }
+    let head: String = chars[..7].iter().collect();
+    let tail: String = chars[chars.len() - 4..].iter().collect();
+    format!("{head}…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_shortened() {
+        assert_eq!(redacted("sk-ant-api03-abcdefghijklmnop"), "sk-ant-…mnop");
+        assert_eq!(redacted("short"), "…");
+    }
+}

@@ -1,0 +1,85 @@
+//! `tack doctor` end to end: what it reports about a folder.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+mod common;
+
+use common::Env;
+use pretty_assertions::assert_eq;
+use tack_testkit::Script;
+
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_reports_settings_trust_credentials_and_hooks_and_runs_nothing() {
+    let env = Env::new(Script::new([])).await;
+    let cwd = env.cwd();
+    std::fs::create_dir_all(cwd.join(".git")).unwrap();
+    let marker = cwd.join("hook-ran");
+    write(
+        &cwd.join(".claude/settings.json"),
+        &format!(
+            r#"{{"permissions": {{"allow": ["Bash(*)"], "deny": ["Read(.env)"]}},
+                "hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "touch {}"}}]}}]}}}}"#,
+            marker.display()
+        ),
+    );
+    let out = env.tack().arg("doctor").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}");
+    let project = cwd.display().to_string();
+    let config = env.config_dir().display().to_string();
+    let base = env.server.base_url();
+    let expected = format!(
+        "tack {version}
+config dir: {config}
+project: {project}
+  trust: not trusted: its settings cannot allow tools, run hooks or set the environment (`tack trust` to trust it)
+settings files (lowest first):
+  {project}/.claude/settings.json (projectSettings)
+  warning: Ignoring 1 permissions.allow entry, 1 hooks entry from .claude/settings.json: this workspace has not been trusted. Run `tack trust` in {project} to trust it.
+credentials: ANTHROPIC_API_KEY (…)
+API: {base}
+model: claude-sonnet-4-5 (from default; 200k context, 64k output)
+hooks: none
+permissions: mode default; 0 allow, 0 ask, 1 deny rules
+sessions in this folder: 0
+",
+        version = env!("CARGO_PKG_VERSION"),
+    );
+    assert!(stdout.starts_with(&expected), "{stdout}");
+    assert!(
+        stdout.ends_with("ok: a session can start here\n"),
+        "{stdout}"
+    );
+    assert!(!marker.exists(), "doctor ran a hook");
+
+    // Trusted, the hooks and rules count; a broken file is reported, exit 1.
+    env.trust();
+    let out = env.tack().arg("doctor").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(stdout.contains("  trust: trusted\n"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "hooks:\n  {project}/.claude/settings.json: SessionStart ×1\n"
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("permissions: mode default; 1 allow, 0 ask, 1 deny rules"));
+    write(&cwd.join(".tack/settings.json"), "{ broken");
+    let out = env.tack().arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        stdout.contains("settings: ERROR invalid settings in "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("problems above would stop a session\n"),
+        "{stdout}"
+    );
+    assert!(!marker.exists());
+}

@@ -1,0 +1,79 @@
+//! tack's Model Context Protocol client, on the official Rust SDK (`rmcp`).
+//!
+//! # The model
+//! 1. **Configuration** ([`load_config`]): Claude Code's scopes — user and local
+//!    (tack's `<config dir>/mcp.json`, plus Claude Code's `~/.claude.json`, read
+//!    only), project (`.mcp.json`, each server approved in settings) and
+//!    `--mcp-config` (`--strict-mcp-config`: only those) — merged by name.
+//! 2. **Start-up** ([`McpManager::start`]): every server at once, each within
+//!    `MCP_TIMEOUT`, over stdio (own process group, stderr to a log file),
+//!    streamable HTTP or legacy SSE; each `pending` → `connected` / `failed` /
+//!    `needs-auth`.
+//! 3. **Tools** ([`McpManager::tools`]): each server tool as a
+//!    [`tack_tool::Tool`] named `mcp__<server>__<tool>`; the snapshot changes
+//!    with `tools/list_changed` and is versioned by a generation counter.
+//!    [`ToolSearch`] stands in for them when their definitions are too large.
+//! 4. **Resources and prompts**: [`ListMcpResourcesTool`],
+//!    [`ReadMcpResourceTool`], `@server:uri` mentions, prompts.
+//! 5. **Permission prompts** through an MCP tool (`--permission-prompt-tool`).
+//! 6. **`tack mcp`** subcommands as functions returning what to print.
+//!
+//! The library reads no environment variable: lookups and directories are
+//! passed in.
+
+mod commands;
+mod config;
+mod connection;
+mod handler;
+mod manager;
+pub mod names;
+mod permission_prompt;
+mod prompts;
+mod resources;
+mod result;
+mod tool;
+mod tool_search;
+mod transport;
+
+pub use commands::{
+    AddArgs, CommandError, HealthCheck, mcp_add, mcp_add_json, mcp_get, mcp_list, mcp_remove,
+};
+pub use config::store::StoreError;
+pub use permission_prompt::{
+    PermissionPromptError, PermissionPromptTool, PromptDecision, parse_answer,
+};
+pub use prompts::{McpPrompt, PromptArgument, PromptRole, PromptTurn};
+pub use resources::{
+    ListMcpResourcesTool, McpResource, ReadMcpResourceTool, ResourceMention, find_mentions,
+};
+pub use tool_search::{
+    DeferralDecision, DeferredTools, TOOL_SEARCH_NAME, ToolSearch, ToolSearchMode, decide_deferral,
+    estimate_tool_tokens,
+};
+
+pub use config::{
+    ConfigIssue, ConfigScope, EntryProblem, IssueKind, LoadOptions, McpConfig, McpConfigError,
+    McpPaths, MissingVar, NotStarted, NotStartedReason, ProjectApprovals, RemoteConfig,
+    ServerConfig, ServerEntry, StdioConfig, load_all_scopes, load_config,
+};
+pub use manager::{
+    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpManager, McpOptions, ServerConfigError,
+    ServerStatus, Status,
+};
+
+/// A request to a server that could not be made or failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    #[error("MCP server \"{server}\" not found (connected servers: {available})")]
+    UnknownServer { server: String, available: String },
+    #[error("MCP server \"{server}\" is not connected ({status}){}", if detail.is_empty() { String::new() } else { format!(": {detail}") })]
+    NotConnected {
+        server: String,
+        status: &'static str,
+        detail: String,
+    },
+    #[error("{0}")]
+    Request(String),
+    #[error("MCP has been shut down")]
+    ShutDown,
+}

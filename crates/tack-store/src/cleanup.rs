@@ -1,0 +1,131 @@
+//! `cleanupPeriodDays`: transcripts (and their sessions' tool-output folders)
+//! not written to for that long are removed, as Claude Code does at start-up.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use crate::list::SessionStore;
+use crate::paths::is_valid_session_id;
+
+/// What a cleanup removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cleanup {
+    pub transcripts: usize,
+    /// Files or folders that could not be removed (left for next time).
+    pub failures: usize,
+}
+
+impl SessionStore {
+    /// Removes every `<session-id>.jsonl` of every project last modified before
+    /// `cutoff`, with the session's `<session-id>/` folder, but `keep` (the
+    /// session being resumed). Anything not named like a session is left
+    /// alone; nothing here fails the caller.
+    pub fn remove_older_than(&self, cutoff: SystemTime, keep: Option<&Path>) -> Cleanup {
+        let mut done = Cleanup::default();
+        let Ok(projects) = std::fs::read_dir(self.config_dir().join("projects")) else {
+            return done;
+        };
+        for project in projects.flatten() {
+            let Ok(entries) = std::fs::read_dir(project.path()) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Some(id) = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.strip_suffix(".jsonl"))
+                    .filter(|id| is_valid_session_id(id))
+                else {
+                    continue;
+                };
+                let old = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|modified| modified < cutoff);
+                if !old || !entry.file_type().is_ok_and(|t| t.is_file()) || keep == Some(&path) {
+                    continue;
+                }
+                match std::fs::remove_file(&path) {
+                    Ok(()) => done.transcripts += 1,
+                    Err(_) => done.failures += 1,
+                }
+                let folder = project.path().join(id);
+                if is_dir(&folder) && std::fs::remove_dir_all(&folder).is_err() {
+                    done.failures += 1;
+                }
+            }
+        }
+        done
+    }
+}
+
+fn is_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn old_transcripts_and_their_folders_go_and_everything_else_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let project = store.project_dir(Path::new("/work/repo"));
+        std::fs::create_dir_all(&project).unwrap();
+        let old = "11111111-1111-4111-8111-111111111111";
+        let new = "22222222-2222-4222-8222-222222222222";
+        let kept = "33333333-3333-4333-8333-333333333333";
+        for id in [old, new, kept] {
+            std::fs::write(project.join(format!("{id}.jsonl")), "{}\n").unwrap();
+            std::fs::create_dir_all(project.join(id).join("tool-results")).unwrap();
+        }
+        std::fs::write(project.join("notes.jsonl"), "keep").unwrap();
+        let forty_days = Duration::from_secs(40 * 86_400);
+        let file = std::fs::File::options()
+            .write(true)
+            .open(project.join(format!("{old}.jsonl")))
+            .unwrap();
+        file.set_modified(SystemTime::now() - forty_days).unwrap();
+        let kept_path = project.join(format!("{kept}.jsonl"));
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&kept_path)
+            .unwrap();
+        file.set_modified(SystemTime::now() - forty_days).unwrap();
+
+        let cutoff = SystemTime::now() - Duration::from_secs(30 * 86_400);
+        assert_eq!(
+            store.remove_older_than(cutoff, Some(&kept_path)),
+            Cleanup {
+                transcripts: 1,
+                failures: 0
+            }
+        );
+        let mut left: Vec<String> = std::fs::read_dir(&project)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                new.to_owned(),
+                format!("{new}.jsonl"),
+                kept.to_owned(),
+                format!("{kept}.jsonl"),
+                "notes.jsonl".to_owned()
+            ]
+        );
+        // Nothing to do is not an error, and a missing store is fine.
+        assert_eq!(store.remove_older_than(cutoff, None).transcripts, 1);
+        assert_eq!(store.remove_older_than(cutoff, None), Cleanup::default());
+        assert_eq!(
+            SessionStore::new(dir.path().join("nope")).remove_older_than(cutoff, None),
+            Cleanup::default()
+        );
+    }
+}
