@@ -193,25 +193,6 @@ pub async fn start(
     if matches!(options.session, SessionChoice::New { id: Some(_) }) && transcript_path.exists() {
         return Err(StartError::SessionIdInUse(session_id));
     }
-    // A forked session's transcript starts with the history it continues.
-    let mut history: Vec<(String, Message)> = history
-        .into_iter()
-        .map(|m| (uuid::Uuid::new_v4().to_string(), m))
-        .collect();
-    let sink = if options.persist {
-        let meta = RecordMeta {
-            cwd: cwd.to_string_lossy().into_owned(),
-            git_branch: git_branch(&cwd),
-            version: version.to_owned(),
-        };
-        let mut transcript = Transcript::open(&transcript_path, &session_id, meta, leaf)?;
-        if options.fork_session {
-            history = write_history(&mut transcript, history)?;
-        }
-        Some(Arc::new(StoreSink::new(transcript)))
-    } else {
-        None
-    };
 
     // Model and request settings.
     let model = resolve_model(
@@ -296,6 +277,27 @@ pub async fn start(
         .filter(|t| !gate.removes_tool(t.as_ref()))
         .collect();
     let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+
+    // The transcript opens once everything above is known to be valid.
+    // A forked session's transcript starts with the history it continues.
+    let mut history: Vec<(String, Message)> = history
+        .into_iter()
+        .map(|m| (uuid::Uuid::new_v4().to_string(), m))
+        .collect();
+    let sink = if options.persist {
+        let meta = RecordMeta {
+            cwd: cwd.to_string_lossy().into_owned(),
+            git_branch: git_branch(&cwd),
+            version: version.to_owned(),
+        };
+        let mut transcript = Transcript::open(&transcript_path, &session_id, meta, leaf)?;
+        if options.fork_session {
+            history = write_history(&mut transcript, history)?;
+        }
+        Some(Arc::new(StoreSink::new(transcript)))
+    } else {
+        None
+    };
 
     // Context (memory files, git) for the first request.
     let mut ctx_opts = ContextOptions::new(cwd.clone(), today());

@@ -413,6 +413,9 @@ async fn tools_thinking_effort_and_betas_shape_the_request() {
             .starts_with("--tools: unknown tool Telepathy; the built-in tools are: "),
         "{e}"
     );
+    // Refused before its transcript was created: only the first session has one.
+    let store = tack_store::SessionStore::new(fx.home.path().join(".tack"));
+    assert_eq!(store.list_sessions(&fx.cwd()).unwrap().len(), 1);
 }
 
 #[tokio::test]
