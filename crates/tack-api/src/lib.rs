@@ -43,8 +43,8 @@ pub use config::{Auth, ClientConfig, RetryPolicy};
 pub use error::ApiError;
 pub use event::{StreamEvent, ToolInputError};
 pub use models::{
-    DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, ModelInfo, ModelLimits, Prices, model_info,
-    model_limits,
+    DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, ModelInfo, ModelLimits, Prices,
+    known_models, model_info, model_limits,
 };
 pub use pricing::{Cost, cost, fallback_pricing, is_priced, unpriced_model_warning};
 pub use tokens::{IMAGE_TOKENS, estimate_block, estimate_messages, estimate_request};

@@ -37,6 +37,12 @@ pub fn model_info(model: &str) -> Option<ModelInfo> {
         .map(|(_, info)| *info)
 }
 
+/// Every model family tack knows, in the table's order (newest first): what a
+/// front end offers to switch to.
+pub fn known_models() -> impl Iterator<Item = ModelInfo> {
+    MODELS.iter().map(|(_, info)| *info)
+}
+
 /// Context window assumed for a model missing from the table: the window of
 /// every Claude model before the 1M ones, and what stream-json reports as its
 /// `contextWindow`.

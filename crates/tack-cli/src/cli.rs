@@ -115,6 +115,180 @@ pub struct Cli {
     /// Run the built-in demo session (no API key, no network).
     #[arg(long)]
     pub demo: bool,
+
+    // ----- Agent SDK mode (`--input-format stream-json`; see sdk/) -----
+    /// Who answers permission prompts: `stdio` (the Agent SDK's `canUseTool`
+    /// callback, over the control protocol) or an MCP tool (`mcp__server__tool`).
+    #[arg(long)]
+    pub permission_prompt_tool: Option<String>,
+
+    /// Which settings files load: a comma-separated subset of `user,project,local`.
+    #[arg(long)]
+    pub setting_sources: Option<String>,
+
+    /// The built-in tools offered to the model: `default` (all), `""` (none), or
+    /// names (`Bash,Edit,Read`).
+    #[arg(long)]
+    pub tools: Option<String>,
+
+    /// With --continue/--resume: continue in a new session (new id and transcript).
+    #[arg(long)]
+    pub fork_session: bool,
+
+    /// Resume only up to this message (a message uuid), with --resume/--continue.
+    #[arg(long)]
+    pub resume_session_at: Option<String>,
+
+    /// Echo each stdin user message on stdout (stream-json in and out).
+    #[arg(long)]
+    pub replay_user_messages: bool,
+
+    /// Emit hook lifecycle records (stream-json).
+    #[arg(long)]
+    pub include_hook_events: bool,
+
+    /// Extended thinking with this token budget (0 turns thinking off).
+    #[arg(long)]
+    pub max_thinking_tokens: Option<u32>,
+
+    /// `adaptive` or `disabled` thinking.
+    #[arg(long, value_parser = ["adaptive", "disabled"])]
+    pub thinking: Option<String>,
+
+    /// How thinking is shown (`summarized`, `omitted`, ...), with thinking on.
+    #[arg(long)]
+    pub thinking_display: Option<String>,
+
+    /// The model's effort (`output_config.effort`).
+    #[arg(long, value_parser = ["low", "medium", "high", "xhigh", "max"])]
+    pub effort: Option<String>,
+
+    /// More `anthropic-beta` values, comma-separated.
+    #[arg(long, action = clap::ArgAction::Append)]
+    pub betas: Vec<String>,
+
+    /// Structured output: a JSON Schema the final answer must match.
+    #[arg(long)]
+    pub json_schema: Option<String>,
+
+    /// Let the session switch to bypassPermissions later without starting in it.
+    #[arg(long)]
+    pub allow_dangerously_skip_permissions: bool,
+
+    /// Replace the default system prompt with this file's text.
+    #[arg(long, conflicts_with = "system_prompt")]
+    pub system_prompt_file: Option<PathBuf>,
+
+    /// Append this file's text to the system prompt.
+    #[arg(long, conflicts_with = "append_system_prompt")]
+    pub append_system_prompt_file: Option<PathBuf>,
+
+    /// Sub-agent definitions (JSON object by name).
+    #[arg(long)]
+    pub agents: Option<String>,
+
+    /// Accepted for the Agent SDKs' `debug` option; tack has no debug log yet
+    /// (hook, permission and API problems go to stderr as they happen).
+    #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "")]
+    pub debug: Option<String>,
+    /// Accepted with `--debug`; nothing is written there yet.
+    #[arg(long, hide = true)]
+    pub debug_file: Option<String>,
+
+    /// Flags the Agent SDKs pass for features tack does not have yet: each is
+    /// refused with an error naming it (see `unsupported_flags`).
+    #[command(flatten)]
+    pub unsupported: UnsupportedFlags,
+}
+
+/// Flags the Agent SDKs can pass that tack does not implement yet. They parse
+/// (so the error names the feature, not a parse failure) and are refused
+/// before anything starts.
+#[derive(Debug, Default, clap::Args)]
+pub struct UnsupportedFlags {
+    #[arg(long, hide = true)]
+    pub task_budget: Option<String>,
+    #[arg(long, hide = true)]
+    pub resume_drops_turn: Option<String>,
+    #[arg(long, hide = true)]
+    pub session_mirror: bool,
+    #[arg(long, hide = true, action = clap::ArgAction::Append)]
+    pub plugin_dir: Vec<String>,
+    #[arg(long, hide = true, action = clap::ArgAction::Append)]
+    pub plugin_dir_no_mcp: Vec<String>,
+    #[arg(long, hide = true)]
+    pub permission_prompts: Option<String>,
+    #[arg(long, hide = true)]
+    pub agent: Option<String>,
+    #[arg(long, hide = true, action = clap::ArgAction::Append)]
+    pub channels: Vec<String>,
+    #[arg(long, hide = true)]
+    pub project_config_root: Option<String>,
+    #[arg(long, hide = true)]
+    pub await_initialize: bool,
+    #[arg(long, hide = true)]
+    pub initialize_fields: Option<String>,
+    #[arg(long, hide = true)]
+    pub managed_settings: Option<String>,
+    #[arg(long, hide = true)]
+    pub managed_settings_in_initialize: bool,
+}
+
+impl UnsupportedFlags {
+    /// The first flag given, with what it is for.
+    pub fn first(&self) -> Option<(&'static str, &'static str)> {
+        let given = [
+            (self.task_budget.is_some(), "--task-budget", "task budgets"),
+            (
+                self.resume_drops_turn.is_some(),
+                "--resume-drops-turn",
+                "resume turn guards",
+            ),
+            (self.session_mirror, "--session-mirror", "session stores"),
+            (!self.plugin_dir.is_empty(), "--plugin-dir", "plugins"),
+            (
+                !self.plugin_dir_no_mcp.is_empty(),
+                "--plugin-dir-no-mcp",
+                "plugins",
+            ),
+            (
+                self.permission_prompts.is_some(),
+                "--permission-prompts",
+                "permission prompt modes",
+            ),
+            (self.agent.is_some(), "--agent", "sub-agents"),
+            (!self.channels.is_empty(), "--channels", "channels"),
+            (
+                self.project_config_root.is_some(),
+                "--project-config-root",
+                "a separate project config root",
+            ),
+            (
+                self.await_initialize,
+                "--await-initialize",
+                "launch options sent in initialize",
+            ),
+            (
+                self.initialize_fields.is_some(),
+                "--initialize-fields",
+                "launch options sent in initialize",
+            ),
+            (
+                self.managed_settings.is_some(),
+                "--managed-settings",
+                "managed settings",
+            ),
+            (
+                self.managed_settings_in_initialize,
+                "--managed-settings-in-initialize",
+                "managed settings",
+            ),
+        ];
+        given
+            .into_iter()
+            .find(|(on, _, _)| *on)
+            .map(|(_, flag, what)| (flag, what))
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -113,8 +113,7 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         model: Some("claude-sonnet-4-5".into()),
         ..SessionOptions::default()
     };
-    let code =
-        crate::print::run(cli, place, loaded, options, Some(PROMPT.to_owned()), true).await?;
+    let code = crate::print::run(cli, place, loaded, options, PROMPT.to_owned(), true).await?;
     let test = std::process::Command::new("sh")
         .arg("test.sh")
         .current_dir(&project)

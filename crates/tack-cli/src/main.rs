@@ -1,13 +1,16 @@
-//! `tack`: the binary. Print mode (`print.rs`) and `tack demo` (`demo.rs`)
-//! are front ends of the session runtime (`tack-runtime`).
+//! `tack`: the binary. Print mode (`print.rs`), Agent SDK mode (`sdk/`) and
+//! `tack demo` (`demo.rs`) are front ends of the session runtime
+//! (`tack-runtime`).
 
 mod cli;
 mod demo;
 mod doctor;
 mod mcp;
+mod flags;
 mod output;
 mod print;
 mod progress;
+mod sdk;
 
 use std::process::ExitCode;
 
@@ -87,7 +90,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let mut place = Place::new(cwd, Env::from_process())?;
     // Every settings file is read and checked before anything else happens.
-    let loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
+    let sources = flags::setting_sources(&cli)?;
+    let loaded =
+        tack_runtime::load_settings_from(&place, cli.settings.as_deref(), sources.as_deref())?;
     // Settings' `env` is the session's environment, over the inherited one: what
     // tack reads (`place.env`), what every subprocess (Bash tool, hooks,
     // apiKeyHelper) inherits, and what reqwest reads HTTP(S)_PROXY / NO_PROXY
@@ -98,12 +103,15 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         unsafe { std::env::set_var(key, value) };
     }
     place.env.apply(loaded.settings.env());
-    let prompt = match cli.input_format {
-        cli::InputFormat::Text => Some(print::read_prompt(&cli)?),
-        cli::InputFormat::StreamJson => None,
-    };
-    let options = print::session_options(&cli);
-    runtime()?.block_on(print::run(&cli, place, loaded, options, prompt, false))
+    let mut options = print::session_options(&cli);
+    flags::apply(&cli, &mut options)?;
+    match cli.input_format {
+        cli::InputFormat::Text => {
+            let prompt = print::read_prompt(&cli)?;
+            runtime()?.block_on(print::run(&cli, place, loaded, options, prompt, false))
+        }
+        cli::InputFormat::StreamJson => runtime()?.block_on(sdk::run(&cli, place, loaded, options)),
+    }
 }
 
 /// A current-thread runtime: start-up costs no worker threads, and the loop

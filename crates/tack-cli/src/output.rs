@@ -71,9 +71,10 @@ impl Printer {
                     eprintln!("Error: /compact failed: {error}");
                 }
             }
-            // Print mode answers no prompts (the runtime was told so); a
-            // request dropped unanswered is a denial.
-            RuntimeEvent::PermissionRequest(_) => {}
+            // Print mode answers no prompts (the runtime was told so) and
+            // registers no client hooks; a request dropped unanswered is a
+            // denial, a dropped hook call a failure.
+            RuntimeEvent::PermissionRequest(_) | RuntimeEvent::HookCallback(_) => {}
             RuntimeEvent::Ended => return Ok(false),
         }
         Ok(true)
@@ -200,8 +201,8 @@ impl Printer {
         self.out.flush()
     }
 
-    /// One line of JSON on stdout (a control response).
-    pub fn json_line(&mut self, value: &serde_json::Value) -> std::io::Result<()> {
+    /// One line of JSON on stdout (a control line).
+    pub fn line(&mut self, value: &impl serde::Serialize) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(value).map_err(std::io::Error::other)?;
         line.push(b'\n');
         self.out.write_all(&line)?;

@@ -1,23 +1,15 @@
-//! Print mode (`-p`, and `--input-format stream-json`): a front end of the
-//! session runtime. It turns flags into session options, sends the prompt (or
-//! each stdin line) as commands and renders the runtime's events; everything
-//! else (persistence, hooks, permissions, results) is the runtime's.
+//! Print mode (`-p`): a front end of the session runtime. It turns flags into
+//! session options, sends the prompt as a command and renders the runtime's
+//! events; everything else (persistence, hooks, permissions, results) is the
+//! runtime's. `--input-format stream-json` is Agent SDK mode (`crate::sdk`).
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use futures::StreamExt;
-use futures::stream::FuturesUnordered;
-use serde_json::{Value, json};
 use tack_permissions::PermissionMode;
-use tack_protocol::Message;
-use tack_runtime::{
-    InterruptOutcome, LoadedSettings, Place, RuntimeHandle, SessionChoice, SessionOptions,
-    UserInput,
-};
-use tokio::io::AsyncBufReadExt;
+use tack_runtime::{LoadedSettings, Place, SessionChoice, SessionOptions, UserInput};
 
 use crate::cli::{Cli, InputFormat, OutputFormat, split_rules};
 use crate::output::Printer;
@@ -90,10 +82,9 @@ pub fn session_options(cli: &Cli) -> SessionOptions {
         session,
         persist: !cli.no_session_persistence,
         verbose: cli.verbose,
-        permission_prompts: false,
-        permission_prompt_tool: None,
         mcp_config: cli.mcp_config.clone(),
         strict_mcp_config: cli.strict_mcp_config,
+        ..SessionOptions::default()
     }
 }
 
@@ -137,14 +128,14 @@ fn stdin_ready(timeout: Duration) -> bool {
     n > 0
 }
 
-/// Runs print mode to the end; the exit code reflects the last turn.
-/// `prompt`: text input; `None`: user messages as JSON lines on stdin.
+/// Runs print mode to the end; the exit code reflects the turn. (User
+/// messages as JSON lines on stdin are Agent SDK mode: `crate::sdk`.)
 pub async fn run(
     cli: &Cli,
     place: Place,
     loaded: LoadedSettings,
     options: SessionOptions,
-    prompt: Option<String>,
+    prompt: String,
     narrate: bool,
 ) -> anyhow::Result<ExitCode> {
     let runtime = tack_runtime::start(place, &loaded, options).await?;
@@ -160,131 +151,16 @@ pub async fn run(
     )
     .narrating(narrate);
     let (handle, mut events) = runtime.spawn();
-    let mut input_error = None;
-    match prompt {
-        Some(prompt) => {
-            handle.submit(UserInput::text(prompt))?;
-            drop(handle);
-            while let Some(event) = events.next().await {
-                if !printer.event(event)? {
-                    break;
-                }
-            }
+    handle.submit(UserInput::text(prompt))?;
+    drop(handle);
+    while let Some(event) = events.next().await {
+        if !printer.event(event)? {
+            break;
         }
-        None => {
-            let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-            let mut input = Some(handle);
-            let mut controls = FuturesUnordered::new();
-            loop {
-                tokio::select! {
-                    // Events first: an interrupt's answer is printed after the
-                    // result of the turn it ended.
-                    biased;
-                    event = events.next() => match event {
-                        Some(event) => if !printer.event(event)? { break },
-                        None => break,
-                    },
-                    Some(response) = controls.next() => printer.json_line(&response)?,
-                    line = lines.next_line(), if input.is_some() => {
-                        let handle = input.as_ref().expect("guarded by the branch condition");
-                        match line {
-                            Ok(Some(line)) => match stdin_line(&line, handle) {
-                                Ok(Some(control)) => controls.push(control),
-                                Ok(None) => {}
-                                Err(e) => {
-                                    input_error = Some(e);
-                                    input = None;
-                                }
-                            },
-                            Ok(None) => input = None,
-                            Err(e) => {
-                                input_error = Some(anyhow::Error::new(e).context("cannot read stdin"));
-                                input = None;
-                            }
-                        }
-                    }
-                }
-            }
-            while let Some(response) = controls.next().await {
-                printer.json_line(&response)?;
-            }
-        }
-    }
-    if let Some(e) = input_error {
-        return Err(e);
     }
     Ok(if printer.ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
-}
-
-type ControlAnswer = std::pin::Pin<Box<dyn std::future::Future<Output = Value> + Send>>;
-
-/// One stdin line: a user message (sent as a command) or a control request
-/// (its answer, once known). A line that is not JSON ends the input.
-fn stdin_line(line: &str, handle: &RuntimeHandle) -> anyhow::Result<Option<ControlAnswer>> {
-    if line.trim().is_empty() {
-        return Ok(None);
-    }
-    let value: Value =
-        serde_json::from_str(line).with_context(|| format!("invalid JSON on stdin: {line}"))?;
-    match value.get("type").and_then(Value::as_str) {
-        Some("user") => {
-            let message: Message =
-                serde_json::from_value(value.get("message").cloned().unwrap_or(Value::Null))
-                    .with_context(|| format!("invalid user message on stdin: {line}"))?;
-            let uuid = value.get("uuid").and_then(Value::as_str).map(str::to_owned);
-            handle.submit(UserInput {
-                message: Message::user(message.content),
-                uuid,
-            })?;
-            Ok(None)
-        }
-        Some("control_request") => Ok(Some(control_answer(&value, handle))),
-        _ => {
-            eprintln!("warning: ignoring stdin line of unknown type: {line}");
-            Ok(None)
-        }
-    }
-}
-
-/// The answer to an SDK `control_request`: `interrupt` goes through the
-/// runtime and is answered once the turn has ended; `initialize` is
-/// acknowledged; others get an error response (issue 13 implements them).
-fn control_answer(request: &Value, handle: &RuntimeHandle) -> ControlAnswer {
-    let id = request.get("request_id").cloned().unwrap_or(Value::Null);
-    let subtype = request
-        .pointer("/request/subtype")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let success = |id: Value, response: Value| json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": response}});
-    match subtype.as_str() {
-        "initialize" => {
-            let response = json!({"commands": [], "agents": [], "output_style": "default",
-                "available_output_styles": ["default"], "models": [], "account": {}});
-            Box::pin(std::future::ready(success(id, response)))
-        }
-        "interrupt" => {
-            let handle = handle.clone();
-            Box::pin(async move {
-                match handle.interrupt().await {
-                    Ok(InterruptOutcome::Interrupted | InterruptOutcome::Idle) => {
-                        success(id, json!({"still_queued": []}))
-                    }
-                    Err(e) => {
-                        json!({"type": "control_response", "response": {"subtype": "error", "request_id": id, "error": e.to_string()}})
-                    }
-                }
-            })
-        }
-        other => {
-            let error = format!("unsupported control request: {other}");
-            Box::pin(std::future::ready(
-                json!({"type": "control_response", "response": {"subtype": "error", "request_id": id, "error": error}}),
-            ))
-        }
-    }
 }

@@ -104,6 +104,9 @@ pub struct Locations {
     /// loosen or run anything: see [`crate::Settings::ignored_untrusted`].
     /// [`Locations::discover`] leaves it `true`; the caller sets it.
     pub workspace_trusted: bool,
+    /// `--setting-sources`: only these levels' files are read (`--settings` is
+    /// read whatever this says); `None`: every level.
+    pub setting_sources: Option<Vec<Scope>>,
 }
 
 impl Locations {
@@ -126,6 +129,7 @@ impl Locations {
             tack_user_dir: user_dir("TACK_CONFIG_DIR", ".tack"),
             home_dir,
             workspace_trusted: true,
+            setting_sources: None,
         }
     }
 
@@ -152,6 +156,9 @@ impl Locations {
             for dir in [".claude", ".tack"] {
                 files.push(Source::file(scope, project.join(dir).join(name), project));
             }
+        }
+        if let Some(scopes) = &self.setting_sources {
+            files.retain(|s| scopes.contains(&s.scope()));
         }
         let mut seen: Vec<PathBuf> = Vec::new();
         files.retain(|s| {

@@ -117,6 +117,29 @@ fn every_source_is_read_in_precedence_order() {
 }
 
 #[test]
+fn setting_sources_choose_the_levels_but_not_the_flag() {
+    let dirs = Dirs::new();
+    for (i, rel) in ALL_FILES.iter().enumerate() {
+        dirs.write(rel, &format!(r#"{{"model": "m{i}"}}"#));
+    }
+    let load = |scopes: Vec<Scope>, flag: Option<&str>| {
+        let mut loc = dirs.locations();
+        loc.setting_sources = Some(scopes);
+        let s = Settings::load(&loc, flag).unwrap();
+        s.sources().map(Source::scope).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        load(vec![Scope::User, Scope::Local], None),
+        [Scope::User, Scope::User, Scope::Local, Scope::Local]
+    );
+    assert_eq!(
+        load(vec![Scope::Project], None),
+        [Scope::Project, Scope::Project]
+    );
+    assert_eq!(load(vec![], Some(r#"{"model": "x"}"#)), [Scope::Flag]);
+}
+
+#[test]
 fn the_flag_is_the_highest_source() {
     let dirs = Dirs::new();
     dirs.write(".tack/settings.local.json", r#"{"model": "local"}"#);

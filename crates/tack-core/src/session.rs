@@ -387,6 +387,20 @@ impl Session {
         }
     }
 
+    /// Appends a user message to the conversation without running a turn (the
+    /// Agent SDKs' `shouldQuery: false`): persisted like a prompt, sent with
+    /// the next turn's request. Returns its uuid.
+    pub async fn append_user(&mut self, message: Message) -> Result<String, TranscriptError> {
+        self.close_dangling_tool_uses().await?;
+        let uuid = self.parts.deps.new_id();
+        self.record(TranscriptEntry::Prompt {
+            uuid: &uuid,
+            message: &message,
+        })
+        .await?;
+        Ok(uuid)
+    }
+
     /// Persists `entry`, then appends its message to the history.
     async fn record(&mut self, entry: TranscriptEntry<'_>) -> Result<(), TranscriptError> {
         if let Some(sink) = &self.parts.transcript {

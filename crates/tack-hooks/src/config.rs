@@ -92,6 +92,43 @@ pub struct CommandHook {
     pub is_async: bool,
 }
 
+/// One callback hook: a function that lives in the front end's client (an
+/// Agent SDK's `hooks` option), registered by id and called through a
+/// [`crate::HookCallbacks`] executor. Its JSON answer is read exactly like a
+/// command hook's JSON stdout.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CallbackHook {
+    /// The client's id for the function (`hook_0`, `hook_1`, ...).
+    pub id: String,
+    /// How long to wait for the answer; `None`: the runner's default.
+    pub timeout: Option<Duration>,
+    /// What a callback that fails (error answer, malformed answer, timeout)
+    /// means for the event.
+    pub on_failure: OnFailure,
+}
+
+/// What a failed callback hook means (the SDKs' `onFailure`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum OnFailure {
+    /// A non-blocking error, reported to the user (the default).
+    #[default]
+    Continue,
+    /// The event is blocked as by an exit-2 command hook, with the failure as
+    /// the message (for events that can block).
+    Block,
+}
+
+/// Callback hooks for one event and matcher, as a client registers them
+/// (`{"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}]}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallbackMatcher {
+    /// The event name (`PreToolUse`, ...).
+    pub event: String,
+    /// The matcher text, as in settings; `None` matches everything.
+    pub matcher: Option<String>,
+    pub hooks: Vec<CallbackHook>,
+}
+
 /// A matcher and its hooks.
 #[derive(Debug, Clone)]
 pub struct HookGroup {
@@ -101,6 +138,14 @@ pub struct HookGroup {
     pub matcher: Matcher,
     /// The command hooks (other handler types are skipped with a warning).
     pub hooks: Vec<CommandHook>,
+    /// The callback hooks (registered by a client, never read from settings).
+    pub callbacks: Vec<CallbackHook>,
+}
+
+impl HookGroup {
+    fn is_empty(&self) -> bool {
+        self.hooks.is_empty() && self.callbacks.is_empty()
+    }
 }
 
 /// Every configured hook, by event name.
@@ -221,6 +266,7 @@ impl HooksConfig {
                         matcher_text: g.matcher,
                         matcher,
                         hooks,
+                        callbacks: Vec::new(),
                     });
             }
         }
@@ -234,6 +280,39 @@ impl HooksConfig {
         Ok(c)
     }
 
+    /// Registers a client's callback hooks (`source_desc` names the client in
+    /// errors and warnings). They run beside the command hooks of the same
+    /// event, with the same matcher logic; an event tack does not fire is a
+    /// warning, as in settings.
+    pub fn add_callbacks(
+        &mut self,
+        source_desc: &str,
+        callbacks: &CallbackMatcher,
+    ) -> Result<(), HookConfigError> {
+        let event = &callbacks.event;
+        if !EVENTS.contains(&event.as_str()) {
+            self.warnings.push(format!(
+                "{source_desc}: hooks for `{event}` are ignored (event not supported)"
+            ));
+            return Ok(());
+        }
+        let matcher =
+            Matcher::parse(callbacks.matcher.as_deref()).map_err(|e| HookConfigError {
+                source_desc: source_desc.to_string(),
+                message: format!("hooks.{event} matcher is not a valid regex: {e}"),
+            })?;
+        self.events
+            .entry(event.clone())
+            .or_default()
+            .push(HookGroup {
+                matcher_text: callbacks.matcher.clone(),
+                matcher,
+                hooks: Vec::new(),
+                callbacks: callbacks.hooks.clone(),
+            });
+        Ok(())
+    }
+
     /// Warnings about ignored parts.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
@@ -243,7 +322,7 @@ impl HooksConfig {
     pub fn has_hooks(&self, event: &str) -> bool {
         self.events
             .get(event)
-            .is_some_and(|gs| gs.iter().any(|g| !g.hooks.is_empty()))
+            .is_some_and(|gs| gs.iter().any(|g| !g.is_empty()))
     }
 
     /// The distinct hooks for `event` whose matcher selects `target` (`None`: the
@@ -257,6 +336,25 @@ impl HooksConfig {
                 continue;
             }
             for h in &g.hooks {
+                if !out.contains(h) {
+                    out.push(h.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The distinct callback hooks for `event` whose matcher selects `target`,
+    /// in registration order.
+    pub fn matching_callbacks(&self, event: &str, target: Option<&str>) -> Vec<CallbackHook> {
+        let mut out: Vec<CallbackHook> = Vec::new();
+        for g in self.events.get(event).into_iter().flatten() {
+            if let Some(t) = target
+                && !g.matcher.matches(t)
+            {
+                continue;
+            }
+            for h in &g.callbacks {
                 if !out.contains(h) {
                     out.push(h.clone());
                 }

@@ -125,6 +125,21 @@ impl HookEvent {
         }
     }
 
+    /// The tool call the event is about (PreToolUse, PostToolUse).
+    pub fn tool_use_id(&self) -> Option<&str> {
+        match self {
+            HookEvent::PreToolUse { tool_use_id, .. }
+            | HookEvent::PostToolUse { tool_use_id, .. } => Some(tool_use_id),
+            HookEvent::UserPromptSubmit { .. }
+            | HookEvent::Stop { .. }
+            | HookEvent::SubagentStop { .. }
+            | HookEvent::SessionStart { .. }
+            | HookEvent::SessionEnd { .. }
+            | HookEvent::PreCompact { .. }
+            | HookEvent::Notification { .. } => None,
+        }
+    }
+
     /// Who reads a blocking message for this event.
     pub fn block_audience(&self) -> BlockAudience {
         match self {

@@ -23,14 +23,17 @@
 //! - Every event: `should_continue() == false` stops the turn (`stop_reason` to the
 //!   user); `system_messages` and `errors` are shown to the user.
 
+mod callback;
 mod config;
 mod event;
 mod outcome;
 mod process;
 mod runner;
 
+pub use callback::{CallbackCall, HookCallbacks, callback_label};
 pub use config::{
-    CommandHook, EVENTS, HookConfigError, HookGroup, HooksConfig, LEGACY_TOOL_NAMES, Matcher,
+    CallbackHook, CallbackMatcher, CommandHook, EVENTS, HookConfigError, HookGroup, HooksConfig,
+    LEGACY_TOOL_NAMES, Matcher, OnFailure,
 };
 pub use event::{BlockAudience, HookEvent};
 pub use outcome::{HookOutcome, PermissionDecision, StopHookGuard};

@@ -166,6 +166,20 @@ impl HookOutcome {
                 d.as_secs_f64()
             )),
             RunStatus::Cancelled => {}
+            RunStatus::CallbackFailed { error, block } => {
+                let message = format!("{name} hook error: `{cmd}` failed: {error}");
+                match self.audience {
+                    BlockAudience::Model | BlockAudience::User if *block => {
+                        if matches!(event, HookEvent::PreToolUse { .. }) {
+                            self.decide(PermissionDecision::Deny, Some(message.clone()));
+                        }
+                        self.block.push(message);
+                    }
+                    BlockAudience::Model | BlockAudience::User | BlockAudience::None => {
+                        self.errors.push(message);
+                    }
+                }
+            }
             RunStatus::Signaled(sig) => self.errors.push(format!(
                 "{name} hook error: `{cmd}` was killed by signal {sig}"
             )),

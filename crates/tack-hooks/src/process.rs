@@ -34,6 +34,10 @@ pub enum RunStatus {
     Cancelled,
     /// Could not be started.
     SpawnFailed(String),
+    /// A callback hook failed: its client answered with an error or a
+    /// malformed answer, could not be reached, or (with `block`) timed out.
+    /// `block`: the hook was registered with `onFailure: "block"`.
+    CallbackFailed { error: String, block: bool },
 }
 
 /// One hook's run: status and captured output (lossily decoded as UTF-8).

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::callback::{CallbackCall, HookCallbacks, run_callback};
 use crate::config::HooksConfig;
 use crate::event::HookEvent;
 use crate::outcome::HookOutcome;
@@ -19,7 +20,7 @@ use crate::process::run_hook;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs configured hooks for one session. Cheap to share behind an `Arc`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HookRunner {
     config: HooksConfig,
     project_dir: PathBuf,
@@ -29,6 +30,21 @@ pub struct HookRunner {
     permission_mode: Option<String>,
     env: Vec<(String, String)>,
     default_timeout: Duration,
+    callbacks: Option<Arc<dyn HookCallbacks>>,
+}
+
+impl std::fmt::Debug for HookRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookRunner")
+            .field("config", &self.config)
+            .field("project_dir", &self.project_dir)
+            .field("cwd", &self.cwd)
+            .field("session_id", &self.session_id)
+            .field("permission_mode", &self.permission_mode)
+            .field("default_timeout", &self.default_timeout)
+            .field("callbacks", &self.callbacks.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl HookRunner {
@@ -49,7 +65,15 @@ impl HookRunner {
             permission_mode: None,
             env: Vec::new(),
             default_timeout: DEFAULT_TIMEOUT,
+            callbacks: None,
         }
+    }
+
+    /// The executor that calls callback hooks (without one, a matching
+    /// callback hook is an error in the outcome).
+    pub fn with_callbacks(mut self, callbacks: Arc<dyn HookCallbacks>) -> HookRunner {
+        self.callbacks = Some(callbacks);
+        self
     }
 
     /// The session's cwd when it differs from the project dir (hooks run there and
@@ -104,21 +128,41 @@ impl HookRunner {
         v
     }
 
-    /// Runs every hook matching `event` concurrently and returns their combined
-    /// outcome. Never fails: hooks that cannot start, crash, hang (killed at their
-    /// timeout, with their whole process group) or print garbage become entries in
-    /// [`HookOutcome::errors`] or plain output. `cancel` kills running hooks.
+    /// Runs every hook matching `event` concurrently (command hooks and callback
+    /// hooks alike) and returns their combined outcome. Never fails: hooks that
+    /// cannot start, crash, hang (killed at their timeout, with their whole
+    /// process group), print garbage, or callbacks that fail or never answer
+    /// become entries in [`HookOutcome::errors`] or plain output. `cancel` kills
+    /// running hooks and abandons running callbacks.
     pub async fn run(&self, event: &HookEvent, cancel: &CancellationToken) -> HookOutcome {
         let (background, hooks): (Vec<_>, Vec<_>) = self
             .config
             .matching(event.name(), event.match_target())
             .into_iter()
             .partition(|h| h.is_async);
+        let callbacks = self
+            .config
+            .matching_callbacks(event.name(), event.match_target());
         let mut outcome = HookOutcome::empty(event);
-        if hooks.is_empty() && background.is_empty() {
+        if hooks.is_empty() && background.is_empty() && callbacks.is_empty() {
             return outcome;
         }
-        let input = Arc::new(serde_json::to_vec(&self.input_json(event)).unwrap_or_default());
+        let input_json = self.input_json(event);
+        let calls = futures::future::join_all(callbacks.iter().map(|hook| {
+            let call = CallbackCall {
+                callback_id: hook.id.clone(),
+                input: input_json.clone(),
+                tool_use_id: event.tool_use_id().map(str::to_owned),
+            };
+            run_callback(
+                self.callbacks.as_deref(),
+                hook,
+                call,
+                hook.timeout.unwrap_or(self.default_timeout),
+                cancel,
+            )
+        }));
+        let input = Arc::new(serde_json::to_vec(&input_json).unwrap_or_default());
         let project = self.project_dir.to_string_lossy().into_owned();
         let mut env = self.env.clone();
         env.push(("CLAUDE_PROJECT_DIR".into(), project.clone()));
@@ -132,7 +176,7 @@ impl HookRunner {
                 run_hook(&hook, input, &cwd, &env, timeout, &CancellationToken::new()).await
             });
         }
-        let runs = futures::future::join_all(hooks.iter().map(|h| {
+        let commands = futures::future::join_all(hooks.iter().map(|h| {
             run_hook(
                 h,
                 Arc::clone(&input),
@@ -141,9 +185,9 @@ impl HookRunner {
                 h.timeout.unwrap_or(self.default_timeout),
                 cancel,
             )
-        }))
-        .await;
-        for run in runs {
+        }));
+        let (runs, called) = futures::future::join(commands, calls).await;
+        for run in runs.into_iter().chain(called) {
             outcome.absorb(event, run);
         }
         outcome

@@ -222,6 +222,7 @@ fn approvals_come_from_settings() {
         claude_user_dir: None,
         tack_user_dir: None,
         workspace_trusted: true,
+        setting_sources: None,
     };
     let settings = tack_config::Settings::load(&locations, None).unwrap();
     assert_eq!(

@@ -213,6 +213,9 @@ pub struct ResultRecord {
     #[serde(default)]
     pub api_error_status: Option<u16>,
     pub uuid: String,
+    /// The `uuid` of the stream-json user line this turn answers, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuid: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

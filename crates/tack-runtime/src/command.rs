@@ -21,6 +21,19 @@ pub enum Command {
     SetPermissionMode(PermissionMode, oneshot::Sender<Result<(), String>>),
     /// From the next turn on; `None` restores the session's default model.
     SetModel(Option<String>),
+    /// Each MCP server and its status now.
+    McpStatus(oneshot::Sender<Vec<tack_protocol::stream_json::McpServerStatus>>),
+    /// A user message appended to the conversation without a turn (the Agent
+    /// SDKs' `shouldQuery: false`); queued in order with the turns.
+    Append(UserInput),
+    /// [`Command::Interrupt`] answered with a receipt (Claude Code's
+    /// `interrupt_receipt_v1`): the queued messages that will still run and,
+    /// with `cancel_queued`, the ones dropped instead. The receipt is sent
+    /// before the interrupted turn's `TurnEnded` event.
+    InterruptWithReceipt {
+        cancel_queued: bool,
+        reply: oneshot::Sender<InterruptReceipt>,
+    },
 }
 
 /// A user message and the id the front end gave it, if any.
@@ -46,6 +59,16 @@ pub enum InterruptOutcome {
     Interrupted,
     /// Nothing was running.
     Idle,
+}
+
+/// What an interrupt did, and what is still queued.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterruptReceipt {
+    pub outcome: InterruptOutcome,
+    /// `uuid`s of queued user messages that will still run, in order.
+    pub still_queued: Vec<String>,
+    /// `uuid`s of queued user messages dropped (`cancel_queued`).
+    pub cancelled: Vec<String>,
 }
 
 /// The runtime stopped taking commands (it ended or its front end went away).
@@ -74,6 +97,20 @@ impl RuntimeHandle {
         let (tx, rx) = oneshot::channel();
         self.send(Command::Interrupt(tx))?;
         rx.await.map_err(|_| SessionClosed)
+    }
+
+    /// Interrupts the running turn; the receipt comes before the turn's
+    /// `TurnEnded` event (see [`Command::InterruptWithReceipt`]).
+    pub fn interrupt_with_receipt(
+        &self,
+        cancel_queued: bool,
+    ) -> Result<oneshot::Receiver<InterruptReceipt>, SessionClosed> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::InterruptWithReceipt {
+            cancel_queued,
+            reply,
+        })?;
+        Ok(rx)
     }
 
     pub async fn set_permission_mode(

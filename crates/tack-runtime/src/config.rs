@@ -1,7 +1,7 @@
 //! Reading a session's settings: every settings file (and `--settings`), with
 //! the workspace's trust applied, before anything else starts.
 
-use tack_config::{Locations, Settings};
+use tack_config::{Locations, Scope, Settings};
 
 use crate::event::Notice;
 use crate::place::Place;
@@ -38,7 +38,18 @@ impl From<tack_config::ConfigError> for SettingsError {
 /// ([`tack_config::IgnoredUntrusted`]); each file's ignored entries are one
 /// notice saying how to trust the folder.
 pub fn load_settings(place: &Place, flag: Option<&str>) -> Result<LoadedSettings, SettingsError> {
+    load_settings_from(place, flag, None)
+}
+
+/// [`load_settings`] reading only the files of `sources` (`--setting-sources`;
+/// `--settings` is read whatever they are); `None`: every level.
+pub fn load_settings_from(
+    place: &Place,
+    flag: Option<&str>,
+    sources: Option<&[Scope]>,
+) -> Result<LoadedSettings, SettingsError> {
     let mut locations = Locations::discover(&place.cwd, |k| place.env.get(k));
+    locations.setting_sources = sources.map(<[Scope]>::to_vec);
     locations.tack_user_dir = Some(place.config_dir.clone());
     let mut notices = Vec::new();
     let trust = match TrustStore::new(&place.config_dir).lookup(&locations.project_dir) {

@@ -38,6 +38,12 @@ pub enum RuntimeEvent {
     /// answers prompts: `SessionOptions::permission_prompts`). Answer through
     /// [`PermissionRequest::reply`]; dropping it denies the call.
     PermissionRequest(Box<PermissionRequest>),
+    /// A hook registered by the front end's client
+    /// (`SessionOptions::hook_callbacks`) fired: the front end calls it and
+    /// answers through [`HookCallback::reply`]. The runtime stops waiting at the
+    /// hook's timeout or when the turn is interrupted, dropping the receiver
+    /// (`reply.closed()` resolves): the front end then abandons the call.
+    HookCallback(Box<HookCallback>),
     /// Input is closed and everything queued has run; SessionEnd hooks ran. The
     /// last event.
     Ended,
@@ -126,6 +132,21 @@ pub struct PermissionRequest {
     /// is why it asks.
     pub blocked_path: Option<PathBuf>,
     pub reply: oneshot::Sender<PermissionAnswer>,
+}
+
+/// One call of a client's hook callback.
+#[derive(Debug)]
+pub struct HookCallback {
+    /// The id the client registered it under (`hook_0`, ...).
+    pub callback_id: String,
+    /// The hook input, as a command hook reads it on stdin.
+    pub input: Value,
+    /// The tool call the event is about (PreToolUse, PostToolUse).
+    pub tool_use_id: Option<String>,
+    /// The callback's JSON answer (read like a command hook's JSON stdout), or
+    /// why there is none (the client failed, answered something malformed, or
+    /// is gone). Dropping it is a failure too.
+    pub reply: oneshot::Sender<Result<Value, String>>,
 }
 
 /// The answer to a [`PermissionRequest`].

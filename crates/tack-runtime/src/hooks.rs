@@ -19,19 +19,29 @@
 //! Hooks marked `"async": true` run in the background and never delay the
 //! turn (tack-hooks). Errors, `systemMessage`s and (verbose) plain output
 //! become [`Notice`]s. Nothing is spawned for an event without hooks.
+//!
+//! A front end's client may register callback hooks
+//! (`SessionOptions::hook_callbacks`): they run beside the settings hooks of
+//! the same event, each call a [`RuntimeEvent::HookCallback`] the front end
+//! answers ([`FrontEndCallbacks`]).
 
 use std::path::Path;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tack_core::query::{LoopHooks, StopHookInput, StopHookOutcome};
-use tack_hooks::{HookEvent, HookOutcome, HookRunner, HooksConfig};
+use tack_hooks::{
+    CallbackCall, CallbackMatcher, HookCallbacks, HookEvent, HookOutcome, HookRunner, HooksConfig,
+};
 use tack_protocol::{ContentBlock, Message, Role};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::emit::Emitter;
-use crate::event::Notice;
+use crate::event::{HookCallback, Notice, RuntimeEvent};
 
 /// SessionEnd hooks get this long before they are killed (Claude Code's budget).
 const SESSION_END_BUDGET: Duration = Duration::from_millis(1500);
@@ -64,21 +74,53 @@ pub(crate) struct HookPlace<'a> {
     pub permission_mode: &'a str,
 }
 
+/// How the client's callback hooks are reached: each call is a
+/// [`RuntimeEvent::HookCallback`] for the front end; a dropped call (timeout,
+/// interrupt) drops the receiver, which the front end sees.
+struct FrontEndCallbacks(Emitter);
+
+impl HookCallbacks for FrontEndCallbacks {
+    fn call(&self, call: CallbackCall) -> BoxFuture<'static, Result<Value, String>> {
+        let (reply, answer) = oneshot::channel();
+        let sent = self
+            .0
+            .emit(RuntimeEvent::HookCallback(Box::new(HookCallback {
+                callback_id: call.callback_id,
+                input: call.input,
+                tool_use_id: call.tool_use_id,
+                reply,
+            })));
+        Box::pin(async move {
+            if !sent {
+                return Err("the session's front end is gone".to_owned());
+            }
+            answer
+                .await
+                .unwrap_or_else(|_| Err("the front end dropped the call".to_owned()))
+        })
+    }
+}
+
 impl SessionHooks {
     /// `None` when no hook is configured (nothing to run, ever). `sources` are
-    /// (file, `hooks` value) pairs, lowest precedence first.
+    /// (file, `hooks` value) pairs, lowest precedence first; `callbacks` are
+    /// the client's callback hooks.
     pub(crate) fn new(
         sources: &[(String, Value)],
+        callbacks: &[CallbackMatcher],
         place: HookPlace<'_>,
         verbose: bool,
         emit: Emitter,
     ) -> Result<Option<SessionHooks>, HooksError> {
-        if sources.is_empty() {
+        if sources.is_empty() && callbacks.is_empty() {
             return Ok(None);
         }
         let mut config = HooksConfig::new();
         for (source, value) in sources {
             config.merge_value(source, value)?;
+        }
+        for matcher in callbacks {
+            config.add_callbacks("the SDK's hooks", matcher)?;
         }
         for w in config.warnings() {
             emit.notice(Notice::warning(format!("warning: {w}")));
@@ -90,6 +132,9 @@ impl SessionHooks {
             place.transcript_path,
         )
         .with_cwd(place.cwd);
+        if !callbacks.is_empty() {
+            runner = runner.with_callbacks(Arc::new(FrontEndCallbacks(emit.clone())));
+        }
         runner.set_permission_mode(place.permission_mode);
         Ok(Some(SessionHooks {
             runner: std::sync::RwLock::new(runner),

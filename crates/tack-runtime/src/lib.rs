@@ -10,11 +10,12 @@
 //!    `--resume`), the transcript, model, tools, permission gate, hooks and
 //!    prompt context. Every problem is a [`StartError`] before anything is sent.
 //! 2. [`Runtime::spawn`]: the session becomes a task; the front end keeps a
-//!    [`RuntimeHandle`] to send [`Command`]s (user messages, interrupt, set
-//!    permission mode, set model, compact) and reads [`RuntimeEvents`].
+//!    [`RuntimeHandle`] to send [`Command`]s (user messages, messages appended
+//!    without a turn, interrupt, set permission mode, set model, compact) and
+//!    reads [`RuntimeEvents`].
 //! 3. Renders each [`RuntimeEvent`]: notices, `Started` (the init record), the
 //!    loop's events, turn ends with their result record, permission requests
-//!    it answers, and `Ended`.
+//!    and client hook callbacks it answers, and `Ended`.
 //!
 //! The runtime persists (the transcript is core's sink: a message is on disk
 //! before any front end sees it), runs every hook event on its own, decides
@@ -37,20 +38,25 @@ mod options;
 mod place;
 pub mod records;
 mod runtime;
+mod slash;
 mod start;
 mod transcript;
 mod trust;
 
 pub use auth::AuthError;
-pub use command::{Command, InterruptOutcome, RuntimeHandle, SessionClosed, UserInput};
-pub use config::{LoadedSettings, SettingsError, load_settings};
+pub use command::{
+    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, SessionClosed, UserInput,
+};
+pub use config::{LoadedSettings, SettingsError, load_settings, load_settings_from};
 pub use event::{
-    Notice, NoticeLevel, PermissionAnswer, PermissionRequest, RuntimeEvent, SessionInfo, TurnEnd,
+    HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest, RuntimeEvent,
+    SessionInfo, TurnEnd,
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model};
 pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use runtime::{Runtime, RuntimeEvents};
+pub use slash::{SlashCommand, slash_commands};
 pub use start::{StartError, start};
 pub use trust::{Trust, TrustError, TrustStore};

@@ -18,12 +18,17 @@ pub fn resolve_model(name: &str) -> String {
     }
 }
 
-/// Environment knobs of the requests (read once at start-up).
+/// Environment knobs of the requests (read once at start-up), and the
+/// front end's thinking and effort choices.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct RequestEnv {
     prompt_caching: bool,
     max_output_tokens: Option<u32>,
     thinking_tokens: Option<u32>,
+    /// `SessionOptions::thinking`: beats `MAX_THINKING_TOKENS`.
+    thinking: Option<ThinkingConfig>,
+    /// `SessionOptions::effort`.
+    effort: Option<String>,
 }
 
 impl RequestEnv {
@@ -37,7 +42,20 @@ impl RequestEnv {
                 .get("MAX_THINKING_TOKENS")
                 .and_then(|v| v.parse::<u32>().ok())
                 .filter(|n| *n > 0),
+            thinking: None,
+            effort: None,
         }
+    }
+
+    /// With the front end's thinking and effort choices.
+    pub(crate) fn with_choices(
+        mut self,
+        thinking: Option<ThinkingConfig>,
+        effort: Option<String>,
+    ) -> RequestEnv {
+        self.thinking = thinking;
+        self.effort = effort;
+        self
     }
 
     /// `base` with `model`'s window and output cap and these knobs applied.
@@ -61,6 +79,17 @@ impl RequestEnv {
                 budget_tokens: n,
                 display: None,
             });
+        }
+        if let Some(thinking) = &self.thinking {
+            config.thinking = Some(thinking.clone());
+        }
+        if let Some(effort) = &self.effort {
+            let mut output_config = serde_json::Map::new();
+            output_config.insert("effort".into(), serde_json::Value::String(effort.clone()));
+            config.request_extra.insert(
+                "output_config".into(),
+                serde_json::Value::Object(output_config),
+            );
         }
         config.fallback_model = base.fallback_model.clone().filter(|m| m != model);
         config

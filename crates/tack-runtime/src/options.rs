@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
+use tack_hooks::CallbackMatcher;
 use tack_permissions::PermissionMode;
+use tack_protocol::ThinkingConfig;
 
 /// Which conversation the session holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +56,28 @@ pub struct SessionOptions {
     pub mcp_config: Vec<String>,
     /// `--strict-mcp-config`: only the `--mcp-config` servers.
     pub strict_mcp_config: bool,
+    /// Hooks whose handlers live in the front end's client (an Agent SDK's
+    /// `hooks`, registered in `initialize`): run beside the settings hooks,
+    /// each call a `RuntimeEvent::HookCallback` the front end answers.
+    pub hook_callbacks: Vec<CallbackMatcher>,
+    /// `--tools`: only these built-in tools (`Some(vec![])`: none); `None`: all.
+    /// Unknown names are a start error.
+    pub tools: Option<Vec<String>>,
+    /// `--fork-session`: with `--continue` / `--resume`, the conversation goes on
+    /// in a new session (new id, new transcript holding the loaded history).
+    pub fork_session: bool,
+    /// `--resume-session-at`: resume the conversation only up to (and including)
+    /// the message with this uuid.
+    pub resume_session_at: Option<String>,
+    /// `--max-thinking-tokens` / `--thinking`: beats `MAX_THINKING_TOKENS`.
+    pub thinking: Option<ThinkingConfig>,
+    /// `--effort` (`low` ... `max`): the request's `output_config.effort`.
+    pub effort: Option<String>,
+    /// `--betas`: more `anthropic-beta` values for every request.
+    pub betas: Vec<String>,
+    /// `--allow-dangerously-skip-permissions`: the session may be switched to
+    /// `bypassPermissions` later (starting in it allows that too).
+    pub allow_bypass_permissions: bool,
 }
 
 impl Default for SessionOptions {
@@ -76,6 +100,14 @@ impl Default for SessionOptions {
             permission_prompt_tool: None,
             mcp_config: Vec::new(),
             strict_mcp_config: false,
+            hook_callbacks: Vec::new(),
+            tools: None,
+            fork_session: false,
+            resume_session_at: None,
+            thinking: None,
+            effort: None,
+            betas: Vec::new(),
+            allow_bypass_permissions: false,
         }
     }
 }

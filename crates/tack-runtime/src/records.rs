@@ -267,6 +267,7 @@ pub fn result_record(
         errors: result.is_error.then(|| result.errors.clone()),
         api_error_status,
         uuid: new_uuid(),
+        user_message_uuid: None,
         extra: Map::new(),
     }
 }

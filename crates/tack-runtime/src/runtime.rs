@@ -8,11 +8,12 @@ use std::time::Duration;
 use tack_core::LoopEvent;
 use tack_core::QueryConfig;
 use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult};
+use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::command::{Command, InterruptOutcome, RuntimeHandle, UserInput};
+use crate::command::{Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, UserInput};
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
@@ -30,8 +31,8 @@ pub(crate) struct Parts {
     /// The session's own settings, before `set_model`.
     pub base_config: QueryConfig,
     pub request_env: RequestEnv,
-    /// SessionStart hooks' context, appended to the first prompt.
-    pub start_context: Option<String>,
+    /// The session may be switched to `bypassPermissions`.
+    pub bypass_allowed: bool,
     pub max_turns: Option<u32>,
     pub emit: Emitter,
     pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
@@ -83,7 +84,7 @@ impl Runtime {
             info,
             base_config,
             request_env,
-            start_context,
+            bypass_allowed,
             max_turns,
             emit,
             events,
@@ -99,7 +100,8 @@ impl Runtime {
             info,
             base_config,
             request_env,
-            start_context,
+            bypass_allowed,
+            start_context: None,
             max_turns,
             emit,
             turn_cancel,
@@ -121,6 +123,18 @@ impl Runtime {
 enum Work {
     Turn(UserInput),
     Compact(Option<String>),
+    /// A user message added without a turn.
+    Append(UserInput),
+}
+
+impl Work {
+    /// The front end's id of the user message this work carries.
+    fn uuid(&self) -> Option<&str> {
+        match self {
+            Work::Turn(input) | Work::Append(input) => input.uuid.as_deref(),
+            Work::Compact(_) => None,
+        }
+    }
 }
 
 /// Everything but the session (which a running turn borrows), so commands can
@@ -131,6 +145,8 @@ struct Driver {
     info: SessionInfo,
     base_config: QueryConfig,
     request_env: RequestEnv,
+    bypass_allowed: bool,
+    /// SessionStart hooks' context, appended to the first prompt.
     start_context: Option<String>,
     max_turns: Option<u32>,
     emit: Emitter,
@@ -161,16 +177,59 @@ fn compact_command(message: &Message) -> Option<Option<String>> {
 /// What a command did to a running piece of work.
 enum Control {
     None,
-    Interrupt(oneshot::Sender<InterruptOutcome>),
+    Interrupt(Interrupter),
+}
+
+/// Who asked for an interrupt, answered once the work has stopped.
+enum Interrupter {
+    Plain(oneshot::Sender<InterruptOutcome>),
+    /// `cancelled`: the queued messages the interrupt dropped.
+    Receipt {
+        reply: oneshot::Sender<InterruptReceipt>,
+        cancelled: Vec<String>,
+    },
+}
+
+impl Interrupter {
+    fn answer(self, outcome: InterruptOutcome, queue: &VecDeque<Work>) {
+        match self {
+            Interrupter::Plain(reply) => {
+                let _ = reply.send(outcome);
+            }
+            Interrupter::Receipt { reply, cancelled } => {
+                let still_queued = queue
+                    .iter()
+                    .filter_map(Work::uuid)
+                    .map(str::to_owned)
+                    .collect();
+                let _ = reply.send(InterruptReceipt {
+                    outcome,
+                    still_queued,
+                    cancelled,
+                });
+            }
+        }
+    }
 }
 
 impl Driver {
     async fn run(mut self, mut session: Session) {
+        // SessionStart runs here rather than in `start`: a client's callback
+        // hook can only be answered once the front end reads events.
+        if let Some(h) = self.hooks.clone() {
+            let source = if self.info.resumed {
+                "resume"
+            } else {
+                "startup"
+            };
+            self.start_context = h.session_start(source, &self.info.model).await;
+        }
         loop {
             if let Some(work) = self.queue.pop_front() {
                 let alive = match work {
                     Work::Turn(input) => self.turn(&mut session, input).await,
                     Work::Compact(instructions) => self.compact(&mut session, instructions).await,
+                    Work::Append(input) => self.append(&mut session, input).await,
                 };
                 if let Some(model) = self.pending_model.take() {
                     self.set_model(&mut session, model);
@@ -186,8 +245,8 @@ impl Driver {
             match self.commands.recv().await {
                 Some(command) => match self.command(command) {
                     Control::None => {}
-                    Control::Interrupt(reply) => {
-                        let _ = reply.send(InterruptOutcome::Idle);
+                    Control::Interrupt(interrupter) => {
+                        interrupter.answer(InterruptOutcome::Idle, &self.queue);
                     }
                 },
                 None => self.commands_open = false,
@@ -213,7 +272,30 @@ impl Driver {
                 None => self.queue.push_back(Work::Turn(input)),
             },
             Command::Compact { instructions } => self.queue.push_back(Work::Compact(instructions)),
-            Command::Interrupt(reply) => return Control::Interrupt(reply),
+            Command::Interrupt(reply) => return Control::Interrupt(Interrupter::Plain(reply)),
+            Command::InterruptWithReceipt {
+                cancel_queued,
+                reply,
+            } => {
+                let mut cancelled = Vec::new();
+                if cancel_queued {
+                    // Queued user messages go; a queued /compact stays.
+                    self.queue.retain(|work| match work {
+                        Work::Turn(input) | Work::Append(input) => {
+                            cancelled.extend(input.uuid.clone());
+                            false
+                        }
+                        Work::Compact(_) => true,
+                    });
+                }
+                return Control::Interrupt(Interrupter::Receipt { reply, cancelled });
+            }
+            Command::Append(input) => self.queue.push_back(Work::Append(input)),
+            Command::SetPermissionMode(PermissionMode::BypassPermissions, reply)
+                if !self.bypass_allowed =>
+            {
+                let _ = reply.send(Err("bypassPermissions mode is not available in this session: start it with --dangerously-skip-permissions or --allow-dangerously-skip-permissions (and without permissions.disableBypassPermissionsMode)".to_owned()));
+            }
             Command::SetPermissionMode(mode, reply) => {
                 self.gate.set_mode(mode);
                 if let Some(h) = &self.hooks {
@@ -223,6 +305,10 @@ impl Driver {
                 let _ = reply.send(Ok(()));
             }
             Command::SetModel(model) => self.pending_model = Some(model),
+            Command::McpStatus(reply) => {
+                let statuses = self.mcp.as_ref().map(SessionMcp::statuses);
+                let _ = reply.send(statuses.unwrap_or_default());
+            }
         }
         Control::None
     }
@@ -257,7 +343,7 @@ impl Driver {
         &mut self,
         work: F,
         cancel: &CancellationToken,
-        interrupts: &mut Vec<oneshot::Sender<InterruptOutcome>>,
+        interrupts: &mut Vec<Interrupter>,
     ) -> F::Output {
         tokio::pin!(work);
         loop {
@@ -266,9 +352,9 @@ impl Driver {
                 command = self.commands.recv(), if self.commands_open => match command {
                     Some(command) => match self.command(command) {
                         Control::None => {}
-                        Control::Interrupt(reply) => {
+                        Control::Interrupt(interrupter) => {
                             cancel.cancel();
-                            interrupts.push(reply);
+                            interrupts.push(interrupter);
                         }
                     },
                     None => self.commands_open = false,
@@ -294,6 +380,7 @@ impl Driver {
     /// One user turn. `false` when the front end has gone away.
     async fn turn(&mut self, session: &mut Session, input: UserInput) -> bool {
         self.refresh_tools(session);
+        let uuid = input.uuid;
         let mut message = input.message;
         if let Some(mcp) = &self.mcp {
             // `@server:uri` mentions of MCP resources come with the prompt.
@@ -310,7 +397,7 @@ impl Driver {
         let prompt = match self.hooks.clone() {
             Some(h) => match h.user_prompt_submit(prompt).await {
                 PromptVerdict::Send(p) => p,
-                PromptVerdict::Blocked(reason) => return self.blocked(session, reason),
+                PromptVerdict::Blocked(reason) => return self.blocked(session, reason, uuid),
             },
             None => prompt,
         };
@@ -318,6 +405,9 @@ impl Driver {
         self.turn_cancel.set(Some(cancel.clone()));
         let mut interrupts = Vec::new();
         let mut stop_reason: Option<String> = None;
+        // Tool calls of the last assistant message still wait for results:
+        // an interrupt now stops tools, not the model's stream.
+        let mut tools_running = false;
         let mut alive = true;
         let mut turn = session.submit(prompt, cancel.clone());
         loop {
@@ -330,6 +420,10 @@ impl Driver {
                 Some(SessionEvent::Loop(event)) => {
                     if let LoopEvent::AssistantMessage(a) = &event {
                         stop_reason = a.stop_reason.as_ref().map(|s| s.as_str().to_owned());
+                        tools_running = a.message.tool_uses().next().is_some();
+                    }
+                    if let LoopEvent::ToolResults(_) = &event {
+                        tools_running = false;
                     }
                     if !self.emit.emit(RuntimeEvent::Loop(event)) {
                         alive = false;
@@ -337,7 +431,16 @@ impl Driver {
                     }
                 }
                 Some(SessionEvent::Result(result)) => {
-                    alive = self.turn_ended(&result, stop_reason);
+                    // Receipts before the result (Claude Code's order).
+                    for interrupter in interrupts.drain(..) {
+                        interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
+                    }
+                    let aborted = if tools_running {
+                        "aborted_tools"
+                    } else {
+                        "aborted_streaming"
+                    };
+                    alive = self.turn_ended(&result, stop_reason, uuid, aborted);
                     break;
                 }
                 None => break,
@@ -345,14 +448,37 @@ impl Driver {
         }
         drop(turn);
         self.turn_cancel.set(None);
-        for reply in interrupts {
-            let _ = reply.send(InterruptOutcome::Interrupted);
+        for interrupter in interrupts {
+            interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
         }
         alive
     }
 
-    fn turn_ended(&mut self, result: &SessionResult, stop_reason: Option<String>) -> bool {
-        let record = result_record(result, stop_reason, self.gate.take_denials());
+    /// A user message added without a turn; a failed write is a notice (the
+    /// message is then not in the conversation). `false` when the front end
+    /// has gone away.
+    async fn append(&mut self, session: &mut Session, input: UserInput) -> bool {
+        match session.append_user(input.message).await {
+            Ok(_) => true,
+            Err(e) => self.emit.emit(RuntimeEvent::Notice(Notice::error(format!(
+                "Error: the message was not added: {e}"
+            )))),
+        }
+    }
+
+    fn turn_ended(
+        &mut self,
+        result: &SessionResult,
+        stop_reason: Option<String>,
+        user_message_uuid: Option<String>,
+        aborted_reason: &str,
+    ) -> bool {
+        let mut record = result_record(result, stop_reason, self.gate.take_denials());
+        record.user_message_uuid = user_message_uuid;
+        // Claude Code says where the interrupt found the turn.
+        if result.terminal == Some(tack_core::Terminal::Aborted) {
+            record.terminal_reason = Some(aborted_reason.to_owned());
+        }
         let ok = result.subtype == ResultSubtype::Success && !result.is_error;
         let end = TurnEnd {
             record,
@@ -364,7 +490,7 @@ impl Driver {
 
     /// A turn whose prompt a UserPromptSubmit hook blocked: nothing is sent or
     /// persisted; an error result.
-    fn blocked(&mut self, session: &Session, reason: String) -> bool {
+    fn blocked(&mut self, session: &Session, reason: String, uuid: Option<String>) -> bool {
         self.ensure_started();
         let totals = session.totals();
         let result = SessionResult {
@@ -381,7 +507,8 @@ impl Driver {
             model_usage: Default::default(),
             session_id: session.session_id().to_owned(),
         };
-        let record = result_record(&result, None, self.gate.take_denials());
+        let mut record = result_record(&result, None, self.gate.take_denials());
+        record.user_message_uuid = uuid;
         self.emit.emit(RuntimeEvent::TurnEnded(Box::new(TurnEnd {
             record,
             ok: false,
@@ -411,7 +538,10 @@ impl Driver {
             )
             .await;
         self.turn_cancel.set(None);
-        let alive = match compacted {
+        for interrupter in interrupts {
+            interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
+        }
+        match compacted {
             Ok(event) => {
                 self.emit
                     .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)))
@@ -420,11 +550,7 @@ impl Driver {
             Err(error) => self.emit.emit(RuntimeEvent::CompactEnded {
                 error: Some(error.to_string()),
             }),
-        };
-        for reply in interrupts {
-            let _ = reply.send(InterruptOutcome::Interrupted);
         }
-        alive
     }
 }
 

@@ -63,6 +63,13 @@ pub enum StartError {
     Mcp(#[from] McpError),
     #[error("--permission-prompt-tool: {0}")]
     PromptTool(#[from] tack_mcp::PermissionPromptError),
+    #[error("--tools: unknown tool{} {}; the built-in tools are: {}", if .unknown.len() == 1 { "" } else { "s" }, .unknown.join(", "), .known.join(", "))]
+    UnknownTools {
+        unknown: Vec<String>,
+        known: Vec<String>,
+    },
+    #[error("--fork-session and --resume-session-at need --continue or --resume")]
+    NothingToResume,
 }
 
 /// Starts a session; must be called within a tokio runtime. `loaded` comes
@@ -125,8 +132,13 @@ pub async fn start(
         &add_dirs,
     );
 
+    let bypass_allowed = (mode == PermissionMode::BypassPermissions
+        || options.allow_bypass_permissions)
+        && !settings.permissions().bypass_mode_disabled();
+
     let helper = settings.api_key_helper().map(|h| h.value().clone());
-    let (client_config, api_key_source) = client_config(&env, helper, &cwd).await?;
+    let (mut client_config, api_key_source) = client_config(&env, helper, &cwd).await?;
+    client_config.betas.extend(options.betas.iter().cloned());
     let client = DeferredClient::spawn(client_config);
 
     // MCP servers start now, all at once, while the rest of start-up goes on;
@@ -145,8 +157,14 @@ pub async fn start(
         SessionMcp::start(config, &cwd, &logs, &env)
     });
 
-    // The conversation: new, --continue, --resume <id>.
+    // The conversation: new, --continue, --resume <id>; forked into a new
+    // session with --fork-session.
     let (session_id, history, leaf, resumed) = match &options.session {
+        SessionChoice::New { .. }
+            if options.fork_session || options.resume_session_at.is_some() =>
+        {
+            return Err(StartError::NothingToResume);
+        }
         SessionChoice::New { id } => {
             let id = id
                 .clone()
@@ -169,11 +187,19 @@ pub async fn start(
                     store.latest_session(&cwd)?.path
                 }
             };
-            let loaded = tack_store::load(&path)?;
+            let loaded = match &options.resume_session_at {
+                Some(uuid) => tack_store::load_until(&path, uuid)?,
+                None => tack_store::load(&path)?,
+            };
             for w in &loaded.warnings {
                 emit.notice(Notice::warning(format!("warning: {}: {w}", path.display())));
             }
-            (loaded.session_id, loaded.messages, loaded.leaf_uuid, true)
+            if options.fork_session {
+                let id = uuid::Uuid::new_v4().to_string();
+                (id, loaded.messages, None, true)
+            } else {
+                (loaded.session_id, loaded.messages, loaded.leaf_uuid, true)
+            }
         }
     };
     let transcript_path = store.transcript_path(&cwd, &session_id)?;
@@ -188,17 +214,6 @@ pub async fn start(
     if matches!(options.session, SessionChoice::New { id: Some(_) }) && transcript_path.exists() {
         return Err(StartError::SessionIdInUse(session_id));
     }
-    let sink = if options.persist {
-        let meta = RecordMeta {
-            cwd: cwd.to_string_lossy().into_owned(),
-            git_branch: git_branch(&cwd),
-            version: version.to_owned(),
-        };
-        let transcript = Transcript::open(&transcript_path, &session_id, meta, leaf)?;
-        Some(Arc::new(StoreSink::new(transcript)))
-    } else {
-        None
-    };
 
     // Model and request settings.
     let model = resolve_model(
@@ -209,7 +224,8 @@ pub async fn start(
             .or_else(|| settings.model().map(str::to_owned))
             .unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
     );
-    let request_env = RequestEnv::from_env(&env);
+    let request_env =
+        RequestEnv::from_env(&env).with_choices(options.thinking.clone(), options.effort.clone());
     let mut base = QueryConfig::new(model.clone());
     base.max_turns = options.max_turns;
     base.fallback_model = options
@@ -239,6 +255,7 @@ pub async fn start(
     let hook_sources = hook_sources(settings);
     let hooks = SessionHooks::new(
         &hook_sources,
+        &options.hook_callbacks,
         HookPlace {
             project_dir: &tack_config::find_project_dir(&cwd),
             cwd: &cwd,
@@ -264,10 +281,49 @@ pub async fn start(
         turn_cancel.clone(),
         files,
     ));
-    let builtin: Vec<_> = tack_tools::builtin_tools(&tool_env)
+    let all_builtin = tack_tools::builtin_tools(&tool_env);
+    if let Some(wanted) = &options.tools {
+        let known: Vec<String> = all_builtin.iter().map(|t| t.name().to_owned()).collect();
+        let unknown: Vec<String> = wanted
+            .iter()
+            .filter(|w| !known.contains(w))
+            .cloned()
+            .collect();
+        if !unknown.is_empty() {
+            return Err(StartError::UnknownTools { unknown, known });
+        }
+    }
+    let builtin: Vec<_> = all_builtin
         .into_iter()
+        .filter(|t| {
+            options
+                .tools
+                .as_ref()
+                .is_none_or(|wanted| wanted.iter().any(|w| w == t.name()))
+        })
         .filter(|t| !gate.removes_tool(t.as_ref()))
         .collect();
+
+    // The transcript opens once everything above is known to be valid.
+    // A forked session's transcript starts with the history it continues.
+    let mut history: Vec<(String, Message)> = history
+        .into_iter()
+        .map(|m| (uuid::Uuid::new_v4().to_string(), m))
+        .collect();
+    let sink = if options.persist {
+        let meta = RecordMeta {
+            cwd: cwd.to_string_lossy().into_owned(),
+            git_branch: git_branch(&cwd),
+            version: version.to_owned(),
+        };
+        let mut transcript = Transcript::open(&transcript_path, &session_id, meta, leaf)?;
+        if options.fork_session {
+            history = write_history(&mut transcript, history)?;
+        }
+        Some(Arc::new(StoreSink::new(transcript)))
+    } else {
+        None
+    };
 
     // Context (memory files, git) for the first request.
     let mut ctx_opts = ContextOptions::new(cwd.clone(), today());
@@ -282,13 +338,6 @@ pub async fn start(
         emit.notice(Notice::warning(format!("warning: {warning}")));
     }
     let context = Arc::new(prompt_context.context);
-    let start_context = match &hooks {
-        Some(h) => {
-            let source = if resumed { "resume" } else { "startup" };
-            h.session_start(source, &model).await
-        }
-        None => None,
-    };
 
     let tools = match &mut mcp {
         Some(m) => {
@@ -325,10 +374,6 @@ pub async fn start(
         max_budget_usd: options.max_budget_usd,
         transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
     };
-    let history: Vec<(String, Message)> = history
-        .into_iter()
-        .map(|m| (uuid::Uuid::new_v4().to_string(), m))
-        .collect();
     let mut session = Session::new(parts).with_history(history);
     if let Some(h) = &hooks {
         session = session.with_stop_hooks(h.clone());
@@ -352,7 +397,7 @@ pub async fn start(
         info,
         base_config: base,
         request_env,
-        start_context,
+        bypass_allowed,
         max_turns: options.max_turns,
         emit,
         events,
@@ -361,6 +406,34 @@ pub async fn start(
         builtin,
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
     }))
+}
+
+/// Writes a forked session's history into its new transcript (one chained
+/// write); returns the history with the records' uuids.
+fn write_history(
+    transcript: &mut Transcript,
+    history: Vec<(String, Message)>,
+) -> Result<Vec<(String, Message)>, tack_store::StoreError> {
+    let mut records = Vec::with_capacity(history.len());
+    let mut out = Vec::with_capacity(history.len());
+    for (_, message) in history {
+        let kind = match message.role {
+            tack_protocol::Role::User => "user",
+            tack_protocol::Role::Assistant => "assistant",
+        };
+        let mut record = transcript.chain_record(kind);
+        record.message = Some(serde_json::to_value(&message).unwrap_or_default());
+        if let Some(parent) = records
+            .last()
+            .map(|r: &tack_store::TranscriptRecord| r.uuid.clone())
+        {
+            record.parent_uuid = parent;
+        }
+        out.push((record.uuid.clone().unwrap_or_default(), message));
+        records.push(record);
+    }
+    transcript.append_batch(records)?;
+    Ok(out)
 }
 
 /// Every settings file's `hooks` (file, value), lowest first; empty with

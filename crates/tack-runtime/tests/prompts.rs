@@ -86,6 +86,7 @@ async fn drive(
             RuntimeEvent::TurnEnded(end) => turns.push(end.ok),
             RuntimeEvent::Ended => break,
             RuntimeEvent::Notice(n) => panic!("unexpected notice {n:?}"),
+            RuntimeEvent::HookCallback(c) => panic!("no client hooks here: {c:?}"),
             RuntimeEvent::Started(_)
             | RuntimeEvent::Loop(_)
             | RuntimeEvent::CompactEnded { .. } => {}

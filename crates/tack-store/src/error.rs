@@ -26,6 +26,8 @@ pub enum StoreError {
     },
     #[error("no previous session in {}", cwd.display())]
     NoSessions { cwd: PathBuf },
+    #[error("no message `{uuid}` in the session {}", path.display())]
+    MessageNotFound { uuid: String, path: PathBuf },
 }
 
 struct NotFound<'a> {

@@ -220,6 +220,36 @@ impl LoadRecord<'_> {
 
 /// [`load`] on the file's bytes; `default_session_id` is used when no record names one.
 pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
+    // Without a leaf to find there is always a chain (maybe empty).
+    load_bytes_at(text, default_session_id, None).unwrap_or_else(|| LoadedSession {
+        session_id: String::new(),
+        messages: Vec::new(),
+        leaf_uuid: None,
+        warnings: Vec::new(),
+        lines: 0,
+    })
+}
+
+/// [`load`], but the conversation ends at the record `uuid` (an earlier point of
+/// the session: `--resume-session-at`); continuing from there branches off.
+pub fn load_until(path: &Path, uuid: &str) -> Result<LoadedSession, StoreError> {
+    let text = std::fs::read(path).map_err(io_err(path))?;
+    let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    load_bytes_at(&text, file_stem.unwrap_or_default(), Some(uuid)).ok_or_else(|| {
+        StoreError::MessageNotFound {
+            uuid: uuid.to_owned(),
+            path: path.to_owned(),
+        }
+    })
+}
+
+/// The load itself: the chain ends at `leaf` (`None`: the last record);
+/// `None` when `leaf` is not a record of the main chain.
+fn load_bytes_at(
+    text: &[u8],
+    default_session_id: String,
+    leaf: Option<&str>,
+) -> Option<LoadedSession> {
     let mut warnings = Vec::new();
     let mut records: Vec<(usize, LoadRecord<'_>)> = Vec::new();
     let raw_lines: Vec<&[u8]> = text.split(|b| *b == b'\n').collect();
@@ -246,7 +276,7 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
         .iter()
         .find_map(|(_, r)| r.session_id.as_deref().map(str::to_owned))
         .unwrap_or(default_session_id);
-    let chain = chain_to_last_leaf(&records, &mut warnings);
+    let chain = chain_to_leaf(&records, leaf, &mut warnings)?;
     let leaf_uuid = chain
         .last()
         .and_then(|r| r.uuid.as_deref().map(str::to_owned));
@@ -255,23 +285,25 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
     if messages.is_empty() {
         warnings.push(LoadWarning::NothingToResume { bytes: text.len() });
     }
-    LoadedSession {
+    Some(LoadedSession {
         session_id,
         messages,
         leaf_uuid,
         warnings,
         lines: n_lines,
-    }
+    })
 }
 
-/// The main-thread chain ending at the last chain record, oldest first, cut at
-/// the last compact boundary. A record whose parent is not in the file (a line
-/// lost mid-file) is joined to the last intact record before it in the file,
-/// so the history before the damage still loads.
-fn chain_to_last_leaf<'r, 'a>(
+/// The main-thread chain ending at `leaf` (`None`: the last chain record),
+/// oldest first, cut at the last compact boundary; `None` if `leaf` is not on
+/// the main thread. A record whose parent is not in the file (a line lost
+/// mid-file) is joined to the last intact record before it in the file, so the
+/// history before the damage still loads.
+fn chain_to_leaf<'r, 'a>(
     records: &'r [(usize, LoadRecord<'a>)],
+    leaf: Option<&str>,
     warnings: &mut Vec<LoadWarning>,
-) -> Vec<&'r LoadRecord<'a>> {
+) -> Option<Vec<&'r LoadRecord<'a>>> {
     let main: Vec<&(usize, LoadRecord<'a>)> = records
         .iter()
         .filter(|(_, r)| r.is_chain() && !r.is_sidechain)
@@ -283,7 +315,10 @@ fn chain_to_last_leaf<'r, 'a>(
         .collect();
     let mut chain = Vec::new();
     let mut seen = HashSet::new();
-    let mut current = main.len().checked_sub(1);
+    let mut current = match leaf {
+        Some(uuid) => Some(*by_uuid.get(uuid)?),
+        None => main.len().checked_sub(1),
+    };
     while let Some(i) = current {
         let (line, record) = main[i];
         // A cycle can only come from a hand-edited file; stop rather than loop.
@@ -313,7 +348,7 @@ fn chain_to_last_leaf<'r, 'a>(
         };
     }
     chain.reverse();
-    chain
+    Some(chain)
 }
 
 /// Turns chain records into API messages: assistant records sharing a

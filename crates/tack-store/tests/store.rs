@@ -88,6 +88,43 @@ fn a_written_conversation_loads_back() {
 }
 
 #[test]
+fn loading_until_a_record_cuts_the_conversation_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p").join(format!("{SID}.jsonl"));
+    let mut t = open(&path);
+    t.append_user(&Message::user_text("first")).unwrap();
+    let answer = t
+        .append_assistant(
+            assistant("msg_1", json!([{"type": "text", "text": "one"}])),
+            None,
+        )
+        .unwrap();
+    t.append_user(&Message::user_text("second")).unwrap();
+    t.append_assistant(
+        assistant("msg_2", json!([{"type": "text", "text": "two"}])),
+        None,
+    )
+    .unwrap();
+    let cut = tack_store::load_until(&path, &answer).unwrap();
+    assert_eq!(
+        cut.messages,
+        [
+            Message::user_text("first"),
+            Message::assistant(vec![ContentBlock::text("one")])
+        ]
+    );
+    assert_eq!(cut.leaf_uuid.as_deref(), Some(answer.as_str()));
+    let err = tack_store::load_until(&path, "no-such-uuid").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "no message `no-such-uuid` in the session {}",
+            path.display()
+        )
+    );
+}
+
+#[test]
 fn records_have_claude_codes_shape() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{SID}.jsonl"));

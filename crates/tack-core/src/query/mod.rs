@@ -122,6 +122,9 @@ pub struct QueryConfig {
     pub snip: bool,
     /// Output tokens the model should aim for (token-budget continuation).
     pub token_budget: Option<u64>,
+    /// Top-level request fields set as given (`output_config` for `--effort`);
+    /// a field the request builder sets itself is not overridden.
+    pub request_extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl QueryConfig {
@@ -144,6 +147,7 @@ impl QueryConfig {
             microcompact: true,
             snip: false,
             token_budget: None,
+            request_extra: serde_json::Map::new(),
         }
     }
 
@@ -347,7 +351,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         let (response, mut executor) = loop {
             // First let the consumer catch up (invariant 7).
             out.barrier().await;
-            let request = build_request(
+            let mut request = build_request(
                 &context,
                 &messages_for_query,
                 &RequestOptions {
@@ -358,6 +362,12 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                     prompt_caching: config.prompt_caching,
                 },
             );
+            for (key, value) in &config.request_extra {
+                request
+                    .extra
+                    .entry(key.clone())
+                    .or_insert_with(|| value.clone());
+            }
             let mut executor = StreamingToolExecutor::new(
                 tools.clone(),
                 tool_env.clone(),

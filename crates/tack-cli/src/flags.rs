@@ -1,0 +1,306 @@
+//! The flags the Agent SDKs pass (docs/sdk-protocol.md's table) turned into
+//! session options, and the ones tack refuses: a flag that would change what
+//! the session does and is not implemented is an error naming it, never
+//! silently ignored.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use tack_config::Scope;
+use tack_protocol::ThinkingConfig;
+use tack_protocol::control::AgentDefinition;
+use tack_runtime::{SessionChoice, SessionOptions};
+
+use crate::cli::{Cli, InputFormat, OutputFormat};
+
+/// Applies the SDK-era flags to `options` (built from the classic flags).
+pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
+    if let Some((flag, what)) = cli.unsupported.first() {
+        bail!("{flag} is not supported by tack yet ({what})");
+    }
+    let stream_json_in = cli.input_format == InputFormat::StreamJson;
+    match cli.permission_prompt_tool.as_deref() {
+        None => {}
+        Some("stdio") if stream_json_in => options.permission_prompts = true,
+        Some("stdio") => {
+            bail!("--permission-prompt-tool stdio needs --input-format stream-json")
+        }
+        Some(tool) if tool.starts_with("mcp__") => {
+            options.permission_prompt_tool = Some(tool.to_owned());
+        }
+        Some(tool) => bail!(
+            "--permission-prompt-tool {tool}: expected `stdio` or an MCP tool name (mcp__server__tool)"
+        ),
+    }
+    options.tools = match cli.tools.as_deref() {
+        None | Some("default") => None,
+        Some(list) => Some(crate::cli::split_rules(&[list.to_owned()])),
+    };
+    let resuming = !matches!(options.session, SessionChoice::New { .. });
+    if cli.fork_session && !resuming {
+        bail!("--fork-session needs --continue or --resume");
+    }
+    if cli.session_id.is_some() && resuming {
+        bail!(
+            "--session-id cannot be combined with --continue or --resume in tack (--fork-session alone gives the fork a new id)"
+        );
+    }
+    options.fork_session = cli.fork_session;
+    if let Some(uuid) = &cli.resume_session_at {
+        if !resuming {
+            bail!("--resume-session-at needs --continue or --resume");
+        }
+        options.resume_session_at = Some(uuid.clone());
+    }
+    if cli.replay_user_messages
+        && (!stream_json_in || cli.output_format != OutputFormat::StreamJson)
+    {
+        bail!(
+            "--replay-user-messages requires --input-format=stream-json and --output-format=stream-json"
+        );
+    }
+    if cli.include_hook_events {
+        bail!("--include-hook-events is not supported by tack yet (hook lifecycle records)");
+    }
+    options.thinking = thinking(cli)?;
+    options.effort.clone_from(&cli.effort);
+    options.betas = crate::cli::split_rules(&cli.betas);
+    if cli.json_schema.is_some() {
+        bail!("--json-schema is not supported by tack yet (structured output)");
+    }
+    options.allow_bypass_permissions = cli.allow_dangerously_skip_permissions;
+    if let Some(path) = &cli.system_prompt_file {
+        options.system_prompt = Some(read_prompt_file("--system-prompt-file", path)?);
+    }
+    if let Some(path) = &cli.append_system_prompt_file {
+        options.append_system_prompt = Some(read_prompt_file("--append-system-prompt-file", path)?);
+    }
+    if let Some(agents) = &cli.agents {
+        let agents: BTreeMap<String, AgentDefinition> = serde_json::from_str(agents)
+            .context("--agents: expected a JSON object of agent definitions by name")?;
+        refuse_agents(agents.keys())?;
+    }
+    Ok(())
+}
+
+/// Sub-agents are not available yet: defining any is refused (a definition the
+/// model could never call would change nothing, silently).
+pub fn refuse_agents<'a>(names: impl Iterator<Item = &'a String>) -> anyhow::Result<()> {
+    let names: Vec<&str> = names.map(String::as_str).collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "sub-agents are not available in tack yet; defined: {}",
+        names.join(", ")
+    )
+}
+
+/// `--setting-sources user,project,local` (any subset, `""` for none).
+pub fn setting_sources(cli: &Cli) -> anyhow::Result<Option<Vec<Scope>>> {
+    let Some(list) = &cli.setting_sources else {
+        return Ok(None);
+    };
+    let mut scopes = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        scopes.push(match name {
+            "user" => Scope::User,
+            "project" => Scope::Project,
+            "local" => Scope::Local,
+            other => {
+                bail!("--setting-sources: unknown source `{other}` (expected user, project, local)")
+            }
+        });
+    }
+    Ok(Some(scopes))
+}
+
+/// `--thinking adaptive|disabled` beats `--max-thinking-tokens N` (0: off);
+/// `--thinking-display` goes with either.
+fn thinking(cli: &Cli) -> anyhow::Result<Option<ThinkingConfig>> {
+    let display = cli.thinking_display.clone();
+    let thinking = match (cli.thinking.as_deref(), cli.max_thinking_tokens) {
+        (Some("disabled"), _) | (None, Some(0)) => Some(ThinkingConfig::Disabled),
+        (Some("adaptive"), _) => Some(ThinkingConfig::Adaptive { display }),
+        (None, Some(budget_tokens)) => Some(ThinkingConfig::Enabled {
+            budget_tokens,
+            display,
+        }),
+        (None, None) => None,
+        (Some(other), _) => bail!("--thinking {other}: expected adaptive or disabled"),
+    };
+    let on = matches!(
+        thinking,
+        Some(ThinkingConfig::Adaptive { .. } | ThinkingConfig::Enabled { .. })
+    );
+    if cli.thinking_display.is_some() && !on {
+        bail!(
+            "--thinking-display needs thinking on (--thinking adaptive or --max-thinking-tokens)"
+        );
+    }
+    Ok(thinking)
+}
+
+fn read_prompt_file(flag: &str, path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("{flag}: cannot read {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn options(args: &[&str]) -> anyhow::Result<SessionOptions> {
+        let mut argv = vec!["tack", "--input-format", "stream-json"];
+        argv.extend(["--output-format", "stream-json", "--verbose"]);
+        argv.extend(args);
+        let cli = Cli::try_parse_from(argv)?;
+        let mut options = crate::print::session_options(&cli);
+        apply(&cli, &mut options)?;
+        Ok(options)
+    }
+
+    fn error(args: &[&str]) -> String {
+        format!("{:#}", options(args).unwrap_err())
+    }
+
+    #[test]
+    fn the_sdk_flags_become_session_options() {
+        let got = options(&[
+            "--permission-prompt-tool=stdio",
+            "--tools=Read,Bash",
+            "--resume=abc",
+            "--fork-session",
+            "--resume-session-at=m1",
+            "--max-thinking-tokens",
+            "4000",
+            "--thinking-display",
+            "summarized",
+            "--effort=high",
+            "--betas",
+            "a-1,b-2",
+            "--allow-dangerously-skip-permissions",
+            "--strict-mcp-config",
+            "--mcp-config",
+            r#"{"mcpServers": {}}"#,
+            "--agents",
+            "{}",
+        ])
+        .unwrap();
+        let want = SessionOptions {
+            permission_prompts: true,
+            tools: Some(vec!["Read".into(), "Bash".into()]),
+            session: SessionChoice::Resume("abc".into()),
+            fork_session: true,
+            resume_session_at: Some("m1".into()),
+            thinking: Some(ThinkingConfig::Enabled {
+                budget_tokens: 4000,
+                display: Some("summarized".into()),
+            }),
+            effort: Some("high".into()),
+            betas: vec!["a-1".into(), "b-2".into()],
+            allow_bypass_permissions: true,
+            verbose: true,
+            ..SessionOptions::default()
+        };
+        assert_eq!(got, want);
+        assert_eq!(options(&["--tools", ""]).unwrap().tools, Some(vec![]));
+        assert_eq!(options(&["--tools=default"]).unwrap().tools, None);
+        assert_eq!(
+            options(&["--thinking=adaptive"]).unwrap().thinking,
+            Some(ThinkingConfig::Adaptive { display: None })
+        );
+        assert_eq!(
+            options(&["--max-thinking-tokens=0"]).unwrap().thinking,
+            Some(ThinkingConfig::Disabled)
+        );
+    }
+
+    #[test]
+    fn what_tack_cannot_do_is_refused_by_name() {
+        let cases: [(&[&str], &str); 10] = [
+            (
+                &["--json-schema", "{}"],
+                "--json-schema is not supported by tack yet (structured output)",
+            ),
+            (
+                &["--include-hook-events"],
+                "--include-hook-events is not supported by tack yet (hook lifecycle records)",
+            ),
+            (
+                &["--task-budget", "5"],
+                "--task-budget is not supported by tack yet (task budgets)",
+            ),
+            (
+                &["--plugin-dir", "p"],
+                "--plugin-dir is not supported by tack yet (plugins)",
+            ),
+            (
+                &["--session-mirror"],
+                "--session-mirror is not supported by tack yet (session stores)",
+            ),
+            (
+                &[
+                    "--agents",
+                    r#"{"rev": {"description": "d", "prompt": "p"}}"#,
+                ],
+                "sub-agents are not available in tack yet; defined: rev",
+            ),
+            (
+                &["--fork-session"],
+                "--fork-session needs --continue or --resume",
+            ),
+            (
+                &[
+                    "--continue",
+                    "--session-id",
+                    "0b1c4c2e-5d4e-4b8a-9f1e-2a3b4c5d6e7f",
+                ],
+                "--session-id cannot be combined with --continue or --resume in tack (--fork-session alone gives the fork a new id)",
+            ),
+            (
+                &["--thinking-display", "summarized"],
+                "--thinking-display needs thinking on (--thinking adaptive or --max-thinking-tokens)",
+            ),
+            (
+                &["--system-prompt-file", "/nonexistent/p.txt"],
+                "--system-prompt-file: cannot read /nonexistent/p.txt: No such file or directory (os error 2)",
+            ),
+        ];
+        for (args, want) in cases {
+            assert_eq!(error(args), want, "{args:?}");
+        }
+        assert!(error(&["--agents", "[1]"]).starts_with("--agents: expected a JSON object"));
+        let cli =
+            Cli::try_parse_from(["tack", "-p", "x", "--permission-prompt-tool", "stdio"]).unwrap();
+        let mut o = crate::print::session_options(&cli);
+        assert_eq!(
+            format!("{:#}", apply(&cli, &mut o).unwrap_err()),
+            "--permission-prompt-tool stdio needs --input-format stream-json"
+        );
+    }
+
+    #[test]
+    fn setting_sources_parse() {
+        let parse = |v: &str| {
+            let cli = Cli::try_parse_from(["tack", "-p", "x", &format!("--setting-sources={v}")])
+                .unwrap();
+            setting_sources(&cli).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            parse("user,project"),
+            Ok(Some(vec![Scope::User, Scope::Project]))
+        );
+        assert_eq!(parse(""), Ok(Some(vec![])));
+        assert_eq!(
+            parse("user,managed"),
+            Err(
+                "--setting-sources: unknown source `managed` (expected user, project, local)"
+                    .into()
+            )
+        );
+    }
+}

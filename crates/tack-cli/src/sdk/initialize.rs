@@ -1,0 +1,302 @@
+//! `initialize`, the first line of every SDK session: its options become
+//! session options before the session starts (so the SDK's hooks see the
+//! first SessionStart and prompt), and the answer says what tack really has.
+
+use std::time::Duration;
+
+use anyhow::bail;
+use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
+use tack_protocol::control::{
+    AccountInfo, HookCallbackMatcher, InitializeRequest, InitializeResponse, ModelInfo,
+    SlashCommand,
+};
+use tack_runtime::{SessionInfo, SessionOptions};
+
+/// Applies what `initialize` asks for to `options`; what tack cannot do is an
+/// error naming it (the session does not start).
+pub fn apply(request: &InitializeRequest, options: &mut SessionOptions) -> anyhow::Result<()> {
+    if let Some(hooks) = &request.hooks {
+        for (event, matchers) in hooks {
+            for m in matchers {
+                options.hook_callbacks.push(callback_matcher(event, m)?);
+            }
+        }
+    }
+    if let Some(agents) = &request.agents {
+        crate::flags::refuse_agents(agents.keys())?;
+    }
+    if request.json_schema.is_some() {
+        bail!("structured output (outputFormat / jsonSchema) is not supported by tack yet");
+    }
+    if let Some(servers) = request.sdk_mcp_servers.as_ref().filter(|s| !s.is_empty()) {
+        bail!(
+            "in-process SDK MCP servers are not available in tack yet (configured: {})",
+            servers.join(", ")
+        );
+    }
+    if let Some(parts) = &request.system_prompt {
+        // The TypeScript SDK's default is `[""]`: no default prompt at all.
+        options.system_prompt = Some(parts.join("\n\n"));
+    }
+    if let Some(append) = &request.append_system_prompt {
+        options.append_system_prompt = Some(append.clone());
+    }
+    Ok(())
+}
+
+/// One `{matcher, hookCallbackIds, timeout, onFailure}` of `event`.
+fn callback_matcher(event: &str, m: &HookCallbackMatcher) -> anyhow::Result<CallbackMatcher> {
+    let timeout = match m.timeout {
+        None => None,
+        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t.min(86_400.0))),
+        Some(t) => bail!("hooks.{event}: timeout must be a positive number of seconds (got {t})"),
+    };
+    let on_failure = match m.on_failure.as_deref() {
+        None | Some("continue") => OnFailure::Continue,
+        Some("block") => OnFailure::Block,
+        Some(other) => {
+            bail!("hooks.{event}: onFailure must be \"continue\" or \"block\" (got {other:?})")
+        }
+    };
+    Ok(CallbackMatcher {
+        event: event.to_owned(),
+        matcher: m.matcher.clone(),
+        hooks: m
+            .hook_callback_ids
+            .iter()
+            .map(|id| CallbackHook {
+                id: id.clone(),
+                timeout,
+                on_failure,
+            })
+            .collect(),
+    })
+}
+
+/// The answer: the session's slash commands, the models `set_model` takes,
+/// where the credentials come from.
+pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeResponse {
+    let commands = tack_runtime::slash_commands()
+        .into_iter()
+        .map(|c| SlashCommand {
+            name: c.name.to_owned(),
+            description: c.description.to_owned(),
+            argument_hint: c.argument_hint.to_owned(),
+            aliases: None,
+            builtin: Some(true),
+            extra: Default::default(),
+        })
+        .collect();
+    InitializeResponse {
+        commands,
+        agents: Vec::new(),
+        output_style: "default".to_owned(),
+        available_output_styles: vec!["default".to_owned()],
+        models: models(&info.model),
+        account: AccountInfo {
+            api_key_source: Some(info.api_key_source.clone()),
+            api_provider: Some("firstParty".to_owned()),
+            ..AccountInfo::default()
+        },
+        hooks_applied: request.hooks.as_ref().map(|_| true),
+        hook_on_failure_supported: Some(true),
+        claude_code_version: Some(info.version.clone()),
+        fast_mode_state: None,
+        extra: Default::default(),
+    }
+}
+
+/// `default` (the session's model), the aliases, then every model tack knows.
+fn models(session_model: &str) -> Vec<ModelInfo> {
+    let entry =
+        |value: &str, display: &str, description: String, resolved: Option<String>| ModelInfo {
+            value: value.to_owned(),
+            display_name: display.to_owned(),
+            description,
+            resolved_model: resolved,
+            extra: Default::default(),
+        };
+    let mut models = vec![entry(
+        "default",
+        "Default",
+        format!("This session's model ({session_model})"),
+        Some(session_model.to_owned()),
+    )];
+    for alias in ["sonnet", "opus", "haiku"] {
+        let id = tack_runtime::resolve_model(alias);
+        let display = format!("{}{}", alias[..1].to_uppercase(), &alias[1..]);
+        models.push(entry(
+            alias,
+            &display,
+            format!("Latest {display}: {id}"),
+            Some(id),
+        ));
+    }
+    for info in tack_api::known_models() {
+        let limits = format!(
+            "{}k context, {}k output",
+            info.context_window / 1000,
+            info.max_output_tokens / 1000
+        );
+        models.push(entry(info.id, info.id, limits, None));
+    }
+    models
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+    use tack_permissions::PermissionMode;
+
+    use super::*;
+
+    fn request(value: serde_json::Value) -> InitializeRequest {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn hooks_and_prompts_become_session_options() {
+        let r = request(json!({
+            "hooks": {
+                "PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0", "hook_1"], "timeout": 2.5}],
+                "Stop": [{"matcher": null, "hookCallbackIds": ["hook_2"], "onFailure": "block"}],
+            },
+            "systemPrompt": ["You are terse.", "Answer in French."],
+            "appendSystemPrompt": "Never use emoji.",
+        }));
+        let mut options = SessionOptions::default();
+        apply(&r, &mut options).unwrap();
+        let hook = |id: &str, timeout: Option<Duration>, on_failure| CallbackHook {
+            id: id.into(),
+            timeout,
+            on_failure,
+        };
+        assert_eq!(
+            options.hook_callbacks,
+            [
+                CallbackMatcher {
+                    event: "PreToolUse".into(),
+                    matcher: Some("Bash".into()),
+                    hooks: vec![
+                        hook(
+                            "hook_0",
+                            Some(Duration::from_millis(2500)),
+                            OnFailure::Continue
+                        ),
+                        hook(
+                            "hook_1",
+                            Some(Duration::from_millis(2500)),
+                            OnFailure::Continue
+                        ),
+                    ],
+                },
+                CallbackMatcher {
+                    event: "Stop".into(),
+                    matcher: None,
+                    hooks: vec![hook("hook_2", None, OnFailure::Block)],
+                },
+            ]
+        );
+        assert_eq!(
+            options.system_prompt.as_deref(),
+            Some("You are terse.\n\nAnswer in French.")
+        );
+        assert_eq!(
+            options.append_system_prompt.as_deref(),
+            Some("Never use emoji.")
+        );
+    }
+
+    #[test]
+    fn what_tack_cannot_do_is_refused() {
+        let refused = |v: serde_json::Value| {
+            let mut options = SessionOptions::default();
+            apply(&request(v), &mut options).unwrap_err().to_string()
+        };
+        assert_eq!(
+            refused(json!({"jsonSchema": {"type": "object"}})),
+            "structured output (outputFormat / jsonSchema) is not supported by tack yet"
+        );
+        assert_eq!(
+            refused(json!({"sdkMcpServers": ["calc"]})),
+            "in-process SDK MCP servers are not available in tack yet (configured: calc)"
+        );
+        assert_eq!(
+            refused(json!({"agents": {"reviewer": {"description": "d", "prompt": "p"}}})),
+            "sub-agents are not available in tack yet; defined: reviewer"
+        );
+        assert_eq!(
+            refused(json!({"hooks": {"Stop": [{"hookCallbackIds": ["h"], "timeout": 0}]}})),
+            "hooks.Stop: timeout must be a positive number of seconds (got 0)"
+        );
+        assert_eq!(
+            refused(json!({"hooks": {"Stop": [{"hookCallbackIds": ["h"], "onFailure": "retry"}]}})),
+            "hooks.Stop: onFailure must be \"continue\" or \"block\" (got \"retry\")"
+        );
+        // Empty ones are fine.
+        let mut options = SessionOptions::default();
+        apply(
+            &request(json!({"hooks": null, "agents": {}, "sdkMcpServers": []})),
+            &mut options,
+        )
+        .unwrap();
+        assert_eq!(options, SessionOptions::default());
+    }
+
+    #[test]
+    fn the_answer_lists_what_the_session_has() {
+        let info = SessionInfo {
+            session_id: "s".into(),
+            cwd: PathBuf::from("/p"),
+            model: "claude-sonnet-4-5".into(),
+            tools: vec![],
+            permission_mode: PermissionMode::Default,
+            api_key_source: "ANTHROPIC_API_KEY".into(),
+            transcript_path: None,
+            resumed: false,
+            mcp_servers: vec![],
+            version: "0.1.0".into(),
+        };
+        let r = request(json!({"hooks": {}}));
+        let answer = serde_json::to_value(response(&r, &info)).unwrap();
+        let models: Vec<&str> = answer["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["value"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            &models[..5],
+            ["default", "sonnet", "opus", "haiku", "claude-opus-5"]
+        );
+        assert_eq!(models.len(), 4 + tack_api::known_models().count());
+        let mut rest = answer.as_object().unwrap().clone();
+        rest.remove("models");
+        assert_eq!(
+            serde_json::Value::Object(rest),
+            json!({
+                "commands": [{"name": "compact", "argumentHint": "<optional custom summarization instructions>",
+                    "description": "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
+                    "builtin": true}],
+                "agents": [],
+                "output_style": "default",
+                "available_output_styles": ["default"],
+                "account": {"apiKeySource": "ANTHROPIC_API_KEY", "apiProvider": "firstParty"},
+                "hooks_applied": true,
+                "hook_on_failure_supported": true,
+                "claude_code_version": "0.1.0",
+            })
+        );
+        assert_eq!(
+            answer["models"][0],
+            json!({"value": "default", "displayName": "Default",
+                   "description": "This session's model (claude-sonnet-4-5)",
+                   "resolvedModel": "claude-sonnet-4-5"})
+        );
+        let no_hooks = serde_json::to_value(response(&request(json!({})), &info)).unwrap();
+        assert_eq!(no_hooks.get("hooks_applied"), None);
+    }
+}

@@ -1,0 +1,364 @@
+//! Agent SDK mode (`--input-format stream-json`): the front end the official
+//! Agent SDKs (and any stream-json client) drive, over the control protocol of
+//! `tack_protocol::control` (what the SDKs send: docs/sdk-protocol.md).
+//!
+//! # Flow
+//! 1. The first stdin line is read before the session starts: when it is
+//!    `initialize`, its options (hooks by callback id, system prompt) become
+//!    session options, so the SDK's hooks see everything from SessionStart on.
+//!    Any other first line is handled once the session runs: a plain
+//!    stream-json user is not held up.
+//! 2. The session runs; stdin is read concurrently with it. User lines become
+//!    `Submit` / `Append` commands (queued behind a running turn), control
+//!    requests go through the runtime ([`requests`]), and control responses
+//!    answer tack's own requests ([`asks`]).
+//! 3. The runtime's events render as stream-json records ([`Printer`]), its
+//!    permission requests and client hook calls become `can_use_tool` /
+//!    `hook_callback` requests. An interrupt's receipt is written before the
+//!    result of the turn it stopped, as Claude Code does.
+//!
+//! Nothing here persists, runs hooks or decides permissions: that is the
+//! runtime's. stdin EOF ends the input: queued turns still run, requests that
+//! need an answer from the SDK fail at once, and tack exits after the last
+//! result (1 if it was an error).
+
+mod asks;
+mod initialize;
+mod requests;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use futures::future::{BoxFuture, FutureExt};
+use futures::stream::{FuturesUnordered, StreamExt};
+use serde_json::{Map, Value};
+use tack_protocol::Message;
+use tack_protocol::control::{ControlResponse, InitializeRequest, SdkRequest, StdinLine, UserLine};
+use tack_protocol::stream_json::{StreamJsonRecord, SystemRecord, UserRecord};
+use tack_runtime::records::Records;
+use tack_runtime::{
+    Command, LoadedSettings, Place, RuntimeEvent, RuntimeHandle, SessionOptions, UserInput,
+};
+use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
+
+use crate::cli::{Cli, OutputFormat};
+use crate::output::Printer;
+
+/// What `system/init` says tack can do beyond the basics: interrupts answered
+/// with a queue receipt before the turn's result, and `cancel_queued`.
+const CAPABILITIES: &[&str] = &["interrupt_receipt_v1", "interrupt_cancel_queued_v1"];
+
+/// Runs an SDK session to the end of its input; the exit code reflects the
+/// last turn.
+pub async fn run(
+    cli: &Cli,
+    place: Place,
+    loaded: LoadedSettings,
+    mut options: SessionOptions,
+) -> anyhow::Result<ExitCode> {
+    let permission_timeout = place
+        .env
+        .get("TACK_PERMISSION_CALLBACK_TIMEOUT_MS")
+        .and_then(|v| v.parse().ok())
+        .map_or(asks::DEFAULT_PERMISSION_TIMEOUT, Duration::from_millis);
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let first = first_line(&mut lines).await?;
+    let init = first.as_deref().and_then(initialize_request);
+    let first = if init.is_some() { None } else { first };
+    if let Some((id, request)) = &init
+        && let Err(e) = initialize::apply(request, &mut options)
+    {
+        write_line(&ControlResponse::error(id.clone(), format!("{e:#}")).into_line())?;
+        return Err(e);
+    }
+    let runtime = match tack_runtime::start(place, &loaded, options).await {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            if let Some((id, _)) = &init {
+                write_line(&ControlResponse::error(id.clone(), e.to_string()).into_line())?;
+            }
+            return Err(e.into());
+        }
+    };
+    let info = runtime.info().clone();
+    let mut printer = Printer::new(
+        OutputFormat::StreamJson,
+        cli.include_partial_messages,
+        &info,
+        None,
+    );
+    if let Some((id, request)) = &init {
+        let answer = ControlResponse::success(id.clone(), &initialize::response(request, &info))?;
+        printer.line(&answer.into_line())?;
+    }
+    let (handle, events) = runtime.spawn();
+    let mut front = Front {
+        input: Some(handle),
+        printer,
+        records: Records {
+            session_id: info.session_id.clone(),
+            partial: cli.include_partial_messages,
+            parent_tool_use_id: None,
+        },
+        asks: asks::Asks::new(permission_timeout),
+        answers: FuturesUnordered::new(),
+        replay: cli.replay_user_messages,
+        input_error: None,
+    };
+    if let Some(line) = first {
+        front.line(&line);
+    }
+    front.run(lines, events).await
+}
+
+/// The first non-blank line (`None` at EOF).
+async fn first_line(lines: &mut Lines<BufReader<Stdin>>) -> anyhow::Result<Option<String>> {
+    loop {
+        match lines.next_line().await.context("cannot read stdin")? {
+            Some(line) if line.trim().is_empty() => {}
+            other => return Ok(other),
+        }
+    }
+}
+
+/// `line` as an `initialize` request (id, payload), if it is one.
+fn initialize_request(line: &str) -> Option<(String, InitializeRequest)> {
+    match serde_json::from_str::<StdinLine>(line) {
+        Ok(StdinLine::ControlRequest(r)) => match r.request {
+            SdkRequest::Initialize(init) => Some((r.request_id, *init)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// One line on stdout before the session (and its printer) exists.
+fn write_line(value: &impl serde::Serialize) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut line = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    let mut out = std::io::stdout().lock();
+    out.write_all(&line)?;
+    out.flush()
+}
+
+/// The running front end.
+struct Front {
+    /// `None` once stdin is closed (dropping it closes the session's input).
+    input: Option<RuntimeHandle>,
+    printer: Printer,
+    records: Records,
+    asks: asks::Asks,
+    /// Answers to the SDK's requests, written as they become ready.
+    answers: FuturesUnordered<BoxFuture<'static, ControlResponse>>,
+    replay: bool,
+    input_error: Option<anyhow::Error>,
+}
+
+impl Front {
+    async fn run(
+        mut self,
+        mut lines: Lines<BufReader<Stdin>>,
+        mut events: tack_runtime::RuntimeEvents,
+    ) -> anyhow::Result<ExitCode> {
+        loop {
+            tokio::select! {
+                biased;
+                event = events.next() => match event {
+                    Some(event) => if !self.event(event)? { break },
+                    None => break,
+                },
+                Some(answer) = self.answers.next() => self.printer.line(&answer.into_line())?,
+                Some((id, cancel)) = self.asks.tasks.next() => {
+                    self.asks.settled(&id);
+                    if let Some(cancel) = cancel {
+                        self.printer.line(&cancel)?;
+                    }
+                }
+                line = lines.next_line(), if self.input.is_some() => match line {
+                    Ok(Some(line)) => self.line(&line),
+                    Ok(None) => self.close_input(),
+                    Err(e) => {
+                        self.input_error = Some(anyhow::Error::new(e).context("cannot read stdin"));
+                        self.close_input();
+                    }
+                },
+            }
+        }
+        while let Some(answer) = self.answers.next().await {
+            self.printer.line(&answer.into_line())?;
+        }
+        if let Some(e) = self.input_error {
+            return Err(e);
+        }
+        Ok(if self.printer.ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    }
+
+    fn close_input(&mut self) {
+        self.input = None;
+        self.asks.close();
+    }
+
+    /// Renders one event; `Ok(false)` after the last one.
+    fn event(&mut self, event: RuntimeEvent) -> std::io::Result<bool> {
+        match event {
+            RuntimeEvent::Started(info) => {
+                let mut init = self.records.init(&info);
+                if let StreamJsonRecord::System(SystemRecord::Init(init)) = &mut init {
+                    init.slash_commands = tack_runtime::slash_commands()
+                        .into_iter()
+                        .map(|c| c.name.to_owned())
+                        .collect();
+                    let capabilities = CAPABILITIES
+                        .iter()
+                        .map(|c| Value::String((*c).to_owned()))
+                        .collect();
+                    init.extra
+                        .insert("capabilities".into(), Value::Array(capabilities));
+                }
+                self.printer.record(&init)?;
+                Ok(true)
+            }
+            RuntimeEvent::PermissionRequest(request) => {
+                if let Some(line) = self.asks.permission(*request) {
+                    self.printer.line(&line)?;
+                }
+                Ok(true)
+            }
+            RuntimeEvent::HookCallback(call) => {
+                if let Some(line) = self.asks.hook(*call) {
+                    self.printer.line(&line)?;
+                }
+                Ok(true)
+            }
+            RuntimeEvent::TurnEnded(_) => {
+                // An interrupt's receipt was sent before this event: it goes
+                // out before the result it announces.
+                while let Some(Some(answer)) = self.answers.next().now_or_never() {
+                    self.printer.line(&answer.into_line())?;
+                }
+                self.printer.event(event)
+            }
+            RuntimeEvent::Notice(_)
+            | RuntimeEvent::Loop(_)
+            | RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::Ended => self.printer.event(event),
+        }
+    }
+
+    /// One stdin line. A line that is not JSON, or not an object tack can
+    /// read, ends the input (an error once the session has ended); a bad
+    /// control line is answered (or fails the request it answers) instead.
+    fn line(&mut self, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        let parsed = match serde_json::from_str::<StdinLine>(line) {
+            Ok(parsed) => parsed,
+            Err(e) => return self.malformed(line, e),
+        };
+        match parsed {
+            StdinLine::User(user) => self.user(*user),
+            StdinLine::ControlRequest(request) => {
+                if let Some(handle) = &self.input {
+                    self.answers.push(requests::answer(request, handle));
+                }
+            }
+            StdinLine::ControlResponse(response) => {
+                let id = response.response.request_id().to_owned();
+                if !self.asks.answer(&id, Ok(response.response)) {
+                    eprintln!(
+                        "warning: ignoring a control_response for `{id}`: tack is not waiting for it"
+                    );
+                }
+            }
+            // The SDK abandons one of its requests: tack answers every request
+            // once, when ready; an unwanted answer is harmless.
+            StdinLine::ControlCancelRequest(_) => {}
+            StdinLine::Other(other) => {
+                let kind = other.get("type").and_then(Value::as_str).unwrap_or("");
+                if kind != "keep_alive" {
+                    eprintln!("warning: ignoring stdin line of unknown type `{kind}`");
+                }
+            }
+        }
+    }
+
+    /// A line that did not parse: a control request is answered with the
+    /// error, a control response fails the request it answers; anything else
+    /// ends the input.
+    fn malformed(&mut self, line: &str, error: serde_json::Error) {
+        let value: Option<Map<String, Value>> = serde_json::from_str(line).ok();
+        let field = |v: &Map<String, Value>, path: &[&str]| {
+            let mut cur = v.get(path[0])?;
+            for key in &path[1..] {
+                cur = cur.get(key)?;
+            }
+            cur.as_str().map(str::to_owned)
+        };
+        let kind = value.as_ref().and_then(|v| field(v, &["type"]));
+        match (kind.as_deref(), value) {
+            (Some("control_request"), Some(v)) => {
+                if let Some(id) = field(&v, &["request_id"]) {
+                    let answer =
+                        ControlResponse::error(id, format!("invalid control request: {error}"));
+                    self.answers.push(futures::future::ready(answer).boxed());
+                    return;
+                }
+            }
+            (Some("control_response"), Some(v)) => {
+                if let Some(id) = field(&v, &["response", "request_id"]) {
+                    self.asks
+                        .answer(&id, Err(format!("invalid control_response: {error}")));
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.input_error = Some(anyhow::anyhow!("invalid stdin line ({error}): {line}"));
+        self.close_input();
+    }
+
+    /// A user message: a turn, or (`shouldQuery: false`) context for the next
+    /// one; echoed first with `--replay-user-messages`.
+    fn user(&mut self, line: UserLine) {
+        let Some(handle) = &self.input else { return };
+        let message = Message::user(line.message.content);
+        if self.replay {
+            let mut extra = Map::new();
+            extra.insert("isReplay".into(), Value::Bool(true));
+            let record = StreamJsonRecord::User(UserRecord {
+                message: serde_json::to_value(&message).unwrap_or(Value::Null),
+                parent_tool_use_id: line.parent_tool_use_id.clone(),
+                session_id: self.records.session_id.clone(),
+                uuid: line
+                    .uuid
+                    .clone()
+                    .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+                timestamp: None,
+                tool_use_result: None,
+                is_synthetic: None,
+                extra,
+            });
+            if let Err(e) = self.printer.record(&record) {
+                self.input_error = Some(anyhow::Error::new(e).context("cannot write stdout"));
+            }
+        }
+        let input = UserInput {
+            message,
+            uuid: line.uuid,
+        };
+        let sent = match line.should_query {
+            Some(false) => handle.send(Command::Append(input)),
+            Some(true) | None => handle.submit(input),
+        };
+        if sent.is_err() {
+            self.close_input();
+        }
+    }
+}

@@ -1,0 +1,622 @@
+//! The Agent SDK control protocol end to end, without the SDKs: the test plays
+//! the SDK on the real binary's stdin/stdout (`--input-format stream-json`)
+//! against the scripted server. The SDKs themselves drive tack in `sdk.rs`.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{Env, kinds};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_testkit::{Reply, Script};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+/// Longest wait for one line (the slowest thing here is a hook timeout).
+const LINE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// tack in SDK mode, with the test as its SDK.
+struct Sdk {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Lines<BufReader<ChildStdout>>,
+    /// Every line read so far.
+    seen: Vec<Value>,
+}
+
+impl Sdk {
+    fn start(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Sdk {
+        let mut child = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+            .env_clear()
+            .envs(env.vars())
+            .envs(vars.iter().copied())
+            .current_dir(env.cwd())
+            .args([
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--input-format",
+                "stream-json",
+            ])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+        Sdk {
+            child,
+            stdin,
+            stdout,
+            seen: Vec::new(),
+        }
+    }
+
+    async fn send(&mut self, line: Value) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    async fn user(&mut self, text: &str, extra: Value) {
+        let mut line = json!({"type": "user", "session_id": "",
+            "message": {"role": "user", "content": text}, "parent_tool_use_id": null});
+        for (k, v) in extra.as_object().unwrap() {
+            line[k] = v.clone();
+        }
+        self.send(line).await;
+    }
+
+    async fn request(&mut self, id: &str, request: Value) {
+        self.send(json!({"type": "control_request", "request_id": id, "request": request}))
+            .await;
+    }
+
+    /// The next line tack prints.
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(LINE_TIMEOUT, self.stdout.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no line within {LINE_TIMEOUT:?}; seen: {:#?}", self.seen))
+            .unwrap()
+            .unwrap_or_else(|| panic!("stdout closed; seen: {:#?}", self.seen));
+        let value: Value = serde_json::from_str(&line).unwrap();
+        self.seen.push(value.clone());
+        value
+    }
+
+    /// Lines up to and including the first that `done` accepts.
+    async fn until(&mut self, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut out = Vec::new();
+        loop {
+            let line = self.next().await;
+            let stop = done(&line);
+            out.push(line);
+            if stop {
+                return out;
+            }
+        }
+    }
+
+    /// The answer to `id`, read already or next (answers come when ready,
+    /// not in request order).
+    async fn response(&mut self, id: &str) -> Value {
+        let is_it =
+            |l: &Value| l["type"] == "control_response" && l["response"]["request_id"] == id;
+        if let Some(line) = self.seen.iter().find(|l| is_it(l)) {
+            return line["response"].clone();
+        }
+        let lines = self.until(is_it).await;
+        lines.last().unwrap()["response"].clone()
+    }
+
+    /// The next control request tack sends.
+    async fn tack_request(&mut self) -> Value {
+        let lines = self.until(|l| l["type"] == "control_request").await;
+        lines.last().unwrap().clone()
+    }
+
+    async fn result(&mut self) -> Value {
+        self.until(|l| l["type"] == "result").await.pop().unwrap()
+    }
+
+    async fn answer(&mut self, id: &str, response: Value) {
+        self.send(json!({"type": "control_response",
+            "response": {"subtype": "success", "request_id": id, "response": response}}))
+            .await;
+    }
+
+    /// Closes stdin and waits for the exit: (code, the rest of stdout, stderr).
+    async fn finish(mut self) -> (Option<i32>, Vec<Value>, String) {
+        drop(self.stdin.take());
+        let mut rest = Vec::new();
+        while let Ok(Some(line)) = tokio::time::timeout(LINE_TIMEOUT, self.stdout.next_line())
+            .await
+            .unwrap()
+        {
+            rest.push(serde_json::from_str(&line).unwrap());
+        }
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .await
+            .unwrap();
+        let status = tokio::time::timeout(LINE_TIMEOUT, self.child.wait())
+            .await
+            .unwrap()
+            .unwrap();
+        (status.code(), rest, stderr)
+    }
+}
+
+fn initialize(hooks: Value) -> Value {
+    json!({"subtype": "initialize", "hooks": hooks})
+}
+
+fn callback(matcher: Option<&str>, ids: &[&str], timeout: Option<f64>) -> Value {
+    let mut m = json!({"matcher": matcher, "hookCallbackIds": ids});
+    if let Some(t) = timeout {
+        m["timeout"] = json!(t);
+    }
+    m
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn initialize_is_answered_before_the_session_and_hook_callbacks_rewrite_and_deny() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("toolu_1", "Bash", json!({"command": "echo original"}))
+            .tool_use("toolu_2", "Bash", json!({"command": "rm -rf build"}))
+            .into(),
+        Reply::text("done"),
+    ]))
+    .await;
+    let mut sdk = Sdk::start(&env, &[], &[]);
+    sdk.request(
+        "init",
+        initialize(json!({"PreToolUse": [callback(Some("Bash"), &["hook_0"], None)]})),
+    )
+    .await;
+    let init = sdk.response("init").await;
+    assert_eq!(
+        (
+            &init["subtype"],
+            &init["response"]["hooks_applied"],
+            &init["response"]["commands"][0]["name"],
+            &init["response"]["account"]["apiKeySource"],
+            &init["response"]["models"][0]["value"],
+        ),
+        (
+            &json!("success"),
+            &json!(true),
+            &json!("compact"),
+            &json!("ANTHROPIC_API_KEY"),
+            &json!("default")
+        )
+    );
+    // The answer came before anything else: no system/init until a message.
+    assert_eq!(kinds(&sdk.seen), ["control_response"]);
+    sdk.user("tidy up", json!({"uuid": "u-1"})).await;
+    let mut calls = Vec::new();
+    for _ in 0..2 {
+        let request = sdk.tack_request().await;
+        let id = request["request_id"].as_str().unwrap().to_owned();
+        let r = &request["request"];
+        calls.push((
+            r["input"]["tool_input"]["command"].clone(),
+            r["tool_use_id"].clone(),
+        ));
+        let answer = if r["tool_use_id"] == "toolu_1" {
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": "allow", "updatedInput": {"command": "echo rewritten"}}})
+        } else {
+            json!({"decision": "block", "reason": "not in this repo"})
+        };
+        assert_eq!(
+            (
+                &r["subtype"],
+                &r["callback_id"],
+                &r["input"]["hook_event_name"]
+            ),
+            (
+                &json!("hook_callback"),
+                &json!("hook_0"),
+                &json!("PreToolUse")
+            )
+        );
+        sdk.answer(&id, answer).await;
+    }
+    calls.sort_by_key(|c| c.1.to_string());
+    assert_eq!(
+        calls,
+        [
+            (json!("echo original"), json!("toolu_1")),
+            (json!("rm -rf build"), json!("toolu_2"))
+        ]
+    );
+    let result = sdk.result().await;
+    assert_eq!(
+        (
+            &result["subtype"],
+            &result["user_message_uuid"],
+            &result["permission_denials"]
+        ),
+        (
+            &json!("success"),
+            &json!("u-1"),
+            &json!([{"tool_name": "Bash", "tool_use_id": "toolu_2", "tool_input": {"command": "rm -rf build"}}])
+        )
+    );
+    let init_record = sdk.seen.iter().find(|l| l["subtype"] == "init").unwrap();
+    assert_eq!(
+        (&init_record["capabilities"], &init_record["slash_commands"]),
+        (
+            &json!(["interrupt_receipt_v1", "interrupt_cancel_queued_v1"]),
+            &json!(["compact"])
+        )
+    );
+    let (code, _, stderr) = sdk.finish().await;
+    assert_eq!(code, Some(0), "{stderr}");
+    let second = env.request_bodies()[1]["messages"].to_string();
+    assert!(second.contains("rewritten"), "{second}");
+    assert!(second.contains("not in this repo"), "{second}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hook_callback_that_never_answers_times_out_and_is_cancelled() {
+    let env = Env::new(Script::new([Reply::text("hello")])).await;
+    let mut sdk = Sdk::start(&env, &[], &[]);
+    sdk.request(
+        "init",
+        initialize(json!({"UserPromptSubmit": [callback(None, &["slow"], Some(0.3))]})),
+    )
+    .await;
+    sdk.response("init").await;
+    sdk.user("hi", json!({})).await;
+    let request = sdk.tack_request().await;
+    let id = request["request_id"].clone();
+    // Never answered: after 0.3 s tack gives up, tells the SDK, and goes on.
+    let lines = sdk.until(|l| l["type"] == "result").await;
+    let cancels: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "control_cancel_request")
+        .collect();
+    assert_eq!(
+        cancels,
+        [&json!({"type": "control_cancel_request", "request_id": id})]
+    );
+    assert_eq!(lines.last().unwrap()["result"], "hello");
+    let (code, _, stderr) = sdk.finish().await;
+    assert_eq!(code, Some(0));
+    assert!(
+        stderr.contains(
+            "UserPromptSubmit hook error: `callback slow` failed: did not answer within 0.3s"
+        ),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn can_use_tool_timeouts_and_malformed_answers_deny_with_a_reason() {
+    let env = Env::new(Script::new([
+        Reply::tool_use(
+            "toolu_1",
+            "Write",
+            json!({"file_path": "a.txt", "content": "a"}),
+        ),
+        Reply::tool_use(
+            "toolu_2",
+            "Write",
+            json!({"file_path": "b.txt", "content": "b"}),
+        ),
+        Reply::tool_use(
+            "toolu_3",
+            "Write",
+            json!({"file_path": "c.txt", "content": "c"}),
+        ),
+        Reply::text("gave up"),
+    ]))
+    .await;
+    let mut sdk = Sdk::start(
+        &env,
+        &["--permission-prompt-tool", "stdio"],
+        &[("TACK_PERMISSION_CALLBACK_TIMEOUT_MS", "300")],
+    );
+    sdk.request("init", initialize(Value::Null)).await;
+    sdk.response("init").await;
+    sdk.user("write three files", json!({})).await;
+
+    // 1: never answered.
+    let first = sdk.tack_request().await;
+    assert_eq!(
+        (
+            &first["request"]["subtype"],
+            &first["request"]["tool_name"],
+            &first["request"]["tool_use_id"]
+        ),
+        (&json!("can_use_tool"), &json!("Write"), &json!("toolu_1"))
+    );
+    let cancel = sdk
+        .until(|l| l["type"] == "control_cancel_request")
+        .await
+        .pop()
+        .unwrap();
+    assert_eq!(cancel["request_id"], first["request_id"]);
+    // 2: an answer that is not a permission result.
+    let second = sdk.tack_request().await;
+    let id = second["request_id"].as_str().unwrap().to_owned();
+    sdk.answer(&id, json!({"behavior": "perhaps"})).await;
+    // 3: a control_response line that is not one.
+    let third = sdk.tack_request().await;
+    let id = third["request_id"].as_str().unwrap().to_owned();
+    sdk.send(
+        json!({"type": "control_response", "response": {"request_id": id, "behaviour": "allow"}}),
+    )
+    .await;
+    let result = sdk.result().await;
+    let denied: Vec<&Value> = result["permission_denials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["tool_use_id"])
+        .collect();
+    assert_eq!(denied, ["toolu_1", "toolu_2", "toolu_3"]);
+    let (code, _, stderr) = sdk.finish().await;
+    assert_eq!(code, Some(0), "{stderr}");
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        assert!(!env.cwd().join(f).exists(), "{f} was written");
+    }
+    let bodies = env.request_bodies();
+    let result_text = |i: usize| {
+        bodies[i]["messages"].as_array().unwrap().last().unwrap()["content"][0]["content"].clone()
+    };
+    assert_eq!(
+        result_text(1),
+        json!("The can_use_tool callback did not answer within 0.3s; the tool call was denied")
+    );
+    assert_eq!(
+        result_text(2),
+        json!(
+            "The can_use_tool callback returned a malformed answer (unknown variant `perhaps`, expected `allow` or `deny`); the tool call was denied"
+        )
+    );
+    let third = result_text(3).as_str().unwrap().to_owned();
+    assert!(
+        third.starts_with("The can_use_tool callback failed: invalid control_response: "),
+        "{third}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn should_query_false_appends_and_replay_echoes_every_user_line() {
+    let env = Env::new(Script::new([Reply::text("noted")])).await;
+    let mut sdk = Sdk::start(&env, &["--replay-user-messages"], &[]);
+    sdk.user(
+        "the build is red",
+        json!({"uuid": "ctx-1", "shouldQuery": false}),
+    )
+    .await;
+    sdk.user("what now?", json!({"uuid": "q-1"})).await;
+    let lines = sdk.until(|l| l["type"] == "result").await;
+    assert_eq!(
+        kinds(&lines),
+        ["user", "user", "system/init", "assistant", "result/success"]
+    );
+    let replay = |text: &str, uuid: &str| {
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+            "parent_tool_use_id": null, "session_id": lines[2]["session_id"], "uuid": uuid, "isReplay": true})
+    };
+    assert_eq!(lines[0], replay("the build is red", "ctx-1"));
+    assert_eq!(lines[1], replay("what now?", "q-1"));
+    assert_eq!(lines[4]["user_message_uuid"], "q-1");
+    let (code, rest, _) = sdk.finish().await;
+    assert_eq!((code, rest), (Some(0), vec![]));
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 1);
+    let sent = bodies[0]["messages"].to_string();
+    assert!(
+        sent.contains("the build is red") && sent.contains("what now?"),
+        "{sent}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_tack_cannot_serve_get_clear_errors_and_the_rest_apply() {
+    let env = Env::new(Script::new([Reply::message()
+        .text("hi")
+        .model("claude-haiku-4-5")
+        .into()]))
+    .await;
+    let mut sdk = Sdk::start(&env, &[], &[]);
+    sdk.request("init", initialize(Value::Null)).await;
+    sdk.response("init").await;
+    let requests = [
+        ("r1", json!({"subtype": "mcp_status"})),
+        ("r2", json!({"subtype": "get_context_usage"})),
+        ("r3", json!({"subtype": "seed_read_state", "x": 1})),
+        (
+            "r4",
+            json!({"subtype": "set_permission_mode", "mode": "bypassPermissions"}),
+        ),
+        (
+            "r5",
+            json!({"subtype": "set_permission_mode", "mode": "acceptEdits"}),
+        ),
+        ("r6", json!({"subtype": "set_permission_mode"})),
+        ("r7", json!({"subtype": "set_model", "model": "haiku"})),
+        ("r8", json!({"subtype": "interrupt"})),
+        ("r9", json!({"subtype": "initialize"})),
+    ];
+    for (id, request) in &requests {
+        sdk.request(id, request.clone()).await;
+    }
+    let mut answers = Vec::new();
+    for (id, _) in &requests {
+        answers.push(sdk.response(id).await);
+    }
+    let error =
+        |id: &str, error: &str| json!({"subtype": "error", "request_id": id, "error": error});
+    let ok = |id: &str, response: Value| json!({"subtype": "success", "request_id": id, "response": response});
+    assert_eq!(
+        answers,
+        [
+            ok("r1", json!({"mcpServers": []})),
+            json!({"subtype": "error", "request_id": "r2", "error": "Unsupported control request subtype: get_context_usage", "error_code": "unsupported_request"}),
+            json!({"subtype": "error", "request_id": "r3", "error": "Unsupported control request subtype: seed_read_state", "error_code": "unsupported_request"}),
+            error(
+                "r4",
+                "bypassPermissions mode is not available in this session: start it with --dangerously-skip-permissions or --allow-dangerously-skip-permissions (and without permissions.disableBypassPermissionsMode)"
+            ),
+            ok("r5", json!({})),
+            error(
+                "r6",
+                "invalid control request: invalid `set_permission_mode` control request: missing field `mode`"
+            ),
+            ok("r7", json!({})),
+            ok("r8", json!({"still_queued": []})),
+            error("r9", "Already initialized"),
+        ]
+    );
+    sdk.user("hi", json!({})).await;
+    sdk.result().await;
+    let init = sdk.seen.iter().find(|l| l["subtype"] == "init").unwrap();
+    assert_eq!(
+        (&init["permissionMode"], &init["model"]),
+        (&json!("acceptEdits"), &json!("claude-haiku-4-5"))
+    );
+    assert_eq!(env.request_bodies()[0]["model"], "claude-haiku-4-5");
+    let (code, _, _) = sdk.finish().await;
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_initialize_tack_cannot_honour_is_refused_before_anything_runs() {
+    let env = Env::new(Script::new([Reply::text("never")])).await;
+    let mut sdk = Sdk::start(&env, &[], &[]);
+    sdk.request(
+        "init",
+        json!({"subtype": "initialize", "agents": {"reviewer": {"description": "d", "prompt": "p"}}}),
+    )
+    .await;
+    assert_eq!(
+        sdk.response("init").await,
+        json!({"subtype": "error", "request_id": "init",
+            "error": "sub-agents are not available in tack yet; defined: reviewer"})
+    );
+    let (code, rest, stderr) = sdk.finish().await;
+    assert_eq!((code, rest), (Some(1), vec![]));
+    assert_eq!(
+        stderr,
+        "Error: sub-agents are not available in tack yet; defined: reviewer\n"
+    );
+    assert!(env.request_bodies().is_empty());
+    assert!(env.transcripts().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_can_drop_the_queue_and_its_receipt_precedes_the_result() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .text("a very long answer")
+            .stall_after(3, Duration::from_secs(30))
+            .into(),
+        Reply::text("never asked"),
+    ]))
+    .await;
+    let mut sdk = Sdk::start(&env, &[], &[]);
+    sdk.user("long", json!({"uuid": "a"})).await;
+    sdk.until(|l| l["subtype"] == "init").await;
+    sdk.user("queued", json!({"uuid": "b"})).await;
+    while env.server.requests().is_empty() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    sdk.request(
+        "int",
+        json!({"subtype": "interrupt", "cancel_queued": true}),
+    )
+    .await;
+    let lines = sdk.until(|l| l["type"] == "result").await;
+    let n = lines.len();
+    assert_eq!(
+        lines[n - 2],
+        json!({"type": "control_response", "response": {"subtype": "success", "request_id": "int",
+            "response": {"still_queued": [], "cancelled": ["b"]}}})
+    );
+    assert_eq!(
+        (
+            &lines[n - 1]["subtype"],
+            &lines[n - 1]["terminal_reason"],
+            &lines[n - 1]["user_message_uuid"],
+            &lines[n - 1]["errors"]
+        ),
+        (
+            &json!("error_during_execution"),
+            &json!("aborted_streaming"),
+            &json!("a"),
+            &json!([])
+        )
+    );
+    let (code, rest, _) = sdk.finish().await;
+    // "b" never ran; the last turn failed, so the exit code says so.
+    assert_eq!((code, rest), (Some(1), vec![]));
+    assert_eq!(env.request_bodies().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fork_session_continues_a_conversation_under_a_new_id() {
+    let env = Env::new(Script::new([
+        Reply::text("first answer"),
+        Reply::text("forked answer"),
+    ]))
+    .await;
+    let out = env
+        .tack()
+        .args(["-p", "first question", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let original: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let original_id = original["session_id"].as_str().unwrap().to_owned();
+    let original_path = env.transcripts()[0].clone();
+    let before = std::fs::read_to_string(&original_path).unwrap();
+
+    let resume = format!("--resume={original_id}");
+    let mut sdk = Sdk::start(&env, &[&resume, "--fork-session"], &[]);
+    sdk.user("and then?", json!({})).await;
+    let result = sdk.result().await;
+    let (code, _, _) = sdk.finish().await;
+    assert_eq!(code, Some(0));
+    let forked_id = result["session_id"].as_str().unwrap();
+    assert_ne!(forked_id, original_id);
+    assert_eq!(std::fs::read_to_string(&original_path).unwrap(), before);
+    let forked = env
+        .transcripts()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains(forked_id))
+        .unwrap();
+    let loaded = tack_store::load(&forked).unwrap();
+    let texts: Vec<String> = loaded.messages.iter().map(|m| m.text()).collect();
+    assert_eq!(
+        texts,
+        [
+            "first question",
+            "first answer",
+            "and then?",
+            "forked answer"
+        ]
+    );
+    let sent = env.request_bodies()[1]["messages"].to_string();
+    assert!(sent.contains("first answer"), "{sent}");
+}
