@@ -204,6 +204,8 @@ mod tests {
             betas: vec!["a-1".into(), "b-2".into()],
             allow_bypass_permissions: true,
             verbose: true,
+            mcp_config: vec![r#"{"mcpServers": {}}"#.into()],
+            strict_mcp_config: true,
             ..SessionOptions::default()
         };
         assert_eq!(got, want);
