@@ -5,8 +5,8 @@
 mod cli;
 mod demo;
 mod doctor;
-mod mcp;
 mod flags;
+mod mcp;
 mod output;
 mod print;
 mod progress;
@@ -23,10 +23,10 @@ use crate::cli::{Cli, Command};
 fn main() -> ExitCode {
     // Orphans of what tack starts (`setsid cmd &`) are adopted by tack, not
     // init, so the session can stop them when it ends.
-    let _ = tack_tools::reaper::become_subreaper();
+    let _ = tack_sys::reaper::become_subreaper();
     let code = run_main();
     // Nothing a session started outlives it (the runtime is gone by now).
-    tack_tools::reaper::kill_descendants(std::time::Duration::from_secs(1));
+    tack_sys::reaper::kill_descendants(std::time::Duration::from_secs(1));
     code
 }
 

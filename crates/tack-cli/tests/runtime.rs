@@ -501,3 +501,47 @@ async fn transcripts_older_than_cleanup_period_days_are_removed_at_start() {
     assert!(recent.exists());
     assert_eq!(env.transcripts().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn temp_files_left_by_a_killed_write_are_removed_at_the_next_start() {
+    let env = Env::new(Script::new([Reply::text("ok")])).await;
+    let journals = env.config_dir().join("pending-writes");
+    let dir = env.config_dir().join("somewhere");
+    let left = dir.join(".settings.json.tack-0123456789abcdef.tmp");
+    let kept_live = dir.join(".settings.json.tack-fedcba9876543210.tmp");
+    let not_ours = dir.join("notes.txt");
+    for path in [&left, &kept_live, &not_ours] {
+        write(path, "x");
+    }
+    // A process that has exited listed one of ours and a file that is not a
+    // temporary file; this (live) test process listed another.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let listing = |paths: &[&std::path::Path]| {
+        paths
+            .iter()
+            .map(|p| format!("{}\n", p.display()))
+            .collect::<String>()
+    };
+    write(
+        &journals.join(gone_pid.to_string()),
+        &listing(&[&left, &not_ours]),
+    );
+    write(
+        &journals.join(std::process::id().to_string()),
+        &listing(&[&kept_live]),
+    );
+    let out = env.tack().args(["-p", "hi"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !left.exists(),
+        "the dead process's temp file is still there"
+    );
+    assert!(!journals.join(gone_pid.to_string()).exists());
+    assert!(kept_live.exists(), "a live process's temp file was removed");
+    assert!(
+        not_ours.exists(),
+        "a file not named like a temp file was removed"
+    );
+}

@@ -52,8 +52,7 @@ pub fn run_api_key_helper(
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
             Ok(None) => {
                 if let Ok(pgid) = i32::try_from(child.id()) {
-                    // SAFETY: signals the process group we created above.
-                    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                    tack_sys::signal_group(pgid, libc::SIGKILL);
                 }
                 let _ = child.wait();
                 return Err(fail(format!("timed out after {}s", timeout.as_secs_f64())));

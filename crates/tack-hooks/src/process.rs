@@ -72,13 +72,7 @@ struct GroupGuard {
 
 impl GroupGuard {
     fn signal(&self, sig: i32) {
-        if self.pgid > 0 {
-            // SAFETY: killpg has no memory-safety preconditions; a stale group id
-            // yields ESRCH, which is ignored.
-            unsafe {
-                libc::killpg(self.pgid, sig);
-            }
-        }
+        tack_sys::signal_group(self.pgid, sig);
     }
 }
 

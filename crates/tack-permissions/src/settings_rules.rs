@@ -4,7 +4,6 @@
 //! Precedence does not depend on the source: deny beats ask beats allow wherever
 //! each was written, so no source (not even `--allowedTools`) can widen a deny.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -285,17 +284,9 @@ pub fn add_allow_rule_to_local_settings(path: &Path, rule: &str) -> Result<(), L
         return Ok(());
     }
     allow.push(Value::String(rule.to_string()));
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io)?;
     let mut text = serde_json::to_string_pretty(&root).map_err(|e| invalid(&e.to_string()))?;
     text.push('\n');
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    tmp.write_all(text.as_bytes()).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
+    tack_sys::write_atomic(path, text.as_bytes()).map_err(io)?;
     Ok(())
 }
 

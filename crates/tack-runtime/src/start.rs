@@ -92,6 +92,11 @@ pub async fn start(
         emit.notice(notice.clone());
     }
     let store = SessionStore::new(&config_dir);
+    // Temporary files of atomic writes are journalled so a session killed
+    // mid-write leaves nothing behind for long: the next start removes them.
+    let pending_writes = config_dir.join("pending-writes");
+    tack_sys::atomic_write::journal_in(&pending_writes);
+    tokio::task::spawn_blocking(move || tack_sys::atomic_write::remove_leftovers(&pending_writes));
     let version = env!("CARGO_PKG_VERSION");
 
     // Permissions (options over settings). Every rule is parsed now: an

@@ -104,7 +104,7 @@ impl TrustStore {
         }
         let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
         text.push('\n');
-        tack_tools::write_atomic(&self.path, text.as_bytes()).map_err(|source| TrustError::Write {
+        tack_sys::write_atomic(&self.path, text.as_bytes()).map_err(|source| TrustError::Write {
             path: self.path.clone(),
             source,
         })

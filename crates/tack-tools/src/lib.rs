@@ -14,7 +14,6 @@
 //! registry (Bash starts tasks, TaskOutput reads them, TaskStop kills them) and the
 //! [`TodoList`] (TodoWrite replaces it, the UI reads it).
 
-mod atomic_write;
 mod bash;
 mod bg_tasks;
 mod edit;
@@ -31,7 +30,6 @@ mod numbered_lines;
 mod output_capture;
 mod process_group;
 mod read;
-pub mod reaper;
 mod regular_file;
 mod string_replace;
 mod task_output;
@@ -46,7 +44,7 @@ use std::time::Duration;
 
 use tack_tool::{Tool, ToolEnv};
 
-pub use atomic_write::write_atomic;
+pub use tack_sys::write_atomic;
 pub use todo_write::{TodoItem, TodoList, TodoStatus};
 
 /// Knobs for [`builtin_tools_with`]; `Default` is what a session uses.

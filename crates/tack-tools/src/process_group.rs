@@ -6,21 +6,7 @@ use std::time::{Duration, Instant};
 
 use tokio::process::Child;
 
-/// Sends `signal` to every process of group `pgid`. Returns false if the group
-/// has no process left (ESRCH).
-pub(crate) fn signal_group(pgid: i32, signal: i32) -> bool {
-    if pgid <= 1 {
-        return false;
-    }
-    // SAFETY: killpg has no memory-safety preconditions; pgid > 1 so it never
-    // targets "every process" or our own group by accident.
-    unsafe { libc::killpg(pgid, signal) == 0 }
-}
-
-/// True while some process (zombies included) is in group `pgid`.
-pub(crate) fn group_alive(pgid: i32) -> bool {
-    signal_group(pgid, 0)
-}
+pub(crate) use tack_sys::{group_alive, signal_group};
 
 /// Stops group `pgid` led by `leader`: SIGTERM, then up to `grace` for the group
 /// to empty, then SIGKILL. Reaps the leader. There is no event for "the group is

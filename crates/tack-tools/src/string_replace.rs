@@ -9,11 +9,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tack_tool::{ToolEnv, ToolError, ToolOutput, ToolResult};
 
-use crate::atomic_write::write_atomic;
 use crate::file_state::{self, Need};
 use crate::line_endings::{self, LineEnding};
 use crate::numbered_lines;
 use crate::write::existing_target;
+use tack_sys::write_atomic;
 
 /// Lines of context shown around a change.
 const SNIPPET_CONTEXT: usize = 4;

@@ -12,9 +12,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tack_tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolResult};
 
-use crate::atomic_write::write_atomic;
 use crate::file_state::{self, Need};
 use crate::tool_input;
+use tack_sys::write_atomic;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct WriteInput {

@@ -12,8 +12,7 @@ use tack_protocol::control::{
 use tack_runtime::{Command, RuntimeHandle};
 
 /// The SDK's in-process MCP servers (`mcp_message`) and live server control.
-const NO_SDK_MCP: &str =
-    "in-process SDK MCP servers and reconnecting or toggling MCP servers are not supported by tack yet";
+const NO_SDK_MCP: &str = "in-process SDK MCP servers and reconnecting or toggling MCP servers are not supported by tack yet";
 
 /// The answer to one SDK request.
 pub fn answer(

@@ -3,8 +3,6 @@
 //! file that does not parse is left alone and reported.
 
 use std::fs;
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -130,25 +128,13 @@ fn object_at<'a>(
         .ok_or_else(|| format!("`{key}` must be an object, found {kind}"))
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory;
-/// an existing file keeps its permissions, a new one gets `new_mode`.
+/// Writes `text` to `path` atomically; an existing file keeps its
+/// permissions, a new one gets `new_mode`.
 fn write_atomically(path: &Path, text: &str, new_mode: u32) -> Result<(), StoreError> {
-    let err = |source| StoreError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(err)?;
-    let mode = fs::metadata(path).map_or(new_mode, |m| m.permissions().mode() & 0o7777);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tack-mcp-")
-        .tempfile_in(dir)
-        .map_err(err)?;
-    tmp.write_all(text.as_bytes()).map_err(err)?;
-    tmp.as_file()
-        .set_permissions(fs::Permissions::from_mode(mode))
-        .map_err(err)?;
-    tmp.as_file().sync_all().map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
+    tack_sys::write_atomic_with_mode(path, text.as_bytes(), Some(new_mode)).map_err(|source| {
+        StoreError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
 }

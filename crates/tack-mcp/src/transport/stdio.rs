@@ -47,15 +47,7 @@ impl Drop for ChildGuard {
     }
 }
 
-/// Sends `signal` to group `pgid`; false if no process is left in it.
-fn signal_group(pgid: i32, signal: i32) -> bool {
-    if pgid <= 1 {
-        return false;
-    }
-    // SAFETY: killpg has no memory-safety preconditions; pgid > 1 never means
-    // "every process" or our own group.
-    unsafe { libc::killpg(pgid, signal) == 0 }
-}
+use tack_sys::signal_group;
 
 /// Resolves when the server process exits, even while something it started
 /// still holds its stdout open (so rmcp would see no end of stream). A Linux

@@ -130,17 +130,7 @@ fn running_descendants(root: i32) -> Vec<i32> {
 /// pid → (parent pid, state letter) of every process, from `/proc/*/stat`.
 fn process_table() -> HashMap<i32, (i32, char)> {
     let mut table = HashMap::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return table;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
+    for (pid, _) in crate::pid_dir::pid_entries(std::path::Path::new("/proc")) {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue;
         };

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use tack_tools::reaper::{become_subreaper, kill_descendants};
+use tack_sys::reaper::{become_subreaper, kill_descendants};
 
 fn running(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
