@@ -87,7 +87,16 @@ impl fmt::Display for LoadWarning {
 pub fn load(path: &Path) -> Result<LoadedSession, StoreError> {
     let text = std::fs::read(path).map_err(io_err(path))?;
     let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    Ok(load_bytes(&text, file_stem.unwrap_or_default()))
+    Ok(load_chain(&text, file_stem.unwrap_or_default(), false))
+}
+
+/// Loads a sub-agent's transcript (`isSidechain: true` records, as written by
+/// [`crate::Transcript::sidechain`] or by Claude Code in
+/// `<session-dir>/subagents/agent-<id>.jsonl`), with the same repairs as
+/// [`load`]. `session_id` is the parent session's.
+pub fn load_sidechain(path: &Path) -> Result<LoadedSession, StoreError> {
+    let text = std::fs::read(path).map_err(io_err(path))?;
+    Ok(load_chain(&text, String::new(), true))
 }
 
 /// The fields loading needs from a record; the message stays raw JSON until the
@@ -125,6 +134,11 @@ impl LoadRecord<'_> {
 
 /// [`load`] on the file's bytes; `default_session_id` is used when no record names one.
 pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
+    load_chain(text, default_session_id, false)
+}
+
+/// Loads the main chain, or with `sidechain` the sub-agent chain.
+fn load_chain(text: &[u8], default_session_id: String, sidechain: bool) -> LoadedSession {
     let mut warnings = Vec::new();
     let mut records: Vec<(usize, LoadRecord<'_>)> = Vec::new();
     let raw_lines: Vec<&[u8]> = text.split(|b| *b == b'\n').collect();
@@ -151,7 +165,7 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
         .iter()
         .find_map(|(_, r)| r.session_id.as_deref().map(str::to_owned))
         .unwrap_or(default_session_id);
-    let chain = chain_to_last_leaf(&records, &mut warnings);
+    let chain = chain_to_last_leaf(&records, sidechain, &mut warnings);
     let leaf_uuid = chain
         .last()
         .and_then(|r| r.uuid.as_deref().map(str::to_owned));
@@ -166,15 +180,16 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
     }
 }
 
-/// The main-thread chain ending at the last chain record, oldest first, cut at
-/// the last compact boundary.
+/// The main-thread chain (or, with `sidechain`, the sub-agent chain) ending at
+/// its last record, oldest first, cut at the last compact boundary.
 fn chain_to_last_leaf<'r, 'a>(
     records: &'r [(usize, LoadRecord<'a>)],
+    sidechain: bool,
     warnings: &mut Vec<LoadWarning>,
 ) -> Vec<&'r LoadRecord<'a>> {
     let main: Vec<&(usize, LoadRecord<'a>)> = records
         .iter()
-        .filter(|(_, r)| r.is_chain() && !r.is_sidechain)
+        .filter(|(_, r)| r.is_chain() && r.is_sidechain == sidechain)
         .collect();
     let by_uuid: HashMap<&str, &(usize, LoadRecord<'a>)> = main
         .iter()
