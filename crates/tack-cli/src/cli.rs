@@ -108,6 +108,10 @@ pub struct Cli {
     #[arg(long)]
     pub no_session_persistence: bool,
 
+    /// Sub-agent definitions as JSON: {"name": {"description", "prompt", "tools", "model"}}.
+    #[arg(long)]
+    pub agents: Option<String>,
+
     /// Run the built-in demo session (no API key, no network).
     #[arg(long)]
     pub demo: bool,

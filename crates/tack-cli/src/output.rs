@@ -74,6 +74,13 @@ impl Printer {
             // Print mode answers no prompts (the runtime was told so); a
             // request dropped unanswered is a denial.
             RuntimeEvent::PermissionRequest(_) => {}
+            RuntimeEvent::Subagent(event) => {
+                if self.format == OutputFormat::StreamJson {
+                    for record in self.records.subagent_event(&event) {
+                        self.record(&record)?;
+                    }
+                }
+            }
             RuntimeEvent::Ended => return Ok(false),
         }
         Ok(true)

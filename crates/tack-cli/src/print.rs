@@ -85,6 +85,7 @@ pub fn session_options(cli: &Cli) -> SessionOptions {
         persist: !cli.no_session_persistence,
         verbose: cli.verbose,
         permission_prompts: false,
+        agents: cli.agents.clone(),
     }
 }
 

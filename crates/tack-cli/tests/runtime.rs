@@ -106,7 +106,9 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
                 tack_protocol::stream_json::StreamJsonRecord::Result(end.record.clone()),
             ),
             RuntimeEvent::Notice(n) => panic!("unexpected notice: {n:?}"),
-            RuntimeEvent::CompactEnded { .. } | RuntimeEvent::PermissionRequest(_) => {
+            RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::PermissionRequest(_)
+            | RuntimeEvent::Subagent(_) => {
                 panic!("unexpected event")
             }
             RuntimeEvent::Ended => break,

@@ -41,6 +41,23 @@ pub enum RuntimeEvent {
     /// Input is closed and everything queued has run; SessionEnd hooks ran. The
     /// last event.
     Ended,
+    /// An event of a sub-agent's loop (the Agent tool), already in the
+    /// sub-agent's sidechain transcript if it carries a message. Raw stream
+    /// deltas are not forwarded (stream-json shows none for sub-agents).
+    Subagent(Box<SubagentEvent>),
+}
+
+/// One loop event of a sub-agent, and which sub-agent it belongs to.
+#[derive(Debug)]
+pub struct SubagentEvent {
+    /// The Agent tool call that started it (stream-json's `parent_tool_use_id`).
+    pub parent_tool_use_id: String,
+    /// Its id (`a` + 8 base36 characters): its transcript is
+    /// `subagents/agent-<id>.jsonl`, a background agent's task id.
+    pub agent_id: String,
+    /// Its definition's name (`subagent_type`).
+    pub agent_type: String,
+    pub event: LoopEvent,
 }
 
 /// A line for the user.
@@ -96,6 +113,8 @@ pub struct SessionInfo {
     /// The session continues an earlier one.
     pub resumed: bool,
     pub version: String,
+    /// The sub-agent types the Agent tool offers (`system/init`'s `agents`).
+    pub agents: Vec<String>,
 }
 
 /// The end of one turn.

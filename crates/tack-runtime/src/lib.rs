@@ -23,6 +23,7 @@
 //! (model stream and tools) and is answered when the turn has ended.
 //! [`records::Records`] turns events into stream-json records.
 
+pub mod agents;
 mod auth;
 mod client;
 mod command;
@@ -31,11 +32,13 @@ mod emit;
 mod event;
 mod gate;
 mod hooks;
+mod metered;
 mod model;
 mod options;
 mod place;
 pub mod records;
 mod runtime;
+mod session_tools;
 mod start;
 mod transcript;
 mod trust;
@@ -44,7 +47,8 @@ pub use auth::AuthError;
 pub use command::{Command, InterruptOutcome, RuntimeHandle, SessionClosed, UserInput};
 pub use config::{LoadedSettings, SettingsError, load_settings};
 pub use event::{
-    Notice, NoticeLevel, PermissionAnswer, PermissionRequest, RuntimeEvent, SessionInfo, TurnEnd,
+    Notice, NoticeLevel, PermissionAnswer, PermissionRequest, RuntimeEvent, SessionInfo,
+    SubagentEvent, TurnEnd,
 };
 pub use model::{DEFAULT_MODEL, resolve_model};
 pub use options::{SessionChoice, SessionOptions};

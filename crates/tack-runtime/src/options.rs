@@ -47,6 +47,9 @@ pub struct SessionOptions {
     /// The front end answers permission prompts (`RuntimeEvent::PermissionRequest`);
     /// otherwise a call the rules do not decide is denied.
     pub permission_prompts: bool,
+    /// `--agents`: sub-agent definitions as JSON (`{"name": {"description",
+    /// "prompt", "tools"?, "model"?}}`), over the files' and the built-ins.
+    pub agents: Option<String>,
 }
 
 impl Default for SessionOptions {
@@ -66,6 +69,7 @@ impl Default for SessionOptions {
             persist: true,
             verbose: false,
             permission_prompts: false,
+            agents: None,
         }
     }
 }

@@ -12,6 +12,7 @@ use tack_protocol::Message;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::agents::ModelCell;
 use crate::command::{Command, InterruptOutcome, RuntimeHandle, UserInput};
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
@@ -35,6 +36,8 @@ pub(crate) struct Parts {
     pub emit: Emitter,
     pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
     pub turn_cancel: TurnCancel,
+    /// The model sub-agents inherit; follows `set_model`.
+    pub agent_model: ModelCell,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -80,6 +83,7 @@ impl Runtime {
             emit,
             events,
             turn_cancel,
+            agent_model,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let driver = Driver {
@@ -97,6 +101,7 @@ impl Runtime {
             commands,
             commands_open: true,
             pending_model: None,
+            agent_model,
         };
         tokio::spawn(driver.run(session));
         (RuntimeHandle { tx }, RuntimeEvents { rx: events })
@@ -128,6 +133,7 @@ struct Driver {
     commands_open: bool,
     /// A `set_model` that arrived during a turn, applied after it.
     pending_model: Option<Option<String>>,
+    agent_model: ModelCell,
 }
 
 /// `/compact [instructions]` typed as a user message: `Some(instructions)`.
@@ -220,6 +226,7 @@ impl Driver {
             &model,
         );
         session.set_config(config);
+        self.agent_model.set(model.clone());
         self.info.model = model;
     }
 

@@ -14,9 +14,9 @@ use std::time::Duration;
 use tack_config::Settings;
 use tack_core::QueryConfig;
 use tack_core::context::{ContextOptions, load_prompt_context};
-use tack_core::deps::ProductionDeps;
+use tack_core::deps::{ProductionDeps, QueryDeps};
 use tack_core::executor::ToolSet;
-use tack_core::session::{Session, SessionParts, TranscriptSink};
+use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
 use tack_permissions::{PermissionContext, PermissionMode};
 use tack_protocol::Message;
 use tack_store::{RecordMeta, SessionStore, Transcript};
@@ -37,6 +37,7 @@ use crate::model::{DEFAULT_MODEL, RequestEnv, resolve_model};
 use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Place;
 use crate::runtime::Runtime;
+use crate::session_tools::{ToolsParts, session_tools};
 use crate::transcript::StoreSink;
 
 /// Why a session could not start.
@@ -122,7 +123,9 @@ pub async fn start(
 
     let helper = settings.api_key_helper().map(|h| h.value().clone());
     let (client_config, api_key_source) = client_config(&env, helper, &cwd).await?;
-    let client = DeferredClient::spawn(client_config);
+    let client = Arc::new(DeferredClient::spawn(client_config));
+    let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
+    let ledger = UsageLedger::default();
 
     // The conversation: new, --continue, --resume <id>.
     let (session_id, history, leaf, resumed) = match &options.session {
@@ -167,12 +170,12 @@ pub async fn start(
     if matches!(options.session, SessionChoice::New { id: Some(_) }) && transcript_path.exists() {
         return Err(StartError::SessionIdInUse(session_id));
     }
-    let sink = if options.persist {
-        let meta = RecordMeta {
-            cwd: cwd.to_string_lossy().into_owned(),
-            git_branch: git_branch(&cwd),
-            version: version.to_owned(),
-        };
+    let meta = options.persist.then(|| RecordMeta {
+        cwd: cwd.to_string_lossy().into_owned(),
+        git_branch: git_branch(&cwd),
+        version: version.to_owned(),
+    });
+    let sink = if let Some(meta) = meta.clone() {
         let transcript = Transcript::open(&transcript_path, &session_id, meta, leaf)?;
         Some(Arc::new(StoreSink::new(transcript)))
     } else {
@@ -237,11 +240,6 @@ pub async fn start(
         turn_cancel.clone(),
         files,
     ));
-    let tools: Vec<_> = tack_tools::builtin_tools(&tool_env)
-        .into_iter()
-        .filter(|t| !gate.removes_tool(t.as_ref()))
-        .collect();
-    let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
 
     // Context (memory files, git) for the first request.
     let mut ctx_opts = ContextOptions::new(cwd.clone(), today());
@@ -250,6 +248,26 @@ pub async fn start(
     ctx_opts.system_prompt.append = options.append_system_prompt.clone();
     ctx_opts.system_prompt.model = model.clone();
     let context = Arc::new(load_prompt_context(&ctx_opts).await);
+    let tools = session_tools(ToolsParts {
+        env: &env,
+        client,
+        deps: deps.clone(),
+        ledger: ledger.clone(),
+        model: &model,
+        gate: &gate,
+        hooks: hooks.clone(),
+        emit: &emit,
+        context: context.clone(),
+        base_config: &base,
+        request_env: &request_env,
+        session_id: &session_id,
+        record_meta: meta,
+        agents_flag: options.agents.as_deref(),
+        home: ctx_opts.home_dir.as_deref(),
+        project: &project_dir,
+        tool_env: &tool_env,
+    });
+    let tool_names: Vec<String> = tools.tools.iter().map(|t| t.name().to_owned()).collect();
     let start_context = match &hooks {
         Some(h) => {
             let source = if resumed { "resume" } else { "startup" };
@@ -261,10 +279,10 @@ pub async fn start(
     let parts = SessionParts {
         session_id: session_id.clone(),
         context,
-        tools: ToolSet::new(tools),
+        tools: ToolSet::new(tools.tools),
         tool_env,
         can_use_tool: gate.clone(),
-        deps: Arc::new(ProductionDeps::new(Arc::new(client))),
+        deps,
         config,
         max_budget_usd: options.max_budget_usd,
         transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
@@ -273,7 +291,9 @@ pub async fn start(
         .into_iter()
         .map(|m| (uuid::Uuid::new_v4().to_string(), m))
         .collect();
-    let mut session = Session::new(parts).with_history(history);
+    let mut session = Session::new(parts)
+        .with_history(history)
+        .with_usage_ledger(ledger);
     if let Some(h) = &hooks {
         session = session.with_stop_hooks(h.clone());
     }
@@ -287,6 +307,7 @@ pub async fn start(
         transcript_path: sink.map(|s| s.path().to_path_buf()),
         resumed,
         version: version.to_owned(),
+        agents: tools.agent_names,
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -300,6 +321,7 @@ pub async fn start(
         emit,
         events,
         turn_cancel,
+        agent_model: tools.model,
     }))
 }
 

@@ -88,7 +88,8 @@ async fn drive(
             RuntimeEvent::Notice(n) => panic!("unexpected notice {n:?}"),
             RuntimeEvent::Started(_)
             | RuntimeEvent::Loop(_)
-            | RuntimeEvent::CompactEnded { .. } => {}
+            | RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::Subagent(_) => {}
         }
     }
     (asked, results, turns)
