@@ -43,7 +43,9 @@ pub enum RuntimeEvent {
     Ended,
     /// An event of a sub-agent's loop (the Agent tool), already in the
     /// sub-agent's sidechain transcript if it carries a message. Raw stream
-    /// deltas are not forwarded (stream-json shows none for sub-agents).
+    /// deltas are not forwarded (stream-json shows none for sub-agents); a
+    /// sub-agent that ends (not one stopped with its turn) ends with its loop's
+    /// `Terminal`.
     Subagent(Box<SubagentEvent>),
 }
 

@@ -26,8 +26,8 @@ use crate::emit::Emitter;
 use crate::event::Notice;
 use crate::gate::Gate;
 use crate::hooks::SessionHooks;
-use crate::model::{RequestEnv, resolve_model};
 use crate::metered::MeteredClient;
+use crate::model::{RequestEnv, resolve_model};
 use crate::place::Env;
 
 /// What the tools are built from (all of it from `start`).

@@ -223,7 +223,8 @@ impl Transcript {
         r.timestamp = Some(timestamp_now());
         if let Some(agent_id) = &self.agent_id {
             r.is_sidechain = true;
-            r.extra.insert("agentId".into(), Value::String(agent_id.clone()));
+            r.extra
+                .insert("agentId".into(), Value::String(agent_id.clone()));
         }
         r
     }

@@ -439,7 +439,11 @@ fn a_sidechain_transcript_marks_every_record_and_loads_only_with_load_sidechain(
     for line in text.lines() {
         let record: Value = serde_json::from_str(line).unwrap();
         assert_eq!(
-            (&record["isSidechain"], &record["agentId"], &record["sessionId"]),
+            (
+                &record["isSidechain"],
+                &record["agentId"],
+                &record["sessionId"]
+            ),
             (&json!(true), &json!("a0123abcd"), &json!(SID)),
             "{line}"
         );

@@ -243,12 +243,7 @@ impl BackgroundTasks {
     /// Registers a task its caller runs (e.g. a background sub-agent): a fresh
     /// id `prefix` + 8 base36 characters, and an output file under
     /// `session_dir/tasks` that the caller writes through the returned handle.
-    pub fn register(
-        &self,
-        prefix: char,
-        label: &str,
-        session_dir: &Path,
-    ) -> io::Result<OwnedTask> {
+    pub fn register(&self, prefix: char, label: &str, session_dir: &Path) -> io::Result<OwnedTask> {
         let dir = private_dir(&session_dir.join("tasks"))?;
         let (id, output_path, file) = create_output_file(&dir, prefix)?;
         let (status, _) = watch::channel(TaskStatus::Running);
@@ -404,8 +399,7 @@ mod tests {
 
     #[test]
     fn task_ids_are_b_plus_8_base36() {
-        let ids: std::collections::HashSet<String> =
-            (0..1000).map(|_| new_task_id('b')).collect();
+        let ids: std::collections::HashSet<String> = (0..1000).map(|_| new_task_id('b')).collect();
         assert_eq!(ids.len(), 1000);
         for id in ids {
             assert_eq!(id.len(), 9);

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_tools::{BackgroundTasks, BuiltinOptions, TaskEnd, builtin_tools_with, find_tool};
 use tack_tool::{ToolContext, ToolEnv};
+use tack_tools::{BackgroundTasks, BuiltinOptions, TaskEnd, builtin_tools_with, find_tool};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -59,13 +59,18 @@ async fn task_output_reads_what_the_owner_writes_and_waits_for_its_end() {
         .unwrap();
     let id = task.id().to_owned();
     assert!(id.starts_with('a') && id.len() == 9, "{id}");
-    assert!(task.output_path().starts_with(fx.env.session_dir().join("tasks")));
+    assert!(
+        task.output_path()
+            .starts_with(fx.env.session_dir().join("tasks"))
+    );
     task.write("half way\n").unwrap();
     assert_eq!(
         fx.call("TaskOutput", json!({"task_id": id, "block": false}))
             .await
             .unwrap(),
-        format!("<task_id>{id}</task_id>\n\n<status>running</status>\n\n<output>\nhalf way\n</output>")
+        format!(
+            "<task_id>{id}</task_id>\n\n<status>running</status>\n\n<output>\nhalf way\n</output>"
+        )
     );
     // A blocking read returns when the owner finishes.
     let owner = tokio::spawn(async move {
@@ -79,7 +84,9 @@ async fn task_output_reads_what_the_owner_writes_and_waits_for_its_end() {
     owner.await.unwrap();
     assert_eq!(
         out,
-        format!("<task_id>{id}</task_id>\n\n<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<output>\nthe answer\n</output>")
+        format!(
+            "<task_id>{id}</task_id>\n\n<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<output>\nthe answer\n</output>"
+        )
     );
 }
 

@@ -83,9 +83,7 @@ impl AgentDefinition {
     pub fn may_start_agents(&self) -> bool {
         match &self.tools {
             AgentTools::All => false,
-            AgentTools::Only(names) => names
-                .iter()
-                .any(|n| matches!(n.as_str(), "Agent" | "Task")),
+            AgentTools::Only(names) => names.iter().any(|n| matches!(n.as_str(), "Agent" | "Task")),
         }
     }
 }

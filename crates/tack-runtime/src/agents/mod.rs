@@ -67,7 +67,10 @@ impl ModelCell {
     }
 
     pub(crate) fn get(&self) -> String {
-        self.0.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     pub(crate) fn set(&self, model: String) {

@@ -56,8 +56,9 @@ pub fn parse_markdown(text: &str, source: AgentSource) -> Result<AgentDefinition
     // Frontmatter lines are 2..=close+1 of the file; YAML numbers them from 1.
     let frontmatter = lines[1..=close].join("\n");
     let docs = YamlLoader::load_from_str(&frontmatter).map_err(|e| {
+        // An error found at the end of the frontmatter is on its last line.
         DefinitionError::at(
-            e.marker().line() + 1,
+            (e.marker().line() + 1).min(close + 1),
             format!("invalid YAML frontmatter: {}", e.info()),
         )
     })?;
@@ -110,8 +111,8 @@ pub fn parse_markdown(text: &str, source: AgentSource) -> Result<AgentDefinition
             )),
         }
     };
-    let name = string("name")?
-        .ok_or_else(|| DefinitionError::at(2, "the frontmatter has no `name`"))?;
+    let name =
+        string("name")?.ok_or_else(|| DefinitionError::at(2, "the frontmatter has no `name`"))?;
     check_name(&name).map_err(|m| DefinitionError::at(line_of("name"), m))?;
     let description = string("description")?
         .filter(|d| !d.trim().is_empty())
@@ -291,7 +292,8 @@ mod tests {
 
     #[test]
     fn tools_as_a_yaml_list_and_inherit() {
-        let text = "---\nname: a\ndescription: d\ntools:\n  - Read\n  - Agent\nmodel: inherit\n---\nP";
+        let text =
+            "---\nname: a\ndescription: d\ntools:\n  - Read\n  - Agent\nmodel: inherit\n---\nP";
         let def = parse_markdown(text, project()).unwrap();
         assert_eq!(
             (def.tools.clone(), def.model.clone(), def.may_start_agents()),
@@ -302,7 +304,10 @@ mod tests {
             )
         );
         let all = parse_markdown("---\nname: a\ndescription: d\n---\nP", project()).unwrap();
-        assert_eq!((all.tools, all.model), (AgentTools::All, AgentModel::Inherit));
+        assert_eq!(
+            (all.tools, all.model),
+            (AgentTools::All, AgentModel::Inherit)
+        );
     }
 
     #[test]
@@ -310,11 +315,27 @@ mod tests {
         let cases = [
             ("no frontmatter\n", 1, "no YAML frontmatter"),
             ("---\nname: a\n", 2, "not closed"),
-            ("---\nname: a\ndescription: [unclosed\n---\nP", 4, "invalid YAML"),
+            (
+                "---\nname: a\ndescription: [unclosed\n---\nP",
+                3,
+                "invalid YAML",
+            ),
             ("---\ndescription: d\n---\nP", 2, "no `name`"),
-            ("---\ndescription: d\nname: a b\n---\nP", 3, "not a valid agent name"),
-            ("---\nname: a\ndescription: d\ntools: {x: 1}\n---\nP", 4, "`tools` must be"),
-            ("---\nname: a\ndescription: d\n---\n\n", 4, "no system prompt"),
+            (
+                "---\ndescription: d\nname: a b\n---\nP",
+                3,
+                "not a valid agent name",
+            ),
+            (
+                "---\nname: a\ndescription: d\ntools: {x: 1}\n---\nP",
+                4,
+                "`tools` must be",
+            ),
+            (
+                "---\nname: a\ndescription: d\n---\n\n",
+                4,
+                "no system prompt",
+            ),
         ];
         for (text, line, message) in cases {
             let err = parse_markdown(text, project()).unwrap_err();

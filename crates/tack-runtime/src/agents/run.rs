@@ -13,11 +13,11 @@ use tack_store::Transcript;
 use tack_tool::{Tool, ToolEnv};
 use tokio_util::sync::CancellationToken;
 
+use super::AgentsShared;
 use super::definition::{AgentDefinition, AgentModel, AgentTools};
 use super::read_only::ReadOnlyBash;
 use super::stop_hooks::SubagentHooks;
 use super::tool::AgentTool;
-use super::AgentsShared;
 use crate::event::{RuntimeEvent, SubagentEvent};
 use crate::model::resolve_model;
 use crate::transcript::StoreSink;
@@ -166,6 +166,16 @@ pub(crate) async fn run_subagent(
             transcript_path: transcript_path.clone(),
         }));
     }
+    let forward = |event: LoopEvent| {
+        shared
+            .emit
+            .emit(RuntimeEvent::Subagent(Box::new(SubagentEvent {
+                parent_tool_use_id: launch.parent_tool_use_id.clone(),
+                agent_id: launch.agent_id.clone(),
+                agent_type: def.name.clone(),
+                event,
+            })));
+    };
     let mut tool_uses = 0u32;
     let mut turn = session.submit(Message::user_text(launch.prompt.clone()), cancel);
     let result = loop {
@@ -180,22 +190,19 @@ pub(crate) async fn run_subagent(
                         .filter(|b| matches!(b, ContentBlock::ToolUse { .. }))
                         .count() as u32;
                 }
-                if matches!(event, LoopEvent::Stream(_)) {
-                    continue;
+                if !matches!(event, LoopEvent::Stream(_)) {
+                    forward(event);
                 }
-                shared
-                    .emit
-                    .emit(RuntimeEvent::Subagent(Box::new(SubagentEvent {
-                        parent_tool_use_id: launch.parent_tool_use_id.clone(),
-                        agent_id: launch.agent_id.clone(),
-                        agent_type: def.name.clone(),
-                        event,
-                    })));
             }
             Some(SessionEvent::Result(result)) => break result,
             None => return Err("the agent ended without a result".into()),
         }
     };
+    // The session turns the loop's end into its result; front ends see the
+    // sub-agent end as its loop's `Terminal`.
+    if let Some(terminal) = &result.terminal {
+        forward(LoopEvent::Terminal(terminal.clone()));
+    }
     Ok(Finished {
         result,
         tool_uses,
