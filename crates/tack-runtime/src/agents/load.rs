@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use super::definition::{AgentSource, Catalog, built_in};
 use super::parse::{parse_flag, parse_markdown};
 
+/// Makes the source of a definition file from its path.
+type SourceOf = fn(PathBuf) -> AgentSource;
+
 /// Where definitions are looked for.
 #[derive(Debug, Clone)]
 pub struct AgentDirs {
@@ -24,7 +27,7 @@ pub fn load_catalog(dirs: &AgentDirs, flag: Option<&str>) -> (Catalog, Vec<Strin
     for def in built_in() {
         catalog.add(def);
     }
-    let mut folders: Vec<(PathBuf, fn(PathBuf) -> AgentSource)> = Vec::new();
+    let mut folders: Vec<(PathBuf, SourceOf)> = Vec::new();
     if let Some(home) = &dirs.home {
         folders.push((home.join(".claude/agents"), AgentSource::User));
         folders.push((home.join(".tack/agents"), AgentSource::User));
