@@ -22,6 +22,10 @@
 //! messages queue behind a running turn; an interrupt stops the turn at once
 //! (model stream and tools) and is answered when the turn has ended.
 //! [`records::Records`] turns events into stream-json records.
+//!
+//! A session's tools include WebFetch, WebSearch and the Agent tool
+//! ([`agents`]): a sub-agent is this machinery driven by a tool, its loop events
+//! emitted as [`RuntimeEvent::Subagent`].
 
 pub mod agents;
 mod auth;

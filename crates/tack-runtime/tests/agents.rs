@@ -757,3 +757,30 @@ async fn a_web_search_side_request_counts_in_the_session_cost() {
     );
     assert_eq!(record.model_usage[MAIN].input_tokens, 2400);
 }
+
+#[tokio::test]
+async fn an_unknown_agent_type_is_an_error_naming_the_available_ones_and_task_is_an_alias() {
+    let fx = Fixture::new(Script::new([
+        Reply::tool_use(
+            "toolu_1",
+            "Task",
+            json!({"description": "d", "prompt": "p", "subagent_type": "nope"}),
+        ),
+        Reply::text("ok"),
+    ]))
+    .await;
+    let (handle, mut events, _) = fx.start(SessionOptions::default()).await;
+    handle.submit(UserInput::text("go")).unwrap();
+    drop(handle);
+    let seen = run_to_end(&mut events).await;
+    assert_eq!(
+        seen.parent_results(),
+        [(
+            "toolu_1".to_owned(),
+            "<tool_use_error>Agent type 'nope' not found. Available agents: Explore, general-purpose</tool_use_error>"
+                .to_owned(),
+            true
+        )]
+    );
+    assert_eq!(fx.server.requests().len(), 2);
+}

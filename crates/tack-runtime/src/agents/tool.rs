@@ -20,21 +20,15 @@ use super::run::{Finished, Launch, run_subagent};
 /// The type used when a call names none.
 const DEFAULT_TYPE: &str = "general-purpose";
 
+/// Other fields newer Claude Code versions send (`name`, `isolation`, the
+/// deprecated `mode`, `team_name`) are accepted and ignored.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct AgentInput {
     description: String,
     prompt: String,
     subagent_type: Option<String>,
     model: Option<String>,
     run_in_background: Option<bool>,
-    /// Accepted and ignored (teams are not supported); SDKs may send them.
-    #[serde(default, rename = "name")]
-    _name: Option<Value>,
-    #[serde(default, rename = "mode")]
-    _mode: Option<Value>,
-    #[serde(default, rename = "team_name")]
-    _team_name: Option<Value>,
 }
 
 /// See the module docs. The session's own instance stops its background
