@@ -112,6 +112,10 @@ pub struct Cli {
     #[arg(long)]
     pub no_session_persistence: bool,
 
+    /// Sub-agent definitions as JSON: {"name": {"description", "prompt", "tools", "model"}}.
+    #[arg(long)]
+    pub agents: Option<String>,
+
     /// Run the built-in demo session (no API key, no network).
     #[arg(long)]
     pub demo: bool,
@@ -182,10 +186,6 @@ pub struct Cli {
     /// Append this file's text to the system prompt.
     #[arg(long, conflicts_with = "append_system_prompt")]
     pub append_system_prompt_file: Option<PathBuf>,
-
-    /// Sub-agent definitions (JSON object by name).
-    #[arg(long)]
-    pub agents: Option<String>,
 
     /// Accepted for the Agent SDKs' `debug` option; tack has no debug log yet
     /// (hook, permission and API problems go to stderr as they happen).

@@ -3,13 +3,11 @@
 //! the session does and is not implemented is an error naming it, never
 //! silently ignored.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, bail};
 use tack_config::Scope;
 use tack_protocol::ThinkingConfig;
-use tack_protocol::control::AgentDefinition;
 use tack_runtime::{SessionChoice, SessionOptions};
 
 use crate::cli::{Cli, InputFormat, OutputFormat};
@@ -76,25 +74,7 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
     if let Some(path) = &cli.append_system_prompt_file {
         options.append_system_prompt = Some(read_prompt_file("--append-system-prompt-file", path)?);
     }
-    if let Some(agents) = &cli.agents {
-        let agents: BTreeMap<String, AgentDefinition> = serde_json::from_str(agents)
-            .context("--agents: expected a JSON object of agent definitions by name")?;
-        refuse_agents(agents.keys())?;
-    }
     Ok(())
-}
-
-/// Sub-agents are not available yet: defining any is refused (a definition the
-/// model could never call would change nothing, silently).
-pub fn refuse_agents<'a>(names: impl Iterator<Item = &'a String>) -> anyhow::Result<()> {
-    let names: Vec<&str> = names.map(String::as_str).collect();
-    if names.is_empty() {
-        return Ok(());
-    }
-    bail!(
-        "sub-agents are not available in tack yet; defined: {}",
-        names.join(", ")
-    )
 }
 
 /// `--setting-sources user,project,local` (any subset, `""` for none).
@@ -206,6 +186,7 @@ mod tests {
             verbose: true,
             mcp_config: vec![r#"{"mcpServers": {}}"#.into()],
             strict_mcp_config: true,
+            agents: Some("{}".into()),
             ..SessionOptions::default()
         };
         assert_eq!(got, want);
@@ -223,7 +204,7 @@ mod tests {
 
     #[test]
     fn what_tack_cannot_do_is_refused_by_name() {
-        let cases: [(&[&str], &str); 10] = [
+        let cases: [(&[&str], &str); 9] = [
             (
                 &["--json-schema", "{}"],
                 "--json-schema is not supported by tack yet (structured output)",
@@ -243,13 +224,6 @@ mod tests {
             (
                 &["--session-mirror"],
                 "--session-mirror is not supported by tack yet (session stores)",
-            ),
-            (
-                &[
-                    "--agents",
-                    r#"{"rev": {"description": "d", "prompt": "p"}}"#,
-                ],
-                "sub-agents are not available in tack yet; defined: rev",
             ),
             (
                 &["--fork-session"],
@@ -275,7 +249,6 @@ mod tests {
         for (args, want) in cases {
             assert_eq!(error(args), want, "{args:?}");
         }
-        assert!(error(&["--agents", "[1]"]).starts_with("--agents: expected a JSON object"));
         let cli =
             Cli::try_parse_from(["tack", "-p", "x", "--permission-prompt-tool", "stdio"]).unwrap();
         let mut o = crate::print::session_options(&cli);

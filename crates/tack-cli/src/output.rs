@@ -75,6 +75,13 @@ impl Printer {
             // registers no client hooks; a request dropped unanswered is a
             // denial, a dropped hook call a failure.
             RuntimeEvent::PermissionRequest(_) | RuntimeEvent::HookCallback(_) => {}
+            RuntimeEvent::Subagent(event) => {
+                if self.format == OutputFormat::StreamJson {
+                    for record in self.records.subagent_event(&event) {
+                        self.record(&record)?;
+                    }
+                }
+            }
             RuntimeEvent::Ended => return Ok(false),
         }
         Ok(true)

@@ -84,6 +84,7 @@ pub fn session_options(cli: &Cli) -> SessionOptions {
         verbose: cli.verbose,
         mcp_config: cli.mcp_config.clone(),
         strict_mcp_config: cli.strict_mcp_config,
+        agents: cli.agents.clone(),
         ..SessionOptions::default()
     }
 }

@@ -108,7 +108,8 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
             RuntimeEvent::Notice(n) => panic!("unexpected notice: {n:?}"),
             RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::PermissionRequest(_)
-            | RuntimeEvent::HookCallback(_) => {
+            | RuntimeEvent::HookCallback(_)
+            | RuntimeEvent::Subagent(_) => {
                 panic!("unexpected event")
             }
             RuntimeEvent::Ended => break,

@@ -507,22 +507,71 @@ async fn an_initialize_tack_cannot_honour_is_refused_before_anything_runs() {
     let mut sdk = Sdk::start(&env, &[], &[]);
     sdk.request(
         "init",
-        json!({"subtype": "initialize", "agents": {"reviewer": {"description": "d", "prompt": "p"}}}),
+        json!({"subtype": "initialize", "jsonSchema": {"type": "object"}}),
     )
     .await;
+    let refusal = "structured output (outputFormat / jsonSchema) is not supported by tack yet";
     assert_eq!(
         sdk.response("init").await,
-        json!({"subtype": "error", "request_id": "init",
-            "error": "sub-agents are not available in tack yet; defined: reviewer"})
+        json!({"subtype": "error", "request_id": "init", "error": refusal})
     );
     let (code, rest, stderr) = sdk.finish().await;
     assert_eq!((code, rest), (Some(1), vec![]));
-    assert_eq!(
-        stderr,
-        "Error: sub-agents are not available in tack yet; defined: reviewer\n"
-    );
+    assert_eq!(stderr, format!("Error: {refusal}\n"));
     assert!(env.request_bodies().is_empty());
     assert!(env.transcripts().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn agents_defined_in_initialize_are_offered_and_listed() {
+    let env = Env::new(Script::new([Reply::text("ok")])).await;
+    let mut sdk = Sdk::start(&env, &[], &[]);
+    sdk.request(
+        "init",
+        json!({"subtype": "initialize",
+               "agents": {"reviewer": {"description": "Reviews diffs", "prompt": "Review.", "model": "haiku"}}}),
+    )
+    .await;
+    let answer = sdk.response("init").await;
+    let listed: Vec<(&str, &str)> = answer["response"]["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["name"].as_str().unwrap(),
+                a["description"].as_str().unwrap(),
+            )
+        })
+        .filter(|(name, _)| *name == "reviewer")
+        .collect();
+    assert_eq!(listed, [("reviewer", "Reviews diffs")]);
+    sdk.user("hi", json!({})).await;
+    sdk.result().await;
+    let init = sdk.seen.iter().find(|l| l["subtype"] == "init").unwrap();
+    assert!(
+        init["agents"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("reviewer")),
+        "{init}"
+    );
+    let tools = env.request_bodies()[0]["tools"].clone();
+    let agent = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Agent")
+        .unwrap();
+    assert!(
+        agent["description"]
+            .as_str()
+            .unwrap()
+            .contains("reviewer: Reviews diffs"),
+        "{agent}"
+    );
+    let (code, _, _) = sdk.finish().await;
+    assert_eq!(code, Some(0));
 }
 
 #[tokio::test(flavor = "multi_thread")]

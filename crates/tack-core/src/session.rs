@@ -24,6 +24,11 @@
 //! answered with an "Interrupted by user" result at the next `submit`, so the
 //! conversation is always valid to send.
 //!
+//! Model calls made for the session outside its loop (a sub-agent's, a web
+//! tool's side request) are recorded in a [`UsageLedger`] given with
+//! [`Session::with_usage_ledger`]; the session folds them into its totals after
+//! every event of a turn (before the budget check) and before each result.
+//!
 //! Compaction: on `LoopEvent::Compacted` (autocompact, reactive) and in
 //! [`Session::compact`] (the manual `/compact [instructions]`), the session
 //! writes a [`TranscriptEntry::Compacted`] (the boundary and each post-compact
@@ -31,7 +36,7 @@
 //! last boundary. Autocompact's circuit breaker is carried across submits.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -187,6 +192,38 @@ impl SessionTotals {
     }
 }
 
+/// Model calls made on a session's behalf outside its own loop: sub-agents,
+/// the web tools' side requests. Whoever makes one records it; the session
+/// adds what was recorded to its totals (see the module docs). Cheap to clone;
+/// clones share the ledger.
+#[derive(Debug, Clone, Default)]
+pub struct UsageLedger(Arc<Mutex<Vec<SideCall>>>);
+
+#[derive(Debug, Clone, PartialEq)]
+struct SideCall {
+    model: String,
+    usage: Usage,
+    api_duration: Duration,
+}
+
+impl UsageLedger {
+    /// One model response's usage, priced for `model`.
+    pub fn record(&self, model: &str, usage: &Usage, api_duration: Duration) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(SideCall {
+                model: model.to_owned(),
+                usage: usage.clone(),
+                api_duration,
+            });
+    }
+
+    fn take(&self) -> Vec<SideCall> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
 /// `result.subtype` in stream-json.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ResultSubtype {
@@ -259,6 +296,7 @@ pub struct Session {
     totals: SessionTotals,
     stop_hooks: Option<Arc<dyn LoopHooks>>,
     compact_tracking: AutocompactTracking,
+    ledger: Option<UsageLedger>,
 }
 
 impl Session {
@@ -270,6 +308,23 @@ impl Session {
             totals: SessionTotals::default(),
             stop_hooks: None,
             compact_tracking: AutocompactTracking::default(),
+            ledger: None,
+        }
+    }
+
+    /// Adds the model calls recorded in `ledger` (sub-agents, side requests)
+    /// to this session's totals, cost and budget.
+    pub fn with_usage_ledger(mut self, ledger: UsageLedger) -> Self {
+        self.ledger = Some(ledger);
+        self
+    }
+
+    /// Folds the side calls recorded so far into the totals.
+    fn absorb_side_calls(&mut self) {
+        if let Some(ledger) = &self.ledger {
+            for call in ledger.take() {
+                self.totals.add(&call.model, &call.usage, call.api_duration);
+            }
         }
     }
 
@@ -564,7 +619,16 @@ impl SessionTurn<'_> {
         if let Err(e) = recorded {
             return Some(self.finish(None, vec![e.to_string()]));
         }
-        // The budget check runs after every yielded message.
+        // The budget check runs after every yielded message, sub-agents' and
+        // side requests' spending included.
+        if matches!(
+            event,
+            LoopEvent::AssistantMessage(_)
+                | LoopEvent::ToolResults(_)
+                | LoopEvent::MetaMessage { .. }
+        ) {
+            self.session.absorb_side_calls();
+        }
         self.budget_exceeded = self.session.over_budget();
         Some(SessionEvent::Loop(event))
     }
@@ -608,6 +672,7 @@ impl SessionTurn<'_> {
             None if self.budget_exceeded => ResultSubtype::ErrorMaxBudgetUsd,
             None => ResultSubtype::ErrorDuringExecution,
         };
+        self.session.absorb_side_calls();
         let totals = &self.session.totals;
         SessionEvent::Result(SessionResult {
             subtype,

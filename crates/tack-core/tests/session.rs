@@ -228,3 +228,85 @@ async fn the_budget_stops_the_turn_and_closes_open_tool_uses() {
     assert_eq!(session.messages().last(), Some(&results.message));
     assert_eq!(sink.entries.lock().unwrap().len(), 3);
 }
+
+/// A tool that spends like a sub-agent: it records a model call in the ledger.
+struct SideCallTool {
+    ledger: tack_core::session::UsageLedger,
+}
+
+impl Tool for SideCallTool {
+    fn name(&self) -> &str {
+        "Agent"
+    }
+    fn description(&self) -> String {
+        "spends".into()
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        json!({"type": "object"})
+    }
+    fn is_read_only(&self, _input: &serde_json::Value) -> bool {
+        true
+    }
+    fn validate(
+        &self,
+        _input: &serde_json::Value,
+        _ctx: &tack_tool::ToolContext,
+    ) -> Result<(), tack_tool::ToolError> {
+        Ok(())
+    }
+    fn call<'a>(
+        &'a self,
+        _input: serde_json::Value,
+        _ctx: &'a tack_tool::ToolContext,
+    ) -> BoxFuture<'a, tack_tool::ToolResult> {
+        self.ledger.record(
+            "claude-haiku-4-5",
+            &costly(),
+            std::time::Duration::from_millis(7),
+        );
+        Box::pin(std::future::ready(Ok(tack_tool::ToolOutput::text("done"))))
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn side_calls_in_the_ledger_count_in_totals_model_usage_and_the_budget() {
+    let sink = Arc::new(MemorySink::default());
+    let model = FakeModel::new([
+        Response::blocks(
+            vec![ContentBlock::tool_use("toolu_1", "Agent", json!({}))],
+            usage(10, 5),
+        ),
+        Response::text("never sent"),
+    ]);
+    let ledger = tack_core::session::UsageLedger::default();
+    let tool: Arc<dyn Tool> = Arc::new(SideCallTool {
+        ledger: ledger.clone(),
+    });
+    let mut session =
+        session(model.clone(), vec![tool], sink, Some(1.0)).with_usage_ledger(ledger.clone());
+    let (_, result) = drive(&mut session, "go").await;
+    // The side call's $1.5 (haiku: $1/M in, $5/M out), made while the
+    // message streamed, crossed the budget with it: no second request.
+    assert_eq!(result.subtype, ResultSubtype::ErrorMaxBudgetUsd);
+    assert_eq!(result.num_turns, 1);
+    assert_eq!(model.requests().len(), 1);
+    let own = tack_api::cost(MODEL, &usage(10, 5)).usd;
+    let side = tack_api::cost("claude-haiku-4-5", &costly()).usd;
+    assert_eq!(result.total_cost_usd, own + side);
+    assert_eq!(
+        result.model_usage.keys().collect::<Vec<_>>(),
+        ["claude-haiku-4-5", MODEL]
+    );
+    assert_eq!(
+        result.model_usage["claude-haiku-4-5"],
+        ModelUsage {
+            input_tokens: 1_000_000,
+            output_tokens: 100_000,
+            cost_usd: side,
+            cost_known: true,
+            ..ModelUsage::default()
+        }
+    );
+    // Recorded once, counted once.
+    assert_eq!(session.totals().total_cost_usd, own + side);
+}

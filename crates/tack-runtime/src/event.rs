@@ -47,6 +47,25 @@ pub enum RuntimeEvent {
     /// Input is closed and everything queued has run; SessionEnd hooks ran. The
     /// last event.
     Ended,
+    /// An event of a sub-agent's loop (the Agent tool), already in the
+    /// sub-agent's sidechain transcript if it carries a message. Raw stream
+    /// deltas are not forwarded (stream-json shows none for sub-agents); a
+    /// sub-agent that ends (not one stopped with its turn) ends with its loop's
+    /// `Terminal`.
+    Subagent(Box<SubagentEvent>),
+}
+
+/// One loop event of a sub-agent, and which sub-agent it belongs to.
+#[derive(Debug)]
+pub struct SubagentEvent {
+    /// The Agent tool call that started it (stream-json's `parent_tool_use_id`).
+    pub parent_tool_use_id: String,
+    /// Its id (`a` + 8 base36 characters): its transcript is
+    /// `subagents/agent-<id>.jsonl`, a background agent's task id.
+    pub agent_id: String,
+    /// Its definition's name (`subagent_type`).
+    pub agent_type: String,
+    pub event: LoopEvent,
 }
 
 /// A line for the user.
@@ -104,6 +123,17 @@ pub struct SessionInfo {
     /// Each MCP server and its status (`connected`, `failed`, ...).
     pub mcp_servers: Vec<tack_protocol::stream_json::McpServerStatus>,
     pub version: String,
+    /// The sub-agent types the Agent tool offers (`system/init`'s `agents`).
+    pub agents: Vec<AgentSummary>,
+}
+
+/// One sub-agent type as front ends list it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSummary {
+    pub name: String,
+    pub description: String,
+    /// Its own model (an alias or id); `None`: the session's.
+    pub model: Option<String>,
 }
 
 /// The end of one turn.

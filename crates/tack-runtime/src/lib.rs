@@ -23,7 +23,12 @@
 //! messages queue behind a running turn; an interrupt stops the turn at once
 //! (model stream and tools) and is answered when the turn has ended.
 //! [`records::Records`] turns events into stream-json records.
+//!
+//! A session's tools include WebFetch, WebSearch and the Agent tool
+//! ([`agents`]): a sub-agent is this machinery driven by a tool, its loop events
+//! emitted as [`RuntimeEvent::Subagent`].
 
+pub mod agents;
 mod auth;
 mod client;
 mod command;
@@ -33,11 +38,13 @@ mod event;
 mod gate;
 mod hooks;
 mod mcp;
+mod metered;
 mod model;
 mod options;
 mod place;
 pub mod records;
 mod runtime;
+mod session_tools;
 mod slash;
 mod start;
 mod transcript;
@@ -49,8 +56,8 @@ pub use command::{
 };
 pub use config::{LoadedSettings, SettingsError, load_settings, load_settings_from};
 pub use event::{
-    HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest, RuntimeEvent,
-    SessionInfo, TurnEnd,
+    AgentSummary, HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest,
+    RuntimeEvent, SessionInfo, SubagentEvent, TurnEnd,
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model};

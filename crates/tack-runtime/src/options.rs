@@ -78,6 +78,9 @@ pub struct SessionOptions {
     /// `--allow-dangerously-skip-permissions`: the session may be switched to
     /// `bypassPermissions` later (starting in it allows that too).
     pub allow_bypass_permissions: bool,
+    /// `--agents`: sub-agent definitions as JSON (`{"name": {"description",
+    /// "prompt", "tools"?, "model"?}}`), over the files' and the built-ins.
+    pub agents: Option<String>,
 }
 
 impl Default for SessionOptions {
@@ -108,6 +111,7 @@ impl Default for SessionOptions {
             effort: None,
             betas: Vec::new(),
             allow_bypass_permissions: false,
+            agents: None,
         }
     }
 }

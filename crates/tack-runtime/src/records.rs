@@ -17,7 +17,7 @@ use tack_protocol::stream_json::{
 };
 use tack_store::timestamp_now;
 
-use crate::event::SessionInfo;
+use crate::event::{SessionInfo, SubagentEvent};
 use crate::transcript::{assistant_response, split_tool_results, tool_use_result};
 
 fn new_uuid() -> String {
@@ -48,7 +48,7 @@ impl Records {
             api_key_source: info.api_key_source.clone(),
             claude_code_version: info.version.clone(),
             output_style: "default".to_owned(),
-            agents: Vec::new(),
+            agents: info.agents.iter().map(|a| a.name.clone()).collect(),
             skills: Vec::new(),
             plugins: Vec::new(),
             uuid: new_uuid(),
@@ -169,6 +169,17 @@ impl Records {
             | LoopEvent::Tombstone { .. }
             | LoopEvent::Terminal(_) => Vec::new(),
         }
+    }
+
+    /// The records of a sub-agent's loop event: its messages with
+    /// `parent_tool_use_id` set to the Agent call (never `stream_event`s).
+    pub fn subagent_event(&self, event: &SubagentEvent) -> Vec<StreamJsonRecord> {
+        Records {
+            session_id: self.session_id.clone(),
+            partial: false,
+            parent_tool_use_id: Some(event.parent_tool_use_id.clone()),
+        }
+        .loop_event(&event.event)
     }
 
     fn informational(&self, content: String, level: &str) -> StreamJsonRecord {

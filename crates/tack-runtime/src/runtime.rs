@@ -13,6 +13,7 @@ use tack_protocol::Message;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::agents::ModelCell;
 use crate::command::{Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, UserInput};
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
@@ -44,6 +45,8 @@ pub(crate) struct Parts {
     pub builtin: Vec<Arc<dyn tack_tool::Tool>>,
     /// `ENABLE_TOOL_SEARCH`.
     pub tool_search: Option<String>,
+    /// The model sub-agents inherit; follows `set_model`.
+    pub agent_model: ModelCell,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -92,6 +95,7 @@ impl Runtime {
             mcp,
             builtin,
             tool_search,
+            agent_model,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let driver = Driver {
@@ -113,6 +117,7 @@ impl Runtime {
             mcp,
             builtin,
             tool_search,
+            agent_model,
         };
         tokio::spawn(driver.run(session));
         (RuntimeHandle { tx }, RuntimeEvents { rx: events })
@@ -161,6 +166,7 @@ struct Driver {
     mcp: Option<SessionMcp>,
     builtin: Vec<Arc<dyn tack_tool::Tool>>,
     tool_search: Option<String>,
+    agent_model: ModelCell,
 }
 
 /// `/compact [instructions]` typed as a user message: `Some(instructions)`.
@@ -326,6 +332,7 @@ impl Driver {
             &model,
         );
         session.set_config(config);
+        self.agent_model.set(model.clone());
         self.info.model = model;
     }
 

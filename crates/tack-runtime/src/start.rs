@@ -14,9 +14,9 @@ use std::time::Duration;
 use tack_config::Settings;
 use tack_core::QueryConfig;
 use tack_core::context::{ContextOptions, load_context};
-use tack_core::deps::ProductionDeps;
+use tack_core::deps::{ProductionDeps, QueryDeps};
 use tack_core::executor::ToolSet;
-use tack_core::session::{Session, SessionParts, TranscriptSink};
+use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
 use tack_permissions::{PermissionContext, PermissionMode};
 use tack_protocol::Message;
 use tack_store::{RecordMeta, SessionStore, Transcript};
@@ -38,6 +38,7 @@ use crate::model::{DEFAULT_MODEL, RequestEnv, resolve_model};
 use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Place;
 use crate::runtime::Runtime;
+use crate::session_tools::{ToolsParts, session_tools};
 use crate::transcript::StoreSink;
 
 /// Why a session could not start.
@@ -144,7 +145,9 @@ pub async fn start(
     let helper = settings.api_key_helper().map(|h| h.value().clone());
     let (mut client_config, api_key_source) = client_config(&env, helper, &cwd).await?;
     client_config.betas.extend(options.betas.iter().cloned());
-    let client = DeferredClient::spawn(client_config);
+    let client = Arc::new(DeferredClient::spawn(client_config));
+    let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
+    let ledger = UsageLedger::default();
 
     // MCP servers start now, all at once, while the rest of start-up goes on;
     // the tools are collected just before the first request.
@@ -286,49 +289,6 @@ pub async fn start(
         turn_cancel.clone(),
         files,
     ));
-    let all_builtin = tack_tools::builtin_tools(&tool_env);
-    if let Some(wanted) = &options.tools {
-        let known: Vec<String> = all_builtin.iter().map(|t| t.name().to_owned()).collect();
-        let unknown: Vec<String> = wanted
-            .iter()
-            .filter(|w| !known.contains(w))
-            .cloned()
-            .collect();
-        if !unknown.is_empty() {
-            return Err(StartError::UnknownTools { unknown, known });
-        }
-    }
-    let builtin: Vec<_> = all_builtin
-        .into_iter()
-        .filter(|t| {
-            options
-                .tools
-                .as_ref()
-                .is_none_or(|wanted| wanted.iter().any(|w| w == t.name()))
-        })
-        .filter(|t| !gate.removes_tool(t.as_ref()))
-        .collect();
-
-    // The transcript opens once everything above is known to be valid.
-    // A forked session's transcript starts with the history it continues.
-    let mut history: Vec<(String, Message)> = history
-        .into_iter()
-        .map(|m| (uuid::Uuid::new_v4().to_string(), m))
-        .collect();
-    let sink = if options.persist {
-        let meta = RecordMeta {
-            cwd: cwd.to_string_lossy().into_owned(),
-            git_branch: git_branch(&cwd),
-            version: version.to_owned(),
-        };
-        let mut transcript = Transcript::open(&transcript_path, &session_id, meta, leaf)?;
-        if options.fork_session {
-            history = write_history(&mut transcript, history)?;
-        }
-        Some(Arc::new(StoreSink::new(transcript)))
-    } else {
-        None
-    };
 
     // Context (memory files, git) for the first request.
     let mut ctx_opts = ContextOptions::new(cwd.clone(), today());
@@ -343,6 +303,50 @@ pub async fn start(
         emit.notice(Notice::warning(format!("warning: {warning}")));
     }
     let context = Arc::new(prompt_context.context);
+
+    // The built-in tools, the web tools and the Agent tool (`--tools` picks).
+    let meta = options.persist.then(|| RecordMeta {
+        cwd: cwd.to_string_lossy().into_owned(),
+        git_branch: git_branch(&cwd),
+        version: version.to_owned(),
+    });
+    let session_tools = session_tools(ToolsParts {
+        env: &env,
+        client,
+        deps: deps.clone(),
+        ledger: ledger.clone(),
+        model: &model,
+        gate: &gate,
+        hooks: hooks.clone(),
+        emit: &emit,
+        context: context.clone(),
+        base_config: &base,
+        request_env: &request_env,
+        session_id: &session_id,
+        record_meta: meta.clone(),
+        agents_flag: options.agents.as_deref(),
+        home: ctx_opts.home_dir.as_deref(),
+        project: &project_dir,
+        tool_env: &tool_env,
+        only: options.tools.as_deref(),
+    })?;
+    let builtin = session_tools.tools;
+
+    // The transcript opens once everything above is known to be valid.
+    // A forked session's transcript starts with the history it continues.
+    let mut history: Vec<(String, Message)> = history
+        .into_iter()
+        .map(|m| (uuid::Uuid::new_v4().to_string(), m))
+        .collect();
+    let sink = if let Some(meta) = meta {
+        let mut transcript = Transcript::open(&transcript_path, &session_id, meta, leaf)?;
+        if options.fork_session {
+            history = write_history(&mut transcript, history)?;
+        }
+        Some(Arc::new(StoreSink::new(transcript)))
+    } else {
+        None
+    };
 
     let tools = match &mut mcp {
         Some(m) => {
@@ -374,12 +378,14 @@ pub async fn start(
         tools,
         tool_env,
         can_use_tool: gate.clone(),
-        deps: Arc::new(ProductionDeps::new(Arc::new(client))),
+        deps,
         config,
         max_budget_usd: options.max_budget_usd,
         transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
     };
-    let mut session = Session::new(parts).with_history(history);
+    let mut session = Session::new(parts)
+        .with_history(history)
+        .with_usage_ledger(ledger);
     if let Some(h) = &hooks {
         session = session.with_stop_hooks(h.clone());
     }
@@ -394,6 +400,7 @@ pub async fn start(
         resumed,
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
         version: version.to_owned(),
+        agents: session_tools.agents,
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -410,6 +417,7 @@ pub async fn start(
         mcp,
         builtin,
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
+        agent_model: session_tools.model,
     }))
 }
 

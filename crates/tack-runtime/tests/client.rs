@@ -103,7 +103,8 @@ async fn drive_hooks(
             RuntimeEvent::PermissionRequest(r) => panic!("unexpected prompt {r:?}"),
             RuntimeEvent::Started(_)
             | RuntimeEvent::Loop(_)
-            | RuntimeEvent::CompactEnded { .. } => {}
+            | RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::Subagent(_) => {}
         }
     }
     (calls, results)

@@ -89,7 +89,8 @@ async fn drive(
             RuntimeEvent::HookCallback(c) => panic!("no client hooks here: {c:?}"),
             RuntimeEvent::Started(_)
             | RuntimeEvent::Loop(_)
-            | RuntimeEvent::CompactEnded { .. } => {}
+            | RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::Subagent(_) => {}
         }
     }
     (asked, results, turns)

@@ -64,6 +64,23 @@ impl SessionStore {
         Ok(self.project_dir(cwd).join(format!("{session_id}.jsonl")))
     }
 
+    /// `<project_dir>/<session_id>/subagents/agent-<agent_id>.jsonl`: a
+    /// sub-agent's transcript, beside its session's (Claude Code's layout).
+    pub fn subagent_transcript_path(
+        &self,
+        cwd: &Path,
+        session_id: &str,
+        agent_id: &str,
+    ) -> Result<PathBuf, StoreError> {
+        if !is_valid_session_id(session_id) {
+            return Err(StoreError::InvalidSessionId(session_id.to_owned()));
+        }
+        Ok(subagent_transcript_path(
+            &self.project_dir(cwd).join(session_id),
+            agent_id,
+        ))
+    }
+
     /// The sessions of `cwd`, newest (last modified) first.
     pub fn list_sessions(&self, cwd: &Path) -> Result<Vec<SessionSummary>, StoreError> {
         let dir = self.project_dir(cwd);
@@ -171,4 +188,12 @@ fn first_prompt(path: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// A sub-agent's transcript inside a session's folder (`<session-dir>`, where
+/// its tool output lives too): `<session-dir>/subagents/agent-<agent_id>.jsonl`.
+pub fn subagent_transcript_path(session_dir: &Path, agent_id: &str) -> PathBuf {
+    session_dir
+        .join("subagents")
+        .join(format!("agent-{agent_id}.jsonl"))
 }

@@ -134,7 +134,16 @@ pub fn load(path: &Path) -> Result<LoadedSession, StoreError> {
     let mut text = Vec::new();
     file.read_to_end(&mut text).map_err(io_err(path))?;
     let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    Ok(load_bytes(&text, file_stem.unwrap_or_default()))
+    Ok(load_whole(&text, file_stem.unwrap_or_default(), false))
+}
+
+/// Loads a sub-agent's transcript (`isSidechain: true` records, as written by
+/// [`crate::Transcript::sidechain`] or by Claude Code in
+/// `<session-dir>/subagents/agent-<id>.jsonl`), with the same repairs as
+/// [`load`]. `session_id` is the parent session's.
+pub fn load_sidechain(path: &Path) -> Result<LoadedSession, StoreError> {
+    let text = std::fs::read(path).map_err(io_err(path))?;
+    Ok(load_whole(&text, String::new(), true))
 }
 
 /// Opens `path` for reading if it is a regular file. Anything else (a
@@ -220,8 +229,13 @@ impl LoadRecord<'_> {
 
 /// [`load`] on the file's bytes; `default_session_id` is used when no record names one.
 pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
+    load_whole(text, default_session_id, false)
+}
+
+/// The whole main chain, or with `sidechain` the sub-agent chain.
+fn load_whole(text: &[u8], default_session_id: String, sidechain: bool) -> LoadedSession {
     // Without a leaf to find there is always a chain (maybe empty).
-    load_bytes_at(text, default_session_id, None).unwrap_or_else(|| LoadedSession {
+    load_bytes_at(text, default_session_id, None, sidechain).unwrap_or_else(|| LoadedSession {
         session_id: String::new(),
         messages: Vec::new(),
         leaf_uuid: None,
@@ -235,7 +249,7 @@ pub fn load_bytes(text: &[u8], default_session_id: String) -> LoadedSession {
 pub fn load_until(path: &Path, uuid: &str) -> Result<LoadedSession, StoreError> {
     let text = std::fs::read(path).map_err(io_err(path))?;
     let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    load_bytes_at(&text, file_stem.unwrap_or_default(), Some(uuid)).ok_or_else(|| {
+    load_bytes_at(&text, file_stem.unwrap_or_default(), Some(uuid), false).ok_or_else(|| {
         StoreError::MessageNotFound {
             uuid: uuid.to_owned(),
             path: path.to_owned(),
@@ -243,12 +257,14 @@ pub fn load_until(path: &Path, uuid: &str) -> Result<LoadedSession, StoreError> 
     })
 }
 
-/// The load itself: the chain ends at `leaf` (`None`: the last record);
-/// `None` when `leaf` is not a record of the main chain.
+/// The load itself: the main chain (with `sidechain`, the sub-agent chain)
+/// ends at `leaf` (`None`: the last record); `None` when `leaf` is not a
+/// record of that chain.
 fn load_bytes_at(
     text: &[u8],
     default_session_id: String,
     leaf: Option<&str>,
+    sidechain: bool,
 ) -> Option<LoadedSession> {
     let mut warnings = Vec::new();
     let mut records: Vec<(usize, LoadRecord<'_>)> = Vec::new();
@@ -276,7 +292,7 @@ fn load_bytes_at(
         .iter()
         .find_map(|(_, r)| r.session_id.as_deref().map(str::to_owned))
         .unwrap_or(default_session_id);
-    let chain = chain_to_leaf(&records, leaf, &mut warnings)?;
+    let chain = chain_to_leaf(&records, leaf, sidechain, &mut warnings)?;
     let leaf_uuid = chain
         .last()
         .and_then(|r| r.uuid.as_deref().map(str::to_owned));
@@ -294,19 +310,21 @@ fn load_bytes_at(
     })
 }
 
-/// The main-thread chain ending at `leaf` (`None`: the last chain record),
-/// oldest first, cut at the last compact boundary; `None` if `leaf` is not on
-/// the main thread. A record whose parent is not in the file (a line lost
-/// mid-file) is joined to the last intact record before it in the file, so the
-/// history before the damage still loads.
+/// The main-thread chain (with `sidechain`, the sub-agent chain) ending at
+/// `leaf` (`None`: the last chain record), oldest first, cut at the last
+/// compact boundary; `None` if `leaf` is not on that chain. A record whose
+/// parent is not in the file (a line lost mid-file) is joined to the last
+/// intact record before it in the file, so the history before the damage
+/// still loads.
 fn chain_to_leaf<'r, 'a>(
     records: &'r [(usize, LoadRecord<'a>)],
     leaf: Option<&str>,
+    sidechain: bool,
     warnings: &mut Vec<LoadWarning>,
 ) -> Option<Vec<&'r LoadRecord<'a>>> {
     let main: Vec<&(usize, LoadRecord<'a>)> = records
         .iter()
-        .filter(|(_, r)| r.is_chain() && !r.is_sidechain)
+        .filter(|(_, r)| r.is_chain() && r.is_sidechain == sidechain)
         .collect();
     let by_uuid: HashMap<&str, usize> = main
         .iter()

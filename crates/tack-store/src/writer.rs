@@ -44,6 +44,9 @@ pub struct Transcript {
     /// uuid → parentUuid of the records this writer appended, so a voided
     /// record's parent can become the leaf again.
     parents: HashMap<String, Option<String>>,
+    /// A sub-agent's transcript: every record says `isSidechain: true` and
+    /// carries this `agentId`.
+    agent_id: Option<String>,
 }
 
 /// RFC 3339 UTC with milliseconds, as Claude Code writes (`2026-08-20T09:14:02.118Z`).
@@ -86,7 +89,16 @@ impl Transcript {
             meta,
             leaf,
             parents: HashMap::new(),
+            agent_id: None,
         })
+    }
+
+    /// Makes this a sub-agent's (sidechain) transcript, as Claude Code keeps
+    /// them in `<session-dir>/subagents/agent-<id>.jsonl`: every record gets
+    /// `isSidechain: true` and `agentId`. Load it with [`crate::load_sidechain`].
+    pub fn sidechain(mut self, agent_id: &str) -> Transcript {
+        self.agent_id = Some(agent_id.to_owned());
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -209,6 +221,11 @@ impl Transcript {
         r.git_branch = Some(self.meta.git_branch.clone());
         r.uuid = Some(uuid::Uuid::new_v4().to_string());
         r.timestamp = Some(timestamp_now());
+        if let Some(agent_id) = &self.agent_id {
+            r.is_sidechain = true;
+            r.extra
+                .insert("agentId".into(), Value::String(agent_id.clone()));
+        }
         r
     }
 

@@ -453,3 +453,43 @@ fn two_writers_on_the_same_file_never_interleave_lines() {
     }
     assert_eq!(seen, [1000, 1000]);
 }
+
+#[test]
+fn a_sidechain_transcript_marks_every_record_and_loads_only_with_load_sidechain() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let path = store
+        .subagent_transcript_path(Path::new("/home/dev/proj"), SID, "a0123abcd")
+        .unwrap();
+    assert_eq!(
+        path,
+        store
+            .project_dir(Path::new("/home/dev/proj"))
+            .join(SID)
+            .join("subagents/agent-a0123abcd.jsonl")
+    );
+    let mut t = Transcript::open(&path, SID, meta(), None)
+        .unwrap()
+        .sidechain("a0123abcd");
+    write_conversation(&mut t);
+    let text = std::fs::read_to_string(&path).unwrap();
+    for line in text.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            (
+                &record["isSidechain"],
+                &record["agentId"],
+                &record["sessionId"]
+            ),
+            (&json!(true), &json!("a0123abcd"), &json!(SID)),
+            "{line}"
+        );
+    }
+    let main = load(&path).unwrap();
+    assert_eq!(main.messages, Vec::<Message>::new());
+    let side = tack_store::load_sidechain(&path).unwrap();
+    assert_eq!(side.messages, expected_conversation());
+    assert_eq!(side.session_id, SID);
+    assert_eq!(side.warnings, Vec::<LoadWarning>::new());
+    assert_eq!(side.leaf_uuid, t.leaf_uuid().map(str::to_owned));
+}

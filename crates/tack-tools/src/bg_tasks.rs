@@ -1,11 +1,15 @@
-//! Background shell tasks: started by Bash with `run_in_background`, read by
-//! TaskOutput, stopped by TaskStop. One registry per session, shared by the three
-//! tools; dropping the last handle kills every task still running.
+//! Background tasks: shell commands started by Bash with `run_in_background`,
+//! and tasks run by someone else (a background sub-agent, registered with
+//! [`BackgroundTasks::register`]); read by TaskOutput, stopped by TaskStop. One
+//! registry per session, shared by those tools and the Agent tool; dropping the
+//! last handle kills every shell task still running and tells every registered
+//! task to stop.
 //!
 //! A task's stdout and stderr go straight to `<session_dir>/tasks/<id>.output`
 //! (the directory is created 0700, the file with `O_CREAT|O_EXCL|O_NOFOLLOW`), so
-//! output costs no memory however long the task runs. Ids are `b` plus 8 random
-//! base36 characters (36^8 ≈ 2.8e12): the output path derives from the id, and an
+//! output costs no memory however long the task runs. Ids are a type prefix (`b`
+//! for shells, `a` for agents) plus 8 random base36 characters (36^8 ≈ 2.8e12):
+//! the output path derives from the id, and an
 //! unguessable id is what keeps another local user from planting a symlink there
 //! (seed 004, "Task IDs need enough entropy").
 
@@ -61,9 +65,11 @@ impl TaskStatus {
 #[derive(Debug)]
 pub(crate) struct Task {
     pub(crate) id: String,
+    /// The shell command, or a registered task's label.
     pub(crate) command: String,
     pub(crate) output_path: PathBuf,
-    pgid: i32,
+    /// The shell's process group; `None` for a registered task.
+    pgid: Option<i32>,
     status: watch::Sender<TaskStatus>,
     stop: CancellationToken,
     /// How far TaskOutput has read the output file.
@@ -132,20 +138,91 @@ impl Drop for Registry {
         let tasks = self.tasks.get_mut().unwrap_or_else(PoisonError::into_inner);
         for task in tasks.values() {
             if task.status() == TaskStatus::Running {
-                process_group::signal_group(task.pgid, libc::SIGKILL);
+                match task.pgid {
+                    Some(pgid) => {
+                        process_group::signal_group(pgid, libc::SIGKILL);
+                    }
+                    None => task.stop.cancel(),
+                }
             }
         }
     }
 }
 
 /// The session's background tasks (cheap to clone; clones share the registry).
+/// Create one per session and hand it to every tool that starts or reads
+/// tasks ([`crate::BuiltinOptions::tasks`], the Agent tool).
 #[derive(Debug, Clone)]
-pub(crate) struct BackgroundTasks {
+pub struct BackgroundTasks {
     inner: Arc<Registry>,
 }
 
+/// How a registered task ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskEnd {
+    Completed,
+    Failed,
+    /// It stopped because [`OwnedTask::stop_requested`] fired.
+    Killed,
+}
+
+/// A task run by its owner (not a shell), registered so that TaskOutput reads
+/// what the owner writes and TaskStop asks it to stop. Dropping it without
+/// [`OwnedTask::finish`] marks the task failed.
+#[derive(Debug)]
+pub struct OwnedTask {
+    task: Arc<Task>,
+    file: File,
+    finished: bool,
+}
+
+impl OwnedTask {
+    /// The task id (the registered prefix + 8 base36 characters).
+    pub fn id(&self) -> &str {
+        &self.task.id
+    }
+
+    /// The file TaskOutput reads.
+    pub fn output_path(&self) -> &Path {
+        &self.task.output_path
+    }
+
+    /// Fires when TaskStop stops the task or the registry goes away; the owner
+    /// then stops its work and calls [`OwnedTask::finish`] with
+    /// [`TaskEnd::Killed`].
+    pub fn stop_requested(&self) -> CancellationToken {
+        self.task.stop.clone()
+    }
+
+    /// Appends `text` to the task's output.
+    pub fn write(&mut self, text: &str) -> io::Result<()> {
+        use std::io::Write;
+        self.file.write_all(text.as_bytes())
+    }
+
+    /// Records how the task ended; TaskOutput and TaskStop see it at once.
+    pub fn finish(mut self, end: TaskEnd) {
+        self.finished = true;
+        self.task.status.send_replace(match end {
+            TaskEnd::Completed => TaskStatus::Completed,
+            TaskEnd::Failed => TaskStatus::Failed(None),
+            TaskEnd::Killed => TaskStatus::Killed,
+        });
+    }
+}
+
+impl Drop for OwnedTask {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.task.status.send_replace(TaskStatus::Failed(None));
+        }
+    }
+}
+
 impl BackgroundTasks {
-    pub(crate) fn new(grace: Duration) -> Self {
+    /// An empty registry; `grace` is how long a shell's process group gets
+    /// between SIGTERM and SIGKILL.
+    pub fn new(grace: Duration) -> Self {
         BackgroundTasks {
             inner: Arc::new(Registry {
                 tasks: Mutex::new(HashMap::new()),
@@ -163,6 +240,34 @@ impl BackgroundTasks {
             .cloned()
     }
 
+    /// Registers a task its caller runs (e.g. a background sub-agent): a fresh
+    /// id `prefix` + 8 base36 characters, and an output file under
+    /// `session_dir/tasks` that the caller writes through the returned handle.
+    pub fn register(&self, prefix: char, label: &str, session_dir: &Path) -> io::Result<OwnedTask> {
+        let dir = private_dir(&session_dir.join("tasks"))?;
+        let (id, output_path, file) = create_output_file(&dir, prefix)?;
+        let (status, _) = watch::channel(TaskStatus::Running);
+        let task = Arc::new(Task {
+            id: id.clone(),
+            command: label.to_owned(),
+            output_path,
+            pgid: None,
+            status,
+            stop: CancellationToken::new(),
+            read_offset: Mutex::new(0),
+        });
+        self.inner
+            .tasks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, task.clone());
+        Ok(OwnedTask {
+            task,
+            file,
+            finished: false,
+        })
+    }
+
     /// Starts `command` under `bash -c` in `cwd`, its output going to a new file
     /// under `session_dir/tasks`. Must be called inside a Tokio runtime.
     pub(crate) fn start(
@@ -172,7 +277,7 @@ impl BackgroundTasks {
         session_dir: &Path,
     ) -> io::Result<Arc<Task>> {
         let dir = private_dir(&session_dir.join("tasks"))?;
-        let (id, output_path, file) = create_output_file(&dir)?;
+        let (id, output_path, file) = create_output_file(&dir, 'b')?;
         let mut child = tokio::process::Command::new("bash")
             .arg("-c")
             .arg(command)
@@ -188,7 +293,7 @@ impl BackgroundTasks {
             id: id.clone(),
             command: command.to_string(),
             output_path,
-            pgid,
+            pgid: Some(pgid),
             status,
             stop: CancellationToken::new(),
             read_offset: Mutex::new(0),
@@ -257,9 +362,9 @@ pub(crate) fn private_dir(dir: &Path) -> io::Result<PathBuf> {
     Ok(dir.to_path_buf())
 }
 
-fn create_output_file(dir: &Path) -> io::Result<(String, PathBuf, File)> {
+fn create_output_file(dir: &Path, prefix: char) -> io::Result<(String, PathBuf, File)> {
     loop {
-        let id = new_task_id();
+        let id = new_task_id(prefix);
         let path = dir.join(format!("{id}.output"));
         match OpenOptions::new()
             .write(true)
@@ -275,13 +380,13 @@ fn create_output_file(dir: &Path) -> io::Result<(String, PathBuf, File)> {
     }
 }
 
-/// `b` (Claude Code's prefix for local shell tasks) + 8 base36 characters from
-/// the thread-local CSPRNG.
-pub(crate) fn new_task_id() -> String {
+/// `prefix` (Claude Code's: `b` for local shell tasks, `a` for local agents)
+/// + 8 base36 characters from the thread-local CSPRNG.
+pub fn new_task_id(prefix: char) -> String {
     const ALPHABET: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     let mut rng = rand::rng();
     let mut id = String::with_capacity(9);
-    id.push('b');
+    id.push(prefix);
     for _ in 0..8 {
         id.push(char::from(ALPHABET[rng.random_range(0..36)]));
     }
@@ -294,7 +399,7 @@ mod tests {
 
     #[test]
     fn task_ids_are_b_plus_8_base36() {
-        let ids: std::collections::HashSet<String> = (0..1000).map(|_| new_task_id()).collect();
+        let ids: std::collections::HashSet<String> = (0..1000).map(|_| new_task_id('b')).collect();
         assert_eq!(ids.len(), 1000);
         for id in ids {
             assert_eq!(id.len(), 9);

@@ -44,6 +44,7 @@ use std::time::Duration;
 
 use tack_tool::{Tool, ToolEnv};
 
+pub use bg_tasks::{BackgroundTasks, OwnedTask, TaskEnd, new_task_id};
 pub use tack_sys::write_atomic;
 pub use todo_write::{TodoItem, TodoList, TodoStatus};
 
@@ -55,6 +56,9 @@ pub struct BuiltinOptions {
     /// How long a process group gets between SIGTERM and SIGKILL (timeout, abort,
     /// TaskStop). Tests shorten it.
     pub kill_grace: Duration,
+    /// The session's background-task registry, when other tools (the Agent
+    /// tool) share it; `None`: a new one with `kill_grace`.
+    pub tasks: Option<BackgroundTasks>,
 }
 
 impl Default for BuiltinOptions {
@@ -62,6 +66,7 @@ impl Default for BuiltinOptions {
         BuiltinOptions {
             todos: TodoList::default(),
             kill_grace: Duration::from_secs(2),
+            tasks: None,
         }
     }
 }
@@ -75,7 +80,9 @@ pub fn builtin_tools(env: &Arc<ToolEnv>) -> Vec<Arc<dyn Tool>> {
 /// background-task registry; its tasks are killed when the last tool is dropped.
 pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Arc<dyn Tool>> {
     let _ = env; // tools get the env from each call's context; kept for future per-session setup
-    let tasks = bg_tasks::BackgroundTasks::new(options.kill_grace);
+    let tasks = options
+        .tasks
+        .unwrap_or_else(|| BackgroundTasks::new(options.kill_grace));
     vec![
         Arc::new(read::ReadTool),
         Arc::new(write::WriteTool),

@@ -110,7 +110,7 @@ impl OutputCapture {
 fn create_file(dir: &Path, stream: &str) -> io::Result<(File, PathBuf)> {
     let dir = private_dir(dir)?;
     loop {
-        let path = dir.join(format!("{}.{stream}", new_task_id()));
+        let path = dir.join(format!("{}.{stream}", new_task_id('b')));
         match OpenOptions::new()
             .write(true)
             .create_new(true)

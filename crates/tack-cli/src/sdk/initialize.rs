@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::bail;
 use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 use tack_protocol::control::{
-    AccountInfo, HookCallbackMatcher, InitializeRequest, InitializeResponse, ModelInfo,
+    AccountInfo, AgentInfo, HookCallbackMatcher, InitializeRequest, InitializeResponse, ModelInfo,
     SlashCommand,
 };
 use tack_runtime::{SessionInfo, SessionOptions};
@@ -22,8 +22,9 @@ pub fn apply(request: &InitializeRequest, options: &mut SessionOptions) -> anyho
             }
         }
     }
-    if let Some(agents) = &request.agents {
-        crate::flags::refuse_agents(agents.keys())?;
+    if let Some(agents) = request.agents.as_ref().filter(|a| !a.is_empty()) {
+        // The runtime reads them as `--agents` JSON: one path for both.
+        options.agents = Some(serde_json::to_string(agents)?);
     }
     if request.json_schema.is_some() {
         bail!("structured output (outputFormat / jsonSchema) is not supported by tack yet");
@@ -89,7 +90,16 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
         .collect();
     InitializeResponse {
         commands,
-        agents: Vec::new(),
+        agents: info
+            .agents
+            .iter()
+            .map(|a| AgentInfo {
+                name: a.name.clone(),
+                description: a.description.clone(),
+                model: a.model.clone(),
+                extra: Default::default(),
+            })
+            .collect(),
         output_style: "default".to_owned(),
         available_output_styles: vec!["default".to_owned()],
         models: models(&info.model),
@@ -225,10 +235,6 @@ mod tests {
             "in-process SDK MCP servers are not available in tack yet (configured: calc)"
         );
         assert_eq!(
-            refused(json!({"agents": {"reviewer": {"description": "d", "prompt": "p"}}})),
-            "sub-agents are not available in tack yet; defined: reviewer"
-        );
-        assert_eq!(
             refused(json!({"hooks": {"Stop": [{"hookCallbackIds": ["h"], "timeout": 0}]}})),
             "hooks.Stop: timeout must be a positive number of seconds (got 0)"
         );
@@ -247,6 +253,17 @@ mod tests {
     }
 
     #[test]
+    fn agents_reach_the_session_as_agents_json() {
+        let mut options = SessionOptions::default();
+        let agents = json!({"reviewer": {"description": "Reviews", "prompt": "Review.",
+                                         "tools": ["Read"], "model": "haiku", "maxTurns": 3}});
+        apply(&request(json!({"agents": agents})), &mut options).unwrap();
+        let passed: serde_json::Value =
+            serde_json::from_str(options.agents.as_deref().unwrap()).unwrap();
+        assert_eq!(passed, agents);
+    }
+
+    #[test]
     fn the_answer_lists_what_the_session_has() {
         let info = SessionInfo {
             session_id: "s".into(),
@@ -259,6 +276,11 @@ mod tests {
             resumed: false,
             mcp_servers: vec![],
             version: "0.1.0".into(),
+            agents: vec![tack_runtime::AgentSummary {
+                name: "Explore".into(),
+                description: "Searches".into(),
+                model: Some("claude-haiku-4-5".into()),
+            }],
         };
         let r = request(json!({"hooks": {}}));
         let answer = serde_json::to_value(response(&r, &info)).unwrap();
@@ -281,7 +303,7 @@ mod tests {
                 "commands": [{"name": "compact", "argumentHint": "<optional custom summarization instructions>",
                     "description": "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
                     "builtin": true}],
-                "agents": [],
+                "agents": [{"name": "Explore", "description": "Searches", "model": "claude-haiku-4-5"}],
                 "output_style": "default",
                 "available_output_styles": ["default"],
                 "account": {"apiKeySource": "ANTHROPIC_API_KEY", "apiProvider": "firstParty"},

@@ -247,6 +247,7 @@ impl Front {
             RuntimeEvent::Notice(_)
             | RuntimeEvent::Loop(_)
             | RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::Subagent(_)
             | RuntimeEvent::Ended => self.printer.event(event),
         }
     }

@@ -1,0 +1,108 @@
+//! Sub-agents: the Agent tool (Claude Code's `Task`) and the sessions it runs.
+//!
+//! # The model
+//! A sub-agent is the runtime's machinery driven by a tool. An Agent call
+//! ([`tool::AgentTool`]) picks a definition ([`definition`]: built-ins,
+//! `.claude/agents/*.md` and `~/.claude/agents/*.md` (and `.tack/`), `--agents`
+//! JSON; [`load`]) and runs a core [`tack_core::session::Session`] of its own
+//! ([`run`]) with
+//! - a fresh context: the definition's prompt as the system prompt, plus the
+//!   session's project context (memory files, date, git), no parent history;
+//! - its own tool subset (the definition's `tools`, never the Agent tool
+//!   unless named there; Explore's Bash refuses anything not read-only) and its
+//!   own file-read records;
+//! - the session's permission [`crate::gate::Gate`] (rules, PreToolUse and
+//!   PostToolUse hooks, the front end's prompts apply to its tools);
+//! - a sidechain transcript beside the session's
+//!   (`<session-dir>/subagents/agent-<id>.jsonl`, `isSidechain: true`);
+//! - SubagentStop hooks where the main loop has Stop hooks;
+//! - cancellation: a child of the Agent call's token, so an interrupt of the
+//!   turn reaches every running sub-agent at once.
+//!
+//! Its loop events go out as [`crate::RuntimeEvent::Subagent`] (stream-json
+//! records with `parent_tool_use_id`), its model calls into the session's
+//! [`tack_core::session::UsageLedger`] (cost, `modelUsage`, budget), and its
+//! final text is the tool result. Several Agent calls in one message run
+//! concurrently. With `run_in_background` the call returns an id at once and the
+//! sub-agent runs as a task of the session's [`tack_tools::BackgroundTasks`]
+//! (TaskOutput reads its result, TaskStop stops it); background agents stop
+//! when the session ends.
+
+mod definition;
+mod load;
+mod parse;
+mod read_only;
+mod run;
+mod stop_hooks;
+mod tool;
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use tack_core::QueryConfig;
+use tack_core::context::PromptContext;
+use tack_core::deps::QueryDeps;
+use tack_core::session::UsageLedger;
+use tack_store::RecordMeta;
+use tack_tool::Tool;
+use tack_tools::BackgroundTasks;
+use tokio_util::sync::CancellationToken;
+
+use crate::emit::Emitter;
+use crate::gate::Gate;
+use crate::hooks::SessionHooks;
+use crate::model::RequestEnv;
+
+pub use definition::{AgentDefinition, AgentModel, AgentSource, AgentTools, Catalog};
+pub use load::{AgentDirs, load_catalog};
+pub use parse::{DefinitionError, parse_flag, parse_markdown};
+pub(crate) use tool::{AGENT_TOOL_NAME, AgentTool, LEGACY_AGENT_TOOL_NAME};
+
+/// The session's current model, shared with the Agent tool (`inherit`).
+#[derive(Debug, Clone)]
+pub(crate) struct ModelCell(Arc<RwLock<String>>);
+
+impl ModelCell {
+    pub(crate) fn new(model: String) -> ModelCell {
+        ModelCell(Arc::new(RwLock::new(model)))
+    }
+
+    pub(crate) fn get(&self) -> String {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(crate) fn set(&self, model: String) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = model;
+    }
+}
+
+/// Everything a sub-agent is built from, shared by the session's Agent tool,
+/// the Agent tools of sub-agents allowed to start sub-agents, and background
+/// agents.
+pub(crate) struct AgentsShared {
+    pub catalog: Catalog,
+    /// The session's tools, without the Agent tool.
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub deps: Arc<dyn QueryDeps>,
+    pub gate: Arc<Gate>,
+    pub hooks: Option<Arc<SessionHooks>>,
+    pub emit: Emitter,
+    pub ledger: UsageLedger,
+    /// The session's context: its user and system context go to sub-agents.
+    pub context: Arc<PromptContext>,
+    pub base_config: QueryConfig,
+    pub request_env: RequestEnv,
+    pub model: ModelCell,
+    /// `ANTHROPIC_SMALL_FAST_MODEL`, else haiku.
+    pub small_model: String,
+    pub tasks: BackgroundTasks,
+    /// Stamped on sidechain records; `None`: no transcripts
+    /// (`--no-session-persistence`).
+    pub record_meta: Option<RecordMeta>,
+    pub session_id: String,
+    /// Fires when the session's Agent tool is dropped (the session ended):
+    /// background agents stop.
+    pub session_over: CancellationToken,
+}

@@ -1,0 +1,211 @@
+//! Running one sub-agent: its session built from its definition, driven to
+//! the end, its events forwarded, its model calls recorded.
+
+use std::sync::Arc;
+
+use tack_core::LoopEvent;
+use tack_core::QueryConfig;
+use tack_core::context::PromptContext;
+use tack_core::executor::ToolSet;
+use tack_core::session::{Session, SessionEvent, SessionParts, SessionResult, TranscriptSink};
+use tack_protocol::{ContentBlock, Message};
+use tack_store::Transcript;
+use tack_tool::{Tool, ToolEnv};
+use tokio_util::sync::CancellationToken;
+
+use super::AgentsShared;
+use super::definition::{AgentDefinition, AgentModel, AgentTools};
+use super::read_only::ReadOnlyBash;
+use super::stop_hooks::SubagentHooks;
+use super::tool::AgentTool;
+use crate::event::{RuntimeEvent, SubagentEvent};
+use crate::model::resolve_model;
+use crate::transcript::StoreSink;
+
+/// One Agent call to run.
+pub(crate) struct Launch {
+    pub agent_id: String,
+    pub definition: AgentDefinition,
+    pub prompt: String,
+    /// The call's `model`, over the definition's.
+    pub model: Option<String>,
+    pub parent_tool_use_id: String,
+}
+
+/// How a sub-agent ended.
+pub(crate) struct Finished {
+    /// Its session's result (its own model calls: usage, cost, turns).
+    pub result: SessionResult,
+    /// Tool calls it made.
+    pub tool_uses: u32,
+    pub model: String,
+}
+
+/// The model a launch runs on.
+pub(crate) fn model_of(shared: &AgentsShared, launch: &Launch) -> String {
+    match (&launch.model, &launch.definition.model) {
+        (Some(m), _) | (None, AgentModel::Named(m)) => resolve_model(m),
+        (None, AgentModel::Inherit) => shared.model.get(),
+        (None, AgentModel::SmallFast) => shared.small_model.clone(),
+    }
+}
+
+/// The session's tools a definition gets (in the session's order); the Agent
+/// tool only if the definition names it.
+pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition) -> Vec<Arc<dyn Tool>> {
+    let names = |t: &dyn Tool, list: &[String]| {
+        list.iter()
+            .any(|n| n == t.name() || t.aliases().contains(&n.as_str()))
+    };
+    let mut tools: Vec<Arc<dyn Tool>> = shared
+        .tools
+        .iter()
+        .filter(|t| match &def.tools {
+            AgentTools::All => true,
+            AgentTools::Only(list) => names(t.as_ref(), list),
+        })
+        .filter(|t| !names(t.as_ref(), &def.disallowed_tools))
+        .map(|t| -> Arc<dyn Tool> {
+            if def.read_only && t.name() == "Bash" {
+                Arc::new(ReadOnlyBash(t.clone()))
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    let agent_denied = def
+        .disallowed_tools
+        .iter()
+        .any(|n| super::tool::is_agent_tool_name(n));
+    if def.may_start_agents() && !agent_denied {
+        tools.push(Arc::new(AgentTool::nested(shared.clone())));
+    }
+    tools
+}
+
+/// The sub-agent's system prompt: its definition's, with the environment.
+fn system_prompt(def: &AgentDefinition, env: &ToolEnv, model: &str) -> String {
+    let cwd = env.cwd();
+    let platform = std::env::consts::OS;
+    format!(
+        "{}\n\nNotes:\n- Your final message is returned to the agent that started you as \
+         the result of your task: make it complete, with the relevant file paths (absolute) \
+         and code snippets. It is not shown to the user directly.\n- File paths given to \
+         tools must be absolute.\n\n# Environment\n<env>\nWorking directory: {}\n\
+         Platform: {platform}\nModel: {model}\n</env>",
+        def.prompt,
+        cwd.display()
+    )
+}
+
+/// A fresh tool state (own file-read records) over the session's directories.
+fn tool_env(parent: &ToolEnv) -> ToolEnv {
+    let env = ToolEnv::new(
+        parent.project_root().to_path_buf(),
+        parent.session_dir().to_path_buf(),
+    )
+    .with_additional_dirs(parent.additional_dirs().to_vec())
+    .with_bash_default_timeout(parent.bash_default_timeout);
+    env.set_cwd(parent.cwd());
+    env
+}
+
+/// Runs `launch` to its end. `cancel` stops it (an interrupt, TaskStop). An
+/// `Err` is a sub-agent that could not start (its transcript).
+pub(crate) async fn run_subagent(
+    shared: &Arc<AgentsShared>,
+    launch: Launch,
+    parent_env: &ToolEnv,
+    cancel: CancellationToken,
+) -> Result<Finished, String> {
+    let model = model_of(shared, &launch);
+    let env = Arc::new(tool_env(parent_env));
+    let def = &launch.definition;
+    let transcript_path = shared
+        .record_meta
+        .as_ref()
+        .map(|_| tack_store::subagent_transcript_path(env.session_dir(), &launch.agent_id));
+    let sink = match (&shared.record_meta, &transcript_path) {
+        (Some(meta), Some(path)) => {
+            let transcript = Transcript::open(path, &shared.session_id, meta.clone(), None)
+                .map_err(|e| format!("cannot write the agent's transcript: {e}"))?
+                .sidechain(&launch.agent_id);
+            Some(Arc::new(StoreSink::new(transcript)) as Arc<dyn TranscriptSink>)
+        }
+        _ => None,
+    };
+    let context = PromptContext {
+        system_prompt: vec![system_prompt(def, &env, &model)],
+        user_context: shared.context.user_context.clone(),
+        system_context: shared.context.system_context.clone(),
+    };
+    let config = shared.request_env.apply(
+        &QueryConfig {
+            max_turns: None,
+            ..shared.base_config.clone()
+        },
+        &model,
+    );
+    let parts = SessionParts {
+        session_id: shared.session_id.clone(),
+        context: Arc::new(context),
+        tools: ToolSet::new(tools_for(shared, def)),
+        tool_env: env,
+        can_use_tool: shared.gate.clone(),
+        deps: shared.deps.clone(),
+        config,
+        max_budget_usd: None,
+        transcript: sink,
+    };
+    let mut session = Session::new(parts);
+    if let Some(hooks) = &shared.hooks {
+        session = session.with_stop_hooks(Arc::new(SubagentHooks {
+            hooks: hooks.clone(),
+            agent_id: launch.agent_id.clone(),
+            agent_type: def.name.clone(),
+            transcript_path: transcript_path.clone(),
+        }));
+    }
+    let forward = |event: LoopEvent| {
+        shared
+            .emit
+            .emit(RuntimeEvent::Subagent(Box::new(SubagentEvent {
+                parent_tool_use_id: launch.parent_tool_use_id.clone(),
+                agent_id: launch.agent_id.clone(),
+                agent_type: def.name.clone(),
+                event,
+            })));
+    };
+    let mut tool_uses = 0u32;
+    let mut turn = session.submit(Message::user_text(launch.prompt.clone()), cancel);
+    let result = loop {
+        match turn.next().await {
+            Some(SessionEvent::Loop(event)) => {
+                if let LoopEvent::AssistantMessage(a) = &event {
+                    shared.ledger.record(&a.model, &a.usage, a.api_duration);
+                    tool_uses += a
+                        .message
+                        .content
+                        .iter()
+                        .filter(|b| matches!(b, ContentBlock::ToolUse { .. }))
+                        .count() as u32;
+                }
+                if !matches!(event, LoopEvent::Stream(_)) {
+                    forward(event);
+                }
+            }
+            Some(SessionEvent::Result(result)) => break result,
+            None => return Err("the agent ended without a result".into()),
+        }
+    };
+    // The session turns the loop's end into its result; front ends see the
+    // sub-agent end as its loop's `Terminal`.
+    if let Some(terminal) = &result.terminal {
+        forward(LoopEvent::Terminal(terminal.clone()));
+    }
+    Ok(Finished {
+        result,
+        tool_uses,
+        model,
+    })
+}

@@ -1,0 +1,307 @@
+//! The Agent tool (legacy name `Task`): starts a sub-agent and returns its
+//! final text, or with `run_in_background` its id at once.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tack_core::session::ResultSubtype;
+use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
+use tack_tools::TaskEnd;
+use tokio_util::sync::DropGuard;
+
+use super::AgentsShared;
+use super::definition::{AgentDefinition, AgentTools};
+use super::run::{Finished, Launch, run_subagent};
+
+/// The type used when a call names none.
+const DEFAULT_TYPE: &str = "general-purpose";
+
+/// Other fields newer Claude Code versions send (`name`, `isolation`, the
+/// deprecated `mode`, `team_name`) are accepted and ignored.
+#[derive(Debug, Deserialize)]
+struct AgentInput {
+    description: String,
+    prompt: String,
+    subagent_type: Option<String>,
+    model: Option<String>,
+    run_in_background: Option<bool>,
+}
+
+/// See the module docs. The session's own instance stops its background
+/// agents when dropped; instances given to sub-agents do not.
+pub(crate) struct AgentTool {
+    shared: Arc<AgentsShared>,
+    _session_over: Option<DropGuard>,
+}
+
+impl AgentTool {
+    /// The session's Agent tool.
+    pub(crate) fn new(shared: Arc<AgentsShared>) -> AgentTool {
+        let guard = shared.session_over.clone().drop_guard();
+        AgentTool {
+            shared,
+            _session_over: Some(guard),
+        }
+    }
+
+    /// The Agent tool of a sub-agent whose definition allows it.
+    pub(crate) fn nested(shared: Arc<AgentsShared>) -> AgentTool {
+        AgentTool {
+            shared,
+            _session_over: None,
+        }
+    }
+
+    fn parse(&self, input: &Value) -> Result<(AgentInput, &AgentDefinition), ToolError> {
+        let input: AgentInput = serde_json::from_value(input.clone())
+            .map_err(|e| ToolError::new(format!("InputValidationError: Agent: {e}")))?;
+        if input.description.trim().is_empty() || input.prompt.trim().is_empty() {
+            return Err(ToolError::new(
+                "InputValidationError: Agent: `description` and `prompt` must not be empty",
+            ));
+        }
+        let kind = input.subagent_type.as_deref().unwrap_or(DEFAULT_TYPE);
+        let def = self.shared.catalog.get(kind).ok_or_else(|| {
+            ToolError::new(format!(
+                "Agent type '{kind}' not found. Available agents: {}",
+                self.shared.catalog.names().join(", ")
+            ))
+        })?;
+        Ok((input, def))
+    }
+}
+
+fn tools_label(def: &AgentDefinition) -> String {
+    match &def.tools {
+        AgentTools::All => "*".into(),
+        AgentTools::Only(names) => names.join(", "),
+    }
+}
+
+/// Claude Code's current name for the tool.
+pub(crate) const AGENT_TOOL_NAME: &str = "Agent";
+/// Its earlier name, accepted in rules, hooks, definitions and transcripts.
+pub(crate) const LEGACY_AGENT_TOOL_NAME: &str = "Task";
+
+/// True for either name of the Agent tool.
+pub(crate) fn is_agent_tool_name(name: &str) -> bool {
+    name == AGENT_TOOL_NAME || name == LEGACY_AGENT_TOOL_NAME
+}
+
+impl Tool for AgentTool {
+    fn name(&self) -> &str {
+        AGENT_TOOL_NAME
+    }
+
+    fn aliases(&self) -> &[&str] {
+        &[LEGACY_AGENT_TOOL_NAME]
+    }
+
+    fn description(&self) -> String {
+        let agents: Vec<String> = self
+            .shared
+            .catalog
+            .iter()
+            .map(|d| {
+                format!(
+                    "- {}: {} (Tools: {})",
+                    d.name,
+                    d.description,
+                    tools_label(d)
+                )
+            })
+            .collect();
+        format!(
+            "Launch a new agent to handle a complex, multi-step task autonomously.\n\n\
+             Each agent runs with its own context window and tools and returns one final \
+             message to you. Available agent types and the tools they have access to:\n{}\n\n\
+             When using the Agent tool, specify a subagent_type to select the agent type \
+             (default: {DEFAULT_TYPE}).\n\n\
+             Usage notes:\n\
+             - Launch several agents concurrently whenever possible: use one message with \
+             several Agent tool calls.\n\
+             - The agent's result is not visible to the user: summarise it for them.\n\
+             - Each invocation starts fresh: the prompt must contain everything the agent \
+             needs, and say exactly what it should return.\n\
+             - Tell the agent whether you expect it to write code or only to research.\n\
+             - With run_in_background the call returns an agent id at once; read the \
+             result later with TaskOutput and stop it with TaskStop.",
+            agents.join("\n")
+        )
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
+                "prompt": {"type": "string", "description": "The task for the agent to perform"},
+                "subagent_type": {"type": "string", "description": "The type of specialized agent to use for this task"},
+                "model": {"type": "string", "enum": ["sonnet", "opus", "haiku"], "description": "Optional model for this agent; defaults to the agent definition's (or this session's) model"},
+                "run_in_background": {"type": "boolean", "description": "Run the agent in the background and return its id at once; read its result with TaskOutput"}
+            },
+            "required": ["description", "prompt"],
+            "additionalProperties": false,
+            "$schema": "http://json-schema.org/draft-07/schema#"
+        })
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        // Its sub-agent's tool calls are each checked by the permission gate.
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn validate(&self, input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
+        self.parse(input).map(drop)
+    }
+
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        async move {
+            let (input, def) = self.parse(&input)?;
+            let background = input.run_in_background.unwrap_or(false);
+            let launch = |agent_id: String| Launch {
+                agent_id,
+                definition: def.clone(),
+                prompt: input.prompt.clone(),
+                model: input.model.clone(),
+                parent_tool_use_id: ctx.tool_use_id.clone(),
+            };
+            if background {
+                return self.start_background(launch, &input, ctx);
+            }
+            let agent_id = tack_tools::new_task_id('a');
+            ctx.progress.send(json!({
+                "type": "agent_started", "agentId": agent_id, "agentType": def.name,
+                "description": input.description,
+            }));
+            let started = Instant::now();
+            let finished = run_subagent(
+                &self.shared,
+                launch(agent_id.clone()),
+                &ctx.env,
+                ctx.cancel.child_token(),
+            )
+            .await
+            .map_err(ToolError::new)?;
+            report(&agent_id, def, &input.prompt, finished, started)
+        }
+        .boxed()
+    }
+}
+
+impl AgentTool {
+    fn start_background(
+        &self,
+        launch: impl FnOnce(String) -> Launch,
+        input: &AgentInput,
+        ctx: &ToolContext,
+    ) -> ToolResult {
+        let mut task = self
+            .shared
+            .tasks
+            .register('a', &input.description, ctx.env.session_dir())
+            .map_err(|e| ToolError::new(format!("Could not start the background agent: {e}")))?;
+        let agent_id = task.id().to_owned();
+        let output = task.output_path().to_path_buf();
+        let launch = launch(agent_id.clone());
+        let shared = self.shared.clone();
+        let env = ctx.env.clone();
+        let cancel = shared.session_over.child_token();
+        let stop = task.stop_requested();
+        tokio::spawn(async move {
+            let run = run_subagent(&shared, launch, &env, cancel.clone());
+            tokio::select! {
+                finished = run => {
+                    let (text, end) = match finished {
+                        Ok(f) if f.result.subtype == ResultSubtype::Success && !f.result.is_error => {
+                            (f.result.result, TaskEnd::Completed)
+                        }
+                        Ok(f) => (failure_text(&f), TaskEnd::Failed),
+                        Err(e) => (e, TaskEnd::Failed),
+                    };
+                    // The result is what TaskOutput returns; a write error
+                    // leaves the status, which is still right.
+                    let _ = task.write(&format!("{text}\n"));
+                    task.finish(end);
+                }
+                () = stop.cancelled() => {
+                    cancel.cancel();
+                    task.finish(TaskEnd::Killed);
+                }
+            }
+        });
+        Ok(ToolOutput::text(format!(
+            "Async agent launched successfully.\nagentId: {agent_id} (the task id for TaskOutput \
+             and TaskStop)\nThe agent is working in the background; its final message is \
+             written to {}. Use TaskOutput with task_id \"{agent_id}\" to wait for and read \
+             its result, or TaskStop to stop it.",
+            output.display()
+        ))
+        .with_structured(json!({
+            "status": "async_launched",
+            "agentId": agent_id,
+            "description": input.description,
+            "prompt": input.prompt,
+            "outputFile": output,
+        })))
+    }
+}
+
+fn failure_text(f: &Finished) -> String {
+    let why = if f.result.errors.is_empty() {
+        f.result.subtype.as_str().to_owned()
+    } else {
+        f.result.errors.join("; ")
+    };
+    format!("The agent failed: {why}")
+}
+
+/// The tool result of a finished foreground agent: its final text and usage.
+fn report(
+    agent_id: &str,
+    def: &AgentDefinition,
+    prompt: &str,
+    f: Finished,
+    started: Instant,
+) -> ToolResult {
+    if f.result.is_error {
+        return Err(ToolError::new(failure_text(&f)));
+    }
+    let usage = &f.result.usage;
+    let total_tokens = usage.input_tokens
+        + usage.output_tokens
+        + usage.cache_read_input_tokens
+        + usage.cache_creation_input_tokens;
+    let duration_ms = started.elapsed().as_millis() as u64;
+    let text = if f.result.result.trim().is_empty() {
+        "(the agent gave no final message)".to_owned()
+    } else {
+        f.result.result.clone()
+    };
+    let content = format!(
+        "{text}\n\nagentId: {agent_id}\n<usage>total_tokens: {total_tokens}\ntool_uses: {}\n\
+         duration_ms: {duration_ms}</usage>",
+        f.tool_uses
+    );
+    Ok(ToolOutput::text(content).with_structured(json!({
+        "status": "completed",
+        "agentId": agent_id,
+        "agentType": def.name,
+        "prompt": prompt,
+        "content": [{"type": "text", "text": f.result.result}],
+        "model": f.model,
+        "totalDurationMs": duration_ms,
+        "totalTokens": total_tokens,
+        "totalToolUseCount": f.tool_uses,
+        "totalCostUsd": f.result.total_cost_usd,
+        "usage": usage,
+    })))
+}

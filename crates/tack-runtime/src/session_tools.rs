@@ -1,0 +1,175 @@
+//! The tools a session offers: the built-ins (sharing one background-task
+//! registry with the Agent tool), WebFetch and WebSearch (their side requests
+//! metered into the session's usage), and the Agent tool with the session's
+//! agent definitions. Tools a deny rule names whole are left out.
+//!
+//! Nothing here does work before the first request beyond reading the agent
+//! definition folders: the web tools build their HTTP client on first use.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tack_api::ModelClient;
+use tack_core::QueryConfig;
+use tack_core::context::PromptContext;
+use tack_core::deps::QueryDeps;
+use tack_core::session::UsageLedger;
+use tack_store::RecordMeta;
+use tack_tool::{Tool, ToolEnv};
+use tack_tools::{BackgroundTasks, BuiltinOptions};
+use tack_web::{WebFetchConfig, WebSearchConfig};
+use tokio_util::sync::CancellationToken;
+
+use crate::agents::{
+    AGENT_TOOL_NAME, AgentDirs, AgentModel, AgentTool, AgentsShared, LEGACY_AGENT_TOOL_NAME,
+    ModelCell, load_catalog,
+};
+use crate::emit::Emitter;
+use crate::event::{AgentSummary, Notice};
+use crate::gate::Gate;
+use crate::hooks::SessionHooks;
+use crate::metered::MeteredClient;
+use crate::model::{RequestEnv, resolve_model};
+use crate::place::Env;
+use crate::start::StartError;
+
+/// What the tools are built from (all of it from `start`).
+pub(crate) struct ToolsParts<'a> {
+    pub env: &'a Env,
+    pub client: Arc<dyn ModelClient>,
+    pub deps: Arc<dyn QueryDeps>,
+    pub ledger: UsageLedger,
+    pub model: &'a str,
+    pub gate: &'a Arc<Gate>,
+    pub hooks: Option<Arc<SessionHooks>>,
+    pub emit: &'a Emitter,
+    pub context: Arc<PromptContext>,
+    pub base_config: &'a QueryConfig,
+    pub request_env: &'a RequestEnv,
+    pub session_id: &'a str,
+    pub record_meta: Option<RecordMeta>,
+    pub agents_flag: Option<&'a str>,
+    pub home: Option<&'a Path>,
+    pub project: &'a Path,
+    pub tool_env: &'a Arc<ToolEnv>,
+    /// `--tools`: only these (`Some(&[])`: none); `None`: all.
+    pub only: Option<&'a [String]>,
+}
+
+pub(crate) struct SessionTools {
+    pub tools: Vec<Arc<dyn Tool>>,
+    /// The agent types the Agent tool offers (`system/init`'s `agents`).
+    pub agents: Vec<AgentSummary>,
+    /// The session's model as sub-agents inherit it (`set_model` updates it).
+    pub model: ModelCell,
+}
+
+/// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else haiku.
+fn small_fast_model(env: &Env) -> String {
+    resolve_model(
+        &env.get("ANTHROPIC_SMALL_FAST_MODEL")
+            .unwrap_or_else(|| "haiku".to_owned()),
+    )
+}
+
+/// The session's tools; a `--tools` name that is not one of them is an error.
+pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, StartError> {
+    let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
+    let builtin = tack_tools::builtin_tools_with(
+        p.tool_env,
+        BuiltinOptions {
+            tasks: Some(tasks.clone()),
+            ..BuiltinOptions::default()
+        },
+    );
+    let small_model = small_fast_model(p.env);
+    let mut fetch = WebFetchConfig::default();
+    if let Some(ms) = p
+        .env
+        .get("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS")
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        fetch.cache_ttl = Duration::from_millis(ms);
+    }
+    let metered: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(p.client, p.ledger.clone()));
+    let web = tack_web::web_tools(
+        metered,
+        &small_model,
+        p.model,
+        fetch,
+        WebSearchConfig::default(),
+    );
+    let all: Vec<Arc<dyn Tool>> = builtin.into_iter().chain(web).collect();
+    if let Some(wanted) = p.only {
+        let known: Vec<String> = all
+            .iter()
+            .map(|t| t.name().to_owned())
+            .chain([AGENT_TOOL_NAME.to_owned()])
+            .collect();
+        let unknown: Vec<String> = wanted
+            .iter()
+            .filter(|w| !known.contains(w) && w.as_str() != LEGACY_AGENT_TOOL_NAME)
+            .cloned()
+            .collect();
+        if !unknown.is_empty() {
+            return Err(StartError::UnknownTools { unknown, known });
+        }
+    }
+    let picked = |name: &str| p.only.is_none_or(|wanted| wanted.iter().any(|w| w == name));
+    let tools: Vec<Arc<dyn Tool>> = all
+        .into_iter()
+        .filter(|t| picked(t.name()) && !p.gate.removes_tool(t.as_ref()))
+        .collect();
+
+    let dirs = AgentDirs {
+        home: p.home.map(Path::to_path_buf),
+        project: p.project.to_path_buf(),
+    };
+    let (catalog, warnings) = load_catalog(&dirs, p.agents_flag);
+    for w in warnings {
+        p.emit.notice(Notice::warning(w));
+    }
+    let agents = catalog
+        .iter()
+        .map(|def| AgentSummary {
+            name: def.name.clone(),
+            description: def.description.clone(),
+            model: match &def.model {
+                AgentModel::Inherit => None,
+                AgentModel::SmallFast => Some(small_model.clone()),
+                AgentModel::Named(name) => Some(name.clone()),
+            },
+        })
+        .collect();
+    let model = ModelCell::new(p.model.to_owned());
+    let shared = Arc::new(AgentsShared {
+        catalog,
+        tools: tools.clone(),
+        deps: p.deps,
+        gate: p.gate.clone(),
+        hooks: p.hooks,
+        emit: p.emit.clone(),
+        ledger: p.ledger,
+        context: p.context,
+        base_config: p.base_config.clone(),
+        request_env: p.request_env.clone(),
+        model: model.clone(),
+        small_model,
+        tasks,
+        record_meta: p.record_meta,
+        session_id: p.session_id.to_owned(),
+        session_over: CancellationToken::new(),
+    });
+    let agent: Arc<dyn Tool> = Arc::new(AgentTool::new(shared));
+    let mut tools = tools;
+    let agent_picked = picked(AGENT_TOOL_NAME) || picked(LEGACY_AGENT_TOOL_NAME);
+    if agent_picked && !p.gate.removes_tool(agent.as_ref()) {
+        tools.push(agent);
+    }
+    Ok(SessionTools {
+        tools,
+        agents,
+        model,
+    })
+}
