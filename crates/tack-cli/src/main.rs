@@ -1,8 +1,10 @@
-//! `tack`: the binary. Print mode (`print.rs`) and `tack demo` (`demo.rs`)
-//! are front ends of the session runtime (`tack-runtime`).
+//! `tack`: the binary. Print mode (`print.rs`), interactive mode
+//! (`interactive/`) and `tack demo` (`demo.rs`) are front ends of the session
+//! runtime (`tack-runtime`).
 
 mod cli;
 mod demo;
+mod interactive;
 mod output;
 mod print;
 mod progress;
@@ -63,9 +65,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return runtime()?.block_on(demo::run(&cli));
     }
     if !cli.print && cli.input_format != cli::InputFormat::StreamJson {
-        anyhow::bail!(
-            "interactive mode is not implemented yet: use -p/--print (or try `tack demo`)"
-        );
+        let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
+        return interactive::run(&cli, cwd, color);
     }
     let mut place = Place::new(cwd, Env::from_process())?;
     // Every settings file is read and checked before anything else happens.

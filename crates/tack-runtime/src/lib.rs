@@ -36,19 +36,24 @@ mod options;
 mod place;
 pub mod records;
 mod runtime;
+mod snapshot;
 mod start;
 mod transcript;
 mod trust;
 
 pub use auth::AuthError;
-pub use command::{Command, InterruptOutcome, RuntimeHandle, SessionClosed, UserInput};
+pub use command::{
+    Command, InterruptOutcome, RuntimeHandle, SessionClosed, TurnOptions, UserInput,
+};
 pub use config::{LoadedSettings, SettingsError, load_settings};
 pub use event::{
-    Notice, NoticeLevel, PermissionAnswer, PermissionRequest, RuntimeEvent, SessionInfo, TurnEnd,
+    Notice, NoticeLevel, PermissionAnswer, PermissionRequest, REJECTED, RuntimeEvent, SessionInfo,
+    TurnEnd,
 };
-pub use model::{DEFAULT_MODEL, resolve_model};
+pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use runtime::{Runtime, RuntimeEvents};
-pub use start::{StartError, start};
+pub use snapshot::{ContextUsage, RuleView, SessionSnapshot, context_tokens};
+pub use start::{StartError, git_branch, start};
 pub use trust::{Trust, TrustError, TrustStore};

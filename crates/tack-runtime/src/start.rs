@@ -33,7 +33,7 @@ use crate::gate::{
     settings_rule_sources,
 };
 use crate::hooks::{HookPlace, HooksError, SessionHooks};
-use crate::model::{DEFAULT_MODEL, RequestEnv, resolve_model};
+use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Place;
 use crate::runtime::Runtime;
@@ -172,14 +172,7 @@ pub async fn start(
     };
 
     // Model and request settings.
-    let model = resolve_model(
-        &options
-            .model
-            .clone()
-            .or_else(|| env.get("ANTHROPIC_MODEL"))
-            .or_else(|| settings.model().map(str::to_owned))
-            .unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
-    );
+    let model = session_model(&options, &env, settings);
     let request_env = RequestEnv::from_env(&env);
     let mut base = QueryConfig::new(model.clone());
     base.max_turns = options.max_turns;
@@ -250,6 +243,8 @@ pub async fn start(
         None => None,
     };
 
+    let prompt_context = context.clone();
+    let tool_list = tools.clone();
     let parts = SessionParts {
         session_id: session_id.clone(),
         context,
@@ -292,6 +287,8 @@ pub async fn start(
         emit,
         events,
         turn_cancel,
+        context: prompt_context,
+        tools: tool_list,
     }))
 }
 
@@ -305,8 +302,9 @@ fn hook_sources(settings: &Settings) -> Vec<(String, serde_json::Value)> {
         .collect()
 }
 
-/// The current git branch, read from `.git/HEAD` (no `git` process at start-up).
-fn git_branch(cwd: &Path) -> String {
+/// The current git branch, read from `.git/HEAD` (no `git` process at
+/// start-up): `HEAD` when detached, empty outside a repository.
+pub fn git_branch(cwd: &Path) -> String {
     for dir in cwd.ancestors() {
         let head = dir.join(".git").join("HEAD");
         if let Ok(text) = std::fs::read_to_string(&head) {
