@@ -214,6 +214,129 @@ async fn a_whole_session_lands_in_the_scrollback_exactly_once() {
     assert_eq!(env.transcripts().len(), 2);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_kind_of_input_reaches_the_runtime() {
+    let env = Env::new(Script::new([
+        Reply::text("It said shell-output."),
+        write_reply("toolu_1", "c.txt"),
+        Reply::text("Wrote c.txt."),
+        Reply::text("I am haiku."),
+        Reply::text("Hi Bob!"),
+        Reply::text("Edited prompt received."),
+        Reply::text("The user greeted Bob."),
+    ]))
+    .await;
+    env.trust();
+    let cwd = env.cwd();
+    std::fs::create_dir_all(cwd.join(".claude/commands")).unwrap();
+    // The status line shows the model the statusLine command was told.
+    std::fs::write(
+        cwd.join(".claude/settings.json"),
+        json!({"statusLine": {"type": "command",
+            "command": "grep -o '\"display_name\":\"[^\"]*\"' | tr -d '\"'"}})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join(".claude/commands/greet.md"),
+        "---\ndescription: Greet someone\n---\nSay hi to $ARGUMENTS.\n",
+    )
+    .unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+    cmd.env_clear();
+    for (key, value) in env.vars() {
+        cmd.env(key, value);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("EDITOR", "f() { printf 'from the editor' > \"$1\"; }; f");
+    cmd.cwd(&cwd);
+    let mut pty = PtySession::spawn(cmd, 100, 30).unwrap();
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.wait_for_text("display_name:claude-sonnet-4-5", WAIT)
+        .unwrap();
+
+    // `!`: shown now, and in the next prompt's context.
+    pty.send(b"!echo shell-output\r").unwrap();
+    pty.wait_for_text("  ⎿  shell-output", WAIT).unwrap();
+    pty.send(b"what did the shell say\r").unwrap();
+    turn_over(&mut pty, "It said shell-output.");
+
+    // `#`: a line in CLAUDE.md.
+    pty.send(b"#use tabs\r").unwrap();
+    pty.wait_for_text("Added to", WAIT).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("CLAUDE.md")).unwrap(),
+        "- use tabs\n"
+    );
+
+    // Shift+Tab: accept edits, so the Write runs without a dialog.
+    pty.send(keys::SHIFT_TAB).unwrap();
+    pty.wait_for_text("accept edits on", WAIT).unwrap();
+    pty.send(b"write c.txt\r").unwrap();
+    turn_over(&mut pty, "Wrote c.txt.");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("c.txt")).unwrap(),
+        "hello\n"
+    );
+
+    // /model, then a custom command with $ARGUMENTS.
+    pty.send(b"/model haiku\r").unwrap();
+    pty.wait_for_text("Model set to claude-haiku-4-5", WAIT)
+        .unwrap();
+    pty.wait_for_text("display_name:claude-haiku-4-5", WAIT)
+        .unwrap();
+    std::fs::write(cwd.join("notes.txt"), "the notes say 42\n").unwrap();
+    pty.send(b"which model, see @notes.txt please\r").unwrap();
+    turn_over(&mut pty, "I am haiku.");
+    pty.send(b"/greet Bob\r").unwrap();
+    turn_over(&mut pty, "Hi Bob!");
+
+    // Ctrl+G: the prompt written in $EDITOR.
+    pty.send(b"\x07").unwrap();
+    pty.wait_for_text("> from the editor", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    turn_over(&mut pty, "Edited prompt received.");
+
+    // /compact with instructions, /cost, /mcp.
+    pty.send(b"/compact keep the greeting\r").unwrap();
+    turn_over(&mut pty, "Conversation compacted");
+    pty.send(b"/cost\r").unwrap();
+    pty.wait_for_text("Total cost:", WAIT).unwrap();
+    pty.send(b"/mcp\r").unwrap();
+    pty.wait_for_text("not available in tack yet", WAIT)
+        .unwrap();
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 7);
+    let first = message_texts(&bodies[0]);
+    assert!(
+        first[0].contains("<bash-input>echo shell-output</bash-input>")
+            && first[0].contains("<bash-stdout>shell-output\\n</bash-stdout>")
+            && first[0].contains("what did the shell say"),
+        "{first:?}"
+    );
+    let models: Vec<&str> = bodies
+        .iter()
+        .map(|b| b["model"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        models[..4],
+        [
+            "claude-sonnet-4-5",
+            "claude-sonnet-4-5",
+            "claude-sonnet-4-5",
+            "claude-haiku-4-5"
+        ]
+    );
+    // `@notes.txt` went with the prompt.
+    assert!(bodies[3].to_string().contains("the notes say 42"));
+    assert!(bodies[4].to_string().contains("Say hi to Bob."));
+    assert!(bodies[5].to_string().contains("from the editor"));
+    assert!(bodies[6].to_string().contains("keep the greeting"));
+}
+
 fn statusline_settings(project: &Path) {
     let dir = project.join(".claude");
     std::fs::create_dir_all(&dir).unwrap();

@@ -10,8 +10,13 @@
 //!    `--resume`), the transcript, model, tools, permission gate, hooks and
 //!    prompt context. Every problem is a [`StartError`] before anything is sent.
 //! 2. [`Runtime::spawn`]: the session becomes a task; the front end keeps a
-//!    [`RuntimeHandle`] to send [`Command`]s (user messages, interrupt, set
-//!    permission mode, set model, compact) and reads [`RuntimeEvents`].
+//!    [`RuntimeHandle`] to send [`Command`]s (user messages, with
+//!    [`TurnOptions`] for one turn if need be; interrupt, set permission mode,
+//!    set model, compact, and a [`SessionSnapshot`] of the state for a
+//!    front end's `/cost`, `/context`, `/status`) and reads [`RuntimeEvents`].
+//!    A front end where a person types sets
+//!    [`Runtime::with_idle_notification`]; one that shows a resumed
+//!    conversation reads [`Runtime::messages`] first.
 //! 3. Renders each [`RuntimeEvent`]: notices, `Started` (the init record), the
 //!    loop's events, turn ends with their result record, permission requests
 //!    it answers, and `Ended`.

@@ -34,7 +34,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::map::{EventMap, replay};
 use super::shell::{self, ShellRun};
-use super::{info, memory};
+use super::{info, memory, mentions};
 
 /// Claude Code's wait before the Notification hook's `idle_prompt`.
 const IDLE_NOTIFICATION: Duration = Duration::from_secs(60);
@@ -544,7 +544,9 @@ impl Driver {
             .iter()
             .map(|t| ContentBlock::text(t.clone()))
             .collect();
+        let attached = mentions::attachments(&prompt.text, &self.place.cwd);
         blocks.push(ContentBlock::text(prompt.text));
+        blocks.extend(attached.into_iter().map(ContentBlock::text));
         let input = UserInput {
             message: Message::user(blocks),
             uuid: None,

@@ -370,6 +370,43 @@ mod tests {
         insta::assert_snapshot!("context_fresh", context(&fresh));
     }
 
+    fn settings(layers: &[(tack_config::Scope, &str)]) -> Settings {
+        Settings::from_layers(
+            layers.iter().map(|(scope, text)| {
+                let file = match scope {
+                    tack_config::Scope::User => "/home/u/.claude/settings.json",
+                    _ => "/p/.claude/settings.json",
+                };
+                (
+                    tack_config::Source::file(*scope, file, "/p"),
+                    (*text).to_owned(),
+                )
+            }),
+            None,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn hooks_and_config() {
+        let s = settings(&[
+            (
+                tack_config::Scope::User,
+                r#"{"model": "opus", "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "notify-send tack"}]}]}}"#,
+            ),
+            (
+                tack_config::Scope::Project,
+                r#"{"env": {"RUST_LOG": "info"}, "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "cargo fmt", "async": true}]}]}}"#,
+            ),
+        ]);
+        insta::assert_snapshot!("hooks", hooks(&s));
+        insta::assert_snapshot!("config", config(&s, "claude-opus-4-1"));
+        let none = settings(&[]);
+        insta::assert_snapshot!("hooks_none", hooks(&none));
+        let off = settings(&[(tack_config::Scope::User, r#"{"disableAllHooks": true}"#)]);
+        assert_eq!(hooks(&off), "Hooks are disabled (disableAllHooks).");
+    }
+
     #[test]
     fn model_memory_and_the_not_yet_commands() {
         insta::assert_snapshot!("model", model("claude-opus-4-1"));

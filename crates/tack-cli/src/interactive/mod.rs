@@ -12,6 +12,7 @@ mod driver;
 mod info;
 mod map;
 mod memory;
+mod mentions;
 mod shell;
 
 use std::io::{self, IsTerminal};
