@@ -107,6 +107,11 @@ async fn a_whole_session_lands_in_the_scrollback_exactly_once() {
     // 2. A permission dialog answered yes.
     pty.send(b"please write a.txt\r").unwrap();
     pty.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    // What README.md shows.
+    println!(
+        "--- screen at the permission dialog ---\n{}\n---",
+        pty.screen_text()
+    );
     pty.send(b"1").unwrap();
     turn_over(&mut pty, "Written a.txt.");
 

@@ -338,6 +338,7 @@ impl Driver {
         if mapped.turn_ended {
             // Replies of a turn that ended are void (the runtime denied them).
             self.replies.retain(|_, reply| !reply.is_closed());
+            self.refresh_context();
             self.refresh_status_line();
         }
         if mapped.ended {

@@ -104,10 +104,12 @@ impl EventMap {
                 out.turn_ended = true;
             }
             RuntimeEvent::CompactEnded { error } => {
-                self.interrupted = false;
+                let interrupted = std::mem::take(&mut self.interrupted);
                 out.events.push(UiEvent::TurnResult(TurnSummary {
-                    interrupted: false,
-                    error: error.map(|e| format!("Compaction failed: {e}")),
+                    interrupted,
+                    error: error
+                        .filter(|_| !interrupted)
+                        .map(|e| format!("Compaction failed: {e}")),
                     cost_usd: 0.0,
                     session_cost_usd: self.session_cost,
                     input_tokens: 0,
@@ -368,6 +370,166 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;
+
+    fn assistant(content: Vec<ContentBlock>, usage: tack_protocol::Usage) -> RuntimeEvent {
+        RuntimeEvent::Loop(LoopEvent::AssistantMessage(
+            tack_core::query::AssistantMessageEvent {
+                uuid: "u".into(),
+                message: Message::assistant(content),
+                id: "msg_1".into(),
+                model: "claude-sonnet-4-5".into(),
+                usage,
+                stop_reason: None,
+                api_duration: Duration::ZERO,
+            },
+        ))
+    }
+
+    #[test]
+    fn a_live_turn_maps_to_the_ui_vocabulary() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut map = EventMap::new(dir.path().to_path_buf());
+        let mut ui = Vec::new();
+        let mut run = |map: &mut EventMap, event: RuntimeEvent| {
+            let mapped = map.map(event);
+            ui.extend(mapped.events);
+            (
+                mapped.reply.map(|(id, _)| id),
+                mapped.turn_ended,
+                mapped.ended,
+            )
+        };
+        let usage = tack_protocol::Usage {
+            input_tokens: 100,
+            cache_read_input_tokens: 900,
+            output_tokens: 20,
+            ..tack_protocol::Usage::default()
+        };
+        let bash = json!({"command": "make"});
+        run(
+            &mut map,
+            RuntimeEvent::Loop(LoopEvent::RequestStart {
+                model: "claude-sonnet-4-5".into(),
+                turn_count: 1,
+                transition: None,
+            }),
+        );
+        run(
+            &mut map,
+            RuntimeEvent::Loop(LoopEvent::Stream(SseEvent::ContentBlockDelta {
+                index: 0,
+                delta: Delta::TextDelta {
+                    text: "Building.".into(),
+                },
+            })),
+        );
+        run(
+            &mut map,
+            assistant(
+                vec![
+                    ContentBlock::text("Building."),
+                    ContentBlock::ToolUse {
+                        id: "t1".into(),
+                        name: "Bash".into(),
+                        input: bash.clone(),
+                        cache_control: None,
+                    },
+                ],
+                usage.clone(),
+            ),
+        );
+        let (reply, ..) = run(
+            &mut map,
+            RuntimeEvent::PermissionRequest(Box::new(tack_runtime::PermissionRequest {
+                tool_name: "Bash".into(),
+                input: bash.clone(),
+                tool_use_id: "t1".into(),
+                reason: "Bash needs approval".into(),
+                suggestions: vec!["Bash(make:*)".into()],
+                blocked_path: None,
+                reply: oneshot::channel().0,
+            })),
+        );
+        assert_eq!(reply.as_deref(), Some("t1"));
+        run(
+            &mut map,
+            RuntimeEvent::Loop(LoopEvent::ToolResults(tack_core::query::ToolResultsEvent {
+                uuid: "u2".into(),
+                message: Message::user(vec![ContentBlock::tool_result("t1", "ok", false)]),
+                results: Vec::new(),
+            })),
+        );
+        // A message that was not streamed is shown whole.
+        run(
+            &mut map,
+            assistant(vec![ContentBlock::text("Built.")], usage),
+        );
+        map.interrupted();
+        let record: tack_protocol::stream_json::ResultRecord = serde_json::from_value(json!({
+            "subtype": "error_during_execution", "is_error": true, "duration_ms": 1500,
+            "duration_api_ms": 1000, "num_turns": 2, "session_id": "s", "total_cost_usd": 0.05,
+            "usage": {"input_tokens": 200, "output_tokens": 40, "cache_read_input_tokens": 1800},
+            "modelUsage": {}, "permission_denials": [], "uuid": "r", "stop_reason": null,
+            "api_error_status": null
+        }))
+        .unwrap();
+        let (_, turn_ended, _) = run(
+            &mut map,
+            RuntimeEvent::TurnEnded(Box::new(tack_runtime::TurnEnd {
+                record,
+                ok: false,
+                error_line: Some("Error: interrupted".into()),
+            })),
+        );
+        assert!(turn_ended);
+        let (.., ended) = run(&mut map, RuntimeEvent::Ended);
+        assert!(ended);
+        let status = UiEvent::Status(StatusPatch {
+            context_used: Some(1_020),
+            context_window: Some(200_000),
+            ..StatusPatch::default()
+        });
+        assert_eq!(
+            ui,
+            vec![
+                UiEvent::TurnStarted,
+                UiEvent::TextDelta("Building.".into()),
+                UiEvent::AssistantMessageDone,
+                UiEvent::ToolUseStarted {
+                    id: "t1".into(),
+                    name: "Bash".into(),
+                    input: bash.clone()
+                },
+                status.clone(),
+                UiEvent::PermissionRequest(PermissionRequest {
+                    id: "t1".into(),
+                    tool_name: "Bash".into(),
+                    input: bash,
+                    reason: "Bash needs approval".into(),
+                    suggestions: vec!["Bash(make:*)".into()],
+                    original: None,
+                }),
+                UiEvent::ToolUseFinished {
+                    id: "t1".into(),
+                    is_error: false,
+                    content: "ok".into()
+                },
+                UiEvent::TextDelta("Built.".into()),
+                UiEvent::AssistantMessageDone,
+                status,
+                UiEvent::TurnResult(TurnSummary {
+                    interrupted: true,
+                    error: None,
+                    cost_usd: 0.05,
+                    session_cost_usd: 0.05,
+                    input_tokens: 2_000,
+                    output_tokens: 40,
+                    duration: Duration::from_millis(1500),
+                }),
+            ]
+        );
+        assert_eq!(map.session_cost(), 0.05);
+    }
 
     #[test]
     fn a_resumed_conversation_replays_as_history() {
