@@ -1,11 +1,12 @@
-//! `tack`: the binary. Print mode (`print.rs`), Agent SDK mode (`sdk/`) and
-//! `tack demo` (`demo.rs`) are front ends of the session runtime
-//! (`tack-runtime`).
+//! `tack`: the binary. Print mode (`print.rs`), interactive mode
+//! (`interactive/`), Agent SDK mode (`sdk/`) and `tack demo` (`demo.rs`) are
+//! front ends of the session runtime (`tack-runtime`).
 
 mod cli;
 mod demo;
 mod doctor;
 mod flags;
+mod interactive;
 mod mcp;
 mod output;
 mod print;
@@ -84,9 +85,8 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         return runtime()?.block_on(demo::run(&cli));
     }
     if !cli.print && cli.input_format != cli::InputFormat::StreamJson {
-        anyhow::bail!(
-            "interactive mode is not implemented yet: use -p/--print (or try `tack demo`)"
-        );
+        let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
+        return interactive::run(&cli, cwd, color);
     }
     let mut place = Place::new(cwd, Env::from_process())?;
     // Every settings file is read and checked before anything else happens.

@@ -210,6 +210,14 @@ impl RuleSet {
         Ok(())
     }
 
+    /// Removes every rule of the source named `name` (rules added for one
+    /// turn, e.g. a custom command's `allowed-tools`); returns how many.
+    pub fn remove_source(&mut self, name: &str) -> usize {
+        let before = self.rules.len();
+        self.rules.retain(|r| r.source.name != name);
+        before - self.rules.len()
+    }
+
     /// Every rule, in insertion order.
     pub fn rules(&self) -> &[SourcedRule] {
         &self.rules
@@ -345,6 +353,26 @@ mod tests {
                 .is_ok()
         );
         assert!(set.add(&s, RuleBehavior::Allow, "mcp__gh__*").is_ok());
+    }
+
+    #[test]
+    fn removing_a_source_keeps_the_others() {
+        let mut set = RuleSet::new();
+        let cli = RuleSource::named("cliArg");
+        let turn = RuleSource::named("command");
+        set.add(&cli, RuleBehavior::Allow, "Read").unwrap();
+        set.add(&turn, RuleBehavior::Allow, "Bash(git status:*)")
+            .unwrap();
+        set.add(&turn, RuleBehavior::Allow, "Edit").unwrap();
+        set.add(&cli, RuleBehavior::Deny, "WebFetch").unwrap();
+        assert_eq!(set.remove_source("command"), 2);
+        let left: Vec<(&str, &str)> = set
+            .rules()
+            .iter()
+            .map(|r| (r.rule.text.as_str(), r.source.name.as_str()))
+            .collect();
+        assert_eq!(left, vec![("Read", "cliArg"), ("WebFetch", "cliArg")]);
+        assert_eq!(set.remove_source("command"), 0);
     }
 
     #[test]

@@ -4,6 +4,8 @@ use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::snapshot::SessionSnapshot;
+
 /// A command to the runtime. Commands are handled in order; user messages
 /// and compactions queue behind a running turn, the others act at once.
 #[derive(Debug)]
@@ -34,6 +36,21 @@ pub enum Command {
         cancel_queued: bool,
         reply: oneshot::Sender<InterruptReceipt>,
     },
+    /// A user message with settings for its turn only (a custom slash
+    /// command's `allowed-tools` and `model` frontmatter). Queued like
+    /// [`Command::Submit`].
+    SubmitWith(UserInput, TurnOptions),
+    /// The session's state now ([`SessionSnapshot`]), answered at once.
+    Snapshot(oneshot::Sender<SessionSnapshot>),
+}
+
+/// Settings of one turn; the session's own apply again after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TurnOptions {
+    /// Permission rules allowing tools for this turn (`Bash(git add:*)`).
+    pub allowed_tools: Vec<String>,
+    /// The model of this turn (alias or id).
+    pub model: Option<String>,
 }
 
 /// A user message and the id the front end gave it, if any.
@@ -111,6 +128,13 @@ impl RuntimeHandle {
             reply,
         })?;
         Ok(rx)
+    }
+
+    /// The session's state now.
+    pub async fn snapshot(&self) -> Result<SessionSnapshot, SessionClosed> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Command::Snapshot(tx))?;
+        rx.await.map_err(|_| SessionClosed)
     }
 
     pub async fn set_permission_mode(

@@ -179,6 +179,10 @@ pub struct HookCallback {
     pub reply: oneshot::Sender<Result<Value, String>>,
 }
 
+/// The start of what the model reads when the user rejects a tool call
+/// ([`PermissionAnswer::reject`]); a front end may show it shorter.
+pub const REJECTED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).";
+
 /// The answer to a [`PermissionRequest`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum PermissionAnswer {
@@ -205,6 +209,27 @@ impl PermissionAnswer {
         }
     }
 
+    /// The user said no (the terminal UI's "No, and tell tack what to do
+    /// differently"). Without feedback the turn stops and waits for the user;
+    /// with it, the model reads the feedback and carries on. The messages are
+    /// the ones models know from Claude Code.
+    pub fn reject(feedback: Option<&str>) -> PermissionAnswer {
+        match feedback.map(str::trim).filter(|f| !f.is_empty()) {
+            Some(feedback) => PermissionAnswer::Deny {
+                message: format!(
+                    "{REJECTED} To tell you how to proceed, the user said:\n{feedback}"
+                ),
+                interrupt: false,
+            },
+            None => PermissionAnswer::Deny {
+                message: format!(
+                    "{REJECTED} STOP what you are doing and wait for the user to tell you how to proceed."
+                ),
+                interrupt: true,
+            },
+        }
+    }
+
     /// Allow this call, and calls matching `rule` from now on, remembered in
     /// the project's `.claude/settings.local.json` (the terminal UI's "Yes,
     /// and don't ask again").
@@ -224,5 +249,34 @@ impl PermissionAnswer {
                 destination: PermissionDestination::LocalSettings,
             })],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_rejection_stops_the_turn_unless_it_says_what_to_do() {
+        let stop = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+        assert_eq!(
+            PermissionAnswer::reject(None),
+            PermissionAnswer::Deny {
+                message: stop.into(),
+                interrupt: true
+            }
+        );
+        assert_eq!(
+            PermissionAnswer::reject(Some("  ")),
+            PermissionAnswer::reject(None)
+        );
+        assert_eq!(
+            PermissionAnswer::reject(Some("use printf instead")),
+            PermissionAnswer::Deny {
+                message: "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse printf instead".into(),
+                interrupt: false
+            }
+        );
     }
 }

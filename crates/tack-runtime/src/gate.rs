@@ -37,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 use crate::emit::Emitter;
 use crate::event::{PermissionAnswer, PermissionRequest, RuntimeEvent};
 use crate::hooks::SessionHooks;
+use crate::snapshot::RuleView;
 
 /// Rules as read from settings and flags, one entry per source, not parsed yet.
 pub type RuleSources = Vec<(RuleSource, RuleLists)>;
@@ -115,6 +116,9 @@ pub fn build_rules(sources: RuleSources) -> Result<(RuleSet, Vec<String>), Rules
     Ok((set, warnings))
 }
 
+/// The source name of rules that hold for one turn only.
+const TURN_RULES: &str = "command";
+
 /// The turn a `Deny { interrupt: true }` answer stops.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TurnCancel(Arc<Mutex<Option<CancellationToken>>>);
@@ -189,6 +193,49 @@ impl Gate {
     /// Lets `tool` answer the prompts nobody else answers.
     pub(crate) fn set_prompt_tool(&self, tool: tack_mcp::PermissionPromptTool) {
         let _ = self.prompt_tool.set(tool);
+    }
+
+    pub(crate) fn mode(&self) -> PermissionMode {
+        self.ctx().mode()
+    }
+
+    /// Every rule in force, as a front end lists them.
+    pub(crate) fn rule_views(&self) -> Vec<RuleView> {
+        self.ctx()
+            .rules()
+            .rules()
+            .iter()
+            .map(|r| RuleView {
+                behavior: r.behavior.as_str(),
+                rule: r.rule.text.clone(),
+                source: r.source.name.clone(),
+                file: r.source.file.clone(),
+            })
+            .collect()
+    }
+
+    /// Allows `rules` until [`Gate::clear_turn_rules`] (one turn of a custom
+    /// command with `allowed-tools`). Returns the rules that are invalid.
+    pub(crate) fn add_turn_rules(&self, rules: &[String]) -> Vec<String> {
+        let source = RuleSource::named(TURN_RULES);
+        let mut ctx = self.ctx.write().unwrap_or_else(PoisonError::into_inner);
+        rules
+            .iter()
+            .filter_map(|rule| {
+                ctx.rules_mut()
+                    .add(&source, RuleBehavior::Allow, rule)
+                    .err()
+                    .map(|e| e.to_string())
+            })
+            .collect()
+    }
+
+    pub(crate) fn clear_turn_rules(&self) {
+        self.ctx
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .rules_mut()
+            .remove_source(TURN_RULES);
     }
 
     /// The denials since the last call (one turn's `permission_denials`).

@@ -13,7 +13,9 @@
 //!   Stop block once per exit point; a PreCompact block skips that
 //!   autocompaction). PreCompact `manual`: before a `/compact` (a block
 //!   cancels it).
-//! - Notification (`permission_prompt`): when a tool call waits for the user.
+//! - Notification (`permission_prompt`): when a tool call waits for the user;
+//!   (`idle_prompt`): when a turn has ended and no command came for the
+//!   front end's idle delay (`Runtime::with_idle_notification`).
 //! - SubagentStop: when a sub-agent finishes.
 //!
 //! Hooks marked `"async": true` run in the background and never delay the

@@ -10,9 +10,14 @@
 //!    `--resume`), the transcript, model, tools, permission gate, hooks and
 //!    prompt context. Every problem is a [`StartError`] before anything is sent.
 //! 2. [`Runtime::spawn`]: the session becomes a task; the front end keeps a
-//!    [`RuntimeHandle`] to send [`Command`]s (user messages, messages appended
-//!    without a turn, interrupt, set permission mode, set model, compact) and
-//!    reads [`RuntimeEvents`].
+//!    [`RuntimeHandle`] to send [`Command`]s (user messages, with
+//!    [`TurnOptions`] for one turn if need be; messages appended without a
+//!    turn, interrupt, set permission mode, set model, compact, and a
+//!    [`SessionSnapshot`] of the state for a front end's `/cost`, `/context`,
+//!    `/status`) and reads [`RuntimeEvents`].
+//!    A front end where a person types sets
+//!    [`Runtime::with_idle_notification`]; one that shows a resumed
+//!    conversation reads [`Runtime::messages`] first.
 //! 3. Renders each [`RuntimeEvent`]: notices, `Started` (the init record), the
 //!    loop's events, turn ends with their result record, permission requests
 //!    and client hook callbacks it answers, and `Ended`.
@@ -46,24 +51,27 @@ pub mod records;
 mod runtime;
 mod session_tools;
 mod slash;
+mod snapshot;
 mod start;
 mod transcript;
 mod trust;
 
 pub use auth::AuthError;
 pub use command::{
-    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, SessionClosed, UserInput,
+    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, SessionClosed, TurnOptions,
+    UserInput,
 };
 pub use config::{LoadedSettings, SettingsError, load_settings, load_settings_from};
 pub use event::{
-    AgentSummary, HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest,
+    AgentSummary, HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest, REJECTED,
     RuntimeEvent, SessionInfo, SubagentEvent, TurnEnd,
 };
 pub use mcp::McpError;
-pub use model::{DEFAULT_MODEL, resolve_model};
+pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use runtime::{Runtime, RuntimeEvents};
 pub use slash::{SlashCommand, slash_commands};
-pub use start::{StartError, start};
+pub use snapshot::{ContextUsage, RuleView, SessionSnapshot, context_tokens};
+pub use start::{StartError, git_branch, start};
 pub use trust::{Trust, TrustError, TrustStore};

@@ -3,6 +3,9 @@
 use tack_core::QueryConfig;
 use tack_protocol::ThinkingConfig;
 
+use tack_config::Settings;
+
+use crate::options::SessionOptions;
 use crate::place::Env;
 
 /// The model when neither a flag, `ANTHROPIC_MODEL` nor settings name one.
@@ -16,6 +19,20 @@ pub fn resolve_model(name: &str) -> String {
         "haiku" => "claude-haiku-4-5".into(),
         other => other.to_owned(),
     }
+}
+
+/// The model a session with `options` starts with: `--model`, else
+/// `ANTHROPIC_MODEL`, else settings' `model`, else [`DEFAULT_MODEL`]; aliases
+/// resolved. A front end can show it before the session has started.
+pub fn session_model(options: &SessionOptions, env: &Env, settings: &Settings) -> String {
+    resolve_model(
+        &options
+            .model
+            .clone()
+            .or_else(|| env.get("ANTHROPIC_MODEL"))
+            .or_else(|| settings.model().map(str::to_owned))
+            .unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
+    )
 }
 
 /// Environment knobs of the requests (read once at start-up), and the

@@ -7,14 +7,18 @@ use std::time::Duration;
 
 use tack_core::LoopEvent;
 use tack_core::QueryConfig;
-use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult};
+use tack_core::compact::ContextLimits;
+use tack_core::context::PromptContext;
+use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult, SessionTotals};
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::agents::ModelCell;
-use crate::command::{Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, UserInput};
+use crate::command::{
+    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnOptions, UserInput,
+};
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
@@ -22,6 +26,10 @@ use crate::hooks::{PromptVerdict, SessionHooks, with_context};
 use crate::mcp::SessionMcp;
 use crate::model::{RequestEnv, resolve_model};
 use crate::records::{error_line, result_record};
+use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
+
+/// What the Notification hook says when the session waits for the user.
+const IDLE_MESSAGE: &str = "tack is waiting for your input";
 
 /// What [`crate::start`] assembled.
 pub(crate) struct Parts {
@@ -47,11 +55,14 @@ pub(crate) struct Parts {
     pub tool_search: Option<String>,
     /// The model sub-agents inherit; follows `set_model`.
     pub agent_model: ModelCell,
+    /// What the first request carries besides the messages (for `/context`).
+    pub context: Arc<PromptContext>,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
 pub struct Runtime {
     parts: Parts,
+    idle_after: Option<Duration>,
 }
 
 /// The session's events, in order; ends after [`RuntimeEvent::Ended`].
@@ -67,12 +78,29 @@ impl RuntimeEvents {
 
 impl Runtime {
     pub(crate) fn new(parts: Parts) -> Runtime {
-        Runtime { parts }
+        Runtime {
+            parts,
+            idle_after: None,
+        }
     }
 
     /// What the session is (stream-json's `system/init`).
     pub fn info(&self) -> &SessionInfo {
         &self.parts.info
+    }
+
+    /// The conversation the session starts with (a resumed or continued
+    /// session's history; empty for a new one), for a front end to show.
+    pub fn messages(&self) -> &[Message] {
+        self.parts.session.messages()
+    }
+
+    /// Fires the Notification hook (`idle_prompt`) when a turn has ended and
+    /// no command has come for `after` (Claude Code waits 60 s): a front end
+    /// where a person types says so; print mode and SDKs do not.
+    pub fn with_idle_notification(mut self, after: Duration) -> Runtime {
+        self.idle_after = Some(after);
+        self
     }
 
     /// Starts the session's task; must be called within a tokio runtime. The
@@ -96,9 +124,10 @@ impl Runtime {
             builtin,
             tool_search,
             agent_model,
+            context,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
-        let driver = Driver {
+        let mut driver = Driver {
             gate,
             hooks,
             info,
@@ -118,7 +147,13 @@ impl Runtime {
             builtin,
             tool_search,
             agent_model,
+            idle_after: self.idle_after,
+            idle_armed: false,
+            context,
+            figures: Figures::default(),
+            turn_running: false,
         };
+        driver.refresh(&session);
         tokio::spawn(driver.run(session));
         (RuntimeHandle { tx }, RuntimeEvents { rx: events })
     }
@@ -126,7 +161,7 @@ impl Runtime {
 
 /// Queued work: runs one at a time, in order.
 enum Work {
-    Turn(UserInput),
+    Turn(UserInput, TurnOptions),
     Compact(Option<String>),
     /// A user message added without a turn.
     Append(UserInput),
@@ -136,10 +171,28 @@ impl Work {
     /// The front end's id of the user message this work carries.
     fn uuid(&self) -> Option<&str> {
         match self {
-            Work::Turn(input) | Work::Append(input) => input.uuid.as_deref(),
+            Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
             Work::Compact(_) => None,
         }
     }
+}
+
+/// The conversation's figures as of the last time the session was idle (a
+/// running turn owns the session): what a snapshot reports.
+#[derive(Default)]
+struct Figures {
+    totals: SessionTotals,
+    turns_duration: Duration,
+    messages: usize,
+    messages_tokens: u64,
+    /// `context_tokens` of the last response; `None` before one, and after a
+    /// compaction (the estimate is right then).
+    last_context: Option<u64>,
+    /// The window and where autocompaction fires (as the loop computes them).
+    limits: Option<ContextLimits>,
+    auto_compact: bool,
+    /// The tool definitions' size (they change with MCP servers).
+    tools_bytes: usize,
 }
 
 /// Everything but the session (which a running turn borrows), so commands can
@@ -167,6 +220,13 @@ struct Driver {
     builtin: Vec<Arc<dyn tack_tool::Tool>>,
     tool_search: Option<String>,
     agent_model: ModelCell,
+    /// Fire Notification `idle_prompt` after this long without a command.
+    idle_after: Option<Duration>,
+    /// A turn ended and no command has come since.
+    idle_armed: bool,
+    context: Arc<PromptContext>,
+    figures: Figures,
+    turn_running: bool,
 }
 
 /// `/compact [instructions]` typed as a user message: `Some(instructions)`.
@@ -233,13 +293,18 @@ impl Driver {
         loop {
             if let Some(work) = self.queue.pop_front() {
                 let alive = match work {
-                    Work::Turn(input) => self.turn(&mut session, input).await,
+                    Work::Turn(input, options) => {
+                        let alive = self.turn(&mut session, input, options).await;
+                        self.idle_armed = self.idle_after.is_some();
+                        alive
+                    }
                     Work::Compact(instructions) => self.compact(&mut session, instructions).await,
                     Work::Append(input) => self.append(&mut session, input).await,
                 };
                 if let Some(model) = self.pending_model.take() {
                     self.set_model(&mut session, model);
                 }
+                self.refresh(&session);
                 if !alive {
                     break;
                 }
@@ -248,17 +313,33 @@ impl Driver {
             if !self.commands_open {
                 break;
             }
-            match self.commands.recv().await {
-                Some(command) => match self.command(command) {
-                    Control::None => {}
-                    Control::Interrupt(interrupter) => {
-                        interrupter.answer(InterruptOutcome::Idle, &self.queue);
-                    }
+            let idle = match self.idle_after.filter(|_| self.idle_armed) {
+                Some(after) => futures::future::Either::Left(tokio::time::sleep(after)),
+                None => futures::future::Either::Right(std::future::pending()),
+            };
+            tokio::select! {
+                command = self.commands.recv() => match command {
+                    Some(command) => match self.command(command) {
+                        Control::None => {}
+                        Control::Interrupt(interrupter) => {
+                            interrupter.answer(InterruptOutcome::Idle, &self.queue);
+                        }
+                    },
+                    None => self.commands_open = false,
                 },
-                None => self.commands_open = false,
+                () = idle => {
+                    self.idle_armed = false;
+                    if let Some(h) = self.hooks.clone().filter(|h| h.has("Notification")) {
+                        // Like the permission prompt's: it must not hold up a command.
+                        tokio::spawn(async move {
+                            h.notification("idle_prompt", IDLE_MESSAGE.to_owned()).await;
+                        });
+                    }
+                }
             }
             if let Some(model) = self.pending_model.take() {
                 self.set_model(&mut session, model);
+                self.refresh(&session);
             }
         }
         if let Some(h) = &self.hooks {
@@ -272,11 +353,21 @@ impl Driver {
 
     /// Handles a command that needs no access to the session.
     fn command(&mut self, command: Command) -> Control {
+        // Anything but a look at the state means someone is there.
+        self.idle_armed &= matches!(command, Command::Snapshot(_));
         match command {
             Command::Submit(input) => match compact_command(&input.message) {
                 Some(instructions) => self.queue.push_back(Work::Compact(instructions)),
-                None => self.queue.push_back(Work::Turn(input)),
+                None => self
+                    .queue
+                    .push_back(Work::Turn(input, TurnOptions::default())),
             },
+            Command::SubmitWith(input, options) => {
+                self.queue.push_back(Work::Turn(input, options));
+            }
+            Command::Snapshot(reply) => {
+                let _ = reply.send(self.snapshot());
+            }
             Command::Compact { instructions } => self.queue.push_back(Work::Compact(instructions)),
             Command::Interrupt(reply) => return Control::Interrupt(Interrupter::Plain(reply)),
             Command::InterruptWithReceipt {
@@ -287,7 +378,7 @@ impl Driver {
                 if cancel_queued {
                     // Queued user messages go; a queued /compact stays.
                     self.queue.retain(|work| match work {
-                        Work::Turn(input) | Work::Append(input) => {
+                        Work::Turn(input, _) | Work::Append(input) => {
                             cancelled.extend(input.uuid.clone());
                             false
                         }
@@ -319,7 +410,8 @@ impl Driver {
         Control::None
     }
 
-    fn set_model(&mut self, session: &mut Session, model: Option<String>) {
+    /// Sets the model; returns the config and model it replaced.
+    fn set_model(&mut self, session: &mut Session, model: Option<String>) -> (QueryConfig, String) {
         let model = match model {
             Some(m) => resolve_model(&m),
             None => self.base_config.model.clone(),
@@ -331,9 +423,59 @@ impl Driver {
             },
             &model,
         );
+        let before = session.config().clone();
         session.set_config(config);
         self.agent_model.set(model.clone());
-        self.info.model = model;
+        (before, std::mem::replace(&mut self.info.model, model))
+    }
+
+    /// Takes the conversation's figures while the session is free.
+    fn refresh(&mut self, session: &Session) {
+        let f = &mut self.figures;
+        f.totals = session.totals().clone();
+        f.messages = session.messages().len();
+        f.messages_tokens = tack_api::estimate_messages(session.messages());
+        f.limits = session.config().context_limits();
+        f.auto_compact = session.config().auto_compact;
+        f.tools_bytes = session
+            .tools()
+            .iter()
+            .map(|t| t.name().len() + t.description().len() + t.input_schema().to_string().len())
+            .sum();
+    }
+
+    fn snapshot(&self) -> SessionSnapshot {
+        let f = &self.figures;
+        let window = f.limits.map_or_else(
+            || tack_api::model_limits(&self.info.model).context_window,
+            |l| l.window,
+        );
+        let tokens = |bytes: usize| (bytes as u64).div_ceil(4);
+        let ctx = &self.context;
+        let system_bytes: usize = ctx.system_prompt.iter().map(String::len).sum::<usize>()
+            + ctx.system_context.as_ref().map_or(0, String::len);
+        SessionSnapshot {
+            session_id: self.info.session_id.clone(),
+            model: self.info.model.clone(),
+            permission_mode: self.gate.mode(),
+            totals: f.totals.clone(),
+            turns_duration: f.turns_duration,
+            context: ContextUsage {
+                window,
+                used: f.last_context,
+                system_prompt: tokens(system_bytes),
+                tools: tokens(f.tools_bytes),
+                memory: tokens(ctx.user_context.as_ref().map_or(0, String::len)),
+                messages: f.messages_tokens,
+                autocompact_at: f
+                    .limits
+                    .filter(|_| f.auto_compact)
+                    .map(|l| l.autocompact_threshold()),
+            },
+            messages: f.messages,
+            rules: self.gate.rule_views(),
+            turn_running: self.turn_running,
+        }
     }
 
     /// `system/init` before the first thing the session shows.
@@ -385,7 +527,29 @@ impl Driver {
     }
 
     /// One user turn. `false` when the front end has gone away.
-    async fn turn(&mut self, session: &mut Session, input: UserInput) -> bool {
+    async fn turn(
+        &mut self,
+        session: &mut Session,
+        input: UserInput,
+        options: TurnOptions,
+    ) -> bool {
+        for bad in self.gate.add_turn_rules(&options.allowed_tools) {
+            self.emit.notice(Notice::warning(format!("warning: {bad}")));
+        }
+        let restore = options.model.map(|m| self.set_model(session, Some(m)));
+        self.turn_running = true;
+        let alive = self.run_turn(session, input).await;
+        self.turn_running = false;
+        self.gate.clear_turn_rules();
+        if let Some((config, model)) = restore {
+            session.set_config(config);
+            self.agent_model.set(model.clone());
+            self.info.model = model;
+        }
+        alive
+    }
+
+    async fn run_turn(&mut self, session: &mut Session, input: UserInput) -> bool {
         self.refresh_tools(session);
         let uuid = input.uuid;
         let mut message = input.message;
@@ -425,12 +589,15 @@ impl Driver {
             self.ensure_started();
             match event {
                 Some(SessionEvent::Loop(event)) => {
-                    if let LoopEvent::AssistantMessage(a) = &event {
-                        stop_reason = a.stop_reason.as_ref().map(|s| s.as_str().to_owned());
-                        tools_running = a.message.tool_uses().next().is_some();
-                    }
-                    if let LoopEvent::ToolResults(_) = &event {
-                        tools_running = false;
+                    match &event {
+                        LoopEvent::AssistantMessage(a) => {
+                            stop_reason = a.stop_reason.as_ref().map(|s| s.as_str().to_owned());
+                            tools_running = a.message.tool_uses().next().is_some();
+                            self.figures.last_context = Some(context_tokens(&a.usage));
+                        }
+                        LoopEvent::ToolResults(_) => tools_running = false,
+                        LoopEvent::Compacted(_) => self.figures.last_context = None,
+                        _ => {}
                     }
                     if !self.emit.emit(RuntimeEvent::Loop(event)) {
                         alive = false;
@@ -480,6 +647,7 @@ impl Driver {
         user_message_uuid: Option<String>,
         aborted_reason: &str,
     ) -> bool {
+        self.figures.turns_duration += result.duration;
         let mut record = result_record(result, stop_reason, self.gate.take_denials());
         record.user_message_uuid = user_message_uuid;
         // Claude Code says where the interrupt found the turn.
@@ -550,6 +718,7 @@ impl Driver {
         }
         match compacted {
             Ok(event) => {
+                self.figures.last_context = None;
                 self.emit
                     .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)))
                     && self.emit.emit(RuntimeEvent::CompactEnded { error: None })

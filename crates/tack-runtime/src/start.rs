@@ -34,7 +34,7 @@ use crate::gate::{
 };
 use crate::hooks::{HookPlace, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
-use crate::model::{DEFAULT_MODEL, RequestEnv, resolve_model};
+use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Place;
 use crate::runtime::Runtime;
@@ -224,14 +224,7 @@ pub async fn start(
     }
 
     // Model and request settings.
-    let model = resolve_model(
-        &options
-            .model
-            .clone()
-            .or_else(|| env.get("ANTHROPIC_MODEL"))
-            .or_else(|| settings.model().map(str::to_owned))
-            .unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
-    );
+    let model = session_model(&options, &env, settings);
     let request_env =
         RequestEnv::from_env(&env).with_choices(options.thinking.clone(), options.effort.clone());
     let mut base = QueryConfig::new(model.clone());
@@ -372,6 +365,7 @@ pub async fn start(
         None => ToolSet::new(builtin.clone()),
     };
     let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+    let prompt_context = context.clone();
     let parts = SessionParts {
         session_id: session_id.clone(),
         context,
@@ -418,6 +412,7 @@ pub async fn start(
         builtin,
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
         agent_model: session_tools.model,
+        context: prompt_context,
     }))
 }
 
@@ -459,8 +454,9 @@ fn hook_sources(settings: &Settings) -> Vec<(String, serde_json::Value)> {
         .collect()
 }
 
-/// The current git branch, read from `.git/HEAD` (no `git` process at start-up).
-fn git_branch(cwd: &Path) -> String {
+/// The current git branch, read from `.git/HEAD` (no `git` process at
+/// start-up): `HEAD` when detached, empty outside a repository.
+pub fn git_branch(cwd: &Path) -> String {
     for dir in cwd.ancestors() {
         let head = dir.join(".git").join("HEAD");
         if let Ok(text) = std::fs::read_to_string(&head) {

@@ -11,7 +11,9 @@ use std::io::{Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, native_pty_system};
+use portable_pty::{Child, ExitStatus, MasterPty, PtySize, native_pty_system};
+
+pub use portable_pty::CommandBuilder;
 
 /// Lines of scrollback the emulator keeps.
 const SCROLLBACK: usize = 100_000;
@@ -292,6 +294,11 @@ impl PtySession {
     /// Every row the terminal holds: the scrollback, oldest first, then the screen.
     pub fn all_rows(&mut self) -> Vec<String> {
         self.emu.all_rows()
+    }
+
+    /// The program's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.process_id()
     }
 
     /// Bytes the program has written so far.

@@ -391,6 +391,59 @@ fn permission_requests_are_answered_in_order() {
 }
 
 #[test]
+fn permission_dialogs_close_when_their_turn_ends() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    type_text(&mut app, "run it", clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    for id in ["p1", "p2"] {
+        let request = PermissionRequest {
+            id: id.into(),
+            tool_name: "Bash".into(),
+            input: json!({"command": "make"}),
+            reason: "Bash needs approval".into(),
+            suggestions: Vec::new(),
+            original: None,
+        };
+        app.handle_event(UiEvent::PermissionRequest(request), clock.at(0));
+    }
+    assert!(app.is_waiting_for_user());
+    // Esc interrupts the turn (the runtime denies what was asked).
+    app.handle_event(
+        UiEvent::TurnResult(TurnSummary {
+            interrupted: true,
+            ..match turn_done() {
+                UiEvent::TurnResult(t) => t,
+                _ => unreachable!(),
+            }
+        }),
+        clock.at(10),
+    );
+    assert!(!app.is_waiting_for_user());
+    // Keys go to the editor again.
+    type_text(&mut app, "x", clock.at(20));
+    assert_eq!(app.input(), "x");
+}
+
+#[test]
+fn init_asks_the_model_for_a_claude_md_and_waits_behind_a_turn() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "hello", clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    type_text(&mut app, "/init", clock.at(0));
+    app.handle_key(key(KeyCode::Esc), clock.at(0));
+    assert_eq!(app.handle_key(key(KeyCode::Enter), clock.at(0)), vec![]);
+    assert_eq!(
+        app.handle_event(turn_done(), clock.at(10)),
+        vec![UiAction::Submit(Prompt::text(
+            tack_tui::commands::INIT_PROMPT
+        ))]
+    );
+    assert!(tack_tui::commands::INIT_PROMPT.contains("CLAUDE.md"));
+}
+
+#[test]
 fn resume_picker_and_trust_dialog() {
     let clock = Clock::new();
     let mut app = app(60, 30);

@@ -7,7 +7,7 @@ use tack_permissions::PermissionMode;
 
 use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;
-use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
+use crate::commands::{BUILTINS, INIT_PROMPT, MenuEntry, filter_menu, parse_command};
 use crate::dialogs::{DialogOutcome, PermissionDialog, PickerOutcome, TrustOutcome};
 use crate::event::{NoticeLevel, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
@@ -351,6 +351,9 @@ impl App {
                 model: custom.model.clone(),
             };
             return self.send(prompt, echo, now);
+        }
+        if name == "init" {
+            return self.send(Prompt::text(INIT_PROMPT), echo, now);
         }
         if !BUILTINS.iter().any(|(n, _)| *n == name) {
             self.notice(NoticeLevel::Error, &format!("Unknown command: /{name}"));

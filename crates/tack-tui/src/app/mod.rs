@@ -351,6 +351,12 @@ impl App {
                 self.push_cell(HistoryCell::Compacted { summary });
             }
             UiEvent::TurnResult(summary) => {
+                // A permission request cannot outlive its turn (the runtime
+                // has denied it when the turn was interrupted).
+                self.waiting_permissions.clear();
+                if matches!(self.overlay, Some(Overlay::Permission(_))) {
+                    self.overlay = None;
+                }
                 self.live.end_turn();
                 self.commit_live();
                 if summary.interrupted || summary.error.is_some() {

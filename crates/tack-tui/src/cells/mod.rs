@@ -131,13 +131,16 @@ fn render_notice(level: NoticeLevel, text: &str, theme: &Theme, width: u16) -> V
     };
     let mut lines = Vec::new();
     for (i, line) in sanitize(text).split('\n').enumerate() {
+        // A line's own indentation is kept (wrapping drops leading spaces).
+        let body = line.trim_start_matches(' ');
+        let indent = " ".repeat(line.len() - body.len());
         let lead = if i == 0 {
-            marker.to_string()
+            format!("{marker}{indent}")
         } else {
-            " ".repeat(marker.chars().count())
+            format!("{}{indent}", " ".repeat(marker.chars().count()))
         };
         lines.extend(wrap_spans(
-            &[Span::styled(line.to_string(), style)],
+            &[Span::styled(body.to_string(), style)],
             width,
             &[Span::styled(lead.clone(), style)],
             &[Span::raw(" ".repeat(lead.chars().count()))],

@@ -49,7 +49,7 @@ pub fn summary(name: &str, input: &Value) -> String {
         "LS" => str_field(input, "path").map(str::to_string),
         "WebFetch" => str_field(input, "url").map(str::to_string),
         "WebSearch" => str_field(input, "query").map(str::to_string),
-        "Task" => str_field(input, "description").map(str::to_string),
+        "Agent" | "Task" => str_field(input, "description").map(str::to_string),
         "TodoWrite" => Some("update todos".to_string()),
         "TaskOutput" | "TaskStop" => str_field(input, "task_id").map(str::to_string),
         _ => match input {

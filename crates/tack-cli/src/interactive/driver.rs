@@ -1,0 +1,855 @@
+//! The interactive session's loop: keys, the runtime's events and the
+//! results of background work in; the UI drawn after each batch; the UI's
+//! actions turned into runtime commands.
+//!
+//! The runtime is the only thing this talks to for the conversation: it
+//! persists, runs hooks and decides permissions. This loop owns what is the
+//! front end's: the terminal, which runtime is current (a new one on `/clear`
+//! and `/resume`), permission replies until the user answers, and the output
+//! of `!` commands until the next prompt carries it.
+
+use std::collections::HashMap;
+use std::io::{self, Stdout};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crossterm::event::EventStream;
+use futures::StreamExt;
+use tack_protocol::{ContentBlock, Message};
+use tack_runtime::{
+    Command, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent, RuntimeHandle,
+    SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, StartError, TurnOptions,
+    UserInput,
+};
+use tack_store::SessionStore;
+use tack_tui::input::FileIndex;
+use tack_tui::input::external_editor::edit_in_editor;
+use tack_tui::status::{StatusLineCommand, StatusLineInput, run_status_line};
+use tack_tui::{
+    App, InlineTerminal, NoticeLevel, Prompt, StatusPatch, TerminalGuard, TurnSummary, UiAction,
+    UiEvent,
+};
+use tokio::sync::{mpsc, oneshot};
+
+use super::map::{EventMap, replay};
+use super::shell::{self, ShellRun};
+use super::{info, memory, mentions};
+
+/// Claude Code's wait before the Notification hook's `idle_prompt`.
+const IDLE_NOTIFICATION: Duration = Duration::from_secs(60);
+/// Most messages handled before a frame is drawn (a burst of stream deltas
+/// becomes one frame; keys still get their turn).
+const BATCH: usize = 64;
+/// Files listed for `@` completion.
+const MAX_FILES: usize = 50_000;
+/// How long the statusLine command may take.
+const STATUS_LINE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long exit waits for the session to end (its SessionEnd hooks get 1.5 s).
+const END_WAIT: Duration = Duration::from_secs(3);
+
+/// Which runtime is current.
+enum Slot {
+    /// `tack_runtime::start` is running.
+    Starting,
+    Ready {
+        handle: RuntimeHandle,
+        info: Box<SessionInfo>,
+    },
+    /// The old runtime is ending (`/clear`, `/resume`); `next` starts after its `Ended`.
+    Switching { next: SessionChoice },
+    /// The session could not start; why.
+    Failed(String),
+}
+
+/// What background work reports.
+// Runtime events are the common case (every stream delta) and go by value,
+// as in the runtime's own channel.
+#[allow(clippy::large_enum_variant)]
+enum Internal {
+    Started(u64, Box<Result<Runtime, StartError>>),
+    Runtime(u64, RuntimeEvent),
+    Ui(Vec<UiEvent>),
+    Shell(io::Result<ShellRun>),
+    Files(FileIndex),
+}
+
+/// What the driver starts from (see [`super::run`]).
+pub struct Setup {
+    pub app: App,
+    pub term: InlineTerminal<Stdout>,
+    pub guard: TerminalGuard,
+    pub place: Place,
+    pub loaded: LoadedSettings,
+    pub options: SessionOptions,
+    pub project_dir: PathBuf,
+    /// The model shown until the session has started.
+    pub model: String,
+    /// Typed for the user at start (`tack "prompt"`).
+    pub first_prompt: Option<String>,
+    /// `--resume` without an id: open the picker.
+    pub pick_session: bool,
+    pub notices: Vec<UiEvent>,
+}
+
+pub struct Driver {
+    app: App,
+    term: InlineTerminal<Stdout>,
+    guard: Option<TerminalGuard>,
+    keys: Option<EventStream>,
+    place: Place,
+    loaded: LoadedSettings,
+    options: SessionOptions,
+    project_dir: PathBuf,
+    model: String,
+    status_line: Option<StatusLineCommand>,
+    tx: mpsc::UnboundedSender<Internal>,
+    rx: mpsc::UnboundedReceiver<Internal>,
+    slot: Slot,
+    generation: u64,
+    map: EventMap,
+    replies: HashMap<String, oneshot::Sender<PermissionAnswer>>,
+    /// Actions for a runtime that is not ready yet.
+    waiting: Vec<UiAction>,
+    /// `!` commands and their output, for the next prompt.
+    shell_context: Vec<String>,
+    opened: Instant,
+    exit: Option<ExitCode>,
+}
+
+impl Driver {
+    pub fn new(setup: Setup) -> (Driver, Vec<UiAction>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let status_line = setup
+            .loaded
+            .settings
+            .status_line()
+            .and_then(StatusLineCommand::from_settings);
+        let mut driver = Driver {
+            map: EventMap::new(setup.place.cwd.clone()),
+            app: setup.app,
+            term: setup.term,
+            guard: Some(setup.guard),
+            keys: Some(EventStream::new()),
+            place: setup.place,
+            loaded: setup.loaded,
+            options: setup.options,
+            project_dir: setup.project_dir,
+            model: setup.model,
+            status_line,
+            tx,
+            rx,
+            slot: Slot::Starting,
+            generation: 0,
+            replies: HashMap::new(),
+            waiting: Vec::new(),
+            shell_context: Vec::new(),
+            opened: Instant::now(),
+            exit: None,
+        };
+        let mut actions = driver.ui(setup.notices);
+        if let Some(prompt) = setup.first_prompt {
+            driver.app.set_input(prompt);
+            let enter = crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Enter);
+            actions.extend(driver.app.handle_key(enter, Instant::now()));
+        }
+        if setup.pick_session {
+            actions.push(UiAction::ListSessions);
+        }
+        (driver, actions)
+    }
+
+    /// Runs until the user leaves.
+    pub async fn run(mut self, mut actions: Vec<UiAction>) -> anyhow::Result<ExitCode> {
+        let choice = match &self.options.session {
+            // `--resume` without an id: a new session, and the picker.
+            SessionChoice::Resume(id) if id.is_empty() => SessionChoice::New { id: None },
+            other => other.clone(),
+        };
+        self.start_session(choice);
+        self.index_files();
+        loop {
+            let mut queue = std::mem::take(&mut actions);
+            while !queue.is_empty() && self.exit.is_none() {
+                let action = queue.remove(0);
+                queue.extend(self.act(action).await?);
+            }
+            if self.exit.is_some() {
+                break;
+            }
+            tack_tui::draw(&mut self.app, &mut self.term)?;
+            let tick = self.app.next_tick();
+            tokio::select! {
+                key = next_key(&mut self.keys) => match key {
+                    Some(Ok(event)) => {
+                        actions = self.app.handle_terminal_event(event, Instant::now());
+                    }
+                    Some(Err(e)) => return Err(e.into()),
+                    // The terminal is gone.
+                    None => self.exit = Some(ExitCode::SUCCESS),
+                },
+                Some(msg) = self.rx.recv() => {
+                    actions = self.internal(msg);
+                    for _ in 1..BATCH {
+                        match self.rx.try_recv() {
+                            Ok(msg) => actions.extend(self.internal(msg)),
+                            Err(_) => break,
+                        }
+                    }
+                }
+                () = sleep_until(tick) => self.app.tick(Instant::now()),
+            }
+            if self.exit.is_some() {
+                break;
+            }
+        }
+        self.shutdown().await
+    }
+
+    /// Feeds events to the UI; returns what it asks for.
+    fn ui(&mut self, events: impl IntoIterator<Item = UiEvent>) -> Vec<UiAction> {
+        let mut actions = Vec::new();
+        for event in events {
+            actions.extend(self.app.handle_event(event, Instant::now()));
+        }
+        actions
+    }
+
+    fn notice(&mut self, level: NoticeLevel, text: impl Into<String>) -> Vec<UiAction> {
+        self.ui([UiEvent::Notice {
+            level,
+            text: text.into(),
+        }])
+    }
+
+    fn start_session(&mut self, choice: SessionChoice) {
+        self.generation += 1;
+        let generation = self.generation;
+        let mut options = self.options.clone();
+        options.session = choice;
+        let (place, loaded, tx) = (self.place.clone(), self.loaded.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let result = tack_runtime::start(place, &loaded, options).await;
+            let _ = tx.send(Internal::Started(generation, Box::new(result)));
+        });
+        self.slot = Slot::Starting;
+    }
+
+    fn index_files(&self) {
+        let (root, tx) = (self.place.cwd.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            let _ = tx.send(Internal::Files(FileIndex::build(&root, MAX_FILES)));
+        });
+    }
+
+    fn internal(&mut self, msg: Internal) -> Vec<UiAction> {
+        match msg {
+            Internal::Started(generation, result) if generation == self.generation => match *result
+            {
+                Ok(runtime) => self.ready(runtime),
+                Err(e) => {
+                    let text = format!("The session could not start: {e}");
+                    self.slot = Slot::Failed(text.clone());
+                    let mut actions = self.notice(NoticeLevel::Error, text);
+                    actions.extend(self.flush_waiting());
+                    actions
+                }
+            },
+            // A start that was overtaken by another one.
+            Internal::Started(..) => Vec::new(),
+            Internal::Runtime(generation, event) if generation == self.generation => {
+                self.runtime_event(event)
+            }
+            Internal::Runtime(..) => Vec::new(),
+            Internal::Ui(events) => self.ui(events),
+            Internal::Shell(Ok(run)) => {
+                self.shell_context.extend(run.context());
+                self.notice(NoticeLevel::Info, run.shown())
+            }
+            Internal::Shell(Err(e)) => self.notice(
+                NoticeLevel::Error,
+                format!("Could not run the command: {e}"),
+            ),
+            Internal::Files(index) => {
+                self.app.set_file_index(index);
+                Vec::new()
+            }
+        }
+    }
+
+    /// A runtime has started: show its conversation, then forward its events.
+    fn ready(&mut self, runtime: Runtime) -> Vec<UiAction> {
+        let runtime = runtime.with_idle_notification(IDLE_NOTIFICATION);
+        let info = runtime.info().clone();
+        let mut events = replay(runtime.messages());
+        if info.resumed {
+            events.push(UiEvent::Notice {
+                level: NoticeLevel::Info,
+                text: format!(
+                    "Resumed session {} ({} messages)",
+                    info.session_id,
+                    runtime.messages().len()
+                ),
+            });
+        }
+        self.model = info.model.clone();
+        let branch = tack_runtime::git_branch(&info.cwd);
+        events.push(UiEvent::Status(StatusPatch {
+            model: Some(info.model.clone()),
+            context_window: Some(tack_api::model_limits(&info.model).context_window),
+            session_cost_usd: Some(0.0),
+            permission_mode: Some(info.permission_mode),
+            git_branch: Some((!branch.is_empty()).then_some(branch)),
+            session_id: Some(info.session_id.clone()),
+            ..StatusPatch::default()
+        }));
+        let (handle, mut runtime_events) = runtime.spawn();
+        let (tx, generation) = (self.tx.clone(), self.generation);
+        tokio::spawn(async move {
+            while let Some(event) = runtime_events.next().await {
+                if tx.send(Internal::Runtime(generation, event)).is_err() {
+                    break;
+                }
+            }
+        });
+        self.map = EventMap::new(info.cwd.clone());
+        self.replies.clear();
+        self.slot = Slot::Ready {
+            handle,
+            info: Box::new(info),
+        };
+        let mut actions = self.ui(events);
+        self.refresh_context();
+        self.refresh_status_line();
+        actions.extend(self.flush_waiting());
+        actions
+    }
+
+    fn flush_waiting(&mut self) -> Vec<UiAction> {
+        std::mem::take(&mut self.waiting)
+    }
+
+    fn runtime_event(&mut self, event: RuntimeEvent) -> Vec<UiAction> {
+        let mapped = self.map.map(event);
+        if let Some((id, reply)) = mapped.reply {
+            self.replies.insert(id, reply);
+        }
+        let mut actions = self.ui(mapped.events);
+        if mapped.turn_ended {
+            // Replies of a turn that ended are void (the runtime denied them).
+            self.replies.retain(|_, reply| !reply.is_closed());
+            self.refresh_context();
+            self.refresh_status_line();
+        }
+        if mapped.ended {
+            self.replies.clear();
+            match std::mem::replace(&mut self.slot, Slot::Starting) {
+                Slot::Switching { next } => self.start_session(next),
+                Slot::Starting | Slot::Ready { .. } | Slot::Failed(_) => {
+                    let text = "The session ended.".to_owned();
+                    self.slot = Slot::Failed(text.clone());
+                    actions.extend(self.notice(NoticeLevel::Error, text));
+                }
+            }
+        }
+        actions
+    }
+
+    fn handle(&self) -> Option<&RuntimeHandle> {
+        match &self.slot {
+            Slot::Ready { handle, .. } => Some(handle),
+            Slot::Starting | Slot::Switching { .. } | Slot::Failed(_) => None,
+        }
+    }
+
+    /// An action that needs the runtime while there is none: kept for it, or
+    /// answered with the reason there is none.
+    fn not_ready(&mut self, action: UiAction) -> Vec<UiAction> {
+        let reason = match &self.slot {
+            Slot::Starting | Slot::Switching { .. } => {
+                self.waiting.push(action);
+                return Vec::new();
+            }
+            Slot::Failed(reason) => reason.clone(),
+            Slot::Ready { .. } => "the session is not available".to_owned(),
+        };
+        match action {
+            UiAction::Submit(_) | UiAction::Compact { .. } => self.ui([turn_failed(reason)]),
+            _ => self.notice(NoticeLevel::Error, reason),
+        }
+    }
+
+    async fn act(&mut self, action: UiAction) -> anyhow::Result<Vec<UiAction>> {
+        Ok(match action {
+            UiAction::Submit(prompt) => self.submit(prompt),
+            UiAction::RunShell(command) => {
+                let (cwd, tx) = (self.place.cwd.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let run = shell::run(&command, &cwd, shell::TIMEOUT).await;
+                    let _ = tx.send(Internal::Shell(run));
+                });
+                Vec::new()
+            }
+            UiAction::AddMemory(note) => {
+                let file = memory::memory_file(&self.project_dir);
+                match memory::add_note(&file, &note) {
+                    Ok(()) => self.notice(
+                        NoticeLevel::Info,
+                        format!(
+                            "Added to {} (read by sessions started from now on)",
+                            file.display()
+                        ),
+                    ),
+                    Err(e) => self.notice(
+                        NoticeLevel::Error,
+                        format!("Could not write {}: {e}", file.display()),
+                    ),
+                }
+            }
+            UiAction::Interrupt => self.interrupt(),
+            UiAction::SetPermissionMode(mode) => {
+                let Some(handle) = self.handle().cloned() else {
+                    return Ok(self.not_ready(UiAction::SetPermissionMode(mode)));
+                };
+                self.options.permission_mode = Some(mode);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let error = match handle.set_permission_mode(mode).await {
+                        Ok(Ok(())) => None,
+                        Ok(Err(e)) => Some(e),
+                        Err(e) => Some(e.to_string()),
+                    };
+                    if let Some(e) = error {
+                        let _ = tx.send(Internal::Ui(vec![UiEvent::Notice {
+                            level: NoticeLevel::Error,
+                            text: format!("Could not change the permission mode: {e}"),
+                        }]));
+                    }
+                });
+                self.refresh_status_line();
+                Vec::new()
+            }
+            UiAction::SetModel(name) => {
+                let Some(handle) = self.handle() else {
+                    return Ok(self.not_ready(UiAction::SetModel(name)));
+                };
+                let _ = handle.send(Command::SetModel(Some(name.clone())));
+                self.options.model = Some(name.clone());
+                self.model = tack_runtime::resolve_model(&name);
+                let model = self.model.clone();
+                let mut actions = self.ui([UiEvent::Status(StatusPatch {
+                    model: Some(model.clone()),
+                    context_window: Some(tack_api::model_limits(&model).context_window),
+                    ..StatusPatch::default()
+                })]);
+                actions.extend(self.notice(
+                    NoticeLevel::Info,
+                    format!("Model set to {model} (from the next turn on)"),
+                ));
+                self.refresh_status_line();
+                actions
+            }
+            UiAction::Compact { instructions } => {
+                let Some(handle) = self.handle() else {
+                    return Ok(self.not_ready(UiAction::Compact { instructions }));
+                };
+                let _ = handle.send(Command::Compact { instructions });
+                self.ui([UiEvent::TurnStarted])
+            }
+            UiAction::Clear => {
+                self.shell_context.clear();
+                let mut actions = self.switch(SessionChoice::New { id: None });
+                actions.extend(self.notice(NoticeLevel::Info, "Started a new conversation."));
+                actions
+            }
+            UiAction::AnswerPermission { id, answer } => {
+                if let Some(reply) = self.replies.remove(&id) {
+                    let answer = match answer {
+                        tack_tui::PermissionAnswer::Allow => PermissionAnswer::allow(),
+                        tack_tui::PermissionAnswer::AllowAlways { rule } => {
+                            PermissionAnswer::allow_always(&rule)
+                        }
+                        tack_tui::PermissionAnswer::Deny { feedback } => {
+                            if feedback.is_none() {
+                                self.map.interrupted();
+                            }
+                            PermissionAnswer::reject(feedback.as_deref())
+                        }
+                    };
+                    let _ = reply.send(answer);
+                }
+                Vec::new()
+            }
+            UiAction::ListSessions => {
+                let store = SessionStore::new(&self.place.config_dir);
+                let cwd = self.place.cwd.clone();
+                let current = match &self.slot {
+                    Slot::Ready { info, .. } => Some(info.session_id.clone()),
+                    Slot::Starting | Slot::Switching { .. } | Slot::Failed(_) => None,
+                };
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let event = match store.list_sessions(&cwd) {
+                        Ok(mut sessions) => {
+                            sessions.retain(|s| Some(&s.session_id) != current.as_ref());
+                            UiEvent::Sessions(sessions)
+                        }
+                        Err(e) => UiEvent::Notice {
+                            level: NoticeLevel::Error,
+                            text: format!("Could not list the sessions: {e}"),
+                        },
+                    };
+                    let _ = tx.send(Internal::Ui(vec![event]));
+                });
+                Vec::new()
+            }
+            UiAction::Resume { session_id } => {
+                self.shell_context.clear();
+                self.switch(SessionChoice::Resume(session_id))
+            }
+            // Answered before the session starts (`super::trust`).
+            UiAction::Trust(_) => Vec::new(),
+            UiAction::Command { name, args } => self.command(&name, &args).await?,
+            UiAction::OpenExternalEditor { text } => {
+                let Some(editor) = self.editor() else {
+                    return Ok(self.notice(
+                        NoticeLevel::Warning,
+                        "Set $VISUAL or $EDITOR to edit the prompt in an editor.",
+                    ));
+                };
+                let dir = std::env::temp_dir();
+                match self
+                    .suspended(move || edit_in_editor(&editor, &text, &dir))
+                    .await?
+                {
+                    Ok(edited) => {
+                        self.app.set_input(edited);
+                        Vec::new()
+                    }
+                    Err(e) => self.notice(NoticeLevel::Error, e.to_string()),
+                }
+            }
+            UiAction::Exit => {
+                self.exit = Some(ExitCode::SUCCESS);
+                Vec::new()
+            }
+        })
+    }
+
+    fn submit(&mut self, prompt: Prompt) -> Vec<UiAction> {
+        let Some(handle) = self.handle() else {
+            return self.not_ready(UiAction::Submit(prompt));
+        };
+        let mut blocks: Vec<ContentBlock> = self
+            .shell_context
+            .iter()
+            .map(|t| ContentBlock::text(t.clone()))
+            .collect();
+        let attached = mentions::attachments(&prompt.text, &self.place.cwd);
+        blocks.push(ContentBlock::text(prompt.text));
+        blocks.extend(attached.into_iter().map(ContentBlock::text));
+        let input = UserInput {
+            message: Message::user(blocks),
+            uuid: None,
+        };
+        let sent = if prompt.allowed_tools.is_empty() && prompt.model.is_none() {
+            handle.submit(input)
+        } else {
+            handle.send(Command::SubmitWith(
+                input,
+                TurnOptions {
+                    allowed_tools: prompt.allowed_tools,
+                    model: prompt.model,
+                },
+            ))
+        };
+        match sent {
+            Ok(()) => {
+                self.shell_context.clear();
+                Vec::new()
+            }
+            Err(e) => self.ui([turn_failed(e.to_string())]),
+        }
+    }
+
+    fn interrupt(&mut self) -> Vec<UiAction> {
+        match &self.slot {
+            Slot::Ready { handle, .. } => {
+                self.map.interrupted();
+                let handle = handle.clone();
+                tokio::spawn(async move {
+                    let _ = handle.interrupt().await;
+                });
+                Vec::new()
+            }
+            Slot::Starting | Slot::Switching { .. } | Slot::Failed(_) => {
+                // A prompt waiting for the runtime is dropped; its turn ends here.
+                let before = self.waiting.len();
+                self.waiting
+                    .retain(|a| !matches!(a, UiAction::Submit(_) | UiAction::Compact { .. }));
+                if self.waiting.len() == before {
+                    return Vec::new();
+                }
+                self.ui([UiEvent::TurnResult(TurnSummary {
+                    interrupted: true,
+                    error: None,
+                    cost_usd: 0.0,
+                    session_cost_usd: self.map.session_cost(),
+                    input_tokens: 0,
+                    output_tokens: 0,
+                    duration: Duration::ZERO,
+                })])
+            }
+        }
+    }
+
+    /// Ends the current runtime (its turn interrupted, its input closed) and
+    /// starts `next` once it has ended.
+    fn switch(&mut self, next: SessionChoice) -> Vec<UiAction> {
+        match std::mem::replace(&mut self.slot, Slot::Starting) {
+            Slot::Ready { handle, .. } => {
+                let (reply, _) = oneshot::channel();
+                let _ = handle.send(Command::Interrupt(reply));
+                drop(handle);
+                self.slot = Slot::Switching { next };
+            }
+            Slot::Switching { .. } => self.slot = Slot::Switching { next },
+            // A start in flight is overtaken (its result is dropped).
+            Slot::Starting | Slot::Failed(_) => self.start_session(next),
+        }
+        Vec::new()
+    }
+
+    /// The built-in commands that show something.
+    async fn command(&mut self, name: &str, args: &str) -> anyhow::Result<Vec<UiAction>> {
+        let text = match name {
+            "mcp" => info::MCP.to_owned(),
+            "agents" => info::AGENTS.to_owned(),
+            "model" => info::model(&self.model),
+            "hooks" => info::hooks(&self.loaded.settings),
+            "config" => info::config(&self.loaded.settings, &self.model),
+            "memory" => return self.memory(args).await,
+            "cost" | "context" | "permissions" | "status" => {
+                let Some(handle) = self.handle().cloned() else {
+                    return Ok(self.not_ready(UiAction::Command {
+                        name: name.to_owned(),
+                        args: args.to_owned(),
+                    }));
+                };
+                let view = self.snapshot_view(name);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let event = match handle.snapshot().await {
+                        Ok(s) => UiEvent::Notice {
+                            level: NoticeLevel::Info,
+                            text: view(&s),
+                        },
+                        Err(e) => UiEvent::Notice {
+                            level: NoticeLevel::Error,
+                            text: e.to_string(),
+                        },
+                    };
+                    let _ = tx.send(Internal::Ui(vec![event]));
+                });
+                return Ok(Vec::new());
+            }
+            other => format!("/{other} is not available in tack yet."),
+        };
+        Ok(self.notice(NoticeLevel::Info, text))
+    }
+
+    /// How a snapshot is shown for `name`.
+    fn snapshot_view(&self, name: &str) -> Box<dyn FnOnce(&SessionSnapshot) -> String + Send> {
+        match name {
+            "cost" => {
+                let wall = self.opened.elapsed();
+                Box::new(move |s| info::cost(s, wall))
+            }
+            "context" => Box::new(info::context),
+            "permissions" => Box::new(info::permissions),
+            _ => {
+                let info = match &self.slot {
+                    Slot::Ready { info, .. } => (**info).clone(),
+                    Slot::Starting | Slot::Switching { .. } | Slot::Failed(_) => {
+                        return Box::new(|_| "The session has not started.".to_owned());
+                    }
+                };
+                let settings = self.loaded.settings.clone();
+                let trusted = self.loaded.trust.trusted;
+                Box::new(move |s| info::status(s, &info, &settings, trusted))
+            }
+        }
+    }
+
+    /// `/memory`: the memory files; `/memory edit` opens the project's in the editor.
+    async fn memory(&mut self, args: &str) -> anyhow::Result<Vec<UiAction>> {
+        let file = memory::memory_file(&self.project_dir);
+        if args == "edit" {
+            let Some(editor) = self.editor() else {
+                return Ok(self.notice(
+                    NoticeLevel::Warning,
+                    "Set $VISUAL or $EDITOR to edit the memory file.",
+                ));
+            };
+            let path = file.clone();
+            let status = self
+                .suspended(move || {
+                    std::process::Command::new("sh")
+                        .arg("-c")
+                        .arg(format!("{editor} \"$1\""))
+                        .arg("tack-editor")
+                        .arg(&path)
+                        .status()
+                })
+                .await?;
+            return Ok(match status {
+                Ok(s) if s.success() => {
+                    self.notice(NoticeLevel::Info, format!("Edited {}", file.display()))
+                }
+                Ok(s) => self.notice(NoticeLevel::Error, format!("The editor exited with {s}")),
+                Err(e) => self.notice(NoticeLevel::Error, format!("Could not run the editor: {e}")),
+            });
+        }
+        let found = tack_core::context::discover_memory_files(
+            &self.place.cwd,
+            self.place.home_dir.as_deref(),
+        );
+        let paths: Vec<&std::path::Path> = found.iter().map(|f| f.path.as_path()).collect();
+        let text = info::memory(&paths, &file);
+        Ok(self.notice(NoticeLevel::Info, text))
+    }
+
+    fn editor(&self) -> Option<String> {
+        self.place
+            .env
+            .get("VISUAL")
+            .or_else(|| self.place.env.get("EDITOR"))
+    }
+
+    /// Runs `work` (an editor) with the terminal handed over: the live area
+    /// erased, raw mode off, keys not read; afterwards the UI takes it back.
+    async fn suspended<T: Send + 'static>(
+        &mut self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> anyhow::Result<T> {
+        tack_tui::draw(&mut self.app, &mut self.term)?;
+        self.term.erase_live()?;
+        self.keys = None;
+        self.guard = None;
+        let result = tokio::task::spawn_blocking(work).await;
+        self.guard = Some(TerminalGuard::enter(&mut io::stdout())?);
+        let (width, height) = crossterm::terminal::size()?;
+        self.app.set_size(width, height);
+        self.term = InlineTerminal::new(io::stdout(), width, height);
+        self.keys = Some(EventStream::new());
+        Ok(result?)
+    }
+
+    /// Puts the context estimate on the status line.
+    fn refresh_context(&self) {
+        let Some(handle) = self.handle().cloned() else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            if let Ok(s) = handle.snapshot().await {
+                let _ = tx.send(Internal::Ui(vec![UiEvent::Status(StatusPatch {
+                    context_used: Some(s.context.current()),
+                    context_window: Some(s.context.window),
+                    ..StatusPatch::default()
+                })]));
+            }
+        });
+    }
+
+    /// Runs the `statusLine` command of the settings, if any.
+    fn refresh_status_line(&self) {
+        let (Some(command), Slot::Ready { info, .. }) = (&self.status_line, &self.slot) else {
+            return;
+        };
+        let input = StatusLineInput {
+            session_id: info.session_id.clone(),
+            transcript_path: info
+                .transcript_path
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            cwd: info.cwd.to_string_lossy().into_owned(),
+            model_id: self.model.clone(),
+            model_display_name: self.model.clone(),
+            project_dir: self.project_dir.to_string_lossy().into_owned(),
+            version: info.version.clone(),
+            total_cost_usd: self.map.session_cost(),
+            total_duration_ms: self.opened.elapsed().as_millis() as u64,
+            total_api_duration_ms: 0,
+            total_lines_added: 0,
+            total_lines_removed: 0,
+        };
+        let (command, cwd, tx) = (command.clone(), info.cwd.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            let event = match run_status_line(&command, &input, &cwd, STATUS_LINE_TIMEOUT).await {
+                Ok(line) => UiEvent::Status(StatusPatch {
+                    custom_line: Some(Some(line)),
+                    ..StatusPatch::default()
+                }),
+                Err(e) => UiEvent::Notice {
+                    level: NoticeLevel::Warning,
+                    text: e.to_string(),
+                },
+            };
+            let _ = tx.send(Internal::Ui(vec![event]));
+        });
+    }
+
+    /// The last frame, the terminal restored, then the session ended.
+    async fn shutdown(mut self) -> anyhow::Result<ExitCode> {
+        tack_tui::draw(&mut self.app, &mut self.term)?;
+        self.term.erase_live()?;
+        self.keys = None;
+        self.guard = None;
+        if let Slot::Ready { handle, .. } = std::mem::replace(&mut self.slot, Slot::Starting) {
+            let (reply, _) = oneshot::channel();
+            let _ = handle.send(Command::Interrupt(reply));
+            drop(handle);
+            self.replies.clear();
+            let generation = self.generation;
+            let ended = async {
+                while let Some(msg) = self.rx.recv().await {
+                    if let Internal::Runtime(g, RuntimeEvent::Ended) = msg
+                        && g == generation
+                    {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(END_WAIT, ended).await;
+        }
+        Ok(self.exit.unwrap_or(ExitCode::SUCCESS))
+    }
+}
+
+fn turn_failed(reason: String) -> UiEvent {
+    UiEvent::TurnResult(TurnSummary {
+        interrupted: false,
+        error: Some(reason),
+        cost_usd: 0.0,
+        session_cost_usd: 0.0,
+        input_tokens: 0,
+        output_tokens: 0,
+        duration: Duration::ZERO,
+    })
+}
+
+async fn next_key(keys: &mut Option<EventStream>) -> Option<io::Result<crossterm::event::Event>> {
+    match keys {
+        Some(keys) => keys.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,421 @@
+//! The text of the slash commands that show something: `/cost`, `/context`,
+//! `/status`, `/permissions`, `/hooks`, `/config`, `/memory`, `/model`, and
+//! what `/mcp` and `/agents` say until those exist. Pure functions of what
+//! the runtime reports, so each is snapshot-tested.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+use tack_config::Settings;
+use tack_runtime::{SessionInfo, SessionSnapshot};
+use tack_tui::status::tokens;
+
+pub const MCP: &str = "MCP servers are not available in tack yet: support is being built. \
+MCP settings and --mcp-config are read, but no server is started and no MCP tool is offered.";
+pub const AGENTS: &str = "Sub-agents are not available in tack yet: support is being built. \
+.claude/agents/*.md files are not read, and the Task tool is not offered.";
+
+/// `/cost`. `wall`: how long the session has been open.
+pub fn cost(s: &SessionSnapshot, wall: Duration) -> String {
+    let mut out = format!(
+        "Total cost:            ${:.4}\nTotal duration (API):  {}\nTotal duration (wall): {}\n",
+        s.totals.total_cost_usd,
+        duration(s.totals.api_duration),
+        duration(wall)
+    );
+    if s.totals.model_usage.is_empty() {
+        out.push_str("Usage:                 no model requests yet");
+        return out;
+    }
+    out.push_str("Usage by model:");
+    for (model, u) in &s.totals.model_usage {
+        let unknown = if u.cost_known { "" } else { " (price unknown)" };
+        out.push_str(&format!(
+            "\n  {model}: {} input, {} output, {} cache read, {} cache write (${:.4}{unknown})",
+            tokens(u.input_tokens),
+            tokens(u.output_tokens),
+            tokens(u.cache_read_input_tokens),
+            tokens(u.cache_creation_input_tokens),
+            u.cost_usd
+        ));
+    }
+    out
+}
+
+/// `/context`.
+pub fn context(s: &SessionSnapshot) -> String {
+    let c = &s.context;
+    let window = c.window.max(1);
+    let used = c.current();
+    let pct = |n: u64| n as f64 * 100.0 / window as f64;
+    let how = if c.used.is_some() {
+        "as of the last request"
+    } else {
+        "estimated: no request yet"
+    };
+    let mut out = format!(
+        "Context · {} · {} of {} tokens ({:.0}%), {how}\n",
+        s.model,
+        tokens(used),
+        tokens(c.window),
+        pct(used)
+    );
+    const WIDTH: u64 = 40;
+    let filled = (used.min(window) * WIDTH).div_ceil(window);
+    out.push_str(&format!(
+        "[{}{}]\n",
+        "█".repeat(filled as usize),
+        "░".repeat((WIDTH - filled) as usize)
+    ));
+    let rows = [
+        ("System prompt", c.system_prompt),
+        ("Tools", c.tools),
+        ("Memory files", c.memory),
+        ("Messages", c.messages),
+    ];
+    for (name, n) in rows {
+        out.push_str(&format!("  {name:<14}{:>8}  {:>5.1}%\n", tokens(n), pct(n)));
+    }
+    out.push_str(&format!(
+        "  {:<14}{:>8}  {:>5.1}%\n",
+        "Free space",
+        tokens(window.saturating_sub(used)),
+        pct(window.saturating_sub(used))
+    ));
+    match c.autocompact_at {
+        Some(at) => out.push_str(&format!(
+            "Autocompaction at {} tokens; /compact [instructions] compacts now.",
+            tokens(at)
+        )),
+        None => out.push_str("Autocompaction is off; /compact [instructions] compacts now."),
+    }
+    out.push_str(&format!(
+        "\n({} messages; the parts are estimates of about 4 bytes a token)",
+        s.messages
+    ));
+    out
+}
+
+/// `/status`.
+pub fn status(
+    s: &SessionSnapshot,
+    info: &SessionInfo,
+    settings: &Settings,
+    trusted: bool,
+) -> String {
+    let mut lines = vec![
+        format!("tack {}", info.version),
+        format!("  Session:          {}", s.session_id),
+        format!("  Directory:        {}", info.cwd.display()),
+        format!("  Model:            {}", s.model),
+        format!("  Permission mode:  {}", s.permission_mode.as_str()),
+        format!("  API key:          {}", info.api_key_source),
+        format!(
+            "  Workspace:        {}",
+            if trusted { "trusted" } else { "not trusted" }
+        ),
+    ];
+    if let Some(path) = &info.transcript_path {
+        lines.push(format!("  Transcript:       {}", path.display()));
+    }
+    let sources: Vec<String> = settings.sources().map(|s| s.to_string()).collect();
+    lines.push(format!(
+        "  Settings:         {}",
+        if sources.is_empty() {
+            "none".to_owned()
+        } else {
+            sources.join(", ")
+        }
+    ));
+    lines.join("\n")
+}
+
+/// `/permissions`.
+pub fn permissions(s: &SessionSnapshot) -> String {
+    let mut out = format!(
+        "Permission mode: {} (Shift+Tab cycles default → acceptEdits → plan)",
+        s.permission_mode.as_str()
+    );
+    for behavior in ["allow", "ask", "deny"] {
+        let rules: Vec<String> = s
+            .rules
+            .iter()
+            .filter(|r| r.behavior == behavior)
+            .map(|r| {
+                let file = r
+                    .file
+                    .as_ref()
+                    .map(|f| format!(" · {}", f.display()))
+                    .unwrap_or_default();
+                format!("\n  {}  ({}{file})", r.rule, r.source)
+            })
+            .collect();
+        out.push_str(&format!("\n{}:", capitalised(behavior)));
+        if rules.is_empty() {
+            out.push_str(" none");
+        }
+        for r in rules {
+            out.push_str(&r);
+        }
+    }
+    out.push_str(
+        "\nRules live in the `permissions` of a settings file; \"Yes, and don't ask again\" \
+         in a permission dialog adds one to .claude/settings.local.json.",
+    );
+    out
+}
+
+/// `/hooks`.
+pub fn hooks(settings: &Settings) -> String {
+    if settings.disable_all_hooks() {
+        return "Hooks are disabled (disableAllHooks).".to_owned();
+    }
+    let mut out = String::new();
+    if let Value::Object(events) = settings.hooks_json() {
+        for (event, groups) in events {
+            out.push_str(&format!("{event}\n"));
+            for group in groups.as_array().into_iter().flatten() {
+                let matcher = group
+                    .get("matcher")
+                    .and_then(Value::as_str)
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or("*");
+                for hook in group
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let command = hook.get("command").and_then(Value::as_str).unwrap_or("?");
+                    let background = if hook.get("async").and_then(Value::as_bool) == Some(true) {
+                        " (async)"
+                    } else {
+                        ""
+                    };
+                    out.push_str(&format!("  {matcher} → {command}{background}\n"));
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return "No hooks are configured. Add them under \"hooks\" in a settings file \
+                (~/.claude/settings.json, .claude/settings.json)."
+            .to_owned();
+    }
+    out.trim_end().to_owned()
+}
+
+/// `/config`.
+pub fn config(settings: &Settings, model: &str) -> String {
+    let mut out = String::from("Settings files, lowest precedence first:");
+    let mut any = false;
+    for source in settings.sources() {
+        any = true;
+        out.push_str(&format!("\n  {source}"));
+    }
+    if !any {
+        out.push_str(" none");
+    }
+    let mode = settings
+        .permissions()
+        .default_mode()
+        .map_or("default", |m| m.value().as_str());
+    out.push_str(&format!(
+        "\nmodel: {model}\npermissions.defaultMode: {mode}\nautoCompactEnabled: {}\nstatusLine: {}",
+        settings.auto_compact_enabled(),
+        if settings.status_line().is_some() {
+            "set"
+        } else {
+            "not set"
+        }
+    ));
+    let env: Vec<&str> = settings.env().keys().map(String::as_str).collect();
+    if !env.is_empty() {
+        out.push_str(&format!("\nenv: {}", env.join(", ")));
+    }
+    for ignored in settings.ignored_untrusted() {
+        out.push_str(&format!(
+            "\nignored until the workspace is trusted: {} ({})",
+            ignored.key, ignored.source
+        ));
+    }
+    out
+}
+
+/// `/memory`: the memory files the session read.
+pub fn memory(files: &[&Path], project_file: &Path) -> String {
+    let mut out = String::from("Memory files:");
+    if files.is_empty() {
+        out.push_str(" none");
+    }
+    for f in files {
+        out.push_str(&format!("\n  {}", f.display()));
+    }
+    out.push_str(&format!(
+        "\n#note adds a line to {}; /memory edit opens it in $EDITOR. \
+         Memory is read when a session starts.",
+        project_file.display()
+    ));
+    out
+}
+
+/// `/model` without a name.
+pub fn model(current: &str) -> String {
+    format!(
+        "Model: {current}\nChange it with /model <name>: sonnet, opus, haiku, or a model id \
+         (from the next turn on)."
+    )
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// `1m 2.3s`, `12.3s`.
+fn duration(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs >= 60.0 {
+        format!("{}m {:.1}s", (secs / 60.0) as u64, secs % 60.0)
+    } else {
+        format!("{secs:.1}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use tack_core::session::{ModelUsage, SessionTotals};
+    use tack_permissions::PermissionMode;
+    use tack_runtime::{ContextUsage, RuleView};
+
+    fn snapshot() -> SessionSnapshot {
+        let mut model_usage = BTreeMap::new();
+        model_usage.insert(
+            "claude-sonnet-4-5".to_owned(),
+            ModelUsage {
+                input_tokens: 1_200,
+                output_tokens: 340,
+                cache_read_input_tokens: 45_000,
+                cache_creation_input_tokens: 3_100,
+                web_search_requests: 0,
+                cost_usd: 0.0421,
+                cost_known: true,
+            },
+        );
+        SessionSnapshot {
+            session_id: "0d9c1f3e-0000-4000-8000-000000000000".into(),
+            model: "claude-sonnet-4-5".into(),
+            permission_mode: PermissionMode::AcceptEdits,
+            totals: SessionTotals {
+                model_usage,
+                total_cost_usd: 0.0421,
+                api_duration: Duration::from_millis(12_340),
+                ..SessionTotals::default()
+            },
+            turns_duration: Duration::from_secs(20),
+            context: ContextUsage {
+                window: 200_000,
+                used: Some(49_640),
+                system_prompt: 3_100,
+                tools: 11_800,
+                memory: 420,
+                messages: 33_900,
+                autocompact_at: Some(167_000),
+            },
+            messages: 14,
+            rules: vec![
+                RuleView {
+                    behavior: "allow",
+                    rule: "Bash(git diff:*)".into(),
+                    source: "localSettings".into(),
+                    file: Some(PathBuf::from("/p/.claude/settings.local.json")),
+                },
+                RuleView {
+                    behavior: "deny",
+                    rule: "WebFetch".into(),
+                    source: "cliArg".into(),
+                    file: None,
+                },
+            ],
+            turn_running: false,
+        }
+    }
+
+    #[test]
+    fn cost_context_permissions() {
+        let s = snapshot();
+        insta::assert_snapshot!("cost", cost(&s, Duration::from_secs(75)));
+        insta::assert_snapshot!("context", context(&s));
+        insta::assert_snapshot!("permissions", permissions(&s));
+        let fresh = SessionSnapshot {
+            totals: SessionTotals::default(),
+            context: ContextUsage {
+                used: None,
+                messages: 0,
+                autocompact_at: None,
+                ..s.context
+            },
+            messages: 0,
+            rules: Vec::new(),
+            ..s
+        };
+        insta::assert_snapshot!("cost_fresh", cost(&fresh, Duration::from_secs(3)));
+        insta::assert_snapshot!("context_fresh", context(&fresh));
+    }
+
+    fn settings(layers: &[(tack_config::Scope, &str)]) -> Settings {
+        Settings::from_layers(
+            layers.iter().map(|(scope, text)| {
+                let file = match scope {
+                    tack_config::Scope::User => "/home/u/.claude/settings.json",
+                    _ => "/p/.claude/settings.json",
+                };
+                (
+                    tack_config::Source::file(*scope, file, "/p"),
+                    (*text).to_owned(),
+                )
+            }),
+            None,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn hooks_and_config() {
+        let s = settings(&[
+            (
+                tack_config::Scope::User,
+                r#"{"model": "opus", "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "notify-send tack"}]}]}}"#,
+            ),
+            (
+                tack_config::Scope::Project,
+                r#"{"env": {"RUST_LOG": "info"}, "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "cargo fmt", "async": true}]}]}}"#,
+            ),
+        ]);
+        insta::assert_snapshot!("hooks", hooks(&s));
+        insta::assert_snapshot!("config", config(&s, "claude-opus-4-1"));
+        let none = settings(&[]);
+        insta::assert_snapshot!("hooks_none", hooks(&none));
+        let off = settings(&[(tack_config::Scope::User, r#"{"disableAllHooks": true}"#)]);
+        assert_eq!(hooks(&off), "Hooks are disabled (disableAllHooks).");
+    }
+
+    #[test]
+    fn model_memory_and_the_not_yet_commands() {
+        insta::assert_snapshot!("model", model("claude-opus-4-1"));
+        let files = [
+            Path::new("/home/u/.claude/CLAUDE.md"),
+            Path::new("/p/CLAUDE.md"),
+        ];
+        insta::assert_snapshot!("memory", memory(&files, Path::new("/p/CLAUDE.md")));
+        assert!(MCP.contains("not available in tack yet"));
+        assert!(AGENTS.contains("not available in tack yet"));
+    }
+}

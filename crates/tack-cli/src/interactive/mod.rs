@@ -1,0 +1,175 @@
+//! Interactive mode (`tack` with no `-p`): the terminal UI (tack-tui) as a
+//! front end of the session runtime.
+//!
+//! Start-up draws the prompt before anything slow happens: settings are read
+//! (and the workspace's trust asked for, first time in a folder), the first
+//! frame is drawn, and only then does the runtime start in the background
+//! (credentials, transcript, git context, SessionStart hooks). Prompts typed
+//! meanwhile wait for it. The loop itself is [`driver::Driver`]; how runtime
+//! events become UI events is [`map`].
+
+mod driver;
+mod info;
+mod map;
+mod memory;
+mod mentions;
+mod shell;
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use tack_permissions::PermissionMode;
+use tack_runtime::{Env, LoadedSettings, Place, SessionChoice, TrustStore};
+use tack_tui::commands::load_custom_commands;
+use tack_tui::input::{FileIndex, PromptHistory};
+use tack_tui::status::StatusInfo;
+use tack_tui::{
+    App, AppConfig, InlineTerminal, NoticeLevel, TerminalGuard, Theme, ThemeKind, UiAction, UiEvent,
+};
+
+use crate::cli::Cli;
+use driver::{Driver, Setup};
+
+/// Runs the terminal UI until the user leaves. `color`: NO_COLOR was not set.
+pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        bail!(
+            "interactive mode needs a terminal: use -p/--print to run a prompt from a script or a pipe"
+        );
+    }
+    let mut place = Place::new(cwd, Env::from_process())?;
+    let mut loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
+    apply_env(&mut place, &loaded);
+    let project_dir = tack_config::find_project_dir(&place.cwd);
+    let project_dir = project_dir.canonicalize().unwrap_or(project_dir);
+
+    let (width, height) = crossterm::terminal::size().context("cannot read the terminal size")?;
+    let guard = TerminalGuard::enter(&mut io::stdout())?;
+    let theme = Theme::new(
+        ThemeKind::from_colorfgbg(place.env.get("COLORFGBG").as_deref()),
+        color,
+    );
+    let mut notices = Vec::new();
+    let history = PromptHistory::load(&place.config_dir, &project_dir).unwrap_or_else(|e| {
+        notices.push(warning(format!("Could not read the prompt history: {e}")));
+        PromptHistory::in_memory(Vec::new())
+    });
+    let home = place.home_dir.clone().unwrap_or_default();
+    let (custom_commands, errors) = load_custom_commands(&project_dir, &home);
+    notices.extend(errors.into_iter().map(|e| warning(e.to_string())));
+    let mut app = App::new(AppConfig {
+        theme,
+        width,
+        height,
+        history,
+        custom_commands,
+        files: FileIndex::default(),
+        status: StatusInfo::default(),
+    });
+    let mut term = InlineTerminal::new(io::stdout(), width, height);
+
+    if !loaded.trust.trusted {
+        if !trust(&mut app, &mut term, &project_dir)? {
+            term.erase_live()?;
+            return Ok(ExitCode::from(1));
+        }
+        TrustStore::new(&place.config_dir).trust(&project_dir, false)?;
+        // The project's settings apply now, environment included.
+        loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
+        apply_env(&mut place, &loaded);
+    }
+    let mut options = crate::print::session_options(cli);
+    options.permission_prompts = true;
+    let model = tack_runtime::session_model(&options, &place.env, &loaded.settings);
+    let mode = options
+        .permission_mode
+        .or_else(|| {
+            let settings = loaded.settings.permissions().default_mode();
+            settings.and_then(|m| m.value().parse::<PermissionMode>().ok())
+        })
+        .unwrap_or_default();
+    let branch = tack_runtime::git_branch(&place.cwd);
+    app.handle_event(
+        UiEvent::Status(tack_tui::StatusPatch {
+            model: Some(model.clone()),
+            context_window: Some(tack_api::model_limits(&model).context_window),
+            permission_mode: Some(mode),
+            git_branch: Some((!branch.is_empty()).then_some(branch)),
+            ..tack_tui::StatusPatch::default()
+        }),
+        Instant::now(),
+    );
+    // Input-ready: the first frame, before anything slow.
+    tack_tui::draw(&mut app, &mut term)?;
+    tack_tui::markdown::preload_highlighter();
+
+    let pick_session = matches!(&options.session, SessionChoice::Resume(id) if id.is_empty());
+    let setup = Setup {
+        app,
+        term,
+        guard,
+        place,
+        loaded,
+        options,
+        project_dir,
+        model,
+        first_prompt: cli.prompt.clone().filter(|p| !p.trim().is_empty()),
+        pick_session,
+        notices,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let (driver, actions) = Driver::new(setup);
+        driver.run(actions).await
+    })
+}
+
+/// Settings' `env` over the inherited environment, for tack and every
+/// subprocess. Only called while the process has one thread (before the
+/// async runtime and the highlighter's loader exist).
+fn apply_env(place: &mut Place, loaded: &LoadedSettings) {
+    for (key, value) in loaded.settings.env() {
+        // SAFETY: single-threaded: no runtime, no other thread yet.
+        unsafe { std::env::set_var(key, value) };
+    }
+    place.env.apply(loaded.settings.env());
+}
+
+/// The trust dialog, before anything of the folder's settings runs: `true`
+/// when the user trusts it. Keys are read synchronously: no thread exists yet.
+fn trust(
+    app: &mut App,
+    term: &mut InlineTerminal<io::Stdout>,
+    dir: &std::path::Path,
+) -> anyhow::Result<bool> {
+    app.handle_event(
+        UiEvent::TrustRequest {
+            dir: dir.display().to_string(),
+        },
+        Instant::now(),
+    );
+    loop {
+        tack_tui::draw(app, term)?;
+        let event = crossterm::event::read()?;
+        for action in app.handle_terminal_event(event, Instant::now()) {
+            match action {
+                UiAction::Trust(yes) => return Ok(yes),
+                UiAction::Exit => return Ok(false),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn warning(text: String) -> UiEvent {
+    UiEvent::Notice {
+        level: NoticeLevel::Warning,
+        text,
+    }
+}

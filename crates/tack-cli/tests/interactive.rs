@@ -1,0 +1,422 @@
+//! End to end: the real `tack` binary in interactive mode, in a pseudo-terminal
+//! read back through a terminal emulator (screen and scrollback), against the
+//! scripted model server.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::Env;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_testkit::{Reply, Script};
+use tack_tui::testing::{CommandBuilder, PtySession, keys};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// `tack` (no arguments) in a `cols` x `rows` terminal in the project.
+fn tack(env: &Env, cols: u16, rows: u16) -> PtySession {
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+    cmd.env_clear();
+    for (key, value) in env.vars() {
+        cmd.env(key, value);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.cwd(env.cwd());
+    PtySession::spawn(cmd, cols, rows).unwrap()
+}
+
+fn count(rows: &[String], needle: &str) -> usize {
+    rows.iter().filter(|r| r.contains(needle)).count()
+}
+
+/// Waits until the running turn is over (no spinner) and `text` is shown.
+fn turn_over(pty: &mut PtySession, text: &str) {
+    let text = text.to_owned();
+    pty.wait_until(&format!("`{text}` and the turn over"), WAIT, move |s| {
+        let c = s.contents();
+        c.contains(&text) && !c.contains("esc to interrupt")
+    })
+    .unwrap();
+}
+
+fn write_reply(id: &str, file: &str) -> Reply {
+    Reply::message()
+        .text(&format!("I will write {file}."))
+        .tool_use(
+            id,
+            "Write",
+            json!({"file_path": file, "content": "hello\n"}),
+        )
+        .into()
+}
+
+/// The text of each message of a request body, in order.
+fn message_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_session_lands_in_the_scrollback_exactly_once() {
+    let answer = "Here is the **plan**:\n\n- read the code\n- fix the bug\n\n```rust\nfn main() {}\n```\n\nDone with hello.";
+    let slow = "Thinking about it slowly. ".repeat(200);
+    let env = Env::new(Script::new([
+        // A session from before, to resume.
+        Reply::text("An old answer."),
+        // 1. A streamed answer.
+        Reply::message()
+            .text(answer)
+            .pacing(Duration::from_millis(2))
+            .into(),
+        // 2. A Write, allowed.
+        write_reply("toolu_1", "a.txt"),
+        Reply::text("Written a.txt."),
+        // 3. A Write, denied with feedback: the model carries on.
+        write_reply("toolu_2", "b.txt"),
+        Reply::text("Understood: not writing b.txt."),
+        // 4. A slow answer that stalls: interrupted with Esc.
+        Reply::message()
+            .text(&slow)
+            .stall_after(4, Duration::from_secs(60))
+            .into(),
+        // 5. After /resume, in the old session.
+        Reply::text("Back in the old session."),
+    ]))
+    .await;
+    env.trust();
+    let old = env.tack().args(["-p", "an old question"]).output().unwrap();
+    assert!(
+        old.status.success(),
+        "{}",
+        String::from_utf8_lossy(&old.stderr)
+    );
+
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+
+    // 1. A prompt and its streamed answer.
+    pty.send(b"hello\r").unwrap();
+    turn_over(&mut pty, "Done with hello.");
+
+    // 2. A permission dialog answered yes.
+    pty.send(b"please write a.txt\r").unwrap();
+    pty.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    // What README.md shows.
+    println!(
+        "--- screen at the permission dialog ---\n{}\n---",
+        pty.screen_text()
+    );
+    pty.send(b"1").unwrap();
+    turn_over(&mut pty, "Written a.txt.");
+
+    // 3. ... and no, with what to do instead.
+    pty.send(b"now write b.txt\r").unwrap();
+    pty.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    pty.send(b"3").unwrap();
+    pty.send(b"use c.txt instead\r").unwrap();
+    turn_over(&mut pty, "Understood: not writing b.txt.");
+
+    // 4. A slow turn interrupted with Esc.
+    pty.send(b"be slow\r").unwrap();
+    pty.wait_for_text("Thinking", WAIT).unwrap();
+    let esc = Instant::now();
+    pty.send(keys::ESC).unwrap();
+    turn_over(&mut pty, "Interrupted");
+    let interrupted_after = esc.elapsed();
+
+    // 5. /resume the session from before; the conversation goes on there.
+    pty.send(b"/resume").unwrap();
+    pty.wait_for_text("Resume a past session", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    pty.wait_for_text("Resume a session", WAIT).unwrap();
+    pty.wait_for_text("an old question", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    pty.wait_for_text("Resumed session", WAIT).unwrap();
+    pty.send(b"and now?\r").unwrap();
+    turn_over(&mut pty, "Back in the old session.");
+
+    // Exit.
+    pty.send(b"/exit").unwrap();
+    pty.wait_for_text("Exit tack", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(status.success());
+
+    let rows = pty.all_rows();
+    let shown = rows.join("\n");
+    println!("{shown}");
+    println!("Esc to the turn shown interrupted: {interrupted_after:?}");
+    for line in [
+        "> hello",
+        "Here is the plan:",
+        "read the code",
+        "fn main() {}",
+        "Done with hello.",
+        "> please write a.txt",
+        "I will write a.txt.",
+        "Write(a.txt)",
+        "Written a.txt.",
+        "> now write b.txt",
+        "I will write b.txt.",
+        "Write(b.txt)",
+        "Rejected by the user: use c.txt instead",
+        "Understood: not writing b.txt.",
+        "> be slow",
+        "Interrupted",
+        "> /resume",
+        "> an old question",
+        "An old answer.",
+        "Resumed session",
+        "> and now?",
+        "Back in the old session.",
+        "> /exit",
+    ] {
+        assert_eq!(count(&rows, line), 1, "`{line}` in\n{shown}");
+    }
+    // The live area (dialogs, input box, status) is never in the history.
+    for live in [
+        "Do you want to proceed?",
+        "? for shortcuts",
+        "╭",
+        "esc to interrupt",
+    ] {
+        assert_eq!(count(&rows, live), 0, "`{live}` in\n{shown}");
+    }
+    // What streamed before the interrupt is shown once too.
+    assert_eq!(count(&rows, "Thinking"), 1, "{shown}");
+    assert!(
+        interrupted_after < Duration::from_secs(5),
+        "{interrupted_after:?}"
+    );
+
+    // What the model was told and what happened on disk.
+    let cwd = env.cwd();
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("a.txt")).unwrap(),
+        "hello\n"
+    );
+    assert!(!cwd.join("b.txt").exists());
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 8);
+    let denied = bodies[5].to_string();
+    assert!(
+        denied.contains("To tell you how to proceed, the user said:\\nuse c.txt instead"),
+        "{denied}"
+    );
+    // The resumed session's request carries the old conversation and the new prompt.
+    let last = message_texts(&bodies[7]);
+    assert_eq!(last.len(), 3, "{last:?}");
+    assert!(last[0].contains("an old question"), "{last:?}");
+    assert!(last[1].contains("An old answer."), "{last:?}");
+    assert!(last[2].contains("and now?"), "{last:?}");
+    // The interrupted turn left a valid transcript: its session resumes.
+    assert_eq!(env.transcripts().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_kind_of_input_reaches_the_runtime() {
+    let env = Env::new(Script::new([
+        Reply::text("It said shell-output."),
+        write_reply("toolu_1", "c.txt"),
+        Reply::text("Wrote c.txt."),
+        Reply::text("I am haiku."),
+        Reply::text("Hi Bob!"),
+        Reply::text("Edited prompt received."),
+        Reply::text("The user greeted Bob."),
+    ]))
+    .await;
+    env.trust();
+    let cwd = env.cwd();
+    std::fs::create_dir_all(cwd.join(".claude/commands")).unwrap();
+    // The status line shows the model the statusLine command was told.
+    std::fs::write(
+        cwd.join(".claude/settings.json"),
+        json!({"statusLine": {"type": "command",
+            "command": "grep -o '\"display_name\":\"[^\"]*\"' | tr -d '\"'"}})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join(".claude/commands/greet.md"),
+        "---\ndescription: Greet someone\n---\nSay hi to $ARGUMENTS.\n",
+    )
+    .unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+    cmd.env_clear();
+    for (key, value) in env.vars() {
+        cmd.env(key, value);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("EDITOR", "f() { printf 'from the editor' > \"$1\"; }; f");
+    cmd.cwd(&cwd);
+    let mut pty = PtySession::spawn(cmd, 100, 30).unwrap();
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.wait_for_text("display_name:claude-sonnet-4-5", WAIT)
+        .unwrap();
+
+    // `!`: shown now, and in the next prompt's context.
+    pty.send(b"!echo shell-output\r").unwrap();
+    pty.wait_for_text("  ⎿  shell-output", WAIT).unwrap();
+    pty.send(b"what did the shell say\r").unwrap();
+    turn_over(&mut pty, "It said shell-output.");
+
+    // `#`: a line in CLAUDE.md.
+    pty.send(b"#use tabs\r").unwrap();
+    pty.wait_for_text("Added to", WAIT).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("CLAUDE.md")).unwrap(),
+        "- use tabs\n"
+    );
+
+    // Shift+Tab: accept edits, so the Write runs without a dialog.
+    pty.send(keys::SHIFT_TAB).unwrap();
+    pty.wait_for_text("accept edits on", WAIT).unwrap();
+    pty.send(b"write c.txt\r").unwrap();
+    turn_over(&mut pty, "Wrote c.txt.");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("c.txt")).unwrap(),
+        "hello\n"
+    );
+
+    // /model, then a custom command with $ARGUMENTS.
+    pty.send(b"/model haiku\r").unwrap();
+    pty.wait_for_text("Model set to claude-haiku-4-5", WAIT)
+        .unwrap();
+    pty.wait_for_text("display_name:claude-haiku-4-5", WAIT)
+        .unwrap();
+    std::fs::write(cwd.join("notes.txt"), "the notes say 42\n").unwrap();
+    pty.send(b"which model, see @notes.txt please\r").unwrap();
+    turn_over(&mut pty, "I am haiku.");
+    pty.send(b"/greet Bob\r").unwrap();
+    turn_over(&mut pty, "Hi Bob!");
+
+    // Ctrl+G: the prompt written in $EDITOR.
+    pty.send(b"\x07").unwrap();
+    pty.wait_for_text("> from the editor", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    turn_over(&mut pty, "Edited prompt received.");
+
+    // /compact with instructions, /cost, /mcp.
+    pty.send(b"/compact keep the greeting\r").unwrap();
+    turn_over(&mut pty, "Conversation compacted");
+    pty.send(b"/cost\r").unwrap();
+    pty.wait_for_text("Total cost:", WAIT).unwrap();
+    pty.send(b"/mcp\r").unwrap();
+    pty.wait_for_text("not available in tack yet", WAIT)
+        .unwrap();
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 7);
+    let first = message_texts(&bodies[0]);
+    assert!(
+        first[0].contains("<bash-input>echo shell-output</bash-input>")
+            && first[0].contains("<bash-stdout>shell-output\\n</bash-stdout>")
+            && first[0].contains("what did the shell say"),
+        "{first:?}"
+    );
+    let models: Vec<&str> = bodies
+        .iter()
+        .map(|b| b["model"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        models[..4],
+        [
+            "claude-sonnet-4-5",
+            "claude-sonnet-4-5",
+            "claude-sonnet-4-5",
+            "claude-haiku-4-5"
+        ]
+    );
+    // `@notes.txt` went with the prompt.
+    assert!(bodies[3].to_string().contains("the notes say 42"));
+    assert!(bodies[4].to_string().contains("Say hi to Bob."));
+    assert!(bodies[5].to_string().contains("from the editor"));
+    assert!(bodies[6].to_string().contains("keep the greeting"));
+}
+
+fn statusline_settings(project: &Path) {
+    let dir = project.join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        json!({"statusLine": {"type": "command", "command": "echo PROJECT-STATUS-LINE"}})
+            .to_string(),
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_start_in_a_folder_asks_for_trust_then_its_settings_apply() {
+    let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+    statusline_settings(&env.cwd());
+    let mut pty = tack(&env, 80, 24);
+    pty.wait_for_text("Do you trust the files in this folder?", WAIT)
+        .unwrap();
+    let screen = pty.screen_text();
+    assert!(
+        screen.contains(&env.cwd().display().to_string()),
+        "{screen}"
+    );
+    pty.send(b"1").unwrap();
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    // The project's statusLine (ignored while untrusted) now runs.
+    pty.wait_for_text("PROJECT-STATUS-LINE", WAIT).unwrap();
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.config_dir().join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        config["projects"][env.cwd().to_string_lossy().as_ref()],
+        json!({"hasTrustDialogAccepted": true})
+    );
+
+    // Next time: straight to the prompt.
+    let mut again = tack(&env, 80, 24);
+    again.wait_for_text("? for shortcuts", WAIT).unwrap();
+    assert!(
+        !again.screen_text().contains("Do you trust"),
+        "{}",
+        again.screen_text()
+    );
+    again.send(keys::CTRL_D).unwrap();
+    assert!(again.wait_exit(WAIT).unwrap().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declining_trust_exits_and_trusts_nothing() {
+    let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+    let mut pty = tack(&env, 80, 24);
+    pty.wait_for_text("Do you trust the files in this folder?", WAIT)
+        .unwrap();
+    pty.send(b"2").unwrap();
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert_eq!(status.exit_code(), 1);
+    assert!(!env.config_dir().join("config.json").exists());
+    let rows = pty.all_rows();
+    assert_eq!(count(&rows, "Do you trust"), 0, "{}", rows.join("\n"));
+}
+
+#[test]
+fn without_a_terminal_it_says_to_use_print_mode() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tack"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error: interactive mode needs a terminal: use -p/--print to run a prompt from a script or a pipe\n"
+    );
+}

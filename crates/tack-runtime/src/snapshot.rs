@@ -1,0 +1,114 @@
+//! What a session looks like now, for a front end's `/cost`, `/context`,
+//! `/status` and `/permissions` ([`crate::Command::Snapshot`]).
+//!
+//! Answered at once, also while a turn runs: the conversation's figures are
+//! then those of the last turn that ended (the running turn owns the
+//! conversation until it ends).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tack_core::session::SessionTotals;
+use tack_permissions::PermissionMode;
+use tack_protocol::Usage;
+
+/// A session's state as a front end shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSnapshot {
+    pub session_id: String,
+    /// The model of the next turn.
+    pub model: String,
+    pub permission_mode: PermissionMode,
+    /// Usage and cost so far (every model request of the session).
+    pub totals: SessionTotals,
+    /// Wall-clock time the session's turns took.
+    pub turns_duration: Duration,
+    pub context: ContextUsage,
+    /// Messages in the conversation.
+    pub messages: usize,
+    /// Every permission rule in force, in precedence order of their sources.
+    pub rules: Vec<RuleView>,
+    /// A turn is running (the conversation figures are those before it).
+    pub turn_running: bool,
+}
+
+/// How the context window is used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ContextUsage {
+    /// The model's context window (`tack_api::model_limits`).
+    pub window: u64,
+    /// Tokens the last model request used ([`context_tokens`] of its usage);
+    /// `None` before the first response of the session.
+    pub used: Option<u64>,
+    /// Estimates (about 4 bytes a token) of what the next request carries.
+    pub system_prompt: u64,
+    pub tools: u64,
+    /// Memory files (CLAUDE.md, AGENTS.md) and the date.
+    pub memory: u64,
+    pub messages: u64,
+    /// Autocompaction runs above this many tokens (`None` when it is off).
+    pub autocompact_at: Option<u64>,
+}
+
+impl ContextUsage {
+    /// What the window holds now: the last request's real count when there is
+    /// one, else the estimate.
+    pub fn current(&self) -> u64 {
+        self.used
+            .unwrap_or(self.system_prompt + self.tools + self.memory + self.messages)
+    }
+}
+
+/// One permission rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleView {
+    /// `allow`, `ask` or `deny`.
+    pub behavior: &'static str,
+    /// As written (`Bash(git diff:*)`).
+    pub rule: String,
+    /// `userSettings`, `projectSettings`, `localSettings`, `cliArg`, `session`, ...
+    pub source: String,
+    pub file: Option<PathBuf>,
+}
+
+/// The tokens in the context window as of a response with `usage`: its whole
+/// input (uncached, cache reads and writes) plus its output, which the next
+/// request carries. What a status line shows as "context used".
+pub fn context_tokens(usage: &Usage) -> u64 {
+    usage.input_tokens
+        + usage.cache_creation_input_tokens
+        + usage.cache_read_input_tokens
+        + usage.output_tokens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_context_is_the_whole_input_and_the_output() {
+        let usage = Usage {
+            input_tokens: 10,
+            output_tokens: 200,
+            cache_creation_input_tokens: 3_000,
+            cache_read_input_tokens: 40_000,
+            ..Usage::default()
+        };
+        assert_eq!(context_tokens(&usage), 43_210);
+        let estimate = ContextUsage {
+            window: 200_000,
+            used: None,
+            system_prompt: 3_000,
+            tools: 10_000,
+            memory: 500,
+            messages: 12,
+            autocompact_at: Some(167_000),
+        };
+        assert_eq!(estimate.current(), 13_512);
+        let measured = ContextUsage {
+            used: Some(43_210),
+            ..estimate
+        };
+        assert_eq!(measured.current(), 43_210);
+    }
+}

@@ -1,0 +1,273 @@
+//! What an interactive front end asks of the runtime besides turns: the
+//! session's state (`/cost`, `/context`), settings for one turn (custom
+//! commands), the conversation to show on resume, and the idle notification.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_core::LoopEvent;
+use tack_protocol::ContentBlock;
+use tack_runtime::{
+    Command, Env, Notice, NoticeLevel, Place, RuleView, RuntimeEvent, RuntimeEvents, SessionChoice,
+    SessionOptions, TurnOptions, UserInput,
+};
+use tack_testkit::{MockServer, Reply, Script};
+
+struct Fixture {
+    project: tempfile::TempDir,
+    home: tempfile::TempDir,
+    server: MockServer,
+}
+
+impl Fixture {
+    async fn new(script: Script) -> Fixture {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir(project.path().join(".git")).unwrap();
+        Fixture {
+            project,
+            home: tempfile::tempdir().unwrap(),
+            server: MockServer::start(script).await.unwrap(),
+        }
+    }
+
+    fn cwd(&self) -> std::path::PathBuf {
+        self.project.path().canonicalize().unwrap()
+    }
+
+    fn place(&self) -> Place {
+        let vars: HashMap<String, String> = [
+            ("HOME", self.home.path().to_string_lossy().into_owned()),
+            ("ANTHROPIC_BASE_URL", self.server.base_url()),
+            ("ANTHROPIC_API_KEY", "test".to_owned()),
+            ("CLAUDE_CODE_MAX_RETRIES", "0".to_owned()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        Place::new(self.cwd(), Env(vars)).unwrap()
+    }
+
+    /// The user's own settings (always trusted).
+    fn user_settings(&self, settings: Value) {
+        let dir = self.home.path().join(".claude");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("settings.json"), settings.to_string()).unwrap();
+    }
+
+    async fn start(&self, options: SessionOptions) -> tack_runtime::Runtime {
+        let place = self.place();
+        let loaded = tack_runtime::load_settings(&place, None).unwrap();
+        tack_runtime::start(place, &loaded, options).await.unwrap()
+    }
+}
+
+/// Events until the next `TurnEnded` (inclusive), as short descriptions.
+async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        match event {
+            RuntimeEvent::TurnEnded(end) => {
+                seen.push(format!("turn ended ok={}", end.ok));
+                return seen;
+            }
+            RuntimeEvent::Loop(LoopEvent::ToolResults(r)) => {
+                for block in &r.message.content {
+                    if let ContentBlock::ToolResult {
+                        content, is_error, ..
+                    } = block
+                    {
+                        let text = content.as_ref().map(|c| c.to_text()).unwrap_or_default();
+                        seen.push(format!("tool result error={is_error}: {text}"));
+                    }
+                }
+            }
+            RuntimeEvent::Notice(n) => seen.push(format!("notice: {}", n.text)),
+            RuntimeEvent::Ended => panic!("ended mid-turn: {seen:?}"),
+            RuntimeEvent::Started(_)
+            | RuntimeEvent::Loop(_)
+            | RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::PermissionRequest(_)
+            | RuntimeEvent::HookCallback(_)
+            | RuntimeEvent::Subagent(_) => {}
+        }
+    }
+    panic!("events closed: {seen:?}")
+}
+
+#[tokio::test]
+async fn the_idle_notification_fires_once_the_turn_has_ended_and_nothing_came() {
+    let fx = Fixture::new(Script::new([Reply::text("hello")])).await;
+    // The hook answers with a systemMessage naming the notification type, which
+    // the runtime reports as a notice.
+    fx.user_settings(json!({"hooks": {"Notification": [{"hooks": [{"type": "command",
+        "command": "tr -d '\\n' | sed -n 's/.*\"notification_type\":\"\\([a-z_]*\\)\".*/{\"systemMessage\":\"notified \\1\"}/p'"}]}]}}));
+    let runtime = fx
+        .start(SessionOptions::default())
+        .await
+        .with_idle_notification(Duration::from_millis(50));
+    let (handle, mut events) = runtime.spawn();
+    handle.submit(UserInput::text("hi")).unwrap();
+    assert_eq!(until_turn_end(&mut events).await, ["turn ended ok=true"]);
+    // Waited for as a condition: the next event, with a deadline.
+    let next = tokio::time::timeout(Duration::from_secs(20), events.next())
+        .await
+        .expect("no idle notification");
+    match next {
+        Some(RuntimeEvent::Notice(n)) => assert_eq!(
+            n,
+            Notice {
+                level: NoticeLevel::Info,
+                text: "notified idle_prompt".into()
+            }
+        ),
+        other => panic!("expected the hook's notice, got {other:?}"),
+    }
+    drop(handle);
+    while let Some(event) = events.next().await {
+        assert!(
+            !matches!(event, RuntimeEvent::Notice(_)),
+            "a second notification: {event:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_snapshot_reports_the_context_the_cost_and_the_rules() {
+    let fx = Fixture::new(Script::new([Reply::message()
+        .text("hello")
+        .usage(1_000, 50)
+        .cache(200, 3_000)
+        .into()]))
+    .await;
+    let runtime = fx
+        .start(SessionOptions {
+            allowed_tools: vec!["Read".into()],
+            ..SessionOptions::default()
+        })
+        .await;
+    let (handle, mut events) = runtime.spawn();
+    let before = handle.snapshot().await.unwrap();
+    assert_eq!(before.context.used, None);
+    assert_eq!(before.messages, 0);
+    assert!(before.context.system_prompt > 500, "{:?}", before.context);
+    assert!(before.context.tools > 1_000, "{:?}", before.context);
+    assert_eq!(before.context.current(), {
+        let c = before.context;
+        c.system_prompt + c.tools + c.memory + c.messages
+    });
+
+    handle.submit(UserInput::text("hi")).unwrap();
+    until_turn_end(&mut events).await;
+    let after = handle.snapshot().await.unwrap();
+    assert_eq!(after.context.used, Some(1_000 + 200 + 3_000 + 50));
+    assert_eq!(after.context.window, 200_000);
+    assert_eq!(
+        after.context.autocompact_at,
+        Some(200_000 - 20_000 - 13_000)
+    );
+    assert_eq!(after.messages, 2);
+    assert_eq!(after.totals.usage.input_tokens, 1_000);
+    assert!(after.totals.total_cost_usd > 0.0);
+    assert!(!after.turn_running);
+    assert_eq!(after.model, "claude-sonnet-4-5");
+    assert_eq!(
+        after.rules,
+        vec![RuleView {
+            behavior: "allow",
+            rule: "Read".into(),
+            source: "cliArg".into(),
+            file: None,
+        }]
+    );
+}
+
+#[tokio::test]
+async fn turn_options_hold_for_one_turn_only() {
+    let touch = || -> Reply {
+        Reply::message()
+            .tool_use("t1", "Bash", json!({"command": "touch one.txt"}))
+            .into()
+    };
+    let fx = Fixture::new(Script::new([
+        touch(),
+        Reply::text("done"),
+        touch(),
+        Reply::text("denied"),
+    ]))
+    .await;
+    let runtime = fx.start(SessionOptions::default()).await;
+    let (handle, mut events) = runtime.spawn();
+    handle
+        .send(Command::SubmitWith(
+            UserInput::text("/touch"),
+            TurnOptions {
+                allowed_tools: vec!["Bash(touch:*)".into()],
+                model: Some("haiku".into()),
+            },
+        ))
+        .unwrap();
+    handle.submit(UserInput::text("again")).unwrap();
+    let first = until_turn_end(&mut events).await;
+    let second = until_turn_end(&mut events).await;
+    assert_eq!(
+        first,
+        ["tool result error=false: (no output)", "turn ended ok=true"]
+    );
+    assert_eq!(second.len(), 2, "{second:?}");
+    assert!(
+        second[0].starts_with("tool result error=true: "),
+        "{second:?}"
+    );
+    let models: Vec<String> = fx
+        .server
+        .requests()
+        .into_iter()
+        .map(|r| r.body["model"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        models,
+        [
+            "claude-haiku-4-5",
+            "claude-haiku-4-5",
+            "claude-sonnet-4-5",
+            "claude-sonnet-4-5"
+        ]
+    );
+    assert_eq!(handle.snapshot().await.unwrap().rules, Vec::new());
+}
+
+#[tokio::test]
+async fn a_resumed_runtime_holds_the_conversation_to_show() {
+    let fx = Fixture::new(Script::new([Reply::text("first answer")])).await;
+    let runtime = fx.start(SessionOptions::default()).await;
+    assert!(runtime.messages().is_empty());
+    let id = runtime.info().session_id.clone();
+    let (handle, mut events) = runtime.spawn();
+    handle.submit(UserInput::text("first question")).unwrap();
+    until_turn_end(&mut events).await;
+    drop(handle);
+    while events.next().await.is_some() {}
+
+    let resumed = fx
+        .start(SessionOptions {
+            session: SessionChoice::Resume(id),
+            ..SessionOptions::default()
+        })
+        .await;
+    let texts: Vec<(String, String)> = resumed
+        .messages()
+        .iter()
+        .map(|m| (format!("{:?}", m.role), m.text()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("User".to_owned(), "first question".to_owned()),
+            ("Assistant".to_owned(), "first answer".to_owned())
+        ]
+    );
+}
