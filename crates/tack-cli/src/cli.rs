@@ -10,7 +10,7 @@ use tack_permissions::PermissionMode;
 #[command(
     name = "tack",
     version = concat!(env!("CARGO_PKG_VERSION"), " (tack)"),
-    about = "tack: an agentic coding CLI, compatible with Claude Code's headless mode",
+    about = "tack: an agentic coding CLI, compatible with Claude Code (its terminal UI without -p, its headless mode with -p)",
     after_help = "Try it without an API key: `tack demo`."
 )]
 pub struct Cli {
