@@ -4,10 +4,16 @@
 //! instant the server saw the request's head. Prints a table; no criterion,
 //! because each sample is a whole process.
 //!
+//! With MCP servers: the rmcp fixture server when it is built beside the
+//! binary (`cargo build --release -p tack-mcp --bin tack-mcp-fixture`), the
+//! reference server-everything when `.ci/install-mcp-everything.sh` has run
+//! and node is there; cases whose server is missing are skipped, saying so.
+//!
 //! Run: `cargo bench -p tack-cli --bench startup`
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
@@ -86,6 +92,39 @@ fn measure(
     (to_request, whole)
 }
 
+/// The rmcp fixture server beside the benchmarked binary.
+fn fixture() -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_BIN_EXE_tack")).with_file_name("tack-mcp-fixture");
+    path.is_file().then_some(path)
+}
+
+/// server-everything's entry point, when installed and node runs.
+fn everything() -> Option<PathBuf> {
+    let entry = "mcp-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    PathBuf::from(env!("CARGO_BIN_EXE_tack"))
+        .ancestors()
+        .map(|dir| dir.join(entry))
+        .find(|p| p.is_file())
+        .filter(|_| node)
+}
+
+/// `--mcp-config` JSON with `n` copies of a stdio server.
+fn mcp_config(n: usize, command: &str, args: &[&str]) -> String {
+    let servers: serde_json::Map<String, serde_json::Value> = (0..n)
+        .map(|i| {
+            (
+                format!("s{i}"),
+                serde_json::json!({"command": command, "args": args}),
+            )
+        })
+        .collect();
+    serde_json::json!({ "mcpServers": servers }).to_string()
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument is not supported.
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -109,9 +148,38 @@ fn main() {
         ),
         ("git repository, transcript on", &repo, &[][..]),
     ] {
-        let (to_request, whole) = measure(&server, project, extra);
-        println!("tack -p hi ({label})");
-        println!("  process start -> first request: {}", stats(to_request));
-        println!("  whole process:                  {}", stats(whole));
+        report(&server, label, project, extra);
     }
+    let mut mcp_cases = Vec::new();
+    match fixture() {
+        Some(path) => {
+            let path = path.to_string_lossy().into_owned();
+            for n in [1, 5] {
+                let label = format!("{n} stdio MCP server(s), the rmcp fixture");
+                mcp_cases.push((label, mcp_config(n, &path, &[])));
+            }
+        }
+        None => println!("skipped MCP fixture cases: tack-mcp-fixture is not built beside tack"),
+    }
+    match everything() {
+        Some(entry) => {
+            let entry = entry.to_string_lossy().into_owned();
+            mcp_cases.push((
+                "1 stdio MCP server, server-everything (node)".to_owned(),
+                mcp_config(1, "node", &[&entry]),
+            ));
+        }
+        None => println!("skipped server-everything case: not installed or no node"),
+    }
+    for (label, config) in &mcp_cases {
+        let extra = ["--mcp-config", config.as_str(), "--strict-mcp-config"];
+        report(&server, label, &repo, &extra);
+    }
+}
+
+fn report(server: &MockServer, label: &str, project: &tempfile::TempDir, extra: &[&str]) {
+    let (to_request, whole) = measure(server, project, extra);
+    println!("tack -p hi ({label})");
+    println!("  process start -> first request: {}", stats(to_request));
+    println!("  whole process:                  {}", stats(whole));
 }
