@@ -1,7 +1,5 @@
 //! The real client over real HTTP against the testkit server.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;

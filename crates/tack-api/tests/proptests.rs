@@ -4,8 +4,6 @@
 //! is not JSON is reported with its exact text. `PROPTEST_CASES` raises the
 //! case count (see BENCHMARKS.md, "Property-test soak").
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::VecDeque;
 
 use proptest::prelude::*;

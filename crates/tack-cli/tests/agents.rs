@@ -2,9 +2,7 @@
 //! records with `parent_tool_use_id`, `--agents` defines one, and its
 //! sidechain transcript is written beside the session's.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::{Env, kinds, lines};
 use pretty_assertions::assert_eq;

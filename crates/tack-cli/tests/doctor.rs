@@ -1,8 +1,6 @@
 //! `tack doctor` end to end: what it reports about a folder.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::Env;
 use pretty_assertions::assert_eq;

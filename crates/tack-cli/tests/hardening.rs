@@ -2,9 +2,7 @@
 //! binary against the scripted server and pins one defect the adversarial
 //! sweep found. Every one of them failed before its fix.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;

@@ -2,9 +2,7 @@
 //! read back through a terminal emulator (screen and scrollback), against the
 //! scripted model server.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -3,9 +3,7 @@
 //! kill must be in the transcript, and the resumed request must be a valid
 //! conversation (every tool_use answered). Seeded, so failures reproduce.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -5,9 +5,7 @@
 //! reference server-everything (installed by `.ci/install-mcp-everything.sh`);
 //! a test whose server is missing says so and passes.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

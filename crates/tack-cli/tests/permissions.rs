@@ -2,9 +2,7 @@
 //! project, a scripted model, and assertions on the filesystem, the output and
 //! the requests the server received.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -1,8 +1,6 @@
 //! End-to-end: the real `tack` binary in a temp project against the scripted server.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::{Env, kinds, lines, redact};
 use pretty_assertions::assert_eq;

@@ -1,8 +1,6 @@
 //! End-to-end: recovery paths and manual compaction through the real binary.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::{Env, kinds, lines};
 use pretty_assertions::assert_eq;

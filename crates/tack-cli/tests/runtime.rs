@@ -1,9 +1,7 @@
 //! End-to-end: the session runtime's promises, through the real binary and
 //! through a minimal front end written in the test (no CLI code at all).
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};

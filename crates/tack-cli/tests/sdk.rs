@@ -11,9 +11,7 @@
 //! through the SDK's own parser and checked against the keys the SDK's types
 //! require (`tests/sdk/records.json`); it must come back clean.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

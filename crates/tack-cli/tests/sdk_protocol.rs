@@ -2,9 +2,7 @@
 //! the SDK on the real binary's stdin/stdout (`--input-format stream-json`)
 //! against the scripted server. The SDKs themselves drive tack in `sdk.rs`.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::Duration;

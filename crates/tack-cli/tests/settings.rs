@@ -1,9 +1,7 @@
 //! End-to-end: settings files, `--settings` and their effect on the run (model,
 //! permissions, env, apiKeyHelper), with the real binary against the scripted server.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

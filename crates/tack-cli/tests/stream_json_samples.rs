@@ -1,8 +1,6 @@
 //! Claude Code's real stream-json output (copied from shared/spec/samples)
 //! parses into tack's record types and serialises back unchanged.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use pretty_assertions::assert_eq;
 
 use serde_json::Value;

@@ -1,9 +1,7 @@
 //! Progress on a terminal: run the binary under a real pseudo-terminal (util-linux
 //! `script`), so stdout and stderr are TTYs as in an interactive shell.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

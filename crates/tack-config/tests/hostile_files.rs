@@ -1,8 +1,6 @@
 //! A checkout can put anything where a settings file goes: a FIFO must not
 //! hang start-up, `/dev/zero` must not eat memory, a typo must not go unsaid.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::Path;
 
 use pretty_assertions::assert_eq;

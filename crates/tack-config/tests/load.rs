@@ -1,8 +1,6 @@
 //! Settings read from temp directories: every source, precedence, merge
 //! rules and errors.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;

@@ -3,8 +3,6 @@
 //! was written, and every unknown key is reported at its own line.
 //! `PROPTEST_CASES` raises the case count (see BENCHMARKS.md).
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;

@@ -1,8 +1,6 @@
 //! Context assembly: memory file discovery, the git snapshot, the default system
 //! prompt and the per-session memo.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,9 +1,7 @@
 //! The streaming tool executor through the loop: tools start when their block
 //! finishes streaming, safe ones overlap, unsafe ones run alone and in order.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

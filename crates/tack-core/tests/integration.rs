@@ -1,9 +1,7 @@
 //! A multi-turn session through the real Anthropic client against the testkit's
 //! scripted server, asserting on the requests the client sent.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

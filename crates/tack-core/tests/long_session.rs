@@ -2,9 +2,7 @@
 //! with 20 KB tool results, through microcompact and autocompact (and a variant
 //! with snip), where every request is checked for validity.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,5 @@
 //! Memory files from a checkout may only import from the project (issue 17).
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::fs;
 use std::path::{Path, PathBuf};
 

@@ -3,8 +3,6 @@
 //! against the table of allowed directions and that no two modules reach each
 //! other, the one known exception aside.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;

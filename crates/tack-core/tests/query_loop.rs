@@ -1,8 +1,6 @@
 //! Loop tests with fake deps: transitions and terminals, not message text.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -2,9 +2,7 @@
 //! Anthropic client and the testkit server: each asserts the loop's transition
 //! sequence and the requests the server recorded.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

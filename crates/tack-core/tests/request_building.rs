@@ -1,8 +1,6 @@
 //! Building requests: normalisation, user-context placement and prompt-cache
 //! breakpoints.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_core::context::PromptContext;

@@ -1,9 +1,7 @@
 //! The outer layer: transcript persistence order, usage and cost totals, the
 //! USD budget, the result record.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,8 +2,6 @@
 //! through the executor with the command hooks' input, and their answers folded
 //! into the same outcome; failures, timeouts and cancellation have outcomes.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

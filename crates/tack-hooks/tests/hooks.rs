@@ -2,8 +2,6 @@
 //! hooks that misbehave (hang past their timeout with a child, crash, flood
 //! output, print garbage, never read stdin).
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

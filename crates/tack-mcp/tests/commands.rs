@@ -1,9 +1,7 @@
 //! `tack mcp add | add-json | list | get | remove` against real files and a
 //! real server.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;

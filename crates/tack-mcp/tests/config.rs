@@ -1,8 +1,6 @@
 //! Configuration as Claude Code reads it: scopes, precedence, approvals,
 //! `--mcp-config`, `--strict-mcp-config`, and errors naming file and problem.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::Path;
 
 use pretty_assertions::assert_eq;

@@ -3,9 +3,7 @@
 //! broken server beside it. Skips (and says why) when the install or node is
 //! missing.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -2,9 +2,7 @@
 //! over legacy SSE (an rmcp server behind a hand-made SSE endpoint), both on
 //! 127.0.0.1 with TCP_NODELAY.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::*;
 use pretty_assertions::assert_eq;

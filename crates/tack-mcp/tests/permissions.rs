@@ -1,9 +1,7 @@
 //! Permission rules naming MCP servers and tools, through tack-permissions'
 //! engine on real tool names, and `--permission-prompt-tool`.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;

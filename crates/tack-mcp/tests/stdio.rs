@@ -2,9 +2,7 @@
 //! tools, results, timeouts, cancellation, crashes, list_changed, resources,
 //! prompts, expansion, and processes.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

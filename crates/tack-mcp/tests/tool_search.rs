@@ -1,8 +1,6 @@
 //! Tool search: the deferral rule, the tokens it saves, and the ToolSearch tool.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

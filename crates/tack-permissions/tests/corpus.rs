@@ -2,8 +2,6 @@
 //! decided and compared with its expected decision; all mismatches are reported at
 //! once, wrongly allowed ones first.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};

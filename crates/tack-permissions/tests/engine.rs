@@ -2,8 +2,6 @@
 //! symlinks leaving the project, additional directories, legacy names, rule
 //! sources, hook-allowed decisions and print mode.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 

@@ -3,8 +3,6 @@
 //! parser, and a denied command is never allowed however it is wrapped.
 //! `PROPTEST_CASES` raises the case count (see BENCHMARKS.md).
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::PathBuf;
 
 use proptest::prelude::*;

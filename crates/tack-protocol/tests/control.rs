@@ -4,8 +4,6 @@
 //! lines tack sends and the SDKs' answers are built from the SDKs' sources
 //! (`_internal/query.py`, `types.py`, `sdk.d.ts`). See docs/sdk-protocol.md.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::BTreeMap;
 
 use pretty_assertions::assert_eq;

@@ -2,8 +2,6 @@
 //! text, in the shapes the API documents: kept byte for byte, readable through
 //! the typed views, and never taken for client `tool_use` blocks.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_protocol::*;

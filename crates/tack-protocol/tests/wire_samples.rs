@@ -2,8 +2,6 @@
 //! (`shared/spec/anthropic-*.md`): each sample parses into the expected typed
 //! value and serialises back to the same JSON.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_protocol::*;

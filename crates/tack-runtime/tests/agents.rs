@@ -3,8 +3,6 @@
 //! transcripts, interrupts, background agents, definitions, hooks, rules.
 //! The web tools' side requests are metered into the session here too.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

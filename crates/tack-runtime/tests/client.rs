@@ -3,8 +3,6 @@
 //! messages appended without a turn, interrupt receipts before the result,
 //! and the options the SDKs pass.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::HashMap;
 use std::time::Duration;
 

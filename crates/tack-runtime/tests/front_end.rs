@@ -2,8 +2,6 @@
 //! session's state (`/cost`, `/context`), settings for one turn (custom
 //! commands), the conversation to show on resume, and the idle notification.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::HashMap;
 use std::time::Duration;
 

@@ -1,8 +1,6 @@
 //! The runtime with a front end that answers permission prompts, driven with
 //! no CLI code: a minimal front end in the test.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -1,8 +1,6 @@
 //! Damage a transcript can carry that loading must not turn into silent loss
 //! (issue 17): an empty file, a record lost in the middle.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tack_protocol::{ContentBlock, Message};

@@ -4,8 +4,6 @@
 //! conversation loads back as it was, also after a crash cut the file short.
 //! `PROPTEST_CASES` raises the case count (see BENCHMARKS.md).
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::HashSet;
 
 use proptest::prelude::*;

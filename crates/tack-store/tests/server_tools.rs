@@ -2,8 +2,6 @@
 //! transcripts: written one record per block like any assistant content, loaded
 //! back byte for byte, and never repaired as if they were client tool calls.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_protocol::{ContentBlock, Message};

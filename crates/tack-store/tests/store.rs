@@ -1,5 +1,3 @@
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::io::Write;
 use std::path::Path;
 

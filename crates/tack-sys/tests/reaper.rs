@@ -1,8 +1,6 @@
 //! The reaper stops daemons a command left behind (alone in its binary: it
 //! kills every descendant of the test process).
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;

@@ -1,8 +1,6 @@
 //! The JSON script format and the `tack-mock-api` binary.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -1,9 +1,7 @@
 //! The server around the replies: recording, errors, exhaustion, auth, routes,
 //! the prompt-cache simulation.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::{client, json_of, post, read_events, request_body};
 use pretty_assertions::assert_eq;

@@ -1,8 +1,6 @@
 //! The streamed (and non-streamed) message: event sequence, timing and faults.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

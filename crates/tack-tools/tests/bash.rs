@@ -1,8 +1,6 @@
 //! Bash, TaskOutput and TaskStop with real processes.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};

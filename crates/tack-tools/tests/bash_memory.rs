@@ -1,9 +1,7 @@
 //! A Bash command printing 50 MB: the result is capped and memory stays bounded.
 //! Alone in its binary so that the peak-RSS measurement sees only this test.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::Session;
 use serde_json::json;

@@ -5,8 +5,6 @@
 //! The child is this same test binary, re-run with `--ignored --exact crash_child`
 //! and the target path in an environment variable set on the child only.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -51,7 +49,7 @@ fn write_survives_sigkill_at_random_moments() {
         let mut child = Command::new(&exe)
             .args([
                 "--exact",
-                "crash_child",
+                "crash::crash_child",
                 "--ignored",
                 "--nocapture",
                 "--test-threads=1",

@@ -1,8 +1,6 @@
 //! Read, Write, Edit and MultiEdit against a real temp directory.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, SystemTime};

@@ -1,8 +1,6 @@
 //! Tool names, aliases, flags and schemas; TodoWrite; the result budget.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

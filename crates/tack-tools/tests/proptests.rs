@@ -5,9 +5,7 @@
 //! model and the parser cannot drift apart). `PROPTEST_CASES` raises the case
 //! count (see BENCHMARKS.md).
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::Session;
 use proptest::prelude::*;

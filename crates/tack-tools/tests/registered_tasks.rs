@@ -1,8 +1,6 @@
 //! Tasks run by their owner (background sub-agents) in the registry that
 //! background shells use: read with TaskOutput, stopped with TaskStop.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::sync::Arc;
 use std::time::Duration;
 

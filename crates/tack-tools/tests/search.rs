@@ -1,8 +1,6 @@
 //! Glob, Grep and LS over real trees, with .gitignore.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::time::{Duration, SystemTime};
 

@@ -2,9 +2,7 @@
 //! bounded, and a frame costs the same with 10,000 messages of history as with
 //! ten. Figures are printed (`--nocapture`) for BENCHMARKS.md.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::io::{self, Write};
 use std::time::{Duration, Instant};

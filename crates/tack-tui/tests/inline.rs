@@ -1,8 +1,6 @@
 //! The inline viewport, checked through a terminal emulator: history reaches
 //! the scrollback exactly once, the live area is where it should be.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 use ratatui::buffer::Buffer;

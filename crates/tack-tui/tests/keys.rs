@@ -1,8 +1,6 @@
 //! The key state machine, without a terminal.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

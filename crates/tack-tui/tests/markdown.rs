@@ -1,7 +1,5 @@
 //! Markdown rendering and streaming.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 use ratatui::text::Line;

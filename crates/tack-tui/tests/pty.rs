@@ -2,8 +2,6 @@
 //! scripted runtime) read back through a terminal emulator, screen and
 //! scrollback.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::time::Duration;
 
 use portable_pty::CommandBuilder;

@@ -1,9 +1,7 @@
 //! Snapshots of every screen: what a terminal shows (history above, live area
 //! below), rendered through ratatui's TestBackend.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,9 +1,7 @@
 //! WebFetch against a real HTTP server on 127.0.0.1, with the small-model call
 //! going through the real client to the scripted model server.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

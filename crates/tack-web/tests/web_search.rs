@@ -1,8 +1,6 @@
 //! WebSearch through the real client against scripted server-tool blocks.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
-mod common;
+use crate::common;
 
 use common::{ctx, model_client};
 use pretty_assertions::assert_eq;

@@ -1,0 +1,19 @@
+//! All of this crate's integration tests, as modules of one test binary.
+//!
+//! One binary per crate rather than one per file: each binary links the whole
+//! dependency graph, and 73 of them filled CI's disk (3.5 GB of executables) and
+//! spent most of the build linking. nextest still runs each test in its own process.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+mod common;
+mod context_assembly;
+mod executor;
+mod integration;
+mod long_session;
+mod memory_imports;
+mod module_graph;
+mod query_loop;
+mod recovery;
+mod request_building;
+mod session;
