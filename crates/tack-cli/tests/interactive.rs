@@ -302,13 +302,15 @@ async fn every_kind_of_input_reaches_the_runtime() {
     pty.send(keys::ENTER).unwrap();
     turn_over(&mut pty, "Edited prompt received.");
 
-    // /compact with instructions, /cost, /mcp.
+    // /compact with instructions, /cost, /mcp, /agents.
     pty.send(b"/compact keep the greeting\r").unwrap();
     turn_over(&mut pty, "Conversation compacted");
     pty.send(b"/cost\r").unwrap();
     pty.wait_for_text("Total cost:", WAIT).unwrap();
     pty.send(b"/mcp\r").unwrap();
-    pty.wait_for_text("not available in tack yet", WAIT)
+    pty.wait_for_text("No MCP servers.", WAIT).unwrap();
+    pty.send(b"/agents\r").unwrap();
+    pty.wait_for_text("general-purpose (session model)", WAIT)
         .unwrap();
     pty.send(keys::CTRL_D).unwrap();
     assert!(pty.wait_exit(WAIT).unwrap().success());
@@ -417,4 +419,77 @@ fn without_a_terminal_it_says_to_use_print_mode() {
         String::from_utf8_lossy(&out.stderr),
         "Error: interactive mode needs a terminal: use -p/--print to run a prompt from a script or a pipe\n"
     );
+}
+
+/// The capture in README.md's "Interactive mode" is this session's scrollback and
+/// screen: a prompt, a Read and an Edit (its permission dialog answered yes), the
+/// streamed answer. Run with `TACK_README_CAPTURE=print` to print a new capture.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_shows_a_real_session() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .text("Let me look at the parser.")
+            .tool_use("toolu_1", "Read", json!({"file_path": "src/parse.rs"}))
+            .into(),
+        Reply::message()
+            .text("The error case returns `0`; I will make it an error.")
+            .tool_use(
+                "toolu_2",
+                "Edit",
+                json!({
+                    "file_path": "src/parse.rs",
+                    "old_string": "    s.parse().unwrap_or(0)",
+                    "new_string": "    s.trim().parse()"
+                }),
+            )
+            .into(),
+        Reply::message()
+            .text(
+                "Fixed. `parse_port` now:\n\n- trims the input\n- returns the parse \
+                 error instead of `0`\n\nRun `cargo test` to check.",
+            )
+            .into(),
+    ]))
+    .await;
+    let src = env.cwd().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("parse.rs"),
+        "pub fn parse_port(s: &str) -> Result<u16, std::num::ParseIntError> {\n    s.parse().unwrap_or(0)\n}\n",
+    )
+    .unwrap();
+    env.trust();
+
+    let mut pty = tack(&env, 80, 24);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.send(b"parse_port accepts garbage; fix it\r").unwrap();
+    pty.wait_for_text("Do you want to", WAIT).unwrap();
+    pty.send(b"1").unwrap();
+    turn_over(&mut pty, "Run cargo test to check.");
+    let mut rows = pty.all_rows();
+    while rows.last().is_some_and(|r| r.trim().is_empty()) {
+        rows.pop();
+    }
+    let cwd = env.cwd().display().to_string();
+    let capture: Vec<String> = rows
+        .iter()
+        .map(|r| r.replace(&cwd, "~/shop").trim_end().to_owned())
+        .collect();
+    let capture = capture.join("\n");
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+
+    if std::env::var_os("TACK_README_CAPTURE").is_some() {
+        println!("{capture}");
+        return;
+    }
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let shown = readme
+        .split_once("<!-- capture: tack-cli/tests/interactive.rs the_readme_shows_a_real_session -->\n```text\n")
+        .and_then(|(_, rest)| rest.split_once("\n```"))
+        .map(|(block, _)| block)
+        .expect("README.md has the capture block");
+    assert_eq!(shown, capture);
 }

@@ -623,8 +623,13 @@ impl Driver {
     /// The built-in commands that show something.
     async fn command(&mut self, name: &str, args: &str) -> anyhow::Result<Vec<UiAction>> {
         let text = match name {
-            "mcp" => info::MCP.to_owned(),
-            "agents" => info::AGENTS.to_owned(),
+            "mcp" | "agents" => match &self.slot {
+                Slot::Ready { info, .. } if name == "mcp" => info::mcp(info),
+                Slot::Ready { info, .. } => info::agents(info),
+                Slot::Starting | Slot::Switching { .. } | Slot::Failed(_) => {
+                    "The session has not started.".to_owned()
+                }
+            },
             "model" => info::model(&self.model),
             "hooks" => info::hooks(&self.loaded.settings),
             "config" => info::config(&self.loaded.settings, &self.model),

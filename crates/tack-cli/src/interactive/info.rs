@@ -1,7 +1,7 @@
 //! The text of the slash commands that show something: `/cost`, `/context`,
-//! `/status`, `/permissions`, `/hooks`, `/config`, `/memory`, `/model`, and
-//! what `/mcp` and `/agents` say until those exist. Pure functions of what
-//! the runtime reports, so each is snapshot-tested.
+//! `/status`, `/permissions`, `/hooks`, `/config`, `/memory`, `/model`, `/mcp`
+//! and `/agents`. Pure functions of what the runtime reports, so each is
+//! snapshot-tested.
 
 use std::path::Path;
 use std::time::Duration;
@@ -11,10 +11,44 @@ use tack_config::Settings;
 use tack_runtime::{SessionInfo, SessionSnapshot};
 use tack_tui::status::tokens;
 
-pub const MCP: &str = "MCP servers are not available in tack yet: support is being built. \
-MCP settings and --mcp-config are read, but no server is started and no MCP tool is offered.";
-pub const AGENTS: &str = "Sub-agents are not available in tack yet: support is being built. \
-.claude/agents/*.md files are not read, and the Task tool is not offered.";
+/// `/mcp`: each server the session started, its status, and how many of its
+/// tools the model is offered now.
+pub fn mcp(info: &SessionInfo) -> String {
+    if info.mcp_servers.is_empty() {
+        return "No MCP servers. Add one with `tack mcp add <name> -- <command>`, in .mcp.json, \
+or with --mcp-config."
+            .to_owned();
+    }
+    let mut lines = vec!["MCP servers:".to_owned()];
+    for server in &info.mcp_servers {
+        let prefix = format!("mcp__{}__", server.name);
+        let tools = info.tools.iter().filter(|t| t.starts_with(&prefix)).count();
+        let tools = match tools {
+            1 => "1 tool".to_owned(),
+            n => format!("{n} tools"),
+        };
+        lines.push(format!("  {}  {}  {tools}", server.name, server.status));
+    }
+    lines.join("\n")
+}
+
+/// `/agents`: the sub-agent types the Agent tool offers.
+pub fn agents(info: &SessionInfo) -> String {
+    if info.agents.is_empty() {
+        return "No sub-agents: the Agent tool is not offered in this session.".to_owned();
+    }
+    let mut lines = vec!["Sub-agents (the Agent tool's subagent_type):".to_owned()];
+    for agent in &info.agents {
+        let model = agent.model.as_deref().unwrap_or("session model");
+        lines.push(format!("  {} ({model})", agent.name));
+        lines.push(format!("    {}", agent.description));
+    }
+    lines.push(
+        "Define more in .claude/agents/*.md (this project) or ~/.claude/agents/*.md (you)."
+            .to_owned(),
+    );
+    lines.join("\n")
+}
 
 /// `/cost`. `wall`: how long the session has been open.
 pub fn cost(s: &SessionSnapshot, wall: Duration) -> String {
@@ -293,7 +327,8 @@ mod tests {
     use std::path::PathBuf;
     use tack_core::session::{ModelUsage, SessionTotals};
     use tack_permissions::PermissionMode;
-    use tack_runtime::{ContextUsage, RuleView};
+    use tack_protocol::stream_json::McpServerStatus;
+    use tack_runtime::{AgentSummary, ContextUsage, RuleView};
 
     fn snapshot() -> SessionSnapshot {
         let mut model_usage = BTreeMap::new();
@@ -408,14 +443,76 @@ mod tests {
     }
 
     #[test]
-    fn model_memory_and_the_not_yet_commands() {
+    fn model_and_memory() {
         insta::assert_snapshot!("model", model("claude-opus-4-1"));
         let files = [
             Path::new("/home/u/.claude/CLAUDE.md"),
             Path::new("/p/CLAUDE.md"),
         ];
         insta::assert_snapshot!("memory", memory(&files, Path::new("/p/CLAUDE.md")));
-        assert!(MCP.contains("not available in tack yet"));
-        assert!(AGENTS.contains("not available in tack yet"));
+    }
+
+    fn session_info() -> SessionInfo {
+        SessionInfo {
+            session_id: "0b5e".into(),
+            cwd: PathBuf::from("/p"),
+            model: "claude-sonnet-4-5".into(),
+            tools: ["Bash", "Agent", "mcp__docs__search", "mcp__docs__fetch"]
+                .map(String::from)
+                .to_vec(),
+            permission_mode: PermissionMode::Default,
+            api_key_source: "ANTHROPIC_API_KEY".into(),
+            transcript_path: None,
+            resumed: false,
+            mcp_servers: vec![
+                McpServerStatus {
+                    name: "docs".into(),
+                    status: "connected".into(),
+                },
+                McpServerStatus {
+                    name: "broken".into(),
+                    status: "failed".into(),
+                },
+            ],
+            version: "0.1.0".into(),
+            agents: vec![
+                AgentSummary {
+                    name: "general-purpose".into(),
+                    description: "Researches and does multi-step tasks".into(),
+                    model: None,
+                },
+                AgentSummary {
+                    name: "reviewer".into(),
+                    description: "Reviews a diff".into(),
+                    model: Some("haiku".into()),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn mcp_and_agents() {
+        let info = session_info();
+        assert_eq!(
+            mcp(&info),
+            "MCP servers:\n  docs  connected  2 tools\n  broken  failed  0 tools"
+        );
+        assert_eq!(
+            agents(&info),
+            "Sub-agents (the Agent tool's subagent_type):\n  \
+             general-purpose (session model)\n    Researches and does multi-step tasks\n  \
+             reviewer (haiku)\n    Reviews a diff\n\
+             Define more in .claude/agents/*.md (this project) or ~/.claude/agents/*.md (you)."
+        );
+        let bare = SessionInfo {
+            mcp_servers: Vec::new(),
+            agents: Vec::new(),
+            ..info
+        };
+        assert!(mcp(&bare).starts_with("No MCP servers."), "{}", mcp(&bare));
+        assert_eq!(
+            agents(&bare),
+            "No sub-agents: the Agent tool is not offered in this session."
+        );
     }
 }

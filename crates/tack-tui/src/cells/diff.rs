@@ -95,17 +95,53 @@ pub fn diff_stats(before: &str, after: &str) -> (usize, usize) {
     (added, removed)
 }
 
+/// Where an Edit's fragments sit in the file: the line number (1-based) of
+/// `new_string`'s first line in the numbered snippet of the file that the Edit
+/// tool returns (`     7\tline`). `None` when the snippet does not show it
+/// (a deletion, a result from another tool).
+pub fn edit_first_line(input: &Value, result: &str) -> Option<usize> {
+    let new: Vec<&str> = input
+        .get("new_string")?
+        .as_str()?
+        .lines()
+        .map(str::trim_end)
+        .collect();
+    if new.first().is_none_or(|l| l.trim().is_empty()) {
+        return None;
+    }
+    let numbered: Vec<(usize, &str)> = result
+        .lines()
+        .filter_map(|line| {
+            let (number, text) = line.split_once('\t')?;
+            Some((number.trim().parse().ok()?, text))
+        })
+        .collect();
+    // Where every line of new_string follows in order (a lone `}` would match
+    // too early), as far as the snippet goes.
+    (0..numbered.len()).find_map(|i| {
+        let fits = new
+            .iter()
+            .zip(&numbered[i..])
+            .all(|(want, (_, text))| text.contains(want));
+        fits.then_some(numbered[i].0)
+    })
+}
+
 /// The changed hunks as lines: `  12 - old`, `  12 + new`, context in between,
-/// hunks separated by `⋯`. At most `max_lines` lines, then a "… +N lines" line.
+/// hunks separated by `⋯`. `first` is the line number of `before`'s and
+/// `after`'s first line (1 for whole files; where a fragment sits otherwise).
+/// At most `max_lines` lines, then a "… +N lines" line.
 pub fn render_diff(
     before: &str,
     after: &str,
+    first: usize,
     theme: &Theme,
     max_lines: usize,
 ) -> Vec<Line<'static>> {
     let diff = TextDiff::from_lines(before, after);
     let groups = diff.grouped_ops(CONTEXT);
-    let last_line = before.lines().count().max(after.lines().count()).max(1);
+    let first = first.max(1);
+    let last_line = before.lines().count().max(after.lines().count()).max(1) + first - 1;
     let num_width = last_line.to_string().len();
     let mut lines = Vec::new();
     for (g, group) in groups.iter().enumerate() {
@@ -119,7 +155,7 @@ pub fn render_diff(
                     ChangeTag::Insert => ("+", theme.diff_added(), change.new_index()),
                     ChangeTag::Equal => (" ", theme.text(), change.new_index()),
                 };
-                let number = number.map(|n| (n + 1).to_string()).unwrap_or_default();
+                let number = number.map(|n| (n + first).to_string()).unwrap_or_default();
                 let text = change
                     .value()
                     .trim_end_matches(['\n', '\r'])
@@ -160,7 +196,7 @@ mod tests {
         let (before, after) = tool_change("Edit", &input, Some(original)).unwrap();
         let theme = Theme::new(ThemeKind::Dark, false);
         assert_eq!(
-            plain(&render_diff(&before, &after, &theme, 100)),
+            plain(&render_diff(&before, &after, 1, &theme, 100)),
             vec![
                 "4   d", "5   e", "6   f", "7 - g", "7 + G", "8 + G2", "9   h"
             ]
@@ -174,9 +210,30 @@ mod tests {
         let (before, after) = tool_change("Write", &input, None).unwrap();
         let theme = Theme::new(ThemeKind::Dark, false);
         assert_eq!(
-            plain(&render_diff(&before, &after, &theme, 2)),
+            plain(&render_diff(&before, &after, 1, &theme, 2)),
             vec!["1 + 1", "2 + 2", "… +2 lines"]
         );
+    }
+
+    #[test]
+    fn an_edit_shown_after_it_ran_is_numbered_where_it_sits_in_the_file() {
+        let input = json!({"file_path": "x", "old_string": "    s.parse().unwrap_or(0)",
+                           "new_string": "    s.trim().parse()"});
+        let result = "The file x has been updated. Here's a snippet of the result:\n\
+                      \x20    1\tpub fn port(s: &str) -> u16 {\n\
+                      \x20    2\t    s.trim().parse()\n\
+                      \x20    3\t}";
+        let first = edit_first_line(&input, result).unwrap();
+        assert_eq!(first, 2);
+        let (before, after) = tool_change("Edit", &input, None).unwrap();
+        let theme = Theme::new(ThemeKind::Dark, false);
+        assert_eq!(
+            plain(&render_diff(&before, &after, first, &theme, 100)),
+            vec!["2 -     s.parse().unwrap_or(0)", "2 +     s.trim().parse()"]
+        );
+        let deletion = json!({"file_path": "x", "old_string": "a\n", "new_string": ""});
+        assert_eq!(edit_first_line(&deletion, result), None);
+        assert_eq!(edit_first_line(&input, "no snippet"), None);
     }
 
     #[test]

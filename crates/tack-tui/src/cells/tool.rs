@@ -4,7 +4,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::diff::{diff_stats, render_diff, tool_change};
+use super::diff::{diff_stats, edit_first_line, render_diff, tool_change};
 use super::sanitize;
 use super::todo::render_todos;
 use crate::theme::Theme;
@@ -153,7 +153,13 @@ fn result_lines(
         } else {
             COLLAPSED_DIFF_LINES
         };
-        lines.extend(render_diff(&before, &after, theme, max));
+        // Without the original file the diff is of the fragments: number them
+        // where the Edit's snippet shows they landed.
+        let first = match call.name.as_str() {
+            "Edit" => edit_first_line(&call.input, &result.content).unwrap_or(1),
+            _ => 1,
+        };
+        lines.extend(render_diff(&before, &after, first, theme, max));
         return lines;
     }
     if call.name == "TodoWrite" {

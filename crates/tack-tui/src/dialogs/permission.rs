@@ -206,7 +206,7 @@ fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<L
             if let Some((before, after)) =
                 tool_change(&req.tool_name, &req.input, req.original.as_deref())
             {
-                lines.extend(render_diff(&before, &after, theme, usize::MAX));
+                lines.extend(render_diff(&before, &after, 1, theme, usize::MAX));
             }
             (title.to_string(), lines)
         }
