@@ -9,8 +9,10 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed bench
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -37,7 +39,7 @@ fn main() {
         .expect("mock server");
     let project = tempfile::tempdir().expect("temp project");
     let home = tempfile::tempdir().expect("temp home");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tack"))
+    let mut child = common::tack(project.path(), home.path(), &server)
         .args([
             "-p",
             "--input-format",
@@ -46,13 +48,6 @@ fn main() {
             "stream-json",
             "--verbose",
         ])
-        .current_dir(project.path())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .env("TACK_CONFIG_DIR", home.path().join(".tack"))
-        .env("ANTHROPIC_API_KEY", "bench")
-        .env("ANTHROPIC_BASE_URL", server.base_url())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

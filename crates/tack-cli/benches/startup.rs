@@ -13,6 +13,8 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
@@ -69,16 +71,9 @@ fn measure(
     for _ in 0..RUNS {
         let before = server.requests().len();
         let start = SystemTime::now();
-        let status = Command::new(env!("CARGO_BIN_EXE_tack"))
+        let status = common::tack(project.path(), home.path(), server)
             .args(["-p", "hi"])
             .args(extra)
-            .current_dir(project.path())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", home.path())
-            .env("TACK_CONFIG_DIR", home.path().join(".tack"))
-            .env("ANTHROPIC_API_KEY", "bench")
-            .env("ANTHROPIC_BASE_URL", server.base_url())
             .stdout(Stdio::null())
             .status()
             .expect("tack runs");
