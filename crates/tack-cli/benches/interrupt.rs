@@ -22,11 +22,7 @@ use tack_testkit::{MockServer, Reply, Script};
 const RUNS: usize = 20;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let runtime = common::runtime();
     // A 20 s answer: a first delta, then 20 s of nothing before the rest.
     let slow = || -> Reply {
         Reply::message()

@@ -122,11 +122,7 @@ fn mcp_config(n: usize, command: &str, args: &[&str]) -> String {
 
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument is not supported.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let runtime = common::runtime();
     let server = runtime
         .block_on(MockServer::start(
             Script::new([Reply::text("hi")]).looping(),

@@ -18,3 +18,13 @@ pub fn tack(project: &Path, home: &Path, server: &MockServer) -> Command {
         .env("ANTHROPIC_BASE_URL", server.base_url());
     cmd
 }
+
+/// The runtime the in-process scripted server runs on (one worker: the other
+/// core is left to the process under test).
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
