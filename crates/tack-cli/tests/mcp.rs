@@ -237,3 +237,98 @@ async fn tack_mcp_adds_lists_gets_and_removes_servers() {
     let listed = run(&["list"]);
     assert!(!listed.contains(&fixture), "{listed}");
 }
+
+/// The tool names a request offered.
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sub_agents_get_the_sessions_mcp_tools_as_their_definitions_allow() {
+    let Some(fixture) = fixture() else {
+        println!("skipped: tack-mcp-fixture is not built (run the whole workspace's tests)");
+        return;
+    };
+    let agent = |id: &str, kind: &str| -> Reply {
+        Reply::message()
+            .tool_use(
+                id,
+                "Agent",
+                json!({"description": "echo", "prompt": "echo it", "subagent_type": kind}),
+            )
+            .into()
+    };
+    // One agent at a time, so the requests arrive in script order.
+    let env = Env::new(Script::new([
+        agent("toolu_a", "general-purpose"),
+        Reply::message()
+            .tool_use(
+                "toolu_e",
+                "mcp__fix__echo",
+                json!({"text": "from the sub-agent"}),
+            )
+            .into(),
+        Reply::text("The echo said: from the sub-agent."),
+        agent("toolu_b", "server-only"),
+        Reply::text("Done with the server's tools."),
+        agent("toolu_c", "reader"),
+        Reply::text("Read-only."),
+        Reply::text("All three ran."),
+    ]))
+    .await;
+    let agents = env.cwd().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("server-only.md"),
+        "---\nname: server-only\ndescription: the fix server only\ntools: mcp__fix\n---\nUse the server.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        agents.join("reader.md"),
+        "---\nname: reader\ndescription: reads\ntools: Read, Grep\n---\nRead.\n",
+    )
+    .unwrap();
+    let config =
+        json!({"mcpServers": {"fix": {"command": fixture, "args": ["--name", "fix"]}}}).to_string();
+    let out = env
+        .tack()
+        .args(["-p", "use sub-agents"])
+        .args(["--mcp-config", &config, "--allowedTools", "mcp__fix"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "All three ran."
+    );
+
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 8);
+    // general-purpose: every tool, the server's among them; its call ran.
+    let general = offered(&bodies[1]);
+    assert!(
+        general.iter().any(|t| t == "mcp__fix__echo") && general.iter().any(|t| t == "Read"),
+        "{general:?}"
+    );
+    let results = last_results(&bodies[2]);
+    assert!(
+        results[0]["content"]
+            .to_string()
+            .contains("from the sub-agent")
+            && results[0]["is_error"] != json!(true),
+        "{results:?}"
+    );
+    // `tools: mcp__fix`: the server's tools and nothing else.
+    let server_only = offered(&bodies[4]);
+    assert!(
+        !server_only.is_empty() && server_only.iter().all(|t| t.starts_with("mcp__fix__")),
+        "{server_only:?}"
+    );
+    // `tools: Read, Grep`: no MCP tool.
+    assert_eq!(offered(&bodies[6]), ["Read", "Grep"]);
+}

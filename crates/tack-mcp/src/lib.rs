@@ -58,7 +58,7 @@ pub use config::{
 };
 pub use manager::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpManager, McpOptions, ServerConfigError,
-    ServerStatus, Status,
+    ServerStatus, Status, WeakMcpManager,
 };
 
 /// A request to a server that could not be made or failed.

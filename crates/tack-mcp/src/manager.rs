@@ -522,6 +522,23 @@ impl McpManager {
     pub(crate) fn upgrade(weak: &Weak<Shared>) -> Option<McpManager> {
         weak.upgrade().map(|shared| McpManager { shared })
     }
+
+    /// A handle that does not keep the servers running.
+    pub fn weak(&self) -> WeakMcpManager {
+        WeakMcpManager(self.downgrade())
+    }
+}
+
+/// An [`McpManager`] that does not keep its servers alive: for what may outlive
+/// the session's own handle (a sub-agent's tools).
+#[derive(Clone)]
+pub struct WeakMcpManager(Weak<Shared>);
+
+impl WeakMcpManager {
+    /// The manager, unless it has shut down.
+    pub fn upgrade(&self) -> Option<McpManager> {
+        McpManager::upgrade(&self.0)
+    }
 }
 
 fn bump(generation: &watch::Sender<u64>) {

@@ -55,6 +55,8 @@ pub(crate) struct ToolsParts<'a> {
     pub tool_env: &'a Arc<ToolEnv>,
     /// `--tools`: only these (`Some(&[])`: none); `None`: all.
     pub only: Option<&'a [String]>,
+    /// The session's MCP servers, for sub-agents.
+    pub mcp: Option<tack_mcp::WeakMcpManager>,
 }
 
 pub(crate) struct SessionTools {
@@ -146,6 +148,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, StartErro
     let shared = Arc::new(AgentsShared {
         catalog,
         tools: tools.clone(),
+        mcp: p.mcp,
         deps: p.deps,
         gate: p.gate.clone(),
         hooks: p.hooks,

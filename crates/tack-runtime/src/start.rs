@@ -322,6 +322,7 @@ pub async fn start(
         project: &project_dir,
         tool_env: &tool_env,
         only: options.tools.as_deref(),
+        mcp: mcp.as_ref().map(|m| m.manager().weak()),
     })?;
     let builtin = session_tools.tools;
 

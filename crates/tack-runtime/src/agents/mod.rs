@@ -83,8 +83,11 @@ impl ModelCell {
 /// agents.
 pub(crate) struct AgentsShared {
     pub catalog: Catalog,
-    /// The session's tools, without the Agent tool.
+    /// The session's tools, without the Agent tool or MCP's.
     pub tools: Vec<Arc<dyn Tool>>,
+    /// The session's MCP servers: their tools as they are when a sub-agent
+    /// starts (never deferred behind ToolSearch: a sub-agent's context is fresh).
+    pub mcp: Option<tack_mcp::WeakMcpManager>,
     pub deps: Arc<dyn QueryDeps>,
     pub gate: Arc<Gate>,
     pub hooks: Option<Arc<SessionHooks>>,

@@ -50,16 +50,33 @@ pub(crate) fn model_of(shared: &AgentsShared, launch: &Launch) -> String {
     }
 }
 
-/// The session's tools a definition gets (in the session's order); the Agent
-/// tool only if the definition names it.
+/// The session's tools a definition gets (in the session's order, then the
+/// MCP servers' tools as they are now); the Agent tool only if the definition
+/// names it. A definition's list may name a whole server (`mcp__github`).
 pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition) -> Vec<Arc<dyn Tool>> {
     let names = |t: &dyn Tool, list: &[String]| {
-        list.iter()
-            .any(|n| n == t.name() || t.aliases().contains(&n.as_str()))
+        list.iter().any(|n| {
+            n == t.name()
+                || t.aliases().contains(&n.as_str())
+                || (n.starts_with("mcp__")
+                    && t.name()
+                        .strip_prefix(n.as_str())
+                        .is_some_and(|rest| rest.starts_with("__")))
+        })
+    };
+    let mcp: Vec<Arc<dyn Tool>> = match shared.mcp.as_ref().and_then(|m| m.upgrade()) {
+        Some(manager) => manager
+            .tools()
+            .into_iter()
+            .chain(manager.resource_tools())
+            .filter(|t| !shared.gate.removes_tool(t.as_ref()))
+            .collect(),
+        None => Vec::new(),
     };
     let mut tools: Vec<Arc<dyn Tool>> = shared
         .tools
         .iter()
+        .chain(&mcp)
         .filter(|t| match &def.tools {
             AgentTools::All => true,
             AgentTools::Only(list) => names(t.as_ref(), list),
