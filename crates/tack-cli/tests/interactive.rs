@@ -493,3 +493,40 @@ async fn the_readme_shows_a_real_session() {
         .expect("README.md has the capture block");
     assert_eq!(shown, capture);
 }
+
+/// "Yes, and don't ask again": the rule lands in `.claude/settings.local.json`
+/// and the next command it covers runs without a dialog.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() {
+    let bash = |id: &str, command: &str| -> Reply {
+        Reply::message()
+            .tool_use(id, "Bash", json!({"command": command}))
+            .into()
+    };
+    let env = Env::new(Script::new([
+        bash("toolu_1", "touch first.txt"),
+        Reply::text("Made the first."),
+        bash("toolu_2", "touch second.txt"),
+        Reply::text("Made the second."),
+    ]))
+    .await;
+    env.trust();
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.send(b"make the first file\r").unwrap();
+    pty.wait_for_text("don't ask again", WAIT).unwrap();
+    pty.send(b"2").unwrap();
+    turn_over(&mut pty, "Made the first.");
+    let local = std::fs::read_to_string(env.cwd().join(".claude/settings.local.json")).unwrap();
+    let local: Value = serde_json::from_str(&local).unwrap();
+    let allow = local["permissions"]["allow"].as_array().unwrap();
+    assert_eq!(allow, &[json!("Bash(touch:*)")], "{local}");
+
+    // A dialog would hold the turn (nothing answers it), so the turn ending
+    // is the proof that none was shown.
+    pty.send(b"and the second\r").unwrap();
+    turn_over(&mut pty, "Made the second.");
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    assert!(env.cwd().join("first.txt").is_file() && env.cwd().join("second.txt").is_file());
+}
