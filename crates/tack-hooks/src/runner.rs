@@ -28,6 +28,8 @@ pub struct HookRunner {
     session_id: String,
     transcript_path: PathBuf,
     permission_mode: Option<String>,
+    /// (`agent_id`, `agent_type`) when the hooks fire for a sub-agent's tool call.
+    agent: Option<(String, String)>,
     env: Vec<(String, String)>,
     default_timeout: Duration,
     callbacks: Option<Arc<dyn HookCallbacks>>,
@@ -63,6 +65,7 @@ impl HookRunner {
             session_id: session_id.to_string(),
             transcript_path: transcript_path.to_path_buf(),
             permission_mode: None,
+            agent: None,
             env: Vec::new(),
             default_timeout: DEFAULT_TIMEOUT,
             callbacks: None,
@@ -95,6 +98,15 @@ impl HookRunner {
         self
     }
 
+    /// The same hooks, for a sub-agent's tool calls: their input carries
+    /// `agent_id` and `agent_type`, as Claude Code's do.
+    pub fn for_agent(&self, agent_id: &str, agent_type: &str) -> HookRunner {
+        HookRunner {
+            agent: Some((agent_id.to_owned(), agent_type.to_owned())),
+            ..self.clone()
+        }
+    }
+
     /// The `permission_mode` sent to hooks (update when the mode changes).
     pub fn set_permission_mode(&mut self, mode: &str) {
         self.permission_mode = Some(mode.to_string());
@@ -121,6 +133,10 @@ impl HookRunner {
         });
         if let Some(m) = &self.permission_mode {
             v["permission_mode"] = json!(m);
+        }
+        if let Some((id, kind)) = &self.agent {
+            v["agent_id"] = json!(id);
+            v["agent_type"] = json!(kind);
         }
         if let Value::Object(o) = &mut v {
             o.extend(event.fields());

@@ -161,6 +161,8 @@ pub struct PermissionRequest {
     /// A path outside the working directories that the call touches, if that
     /// is why it asks.
     pub blocked_path: Option<PathBuf>,
+    /// The sub-agent whose tool call this is (`None`: the main session's).
+    pub agent_id: Option<String>,
     pub reply: oneshot::Sender<PermissionAnswer>,
 }
 

@@ -324,7 +324,7 @@ impl Gate {
                 tool_input: input.clone(),
                 tool_use_id: ctx.tool_use_id.clone(),
             };
-            let outcome = hooks.run(&event, &ctx.cancel).await;
+            let outcome = hooks.run_for(&event, ctx.env.agent(), &ctx.cancel).await;
             if !outcome.should_continue() {
                 let why = outcome
                     .stop_reason()
@@ -471,6 +471,7 @@ impl Gate {
             reason,
             suggestions,
             blocked_path,
+            agent_id: ctx.env.agent().map(|a| a.id.clone()),
             reply,
         };
         if !prompts.emit(RuntimeEvent::PermissionRequest(Box::new(request))) {
@@ -609,7 +610,7 @@ impl Gate {
             tool_response: response,
             tool_use_id: ctx.tool_use_id.clone(),
         };
-        let outcome = hooks.run(&event, &ctx.cancel).await;
+        let outcome = hooks.run_for(&event, ctx.env.agent(), &ctx.cancel).await;
         PostToolUseOutcome {
             block_reason: outcome.blocked(),
             additional_context: outcome.additional_context(),

@@ -39,6 +39,7 @@ use tack_hooks::{
     CallbackCall, CallbackMatcher, HookCallbacks, HookEvent, HookOutcome, HookRunner, HooksConfig,
 };
 use tack_protocol::{ContentBlock, Message, Role};
+use tack_tool::AgentIdentity;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -170,7 +171,22 @@ impl SessionHooks {
 
     /// Runs `event`'s hooks and reports what is for the user.
     pub async fn run(&self, event: &HookEvent, cancel: &CancellationToken) -> HookOutcome {
-        let outcome = self.runner().run(event, cancel).await;
+        self.run_for(event, None, cancel).await
+    }
+
+    /// [`SessionHooks::run`] for a tool call of `agent` (a sub-agent's: its
+    /// input carries `agent_id` and `agent_type`) or of the main session.
+    pub async fn run_for(
+        &self,
+        event: &HookEvent,
+        agent: Option<&AgentIdentity>,
+        cancel: &CancellationToken,
+    ) -> HookOutcome {
+        let runner = match agent {
+            Some(a) => self.runner().for_agent(&a.id, &a.agent_type),
+            None => self.runner(),
+        };
+        let outcome = runner.run(event, cancel).await;
         for e in outcome.errors() {
             self.emit.notice(Notice::error(e.clone()));
         }

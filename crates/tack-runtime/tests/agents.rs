@@ -786,3 +786,44 @@ async fn an_unknown_agent_type_is_an_error_naming_the_available_ones_and_task_is
     );
     assert_eq!(fx.server.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn hooks_for_a_subagents_tool_calls_name_the_agent() {
+    let grep = |id: &str| Reply::tool_use(id, "Grep", json!({"pattern": "needle"}));
+    let fx = Fixture::new(Script::new([
+        grep("toolu_parent"),
+        agents_reply(&[agent_call("toolu_1", "reader", "look")]),
+        grep("toolu_sub"),
+        Reply::text("no needle"),
+        Reply::text("done"),
+    ]))
+    .await;
+    fx.project_file(".claude/agents/reader.md", READER);
+    let out = fx.home.path().join("hooks.jsonl");
+    let command = format!("tr -d '\\n' >> '{0}'; echo >> '{0}'", out.display());
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Grep", "hooks": [
+        {"type": "command", "command": command}]}]}});
+    fx.home_file(".claude/settings.json", &settings.to_string());
+    let (handle, mut events, _) = fx.start(SessionOptions::default()).await;
+    handle.submit(UserInput::text("go")).unwrap();
+    drop(handle);
+    let seen = run_to_end(&mut events).await;
+    assert_eq!(seen.record().subtype, "success");
+    let inputs: Vec<Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let named: Vec<(&Value, &Value, &Value)> = inputs
+        .iter()
+        .map(|i| (&i["tool_use_id"], &i["agent_id"], &i["agent_type"]))
+        .collect();
+    let agent_id = json!(seen.sub[0].agent_id);
+    assert_eq!(
+        named,
+        [
+            (&json!("toolu_parent"), &Value::Null, &Value::Null),
+            (&json!("toolu_sub"), &agent_id, &json!("reader")),
+        ]
+    );
+}

@@ -30,6 +30,16 @@ pub struct ToolEnv {
     /// Default Bash timeout (`BASH_DEFAULT_TIMEOUT_MS`), passed in rather than read
     /// from the environment so tests stay hermetic.
     pub bash_default_timeout: Duration,
+    /// The sub-agent whose tools these are (`None`: the main session).
+    agent: Option<AgentIdentity>,
+}
+
+/// A sub-agent, as hooks and permission prompts name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentIdentity {
+    pub id: String,
+    /// Its definition's name (`subagent_type`).
+    pub agent_type: String,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -49,7 +59,19 @@ impl ToolEnv {
             session_dir,
             read_files: Mutex::new(HashMap::new()),
             bash_default_timeout: Duration::from_secs(120),
+            agent: None,
         }
+    }
+
+    /// The environment of a sub-agent's tools.
+    pub fn with_agent(mut self, agent: AgentIdentity) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// The sub-agent these tools belong to, if any.
+    pub fn agent(&self) -> Option<&AgentIdentity> {
+        self.agent.as_ref()
     }
 
     pub fn with_additional_dirs(mut self, dirs: Vec<PathBuf>) -> Self {

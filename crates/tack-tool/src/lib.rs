@@ -22,7 +22,7 @@ mod context;
 mod output;
 
 pub use budget::{apply_message_budget, apply_result_budget};
-pub use context::{ProgressSink, ReadRecord, ToolContext, ToolEnv, ToolProgress};
+pub use context::{AgentIdentity, ProgressSink, ReadRecord, ToolContext, ToolEnv, ToolProgress};
 pub use output::{ToolError, ToolOutput, ToolResult};
 
 use std::path::PathBuf;

@@ -464,6 +464,7 @@ mod tests {
                 reason: "Bash needs approval".into(),
                 suggestions: vec!["Bash(make:*)".into()],
                 blocked_path: None,
+                agent_id: None,
                 reply: oneshot::channel().0,
             })),
         );

@@ -101,6 +101,7 @@ impl Asks {
             reason,
             suggestions,
             blocked_path,
+            agent_id,
             reply,
         } = request;
         if self.closed {
@@ -122,7 +123,7 @@ impl Asks {
                 title: None,
                 display_name: None,
                 description: None,
-                agent_id: None,
+                agent_id,
                 extra: Default::default(),
             })),
         );
@@ -291,6 +292,7 @@ mod tests {
             reason: "Bash needs approval".into(),
             suggestions: vec!["Bash(npm test *)".into()],
             blocked_path: Some(PathBuf::from("/elsewhere/x")),
+            agent_id: None,
             reply,
         };
         (request, rx)
@@ -314,6 +316,14 @@ mod tests {
                     "behavior": "allow", "destination": "localSettings"}],
                 "blocked_path": "/elsewhere/x", "decision_reason": "Bash needs approval"}})
         );
+        // A sub-agent's call names the agent.
+        let (request, _rx) = permission_request();
+        let request = PermissionRequest {
+            agent_id: Some("a1b2c3d4".into()),
+            ..request
+        };
+        let line = serde_json::to_value(asks.permission(request).unwrap()).unwrap();
+        assert_eq!(line["request"]["agent_id"], json!("a1b2c3d4"));
     }
 
     #[tokio::test]

@@ -10,7 +10,7 @@ use tack_core::executor::ToolSet;
 use tack_core::session::{Session, SessionEvent, SessionParts, SessionResult, TranscriptSink};
 use tack_protocol::{ContentBlock, Message};
 use tack_store::Transcript;
-use tack_tool::{Tool, ToolEnv};
+use tack_tool::{AgentIdentity, Tool, ToolEnv};
 use tokio_util::sync::CancellationToken;
 
 use super::AgentsShared;
@@ -116,13 +116,14 @@ fn system_prompt(def: &AgentDefinition, env: &ToolEnv, model: &str) -> String {
 }
 
 /// A fresh tool state (own file-read records) over the session's directories.
-fn tool_env(parent: &ToolEnv) -> ToolEnv {
+fn tool_env(parent: &ToolEnv, agent: AgentIdentity) -> ToolEnv {
     let env = ToolEnv::new(
         parent.project_root().to_path_buf(),
         parent.session_dir().to_path_buf(),
     )
     .with_additional_dirs(parent.additional_dirs().to_vec())
-    .with_bash_default_timeout(parent.bash_default_timeout);
+    .with_bash_default_timeout(parent.bash_default_timeout)
+    .with_agent(agent);
     env.set_cwd(parent.cwd());
     env
 }
@@ -136,8 +137,14 @@ pub(crate) async fn run_subagent(
     cancel: CancellationToken,
 ) -> Result<Finished, String> {
     let model = model_of(shared, &launch);
-    let env = Arc::new(tool_env(parent_env));
     let def = &launch.definition;
+    let env = Arc::new(tool_env(
+        parent_env,
+        AgentIdentity {
+            id: launch.agent_id.clone(),
+            agent_type: def.name.clone(),
+        },
+    ));
     let transcript_path = shared
         .record_meta
         .as_ref()
