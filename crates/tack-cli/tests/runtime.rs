@@ -276,6 +276,96 @@ async fn an_async_hook_does_not_delay_the_result() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn what_an_async_hook_reports_reaches_the_model_on_the_next_turn() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("toolu_1", "Glob", json!({"pattern": "*"}))
+            .into(),
+        Reply::text("Done."),
+        Reply::text("Fixing the warnings."),
+    ]))
+    .await;
+    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
+    let done = env.cwd().join("lint-done");
+    // A linter that takes a second, then reports; the turn does not wait for it.
+    let hook = format!(
+        "sleep 1; echo '{{\"systemMessage\": \"lint: 2 warnings in a.rs\"}}'; touch {}",
+        done.display()
+    );
+    write(
+        &env.cwd().join(".claude/settings.json"),
+        &json!({"hooks": {"PostToolUse": [{"matcher": "Glob",
+            "hooks": [{"type": "command", "command": hook, "async": true}]}]}})
+        .to_string(),
+    );
+    env.trust();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .args([
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut results = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(&l.unwrap()).unwrap())
+        .filter(|r| r["type"] == "result");
+    let mut say = |text: &str| {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"type": "user", "message": {"role": "user", "content": text}})
+        )
+        .unwrap();
+        stdin.flush().unwrap();
+    };
+    say("lint as you go");
+    assert_eq!(results.next().unwrap()["result"], "Done.");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done.exists() {
+        assert!(Instant::now() < deadline, "the async hook never finished");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // `touch` runs after the output is written; give tack a moment to read it.
+    std::thread::sleep(Duration::from_millis(300));
+    say("anything else?");
+    assert_eq!(results.next().unwrap()["result"], "Fixing the warnings.");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+
+    let bodies = env.request_bodies();
+    let last_user = |body: &Value| {
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    let said = "PostToolUse hook (async) says: lint: 2 warnings in a.rs";
+    assert!(
+        !last_user(&bodies[1]).contains(said),
+        "{}",
+        last_user(&bodies[1])
+    );
+    assert!(
+        last_user(&bodies[2]).contains(said),
+        "{}",
+        last_user(&bodies[2])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_untrusted_repos_allow_rules_do_not_apply_until_it_is_trusted() {
     let victim = |n: u32| format!("victim-{n}.txt");
     let script = |n: u32| {

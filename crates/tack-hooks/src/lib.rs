@@ -38,4 +38,4 @@ pub use config::{
 pub use event::{BlockAudience, HookEvent};
 pub use outcome::{HookOutcome, PermissionDecision, StopHookGuard};
 pub use process::{HookRun, OUTPUT_CAP, RunStatus};
-pub use runner::{DEFAULT_TIMEOUT, HookRunner};
+pub use runner::{AsyncReports, DEFAULT_TIMEOUT, HookRunner};

@@ -2,7 +2,7 @@
 //! results into a [`HookOutcome`].
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -30,6 +30,8 @@ pub struct HookRunner {
     permission_mode: Option<String>,
     /// (`agent_id`, `agent_type`) when the hooks fire for a sub-agent's tool call.
     agent: Option<(String, String)>,
+    /// Where `"async": true` hooks leave what they say for the model.
+    reports: Option<AsyncReports>,
     env: Vec<(String, String)>,
     default_timeout: Duration,
     callbacks: Option<Arc<dyn HookCallbacks>>,
@@ -66,6 +68,7 @@ impl HookRunner {
             transcript_path: transcript_path.to_path_buf(),
             permission_mode: None,
             agent: None,
+            reports: None,
             env: Vec::new(),
             default_timeout: DEFAULT_TIMEOUT,
             callbacks: None,
@@ -95,6 +98,14 @@ impl HookRunner {
     /// The timeout for hooks that do not set one.
     pub fn with_default_timeout(mut self, t: Duration) -> HookRunner {
         self.default_timeout = t;
+        self
+    }
+
+    /// Keeps what `"async": true` hooks report (their `systemMessage` and
+    /// `additionalContext`) in `reports` once they finish; without this it is
+    /// dropped.
+    pub fn with_async_reports(mut self, reports: AsyncReports) -> HookRunner {
+        self.reports = Some(reports);
         self
     }
 
@@ -188,8 +199,13 @@ impl HookRunner {
             // event it was started for. Its process group dies with tack.
             let (input, cwd, env) = (Arc::clone(&input), self.cwd.clone(), env.clone());
             let timeout = hook.timeout.unwrap_or(self.default_timeout);
+            let (event, reports) = (event.clone(), self.reports.clone());
             tokio::spawn(async move {
-                run_hook(&hook, input, &cwd, &env, timeout, &CancellationToken::new()).await
+                let run =
+                    run_hook(&hook, input, &cwd, &env, timeout, &CancellationToken::new()).await;
+                if let Some(reports) = reports {
+                    reports.absorb(&event, run);
+                }
             });
         }
         let commands = futures::future::join_all(hooks.iter().map(|h| {
@@ -207,5 +223,36 @@ impl HookRunner {
             outcome.absorb(event, run);
         }
         outcome
+    }
+}
+
+/// What `"async": true` hooks said after they finished, for the model's next
+/// turn (as Claude Code delivers it): their `systemMessage` and
+/// `additionalContext`, in the order they finished. Clones share the list.
+#[derive(Debug, Clone, Default)]
+pub struct AsyncReports(Arc<Mutex<Vec<String>>>);
+
+impl AsyncReports {
+    pub fn new() -> AsyncReports {
+        AsyncReports::default()
+    }
+
+    /// Everything reported since the last call.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn absorb(&self, event: &HookEvent, run: crate::process::HookRun) {
+        let mut outcome = HookOutcome::empty(event);
+        outcome.absorb(event, run);
+        let said = outcome
+            .system_messages()
+            .iter()
+            .cloned()
+            .chain(outcome.additional_context());
+        let mut list = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for text in said {
+            list.push(format!("{} hook (async) says: {text}", event.name()));
+        }
     }
 }

@@ -36,7 +36,8 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tack_core::query::{LoopHooks, StopHookInput, StopHookOutcome};
 use tack_hooks::{
-    CallbackCall, CallbackMatcher, HookCallbacks, HookEvent, HookOutcome, HookRunner, HooksConfig,
+    AsyncReports, CallbackCall, CallbackMatcher, HookCallbacks, HookEvent, HookOutcome, HookRunner,
+    HooksConfig,
 };
 use tack_protocol::{ContentBlock, Message, Role};
 use tack_tool::AgentIdentity;
@@ -52,6 +53,8 @@ const SESSION_END_BUDGET: Duration = Duration::from_millis(1500);
 /// The hooks of one session.
 pub struct SessionHooks {
     runner: std::sync::RwLock<HookRunner>,
+    /// What async hooks said, for the next prompt.
+    reports: AsyncReports,
     verbose: bool,
     emit: Emitter,
 }
@@ -135,12 +138,15 @@ impl SessionHooks {
             place.transcript_path,
         )
         .with_cwd(place.cwd);
+        let reports = AsyncReports::new();
+        runner = runner.with_async_reports(reports.clone());
         if !callbacks.is_empty() {
             runner = runner.with_callbacks(Arc::new(FrontEndCallbacks(emit.clone())));
         }
         runner.set_permission_mode(place.permission_mode);
         Ok(Some(SessionHooks {
             runner: std::sync::RwLock::new(runner),
+            reports,
             verbose,
             emit,
         }))
@@ -200,6 +206,13 @@ impl SessionHooks {
             }
         }
         outcome
+    }
+
+    /// What async hooks reported since the last prompt, as context for the
+    /// next one (`None`: nothing).
+    pub fn take_async_reports(&self) -> Option<String> {
+        let reports = self.reports.take();
+        (!reports.is_empty()).then(|| reports.join("\n"))
     }
 
     /// UserPromptSubmit for `prompt`.

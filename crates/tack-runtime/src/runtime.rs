@@ -565,6 +565,9 @@ impl Driver {
             }
         }
         let prompt = with_context(message, self.start_context.take());
+        // Async hooks that finished since the last prompt speak now.
+        let reported = self.hooks.as_ref().and_then(|h| h.take_async_reports());
+        let prompt = with_context(prompt, reported);
         let prompt = match self.hooks.clone() {
             Some(h) => match h.user_prompt_submit(prompt).await {
                 PromptVerdict::Send(p) => p,
