@@ -466,13 +466,7 @@ async fn stream_json_input_runs_one_turn_per_line() {
     );
     let out = env
         .tack()
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
+        .args(common::STREAM_JSON)
         .write_stdin(input)
         .output()
         .unwrap();

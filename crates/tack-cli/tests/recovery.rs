@@ -25,13 +25,7 @@ async fn compact_typed_on_stream_json_input_summarises_and_continues_from_the_su
     );
     let out = env
         .tack()
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
+        .args(common::STREAM_JSON)
         .write_stdin(input)
         .output()
         .unwrap();

@@ -226,22 +226,7 @@ async fn an_async_hook_does_not_delay_the_result() {
     env.trust();
     // stream-json input keeps tack running after the result, so the test can
     // see the hook running while the turn is already over.
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("tack"))
-        .env_clear()
-        .envs(env.vars())
-        .current_dir(env.cwd())
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = env.stream_json();
     let mut stdin = child.stdin.take().unwrap();
     let begun = Instant::now();
     writeln!(
@@ -299,22 +284,7 @@ async fn what_an_async_hook_reports_reaches_the_model_on_the_next_turn() {
         .to_string(),
     );
     env.trust();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("tack"))
-        .env_clear()
-        .envs(env.vars())
-        .current_dir(env.cwd())
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = env.stream_json();
     let mut stdin = child.stdin.take().unwrap();
     let mut results = BufReader::new(child.stdout.take().unwrap())
         .lines()
@@ -440,13 +410,7 @@ async fn an_interrupt_over_stream_json_ends_the_turn_at_once_and_the_next_messag
         .env_clear()
         .envs(env.vars())
         .current_dir(env.cwd())
-        .args([
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
+        .args(common::STREAM_JSON)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

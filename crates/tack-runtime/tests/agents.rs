@@ -77,6 +77,14 @@ impl Fixture {
         let (handle, events) = runtime.spawn();
         (handle, events, transcript)
     }
+
+    /// A session with default options that takes `prompt` and ends.
+    async fn one_turn(&self, prompt: &str) -> Seen {
+        let (handle, mut events, _) = self.start(SessionOptions::default()).await;
+        handle.submit(UserInput::text(prompt)).unwrap();
+        drop(handle);
+        run_to_end(&mut events).await
+    }
 }
 
 /// What a session emitted, sorted by kind.
@@ -654,10 +662,7 @@ async fn subagent_stop_hooks_fire_with_the_agent_and_its_transcript() {
     let settings = json!({"hooks": {"SubagentStop": [{"matcher": "reader", "hooks": [
         {"type": "command", "command": format!("cat > '{}'", out.display())}]}]}});
     fx.home_file(".claude/settings.json", &settings.to_string());
-    let (handle, mut events, _) = fx.start(SessionOptions::default()).await;
-    handle.submit(UserInput::text("go")).unwrap();
-    drop(handle);
-    let seen = run_to_end(&mut events).await;
+    let seen = fx.one_turn("go").await;
     assert_eq!(seen.record().subtype, "success");
     let input: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let agent_id = seen.sub[0].agent_id.clone();
@@ -771,10 +776,7 @@ async fn an_unknown_agent_type_is_an_error_naming_the_available_ones_and_task_is
         Reply::text("ok"),
     ]))
     .await;
-    let (handle, mut events, _) = fx.start(SessionOptions::default()).await;
-    handle.submit(UserInput::text("go")).unwrap();
-    drop(handle);
-    let seen = run_to_end(&mut events).await;
+    let seen = fx.one_turn("go").await;
     assert_eq!(
         seen.parent_results(),
         [(
@@ -804,10 +806,7 @@ async fn hooks_for_a_subagents_tool_calls_name_the_agent() {
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Grep", "hooks": [
         {"type": "command", "command": command}]}]}});
     fx.home_file(".claude/settings.json", &settings.to_string());
-    let (handle, mut events, _) = fx.start(SessionOptions::default()).await;
-    handle.submit(UserInput::text("go")).unwrap();
-    drop(handle);
-    let seen = run_to_end(&mut events).await;
+    let seen = fx.one_turn("go").await;
     assert_eq!(seen.record().subtype, "success");
     let inputs: Vec<Value> = std::fs::read_to_string(&out)
         .unwrap()

@@ -9,6 +9,15 @@ use assert_cmd::Command;
 use serde_json::Value;
 use tack_testkit::{MockServer, Script};
 
+/// Flags of a session driven over stdin/stdout.
+pub const STREAM_JSON: [&str; 5] = [
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+];
+
 pub struct Env {
     pub project: tempfile::TempDir,
     pub home: tempfile::TempDir,
@@ -56,6 +65,21 @@ impl Env {
             .current_dir(self.cwd())
             .write_stdin("");
         cmd
+    }
+
+    /// `tack` reading and writing stream-json with stdin and stdout piped
+    /// (stderr dropped): a session that stays open between turns.
+    pub fn stream_json(&self) -> std::process::Child {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+            .env_clear()
+            .envs(self.vars())
+            .current_dir(self.cwd())
+            .args(STREAM_JSON)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
     }
 
     /// Trusts the project (`tack trust`), so its settings may allow tools,
