@@ -162,7 +162,7 @@ pub struct PermissionRequest {
     /// is why it asks.
     pub blocked_path: Option<PathBuf>,
     /// The sub-agent whose tool call this is (`None`: the main session's).
-    pub agent_id: Option<String>,
+    pub agent: Option<tack_tool::AgentIdentity>,
     pub reply: oneshot::Sender<PermissionAnswer>,
 }
 

@@ -471,7 +471,7 @@ impl Gate {
             reason,
             suggestions,
             blocked_path,
-            agent_id: ctx.env.agent().map(|a| a.id.clone()),
+            agent: ctx.env.agent().cloned(),
             reply,
         };
         if !prompts.emit(RuntimeEvent::PermissionRequest(Box::new(request))) {

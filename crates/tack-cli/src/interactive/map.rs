@@ -126,7 +126,16 @@ impl EventMap {
                         id: request.tool_use_id.clone(),
                         tool_name: request.tool_name,
                         input: request.input,
-                        reason: request.reason,
+                        // The dialog says when a sub-agent asks, not the session.
+                        reason: match &request.agent {
+                            Some(agent) => {
+                                format!(
+                                    "The {} sub-agent asks. {}",
+                                    agent.agent_type, request.reason
+                                )
+                            }
+                            None => request.reason,
+                        },
                         suggestions: request.suggestions,
                         original,
                     }));
@@ -464,7 +473,10 @@ mod tests {
                 reason: "Bash needs approval".into(),
                 suggestions: vec!["Bash(make:*)".into()],
                 blocked_path: None,
-                agent_id: None,
+                agent: Some(tack_tool::AgentIdentity {
+                    id: "a1b2c3d4".into(),
+                    agent_type: "reviewer".into(),
+                }),
                 reply: oneshot::channel().0,
             })),
         );
@@ -523,7 +535,7 @@ mod tests {
                     id: "t1".into(),
                     tool_name: "Bash".into(),
                     input: bash,
-                    reason: "Bash needs approval".into(),
+                    reason: "The reviewer sub-agent asks. Bash needs approval".into(),
                     suggestions: vec!["Bash(make:*)".into()],
                     original: None,
                 }),

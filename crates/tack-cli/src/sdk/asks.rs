@@ -101,7 +101,7 @@ impl Asks {
             reason,
             suggestions,
             blocked_path,
-            agent_id,
+            agent,
             reply,
         } = request;
         if self.closed {
@@ -123,7 +123,7 @@ impl Asks {
                 title: None,
                 display_name: None,
                 description: None,
-                agent_id,
+                agent_id: agent.map(|a| a.id),
                 extra: Default::default(),
             })),
         );
@@ -292,7 +292,7 @@ mod tests {
             reason: "Bash needs approval".into(),
             suggestions: vec!["Bash(npm test *)".into()],
             blocked_path: Some(PathBuf::from("/elsewhere/x")),
-            agent_id: None,
+            agent: None,
             reply,
         };
         (request, rx)
@@ -319,7 +319,10 @@ mod tests {
         // A sub-agent's call names the agent.
         let (request, _rx) = permission_request();
         let request = PermissionRequest {
-            agent_id: Some("a1b2c3d4".into()),
+            agent: Some(tack_tool::AgentIdentity {
+                id: "a1b2c3d4".into(),
+                agent_type: "reviewer".into(),
+            }),
             ..request
         };
         let line = serde_json::to_value(asks.permission(request).unwrap()).unwrap();
