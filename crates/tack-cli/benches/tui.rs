@@ -369,6 +369,37 @@ fn live_session(front: &Front, server: &MockServer, turns: usize) {
     quit(pty);
 }
 
+/// Esc while an answer streams, to the turn shown over (no spinner): the
+/// runtime's interrupt seen from the keyboard. Ten turns in one session.
+fn esc_interrupts(front: &Front, server: &MockServer) {
+    let place = Place::new(front);
+    let mut pty = place.spawn(server, &[]);
+    place.ready(&mut pty);
+    let mut samples = Vec::new();
+    for i in 0..10 {
+        pty.send(format!("be slow {i}\r").as_bytes()).expect("type");
+        pty.wait_until("streaming", WAIT, |s| {
+            let c = s.contents();
+            c.contains("Thinking about it") && c.contains("esc to interrupt")
+        })
+        .expect("streaming");
+        std::thread::sleep(Duration::from_millis(300));
+        let t = Instant::now();
+        pty.send(keys::ESC).expect("esc");
+        pty.wait_until("interrupted", WAIT, |s| {
+            !s.contents().contains("esc to interrupt")
+        })
+        .expect("interrupted");
+        samples.push(t.elapsed());
+    }
+    println!(
+        "{}: Esc to the turn shown interrupted: {}",
+        front.name(),
+        summary(samples)
+    );
+    quit(pty);
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -408,7 +439,18 @@ fn main() {
         ))
         .expect("server");
 
+    let slow = rt
+        .block_on(MockServer::start(
+            Script::new([Reply::message()
+                .text(&"Thinking about it slowly. ".repeat(50))
+                .stall_after(4, Duration::from_secs(60))
+                .into()])
+            .looping(),
+        ))
+        .expect("server");
+
     for front in &fronts {
+        esc_interrupts(front, &slow);
         start_and_echo(front, &hello);
         streaming(front, &stream, &text);
         live_session(front, &tools, 250);
