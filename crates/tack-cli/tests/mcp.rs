@@ -332,3 +332,42 @@ async fn sub_agents_get_the_sessions_mcp_tools_as_their_definitions_allow() {
     // `tools: Read, Grep`: no MCP tool.
     assert_eq!(offered(&bodies[6]), ["Read", "Grep"]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_subagents_mcp_tools_are_deferred_when_the_sessions_are() {
+    let Some(fixture) = fixture() else {
+        println!("skipped: tack-mcp-fixture is not built (run the whole workspace's tests)");
+        return;
+    };
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use(
+                "toolu_a",
+                "Agent",
+                json!({"description": "look", "prompt": "look", "subagent_type": "general-purpose"}),
+            )
+            .into(),
+        Reply::text("Nothing to search for."),
+        Reply::text("Done."),
+    ]))
+    .await;
+    let config =
+        json!({"mcpServers": {"fix": {"command": fixture, "args": ["--name", "fix"]}}}).to_string();
+    let out = env
+        .tack()
+        .env("ENABLE_TOOL_SEARCH", "true")
+        .args(["-p", "use a sub-agent", "--mcp-config", &config])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 3);
+    for (who, body) in [("session", &bodies[0]), ("sub-agent", &bodies[1])] {
+        let tools = offered(body);
+        assert!(
+            tools.iter().any(|t| t == "ToolSearch")
+                && !tools.iter().any(|t| t.starts_with("mcp__")),
+            "{who}: {tools:?}"
+        );
+    }
+}

@@ -152,6 +152,30 @@ impl SessionMcp {
 }
 
 /// The deferred MCP tools as core sees them.
+/// A sub-agent's tools: `base`, then `mcp` or, by the session's rule
+/// (`ENABLE_TOOL_SEARCH`, else 10% of `context_window`), its own ToolSearch
+/// over them: a sub-agent must not spend its fresh context on definitions the
+/// session itself would defer.
+pub(crate) fn subagent_tool_set(
+    mut base: Vec<Arc<dyn Tool>>,
+    mcp: Vec<Arc<dyn Tool>>,
+    context_window: u64,
+    tool_search: Option<&str>,
+) -> ToolSet {
+    let mode = ToolSearchMode::from_env_value(tool_search);
+    if !decide_deferral(mode, &mcp, context_window).defer {
+        base.extend(mcp);
+        return ToolSet::new(base);
+    }
+    let state = DeferredTools::new();
+    state.set_catalog(mcp.clone());
+    base.push(state.tool());
+    ToolSet::new(base).with_deferred(Arc::new(Deferred {
+        state,
+        catalog: mcp,
+    }))
+}
+
 struct Deferred {
     state: Arc<DeferredTools>,
     catalog: Vec<Arc<dyn Tool>>,

@@ -149,6 +149,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, StartErro
         catalog,
         tools: tools.clone(),
         mcp: p.mcp,
+        tool_search: p.env.get("ENABLE_TOOL_SEARCH"),
         deps: p.deps,
         gate: p.gate.clone(),
         hooks: p.hooks,

@@ -88,6 +88,8 @@ pub(crate) struct AgentsShared {
     /// The session's MCP servers: their tools as they are when a sub-agent
     /// starts (never deferred behind ToolSearch: a sub-agent's context is fresh).
     pub mcp: Option<tack_mcp::WeakMcpManager>,
+    /// `ENABLE_TOOL_SEARCH`: whether a sub-agent's MCP tools are deferred.
+    pub tool_search: Option<String>,
     pub deps: Arc<dyn QueryDeps>,
     pub gate: Arc<Gate>,
     pub hooks: Option<Arc<SessionHooks>>,

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use tack_core::LoopEvent;
 use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
-use tack_core::executor::ToolSet;
 use tack_core::session::{Session, SessionEvent, SessionParts, SessionResult, TranscriptSink};
 use tack_protocol::{ContentBlock, Message};
 use tack_store::Transcript;
@@ -173,7 +172,13 @@ pub(crate) async fn run_subagent(
     let parts = SessionParts {
         session_id: shared.session_id.clone(),
         context: Arc::new(context),
-        tools: ToolSet::new(tools_for(shared, def)),
+        tools: {
+            let (mcp, base) = tools_for(shared, def)
+                .into_iter()
+                .partition(|t| t.name().starts_with("mcp__"));
+            let window = tack_api::model_limits(&model).context_window;
+            crate::mcp::subagent_tool_set(base, mcp, window, shared.tool_search.as_deref())
+        },
         tool_env: env,
         can_use_tool: shared.gate.clone(),
         deps: shared.deps.clone(),
