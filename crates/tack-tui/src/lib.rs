@@ -63,7 +63,7 @@
 //!
 //! # Measured
 //! (debug build of this crate, dependencies at opt-level 1; `cargo nextest run
-//! -p tack-tui --test budgets --test pty --no-capture`)
+//! -p tack-tui -E 'test(/^budgets::|^pty::/)' --no-capture`)
 //! - A 2,631-token answer (10 KB of markdown: headings, lists, code) streamed
 //!   token by token: 36.6 bytes written per token, history and colour codes
 //!   included; the largest single frame 517 bytes. A typical token is one
