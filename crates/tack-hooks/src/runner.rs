@@ -111,11 +111,9 @@ impl HookRunner {
 
     /// The same hooks, for a sub-agent's tool calls: their input carries
     /// `agent_id` and `agent_type`, as Claude Code's do.
-    pub fn for_agent(&self, agent_id: &str, agent_type: &str) -> HookRunner {
-        HookRunner {
-            agent: Some((agent_id.to_owned(), agent_type.to_owned())),
-            ..self.clone()
-        }
+    pub fn with_agent(mut self, agent_id: &str, agent_type: &str) -> HookRunner {
+        self.agent = Some((agent_id.to_owned(), agent_type.to_owned()));
+        self
     }
 
     /// The `permission_mode` sent to hooks (update when the mode changes).

@@ -189,7 +189,7 @@ impl SessionHooks {
         cancel: &CancellationToken,
     ) -> HookOutcome {
         let runner = match agent {
-            Some(a) => self.runner().for_agent(&a.id, &a.agent_type),
+            Some(a) => self.runner().with_agent(&a.id, &a.agent_type),
             None => self.runner(),
         };
         let outcome = runner.run(event, cancel).await;

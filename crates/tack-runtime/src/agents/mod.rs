@@ -86,7 +86,7 @@ pub(crate) struct AgentsShared {
     /// The session's tools, without the Agent tool or MCP's.
     pub tools: Vec<Arc<dyn Tool>>,
     /// The session's MCP servers: their tools as they are when a sub-agent
-    /// starts (never deferred behind ToolSearch: a sub-agent's context is fresh).
+    /// starts, deferred behind its own ToolSearch when the session's would be.
     pub mcp: Option<tack_mcp::WeakMcpManager>,
     /// `ENABLE_TOOL_SEARCH`: whether a sub-agent's MCP tools are deferred.
     pub tool_search: Option<String>,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tack_core::LoopEvent;
 use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
+use tack_core::executor::ToolSet;
 use tack_core::session::{Session, SessionEvent, SessionParts, SessionResult, TranscriptSink};
 use tack_protocol::{ContentBlock, Message};
 use tack_store::Transcript;
@@ -49,10 +50,11 @@ pub(crate) fn model_of(shared: &AgentsShared, launch: &Launch) -> String {
     }
 }
 
-/// The session's tools a definition gets (in the session's order, then the
-/// MCP servers' tools as they are now); the Agent tool only if the definition
-/// names it. A definition's list may name a whole server (`mcp__github`).
-pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition) -> Vec<Arc<dyn Tool>> {
+/// The session's tools a definition gets (in the session's order; the Agent
+/// tool only if the definition names it), then the MCP servers' tools as they
+/// are now, deferred by the session's rule for `model`'s window. A
+/// definition's list may name a whole server (`mcp__github`).
+pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition, model: &str) -> ToolSet {
     let names = |t: &dyn Tool, list: &[String]| {
         list.iter().any(|n| {
             n == t.name()
@@ -72,15 +74,17 @@ pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition) -> Ve
             .collect(),
         None => Vec::new(),
     };
+    let picked = |t: &&Arc<dyn Tool>| {
+        let allowed = match &def.tools {
+            AgentTools::All => true,
+            AgentTools::Only(list) => names(t.as_ref(), list),
+        };
+        allowed && !names(t.as_ref(), &def.disallowed_tools)
+    };
     let mut tools: Vec<Arc<dyn Tool>> = shared
         .tools
         .iter()
-        .chain(&mcp)
-        .filter(|t| match &def.tools {
-            AgentTools::All => true,
-            AgentTools::Only(list) => names(t.as_ref(), list),
-        })
-        .filter(|t| !names(t.as_ref(), &def.disallowed_tools))
+        .filter(picked)
         .map(|t| -> Arc<dyn Tool> {
             if def.read_only && t.name() == "Bash" {
                 Arc::new(ReadOnlyBash(t.clone()))
@@ -96,7 +100,9 @@ pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition) -> Ve
     if def.may_start_agents() && !agent_denied {
         tools.push(Arc::new(AgentTool::nested(shared.clone())));
     }
-    tools
+    let mcp = mcp.iter().filter(picked).cloned().collect();
+    let window = tack_api::model_limits(model).context_window;
+    crate::mcp::subagent_tool_set(tools, mcp, window, shared.tool_search.as_deref())
 }
 
 /// The sub-agent's system prompt: its definition's, with the environment.
@@ -172,13 +178,7 @@ pub(crate) async fn run_subagent(
     let parts = SessionParts {
         session_id: shared.session_id.clone(),
         context: Arc::new(context),
-        tools: {
-            let (mcp, base) = tools_for(shared, def)
-                .into_iter()
-                .partition(|t| t.name().starts_with("mcp__"));
-            let window = tack_api::model_limits(&model).context_window;
-            crate::mcp::subagent_tool_set(base, mcp, window, shared.tool_search.as_deref())
-        },
+        tools: tools_for(shared, def, &model),
         tool_env: env,
         can_use_tool: shared.gate.clone(),
         deps: shared.deps.clone(),
