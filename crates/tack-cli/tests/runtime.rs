@@ -5,6 +5,7 @@ use crate::common;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -273,8 +274,9 @@ async fn what_an_async_hook_reports_reaches_the_model_on_the_next_turn() {
     std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
     let done = env.cwd().join("lint-done");
     // A linter that takes a second, then reports; the turn does not wait for it.
+    // Its last act is to leave its pid, so the test can see when tack has reaped it.
     let hook = format!(
-        "sleep 1; echo '{{\"systemMessage\": \"lint: 2 warnings in a.rs\"}}'; touch {}",
+        "sleep 1; echo '{{\"systemMessage\": \"lint: 2 warnings in a.rs\"}}'; echo $$ > {}",
         done.display()
     );
     write(
@@ -301,13 +303,19 @@ async fn what_an_async_hook_reports_reaches_the_model_on_the_next_turn() {
     };
     say("lint as you go");
     assert_eq!(results.next().unwrap()["result"], "Done.");
+    // Until tack has reaped the hook (its /proc entry goes with the zombie), and
+    // so read its whole output.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !done.exists() {
+    let reaped = || {
+        std::fs::read_to_string(&done)
+            .ok()
+            .and_then(|pid| pid.trim().parse::<u32>().ok())
+            .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+    };
+    while !reaped() {
         assert!(Instant::now() < deadline, "the async hook never finished");
         std::thread::sleep(Duration::from_millis(10));
     }
-    // `touch` runs after the output is written; give tack a moment to read it.
-    std::thread::sleep(Duration::from_millis(300));
     say("anything else?");
     assert_eq!(results.next().unwrap()["result"], "Fixing the warnings.");
     drop(stdin);
