@@ -137,7 +137,7 @@ pub fn report(place: &Place) -> (String, bool) {
             settings.permissions().deny().len()
         );
     }
-    let sessions = tack_store::SessionStore::new(&place.config_dir)
+    let sessions = tack_runtime::SessionStore::new(&place.config_dir)
         .list_sessions(&place.cwd)
         .map_or(0, |s| s.len());
     let _ = writeln!(out, "sessions in this folder: {sessions}");
