@@ -322,7 +322,9 @@ pub fn single_newline_answer(n: usize) -> String {
     ];
     (1..=n)
         .map(|i| {
-            let tail: Vec<&str> = (0..1 + i % 2).map(|k| WORDS[(i + k) % WORDS.len()]).collect();
+            let tail: Vec<&str> = (0..1 + i % 2)
+                .map(|k| WORDS[(i + k) % WORDS.len()])
+                .collect();
             format!("Line {i} of {n}: {}.", tail.join(", "))
         })
         .collect::<Vec<_>>()
