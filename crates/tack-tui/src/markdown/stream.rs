@@ -38,6 +38,9 @@ pub struct MarkdownStream {
     /// The tail goes on with a block of this kind whose first lines are
     /// committed: such a block at the tail's start gets no blank line.
     continues: Option<BlockKind>,
+    /// The tail is one open code fence: only a fence line can end it, so the
+    /// lines before one are not parsed again (a long code block stays linear).
+    fence_open: bool,
     /// Applied over every rendered line (thinking is dimmed).
     patch: Style,
 }
@@ -115,6 +118,12 @@ impl MarkdownStream {
         theme: &Theme,
         out: &mut Vec<Line<'static>>,
     ) {
+        let line_start = self.source[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+        let line = &self.source[line_start..end];
+        if self.fence_open && !is_fence(line) {
+            return;
+        }
+        self.fence_open = false;
         let tail = &self.source[self.committed..end];
         let blocks = top_level_blocks(tail);
         let Some(last) = blocks.last() else {
@@ -123,7 +132,14 @@ impl MarkdownStream {
         let (finished, cut) = match final_part(tail, last, width, theme) {
             Some(cut) => (blocks.len(), cut),
             None if blocks.len() > 1 => (blocks.len() - 1, last.range.start),
-            None => return,
+            None => {
+                let opening = tail[last.range.start..].lines().next().unwrap_or_default();
+                let opened_here = tail.len() - last.range.start == opening.len() + 1;
+                self.fence_open = last.kind == BlockKind::Other
+                    && is_fence(opening)
+                    && (opened_here || !is_fence(line));
+                return;
+            }
         };
         for (i, block) in blocks[..finished].iter().enumerate() {
             if self.separated(i, block) {
@@ -185,6 +201,13 @@ fn final_part(tail: &str, last: &Block, width: u16, theme: &Theme) -> Option<usi
         }
         BlockKind::Other => None,
     }
+}
+
+/// Whether `line` opens or closes a code fence (at most 3 spaces, then three
+/// backticks or tildes).
+fn is_fence(line: &str) -> bool {
+    let text = line.trim_start_matches(' ');
+    line.len() - text.len() <= 3 && (text.starts_with("```") || text.starts_with("~~~"))
 }
 
 /// Whether the last line of `text` (which ends with a newline) is blank.
