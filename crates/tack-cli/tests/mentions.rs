@@ -37,16 +37,22 @@ fn project(env: &Env) -> (PathBuf, PathBuf) {
     (settings, outside)
 }
 
-/// The content blocks of the last message of the only request.
+/// The content blocks of the last message of the only request, without the
+/// user context (memory, date) placed before the prompt.
 fn sent_blocks(env: &Env) -> Value {
     let bodies = env.request_bodies();
     assert_eq!(bodies.len(), 1);
     let last = bodies[0]["messages"].as_array().unwrap().last().cloned();
-    let mut content = last.unwrap()["content"].clone();
-    for block in content.as_array_mut().unwrap() {
+    let mut content = last.unwrap()["content"].as_array().cloned().unwrap();
+    content.retain(|b| {
+        !b["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("<system-reminder>\nAs you answer"))
+    });
+    for block in &mut content {
         block.as_object_mut().unwrap().remove("cache_control");
     }
-    content
+    Value::Array(content)
 }
 
 fn expected_blocks(prompt: &str) -> Value {

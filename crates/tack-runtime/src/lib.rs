@@ -75,7 +75,7 @@ pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use runtime::{Runtime, RuntimeEvents};
 pub use slash::{SlashCommand, slash_commands};
-pub use snapshot::{ContextUsage, RuleView, SessionSnapshot, context_tokens};
+pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
 pub use trust::{Trust, TrustError, TrustStore};
 pub use user_shell::{SHELL_TIMEOUT, ShellRun, shell_output_shown};

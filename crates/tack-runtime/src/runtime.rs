@@ -490,6 +490,7 @@ impl Driver {
             messages: f.messages,
             rules: self.gate.rule_views(),
             turn_running: self.turn_running,
+            hooks: self.hooks.as_ref().map(|h| h.views()).unwrap_or_default(),
         }
     }
 

@@ -656,10 +656,9 @@ impl Driver {
                 }
             },
             "model" => info::model(&self.model),
-            "hooks" => info::hooks(&self.loaded.settings),
             "config" => info::config(&self.loaded.settings, &self.model),
             "memory" => return self.memory(args).await,
-            "cost" | "context" | "permissions" | "status" => {
+            "cost" | "context" | "permissions" | "status" | "hooks" => {
                 let Some(handle) = self.handle().cloned() else {
                     return Ok(self.not_ready(UiAction::Command {
                         name: name.to_owned(),
@@ -697,6 +696,7 @@ impl Driver {
             }
             "context" => Box::new(info::context),
             "permissions" => Box::new(info::permissions),
+            "hooks" => Box::new(|s| info::hooks(&s.hooks)),
             _ => {
                 let info = match &self.slot {
                     Slot::Ready { info, .. } => (**info).clone(),
