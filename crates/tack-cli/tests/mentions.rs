@@ -1,5 +1,5 @@
 //! End to end: `@path` mentions are resolved by the runtime under the
-//! permission rules, the same in `-p` and in the terminal UI: a file a deny
+//! permission rules, the same in `-p`, stream-json and the terminal UI: a file a deny
 //! rule keeps from Read is not attached (the model never sees it, the user is
 //! told which rule stopped it), nor is a file outside the working
 //! directories; an ask rule does not stop a file the user named.
@@ -90,6 +90,25 @@ async fn print_mode_attaches_mentions_the_rules_allow_and_no_other() {
         outside.display()
     );
     assert!(stderr.contains(&outside_notice), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stream_json_attaches_mentions_the_rules_allow_and_no_other() {
+    let env = Env::new(Script::new([Reply::text("Compared.")])).await;
+    let (settings, _) = project(&env);
+    let prompt = "compare @secrets/key.txt with @notes.txt";
+    let line = json!({"type": "user", "message": {"role": "user", "content": prompt}});
+    let out = env
+        .tack()
+        .args(common::STREAM_JSON)
+        .write_stdin(format!("{line}\n"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(sent_blocks(&env), expected_blocks(prompt));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(SECRET));
+    assert!(stderr.contains(&denied_notice(&settings)), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
