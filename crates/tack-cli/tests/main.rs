@@ -13,6 +13,7 @@ mod hardening;
 mod interactive;
 mod kill;
 mod mcp;
+mod mentions;
 mod permissions;
 mod print;
 mod recovery;

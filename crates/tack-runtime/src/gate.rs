@@ -261,6 +261,34 @@ impl Gate {
         })
     }
 
+    /// May the user's `@` mention of `path` (absolute) be attached to their
+    /// message? As a Read of it would be, with one difference: an ask rule
+    /// does not stop it, since the user typed the path themselves, which is
+    /// the approval an ask rule waits for. A deny rule stops it, and so does
+    /// a path outside the working directories that no rule allows: pointing
+    /// at a file is no reason to read what every Read is kept from. No
+    /// PreToolUse hook runs (no tool is called). `Err`: why not, naming the
+    /// rule and its settings file.
+    pub(crate) fn mention_read(&self, path: &Path) -> Result<(), String> {
+        let input = serde_json::json!({ "file_path": path });
+        let (decision, inside) = {
+            let ctx = self.ctx();
+            let decision = ctx.decide("Read", &[], &input, true, &[path.to_path_buf()]);
+            let inside = tack_permissions::path::real_path(path).is_ok_and(|real| {
+                ctx.working_dirs()
+                    .iter()
+                    .any(|wd| tack_permissions::path::is_inside(&real, wd))
+            });
+            (decision, inside)
+        };
+        match decision {
+            Decision::Allow { .. } => Ok(()),
+            Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),
+            Decision::Ask { .. } if inside => Ok(()),
+            Decision::Ask { reason, .. } => Err(reason),
+        }
+    }
+
     /// The engine's decision; `hook_allowed`: a PreToolUse hook said `allow`.
     fn decide(
         &self,

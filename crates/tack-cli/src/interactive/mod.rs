@@ -11,9 +11,6 @@
 mod driver;
 mod info;
 mod map;
-mod memory;
-mod mentions;
-mod shell;
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
