@@ -61,7 +61,9 @@ pub use command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, SessionClosed, TurnOptions,
     UserInput,
 };
-pub use config::{LoadedSettings, SettingsError, load_settings, load_settings_from};
+pub use config::{
+    LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,
+};
 pub use event::{
     AgentSummary, HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest, REJECTED,
     RuntimeEvent, SessionInfo, SubagentEvent, TurnEnd,
@@ -74,4 +76,4 @@ pub use runtime::{Runtime, RuntimeEvents};
 pub use slash::{SlashCommand, slash_commands};
 pub use snapshot::{ContextUsage, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
-pub use trust::{Trust, TrustError, TrustStore};
+pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};

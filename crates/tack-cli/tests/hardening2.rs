@@ -1,0 +1,338 @@
+//! End-to-end tests for issue 23 ("Hardening, round two"): hostile repositories
+//! against the real `tack` binary and the scripted server. Each test is named
+//! after the issue's item and failed before its fix.
+
+use crate::common;
+
+use std::os::unix::process::CommandExt as _;
+use std::path::Path;
+use std::time::Duration;
+
+use common::Env;
+use pretty_assertions::assert_eq;
+use tack_testkit::{Reply, Script};
+use tack_tui::testing::{CommandBuilder, PtySession, keys};
+
+/// How long one `tack` run may take before the test calls it hung.
+const HANG: Duration = Duration::from_secs(30);
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `tack` with the usual environment, its address space capped at `bytes`
+/// (so a regression that expands or reads without bound fails the test, not
+/// the machine), and a timeout (so one that blocks fails too).
+fn capped_tack(env: &Env, bytes: u64) -> assert_cmd::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"));
+    cmd.env_clear().envs(env.vars()).current_dir(env.cwd());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut cmd = assert_cmd::Command::from_std(cmd);
+    cmd.write_stdin("").timeout(HANG);
+    cmd
+}
+
+const GB: u64 = 1 << 30;
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The stderr lines that start with "warning:".
+fn warnings(out: &std::process::Output) -> Vec<String> {
+    stderr_of(out)
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// 3. A YAML "billion laughs" agent file.
+
+/// 474 bytes that expand to 10^9 strings.
+fn billion_laughs() -> String {
+    let mut text = String::from(
+        "---\nname: x\ndescription: d\nl0: &l0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for i in 1..9 {
+        let refs = vec![format!("*l{}", i - 1); 9].join(",");
+        text.push_str(&format!("l{i}: &l{i} [{refs}]\n"));
+    }
+    text.push_str("---\nYou laugh.\n");
+    text
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item3_a_billion_laughs_agent_file_is_skipped_with_a_warning() {
+    let env = Env::new(Script::new([Reply::text("ok")])).await;
+    write(&env.cwd(), ".claude/agents/x.md", &billion_laughs());
+    write(
+        &env.cwd(),
+        ".claude/agents/good.md",
+        "---\nname: good\ndescription: a fine agent\n---\nHi.\n",
+    );
+    let out = capped_tack(&env, 2 * GB)
+        .args(["-p", "hi"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stdout_of(&out), "ok\n");
+    let path = env.cwd().join(".claude/agents/x.md");
+    assert_eq!(
+        warnings(&out),
+        [format!(
+            "warning: {}:8: invalid YAML frontmatter: the YAML expands to more than 10000 values (aliases copy what they name); agent skipped",
+            path.display()
+        )]
+    );
+    // The good agent is still offered to the model.
+    let tools = env.request_bodies()[0]["tools"].to_string();
+    assert!(tools.contains("- good: a fine agent"), "{tools}");
+}
+
+// ---------------------------------------------------------------------------
+// 4. `.mcp.json` as /dev/zero or a FIFO.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item4_mcp_json_linked_to_dev_zero_or_a_fifo_is_refused_with_a_warning() {
+    let env = Env::new(Script::new([Reply::text("ok"), Reply::text("ok")])).await;
+    let file = env.cwd().join(".mcp.json");
+    for (kind, make) in [
+        (
+            "a device",
+            (|p: &Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap()) as fn(&Path),
+        ),
+        ("a FIFO (named pipe)", mkfifo as fn(&Path)),
+    ] {
+        make(&file);
+        let out = capped_tack(&env, 2 * GB)
+            .args(["-p", "hi"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{kind}: {out:?}");
+        assert_eq!(
+            warnings(&out),
+            [format!(
+                "warning: cannot read MCP config {}: it is {kind}, not a regular file; its MCP servers are skipped",
+                file.display()
+            )],
+            "{kind}"
+        );
+        let list = capped_tack(&env, 2 * GB)
+            .args(["mcp", "list"])
+            .output()
+            .unwrap();
+        assert!(list.status.success(), "{kind}: {list:?}");
+        std::fs::remove_file(&file).unwrap();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 11. A repository's settings cannot stop tack from starting.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item11_a_broken_project_settings_file_is_skipped_with_a_warning() {
+    let replies: Vec<_> = (0..5).map(|_| Reply::text("ok").into()).collect();
+    let env = Env::new(Script::new(replies)).await;
+    let file = env.cwd().join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let cases: [(&str, fn(&Path)); 4] = [
+        ("it is a FIFO (named pipe), not a regular file", mkfifo),
+        ("it is a directory, not a regular file", |p| {
+            std::fs::create_dir(p).unwrap()
+        }),
+        ("it is a device, not a regular file", |p| {
+            std::os::unix::fs::symlink("/dev/zero", p).unwrap()
+        }),
+        ("", |p| std::fs::write(p, "{\"model\": ").unwrap()),
+    ];
+    for (why, make) in cases {
+        make(&file);
+        let out = capped_tack(&env, 2 * GB)
+            .args(["-p", "hi"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{why}: {out:?}");
+        assert_eq!(stdout_of(&out), "ok\n");
+        let expected = if why.is_empty() {
+            format!(
+                "warning: invalid settings in {}:1:10: EOF while parsing a value; this settings file is skipped",
+                file.display()
+            )
+        } else {
+            format!(
+                "warning: cannot read settings file {}: {why}; this settings file is skipped",
+                file.display()
+            )
+        };
+        assert_eq!(warnings(&out), [expected]);
+        if file.is_dir() {
+            std::fs::remove_dir(&file).unwrap();
+        } else {
+            std::fs::remove_file(&file).unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item11_a_malformed_deny_rule_of_an_untrusted_project_is_skipped_with_a_warning() {
+    let env = Env::new(Script::new([Reply::text("ok")])).await;
+    write(
+        &env.cwd(),
+        ".claude/settings.json",
+        r#"{"permissions": {"deny": ["Bash(:*", "Read(./secret)"]}}"#,
+    );
+    let out = capped_tack(&env, 2 * GB)
+        .args(["-p", "hi"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stdout_of(&out), "ok\n");
+    let w = warnings(&out);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with(&format!(
+            "warning: invalid permission rule `Bash(:*` in {} (deny): ",
+            env.cwd().join(".claude/settings.json").display()
+        )) && w[0].ends_with("; the rule is skipped"),
+        "{w:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 2. Trusting the home folder must not trust every repository under it.
+
+/// `tack` (interactive) in a pseudo-terminal, with `HOME` set to `home`.
+fn interactive_in(env: &Env, home: &Path) -> PtySession {
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+    cmd.env_clear();
+    for (key, value) in env.vars() {
+        cmd.env(key, value);
+    }
+    cmd.env("HOME", home);
+    cmd.env("TERM", "xterm-256color");
+    cmd.cwd(home);
+    PtySession::spawn(cmd, 80, 24).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn item2_trusting_the_home_folder_in_the_dialog_lasts_for_the_session_only() {
+    let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+    let home = env.cwd();
+    for _ in 0..2 {
+        let mut pty = interactive_in(&env, &home);
+        pty.wait_for_text("Do you trust the files in this folder?", HANG)
+            .unwrap();
+        pty.send(b"1").unwrap();
+        pty.wait_for_text("? for shortcuts", HANG).unwrap();
+        pty.send(keys::CTRL_D).unwrap();
+        assert!(pty.wait_exit(HANG).unwrap().success());
+        // Nothing recorded: a repository cloned below is not trusted.
+        assert!(!env.config_dir().join("config.json").exists());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item2_tack_trust_refuses_broad_missing_and_non_folders_and_stores_the_resolved_path() {
+    let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+    let home = env.home.path().canonicalize().unwrap();
+    let cwd = env.cwd();
+    std::fs::write(cwd.join("file.txt"), "x").unwrap();
+    std::fs::create_dir(cwd.join("real")).unwrap();
+    std::os::unix::fs::symlink(cwd.join("real"), cwd.join("link")).unwrap();
+    let trust = |args: &[&str]| {
+        let out = env.tack().arg("trust").args(args).output().unwrap();
+        (out.status.code(), stdout_of(&out), stderr_of(&out))
+    };
+    let home_arg = home.to_string_lossy().into_owned();
+    assert_eq!(
+        [
+            trust(&["/"]),
+            trust(&[&home_arg]),
+            trust(&["missing"]),
+            trust(&["file.txt"]),
+        ],
+        [
+            (
+                Some(1),
+                String::new(),
+                "Error: refusing to trust /: it is the root folder: trusting it would trust every \
+                 project on this machine. Trust the project folder instead, or pass --force\n"
+                    .to_owned()
+            ),
+            (
+                Some(1),
+                String::new(),
+                format!(
+                    "Error: refusing to trust {home_arg}: it is your home folder: trusting it \
+                     would trust every project under it. Trust the project folder instead, or pass --force\n"
+                )
+            ),
+            (
+                Some(1),
+                String::new(),
+                format!(
+                    "Error: cannot trust {}: No such file or directory (os error 2)\n",
+                    cwd.join("missing").display()
+                )
+            ),
+            (
+                Some(1),
+                String::new(),
+                format!(
+                    "Error: cannot trust {}: it is not a folder\n",
+                    cwd.join("file.txt").display()
+                )
+            ),
+        ]
+    );
+    assert!(!env.config_dir().join("config.json").exists());
+    assert_eq!(
+        trust(&["link"]),
+        (
+            Some(0),
+            format!("Trusted {}\n", cwd.join("real").display()),
+            String::new()
+        )
+    );
+    assert_eq!(
+        trust(&[&home_arg, "--force"]),
+        (Some(0), format!("Trusted {home_arg}\n"), String::new())
+    );
+    let config: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.config_dir().join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        config,
+        serde_json::json!({"projects": {
+            (cwd.join("real").to_string_lossy()): {"hasTrustDialogAccepted": true},
+            (home_arg): {"hasTrustDialogAccepted": true},
+        }})
+    );
+}
