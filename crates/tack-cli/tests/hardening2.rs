@@ -336,3 +336,208 @@ async fn item2_tack_trust_refuses_broad_missing_and_non_folders_and_stores_the_r
         }})
     );
 }
+
+// ---------------------------------------------------------------------------
+// 1. A hidden command in the approval dialog.
+
+/// `tack` (interactive) in a trusted project, in a pseudo-terminal.
+fn interactive(env: &Env) -> PtySession {
+    env.trust();
+    interactive_in_cwd(env)
+}
+
+fn interactive_in_cwd(env: &Env) -> PtySession {
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+    cmd.env_clear();
+    for (key, value) in env.vars() {
+        cmd.env(key, value);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.cwd(env.cwd());
+    PtySession::spawn(cmd, 120, 30).unwrap()
+}
+
+/// The dialog for `tool` with `input` shows `shown`; Esc refuses it.
+async fn dialog_shows(tool: &str, input: serde_json::Value, shown: &str) -> Env {
+    let env = Env::new(Script::new([
+        Reply::message().tool_use("t1", tool, input).into(),
+        Reply::text("Refused."),
+    ]))
+    .await;
+    let mut pty = interactive(&env);
+    pty.wait_for_text("? for shortcuts", HANG).unwrap();
+    pty.send(b"go\r").unwrap();
+    pty.wait_for_text("Do you want to proceed?", HANG).unwrap();
+    let screen = pty.screen_text();
+    assert!(screen.contains(shown), "{shown} not in\n{screen}");
+    pty.send(keys::ESC).unwrap();
+    pty.wait_until("the dialog closed and the turn over", HANG, |s| {
+        let c = s.contents();
+        !c.contains("Do you want to proceed?") && !c.contains("esc to interrupt")
+    })
+    .unwrap();
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(HANG).unwrap().success());
+    env
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn item1_a_bash_command_with_control_characters_is_shown_whole() {
+    let env = dialog_shows(
+        "Bash",
+        serde_json::json!({"command": "echo hello\u{1b}]0; touch PWNED; true\u{7}"}),
+        "echo hello␛]0; touch PWNED; true␇",
+    )
+    .await;
+    assert!(!env.cwd().join("PWNED").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn item1_a_write_path_with_control_characters_is_shown_whole() {
+    let env = dialog_shows(
+        "Write",
+        serde_json::json!({"file_path": "notes\u{1b}[8m.txt\u{1b}[0m.sh", "content": "x"}),
+        "notes␛[8m.txt␛[0m.sh",
+    )
+    .await;
+    let written: Vec<String> = std::fs::read_dir(env.cwd())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".claude")
+        .collect();
+    assert_eq!(written, Vec::<String>::new());
+}
+
+// ---------------------------------------------------------------------------
+// 7. Terminal injection from untrusted text.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item7_an_mcp_server_name_with_osc52_is_shown_not_run() {
+    let env = Env::new(Script::new([Reply::text("ok")])).await;
+    write(
+        &env.cwd(),
+        ".mcp.json",
+        r#"{"mcpServers": {"evil\u001b]52;c;SGVsbG8=\u0007": {"command": "true"}}}"#,
+    );
+    let out = env
+        .tack()
+        .timeout(HANG)
+        .args(["-p", "hi"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = stderr_of(&out);
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    assert!(
+        stderr.contains("project MCP server \"evil␛]52;c;SGVsbG8=␇\""),
+        "{stderr:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn item7_print_mode_progress_on_a_terminal_shows_the_models_escapes() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use(
+                "t1",
+                "Bash",
+                serde_json::json!({"command": "echo \u{1b}]0;owned\u{7}\u{202e}txt.exe"}),
+            )
+            .into(),
+        Reply::text("done"),
+    ]))
+    .await;
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+    cmd.env_clear();
+    for (key, value) in env.vars() {
+        cmd.env(key, value);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.cwd(env.cwd());
+    for arg in ["-p", "go", "--dangerously-skip-permissions"] {
+        cmd.arg(arg);
+    }
+    let mut pty = PtySession::spawn(cmd, 120, 30).unwrap();
+    assert!(pty.wait_exit(HANG).unwrap().success());
+    let rows = pty.all_rows().join("\n");
+    assert!(
+        rows.contains("● Bash(echo ␛]0;owned␇<U+202E>txt.exe)"),
+        "{rows}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 10. stream-json input limits.
+
+fn stream_json(env: &Env, stdin: Vec<u8>) -> std::process::Output {
+    env.tack()
+        .timeout(HANG)
+        .args(common::STREAM_JSON)
+        .write_stdin(stdin)
+        .output()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item10_and_7_a_bad_stdin_line_is_described_not_echoed() {
+    let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+    let big = {
+        let mut line = vec![b'x'; 50 << 20];
+        line.push(b'\n');
+        line
+    };
+    let controls = b"\x1b]52;c;SGVsbG8=\x07\n".to_vec();
+    let mut got = Vec::new();
+    for stdin in [big, controls] {
+        let out = stream_json(&env, stdin);
+        got.push((out.status.code(), stderr_of(&out)));
+    }
+    assert_eq!(
+        got,
+        [
+            (
+                Some(1),
+                "Error: invalid stdin line (expected value at line 1 column 1): a line that is not JSON of 52428800 bytes\n"
+                    .to_owned()
+            ),
+            (
+                Some(1),
+                "Error: invalid stdin line (expected value at line 1 column 1): a line that is not JSON of 16 bytes\n"
+                    .to_owned()
+            ),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item10_a_control_request_without_request_id_is_answered_and_the_session_goes_on() {
+    let env = Env::new(Script::new([Reply::text("still here")])).await;
+    let stdin = concat!(
+        r#"{"type":"control_request","request":{"subtype":"interrupt"}}"#,
+        "\n",
+        r#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
+        "\n"
+    );
+    let out = stream_json(&env, stdin.as_bytes().to_vec());
+    assert!(out.status.success(), "{out:?}");
+    let records = common::lines(&out.stdout);
+    let responses: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|r| r["type"] == "control_response")
+        .collect();
+    assert_eq!(responses.len(), 1, "{records:?}");
+    let response = &responses[0]["response"];
+    assert_eq!(
+        (&response["subtype"], &response["request_id"]),
+        (&serde_json::json!("error"), &serde_json::json!(""))
+    );
+    assert!(
+        response["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid control request: missing field `request_id`"),
+        "{response}"
+    );
+    let result = records.iter().find(|r| r["type"] == "result").unwrap();
+    assert_eq!(result["result"], "still here");
+}

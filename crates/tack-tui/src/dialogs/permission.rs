@@ -268,6 +268,17 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_with_control_characters_is_never_offered_to_save() {
+        let d = PermissionDialog::new(request(&["Bash(echo \x1b]0;x\x07:*)"]));
+        assert_eq!(
+            d.options(),
+            ["Yes", "No, and tell tack what to do differently (esc)"]
+        );
+        let mut d = d;
+        assert_eq!(d.key(key(KeyCode::Char('2'))), DialogOutcome::Open);
+    }
+
+    #[test]
     fn answers_each_way() {
         let mut d = PermissionDialog::new(request(&["Bash(npm test:*)"]));
         assert_eq!(
