@@ -378,6 +378,9 @@ async fn dialog_shows(tool: &str, input: serde_json::Value, shown: &str) -> Env 
     .unwrap();
     pty.send(keys::CTRL_D).unwrap();
     assert!(pty.wait_exit(HANG).unwrap().success());
+    // Item 6: the prompt history is the user's alone.
+    let history = env.config_dir().join("prompt_history.jsonl");
+    assert_eq!((mode(&history), mode(&env.config_dir())), (0o600, 0o700));
     env
 }
 
@@ -540,4 +543,44 @@ async fn item10_a_control_request_without_request_id_is_answered_and_the_session
     );
     let result = records.iter().find(|r| r["type"] == "result").unwrap();
     assert_eq!(result["result"], "still here");
+}
+
+// ---------------------------------------------------------------------------
+// 6. Files under the config dir are the user's alone.
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item6_transcripts_and_trust_are_0600_in_0700_folders_and_old_ones_are_fixed() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let env = Env::new(Script::new([Reply::text("one"), Reply::text("two")])).await;
+    env.trust();
+    let out = env
+        .tack()
+        .timeout(HANG)
+        .args(["-p", "hi"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let transcript = env.transcripts().remove(0);
+    let dir = transcript.parent().unwrap().to_owned();
+    let config = env.config_dir().join("config.json");
+    assert_eq!(
+        (mode(&transcript), mode(&dir), mode(&config)),
+        (0o600, 0o700, 0o600)
+    );
+    // Made readable by others (as an older tack created them): fixed on open.
+    std::fs::set_permissions(&transcript, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = env
+        .tack()
+        .timeout(HANG)
+        .args(["-p", "again", "--continue"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!((mode(&transcript), mode(&dir)), (0o600, 0o700));
 }

@@ -121,9 +121,13 @@ impl TrustStore {
         }
         let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
         text.push('\n');
-        tack_sys::write_atomic(&self.path, text.as_bytes()).map_err(|source| TrustError::Write {
-            path: self.path.clone(),
-            source,
+        // Under the config dir: the user's alone, as transcripts are.
+        let mode = Some(tack_sys::private_file::FILE_MODE);
+        tack_sys::write_atomic_with_mode(&self.path, text.as_bytes(), mode).map_err(|source| {
+            TrustError::Write {
+                path: self.path.clone(),
+                source,
+            }
         })
     }
 

@@ -4,12 +4,13 @@
 //! atomically, with a journal so the temporary files of a write that was killed
 //! half-way are removed later ([`atomic_write`]), and reading a configuration
 //! file a repository may have planted: regular files only, size capped
-//! ([`config_file`]), and untrusted text made safe for a terminal
-//! ([`terminal_text`]).
+//! ([`config_file`]), files only the user may read ([`private_file`]), and
+//! untrusted text made safe for a terminal ([`terminal_text`]).
 
 pub mod atomic_write;
 pub mod config_file;
 mod pid_dir;
+pub mod private_file;
 pub mod process_group;
 pub mod reaper;
 pub mod terminal_text;
