@@ -56,6 +56,9 @@ fn mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
 }
 
+/// Puts something where a file goes.
+type MakeFile = fn(&Path);
+
 fn write(dir: &Path, rel: &str, text: &str) {
     let path = dir.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -157,11 +160,11 @@ async fn item4_mcp_json_linked_to_dev_zero_or_a_fifo_is_refused_with_a_warning()
 
 #[tokio::test(flavor = "multi_thread")]
 async fn item11_a_broken_project_settings_file_is_skipped_with_a_warning() {
-    let replies: Vec<_> = (0..5).map(|_| Reply::text("ok").into()).collect();
+    let replies: Vec<Reply> = (0..5).map(|_| Reply::text("ok")).collect();
     let env = Env::new(Script::new(replies)).await;
     let file = env.cwd().join(".claude/settings.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    let cases: [(&str, fn(&Path)); 4] = [
+    let cases: [(&str, MakeFile); 4] = [
         ("it is a FIFO (named pipe), not a regular file", mkfifo),
         ("it is a directory, not a regular file", |p| {
             std::fs::create_dir(p).unwrap()

@@ -61,9 +61,9 @@ fn regular(meta: &std::fs::Metadata) -> std::io::Result<()> {
 }
 
 fn human_size(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MB", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
         format!("{} KB", bytes >> 10)
     } else {
         format!("{bytes} bytes")
