@@ -153,7 +153,7 @@ mod tests {
         assert_eq!(
             load_yaml(&text),
             Err(YamlError {
-                line: 5,
+                line: 4,
                 message: "the YAML expands to more than 10000 values (aliases copy what they name)"
                     .to_owned()
             })
