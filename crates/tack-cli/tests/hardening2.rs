@@ -587,3 +587,49 @@ async fn item6_transcripts_and_trust_are_0600_in_0700_folders_and_old_ones_are_f
     assert!(out.status.success(), "{out:?}");
     assert_eq!((mode(&transcript), mode(&dir)), (0o600, 0o700));
 }
+
+// ---------------------------------------------------------------------------
+// 9. Sub-agents nest at most 4 deep.
+
+#[tokio::test(flavor = "multi_thread")]
+async fn item9_sub_agents_nest_at_most_four_deep_with_a_clear_error_past_it() {
+    let call = |id: &str| -> Reply {
+        Reply::message()
+            .tool_use(
+                id,
+                "Agent",
+                serde_json::json!({"description": "go deeper", "prompt": "nest", "subagent_type": "nest"}),
+            )
+            .into()
+    };
+    // The session and four levels each start one; the fifth call is refused;
+    // then each level answers.
+    let mut replies: Vec<Reply> = (0..5).map(|i| call(&format!("t{i}"))).collect();
+    replies.extend((0..5).map(|i| Reply::text(&format!("level {} done", 4 - i))));
+    let env = Env::new(Script::new(replies)).await;
+    write(
+        &env.cwd(),
+        ".claude/agents/nest.md",
+        "---\nname: nest\ndescription: starts another\ntools: Agent\n---\nNest.\n",
+    );
+    let out = capped_tack(&env, 2 * GB)
+        .args(["-p", "go"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 10);
+    let refused = bodies[5]["messages"].as_array().unwrap().last().unwrap()["content"][0].clone();
+    assert_eq!(
+        (refused["tool_use_id"].clone(), refused["is_error"].clone()),
+        (serde_json::json!("t4"), serde_json::json!(true))
+    );
+    assert_eq!(
+        refused["content"].to_string(),
+        serde_json::json!(
+            "<tool_use_error>Sub-agents may nest at most 4 levels deep; this agent is at level 4. \
+             Do the work here instead of starting another agent.</tool_use_error>"
+        )
+        .to_string()
+    );
+}
