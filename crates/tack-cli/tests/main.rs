@@ -10,6 +10,7 @@ mod agents;
 mod common;
 mod doctor;
 mod hardening;
+mod hardening2;
 mod interactive;
 mod kill;
 mod mcp;

@@ -64,7 +64,9 @@ pub use command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, SessionClosed, TurnOptions,
     UserInput,
 };
-pub use config::{LoadedSettings, SettingsError, load_settings, load_settings_from};
+pub use config::{
+    LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,
+};
 pub use event::{
     AgentSummary, HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest, REJECTED,
     RuntimeEvent, SessionInfo, SubagentEvent, TurnEnd,
@@ -77,7 +79,7 @@ pub use runtime::{Runtime, RuntimeEvents};
 pub use slash::{SlashCommand, slash_commands};
 pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
-pub use trust::{Trust, TrustError, TrustStore};
+pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{SHELL_TIMEOUT, ShellRun, shell_output_shown};
 
 // The runtime is a front end's one API boundary: the types of the crates behind

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::Yaml;
 
 /// Where a command was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,7 +149,7 @@ fn load_one(path: &Path, name: String, scope: CommandScope) -> Result<CustomComm
     let Some(front) = front else {
         return Ok(cmd);
     };
-    let docs = YamlLoader::load_from_str(front).map_err(|e| bad(e.to_string()))?;
+    let docs = tack_config::load_yaml(front).map_err(|e| bad(e.to_string()))?;
     let doc = match docs.into_iter().next() {
         None | Some(Yaml::Null) => return Ok(cmd),
         Some(doc @ Yaml::Hash(_)) => doc,
