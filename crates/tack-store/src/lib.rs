@@ -31,11 +31,13 @@ mod list;
 mod load;
 mod paths;
 mod record;
+mod summary;
 mod writer;
 
 pub use cleanup::Cleanup;
 pub use error::StoreError;
-pub use list::{SessionStore, SessionSummary, subagent_transcript_path};
+pub use list::{SessionStore, subagent_transcript_path};
+pub use summary::SessionSummary;
 pub use load::{
     INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_bytes, load_sidechain,
     load_until,

@@ -14,7 +14,7 @@ use tack_tools::TaskEnd;
 use tokio_util::sync::DropGuard;
 
 use super::AgentsShared;
-use super::definition::{AgentDefinition, AgentTools};
+use super::definition::{AGENT_TOOL_NAME, AgentDefinition, AgentTools, LEGACY_AGENT_TOOL_NAME};
 use super::run::{Finished, Launch, run_subagent};
 
 /// The type used when a call names none.
@@ -80,16 +80,6 @@ fn tools_label(def: &AgentDefinition) -> String {
         AgentTools::All => "*".into(),
         AgentTools::Only(names) => names.join(", "),
     }
-}
-
-/// Claude Code's current name for the tool.
-pub(crate) const AGENT_TOOL_NAME: &str = "Agent";
-/// Its earlier name, accepted in rules, hooks, definitions and transcripts.
-pub(crate) const LEGACY_AGENT_TOOL_NAME: &str = "Task";
-
-/// True for either name of the Agent tool.
-pub(crate) fn is_agent_tool_name(name: &str) -> bool {
-    name == AGENT_TOOL_NAME || name == LEGACY_AGENT_TOOL_NAME
 }
 
 impl Tool for AgentTool {
@@ -173,6 +163,9 @@ impl Tool for AgentTool {
                 prompt: input.prompt.clone(),
                 model: input.model.clone(),
                 parent_tool_use_id: ctx.tool_use_id.clone(),
+                agent_tool: def.gets_agent_tool().then(|| {
+                    Arc::new(AgentTool::nested(self.shared.clone())) as Arc<dyn Tool>
+                }),
             };
             if background {
                 return self.start_background(launch, &input, ctx);
