@@ -30,9 +30,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tack-testkit", &[]),
     ("tack-api", &["tack-protocol", "tack-sys"]),
     ("tack-tool", &["tack-protocol", "tack-sys"]),
-    ("tack-core", &["tack-protocol", "tack-api", "tack-tool", "tack-sys"]),
+    (
+        "tack-core",
+        &["tack-protocol", "tack-api", "tack-tool", "tack-sys"],
+    ),
     ("tack-tools", &["tack-protocol", "tack-tool", "tack-sys"]),
-    ("tack-web", &["tack-protocol", "tack-api", "tack-tool", "tack-sys"]),
+    (
+        "tack-web",
+        &["tack-protocol", "tack-api", "tack-tool", "tack-sys"],
+    ),
     ("tack-permissions", &["tack-sys"]),
     ("tack-hooks", &["tack-sys"]),
     ("tack-store", &["tack-protocol", "tack-sys"]),
@@ -80,7 +86,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "tack-testkit",
         ],
     ),
-    ("tack-tui", &["tack-permissions", "tack-store", "tack-tools"]),
+    (
+        "tack-tui",
+        &["tack-permissions", "tack-store", "tack-tools"],
+    ),
 ];
 
 /// The tack crates named in the dependency sections of a `Cargo.toml`

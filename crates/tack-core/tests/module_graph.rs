@@ -67,7 +67,11 @@ pub(crate) fn crate_dirs() -> BTreeMap<String, PathBuf> {
     for entry in fs::read_dir(&crates).expect("crates/ is readable") {
         let dir = entry.expect("crates/ entry").path();
         if dir.join("Cargo.toml").is_file() {
-            let name = dir.file_name().expect("named").to_string_lossy().into_owned();
+            let name = dir
+                .file_name()
+                .expect("named")
+                .to_string_lossy()
+                .into_owned();
             out.insert(name, dir);
         }
     }

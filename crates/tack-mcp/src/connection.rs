@@ -14,9 +14,9 @@ use rmcp::service::{
 use crate::config::ServerConfig;
 use crate::handler::{Events, Handler};
 use crate::tool::Target;
-use crate::transport::{error_chain, http};
 use crate::transport::sse::{LegacySse, SseError};
 use crate::transport::stdio::{self, ChildGuard, ExitWatch};
+use crate::transport::{error_chain, http};
 
 /// Why a server did not connect.
 #[derive(Debug, Clone, PartialEq, Eq)]

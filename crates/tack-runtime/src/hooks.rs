@@ -324,12 +324,12 @@ impl LoopHooks for SessionHooks {
 
     fn stop<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
         let stop_hook_active = input.stop_hook_active;
-        Box::pin(self.stop_hooks("Stop", input.messages, move |last| {
-            HookEvent::Stop {
+        Box::pin(
+            self.stop_hooks("Stop", input.messages, move |last| HookEvent::Stop {
                 stop_hook_active,
                 last_assistant_message: last,
-            }
-        }))
+            }),
+        )
     }
 }
 

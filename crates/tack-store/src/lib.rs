@@ -37,11 +37,11 @@ mod writer;
 pub use cleanup::Cleanup;
 pub use error::StoreError;
 pub use list::{SessionStore, subagent_transcript_path};
-pub use summary::SessionSummary;
 pub use load::{
     INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_bytes, load_sidechain,
     load_until,
 };
 pub use paths::{is_valid_session_id, sanitize_cwd};
 pub use record::TranscriptRecord;
+pub use summary::SessionSummary;
 pub use writer::{RecordMeta, Transcript, timestamp_now};

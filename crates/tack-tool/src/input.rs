@@ -2,11 +2,11 @@
 //! Rust input type, and parsing with errors that name the field and the
 //! expected shape.
 
+use crate::ToolError;
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use crate::ToolError;
 
 /// The `input_schema` for `T`: a draft-07 object schema with subschemas inlined,
 /// `Option` fields plain (not nullable), `additionalProperties: false` on every
@@ -30,7 +30,10 @@ fn clean(value: &mut Value) {
         Value::Object(obj) => {
             obj.remove("$schema");
             obj.remove("title");
-            if obj.get("format").is_some_and(|f| f.is_string() && f != "uri") {
+            if obj
+                .get("format")
+                .is_some_and(|f| f.is_string() && f != "uri")
+            {
                 obj.remove("format");
             }
             drop_null_type(obj);
@@ -80,10 +83,7 @@ fn drop_null_type(obj: &mut Map<String, Value>) {
 /// Deserialises a tool's input. Unknown fields are ignored (models sometimes add
 /// some); a missing or wrongly typed field is an error naming the field and the
 /// expected shape of the whole input.
-pub fn parse<T: DeserializeOwned + JsonSchema>(
-    tool: &str,
-    input: &Value,
-) -> Result<T, ToolError> {
+pub fn parse<T: DeserializeOwned + JsonSchema>(tool: &str, input: &Value) -> Result<T, ToolError> {
     serde_path_to_error::deserialize(input).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner();

@@ -457,7 +457,9 @@ impl Query<'_> {
     /// and streaming fallback (a stream dying after content).
     async fn call_model(&mut self, state: &State) -> (ModelResponse, StreamingToolExecutor) {
         let config = &self.config;
-        let max_tokens = state.max_output_tokens_override.unwrap_or(config.max_tokens);
+        let max_tokens = state
+            .max_output_tokens_override
+            .unwrap_or(config.max_tokens);
         let mut streaming_fallbacks = 0;
         // Deferred tools the model loaded (tool search) are sent from now on.
         if self.tools.generation() != self.tools_generation {

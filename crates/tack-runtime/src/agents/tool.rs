@@ -163,9 +163,9 @@ impl Tool for AgentTool {
                 prompt: input.prompt.clone(),
                 model: input.model.clone(),
                 parent_tool_use_id: ctx.tool_use_id.clone(),
-                agent_tool: def.gets_agent_tool().then(|| {
-                    Arc::new(AgentTool::nested(self.shared.clone())) as Arc<dyn Tool>
-                }),
+                agent_tool: def
+                    .gets_agent_tool()
+                    .then(|| Arc::new(AgentTool::nested(self.shared.clone())) as Arc<dyn Tool>),
             };
             if background {
                 return self.start_background(launch, &input, ctx);
