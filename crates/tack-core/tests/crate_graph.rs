@@ -40,7 +40,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "tack-web",
         &["tack-protocol", "tack-api", "tack-tool", "tack-sys"],
     ),
-    ("tack-permissions", &["tack-sys"]),
+    ("tack-permissions", &["tack-protocol", "tack-sys"]),
     ("tack-hooks", &["tack-sys"]),
     ("tack-store", &["tack-protocol", "tack-sys"]),
     ("tack-config", &["tack-sys"]),
