@@ -22,7 +22,6 @@ use tack_runtime::{Env, Place};
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    tune_allocator();
     // Orphans of what tack starts (`setsid cmd &`) are adopted by tack, not
     // init, so the session can stop them when it ends.
     let _ = tack_sys::reaper::become_subreaper();
@@ -30,21 +29,6 @@ fn main() -> ExitCode {
     // Nothing a session started outlives it (the runtime is gone by now).
     tack_sys::reaper::kill_descendants(std::time::Duration::from_secs(1));
     code
-}
-
-/// Bounds glibc's allocator, which otherwise gives every thread that
-/// allocates (tool and blocking-pool threads) an arena of its own, up to eight
-/// per core, and after each large free raises the size from which blocks are
-/// mapped apart: the request bodies of a long session, which grow with it,
-/// then stay in the heaps as holes that later turns do not fill. Two arenas
-/// and a fixed threshold keep peak RSS near what is live.
-fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters; no other thread exists yet.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
-    }
 }
 
 fn run_main() -> ExitCode {
