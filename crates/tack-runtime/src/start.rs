@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tack_config::Settings;
 use tack_core::QueryConfig;
-use tack_core::context::{ContextOptions, LoadedContext, load_context};
+use tack_core::context::{ContextOptions, LoadedContext, PromptContext, load_context};
 use tack_core::deps::{ProductionDeps, QueryDeps};
 use tack_core::executor::ToolSet;
 use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
@@ -102,34 +102,15 @@ pub async fn start(
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded);
     let context_load = spawn_context(ctx_opts.clone()).await;
 
-    let helper = settings.api_key_helper().map(|h| h.value().clone());
-    let (mut client_config, api_key_source) = client_config(&env, helper, &cwd).await?;
-    client_config.betas.extend(options.betas.iter().cloned());
-    let client = Arc::new(DeferredClient::spawn(client_config));
+    let (client, api_key_source) = model_client(settings, &options, &env, &cwd).await?;
     let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
     let ledger = UsageLedger::default();
-
-    // MCP servers start now, all at once, while the rest of start-up goes on;
-    // the tools are collected just before the first request.
-    let (mcp_config, mcp_notices) = crate::mcp::load(
-        &loaded.locations,
-        settings,
-        &options.mcp_config,
-        options.strict_mcp_config,
-    )?;
-    for notice in mcp_notices {
-        emit.notice(notice);
-    }
-    let mut mcp = mcp_config.as_ref().map(|config| {
-        let logs = store.project_dir(&cwd).join("mcp-logs");
-        SessionMcp::start(config, &cwd, &logs, &env)
-    });
+    let mut mcp = start_mcp(loaded, &options, &store, &cwd, &env, &emit)?;
 
     let conversation = conversation(&store, &cwd, &options, &emit)?;
     let session_id = conversation.session_id.clone();
     let transcript_path = transcript_path(&store, &cwd, settings, &options, &session_id)?;
-    let request = request_config(&options, &env, settings, model, &emit);
-    let model = request.config.model.clone();
+    let request = request_config(&options, &env, settings, &model, &emit);
 
     let project_dir = tack_config::find_project_dir(&cwd);
     let tool_env = tool_env(
@@ -138,7 +119,11 @@ pub async fn start(
         &perms,
         &env,
     );
-    let guard = hooks_and_gate(
+    let Guard {
+        hooks,
+        gate,
+        turn_cancel,
+    } = hooks_and_gate(
         settings,
         &options,
         perms.ctx,
@@ -152,14 +137,8 @@ pub async fn start(
         ctx_opts.home_dir.as_deref(),
         &emit,
     )?;
-    let gate = guard.gate;
-    let hooks = guard.hooks;
 
-    let prompt_context = context_load.await.unwrap_or_default();
-    for warning in &prompt_context.warnings {
-        emit.notice(Notice::warning(format!("warning: {warning}")));
-    }
-    let context = Arc::new(prompt_context.context);
+    let context = loaded_context(context_load, &emit).await;
 
     // The built-in tools, the web tools and the Agent tool (`--tools` picks).
     let meta = options.persist.then(|| RecordMeta {
@@ -238,12 +217,54 @@ pub async fn start(
         max_turns: options.max_turns,
         emit,
         events,
-        turn_cancel: guard.turn_cancel,
+        turn_cancel,
         mcp,
         builtin,
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
         agent_model: session_tools.model,
         context,
+    }))
+}
+
+/// The model client, built on a blocking thread from here on, and where its
+/// credentials came from.
+async fn model_client(
+    settings: &Settings,
+    options: &SessionOptions,
+    env: &Env,
+    cwd: &Path,
+) -> Result<(Arc<DeferredClient>, &'static str), StartError> {
+    let helper = settings.api_key_helper().map(|h| h.value().clone());
+    let (mut client_config, api_key_source) = client_config(env, helper, cwd).await?;
+    client_config.betas.extend(options.betas.iter().cloned());
+    Ok((
+        Arc::new(DeferredClient::spawn(client_config)),
+        api_key_source,
+    ))
+}
+
+/// MCP servers start now, all at once, while the rest of start-up goes on;
+/// the tools are collected just before the first request ([`mcp_tools`]).
+fn start_mcp(
+    loaded: &LoadedSettings,
+    options: &SessionOptions,
+    store: &SessionStore,
+    cwd: &Path,
+    env: &Env,
+    emit: &Emitter,
+) -> Result<Option<SessionMcp>, StartError> {
+    let (mcp_config, mcp_notices) = crate::mcp::load(
+        &loaded.locations,
+        &loaded.settings,
+        &options.mcp_config,
+        options.strict_mcp_config,
+    )?;
+    for notice in mcp_notices {
+        emit.notice(notice);
+    }
+    Ok(mcp_config.as_ref().map(|config| {
+        let logs = store.project_dir(cwd).join("mcp-logs");
+        SessionMcp::start(config, cwd, &logs, env)
     }))
 }
 
@@ -346,6 +367,18 @@ async fn spawn_context(ctx_opts: ContextOptions) -> tokio::task::JoinHandle<Load
     let load = tokio::spawn(async move { load_context(&ctx_opts).await });
     tokio::task::yield_now().await;
     load
+}
+
+/// The prompt context once loaded, its warnings emitted.
+async fn loaded_context(
+    load: tokio::task::JoinHandle<LoadedContext>,
+    emit: &Emitter,
+) -> Arc<PromptContext> {
+    let loaded = load.await.unwrap_or_default();
+    for warning in &loaded.warnings {
+        emit.notice(Notice::warning(format!("warning: {warning}")));
+    }
+    Arc::new(loaded.context)
 }
 
 /// The conversation a session continues, if any.
@@ -459,12 +492,12 @@ fn request_config(
     options: &SessionOptions,
     env: &Env,
     settings: &Settings,
-    model: String,
+    model: &str,
     emit: &Emitter,
 ) -> RequestSettings {
     let request_env =
         RequestEnv::from_env(env).with_choices(options.thinking.clone(), options.effort.clone());
-    let mut base = QueryConfig::new(model.clone());
+    let mut base = QueryConfig::new(model.to_owned());
     base.max_turns = options.max_turns;
     base.fallback_model = options
         .fallback_model
@@ -472,8 +505,8 @@ fn request_config(
         .or_else(|| settings.fallback_model().and_then(|c| c.first().cloned()))
         .map(|m| resolve_model(&m));
     base.auto_compact = settings.auto_compact_enabled();
-    let config = request_env.apply(&base, &model);
-    for m in std::iter::once(&model).chain(&config.fallback_model) {
+    let config = request_env.apply(&base, model);
+    for m in std::iter::once(model).chain(config.fallback_model.as_deref()) {
         if let Some(warning) = tack_api::unpriced_model_warning(m) {
             emit.notice(Notice::warning(format!("warning: {warning}")));
         }
