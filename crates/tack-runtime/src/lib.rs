@@ -76,6 +76,7 @@ pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use runtime::{Runtime, RuntimeEvents};
+pub use session_tools::UnknownTools;
 pub use slash::{SlashCommand, slash_commands};
 pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
