@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 use tack_tui::testing::{CommandBuilder, PtySession, keys};
 
-const WAIT: Duration = Duration::from_secs(30);
+pub(crate) const WAIT: Duration = Duration::from_secs(30);
 
 /// `tack` (no arguments) in a `cols` x `rows` terminal in the project.
-fn tack(env: &Env, cols: u16, rows: u16) -> PtySession {
+pub(crate) fn tack(env: &Env, cols: u16, rows: u16) -> PtySession {
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
     cmd.env_clear();
     for (key, value) in env.vars() {
@@ -32,7 +32,7 @@ fn count(rows: &[String], needle: &str) -> usize {
 }
 
 /// Waits until the running turn is over (no spinner) and `text` is shown.
-fn turn_over(pty: &mut PtySession, text: &str) {
+pub(crate) fn turn_over(pty: &mut PtySession, text: &str) {
     let text = text.to_owned();
     pty.wait_until(&format!("`{text}` and the turn over"), WAIT, move |s| {
         let c = s.contents();

@@ -14,7 +14,9 @@
 //!    [`TurnOptions`] for one turn if need be; messages appended without a
 //!    turn, interrupt, set permission mode, set model, compact, and a
 //!    [`SessionSnapshot`] of the state for a front end's `/cost`, `/context`,
-//!    `/status`) and reads [`RuntimeEvents`].
+//!    `/status`) and reads [`RuntimeEvents`]. A user message that starts
+//!    with `/compact` or a [custom command](custom_commands)'s `/name` is
+//!    that command, whichever front end sent it.
 //!    A front end where a person types sets
 //!    [`Runtime::with_idle_notification`]; one that shows a resumed
 //!    conversation reads [`Runtime::messages`] first.
@@ -38,6 +40,7 @@ mod auth;
 mod client;
 mod command;
 mod config;
+pub mod custom_commands;
 mod emit;
 mod event;
 mod gate;
@@ -71,7 +74,7 @@ pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use runtime::{Runtime, RuntimeEvents};
-pub use slash::{SlashCommand, slash_commands};
+pub use slash::{CommandSource, SlashCommand, slash_commands};
 pub use snapshot::{ContextUsage, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
 pub use trust::{Trust, TrustError, TrustStore};

@@ -26,6 +26,7 @@ use tokio::sync::mpsc;
 use crate::auth::{AuthError, client_config};
 use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
+use crate::custom_commands::{CommandDirs, load_commands};
 use crate::emit::Emitter;
 use crate::event::{Notice, SessionInfo};
 use crate::gate::{
@@ -283,6 +284,17 @@ pub async fn start(
         files,
     ));
 
+    // Custom slash commands (a directory walk; templates, no code run).
+    let (custom_commands, command_warnings) = load_commands(&CommandDirs {
+        project: project_dir.clone(),
+        home: home_dir.clone(),
+        config_dir: config_dir.clone(),
+        trusted: loaded.trust.trusted,
+    });
+    for warning in command_warnings {
+        emit.notice(Notice::warning(warning));
+    }
+
     // Context (memory files, git) for the first request.
     let mut ctx_opts = ContextOptions::new(cwd.clone(), today());
     ctx_opts.home_dir = home_dir;
@@ -396,6 +408,7 @@ pub async fn start(
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
         version: version.to_owned(),
         agents: session_tools.agents,
+        slash_commands: crate::slash_commands(&custom_commands),
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -414,6 +427,7 @@ pub async fn start(
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
         agent_model: session_tools.model,
         context: prompt_context,
+        custom_commands,
     }))
 }
 

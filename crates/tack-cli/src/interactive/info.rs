@@ -487,6 +487,7 @@ mod tests {
                     model: Some("haiku".into()),
                 },
             ],
+            slash_commands: Vec::new(),
         }
     }
 
