@@ -63,7 +63,11 @@ async fn print_mode_expands_a_custom_command() {
 #[tokio::test(flavor = "multi_thread")]
 async fn print_mode_answers_an_unknown_command_without_a_request() {
     let env = Env::new(Script::new([Reply::text("unused")])).await;
-    let out = env.tack().args(["-p", "/nosuchcommand 42"]).output().unwrap();
+    let out = env
+        .tack()
+        .args(["-p", "/nosuchcommand 42"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),

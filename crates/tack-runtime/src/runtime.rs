@@ -16,11 +16,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::agents::ModelCell;
-use crate::custom_commands::CustomCommands;
-use crate::slash::{Dispatch, dispatch};
 use crate::command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnOptions, UserInput,
 };
+use crate::custom_commands::CustomCommands;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
@@ -28,6 +27,7 @@ use crate::hooks::{PromptVerdict, SessionHooks, with_context};
 use crate::mcp::SessionMcp;
 use crate::model::{RequestEnv, resolve_model};
 use crate::records::{error_line, result_record};
+use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
 
 /// What the Notification hook says when the session waits for the user.
@@ -172,7 +172,10 @@ enum Work {
     /// A user message added without a turn.
     Append(UserInput),
     /// `/name` naming no command: an error result, no request.
-    Unknown { name: String, uuid: Option<String> },
+    Unknown {
+        name: String,
+        uuid: Option<String>,
+    },
 }
 
 impl Work {

@@ -44,15 +44,20 @@ pub fn slash_commands(custom: &CustomCommands) -> Vec<SlashCommand> {
         source: CommandSource::Builtin,
     };
     std::iter::once(builtin)
-        .chain(custom.iter().filter(|c| c.name != COMPACT).map(|c| SlashCommand {
-            name: c.name.clone(),
-            description: c.summary(),
-            argument_hint: c.argument_hint.clone().unwrap_or_default(),
-            source: match c.scope {
-                CommandScope::Project => CommandSource::Project,
-                CommandScope::User => CommandSource::User,
-            },
-        }))
+        .chain(
+            custom
+                .iter()
+                .filter(|c| c.name != COMPACT)
+                .map(|c| SlashCommand {
+                    name: c.name.clone(),
+                    description: c.summary(),
+                    argument_hint: c.argument_hint.clone().unwrap_or_default(),
+                    source: match c.scope {
+                        CommandScope::Project => CommandSource::Project,
+                        CommandScope::User => CommandSource::User,
+                    },
+                }),
+        )
         .collect()
 }
 
@@ -174,7 +179,12 @@ mod tests {
                 uuid: Some("u1".into())
             }
         );
-        for prompt in ["/tmp is full", "/usr/bin/env", "hello /review", "/compacted"] {
+        for prompt in [
+            "/tmp is full",
+            "/usr/bin/env",
+            "hello /review",
+            "/compacted",
+        ] {
             let expected = if prompt == "/compacted" {
                 Dispatch::Unknown {
                     name: "compacted".into(),

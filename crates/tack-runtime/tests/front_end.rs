@@ -298,7 +298,10 @@ async fn custom_commands_load_by_precedence_and_a_bad_file_is_a_warning() {
         &project.join("review.md"),
         "---\ndescription: Review a PR\nargument-hint: <pr>\nmodel: haiku\n---\nReview PR $1.\n",
     );
-    write(&project.join("frontend/component.md"), "Make a component named $1\n");
+    write(
+        &project.join("frontend/component.md"),
+        "Make a component named $1\n",
+    );
     write(&project.join("bad.md"), "---\n[unclosed\n---\nbody\n");
     write(&home.join("review.md"), "the user's review, hidden\n");
     write(&home.join("standup.md"), "Summarise my day\n");
@@ -332,7 +335,12 @@ async fn custom_commands_load_by_precedence_and_a_bad_file_is_a_warning() {
                 "<optional custom summarization instructions>",
                 Builtin
             ),
-            row("frontend:component", "Make a component named $1", "", Project),
+            row(
+                "frontend:component",
+                "Make a component named $1",
+                "",
+                Project
+            ),
             row("review", "Review a PR", "<pr>", Project),
             row("standup", "Summarise my day", "", User),
             row("tidy", "Tidy $ARGUMENTS", "<dir>", User),
@@ -446,7 +454,10 @@ async fn an_unknown_command_ends_its_turn_without_a_request() {
     assert_eq!(
         ends,
         [
-            (false, Some("Error: Unknown slash command: nosuchcommand".to_owned())),
+            (
+                false,
+                Some("Error: Unknown slash command: nosuchcommand".to_owned())
+            ),
             (true, None)
         ]
     );

@@ -18,8 +18,8 @@ use crossterm::event::EventStream;
 use futures::StreamExt;
 use tack_protocol::{ContentBlock, Message};
 use tack_runtime::{
-    Command, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent, RuntimeHandle,
-    CommandSource, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, SlashCommand,
+    Command, CommandSource, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent,
+    RuntimeHandle, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, SlashCommand,
     StartError, UserInput,
 };
 use tack_store::SessionStore;
@@ -294,7 +294,8 @@ impl Driver {
             });
         }
         self.model = info.model.clone();
-        self.app.set_custom_commands(&menu_entries(&info.slash_commands));
+        self.app
+            .set_custom_commands(&menu_entries(&info.slash_commands));
         let branch = tack_runtime::git_branch(&info.cwd);
         events.push(UiEvent::Status(StatusPatch {
             model: Some(info.model.clone()),

@@ -106,7 +106,10 @@ mod tests {
             split_frontmatter("---\r\na: 1\r\n---\r\nbody"),
             (Some("a: 1\r\n"), "body")
         );
-        assert_eq!(split_frontmatter("---\nnever closed\n"), (None, "---\nnever closed\n"));
+        assert_eq!(
+            split_frontmatter("---\nnever closed\n"),
+            (None, "---\nnever closed\n")
+        );
         assert_eq!(split_frontmatter("just a body"), (None, "just a body"));
     }
 }

@@ -53,8 +53,8 @@ impl CustomCommand {
     /// appended, so they still reach the model.
     pub fn expand(&self, args: &str) -> String {
         let words: Vec<&str> = args.split_whitespace().collect();
-        let placeholder =
-            self.body.contains("$ARGUMENTS") || (1..=9).any(|i| self.body.contains(&format!("${i}")));
+        let placeholder = self.body.contains("$ARGUMENTS")
+            || (1..=9).any(|i| self.body.contains(&format!("${i}")));
         let mut out = self.body.replace("$ARGUMENTS", args);
         // $9 first so that $1 does not eat the start of a (hypothetical) $10.
         for i in (1..=9).rev() {
@@ -84,12 +84,16 @@ impl CustomCommand {
     /// expanded template, then the message's other blocks (`rest`).
     pub fn message(&self, args: &str, rest: Vec<ContentBlock>) -> Message {
         let name = &self.name;
-        let mut tags =
-            format!("<command-message>{name}</command-message>\n<command-name>/{name}</command-name>");
+        let mut tags = format!(
+            "<command-message>{name}</command-message>\n<command-name>/{name}</command-name>"
+        );
         if !args.is_empty() {
             tags.push_str(&format!("\n<command-args>{args}</command-args>"));
         }
-        let mut content = vec![ContentBlock::text(tags), ContentBlock::text(self.expand(args))];
+        let mut content = vec![
+            ContentBlock::text(tags),
+            ContentBlock::text(self.expand(args)),
+        ];
         content.extend(rest);
         Message::user(content)
     }
@@ -143,10 +147,16 @@ mod tests {
     #[test]
     fn placeholders_are_filled_and_arguments_without_one_appended() {
         let c = command("Review PR $ARGUMENTS, first $1, then $2.\n");
-        assert_eq!(c.expand("42 urgent"), "Review PR 42 urgent, first 42, then urgent.\n");
+        assert_eq!(
+            c.expand("42 urgent"),
+            "Review PR 42 urgent, first 42, then urgent.\n"
+        );
         assert_eq!(c.expand(""), "Review PR , first , then .\n");
         let plain = command("Review the diff.\n");
-        assert_eq!(plain.expand("carefully"), "Review the diff.\n\nARGUMENTS: carefully");
+        assert_eq!(
+            plain.expand("carefully"),
+            "Review the diff.\n\nARGUMENTS: carefully"
+        );
         assert_eq!(plain.expand(""), "Review the diff.\n");
     }
 
@@ -177,7 +187,10 @@ mod tests {
 
     #[test]
     fn parses_command_names_only() {
-        assert_eq!(parse_invocation("/review  foo bar "), Some(("review", "foo bar")));
+        assert_eq!(
+            parse_invocation("/review  foo bar "),
+            Some(("review", "foo bar"))
+        );
         assert_eq!(parse_invocation("  /a:b-c_d"), Some(("a:b-c_d", "")));
         assert_eq!(parse_invocation("/usr/bin/env x"), None);
         assert_eq!(parse_invocation("/"), None);
