@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use tack_permissions::PermissionMode;
+use tack_runtime::PermissionMode;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -1,12 +1,16 @@
 //! `tack doctor`: what a user needs to know about this machine and folder
 //! before a session: credentials, settings files (and what was wrong or
-//! ignored in them), trust, hooks, the model, transcripts, versions. Reads
-//! only; runs nothing a settings file configures.
+//! ignored in them), trust, hooks, the model, transcripts, versions, MCP
+//! servers. Reads only; runs nothing a settings file configures (no MCP
+//! server is started).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use tack_runtime::{NoticeLevel, Place, TrustStore};
+use tack_mcp::{
+    ConfigScope, LoadOptions, McpPaths, NotStartedReason, ProjectApprovals, ServerConfig,
+};
+use tack_runtime::{LoadedSettings, NoticeLevel, Place, TrustStore};
 
 /// Writes the report to stdout; exit 1 when something would stop a session.
 pub fn run(place: &Place) -> anyhow::Result<ExitCode> {
@@ -137,7 +141,7 @@ pub fn report(place: &Place) -> (String, bool) {
             settings.permissions().deny().len()
         );
     }
-    let sessions = tack_store::SessionStore::new(&place.config_dir)
+    let sessions = tack_runtime::SessionStore::new(&place.config_dir)
         .list_sessions(&place.cwd)
         .map_or(0, |s| s.len());
     let _ = writeln!(out, "sessions in this folder: {sessions}");
@@ -149,7 +153,9 @@ pub fn report(place: &Place) -> (String, bool) {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_else(|| "not found (the git context is left out)".to_owned());
     let _ = writeln!(out, "git: {git}");
-    let _ = writeln!(out, "MCP servers: not supported yet");
+    if let Some(loaded) = &loaded {
+        ok &= mcp_servers(loaded, &mut out);
+    }
     let _ = writeln!(
         out,
         "{}",
@@ -160,6 +166,73 @@ pub fn report(place: &Place) -> (String, bool) {
         }
     );
     (out, ok)
+}
+
+/// The configured MCP servers, each with its scope and file, transport,
+/// command or URL, and whether it would start; false when the configuration
+/// cannot be read (a session would not start).
+fn mcp_servers(loaded: &LoadedSettings, out: &mut String) -> bool {
+    let paths = McpPaths::from_locations(&loaded.locations);
+    let approvals = ProjectApprovals::from_settings(&loaded.settings);
+    let options = LoadOptions {
+        mcp_config: &[],
+        strict: false,
+        approvals: &approvals,
+    };
+    let config = match tack_mcp::load_config(&paths, options) {
+        Ok(config) => config,
+        Err(e) => {
+            let _ = writeln!(out, "MCP servers: ERROR {e}");
+            return false;
+        }
+    };
+    if config.servers.is_empty() && config.not_started.is_empty() && config.issues.is_empty() {
+        let _ = writeln!(out, "MCP servers: none");
+    } else {
+        let _ = writeln!(out, "MCP servers (not started by doctor):");
+    }
+    for server in &config.servers {
+        let target = match &server.config {
+            ServerConfig::Stdio(s) if s.args.is_empty() => s.command.clone(),
+            ServerConfig::Stdio(s) => format!("{} {}", s.command, s.args.join(" ")),
+            ServerConfig::Http(r) | ServerConfig::Sse(r) => r.url.clone(),
+        };
+        let approval = match server.scope {
+            ConfigScope::Project => "approved",
+            ConfigScope::User | ConfigScope::Local | ConfigScope::Dynamic => "needs no approval",
+        };
+        let _ = writeln!(
+            out,
+            "  {}: {} {target} ({}, {}); {approval}",
+            server.name,
+            server.config.transport(),
+            server.scope,
+            server.origin
+        );
+    }
+    for server in &config.not_started {
+        let why = match server.reason {
+            NotStartedReason::NeedsApproval => {
+                "not approved (enabledMcpjsonServers or enableAllProjectMcpServers)"
+            }
+            NotStartedReason::Disabled => "disabled (disabledMcpjsonServers)",
+        };
+        let _ = writeln!(
+            out,
+            "  {}: {} ({}, {}); {why}",
+            server.name,
+            server.transport,
+            ConfigScope::Project,
+            server.origin
+        );
+    }
+    for issue in &config.issues {
+        let _ = writeln!(out, "  error: {issue}");
+    }
+    for warning in &config.warnings {
+        let _ = writeln!(out, "  warning: {warning}");
+    }
+    true
 }
 
 /// `sk-ant-…wxyz`: enough to tell keys apart, not enough to use one.

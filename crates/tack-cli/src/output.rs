@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use tack_core::LoopEvent;
+use tack_runtime::LoopEvent;
 use tack_protocol::ContentBlock;
 use tack_protocol::stream_json::{ResultRecord, StreamJsonRecord};
 use tack_runtime::records::Records;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use tack_permissions::PermissionMode;
+use tack_runtime::PermissionMode;
 use tack_runtime::{LoadedSettings, Place, SessionChoice, SessionOptions, UserInput};
 
 use crate::cli::{Cli, InputFormat, OutputFormat, split_rules};
@@ -32,7 +32,7 @@ pub fn validate(cli: &Cli) -> anyhow::Result<()> {
         bail!("--input-format=stream-json requires output-format=stream-json");
     }
     if let Some(id) = &cli.session_id
-        && !tack_store::is_valid_session_id(id)
+        && !tack_runtime::is_valid_session_id(id)
     {
         bail!("Invalid session ID. Must be a valid UUID.");
     }

@@ -81,3 +81,82 @@ sessions in this folder: 0
     );
     assert!(!marker.exists());
 }
+
+/// The lines of `report` from `MCP servers` to the verdict.
+fn mcp_section(report: &str) -> Vec<&str> {
+    report
+        .lines()
+        .skip_while(|l| !l.starts_with("MCP servers"))
+        .take_while(|l| !l.starts_with("ok: ") && !l.starts_with("problems above"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_reports_mcp_servers_and_their_approval_without_starting_them() {
+    let env = Env::new(Script::new([])).await;
+    let cwd = env.cwd();
+    std::fs::create_dir_all(cwd.join(".git")).unwrap();
+    let out = env.tack().arg("doctor").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(mcp_section(&stdout), vec!["MCP servers: none"]);
+
+    let marker = cwd.join("server-ran");
+    write(
+        &cwd.join(".mcp.json"),
+        &format!(
+            r#"{{"mcpServers": {{
+                "files": {{"command": "touch", "args": ["{}"]}},
+                "search": {{"type": "http", "url": "http://127.0.0.1:9/mcp"}},
+                "legacy": {{"type": "sse", "url": "http://127.0.0.1:9/sse"}},
+                "broken": {{"type": "stdio"}}}}}}"#,
+            marker.display()
+        ),
+    );
+    write(
+        &cwd.join(".claude/settings.json"),
+        r#"{"enabledMcpjsonServers": ["files"], "disabledMcpjsonServers": ["legacy"]}"#,
+    );
+    let user_file = env.config_dir().join("mcp.json");
+    write(
+        &user_file,
+        &format!(
+            r#"{{"mcpServers": {{"notes": {{"command": "notes-server"}}}},
+                "projects": {{"{}": {{"mcpServers": {{"db": {{"type": "http", "url": "http://127.0.0.1:9/db"}}}}}}}}}}"#,
+            cwd.display()
+        ),
+    );
+    env.trust();
+    let out = env.tack().arg("doctor").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}");
+    let project_file = cwd.join(".mcp.json").display().to_string();
+    let user_file = user_file.display().to_string();
+    assert_eq!(
+        mcp_section(&stdout),
+        vec![
+            "MCP servers (not started by doctor):".to_owned(),
+            format!("  db: http http://127.0.0.1:9/db (local, {user_file}); needs no approval"),
+            format!(
+                "  files: stdio touch {} (project, {project_file}); approved",
+                marker.display()
+            ),
+            format!("  notes: stdio notes-server (user, {user_file}); needs no approval"),
+            format!("  legacy: sse (project, {project_file}); disabled (disabledMcpjsonServers)"),
+            format!(
+                "  search: http (project, {project_file}); not approved (enabledMcpjsonServers or enableAllProjectMcpServers)"
+            ),
+            format!("  error: {project_file}: MCP server \"broken\": missing `command`"),
+        ]
+    );
+    assert!(!marker.exists(), "doctor started an MCP server");
+
+    // A configuration that cannot be read would stop a session.
+    write(&cwd.join(".mcp.json"), "{ broken");
+    let out = env.tack().arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        mcp_section(&stdout)[0].starts_with("MCP servers: ERROR invalid MCP config "),
+        "{stdout}"
+    );
+}

@@ -11,7 +11,9 @@ use common::Env;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
-use tack_tui::testing::{CommandBuilder, PtySession, keys};
+use tack_tui::testing::{
+    CommandBuilder, PtySession, keys, lines_on_own_row_once, single_newline_answer,
+};
 
 pub(crate) const WAIT: Duration = Duration::from_secs(30);
 
@@ -529,4 +531,35 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
     pty.send(keys::CTRL_D).unwrap();
     assert!(pty.wait_exit(WAIT).unwrap().success());
     assert!(env.cwd().join("first.txt").is_file() && env.cwd().join("second.txt").is_file());
+}
+
+/// A 60-line answer of single newlines, streamed in 5 ms chunks: each line on
+/// its own row exactly once (committed as it completes, never redrawn), for
+/// at most 1.5 bytes written per byte of the answer (`benches/scrollback.rs`
+/// prints the figure).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_answer_keeps_its_lines_and_is_written_once() {
+    let answer = single_newline_answer(60);
+    let env = Env::new(Script::new([Reply::message()
+        .text(&answer)
+        .pacing(Duration::from_millis(5))
+        .into()]))
+    .await;
+    env.trust();
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.send(b"write sixty lines").unwrap();
+    pty.wait_for_text("> write sixty lines", WAIT).unwrap();
+    let before = pty.bytes_received();
+    pty.send(keys::ENTER).unwrap();
+    let lines: Vec<&str> = answer.lines().collect();
+    turn_over(&mut pty, lines[59]);
+    let written = pty.bytes_received() - before;
+    assert_eq!(lines_on_own_row_once(&pty.all_rows(), &lines), 60);
+    let per_byte = written as f64 / answer.len() as f64;
+    assert!(
+        per_byte <= 1.5,
+        "{written} bytes for {} ({per_byte:.2} per byte)",
+        answer.len()
+    );
 }

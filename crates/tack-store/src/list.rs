@@ -2,7 +2,6 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -14,25 +13,7 @@ use crate::record::TranscriptRecord;
 const PREVIEW_SCAN_BYTES: u64 = 64 * 1024;
 const PREVIEW_CHARS: usize = 80;
 
-/// One session of a project directory, for listings and `--continue`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionSummary {
-    pub session_id: String,
-    pub path: PathBuf,
-    pub modified: SystemTime,
-    /// The first user prompt, shortened to one line.
-    pub first_prompt: Option<String>,
-}
-
-impl SessionSummary {
-    pub fn modified_display(&self) -> String {
-        humantime::format_rfc3339_seconds(self.modified).to_string()
-    }
-
-    pub fn preview(&self) -> &str {
-        self.first_prompt.as_deref().unwrap_or("(no prompt)")
-    }
-}
+pub use tack_protocol::SessionSummary;
 
 /// The transcripts under one config dir (`~/.tack`, or `TACK_CONFIG_DIR`).
 #[derive(Debug, Clone, PartialEq, Eq)]

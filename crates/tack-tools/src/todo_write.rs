@@ -6,33 +6,14 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 use tokio::sync::watch;
 
 use crate::tool_input;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TodoStatus {
-    Pending,
-    InProgress,
-    Completed,
-}
-
-/// One item of the todo list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct TodoItem {
-    /// What is to be done, in the imperative: "Run the tests".
-    #[schemars(length(min = 1))]
-    pub content: String,
-    pub status: TodoStatus,
-    /// The same in the present continuous, shown while it is in progress: "Running the tests".
-    #[serde(rename = "activeForm")]
-    #[schemars(length(min = 1))]
-    pub active_form: String,
-}
+pub use tack_protocol::todo::{TodoItem, TodoStatus};
 
 /// The session's todo list: a cheap, cloneable handle. TodoWrite replaces the
 /// list; a UI reads it with [`TodoList::items`] or follows it with

@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use tack_permissions::PermissionMode;
-use tack_store::SessionSummary;
-use tack_tools::TodoItem;
+use tack_protocol::PermissionMode;
+use tack_protocol::SessionSummary;
+use tack_protocol::TodoItem;
 
 /// Something the UI should show. Events of one turn arrive in this order:
 /// [`UiEvent::TurnStarted`], then for each model response any number of

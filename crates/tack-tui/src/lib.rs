@@ -26,15 +26,18 @@
 //! [`InlineTerminal`] keeps the UI inline, below the shell's output: finished
 //! history is written into the terminal's own scrollback exactly once (so the
 //! terminal's search, selection, tmux history all work, and it survives exit);
-//! only the live area at the bottom (streaming block, tool calls in flight,
-//! spinner, input, status) is redrawn, by cell diff; a frame of more than one
-//! change is wrapped in a DEC 2026 synchronized update. History is never laid out again, so a frame costs the
+//! only the live area at the bottom (the line being streamed, tool calls in
+//! flight, spinner, input, status) is redrawn, by cell diff; a frame of more
+//! than one change (and more than a few bytes) is wrapped in a DEC 2026
+//! synchronized update. History is never laid out again, so a frame costs the
 //! size of the live area, not of the session. See [`render::InlineTerminal`]
-//! for how rows are inserted above the live area without redrawing it.
+//! for how rows are inserted above the live area without redrawing it, and how
+//! a streamed line becomes history in the row where it streamed.
 //!
-//! Markdown streams through [`markdown::MarkdownStream`]: each finished block
-//! goes to history as soon as the next block has started on a complete line;
-//! only the block being written is live.
+//! Markdown streams through [`markdown::MarkdownStream`]: a single newline is
+//! a line break (as in chat UIs), and each line goes to history as soon as it
+//! is complete; only the partial last line is live, or a block whose lines may
+//! still change (a code fence, a table) until it ends.
 //!
 //! # Code highlighting: syntect, default syntax set, fancy-regex
 //! Candidates were measured as stand-alone release binaries (the workspace's

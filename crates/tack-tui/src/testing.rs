@@ -311,6 +311,35 @@ impl PtySession {
     }
 }
 
+/// An answer of `n` lines of prose joined by single newlines (no blank line,
+/// so one markdown paragraph), each line unique and under 100 columns:
+/// what a model writes for a list, a poem or a log.
+pub fn single_newline_answer(n: usize) -> String {
+    const WORDS: &[&str] = &[
+        "the parser keeps every item it has seen",
+        "and the last one is no longer dropped",
+        "when the input ends without a newline",
+    ];
+    (1..=n)
+        .map(|i| {
+            let tail: Vec<&str> = (0..1 + i % 2)
+                .map(|k| WORDS[(i + k) % WORDS.len()])
+                .collect();
+            format!("Line {i} of {n}: {}.", tail.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// How many of `lines` the terminal holds on a row of their own exactly once
+/// (`rows`: [`PtySession::all_rows`], scrollback and screen).
+pub fn lines_on_own_row_once(rows: &[String], lines: &[&str]) -> usize {
+    lines
+        .iter()
+        .filter(|line| rows.iter().filter(|r| r.trim_end() == **line).count() == 1)
+        .count()
+}
+
 impl Drop for PtySession {
     fn drop(&mut self) {
         let _ = self.child.kill();

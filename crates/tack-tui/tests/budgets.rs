@@ -204,3 +204,49 @@ fn frame_time_does_not_grow_with_history() {
         "{t_small:?} vs {t_large:?}"
     );
 }
+
+/// A 60-line answer of single newlines in chunks of 12 characters (what the
+/// scripted server sends every 5 ms), the spinner ticking every 40 chunks:
+/// each line lands in the scrollback once, on its own row, and everything
+/// written from Enter to the turn's end is at most 1.5 bytes per answer byte
+/// (each line is written once, where it streamed; `benches/scrollback.rs`
+/// measures the same in a pty with the binary).
+#[test]
+fn a_streamed_answer_is_written_once_line_by_line() {
+    let (width, height) = (100u16, 30u16);
+    let clock = Clock::new();
+    let mut app = common::app_with(width, height, Theme::new(ThemeKind::Dark, true), Vec::new());
+    let mut term = InlineTerminal::new(Counting::default(), width, height);
+    type_text(&mut app, "write sixty lines", clock.at(0));
+    draw(&mut app, &mut term).unwrap();
+    let start = term.writer().bytes.len();
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    draw(&mut app, &mut term).unwrap();
+    let text = tack_tui::testing::single_newline_answer(60);
+    let chars: Vec<char> = text.chars().collect();
+    for (i, chunk) in chars.chunks(12).enumerate() {
+        let now = clock.at(5 * i as u64);
+        app.handle_event(UiEvent::TextDelta(chunk.iter().collect()), now);
+        if i % 40 == 0 {
+            app.tick(now);
+        }
+        draw(&mut app, &mut term).unwrap();
+    }
+    app.handle_event(UiEvent::AssistantMessageDone, clock.at(60_000));
+    app.handle_event(done(), clock.at(60_000));
+    draw(&mut app, &mut term).unwrap();
+    let written = term.writer().bytes.len() - start;
+    let per_byte = written as f64 / text.len() as f64;
+    println!(
+        "{written} bytes written for {} ({per_byte:.2} per byte)",
+        text.len()
+    );
+    assert!(per_byte <= 1.5, "{per_byte:.2} bytes per answer byte");
+    let mut emu = Emulator::new(width, height);
+    emu.process(&term.writer().bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        tack_tui::testing::lines_on_own_row_once(&emu.all_rows(), &lines),
+        60
+    );
+}

@@ -8,8 +8,8 @@ use common::{Clock, app, app_with, ctrl, key, type_text, with};
 use crossterm::event::{KeyCode, KeyModifiers};
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_permissions::PermissionMode;
-use tack_store::SessionSummary;
+use tack_protocol::PermissionMode;
+use tack_protocol::SessionSummary;
 use tack_tui::commands::MenuEntry;
 use tack_tui::{
     PermissionAnswer, PermissionRequest, Prompt, Theme, ThemeKind, TurnSummary, UiAction, UiEvent,

@@ -101,28 +101,62 @@ proptest! {
     }
 }
 
+fn push(s: &mut MarkdownStream, text: &str, theme: &Theme) -> Vec<String> {
+    plain(&s.push(text, 40, theme))
+}
+
 #[test]
-fn finished_blocks_leave_early_and_the_open_one_stays_live() {
+fn lines_leave_as_they_complete_and_what_may_change_stays_live() {
     let theme = Theme::new(ThemeKind::Dark, false);
+    let none = Vec::<String>::new();
     let mut s = MarkdownStream::new();
-    assert_eq!(s.push("First para", 40, &theme), Vec::<Line>::new());
-    assert_eq!(s.push("graph.\n\nSecond", 40, &theme), Vec::<Line>::new());
-    // The second paragraph's line is not complete yet: the first is not committed
-    // until a complete line of a following block exists.
+    assert_eq!(push(&mut s, "First line", &theme), none);
+    // A paragraph's line is final as soon as it is complete.
     assert_eq!(
-        plain(&s.push(" one.\n", 40, &theme)),
-        vec!["First paragraph."]
+        push(&mut s, " of the poem\nSecond", &theme),
+        vec!["First line of the poem"]
     );
-    // The live tail comes with the blank line that will separate it.
-    assert_eq!(plain(&s.live_lines(40, &theme)), vec!["", "Second one."]);
+    assert_eq!(plain(&s.live_lines(40, &theme)), vec!["Second"]);
+    assert_eq!(push(&mut s, " line\n\n", &theme), vec!["Second line"]);
+    // A line with a `|` may be a table's header: it waits for the next line.
+    assert_eq!(push(&mut s, "| a | b |\n", &theme), none);
+    assert_eq!(push(&mut s, "|---|---|\n| 1 | 2 |\n", &theme), none);
+    // A table stays live, whole, until a block after it starts.
+    let table = vec!["", "a │ b", "──┼──", "1 │ 2"];
+    assert_eq!(plain(&s.live_lines(40, &theme)), table);
+    assert_eq!(push(&mut s, "\n- one\n", &theme), table);
+    // A list's line is final once the next one shows it gained no continuation.
+    assert_eq!(push(&mut s, "- two\n", &theme), vec!["", "• one"]);
+    assert_eq!(push(&mut s, "  more\n", &theme), none);
+    assert_eq!(plain(&s.live_lines(40, &theme)), vec!["• two", "  more"]);
+    // A code fence stays live until a block after it starts.
+    assert_eq!(push(&mut s, "```\n", &theme), vec!["• two", "  more"]);
+    assert_eq!(push(&mut s, "code\n```\nDone", &theme), none);
+    assert_eq!(plain(&s.finish(40, &theme)), vec!["", "code", "", "Done"]);
+}
+
+#[test]
+fn single_newlines_are_line_breaks_and_long_lines_still_wrap() {
+    let theme = Theme::new(ThemeKind::Dark, false);
+    let text = "Roses are red,\nviolets are blue.\n\n- an item\n  on two lines\n\n> quoted\n> twice\n\n\
+                A line long enough that it has to be wrapped at the width.\nshort";
     assert_eq!(
-        plain(&s.push("\n1. a\n", 40, &theme)),
-        vec!["", "Second one."]
+        plain(&render_markdown(text, 30, &theme)),
+        vec![
+            "Roses are red,",
+            "violets are blue.",
+            "",
+            "• an item",
+            "  on two lines",
+            "",
+            "│ quoted",
+            "│ twice",
+            "",
+            "A line long enough that it has",
+            "to be wrapped at the width.",
+            "short",
+        ]
     );
-    // "2" could become "2. b" and join the list: nothing is decided on it.
-    assert_eq!(s.push("2", 40, &theme), Vec::<Line>::new());
-    assert_eq!(s.push(". b\n", 40, &theme), Vec::<Line>::new());
-    assert_eq!(plain(&s.finish(40, &theme)), vec!["", "1. a", "2. b"]);
 }
 
 #[test]

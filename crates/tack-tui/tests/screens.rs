@@ -9,8 +9,8 @@ use common::{Clock, Screen, app, app_with, key, type_text};
 use crossterm::event::KeyCode;
 use insta::assert_snapshot;
 use serde_json::json;
-use tack_store::SessionSummary;
-use tack_tools::{TodoItem, TodoStatus};
+use tack_protocol::SessionSummary;
+use tack_protocol::{TodoItem, TodoStatus};
 use tack_tui::{NoticeLevel, PermissionRequest, Theme, ThemeKind, TurnSummary, UiEvent};
 
 const ANSWER: &str = "I looked at the parser. The bug is in `parse_list`: it drops the last item when the \

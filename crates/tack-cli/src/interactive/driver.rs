@@ -22,7 +22,7 @@ use tack_runtime::{
     RuntimeHandle, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, SlashCommand,
     StartError, UserInput,
 };
-use tack_store::SessionStore;
+use tack_runtime::SessionStore;
 use tack_tui::commands::MenuEntry;
 use tack_tui::input::FileIndex;
 use tack_tui::input::external_editor::edit_in_editor;
@@ -708,7 +708,7 @@ impl Driver {
                 Err(e) => self.notice(NoticeLevel::Error, format!("Could not run the editor: {e}")),
             });
         }
-        let found = tack_core::context::discover_memory_files(
+        let found = tack_runtime::discover_memory_files(
             &self.place.cwd,
             self.place.home_dir.as_deref(),
         );

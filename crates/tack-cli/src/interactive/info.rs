@@ -325,8 +325,8 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
     use std::path::PathBuf;
-    use tack_core::session::{ModelUsage, SessionTotals};
-    use tack_permissions::PermissionMode;
+    use tack_runtime::{ModelUsage, SessionTotals};
+    use tack_runtime::PermissionMode;
     use tack_protocol::stream_json::McpServerStatus;
     use tack_runtime::{AgentSummary, ContextUsage, RuleView};
 

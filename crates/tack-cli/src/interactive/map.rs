@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
-use tack_core::LoopEvent;
+use tack_runtime::LoopEvent;
 use tack_protocol::{ContentBlock, Delta, Message, Role, SseEvent};
 use tack_runtime::{PermissionAnswer, REJECTED, RuntimeEvent, context_tokens};
 use tack_tui::{NoticeLevel, PermissionRequest, StatusPatch, TurnSummary, UiEvent};
@@ -399,7 +399,7 @@ mod tests {
 
     fn assistant(content: Vec<ContentBlock>, usage: tack_protocol::Usage) -> RuntimeEvent {
         RuntimeEvent::Loop(LoopEvent::AssistantMessage(
-            tack_core::query::AssistantMessageEvent {
+            tack_runtime::AssistantMessageEvent {
                 uuid: "u".into(),
                 message: Message::assistant(content),
                 id: "msg_1".into(),
@@ -473,7 +473,7 @@ mod tests {
                 reason: "Bash needs approval".into(),
                 suggestions: vec!["Bash(make:*)".into()],
                 blocked_path: None,
-                agent: Some(tack_tool::AgentIdentity {
+                agent: Some(tack_runtime::AgentIdentity {
                     id: "a1b2c3d4".into(),
                     agent_type: "reviewer".into(),
                 }),
@@ -483,7 +483,7 @@ mod tests {
         assert_eq!(reply.as_deref(), Some("t1"));
         run(
             &mut map,
-            RuntimeEvent::Loop(LoopEvent::ToolResults(tack_core::query::ToolResultsEvent {
+            RuntimeEvent::Loop(LoopEvent::ToolResults(tack_runtime::ToolResultsEvent {
                 uuid: "u2".into(),
                 message: Message::user(vec![ContentBlock::tool_result("t1", "ok", false)]),
                 results: Vec::new(),

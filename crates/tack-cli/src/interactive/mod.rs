@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use tack_permissions::PermissionMode;
+use tack_runtime::PermissionMode;
 use tack_runtime::{Env, LoadedSettings, Place, SessionChoice, TrustStore};
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;

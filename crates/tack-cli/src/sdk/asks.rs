@@ -319,7 +319,7 @@ mod tests {
         // A sub-agent's call names the agent.
         let (request, _rx) = permission_request();
         let request = PermissionRequest {
-            agent: Some(tack_tool::AgentIdentity {
+            agent: Some(tack_runtime::AgentIdentity {
                 id: "a1b2c3d4".into(),
                 agent_type: "reviewer".into(),
             }),

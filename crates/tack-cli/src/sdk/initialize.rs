@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use anyhow::bail;
-use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
+use tack_runtime::{CallbackHook, CallbackMatcher, OnFailure};
 use tack_protocol::control::{
     AccountInfo, AgentInfo, HookCallbackMatcher, InitializeRequest, InitializeResponse, ModelInfo,
     SlashCommand,
@@ -160,7 +160,7 @@ mod tests {
 
     use pretty_assertions::assert_eq;
     use serde_json::json;
-    use tack_permissions::PermissionMode;
+    use tack_runtime::PermissionMode;
     use tack_runtime::custom_commands::{CommandScope, CustomCommand, CustomCommands};
 
     use super::*;

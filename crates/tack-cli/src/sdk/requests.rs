@@ -4,7 +4,7 @@
 
 use futures::future::{BoxFuture, FutureExt, ready};
 use serde_json::Value;
-use tack_permissions::PermissionMode;
+use tack_runtime::PermissionMode;
 use tack_protocol::control::{
     ControlRequest, ControlResponse, InterruptResponse, McpServerStatus, McpStatusResponse,
     SdkRequest,

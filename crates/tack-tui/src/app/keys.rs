@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use tack_permissions::PermissionMode;
+use tack_protocol::PermissionMode;
 
 use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;

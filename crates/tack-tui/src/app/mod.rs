@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::Event;
 use ratatui::text::Line;
-use tack_permissions::PermissionMode;
-use tack_tools::TodoItem;
+use tack_protocol::PermissionMode;
+use tack_protocol::TodoItem;
 
 use crate::cells::{HistoryCell, ToolCall, ToolResult};
 use crate::commands::{MenuEntry, menu_entries};

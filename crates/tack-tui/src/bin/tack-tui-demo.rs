@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::json;
-use tack_store::SessionSummary;
+use tack_protocol::SessionSummary;
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
 use tack_tui::{

@@ -2,7 +2,7 @@
 
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use tack_tools::{TodoItem, TodoStatus};
+use tack_protocol::{TodoItem, TodoStatus};
 
 use crate::theme::Theme;
 

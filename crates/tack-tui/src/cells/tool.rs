@@ -163,7 +163,7 @@ fn result_lines(
         return lines;
     }
     if call.name == "TodoWrite" {
-        let todos: Vec<tack_tools::TodoItem> = call
+        let todos: Vec<tack_protocol::TodoItem> = call
             .input
             .get("todos")
             .cloned()

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
-use tack_store::SessionSummary;
+use tack_protocol::SessionSummary;
 
 use super::boxed;
 use crate::cells::sanitize;

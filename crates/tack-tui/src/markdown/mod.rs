@@ -5,5 +5,4 @@ mod render;
 mod stream;
 
 pub use highlight::{highlight_code, highlighted_languages, preload_highlighter};
-pub use render::render_markdown;
-pub use stream::MarkdownStream;
+pub use stream::{MarkdownStream, render_markdown};

@@ -2,8 +2,10 @@
 //!
 //! A document is rendered one top-level block at a time, blocks separated by a
 //! blank line; that is what lets [`super::MarkdownStream`] commit finished blocks
-//! to history while the last one is still arriving, with the same result as
-//! rendering the whole text at the end.
+//! (and the finished lines of the last one) to history while the rest is still
+//! arriving. A single newline in a paragraph is a line break, as in chat UIs:
+//! models write lists, poems, addresses and logs that way; only rows too long
+//! for the terminal are wrapped.
 
 use std::ops::Range;
 
@@ -20,40 +22,55 @@ fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
 }
 
-/// Byte ranges of the top-level blocks of `src`, in order. A block starts at
-/// the start of its first line (the parser's range of an indented code block
-/// starts after the indentation, which is part of its meaning).
-pub(crate) fn top_level_blocks(src: &str) -> Vec<Range<usize>> {
+/// What kind of top-level block: what [`super::MarkdownStream`] may commit
+/// before the block ends depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BlockKind {
+    Paragraph,
+    List,
+    Quote,
+    /// Code, tables, headings, rules, HTML: committed whole.
+    Other,
+}
+
+/// A top-level block: its byte range in the source, and its kind.
+#[derive(Debug, Clone)]
+pub(crate) struct Block {
+    pub(crate) range: Range<usize>,
+    pub(crate) kind: BlockKind,
+}
+
+/// The top-level blocks of `src`, in order. A block starts at the start of its
+/// first line (the parser's range of an indented code block starts after the
+/// indentation, which is part of its meaning).
+pub(crate) fn top_level_blocks(src: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut depth = 0usize;
     let line_start = |at: usize| src[..at].rfind('\n').map_or(0, |i| i + 1);
     for (event, mut range) in Parser::new_ext(src, options()).into_offset_iter() {
         range.start = line_start(range.start);
         match event {
-            Event::Start(_) => {
+            Event::Start(tag) => {
                 if depth == 0 {
-                    blocks.push(range);
+                    let kind = match tag {
+                        Tag::Paragraph => BlockKind::Paragraph,
+                        Tag::List(_) => BlockKind::List,
+                        Tag::BlockQuote(_) => BlockKind::Quote,
+                        _ => BlockKind::Other,
+                    };
+                    blocks.push(Block { range, kind });
                 }
                 depth += 1;
             }
             Event::End(_) => depth = depth.saturating_sub(1),
-            Event::Rule | Event::Html(_) if depth == 0 => blocks.push(range),
+            Event::Rule | Event::Html(_) if depth == 0 => blocks.push(Block {
+                range,
+                kind: BlockKind::Other,
+            }),
             _ => {}
         }
     }
     blocks
-}
-
-/// Renders a whole markdown text at `width` columns.
-pub fn render_markdown(src: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    for (i, block) in top_level_blocks(src).into_iter().enumerate() {
-        if i > 0 {
-            lines.push(Line::default());
-        }
-        lines.extend(render_block(&src[block], width, theme));
-    }
-    lines
 }
 
 /// Renders one top-level block (its source text).
@@ -215,8 +232,7 @@ impl BlockRenderer<'_> {
                 }
             }
             Event::FootnoteReference(t) => self.text(&format!("[^{t}]")),
-            Event::SoftBreak => self.text(" "),
-            Event::HardBreak => self.flush(),
+            Event::SoftBreak | Event::HardBreak => self.flush(),
             Event::Rule => {
                 self.start_block();
                 let prefix = self.prefix(true);

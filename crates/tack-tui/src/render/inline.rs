@@ -20,10 +20,24 @@
 //! The live area is not redrawn for that. A frame is written inside a
 //! synchronized update (DEC mode 2026), which terminals without it ignore.
 //! Nothing is written when nothing changed, so an idle UI costs nothing.
+//!
+//! # Streaming into the scrollback
+//! History goes exactly where the live area's first row is. So when the first
+//! history lines of a frame fit a row each, they are written *over* the live
+//! area's top rows, cell by cell against what those rows show, and the park
+//! point moves below them: they are history from then on, never touched
+//! again. A streamed line shown live as it grew costs only its last cells when
+//! it completes. Between frames the cursor may be left on the park row, after
+//! the last cell written there (its column is kept in `col`): text appended to
+//! a streaming line then needs no cursor movement at all. Every other write
+//! starts with a carriage return. (A terminal that reflows on a resize to
+//! fewer columns than that line is long moves the cursor onto the line's
+//! continuation row; what stood before it on the park row is then left above
+//! the live area, which is drawn again below it.)
 
 use std::io::{self, Write};
 
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
@@ -32,6 +46,8 @@ use crate::wrap::terminal_rows;
 
 const SYNC_BEGIN: &str = "\x1b[?2026h";
 const SYNC_END: &str = "\x1b[?2026l";
+/// Bytes of a frame written without a synchronized update around it.
+const SMALL_FRAME: usize = 64;
 
 /// An inline viewport on a terminal writer `W`.
 #[derive(Debug)]
@@ -46,6 +62,8 @@ pub struct InlineTerminal<W: Write> {
     synchronized: bool,
     /// Nothing drawn yet: the rows below the cursor are erased first.
     fresh: bool,
+    /// The cursor's column on the park row (0: at the park point).
+    col: u16,
     /// A full-screen view (the transcript) is shown on the alternate screen;
     /// what it shows.
     alternate: Option<Buffer>,
@@ -67,6 +85,7 @@ impl<W: Write> InlineTerminal<W> {
             shown: Buffer::empty(Rect::new(0, 0, width.max(1), 0)),
             synchronized: true,
             fresh: true,
+            col: 0,
             alternate: None,
             stale: false,
         }
@@ -104,14 +123,19 @@ impl<W: Write> InlineTerminal<W> {
         let mut simple = !self.fresh && history.is_empty();
         if self.fresh {
             erase_below(&mut body, self.height);
+            self.col = 0;
             self.fresh = false;
         }
-        self.write_history(&mut body, history)?;
+        let adopted = self.adopt_history(&mut body, history)?;
+        self.write_history(&mut body, &history[adopted..])?;
         simple &= self.write_live(&mut body, &live)?;
         // A frame that is one run of text written in place cannot be seen half
-        // done; anything else is wrapped in a synchronized update.
+        // done, and a small one (a streamed line moving into history) goes
+        // out in one write, which a terminal reads whole before it renders:
+        // wrapping it would double its size. Anything else is wrapped in a
+        // synchronized update.
         let mut bytes = Vec::with_capacity(body.len() + 16);
-        let sync = self.synchronized && !simple;
+        let sync = self.synchronized && !simple && body.len() > SMALL_FRAME;
         if sync {
             bytes.extend_from_slice(SYNC_BEGIN.as_bytes());
         }
@@ -187,15 +211,68 @@ impl<W: Write> InlineTerminal<W> {
         let mut out = b"\x1b[0m".to_vec();
         erase_below(&mut out, self.height);
         self.out.write_all(&out)?;
+        self.col = 0;
         self.live_rows = 0;
         self.shown = Buffer::empty(Rect::new(0, 0, self.width, 0));
         self.out.flush()
+    }
+
+    /// The cursor back to the park point.
+    fn home(&mut self, out: &mut Vec<u8>) {
+        if self.col != 0 {
+            out.push(b'\r');
+            self.col = 0;
+        }
+    }
+
+    /// Writes the first lines of `history` over the live area's top rows
+    /// (all but its last row) where those rows show the start of them (a
+    /// streamed line, a blank row), only the cells that differ, and moves the
+    /// park point below them. Returns how many lines that took. Rows showing
+    /// something else (the input box) are left to be moved, not rewritten.
+    fn adopt_history(&mut self, out: &mut Vec<u8>, history: &[Line<'_>]) -> io::Result<usize> {
+        let room = usize::from(self.live_rows.saturating_sub(1));
+        let mut target = self.shown.clone();
+        let mut n: u16 = 0;
+        for line in history.iter().take(room) {
+            if terminal_rows(line, self.width) != 1 {
+                break;
+            }
+            let mut row = Buffer::empty(Rect::new(0, 0, target.area.width, 1));
+            row.set_line(0, 0, line, target.area.width);
+            let blank = Cell::EMPTY;
+            let starts_it = (0..row.area.width).all(|x| {
+                let shown = &self.shown[(x, n)];
+                *shown == blank || *shown == row[(x, 0)]
+            });
+            if !starts_it {
+                break;
+            }
+            for x in 0..row.area.width {
+                target[(x, n)] = row[(x, 0)].clone();
+            }
+            n += 1;
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        let painted = paint(out, &self.shown, &target, (self.col, 0))?;
+        let (cx, cy) = painted.cursor;
+        if cx != 0 {
+            out.push(b'\r');
+        }
+        move_down(out, n - cy);
+        self.col = 0;
+        self.live_rows -= n;
+        self.shown = rows_from(&target, n);
+        Ok(usize::from(n))
     }
 
     fn write_history(&mut self, out: &mut Vec<u8>, history: &[Line<'_>]) -> io::Result<()> {
         if history.is_empty() {
             return Ok(());
         }
+        self.home(out);
         let rows: Vec<u16> = history
             .iter()
             .map(|l| terminal_rows(l, self.width))
@@ -225,7 +302,7 @@ impl<W: Write> InlineTerminal<W> {
             move_down(out, below);
             out.extend(std::iter::repeat_n(b'\n', usize::from(chunk_rows)));
             move_up(out, below + chunk_rows);
-            write!(out, "\x1b[{chunk_rows}L")?;
+            csi(out, chunk_rows, b'L');
             for line in &history[start..end] {
                 write_line(out, line)?;
             }
@@ -239,6 +316,9 @@ impl<W: Write> InlineTerminal<W> {
     fn write_live(&mut self, out: &mut Vec<u8>, live: &Buffer) -> io::Result<bool> {
         let rows = live.area.height;
         let same_height = rows == self.live_rows && self.shown.area.width == live.area.width;
+        if !same_height {
+            self.home(out);
+        }
         if self.shown.area.width != live.area.width {
             erase_below(out, self.height);
             self.live_rows = 0;
@@ -262,7 +342,7 @@ impl<W: Write> InlineTerminal<W> {
             let at = old - suffix;
             if suffix > 0 {
                 move_down(out, at);
-                write!(out, "\x1b[{grow}L")?;
+                csi(out, grow, b'L');
                 move_up(out, at);
             }
             let blanks = std::iter::repeat_n(None, usize::from(grow));
@@ -272,7 +352,7 @@ impl<W: Write> InlineTerminal<W> {
             if suffix > 0 && old - suffix >= shrink {
                 let at = old - suffix - shrink;
                 move_down(out, at);
-                write!(out, "\x1b[{shrink}M")?;
+                csi(out, shrink, b'M');
                 move_up(out, at);
                 base.drain(usize::from(at)..usize::from(at + shrink));
             } else {
@@ -291,84 +371,146 @@ impl<W: Write> InlineTerminal<W> {
                 }
             }
         }
-        let mut pen = Pen::default();
-        let (mut cx, mut cy) = (0u16, 0u16);
-        let width = live.area.width;
-        let mut runs = 0;
-        // Where each row's content ends: old content beyond it is erased with
-        // EL rather than overwritten with spaces, so a row is never wider than
-        // what it shows (a terminal that reflows on resize then has less to
-        // re-wrap, and copies no trailing blanks).
-        let blank = Buffer::empty(Rect::new(0, 0, 1, 1))[(0, 0)].clone();
-        let content_end: Vec<u16> = (0..rows)
-            .map(|y| {
-                (0..width)
-                    .rev()
-                    .find(|x| live[(*x, y)] != blank)
-                    .map_or(0, |x| x + 1)
-            })
-            .collect();
-        let mut erased_row: Option<u16> = None;
-        for (x, y, cell) in shown.diff(live) {
-            let end = content_end[usize::from(y)];
-            if x >= end && erased_row == Some(y) {
-                continue;
+        let painted = paint(out, &shown, live, (self.col, 0))?;
+        let (cx, cy) = painted.cursor;
+        if cy == 0 && cx < live.area.width {
+            self.col = cx;
+        } else {
+            if cx != 0 {
+                out.push(b'\r');
             }
-            let (x, erase) = if x >= end { (end, true) } else { (x, false) };
-            if (x, y) != (cx, cy) || cx >= width {
-                runs += 1;
-                if y > cy {
-                    move_down(out, y - cy);
-                } else if y < cy {
-                    move_up(out, cy - y);
-                }
-                if x == 0 || cx >= width || x < cx {
-                    out.push(b'\r');
-                    cx = 0;
-                }
-                if x > cx {
-                    write!(out, "\x1b[{}C", x - cx)?;
-                }
-            }
-            cx = x;
-            cy = y;
-            if erase {
-                pen.switch(Pen::default(), out)?;
-                out.extend_from_slice(b"\x1b[K");
-                erased_row = Some(y);
-                continue;
-            }
-            pen.switch(Pen::of(cell.style()), out)?;
-            let symbol = cell.symbol();
-            write_text(out, symbol);
-            let w = unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
-            cx = x.saturating_add(w).min(width);
+            move_up(out, cy);
+            self.col = 0;
         }
-        pen.switch(Pen::default(), out)?;
-        if cx != 0 {
-            out.push(b'\r');
-        }
-        move_up(out, cy);
         self.shown = live.clone();
-        Ok(same_height && runs <= 1)
+        Ok(same_height && painted.runs <= 1)
     }
 }
 
-/// How many rows at the bottom of `a` and `b` are the same (at most the
-/// shorter's height).
+/// Where [`paint`] left the cursor, and how many times it had to move it.
+struct Painted {
+    cursor: (u16, u16),
+    runs: usize,
+}
+
+/// Writes the cells of `to` that differ from `from` (the same area), the
+/// cursor starting at `cursor` (column, row) from the area's top-left.
+fn paint(out: &mut Vec<u8>, from: &Buffer, to: &Buffer, cursor: (u16, u16)) -> io::Result<Painted> {
+    let rows = to.area.height;
+    let width = to.area.width;
+    let (mut cx, mut cy) = cursor;
+    let mut pen = Pen::default();
+    let mut runs = 0;
+    // Where each row's content ends: old content beyond it is erased with
+    // EL rather than overwritten with spaces, so a row is never wider than
+    // what it shows (a terminal that reflows on resize then has less to
+    // re-wrap, and copies no trailing blanks).
+    let blank = Cell::EMPTY;
+    let content_end: Vec<u16> = (0..rows)
+        .map(|y| {
+            (0..width)
+                .rev()
+                .find(|x| to[(*x, y)] != blank)
+                .map_or(0, |x| x + 1)
+        })
+        .collect();
+    let mut erased_row: Option<u16> = None;
+    for (x, y, cell) in from.diff(to) {
+        let end = content_end[usize::from(y)];
+        if x >= end && erased_row == Some(y) {
+            continue;
+        }
+        let (x, erase) = if x >= end { (end, true) } else { (x, false) };
+        if y == cy && x > cx && x - cx < 4 {
+            // A few unchanged cells (the spaces between streamed words)
+            // are cheaper written again than skipped with a cursor move.
+            let gap: Vec<&Cell> = (cx..x).map(|gx| &to[(gx, y)]).collect();
+            if gap
+                .iter()
+                .all(|c| c.symbol().len() == 1 && !c.symbol().chars().any(char::is_control))
+            {
+                for cell in gap {
+                    pen.switch(Pen::of(cell.style()), out)?;
+                    out.extend_from_slice(cell.symbol().as_bytes());
+                }
+                cx = x;
+            }
+        }
+        let moved = (x, y) != (cx, cy) || cx >= width;
+        // Each stretch of cells written in a row is a run, the first one
+        // too when it needs no cursor movement.
+        if moved || runs == 0 {
+            runs += 1;
+        }
+        if moved {
+            if y > cy {
+                move_down(out, y - cy);
+            } else if y < cy {
+                move_up(out, cy - y);
+            }
+            if x == 0 || cx >= width || x < cx {
+                out.push(b'\r');
+                cx = 0;
+            }
+            if x > cx {
+                write!(out, "\x1b[{}C", x - cx)?;
+            }
+        }
+        cx = x;
+        cy = y;
+        if erase {
+            pen.switch(Pen::default(), out)?;
+            out.extend_from_slice(b"\x1b[K");
+            erased_row = Some(y);
+            continue;
+        }
+        pen.switch(Pen::of(cell.style()), out)?;
+        let symbol = cell.symbol();
+        write_text(out, symbol);
+        let w = unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
+        cx = x.saturating_add(w).min(width);
+    }
+    pen.switch(Pen::default(), out)?;
+    Ok(Painted {
+        cursor: (cx, cy),
+        runs,
+    })
+}
+
+/// The rows of `buf` from `first` down, as a buffer of their own.
+fn rows_from(buf: &Buffer, first: u16) -> Buffer {
+    let rows = buf.area.height.saturating_sub(first);
+    let mut out = Buffer::empty(Rect::new(0, 0, buf.area.width, rows));
+    let width = usize::from(buf.area.width);
+    let skip = usize::from(first) * width;
+    out.content
+        .clone_from_slice(&buf.content[skip..skip + usize::from(rows) * width]);
+    out
+}
+
+/// How many rows at the bottom of `a` (shown) stay together with the bottom
+/// of `b` (to show) when the area grows or shrinks (the rows above them stay
+/// at the top): the choice that leaves the most rows matching, so the fewest
+/// are rewritten. The input box and status line move with IL / DL even when
+/// a row of them changed (the typed text, the cost).
 fn common_suffix_rows(a: &Buffer, b: &Buffer) -> u16 {
     let width = usize::from(a.area.width);
     let (ha, hb) = (usize::from(a.area.height), usize::from(b.area.height));
-    let mut n = 0;
-    while n < ha.min(hb) {
-        let ra = &a.content[(ha - 1 - n) * width..(ha - n) * width];
-        let rb = &b.content[(hb - 1 - n) * width..(hb - n) * width];
-        if ra != rb {
-            break;
+    let same = |ya: usize, yb: usize| {
+        a.content[ya * width..(ya + 1) * width] == b.content[yb * width..(yb + 1) * width]
+    };
+    // A shrink deletes rows above the suffix: it can be at most `hb` rows.
+    let max = ha.min(hb);
+    let top = |at: usize| (0..at.min(hb)).filter(|&y| same(y, y)).count();
+    let bottom = |n: usize| (0..n).filter(|&i| same(ha - 1 - i, hb - 1 - i)).count();
+    let mut best = (0, 0);
+    for n in 0..=max {
+        let score = bottom(n) + top(ha - n);
+        if score >= best.1 {
+            best = (n, score);
         }
-        n += 1;
     }
-    n as u16
+    best.0 as u16
 }
 
 /// `live` cut to the terminal: at most `height` rows (the bottom ones), `width`
@@ -395,14 +537,55 @@ fn erase_below(out: &mut Vec<u8>, height: u16) {
 }
 
 fn move_down(out: &mut Vec<u8>, n: u16) {
-    if n > 0 {
-        let _ = write!(out, "\x1b[{n}B");
-    }
+    move_rows(out, i32::from(n));
 }
 
 fn move_up(out: &mut Vec<u8>, n: u16) {
-    if n > 0 {
-        let _ = write!(out, "\x1b[{n}A");
+    move_rows(out, -i32::from(n));
+}
+
+/// Moves the cursor `n` rows, down when positive. Moves come in chains (to
+/// the last row, back up to the top): one that ends `out` is merged into this.
+fn move_rows(out: &mut Vec<u8>, n: i32) {
+    let mut n = n;
+    if let Some((start, before)) = trailing_vertical_move(out) {
+        out.truncate(start);
+        n += before;
+    }
+    match n.cmp(&0) {
+        std::cmp::Ordering::Greater => csi(out, n.unsigned_abs() as u16, b'B'),
+        std::cmp::Ordering::Less => csi(out, n.unsigned_abs() as u16, b'A'),
+        std::cmp::Ordering::Equal => {}
+    }
+}
+
+/// Where a cursor up / down sequence ending `out` starts, and its rows (down
+/// positive). Text never holds an escape ([`write_text`]), so one found is ours.
+fn trailing_vertical_move(out: &[u8]) -> Option<(usize, i32)> {
+    let sign = match out.last()? {
+        b'A' => -1,
+        b'B' => 1,
+        _ => return None,
+    };
+    let start = out.iter().rposition(|&b| b == 0x1b)?;
+    let digits = out[start + 1..out.len() - 1].strip_prefix(b"[")?;
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n: i32 = match digits {
+        [] => 1,
+        _ => std::str::from_utf8(digits).ok()?.parse().ok()?,
+    };
+    Some((start, sign * n))
+}
+
+/// `ESC [ n <final>`, the 1 left out (every sequence used here defaults to 1).
+fn csi(out: &mut Vec<u8>, n: u16, last: u8) {
+    if n != 1 {
+        let _ = write!(out, "\x1b[{n}");
+        out.push(last);
+    } else {
+        out.extend_from_slice(&[0x1b, b'[', last]);
     }
 }
 

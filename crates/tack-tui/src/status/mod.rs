@@ -4,7 +4,7 @@
 mod command;
 
 use ratatui::text::{Line, Span};
-use tack_permissions::PermissionMode;
+use tack_protocol::PermissionMode;
 
 pub use command::{StatusLineCommand, StatusLineError, StatusLineInput, run_status_line};
 

@@ -8,7 +8,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use tack_permissions::PermissionMode;
+use tack_protocol::PermissionMode;
 use tack_tui::commands::MenuEntry;
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
