@@ -4,9 +4,9 @@
 
 use std::io::Write;
 
-use tack_runtime::LoopEvent;
 use tack_protocol::ContentBlock;
 use tack_protocol::stream_json::{ResultRecord, StreamJsonRecord};
+use tack_runtime::LoopEvent;
 use tack_runtime::records::Records;
 use tack_runtime::{RuntimeEvent, SessionInfo, TurnEnd};
 

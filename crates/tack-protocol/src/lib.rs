@@ -25,11 +25,11 @@ mod serde_util;
 pub use content::{
     CacheControl, ContentBlock, ImageSource, Message, Role, ToolResultContent, UnknownBlock,
 };
+pub use permission_mode::PermissionMode;
 pub use request::{
     MessagesRequest, Metadata, SystemBlock, SystemPrompt, ThinkingConfig, ToolChoice,
     ToolDefinition,
 };
-pub use permission_mode::PermissionMode;
 pub use response::{ApiErrorBody, ApiErrorDetail, MessageResponse, StopReason};
 pub use server_tool::{
     ServerToolCall, WebSearchError, WebSearchHit, WebSearchOutcome, WebSearchToolResult,

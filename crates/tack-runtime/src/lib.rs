@@ -82,10 +82,10 @@ pub use trust::{Trust, TrustError, TrustStore};
 // The runtime is a front end's one API boundary: the types of the crates behind
 // it that appear in its events, commands and views are re-exported here, so a
 // front end depends on the runtime (and tack-protocol) alone.
+pub use tack_core::LoopEvent;
 pub use tack_core::context::{MemoryFile, discover_memory_files};
 pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
-pub use tack_core::LoopEvent;
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
 pub use tack_store::{SessionStore, is_valid_session_id};

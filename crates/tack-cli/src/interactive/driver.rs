@@ -17,12 +17,12 @@ use std::time::{Duration, Instant};
 use crossterm::event::EventStream;
 use futures::StreamExt;
 use tack_protocol::{ContentBlock, Message};
+use tack_runtime::SessionStore;
 use tack_runtime::{
     Command, CommandSource, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent,
     RuntimeHandle, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, SlashCommand,
     StartError, UserInput,
 };
-use tack_runtime::SessionStore;
 use tack_tui::commands::MenuEntry;
 use tack_tui::input::FileIndex;
 use tack_tui::input::external_editor::edit_in_editor;
@@ -708,10 +708,8 @@ impl Driver {
                 Err(e) => self.notice(NoticeLevel::Error, format!("Could not run the editor: {e}")),
             });
         }
-        let found = tack_runtime::discover_memory_files(
-            &self.place.cwd,
-            self.place.home_dir.as_deref(),
-        );
+        let found =
+            tack_runtime::discover_memory_files(&self.place.cwd, self.place.home_dir.as_deref());
         let paths: Vec<&std::path::Path> = found.iter().map(|f| f.path.as_path()).collect();
         let text = info::memory(&paths, &file);
         Ok(self.notice(NoticeLevel::Info, text))

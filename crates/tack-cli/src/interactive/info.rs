@@ -325,10 +325,10 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
     use std::path::PathBuf;
-    use tack_runtime::{ModelUsage, SessionTotals};
-    use tack_runtime::PermissionMode;
     use tack_protocol::stream_json::McpServerStatus;
+    use tack_runtime::PermissionMode;
     use tack_runtime::{AgentSummary, ContextUsage, RuleView};
+    use tack_runtime::{ModelUsage, SessionTotals};
 
     fn snapshot() -> SessionSnapshot {
         let mut model_usage = BTreeMap::new();

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
-use tack_runtime::LoopEvent;
 use tack_protocol::{ContentBlock, Delta, Message, Role, SseEvent};
+use tack_runtime::LoopEvent;
 use tack_runtime::{PermissionAnswer, REJECTED, RuntimeEvent, context_tokens};
 use tack_tui::{NoticeLevel, PermissionRequest, StatusPatch, TurnSummary, UiEvent};
 use tokio::sync::oneshot;

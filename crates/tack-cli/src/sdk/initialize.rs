@@ -5,11 +5,11 @@
 use std::time::Duration;
 
 use anyhow::bail;
-use tack_runtime::{CallbackHook, CallbackMatcher, OnFailure};
 use tack_protocol::control::{
     AccountInfo, AgentInfo, HookCallbackMatcher, InitializeRequest, InitializeResponse, ModelInfo,
     SlashCommand,
 };
+use tack_runtime::{CallbackHook, CallbackMatcher, OnFailure};
 use tack_runtime::{CommandSource, SessionInfo, SessionOptions};
 
 /// Applies what `initialize` asks for to `options`; what tack cannot do is an

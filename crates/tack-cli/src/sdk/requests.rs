@@ -4,11 +4,11 @@
 
 use futures::future::{BoxFuture, FutureExt, ready};
 use serde_json::Value;
-use tack_runtime::PermissionMode;
 use tack_protocol::control::{
     ControlRequest, ControlResponse, InterruptResponse, McpServerStatus, McpStatusResponse,
     SdkRequest,
 };
+use tack_runtime::PermissionMode;
 use tack_runtime::{Command, RuntimeHandle};
 
 /// The SDK's in-process MCP servers (`mcp_message`) and live server control.
