@@ -67,7 +67,8 @@ sessions in this folder: 0
         "{stdout}"
     );
     assert!(stdout.contains("permissions: mode default; 1 allow, 0 ask, 1 deny rules"));
-    write(&cwd.join(".tack/settings.json"), "{ broken");
+    // The user's own file (a broken one of the repository's is skipped).
+    write(&env.config_dir().join("settings.json"), "{ broken");
     let out = env.tack().arg("doctor").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -318,6 +318,14 @@ impl HooksConfig {
         &self.warnings
     }
 
+    /// Every matcher group, with its event, in event-name order and then
+    /// configuration order (what `/hooks` lists).
+    pub fn groups(&self) -> impl Iterator<Item = (&str, &HookGroup)> {
+        self.events
+            .iter()
+            .flat_map(|(event, groups)| groups.iter().map(move |g| (event.as_str(), g)))
+    }
+
     /// True when `event` has at least one hook.
     pub fn has_hooks(&self, event: &str) -> bool {
         self.events

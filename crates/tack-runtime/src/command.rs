@@ -1,10 +1,13 @@
 //! What a front end sends: [`Command`]s, through a [`RuntimeHandle`].
 
+use std::path::PathBuf;
+
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::snapshot::SessionSnapshot;
+use crate::user_shell::ShellRun;
 
 /// A command to the runtime. Commands are handled in order; user messages
 /// and compactions queue behind a running turn, the others act at once.
@@ -45,6 +48,21 @@ pub enum Command {
     SubmitWith(UserInput, TurnOptions),
     /// The session's state now ([`SessionSnapshot`]), answered at once.
     Snapshot(oneshot::Sender<SessionSnapshot>),
+    /// The user's `!command`: queued like a user message, run in the shell
+    /// in the session's directory (an interrupt stops it), its input and
+    /// output appended to the conversation for the model's next turn;
+    /// answered with what it did once it is in the conversation.
+    RunShell {
+        command: String,
+        reply: oneshot::Sender<ShellRun>,
+    },
+    /// The user's `#note`: appended at once to the project's memory file
+    /// (`CLAUDE.md`, or the shared memory file the project has); answered
+    /// with that file, or why it could not be written.
+    AddNote {
+        note: String,
+        reply: oneshot::Sender<Result<PathBuf, String>>,
+    },
 }
 
 /// Settings of one turn; the session's own apply again after it.

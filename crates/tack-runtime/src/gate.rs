@@ -101,18 +101,35 @@ pub fn cli_rule_source(allow: Vec<String>, deny: Vec<String>) -> (RuleSource, Ru
 #[error("{0}")]
 pub struct RulesError(pub String);
 
-/// Parses every rule; the first invalid one is the error. Warnings (rules
-/// applied differently than written) are returned.
-pub fn build_rules(sources: RuleSources) -> Result<(RuleSet, Vec<String>), RulesError> {
+/// Parses every rule. An invalid rule of the repository's settings (project
+/// or local) is left out with a warning, so a checkout cannot stop tack from
+/// starting; the first invalid rule of any other source is the error.
+/// Warnings (rules applied differently than written, rules left out) are
+/// returned.
+pub fn build_rules(mut sources: RuleSources) -> Result<(RuleSet, Vec<String>), RulesError> {
+    let mut warnings = Vec::new();
+    for (source, lists) in &mut sources {
+        if !matches!(source.name.as_str(), "projectSettings" | "localSettings") {
+            continue;
+        }
+        let Err((_, errors)) = RuleSet::from_sources([(source.clone(), lists.clone())]) else {
+            continue;
+        };
+        for e in errors {
+            let list = match e.behavior {
+                "allow" => &mut lists.allow,
+                "ask" => &mut lists.ask,
+                _ => &mut lists.deny,
+            };
+            list.retain(|r| r != &e.rule);
+            warnings.push(format!("warning: {e}; the rule is skipped"));
+        }
+    }
     let set = RuleSet::from_sources(sources).map_err(|(_, errors)| {
         let first = errors.into_iter().next().map(|e| e.to_string());
         RulesError(first.unwrap_or_else(|| "invalid permission rule".to_owned()))
     })?;
-    let warnings = set
-        .warnings()
-        .iter()
-        .map(|w| format!("warning: {w}"))
-        .collect();
+    warnings.extend(set.warnings().iter().map(|w| format!("warning: {w}")));
     Ok((set, warnings))
 }
 
@@ -259,6 +276,34 @@ impl Gate {
                     }
                 }
         })
+    }
+
+    /// May the user's `@` mention of `path` (absolute) be attached to their
+    /// message? As a Read of it would be, with one difference: an ask rule
+    /// does not stop it, since the user typed the path themselves, which is
+    /// the approval an ask rule waits for. A deny rule stops it, and so does
+    /// a path outside the working directories that no rule allows: pointing
+    /// at a file is no reason to read what every Read is kept from. No
+    /// PreToolUse hook runs (no tool is called). `Err`: why not, naming the
+    /// rule and its settings file.
+    pub(crate) fn mention_read(&self, path: &Path) -> Result<(), String> {
+        let input = serde_json::json!({ "file_path": path });
+        let (decision, inside) = {
+            let ctx = self.ctx();
+            let decision = ctx.decide("Read", &[], &input, true, &[path.to_path_buf()]);
+            let inside = tack_permissions::path::real_path(path).is_ok_and(|real| {
+                ctx.working_dirs()
+                    .iter()
+                    .any(|wd| tack_permissions::path::is_inside(&real, wd))
+            });
+            (decision, inside)
+        };
+        match decision {
+            Decision::Allow { .. } => Ok(()),
+            Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),
+            Decision::Ask { .. } if inside => Ok(()),
+            Decision::Ask { reason, .. } => Err(reason),
+        }
     }
 
     /// The engine's decision; `hook_allowed`: a PreToolUse hook said `allow`.
@@ -546,6 +591,16 @@ impl Gate {
                         Some(content) => format!("{}({content})", rule.tool_name),
                         None => rule.tool_name.clone(),
                     };
+                    // A rule is shown to the user and saved to a file they
+                    // read: one holding control characters would not look
+                    // like what it matches.
+                    if tack_sys::terminal_text::has_control(&text, true) {
+                        self.notify(format!(
+                            "warning: permission rule not added: `{}` contains control characters",
+                            tack_sys::terminal_text::visible(&text)
+                        ));
+                        continue;
+                    }
                     let source = RuleSource::named("session");
                     let added = self
                         .ctx
@@ -647,9 +702,9 @@ mod tests {
     #[test]
     fn invalid_rules_name_the_rule_and_the_file() {
         let source = RuleSource {
-            name: "projectSettings".into(),
-            file: Some(PathBuf::from("/p/.claude/settings.json")),
-            root: Some(PathBuf::from("/p")),
+            name: "userSettings".into(),
+            file: Some(PathBuf::from("/h/.claude/settings.json")),
+            root: None,
         };
         let lists = RuleLists {
             allow: vec!["Bash(echo *)".into(), "Bash(:*".into()],
@@ -657,7 +712,30 @@ mod tests {
         };
         let err = build_rules(vec![(source, lists)]).unwrap_err().to_string();
         assert!(err.contains("`Bash(:*`"), "{err}");
-        assert!(err.contains("/p/.claude/settings.json"), "{err}");
+        assert!(err.contains("/h/.claude/settings.json"), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+
+    #[test]
+    fn invalid_rules_of_the_repository_are_skipped_with_a_warning() {
+        let source = RuleSource {
+            name: "projectSettings".into(),
+            file: Some(PathBuf::from("/p/.claude/settings.json")),
+            root: Some(PathBuf::from("/p")),
+        };
+        let lists = RuleLists {
+            deny: vec!["Bash(rm *)".into(), "Bash(:*".into()],
+            ..RuleLists::default()
+        };
+        let (set, warnings) = build_rules(vec![(source, lists)]).unwrap();
+        let kept: Vec<String> = set.rules().iter().map(|r| r.rule.text.clone()).collect();
+        assert_eq!(kept, vec!["Bash(rm *)".to_owned()]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with(
+                "warning: invalid permission rule `Bash(:*` in /p/.claude/settings.json (deny)"
+            ) && warnings[0].ends_with("; the rule is skipped"),
+            "{warnings:?}"
+        );
     }
 }

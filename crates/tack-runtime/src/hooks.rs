@@ -46,6 +46,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::emit::Emitter;
 use crate::event::{HookCallback, Notice, RuntimeEvent};
+use crate::snapshot::HookView;
 
 /// SessionEnd hooks get this long before they are killed (Claude Code's budget).
 const SESSION_END_BUDGET: Duration = Duration::from_millis(1500);
@@ -157,6 +158,23 @@ impl SessionHooks {
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+
+    /// The command hooks configured, as `/hooks` lists them.
+    pub(crate) fn views(&self) -> Vec<HookView> {
+        let runner = self.runner();
+        runner
+            .config()
+            .groups()
+            .flat_map(|(event, group)| {
+                group.hooks.iter().map(move |hook| HookView {
+                    event: event.to_owned(),
+                    matcher: group.matcher_text.clone().filter(|m| !m.is_empty()),
+                    command: hook.command.clone(),
+                    is_async: hook.is_async,
+                })
+            })
+            .collect()
     }
 
     /// True when some hook is configured for `event`.

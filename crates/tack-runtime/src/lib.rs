@@ -12,7 +12,8 @@
 //! 2. [`Runtime::spawn`]: the session becomes a task; the front end keeps a
 //!    [`RuntimeHandle`] to send [`Command`]s (user messages, with
 //!    [`TurnOptions`] for one turn if need be; messages appended without a
-//!    turn, interrupt, set permission mode, set model, compact, and a
+//!    turn, the user's `!command` and `#note`, interrupt, set permission
+//!    mode, set model, compact, and a
 //!    [`SessionSnapshot`] of the state for a front end's `/cost`, `/context`,
 //!    `/status`) and reads [`RuntimeEvents`]. A user message that starts
 //!    with `/compact` or a [custom command](custom_commands)'s `/name` is
@@ -46,6 +47,7 @@ mod event;
 mod gate;
 mod hooks;
 mod mcp;
+mod mentions;
 mod metered;
 mod model;
 mod options;
@@ -58,13 +60,16 @@ mod snapshot;
 mod start;
 mod transcript;
 mod trust;
+mod user_shell;
 
 pub use auth::AuthError;
 pub use command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, SessionClosed, TurnOptions,
     UserInput,
 };
-pub use config::{LoadedSettings, SettingsError, load_settings, load_settings_from};
+pub use config::{
+    LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,
+};
 pub use event::{
     AgentSummary, HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest, REJECTED,
     RuntimeEvent, SessionInfo, SubagentEvent, TurnEnd,
@@ -75,15 +80,17 @@ pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use runtime::{Runtime, RuntimeEvents};
 pub use slash::{CommandSource, SlashCommand, slash_commands};
-pub use snapshot::{ContextUsage, RuleView, SessionSnapshot, context_tokens};
+pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
-pub use trust::{Trust, TrustError, TrustStore};
+pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
+pub use user_shell::{SHELL_TIMEOUT, ShellRun, shell_output_shown};
 
 // The runtime is a front end's one API boundary: the types of the crates behind
 // it that appear in its events, commands and views are re-exported here, so a
 // front end depends on the runtime (and tack-protocol) alone.
 pub use tack_core::LoopEvent;
-pub use tack_core::context::{MemoryFile, discover_memory_files};
+pub use tack_core::compact::COMPACT_SUMMARY_PREFIX;
+pub use tack_core::context::{MemoryFile, discover_memory_files, project_memory_file};
 pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};

@@ -25,10 +25,12 @@ use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
 use crate::hooks::{PromptVerdict, SessionHooks, with_context};
 use crate::mcp::SessionMcp;
+use crate::mentions;
 use crate::model::{RequestEnv, resolve_model};
 use crate::records::{error_line, result_record};
 use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
+use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
 
 /// What the Notification hook says when the session waits for the user.
 const IDLE_MESSAGE: &str = "tack is waiting for your input";
@@ -171,6 +173,8 @@ enum Work {
     Compact(Option<String>),
     /// A user message added without a turn.
     Append(UserInput),
+    /// The user's `!command`.
+    Shell(String, oneshot::Sender<ShellRun>),
     /// `/name` naming no command: an error result, no request.
     Unknown {
         name: String,
@@ -184,7 +188,7 @@ impl Work {
         match self {
             Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
             Work::Unknown { uuid, .. } => uuid.as_deref(),
-            Work::Compact(_) => None,
+            Work::Compact(_) | Work::Shell(..) => None,
         }
     }
 }
@@ -302,6 +306,9 @@ impl Driver {
                     }
                     Work::Compact(instructions) => self.compact(&mut session, instructions).await,
                     Work::Append(input) => self.append(&mut session, input).await,
+                    Work::Shell(command, reply) => {
+                        self.user_shell(&mut session, command, reply).await
+                    }
                     Work::Unknown { name, uuid } => {
                         let reason = format!("Unknown slash command: {name}");
                         self.blocked(&session, reason, uuid)
@@ -395,7 +402,7 @@ impl Driver {
                             cancelled.extend(uuid.clone());
                             false
                         }
-                        Work::Compact(_) => true,
+                        Work::Compact(_) | Work::Shell(..) => true,
                     });
                 }
                 return Control::Interrupt(Interrupter::Receipt { reply, cancelled });
@@ -415,6 +422,14 @@ impl Driver {
                 let _ = reply.send(Ok(()));
             }
             Command::SetModel(model) => self.pending_model = Some(model),
+            Command::RunShell { command, reply } => {
+                self.queue.push_back(Work::Shell(command, reply));
+            }
+            Command::AddNote { note, reply } => {
+                let project = tack_config::find_project_dir(&self.info.cwd);
+                let written = add_note(&project, &note).map_err(|e| e.to_string());
+                let _ = reply.send(written);
+            }
             Command::McpStatus(reply) => {
                 let statuses = self.mcp.as_ref().map(SessionMcp::statuses);
                 let _ = reply.send(statuses.unwrap_or_default());
@@ -488,6 +503,7 @@ impl Driver {
             messages: f.messages,
             rules: self.gate.rule_views(),
             turn_running: self.turn_running,
+            hooks: self.hooks.as_ref().map(|h| h.views()).unwrap_or_default(),
         }
     }
 
@@ -566,17 +582,19 @@ impl Driver {
         self.refresh_tools(session);
         let uuid = input.uuid;
         let mut message = input.message;
-        if let Some(mcp) = &self.mcp {
-            // `@server:uri` mentions of MCP resources come with the prompt.
-            let files = session.tool_env().session_dir().join("mcp-resources");
-            for mention in mcp
-                .manager()
-                .resolve_mentions(&message.text(), &files)
-                .await
-            {
-                message.content.extend(mention.to_blocks());
-            }
+        let resources = session.tool_env().session_dir().join("mcp-resources");
+        let attached = mentions::resolve(
+            &message,
+            &self.info.cwd,
+            &self.gate,
+            self.mcp.as_ref(),
+            &resources,
+        )
+        .await;
+        for notice in attached.notices {
+            self.emit.notice(notice);
         }
+        message.content.extend(attached.blocks);
         let prompt = with_context(message, self.start_context.take());
         // Async hooks that finished since the last prompt speak now.
         let reported = self.hooks.as_ref().and_then(|h| h.take_async_reports());
@@ -654,6 +672,35 @@ impl Driver {
                 "Error: the message was not added: {e}"
             )))),
         }
+    }
+
+    /// The user's `!command`: run (an interrupt stops it), then appended to
+    /// the conversation. `false` when the front end has gone away.
+    async fn user_shell(
+        &mut self,
+        session: &mut Session,
+        command: String,
+        reply: oneshot::Sender<ShellRun>,
+    ) -> bool {
+        let cancel = CancellationToken::new();
+        let mut interrupts = Vec::new();
+        let cwd = self.info.cwd.clone();
+        let run = run_shell(&command, &cwd, SHELL_TIMEOUT, cancel.clone());
+        let run = self.with_commands(run, &cancel, &mut interrupts).await;
+        for interrupter in interrupts {
+            interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
+        }
+        let alive = self
+            .append(
+                session,
+                UserInput {
+                    message: run.message(),
+                    uuid: None,
+                },
+            )
+            .await;
+        let _ = reply.send(run);
+        alive
     }
 
     fn turn_ended(

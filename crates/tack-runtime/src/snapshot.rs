@@ -1,5 +1,5 @@
 //! What a session looks like now, for a front end's `/cost`, `/context`,
-//! `/status` and `/permissions` ([`crate::Command::Snapshot`]).
+//! `/status`, `/permissions` and `/hooks` ([`crate::Command::Snapshot`]).
 //!
 //! Answered at once, also while a turn runs: the conversation's figures are
 //! then those of the last turn that ended (the running turn owns the
@@ -30,6 +30,19 @@ pub struct SessionSnapshot {
     pub rules: Vec<RuleView>,
     /// A turn is running (the conversation figures are those before it).
     pub turn_running: bool,
+    /// The command hooks the session runs (after trust and
+    /// `disableAllHooks`), by event, then in configuration order.
+    pub hooks: Vec<HookView>,
+}
+
+/// One command hook as a front end lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookView {
+    pub event: String,
+    /// `None`: every target.
+    pub matcher: Option<String>,
+    pub command: String,
+    pub is_async: bool,
 }
 
 /// How the context window is used.

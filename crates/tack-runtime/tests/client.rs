@@ -490,3 +490,72 @@ async fn a_fork_continues_in_a_new_session_and_resume_at_cuts_the_history() {
         "{sent:?}"
     );
 }
+
+#[tokio::test]
+async fn the_users_shell_commands_go_into_the_conversation_and_an_interrupt_stops_one() {
+    let fx = Fixture::new(Script::new([Reply::text("seen")])).await;
+    let runtime = fx.start(SessionOptions::default()).await;
+    let (handle, mut events) = runtime.spawn();
+    let (first, ran_first) = tokio::sync::oneshot::channel();
+    let (second, ran_second) = tokio::sync::oneshot::channel();
+    let echo = "echo from-shell; echo err >&2";
+    for (command, reply) in [(echo, first), ("sleep 30", second)] {
+        let command = command.to_owned();
+        handle.send(Command::RunShell { command, reply }).unwrap();
+    }
+    let first = ran_first.await.unwrap();
+    // The second runs now (work runs in order, commands are read during it).
+    let started = std::time::Instant::now();
+    assert_eq!(
+        handle.interrupt().await.unwrap(),
+        InterruptOutcome::Interrupted
+    );
+    let second = ran_second.await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        (first.stdout.as_str(), first.stderr.as_str(), first.code),
+        ("from-shell\n", "err\n", Some(0))
+    );
+    assert_eq!(
+        (second.code, second.stopped.as_deref()),
+        (None, Some("interrupted"))
+    );
+    handle.submit(UserInput::text("what happened?")).unwrap();
+    drop(handle);
+    while events.next().await.is_some() {}
+    let bodies = fx.bodies();
+    assert_eq!(bodies.len(), 1);
+    let texts: Vec<&str> = bodies[0]["messages"][0]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .filter(|t| !t.starts_with("<system-reminder>"))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "<bash-input>echo from-shell; echo err >&2</bash-input>",
+            "<bash-stdout>from-shell\n</bash-stdout><bash-stderr>err\n</bash-stderr>",
+            "<bash-input>sleep 30</bash-input>",
+            "<bash-stdout></bash-stdout><bash-stderr>interrupted</bash-stderr>",
+            "what happened?",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_note_goes_to_the_projects_memory_file() {
+    let fx = Fixture::new(Script::new(Vec::<Reply>::new())).await;
+    std::fs::write(fx.cwd().join("AGENTS.md"), "# Agents\n").unwrap();
+    let runtime = fx.start(SessionOptions::default()).await;
+    let (handle, _events) = runtime.spawn();
+    let (reply, written) = tokio::sync::oneshot::channel();
+    let note = " run make test ".to_owned();
+    handle.send(Command::AddNote { note, reply }).unwrap();
+    assert_eq!(written.await.unwrap(), Ok(fx.cwd().join("AGENTS.md")));
+    assert_eq!(
+        std::fs::read_to_string(fx.cwd().join("AGENTS.md")).unwrap(),
+        "# Agents\n- run make test\n"
+    );
+}

@@ -7,3 +7,4 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod reaper;
+mod run;

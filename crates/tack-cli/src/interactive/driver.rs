@@ -5,8 +5,8 @@
 //! The runtime is the only thing this talks to for the conversation: it
 //! persists, runs hooks and decides permissions. This loop owns what is the
 //! front end's: the terminal, which runtime is current (a new one on `/clear`
-//! and `/resume`), permission replies until the user answers, and the output
-//! of `!` commands until the next prompt carries it.
+//! and `/resume`) and permission replies until the user answers. The
+//! user's `@` mentions, `!commands` and `#notes` are the runtime's too.
 
 use std::collections::HashMap;
 use std::io::{self, Stdout};
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::EventStream;
 use futures::StreamExt;
-use tack_protocol::{ContentBlock, Message};
+use tack_runtime::PermissionMode;
 use tack_runtime::SessionStore;
 use tack_runtime::{
     Command, CommandSource, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent,
@@ -33,9 +33,8 @@ use tack_tui::{
 };
 use tokio::sync::{mpsc, oneshot};
 
+use super::info;
 use super::map::{EventMap, replay};
-use super::shell::{self, ShellRun};
-use super::{info, memory, mentions};
 
 /// Claude Code's wait before the Notification hook's `idle_prompt`.
 const IDLE_NOTIFICATION: Duration = Duration::from_secs(60);
@@ -71,7 +70,6 @@ enum Internal {
     Started(u64, Box<Result<Runtime, StartError>>),
     Runtime(u64, RuntimeEvent),
     Ui(Vec<UiEvent>),
-    Shell(io::Result<ShellRun>),
     Files(FileIndex),
 }
 
@@ -112,8 +110,6 @@ pub struct Driver {
     replies: HashMap<String, oneshot::Sender<PermissionAnswer>>,
     /// Actions for a runtime that is not ready yet.
     waiting: Vec<UiAction>,
-    /// `!` commands and their output, for the next prompt.
-    shell_context: Vec<String>,
     opened: Instant,
     exit: Option<ExitCode>,
 }
@@ -144,7 +140,6 @@ impl Driver {
             generation: 0,
             replies: HashMap::new(),
             waiting: Vec::new(),
-            shell_context: Vec::new(),
             opened: Instant::now(),
             exit: None,
         };
@@ -263,14 +258,6 @@ impl Driver {
             }
             Internal::Runtime(..) => Vec::new(),
             Internal::Ui(events) => self.ui(events),
-            Internal::Shell(Ok(run)) => {
-                self.shell_context.extend(run.context());
-                self.notice(NoticeLevel::Info, run.shown())
-            }
-            Internal::Shell(Err(e)) => self.notice(
-                NoticeLevel::Error,
-                format!("Could not run the command: {e}"),
-            ),
             Internal::Files(index) => {
                 self.app.set_file_index(index);
                 Vec::new()
@@ -382,156 +369,28 @@ impl Driver {
         }
     }
 
+    /// One UI action, each kind to its handler.
     async fn act(&mut self, action: UiAction) -> anyhow::Result<Vec<UiAction>> {
         Ok(match action {
             UiAction::Submit(prompt) => self.submit(prompt),
-            UiAction::RunShell(command) => {
-                let (cwd, tx) = (self.place.cwd.clone(), self.tx.clone());
-                tokio::spawn(async move {
-                    let run = shell::run(&command, &cwd, shell::TIMEOUT).await;
-                    let _ = tx.send(Internal::Shell(run));
-                });
-                Vec::new()
-            }
-            UiAction::AddMemory(note) => {
-                let file = memory::memory_file(&self.project_dir);
-                match memory::add_note(&file, &note) {
-                    Ok(()) => self.notice(
-                        NoticeLevel::Info,
-                        format!(
-                            "Added to {} (read by sessions started from now on)",
-                            file.display()
-                        ),
-                    ),
-                    Err(e) => self.notice(
-                        NoticeLevel::Error,
-                        format!("Could not write {}: {e}", file.display()),
-                    ),
-                }
-            }
+            UiAction::RunShell(command) => self.run_shell(command),
+            UiAction::AddMemory(note) => self.add_note(note),
             UiAction::Interrupt => self.interrupt(),
-            UiAction::SetPermissionMode(mode) => {
-                let Some(handle) = self.handle().cloned() else {
-                    return Ok(self.not_ready(UiAction::SetPermissionMode(mode)));
-                };
-                self.options.permission_mode = Some(mode);
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    let error = match handle.set_permission_mode(mode).await {
-                        Ok(Ok(())) => None,
-                        Ok(Err(e)) => Some(e),
-                        Err(e) => Some(e.to_string()),
-                    };
-                    if let Some(e) = error {
-                        let _ = tx.send(Internal::Ui(vec![UiEvent::Notice {
-                            level: NoticeLevel::Error,
-                            text: format!("Could not change the permission mode: {e}"),
-                        }]));
-                    }
-                });
-                self.refresh_status_line();
-                Vec::new()
-            }
-            UiAction::SetModel(name) => {
-                let Some(handle) = self.handle() else {
-                    return Ok(self.not_ready(UiAction::SetModel(name)));
-                };
-                let _ = handle.send(Command::SetModel(Some(name.clone())));
-                self.options.model = Some(name.clone());
-                self.model = tack_runtime::resolve_model(&name);
-                let model = self.model.clone();
-                let mut actions = self.ui([UiEvent::Status(StatusPatch {
-                    model: Some(model.clone()),
-                    context_window: Some(tack_api::model_limits(&model).context_window),
-                    ..StatusPatch::default()
-                })]);
-                actions.extend(self.notice(
-                    NoticeLevel::Info,
-                    format!("Model set to {model} (from the next turn on)"),
-                ));
-                self.refresh_status_line();
-                actions
-            }
-            UiAction::Compact { instructions } => {
-                let Some(handle) = self.handle() else {
-                    return Ok(self.not_ready(UiAction::Compact { instructions }));
-                };
-                let _ = handle.send(Command::Compact { instructions });
-                self.ui([UiEvent::TurnStarted])
-            }
+            UiAction::SetPermissionMode(mode) => self.set_permission_mode(mode),
+            UiAction::SetModel(name) => self.set_model(name),
+            UiAction::Compact { instructions } => self.compact(instructions),
             UiAction::Clear => {
-                self.shell_context.clear();
                 let mut actions = self.switch(SessionChoice::New { id: None });
                 actions.extend(self.notice(NoticeLevel::Info, "Started a new conversation."));
                 actions
             }
-            UiAction::AnswerPermission { id, answer } => {
-                if let Some(reply) = self.replies.remove(&id) {
-                    let answer = match answer {
-                        tack_tui::PermissionAnswer::Allow => PermissionAnswer::allow(),
-                        tack_tui::PermissionAnswer::AllowAlways { rule } => {
-                            PermissionAnswer::allow_always(&rule)
-                        }
-                        tack_tui::PermissionAnswer::Deny { feedback } => {
-                            if feedback.is_none() {
-                                self.map.interrupted();
-                            }
-                            PermissionAnswer::reject(feedback.as_deref())
-                        }
-                    };
-                    let _ = reply.send(answer);
-                }
-                Vec::new()
-            }
-            UiAction::ListSessions => {
-                let store = SessionStore::new(&self.place.config_dir);
-                let cwd = self.place.cwd.clone();
-                let current = match &self.slot {
-                    Slot::Ready { info, .. } => Some(info.session_id.clone()),
-                    Slot::Starting | Slot::Switching { .. } | Slot::Failed(_) => None,
-                };
-                let tx = self.tx.clone();
-                tokio::task::spawn_blocking(move || {
-                    let event = match store.list_sessions(&cwd) {
-                        Ok(mut sessions) => {
-                            sessions.retain(|s| Some(&s.session_id) != current.as_ref());
-                            UiEvent::Sessions(sessions)
-                        }
-                        Err(e) => UiEvent::Notice {
-                            level: NoticeLevel::Error,
-                            text: format!("Could not list the sessions: {e}"),
-                        },
-                    };
-                    let _ = tx.send(Internal::Ui(vec![event]));
-                });
-                Vec::new()
-            }
-            UiAction::Resume { session_id } => {
-                self.shell_context.clear();
-                self.switch(SessionChoice::Resume(session_id))
-            }
+            UiAction::AnswerPermission { id, answer } => self.answer_permission(&id, answer),
+            UiAction::ListSessions => self.list_sessions(),
+            UiAction::Resume { session_id } => self.switch(SessionChoice::Resume(session_id)),
             // Answered before the session starts (`super::trust`).
             UiAction::Trust(_) => Vec::new(),
             UiAction::Command { name, args } => self.command(&name, &args).await?,
-            UiAction::OpenExternalEditor { text } => {
-                let Some(editor) = self.editor() else {
-                    return Ok(self.notice(
-                        NoticeLevel::Warning,
-                        "Set $VISUAL or $EDITOR to edit the prompt in an editor.",
-                    ));
-                };
-                let dir = std::env::temp_dir();
-                match self
-                    .suspended(move || edit_in_editor(&editor, &text, &dir))
-                    .await?
-                {
-                    Ok(edited) => {
-                        self.app.set_input(edited);
-                        Vec::new()
-                    }
-                    Err(e) => self.notice(NoticeLevel::Error, e.to_string()),
-                }
-            }
+            UiAction::OpenExternalEditor { text } => self.open_editor(text).await?,
             UiAction::Exit => {
                 self.exit = Some(ExitCode::SUCCESS);
                 Vec::new()
@@ -539,28 +398,193 @@ impl Driver {
         })
     }
 
+    /// `!command`: the runtime runs it and puts it into the conversation;
+    /// its output is shown when it is there.
+    fn run_shell(&mut self, command: String) -> Vec<UiAction> {
+        let Some(handle) = self.handle() else {
+            return self.not_ready(UiAction::RunShell(command));
+        };
+        let (reply, ran) = oneshot::channel();
+        let tx = self.tx.clone();
+        if let Err(e) = handle.send(Command::RunShell { command, reply }) {
+            return self.notice(NoticeLevel::Error, e.to_string());
+        }
+        tokio::spawn(async move {
+            let event = match ran.await {
+                Ok(run) => UiEvent::Notice {
+                    level: NoticeLevel::Info,
+                    text: run.shown(),
+                },
+                Err(_) => UiEvent::Notice {
+                    level: NoticeLevel::Error,
+                    text: "The command did not run: the session ended.".to_owned(),
+                },
+            };
+            let _ = tx.send(Internal::Ui(vec![event]));
+        });
+        Vec::new()
+    }
+
+    /// `#note`: the runtime writes it to the project's memory file.
+    fn add_note(&mut self, note: String) -> Vec<UiAction> {
+        let Some(handle) = self.handle() else {
+            return self.not_ready(UiAction::AddMemory(note));
+        };
+        let (reply, written) = oneshot::channel();
+        let tx = self.tx.clone();
+        if let Err(e) = handle.send(Command::AddNote { note, reply }) {
+            return self.notice(NoticeLevel::Error, e.to_string());
+        }
+        tokio::spawn(async move {
+            let event = match written.await {
+                Ok(Ok(file)) => UiEvent::Notice {
+                    level: NoticeLevel::Info,
+                    text: format!(
+                        "Added to {} (read by sessions started from now on)",
+                        file.display()
+                    ),
+                },
+                Ok(Err(e)) => UiEvent::Notice {
+                    level: NoticeLevel::Error,
+                    text: format!("Could not add the note: {e}"),
+                },
+                Err(_) => UiEvent::Notice {
+                    level: NoticeLevel::Error,
+                    text: "The note was not added: the session ended.".to_owned(),
+                },
+            };
+            let _ = tx.send(Internal::Ui(vec![event]));
+        });
+        Vec::new()
+    }
+
+    fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<UiAction> {
+        let Some(handle) = self.handle().cloned() else {
+            return self.not_ready(UiAction::SetPermissionMode(mode));
+        };
+        self.options.permission_mode = Some(mode);
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let error = match handle.set_permission_mode(mode).await {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(e) = error {
+                let _ = tx.send(Internal::Ui(vec![UiEvent::Notice {
+                    level: NoticeLevel::Error,
+                    text: format!("Could not change the permission mode: {e}"),
+                }]));
+            }
+        });
+        self.refresh_status_line();
+        Vec::new()
+    }
+
+    fn set_model(&mut self, name: String) -> Vec<UiAction> {
+        let Some(handle) = self.handle() else {
+            return self.not_ready(UiAction::SetModel(name));
+        };
+        let _ = handle.send(Command::SetModel(Some(name.clone())));
+        self.options.model = Some(name.clone());
+        self.model = tack_runtime::resolve_model(&name);
+        let model = self.model.clone();
+        let mut actions = self.ui([UiEvent::Status(StatusPatch {
+            model: Some(model.clone()),
+            context_window: Some(tack_api::model_limits(&model).context_window),
+            ..StatusPatch::default()
+        })]);
+        actions.extend(self.notice(
+            NoticeLevel::Info,
+            format!("Model set to {model} (from the next turn on)"),
+        ));
+        self.refresh_status_line();
+        actions
+    }
+
+    fn compact(&mut self, instructions: Option<String>) -> Vec<UiAction> {
+        let Some(handle) = self.handle() else {
+            return self.not_ready(UiAction::Compact { instructions });
+        };
+        let _ = handle.send(Command::Compact { instructions });
+        self.ui([UiEvent::TurnStarted])
+    }
+
+    fn answer_permission(&mut self, id: &str, answer: tack_tui::PermissionAnswer) -> Vec<UiAction> {
+        if let Some(reply) = self.replies.remove(id) {
+            let answer = match answer {
+                tack_tui::PermissionAnswer::Allow => PermissionAnswer::allow(),
+                tack_tui::PermissionAnswer::AllowAlways { rule } => {
+                    PermissionAnswer::allow_always(&rule)
+                }
+                tack_tui::PermissionAnswer::Deny { feedback } => {
+                    if feedback.is_none() {
+                        self.map.interrupted();
+                    }
+                    PermissionAnswer::reject(feedback.as_deref())
+                }
+            };
+            let _ = reply.send(answer);
+        }
+        Vec::new()
+    }
+
+    /// `/resume`: the sessions of this directory but the current one, for the picker.
+    fn list_sessions(&mut self) -> Vec<UiAction> {
+        let store = SessionStore::new(&self.place.config_dir);
+        let cwd = self.place.cwd.clone();
+        let current = match &self.slot {
+            Slot::Ready { info, .. } => Some(info.session_id.clone()),
+            Slot::Starting | Slot::Switching { .. } | Slot::Failed(_) => None,
+        };
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let event = match store.list_sessions(&cwd) {
+                Ok(mut sessions) => {
+                    sessions.retain(|s| Some(&s.session_id) != current.as_ref());
+                    UiEvent::Sessions(sessions)
+                }
+                Err(e) => UiEvent::Notice {
+                    level: NoticeLevel::Error,
+                    text: format!("Could not list the sessions: {e}"),
+                },
+            };
+            let _ = tx.send(Internal::Ui(vec![event]));
+        });
+        Vec::new()
+    }
+
+    /// Ctrl+G: the prompt edited in `$VISUAL` / `$EDITOR`.
+    async fn open_editor(&mut self, text: String) -> anyhow::Result<Vec<UiAction>> {
+        let Some(editor) = self.editor() else {
+            return Ok(self.notice(
+                NoticeLevel::Warning,
+                "Set $VISUAL or $EDITOR to edit the prompt in an editor.",
+            ));
+        };
+        let dir = std::env::temp_dir();
+        Ok(
+            match self
+                .suspended(move || edit_in_editor(&editor, &text, &dir))
+                .await?
+            {
+                Ok(edited) => {
+                    self.app.set_input(edited);
+                    Vec::new()
+                }
+                Err(e) => self.notice(NoticeLevel::Error, e.to_string()),
+            },
+        )
+    }
+
     fn submit(&mut self, prompt: Prompt) -> Vec<UiAction> {
         let Some(handle) = self.handle() else {
             return self.not_ready(UiAction::Submit(prompt));
         };
-        let mut blocks: Vec<ContentBlock> = self
-            .shell_context
-            .iter()
-            .map(|t| ContentBlock::text(t.clone()))
-            .collect();
-        let attached = mentions::attachments(&prompt.text, &self.place.cwd);
-        blocks.push(ContentBlock::text(prompt.text));
-        blocks.extend(attached.into_iter().map(ContentBlock::text));
-        let input = UserInput {
-            message: Message::user(blocks),
-            uuid: None,
-        };
-        // A custom command's `/name args` goes as typed: the runtime expands it.
-        match handle.submit(input) {
-            Ok(()) => {
-                self.shell_context.clear();
-                Vec::new()
-            }
+        // `@` mentions are resolved by the runtime, under the permission rules,
+        // and a custom command's `/name args` is expanded there too.
+        match handle.submit(UserInput::text(prompt.text)) {
+            Ok(()) => Vec::new(),
             Err(e) => self.ui([turn_failed(e.to_string())]),
         }
     }
@@ -624,10 +648,9 @@ impl Driver {
                 }
             },
             "model" => info::model(&self.model),
-            "hooks" => info::hooks(&self.loaded.settings),
             "config" => info::config(&self.loaded.settings, &self.model),
             "memory" => return self.memory(args).await,
-            "cost" | "context" | "permissions" | "status" => {
+            "cost" | "context" | "permissions" | "status" | "hooks" => {
                 let Some(handle) = self.handle().cloned() else {
                     return Ok(self.not_ready(UiAction::Command {
                         name: name.to_owned(),
@@ -665,6 +688,7 @@ impl Driver {
             }
             "context" => Box::new(info::context),
             "permissions" => Box::new(info::permissions),
+            "hooks" => Box::new(|s| info::hooks(&s.hooks)),
             _ => {
                 let info = match &self.slot {
                     Slot::Ready { info, .. } => (**info).clone(),
@@ -681,7 +705,7 @@ impl Driver {
 
     /// `/memory`: the memory files; `/memory edit` opens the project's in the editor.
     async fn memory(&mut self, args: &str) -> anyhow::Result<Vec<UiAction>> {
-        let file = memory::memory_file(&self.project_dir);
+        let file = tack_runtime::project_memory_file(&self.project_dir);
         if args == "edit" {
             let Some(editor) = self.editor() else {
                 return Ok(self.notice(

@@ -6,9 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::Value;
 use tack_config::Settings;
-use tack_runtime::{SessionInfo, SessionSnapshot};
+use tack_runtime::{HookView, SessionInfo, SessionSnapshot};
 use tack_tui::status::tokens;
 
 /// `/mcp`: each server the session started, its status, and how many of its
@@ -200,42 +199,23 @@ pub fn permissions(s: &SessionSnapshot) -> String {
     out
 }
 
-/// `/hooks`.
-pub fn hooks(settings: &Settings) -> String {
-    if settings.disable_all_hooks() {
-        return "Hooks are disabled (disableAllHooks).".to_owned();
-    }
-    let mut out = String::new();
-    if let Value::Object(events) = settings.hooks_json() {
-        for (event, groups) in events {
-            out.push_str(&format!("{event}\n"));
-            for group in groups.as_array().into_iter().flatten() {
-                let matcher = group
-                    .get("matcher")
-                    .and_then(Value::as_str)
-                    .filter(|m| !m.is_empty())
-                    .unwrap_or("*");
-                for hook in group
-                    .get("hooks")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let command = hook.get("command").and_then(Value::as_str).unwrap_or("?");
-                    let background = if hook.get("async").and_then(Value::as_bool) == Some(true) {
-                        " (async)"
-                    } else {
-                        ""
-                    };
-                    out.push_str(&format!("  {matcher} → {command}{background}\n"));
-                }
-            }
-        }
-    }
-    if out.is_empty() {
+/// `/hooks`: the command hooks the session runs, by event.
+pub fn hooks(hooks: &[HookView]) -> String {
+    if hooks.is_empty() {
         return "No hooks are configured. Add them under \"hooks\" in a settings file \
                 (~/.claude/settings.json, .claude/settings.json)."
             .to_owned();
+    }
+    let mut out = String::new();
+    let mut event = None;
+    for hook in hooks {
+        if event != Some(&hook.event) {
+            out.push_str(&format!("{}\n", hook.event));
+            event = Some(&hook.event);
+        }
+        let matcher = hook.matcher.as_deref().unwrap_or("*");
+        let background = if hook.is_async { " (async)" } else { "" };
+        out.push_str(&format!("  {matcher} → {}{background}\n", hook.command));
     }
     out.trim_end().to_owned()
 }
@@ -380,6 +360,7 @@ mod tests {
                 },
             ],
             turn_running: false,
+            hooks: Vec::new(),
         }
     }
 
@@ -424,22 +405,26 @@ mod tests {
 
     #[test]
     fn hooks_and_config() {
+        let view = |event: &str, matcher: Option<&str>, command: &str, is_async| HookView {
+            event: event.into(),
+            matcher: matcher.map(str::to_owned),
+            command: command.into(),
+            is_async,
+        };
+        let listed = [
+            view("Notification", None, "notify-send tack", false),
+            view("PostToolUse", Some("Edit|Write"), "cargo fmt", true),
+        ];
+        insta::assert_snapshot!("hooks", hooks(&listed));
+        insta::assert_snapshot!("hooks_none", hooks(&[]));
         let s = settings(&[
-            (
-                tack_config::Scope::User,
-                r#"{"model": "opus", "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "notify-send tack"}]}]}}"#,
-            ),
+            (tack_config::Scope::User, r#"{"model": "opus"}"#),
             (
                 tack_config::Scope::Project,
-                r#"{"env": {"RUST_LOG": "info"}, "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "cargo fmt", "async": true}]}]}}"#,
+                r#"{"env": {"RUST_LOG": "info"}}"#,
             ),
         ]);
-        insta::assert_snapshot!("hooks", hooks(&s));
         insta::assert_snapshot!("config", config(&s, "claude-opus-4-1"));
-        let none = settings(&[]);
-        insta::assert_snapshot!("hooks_none", hooks(&none));
-        let off = settings(&[(tack_config::Scope::User, r#"{"disableAllHooks": true}"#)]);
-        assert_eq!(hooks(&off), "Hooks are disabled (disableAllHooks).");
     }
 
     #[test]

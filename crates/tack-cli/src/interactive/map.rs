@@ -6,17 +6,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tack_protocol::{ContentBlock, Delta, Message, Role, SseEvent};
-use tack_runtime::LoopEvent;
+use tack_runtime::{COMPACT_SUMMARY_PREFIX, LoopEvent};
 use tack_runtime::{PermissionAnswer, REJECTED, RuntimeEvent, context_tokens};
 use tack_tui::{NoticeLevel, PermissionRequest, StatusPatch, TurnSummary, UiEvent};
 use tokio::sync::oneshot;
 
 /// Files larger than this are not read for a permission dialog's diff.
 const MAX_DIFF_FILE: u64 = 1024 * 1024;
-
-/// The first words of the message a compaction leaves (tack-core's
-/// `post_compact_messages`).
-const COMPACT_SUMMARY: &str = "This session continues an earlier conversation that ran out of context. The summary below covers the earlier part of it.\n\n";
 
 /// What one runtime event means for the UI.
 #[derive(Debug, Default)]
@@ -365,7 +361,7 @@ pub fn replay(messages: &[Message]) -> Vec<UiEvent> {
 /// A text block of a user message: a prompt, a `!` command and its output,
 /// a compaction summary, or context that is not shown.
 fn user_text(text: &str, out: &mut Vec<UiEvent>) {
-    if let Some(summary) = text.strip_prefix(COMPACT_SUMMARY) {
+    if let Some(summary) = text.strip_prefix(COMPACT_SUMMARY_PREFIX) {
         out.push(UiEvent::Compacted {
             pre_tokens: 0,
             summary: summary.to_owned(),
@@ -377,7 +373,7 @@ fn user_text(text: &str, out: &mut Vec<UiEvent>) {
         let stderr = tagged(text, "bash-stderr").unwrap_or_default();
         out.push(UiEvent::Notice {
             level: NoticeLevel::Info,
-            text: super::shell::shown(stdout, stderr),
+            text: tack_runtime::shell_output_shown(stdout, stderr),
         });
     } else if !text.starts_with("<system-reminder>") && !text.trim().is_empty() {
         out.push(UiEvent::UserPrompt(text.to_owned()));

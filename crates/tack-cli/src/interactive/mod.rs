@@ -11,9 +11,6 @@
 mod driver;
 mod info;
 mod map;
-mod memory;
-mod mentions;
-mod shell;
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
@@ -73,9 +70,20 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
             term.erase_live()?;
             return Ok(ExitCode::from(1));
         }
-        TrustStore::new(&place.config_dir).trust(&project_dir, false)?;
+        // Trust covers every folder below: the home folder (or `/`) is
+        // trusted for this session only, as Claude Code does.
+        let session_only =
+            tack_runtime::too_broad_to_trust(&project_dir, place.home_dir.as_deref()).is_some();
+        if !session_only {
+            TrustStore::new(&place.config_dir).trust(&project_dir, false)?;
+        }
         // The project's settings apply now, environment included.
-        loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
+        loaded = tack_runtime::load_settings_trusting(
+            &place,
+            cli.settings.as_deref(),
+            None,
+            session_only,
+        )?;
         apply_env(&mut place, &loaded);
     }
     let mut options = crate::print::session_options(cli);

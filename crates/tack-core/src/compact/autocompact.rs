@@ -35,6 +35,9 @@ use crate::request::{RequestOptions, build_request};
 /// be helped anyway.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 
+/// How the user message that carries a compaction's summary starts; a front
+/// end replaying a conversation knows the summary by it.
+pub const COMPACT_SUMMARY_PREFIX: &str = "This session continues an earlier conversation that ran out of context. The summary below covers the earlier part of it.\n\n";
 /// Files re-attached after a compaction, newest first.
 pub const MAX_RECENT_FILES: usize = 5;
 /// A recent file larger than this (bytes) is not re-attached.
@@ -284,8 +287,7 @@ pub fn post_compact_messages(
     messages: &[Message],
 ) -> Vec<Message> {
     let mut first = vec![ContentBlock::text(format!(
-        "This session continues an earlier conversation that ran out of context. \
-The summary below covers the earlier part of it.\n\n{summary}"
+        "{COMPACT_SUMMARY_PREFIX}{summary}"
     ))];
     for file in recent_files {
         first.push(ContentBlock::text(format!(

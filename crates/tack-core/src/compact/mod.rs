@@ -36,6 +36,7 @@ mod microcompact;
 mod snip;
 mod tool_result_budget;
 
+pub use autocompact::COMPACT_SUMMARY_PREFIX;
 pub use autocompact::{AutocompactTracking, CompactError, CompactTrigger, CompactedEvent};
 pub use limits::ContextLimits;
 pub use microcompact::{CLEARED_PLACEHOLDER, MicrocompactConfig, MicrocompactOutcome};

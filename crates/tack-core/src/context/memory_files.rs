@@ -95,6 +95,19 @@ pub fn find_repo_root(cwd: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The memory file a `#` note goes to in `project_dir`: the first of the
+/// shared project files (in the order they are read: `CLAUDE.md`,
+/// `.claude/CLAUDE.md`, `.tack/CLAUDE.md`, `AGENTS.md`) that exists there,
+/// else `CLAUDE.md`, to be created.
+pub fn project_memory_file(project_dir: &Path) -> PathBuf {
+    PROJECT_FILES
+        .iter()
+        .filter(|(_, kind)| *kind == MemoryKind::Project)
+        .map(|(name, _)| project_dir.join(name))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| project_dir.join("CLAUDE.md"))
+}
+
 /// The memory files of a session and what could not be loaded as asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DiscoveredMemory {
@@ -474,5 +487,20 @@ still fenced @no.md
             cap_content("short".into(), Path::new("/r")),
             ("short".into(), None)
         );
+    }
+
+    #[test]
+    fn a_note_goes_to_the_first_shared_project_file_that_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(project_memory_file(root), root.join("CLAUDE.md"));
+        fs::write(root.join("CLAUDE.local.md"), "private").unwrap();
+        fs::write(root.join("AGENTS.md"), "# Agents").unwrap();
+        assert_eq!(project_memory_file(root), root.join("AGENTS.md"));
+        fs::create_dir(root.join(".claude")).unwrap();
+        fs::write(root.join(".claude/CLAUDE.md"), "").unwrap();
+        assert_eq!(project_memory_file(root), root.join(".claude/CLAUDE.md"));
+        fs::write(root.join("CLAUDE.md"), "").unwrap();
+        assert_eq!(project_memory_file(root), root.join("CLAUDE.md"));
     }
 }

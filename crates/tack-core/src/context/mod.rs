@@ -20,6 +20,7 @@ use std::time::Duration;
 use tokio::sync::OnceCell;
 
 pub use git::{GitSnapshot, MAX_STATUS_CHARS, git_snapshot};
+pub use memory_files::project_memory_file;
 pub use memory_files::{
     DiscoveredMemory, MAX_FILE_BYTES, MAX_FILE_CHARS, MemoryFile, MemoryKind, discover_memory,
     discover_memory_files, find_repo_root, format_memory_files,

@@ -30,6 +30,17 @@ pub(crate) struct Launch {
     /// The call's `model`, over the definition's.
     pub model: Option<String>,
     pub parent_tool_use_id: String,
+    /// Where it sits in the session's tree of sub-agents.
+    pub nesting: Nesting,
+}
+
+/// A sub-agent's place among the session's: how deep it is (1 for one the
+/// session started) and how many of the session's run now (shared by every
+/// Agent tool of the session).
+#[derive(Debug, Clone)]
+pub(crate) struct Nesting {
+    pub depth: usize,
+    pub running: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// How a sub-agent ended.
@@ -54,7 +65,12 @@ pub(crate) fn model_of(shared: &AgentsShared, launch: &Launch) -> String {
 /// tool only if the definition names it), then the MCP servers' tools as they
 /// are now, deferred by the session's rule for `model`'s window. A
 /// definition's list may name a whole server (`mcp__github`).
-pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition, model: &str) -> ToolSet {
+pub(crate) fn tools_for(
+    shared: &Arc<AgentsShared>,
+    def: &AgentDefinition,
+    model: &str,
+    nesting: &Nesting,
+) -> ToolSet {
     let names = |t: &dyn Tool, list: &[String]| {
         list.iter().any(|n| {
             n == t.name()
@@ -98,7 +114,7 @@ pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition, model
         .iter()
         .any(|n| super::tool::is_agent_tool_name(n));
     if def.may_start_agents() && !agent_denied {
-        tools.push(Arc::new(AgentTool::nested(shared.clone())));
+        tools.push(Arc::new(AgentTool::nested(shared.clone(), nesting.clone())));
     }
     let mcp = mcp.iter().filter(picked).cloned().collect();
     let window = tack_api::model_limits(model).context_window;
@@ -178,7 +194,7 @@ pub(crate) async fn run_subagent(
     let parts = SessionParts {
         session_id: shared.session_id.clone(),
         context: Arc::new(context),
-        tools: tools_for(shared, def, &model),
+        tools: tools_for(shared, def, &model, &launch.nesting),
         tool_env: env,
         can_use_tool: shared.gate.clone(),
         deps: shared.deps.clone(),

@@ -1,7 +1,8 @@
-//! The YAML frontmatter of a command file. The one place that parses it, so a
-//! bounded YAML loader (repository files are hostile input) replaces it here.
+//! The YAML frontmatter of a command file, parsed in this one place with
+//! tack-config's bounded loader (a repository's files are hostile input: no
+//! billion laughs).
 
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::Yaml;
 
 /// What a command's frontmatter sets.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -16,7 +17,7 @@ pub struct Frontmatter {
 /// Parses the text between the `---` lines; the error says why it is not a
 /// frontmatter (YAML syntax, or not a mapping).
 pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
-    let docs = YamlLoader::load_from_str(yaml).map_err(|e| e.to_string())?;
+    let docs = tack_config::load_yaml(yaml).map_err(|e| e.to_string())?;
     let doc = match docs.into_iter().next() {
         None | Some(Yaml::Null) => return Ok(Frontmatter::default()),
         Some(doc @ Yaml::Hash(_)) => doc,
@@ -94,6 +95,17 @@ mod tests {
         );
         assert_eq!(parse_frontmatter(""), Ok(Frontmatter::default()));
         assert_eq!(parse_frontmatter("- a\n- b\n"), Err("not a mapping".into()));
+        // Alias expansion is bounded: a billion laughs is an error, not a hang.
+        let mut laughs = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"]
+            .iter()
+            .zip(["b", "c", "d", "e", "f", "g", "h", "i"])
+        {
+            laughs.push_str(&format!("{name}: &{name} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        assert!(parse_frontmatter(&laughs).is_err());
     }
 
     #[test]

@@ -1,14 +1,14 @@
 //! The `statusLine` command of the settings, run as Claude Code runs it: the
 //! session's facts as JSON on stdin, the first line of stdout is the status line.
+//! It runs through tack-sys's runner, like hooks and the user's `!` commands.
 
 use std::path::Path;
-use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::Command;
+use tack_sys::run::{CommandSpec, Ended, run_command};
 
 /// `{"type": "command", "command": "...", "padding": 0}` from settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,75 +76,48 @@ impl StatusLineInput {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StatusLineError {
-    #[error("statusLine command `{command}`: {source}")]
-    Io {
-        command: String,
-        source: std::io::Error,
-    },
+    #[error("statusLine command `{command}` could not run: {reason}")]
+    Spawn { command: String, reason: String },
     #[error("statusLine command `{command}` took longer than {timeout:?}")]
     Timeout { command: String, timeout: Duration },
-    #[error("statusLine command `{command}` exited with {status}")]
-    Failed {
-        command: String,
-        status: std::process::ExitStatus,
-    },
+    #[error("statusLine command `{command}` failed: {how}")]
+    Failed { command: String, how: String },
 }
 
-/// Runs the command in `cwd` with `input` on stdin; returns the first line of
-/// its output (padded on the left by `padding` spaces). The process is killed
-/// if it outlives `timeout`.
+/// Output read from the command, at most (one line is wanted).
+const MAX_OUTPUT: usize = 64 * 1024;
+
+/// Runs the command in `cwd` with `input` on stdin (tack-sys's runner: its
+/// own process group, stopped whole if it outlives `timeout`); returns the
+/// first line of its output, padded on the left by `padding` spaces.
 pub async fn run_status_line(
     cmd: &StatusLineCommand,
     input: &StatusLineInput,
     cwd: &Path,
     timeout: Duration,
 ) -> Result<String, StatusLineError> {
-    let io = |source| StatusLineError::Io {
-        command: cmd.command.clone(),
-        source,
+    let command = cmd.command.clone();
+    let mut spec = CommandSpec::shell(&cmd.command, cwd, timeout, MAX_OUTPUT);
+    spec.stdin = Some(Arc::new(input.to_json().to_string().into_bytes()));
+    let done = run_command(&spec, std::future::pending()).await;
+    let how = match done.ended {
+        Ended::Exited(0) => None,
+        Ended::Exited(code) => Some(format!("exit code {code}")),
+        Ended::Signaled(sig) => Some(format!("killed by signal {sig}")),
+        Ended::Cancelled => Some("cancelled".to_owned()),
+        Ended::TimedOut(timeout) => return Err(StatusLineError::Timeout { command, timeout }),
+        Ended::SpawnFailed(reason) => return Err(StatusLineError::Spawn { command, reason }),
     };
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(&cmd.command)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(io)?;
-    let body = input.to_json().to_string();
-    let mut stdin = child.stdin.take();
-    let mut stdout = child.stdout.take();
-    let run = async {
-        if let Some(stdin) = &mut stdin {
-            // A command that does not read its input is fine.
-            let _ = stdin.write_all(body.as_bytes()).await;
-        }
-        drop(stdin);
-        let mut out = String::new();
-        if let Some(stdout) = &mut stdout {
-            stdout.read_to_string(&mut out).await?;
-        }
-        let status = child.wait().await?;
-        Ok::<_, std::io::Error>((status, out))
-    };
-    let (status, out) = match tokio::time::timeout(timeout, run).await {
-        Ok(result) => result.map_err(io)?,
-        Err(_) => {
-            return Err(StatusLineError::Timeout {
-                command: cmd.command.clone(),
-                timeout,
-            });
-        }
-    };
-    if !status.success() {
-        return Err(StatusLineError::Failed {
-            command: cmd.command.clone(),
-            status,
-        });
+    if let Some(how) = how {
+        return Err(StatusLineError::Failed { command, how });
     }
-    let first = out.lines().next().unwrap_or("").trim_end().to_string();
+    let first = done
+        .stdout
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_end()
+        .to_string();
     Ok(format!("{}{first}", " ".repeat(usize::from(cmd.padding))))
 }
 

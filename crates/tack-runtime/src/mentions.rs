@@ -1,0 +1,128 @@
+//! `@` mentions in a user message, resolved when the message is submitted,
+//! whichever front end sent it (`-p`, stream-json, the terminal UI): `@path`
+//! attaches a file's contents, `@server:uri` an MCP resource's, so the model
+//! needs no tool call for what the user pointed at (as in Claude Code).
+//!
+//! A file is attached only if the permission gate lets a Read of it
+//! ([`Gate::mention_read`]): a mention the rules stop attaches nothing (the
+//! model learns nothing of the file) and the user gets a notice naming the
+//! path and the rule.
+
+use std::path::Path;
+
+use tack_protocol::{ContentBlock, Message};
+
+use crate::event::Notice;
+use crate::gate::Gate;
+use crate::mcp::SessionMcp;
+
+/// Files attached per message, at most.
+const MAX_FILES: usize = 10;
+/// Larger files are not attached (the model can Read them in parts).
+const MAX_BYTES: u64 = 256 * 1024;
+
+/// What a message's mentions add: blocks for the model, notices for the user.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Attached {
+    pub blocks: Vec<ContentBlock>,
+    pub notices: Vec<Notice>,
+}
+
+/// Resolves the mentions in `message`'s text: files relative to `cwd` (or
+/// absolute), then resources of connected MCP servers (saved under
+/// `resources` when large).
+pub(crate) async fn resolve(
+    message: &Message,
+    cwd: &Path,
+    gate: &Gate,
+    mcp: Option<&SessionMcp>,
+    resources: &Path,
+) -> Attached {
+    let texts: Vec<&str> = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut attached = Attached::default();
+    for path in mentioned_paths(&texts) {
+        attach_file(path, cwd, gate, &mut attached);
+    }
+    if let Some(mcp) = mcp {
+        for text in texts {
+            for mention in mcp.manager().resolve_mentions(text, resources).await {
+                attached.blocks.extend(mention.to_blocks());
+            }
+        }
+    }
+    attached
+}
+
+/// The `@path` words of `texts`, each once, trailing punctuation dropped, at
+/// most [`MAX_FILES`].
+fn mentioned_paths<'a>(texts: &[&'a str]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    let words = texts.iter().flat_map(|t| t.split_whitespace());
+    for word in words {
+        let Some(path) = word.strip_prefix('@') else {
+            continue;
+        };
+        let path = path.trim_end_matches([',', '.', ';', ':', ')', '!', '?', '"', '\'']);
+        if path.is_empty() || out.contains(&path) {
+            continue;
+        }
+        if out.len() == MAX_FILES {
+            break;
+        }
+        out.push(path);
+    }
+    out
+}
+
+/// Attaches `path` if it is a small text file the gate lets the user read.
+/// What is not a file (a directory, an MCP mention, a word that only starts
+/// with `@`) is passed over in silence.
+fn attach_file(path: &str, cwd: &Path, gate: &Gate, attached: &mut Attached) {
+    let full = cwd.join(path);
+    let Ok(meta) = std::fs::metadata(&full) else {
+        return;
+    };
+    if !meta.is_file() || meta.len() > MAX_BYTES {
+        return;
+    }
+    if let Err(why) = gate.mention_read(&full) {
+        attached
+            .notices
+            .push(Notice::warning(format!("@{path} was not attached: {why}")));
+        return;
+    }
+    let Ok(content) = std::fs::read_to_string(&full) else {
+        return;
+    };
+    attached.blocks.push(ContentBlock::text(format!(
+        "<system-reminder>\nThe user mentioned @{path}; its contents:\n{content}\n</system-reminder>"
+    )));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn mentions_are_words_that_start_with_an_at_each_once() {
+        assert_eq!(
+            mentioned_paths(&[
+                "look at @src/lib.rs, and @src/lib.rs again; not me@example",
+                "@src/ (@x.rs) @notes.txt.",
+                "@",
+            ]),
+            vec!["src/lib.rs", "src/", "notes.txt"]
+        );
+        let many: Vec<String> = (0..12).map(|i| format!("@f{i}")).collect();
+        let text = many.join(" ");
+        assert_eq!(mentioned_paths(&[&text]).len(), MAX_FILES);
+    }
+}
