@@ -103,7 +103,8 @@ fn is_regular_file(kind: FileType, path: &Path) -> bool {
 }
 
 fn read_command(path: &Path, name: String, scope: CommandScope) -> Result<CustomCommand, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it ({e})"))?;
+    let text = tack_sys::read_config_file(path, tack_sys::MAX_CONFIG_BYTES)
+        .map_err(|e| format!("cannot read it ({e})"))?;
     let (front, body) = split_frontmatter(&text);
     let front = match front {
         Some(yaml) => parse_frontmatter(yaml).map_err(|e| format!("bad frontmatter: {e}"))?,
