@@ -35,7 +35,7 @@ mod string_replace;
 mod task_output;
 mod task_stop;
 mod todo_write;
-mod tool_input;
+use tack_tool::input as tool_input;
 mod walk;
 mod write;
 

@@ -15,8 +15,8 @@ use tack_tools::TaskEnd;
 use tokio_util::sync::DropGuard;
 
 use super::AgentsShared;
-use super::definition::{AgentDefinition, AgentTools};
-use super::run::{Finished, Launch, Nesting, run_subagent};
+use super::definition::{AGENT_TOOL_NAME, AgentDefinition, AgentTools, LEGACY_AGENT_TOOL_NAME};
+use super::run::{Finished, Launch, run_subagent};
 
 /// The type used when a call names none.
 const DEFAULT_TYPE: &str = "general-purpose";
@@ -123,7 +123,6 @@ fn tools_label(def: &AgentDefinition) -> String {
     }
 }
 
-/// Claude Code's current name for the tool.
 /// One running sub-agent, counted until dropped.
 struct RunningSlot(Arc<AtomicUsize>);
 
@@ -133,13 +132,13 @@ impl Drop for RunningSlot {
     }
 }
 
-pub(crate) const AGENT_TOOL_NAME: &str = "Agent";
-/// Its earlier name, accepted in rules, hooks, definitions and transcripts.
-pub(crate) const LEGACY_AGENT_TOOL_NAME: &str = "Task";
-
-/// True for either name of the Agent tool.
-pub(crate) fn is_agent_tool_name(name: &str) -> bool {
-    name == AGENT_TOOL_NAME || name == LEGACY_AGENT_TOOL_NAME
+/// A sub-agent's place among the session's: how deep it is (1 for one the
+/// session started) and how many of the session's run now (shared by every
+/// Agent tool of the session).
+#[derive(Debug, Clone)]
+pub(crate) struct Nesting {
+    pub depth: usize,
+    pub running: Arc<AtomicUsize>,
 }
 
 impl Tool for AgentTool {
@@ -224,7 +223,10 @@ impl Tool for AgentTool {
                 prompt: input.prompt.clone(),
                 model: input.model.clone(),
                 parent_tool_use_id: ctx.tool_use_id.clone(),
-                nesting: self.child_nesting(),
+                agent_tool: def.gets_agent_tool().then(|| {
+                    Arc::new(AgentTool::nested(self.shared.clone(), self.child_nesting()))
+                        as Arc<dyn Tool>
+                }),
             };
             if background {
                 return self.start_background(launch, &input, ctx, slot);
