@@ -8,6 +8,7 @@
 
 mod agents;
 mod common;
+mod custom_commands;
 mod doctor;
 mod hardening;
 mod hardening2;

@@ -77,9 +77,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // scripted server.
     ("tack-cli", &["tack-testkit"]),
     // The terminal UI draws and reads keys: plain values from tack-protocol,
-    // the process runner for the status line, the bounded YAML loader for
-    // custom commands' frontmatter.
-    ("tack-tui", &["tack-protocol", "tack-sys", "tack-config"]),
+    // the process runner for the status line.
+    ("tack-tui", &["tack-protocol", "tack-sys"]),
 ];
 
 /// The tack crates named in the dependency sections of a `Cargo.toml`

@@ -14,7 +14,10 @@ use crate::user_shell::ShellRun;
 #[derive(Debug)]
 pub enum Command {
     /// A user message: runs as its own turn once earlier ones have ended. A
-    /// text starting with `/compact` is a manual compaction instead.
+    /// text starting with `/compact` is a manual compaction instead, one
+    /// starting with a custom command's `/name` runs as that command (see
+    /// [`crate::slash_commands`]), and an unknown `/name` ends with an error
+    /// result and no request.
     Submit(UserInput),
     /// `/compact [instructions]`.
     Compact { instructions: Option<String> },

@@ -26,6 +26,7 @@ use tokio::sync::mpsc;
 use crate::auth::{AuthError, client_config};
 use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
+use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
 use crate::emit::Emitter;
 use crate::event::{Notice, SessionInfo};
 use crate::gate::{
@@ -113,6 +114,7 @@ pub async fn start(
     let request = request_config(&options, &env, settings, &model, &emit);
 
     let project_dir = tack_config::find_project_dir(&cwd);
+    let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
     let tool_env = tool_env(
         &cwd,
         store.project_dir(&cwd).join(&session_id),
@@ -205,6 +207,7 @@ pub async fn start(
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
         version: version.to_owned(),
         agents: session_tools.agents,
+        slash_commands: crate::slash_commands(&custom_commands),
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -223,7 +226,29 @@ pub async fn start(
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
         agent_model: session_tools.model,
         context,
+        custom_commands,
     }))
+}
+
+/// The custom slash commands (a directory walk; templates, no code run), each
+/// file that could not be used a warning.
+fn custom_commands(
+    project_dir: &Path,
+    ctx_opts: &ContextOptions,
+    config_dir: &Path,
+    loaded: &LoadedSettings,
+    emit: &Emitter,
+) -> CustomCommands {
+    let (commands, warnings) = load_commands(&CommandDirs {
+        project: project_dir.to_path_buf(),
+        home: ctx_opts.home_dir.clone(),
+        config_dir: config_dir.to_path_buf(),
+        trusted: loaded.trust.trusted,
+    });
+    for warning in warnings {
+        emit.notice(Notice::warning(warning));
+    }
+    commands
 }
 
 /// The model client, built on a blocking thread from here on, and where its

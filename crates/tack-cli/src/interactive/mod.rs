@@ -20,7 +20,6 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
 use tack_runtime::{Env, LoadedSettings, Place, SessionChoice, TrustStore};
-use tack_tui::commands::load_custom_commands;
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
 use tack_tui::{
@@ -54,15 +53,13 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         notices.push(warning(format!("Could not read the prompt history: {e}")));
         PromptHistory::in_memory(Vec::new())
     });
-    let home = place.home_dir.clone().unwrap_or_default();
-    let (custom_commands, errors) = load_custom_commands(&project_dir, &home);
-    notices.extend(errors.into_iter().map(|e| warning(e.to_string())));
     let mut app = App::new(AppConfig {
         theme,
         width,
         height,
         history,
-        custom_commands,
+        // The runtime loads them; the menu gets them once it has started.
+        custom_commands: Vec::new(),
         files: FileIndex::default(),
         status: StatusInfo::default(),
     });

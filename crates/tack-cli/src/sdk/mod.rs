@@ -210,10 +210,6 @@ impl Front {
             RuntimeEvent::Started(info) => {
                 let mut init = self.records.init(&info);
                 if let StreamJsonRecord::System(SystemRecord::Init(init)) = &mut init {
-                    init.slash_commands = tack_runtime::slash_commands()
-                        .into_iter()
-                        .map(|c| c.name.to_owned())
-                        .collect();
                     let capabilities = CAPABILITIES
                         .iter()
                         .map(|c| Value::String((*c).to_owned()))
