@@ -115,12 +115,8 @@ pub async fn start(
 
     let project_dir = tack_config::find_project_dir(&cwd);
     let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
-    let tool_env = tool_env(
-        &cwd,
-        store.project_dir(&cwd).join(&session_id),
-        &perms,
-        &env,
-    );
+    let session_dir = store.project_dir(&cwd).join(&session_id);
+    let tool_env = tool_env(&cwd, session_dir, &perms, &env);
     let Guard {
         hooks,
         gate,
