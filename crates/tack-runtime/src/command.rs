@@ -46,6 +46,12 @@ pub enum Command {
     /// command's `allowed-tools` and `model` frontmatter). Queued like
     /// [`Command::Submit`].
     SubmitWith(UserInput, TurnOptions),
+    /// Stop a background shell or sub-agent by id (as TaskStop does),
+    /// answered once it has stopped.
+    StopTask {
+        task_id: String,
+        reply: oneshot::Sender<Result<(), tack_tools::StopError>>,
+    },
     /// The session's state now ([`SessionSnapshot`]), answered at once.
     Snapshot(oneshot::Sender<SessionSnapshot>),
     /// The user's `!command`: queued like a user message, run in the shell
@@ -149,6 +155,17 @@ impl RuntimeHandle {
             reply,
         })?;
         Ok(rx)
+    }
+
+    /// Stops the background task `task_id`; `Ok(Err(_))`: there was none
+    /// running by that id.
+    pub async fn stop_task(
+        &self,
+        task_id: String,
+    ) -> Result<Result<(), tack_tools::StopError>, SessionClosed> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::StopTask { task_id, reply })?;
+        rx.await.map_err(|_| SessionClosed)
     }
 
     /// The session's state now.

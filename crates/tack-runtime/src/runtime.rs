@@ -12,6 +12,7 @@ use tack_core::context::PromptContext;
 use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult, SessionTotals};
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
+use tack_tools::BackgroundTasks;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -59,6 +60,8 @@ pub(crate) struct Parts {
     pub tool_search: Option<String>,
     /// The model sub-agents inherit; follows `set_model`.
     pub agent_model: ModelCell,
+    /// The session's background shells and sub-agents (`stop_task`).
+    pub tasks: BackgroundTasks,
     /// What the first request carries besides the messages (for `/context`).
     pub context: Arc<PromptContext>,
     /// The session's custom slash commands.
@@ -130,6 +133,7 @@ impl Runtime {
             builtin,
             tool_search,
             agent_model,
+            tasks,
             context,
             custom_commands,
         } = self.parts;
@@ -154,6 +158,7 @@ impl Runtime {
             builtin,
             tool_search,
             agent_model,
+            tasks,
             idle_after: self.idle_after,
             idle_armed: false,
             context,
@@ -236,6 +241,7 @@ struct Driver {
     builtin: Vec<Arc<dyn tack_tool::Tool>>,
     tool_search: Option<String>,
     agent_model: ModelCell,
+    tasks: BackgroundTasks,
     /// Fire Notification `idle_prompt` after this long without a command.
     idle_after: Option<Duration>,
     /// A turn ended and no command has come since.
@@ -429,6 +435,14 @@ impl Driver {
                 let project = tack_config::find_project_dir(&self.info.cwd);
                 let written = add_note(&project, &note).map_err(|e| e.to_string());
                 let _ = reply.send(written);
+            }
+            Command::StopTask { task_id, reply } => {
+                let tasks = self.tasks.clone();
+                // Stopping waits for the task's end: the session goes on meanwhile.
+                tokio::spawn(async move {
+                    let stopped = tasks.stop_by_id(&task_id).await.map(|_| ());
+                    let _ = reply.send(stopped);
+                });
             }
             Command::McpStatus(reply) => {
                 let statuses = self.mcp.as_ref().map(SessionMcp::statuses);

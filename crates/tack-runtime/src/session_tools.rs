@@ -72,6 +72,8 @@ pub(crate) struct SessionTools {
     pub agents: Vec<AgentSummary>,
     /// The session's model as sub-agents inherit it (`set_model` updates it).
     pub model: ModelCell,
+    /// The background shells and sub-agents the tools start.
+    pub tasks: BackgroundTasks,
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else haiku.
@@ -167,7 +169,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         request_env: p.request_env.clone(),
         model: model.clone(),
         small_model,
-        tasks,
+        tasks: tasks.clone(),
         record_meta: p.record_meta,
         session_id: p.session_id.to_owned(),
         session_over: CancellationToken::new(),
@@ -182,5 +184,6 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         tools,
         agents,
         model,
+        tasks,
     })
 }

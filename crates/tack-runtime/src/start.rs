@@ -221,6 +221,7 @@ pub async fn start(
         builtin,
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
         agent_model: session_tools.model,
+        tasks: session_tools.tasks,
         context,
         custom_commands,
     }))

@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use tack_tool::{Tool, ToolEnv};
 
-pub use bg_tasks::{BackgroundTasks, OwnedTask, TaskEnd, new_task_id};
+pub use bg_tasks::{BackgroundTasks, OwnedTask, StopError, TaskEnd, new_task_id};
 pub use tack_sys::write_atomic;
 pub use todo_write::{TodoItem, TodoList, TodoStatus};
 
