@@ -9,6 +9,7 @@
 mod agents;
 mod common;
 mod doctor;
+mod fidelity;
 mod hardening;
 mod interactive;
 mod kill;

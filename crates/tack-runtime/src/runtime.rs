@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agents::ModelCell;
 use crate::command::{
-    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnOptions, UserInput,
+    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnEcho, TurnOptions, UserInput,
 };
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
@@ -567,7 +567,7 @@ impl Driver {
 
     async fn run_turn(&mut self, session: &mut Session, input: UserInput) -> bool {
         self.refresh_tools(session);
-        let uuid = input.uuid;
+        let echo = input.echo();
         let mut message = input.message;
         let resources = session.tool_env().session_dir().join("mcp-resources");
         let attached = mentions::resolve(
@@ -589,7 +589,7 @@ impl Driver {
         let prompt = match self.hooks.clone() {
             Some(h) => match h.user_prompt_submit(prompt).await {
                 PromptVerdict::Send(p) => p,
-                PromptVerdict::Blocked(reason) => return self.blocked(session, reason, uuid),
+                PromptVerdict::Blocked(reason) => return self.blocked(session, reason, echo),
             },
             None => prompt,
         };
@@ -635,7 +635,7 @@ impl Driver {
                     } else {
                         "aborted_streaming"
                     };
-                    alive = self.turn_ended(&result, stop_reason, uuid, aborted);
+                    alive = self.turn_ended(&result, stop_reason, echo, aborted);
                     break;
                 }
                 None => break,
@@ -683,6 +683,7 @@ impl Driver {
                 UserInput {
                     message: run.message(),
                     uuid: None,
+                    origin: None,
                 },
             )
             .await;
@@ -694,12 +695,12 @@ impl Driver {
         &mut self,
         result: &SessionResult,
         stop_reason: Option<String>,
-        user_message_uuid: Option<String>,
+        echo: TurnEcho,
         aborted_reason: &str,
     ) -> bool {
         self.figures.turns_duration += result.duration;
         let mut record = result_record(result, stop_reason, self.gate.take_denials());
-        record.user_message_uuid = user_message_uuid;
+        echo.apply(&mut record);
         // Claude Code says where the interrupt found the turn.
         if result.terminal == Some(tack_core::Terminal::Aborted) {
             record.terminal_reason = Some(aborted_reason.to_owned());
@@ -715,7 +716,7 @@ impl Driver {
 
     /// A turn whose prompt a UserPromptSubmit hook blocked: nothing is sent or
     /// persisted; an error result.
-    fn blocked(&mut self, session: &Session, reason: String, uuid: Option<String>) -> bool {
+    fn blocked(&mut self, session: &Session, reason: String, echo: TurnEcho) -> bool {
         self.ensure_started();
         let totals = session.totals();
         let result = SessionResult {
@@ -733,7 +734,7 @@ impl Driver {
             session_id: session.session_id().to_owned(),
         };
         let mut record = result_record(&result, None, self.gate.take_denials());
-        record.user_message_uuid = uuid;
+        echo.apply(&mut record);
         self.emit.emit(RuntimeEvent::TurnEnded(Box::new(TurnEnd {
             record,
             ok: false,

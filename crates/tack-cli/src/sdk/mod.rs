@@ -353,6 +353,7 @@ impl Front {
         let input = UserInput {
             message,
             uuid: line.uuid,
+            origin: line.origin,
         };
         let sent = match line.should_query {
             Some(false) => handle.send(Command::Append(input)),
