@@ -10,9 +10,19 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
-/// A stream-json session fed `input`, stdin closed; its stdout records.
-fn stream_json_records(env: &Env, input: &[Value]) -> Vec<Value> {
-    let mut child = env.stream_json();
+/// A stream-json session (`args` added) fed `input`, stdin closed; its stdout records.
+fn stream_json_records(env: &Env, args: &[&str], input: &[Value]) -> Vec<Value> {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .args(common::STREAM_JSON)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     for line in input {
         writeln!(stdin, "{line}").unwrap();
@@ -81,6 +91,7 @@ async fn the_user_lines_origin_and_uuid_are_echoed_on_the_result() {
     let env = Env::new(Script::new([Reply::text("Hi.")])).await;
     let records = stream_json_records(
         &env,
+        &[],
         &[json!({
             "type": "user",
             "message": {"role": "user", "content": "hello"},
@@ -136,4 +147,48 @@ async fn a_thinking_budget_comes_with_room_for_the_answer() {
     let expected =
         json!({"max_tokens": 32000, "thinking": {"type": "enabled", "budget_tokens": 8000}});
     assert_eq!(sent, vec![expected.clone(), expected]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn forward_subagent_text_adds_the_subagents_text_to_its_calls() {
+    let script = Script::new([
+        Reply::tool_use(
+            "toolu_agent",
+            "Task",
+            json!({"description": "look", "prompt": "Look.", "subagent_type": "looker"}),
+        ),
+        Reply::message()
+            .text("Looking.")
+            .tool_use("toolu_glob", "Glob", json!({"pattern": "*.txt"}))
+            .into(),
+        Reply::text("Nothing there."),
+        Reply::text("Done."),
+    ]);
+    let env = Env::new(script).await;
+    let agents =
+        r#"{"looker": {"description": "Looks", "prompt": "You look.", "tools": ["Glob"]}}"#;
+    let records = stream_json_records(
+        &env,
+        &["--agents", agents],
+        &[
+            json!({"type": "control_request", "request_id": "init",
+                "request": {"subtype": "initialize", "forwardSubagentText": true}}),
+            json!({"type": "user", "message": {"role": "user", "content": "look"},
+                "parent_tool_use_id": null, "session_id": ""}),
+        ],
+    );
+    let sub: Vec<Value> = records
+        .iter()
+        .filter(|r| r["parent_tool_use_id"] == "toolu_agent")
+        .map(|r| json!([r["type"], r["message"]["content"][0]["type"]]))
+        .collect();
+    assert_eq!(
+        sub,
+        vec![
+            json!(["assistant", "text"]),
+            json!(["assistant", "tool_use"]),
+            json!(["user", "tool_result"]),
+            json!(["assistant", "text"]),
+        ]
+    );
 }

@@ -247,9 +247,10 @@ impl ResultSubtype {
         match terminal {
             // Claude Code ends a refused request as a "success" whose
             // `is_error` is set and whose `result` is the error.
-            Terminal::Completed | Terminal::StopHookPrevented | Terminal::ModelError(_) => {
-                ResultSubtype::Success
-            }
+            Terminal::Completed
+            | Terminal::StopHookPrevented
+            | Terminal::HookStopped
+            | Terminal::ModelError(_) => ResultSubtype::Success,
             Terminal::MaxTurns { .. } => ResultSubtype::ErrorMaxTurns,
             Terminal::Aborted | Terminal::BlockingLimit | Terminal::PromptTooLong(_) => {
                 ResultSubtype::ErrorDuringExecution

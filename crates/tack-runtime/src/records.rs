@@ -251,7 +251,8 @@ pub fn result_record(
             | Terminal::Aborted
             | Terminal::BlockingLimit
             | Terminal::MaxTurns { .. }
-            | Terminal::StopHookPrevented,
+            | Terminal::StopHookPrevented
+            | Terminal::HookStopped,
         )
         | None => None,
     };

@@ -65,6 +65,8 @@ pub struct ToolCallOutcome {
     pub structured: Option<Value>,
     /// The tool opted out of the result budget (`Tool::max_result_chars` is `None`).
     pub budget_exempt: bool,
+    /// A hook said `continue: false`: the turn ends after these results.
+    pub stops_turn: bool,
 }
 
 impl ToolCallOutcome {
@@ -76,6 +78,7 @@ impl ToolCallOutcome {
             is_error: out.is_error,
             structured: out.structured,
             budget_exempt: false,
+            stops_turn: false,
         }
     }
 
@@ -87,6 +90,7 @@ impl ToolCallOutcome {
             is_error: true,
             structured: None,
             budget_exempt: false,
+            stops_turn: false,
         }
     }
 
@@ -383,6 +387,12 @@ async fn run_call(
     let input = match can_use_tool.check(tool, &input, ctx).await {
         PermissionDecision::Allow => input,
         PermissionDecision::Deny { message } => return ToolCallOutcome::error(id, name, message),
+        PermissionDecision::Stop { message } => {
+            return ToolCallOutcome {
+                stops_turn: true,
+                ..ToolCallOutcome::error(id, name, message)
+            };
+        }
         PermissionDecision::AllowWithInput(edited) => {
             if let Err(e) = tool.validate(&edited, ctx) {
                 return fail(e);
@@ -419,6 +429,7 @@ async fn run_call(
         if let Some(text) = post.appendix() {
             outcome.append_text(&text);
         }
+        outcome.stops_turn = post.stops_turn;
     }
     outcome
 }

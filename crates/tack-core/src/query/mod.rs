@@ -548,6 +548,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
             );
         }
 
+        let hook_stopped = outcomes.iter().any(|o| o.stops_turn);
         // Attachments (queued commands, changed files, memory) would join the
         // tool results here; tack has none yet.
         if !outcomes.is_empty() {
@@ -572,6 +573,9 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         }
         if aborted || cancel.is_cancelled() {
             return Terminal::Aborted;
+        }
+        if hook_stopped {
+            return Terminal::HookStopped;
         }
 
         // Step 14: Collect toolResults, decide continue.

@@ -16,6 +16,9 @@ pub enum Terminal {
     MaxTurns { turn_count: u32 },
     /// A Stop hook prevented the turn from continuing.
     StopHookPrevented,
+    /// A tool hook said `continue: false`: the turn ended after that call's
+    /// results, without calling the model again.
+    HookStopped,
     /// The API refused the prompt as too long and no recovery could shrink it
     /// (reactive compaction runs at most once per turn).
     PromptTooLong(ApiError),
@@ -38,7 +41,8 @@ impl Terminal {
             Terminal::Completed
             | Terminal::Aborted
             | Terminal::MaxTurns { .. }
-            | Terminal::StopHookPrevented => None,
+            | Terminal::StopHookPrevented
+            | Terminal::HookStopped => None,
         }
     }
 
@@ -50,6 +54,7 @@ impl Terminal {
             Terminal::BlockingLimit => "blocking_limit",
             Terminal::MaxTurns { .. } => "max_turns",
             Terminal::StopHookPrevented => "stop_hook_prevented",
+            Terminal::HookStopped => "hook_stopped",
             Terminal::PromptTooLong(_) => "prompt_too_long",
             Terminal::ModelError(_) => "api_error",
         }
