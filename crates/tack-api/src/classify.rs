@@ -296,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn every_status_class() {
+    fn every_client_status_class() {
         let m = || "boom".to_string();
         let cases = [
             (
@@ -386,6 +386,16 @@ mod tests {
                     false,
                 ),
             ),
+        ];
+        for (status, h, b, expected) in cases {
+            assert_eq!(classify(status, &h, &b), expected, "{status} {h:?} {b}");
+        }
+    }
+
+    #[test]
+    fn every_server_status_class_and_the_retry_override() {
+        let m = || "boom".to_string();
+        let cases = [
             (
                 529,
                 vec![("retry-after-ms", "250")],

@@ -37,29 +37,6 @@ fn stats(mut samples: Vec<Duration>) -> String {
     )
 }
 
-/// A project that is a git repository with one commit and a dirty file, as real
-/// projects are: the first request waits for the git context.
-fn git_project() -> tempfile::TempDir {
-    let project = tempfile::tempdir().expect("temp project");
-    let git = |args: &[&str]| {
-        let ok = Command::new("git")
-            .args(["-c", "user.name=b", "-c", "user.email=b@b"])
-            .args(args)
-            .current_dir(project.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "git {args:?} failed");
-    };
-    git(&["init", "-q"]);
-    std::fs::write(project.path().join("README.md"), "hello\n").expect("write");
-    git(&["add", "."]);
-    git(&["commit", "-q", "-m", "init"]);
-    std::fs::write(project.path().join("README.md"), "changed\n").expect("write");
-    project
-}
-
 fn measure(
     server: &MockServer,
     project: &tempfile::TempDir,
@@ -129,7 +106,7 @@ fn main() {
         ))
         .expect("mock server");
     let plain = tempfile::tempdir().expect("temp project");
-    let repo = git_project();
+    let repo = common::git_project();
     for (label, project, extra) in [
         ("no git, transcript on", &plain, &[][..]),
         (

@@ -310,6 +310,9 @@ pub enum Command {
         /// Also let its CLAUDE.md / AGENTS.md import files from outside the project.
         #[arg(long)]
         allow_external_imports: bool,
+        /// Trust the home folder or `/` (and so every project below it).
+        #[arg(long)]
+        force: bool,
     },
 }
 

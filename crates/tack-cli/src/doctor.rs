@@ -186,7 +186,11 @@ fn mcp_servers(loaded: &LoadedSettings, out: &mut String) -> bool {
             return false;
         }
     };
-    if config.servers.is_empty() && config.not_started.is_empty() && config.issues.is_empty() {
+    if config.servers.is_empty()
+        && config.not_started.is_empty()
+        && config.issues.is_empty()
+        && config.warnings.is_empty()
+    {
         let _ = writeln!(out, "MCP servers: none");
     } else {
         let _ = writeln!(out, "MCP servers (not started by doctor):");

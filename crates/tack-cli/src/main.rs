@@ -53,6 +53,36 @@ fn run_main() -> ExitCode {
     }
 }
 
+/// The folder `tack trust` records: resolved (symlinks, `..`), an existing
+/// directory, and not one whose trust would cover every project below it
+/// unless forced.
+fn trust_target(
+    cwd: &std::path::Path,
+    dir: Option<std::path::PathBuf>,
+    force: bool,
+    home: Option<&std::path::Path>,
+) -> anyhow::Result<std::path::PathBuf> {
+    let dir = match dir {
+        Some(d) => cwd.join(d),
+        None => tack_config::find_project_dir(cwd),
+    };
+    let resolved = dir
+        .canonicalize()
+        .with_context(|| format!("cannot trust {}", dir.display()))?;
+    if !resolved.is_dir() {
+        anyhow::bail!("cannot trust {}: it is not a folder", dir.display());
+    }
+    if let Some(why) = tack_runtime::too_broad_to_trust(&resolved, home)
+        && !force
+    {
+        anyhow::bail!(
+            "refusing to trust {}: {why}. Trust the project folder instead, or pass --force",
+            resolved.display()
+        );
+    }
+    Ok(resolved)
+}
+
 fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     print::validate(&cli)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
@@ -68,13 +98,10 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Trust {
             dir,
             allow_external_imports,
+            force,
         }) => {
             let place = Place::new(cwd.clone(), Env::from_process())?;
-            let dir = match dir {
-                Some(d) => cwd.join(d),
-                None => tack_config::find_project_dir(&cwd),
-            };
-            let dir = dir.canonicalize().unwrap_or(dir);
+            let dir = trust_target(&cwd, dir, force, place.home_dir.as_deref())?;
             tack_runtime::TrustStore::new(&place.config_dir).trust(&dir, allow_external_imports)?;
             println!("Trusted {}", dir.display());
             return Ok(ExitCode::SUCCESS);

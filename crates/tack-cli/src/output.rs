@@ -66,7 +66,10 @@ impl Printer {
     /// Renders one event; `Ok(false)` after the last one.
     pub fn event(&mut self, event: RuntimeEvent) -> std::io::Result<bool> {
         match event {
-            RuntimeEvent::Notice(notice) => eprintln!("{}", notice.text),
+            // Notices quote config files, servers and tools: escapes are shown.
+            RuntimeEvent::Notice(notice) => {
+                eprintln!("{}", tack_sys::terminal_text::visible(&notice.text));
+            }
             RuntimeEvent::Started(info) => {
                 if self.format == OutputFormat::StreamJson {
                     let init = self.records.init(&info);
@@ -183,7 +186,7 @@ impl Printer {
         }
         self.summary(record);
         if let Some(line) = &end.error_line {
-            eprintln!("{line}");
+            eprintln!("{}", tack_sys::terminal_text::visible(line));
         }
         self.ok = end.ok;
         Ok(())

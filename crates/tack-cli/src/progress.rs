@@ -63,9 +63,11 @@ impl Progress {
         Progress { state, stop }
     }
 
+    /// One line of progress. Its text comes from the model (tool inputs) or
+    /// the API: escape sequences in it are shown, not run.
     fn line(&self, text: &str) {
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "\r\x1b[2K{text}");
+        let _ = writeln!(err, "\r\x1b[2K{}", tack_sys::terminal_text::visible(text));
     }
 
     pub fn clear(&mut self) {

@@ -8,9 +8,11 @@
 
 mod agents;
 mod common;
+mod custom_commands;
 mod doctor;
 mod fidelity;
 mod hardening;
+mod hardening2;
 mod interactive;
 mod kill;
 mod mcp;

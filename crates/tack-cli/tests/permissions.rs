@@ -273,9 +273,17 @@ async fn a_hook_past_its_timeout_cannot_hang_tack() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_invalid_rule_stops_tack_before_any_request() {
+async fn an_invalid_rule_of_the_user_stops_tack_before_any_request() {
+    // (One of the repository's is skipped with a warning: hardening2.rs.)
     let script = Script::new([Reply::text("should not be asked")]);
-    let (env, path) = project(script, json!({"permissions": {"deny": ["Bash(rm *"]}})).await;
+    let env = Env::new(script).await;
+    let path = env.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        json!({"permissions": {"deny": ["Bash(rm *"]}}).to_string(),
+    )
+    .unwrap();
     let out = env.tack().args(["-p", "hi"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);

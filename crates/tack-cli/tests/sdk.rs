@@ -346,7 +346,35 @@ async fn result_fields(sdk: Result<Sdk, String>) {
     );
 }
 
+async fn control(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([Reply::message()
+        .text("Hello there.")
+        .usage(100, 20)
+        .into()]))
+    .await;
+    let Some(report) = drive(&sdk, "control", &env).await else {
+        return;
+    };
+    assert_eq!(
+        report["observations"],
+        json!({
+            "context_usage": {
+                "categories": ["System prompt", "System tools", "Memory files", "Messages", "Free space"],
+                "totalTokens": 120,
+                "rawMaxTokens": 200_000,
+                "model": "claude-sonnet-4-5",
+            },
+            "stop_task": "No task found with ID: nope",
+        })
+    );
+}
+
 // ----- one test per SDK and scenario ----------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_get_context_usage_and_stop_task() {
+    control(python()).await;
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_can_use_tool_denies_write() {

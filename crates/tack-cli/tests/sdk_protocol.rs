@@ -442,7 +442,10 @@ async fn requests_tack_cannot_serve_get_clear_errors_and_the_rest_apply() {
     sdk.response("init").await;
     let requests = [
         ("r1", json!({"subtype": "mcp_status"})),
-        ("r2", json!({"subtype": "get_context_usage"})),
+        (
+            "r2",
+            json!({"subtype": "rewind_files", "user_message_id": "u-1"}),
+        ),
         ("r3", json!({"subtype": "seed_read_state", "x": 1})),
         (
             "r4",
@@ -471,7 +474,7 @@ async fn requests_tack_cannot_serve_get_clear_errors_and_the_rest_apply() {
         answers,
         [
             ok("r1", json!({"mcpServers": []})),
-            json!({"subtype": "error", "request_id": "r2", "error": "Unsupported control request subtype: get_context_usage", "error_code": "unsupported_request"}),
+            json!({"subtype": "error", "request_id": "r2", "error": "Unsupported control request subtype: rewind_files", "error_code": "unsupported_request"}),
             json!({"subtype": "error", "request_id": "r3", "error": "Unsupported control request subtype: seed_read_state", "error_code": "unsupported_request"}),
             error(
                 "r4",
@@ -666,4 +669,100 @@ async fn fork_session_continues_a_conversation_under_a_new_id() {
     );
     let sent = env.request_bodies()[1]["messages"].to_string();
     assert!(sent.contains("first answer"), "{sent}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn get_context_usage_answers_with_the_last_request_s_usage() {
+    let env = Env::new(Script::new([Reply::message()
+        .text("hi")
+        .usage(1_000, 50)
+        .cache(0, 9_000)
+        .into()]))
+    .await;
+    let mut sdk = Sdk::start(&env, &[], &[]);
+    sdk.user("hi", json!({})).await;
+    sdk.result().await;
+    sdk.request("u1", json!({"subtype": "get_context_usage"}))
+        .await;
+    let answer = sdk.response("u1").await;
+    // The parts are byte estimates of the prompt tack built; the total is the
+    // model's own count.
+    let estimate = |i: usize| answer["response"]["categories"][i]["tokens"].clone();
+    for i in 0..4 {
+        assert!(estimate(i).as_u64().unwrap() > 0, "{answer:#}");
+    }
+    let category = |name: &str, tokens: Value, color: &str| json!({"name": name, "tokens": tokens, "color": color});
+    assert_eq!(
+        answer,
+        json!({"subtype": "success", "request_id": "u1", "response": {
+            "categories": [
+                category("System prompt", estimate(0), "promptBorder"),
+                category("System tools", estimate(1), "inactive"),
+                category("Memory files", estimate(2), "claude"),
+                category("Messages", estimate(3), "purple"),
+                category("Free space", json!(200_000 - 10_050), "promptBorder"),
+            ],
+            "totalTokens": 10_050,
+            "maxTokens": 167_000,
+            "rawMaxTokens": 200_000,
+            "percentage": 5.025,
+            "model": "claude-sonnet-4-5",
+            "isAutoCompactEnabled": true,
+            "memoryFiles": [],
+            "mcpTools": [],
+            "agents": [],
+            "gridRows": [],
+            "autoCompactThreshold": 167_000,
+        }})
+    );
+    let (code, _, _) = sdk.finish().await;
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_task_stops_a_background_shell_by_id() {
+    let env = Env::new(Script::new([
+        Reply::tool_use(
+            "t1",
+            "Bash",
+            json!({"command": "sleep 60", "run_in_background": true, "description": "wait"}),
+        ),
+        Reply::text("started"),
+    ]))
+    .await;
+    let mut sdk = Sdk::start(&env, &["--allowedTools", "Bash"], &[]);
+    sdk.user("start it", json!({})).await;
+    let lines = sdk.until(|l| l["type"] == "result").await;
+    let result = lines
+        .iter()
+        .find(|l| l["type"] == "user")
+        .map(|l| l["message"]["content"][0]["content"].to_string())
+        .unwrap();
+    let id = result
+        .split("with ID: ")
+        .nth(1)
+        .and_then(|rest| rest.split('.').next())
+        .unwrap()
+        .to_owned();
+    // One at a time: the second finds the task the first stopped.
+    let mut answers = Vec::new();
+    for (request_id, task_id) in [("s1", id.as_str()), ("s2", id.as_str()), ("s3", "nope")] {
+        sdk.request(
+            request_id,
+            json!({"subtype": "stop_task", "task_id": task_id}),
+        )
+        .await;
+        answers.push(sdk.response(request_id).await);
+    }
+    assert_eq!(
+        answers,
+        [
+            json!({"subtype": "success", "request_id": "s1", "response": {}}),
+            json!({"subtype": "error", "request_id": "s2",
+                "error": format!("Task {id} is not running (status: killed).")}),
+            json!({"subtype": "error", "request_id": "s3", "error": "No task found with ID: nope"}),
+        ]
+    );
+    let (code, _, _) = sdk.finish().await;
+    assert_eq!(code, Some(0));
 }

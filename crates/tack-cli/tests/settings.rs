@@ -38,13 +38,10 @@ fn tool_results(body: &Value) -> String {
 async fn a_malformed_settings_file_stops_tack_before_any_request() {
     let env = Env::new(Script::new([Reply::text("never")])).await;
     let home = env.home.path();
-    write(
-        home,
-        ".claude/settings.json",
-        r#"{"model": "claude-opus-4-1"}"#,
-    );
+    // The user's own file (a broken one of the repository's is skipped with a
+    // warning: hardening2.rs).
     let path = write(
-        &env.cwd(),
+        home,
         ".claude/settings.json",
         "{\n  \"model\": \"claude-opus-4-1\",\n  \"permissions\": {\"allow\": [\"Read\"],}\n}\n",
     );

@@ -50,7 +50,13 @@
 //! ([`Settings::warnings`]), for the caller to show.
 //! A file that is not JSON, or a known key with the wrong type or value, is a
 //! [`ConfigError`] naming the file, line, column (and key); an unreadable file
-//! is one too. Any error means no [`Settings`] at all.
+//! is one too. Any error in a user or `--settings` source means no
+//! [`Settings`] at all; a project or local file (which a checkout controls) with
+//! an error is skipped with a [`SettingsWarning::SkippedFile`] instead, so a
+//! repository cannot stop tack from starting.
+//!
+//! [`load_yaml`] is the one loader for YAML a repository wrote (agent and
+//! command frontmatter): alias expansion, nesting and size are bounded.
 //!
 //! The library reads no environment variables and changes nothing: the caller
 //! passes the directories in ([`Locations::discover`] takes a lookup).
@@ -61,9 +67,11 @@ mod helper;
 mod settings;
 mod source;
 mod unknown_keys;
+pub mod yaml;
 
 pub use error::ConfigError;
 pub use helper::{API_KEY_HELPER_TIMEOUT, run_api_key_helper};
 pub use settings::{DEFAULT_CLEANUP_PERIOD_DAYS, IgnoredUntrusted, Permissions, Settings, Sourced};
 pub use source::{Locations, Scope, Source, find_project_dir};
 pub use unknown_keys::SettingsWarning;
+pub use yaml::{YamlError, load_yaml};

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
+use tack_sys::config_file::{MAX_CONFIG_BYTES, is_missing, read_config_file};
 
 use crate::error::ConfigError;
 use crate::file::{self, FileSettings};
@@ -123,37 +124,55 @@ impl Settings {
     /// Reads and merges every settings file of `locations` (missing files are
     /// skipped) and then `flag`, the `--settings` value: inline JSON if it
     /// starts with `{`, else a file path (relative to the cwd) that must exist.
-    /// Any error, in any source, is returned instead of settings.
+    /// A project or local file (the repository's) that cannot be read or
+    /// parsed is skipped with a [`SettingsWarning::SkippedFile`]; an error in
+    /// any other source is returned instead of settings.
     pub fn load(locations: &Locations, flag: Option<&str>) -> Result<Settings, ConfigError> {
         let mut layers = Vec::new();
+        let mut skipped = Vec::new();
         for source in locations.files() {
-            match read_text(&source.path) {
-                Ok(text) => layers.push((source, text)),
-                Err(e) if is_missing(&e) => {}
-                Err(e) => {
-                    return Err(ConfigError::Io {
-                        path: source.path,
-                        error: e,
+            let parsed = match read_config_file(&source.path, MAX_CONFIG_BYTES) {
+                Ok(text) => file::parse(&source, &text),
+                Err(e) if is_missing(&e) => continue,
+                Err(error) => Err(ConfigError::Io {
+                    path: source.path.clone(),
+                    error,
+                }),
+            };
+            match parsed {
+                Ok(parsed) => layers.push((source, parsed)),
+                // The repository wrote these: a broken one is skipped, not fatal.
+                Err(e) if matches!(source.scope(), crate::Scope::Project | crate::Scope::Local) => {
+                    skipped.push(SettingsWarning::SkippedFile {
+                        path: source.path.clone(),
+                        error: e.to_string(),
                     });
                 }
+                Err(e) => return Err(e),
             }
         }
         if let Some(flag) = flag {
             if flag.trim_start().starts_with('{') {
-                layers.push((Source::inline(&locations.cwd), flag.to_owned()));
+                let source = Source::inline(&locations.cwd);
+                let parsed = file::parse(&source, flag)?;
+                layers.push((source, parsed));
             } else {
                 let path = locations.cwd.join(flag);
-                let text = read_text(&path).map_err(|e| ConfigError::Io {
-                    path: path.clone(),
-                    error: e,
-                })?;
+                let text =
+                    read_config_file(&path, MAX_CONFIG_BYTES).map_err(|e| ConfigError::Io {
+                        path: path.clone(),
+                        error: e,
+                    })?;
                 let source = Source::file(crate::Scope::Flag, path, &locations.cwd);
-                layers.push((source, text));
+                let parsed = file::parse(&source, &text)?;
+                layers.push((source, parsed));
             }
         }
-        let mut settings = Settings::default();
-        for (source, text) in layers {
-            let parsed = file::parse(&source, &text)?;
+        let mut settings = Settings {
+            warnings: skipped,
+            ..Settings::default()
+        };
+        for (source, parsed) in layers {
             let trusted = locations.workspace_trusted
                 || !matches!(source.scope(), crate::Scope::Project | crate::Scope::Local);
             let parsed = if trusted {
@@ -474,57 +493,4 @@ fn resolve_dir(dir: &str, root: &Path, home_dir: Option<&Path>) -> PathBuf {
         (Some(rest), Some(home)) => home.join(rest),
         _ => root.join(dir),
     }
-}
-
-/// Settings files are a few KB; anything this big is not one.
-const MAX_SETTINGS_BYTES: u64 = 10 * 1024 * 1024;
-
-/// A settings file's text. A repository could put a FIFO (which would block
-/// start-up) or a symlink to `/dev/zero` (which never ends) where its
-/// settings file goes: anything but a regular file is an error, checked on
-/// the descriptor opened non-blocking, and the size is capped.
-fn read_text(path: &Path) -> std::io::Result<String> {
-    use std::io::{Error, ErrorKind, Read};
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let check = |meta: &std::fs::Metadata| {
-        let t = meta.file_type();
-        let kind = if t.is_file() {
-            return Ok(());
-        } else if t.is_dir() {
-            "a directory"
-        } else if t.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if t.is_char_device() || t.is_block_device() {
-            "a device"
-        } else {
-            "a special file"
-        };
-        Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!("it is {kind}, not a regular file"),
-        ))
-    };
-    check(&std::fs::metadata(path)?)?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
-        .open(path)?;
-    check(&file.metadata()?)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_SETTINGS_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
-        return Err(Error::new(
-            ErrorKind::InvalidData,
-            format!("it is larger than {} MB", MAX_SETTINGS_BYTES >> 20),
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "it is not UTF-8 text"))
-}
-
-/// A settings file that does not exist (also when a parent is a file).
-fn is_missing(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-    )
 }

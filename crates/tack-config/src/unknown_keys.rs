@@ -114,6 +114,14 @@ pub enum SettingsWarning {
         /// The nearest key that exists, if one is close.
         suggestion: Option<String>,
     },
+    /// A repository's settings file (project or local scope) that cannot be
+    /// read or parsed: skipped, so a checkout cannot stop tack from starting.
+    SkippedFile {
+        /// The file.
+        path: PathBuf,
+        /// Why, as [`crate::ConfigError`] prints it.
+        error: String,
+    },
 }
 
 impl fmt::Display for SettingsWarning {
@@ -134,6 +142,9 @@ impl fmt::Display for SettingsWarning {
                     write!(f, " (did you mean \"{s}\"?)")?;
                 }
                 write!(f, "; it is ignored")
+            }
+            SettingsWarning::SkippedFile { error, .. } => {
+                write!(f, "{error}; this settings file is skipped")
             }
         }
     }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_config::{ConfigError, Locations, Scope, Settings, Source};
+use tack_config::{ConfigError, Locations, Scope, Settings, SettingsWarning, Source};
 
 /// A home directory and a project (a git repository) in a temp dir.
 struct Dirs {
@@ -411,12 +411,21 @@ fn an_empty_file_is_empty_settings() {
     assert_eq!(dirs.load().unwrap().model(), Some("bom"));
 }
 
+/// The error of a user file, or the warning of a project or local file
+/// (which is skipped, not fatal).
 fn load_error(rel: &str, text: &str) -> String {
     let dirs = Dirs::new();
     let path = dirs.write(rel, text);
-    let err = dirs.load().unwrap_err();
-    err.to_string()
-        .replace(&path.to_string_lossy().into_owned(), "FILE")
+    let message = match dirs.load() {
+        Err(err) => err.to_string(),
+        Ok(settings) => match settings.warnings() {
+            [SettingsWarning::SkippedFile { path: p, error }] if p == &path => {
+                format!("skipped: {error}")
+            }
+            other => panic!("{other:?}"),
+        },
+    };
+    message.replace(&path.to_string_lossy().into_owned(), "FILE")
 }
 
 #[test]
@@ -425,7 +434,7 @@ fn malformed_json_names_file_line_and_column() {
     // A good file at a lower level does not make it half-loaded.
     dirs.write("~/.claude/settings.json", r#"{"model": "fine"}"#);
     let path = dirs.write(
-        ".claude/settings.json",
+        "~/.tack/settings.json",
         "{\n  \"model\": \"x\"\n  \"env\": {}\n}\n",
     );
     let err = dirs.load().unwrap_err();
@@ -447,19 +456,19 @@ fn malformed_json_names_file_line_and_column() {
     );
     assert_eq!(
         load_error(".tack/settings.json", "{\"model\": \"x\",}"),
-        "invalid settings in FILE:1:15: trailing comma"
+        "skipped: invalid settings in FILE:1:15: trailing comma"
     );
     assert_eq!(
         load_error(".tack/settings.json", "{\"model\": \"x\"} extra"),
-        "invalid settings in FILE:1:16: trailing characters"
+        "skipped: invalid settings in FILE:1:16: trailing characters"
     );
     assert_eq!(
         load_error(".tack/settings.json", "{\"model\": "),
-        "invalid settings in FILE:1:10: EOF while parsing a value"
+        "skipped: invalid settings in FILE:1:10: EOF while parsing a value"
     );
     assert_eq!(
         load_error(".tack/settings.json", "[1, 2]"),
-        "invalid settings in FILE:1:1: invalid type: sequence, expected a JSON object"
+        "skipped: invalid settings in FILE:1:1: invalid type: sequence, expected a JSON object"
     );
 }
 
@@ -501,7 +510,7 @@ fn wrong_types_name_the_key() {
     ];
     let got: Vec<(&str, String)> = cases
         .iter()
-        .map(|(text, _)| (*text, load_error(".claude/settings.local.json", text)))
+        .map(|(text, _)| (*text, load_error("~/.claude/settings.json", text)))
         .collect();
     let want: Vec<(&str, String)> = cases.iter().map(|(t, e)| (*t, e.to_string())).collect();
     assert_eq!(got, want);
@@ -518,15 +527,35 @@ fn inline_settings_errors_name_the_flag() {
 }
 
 #[test]
-fn an_unreadable_file_is_an_error() {
+fn an_unreadable_user_file_is_an_error() {
     let dirs = Dirs::new();
     // A directory where the file should be cannot be read.
-    std::fs::create_dir_all(dirs.project.join(".tack/settings.json")).unwrap();
+    std::fs::create_dir_all(dirs.home.join(".tack/settings.json")).unwrap();
     let err = dirs.load().unwrap_err();
     assert!(
-        matches!(&err, ConfigError::Io { path, .. } if path == &dirs.project.join(".tack/settings.json")),
+        matches!(&err, ConfigError::Io { path, .. } if path == &dirs.home.join(".tack/settings.json")),
         "{err:?}"
     );
+}
+
+#[test]
+fn an_unreadable_project_file_is_skipped_with_a_warning() {
+    let dirs = Dirs::new();
+    dirs.write("~/.claude/settings.json", r#"{"model": "user"}"#);
+    let path = dirs.project.join(".tack/settings.json");
+    std::fs::create_dir_all(&path).unwrap();
+    let settings = dirs.load().unwrap();
+    assert_eq!(
+        settings.warnings(),
+        [SettingsWarning::SkippedFile {
+            path: path.clone(),
+            error: format!(
+                "cannot read settings file {}: it is a directory, not a regular file",
+                path.display()
+            ),
+        }]
+    );
+    assert_eq!(settings.model(), Some("user"));
 }
 
 #[test]

@@ -153,8 +153,12 @@ proptest! {
                 // Every warning points at a line of the file.
                 let lines = text.lines().count();
                 for w in settings.warnings() {
-                    let SettingsWarning::UnknownKey { line, .. } = w;
-                    prop_assert!(*line >= 1 && *line <= lines, "{}", w);
+                    let line = match w {
+                        SettingsWarning::UnknownKey { line, .. } => *line,
+                        // from_layers skips no file.
+                        SettingsWarning::SkippedFile { .. } => 0,
+                    };
+                    prop_assert!(line >= 1 && line <= lines, "{}", w);
                 }
             }
             Err(e) => prop_assert!(position_is_inside(&e, &text), "{} for {}", e, text),
@@ -188,9 +192,9 @@ proptest! {
         let found: Vec<(String, usize)> = settings
             .warnings()
             .iter()
-            .map(|w| {
-                let SettingsWarning::UnknownKey { key, line, .. } = w;
-                (key.clone(), *line)
+            .map(|w| match w {
+                SettingsWarning::UnknownKey { key, line, .. } => (key.clone(), *line),
+                SettingsWarning::SkippedFile { error, .. } => (error.clone(), 0),
             })
             .collect();
         let expected: Vec<(String, usize)> = v
@@ -205,5 +209,54 @@ proptest! {
         let mut expected = expected;
         expected.sort_by_key(|(_, line)| *line);
         prop_assert_eq!(found, expected);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Repository YAML (agent, command and skill frontmatter), issue 23.
+
+/// YAML-ish text: keys, lists, anchors and aliases that may name each other.
+fn yamlish() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        Just("a: ".to_owned()),
+        Just("- ".to_owned()),
+        Just("[".to_owned()),
+        Just("]".to_owned()),
+        Just("{".to_owned()),
+        Just("}".to_owned()),
+        Just(", ".to_owned()),
+        Just("\n".to_owned()),
+        Just("  ".to_owned()),
+        (0u8..4).prop_map(|i| format!("&a{i} ")),
+        (0u8..4).prop_map(|i| format!("*a{i}")),
+        "[a-z0-9 :'\"#|>-]{0,6}",
+    ];
+    proptest::collection::vec(token, 0..60).prop_map(|t| t.concat())
+}
+
+proptest! {
+    /// Any text: loaded or refused, never a panic, and what loads is what
+    /// the unbounded loader builds.
+    #[test]
+    fn prop_bounded_yaml_agrees_with_the_loader_or_refuses(text in prop_oneof![yamlish(), ".{0,200}"]) {
+        match tack_config::load_yaml(&text) {
+            Ok(docs) => prop_assert_eq!(Some(docs), yaml_rust2::YamlLoader::load_from_str(&text).ok()),
+            Err(e) => prop_assert!(e.line >= 1, "{:?}", e),
+        }
+    }
+
+    /// Nested aliases never build more than the bound, however deep.
+    #[test]
+    fn prop_alias_expansion_is_bounded(width in 2usize..12, depth in 1usize..12) {
+        let mut text = format!("a0: &a0 [{}]\n", vec!["x"; width].join(", "));
+        for i in 1..depth {
+            let refs = vec![format!("*a{}", i - 1); width].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        let expanded: f64 = (1..=depth).map(|d| (width as f64).powi(d as i32)).sum();
+        match tack_config::load_yaml(&text) {
+            Ok(_) => prop_assert!(expanded < 2.0 * tack_config::yaml::MAX_YAML_NODES as f64),
+            Err(e) => prop_assert!(e.message.contains("expands to more than"), "{:?}", e),
+        }
     }
 }

@@ -12,6 +12,7 @@ pub mod request;
 
 pub mod deps;
 pub mod executor;
+pub mod outcome;
 pub mod permission;
 pub mod session;
 

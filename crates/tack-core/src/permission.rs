@@ -20,7 +20,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tack_tool::{Tool, ToolContext};
 
-use crate::executor::ToolCallOutcome;
+use crate::outcome::ToolCallOutcome;
 
 /// The answer for one tool call.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,6 +8,7 @@
 
 mod common;
 mod context_assembly;
+mod crate_graph;
 mod executor;
 mod integration;
 mod long_session;
@@ -17,3 +18,4 @@ mod query_loop;
 mod recovery;
 mod request_building;
 mod session;
+mod sizes;

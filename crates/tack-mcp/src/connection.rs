@@ -14,9 +14,9 @@ use rmcp::service::{
 use crate::config::ServerConfig;
 use crate::handler::{Events, Handler};
 use crate::tool::Target;
-use crate::transport::http;
 use crate::transport::sse::{LegacySse, SseError};
 use crate::transport::stdio::{self, ChildGuard, ExitWatch};
+use crate::transport::{error_chain, http};
 
 /// Why a server did not connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,30 +192,6 @@ fn init_message(e: &ClientInitializeError) -> String {
     } else {
         format!("initialization failed: {e}")
     }
-}
-
-/// `error` and every error under it: `source()`s, and the transport error
-/// rmcp keeps in a field of [`ClientInitializeError`] rather than as its source.
-pub(crate) fn error_chain<'a>(
-    error: &'a (dyn std::error::Error + 'static),
-) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
-    let mut stack = vec![error];
-    std::iter::from_fn(move || {
-        let e = stack.pop()?;
-        if let Some(init) = e.downcast_ref::<ClientInitializeError>() {
-            match init {
-                ClientInitializeError::TransportError { error, .. } => stack.push(error),
-                ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
-                    stack.push(fallback.as_ref());
-                }
-                _ => {}
-            }
-        }
-        if let Some(source) = e.source() {
-            stack.push(source);
-        }
-        Some(e)
-    })
 }
 
 /// Adds the tail of a stdio server's stderr to `message`.

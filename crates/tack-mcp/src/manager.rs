@@ -20,9 +20,11 @@ use crate::transport::stdio::ExitWatch;
 
 /// Claude Code's default `MCP_TIMEOUT`: how long a server may take to start.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
-/// Claude Code's default `MCP_TOOL_TIMEOUT` (100,000,000 ms, about 28 hours):
-/// in effect no limit unless the user sets one.
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_millis(100_000_000);
+/// How long a tool call may wait for its server unless `MCP_TOOL_TIMEOUT`
+/// says otherwise. Claude Code's default (100,000,000 ms, about 28 hours) let
+/// a server that dropped a reply hold a turn for a day; minutes are enough
+/// for real tools and end a lost call in reasonable time.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 /// How servers are started and called. Everything is passed in; nothing is
 /// read from the process environment.
@@ -719,5 +721,27 @@ async fn refresh_tools(
             live.tools = tools;
         }
         bump(&generation);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_tool_call_waits_minutes_by_default_and_mcp_tool_timeout_overrides_it() {
+        let timeouts = |env: &[(&str, &str)]| {
+            let o = McpOptions::new(Path::new("/p"), Path::new("/l")).with_env_timeouts(|k| {
+                env.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+            });
+            o.tool_timeout
+        };
+        assert_eq!(
+            [timeouts(&[]), timeouts(&[("MCP_TOOL_TIMEOUT", "1500")])],
+            [Duration::from_secs(600), Duration::from_millis(1500)]
+        );
     }
 }

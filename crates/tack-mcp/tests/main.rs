@@ -12,5 +12,6 @@ mod config;
 mod everything;
 mod http;
 mod permissions;
+mod proptests;
 mod stdio;
 mod tool_search;

@@ -7,5 +7,6 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod control;
+mod proptests;
 mod server_tools;
 mod wire_samples;

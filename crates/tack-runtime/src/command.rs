@@ -16,7 +16,10 @@ use crate::user_shell::ShellRun;
 #[derive(Debug)]
 pub enum Command {
     /// A user message: runs as its own turn once earlier ones have ended. A
-    /// text starting with `/compact` is a manual compaction instead.
+    /// text starting with `/compact` is a manual compaction instead, one
+    /// starting with a custom command's `/name` runs as that command (see
+    /// [`crate::slash_commands`]), and an unknown `/name` ends with an error
+    /// result and no request.
     Submit(UserInput),
     /// `/compact [instructions]`.
     Compact { instructions: Option<String> },
@@ -45,6 +48,12 @@ pub enum Command {
     /// command's `allowed-tools` and `model` frontmatter). Queued like
     /// [`Command::Submit`].
     SubmitWith(UserInput, TurnOptions),
+    /// Stop a background shell or sub-agent by id (as TaskStop does),
+    /// answered once it has stopped.
+    StopTask {
+        task_id: String,
+        reply: oneshot::Sender<Result<(), tack_tools::StopError>>,
+    },
     /// The session's state now ([`SessionSnapshot`]), answered at once.
     Snapshot(oneshot::Sender<SessionSnapshot>),
     /// The user's `!command`: queued like a user message, run in the shell
@@ -173,6 +182,17 @@ impl RuntimeHandle {
             reply,
         })?;
         Ok(rx)
+    }
+
+    /// Stops the background task `task_id`; `Ok(Err(_))`: there was none
+    /// running by that id.
+    pub async fn stop_task(
+        &self,
+        task_id: String,
+    ) -> Result<Result<(), tack_tools::StopError>, SessionClosed> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::StopTask { task_id, reply })?;
+        rx.await.map_err(|_| SessionClosed)
     }
 
     /// The session's state now.

@@ -48,6 +48,19 @@ pub fn load_settings_from(
     flag: Option<&str>,
     sources: Option<&[Scope]>,
 ) -> Result<LoadedSettings, SettingsError> {
+    load_settings_trusting(place, flag, sources, false)
+}
+
+/// [`load_settings_from`], with the workspace trusted for this session
+/// whatever the trust store says when `session_trust` is set (the trust
+/// dialog accepted for a folder too broad to remember:
+/// [`crate::trust::too_broad_to_trust`]).
+pub fn load_settings_trusting(
+    place: &Place,
+    flag: Option<&str>,
+    sources: Option<&[Scope]>,
+    session_trust: bool,
+) -> Result<LoadedSettings, SettingsError> {
     let mut locations = Locations::discover(&place.cwd, |k| place.env.get(k));
     locations.setting_sources = sources.map(<[Scope]>::to_vec);
     locations.tack_user_dir = Some(place.config_dir.clone());
@@ -60,6 +73,10 @@ pub fn load_settings_from(
             )));
             Trust::default()
         }
+    };
+    let trust = Trust {
+        trusted: trust.trusted || session_trust,
+        ..trust
     };
     locations.workspace_trusted = trust.trusted;
     let settings = Settings::load(&locations, flag)?;

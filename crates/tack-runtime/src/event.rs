@@ -125,6 +125,9 @@ pub struct SessionInfo {
     pub version: String,
     /// The sub-agent types the Agent tool offers (`system/init`'s `agents`).
     pub agents: Vec<AgentSummary>,
+    /// The slash commands a user message may start with: built-ins, then
+    /// the session's custom commands.
+    pub slash_commands: Vec<crate::SlashCommand>,
 }
 
 /// One sub-agent type as front ends list it.

@@ -101,18 +101,35 @@ pub fn cli_rule_source(allow: Vec<String>, deny: Vec<String>) -> (RuleSource, Ru
 #[error("{0}")]
 pub struct RulesError(pub String);
 
-/// Parses every rule; the first invalid one is the error. Warnings (rules
-/// applied differently than written) are returned.
-pub fn build_rules(sources: RuleSources) -> Result<(RuleSet, Vec<String>), RulesError> {
+/// Parses every rule. An invalid rule of the repository's settings (project
+/// or local) is left out with a warning, so a checkout cannot stop tack from
+/// starting; the first invalid rule of any other source is the error.
+/// Warnings (rules applied differently than written, rules left out) are
+/// returned.
+pub fn build_rules(mut sources: RuleSources) -> Result<(RuleSet, Vec<String>), RulesError> {
+    let mut warnings = Vec::new();
+    for (source, lists) in &mut sources {
+        if !matches!(source.name.as_str(), "projectSettings" | "localSettings") {
+            continue;
+        }
+        let Err((_, errors)) = RuleSet::from_sources([(source.clone(), lists.clone())]) else {
+            continue;
+        };
+        for e in errors {
+            let list = match e.behavior {
+                "allow" => &mut lists.allow,
+                "ask" => &mut lists.ask,
+                _ => &mut lists.deny,
+            };
+            list.retain(|r| r != &e.rule);
+            warnings.push(format!("warning: {e}; the rule is skipped"));
+        }
+    }
     let set = RuleSet::from_sources(sources).map_err(|(_, errors)| {
         let first = errors.into_iter().next().map(|e| e.to_string());
         RulesError(first.unwrap_or_else(|| "invalid permission rule".to_owned()))
     })?;
-    let warnings = set
-        .warnings()
-        .iter()
-        .map(|w| format!("warning: {w}"))
-        .collect();
+    warnings.extend(set.warnings().iter().map(|w| format!("warning: {w}")));
     Ok((set, warnings))
 }
 
@@ -580,6 +597,16 @@ impl Gate {
                         Some(content) => format!("{}({content})", rule.tool_name),
                         None => rule.tool_name.clone(),
                     };
+                    // A rule is shown to the user and saved to a file they
+                    // read: one holding control characters would not look
+                    // like what it matches.
+                    if tack_sys::terminal_text::has_control(&text, true) {
+                        self.notify(format!(
+                            "warning: permission rule not added: `{}` contains control characters",
+                            tack_sys::terminal_text::visible(&text)
+                        ));
+                        continue;
+                    }
                     let source = RuleSource::named("session");
                     let added = self
                         .ctx
@@ -682,9 +709,9 @@ mod tests {
     #[test]
     fn invalid_rules_name_the_rule_and_the_file() {
         let source = RuleSource {
-            name: "projectSettings".into(),
-            file: Some(PathBuf::from("/p/.claude/settings.json")),
-            root: Some(PathBuf::from("/p")),
+            name: "userSettings".into(),
+            file: Some(PathBuf::from("/h/.claude/settings.json")),
+            root: None,
         };
         let lists = RuleLists {
             allow: vec!["Bash(echo *)".into(), "Bash(:*".into()],
@@ -692,7 +719,30 @@ mod tests {
         };
         let err = build_rules(vec![(source, lists)]).unwrap_err().to_string();
         assert!(err.contains("`Bash(:*`"), "{err}");
-        assert!(err.contains("/p/.claude/settings.json"), "{err}");
+        assert!(err.contains("/h/.claude/settings.json"), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+
+    #[test]
+    fn invalid_rules_of_the_repository_are_skipped_with_a_warning() {
+        let source = RuleSource {
+            name: "projectSettings".into(),
+            file: Some(PathBuf::from("/p/.claude/settings.json")),
+            root: Some(PathBuf::from("/p")),
+        };
+        let lists = RuleLists {
+            deny: vec!["Bash(rm *)".into(), "Bash(:*".into()],
+            ..RuleLists::default()
+        };
+        let (set, warnings) = build_rules(vec![(source, lists)]).unwrap();
+        let kept: Vec<String> = set.rules().iter().map(|r| r.rule.text.clone()).collect();
+        assert_eq!(kept, vec!["Bash(rm *)".to_owned()]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with(
+                "warning: invalid permission rule `Bash(:*` in /p/.claude/settings.json (deny)"
+            ) && warnings[0].ends_with("; the rule is skipped"),
+            "{warnings:?}"
+        );
     }
 }

@@ -341,29 +341,43 @@ impl LoopHooks for SessionHooks {
     }
 
     fn stop<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
-        Box::pin(async move {
-            if !self.has("Stop") {
-                return StopHookOutcome::Pass;
-            }
-            let last = input
-                .messages
-                .iter()
-                .rev()
-                .find(|m| m.role == Role::Assistant)
-                .map(Message::text);
-            let event = HookEvent::Stop {
-                stop_hook_active: input.stop_hook_active,
+        let stop_hook_active = input.stop_hook_active;
+        Box::pin(
+            self.stop_hooks("Stop", input.messages, move |last| HookEvent::Stop {
+                stop_hook_active,
                 last_assistant_message: last,
-            };
-            let outcome = self.run(&event, &CancellationToken::new()).await;
-            if !outcome.should_continue() {
-                let reason = outcome.stop_reason().unwrap_or_default().to_owned();
-                return StopHookOutcome::Prevent { reason };
-            }
-            match outcome.blocked() {
-                Some(reason) => StopHookOutcome::Block { reason },
-                None => StopHookOutcome::Pass,
-            }
-        })
+            }),
+        )
+    }
+}
+
+impl SessionHooks {
+    /// The loop's stop seam for `name` (Stop, or a sub-agent's SubagentStop),
+    /// whose input `event` makes from the last assistant message's text:
+    /// `continue: false` prevents the end of the turn being continued, a
+    /// block continues it with the reason.
+    pub(crate) async fn stop_hooks(
+        &self,
+        name: &str,
+        messages: &[Message],
+        event: impl FnOnce(Option<String>) -> HookEvent,
+    ) -> StopHookOutcome {
+        if !self.has(name) {
+            return StopHookOutcome::Pass;
+        }
+        let last = messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .map(Message::text);
+        let outcome = self.run(&event(last), &CancellationToken::new()).await;
+        if !outcome.should_continue() {
+            let reason = outcome.stop_reason().unwrap_or_default().to_owned();
+            return StopHookOutcome::Prevent { reason };
+        }
+        match outcome.blocked() {
+            Some(reason) => StopHookOutcome::Block { reason },
+            None => StopHookOutcome::Pass,
+        }
     }
 }

@@ -15,7 +15,9 @@
 //!    turn, the user's `!command` and `#note`, interrupt, set permission
 //!    mode, set model, compact, and a
 //!    [`SessionSnapshot`] of the state for a front end's `/cost`, `/context`,
-//!    `/status`) and reads [`RuntimeEvents`].
+//!    `/status`) and reads [`RuntimeEvents`]. A user message that starts
+//!    with `/compact` or a [custom command](custom_commands)'s `/name` is
+//!    that command, whichever front end sent it.
 //!    A front end where a person types sets
 //!    [`Runtime::with_idle_notification`]; one that shows a resumed
 //!    conversation reads [`Runtime::messages`] first.
@@ -39,6 +41,7 @@ mod auth;
 mod client;
 mod command;
 mod config;
+pub mod custom_commands;
 mod emit;
 mod event;
 mod gate;
@@ -64,7 +67,9 @@ pub use command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, SessionClosed, TurnOptions,
     UserInput,
 };
-pub use config::{LoadedSettings, SettingsError, load_settings, load_settings_from};
+pub use config::{
+    LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,
+};
 pub use event::{
     AgentSummary, HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest, REJECTED,
     RuntimeEvent, SessionInfo, SubagentEvent, TurnEnd,
@@ -74,10 +79,11 @@ pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use runtime::{Runtime, RuntimeEvents};
-pub use slash::{SlashCommand, slash_commands};
+pub use session_tools::UnknownTools;
+pub use slash::{CommandSource, SlashCommand, slash_commands};
 pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
-pub use trust::{Trust, TrustError, TrustStore};
+pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{SHELL_TIMEOUT, ShellRun, shell_output_shown};
 
 // The runtime is a front end's one API boundary: the types of the crates behind

@@ -44,7 +44,7 @@ impl Records {
             mcp_servers: info.mcp_servers.clone(),
             model: info.model.clone(),
             permission_mode: info.permission_mode.as_str().to_owned(),
-            slash_commands: Vec::new(),
+            slash_commands: info.slash_commands.iter().map(|c| c.name.clone()).collect(),
             api_key_source: info.api_key_source.clone(),
             claude_code_version: info.version.clone(),
             output_style: "default".to_owned(),

@@ -12,6 +12,7 @@ use tack_core::context::PromptContext;
 use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult, SessionTotals};
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
+use tack_tools::BackgroundTasks;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -19,6 +20,7 @@ use crate::agents::ModelCell;
 use crate::command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnEcho, TurnOptions, UserInput,
 };
+use crate::custom_commands::CustomCommands;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
@@ -27,6 +29,7 @@ use crate::mcp::SessionMcp;
 use crate::mentions;
 use crate::model::{RequestEnv, resolve_model};
 use crate::records::{error_line, result_record};
+use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
 use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
 
@@ -57,8 +60,12 @@ pub(crate) struct Parts {
     pub tool_search: Option<String>,
     /// The model sub-agents inherit; follows `set_model`.
     pub agent_model: ModelCell,
+    /// The session's background shells and sub-agents (`stop_task`).
+    pub tasks: BackgroundTasks,
     /// What the first request carries besides the messages (for `/context`).
     pub context: Arc<PromptContext>,
+    /// The session's custom slash commands.
+    pub custom_commands: CustomCommands,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -126,7 +133,9 @@ impl Runtime {
             builtin,
             tool_search,
             agent_model,
+            tasks,
             context,
+            custom_commands,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -149,11 +158,13 @@ impl Runtime {
             builtin,
             tool_search,
             agent_model,
+            tasks,
             idle_after: self.idle_after,
             idle_armed: false,
             context,
             figures: Figures::default(),
             turn_running: false,
+            custom_commands,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -169,6 +180,11 @@ enum Work {
     Append(UserInput),
     /// The user's `!command`.
     Shell(String, oneshot::Sender<ShellRun>),
+    /// `/name` naming no command: an error result, no request.
+    Unknown {
+        name: String,
+        uuid: Option<String>,
+    },
 }
 
 impl Work {
@@ -176,6 +192,7 @@ impl Work {
     fn uuid(&self) -> Option<&str> {
         match self {
             Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
+            Work::Unknown { uuid, .. } => uuid.as_deref(),
             Work::Compact(_) | Work::Shell(..) => None,
         }
     }
@@ -224,6 +241,7 @@ struct Driver {
     builtin: Vec<Arc<dyn tack_tool::Tool>>,
     tool_search: Option<String>,
     agent_model: ModelCell,
+    tasks: BackgroundTasks,
     /// Fire Notification `idle_prompt` after this long without a command.
     idle_after: Option<Duration>,
     /// A turn ended and no command has come since.
@@ -231,17 +249,7 @@ struct Driver {
     context: Arc<PromptContext>,
     figures: Figures,
     turn_running: bool,
-}
-
-/// `/compact [instructions]` typed as a user message: `Some(instructions)`.
-fn compact_command(message: &Message) -> Option<Option<String>> {
-    let text = message.text();
-    let rest = text.trim_start().strip_prefix("/compact")?;
-    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
-        return None;
-    }
-    let rest = rest.trim();
-    Some((!rest.is_empty()).then(|| rest.to_owned()))
+    custom_commands: CustomCommands,
 }
 
 /// What a command did to a running piece of work.
@@ -307,6 +315,10 @@ impl Driver {
                     Work::Shell(command, reply) => {
                         self.user_shell(&mut session, command, reply).await
                     }
+                    Work::Unknown { name, uuid } => {
+                        let reason = format!("Unknown slash command: {name}");
+                        self.blocked(&session, reason, TurnEcho { uuid, origin: None })
+                    }
                 };
                 if let Some(model) = self.pending_model.take() {
                     self.set_model(&mut session, model);
@@ -363,12 +375,15 @@ impl Driver {
         // Anything but a look at the state means someone is there.
         self.idle_armed &= matches!(command, Command::Snapshot(_));
         match command {
-            Command::Submit(input) => match compact_command(&input.message) {
-                Some(instructions) => self.queue.push_back(Work::Compact(instructions)),
-                None => self
-                    .queue
-                    .push_back(Work::Turn(input, TurnOptions::default())),
-            },
+            Command::Submit(input) => {
+                let work = match dispatch(input, &self.custom_commands) {
+                    Dispatch::Prompt(input) => Work::Turn(input, TurnOptions::default()),
+                    Dispatch::Compact(instructions) => Work::Compact(instructions),
+                    Dispatch::Custom(input, options) => Work::Turn(input, options),
+                    Dispatch::Unknown { name, uuid } => Work::Unknown { name, uuid },
+                };
+                self.queue.push_back(work);
+            }
             Command::SubmitWith(input, options) => {
                 self.queue.push_back(Work::Turn(input, options));
             }
@@ -387,6 +402,10 @@ impl Driver {
                     self.queue.retain(|work| match work {
                         Work::Turn(input, _) | Work::Append(input) => {
                             cancelled.extend(input.uuid.clone());
+                            false
+                        }
+                        Work::Unknown { uuid, .. } => {
+                            cancelled.extend(uuid.clone());
                             false
                         }
                         Work::Compact(_) | Work::Shell(..) => true,
@@ -416,6 +435,14 @@ impl Driver {
                 let project = tack_config::find_project_dir(&self.info.cwd);
                 let written = add_note(&project, &note).map_err(|e| e.to_string());
                 let _ = reply.send(written);
+            }
+            Command::StopTask { task_id, reply } => {
+                let tasks = self.tasks.clone();
+                // Stopping waits for the task's end: the session goes on meanwhile.
+                tokio::spawn(async move {
+                    let stopped = tasks.stop_by_id(&task_id).await.map(|_| ());
+                    let _ = reply.send(stopped);
+                });
             }
             Command::McpStatus(reply) => {
                 let statuses = self.mcp.as_ref().map(SessionMcp::statuses);
@@ -714,7 +741,8 @@ impl Driver {
         self.emit.emit(RuntimeEvent::TurnEnded(Box::new(end)))
     }
 
-    /// A turn whose prompt a UserPromptSubmit hook blocked: nothing is sent or
+    /// A turn refused before anything is sent (a UserPromptSubmit hook
+    /// blocked its prompt, or an unknown slash command): nothing is sent or
     /// persisted; an error result.
     fn blocked(&mut self, session: &Session, reason: String, echo: TurnEcho) -> bool {
         self.ensure_started();

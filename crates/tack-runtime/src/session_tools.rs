@@ -32,7 +32,6 @@ use crate::hooks::SessionHooks;
 use crate::metered::MeteredClient;
 use crate::model::{RequestEnv, resolve_model};
 use crate::place::Env;
-use crate::start::StartError;
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
@@ -59,12 +58,22 @@ pub(crate) struct ToolsParts<'a> {
     pub mcp: Option<tack_mcp::WeakMcpManager>,
 }
 
+/// A `--tools` name that is none of the session's tools.
+#[derive(Debug, thiserror::Error)]
+#[error("--tools: unknown tool{} {}; the built-in tools are: {}", if .unknown.len() == 1 { "" } else { "s" }, .unknown.join(", "), .known.join(", "))]
+pub struct UnknownTools {
+    pub unknown: Vec<String>,
+    pub known: Vec<String>,
+}
+
 pub(crate) struct SessionTools {
     pub tools: Vec<Arc<dyn Tool>>,
     /// The agent types the Agent tool offers (`system/init`'s `agents`).
     pub agents: Vec<AgentSummary>,
     /// The session's model as sub-agents inherit it (`set_model` updates it).
     pub model: ModelCell,
+    /// The background shells and sub-agents the tools start.
+    pub tasks: BackgroundTasks,
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else haiku.
@@ -76,7 +85,7 @@ fn small_fast_model(env: &Env) -> String {
 }
 
 /// The session's tools; a `--tools` name that is not one of them is an error.
-pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, StartError> {
+pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
     let builtin = tack_tools::builtin_tools_with(
         p.tool_env,
@@ -115,7 +124,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, StartErro
             .cloned()
             .collect();
         if !unknown.is_empty() {
-            return Err(StartError::UnknownTools { unknown, known });
+            return Err(UnknownTools { unknown, known });
         }
     }
     let picked = |name: &str| p.only.is_none_or(|wanted| wanted.iter().any(|w| w == name));
@@ -160,7 +169,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, StartErro
         request_env: p.request_env.clone(),
         model: model.clone(),
         small_model,
-        tasks,
+        tasks: tasks.clone(),
         record_meta: p.record_meta,
         session_id: p.session_id.to_owned(),
         session_over: CancellationToken::new(),
@@ -175,5 +184,6 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, StartErro
         tools,
         agents,
         model,
+        tasks,
     })
 }

@@ -1,22 +1,222 @@
 //! The slash commands a session understands when they arrive as a user
-//! message (what a front end lists: the Agent SDKs' `initialize` answer,
-//! stream-json's `slash_commands`).
+//! message, whichever front end sent it (`-p`, an SDK's user message, the
+//! terminal UI's prompt): the built-in `/compact` and the session's custom
+//! commands ([`crate::custom_commands`]). Also what a front end lists (the
+//! Agent SDKs' `initialize` answer, stream-json's `slash_commands`, the
+//! terminal UI's menu).
+
+use std::path::Path;
+
+use tack_protocol::ContentBlock;
+
+use crate::command::{TurnOptions, UserInput};
+use crate::custom_commands::{CommandScope, CustomCommands, parse_invocation};
+
+/// Where a slash command comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandSource {
+    /// The runtime's own.
+    Builtin,
+    Project,
+    User,
+}
 
 /// One slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SlashCommand {
     /// Without the leading `/`.
-    pub name: &'static str,
-    pub description: &'static str,
+    pub name: String,
+    pub description: String,
     /// `""` when it takes no arguments.
-    pub argument_hint: &'static str,
+    pub argument_hint: String,
+    pub source: CommandSource,
 }
 
-/// The commands the runtime itself handles (see `Command::Submit`).
-pub fn slash_commands() -> Vec<SlashCommand> {
-    vec![SlashCommand {
-        name: "compact",
-        description: "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
-        argument_hint: "<optional custom summarization instructions>",
-    }]
+const COMPACT: &str = "compact";
+
+/// The built-ins, then the session's custom commands (a custom command named
+/// like a built-in is hidden by it).
+pub fn slash_commands(custom: &CustomCommands) -> Vec<SlashCommand> {
+    let builtin = SlashCommand {
+        name: COMPACT.to_owned(),
+        description: "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]".to_owned(),
+        argument_hint: "<optional custom summarization instructions>".to_owned(),
+        source: CommandSource::Builtin,
+    };
+    std::iter::once(builtin)
+        .chain(
+            custom
+                .iter()
+                .filter(|c| c.name != COMPACT)
+                .map(|c| SlashCommand {
+                    name: c.name.clone(),
+                    description: c.summary(),
+                    argument_hint: c.argument_hint.clone().unwrap_or_default(),
+                    source: match c.scope {
+                        CommandScope::Project => CommandSource::Project,
+                        CommandScope::User => CommandSource::User,
+                    },
+                }),
+        )
+        .collect()
+}
+
+/// What a user message is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Dispatch {
+    /// A prompt for the model, as it came.
+    Prompt(UserInput),
+    /// `/compact [instructions]`.
+    Compact(Option<String>),
+    /// A custom command, expanded, with its settings for the turn.
+    Custom(UserInput, TurnOptions),
+    /// `/name` that names no command: answered without a model call. Claude
+    /// Code does the same ("Unknown skill"), rather than spending a request on
+    /// a typo; a path such as `/tmp` that exists is a prompt.
+    Unknown { name: String, uuid: Option<String> },
+}
+
+/// Reads the command, if any, at the start of the message's first block.
+pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands) -> Dispatch {
+    let Some(ContentBlock::Text { text, .. }) = input.message.content.first() else {
+        return Dispatch::Prompt(input);
+    };
+    let Some((name, args)) = parse_invocation(text) else {
+        return Dispatch::Prompt(input);
+    };
+    if name == COMPACT {
+        return Dispatch::Compact((!args.is_empty()).then(|| args.to_owned()));
+    }
+    let Some(command) = custom.get(name) else {
+        if Path::new("/").join(name).exists() {
+            return Dispatch::Prompt(input);
+        }
+        return Dispatch::Unknown {
+            name: name.to_owned(),
+            uuid: input.uuid,
+        };
+    };
+    let args = args.to_owned();
+    let rest = input.message.content[1..].to_vec();
+    let options = TurnOptions {
+        allowed_tools: command.allowed_tools.clone(),
+        model: command.model.clone(),
+    };
+    let message = command.message(&args, rest);
+    Dispatch::Custom(
+        UserInput {
+            message,
+            uuid: input.uuid,
+            origin: input.origin,
+        },
+        options,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::custom_commands::CustomCommand;
+    use pretty_assertions::assert_eq;
+    use tack_protocol::Message;
+
+    fn commands() -> CustomCommands {
+        CustomCommands(vec![CustomCommand {
+            name: "review".into(),
+            scope: CommandScope::User,
+            description: None,
+            argument_hint: Some("<pr>".into()),
+            allowed_tools: vec!["Bash(gh pr view:*)".into()],
+            model: Some("haiku".into()),
+            body: "Review PR $1.\n".into(),
+            path: "/h/.claude/commands/review.md".into(),
+        }])
+    }
+
+    fn input(blocks: Vec<ContentBlock>) -> UserInput {
+        UserInput {
+            message: Message::user(blocks),
+            uuid: Some("u1".into()),
+            origin: None,
+        }
+    }
+
+    #[test]
+    fn a_custom_command_becomes_its_prompt_and_turn_settings() {
+        let typed = input(vec![
+            ContentBlock::text("/review 42"),
+            ContentBlock::text("attached"),
+        ]);
+        assert_eq!(
+            dispatch(typed, &commands()),
+            Dispatch::Custom(
+                input(vec![
+                    ContentBlock::text(
+                        "<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>42</command-args>"
+                    ),
+                    ContentBlock::text("Review PR 42.\n"),
+                    ContentBlock::text("attached"),
+                ]),
+                TurnOptions {
+                    allowed_tools: vec!["Bash(gh pr view:*)".into()],
+                    model: Some("haiku".into()),
+                }
+            )
+        );
+    }
+
+    #[test]
+    fn compact_unknown_paths_and_prompts() {
+        let custom = commands();
+        let text = |t: &str| input(vec![ContentBlock::text(t)]);
+        assert_eq!(
+            dispatch(text(" /compact keep the API notes"), &custom),
+            Dispatch::Compact(Some("keep the API notes".into()))
+        );
+        assert_eq!(dispatch(text("/compact"), &custom), Dispatch::Compact(None));
+        assert_eq!(
+            dispatch(text("/nosuchcommand x"), &custom),
+            Dispatch::Unknown {
+                name: "nosuchcommand".into(),
+                uuid: Some("u1".into())
+            }
+        );
+        for prompt in [
+            "/tmp is full",
+            "/usr/bin/env",
+            "hello /review",
+            "/compacted",
+        ] {
+            let expected = if prompt == "/compacted" {
+                Dispatch::Unknown {
+                    name: "compacted".into(),
+                    uuid: Some("u1".into()),
+                }
+            } else {
+                Dispatch::Prompt(text(prompt))
+            };
+            assert_eq!(dispatch(text(prompt), &custom), expected, "{prompt}");
+        }
+    }
+
+    #[test]
+    fn the_list_is_the_builtins_then_the_custom_commands() {
+        assert_eq!(
+            slash_commands(&commands()),
+            vec![
+                SlashCommand {
+                    name: "compact".into(),
+                    description: "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]".into(),
+                    argument_hint: "<optional custom summarization instructions>".into(),
+                    source: CommandSource::Builtin,
+                },
+                SlashCommand {
+                    name: "review".into(),
+                    description: "Review PR $1.".into(),
+                    argument_hint: "<pr>".into(),
+                    source: CommandSource::User,
+                },
+            ]
+        );
+    }
 }

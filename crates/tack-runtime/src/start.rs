@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tack_config::Settings;
 use tack_core::QueryConfig;
-use tack_core::context::{ContextOptions, load_context};
+use tack_core::context::{ContextOptions, LoadedContext, PromptContext, load_context};
 use tack_core::deps::{ProductionDeps, QueryDeps};
 use tack_core::executor::ToolSet;
 use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
@@ -26,6 +26,7 @@ use tokio::sync::mpsc;
 use crate::auth::{AuthError, client_config};
 use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
+use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
 use crate::emit::Emitter;
 use crate::event::{Notice, SessionInfo};
 use crate::gate::{
@@ -36,9 +37,9 @@ use crate::hooks::{HookPlace, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SessionChoice, SessionOptions};
-use crate::place::Place;
+use crate::place::{Env, Place};
 use crate::runtime::Runtime;
-use crate::session_tools::{ToolsParts, session_tools};
+use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::transcript::StoreSink;
 
 /// Why a session could not start.
@@ -64,17 +65,18 @@ pub enum StartError {
     Mcp(#[from] McpError),
     #[error("--permission-prompt-tool: {0}")]
     PromptTool(#[from] tack_mcp::PermissionPromptError),
-    #[error("--tools: unknown tool{} {}; the built-in tools are: {}", if .unknown.len() == 1 { "" } else { "s" }, .unknown.join(", "), .known.join(", "))]
-    UnknownTools {
-        unknown: Vec<String>,
-        known: Vec<String>,
-    },
+    #[error(transparent)]
+    UnknownTools(#[from] UnknownTools),
     #[error("--fork-session and --resume-session-at need --continue or --resume")]
     NothingToResume,
 }
 
 /// Starts a session; must be called within a tokio runtime. `loaded` comes
 /// from [`crate::load_settings`] (its notices are the session's first events).
+///
+/// The prompt context (memory files, git) is the slowest part and needs only
+/// the cwd, the model and the permission directories: it loads on its own
+/// threads while the rest is set up, and is awaited where the tools need it.
 pub async fn start(
     place: Place,
     loaded: &LoadedSettings,
@@ -93,15 +95,228 @@ pub async fn start(
         emit.notice(notice.clone());
     }
     let store = SessionStore::new(&config_dir);
-    // Temporary files of atomic writes are journalled so a session killed
-    // mid-write leaves nothing behind for long: the next start removes them.
+    remove_pending_writes(&config_dir);
+    let version = env!("CARGO_PKG_VERSION");
+
+    let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
+    let model = session_model(&options, &env, settings);
+    let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded);
+    let context_load = spawn_context(ctx_opts.clone()).await;
+
+    let (client, api_key_source) = model_client(settings, &options, &env, &cwd).await?;
+    let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
+    let ledger = UsageLedger::default();
+    let mut mcp = start_mcp(loaded, &options, &store, &cwd, &env, &emit)?;
+
+    let conversation = conversation(&store, &cwd, &options, &emit)?;
+    let session_id = conversation.session_id.clone();
+    let transcript_path = transcript_path(&store, &cwd, settings, &options, &session_id)?;
+    let request = request_config(&options, &env, settings, &model, &emit);
+
+    let project_dir = tack_config::find_project_dir(&cwd);
+    let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
+    let session_dir = store.project_dir(&cwd).join(&session_id);
+    let tool_env = tool_env(&cwd, session_dir, &perms, &env);
+    let Guard {
+        hooks,
+        gate,
+        turn_cancel,
+    } = hooks_and_gate(
+        settings,
+        &options,
+        perms.ctx,
+        HookPlace {
+            project_dir: &project_dir,
+            cwd: &cwd,
+            session_id: &session_id,
+            transcript_path: &transcript_path,
+            permission_mode: perms.mode.as_str(),
+        },
+        ctx_opts.home_dir.as_deref(),
+        &emit,
+    )?;
+
+    let context = loaded_context(context_load, &emit).await;
+
+    // The built-in tools, the web tools and the Agent tool (`--tools` picks).
+    let meta = options.persist.then(|| RecordMeta {
+        cwd: cwd.to_string_lossy().into_owned(),
+        git_branch: git_branch(&cwd),
+        version: version.to_owned(),
+    });
+    let session_tools = session_tools(ToolsParts {
+        env: &env,
+        client,
+        deps: deps.clone(),
+        ledger: ledger.clone(),
+        model: &model,
+        gate: &gate,
+        hooks: hooks.clone(),
+        emit: &emit,
+        context: context.clone(),
+        base_config: &request.base,
+        request_env: &request.env,
+        session_id: &session_id,
+        record_meta: meta.clone(),
+        agents_flag: options.agents.as_deref(),
+        home: ctx_opts.home_dir.as_deref(),
+        project: &project_dir,
+        tool_env: &tool_env,
+        only: options.tools.as_deref(),
+        mcp: mcp.as_ref().map(|m| m.manager().weak()),
+    })?;
+    let builtin = session_tools.tools;
+
+    // The transcript opens once everything above is known to be valid.
+    let (sink, history) = open_transcript(meta, &transcript_path, conversation, &options)?;
+    let tools = match &mut mcp {
+        Some(m) => mcp_tools(m, &builtin, &gate, &options, &model, &env, &emit).await?,
+        None => ToolSet::new(builtin.clone()),
+    };
+    let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+    let parts = SessionParts {
+        session_id: session_id.clone(),
+        context: context.clone(),
+        tools,
+        tool_env,
+        can_use_tool: gate.clone(),
+        deps,
+        config: request.config,
+        max_budget_usd: options.max_budget_usd,
+        transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
+    };
+    let mut session = Session::new(parts)
+        .with_history(history)
+        .with_usage_ledger(ledger);
+    if let Some(h) = &hooks {
+        session = session.with_stop_hooks(h.clone());
+    }
+    let info = SessionInfo {
+        session_id,
+        cwd,
+        model,
+        tools: tool_names,
+        permission_mode: perms.mode,
+        api_key_source: api_key_source.to_owned(),
+        transcript_path: sink.map(|s| s.path().to_path_buf()),
+        resumed: conversation_resumed(&options),
+        mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
+        version: version.to_owned(),
+        agents: session_tools.agents,
+        slash_commands: crate::slash_commands(&custom_commands),
+    };
+    Ok(Runtime::new(crate::runtime::Parts {
+        session,
+        gate,
+        hooks,
+        info,
+        base_config: request.base,
+        request_env: request.env,
+        bypass_allowed: perms.bypass_allowed,
+        max_turns: options.max_turns,
+        emit,
+        events,
+        turn_cancel,
+        mcp,
+        builtin,
+        tool_search: env.get("ENABLE_TOOL_SEARCH"),
+        agent_model: session_tools.model,
+        tasks: session_tools.tasks,
+        context,
+        custom_commands,
+    }))
+}
+
+/// The custom slash commands (a directory walk; templates, no code run), each
+/// file that could not be used a warning.
+fn custom_commands(
+    project_dir: &Path,
+    ctx_opts: &ContextOptions,
+    config_dir: &Path,
+    loaded: &LoadedSettings,
+    emit: &Emitter,
+) -> CustomCommands {
+    let (commands, warnings) = load_commands(&CommandDirs {
+        project: project_dir.to_path_buf(),
+        home: ctx_opts.home_dir.clone(),
+        config_dir: config_dir.to_path_buf(),
+        trusted: loaded.trust.trusted,
+    });
+    for warning in warnings {
+        emit.notice(Notice::warning(warning));
+    }
+    commands
+}
+
+/// The model client, built on a blocking thread from here on, and where its
+/// credentials came from.
+async fn model_client(
+    settings: &Settings,
+    options: &SessionOptions,
+    env: &Env,
+    cwd: &Path,
+) -> Result<(Arc<DeferredClient>, &'static str), StartError> {
+    let helper = settings.api_key_helper().map(|h| h.value().clone());
+    let (mut client_config, api_key_source) = client_config(env, helper, cwd).await?;
+    client_config.betas.extend(options.betas.iter().cloned());
+    Ok((
+        Arc::new(DeferredClient::spawn(client_config)),
+        api_key_source,
+    ))
+}
+
+/// MCP servers start now, all at once, while the rest of start-up goes on;
+/// the tools are collected just before the first request ([`mcp_tools`]).
+fn start_mcp(
+    loaded: &LoadedSettings,
+    options: &SessionOptions,
+    store: &SessionStore,
+    cwd: &Path,
+    env: &Env,
+    emit: &Emitter,
+) -> Result<Option<SessionMcp>, StartError> {
+    let (mcp_config, mcp_notices) = crate::mcp::load(
+        &loaded.locations,
+        &loaded.settings,
+        &options.mcp_config,
+        options.strict_mcp_config,
+    )?;
+    for notice in mcp_notices {
+        emit.notice(notice);
+    }
+    Ok(mcp_config.as_ref().map(|config| {
+        let logs = store.project_dir(cwd).join("mcp-logs");
+        SessionMcp::start(config, cwd, &logs, env)
+    }))
+}
+
+/// Temporary files of atomic writes are journalled so a session killed
+/// mid-write leaves nothing behind for long: the next start removes them,
+/// off the start-up path.
+fn remove_pending_writes(config_dir: &Path) {
     let pending_writes = config_dir.join("pending-writes");
     tack_sys::atomic_write::journal_in(&pending_writes);
     tokio::task::spawn_blocking(move || tack_sys::atomic_write::remove_leftovers(&pending_writes));
-    let version = env!("CARGO_PKG_VERSION");
+}
 
-    // Permissions (options over settings). Every rule is parsed now: an
-    // invalid one stops the session before any request.
+/// The session's permission context and what it was built from.
+struct Permissions {
+    ctx: PermissionContext,
+    mode: PermissionMode,
+    /// `--add-dir` and settings' additional directories, absolute.
+    add_dirs: Vec<PathBuf>,
+    bypass_allowed: bool,
+}
+
+/// Permissions, options over settings. Every rule is parsed now: an invalid
+/// one stops the session before any request.
+fn permissions(
+    settings: &Settings,
+    options: &SessionOptions,
+    cwd: &Path,
+    home_dir: Option<&Path>,
+    emit: &Emitter,
+) -> Result<Permissions, StartError> {
     let mode = options
         .permission_mode
         .or_else(|| {
@@ -130,104 +345,181 @@ pub async fn start(
         .map(|d| d.value().clone())
         .collect();
     add_dirs.extend(options.add_dirs.iter().map(|d| cwd.join(d)));
-    let permission_ctx = PermissionContext::new(
+    let ctx = PermissionContext::new(
         mode,
         rules,
-        &cwd,
-        home_dir.as_deref().unwrap_or(Path::new("/")),
+        cwd,
+        home_dir.unwrap_or(Path::new("/")),
         &add_dirs,
     );
-
     let bypass_allowed = (mode == PermissionMode::BypassPermissions
         || options.allow_bypass_permissions)
         && !settings.permissions().bypass_mode_disabled();
+    Ok(Permissions {
+        ctx,
+        mode,
+        add_dirs,
+        bypass_allowed,
+    })
+}
 
-    let helper = settings.api_key_helper().map(|h| h.value().clone());
-    let (mut client_config, api_key_source) = client_config(&env, helper, &cwd).await?;
-    client_config.betas.extend(options.betas.iter().cloned());
-    let client = Arc::new(DeferredClient::spawn(client_config));
-    let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
-    let ledger = UsageLedger::default();
+/// What the prompt context is loaded with.
+fn context_options(
+    cwd: &Path,
+    home_dir: Option<PathBuf>,
+    model: &str,
+    perms: &Permissions,
+    options: &SessionOptions,
+    loaded: &LoadedSettings,
+) -> ContextOptions {
+    let mut ctx_opts = ContextOptions::new(cwd.to_path_buf(), today());
+    ctx_opts.home_dir = home_dir;
+    ctx_opts.system_prompt.custom = options.system_prompt.clone();
+    ctx_opts.system_prompt.append = options.append_system_prompt.clone();
+    ctx_opts.system_prompt.model = model.to_owned();
+    ctx_opts.additional_dirs = perms.add_dirs.clone();
+    ctx_opts.external_imports_approved = loaded.trust.external_imports;
+    ctx_opts
+}
 
-    // MCP servers start now, all at once, while the rest of start-up goes on;
-    // the tools are collected just before the first request.
-    let (mcp_config, mcp_notices) = crate::mcp::load(
-        &loaded.locations,
-        settings,
-        &options.mcp_config,
-        options.strict_mcp_config,
-    )?;
-    for notice in mcp_notices {
-        emit.notice(notice);
+/// Starts loading the prompt context (memory files, git) on its own task,
+/// polled once now so its reads and `git` processes are under way before the
+/// rest of start-up runs on this thread.
+async fn spawn_context(ctx_opts: ContextOptions) -> tokio::task::JoinHandle<LoadedContext> {
+    let load = tokio::spawn(async move { load_context(&ctx_opts).await });
+    tokio::task::yield_now().await;
+    load
+}
+
+/// The prompt context once loaded, its warnings emitted.
+async fn loaded_context(
+    load: tokio::task::JoinHandle<LoadedContext>,
+    emit: &Emitter,
+) -> Arc<PromptContext> {
+    let loaded = load.await.unwrap_or_default();
+    for warning in &loaded.warnings {
+        emit.notice(Notice::warning(format!("warning: {warning}")));
     }
-    let mut mcp = mcp_config.as_ref().map(|config| {
-        let logs = store.project_dir(&cwd).join("mcp-logs");
-        SessionMcp::start(config, &cwd, &logs, &env)
-    });
+    Arc::new(loaded.context)
+}
 
-    // The conversation: new, --continue, --resume <id>; forked into a new
-    // session with --fork-session.
-    let (session_id, history, leaf, resumed) = match &options.session {
+/// The conversation a session continues, if any.
+struct Conversation {
+    session_id: String,
+    history: Vec<Message>,
+    /// The record the transcript's next record chains to.
+    leaf: Option<String>,
+}
+
+/// The conversation: new, `--continue`, `--resume <id>`; forked into a new
+/// session with `--fork-session`.
+fn conversation(
+    store: &SessionStore,
+    cwd: &Path,
+    options: &SessionOptions,
+    emit: &Emitter,
+) -> Result<Conversation, StartError> {
+    let path = match &options.session {
         SessionChoice::New { .. }
             if options.fork_session || options.resume_session_at.is_some() =>
         {
             return Err(StartError::NothingToResume);
         }
         SessionChoice::New { id } => {
-            let id = id
+            let session_id = id
                 .clone()
                 .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-            (id, Vec::new(), None, false)
+            return Ok(Conversation {
+                session_id,
+                history: Vec::new(),
+                leaf: None,
+            });
         }
-        SessionChoice::Continue | SessionChoice::Resume(_) => {
-            let path = match &options.session {
-                SessionChoice::Resume(id) if id.is_empty() => {
-                    let recent = store.list_sessions(&cwd)?;
-                    let list: Vec<String> = recent
-                        .iter()
-                        .take(5)
-                        .map(|s| format!("  {}  {}", s.session_id, s.preview()))
-                        .collect();
-                    return Err(StartError::ResumeNeedsId(list.join("\n")));
-                }
-                SessionChoice::Resume(id) => store.find_session(&cwd, id)?,
-                SessionChoice::Continue | SessionChoice::New { .. } => {
-                    store.latest_session(&cwd)?.path
-                }
-            };
-            let loaded = match &options.resume_session_at {
-                Some(uuid) => tack_store::load_until(&path, uuid)?,
-                None => tack_store::load(&path)?,
-            };
-            for w in &loaded.warnings {
-                emit.notice(Notice::warning(format!("warning: {}: {w}", path.display())));
-            }
-            if options.fork_session {
-                let id = uuid::Uuid::new_v4().to_string();
-                (id, loaded.messages, None, true)
-            } else {
-                (loaded.session_id, loaded.messages, loaded.leaf_uuid, true)
-            }
+        SessionChoice::Resume(id) if id.is_empty() => {
+            let recent = store.list_sessions(cwd)?;
+            let list: Vec<String> = recent
+                .iter()
+                .take(5)
+                .map(|s| format!("  {}  {}", s.session_id, s.preview()))
+                .collect();
+            return Err(StartError::ResumeNeedsId(list.join("\n")));
         }
+        SessionChoice::Resume(id) => store.find_session(cwd, id)?,
+        SessionChoice::Continue => store.latest_session(cwd)?.path,
     };
-    let transcript_path = store.transcript_path(&cwd, &session_id)?;
-    // cleanupPeriodDays, off the start-up path; never the session at hand.
+    let loaded = match &options.resume_session_at {
+        Some(uuid) => tack_store::load_until(&path, uuid)?,
+        None => tack_store::load(&path)?,
+    };
+    for w in &loaded.warnings {
+        emit.notice(Notice::warning(format!("warning: {}: {w}", path.display())));
+    }
+    Ok(if options.fork_session {
+        Conversation {
+            session_id: uuid::Uuid::new_v4().to_string(),
+            history: loaded.messages,
+            leaf: None,
+        }
+    } else {
+        Conversation {
+            session_id: loaded.session_id,
+            history: loaded.messages,
+            leaf: loaded.leaf_uuid,
+        }
+    })
+}
+
+/// Whether the session continues an earlier conversation.
+fn conversation_resumed(options: &SessionOptions) -> bool {
+    match options.session {
+        SessionChoice::New { .. } => false,
+        SessionChoice::Continue | SessionChoice::Resume(_) => true,
+    }
+}
+
+/// The session's transcript file; an explicit `--session-id` must be new.
+/// Starts the `cleanupPeriodDays` sweep (off the start-up path, never the
+/// session at hand).
+fn transcript_path(
+    store: &SessionStore,
+    cwd: &Path,
+    settings: &Settings,
+    options: &SessionOptions,
+    session_id: &str,
+) -> Result<PathBuf, StartError> {
+    let path = store.transcript_path(cwd, session_id)?;
     let cutoff = std::time::SystemTime::now().checked_sub(Duration::from_secs(
         u64::from(settings.cleanup_period_days()) * 86_400,
     ));
     if let Some(cutoff) = cutoff {
-        let (store, keep) = (store.clone(), transcript_path.clone());
+        let (store, keep) = (store.clone(), path.clone());
         tokio::task::spawn_blocking(move || store.remove_older_than(cutoff, Some(&keep)));
     }
-    if matches!(options.session, SessionChoice::New { id: Some(_) }) && transcript_path.exists() {
-        return Err(StartError::SessionIdInUse(session_id));
+    if matches!(options.session, SessionChoice::New { id: Some(_) }) && path.exists() {
+        return Err(StartError::SessionIdInUse(session_id.to_owned()));
     }
+    Ok(path)
+}
 
-    // Model and request settings.
-    let model = session_model(&options, &env, settings);
+/// The request settings: the first request's and the base later turns'
+/// options apply to.
+struct RequestSettings {
+    base: QueryConfig,
+    env: RequestEnv,
+    config: QueryConfig,
+}
+
+/// Model and request settings; warns about a model without a price.
+fn request_config(
+    options: &SessionOptions,
+    env: &Env,
+    settings: &Settings,
+    model: &str,
+    emit: &Emitter,
+) -> RequestSettings {
     let request_env =
-        RequestEnv::from_env(&env).with_choices(options.thinking.clone(), options.effort.clone());
-    let mut base = QueryConfig::new(model.clone());
+        RequestEnv::from_env(env).with_choices(options.thinking.clone(), options.effort.clone());
+    let mut base = QueryConfig::new(model.to_owned());
     base.max_turns = options.max_turns;
     base.fallback_model = options
         .fallback_model
@@ -235,186 +527,135 @@ pub async fn start(
         .or_else(|| settings.fallback_model().and_then(|c| c.first().cloned()))
         .map(|m| resolve_model(&m));
     base.auto_compact = settings.auto_compact_enabled();
-    let config = request_env.apply(&base, &model);
-    for m in std::iter::once(&model).chain(&config.fallback_model) {
+    let config = request_env.apply(&base, model);
+    for m in std::iter::once(model).chain(config.fallback_model.as_deref()) {
         if let Some(warning) = tack_api::unpriced_model_warning(m) {
             emit.notice(Notice::warning(format!("warning: {warning}")));
         }
     }
+    RequestSettings {
+        base,
+        env: request_env,
+        config,
+    }
+}
 
-    // Tools, hooks, the gate.
-    let session_dir = store.project_dir(&cwd).join(&session_id);
+/// Where the tools work: the cwd, the session's directory, the permission
+/// directories and `BASH_DEFAULT_TIMEOUT_MS`.
+fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) -> Arc<ToolEnv> {
     let mut tool_env =
-        ToolEnv::new(cwd.clone(), session_dir).with_additional_dirs(add_dirs.clone());
+        ToolEnv::new(cwd.to_path_buf(), session_dir).with_additional_dirs(perms.add_dirs.clone());
     if let Some(ms) = env
         .get("BASH_DEFAULT_TIMEOUT_MS")
         .and_then(|v| v.parse::<u64>().ok())
     {
         tool_env = tool_env.with_bash_default_timeout(Duration::from_millis(ms));
     }
-    let tool_env = Arc::new(tool_env);
-    let hook_sources = hook_sources(settings);
+    Arc::new(tool_env)
+}
+
+/// The hooks and the permission gate every tool call passes.
+struct Guard {
+    hooks: Option<Arc<SessionHooks>>,
+    gate: Arc<Gate>,
+    turn_cancel: TurnCancel,
+}
+
+/// The session's hooks (every settings file's, plus the SDK's callbacks) and
+/// the gate deciding with `ctx`, writing "always allow" rules to the settings
+/// files of `place.project_dir` and `home_dir`.
+fn hooks_and_gate(
+    settings: &Settings,
+    options: &SessionOptions,
+    ctx: PermissionContext,
+    place: HookPlace<'_>,
+    home_dir: Option<&Path>,
+    emit: &Emitter,
+) -> Result<Guard, StartError> {
+    let project_dir = place.project_dir.to_path_buf();
     let hooks = SessionHooks::new(
-        &hook_sources,
+        &hook_sources(settings),
         &options.hook_callbacks,
-        HookPlace {
-            project_dir: &tack_config::find_project_dir(&cwd),
-            cwd: &cwd,
-            session_id: &session_id,
-            transcript_path: &transcript_path,
-            permission_mode: mode.as_str(),
-        },
+        place,
         options.verbose,
         emit.clone(),
     )?
     .map(Arc::new);
     let turn_cancel = TurnCancel::default();
-    let project_dir = tack_config::find_project_dir(&cwd);
     let files = SettingsFiles {
         local: project_dir.join(".claude/settings.local.json"),
         project: project_dir.join(".claude/settings.json"),
-        user: home_dir.as_ref().map(|h| h.join(".claude/settings.json")),
+        user: home_dir.map(|h| h.join(".claude/settings.json")),
     };
     let gate = Arc::new(Gate::new(
-        permission_ctx,
+        ctx,
         hooks.clone(),
         options.permission_prompts.then(|| emit.clone()),
         turn_cancel.clone(),
         files,
     ));
+    Ok(Guard {
+        hooks,
+        gate,
+        turn_cancel,
+    })
+}
 
-    // Context (memory files, git) for the first request.
-    let mut ctx_opts = ContextOptions::new(cwd.clone(), today());
-    ctx_opts.home_dir = home_dir;
-    ctx_opts.system_prompt.custom = options.system_prompt.clone();
-    ctx_opts.system_prompt.append = options.append_system_prompt.clone();
-    ctx_opts.system_prompt.model = model.clone();
-    ctx_opts.additional_dirs = add_dirs;
-    ctx_opts.external_imports_approved = loaded.trust.external_imports;
-    let prompt_context = load_context(&ctx_opts).await;
-    for warning in &prompt_context.warnings {
-        emit.notice(Notice::warning(format!("warning: {warning}")));
-    }
-    let context = Arc::new(prompt_context.context);
-
-    // The built-in tools, the web tools and the Agent tool (`--tools` picks).
-    let meta = options.persist.then(|| RecordMeta {
-        cwd: cwd.to_string_lossy().into_owned(),
-        git_branch: git_branch(&cwd),
-        version: version.to_owned(),
-    });
-    let session_tools = session_tools(ToolsParts {
-        env: &env,
-        client,
-        deps: deps.clone(),
-        ledger: ledger.clone(),
-        model: &model,
-        gate: &gate,
-        hooks: hooks.clone(),
-        emit: &emit,
-        context: context.clone(),
-        base_config: &base,
-        request_env: &request_env,
-        session_id: &session_id,
-        record_meta: meta.clone(),
-        agents_flag: options.agents.as_deref(),
-        home: ctx_opts.home_dir.as_deref(),
-        project: &project_dir,
-        tool_env: &tool_env,
-        only: options.tools.as_deref(),
-        mcp: mcp.as_ref().map(|m| m.manager().weak()),
-    })?;
-    let builtin = session_tools.tools;
-
-    // The transcript opens once everything above is known to be valid.
-    // A forked session's transcript starts with the history it continues.
-    let mut history: Vec<(String, Message)> = history
+/// Opens the transcript (when persisting) and returns it with the history
+/// keyed by record uuid; a forked session's transcript starts with the
+/// history it continues.
+#[allow(clippy::type_complexity)]
+fn open_transcript(
+    meta: Option<RecordMeta>,
+    path: &Path,
+    conversation: Conversation,
+    options: &SessionOptions,
+) -> Result<(Option<Arc<StoreSink>>, Vec<(String, Message)>), StartError> {
+    let mut history: Vec<(String, Message)> = conversation
+        .history
         .into_iter()
         .map(|m| (uuid::Uuid::new_v4().to_string(), m))
         .collect();
-    let sink = if let Some(meta) = meta {
-        let mut transcript = Transcript::open(&transcript_path, &session_id, meta, leaf)?;
-        if options.fork_session {
-            history = write_history(&mut transcript, history)?;
-        }
-        Some(Arc::new(StoreSink::new(transcript)))
-    } else {
-        None
+    let Some(meta) = meta else {
+        return Ok((None, history));
     };
-
-    let tools = match &mut mcp {
-        Some(m) => {
-            for notice in m.settle().await {
-                emit.notice(notice);
-            }
-            if let Some(name) = options
-                .permission_prompt_tool
-                .as_deref()
-                .filter(|n| n.starts_with("mcp__"))
-            {
-                gate.set_prompt_tool(tack_mcp::PermissionPromptTool::new(m.manager(), name)?);
-            }
-            let window = tack_api::model_limits(&model).context_window;
-            let keep = |t: &dyn tack_tool::Tool| !gate.removes_tool(t);
-            m.tool_set(
-                &builtin,
-                window,
-                env.get("ENABLE_TOOL_SEARCH").as_deref(),
-                &keep,
-            )
-        }
-        None => ToolSet::new(builtin.clone()),
-    };
-    let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
-    let prompt_context = context.clone();
-    let parts = SessionParts {
-        session_id: session_id.clone(),
-        context,
-        tools,
-        tool_env,
-        can_use_tool: gate.clone(),
-        deps,
-        config,
-        max_budget_usd: options.max_budget_usd,
-        transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
-    };
-    let mut session = Session::new(parts)
-        .with_history(history)
-        .with_usage_ledger(ledger);
-    if let Some(h) = &hooks {
-        session = session.with_stop_hooks(h.clone());
+    let mut transcript = Transcript::open(path, &conversation.session_id, meta, conversation.leaf)?;
+    if options.fork_session {
+        history = write_history(&mut transcript, history)?;
     }
-    let info = SessionInfo {
-        session_id,
-        cwd,
-        model,
-        tools: tool_names,
-        permission_mode: mode,
-        api_key_source: api_key_source.to_owned(),
-        transcript_path: sink.map(|s| s.path().to_path_buf()),
-        resumed,
-        mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
-        version: version.to_owned(),
-        agents: session_tools.agents,
-    };
-    Ok(Runtime::new(crate::runtime::Parts {
-        session,
-        gate,
-        hooks,
-        info,
-        base_config: base,
-        request_env,
-        bypass_allowed,
-        max_turns: options.max_turns,
-        emit,
-        events,
-        turn_cancel,
-        mcp,
+    Ok((Some(Arc::new(StoreSink::new(transcript))), history))
+}
+
+/// The session's tools with the MCP servers': waits for every server's tool
+/// list (their tools must be in the first request) and sets an MCP
+/// `--permission-prompt-tool`.
+async fn mcp_tools(
+    mcp: &mut SessionMcp,
+    builtin: &[Arc<dyn tack_tool::Tool>],
+    gate: &Gate,
+    options: &SessionOptions,
+    model: &str,
+    env: &Env,
+    emit: &Emitter,
+) -> Result<ToolSet, StartError> {
+    for notice in mcp.settle().await {
+        emit.notice(notice);
+    }
+    if let Some(name) = options
+        .permission_prompt_tool
+        .as_deref()
+        .filter(|n| n.starts_with("mcp__"))
+    {
+        gate.set_prompt_tool(tack_mcp::PermissionPromptTool::new(mcp.manager(), name)?);
+    }
+    let window = tack_api::model_limits(model).context_window;
+    let keep = |t: &dyn tack_tool::Tool| !gate.removes_tool(t);
+    Ok(mcp.tool_set(
         builtin,
-        tool_search: env.get("ENABLE_TOOL_SEARCH"),
-        agent_model: session_tools.model,
-        context: prompt_context,
-    }))
+        window,
+        env.get("ENABLE_TOOL_SEARCH").as_deref(),
+        &keep,
+    ))
 }
 
 /// Writes a forked session's history into its new transcript (one chained

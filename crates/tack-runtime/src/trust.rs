@@ -43,6 +43,23 @@ pub enum TrustError {
     },
 }
 
+/// Why trusting `dir` for good would be too broad: trust covers every folder
+/// below, so trusting the home folder (or `/`) would trust every repository
+/// cloned under it. `None`: `dir` is an ordinary folder. The trust dialog
+/// trusts such a folder for the session only; `tack trust` needs `--force`.
+pub fn too_broad_to_trust(dir: &Path, home: Option<&Path>) -> Option<&'static str> {
+    let same = |a: &Path, b: &Path| {
+        a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    };
+    if dir.parent().is_none() {
+        Some("it is the root folder: trusting it would trust every project on this machine")
+    } else if home.is_some_and(|h| same(dir, h)) {
+        Some("it is your home folder: trusting it would trust every project under it")
+    } else {
+        None
+    }
+}
+
 /// What the user has approved for a folder.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Trust {
@@ -104,9 +121,13 @@ impl TrustStore {
         }
         let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
         text.push('\n');
-        tack_sys::write_atomic(&self.path, text.as_bytes()).map_err(|source| TrustError::Write {
-            path: self.path.clone(),
-            source,
+        // Under the config dir: the user's alone, as transcripts are.
+        let mode = Some(tack_sys::private_file::FILE_MODE);
+        tack_sys::write_atomic_with_mode(&self.path, text.as_bytes(), mode).map_err(|source| {
+            TrustError::Write {
+                path: self.path.clone(),
+                source,
+            }
         })
     }
 
@@ -173,6 +194,29 @@ mod tests {
                     "/work/repo": {"hasTrustDialogAccepted": true, "hasClaudeMdExternalIncludesApproved": true}
                 }
             })
+        );
+    }
+
+    #[test]
+    fn the_root_and_the_home_folder_are_too_broad_to_trust() {
+        let home = tempfile::tempdir().unwrap();
+        let reasons = [
+            Path::new("/"),
+            home.path(),
+            &home.path().join("."),
+            &home.path().join("repo"),
+        ]
+        .map(|d| too_broad_to_trust(d, Some(home.path())));
+        assert_eq!(
+            reasons,
+            [
+                Some(
+                    "it is the root folder: trusting it would trust every project on this machine"
+                ),
+                Some("it is your home folder: trusting it would trust every project under it"),
+                Some("it is your home folder: trusting it would trust every project under it"),
+                None,
+            ]
         );
     }
 

@@ -269,3 +269,197 @@ async fn a_resumed_runtime_holds_the_conversation_to_show() {
         ]
     );
 }
+
+/// Writes `text` to `path`, creating its folders.
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Notices until `Started` (which comes with the first turn), as text.
+async fn start_notices(events: &mut RuntimeEvents) -> Vec<String> {
+    let mut notices = Vec::new();
+    while let Some(event) = events.next().await {
+        match event {
+            RuntimeEvent::Notice(n) => notices.push(n.text),
+            RuntimeEvent::Started(_) => return notices,
+            other => panic!("before Started: {other:?}"),
+        }
+    }
+    panic!("events closed: {notices:?}")
+}
+
+#[tokio::test]
+async fn custom_commands_load_by_precedence_and_a_bad_file_is_a_warning() {
+    let fx = Fixture::new(Script::new([Reply::text("reviewed")])).await;
+    let project = fx.cwd().join(".claude/commands");
+    let home = fx.home.path().join(".claude/commands");
+    write(
+        &project.join("review.md"),
+        "---\ndescription: Review a PR\nargument-hint: <pr>\nmodel: haiku\n---\nReview PR $1.\n",
+    );
+    write(
+        &project.join("frontend/component.md"),
+        "Make a component named $1\n",
+    );
+    write(&project.join("bad.md"), "---\n[unclosed\n---\nbody\n");
+    write(&home.join("review.md"), "the user's review, hidden\n");
+    write(&home.join("standup.md"), "Summarise my day\n");
+    write(&home.join("notes.txt"), "not a command\n");
+    write(
+        &fx.home.path().join(".tack/commands/tidy.md"),
+        "---\nargument-hint: <dir>\n---\nTidy $ARGUMENTS\n",
+    );
+    let runtime = fx.start(SessionOptions::default()).await;
+    let listed: Vec<(String, String, String, tack_runtime::CommandSource)> = runtime
+        .info()
+        .slash_commands
+        .iter()
+        .map(|c| {
+            (
+                c.name.clone(),
+                c.description.clone(),
+                c.argument_hint.clone(),
+                c.source,
+            )
+        })
+        .collect();
+    use tack_runtime::CommandSource::{Builtin, Project, User};
+    let row = |n: &str, d: &str, h: &str, s| (n.to_owned(), d.to_owned(), h.to_owned(), s);
+    assert_eq!(
+        listed,
+        vec![
+            row(
+                "compact",
+                "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
+                "<optional custom summarization instructions>",
+                Builtin
+            ),
+            row(
+                "frontend:component",
+                "Make a component named $1",
+                "",
+                Project
+            ),
+            row("review", "Review a PR", "<pr>", Project),
+            row("standup", "Summarise my day", "", User),
+            row("tidy", "Tidy $ARGUMENTS", "<dir>", User),
+        ]
+    );
+    let (handle, mut events) = runtime.spawn();
+    handle.submit(UserInput::text("/review 42")).unwrap();
+    let notices = start_notices(&mut events).await;
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    let bad = project.join("bad.md");
+    assert!(
+        notices[0].starts_with(&format!("warning: {}: bad frontmatter: ", bad.display()))
+            && notices[0].ends_with("; command skipped"),
+        "{notices:?}"
+    );
+    // The session goes on, and the command expands.
+    assert_eq!(until_turn_end(&mut events).await, ["turn ended ok=true"]);
+    let body = &fx.server.requests()[0].body;
+    assert_eq!(body["model"], "claude-haiku-4-5");
+    let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+    let texts: Vec<&str> = last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .filter(|t| !t.starts_with("<system-reminder>"))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>42</command-args>",
+            "Review PR 42.\n",
+        ]
+    );
+}
+
+/// A project command that runs `touch` and allows it for its turn.
+fn touch_command(fx: &Fixture) {
+    write(
+        &fx.cwd().join(".claude/commands/touch.md"),
+        "---\nallowed-tools: Bash(touch:*)\n---\nTouch one.txt\n",
+    );
+}
+
+async fn touch_turn(fx: &Fixture) -> (Vec<String>, Vec<String>) {
+    let runtime = fx.start(SessionOptions::default()).await;
+    let (handle, mut events) = runtime.spawn();
+    handle.submit(UserInput::text("/touch")).unwrap();
+    let notices = start_notices(&mut events).await;
+    (notices, until_turn_end(&mut events).await)
+}
+
+fn touch_script() -> Script {
+    Script::new([
+        Reply::message()
+            .tool_use("t1", "Bash", json!({"command": "touch one.txt"}))
+            .into(),
+        Reply::text("done"),
+    ])
+}
+
+#[tokio::test]
+async fn a_trusted_project_command_allows_its_tools_for_its_turn() {
+    let fx = Fixture::new(touch_script()).await;
+    touch_command(&fx);
+    let place = fx.place();
+    tack_runtime::TrustStore::new(&place.config_dir)
+        .trust(&fx.cwd(), false)
+        .unwrap();
+    let (notices, turn) = touch_turn(&fx).await;
+    assert_eq!(notices, Vec::<String>::new());
+    assert_eq!(
+        turn,
+        ["tool result error=false: (no output)", "turn ended ok=true"]
+    );
+}
+
+#[tokio::test]
+async fn an_untrusted_project_command_loses_its_allowed_tools() {
+    let fx = Fixture::new(touch_script()).await;
+    touch_command(&fx);
+    let (notices, turn) = touch_turn(&fx).await;
+    let file = fx.cwd().join(".claude/commands/touch.md");
+    assert!(
+        notices.contains(&format!(
+            "warning: {}: allowed-tools ignored until the project is trusted (tack trust)",
+            file.display()
+        )),
+        "{notices:?}"
+    );
+    assert_eq!(turn.len(), 2, "{turn:?}");
+    assert!(turn[0].starts_with("tool result error=true: "), "{turn:?}");
+    assert!(!fx.cwd().join("one.txt").exists());
+}
+
+#[tokio::test]
+async fn an_unknown_command_ends_its_turn_without_a_request() {
+    let fx = Fixture::new(Script::new([Reply::text("hello")])).await;
+    let runtime = fx.start(SessionOptions::default()).await;
+    let (handle, mut events) = runtime.spawn();
+    handle.submit(UserInput::text("/nosuchcommand x")).unwrap();
+    handle.submit(UserInput::text("hi")).unwrap();
+    let mut ends = Vec::new();
+    while ends.len() < 2 {
+        match events.next().await.unwrap() {
+            RuntimeEvent::TurnEnded(end) => ends.push((end.ok, end.error_line.clone())),
+            RuntimeEvent::Ended => panic!("ended: {ends:?}"),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        ends,
+        [
+            (
+                false,
+                Some("Error: Unknown slash command: nosuchcommand".to_owned())
+            ),
+            (true, None)
+        ]
+    );
+    assert_eq!(fx.server.requests().len(), 1);
+}

@@ -10,3 +10,4 @@ mod agents;
 mod client;
 mod front_end;
 mod prompts;
+mod proptests;

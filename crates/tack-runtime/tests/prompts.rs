@@ -56,11 +56,39 @@ fn bash(id: &str, command: &str) -> Reply {
 
 /// Runs the session until it ends, answering each permission request with
 /// the next of `answers`; returns (tool names asked about, tool results).
+/// A session that asks its permission prompts, with `prompts` submitted and
+/// its handle dropped (it ends after them).
+async fn session_asking(fx: &Fixture, prompts: &[&str]) -> RuntimeEvents {
+    let place = fx.place();
+    let loaded = tack_runtime::load_settings(&place, None).unwrap();
+    let options = SessionOptions {
+        permission_prompts: true,
+        ..SessionOptions::default()
+    };
+    let runtime = tack_runtime::start(place, &loaded, options).await.unwrap();
+    let (handle, events) = runtime.spawn();
+    for p in prompts {
+        handle.submit(UserInput::text(*p)).unwrap();
+    }
+    events
+}
+
 async fn drive(
+    events: RuntimeEvents,
+    answers: Vec<PermissionAnswer>,
+) -> (Vec<String>, Vec<(String, bool)>, Vec<bool>) {
+    let (asked, results, turns, notices) = drive_noting(events, answers).await;
+    assert_eq!(notices, Vec::<String>::new(), "unexpected notices");
+    (asked, results, turns)
+}
+
+/// [`drive`], also returning the notices' texts.
+async fn drive_noting(
     mut events: RuntimeEvents,
     mut answers: Vec<PermissionAnswer>,
-) -> (Vec<String>, Vec<(String, bool)>, Vec<bool>) {
+) -> (Vec<String>, Vec<(String, bool)>, Vec<bool>, Vec<String>) {
     let (mut asked, mut results, mut turns) = (Vec::new(), Vec::new(), Vec::new());
+    let mut notices = Vec::new();
     while let Some(event) = events.next().await {
         match event {
             RuntimeEvent::PermissionRequest(request) => {
@@ -83,7 +111,7 @@ async fn drive(
             }
             RuntimeEvent::TurnEnded(end) => turns.push(end.ok),
             RuntimeEvent::Ended => break,
-            RuntimeEvent::Notice(n) => panic!("unexpected notice {n:?}"),
+            RuntimeEvent::Notice(n) => notices.push(n.text),
             RuntimeEvent::HookCallback(c) => panic!("no client hooks here: {c:?}"),
             RuntimeEvent::Started(_)
             | RuntimeEvent::Loop(_)
@@ -91,7 +119,7 @@ async fn drive(
             | RuntimeEvent::Subagent(_) => {}
         }
     }
-    (asked, results, turns)
+    (asked, results, turns, notices)
 }
 
 fn local_settings(cwd: &Path) -> Value {
@@ -107,16 +135,7 @@ async fn allow_always_runs_the_call_remembers_the_rule_and_saves_it() {
         Reply::text("done"),
     ]))
     .await;
-    let place = fx.place();
-    let loaded = tack_runtime::load_settings(&place, None).unwrap();
-    let options = SessionOptions {
-        permission_prompts: true,
-        ..SessionOptions::default()
-    };
-    let runtime = tack_runtime::start(place, &loaded, options).await.unwrap();
-    let (handle, events) = runtime.spawn();
-    handle.submit(UserInput::text("go")).unwrap();
-    drop(handle);
+    let events = session_asking(&fx, &["go"]).await;
     let (asked, results, turns) = drive(
         events,
         vec![PermissionAnswer::allow_always("Bash(touch one.txt)")],
@@ -138,6 +157,30 @@ async fn allow_always_runs_the_call_remembers_the_rule_and_saves_it() {
     );
 }
 
+/// Issue 23 item 1: a rule holding control characters would not read as what
+/// it matches; it is neither remembered nor saved.
+#[tokio::test]
+async fn allow_always_with_control_characters_allows_once_and_saves_nothing() {
+    let command = "touch one.txt\u{1b}]0;x\u{7}";
+    let fx = Fixture::new(Script::new([bash("t1", command), Reply::text("done")])).await;
+    let events = session_asking(&fx, &["go"]).await;
+    let rule = format!("Bash({command})");
+    let (asked, _, turns, notices) =
+        drive_noting(events, vec![PermissionAnswer::allow_always(&rule)]).await;
+    assert_eq!(
+        (asked.len(), turns, notices),
+        (
+            1,
+            vec![true],
+            vec![
+                "warning: permission rule not added: `Bash(touch one.txt␛]0;x␇)` contains control characters"
+                    .to_owned()
+            ]
+        )
+    );
+    assert!(!fx.cwd().join(".claude/settings.local.json").exists());
+}
+
 #[tokio::test]
 async fn a_denial_with_interrupt_stops_the_turn_and_the_message_reaches_the_model() {
     let fx = Fixture::new(Script::new([
@@ -147,17 +190,7 @@ async fn a_denial_with_interrupt_stops_the_turn_and_the_message_reaches_the_mode
         Reply::text("never"),
     ]))
     .await;
-    let place = fx.place();
-    let loaded = tack_runtime::load_settings(&place, None).unwrap();
-    let options = SessionOptions {
-        permission_prompts: true,
-        ..SessionOptions::default()
-    };
-    let runtime = tack_runtime::start(place, &loaded, options).await.unwrap();
-    let (handle, events) = runtime.spawn();
-    handle.submit(UserInput::text("first")).unwrap();
-    handle.submit(UserInput::text("second")).unwrap();
-    drop(handle);
+    let events = session_asking(&fx, &["first", "second"]).await;
     let (asked, results, turns) = drive(
         events,
         vec![

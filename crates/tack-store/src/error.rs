@@ -1,7 +1,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::list::SessionSummary;
+use crate::summary::SessionSummary;
 
 /// Everything the store can fail with. Load-time damage a crash can leave
 /// behind is not an error but a [`crate::LoadWarning`].

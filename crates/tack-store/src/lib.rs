@@ -31,15 +31,17 @@ mod list;
 mod load;
 mod paths;
 mod record;
+mod summary;
 mod writer;
 
 pub use cleanup::Cleanup;
 pub use error::StoreError;
-pub use list::{SessionStore, SessionSummary, subagent_transcript_path};
+pub use list::{SessionStore, subagent_transcript_path};
 pub use load::{
     INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_bytes, load_sidechain,
     load_until,
 };
 pub use paths::{is_valid_session_id, sanitize_cwd};
 pub use record::TranscriptRecord;
+pub use summary::SessionSummary;
 pub use writer::{RecordMeta, Transcript, timestamp_now};

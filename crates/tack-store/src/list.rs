@@ -8,12 +8,11 @@ use serde_json::Value;
 use crate::error::{StoreError, io_err};
 use crate::paths::{is_valid_session_id, sanitize_cwd};
 use crate::record::TranscriptRecord;
+use crate::summary::SessionSummary;
 
 /// How much of a transcript is read to find its first prompt.
 const PREVIEW_SCAN_BYTES: u64 = 64 * 1024;
 const PREVIEW_CHARS: usize = 80;
-
-pub use tack_protocol::SessionSummary;
 
 /// The transcripts under one config dir (`~/.tack`, or `TACK_CONFIG_DIR`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +88,7 @@ impl SessionStore {
             let Ok(modified) = meta.modified() else {
                 continue;
             };
-            if crate::load::file_kind(&meta).is_some() {
+            if crate::paths::file_kind(&meta).is_some() {
                 continue;
             }
             sessions.push(SessionSummary {
@@ -122,7 +121,7 @@ impl SessionStore {
     pub fn find_session(&self, cwd: &Path, id: &str) -> Result<PathBuf, StoreError> {
         let path = self.transcript_path(cwd, id)?;
         if let Ok(meta) = std::fs::metadata(&path) {
-            return match crate::load::file_kind(&meta) {
+            return match crate::paths::file_kind(&meta) {
                 None => Ok(path),
                 Some(kind) => Err(StoreError::NotATranscript { path, kind }),
             };

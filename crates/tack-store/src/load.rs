@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{StoreError, io_err};
+use crate::paths::file_kind;
 
 /// The text of the synthetic result given to a tool call that never got one.
 pub const INTERRUPTED_TOOL_RESULT: &str = "Interrupted by user";
@@ -172,25 +173,6 @@ pub(crate) fn open_transcript(path: &Path) -> Result<std::fs::File, StoreError> 
     match not_a_transcript(&meta) {
         Some(e) => Err(e),
         None => Ok(file),
-    }
-}
-
-/// `None` for a regular file, else what it is ("a directory").
-pub(crate) fn file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    if t.is_file() {
-        None
-    } else if t.is_dir() {
-        Some("a directory")
-    } else if t.is_fifo() {
-        Some("a FIFO (named pipe)")
-    } else if t.is_char_device() || t.is_block_device() {
-        Some("a device")
-    } else if t.is_socket() {
-        Some("a socket")
-    } else {
-        Some("not a regular file")
     }
 }
 

@@ -34,6 +34,25 @@ pub fn is_valid_session_id(id: &str) -> bool {
     uuid::Uuid::parse_str(id).is_ok()
 }
 
+/// `None` for a regular file, else what it is ("a directory").
+pub(crate) fn file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if t.is_char_device() || t.is_block_device() {
+        Some("a device")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a regular file")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! Appending to a transcript: one complete line per `write`, then `fsync`.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -66,15 +66,8 @@ impl Transcript {
     ) -> Result<Transcript, StoreError> {
         let dir = path.parent().unwrap_or(Path::new("."));
         let existed = path.exists();
-        if !existed {
-            std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-        }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io_err(path))?;
+        tack_sys::private_file::create_private_dir_all(dir).map_err(io_err(dir))?;
+        let mut file = tack_sys::private_file::open_private_append(path).map_err(io_err(path))?;
         if existed {
             terminate_torn_line(&mut file).map_err(io_err(path))?;
         } else if let Ok(d) = File::open(dir) {

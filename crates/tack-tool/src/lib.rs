@@ -19,6 +19,7 @@
 
 pub mod budget;
 mod context;
+pub mod input;
 mod output;
 
 pub use budget::{apply_message_budget, apply_result_budget};

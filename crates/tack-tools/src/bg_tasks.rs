@@ -327,10 +327,38 @@ impl BackgroundTasks {
     }
 
     /// Stops a running task (SIGTERM, grace, SIGKILL to its group) and waits for it.
-    pub(crate) async fn stop(&self, task: &Task) -> TaskStatus {
+    async fn stop(&self, task: &Task) -> TaskStatus {
         task.stop.cancel();
         task.finished().await
     }
+
+    /// Stops the running task `id` (a background shell or sub-agent) and waits
+    /// for it; returns its command (or label). TaskStop and the SDK's
+    /// `stop_task` both come here.
+    pub async fn stop_by_id(&self, id: &str) -> Result<String, StopError> {
+        let task = self
+            .get(id)
+            .ok_or_else(|| StopError::NotFound(id.to_owned()))?;
+        let status = task.status();
+        if status != TaskStatus::Running {
+            return Err(StopError::NotRunning {
+                id: id.to_owned(),
+                status: status.label(),
+            });
+        }
+        self.stop(&task).await;
+        Ok(task.command.clone())
+    }
+}
+
+/// Why [`BackgroundTasks::stop_by_id`] stopped nothing (worded as TaskStop's
+/// tool result).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StopError {
+    #[error("No task found with ID: {0}")]
+    NotFound(String),
+    #[error("Task {id} is not running (status: {status}).")]
+    NotRunning { id: String, status: &'static str },
 }
 
 /// Creates `dir` with mode 0700, or checks that the existing one is a real

@@ -35,7 +35,7 @@ mod string_replace;
 mod task_output;
 mod task_stop;
 mod todo_write;
-mod tool_input;
+use tack_tool::input as tool_input;
 mod walk;
 mod write;
 
@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use tack_tool::{Tool, ToolEnv};
 
-pub use bg_tasks::{BackgroundTasks, OwnedTask, TaskEnd, new_task_id};
+pub use bg_tasks::{BackgroundTasks, OwnedTask, StopError, TaskEnd, new_task_id};
 pub use tack_sys::write_atomic;
 pub use todo_write::{TodoItem, TodoList, TodoStatus};
 

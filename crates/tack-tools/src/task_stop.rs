@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
-use crate::bg_tasks::{BackgroundTasks, TaskStatus};
+use crate::bg_tasks::BackgroundTasks;
 use crate::tool_input;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -71,23 +71,15 @@ impl Tool for TaskStopTool {
         async move {
             let input: TaskStopInput = tool_input::parse(self.name(), &input)?;
             let id = input.id()?;
-            let task = self
+            let command = self
                 .tasks
-                .get(id)
-                .ok_or_else(|| ToolError::new(format!("No task found with ID: {id}")))?;
-            let status = task.status();
-            if status != TaskStatus::Running {
-                return Err(ToolError::new(format!(
-                    "Task {id} is not running (status: {}).",
-                    status.label()
-                )));
-            }
-            self.tasks.stop(&task).await;
-            Ok(ToolOutput::text(format!(
-                "Successfully stopped task: {id} ({})",
-                task.command
-            ))
-            .with_structured(json!({"task_id": id, "command": task.command})))
+                .stop_by_id(id)
+                .await
+                .map_err(|e| ToolError::new(e.to_string()))?;
+            Ok(
+                ToolOutput::text(format!("Successfully stopped task: {id} ({})", command))
+                    .with_structured(json!({"task_id": id, "command": command})),
+            )
         }
         .boxed()
     }

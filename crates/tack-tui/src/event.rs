@@ -187,19 +187,11 @@ pub enum UiAction {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
     pub text: String,
-    /// From a custom command's frontmatter (`allowed-tools`): rules added for this turn.
-    pub allowed_tools: Vec<String>,
-    /// From a custom command's frontmatter (`model`): the model for this turn.
-    pub model: Option<String>,
 }
 
 impl Prompt {
     /// A plain typed prompt.
     pub fn text(text: impl Into<String>) -> Prompt {
-        Prompt {
-            text: text.into(),
-            allowed_tools: Vec::new(),
-            model: None,
-        }
+        Prompt { text: text.into() }
     }
 }

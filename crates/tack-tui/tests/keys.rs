@@ -10,7 +10,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use tack_protocol::PermissionMode;
 use tack_protocol::SessionSummary;
-use tack_tui::commands::{CommandScope, CustomCommand};
+use tack_tui::commands::MenuEntry;
 use tack_tui::{
     PermissionAnswer, PermissionRequest, Prompt, Theme, ThemeKind, TurnSummary, UiAction, UiEvent,
 };
@@ -285,7 +285,8 @@ fn slash_commands_map_to_actions() {
     );
     assert_eq!(run("/clear"), vec![UiAction::Clear]);
     assert_eq!(run("/resume"), vec![UiAction::ListSessions]);
-    assert_eq!(run("/nope"), vec![]);
+    // Not the UI's: the runtime says whether it is a command.
+    assert_eq!(run("/nope"), vec![UiAction::Submit(Prompt::text("/nope"))]);
     assert_eq!(run("/exit"), vec![UiAction::Exit]);
     assert_eq!(app.status().model, "claude-opus-4-1");
     let notices: Vec<String> = app
@@ -296,7 +297,7 @@ fn slash_commands_map_to_actions() {
             _ => None,
         })
         .collect();
-    assert_eq!(notices, vec!["Unknown command: /nope".to_string()]);
+    assert_eq!(notices, Vec::<String>::new());
 }
 
 #[test]
@@ -315,28 +316,29 @@ fn the_menu_completes_and_runs_the_selected_command() {
 }
 
 #[test]
-fn custom_commands_expand_into_prompts() {
+fn custom_commands_are_in_the_menu_and_go_to_the_runtime_as_typed() {
     let clock = Clock::new();
-    let review = CustomCommand {
-        name: "review".into(),
-        scope: CommandScope::Project,
-        description: Some("Review a PR".into()),
+    let entry = |name: &str| MenuEntry {
+        name: name.into(),
+        description: "Review a PR (project)".into(),
         argument_hint: Some("<pr>".into()),
-        allowed_tools: vec!["Bash(gh pr view:*)".into()],
-        model: Some("claude-haiku-4-5".into()),
-        body: "Review PR $ARGUMENTS carefully.".into(),
-        path: "/p/.claude/commands/review.md".into(),
     };
-    let mut app = app_with(60, 20, Theme::new(ThemeKind::Dark, false), vec![review]);
-    type_text(&mut app, "/review 42", clock.at(0));
+    let mut app = app_with(
+        60,
+        20,
+        Theme::new(ThemeKind::Dark, false),
+        vec![entry("review")],
+    );
+    type_text(&mut app, "/review   42", clock.at(0));
     assert_eq!(
         app.handle_key(key(KeyCode::Enter), clock.at(0)),
-        vec![UiAction::Submit(Prompt {
-            text: "Review PR 42 carefully.".into(),
-            allowed_tools: vec!["Bash(gh pr view:*)".into()],
-            model: Some("claude-haiku-4-5".into()),
-        })]
+        vec![UiAction::Submit(Prompt::text("/review 42"))]
     );
+    // A new session's commands replace the menu's.
+    app.set_custom_commands(&[entry("standup")]);
+    type_text(&mut app, "/stan", clock.at(0));
+    app.handle_key(key(KeyCode::Tab), clock.at(0));
+    assert_eq!(app.input(), "/standup ");
 }
 
 #[test]

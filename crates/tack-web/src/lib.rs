@@ -31,7 +31,7 @@ mod model_call;
 mod page_prompt;
 mod resolver;
 mod search_report;
-mod tool_input;
+use tack_tool::input as tool_input;
 mod url_policy;
 mod web_fetch;
 mod web_search;

@@ -279,7 +279,8 @@ async fn bad_input_is_refused_before_any_request() {
             .await
             .unwrap_err()
             .message,
-        "InputValidationError: WebSearch failed: invalid type: integer `3`, expected a string at `query`"
+        "InputValidationError: WebSearch failed: invalid type: integer `3`, expected a string at `query`. \
+         Expected input: {allowed_domains?: [string, ...], blocked_domains?: [string, ...], query: string}"
     );
     assert_eq!(server.requests().len(), 0);
 }

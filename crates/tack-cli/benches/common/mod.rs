@@ -1,7 +1,7 @@
 //! What the benches share: the optimised `tack` pointed at a scripted server.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use tack_testkit::MockServer;
 
@@ -27,4 +27,28 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .enable_all()
         .build()
         .expect("runtime")
+}
+
+/// A project that is a git repository with one commit and a dirty file, as real
+/// projects are: the first request waits for the git context.
+#[allow(dead_code)] // not every bench uses it
+pub fn git_project() -> tempfile::TempDir {
+    let project = tempfile::tempdir().expect("temp project");
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=b", "-c", "user.email=b@b"])
+            .args(args)
+            .current_dir(project.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?} failed");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(project.path().join("README.md"), "hello\n").expect("write");
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "init"]);
+    std::fs::write(project.path().join("README.md"), "changed\n").expect("write");
+    project
 }

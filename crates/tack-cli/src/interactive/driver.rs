@@ -19,10 +19,11 @@ use futures::StreamExt;
 use tack_runtime::PermissionMode;
 use tack_runtime::SessionStore;
 use tack_runtime::{
-    Command, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent, RuntimeHandle,
-    SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, StartError, TurnOptions,
-    UserInput,
+    Command, CommandSource, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent,
+    RuntimeHandle, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, SlashCommand,
+    StartError, UserInput,
 };
+use tack_tui::commands::MenuEntry;
 use tack_tui::input::FileIndex;
 use tack_tui::input::external_editor::edit_in_editor;
 use tack_tui::status::{StatusLineCommand, StatusLineInput, run_status_line};
@@ -280,6 +281,8 @@ impl Driver {
             });
         }
         self.model = info.model.clone();
+        self.app
+            .set_custom_commands(&menu_entries(&info.slash_commands));
         let branch = tack_runtime::git_branch(&info.cwd);
         events.push(UiEvent::Status(StatusPatch {
             model: Some(info.model.clone()),
@@ -578,20 +581,9 @@ impl Driver {
         let Some(handle) = self.handle() else {
             return self.not_ready(UiAction::Submit(prompt));
         };
-        // `@` mentions are resolved by the runtime, under the permission rules.
-        let input = UserInput::text(prompt.text);
-        let sent = if prompt.allowed_tools.is_empty() && prompt.model.is_none() {
-            handle.submit(input)
-        } else {
-            handle.send(Command::SubmitWith(
-                input,
-                TurnOptions {
-                    allowed_tools: prompt.allowed_tools,
-                    model: prompt.model,
-                },
-            ))
-        };
-        match sent {
+        // `@` mentions are resolved by the runtime, under the permission rules,
+        // and a custom command's `/name args` is expanded there too.
+        match handle.submit(UserInput::text(prompt.text)) {
             Ok(()) => Vec::new(),
             Err(e) => self.ui([turn_failed(e.to_string())]),
         }
@@ -854,6 +846,26 @@ impl Driver {
         }
         Ok(self.exit.unwrap_or(ExitCode::SUCCESS))
     }
+}
+
+/// The session's custom commands as the menu shows them (the runtime's
+/// built-ins are the UI's too).
+fn menu_entries(commands: &[SlashCommand]) -> Vec<MenuEntry> {
+    commands
+        .iter()
+        .filter_map(|c| {
+            let scope = match c.source {
+                CommandSource::Builtin => return None,
+                CommandSource::Project => "project",
+                CommandSource::User => "user",
+            };
+            Some(MenuEntry {
+                name: c.name.clone(),
+                description: format!("{} ({scope})", c.description),
+                argument_hint: (!c.argument_hint.is_empty()).then(|| c.argument_hint.clone()),
+            })
+        })
+        .collect()
 }
 
 fn turn_failed(reason: String) -> UiEvent {

@@ -472,6 +472,7 @@ mod tests {
                     model: Some("haiku".into()),
                 },
             ],
+            slash_commands: Vec::new(),
         }
     }
 

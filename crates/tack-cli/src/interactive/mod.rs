@@ -20,7 +20,6 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
 use tack_runtime::{Env, LoadedSettings, Place, SessionChoice, TrustStore};
-use tack_tui::commands::load_custom_commands;
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
 use tack_tui::{
@@ -54,15 +53,13 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         notices.push(warning(format!("Could not read the prompt history: {e}")));
         PromptHistory::in_memory(Vec::new())
     });
-    let home = place.home_dir.clone().unwrap_or_default();
-    let (custom_commands, errors) = load_custom_commands(&project_dir, &home);
-    notices.extend(errors.into_iter().map(|e| warning(e.to_string())));
     let mut app = App::new(AppConfig {
         theme,
         width,
         height,
         history,
-        custom_commands,
+        // The runtime loads them; the menu gets them once it has started.
+        custom_commands: Vec::new(),
         files: FileIndex::default(),
         status: StatusInfo::default(),
     });
@@ -73,9 +70,20 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
             term.erase_live()?;
             return Ok(ExitCode::from(1));
         }
-        TrustStore::new(&place.config_dir).trust(&project_dir, false)?;
+        // Trust covers every folder below: the home folder (or `/`) is
+        // trusted for this session only, as Claude Code does.
+        let session_only =
+            tack_runtime::too_broad_to_trust(&project_dir, place.home_dir.as_deref()).is_some();
+        if !session_only {
+            TrustStore::new(&place.config_dir).trust(&project_dir, false)?;
+        }
         // The project's settings apply now, environment included.
-        loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
+        loaded = tack_runtime::load_settings_trusting(
+            &place,
+            cli.settings.as_deref(),
+            None,
+            session_only,
+        )?;
         apply_env(&mut place, &loaded);
     }
     let mut options = crate::print::session_options(cli);

@@ -10,7 +10,7 @@ use tack_protocol::control::{
     SlashCommand,
 };
 use tack_runtime::{CallbackHook, CallbackMatcher, OnFailure};
-use tack_runtime::{SessionInfo, SessionOptions};
+use tack_runtime::{CommandSource, SessionInfo, SessionOptions};
 
 /// Applies what `initialize` asks for to `options`; what tack cannot do is an
 /// error naming it (the session does not start).
@@ -77,14 +77,15 @@ fn callback_matcher(event: &str, m: &HookCallbackMatcher) -> anyhow::Result<Call
 /// The answer: the session's slash commands, the models `set_model` takes,
 /// where the credentials come from.
 pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeResponse {
-    let commands = tack_runtime::slash_commands()
-        .into_iter()
+    let commands = info
+        .slash_commands
+        .iter()
         .map(|c| SlashCommand {
-            name: c.name.to_owned(),
-            description: c.description.to_owned(),
-            argument_hint: c.argument_hint.to_owned(),
+            name: c.name.clone(),
+            description: c.description.clone(),
+            argument_hint: c.argument_hint.clone(),
             aliases: None,
-            builtin: Some(true),
+            builtin: (c.source == CommandSource::Builtin).then_some(true),
             extra: Default::default(),
         })
         .collect();
@@ -160,6 +161,7 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
     use tack_runtime::PermissionMode;
+    use tack_runtime::custom_commands::{CommandScope, CustomCommand, CustomCommands};
 
     use super::*;
 
@@ -281,6 +283,16 @@ mod tests {
                 description: "Searches".into(),
                 model: Some("claude-haiku-4-5".into()),
             }],
+            slash_commands: tack_runtime::slash_commands(&CustomCommands(vec![CustomCommand {
+                name: "review".into(),
+                scope: CommandScope::Project,
+                description: Some("Review a PR".into()),
+                argument_hint: Some("<pr>".into()),
+                allowed_tools: vec![],
+                model: None,
+                body: "Review PR $1.\n".into(),
+                path: PathBuf::from("/p/.claude/commands/review.md"),
+            }])),
         };
         let r = request(json!({"hooks": {}}));
         let answer = serde_json::to_value(response(&r, &info)).unwrap();
@@ -302,7 +314,8 @@ mod tests {
             json!({
                 "commands": [{"name": "compact", "argumentHint": "<optional custom summarization instructions>",
                     "description": "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
-                    "builtin": true}],
+                    "builtin": true},
+                    {"name": "review", "argumentHint": "<pr>", "description": "Review a PR"}],
                 "agents": [{"name": "Explore", "description": "Searches", "model": "claude-haiku-4-5"}],
                 "output_style": "default",
                 "available_output_styles": ["default"],

@@ -214,10 +214,6 @@ impl Front {
             RuntimeEvent::Started(info) => {
                 let mut init = self.records.init(&info);
                 if let StreamJsonRecord::System(SystemRecord::Init(init)) = &mut init {
-                    init.slash_commands = tack_runtime::slash_commands()
-                        .into_iter()
-                        .map(|c| c.name.to_owned())
-                        .collect();
                     let capabilities = CAPABILITIES
                         .iter()
                         .map(|c| Value::String((*c).to_owned()))
@@ -278,7 +274,8 @@ impl Front {
                 let id = response.response.request_id().to_owned();
                 if !self.asks.answer(&id, Ok(response.response)) {
                     eprintln!(
-                        "warning: ignoring a control_response for `{id}`: tack is not waiting for it"
+                        "warning: ignoring a control_response for `{}`: tack is not waiting for it",
+                        shown(&id)
                     );
                 }
             }
@@ -288,7 +285,10 @@ impl Front {
             StdinLine::Other(other) => {
                 let kind = other.get("type").and_then(Value::as_str).unwrap_or("");
                 if kind != "keep_alive" {
-                    eprintln!("warning: ignoring stdin line of unknown type `{kind}`");
+                    eprintln!(
+                        "warning: ignoring stdin line of unknown type `{}`",
+                        shown(kind)
+                    );
                 }
             }
         }
@@ -309,12 +309,15 @@ impl Front {
         let kind = value.as_ref().and_then(|v| field(v, &["type"]));
         match (kind.as_deref(), value) {
             (Some("control_request"), Some(v)) => {
-                if let Some(id) = field(&v, &["request_id"]) {
-                    let answer =
-                        ControlResponse::error(id, format!("invalid control request: {error}"));
-                    self.answers.push(futures::future::ready(answer).boxed());
-                    return;
-                }
+                // Without a request id the answer can name no request, but the
+                // session goes on (as Claude Code's does).
+                let id = field(&v, &["request_id"]).unwrap_or_default();
+                let answer = ControlResponse::error(
+                    id,
+                    format!("invalid control request: {}", shown(&error.to_string())),
+                );
+                self.answers.push(futures::future::ready(answer).boxed());
+                return;
             }
             (Some("control_response"), Some(v)) => {
                 if let Some(id) = field(&v, &["response", "request_id"]) {
@@ -325,7 +328,18 @@ impl Front {
             }
             _ => {}
         }
-        self.input_error = Some(anyhow::anyhow!("invalid stdin line ({error}): {line}"));
+        // The line itself is not echoed: it may be megabytes, or escape
+        // sequences for the terminal stderr is on.
+        let what = match (kind, serde_json::from_str::<Value>(line).ok()) {
+            (Some(kind), _) => format!("a `{}` line", shown(&kind)),
+            (None, Some(value)) => format!("a JSON {} line", json_kind(&value)),
+            (None, None) => "a line that is not JSON".to_owned(),
+        };
+        self.input_error = Some(anyhow::anyhow!(
+            "invalid stdin line ({}): {what} of {} bytes",
+            shown(&error.to_string()),
+            line.len()
+        ));
         self.close_input();
     }
 
@@ -366,5 +380,26 @@ impl Front {
         if sent.is_err() {
             self.close_input();
         }
+    }
+}
+
+/// Text from stdin, fit for a line on stderr: control characters visible, at
+/// most 200 characters.
+fn shown(text: &str) -> String {
+    let text = tack_sys::terminal_text::visible(text);
+    match text.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.into_owned(),
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }

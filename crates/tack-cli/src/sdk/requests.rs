@@ -3,13 +3,13 @@
 //! stopped (before its result), a mode change once the runtime applied it.
 
 use futures::future::{BoxFuture, FutureExt, ready};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tack_protocol::control::{
-    ControlRequest, ControlResponse, InterruptResponse, McpServerStatus, McpStatusResponse,
-    SdkRequest,
+    ContextUsageCategory, ContextUsageResponse, ControlRequest, ControlResponse, InterruptResponse,
+    McpServerStatus, McpStatusResponse, SdkRequest,
 };
 use tack_runtime::PermissionMode;
-use tack_runtime::{Command, RuntimeHandle};
+use tack_runtime::{Command, RuntimeHandle, SessionSnapshot};
 
 /// The SDK's in-process MCP servers (`mcp_message`) and live server control.
 const NO_SDK_MCP: &str = "in-process SDK MCP servers and reconnecting or toggling MCP servers are not supported by tack yet";
@@ -99,11 +99,67 @@ pub fn answer(
         SdkRequest::McpMessage(_) | SdkRequest::McpReconnect(_) | SdkRequest::McpToggle(_) => {
             ready(ControlResponse::error(id, NO_SDK_MCP)).boxed()
         }
-        SdkRequest::GetContextUsage(_) | SdkRequest::RewindFiles(_) | SdkRequest::StopTask(_) => {
-            let subtype = request.subtype().to_owned();
-            ready(unsupported(id, &subtype)).boxed()
+        SdkRequest::GetContextUsage(_) => {
+            let handle = handle.clone();
+            async move {
+                match handle.snapshot().await {
+                    Ok(snapshot) => success(id, &context_usage(&snapshot)),
+                    Err(e) => ControlResponse::error(id, e.to_string()),
+                }
+            }
+            .boxed()
         }
+        SdkRequest::StopTask(r) => {
+            let handle = handle.clone();
+            async move {
+                match handle.stop_task(r.task_id).await {
+                    Ok(Ok(())) => ControlResponse::empty_success(id),
+                    Ok(Err(why)) => ControlResponse::error(id, why.to_string()),
+                    Err(e) => ControlResponse::error(id, e.to_string()),
+                }
+            }
+            .boxed()
+        }
+        SdkRequest::RewindFiles(_) => ready(unsupported(id, "rewind_files")).boxed(),
         SdkRequest::Other(other) => ready(unsupported(id, other.subtype())).boxed(),
+    }
+}
+
+/// `/context`'s figures in the SDKs' `ContextUsageResponse` shape. tack
+/// knows no per-file, per-tool or per-agent breakdown, so those lists are
+/// empty; the categories are the terminal UI's `/context` rows.
+fn context_usage(s: &SessionSnapshot) -> ContextUsageResponse {
+    let c = &s.context;
+    let total = c.current();
+    let category = |name: &str, tokens: u64, color: &str| ContextUsageCategory {
+        name: name.to_owned(),
+        tokens,
+        color: color.to_owned(),
+        extra: Map::new(),
+    };
+    let mut extra = Map::new();
+    if let Some(at) = c.autocompact_at {
+        extra.insert("autoCompactThreshold".into(), Value::from(at));
+    }
+    ContextUsageResponse {
+        categories: vec![
+            category("System prompt", c.system_prompt, "promptBorder"),
+            category("System tools", c.tools, "inactive"),
+            category("Memory files", c.memory, "claude"),
+            category("Messages", c.messages, "purple"),
+            category("Free space", c.window.saturating_sub(total), "promptBorder"),
+        ],
+        total_tokens: total,
+        max_tokens: c.autocompact_at.unwrap_or(c.window),
+        raw_max_tokens: c.window,
+        percentage: total as f64 * 100.0 / c.window.max(1) as f64,
+        model: s.model.clone(),
+        is_auto_compact_enabled: c.autocompact_at.is_some(),
+        memory_files: Vec::new(),
+        mcp_tools: Vec::new(),
+        agents: Vec::new(),
+        grid_rows: Vec::new(),
+        extra,
     }
 }
 

@@ -301,7 +301,29 @@ async def result_fields(tack: str) -> dict:
     }
 
 
+async def control(tack: str) -> dict:
+    observed: dict = {}
+    async with ClaudeSDKClient(options=options(tack)) as client:
+        await client.query("Say hello")
+        async for _ in client.receive_response():
+            pass
+        usage = await client.get_context_usage()
+        observed["context_usage"] = {
+            "categories": [c["name"] for c in usage["categories"]],
+            "totalTokens": usage["totalTokens"],
+            "rawMaxTokens": usage["rawMaxTokens"],
+            "model": usage["model"],
+        }
+        try:
+            await client.stop_task("nope")
+            observed["stop_task"] = "stopped"
+        except Exception as e:  # the observation is the SDK's error
+            observed["stop_task"] = str(e)
+    return observed
+
+
 SCENARIOS = {
+    "control": control,
     "deny_write": deny_write,
     "hook": hook,
     "interrupt": interrupt,

@@ -21,7 +21,7 @@ use std::path::Path;
 use tack_tool::ToolOutput;
 use tack_tool::budget::{self, DEFAULT_MAX_MESSAGE_CHARS};
 
-use crate::executor::ToolCallOutcome;
+use crate::outcome::ToolCallOutcome;
 
 /// The aggregate tool-result budget of one message, in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -208,15 +208,17 @@ impl Loader {
     /// is a directory, a device...) is skipped silently, being no memory file;
     /// a file too large or not UTF-8 is skipped with a warning.
     fn load(&mut self, path: &Path, kind: MemoryKind, depth: usize) {
-        let Ok(canonical) = fs::canonicalize(path) else {
-            return;
-        };
-        let Ok(meta) = fs::metadata(&canonical) else {
+        // Most candidates do not exist: one `stat` says so, where resolving
+        // the real path first costs a call per path component.
+        let Ok(meta) = fs::metadata(path) else {
             return;
         };
         if !meta.is_file() {
             return;
         }
+        let Ok(canonical) = fs::canonicalize(path) else {
+            return;
+        };
         if depth == 0 && !self.may_read(kind, &canonical) {
             self.warnings.push(format!(
                 "Skipped {} from outside the project (it links to {}). To allow it: {APPROVE}",

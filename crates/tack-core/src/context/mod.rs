@@ -3,7 +3,7 @@
 //! context (git state). Computed once per session and memoised.
 //!
 //! - [`load_prompt_context`] gathers everything; the memory files and the git
-//!   commands run concurrently.
+//!   commands run concurrently, each on a thread of its own.
 //! - [`ContextCache`] is the memo the `Session` keeps: nothing is read until the
 //!   first request asks for it, and later requests reuse the same value (which is
 //!   also what keeps the cached prompt prefix byte-identical across turns).
@@ -129,7 +129,21 @@ pub async fn load_context(opts: &ContextOptions) -> LoadedContext {
         if !opts.include_git || opts.system_prompt.custom.is_some() {
             return None;
         }
-        git_snapshot(&opts.cwd, opts.git_timeout).await
+        // Spawning a process blocks the spawning thread until the child has
+        // exec'd, and `status` waits for the filter listing: on a thread and
+        // runtime of their own, the git processes neither hold up nor wait
+        // for the caller's thread (`tack -p` runs everything on one).
+        let (cwd, timeout) = (opts.cwd.clone(), opts.git_timeout);
+        tokio::task::spawn_blocking(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            runtime.block_on(git_snapshot(&cwd, timeout))
+        })
+        .await
+        .ok()
+        .flatten()
     };
     let (memory, git) = tokio::join!(memory, git);
     LoadedContext {

@@ -29,6 +29,7 @@
 
 mod tool_set;
 
+pub use crate::outcome::ToolCallOutcome;
 pub use tool_set::{DeferredTools, ToolSet};
 
 use std::future::Future;
@@ -39,9 +40,8 @@ use std::task::{Context, Poll};
 use futures::FutureExt;
 use serde_json::Value;
 use tack_api::ToolInputError;
-use tack_protocol::{ContentBlock, ToolResultContent};
 use tack_tool::budget::apply_result_budget;
-use tack_tool::{ProgressSink, Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolProgress};
+use tack_tool::{ProgressSink, Tool, ToolContext, ToolEnv, ToolError, ToolProgress};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -53,69 +53,6 @@ pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
 
 /// The tool_result content given to calls that had no result when the user aborted.
 pub const INTERRUPTED_BY_USER: &str = "Interrupted by user";
-
-/// The result of one tool call, ready to become a `tool_result` block.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCallOutcome {
-    pub tool_use_id: String,
-    /// The tool's name (the name the model used if no tool matched).
-    pub tool_name: String,
-    pub content: ToolResultContent,
-    pub is_error: bool,
-    pub structured: Option<Value>,
-    /// The tool opted out of the result budget (`Tool::max_result_chars` is `None`).
-    pub budget_exempt: bool,
-    /// A hook said `continue: false`: the turn ends after these results.
-    pub stops_turn: bool,
-}
-
-impl ToolCallOutcome {
-    fn output(tool_use_id: &str, tool_name: &str, out: ToolOutput) -> Self {
-        ToolCallOutcome {
-            tool_use_id: tool_use_id.to_owned(),
-            tool_name: tool_name.to_owned(),
-            content: out.content,
-            is_error: out.is_error,
-            structured: out.structured,
-            budget_exempt: false,
-            stops_turn: false,
-        }
-    }
-
-    fn error(tool_use_id: &str, tool_name: &str, text: String) -> Self {
-        ToolCallOutcome {
-            tool_use_id: tool_use_id.to_owned(),
-            tool_name: tool_name.to_owned(),
-            content: ToolResultContent::Text(text),
-            is_error: true,
-            structured: None,
-            budget_exempt: false,
-            stops_turn: false,
-        }
-    }
-
-    /// Appends `text` to the result (a text block of its own, or after a blank
-    /// line of a text result).
-    pub fn append_text(&mut self, text: &str) {
-        match &mut self.content {
-            ToolResultContent::Text(t) if t.is_empty() => t.push_str(text),
-            ToolResultContent::Text(t) => {
-                t.push_str("\n\n");
-                t.push_str(text);
-            }
-            ToolResultContent::Blocks(blocks) => blocks.push(ContentBlock::text(text)),
-        }
-    }
-
-    /// The `tool_result` block for the model.
-    pub fn to_block(&self) -> ContentBlock {
-        ContentBlock::tool_result(
-            self.tool_use_id.clone(),
-            self.content.clone(),
-            self.is_error,
-        )
-    }
-}
 
 /// A task handle that aborts the task when dropped, so no tool (and no loop) outlives
 /// its owner.

@@ -43,7 +43,9 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use tack_api::{ApiError, StreamEvent};
-use tack_protocol::{ContentBlock, Message, SseEvent, StopReason, ThinkingConfig, Usage};
+use tack_protocol::{
+    ContentBlock, Message, SseEvent, StopReason, ThinkingConfig, ToolDefinition, Usage,
+};
 use tack_tool::ToolEnv;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -197,51 +199,156 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         stop_hooks,
         autocompact_tracking,
     } = params;
-    let mut tool_definitions = tools.definitions();
-    let mut tools_generation = tools.generation();
-    let context_limits = config.context_limits();
-    // The model for the rest of this query (changed by a model fallback).
-    let mut current_model = config.model.clone();
     let mut state = State {
         auto_compact_tracking: autocompact_tracking,
         ..State::initial(messages, config.max_output_tokens_override)
     };
-
+    let mut query = Query {
+        context_limits: config.context_limits(),
+        model: config.model.clone(),
+        tool_definitions: tools.definitions(),
+        tools_generation: tools.generation(),
+        context,
+        tools,
+        tool_env,
+        can_use_tool,
+        deps,
+        config,
+        cancel,
+        stop_hooks,
+        out,
+    };
     loop {
-        // Step 1: State destructure.
-        let State {
-            messages,
-            turn_count,
-            max_output_tokens_recovery_count,
-            has_attempted_reactive_compact,
-            max_output_tokens_override,
-            stop_hook_active,
-            mut auto_compact_tracking,
-            token_budget,
-            mut last_usage,
-            transition,
-        } = state;
-        if cancel.is_cancelled() {
-            return Terminal::Aborted;
+        let end = match query.iteration(state).await {
+            Ok(end) => end,
+            Err(terminal) => return terminal,
+        };
+        // Step 14: Collect toolResults, decide continue.
+        match decide_continue(end, &query.decision_env()).await {
+            Decision::Continue(next) => state = next,
+            Decision::Stop(terminal) => return terminal,
+        }
+    }
+}
+
+/// One query's fixed inputs, and what a model fallback or a tool search
+/// changes for the rest of it.
+struct Query<'a> {
+    context: Arc<PromptContext>,
+    tools: ToolSet,
+    tool_env: Arc<ToolEnv>,
+    can_use_tool: Arc<dyn CanUseTool>,
+    deps: Arc<dyn QueryDeps>,
+    config: QueryConfig,
+    cancel: CancellationToken,
+    stop_hooks: Option<Arc<dyn LoopHooks>>,
+    context_limits: Option<ContextLimits>,
+    out: &'a Emitter,
+    /// The model for the rest of this query (changed by a model fallback).
+    model: String,
+    /// The tools sent, as of the tool set's `tools_generation`.
+    tool_definitions: Vec<ToolDefinition>,
+    tools_generation: u64,
+}
+
+impl Query<'_> {
+    /// Steps 1-13 of one iteration. Returns its end for step 14 (the state
+    /// moved through the iteration whole, so the next `State` is built only by
+    /// the continue decision), or the terminal it ended with.
+    async fn iteration(&mut self, mut state: State) -> Result<IterationEnd, Terminal> {
+        // Step 1: State destructure — `state.messages` becomes messages for
+        // query, moved through the compaction tiers and then only appended to.
+        if self.cancel.is_cancelled() {
+            return Err(Terminal::Aborted);
         }
 
         // Step 2: Skill prefetch — no skills yet; it would start here and be
         // consumed with the attachments.
 
         // Step 3: yield stream_request_start.
-        out.emit(LoopEvent::RequestStart {
-            model: current_model.clone(),
-            turn_count,
-            transition,
-        })
-        .await;
+        self.out
+            .emit(LoopEvent::RequestStart {
+                model: self.model.clone(),
+                turn_count: state.turn_count,
+                transition: state.transition,
+            })
+            .await;
 
+        // Steps 4-10: the compaction tiers, then the blocking limit.
+        self.compact(&mut state).await?;
+
+        // Step 11: deps.callModel.
+        let (response, executor) = self.call_model(&state).await;
+
+        // Step 12: yield messages (a recoverable error or a max_tokens cut is
+        // withheld until step 14 decides).
+        let (assistant, aborted) = match response {
+            ModelResponse::Done(assistant) => (assistant, false),
+            ModelResponse::Aborted(Some(partial)) => (partial, true),
+            ModelResponse::Aborted(None) => return Err(Terminal::Aborted),
+            ModelResponse::Failed { error, .. } => {
+                if self.cancel.is_cancelled() {
+                    return Err(Terminal::Aborted);
+                }
+                if !recovery::is_withheld_prompt_too_long(&error) {
+                    return Err(Terminal::ModelError(error));
+                }
+                return Ok(IterationEnd {
+                    state,
+                    needs_follow_up: false,
+                    withheld: Some(Withheld::PromptTooLong(error)),
+                });
+            }
+        };
+        state.token_budget = state.token_budget.record(assistant.usage.output_tokens);
+        let response_tokens = usage_total(&assistant.usage);
+        let needs_follow_up = assistant.message.tool_uses().next().is_some();
+        if !needs_follow_up
+            && !aborted
+            && recovery::is_withheld_max_output_tokens(assistant.stop_reason.as_ref())
+        {
+            state.last_usage = Some(UsageMark {
+                tokens: response_tokens,
+                messages: state.messages.len() + 1,
+            });
+            return Ok(IterationEnd {
+                state,
+                needs_follow_up: false,
+                withheld: Some(Withheld::MaxOutputTokens(assistant)),
+            });
+        }
+        state.messages.push(assistant.message.clone());
+        state.last_usage = Some(UsageMark {
+            tokens: response_tokens,
+            messages: state.messages.len(),
+        });
+        self.out.emit(LoopEvent::AssistantMessage(assistant)).await;
+
+        // Step 13: StreamingToolExecutor.
+        let (aborted, hook_stopped) = self
+            .tool_results(executor, aborted, &mut state.messages)
+            .await;
+        if aborted || self.cancel.is_cancelled() {
+            return Err(Terminal::Aborted);
+        }
+        if hook_stopped {
+            return Err(Terminal::HookStopped);
+        }
+        Ok(IterationEnd {
+            state,
+            needs_follow_up,
+            withheld: None,
+        })
+    }
+
+    /// Steps 4-10 on `state.messages`: the tiers of `compact/` in seed 004's
+    /// order, then the blocking limit (`Err` when it is reached, or on abort).
+    async fn compact(&self, state: &mut State) -> Result<(), Terminal> {
+        let config = &self.config;
         // Step 4: getMessagesAfterCompactBoundary — the history starts after the
-        // last boundary by construction (a compaction replaces it). From here
-        // `messages_for_query` is moved through the tiers (`compact/`), then
-        // only appended to.
-        let messages_for_query = messages;
-        let tokens_before = token_count_with_estimation(&messages_for_query, last_usage);
+        // last boundary by construction (a compaction replaces it).
+        let messages_for_query = std::mem::take(&mut state.messages);
+        let tokens_before = token_count_with_estimation(&messages_for_query, state.last_usage);
 
         // Step 5: applyToolResultBudget — applied where results are made (per
         // result in the executor, per message after step 13), so the history
@@ -255,7 +362,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         } = snip_if_needed(
             messages_for_query,
             tokens_before,
-            context_limits
+            self.context_limits
                 .filter(|_| config.snip)
                 .map(|l| snip_thresholds(&l)),
             SNIP_KEEP_RECENT,
@@ -263,12 +370,13 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
 
         // Step 7: microcompact.
         let MicrocompactOutcome {
-            messages: mut messages_for_query,
+            messages: messages_for_query,
             tokens_freed: mc_tokens_freed,
             ..
-        } = match context_limits.filter(|_| config.microcompact) {
+        } = match self.context_limits.filter(|_| config.microcompact) {
             Some(l) => {
-                deps.microcompact(messages_for_query, microcompact_config(&l))
+                self.deps
+                    .microcompact(messages_for_query, microcompact_config(&l))
                     .await
             }
             None => MicrocompactOutcome {
@@ -277,87 +385,100 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                 tokens_freed: 0,
             },
         };
+        state.messages = messages_for_query;
 
         // Step 8: contextCollapse — not implemented; autocompact covers it.
-        let mut tokens = tack_api::estimate_messages(&messages_for_query)
+        let mut tokens = tack_api::estimate_messages(&state.messages)
             .max(tokens_before.saturating_sub(snip_tokens_freed + mc_tokens_freed));
 
         // Step 9: autocompact.
         let mut compacted = false;
-        if let Some(l) = context_limits
+        if let Some(l) = self.context_limits
             && config.auto_compact
-            && should_autocompact(tokens, &l, &auto_compact_tracking)
+            && should_autocompact(tokens, &l, &state.auto_compact_tracking)
         {
-            let settings = SummarySettings {
-                context: &context,
-                model: &current_model,
-                prompt_caching: config.prompt_caching,
-            };
-            let result = autocompact(
-                deps.as_ref(),
-                settings,
-                &messages_for_query,
-                stop_hooks.as_ref().map(|hooks| hooks.pre_compact()),
-                &cancel,
-            )
-            .await;
-            if cancel.is_cancelled() {
-                return Terminal::Aborted;
-            }
-            match result {
-                Ok(event) => {
-                    messages_for_query = event.messages.iter().map(|(_, m)| m.clone()).collect();
-                    auto_compact_tracking = auto_compact_tracking.after_success();
-                    tokens = tack_api::estimate_messages(&messages_for_query);
-                    last_usage = None;
-                    compacted = true;
-                    out.emit(LoopEvent::Compacted(event)).await;
-                }
-                Err(error) => {
-                    if !matches!(error, CompactError::BlockedByHook(_)) {
-                        auto_compact_tracking = auto_compact_tracking.after_failure();
-                    }
-                    out.emit(LoopEvent::CompactFailed {
-                        trigger: CompactTrigger::Auto,
-                        consecutive_failures: auto_compact_tracking.consecutive_failures,
-                        error: error.to_string(),
-                    })
-                    .await;
-                }
+            compacted = self.autocompact(state).await?;
+            if compacted {
+                tokens = tack_api::estimate_messages(&state.messages);
             }
         }
 
         // Step 10: Blocking limit check (only with autocompact off).
         let limit = check_blocking_limit(BlockingLimitInput {
-            limits: context_limits,
+            limits: self.context_limits,
             estimated_tokens: tokens,
             exempt: config.auto_compact || compacted,
         });
         match limit {
-            BlockingLimit::Below => {}
-            BlockingLimit::AtLimit { .. } => return Terminal::BlockingLimit,
+            BlockingLimit::Below => Ok(()),
+            BlockingLimit::AtLimit { .. } => Err(Terminal::BlockingLimit),
         }
+    }
 
-        // Step 11: deps.callModel — streaming model call, with tools starting as
-        // their blocks complete, inside the two retry layers: model fallback
-        // (repeated 529s) and streaming fallback (a stream dying after content).
-        let max_tokens = max_output_tokens_override.unwrap_or(config.max_tokens);
+    /// Step 9, once it is due: replaces `state.messages` with the summary and
+    /// returns whether it did; a failure is counted by the circuit breaker
+    /// (unless a hook blocked it) and yielded.
+    async fn autocompact(&self, state: &mut State) -> Result<bool, Terminal> {
+        let result = autocompact(
+            self.deps.as_ref(),
+            self.summary_settings(),
+            &state.messages,
+            self.stop_hooks.as_ref().map(|hooks| hooks.pre_compact()),
+            &self.cancel,
+        )
+        .await;
+        if self.cancel.is_cancelled() {
+            return Err(Terminal::Aborted);
+        }
+        let tracking = &mut state.auto_compact_tracking;
+        match result {
+            Ok(event) => {
+                state.messages = event.messages.iter().map(|(_, m)| m.clone()).collect();
+                *tracking = tracking.after_success();
+                state.last_usage = None;
+                self.out.emit(LoopEvent::Compacted(event)).await;
+                Ok(true)
+            }
+            Err(error) => {
+                if !matches!(error, CompactError::BlockedByHook(_)) {
+                    *tracking = tracking.after_failure();
+                }
+                self.out
+                    .emit(LoopEvent::CompactFailed {
+                        trigger: CompactTrigger::Auto,
+                        consecutive_failures: tracking.consecutive_failures,
+                        error: error.to_string(),
+                    })
+                    .await;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Step 11: the streaming model call, with tools starting as their blocks
+    /// complete, inside the two retry layers: model fallback (repeated 529s)
+    /// and streaming fallback (a stream dying after content).
+    async fn call_model(&mut self, state: &State) -> (ModelResponse, StreamingToolExecutor) {
+        let config = &self.config;
+        let max_tokens = state
+            .max_output_tokens_override
+            .unwrap_or(config.max_tokens);
         let mut streaming_fallbacks = 0;
         // Deferred tools the model loaded (tool search) are sent from now on.
-        if tools.generation() != tools_generation {
-            tools_generation = tools.generation();
-            tool_definitions = tools.definitions();
+        if self.tools.generation() != self.tools_generation {
+            self.tools_generation = self.tools.generation();
+            self.tool_definitions = self.tools.definitions();
         }
-        let (response, mut executor) = loop {
+        loop {
             // First let the consumer catch up (invariant 7).
-            out.barrier().await;
+            self.out.barrier().await;
             let mut request = build_request(
-                &context,
-                &messages_for_query,
+                &self.context,
+                &state.messages,
                 &RequestOptions {
-                    model: &current_model,
+                    model: &self.model,
                     max_tokens,
-                    tools: &tool_definitions,
+                    tools: &self.tool_definitions,
                     thinking: config.thinking.clone(),
                     prompt_caching: config.prompt_caching,
                 },
@@ -369,19 +490,19 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                     .or_insert_with(|| value.clone());
             }
             let mut executor = StreamingToolExecutor::new(
-                tools.clone(),
-                tool_env.clone(),
-                can_use_tool.clone(),
-                &cancel,
+                self.tools.clone(),
+                self.tool_env.clone(),
+                self.can_use_tool.clone(),
+                &self.cancel,
                 config.max_tool_concurrency,
             );
-            let fallback = model_fallback::fallback_target(&config, &current_model);
+            let fallback = model_fallback::fallback_target(config, &self.model);
             let response = stream_response(
-                deps.as_ref(),
+                self.deps.as_ref(),
                 request,
-                &cancel,
+                &self.cancel,
                 &mut executor,
-                out,
+                self.out,
                 fallback.is_some(),
             )
             .await;
@@ -391,143 +512,60 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                 ModelResponse::Failed {
                     error,
                     streamed: Some(voided),
-                } if !cancel.is_cancelled()
+                } if !self.cancel.is_cancelled()
                     && streaming_fallback::should_retry(&error, streaming_fallbacks) =>
                 {
                     streaming_fallbacks += 1;
                     drop(executor.abort());
-                    out.emit(LoopEvent::Tombstone {
-                        uuid: voided.uuid,
-                        message_id: voided.id,
-                    })
-                    .await;
+                    self.out
+                        .emit(LoopEvent::Tombstone {
+                            uuid: voided.uuid,
+                            message_id: voided.id,
+                        })
+                        .await;
                 }
                 ModelResponse::Failed {
                     error,
                     streamed: None,
                 } if model_fallback::is_overloaded(&error) && fallback.is_some() => {
                     let to = fallback.unwrap_or_default().to_owned();
-                    out.emit(LoopEvent::ModelFallback {
-                        from: std::mem::replace(&mut current_model, to.clone()),
-                        to,
-                    })
-                    .await;
+                    self.out
+                        .emit(LoopEvent::ModelFallback {
+                            from: std::mem::replace(&mut self.model, to.clone()),
+                            to,
+                        })
+                        .await;
                 }
-                other => break (other, executor),
-            }
-        };
-
-        let decision_env = |model| DecisionEnv {
-            deps: deps.as_ref(),
-            config: &config,
-            model,
-            summary: SummarySettings {
-                context: &context,
-                model,
-                prompt_caching: config.prompt_caching,
-            },
-            stop_hooks: stop_hooks.as_deref(),
-            cancel: &cancel,
-            out,
-        };
-
-        // Step 12: yield messages (a recoverable error or a max_tokens cut is
-        // withheld until step 14 decides).
-        let (assistant, aborted) = match response {
-            ModelResponse::Done(assistant) => (assistant, false),
-            ModelResponse::Aborted(Some(partial)) => (partial, true),
-            ModelResponse::Aborted(None) => return Terminal::Aborted,
-            ModelResponse::Failed { error, .. } => {
-                if cancel.is_cancelled() {
-                    return Terminal::Aborted;
-                }
-                if !recovery::is_withheld_prompt_too_long(&error) {
-                    return Terminal::ModelError(error);
-                }
-                let end = IterationEnd {
-                    state: State {
-                        messages: messages_for_query,
-                        turn_count,
-                        max_output_tokens_recovery_count,
-                        has_attempted_reactive_compact,
-                        max_output_tokens_override,
-                        stop_hook_active,
-                        auto_compact_tracking,
-                        token_budget,
-                        last_usage,
-                        transition,
-                    },
-                    needs_follow_up: false,
-                    withheld: Some(Withheld::PromptTooLong(error)),
-                };
-                match decide_continue(end, &decision_env(&current_model)).await {
-                    Decision::Continue(next) => {
-                        state = next;
-                        continue;
-                    }
-                    Decision::Stop(terminal) => return terminal,
-                }
-            }
-        };
-        let token_budget = token_budget.record(assistant.usage.output_tokens);
-        let response_tokens = usage_total(&assistant.usage);
-        let needs_follow_up = assistant.message.tool_uses().next().is_some();
-        if !needs_follow_up
-            && !aborted
-            && recovery::is_withheld_max_output_tokens(assistant.stop_reason.as_ref())
-        {
-            drop(executor);
-            let end = IterationEnd {
-                state: State {
-                    last_usage: Some(UsageMark {
-                        tokens: response_tokens,
-                        messages: messages_for_query.len() + 1,
-                    }),
-                    messages: messages_for_query,
-                    turn_count,
-                    max_output_tokens_recovery_count,
-                    has_attempted_reactive_compact,
-                    max_output_tokens_override,
-                    stop_hook_active,
-                    auto_compact_tracking,
-                    token_budget,
-                    transition,
-                },
-                needs_follow_up: false,
-                withheld: Some(Withheld::MaxOutputTokens(assistant)),
-            };
-            match decide_continue(end, &decision_env(&current_model)).await {
-                Decision::Continue(next) => {
-                    state = next;
-                    continue;
-                }
-                Decision::Stop(terminal) => return terminal,
+                other => return (other, executor),
             }
         }
-        messages_for_query.push(assistant.message.clone());
-        let last_usage = Some(UsageMark {
-            tokens: response_tokens,
-            messages: messages_for_query.len(),
-        });
-        out.emit(LoopEvent::AssistantMessage(assistant)).await;
+    }
 
-        // Step 13: StreamingToolExecutor — collect the remaining results in
-        // tool_use order, streaming progress meanwhile.
+    /// Step 13: collects the remaining results in tool_use order, streaming
+    /// progress meanwhile (only the synthetic ones if `aborted`), applies step
+    /// 5's per-message budget, appends the results to `messages` and yields
+    /// them. Returns whether the tools were aborted, and whether a hook
+    /// stopped the turn (`continue: false`).
+    async fn tool_results(
+        &self,
+        mut executor: StreamingToolExecutor,
+        mut aborted: bool,
+        messages: &mut Vec<Message>,
+    ) -> (bool, bool) {
         let mut outcomes = Vec::new();
-        let mut aborted = aborted;
         if aborted {
             outcomes = executor.abort();
         }
         while !aborted {
             tokio::select! {
                 biased;
-                () = cancel.cancelled() => {
+                () = self.cancel.cancelled() => {
                     outcomes.extend(executor.abort());
                     aborted = true;
                 }
                 event = executor.next_event() => match event {
                     ExecutorEvent::Progress(progress) => {
-                        out.emit(LoopEvent::ToolProgress(progress)).await;
+                        self.out.emit(LoopEvent::ToolProgress(progress)).await;
                     }
                     ExecutorEvent::Result(outcome) => outcomes.push(outcome),
                     ExecutorEvent::Finished => break,
@@ -535,7 +573,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
             }
         }
         for progress in executor.drain_progress() {
-            out.emit(LoopEvent::ToolProgress(progress)).await;
+            self.out.emit(LoopEvent::ToolProgress(progress)).await;
         }
         drop(executor);
 
@@ -543,8 +581,8 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         if !aborted {
             apply_message_budget(
                 &mut outcomes,
-                &tool_results_dir(&tool_env),
-                &config.tool_result_budget,
+                &tool_results_dir(&self.tool_env),
+                &self.config.tool_result_budget,
             );
         }
 
@@ -554,7 +592,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         if !outcomes.is_empty() {
             let blocks: Vec<ContentBlock> = outcomes.iter().map(|o| o.to_block()).collect();
             let message = Message::user(blocks);
-            messages_for_query.push(message.clone());
+            messages.push(message.clone());
             let results = outcomes
                 .into_iter()
                 .map(|o| ToolResultInfo {
@@ -564,40 +602,34 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
                     structured: o.structured,
                 })
                 .collect();
-            out.emit(LoopEvent::ToolResults(ToolResultsEvent {
-                uuid: deps.new_id(),
-                message,
-                results,
-            }))
-            .await;
+            self.out
+                .emit(LoopEvent::ToolResults(ToolResultsEvent {
+                    uuid: self.deps.new_id(),
+                    message,
+                    results,
+                }))
+                .await;
         }
-        if aborted || cancel.is_cancelled() {
-            return Terminal::Aborted;
-        }
-        if hook_stopped {
-            return Terminal::HookStopped;
-        }
+        (aborted, hook_stopped)
+    }
 
-        // Step 14: Collect toolResults, decide continue.
-        let end = IterationEnd {
-            state: State {
-                messages: messages_for_query,
-                turn_count,
-                max_output_tokens_recovery_count,
-                has_attempted_reactive_compact,
-                max_output_tokens_override,
-                stop_hook_active,
-                auto_compact_tracking,
-                token_budget,
-                last_usage,
-                transition,
-            },
-            needs_follow_up,
-            withheld: None,
-        };
-        match decide_continue(end, &decision_env(&current_model)).await {
-            Decision::Continue(next) => state = next,
-            Decision::Stop(terminal) => return terminal,
+    fn summary_settings(&self) -> SummarySettings<'_> {
+        SummarySettings {
+            context: &self.context,
+            model: &self.model,
+            prompt_caching: self.config.prompt_caching,
+        }
+    }
+
+    fn decision_env(&self) -> DecisionEnv<'_> {
+        DecisionEnv {
+            deps: self.deps.as_ref(),
+            config: &self.config,
+            model: &self.model,
+            summary: self.summary_settings(),
+            stop_hooks: self.stop_hooks.as_deref(),
+            cancel: &self.cancel,
+            out: self.out,
         }
     }
 }

@@ -2,7 +2,6 @@
 
 use tack_protocol::Message;
 
-use super::recovery::token_budget::TokenBudgetTracker;
 use crate::compact::{AutocompactTracking, UsageMark};
 
 /// Why the previous iteration did not end the loop (seed 002's 7 continue sites).
@@ -92,6 +91,27 @@ impl State {
             token_budget: TokenBudgetTracker::default(),
             last_usage: None,
             transition: None,
+        }
+    }
+}
+
+/// Output so far and continuations, carried in `State` for the token-budget
+/// continuation (`recovery/token_budget.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenBudgetTracker {
+    /// Output tokens of every response in this query.
+    pub output_tokens: u64,
+    pub continuations: u32,
+    /// `output_tokens` when the last continuation was sent.
+    pub output_at_last_continuation: u64,
+}
+
+impl TokenBudgetTracker {
+    /// After a response with `output_tokens`.
+    pub fn record(self, output_tokens: u64) -> Self {
+        TokenBudgetTracker {
+            output_tokens: self.output_tokens + output_tokens,
+            ..self
         }
     }
 }

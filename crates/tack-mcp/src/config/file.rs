@@ -17,6 +17,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use tack_sys::config_file::{is_missing, read_config_file};
 
 use super::server::{IssueKind, ServerConfig, kind_of};
 
@@ -212,12 +213,16 @@ pub(crate) fn parse_servers(
     Ok(parsed)
 }
 
+/// `~/.claude.json` also keeps Claude Code's per-project history, so it is
+/// allowed to be larger than other configuration files.
+pub(crate) const MAX_USER_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Reads the user and local scopes from a file with `~/.claude.json`'s layout.
 /// A missing file has no servers.
 pub(crate) fn parse_user_file(path: &Path, project_dir: &Path) -> Result<Parsed, McpConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_config_file(path, MAX_USER_FILE_BYTES) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Parsed::default()),
+        Err(e) if is_missing(&e) => return Ok(Parsed::default()),
         Err(source) => {
             return Err(McpConfigError::Read {
                 path: path.to_path_buf(),

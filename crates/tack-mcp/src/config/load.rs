@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use tack_sys::config_file::{MAX_CONFIG_BYTES, is_missing, read_config_file};
+
 use super::file::{
     ConfigIssue, ConfigScope, McpConfigError, Parsed, ServerEntry, parse_json, parse_mcp_document,
     parse_user_file,
@@ -240,19 +242,26 @@ fn read_scoped_files(
         out.push(parse_user_file(file, &paths.project_dir)?);
     }
     let project = paths.project_file();
-    match std::fs::read_to_string(&project) {
+    // The checkout wrote `.mcp.json`: one that cannot be read or parsed is
+    // skipped with a warning rather than stopping tack.
+    match read_config_file(&project, MAX_CONFIG_BYTES) {
         Ok(text) => {
             let origin = project.display().to_string();
-            let doc = parse_json(&text, &origin)?;
-            out.push(parse_mcp_document(&doc, ConfigScope::Project, &origin)?);
+            match parse_json(&text, &origin)
+                .and_then(|doc| parse_mcp_document(&doc, ConfigScope::Project, &origin))
+            {
+                Ok(parsed) => out.push(parsed),
+                Err(e) => warnings.push(format!("{e}; its MCP servers are skipped")),
+            }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(source) => {
-            return Err(McpConfigError::Read {
+        Err(e) if is_missing(&e) => {}
+        Err(source) => warnings.push(format!(
+            "{}; its MCP servers are skipped",
+            McpConfigError::Read {
                 path: project,
                 source,
-            });
-        }
+            }
+        )),
     }
     Ok(out)
 }
@@ -266,10 +275,11 @@ fn read_dynamic(value: &str, index: usize, cwd: &Path) -> Result<Parsed, McpConf
         return parse_mcp_document(&doc, ConfigScope::Dynamic, &origin);
     }
     let path = cwd.join(value);
-    let text = std::fs::read_to_string(&path).map_err(|source| McpConfigError::Read {
-        path: path.clone(),
-        source,
-    })?;
+    let text =
+        read_config_file(&path, MAX_CONFIG_BYTES).map_err(|source| McpConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
     let origin = path.display().to_string();
     let doc = parse_json(&text, &origin)?;
     parse_mcp_document(&doc, ConfigScope::Dynamic, &origin)

@@ -2,12 +2,12 @@
 //! temporary file beside it, fsync, rename. Other keys of the file are kept; a
 //! file that does not parse is left alone and reported.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use tack_sys::config_file::{is_missing, read_config_file};
 
-use super::file::{ConfigScope, McpConfigError, parse_json};
+use super::file::{ConfigScope, MAX_USER_FILE_BYTES, McpConfigError, parse_json};
 use super::load::McpPaths;
 use super::server::{ServerConfig, kind_of};
 
@@ -75,9 +75,9 @@ fn edit(
 ) -> Result<PathBuf, StoreError> {
     let path = scope_file(paths, scope)?;
     let origin = path.display().to_string();
-    let existing = match fs::read_to_string(&path) {
+    let existing = match read_config_file(&path, MAX_USER_FILE_BYTES) {
         Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) if is_missing(&e) => None,
         Err(source) => return Err(McpConfigError::Read { path, source }.into()),
     };
     let mut doc = match &existing {

@@ -69,7 +69,7 @@ pub(crate) fn streamable(config: &RemoteConfig) -> Result<HttpTransport, String>
 /// True when `error` (or an error it wraps) is an HTTP 401 from a streamable
 /// HTTP server, challenged (`WWW-Authenticate`) or not.
 pub(crate) fn is_unauthorized(error: &(dyn std::error::Error + 'static)) -> bool {
-    crate::connection::error_chain(error).any(|e| {
+    super::error_chain(error).any(|e| {
         match e.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
             Some(StreamableHttpError::AuthRequired(_)) => true,
             Some(StreamableHttpError::UnexpectedServerResponse(message)) => {

@@ -83,9 +83,25 @@ impl AgentDefinition {
     pub fn may_start_agents(&self) -> bool {
         match &self.tools {
             AgentTools::All => false,
-            AgentTools::Only(names) => names.iter().any(|n| super::tool::is_agent_tool_name(n)),
+            AgentTools::Only(names) => names.iter().any(|n| is_agent_tool_name(n)),
         }
     }
+
+    /// True when a sub-agent of this definition is given the Agent tool: its
+    /// tools include it and its disallowed tools do not.
+    pub fn gets_agent_tool(&self) -> bool {
+        self.may_start_agents() && !self.disallowed_tools.iter().any(|n| is_agent_tool_name(n))
+    }
+}
+
+/// Claude Code's current name for the tool.
+pub(crate) const AGENT_TOOL_NAME: &str = "Agent";
+/// Its earlier name, accepted in rules, hooks, definitions and transcripts.
+pub(crate) const LEGACY_AGENT_TOOL_NAME: &str = "Task";
+
+/// True for either name of the Agent tool.
+pub(crate) fn is_agent_tool_name(name: &str) -> bool {
+    name == AGENT_TOOL_NAME || name == LEGACY_AGENT_TOOL_NAME
 }
 
 const GENERAL_PURPOSE_PROMPT: &str = "\

@@ -36,7 +36,7 @@ pub fn load_catalog(dirs: &AgentDirs, flag: Option<&str>) -> (Catalog, Vec<Strin
     folders.push((dirs.project.join(".tack/agents"), AgentSource::Project));
     for (folder, source) in folders {
         for path in markdown_files(&folder) {
-            let text = match std::fs::read_to_string(&path) {
+            let text = match tack_sys::read_config_file(&path, tack_sys::MAX_CONFIG_BYTES) {
                 Ok(t) => t,
                 Err(e) => {
                     warnings.push(format!(

@@ -52,10 +52,11 @@ use crate::gate::Gate;
 use crate::hooks::SessionHooks;
 use crate::model::RequestEnv;
 
+pub(crate) use definition::{AGENT_TOOL_NAME, LEGACY_AGENT_TOOL_NAME};
 pub use definition::{AgentDefinition, AgentModel, AgentSource, AgentTools, Catalog};
 pub use load::{AgentDirs, load_catalog};
 pub use parse::{DefinitionError, parse_flag, parse_markdown};
-pub(crate) use tool::{AGENT_TOOL_NAME, AgentTool, LEGACY_AGENT_TOOL_NAME};
+pub(crate) use tool::AgentTool;
 
 /// The session's current model, shared with the Agent tool (`inherit`).
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@
 //! so the caller can name `file:line` and skip that definition.
 
 use serde_json::Value;
-use yaml_rust2::{Yaml, YamlLoader};
+use yaml_rust2::Yaml;
 
 use super::definition::{AgentDefinition, AgentModel, AgentSource, AgentTools};
 
@@ -55,11 +55,11 @@ pub fn parse_markdown(text: &str, source: AgentSource) -> Result<AgentDefinition
     };
     // Frontmatter lines are 2..=close+1 of the file; YAML numbers them from 1.
     let frontmatter = lines[1..=close].join("\n");
-    let docs = YamlLoader::load_from_str(&frontmatter).map_err(|e| {
+    let docs = tack_config::load_yaml(&frontmatter).map_err(|e| {
         // An error found at the end of the frontmatter is on its last line.
         DefinitionError::at(
-            (e.marker().line() + 1).min(close + 1),
-            format!("invalid YAML frontmatter: {}", e.info()),
+            (e.line + 1).min(close + 1),
+            format!("invalid YAML frontmatter: {}", e.message),
         )
     })?;
     let Some(Yaml::Hash(map)) = docs.into_iter().next() else {

@@ -17,7 +17,6 @@ use super::AgentsShared;
 use super::definition::{AgentDefinition, AgentModel, AgentTools};
 use super::read_only::ReadOnlyBash;
 use super::stop_hooks::SubagentHooks;
-use super::tool::AgentTool;
 use crate::event::{RuntimeEvent, SubagentEvent};
 use crate::model::resolve_model;
 use crate::transcript::StoreSink;
@@ -30,6 +29,10 @@ pub(crate) struct Launch {
     /// The call's `model`, over the definition's.
     pub model: Option<String>,
     pub parent_tool_use_id: String,
+    /// The sub-agent's own Agent tool if its definition gives it one
+    /// ([`AgentDefinition::gets_agent_tool`]); made by the Agent tool, which
+    /// this module does not know.
+    pub agent_tool: Option<Arc<dyn Tool>>,
 }
 
 /// How a sub-agent ended.
@@ -50,11 +53,16 @@ pub(crate) fn model_of(shared: &AgentsShared, launch: &Launch) -> String {
     }
 }
 
-/// The session's tools a definition gets (in the session's order; the Agent
-/// tool only if the definition names it), then the MCP servers' tools as they
+/// The session's tools a definition gets (in the session's order; then `agent_tool`
+/// if it gets one), then the MCP servers' tools as they
 /// are now, deferred by the session's rule for `model`'s window. A
 /// definition's list may name a whole server (`mcp__github`).
-pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition, model: &str) -> ToolSet {
+pub(crate) fn tools_for(
+    shared: &Arc<AgentsShared>,
+    def: &AgentDefinition,
+    agent_tool: Option<Arc<dyn Tool>>,
+    model: &str,
+) -> ToolSet {
     let names = |t: &dyn Tool, list: &[String]| {
         list.iter().any(|n| {
             n == t.name()
@@ -93,13 +101,7 @@ pub(crate) fn tools_for(shared: &Arc<AgentsShared>, def: &AgentDefinition, model
             }
         })
         .collect();
-    let agent_denied = def
-        .disallowed_tools
-        .iter()
-        .any(|n| super::tool::is_agent_tool_name(n));
-    if def.may_start_agents() && !agent_denied {
-        tools.push(Arc::new(AgentTool::nested(shared.clone())));
-    }
+    tools.extend(agent_tool);
     let mcp = mcp.iter().filter(picked).cloned().collect();
     let window = tack_api::model_limits(model).context_window;
     crate::mcp::subagent_tool_set(tools, mcp, window, shared.tool_search.as_deref())
@@ -178,7 +180,7 @@ pub(crate) async fn run_subagent(
     let parts = SessionParts {
         session_id: shared.session_id.clone(),
         context: Arc::new(context),
-        tools: tools_for(shared, def, &model),
+        tools: tools_for(shared, def, launch.agent_tool.clone(), &model),
         tool_env: env,
         can_use_tool: shared.gate.clone(),
         deps: shared.deps.clone(),

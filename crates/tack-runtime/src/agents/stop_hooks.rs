@@ -8,8 +8,6 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use tack_core::query::{LoopHooks, StopHookInput, StopHookOutcome};
 use tack_hooks::HookEvent;
-use tack_protocol::{Message, Role};
-use tokio_util::sync::CancellationToken;
 
 use crate::hooks::SessionHooks;
 
@@ -27,36 +25,22 @@ impl LoopHooks for SubagentHooks {
     }
 
     fn stop<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
-        Box::pin(async move {
-            if !self.hooks.has("SubagentStop") {
-                return StopHookOutcome::Pass;
-            }
-            let last = input
-                .messages
-                .iter()
-                .rev()
-                .find(|m| m.role == Role::Assistant)
-                .map(Message::text);
-            let event = HookEvent::SubagentStop {
-                stop_hook_active: input.stop_hook_active,
-                agent_id: self.agent_id.clone(),
-                agent_type: self.agent_type.clone(),
-                agent_transcript_path: self
-                    .transcript_path
-                    .as_ref()
-                    .map(|p| p.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                last_assistant_message: last,
-            };
-            let outcome = self.hooks.run(&event, &CancellationToken::new()).await;
-            if !outcome.should_continue() {
-                let reason = outcome.stop_reason().unwrap_or_default().to_owned();
-                return StopHookOutcome::Prevent { reason };
-            }
-            match outcome.blocked() {
-                Some(reason) => StopHookOutcome::Block { reason },
-                None => StopHookOutcome::Pass,
-            }
-        })
+        let stop_hook_active = input.stop_hook_active;
+        Box::pin(
+            self.hooks
+                .stop_hooks("SubagentStop", input.messages, move |last| {
+                    HookEvent::SubagentStop {
+                        stop_hook_active,
+                        agent_id: self.agent_id.clone(),
+                        agent_type: self.agent_type.clone(),
+                        agent_transcript_path: self
+                            .transcript_path
+                            .as_ref()
+                            .map(|p| p.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        last_assistant_message: last,
+                    }
+                }),
+        )
     }
 }

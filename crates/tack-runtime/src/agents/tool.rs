@@ -2,6 +2,7 @@
 //! final text, or with `run_in_background` its id at once.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use futures::FutureExt;
@@ -14,7 +15,7 @@ use tack_tools::TaskEnd;
 use tokio_util::sync::DropGuard;
 
 use super::AgentsShared;
-use super::definition::{AgentDefinition, AgentTools};
+use super::definition::{AGENT_TOOL_NAME, AgentDefinition, AgentTools, LEGACY_AGENT_TOOL_NAME};
 use super::run::{Finished, Launch, run_subagent};
 
 /// The type used when a call names none.
@@ -35,8 +36,16 @@ struct AgentInput {
 /// agents when dropped; instances given to sub-agents do not.
 pub(crate) struct AgentTool {
     shared: Arc<AgentsShared>,
+    /// The agent this tool belongs to (depth 0: the session).
+    nesting: Nesting,
     _session_over: Option<DropGuard>,
 }
+
+/// How deep sub-agents may nest: a definition listing `Agent` must not turn
+/// one prompt into hundreds of model calls.
+pub(crate) const MAX_AGENT_DEPTH: usize = 4;
+/// Sub-agents of one session running at once (Claude Code: 20).
+pub(crate) const MAX_RUNNING_AGENTS: usize = 20;
 
 impl AgentTool {
     /// The session's Agent tool.
@@ -44,15 +53,47 @@ impl AgentTool {
         let guard = shared.session_over.clone().drop_guard();
         AgentTool {
             shared,
+            nesting: Nesting {
+                depth: 0,
+                running: Arc::default(),
+            },
             _session_over: Some(guard),
         }
     }
 
     /// The Agent tool of a sub-agent whose definition allows it.
-    pub(crate) fn nested(shared: Arc<AgentsShared>) -> AgentTool {
+    pub(crate) fn nested(shared: Arc<AgentsShared>, nesting: Nesting) -> AgentTool {
         AgentTool {
             shared,
+            nesting,
             _session_over: None,
+        }
+    }
+
+    /// A slot among the session's running sub-agents, given back when the
+    /// returned guard drops; an error past either cap.
+    fn admit(&self) -> Result<RunningSlot, ToolError> {
+        if self.nesting.depth >= MAX_AGENT_DEPTH {
+            return Err(ToolError::new(format!(
+                "Sub-agents may nest at most {MAX_AGENT_DEPTH} levels deep; this agent is at \
+                 level {}. Do the work here instead of starting another agent.",
+                self.nesting.depth
+            )));
+        }
+        let running = self.nesting.running.fetch_add(1, Ordering::SeqCst) + 1;
+        let slot = RunningSlot(self.nesting.running.clone());
+        if running > MAX_RUNNING_AGENTS {
+            return Err(ToolError::new(format!(
+                "At most {MAX_RUNNING_AGENTS} sub-agents may run at once; wait for some to finish."
+            )));
+        }
+        Ok(slot)
+    }
+
+    fn child_nesting(&self) -> Nesting {
+        Nesting {
+            depth: self.nesting.depth + 1,
+            running: self.nesting.running.clone(),
         }
     }
 
@@ -82,14 +123,22 @@ fn tools_label(def: &AgentDefinition) -> String {
     }
 }
 
-/// Claude Code's current name for the tool.
-pub(crate) const AGENT_TOOL_NAME: &str = "Agent";
-/// Its earlier name, accepted in rules, hooks, definitions and transcripts.
-pub(crate) const LEGACY_AGENT_TOOL_NAME: &str = "Task";
+/// One running sub-agent, counted until dropped.
+struct RunningSlot(Arc<AtomicUsize>);
 
-/// True for either name of the Agent tool.
-pub(crate) fn is_agent_tool_name(name: &str) -> bool {
-    name == AGENT_TOOL_NAME || name == LEGACY_AGENT_TOOL_NAME
+impl Drop for RunningSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A sub-agent's place among the session's: how deep it is (1 for one the
+/// session started) and how many of the session's run now (shared by every
+/// Agent tool of the session).
+#[derive(Debug, Clone)]
+pub(crate) struct Nesting {
+    pub depth: usize,
+    pub running: Arc<AtomicUsize>,
 }
 
 impl Tool for AgentTool {
@@ -166,6 +215,7 @@ impl Tool for AgentTool {
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         async move {
             let (input, def) = self.parse(&input)?;
+            let slot = self.admit()?;
             let background = input.run_in_background.unwrap_or(false);
             let launch = |agent_id: String| Launch {
                 agent_id,
@@ -173,9 +223,13 @@ impl Tool for AgentTool {
                 prompt: input.prompt.clone(),
                 model: input.model.clone(),
                 parent_tool_use_id: ctx.tool_use_id.clone(),
+                agent_tool: def.gets_agent_tool().then(|| {
+                    Arc::new(AgentTool::nested(self.shared.clone(), self.child_nesting()))
+                        as Arc<dyn Tool>
+                }),
             };
             if background {
-                return self.start_background(launch, &input, ctx);
+                return self.start_background(launch, &input, ctx, slot);
             }
             let agent_id = tack_tools::new_task_id('a');
             ctx.progress.send(json!({
@@ -191,6 +245,7 @@ impl Tool for AgentTool {
             )
             .await
             .map_err(ToolError::new)?;
+            drop(slot);
             report(&agent_id, def, &input.prompt, finished, started)
         }
         .boxed()
@@ -203,6 +258,7 @@ impl AgentTool {
         launch: impl FnOnce(String) -> Launch,
         input: &AgentInput,
         ctx: &ToolContext,
+        slot: RunningSlot,
     ) -> ToolResult {
         let mut task = self
             .shared
@@ -217,6 +273,7 @@ impl AgentTool {
         let cancel = shared.session_over.child_token();
         let stop = task.stop_requested();
         tokio::spawn(async move {
+            let _slot = slot;
             let run = run_subagent(&shared, launch, &env, cancel.clone());
             tokio::select! {
                 finished = run => {

@@ -344,20 +344,13 @@ impl App {
         } else {
             format!("/{name} {args}")
         };
-        if let Some(custom) = self.custom.iter().find(|c| c.name == name) {
-            let prompt = Prompt {
-                text: custom.expand(args),
-                allowed_tools: custom.allowed_tools.clone(),
-                model: custom.model.clone(),
-            };
-            return self.send(prompt, echo, now);
-        }
         if name == "init" {
             return self.send(Prompt::text(INIT_PROMPT), echo, now);
         }
         if !BUILTINS.iter().any(|(n, _)| *n == name) {
-            self.notice(NoticeLevel::Error, &format!("Unknown command: /{name}"));
-            return Vec::new();
+            // A custom command (or an unknown one): the runtime expands it
+            // (or says it is unknown), as for `-p` and the SDKs.
+            return self.send(Prompt::text(echo.clone()), echo, now);
         }
         self.push_cell(HistoryCell::User {
             mode: InputMode::Prompt,

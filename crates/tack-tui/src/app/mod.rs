@@ -16,7 +16,7 @@ use tack_protocol::PermissionMode;
 use tack_protocol::TodoItem;
 
 use crate::cells::{HistoryCell, ToolCall, ToolResult};
-use crate::commands::{CustomCommand, MenuEntry, menu_entries};
+use crate::commands::{MenuEntry, menu_entries};
 use crate::dialogs::{PermissionDialog, ResumePicker, TrustDialog};
 use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
 use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
@@ -38,8 +38,9 @@ pub struct AppConfig {
     pub height: u16,
     /// Prompt history (`PromptHistory::load(config_dir, cwd)`).
     pub history: PromptHistory,
-    /// `load_custom_commands(cwd, home).0`.
-    pub custom_commands: Vec<CustomCommand>,
+    /// The session's custom commands for the menu (the runtime's list; see
+    /// [`App::set_custom_commands`]).
+    pub custom_commands: Vec<MenuEntry>,
     /// Files for `@` completion (`FileIndex::build`, ideally off the UI thread,
     /// then [`App::set_file_index`]).
     pub files: FileIndex,
@@ -105,7 +106,6 @@ pub struct App {
     popup_selected: usize,
     popup_dismissed: bool,
     menu: Vec<MenuEntry>,
-    custom: Vec<CustomCommand>,
     files: FileIndex,
     status: StatusInfo,
     todos: Vec<TodoItem>,
@@ -138,7 +138,6 @@ impl App {
             popup_selected: 0,
             popup_dismissed: false,
             menu: menu_entries(&config.custom_commands),
-            custom: config.custom_commands,
             files: config.files,
             status: config.status,
             todos: Vec::new(),
@@ -149,6 +148,12 @@ impl App {
             hint: None,
             now: None,
         }
+    }
+
+    /// The session's custom commands, for the menu (a new session may have
+    /// others). Typed, they go to the runtime as they are; it expands them.
+    pub fn set_custom_commands(&mut self, custom: &[MenuEntry]) {
+        self.menu = menu_entries(custom);
     }
 
     /// The terminal was resized. History already written stays as it is.

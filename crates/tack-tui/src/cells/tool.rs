@@ -58,7 +58,11 @@ pub fn summary(name: &str, input: &Value) -> String {
             other => Some(serde_json::to_string(other).unwrap_or_default()),
         },
     };
-    let arg = arg.map(|a| sanitize(&a)).unwrap_or_default();
+    // The call as it is (a permission dialog shows this): control characters
+    // made visible, not dropped.
+    let arg = arg
+        .map(|a| tack_sys::terminal_text::visible(&a).replace('\t', "    "))
+        .unwrap_or_default();
     let arg = truncate(&arg, 120);
     if arg.is_empty() {
         name.to_string()

@@ -1,12 +1,8 @@
-//! Slash commands: the built-ins, custom ones from markdown files, and the
-//! menu's filtering.
-
-mod custom;
+//! Slash commands: the UI's built-ins, the menu (with the session's custom
+//! commands, which the runtime loads and expands) and its filtering.
 
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher};
-
-pub use custom::{CommandError, CommandScope, CustomCommand, load_custom_commands};
 
 /// The built-in commands: (name, description).
 pub const BUILTINS: &[(&str, &str)] = &[
@@ -61,8 +57,9 @@ pub struct MenuEntry {
     pub argument_hint: Option<String>,
 }
 
-/// Every command, built-ins first.
-pub fn menu_entries(custom: &[CustomCommand]) -> Vec<MenuEntry> {
+/// Every command, built-ins first; a custom command named like a built-in is
+/// left out (the built-in runs).
+pub fn menu_entries(custom: &[MenuEntry]) -> Vec<MenuEntry> {
     BUILTINS
         .iter()
         .map(|(name, description)| MenuEntry {
@@ -70,11 +67,12 @@ pub fn menu_entries(custom: &[CustomCommand]) -> Vec<MenuEntry> {
             description: (*description).to_string(),
             argument_hint: None,
         })
-        .chain(custom.iter().map(|c| MenuEntry {
-            name: c.name.clone(),
-            description: c.menu_description(),
-            argument_hint: c.argument_hint.clone(),
-        }))
+        .chain(
+            custom
+                .iter()
+                .filter(|c| !BUILTINS.iter().any(|(name, _)| *name == c.name))
+                .cloned(),
+        )
         .collect()
 }
 

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::boxed;
-use crate::cells::{render_diff, sanitize, summary, tool_change};
+use crate::cells::{render_diff, summary, tool_change};
 use crate::event::{PermissionAnswer, PermissionRequest};
 use crate::input::Editor;
 use crate::theme::Theme;
@@ -40,9 +40,18 @@ impl PermissionDialog {
         }
     }
 
+    /// The rule "don't ask again" would save. None holding a control
+    /// character is offered: it would not read as what it matches.
+    fn always_rule(&self) -> Option<&String> {
+        self.request
+            .suggestions
+            .first()
+            .filter(|r| !tack_sys::terminal_text::has_control(r, true))
+    }
+
     fn options(&self) -> Vec<String> {
         let mut out = vec!["Yes".to_string()];
-        if let Some(rule) = self.request.suggestions.first() {
+        if let Some(rule) = self.always_rule() {
             out.push(format!(
                 "Yes, and don't ask again for {}",
                 describe_rule(rule)
@@ -53,12 +62,11 @@ impl PermissionDialog {
     }
 
     fn answer(&mut self, index: usize) -> DialogOutcome {
-        let has_always = !self.request.suggestions.is_empty();
-        match (index, has_always) {
+        match (index, self.always_rule()) {
             (0, _) => DialogOutcome::Answered(PermissionAnswer::Allow),
-            (1, true) => DialogOutcome::Answered(PermissionAnswer::AllowAlways {
-                rule: self.request.suggestions[0].clone(),
-            }),
+            (1, Some(rule)) => {
+                DialogOutcome::Answered(PermissionAnswer::AllowAlways { rule: rule.clone() })
+            }
             _ => {
                 self.selected = self.options().len() - 1;
                 self.feedback = Some(Editor::new());
@@ -171,7 +179,14 @@ fn describe_rule(rule: &str) -> String {
 
 /// The dialog's title and what the call will do.
 fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<Line<'static>>) {
-    let field = |k: &str| req.input.get(k).and_then(Value::as_str).map(sanitize);
+    // What the user approves is shown as it is: control characters (which
+    // `sanitize` would drop, hiding part of a command) made visible.
+    let field = |k: &str| {
+        req.input
+            .get(k)
+            .and_then(Value::as_str)
+            .map(|v| tack_sys::terminal_text::visible(v).replace('\t', "    "))
+    };
     match req.tool_name.as_str() {
         "Bash" => {
             let mut lines: Vec<Line<'static>> = field("command")
@@ -220,7 +235,10 @@ fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<L
             if !req.reason.is_empty() {
                 lines.push(Line::from(vec![
                     Span::raw("  "),
-                    Span::styled(sanitize(&req.reason), theme.dim()),
+                    Span::styled(
+                        tack_sys::terminal_text::visible(&req.reason).into_owned(),
+                        theme.dim(),
+                    ),
                 ]));
             }
             ("Tool use".to_string(), lines)
@@ -247,6 +265,17 @@ mod tests {
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn a_rule_with_control_characters_is_never_offered_to_save() {
+        let d = PermissionDialog::new(request(&["Bash(echo \x1b]0;x\x07:*)"]));
+        assert_eq!(
+            d.options(),
+            ["Yes", "No, and tell tack what to do differently (esc)"]
+        );
+        let mut d = d;
+        assert_eq!(d.key(key(KeyCode::Char('2'))), DialogOutcome::Open);
     }
 
     #[test]

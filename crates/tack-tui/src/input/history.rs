@@ -1,7 +1,6 @@
 //! Prompt history across sessions: a JSON-lines file under the config dir,
 //! browsed with Up/Down and searched with Ctrl+R.
 
-use std::fs::OpenOptions;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -89,9 +88,7 @@ impl PromptHistory {
         let Some(file) = &self.file else {
             return Ok(());
         };
-        if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
+
         let timestamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
@@ -102,7 +99,7 @@ impl PromptHistory {
         };
         let mut line = serde_json::to_string(&rec).map_err(io::Error::other)?;
         line.push('\n');
-        let mut f = OpenOptions::new().create(true).append(true).open(file)?;
+        let mut f = tack_sys::private_file::open_private_append(file)?;
         f.write_all(line.as_bytes())
     }
 

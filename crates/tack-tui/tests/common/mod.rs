@@ -9,7 +9,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use tack_protocol::PermissionMode;
-use tack_tui::commands::CustomCommand;
+use tack_tui::commands::MenuEntry;
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
 use tack_tui::{App, AppConfig, Theme, ThemeKind, UiAction};
@@ -27,7 +27,7 @@ pub fn status() -> StatusInfo {
     }
 }
 
-pub fn app_with(width: u16, height: u16, theme: Theme, custom: Vec<CustomCommand>) -> App {
+pub fn app_with(width: u16, height: u16, theme: Theme, custom: Vec<MenuEntry>) -> App {
     App::new(AppConfig {
         theme,
         width,

@@ -10,29 +10,11 @@
 
 use tack_protocol::Message;
 
+use crate::query::state::TokenBudgetTracker;
+
 pub const COMPLETION_THRESHOLD_PERCENT: u64 = 90;
 pub const MAX_CONTINUATIONS: u32 = 5;
 pub const DIMINISHING_RETURNS_TOKENS: u64 = 500;
-
-/// Output so far and continuations, carried in `State`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TokenBudgetTracker {
-    /// Output tokens of every response in this query.
-    pub output_tokens: u64,
-    pub continuations: u32,
-    /// `output_tokens` when the last continuation was sent.
-    pub output_at_last_continuation: u64,
-}
-
-impl TokenBudgetTracker {
-    /// After a response with `output_tokens`.
-    pub fn record(self, output_tokens: u64) -> Self {
-        TokenBudgetTracker {
-            output_tokens: self.output_tokens + output_tokens,
-            ..self
-        }
-    }
-}
 
 /// The tracker after continuing and the nudge message, or `None` to stop.
 pub fn continuation(

@@ -1,16 +1,18 @@
-//! Input schemas generated from the Rust input types, and input parsing with
-//! errors that name the field and the expected shape.
+//! Tool inputs, one way for every tool: the input schema generated from the
+//! Rust input type, and parsing with errors that name the field and the
+//! expected shape.
 
+use crate::ToolError;
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use tack_tool::ToolError;
 
 /// The `input_schema` for `T`: a draft-07 object schema with subschemas inlined,
 /// `Option` fields plain (not nullable), `additionalProperties: false` on every
-/// object, and without the `$schema`/`title`/`format` noise.
-pub(crate) fn schema_for<T: JsonSchema>() -> Value {
+/// object, and without the `$schema`/`title`/`format` noise (`format: uri`
+/// is kept: Claude Code's WebFetch schema has it).
+pub fn schema_for<T: JsonSchema>() -> Value {
     let settings = SchemaSettings::draft07().with(|s| {
         s.inline_subschemas = true;
         s.meta_schema = None;
@@ -28,7 +30,12 @@ fn clean(value: &mut Value) {
         Value::Object(obj) => {
             obj.remove("$schema");
             obj.remove("title");
-            obj.remove("format");
+            if obj
+                .get("format")
+                .is_some_and(|f| f.is_string() && f != "uri")
+            {
+                obj.remove("format");
+            }
             drop_null_type(obj);
             if obj.contains_key("properties") {
                 obj.insert("additionalProperties".into(), Value::Bool(false));
@@ -76,10 +83,7 @@ fn drop_null_type(obj: &mut Map<String, Value>) {
 /// Deserialises a tool's input. Unknown fields are ignored (models sometimes add
 /// some); a missing or wrongly typed field is an error naming the field and the
 /// expected shape of the whole input.
-pub(crate) fn parse<T: DeserializeOwned + JsonSchema>(
-    tool: &str,
-    input: &Value,
-) -> Result<T, ToolError> {
+pub fn parse<T: DeserializeOwned + JsonSchema>(tool: &str, input: &Value) -> Result<T, ToolError> {
     serde_path_to_error::deserialize(input).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner();
@@ -116,7 +120,7 @@ fn cap_middle(text: &str) -> String {
 }
 
 /// A one-line, TypeScript-like rendering of a schema: `{file_path: string, limit?: integer}`.
-pub(crate) fn shape(schema: &Value) -> String {
+pub fn shape(schema: &Value) -> String {
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return values
             .iter()
@@ -164,6 +168,6 @@ pub(crate) fn shape(schema: &Value) -> String {
 
 /// Parses a tool's input for `paths_touched` and friends, where a bad input
 /// simply touches nothing (`validate` reports it).
-pub(crate) fn parse_quiet<T: DeserializeOwned>(input: &Value) -> Option<T> {
+pub fn parse_quiet<T: DeserializeOwned>(input: &Value) -> Option<T> {
     T::deserialize(input).ok()
 }

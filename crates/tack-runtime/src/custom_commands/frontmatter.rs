@@ -1,0 +1,127 @@
+//! The YAML frontmatter of a command file, parsed in this one place with
+//! tack-config's bounded loader (a repository's files are hostile input: no
+//! billion laughs).
+
+use yaml_rust2::Yaml;
+
+/// What a command's frontmatter sets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Frontmatter {
+    pub description: Option<String>,
+    pub argument_hint: Option<String>,
+    /// A comma-separated string or a YAML list.
+    pub allowed_tools: Vec<String>,
+    pub model: Option<String>,
+}
+
+/// Parses the text between the `---` lines; the error says why it is not a
+/// frontmatter (YAML syntax, or not a mapping).
+pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
+    let docs = tack_config::load_yaml(yaml).map_err(|e| e.to_string())?;
+    let doc = match docs.into_iter().next() {
+        None | Some(Yaml::Null) => return Ok(Frontmatter::default()),
+        Some(doc @ Yaml::Hash(_)) => doc,
+        Some(_) => return Err("not a mapping".to_owned()),
+    };
+    let string = |key: &str| match &doc[key] {
+        Yaml::String(s) => Some(s.clone()),
+        Yaml::Integer(i) => Some(i.to_string()),
+        Yaml::Real(r) => Some(r.clone()),
+        _ => None,
+    };
+    let allowed_tools = match &doc["allowed-tools"] {
+        Yaml::String(s) => s
+            .split(',')
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty())
+            .collect(),
+        Yaml::Array(items) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(Frontmatter {
+        description: string("description"),
+        argument_hint: string("argument-hint"),
+        allowed_tools,
+        model: string("model"),
+    })
+}
+
+/// `---\n<yaml>\n---\n<body>`: (frontmatter, body). No frontmatter: (None, text).
+pub fn split_frontmatter(text: &str) -> (Option<&str>, &str) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return (None, text);
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return (Some(&rest[..offset]), &rest[offset + line.len()..]);
+        }
+        offset += line.len();
+    }
+    (None, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn every_key_and_both_tool_list_forms() {
+        assert_eq!(
+            parse_frontmatter(
+                "description: Review a PR\nargument-hint: <pr>\nallowed-tools: Bash(gh pr view:*), Read\nmodel: haiku\n"
+            ),
+            Ok(Frontmatter {
+                description: Some("Review a PR".into()),
+                argument_hint: Some("<pr>".into()),
+                allowed_tools: vec!["Bash(gh pr view:*)".into(), "Read".into()],
+                model: Some("haiku".into()),
+            })
+        );
+        assert_eq!(
+            parse_frontmatter("allowed-tools:\n  - Bash(git log:*)\n  - Grep\n"),
+            Ok(Frontmatter {
+                allowed_tools: vec!["Bash(git log:*)".into(), "Grep".into()],
+                ..Frontmatter::default()
+            })
+        );
+        assert_eq!(parse_frontmatter(""), Ok(Frontmatter::default()));
+        assert_eq!(parse_frontmatter("- a\n- b\n"), Err("not a mapping".into()));
+        // Alias expansion is bounded: a billion laughs is an error, not a hang.
+        let mut laughs = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"]
+            .iter()
+            .zip(["b", "c", "d", "e", "f", "g", "h", "i"])
+        {
+            laughs.push_str(&format!("{name}: &{name} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        assert!(parse_frontmatter(&laughs).is_err());
+    }
+
+    #[test]
+    fn splits_only_a_closed_frontmatter() {
+        assert_eq!(
+            split_frontmatter("---\na: 1\n---\nbody\n"),
+            (Some("a: 1\n"), "body\n")
+        );
+        assert_eq!(
+            split_frontmatter("---\r\na: 1\r\n---\r\nbody"),
+            (Some("a: 1\r\n"), "body")
+        );
+        assert_eq!(
+            split_frontmatter("---\nnever closed\n"),
+            (None, "---\nnever closed\n")
+        );
+        assert_eq!(split_frontmatter("just a body"), (None, "just a body"));
+    }
+}

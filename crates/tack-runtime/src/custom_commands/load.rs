@@ -1,0 +1,155 @@
+//! Finding and reading command files: one warning per file that cannot be
+//! read or whose frontmatter is bad; the others load.
+
+use std::fs::FileType;
+use std::path::{Path, PathBuf};
+
+use super::frontmatter::{parse_frontmatter, split_frontmatter};
+use super::{CommandScope, CustomCommand, CustomCommands};
+
+/// How deep folders under a commands folder are read (`a/b/c.md` is `a:b:c`).
+const MAX_DEPTH: usize = 8;
+
+/// Where commands are looked for.
+#[derive(Debug, Clone)]
+pub struct CommandDirs {
+    /// The project root (`.claude/commands`).
+    pub project: PathBuf,
+    /// The user's home (`~/.claude/commands`).
+    pub home: Option<PathBuf>,
+    /// tack's config dir (`<config dir>/commands`): the user's too.
+    pub config_dir: PathBuf,
+    /// The project is trusted. An untrusted project's commands load (a
+    /// template runs no code) without their `allowed-tools`, which would
+    /// loosen permissions.
+    pub trusted: bool,
+}
+
+/// The commands of `dirs`, sorted by name: a project command hides a user
+/// command of the same name. Also one warning line per file skipped or
+/// trimmed.
+pub fn load_commands(dirs: &CommandDirs) -> (CustomCommands, Vec<String>) {
+    let mut folders = vec![(dirs.project.join(".claude/commands"), CommandScope::Project)];
+    if let Some(home) = &dirs.home {
+        folders.push((home.join(".claude/commands"), CommandScope::User));
+    }
+    folders.push((dirs.config_dir.join("commands"), CommandScope::User));
+    let mut commands: Vec<CustomCommand> = Vec::new();
+    let mut warnings = Vec::new();
+    for (folder, scope) in folders {
+        let mut found = Vec::new();
+        collect(&folder, &folder, 0, &mut found);
+        found.sort();
+        for (name, path) in found {
+            if commands.iter().any(|c| c.name == name) {
+                continue;
+            }
+            match read_command(&path, name, scope) {
+                Ok(mut command) => {
+                    if scope == CommandScope::Project
+                        && !dirs.trusted
+                        && !command.allowed_tools.is_empty()
+                    {
+                        warnings.push(format!(
+                            "warning: {}: allowed-tools ignored until the project is trusted (tack trust)",
+                            path.display()
+                        ));
+                        command.allowed_tools.clear();
+                    }
+                    commands.push(command);
+                }
+                Err(message) => warnings.push(format!(
+                    "warning: {}: {message}; command skipped",
+                    path.display()
+                )),
+            }
+        }
+    }
+    commands.sort_by(|a, b| a.name.cmp(&b.name));
+    (CustomCommands(commands), warnings)
+}
+
+/// The `*.md` files under `dir` as (name, path). Symlinked folders are not
+/// followed (no loops); only regular files are read (a FIFO would block).
+fn collect(root: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if depth < MAX_DEPTH {
+                collect(root, &path, depth + 1, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "md")
+            && is_regular_file(kind, &path)
+            && let Ok(rel) = path.with_extension("").strip_prefix(root)
+        {
+            let name = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(":");
+            out.push((name, path));
+        }
+    }
+}
+
+fn is_regular_file(kind: FileType, path: &Path) -> bool {
+    kind.is_file() || (kind.is_symlink() && path.metadata().is_ok_and(|m| m.is_file()))
+}
+
+fn read_command(path: &Path, name: String, scope: CommandScope) -> Result<CustomCommand, String> {
+    let text = tack_sys::read_config_file(path, tack_sys::MAX_CONFIG_BYTES)
+        .map_err(|e| format!("cannot read it ({e})"))?;
+    let (front, body) = split_frontmatter(&text);
+    let front = match front {
+        Some(yaml) => parse_frontmatter(yaml).map_err(|e| format!("bad frontmatter: {e}"))?,
+        None => Default::default(),
+    };
+    Ok(CustomCommand {
+        name,
+        scope,
+        description: front.description,
+        argument_hint: front.argument_hint,
+        allowed_tools: front.allowed_tools,
+        model: front.model,
+        body: body.to_owned(),
+        path: path.to_path_buf(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn symlink_loops_and_fifos_are_not_followed_or_read() {
+        let project = tempfile::tempdir().unwrap();
+        let config = tempfile::tempdir().unwrap();
+        let root = project.path().join(".claude/commands");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::write(root.join("a/ok.md"), "fine\n").unwrap();
+        std::os::unix::fs::symlink(&root, root.join("a/loop")).unwrap();
+        std::os::unix::fs::symlink(root.join("a/ok.md"), root.join("linked.md")).unwrap();
+        let fifo = root.join("fifo.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (commands, warnings) = load_commands(&CommandDirs {
+            project: project.path().to_path_buf(),
+            home: None,
+            config_dir: config.path().to_path_buf(),
+            trusted: true,
+        });
+        let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a:ok", "linked"]);
+        assert_eq!(warnings, Vec::<String>::new());
+    }
+}
