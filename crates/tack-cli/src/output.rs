@@ -19,6 +19,8 @@ pub struct Printer {
     records: Records,
     progress: Option<Progress>,
     narrate: bool,
+    /// `forwardSubagentText`: a sub-agent's text and thinking are printed too.
+    subagent_text: bool,
     transcript: Option<std::path::PathBuf>,
     /// The last turn (or `/compact`) succeeded: the exit code.
     pub ok: bool,
@@ -41,6 +43,7 @@ impl Printer {
             },
             progress,
             narrate: false,
+            subagent_text: false,
             transcript: info.transcript_path.clone(),
             ok: true,
             out: Box::new(std::io::stdout()),
@@ -50,6 +53,13 @@ impl Printer {
     /// Narrates the session on stdout as it happens (`tack demo`).
     pub fn narrating(mut self, narrate: bool) -> Self {
         self.narrate = narrate;
+        self
+    }
+
+    /// Prints a sub-agent's text and thinking as well as its tool calls (the
+    /// SDK's `forwardSubagentText`; Claude Code forwards only the calls).
+    pub fn forwarding_subagent_text(mut self, forward: bool) -> Self {
+        self.subagent_text = forward;
         self
     }
 
@@ -81,7 +91,9 @@ impl Printer {
             RuntimeEvent::Subagent(event) => {
                 if self.format == OutputFormat::StreamJson {
                     for record in self.records.subagent_event(&event) {
-                        self.record(&record)?;
+                        if self.subagent_text || !is_prose(&record) {
+                            self.record(&record)?;
+                        }
                     }
                 }
             }
@@ -218,4 +230,21 @@ impl Printer {
         self.out.write_all(&line)?;
         self.out.flush()
     }
+}
+
+/// An assistant record with no tool call: the text or thinking a sub-agent's
+/// records leave out by default.
+fn is_prose(record: &StreamJsonRecord) -> bool {
+    let StreamJsonRecord::Assistant(a) = record else {
+        return false;
+    };
+    a.message.message.content.iter().all(|b| match b {
+        ContentBlock::Text { .. }
+        | ContentBlock::Thinking { .. }
+        | ContentBlock::RedactedThinking { .. } => true,
+        ContentBlock::Image { .. }
+        | ContentBlock::ToolUse { .. }
+        | ContentBlock::ToolResult { .. }
+        | ContentBlock::Unknown(_) => false,
+    })
 }

@@ -56,19 +56,18 @@ async fn stream_json_shows_the_subagents_records_with_parent_tool_use_id() {
             "assistant",
             "assistant",
             "user",
-            "assistant",
             "user",
             "assistant",
             "result/success"
         ]
     );
+    // The sub-agent's calls, not its text (no forwardSubagentText).
     let sub = json!("toolu_agent");
     assert_eq!(
         parents,
         [
             Value::Null,
             Value::Null,
-            sub.clone(),
             sub.clone(),
             sub,
             Value::Null,
@@ -85,9 +84,9 @@ async fn stream_json_shows_the_subagents_records_with_parent_tool_use_id() {
         records[3]["message"]["content"][0]["tool_use_id"],
         "toolu_glob"
     );
-    let answer = records[5]["message"]["content"][0]["content"].to_string();
+    let answer = records[4]["message"]["content"][0]["content"].to_string();
     assert!(answer.contains("There is 1 file."), "{answer}");
-    assert_eq!(records[7]["result"], "The agent says 1.");
+    assert_eq!(records[6]["result"], "The agent says 1.");
     // The sub-agent's request: its prompt, only its tool.
     let bodies = env.request_bodies();
     assert!(bodies[1]["system"].to_string().contains("You count files."));

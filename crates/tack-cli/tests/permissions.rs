@@ -317,3 +317,48 @@ async fn session_start_context_reaches_the_model_and_session_end_runs_at_exit() 
         (&json!("SessionEnd"), &json!("other"))
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hooks_continue_false_ends_the_turn_without_calling_the_model_again() {
+    let stop = r#"cat >/dev/null; echo '{"continue": false, "stopReason": "enough for today"}'"#;
+    for event in ["PreToolUse", "PostToolUse"] {
+        let script = Script::new([
+            Reply::message()
+                .tool_use("b1", "Bash", json!({"command": "touch ran"}))
+                .into(),
+            Reply::text("Never asked for."),
+        ]);
+        let (env, _) = project(
+            script,
+            json!({"permissions": {"allow": ["Bash(touch:*)"]}, "hooks": hook(event, "Bash", stop, None)}),
+        )
+        .await;
+        let out = env
+            .tack()
+            .args(["-p", "go", "--output-format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{event}: {}", stderr(&out));
+        let result = &lines(&out.stdout)[0];
+        let seen = json!({
+            "event": event,
+            "requests": env.request_bodies().len(),
+            "subtype": result["subtype"],
+            "is_error": result["is_error"],
+            "terminal_reason": result["terminal_reason"],
+            "ran": env.cwd().join("ran").exists(),
+        });
+        assert_eq!(
+            seen,
+            json!({
+                "event": event,
+                "requests": 1,
+                "subtype": "success",
+                "is_error": false,
+                "terminal_reason": "hook_stopped",
+                // PreToolUse stops the call; PostToolUse comes after it.
+                "ran": event == "PostToolUse",
+            })
+        );
+    }
+}

@@ -17,6 +17,8 @@ pub struct ToolCallOutcome {
     pub structured: Option<Value>,
     /// The tool opted out of the result budget (`Tool::max_result_chars` is `None`).
     pub budget_exempt: bool,
+    /// A hook said `continue: false`: the turn ends after these results.
+    pub stops_turn: bool,
 }
 
 impl ToolCallOutcome {
@@ -28,6 +30,7 @@ impl ToolCallOutcome {
             is_error: out.is_error,
             structured: out.structured,
             budget_exempt: false,
+            stops_turn: false,
         }
     }
 
@@ -39,6 +42,7 @@ impl ToolCallOutcome {
             is_error: true,
             structured: None,
             budget_exempt: false,
+            stops_turn: false,
         }
     }
 

@@ -32,6 +32,9 @@ pub enum PermissionDecision {
     /// Run it with this input instead (the user edited it). The input is validated
     /// again before the call.
     AllowWithInput(Value),
+    /// Do not run it, and end the turn once this message's results are in (a
+    /// hook's `continue: false`): the model is not called again.
+    Stop { message: String },
 }
 
 /// What runs after a successful call added for the model (PostToolUse hooks).
@@ -42,6 +45,8 @@ pub struct PostToolUseOutcome {
     pub block_reason: Option<String>,
     /// `additionalContext`: appended to the result as a system reminder.
     pub additional_context: Option<String>,
+    /// `continue: false`: the turn ends after this call's results.
+    pub stops_turn: bool,
 }
 
 impl PostToolUseOutcome {

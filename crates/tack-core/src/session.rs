@@ -245,12 +245,16 @@ impl ResultSubtype {
 
     fn for_terminal(terminal: &Terminal) -> Self {
         match terminal {
-            Terminal::Completed | Terminal::StopHookPrevented => ResultSubtype::Success,
+            // Claude Code ends a refused request as a "success" whose
+            // `is_error` is set and whose `result` is the error.
+            Terminal::Completed
+            | Terminal::StopHookPrevented
+            | Terminal::HookStopped
+            | Terminal::ModelError(_) => ResultSubtype::Success,
             Terminal::MaxTurns { .. } => ResultSubtype::ErrorMaxTurns,
-            Terminal::Aborted
-            | Terminal::BlockingLimit
-            | Terminal::PromptTooLong(_)
-            | Terminal::ModelError(_) => ResultSubtype::ErrorDuringExecution,
+            Terminal::Aborted | Terminal::BlockingLimit | Terminal::PromptTooLong(_) => {
+                ResultSubtype::ErrorDuringExecution
+            }
         }
     }
 }
@@ -673,12 +677,20 @@ impl SessionTurn<'_> {
             None => ResultSubtype::ErrorDuringExecution,
         };
         self.session.absorb_side_calls();
+        let result = match &terminal {
+            Some(Terminal::ModelError(e)) => {
+                Terminal::api_error_text(e, &self.session.parts.config.model)
+            }
+            Some(_) | None => self.last_text.clone(),
+        };
+        let is_error =
+            subtype != ResultSubtype::Success || matches!(terminal, Some(Terminal::ModelError(_)));
         let totals = &self.session.totals;
         SessionEvent::Result(SessionResult {
             subtype,
-            is_error: subtype != ResultSubtype::Success,
+            is_error,
             terminal,
-            result: self.last_text.clone(),
+            result,
             errors,
             duration: self.started.elapsed(),
             duration_api: self.api_duration,

@@ -645,10 +645,12 @@ impl tack_core::permission::CanUseTool for FakePostHook {
             "Write" => tack_core::permission::PostToolUseOutcome {
                 block_reason: Some("lint failed: x.rs".into()),
                 additional_context: None,
+                stops_turn: false,
             },
             _ => tack_core::permission::PostToolUseOutcome {
                 block_reason: None,
                 additional_context: Some("read was audited".into()),
+                stops_turn: false,
             },
         };
         Box::pin(std::future::ready(outcome))

@@ -216,6 +216,9 @@ pub struct ResultRecord {
     /// The `uuid` of the stream-json user line this turn answers, when it had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_message_uuid: Option<String>,
+    /// The `origin` of that user line (e.g. `{"kind": "human"}`), echoed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Value>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

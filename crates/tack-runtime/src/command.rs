@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
+use serde_json::Value;
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
+use tack_protocol::stream_json::ResultRecord;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::snapshot::SessionSnapshot;
@@ -85,6 +87,8 @@ pub struct TurnOptions {
 pub struct UserInput {
     pub message: Message,
     pub uuid: Option<String>,
+    /// The stream-json line's `origin`, echoed on the turn's result.
+    pub origin: Option<Value>,
 }
 
 impl UserInput {
@@ -92,7 +96,30 @@ impl UserInput {
         UserInput {
             message: Message::user_text(text),
             uuid: None,
+            origin: None,
         }
+    }
+
+    /// What the turn's result echoes of this message.
+    pub(crate) fn echo(&self) -> TurnEcho {
+        TurnEcho {
+            uuid: self.uuid.clone(),
+            origin: self.origin.clone(),
+        }
+    }
+}
+
+/// The user line's `uuid` and `origin`, echoed on its turn's result.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TurnEcho {
+    pub uuid: Option<String>,
+    pub origin: Option<Value>,
+}
+
+impl TurnEcho {
+    pub fn apply(self, record: &mut ResultRecord) {
+        record.user_message_uuid = self.uuid;
+        record.origin = self.origin;
     }
 }
 

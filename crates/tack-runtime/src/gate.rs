@@ -348,6 +348,12 @@ impl Gate {
         ctx: &ToolContext,
         message: String,
     ) -> PermissionDecision {
+        self.record_denial(tool, input, ctx);
+        PermissionDecision::Deny { message }
+    }
+
+    /// The call goes into `result.permission_denials`.
+    fn record_denial(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) {
         self.denials
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -356,7 +362,6 @@ impl Gate {
                 tool_use_id: ctx.tool_use_id.clone(),
                 tool_input: input.clone(),
             });
-        PermissionDecision::Deny { message }
     }
 
     async fn check(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> PermissionDecision {
@@ -375,7 +380,8 @@ impl Gate {
                     .stop_reason()
                     .unwrap_or("a PreToolUse hook stopped the session");
                 let message = format!("Execution stopped by PreToolUse hook: {why}");
-                return self.deny(tool, input, ctx, message);
+                self.record_denial(tool, input, ctx);
+                return PermissionDecision::Stop { message };
             }
             match outcome.permission_decision() {
                 Some((HookDecision::Deny, reason)) => {
@@ -669,6 +675,7 @@ impl Gate {
         PostToolUseOutcome {
             block_reason: outcome.blocked(),
             additional_context: outcome.additional_context(),
+            stops_turn: !outcome.should_continue(),
         }
     }
 }

@@ -100,6 +100,8 @@ impl RequestEnv {
         if let Some(thinking) = &self.thinking {
             config.thinking = Some(thinking.clone());
         }
+        let cap = info.map(|i| u32::try_from(i.max_output_tokens).unwrap_or(u32::MAX));
+        fit_thinking(&mut config, self.max_output_tokens.is_none(), cap);
         if let Some(effort) = &self.effort {
             let mut output_config = serde_json::Map::new();
             output_config.insert("effort".into(), serde_json::Value::String(effort.clone()));
@@ -110,5 +112,34 @@ impl RequestEnv {
         }
         config.fallback_model = base.fallback_model.clone().filter(|m| m != model);
         config
+    }
+}
+
+/// `max_tokens` with a thinking budget when the user set no cap (Claude Code's:
+/// 32,000 with an 8,000 budget).
+const THINKING_MAX_TOKENS: u32 = 32_000;
+/// The API's smallest thinking budget.
+const MIN_THINKING_BUDGET: u32 = 1_024;
+
+/// Makes a thinking request one the API accepts: a budget of at least 1,024
+/// and below `max_tokens` (raised when the user set no cap, else the budget
+/// shrinks; thinking is dropped when even 1,024 does not fit).
+fn fit_thinking(config: &mut QueryConfig, may_raise: bool, model_cap: Option<u32>) {
+    let Some(ThinkingConfig::Enabled { budget_tokens, .. }) = &mut config.thinking else {
+        return;
+    };
+    *budget_tokens = (*budget_tokens).max(MIN_THINKING_BUDGET);
+    if may_raise {
+        let wanted = THINKING_MAX_TOKENS.max(budget_tokens.saturating_add(1));
+        config.max_tokens = config
+            .max_tokens
+            .max(wanted)
+            .min(model_cap.unwrap_or(u32::MAX));
+    }
+    if *budget_tokens >= config.max_tokens {
+        *budget_tokens = config.max_tokens.saturating_sub(1);
+    }
+    if *budget_tokens < MIN_THINKING_BUDGET {
+        config.thinking = None;
     }
 }

@@ -251,10 +251,14 @@ pub fn result_record(
             | Terminal::Aborted
             | Terminal::BlockingLimit
             | Terminal::MaxTurns { .. }
-            | Terminal::StopHookPrevented,
+            | Terminal::StopHookPrevented
+            | Terminal::HookStopped,
         )
         | None => None,
     };
+    // The success arm carries `result` (an API error's text when `is_error`),
+    // the error arm `errors`.
+    let success = result.subtype == ResultSubtype::Success;
     let mut usage = result.usage.clone();
     usage.server_tool_use.get_or_insert_default();
     usage.service_tier.get_or_insert_with(|| "standard".into());
@@ -264,7 +268,7 @@ pub fn result_record(
         duration_ms: result.duration.as_millis() as u64,
         duration_api_ms: result.duration_api.as_millis() as u64,
         num_turns: result.num_turns,
-        result: (!result.is_error).then(|| result.result.clone()),
+        result: success.then(|| result.result.clone()),
         stop_reason,
         session_id: result.session_id.clone(),
         total_cost_usd: result.total_cost_usd,
@@ -275,10 +279,11 @@ pub fn result_record(
         model_usage,
         permission_denials: denials,
         terminal_reason: Some(terminal_reason.to_owned()),
-        errors: result.is_error.then(|| result.errors.clone()),
+        errors: (!success).then(|| result.errors.clone()),
         api_error_status,
         uuid: new_uuid(),
         user_message_uuid: None,
+        origin: None,
         extra: Map::new(),
     }
 }

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agents::ModelCell;
 use crate::command::{
-    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnOptions, UserInput,
+    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnEcho, TurnOptions, UserInput,
 };
 use crate::custom_commands::CustomCommands;
 use crate::emit::Emitter;
@@ -317,7 +317,7 @@ impl Driver {
                     }
                     Work::Unknown { name, uuid } => {
                         let reason = format!("Unknown slash command: {name}");
-                        self.blocked(&session, reason, uuid)
+                        self.blocked(&session, reason, TurnEcho { uuid, origin: None })
                     }
                 };
                 if let Some(model) = self.pending_model.take() {
@@ -594,7 +594,7 @@ impl Driver {
 
     async fn run_turn(&mut self, session: &mut Session, input: UserInput) -> bool {
         self.refresh_tools(session);
-        let uuid = input.uuid;
+        let echo = input.echo();
         let mut message = input.message;
         let resources = session.tool_env().session_dir().join("mcp-resources");
         let attached = mentions::resolve(
@@ -616,7 +616,7 @@ impl Driver {
         let prompt = match self.hooks.clone() {
             Some(h) => match h.user_prompt_submit(prompt).await {
                 PromptVerdict::Send(p) => p,
-                PromptVerdict::Blocked(reason) => return self.blocked(session, reason, uuid),
+                PromptVerdict::Blocked(reason) => return self.blocked(session, reason, echo),
             },
             None => prompt,
         };
@@ -662,7 +662,7 @@ impl Driver {
                     } else {
                         "aborted_streaming"
                     };
-                    alive = self.turn_ended(&result, stop_reason, uuid, aborted);
+                    alive = self.turn_ended(&result, stop_reason, echo, aborted);
                     break;
                 }
                 None => break,
@@ -710,6 +710,7 @@ impl Driver {
                 UserInput {
                     message: run.message(),
                     uuid: None,
+                    origin: None,
                 },
             )
             .await;
@@ -721,12 +722,12 @@ impl Driver {
         &mut self,
         result: &SessionResult,
         stop_reason: Option<String>,
-        user_message_uuid: Option<String>,
+        echo: TurnEcho,
         aborted_reason: &str,
     ) -> bool {
         self.figures.turns_duration += result.duration;
         let mut record = result_record(result, stop_reason, self.gate.take_denials());
-        record.user_message_uuid = user_message_uuid;
+        echo.apply(&mut record);
         // Claude Code says where the interrupt found the turn.
         if result.terminal == Some(tack_core::Terminal::Aborted) {
             record.terminal_reason = Some(aborted_reason.to_owned());
@@ -743,7 +744,7 @@ impl Driver {
     /// A turn refused before anything is sent (a UserPromptSubmit hook
     /// blocked its prompt, or an unknown slash command): nothing is sent or
     /// persisted; an error result.
-    fn blocked(&mut self, session: &Session, reason: String, uuid: Option<String>) -> bool {
+    fn blocked(&mut self, session: &Session, reason: String, echo: TurnEcho) -> bool {
         self.ensure_started();
         let totals = session.totals();
         let result = SessionResult {
@@ -761,7 +762,7 @@ impl Driver {
             session_id: session.session_id().to_owned(),
         };
         let mut record = result_record(&result, None, self.gate.take_denials());
-        record.user_message_uuid = uuid;
+        echo.apply(&mut record);
         self.emit.emit(RuntimeEvent::TurnEnded(Box::new(TurnEnd {
             record,
             ok: false,

@@ -107,6 +107,7 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands) -> Dispatch {
         UserInput {
             message,
             uuid: input.uuid,
+            origin: input.origin,
         },
         options,
     )
@@ -136,6 +137,7 @@ mod tests {
         UserInput {
             message: Message::user(blocks),
             uuid: Some("u1".into()),
+            origin: None,
         }
     }
 

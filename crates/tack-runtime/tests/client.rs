@@ -193,6 +193,7 @@ async fn a_client_hook_that_denies_stops_the_call() {
         .submit(UserInput {
             message: Message::user_text("clean"),
             uuid: Some("u-1".into()),
+            origin: None,
         })
         .unwrap();
     drop(handle);
@@ -226,6 +227,7 @@ async fn an_appended_message_goes_with_the_next_turn() {
         .submit(UserInput {
             message: Message::user_text("what now?"),
             uuid: Some("q".into()),
+            origin: None,
         })
         .unwrap();
     drop(handle);
@@ -273,6 +275,7 @@ async fn an_interrupt_receipt_lists_the_queue_and_comes_before_the_result() {
             .submit(UserInput {
                 message: Message::user_text(text),
                 uuid: Some(uuid.into()),
+                origin: None,
             })
             .unwrap();
     }

@@ -87,6 +87,10 @@ pub async fn run(
         cli.include_partial_messages,
         &info,
         None,
+    )
+    .forwarding_subagent_text(
+        init.as_ref()
+            .is_some_and(|(_, r)| r.forward_subagent_text == Some(true)),
     );
     if let Some((id, request)) = &init {
         let answer = ControlResponse::success(id.clone(), &initialize::response(request, &info))?;
@@ -367,6 +371,7 @@ impl Front {
         let input = UserInput {
             message,
             uuid: line.uuid,
+            origin: line.origin,
         };
         let sent = match line.should_query {
             Some(false) => handle.send(Command::Append(input)),

@@ -324,6 +324,12 @@ async fn run_call(
     let input = match can_use_tool.check(tool, &input, ctx).await {
         PermissionDecision::Allow => input,
         PermissionDecision::Deny { message } => return ToolCallOutcome::error(id, name, message),
+        PermissionDecision::Stop { message } => {
+            return ToolCallOutcome {
+                stops_turn: true,
+                ..ToolCallOutcome::error(id, name, message)
+            };
+        }
         PermissionDecision::AllowWithInput(edited) => {
             if let Err(e) = tool.validate(&edited, ctx) {
                 return fail(e);
@@ -360,6 +366,7 @@ async fn run_call(
         if let Some(text) = post.appendix() {
             outcome.append_text(&text);
         }
+        outcome.stops_turn = post.stops_turn;
     }
     outcome
 }

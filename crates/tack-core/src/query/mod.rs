@@ -325,11 +325,14 @@ impl Query<'_> {
         self.out.emit(LoopEvent::AssistantMessage(assistant)).await;
 
         // Step 13: StreamingToolExecutor.
-        let aborted = self
+        let (aborted, hook_stopped) = self
             .tool_results(executor, aborted, &mut state.messages)
             .await;
         if aborted || self.cancel.is_cancelled() {
             return Err(Terminal::Aborted);
+        }
+        if hook_stopped {
+            return Err(Terminal::HookStopped);
         }
         Ok(IterationEnd {
             state,
@@ -541,13 +544,14 @@ impl Query<'_> {
     /// Step 13: collects the remaining results in tool_use order, streaming
     /// progress meanwhile (only the synthetic ones if `aborted`), applies step
     /// 5's per-message budget, appends the results to `messages` and yields
-    /// them. Returns whether the tools were aborted.
+    /// them. Returns whether the tools were aborted, and whether a hook
+    /// stopped the turn (`continue: false`).
     async fn tool_results(
         &self,
         mut executor: StreamingToolExecutor,
         mut aborted: bool,
         messages: &mut Vec<Message>,
-    ) -> bool {
+    ) -> (bool, bool) {
         let mut outcomes = Vec::new();
         if aborted {
             outcomes = executor.abort();
@@ -582,6 +586,7 @@ impl Query<'_> {
             );
         }
 
+        let hook_stopped = outcomes.iter().any(|o| o.stops_turn);
         // Attachments (queued commands, changed files, memory) would join the
         // tool results here; tack has none yet.
         if !outcomes.is_empty() {
@@ -605,7 +610,7 @@ impl Query<'_> {
                 }))
                 .await;
         }
-        aborted
+        (aborted, hook_stopped)
     }
 
     fn summary_settings(&self) -> SummarySettings<'_> {

@@ -16,6 +16,9 @@ pub enum Terminal {
     MaxTurns { turn_count: u32 },
     /// A Stop hook prevented the turn from continuing.
     StopHookPrevented,
+    /// A tool hook said `continue: false`: the turn ended after that call's
+    /// results, without calling the model again.
+    HookStopped,
     /// The API refused the prompt as too long and no recovery could shrink it
     /// (reactive compaction runs at most once per turn).
     PromptTooLong(ApiError),
@@ -38,7 +41,8 @@ impl Terminal {
             Terminal::Completed
             | Terminal::Aborted
             | Terminal::MaxTurns { .. }
-            | Terminal::StopHookPrevented => None,
+            | Terminal::StopHookPrevented
+            | Terminal::HookStopped => None,
         }
     }
 
@@ -50,8 +54,37 @@ impl Terminal {
             Terminal::BlockingLimit => "blocking_limit",
             Terminal::MaxTurns { .. } => "max_turns",
             Terminal::StopHookPrevented => "stop_hook_prevented",
+            Terminal::HookStopped => "hook_stopped",
             Terminal::PromptTooLong(_) => "prompt_too_long",
-            Terminal::ModelError(_) => "model_error",
+            Terminal::ModelError(_) => "api_error",
+        }
+    }
+
+    /// The `result` text of a turn the API refused, as Claude Code words it
+    /// (its SDKs show this text as the turn's error).
+    pub fn api_error_text(error: &ApiError, model: &str) -> String {
+        match error {
+            ApiError::NotFound { .. } => format!(
+                "There's an issue with the selected model ({model}). It may not exist or you \
+                 may not have access to it. Run --model to pick a different model."
+            ),
+            ApiError::Overloaded { .. }
+            | ApiError::RateLimited { .. }
+            | ApiError::Authentication { .. }
+            | ApiError::Billing { .. }
+            | ApiError::Permission { .. }
+            | ApiError::InvalidRequest { .. }
+            | ApiError::PromptTooLong { .. }
+            | ApiError::RequestTooLarge { .. }
+            | ApiError::Server { .. }
+            | ApiError::Other { .. }
+            | ApiError::Connection { .. }
+            | ApiError::IdleTimeout(_)
+            | ApiError::Protocol { .. }
+            | ApiError::Cancelled => match error.status() {
+                Some(status) => format!("API Error: {status} {error}"),
+                None => format!("API Error: {error}"),
+            },
         }
     }
 }
