@@ -3,13 +3,9 @@
 use crate::common;
 
 use common::Env;
+use common::write;
 use pretty_assertions::assert_eq;
 use tack_testkit::Script;
-
-fn write(path: &std::path::Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn doctor_reports_settings_trust_credentials_and_hooks_and_runs_nothing() {
@@ -18,7 +14,7 @@ async fn doctor_reports_settings_trust_credentials_and_hooks_and_runs_nothing() 
     std::fs::create_dir_all(cwd.join(".git")).unwrap();
     let marker = cwd.join("hook-ran");
     write(
-        &cwd.join(".claude/settings.json"),
+        cwd.join(".claude/settings.json"),
         &format!(
             r#"{{"permissions": {{"allow": ["Bash(*)"], "deny": ["Read(.env)"]}},
                 "hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "touch {}"}}]}}]}}}}"#,
@@ -68,7 +64,7 @@ sessions in this folder: 0
     );
     assert!(stdout.contains("permissions: mode default; 1 allow, 0 ask, 1 deny rules"));
     // The user's own file (a broken one of the repository's is skipped).
-    write(&env.config_dir().join("settings.json"), "{ broken");
+    write(env.config_dir().join("settings.json"), "{ broken");
     let out = env.tack().arg("doctor").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -103,7 +99,7 @@ async fn doctor_reports_mcp_servers_and_their_approval_without_starting_them() {
 
     let marker = cwd.join("server-ran");
     write(
-        &cwd.join(".mcp.json"),
+        cwd.join(".mcp.json"),
         &format!(
             r#"{{"mcpServers": {{
                 "files": {{"command": "touch", "args": ["{}"]}},
@@ -114,7 +110,7 @@ async fn doctor_reports_mcp_servers_and_their_approval_without_starting_them() {
         ),
     );
     write(
-        &cwd.join(".claude/settings.json"),
+        cwd.join(".claude/settings.json"),
         r#"{"enabledMcpjsonServers": ["files"], "disabledMcpjsonServers": ["legacy"]}"#,
     );
     let user_file = env.config_dir().join("mcp.json");
@@ -153,7 +149,7 @@ async fn doctor_reports_mcp_servers_and_their_approval_without_starting_them() {
 
     // A project's .mcp.json that cannot be read is skipped by a session
     // (a checkout cannot stop tack), and doctor says so.
-    write(&cwd.join(".mcp.json"), "{ broken");
+    write(cwd.join(".mcp.json"), "{ broken");
     let out = env.tack().arg("doctor").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

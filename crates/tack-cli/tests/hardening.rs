@@ -10,6 +10,7 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::stderr;
 use common::{Env, lines};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -17,10 +18,6 @@ use tack_testkit::{Reply, Script};
 
 /// How long one `tack` run may take before the test calls it hung.
 const HANG: Duration = Duration::from_secs(30);
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// The text of every `tool_result` block in the last user message of `body`,
 /// keyed by tool_use id, with its `is_error` flag.
@@ -372,7 +369,7 @@ async fn project_memory_imports_from_outside_the_project_are_skipped() {
         assert!(body.contains(kept), "{kept} missing from the request");
     }
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         format!(
             "warning: Skipped 3 import(s) in {} from outside the project ({}, ~/secret.txt, docs/link.md). \
              To allow them: tack trust --allow-external-imports\n",
@@ -391,7 +388,7 @@ async fn cut_and_dropped_memory_files_are_reported() {
     let out = env.tack().args(["-p", "hi"]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         format!(
             "warning: {} has 45000 characters; only the first 40000 are sent to the model\n\
              warning: {} is 5000000 bytes, over the 4194304-byte limit for memory files; it was not loaded\n",
@@ -497,7 +494,7 @@ async fn an_unpriced_model_still_stops_on_budget_and_says_so() {
     assert_eq!(result["total_cost_usd"], json!(0.003));
     assert_eq!(env.request_bodies().len(), 1);
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         "warning: no price known for model \"nonsense-model\": costs are estimated at \
          claude-opus-4-1's rates ($15/$75 per million input/output tokens)\n\
          Error: Reached maximum budget ($0.001)\n"
@@ -563,7 +560,7 @@ async fn a_typo_in_a_settings_key_is_warned_with_file_line_and_suggestion() {
     assert!(out.status.success(), "{out:?}");
     let file = dir.join("settings.json");
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         format!(
             "warning: unknown settings key \"permisions\" in {0}:3 (did you mean \"permissions\"?); it is ignored\n\
              warning: unknown settings key \"permissions.dney\" in {0}:4 (did you mean \"permissions.deny\"?); it is ignored\n",
@@ -583,7 +580,7 @@ async fn an_empty_transcript_resumes_with_a_warning() {
     let out = env.tack().args(["-p", "hi", "-r", id]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         format!(
             "warning: {}: the transcript is empty (0 bytes): nothing to resume, starting the conversation afresh\n",
             path.display()
@@ -609,7 +606,7 @@ async fn session_id_with_continue_or_resume_is_an_error() {
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{flag:?}");
         assert_eq!(
-            stderr_of(&out),
+            stderr(&out),
             "Error: --session-id cannot be used with --continue or --resume\n",
             "{flag:?}"
         );
@@ -626,7 +623,7 @@ async fn max_turns_zero_is_an_error_and_documented() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr_of(&out), "Error: --max-turns must be at least 1\n");
+    assert_eq!(stderr(&out), "Error: --max-turns must be at least 1\n");
     assert_eq!(env.request_bodies().len(), 0);
     let help = env.tack().arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
@@ -709,7 +706,7 @@ async fn resume_after_a_lost_middle_record_keeps_the_earlier_history() {
         .unwrap()
         .to_owned();
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         format!(
             "warning: {0}: line 4 is not a valid record (EOF while parsing a string at line 1 column {1}); skipped\n\
              warning: {0}: line 5 continues from record {lost_parent}, which is lost; the conversation \
@@ -731,7 +728,7 @@ async fn os_errors_are_printed_once() {
     std::fs::write(env.config_dir().join("projects"), "a file, not a directory").unwrap();
     let out = env.tack().args(["-p", "hi"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let stderr = stderr_of(&out);
+    let stderr = stderr(&out);
     assert_eq!(stderr.matches("(os error").count(), 1, "{stderr}");
     assert!(stderr.starts_with("Error: "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -747,7 +744,7 @@ async fn a_directory_in_place_of_a_transcript_is_reported_as_such() {
     let out = env.tack().args(["-p", "hi", "-r", id]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        stderr_of(&out),
+        stderr(&out),
         format!(
             "Error: {} is a directory, not a session transcript\n",
             path.display()

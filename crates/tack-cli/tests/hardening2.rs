@@ -9,20 +9,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::Env;
+use common::{stderr, stdout, write};
 use pretty_assertions::assert_eq;
 use tack_testkit::{Reply, Script};
 use tack_tui::testing::{CommandBuilder, PtySession, keys};
 
 /// How long one `tack` run may take before the test calls it hung.
 const HANG: Duration = Duration::from_secs(30);
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// `tack` with the usual environment, its address space capped at `bytes`
 /// (so a regression that expands or reads without bound fails the test, not
@@ -59,15 +52,9 @@ fn mkfifo(path: &Path) {
 /// Puts something where a file goes.
 type MakeFile = fn(&Path);
 
-fn write(dir: &Path, rel: &str, text: &str) {
-    let path = dir.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 /// The stderr lines that start with "warning:".
 fn warnings(out: &std::process::Output) -> Vec<String> {
-    stderr_of(out)
+    stderr(out)
         .lines()
         .filter(|l| l.starts_with("warning:"))
         .map(str::to_owned)
@@ -93,10 +80,9 @@ fn billion_laughs() -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn item3_a_billion_laughs_agent_file_is_skipped_with_a_warning() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
-    write(&env.cwd(), ".claude/agents/x.md", &billion_laughs());
+    write(env.cwd().join(".claude/agents/x.md"), &billion_laughs());
     write(
-        &env.cwd(),
-        ".claude/agents/good.md",
+        env.cwd().join(".claude/agents/good.md"),
         "---\nname: good\ndescription: a fine agent\n---\nHi.\n",
     );
     let out = capped_tack(&env, 2 * GB)
@@ -104,7 +90,7 @@ async fn item3_a_billion_laughs_agent_file_is_skipped_with_a_warning() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(stdout_of(&out), "ok\n");
+    assert_eq!(stdout(&out), "ok\n");
     let path = env.cwd().join(".claude/agents/x.md");
     assert_eq!(
         warnings(&out),
@@ -181,7 +167,7 @@ async fn item11_a_broken_project_settings_file_is_skipped_with_a_warning() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{why}: {out:?}");
-        assert_eq!(stdout_of(&out), "ok\n");
+        assert_eq!(stdout(&out), "ok\n");
         let expected = if why.is_empty() {
             format!(
                 "warning: invalid settings in {}:1:10: EOF while parsing a value; this settings file is skipped",
@@ -206,8 +192,7 @@ async fn item11_a_broken_project_settings_file_is_skipped_with_a_warning() {
 async fn item11_a_malformed_deny_rule_of_an_untrusted_project_is_skipped_with_a_warning() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
     write(
-        &env.cwd(),
-        ".claude/settings.json",
+        env.cwd().join(".claude/settings.json"),
         r#"{"permissions": {"deny": ["Bash(:*", "Read(./secret)"]}}"#,
     );
     let out = capped_tack(&env, 2 * GB)
@@ -215,7 +200,7 @@ async fn item11_a_malformed_deny_rule_of_an_untrusted_project_is_skipped_with_a_
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(stdout_of(&out), "ok\n");
+    assert_eq!(stdout(&out), "ok\n");
     let w = warnings(&out);
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
@@ -270,7 +255,7 @@ async fn item2_tack_trust_refuses_broad_missing_and_non_folders_and_stores_the_r
     std::os::unix::fs::symlink(cwd.join("real"), cwd.join("link")).unwrap();
     let trust = |args: &[&str]| {
         let out = env.tack().arg("trust").args(args).output().unwrap();
-        (out.status.code(), stdout_of(&out), stderr_of(&out))
+        (out.status.code(), stdout(&out), stderr(&out))
     };
     let home_arg = home.to_string_lossy().into_owned();
     assert_eq!(
@@ -421,8 +406,7 @@ async fn item1_a_write_path_with_control_characters_is_shown_whole() {
 async fn item7_an_mcp_server_name_with_osc52_is_shown_not_run() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
     write(
-        &env.cwd(),
-        ".mcp.json",
+        env.cwd().join(".mcp.json"),
         r#"{"mcpServers": {"evil\u001b]52;c;SGVsbG8=\u0007": {"command": "true"}}}"#,
     );
     let out = env
@@ -432,7 +416,7 @@ async fn item7_an_mcp_server_name_with_osc52_is_shown_not_run() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let stderr = stderr_of(&out);
+    let stderr = stderr(&out);
     assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
     assert!(
         stderr.contains("project MCP server \"evil␛]52;c;SGVsbG8=␇\""),
@@ -496,7 +480,7 @@ async fn item10_and_7_a_bad_stdin_line_is_described_not_echoed() {
     let mut got = Vec::new();
     for stdin in [big, controls] {
         let out = stream_json(&env, stdin);
-        got.push((out.status.code(), stderr_of(&out)));
+        got.push((out.status.code(), stderr(&out)));
     }
     assert_eq!(
         got,
@@ -608,8 +592,7 @@ async fn item9_sub_agents_nest_at_most_four_deep_with_a_clear_error_past_it() {
     replies.extend((0..5).map(|i| Reply::text(&format!("level {} done", 4 - i))));
     let env = Env::new(Script::new(replies)).await;
     write(
-        &env.cwd(),
-        ".claude/agents/nest.md",
+        env.cwd().join(".claude/agents/nest.md"),
         "---\nname: nest\ndescription: starts another\ntools: Agent\n---\nNest.\n",
     );
     let out = capped_tack(&env, 2 * GB)

@@ -9,6 +9,7 @@ use crate::common;
 
 use std::path::PathBuf;
 
+use common::stderr;
 use common::{Env, kinds, lines};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -32,10 +33,6 @@ fn everything() -> Option<PathBuf> {
         .map(|dir| dir.join(entry))
         .find(|p| p.is_file())
         .filter(|_| node)
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The tool_result blocks of the last message of a request body.

@@ -7,6 +7,7 @@ use crate::common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use common::stderr;
 use common::{Env, lines};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -30,10 +31,6 @@ fn hook(event: &str, matcher: &str, command: &str, timeout: Option<u64>) -> Valu
         h["timeout"] = json!(t);
     }
     json!({event: [{"matcher": matcher, "hooks": [h]}]})
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The tool_result blocks of the last message of a request body, as text.

@@ -11,20 +11,12 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::{Env, kinds, lines, redact};
+use common::{stderr, write};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_runtime::records::Records;
 use tack_runtime::{RuntimeEvent, SessionOptions, UserInput};
 use tack_testkit::{Reply, Script};
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn write(path: &std::path::Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 /// A tool-using session: Glob, then a final answer.
 fn glob_script() -> Script {
@@ -65,7 +57,7 @@ fn transcript_records(path: &std::path::Path, cwd: &std::path::Path) -> Vec<Valu
 async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tack_p() {
     // The binary.
     let env = Env::new(glob_script()).await;
-    write(&env.cwd().join("a.txt"), "a");
+    write(env.cwd().join("a.txt"), "a");
     let out = env
         .tack()
         .args(["-p", "list", "--output-format", "stream-json", "--verbose"])
@@ -77,7 +69,7 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
 
     // The same session driven by the runtime alone, in another project.
     let env2 = Env::new(glob_script()).await;
-    write(&env2.cwd().join("a.txt"), "a");
+    write(env2.cwd().join("a.txt"), "a");
     let vars: HashMap<String, String> = env2
         .vars()
         .into_iter()
@@ -172,7 +164,7 @@ async fn a_pre_compact_hook_on_its_own_runs_on_autocompaction_with_trigger_auto(
     let log = env.cwd().join("precompact.log");
     let hook = format!("cat >> {}; echo >> {}", log.display(), log.display());
     write(
-        &env.cwd().join(".claude/settings.json"),
+        env.cwd().join(".claude/settings.json"),
         &json!({"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": hook}]}]}})
             .to_string(),
     );
@@ -219,7 +211,7 @@ async fn an_async_hook_does_not_delay_the_result() {
     // Marks that it started, then would hold the session for 30 s if waited for.
     let hook = format!("touch {}; sleep 30", started.display());
     write(
-        &env.cwd().join(".claude/settings.json"),
+        env.cwd().join(".claude/settings.json"),
         &json!({"hooks": {"PostToolUse": [{"matcher": "Glob",
             "hooks": [{"type": "command", "command": hook, "async": true, "timeout": 60}]}]}})
         .to_string(),
@@ -280,7 +272,7 @@ async fn what_an_async_hook_reports_reaches_the_model_on_the_next_turn() {
         done.display()
     );
     write(
-        &env.cwd().join(".claude/settings.json"),
+        env.cwd().join(".claude/settings.json"),
         &json!({"hooks": {"PostToolUse": [{"matcher": "Glob",
             "hooks": [{"type": "command", "command": hook, "async": true}]}]}})
         .to_string(),
@@ -365,8 +357,8 @@ async fn an_untrusted_repos_allow_rules_do_not_apply_until_it_is_trusted() {
     std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
     let settings = env.cwd().join(".claude/settings.json");
     write(&settings, r#"{"permissions": {"allow": ["Bash(*)"]}}"#);
-    write(&env.cwd().join(victim(1)), "keep me");
-    write(&env.cwd().join(victim(2)), "remove me");
+    write(env.cwd().join(victim(1)), "keep me");
+    write(env.cwd().join(victim(2)), "remove me");
 
     let out = env
         .tack()
@@ -553,7 +545,7 @@ async fn transcripts_older_than_cleanup_period_days_are_removed_at_start() {
     file.set_modified(std::time::SystemTime::now() - Duration::from_secs(3 * 86_400))
         .unwrap();
     write(
-        &env.config_dir().join("settings.json"),
+        env.config_dir().join("settings.json"),
         r#"{"cleanupPeriodDays": 2}"#,
     );
     let out = env.tack().args(["-p", "hi"]).output().unwrap();
@@ -586,11 +578,11 @@ async fn temp_files_left_by_a_killed_write_are_removed_at_the_next_start() {
             .collect::<String>()
     };
     write(
-        &journals.join(gone_pid.to_string()),
+        journals.join(gone_pid.to_string()),
         &listing(&[&left, &not_ours]),
     );
     write(
-        &journals.join(std::process::id().to_string()),
+        journals.join(std::process::id().to_string()),
         &listing(&[&kept_live]),
     );
     let out = env.tack().args(["-p", "hi"]).output().unwrap();

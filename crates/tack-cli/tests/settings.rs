@@ -3,23 +3,11 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
-
 use common::{Env, lines};
+use common::{stderr, write};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
-
-fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
-    let path = dir.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// The text of every tool_result the model was sent.
 fn tool_results(body: &Value) -> String {
@@ -41,8 +29,7 @@ async fn a_malformed_settings_file_stops_tack_before_any_request() {
     // The user's own file (a broken one of the repository's is skipped with a
     // warning: hardening2.rs).
     let path = write(
-        home,
-        ".claude/settings.json",
+        home.join(".claude/settings.json"),
         "{\n  \"model\": \"claude-opus-4-1\",\n  \"permissions\": {\"allow\": [\"Read\"],}\n}\n",
     );
     let out = env.tack().args(["-p", "hi"]).output().unwrap();
@@ -61,8 +48,7 @@ async fn a_malformed_settings_file_stops_tack_before_any_request() {
     // A known key with the wrong type, in tack's own user settings.
     std::fs::remove_file(&path).unwrap();
     let path = write(
-        home,
-        ".tack/settings.json",
+        home.join(".tack/settings.json"),
         "{\"cleanupPeriodDays\": \"soon\"}",
     );
     let out = env
@@ -86,12 +72,14 @@ async fn the_model_comes_from_settings_below_env_and_flags() {
     let replies = (0..4).map(|_| Reply::text("ok"));
     let env = Env::new(Script::new(replies)).await;
     write(
-        env.home.path(),
-        ".claude/settings.json",
+        env.home.path().join(".claude/settings.json"),
         r#"{"model": "claude-opus-4-1"}"#,
     );
     // The project level beats the user level; an alias resolves.
-    write(&env.cwd(), ".claude/settings.json", r#"{"model": "haiku"}"#);
+    write(
+        env.cwd().join(".claude/settings.json"),
+        r#"{"model": "haiku"}"#,
+    );
     let run = |cmd: &mut assert_cmd::Command| {
         let out = cmd.output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
@@ -137,8 +125,7 @@ async fn a_settings_deny_rule_denies_the_call_and_names_its_file() {
     std::fs::write(env.cwd().join("victim.txt"), "keep me").unwrap();
     // bypassPermissions would allow anything; the deny rule still wins.
     let path = write(
-        &env.cwd(),
-        ".tack/settings.json",
+        env.cwd().join(".tack/settings.json"),
         r#"{"permissions": {"defaultMode": "bypassPermissions", "deny": ["Bash(rm *)"]}}"#,
     );
     let out = env
@@ -167,8 +154,7 @@ async fn inline_settings_json_is_the_top_settings_layer() {
     let env = Env::new(Script::new(replies)).await;
     env.trust();
     write(
-        &env.cwd(),
-        ".claude/settings.local.json",
+        env.cwd().join(".claude/settings.local.json"),
         r#"{"model": "haiku", "permissions": {"defaultMode": "acceptEdits"}}"#,
     );
     let inline = r#"{"model": "claude-opus-4-1", "permissions": {"defaultMode": "plan"}}"#;
@@ -186,7 +172,7 @@ async fn inline_settings_json_is_the_top_settings_layer() {
     );
 
     // A file works too (relative to the cwd); --permission-mode beats settings.
-    write(&env.cwd(), "ci/settings.json", r#"{"model": "sonnet"}"#);
+    write(env.cwd().join("ci/settings.json"), r#"{"model": "sonnet"}"#);
     let out = env
         .tack()
         .args(["-p", "hi", "--output-format", "stream-json", "--verbose"])
@@ -243,15 +229,13 @@ async fn settings_env_reaches_tack_and_the_bash_tool() {
     let env = Env::new(script).await;
     env.trust();
     write(
-        env.home.path(),
-        ".claude/settings.json",
+        env.home.path().join(".claude/settings.json"),
         r#"{"env": {"FOO": "from-user-settings", "BAR": "user", "ANTHROPIC_MODEL": "claude-opus-4-1",
                     "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4096", "MAX_THINKING_TOKENS": 1024},
             "permissions": {"allow": ["Bash(echo *)"]}}"#,
     );
     write(
-        &env.cwd(),
-        ".tack/settings.local.json",
+        env.cwd().join(".tack/settings.local.json"),
         r#"{"env": {"BAR": "local"}}"#,
     );
     // A settings `env` value beats the inherited environment (as in Claude Code).
@@ -281,8 +265,7 @@ async fn api_key_helper_output_is_sent_as_both_headers() {
     let env = Env::new(Script::new([Reply::text("ok"), Reply::text("ok")])).await;
     env.trust();
     write(
-        &env.cwd(),
-        ".claude/settings.json",
+        env.cwd().join(".claude/settings.json"),
         r#"{"apiKeyHelper": "printf 'sk-from-helper\n'"}"#,
     );
     let out = env
@@ -305,8 +288,7 @@ async fn api_key_helper_output_is_sent_as_both_headers() {
 
     // ANTHROPIC_API_KEY wins over the helper, which then does not run.
     write(
-        &env.cwd(),
-        ".claude/settings.json",
+        env.cwd().join(".claude/settings.json"),
         r#"{"apiKeyHelper": "echo broken >&2; exit 7"}"#,
     );
     let out = env.tack().args(["-p", "hi"]).output().unwrap();

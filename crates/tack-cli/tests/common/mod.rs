@@ -175,3 +175,21 @@ pub fn assert_every_tool_use_answered(messages: &[Value]) {
         }
     }
 }
+
+/// A finished process's stderr, as text.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A finished process's stdout, as text.
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Writes `text` to `path`, creating its folders; returns the path.
+pub fn write(path: impl AsRef<Path>, text: &str) -> std::path::PathBuf {
+    let path = path.as_ref();
+    std::fs::create_dir_all(path.parent().expect("a file's folder")).expect("folders made");
+    std::fs::write(path, text).expect("file written");
+    path.to_path_buf()
+}
