@@ -11,6 +11,7 @@ mod common;
 mod doctor;
 mod hardening;
 mod hardening2;
+mod hardening3;
 mod interactive;
 mod kill;
 mod mcp;
