@@ -119,8 +119,8 @@ async fn item8_clashing_tool_names_and_broken_schemas_are_left_out_with_a_warnin
     assert_eq!(
         warnings,
         [
-            "warning: MCP tool \"broken\" of server \"s\" is left out: its inputSchema is not a JSON Schema object (its type is \"string\", not \"object\")",
-            "warning: MCP tool \"echo\" of server \"s__x\" is left out: its name mcp__s__x__echo is taken by tool \"x__echo\" of server \"s\"; rename one of the servers",
+            "MCP tool \"broken\" of server \"s\" is left out: its inputSchema is not a JSON Schema object (its type is \"string\", not \"object\")",
+            "MCP tool \"echo\" of server \"s__x\" is left out: its name mcp__s__x__echo is taken by tool \"x__echo\" of server \"s\"; rename one of the servers",
         ]
     );
 }
