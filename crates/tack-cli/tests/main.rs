@@ -13,6 +13,7 @@ mod doctor;
 mod fidelity;
 mod hardening;
 mod hardening2;
+mod hardening3;
 mod interactive;
 mod kill;
 mod mcp;

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
 /// The rmcp fixture server, next to the tack binary once the workspace is built.
-fn fixture() -> Option<PathBuf> {
+pub(crate) fn fixture() -> Option<PathBuf> {
     let tack = assert_cmd::cargo::cargo_bin("tack");
     let path = tack.with_file_name("tack-mcp-fixture");
     path.is_file().then_some(path)

@@ -196,7 +196,10 @@ pub async fn mcp_list(paths: &McpPaths, check: HealthCheck<'_>) -> Result<String
             .find(|e| &e.name == name)
             .map(|e| e.config.summary())
             .unwrap_or_default();
-        out.push_str(&format!("\n{name}: {summary} - {}", status_label(*status)));
+        // Names and commands come from files a repository wrote.
+        let line = format!("{name}: {summary} - {}", status_label(*status));
+        out.push('\n');
+        out.push_str(&tack_sys::terminal_text::visible(&line));
     }
     Ok(out)
 }
@@ -236,7 +239,7 @@ pub async fn mcp_get(
         "\nTo remove this server, run: tack mcp remove \"{name}\" -s {}",
         entry.scope
     ));
-    Ok(out)
+    Ok(tack_sys::terminal_text::visible(&out).into_owned())
 }
 
 fn describe(config: &ServerConfig) -> String {

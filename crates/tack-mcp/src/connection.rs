@@ -75,10 +75,10 @@ pub(crate) async fn connect(
     let handler = Handler {
         events: Arc::clone(&events),
     };
-    let (service, child) = match config {
+    let (service, child, oversized) = match config {
         ServerConfig::Stdio(stdio_config) => {
             let log = log.map_or_else(|| PathBuf::from("/dev/null"), Path::to_path_buf);
-            let (transport, guard, exit) =
+            let (transport, guard, exit, oversized) =
                 stdio::spawn(stdio_config, cwd, env, &log).map_err(StartFailure::Failed)?;
             const EXITED: &str = "the server exited during initialization";
             let served = tokio::select! {
@@ -95,7 +95,7 @@ pub(crate) async fn connect(
                 () = exit.exited() => Err(EXITED.to_string()),
             };
             match served {
-                Ok(service) => (service, Some((guard, exit))),
+                Ok(service) => (service, Some((guard, exit)), Some(oversized)),
                 Err(message) => {
                     // Kill what is left of it before reading what it wrote.
                     drop(guard);
@@ -112,7 +112,7 @@ pub(crate) async fn connect(
                     StartFailure::Failed(init_message(&e))
                 }
             })?;
-            (service, None)
+            (service, None, None)
         }
         ServerConfig::Sse(remote) => {
             let transport = LegacySse::connect(remote).await.map_err(|e| match e {
@@ -123,7 +123,7 @@ pub(crate) async fn connect(
                 .serve(transport)
                 .await
                 .map_err(|e| StartFailure::Failed(init_message(&e)))?;
-            (service, None)
+            (service, None, None)
         }
     };
     let info = service.peer().peer_info();
@@ -139,6 +139,7 @@ pub(crate) async fn connect(
         log: matches!(config, ServerConfig::Stdio(_))
             .then(|| log.map(Path::to_path_buf))
             .flatten(),
+        oversized,
     });
     let tools = if capabilities.tools.is_some() {
         list_tools(&target).await.map_err(StartFailure::Failed)?

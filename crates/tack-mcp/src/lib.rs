@@ -32,6 +32,7 @@ mod prompts;
 mod resources;
 mod result;
 mod tool;
+mod tool_checks;
 mod tool_search;
 mod transport;
 

@@ -16,6 +16,7 @@ use crate::config::{ConfigIssue, ConfigScope, McpConfig, NotStarted, ServerConfi
 use crate::connection::{self, Connected, Connection, SHUTDOWN_GRACE, StartFailure};
 use crate::names::normalize_name;
 use crate::tool::{McpTool, Target, humanize};
+use crate::tool_checks;
 use crate::transport::stdio::ExitWatch;
 
 /// Claude Code's default `MCP_TIMEOUT`: how long a server may take to start.
@@ -141,6 +142,8 @@ enum SlotState {
 struct Live {
     connection: Arc<Connection>,
     tools: Vec<Arc<McpTool>>,
+    /// Tools of the server's list left out, and why.
+    left_out: Vec<String>,
 }
 
 /// One configured server.
@@ -368,6 +371,7 @@ impl McpManager {
     /// connected (or still pending) and per unreadable entry.
     pub fn report_lines(&self) -> Vec<String> {
         let mut lines: Vec<String> = self.shared.issues.iter().map(ToString::to_string).collect();
+        lines.extend(self.checked_tools().1);
         for s in self.statuses() {
             let name = &s.name;
             match s.status {
@@ -396,15 +400,30 @@ impl McpManager {
             .collect()
     }
 
+    /// Every connected server's tools; of two with one name (`s` + `x__echo`
+    /// and `s__x` + `echo`) only the first.
     pub(crate) fn mcp_tools(&self) -> Vec<Arc<McpTool>> {
-        self.shared
+        self.checked_tools().0
+    }
+
+    /// [`McpManager::mcp_tools`], and a warning for every tool left out.
+    fn checked_tools(&self) -> (Vec<Arc<McpTool>>, Vec<String>) {
+        let mut left_out = Vec::new();
+        let all: Vec<Arc<McpTool>> = self
+            .shared
             .slots
             .iter()
             .flat_map(|slot| match &*lock(&slot.state) {
-                SlotState::Connected(live) => live.tools.clone(),
+                SlotState::Connected(live) => {
+                    left_out.extend(live.left_out.iter().cloned());
+                    live.tools.clone()
+                }
                 SlotState::Pending | SlotState::Failed(_) | SlotState::NeedsAuth(_) => Vec::new(),
             })
-            .collect()
+            .collect();
+        let (kept, clashes) = tool_checks::distinct(all);
+        left_out.extend(clashes);
+        (kept, left_out)
     }
 
     /// Goes up whenever [`McpManager::tools`] or a status changes.
@@ -585,7 +604,7 @@ async fn start_one(weak: Weak<Shared>, index: usize, config: ServerConfig) {
                 exit,
             } = connected;
             let connection = Arc::new(connection);
-            let tools = make_tools(&connection.target, tools, &options);
+            let (tools, left_out) = make_tools(&connection.target, tools, &options);
             let stopped = CancellationToken::new();
             tokio::spawn(watch_service(
                 Arc::downgrade(&slot),
@@ -602,7 +621,11 @@ async fn start_one(weak: Weak<Shared>, index: usize, config: ServerConfig) {
                 Arc::clone(&generation),
                 stopped,
             ));
-            SlotState::Connected(Live { connection, tools })
+            SlotState::Connected(Live {
+                connection,
+                tools,
+                left_out,
+            })
         }
     };
     // Checked under the lock that `shutdown` takes after cancelling, so a
@@ -627,25 +650,32 @@ fn timeout_message(name: &str, timeout: Duration, log: Option<&Path>) -> String 
     }
 }
 
+/// The server's tools, and a warning for each one whose input schema the
+/// API would reject (left out). Names that clash are sorted out across all
+/// servers ([`McpManager::mcp_tools`]).
 fn make_tools(
     target: &Arc<Target>,
     defs: Vec<rmcp::model::Tool>,
     options: &McpOptions,
-) -> Vec<Arc<McpTool>> {
-    let mut seen = std::collections::BTreeSet::new();
-    defs.into_iter()
-        .map(|def| {
-            McpTool::new(
-                Arc::clone(target),
-                def,
-                options.tool_timeout,
-                options.max_result_chars,
-            )
-        })
-        // Two tool names that normalise alike: the first wins.
-        .filter(|t| seen.insert(t.name.clone()))
-        .map(Arc::new)
-        .collect()
+) -> (Vec<Arc<McpTool>>, Vec<String>) {
+    let mut tools = Vec::new();
+    let mut left_out = Vec::new();
+    for def in defs {
+        if let Some(problem) = tool_checks::schema_problem(&def.input_schema) {
+            left_out.push(format!(
+                "MCP tool \"{}\" of server \"{}\" is left out: its inputSchema is not a JSON Schema object ({problem})",
+                def.name, target.server
+            ));
+            continue;
+        }
+        tools.push(Arc::new(McpTool::new(
+            Arc::clone(target),
+            def,
+            options.tool_timeout,
+            options.max_result_chars,
+        )));
+    }
+    (tools, left_out)
 }
 
 /// Runs until the server's session ends or its process exits; if that was not
@@ -716,9 +746,10 @@ async fn refresh_tools(
             Err(_) => continue,
         };
         let Some(slot) = slot.upgrade() else { return };
-        let tools = make_tools(&target, defs, &options);
+        let (tools, left_out) = make_tools(&target, defs, &options);
         if let SlotState::Connected(live) = &mut *lock(&slot.state) {
             live.tools = tools;
+            live.left_out = left_out;
         }
         bump(&generation);
     }

@@ -12,8 +12,10 @@ use rmcp::model::{
     ClientRequest, JsonObject, RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
+use rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 use serde_json::Value;
 use tack_tool::{ProgressSink, Tool, ToolContext, ToolError, ToolResult};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::handler::Events;
@@ -28,6 +30,9 @@ pub(crate) struct Target {
     pub(crate) events: Arc<Events>,
     /// The stdio server's stderr log, named when the server dies.
     pub(crate) log: Option<PathBuf>,
+    /// stdio: counts the messages the server sent over the transport's line
+    /// limit (dropped unread).
+    pub(crate) oversized: Option<watch::Receiver<u64>>,
 }
 
 /// Sends `notifications/cancelled` for a request whose caller went away
@@ -66,6 +71,11 @@ impl Target {
     ) -> Result<CallToolResult, ToolError> {
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // Only what arrives from now on can be this call's answer.
+        let mut oversized = self.oversized.clone();
+        if let Some(receiver) = &mut oversized {
+            receiver.mark_unchanged();
+        }
         let handle = self
             .peer
             .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
@@ -85,6 +95,13 @@ impl Target {
             response = handle.await_response() => response,
             () = cancel.cancelled() => {
                 return Err(ToolError::new(format!("{display} was cancelled")));
+            }
+            () = oversized_message(oversized) => {
+                return Err(ToolError::new(format!(
+                    "MCP server \"{}\" sent a message over {} MiB, which tack cannot read; the result of {display} is lost",
+                    self.server,
+                    DEFAULT_MAX_LINE_LENGTH >> 20
+                )));
             }
         };
         // Answered (or timed out, which rmcp already told the server): no
@@ -130,6 +147,20 @@ impl Target {
             other => format!("MCP server \"{server}\" failed during {what}: {other}"),
         };
         ToolError::new(message)
+    }
+}
+
+/// Resolves when the server sends a message too long to read.
+/// The message cannot be matched to its request, so every call waiting on
+/// that server gives up: one of them lost its answer and none can tell which.
+async fn oversized_message(receiver: Option<watch::Receiver<u64>>) {
+    match receiver {
+        Some(mut receiver) => {
+            if receiver.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
     }
 }
 

@@ -52,6 +52,7 @@ mod metered;
 mod model;
 mod options;
 mod place;
+mod prompt_size;
 pub mod records;
 mod runtime;
 mod session_tools;

@@ -28,6 +28,7 @@ use crate::hooks::{PromptVerdict, SessionHooks, with_context};
 use crate::mcp::SessionMcp;
 use crate::mentions;
 use crate::model::{RequestEnv, resolve_model};
+use crate::prompt_size;
 use crate::records::{error_line, result_record};
 use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
@@ -620,6 +621,10 @@ impl Driver {
             },
             None => prompt,
         };
+        if let Some(result) = prompt_size::too_long(session, &session.config().model, &prompt) {
+            self.ensure_started();
+            return self.turn_ended(&result, None, uuid, "");
+        }
         let cancel = CancellationToken::new();
         self.turn_cancel.set(Some(cancel.clone()));
         let mut interrupts = Vec::new();

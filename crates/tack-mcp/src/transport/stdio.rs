@@ -4,13 +4,16 @@
 use std::fs::File;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
+use std::pin::Pin;
 use std::process::Stdio;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rmcp::transport::TokioChildProcess;
-use tokio::io::Interest;
+use rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 use tokio::io::unix::AsyncFd;
-use tokio::process::Command;
+use tokio::io::{AsyncRead, Interest, ReadBuf};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
 
 use crate::config::StdioConfig;
 
@@ -20,6 +23,8 @@ use crate::config::StdioConfig;
 #[derive(Debug)]
 pub(crate) struct ChildGuard {
     pgid: i32,
+    /// Held so tokio reaps the server once it is gone (`kill_on_drop`).
+    _child: Child,
 }
 
 impl ChildGuard {
@@ -91,34 +96,97 @@ impl ExitWatch {
     }
 }
 
+/// The transport rmcp reads and writes: the server's stdout (watched for
+/// oversized lines) and stdin.
+pub(crate) type StdioTransport = (LineLimit<ChildStdout>, ChildStdin);
+
 /// Starts `config`'s command in `cwd` with `env` (settings `env`, then the
-/// server's own) added to tack's environment, stderr appended to `log`.
+/// server's own) added to tack's environment, stderr appended to `log`. The
+/// receiver counts the messages the server sent over rmcp's line limit.
 pub(crate) fn spawn(
     config: &StdioConfig,
     cwd: &Path,
     env: &[(String, String)],
     log: &Path,
-) -> Result<(TokioChildProcess, ChildGuard, ExitWatch), String> {
+) -> Result<(StdioTransport, ChildGuard, ExitWatch, watch::Receiver<u64>), String> {
     if let Some(dir) = log.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the log directory {}: {e}", dir.display()))?;
     }
     let stderr = File::create(log)
         .map_err(|e| format!("cannot create the log file {}: {e}", log.display()))?;
-    let mut command = Command::new(&config.command);
-    command
+    let mut child = Command::new(&config.command)
         .args(&config.args)
         .current_dir(cwd)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .envs(&config.env)
-        .process_group(0)
-        .kill_on_drop(true);
-    let (child, _) = TokioChildProcess::builder(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr))
+        .process_group(0)
+        .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(format!("cannot start `{}`: no pipes", config.command));
+    };
     let pid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
-    Ok((child, ChildGuard { pgid: pid }, ExitWatch::open(pid)))
+    let (oversized, seen) = watch::channel(0);
+    let guard = ChildGuard {
+        pgid: pid,
+        _child: child,
+    };
+    let stdout = LineLimit {
+        inner: stdout,
+        line: 0,
+        counted: false,
+        oversized,
+    };
+    Ok(((stdout, stdin), guard, ExitWatch::open(pid), seen))
+}
+
+/// Passes a server's stdout through and counts each line longer than rmcp's
+/// limit, which rmcp drops without a word: the call waiting for that message
+/// would otherwise wait for its timeout.
+pub(crate) struct LineLimit<R> {
+    inner: R,
+    /// Bytes of the current line so far, its newline included.
+    line: usize,
+    /// The current line has been counted already.
+    counted: bool,
+    oversized: watch::Sender<u64>,
+}
+
+impl<R> LineLimit<R> {
+    fn scan(&mut self, bytes: &[u8]) {
+        for piece in bytes.split_inclusive(|b| *b == b'\n') {
+            self.line = self.line.saturating_add(piece.len());
+            if self.line > DEFAULT_MAX_LINE_LENGTH && !self.counted {
+                self.counted = true;
+                self.oversized.send_modify(|n| *n += 1);
+            }
+            if piece.ends_with(b"\n") {
+                self.line = 0;
+                self.counted = false;
+            }
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for LineLimit<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = &poll {
+            this.scan(&buf.filled()[before..]);
+        }
+        poll
+    }
 }
 
 /// The last lines of a server's log, to explain a failed start.

@@ -3,7 +3,9 @@
 //!
 //! Flags: `--name NAME` (server name, default `fixture`), `--delay-ms N`
 //! (wait before serving), `--hang` (never answer), `--exit-at-start` (fail at
-//! once with a message on stderr). Other arguments are ignored (and returned
+//! once with a message on stderr), `--tool NAME` (also list a tool of that
+//! name; repeatable), `--bad-schema-tool NAME` (list a tool whose input
+//! schema is not an object schema; repeatable). Other arguments are ignored (and returned
 //! by the `argv` tool).
 
 mod server;
@@ -36,7 +38,14 @@ async fn main() {
         std::future::pending::<()>().await;
     }
     let name = value("--name").unwrap_or_else(|| "fixture".into());
-    let fixture = server::Fixture::new(Arc::new(server::FixtureState::default()), &name);
+    let all = |name: &str| -> Vec<String> {
+        args.windows(2)
+            .filter(|w| w[0] == name)
+            .map(|w| w[1].clone())
+            .collect()
+    };
+    let state = server::FixtureState::with_tools(all("--tool"), all("--bad-schema-tool"));
+    let fixture = server::Fixture::new(Arc::new(state), &name);
     match fixture.serve(rmcp::transport::stdio()).await {
         Ok(running) => {
             let _ = running.waiting().await;

@@ -32,7 +32,21 @@ pub const WAV_BASE64: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAESsAACJWAAACABAAZG
 #[derive(Debug, Default)]
 pub struct FixtureState {
     extra_tools: Mutex<Vec<String>>,
+    /// Tools listed with an `inputSchema` that is not an object schema.
+    bad_schema_tools: Vec<String>,
     cancellations: AtomicUsize,
+}
+
+impl FixtureState {
+    /// A server that also lists `extra` (answering like a tool added at run
+    /// time) and `bad_schema` (with `{"type": "string"}` as input schema).
+    pub fn with_tools(extra: Vec<String>, bad_schema: Vec<String>) -> FixtureState {
+        FixtureState {
+            extra_tools: Mutex::new(extra),
+            bad_schema_tools: bad_schema,
+            cancellations: AtomicUsize::new(0),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -187,6 +201,9 @@ impl Fixture {
                 .iter()
                 .map(|n| tool(n, "A tool added at run time", json!({}), &[], true)),
         );
+        tools.extend(self.state.bad_schema_tools.iter().map(|n| {
+            json!({"name": n, "description": "A broken schema", "inputSchema": {"type": "string"}})
+        }));
         tools
     }
 
