@@ -623,7 +623,7 @@ impl Driver {
         };
         if let Some(result) = prompt_size::too_long(session, &session.config().model, &prompt) {
             self.ensure_started();
-            return self.turn_ended(&result, None, uuid, "");
+            return self.turn_ended(&result, None, echo, "");
         }
         let cancel = CancellationToken::new();
         self.turn_cancel.set(Some(cancel.clone()));
