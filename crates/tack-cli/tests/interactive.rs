@@ -236,11 +236,14 @@ async fn every_kind_of_input_reaches_the_runtime() {
     env.trust();
     let cwd = env.cwd();
     std::fs::create_dir_all(cwd.join(".claude/commands")).unwrap();
-    // The status line shows the model the statusLine command was told.
+    // The status line shows the model the statusLine command was told. Runs
+    // told "sonnet" are slow, so one still running when `/model` changes the
+    // model finishes after the newer run (and must not overwrite its line).
     std::fs::write(
         cwd.join(".claude/settings.json"),
         json!({"statusLine": {"type": "command",
-            "command": "grep -o '\"display_name\":\"[^\"]*\"' | tr -d '\"'"}})
+            "command": "j=$(cat); case \"$j\" in *sonnet*) sleep 0.3;; esac; \
+                printf '%s' \"$j\" | grep -o '\"display_name\":\"[^\"]*\"' | tr -d '\"'"}})
         .to_string(),
     )
     .unwrap();
@@ -292,6 +295,11 @@ async fn every_kind_of_input_reaches_the_runtime() {
         .unwrap();
     pty.wait_for_text("display_name:claude-haiku-4-5", WAIT)
         .unwrap();
+    let stale = pty.wait_for_text("display_name:claude-sonnet-4-5", Duration::from_millis(800));
+    assert!(
+        stale.is_err(),
+        "an older status-line run overwrote the newer line"
+    );
     std::fs::write(cwd.join("notes.txt"), "the notes say 42\n").unwrap();
     pty.send(b"which model, see @notes.txt please\r").unwrap();
     turn_over(&mut pty, "I am haiku.");

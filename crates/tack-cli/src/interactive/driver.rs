@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use std::io::{self, Stdout};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossterm::event::EventStream;
@@ -102,6 +104,9 @@ pub struct Driver {
     project_dir: PathBuf,
     model: String,
     status_line: Option<StatusLineCommand>,
+    /// Counts status-line runs: runs overlap (a turn ends while `/model`
+    /// changes the model), and only the newest one's line may be shown.
+    status_runs: Arc<AtomicU64>,
     tx: mpsc::UnboundedSender<Internal>,
     rx: mpsc::UnboundedReceiver<Internal>,
     slot: Slot,
@@ -134,6 +139,7 @@ impl Driver {
             project_dir: setup.project_dir,
             model: setup.model,
             status_line,
+            status_runs: Arc::default(),
             tx,
             rx,
             slot: Slot::Starting,
@@ -806,8 +812,15 @@ impl Driver {
             total_lines_removed: 0,
         };
         let (command, cwd, tx) = (command.clone(), info.cwd.clone(), self.tx.clone());
+        let runs = self.status_runs.clone();
+        let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
         tokio::spawn(async move {
-            let event = match run_status_line(&command, &input, &cwd, STATUS_LINE_TIMEOUT).await {
+            let outcome = run_status_line(&command, &input, &cwd, STATUS_LINE_TIMEOUT).await;
+            if runs.load(Ordering::SeqCst) != run {
+                // A newer run started with newer input: its line wins.
+                return;
+            }
+            let event = match outcome {
                 Ok(line) => UiEvent::Status(StatusPatch {
                     custom_line: Some(Some(line)),
                     ..StatusPatch::default()
