@@ -6,12 +6,11 @@ use crate::common;
 
 use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::stderr;
-use common::{Env, lines};
+use common::{Env, lines, tack_with_memory_cap};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
@@ -46,29 +45,6 @@ fn tool_results(body: &Value) -> Vec<(String, bool, String)> {
             )
         })
         .collect()
-}
-
-/// `tack` with the usual environment but a cap on its address space, so a
-/// regression that reads a device whole fails the test instead of the machine.
-fn tack_with_memory_cap(env: &Env, bytes: u64) -> assert_cmd::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"));
-    cmd.env_clear().envs(env.vars()).current_dir(env.cwd());
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            let limit = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut cmd = assert_cmd::Command::from_std(cmd);
-    cmd.write_stdin("").timeout(HANG);
-    cmd
 }
 
 fn mkfifo(path: &Path) {

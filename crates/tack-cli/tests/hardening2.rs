@@ -4,42 +4,17 @@
 
 use crate::common;
 
-use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::time::Duration;
 
 use common::Env;
-use common::{stderr, stdout, write};
+use common::{stderr, stdout, tack_with_memory_cap, write};
 use pretty_assertions::assert_eq;
 use tack_testkit::{Reply, Script};
 use tack_tui::testing::{CommandBuilder, PtySession, keys};
 
 /// How long one `tack` run may take before the test calls it hung.
 const HANG: Duration = Duration::from_secs(30);
-
-/// `tack` with the usual environment, its address space capped at `bytes`
-/// (so a regression that expands or reads without bound fails the test, not
-/// the machine), and a timeout (so one that blocks fails too).
-fn capped_tack(env: &Env, bytes: u64) -> assert_cmd::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"));
-    cmd.env_clear().envs(env.vars()).current_dir(env.cwd());
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            let limit = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut cmd = assert_cmd::Command::from_std(cmd);
-    cmd.write_stdin("").timeout(HANG);
-    cmd
-}
 
 const GB: u64 = 1 << 30;
 
@@ -85,7 +60,7 @@ async fn item3_a_billion_laughs_agent_file_is_skipped_with_a_warning() {
         env.cwd().join(".claude/agents/good.md"),
         "---\nname: good\ndescription: a fine agent\n---\nHi.\n",
     );
-    let out = capped_tack(&env, 2 * GB)
+    let out = tack_with_memory_cap(&env, 2 * GB)
         .args(["-p", "hi"])
         .output()
         .unwrap();
@@ -119,7 +94,7 @@ async fn item4_mcp_json_linked_to_dev_zero_or_a_fifo_is_refused_with_a_warning()
         ("a FIFO (named pipe)", mkfifo as fn(&Path)),
     ] {
         make(&file);
-        let out = capped_tack(&env, 2 * GB)
+        let out = tack_with_memory_cap(&env, 2 * GB)
             .args(["-p", "hi"])
             .output()
             .unwrap();
@@ -132,7 +107,7 @@ async fn item4_mcp_json_linked_to_dev_zero_or_a_fifo_is_refused_with_a_warning()
             )],
             "{kind}"
         );
-        let list = capped_tack(&env, 2 * GB)
+        let list = tack_with_memory_cap(&env, 2 * GB)
             .args(["mcp", "list"])
             .output()
             .unwrap();
@@ -162,7 +137,7 @@ async fn item11_a_broken_project_settings_file_is_skipped_with_a_warning() {
     ];
     for (why, make) in cases {
         make(&file);
-        let out = capped_tack(&env, 2 * GB)
+        let out = tack_with_memory_cap(&env, 2 * GB)
             .args(["-p", "hi"])
             .output()
             .unwrap();
@@ -195,7 +170,7 @@ async fn item11_a_malformed_deny_rule_of_an_untrusted_project_is_skipped_with_a_
         env.cwd().join(".claude/settings.json"),
         r#"{"permissions": {"deny": ["Bash(:*", "Read(./secret)"]}}"#,
     );
-    let out = capped_tack(&env, 2 * GB)
+    let out = tack_with_memory_cap(&env, 2 * GB)
         .args(["-p", "hi"])
         .output()
         .unwrap();
@@ -595,7 +570,7 @@ async fn item9_sub_agents_nest_at_most_four_deep_with_a_clear_error_past_it() {
         env.cwd().join(".claude/agents/nest.md"),
         "---\nname: nest\ndescription: starts another\ntools: Agent\n---\nNest.\n",
     );
-    let out = capped_tack(&env, 2 * GB)
+    let out = tack_with_memory_cap(&env, 2 * GB)
         .args(["-p", "go"])
         .output()
         .unwrap();

@@ -193,3 +193,29 @@ pub fn write(path: impl AsRef<Path>, text: &str) -> std::path::PathBuf {
     std::fs::write(path, text).expect("file written");
     path.to_path_buf()
 }
+
+/// `tack` with the usual environment, its address space capped at `bytes`
+/// (so a regression that expands or reads without bound fails the test, not
+/// the machine), and a 30 s timeout (so one that blocks fails too).
+pub fn tack_with_memory_cap(env: &Env, bytes: u64) -> Command {
+    use std::os::unix::process::CommandExt as _;
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"));
+    cmd.env_clear().envs(env.vars()).current_dir(env.cwd());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut cmd = Command::from_std(cmd);
+    cmd.write_stdin("")
+        .timeout(std::time::Duration::from_secs(30));
+    cmd
+}
