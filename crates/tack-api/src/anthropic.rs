@@ -37,7 +37,8 @@ struct Inner {
 static CRYPTO_PROVIDER: Once = Once::new();
 
 impl AnthropicClient {
-    /// Builds the client (TLS via rustls/ring, HTTP/2 when the server offers it).
+    /// Builds the client (TLS via rustls/ring, HTTP/2 when the server offers it;
+    /// root certificates read on the first handshake: [`crate::tls`]).
     /// Fails only on an unusable configuration (a header value that is not valid
     /// HTTP), never on the network.
     pub fn new(config: ClientConfig) -> Result<Self, ApiError> {
@@ -45,7 +46,11 @@ impl AnthropicClient {
             // Err means another provider is installed already: fine.
             let _ = rustls::crypto::ring::default_provider().install_default();
         });
+        let https = config.base_url.starts_with("https:");
+        let tls = crate::tls::client_config(https)
+            .map_err(|e| config_error(&format!("cannot set up TLS: {e}")))?;
         let http = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
             .default_headers(default_headers(&config)?)
             .user_agent(concat!("tack/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(config.connect_timeout)

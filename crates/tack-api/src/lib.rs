@@ -35,6 +35,7 @@ mod models;
 mod pricing;
 mod retry;
 mod sse;
+pub mod tls;
 mod tokens;
 
 pub use anthropic::AnthropicClient;

@@ -5,12 +5,11 @@
 use crate::common;
 
 use std::io::Write as _;
-use std::os::unix::fs::PermissionsExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use common::stderr;
-use common::{Env, lines, tack_with_memory_cap};
+use common::{Env, git, lines, marker_script, tack_with_memory_cap};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
@@ -174,30 +173,6 @@ async fn reading_a_large_file_costs_what_it_returns_not_its_size() {
 
 // ---------------------------------------------------------------------------
 // 2. A repository's own git config must not run code.
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-/// A script that records that it ran by creating `marker`, then behaves as `cat`.
-fn marker_script(dir: &Path, name: &str, marker: &Path) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(
-        &path,
-        format!("#!/bin/sh\ntouch '{}'\ncat\n", marker.display()),
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn git_context_never_runs_repo_configured_programs() {

@@ -15,7 +15,8 @@
 //!
 //! # Writing ([`Transcript`])
 //! Each append is one `write` of a complete line on an `O_APPEND` descriptor,
-//! under `flock`, followed by `fsync` (`sync_data`), before the append returns.
+//! under `flock`, before the append returns; `fsync` (`sync_data`) follows on a
+//! thread of the transcript's own, so no request waits for the disk.
 //! The caller appends a message before showing it or sending the next request,
 //! which is what makes "printed ⇒ on disk" hold.
 //!
@@ -32,6 +33,7 @@ mod load;
 mod paths;
 mod record;
 mod summary;
+mod syncer;
 mod writer;
 
 pub use cleanup::Cleanup;

@@ -12,6 +12,7 @@ use tack_protocol::{Message, Role};
 
 use crate::error::{StoreError, io_err};
 use crate::record::TranscriptRecord;
+use crate::syncer::Syncer;
 
 /// The environment stamped on every record (`cwd`, `gitBranch`, `version`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -26,10 +27,12 @@ pub struct RecordMeta {
 /// # Durability and concurrency
 /// Each record is serialised to one buffer ending in `\n` and written with a
 /// single `write_all` on a file opened with `O_APPEND`, under an exclusive
-/// `flock`, then `sync_data`'d before the append returns. So when an append
-/// returns, the line is complete on disk; a crash can at worst leave the line
-/// being written torn, which loading skips. Two processes appending to the same
-/// file never interleave lines (the lock covers the write; `O_APPEND` puts each
+/// `flock`; `sync_data` follows on the transcript's own thread ([`Syncer`]:
+/// the caller does not wait for the disk). So when an append returns, the line
+/// is complete in the file (a killed process loses nothing), and on disk
+/// milliseconds later (dropping the transcript waits for that); a crash can
+/// at worst leave the line being written torn, which loading skips. Two
+/// processes appending to the same file never interleave lines (the lock covers the write; `O_APPEND` puts each
 /// line at the real end of file).
 ///
 /// Opening a file whose last line is torn first terminates it with `\n`, so the
@@ -47,6 +50,9 @@ pub struct Transcript {
     /// A sub-agent's transcript: every record says `isSidechain: true` and
     /// carries this `agentId`.
     agent_id: Option<String>,
+    /// Syncs written lines off the caller's path; `None` if its thread could
+    /// not start (then each append syncs itself).
+    syncer: Option<Syncer>,
 }
 
 /// RFC 3339 UTC with milliseconds, as Claude Code writes (`2026-08-20T09:14:02.118Z`).
@@ -76,13 +82,14 @@ impl Transcript {
             let _ = d.sync_all();
         }
         Ok(Transcript {
-            file,
             path: path.to_owned(),
             session_id: session_id.to_owned(),
             meta,
             leaf,
             parents: HashMap::new(),
             agent_id: None,
+            syncer: Syncer::start(&file).ok(),
+            file,
         })
     }
 
@@ -273,7 +280,10 @@ impl Transcript {
     fn write_line(&mut self, line: &[u8]) -> std::io::Result<()> {
         let _lock = FileLock::exclusive(&self.file)?;
         self.file.write_all(line)?;
-        self.file.sync_data()
+        match &self.syncer {
+            Some(syncer) => syncer.request(),
+            None => self.file.sync_data(),
+        }
     }
 }
 

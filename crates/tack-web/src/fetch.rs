@@ -122,7 +122,10 @@ fn build_client(settings: ClientSettings) -> Result<reqwest::Client, String> {
         // Err means a provider is installed already (tack-api's): fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+    // The roots are read on the first https handshake, once per process.
+    let tls = tack_api::tls::client_config(false).map_err(|e| e.to_string())?;
     let mut builder = reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
         .user_agent(settings.user_agent)
         // Redirects are handled here, one hop at a time, to check each target.
         .redirect(reqwest::redirect::Policy::none())

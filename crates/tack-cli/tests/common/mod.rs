@@ -219,3 +219,32 @@ pub fn tack_with_memory_cap(env: &Env, bytes: u64) -> Command {
         .timeout(std::time::Duration::from_secs(30));
     cmd
 }
+
+/// `git <args>` in `dir` with no system config and `dir` as home; its stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A script that records that it ran by creating `marker`, then behaves as `cat`.
+pub fn marker_script(dir: &Path, name: &str, marker: &Path) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\ntouch '{}'\ncat\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &path,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    path
+}

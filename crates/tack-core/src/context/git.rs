@@ -24,6 +24,8 @@ use std::time::Duration;
 
 use tokio::process::Command;
 
+use super::git_files::{self, Fact, GitEnv};
+
 /// Most characters of `git status --short` that are included.
 pub const MAX_STATUS_CHARS: usize = 2_000;
 /// How many recent commits are listed.
@@ -84,19 +86,30 @@ impl GitSnapshot {
 /// Takes the snapshot of the repository containing `cwd`, running the `git`
 /// commands concurrently, each bounded by `timeout`.
 ///
-/// Three processes, not one per fact: spawning blocks the calling thread until
-/// the child has exec'd, so each extra `git` adds to the time before the first
-/// request. `status --branch` also tells whether `cwd` is in a work tree (it
-/// fails outside one), and one `for-each-ref` answers the main-branch question.
+/// Two processes where git's files can be read in-process ([`git_files`]:
+/// none outside a repository; the filter drivers and main branch read from
+/// config and refs), up to four where they cannot: spawning blocks the
+/// calling thread until the child has exec'd, and `status` must wait for the
+/// filter listing. `status --branch` also gives the branch.
 pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> {
+    let env = GitEnv::from_process();
+    let repo = match git_files::discover(cwd, &env) {
+        Fact::Known(None) => return None,
+        Fact::Known(Some(repo)) => Some(repo),
+        Fact::Unsure => None,
+    };
     let git = |args: &'static [&'static str]| async move {
         let output = run_git(cwd, &[], args, timeout).await?;
         output.status.success().then(|| stdout_text(&output))
     };
+    let known_filters = repo.as_ref().map(|r| git_files::filter_drivers(r, &env));
     let status = async {
         // The deadline covers both steps.
         tokio::time::timeout(timeout, async {
-            let blank_filters = filter_overrides(cwd, timeout).await?;
+            let blank_filters = match known_filters {
+                Some(Fact::Known(drivers)) => blank_drivers(&drivers)?,
+                _ => filter_overrides(cwd, timeout).await?,
+            };
             // `dirty`: do not run `git status` inside submodules (their own
             // config would apply there).
             let args = &["status", "--short", "--branch", "--ignore-submodules=dirty"];
@@ -107,15 +120,24 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
         .ok()
         .flatten()
     };
-    let (status, refs, log) = tokio::join!(
-        status,
-        git(&[
+    let known_main = repo.as_ref().map(git_files::main_branch);
+    let main_branch = async {
+        if let Some(Fact::Known(branch)) = known_main {
+            return branch;
+        }
+        let refs = git(&[
             "for-each-ref",
             "--format=%(refname:short) %(symref:short)",
             "refs/remotes/origin/HEAD",
             "refs/heads/main",
-            "refs/heads/master"
-        ]),
+            "refs/heads/master",
+        ])
+        .await;
+        main_branch_from_refs(&refs.unwrap_or_default())
+    };
+    let (status, main_branch, log) = tokio::join!(
+        status,
+        main_branch,
         git(&[
             "log",
             "--oneline",
@@ -128,7 +150,7 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
     let (header, files) = status.split_once('\n').unwrap_or((status.as_str(), ""));
     Some(GitSnapshot {
         branch: branch_from_status_header(header),
-        main_branch: main_branch_from_refs(&refs.unwrap_or_default()),
+        main_branch,
         status: cap_status(files.to_owned()),
         recent_commits: log.unwrap_or_default(),
     })
@@ -165,27 +187,31 @@ fn blank_filters(names: &str) -> Option<Vec<String>> {
         else {
             continue;
         };
-        // `-c` splits at the first `=`: such a name would blank another key.
-        if driver.contains(['=', '\n']) {
-            return None;
-        }
         if !drivers.contains(&driver) {
             drivers.push(driver);
         }
     }
-    Some(
-        drivers
-            .into_iter()
-            .flat_map(|d| {
-                [
-                    format!("filter.{d}.clean="),
-                    format!("filter.{d}.smudge="),
-                    format!("filter.{d}.process="),
-                    format!("filter.{d}.required=false"),
-                ]
-            })
-            .collect(),
-    )
+    blank_drivers(&drivers)
+}
+
+/// `-c` settings that blank each of `drivers`. `None` for a driver name `-c`
+/// cannot express.
+fn blank_drivers(drivers: &[impl AsRef<str>]) -> Option<Vec<String>> {
+    let mut overrides = Vec::new();
+    for driver in drivers {
+        let d = driver.as_ref();
+        // `-c` splits at the first `=`: such a name would blank another key.
+        if d.contains(['=', '\n']) {
+            return None;
+        }
+        overrides.extend([
+            format!("filter.{d}.clean="),
+            format!("filter.{d}.smudge="),
+            format!("filter.{d}.process="),
+            format!("filter.{d}.required=false"),
+        ]);
+    }
+    Some(overrides)
 }
 
 /// The branch from `git status --branch`'s first line: `## main...origin/main

@@ -10,6 +10,7 @@
 //! - Placing the pieces in a request is `crate::request::build_request`'s job.
 
 mod git;
+mod git_files;
 mod memory_files;
 mod system_prompt;
 

@@ -26,7 +26,10 @@ pub(crate) fn client() -> Result<reqwest::Client, String> {
                 // Err means another provider is installed already: fine.
                 let _ = rustls::crypto::ring::default_provider().install_default();
             });
+            // Roots read on the first https handshake, shared with tack-api's.
+            let tls = tack_api::tls::client_config(false).map_err(|e| e.to_string())?;
             reqwest::Client::builder()
+                .tls_backend_preconfigured(tls)
                 .user_agent(concat!("tack/", env!("CARGO_PKG_VERSION")))
                 .connect_timeout(Duration::from_secs(10))
                 .tcp_nodelay(true)
