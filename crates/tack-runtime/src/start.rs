@@ -24,6 +24,7 @@ use tack_tool::ToolEnv;
 use tokio::sync::mpsc;
 
 use crate::auth::{AuthError, client_config};
+use crate::checkpoints::{CHECKPOINTING_ENV, Checkpoints};
 use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
 use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
@@ -117,6 +118,13 @@ pub async fn start(
     let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
     let session_dir = store.project_dir(&cwd).join(&session_id);
     let tool_env = tool_env(&cwd, session_dir, &perms, &env);
+    let checkpoints =
+        (options.file_checkpointing || env_flag(&env, CHECKPOINTING_ENV)).then(|| {
+            Arc::new(Checkpoints::new(tack_store::file_history_dir(
+                &config_dir,
+                &session_id,
+            )))
+        });
     let Guard {
         hooks,
         gate,
@@ -134,6 +142,7 @@ pub async fn start(
         },
         ctx_opts.home_dir.as_deref(),
         &emit,
+        checkpoints.clone(),
     )?;
 
     let context = loaded_context(context_load, &emit).await;
@@ -224,7 +233,17 @@ pub async fn start(
         tasks: session_tools.tasks,
         context,
         custom_commands,
+        checkpoints,
     }))
+}
+
+/// An environment variable set to `1`, `true`, `yes` or `on`.
+fn env_flag(env: &Env, key: &str) -> bool {
+    env.get(key).is_some_and(|v| {
+        ["1", "true", "yes", "on"]
+            .iter()
+            .any(|t| v.trim().eq_ignore_ascii_case(t))
+    })
 }
 
 /// The custom slash commands (a directory walk; templates, no code run), each
@@ -571,6 +590,7 @@ fn hooks_and_gate(
     place: HookPlace<'_>,
     home_dir: Option<&Path>,
     emit: &Emitter,
+    checkpoints: Option<Arc<Checkpoints>>,
 ) -> Result<Guard, StartError> {
     let project_dir = place.project_dir.to_path_buf();
     let hooks = SessionHooks::new(
@@ -593,6 +613,7 @@ fn hooks_and_gate(
         options.permission_prompts.then(|| emit.clone()),
         turn_cancel.clone(),
         files,
+        checkpoints,
     ));
     Ok(Guard {
         hooks,
