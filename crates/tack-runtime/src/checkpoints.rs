@@ -5,14 +5,16 @@
 //! puts the files back. The store itself is `tack_store::FileHistory`.
 
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use tack_store::{FileHistory, FileHistoryError, Limits, Rewound};
 use tack_tool::ToolEnv;
 
+use crate::place::Env;
+
 /// The environment variable the Agent SDKs set for `enable_file_checkpointing`.
-pub(crate) const CHECKPOINTING_ENV: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";
+const CHECKPOINTING_ENV: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";
 
 /// Why files could not be rewound.
 #[derive(Debug, thiserror::Error)]
@@ -30,8 +32,18 @@ pub enum RewindError {
 pub(crate) struct Checkpoints(Mutex<FileHistory>);
 
 impl Checkpoints {
-    pub(crate) fn new(dir: PathBuf) -> Checkpoints {
-        Checkpoints(Mutex::new(FileHistory::new(dir, Limits::default())))
+    /// A session's checkpoints in `dir`, if `on` or the environment turns
+    /// them on (`1`, `true`, `yes`, `on`).
+    pub(crate) fn for_session(on: bool, env: &Env, dir: PathBuf) -> Option<Arc<Checkpoints>> {
+        let from_env = env.get(CHECKPOINTING_ENV).is_some_and(|v| {
+            ["1", "true", "yes", "on"]
+                .iter()
+                .any(|t| v.trim().eq_ignore_ascii_case(t))
+        });
+        (on || from_env).then(|| {
+            let history = FileHistory::new(dir, Limits::default());
+            Arc::new(Checkpoints(Mutex::new(history)))
+        })
     }
 
     fn history(&self) -> std::sync::MutexGuard<'_, FileHistory> {

@@ -24,7 +24,7 @@ use tack_tool::ToolEnv;
 use tokio::sync::mpsc;
 
 use crate::auth::{AuthError, client_config};
-use crate::checkpoints::{CHECKPOINTING_ENV, Checkpoints};
+use crate::checkpoints::Checkpoints;
 use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
 use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
@@ -118,13 +118,8 @@ pub async fn start(
     let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
     let session_dir = store.project_dir(&cwd).join(&session_id);
     let tool_env = tool_env(&cwd, session_dir, &perms, &env);
-    let checkpoints =
-        (options.file_checkpointing || env_flag(&env, CHECKPOINTING_ENV)).then(|| {
-            Arc::new(Checkpoints::new(tack_store::file_history_dir(
-                &config_dir,
-                &session_id,
-            )))
-        });
+    let history = tack_store::file_history_dir(&config_dir, &session_id);
+    let checkpoints = Checkpoints::for_session(options.file_checkpointing, &env, history);
     let Guard {
         hooks,
         gate,
@@ -148,11 +143,7 @@ pub async fn start(
     let context = loaded_context(context_load, &emit).await;
 
     // The built-in tools, the web tools and the Agent tool (`--tools` picks).
-    let meta = options.persist.then(|| RecordMeta {
-        cwd: cwd.to_string_lossy().into_owned(),
-        git_branch: git_branch(&cwd),
-        version: version.to_owned(),
-    });
+    let meta = options.persist.then(|| record_meta(&cwd, version));
     let session_tools = session_tools(ToolsParts {
         env: &env,
         client,
@@ -237,13 +228,13 @@ pub async fn start(
     }))
 }
 
-/// An environment variable set to `1`, `true`, `yes` or `on`.
-fn env_flag(env: &Env, key: &str) -> bool {
-    env.get(key).is_some_and(|v| {
-        ["1", "true", "yes", "on"]
-            .iter()
-            .any(|t| v.trim().eq_ignore_ascii_case(t))
-    })
+/// What every transcript record of a session started in `cwd` carries.
+fn record_meta(cwd: &Path, version: &str) -> RecordMeta {
+    RecordMeta {
+        cwd: cwd.to_string_lossy().into_owned(),
+        git_branch: git_branch(cwd),
+        version: version.to_owned(),
+    }
 }
 
 /// The custom slash commands (a directory walk; templates, no code run), each
