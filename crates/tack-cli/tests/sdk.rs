@@ -369,6 +369,83 @@ async fn control(sdk: Result<Sdk, String>) {
     );
 }
 
+/// File checkpointing: the first turn edits `keep.txt`, the second edits it
+/// again and creates `new.txt`; rewinding to the first prompt puts both back.
+async fn rewind(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([])).await;
+    let (keep, new) = (path_in(&env, "keep.txt"), path_in(&env, "new.txt"));
+    std::fs::write(&keep, "original\nshared\n").unwrap();
+    let edit = |id: &str, old: &str, new_text: &str| {
+        Reply::tool_use(
+            id,
+            "Edit",
+            json!({"file_path": keep, "old_string": old, "new_string": new_text}),
+        )
+    };
+    env.server.push(Reply::tool_use(
+        "toolu_r",
+        "Read",
+        json!({"file_path": keep}),
+    ));
+    env.server.push(edit("toolu_e1", "original", "first"));
+    env.server.push(Reply::text("Changed."));
+    env.server.push(
+        Reply::message()
+            .tool_use(
+                "toolu_e2",
+                "Edit",
+                json!({"file_path": keep, "old_string": "first", "new_string": "second\nthird"}),
+            )
+            .tool_use(
+                "toolu_w",
+                "Write",
+                json!({"file_path": new, "content": "new\n"}),
+            )
+            .into(),
+    );
+    env.server.push(Reply::text("Changed again."));
+    let Some(report) = drive(&sdk, "rewind", &env).await else {
+        return;
+    };
+    let mut expected = json!({
+        "prompt_uuids": 2,
+        "after_turns": {"keep": "second\nthird\nshared\n", "new": "new\n"},
+        "after_rewind": {"keep": "original\nshared\n", "new": null},
+        "unknown": "No file checkpoint found for this message.",
+    });
+    if sdk.as_ref().is_ok_and(|s| s.name == "typescript") {
+        // Only TypeScript returns the answer: a dry run first, then the rewind.
+        let answer = json!({"canRewind": true, "filesChanged": [keep, new],
+                            "insertions": 1, "deletions": 3});
+        let extra = json!({
+            "dry_run": answer,
+            "after_dry_run": expected["after_turns"],
+            "rewind": answer,
+            "unknown_dry_run": {"canRewind": false, "error": "No file checkpoint found for this message."},
+        });
+        expected
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+    }
+    assert_eq!(report["observations"], expected);
+    clean_parser_kinds(&report);
+    // The backups: keep.txt before each turn's first change (new.txt did not
+    // exist), under the session's file-history folder.
+    let history = env.config_dir().join("file-history");
+    let sessions: Vec<_> = std::fs::read_dir(&history).unwrap().collect();
+    assert_eq!(sessions.len(), 1);
+    let mut backups: Vec<String> = std::fs::read_dir(sessions[0].as_ref().unwrap().path())
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            std::fs::read_to_string(e.path()).unwrap()
+        })
+        .collect();
+    backups.sort();
+    assert_eq!(backups, ["first\nshared\n", "original\nshared\n"]);
+}
+
 // ----- one test per SDK and scenario ----------------------------------------
 
 #[tokio::test(flavor = "multi_thread")]
@@ -414,4 +491,14 @@ async fn python_result_message_fields() {
 #[tokio::test(flavor = "multi_thread")]
 async fn typescript_result_message_fields() {
     result_fields(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_rewind_files_restores_the_first_prompts_files() {
+    rewind(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_rewind_files_restores_the_first_prompts_files() {
+    rewind(typescript()).await;
 }

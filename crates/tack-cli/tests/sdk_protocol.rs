@@ -474,7 +474,8 @@ async fn requests_tack_cannot_serve_get_clear_errors_and_the_rest_apply() {
         answers,
         [
             ok("r1", json!({"mcpServers": []})),
-            json!({"subtype": "error", "request_id": "r2", "error": "Unsupported control request subtype: rewind_files", "error_code": "unsupported_request"}),
+            // Without `enable_file_checkpointing` there is nothing to rewind to.
+            error("r2", "File rewinding is not enabled."),
             json!({"subtype": "error", "request_id": "r3", "error": "Unsupported control request subtype: seed_read_state", "error_code": "unsupported_request"}),
             error(
                 "r4",

@@ -6,8 +6,10 @@ use serde_json::Value;
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tack_protocol::stream_json::ResultRecord;
+use tack_store::Rewound;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::checkpoints::RewindError;
 use crate::snapshot::SessionSnapshot;
 use crate::user_shell::ShellRun;
 
@@ -70,6 +72,16 @@ pub enum Command {
     AddNote {
         note: String,
         reply: oneshot::Sender<Result<PathBuf, String>>,
+    },
+    /// Put every file changed since the user message `user_message_id` was
+    /// sent back as it was then (files created since are deleted); with
+    /// `dry_run`, only say what that would change. Needs file checkpointing
+    /// (`SessionOptions::file_checkpointing`); answered at once, even while a
+    /// turn runs.
+    RewindFiles {
+        user_message_id: String,
+        dry_run: bool,
+        reply: oneshot::Sender<Result<Rewound, RewindError>>,
     },
 }
 
@@ -192,6 +204,21 @@ impl RuntimeHandle {
     ) -> Result<Result<(), tack_tools::StopError>, SessionClosed> {
         let (reply, rx) = oneshot::channel();
         self.send(Command::StopTask { task_id, reply })?;
+        rx.await.map_err(|_| SessionClosed)
+    }
+
+    /// [`Command::RewindFiles`].
+    pub async fn rewind_files(
+        &self,
+        user_message_id: String,
+        dry_run: bool,
+    ) -> Result<Result<Rewound, RewindError>, SessionClosed> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::RewindFiles {
+            user_message_id,
+            dry_run,
+            reply,
+        })?;
         rx.await.map_err(|_| SessionClosed)
     }
 

@@ -34,6 +34,7 @@ use tack_tool::{Tool, ToolContext};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::checkpoints::Checkpoints;
 use crate::emit::Emitter;
 use crate::event::{PermissionAnswer, PermissionRequest, RuntimeEvent};
 use crate::hooks::SessionHooks;
@@ -164,6 +165,8 @@ pub struct Gate {
     /// `--permission-prompt-tool mcp__server__tool`: asked when no front end
     /// answers (set once the MCP servers are up).
     prompt_tool: std::sync::OnceLock<tack_mcp::PermissionPromptTool>,
+    /// File checkpointing: a file tool's file is kept before it runs.
+    checkpoints: Option<Arc<Checkpoints>>,
 }
 
 /// The settings files a "don't ask again" answer writes to.
@@ -184,6 +187,7 @@ impl Gate {
         prompts: Option<Emitter>,
         turn: TurnCancel,
         files: SettingsFiles,
+        checkpoints: Option<Arc<Checkpoints>>,
     ) -> Self {
         Gate {
             ctx: RwLock::new(ctx),
@@ -193,6 +197,7 @@ impl Gate {
             turn,
             files,
             prompt_tool: std::sync::OnceLock::new(),
+            checkpoints,
         }
     }
 
@@ -688,7 +693,21 @@ impl CanUseTool for Gate {
         input: &'a Value,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, PermissionDecision> {
-        Box::pin(Gate::check(self, tool, input, ctx))
+        Box::pin(async move {
+            let decision = Gate::check(self, tool, input, ctx).await;
+            let runs_with = match &decision {
+                PermissionDecision::Allow => Some(input),
+                PermissionDecision::AllowWithInput(updated) => Some(updated),
+                PermissionDecision::Deny { .. } | PermissionDecision::Stop { .. } => None,
+            };
+            if let (Some(c), Some(input)) = (&self.checkpoints, runs_with) {
+                // One file copied, at most `Limits::per_file` bytes.
+                if let Some(why) = c.before_tool(tool.name(), input, &ctx.env) {
+                    self.notify(why);
+                }
+            }
+            decision
+        })
     }
 
     fn post_tool_use<'a>(

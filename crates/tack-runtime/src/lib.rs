@@ -38,6 +38,7 @@
 
 pub mod agents;
 mod auth;
+mod checkpoints;
 mod client;
 mod command;
 mod config;
@@ -64,6 +65,7 @@ mod trust;
 mod user_shell;
 
 pub use auth::AuthError;
+pub use checkpoints::RewindError;
 pub use command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, SessionClosed, TurnOptions,
     UserInput,
@@ -97,5 +99,5 @@ pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
-pub use tack_store::{SessionStore, is_valid_session_id};
+pub use tack_store::{Rewound, SessionStore, is_valid_session_id};
 pub use tack_tool::AgentIdentity;

@@ -81,6 +81,10 @@ pub struct SessionOptions {
     /// `--agents`: sub-agent definitions as JSON (`{"name": {"description",
     /// "prompt", "tools"?, "model"?}}`), over the files' and the built-ins.
     pub agents: Option<String>,
+    /// Keep files before each turn's first change to them, so
+    /// `Command::RewindFiles` can put them back (also on with
+    /// `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`, as the Agent SDKs set it).
+    pub file_checkpointing: bool,
 }
 
 impl Default for SessionOptions {
@@ -112,6 +116,7 @@ impl Default for SessionOptions {
             betas: Vec::new(),
             allow_bypass_permissions: false,
             agents: None,
+            file_checkpointing: false,
         }
     }
 }

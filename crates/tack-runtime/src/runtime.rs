@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::agents::ModelCell;
+use crate::checkpoints::{Checkpoints, RewindError};
 use crate::command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnEcho, TurnOptions, UserInput,
 };
@@ -67,6 +68,8 @@ pub(crate) struct Parts {
     pub context: Arc<PromptContext>,
     /// The session's custom slash commands.
     pub custom_commands: CustomCommands,
+    /// File checkpointing, when on.
+    pub checkpoints: Option<Arc<Checkpoints>>,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -137,6 +140,7 @@ impl Runtime {
             tasks,
             context,
             custom_commands,
+            checkpoints,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -166,6 +170,7 @@ impl Runtime {
             figures: Figures::default(),
             turn_running: false,
             custom_commands,
+            checkpoints,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -251,6 +256,7 @@ struct Driver {
     figures: Figures,
     turn_running: bool,
     custom_commands: CustomCommands,
+    checkpoints: Option<Arc<Checkpoints>>,
 }
 
 /// What a command did to a running piece of work.
@@ -445,6 +451,21 @@ impl Driver {
                     let _ = reply.send(stopped);
                 });
             }
+            Command::RewindFiles {
+                user_message_id,
+                dry_run,
+                reply,
+            } => {
+                let checkpoints = self.checkpoints.clone();
+                // Reading and writing the files: off the session task.
+                tokio::task::spawn_blocking(move || {
+                    let rewound = match checkpoints {
+                        Some(c) => c.rewind(&user_message_id, dry_run),
+                        None => Err(RewindError::NotEnabled),
+                    };
+                    let _ = reply.send(rewound);
+                });
+            }
             Command::McpStatus(reply) => {
                 let statuses = self.mcp.as_ref().map(SessionMcp::statuses);
                 let _ = reply.send(statuses.unwrap_or_default());
@@ -581,6 +602,12 @@ impl Driver {
             self.emit.notice(Notice::warning(format!("warning: {bad}")));
         }
         let restore = options.model.map(|m| self.set_model(session, Some(m)));
+        if let Some(c) = &self.checkpoints {
+            // A message without an id cannot be named in a rewind, but its
+            // turn's changes still belong to a checkpoint of their own.
+            let id = input.uuid.clone();
+            c.begin(&id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string()));
+        }
         self.turn_running = true;
         let alive = self.run_turn(session, input).await;
         self.turn_running = false;

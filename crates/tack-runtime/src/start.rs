@@ -24,6 +24,7 @@ use tack_tool::ToolEnv;
 use tokio::sync::mpsc;
 
 use crate::auth::{AuthError, client_config};
+use crate::checkpoints::Checkpoints;
 use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
 use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
@@ -117,6 +118,8 @@ pub async fn start(
     let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
     let session_dir = store.project_dir(&cwd).join(&session_id);
     let tool_env = tool_env(&cwd, session_dir, &perms, &env);
+    let history = tack_store::file_history_dir(&config_dir, &session_id);
+    let checkpoints = Checkpoints::for_session(options.file_checkpointing, &env, history);
     let Guard {
         hooks,
         gate,
@@ -134,16 +137,13 @@ pub async fn start(
         },
         ctx_opts.home_dir.as_deref(),
         &emit,
+        checkpoints.clone(),
     )?;
 
     let context = loaded_context(context_load, &emit).await;
 
     // The built-in tools, the web tools and the Agent tool (`--tools` picks).
-    let meta = options.persist.then(|| RecordMeta {
-        cwd: cwd.to_string_lossy().into_owned(),
-        git_branch: git_branch(&cwd),
-        version: version.to_owned(),
-    });
+    let meta = options.persist.then(|| record_meta(&cwd, version));
     let session_tools = session_tools(ToolsParts {
         env: &env,
         client,
@@ -224,7 +224,17 @@ pub async fn start(
         tasks: session_tools.tasks,
         context,
         custom_commands,
+        checkpoints,
     }))
+}
+
+/// What every transcript record of a session started in `cwd` carries.
+fn record_meta(cwd: &Path, version: &str) -> RecordMeta {
+    RecordMeta {
+        cwd: cwd.to_string_lossy().into_owned(),
+        git_branch: git_branch(cwd),
+        version: version.to_owned(),
+    }
 }
 
 /// The custom slash commands (a directory walk; templates, no code run), each
@@ -571,6 +581,7 @@ fn hooks_and_gate(
     place: HookPlace<'_>,
     home_dir: Option<&Path>,
     emit: &Emitter,
+    checkpoints: Option<Arc<Checkpoints>>,
 ) -> Result<Guard, StartError> {
     let project_dir = place.project_dir.to_path_buf();
     let hooks = SessionHooks::new(
@@ -593,6 +604,7 @@ fn hooks_and_gate(
         options.permission_prompts.then(|| emit.clone()),
         turn_cancel.clone(),
         files,
+        checkpoints,
     ));
     Ok(Guard {
         hooks,

@@ -1,9 +1,11 @@
 //! `cleanupPeriodDays`: transcripts (and their sessions' tool-output folders)
-//! not written to for that long are removed, as Claude Code does at start-up.
+//! not written to for that long are removed, as Claude Code does at start-up,
+//! and so are sessions' file checkpoints (`file-history/<session-id>/`).
 
 use std::path::Path;
 use std::time::SystemTime;
 
+use crate::file_history::file_history_dir;
 use crate::list::SessionStore;
 use crate::paths::is_valid_session_id;
 
@@ -11,6 +13,8 @@ use crate::paths::is_valid_session_id;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cleanup {
     pub transcripts: usize,
+    /// Sessions' file checkpoint folders.
+    pub file_histories: usize,
     /// Files or folders that could not be removed (left for next time).
     pub failures: usize,
 }
@@ -18,12 +22,24 @@ pub struct Cleanup {
 impl SessionStore {
     /// Removes every `<session-id>.jsonl` of every project last modified before
     /// `cutoff`, with the session's `<session-id>/` folder, but `keep` (the
-    /// session being resumed). Anything not named like a session is left
-    /// alone; nothing here fails the caller.
+    /// session being resumed), then every session's file checkpoints not
+    /// added to since `cutoff` (a session without a transcript has them too)
+    /// but `keep`'s. Anything not named like a session is left alone; nothing
+    /// here fails the caller.
     pub fn remove_older_than(&self, cutoff: SystemTime, keep: Option<&Path>) -> Cleanup {
         let mut done = Cleanup::default();
+        self.remove_transcripts(cutoff, keep, &mut done);
+        let keep_id = keep
+            .and_then(Path::file_stem)
+            .and_then(|s| s.to_str())
+            .map(str::to_owned);
+        remove_file_histories(self.config_dir(), cutoff, keep_id.as_deref(), &mut done);
+        done
+    }
+
+    fn remove_transcripts(&self, cutoff: SystemTime, keep: Option<&Path>, done: &mut Cleanup) {
         let Ok(projects) = std::fs::read_dir(self.config_dir().join("projects")) else {
-            return done;
+            return;
         };
         for project in projects.flatten() {
             let Ok(entries) = std::fs::read_dir(project.path()) else {
@@ -56,7 +72,35 @@ impl SessionStore {
                 }
             }
         }
-        done
+    }
+}
+
+/// `<config>/file-history/<session-id>/` folders last changed before `cutoff`.
+fn remove_file_histories(
+    config_dir: &Path,
+    cutoff: SystemTime,
+    keep: Option<&str>,
+    done: &mut Cleanup,
+) {
+    let root = file_history_dir(config_dir, "");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name.to_str().filter(|id| is_valid_session_id(id)) else {
+            continue;
+        };
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|modified| modified < cutoff);
+        if old && keep != Some(id) && is_dir(&entry.path()) {
+            match std::fs::remove_dir_all(entry.path()) {
+                Ok(()) => done.file_histories += 1,
+                Err(_) => done.failures += 1,
+            }
+        }
     }
 }
 
@@ -85,6 +129,20 @@ mod tests {
         }
         std::fs::write(project.join("notes.jsonl"), "keep").unwrap();
         let forty_days = Duration::from_secs(40 * 86_400);
+        // Checkpoints: the old session's, the kept one's and one of a session
+        // without a transcript go by age; the new session's stays.
+        let orphan = "44444444-4444-4444-8444-444444444444";
+        for id in [old, new, kept, orphan] {
+            let dir = file_history_dir(dir.path(), id);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("0123456789abcdef@v1"), "x").unwrap();
+            if id != new {
+                std::fs::File::open(&dir)
+                    .unwrap()
+                    .set_modified(SystemTime::now() - forty_days)
+                    .unwrap();
+            }
+        }
         let file = std::fs::File::options()
             .write(true)
             .open(project.join(format!("{old}.jsonl")))
@@ -102,9 +160,16 @@ mod tests {
             store.remove_older_than(cutoff, Some(&kept_path)),
             Cleanup {
                 transcripts: 1,
+                file_histories: 2,
                 failures: 0
             }
         );
+        let mut histories: Vec<String> = std::fs::read_dir(dir.path().join("file-history"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        histories.sort();
+        assert_eq!(histories, [new, kept]);
         let mut left: Vec<String> = std::fs::read_dir(&project)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

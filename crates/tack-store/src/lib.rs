@@ -28,6 +28,7 @@
 
 mod cleanup;
 mod error;
+mod file_history;
 mod list;
 mod load;
 mod paths;
@@ -38,6 +39,7 @@ mod writer;
 
 pub use cleanup::Cleanup;
 pub use error::StoreError;
+pub use file_history::{FileHistory, FileHistoryError, Limits, Rewound, file_history_dir};
 pub use list::{SessionStore, subagent_transcript_path};
 pub use load::{
     INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_bytes, load_sidechain,

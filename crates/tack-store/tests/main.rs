@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod damage;
+mod file_history;
 mod proptests;
 mod server_tools;
 mod store;

@@ -94,7 +94,7 @@ pub(crate) fn record_written(env: &ToolEnv, path: &Path, bytes: &[u8]) {
 
 /// The model's path resolved against the session cwd and normalised lexically
 /// (`.` and `..` removed), so `src/../a.rs` and `/repo/a.rs` share one record.
-pub(crate) fn resolve(env: &ToolEnv, path: &str) -> std::path::PathBuf {
+pub fn resolve(env: &ToolEnv, path: &str) -> std::path::PathBuf {
     use std::path::Component;
     let mut out = std::path::PathBuf::new();
     for c in env.resolve(path).components() {

@@ -45,6 +45,7 @@ use std::time::Duration;
 use tack_tool::{Tool, ToolEnv};
 
 pub use bg_tasks::{BackgroundTasks, OwnedTask, StopError, TaskEnd, new_task_id};
+pub use file_state::resolve as resolve_tool_path;
 pub use tack_sys::write_atomic;
 pub use todo_write::{TodoItem, TodoList, TodoStatus};
 

@@ -348,6 +348,12 @@ impl Front {
     fn user(&mut self, line: UserLine) {
         let Some(handle) = &self.input else { return };
         let message = Message::user(line.message.content);
+        // A replayed message's uuid is the one the SDK may name later
+        // (`rewind_files`): the runtime gets that same id.
+        let uuid = match (line.uuid, self.replay) {
+            (None, true) => Some(uuid::Uuid::new_v4().to_string()),
+            (uuid, _) => uuid,
+        };
         if self.replay {
             let mut extra = Map::new();
             extra.insert("isReplay".into(), Value::Bool(true));
@@ -355,10 +361,7 @@ impl Front {
                 message: serde_json::to_value(&message).unwrap_or(Value::Null),
                 parent_tool_use_id: line.parent_tool_use_id.clone(),
                 session_id: self.records.session_id.clone(),
-                uuid: line
-                    .uuid
-                    .clone()
-                    .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+                uuid: uuid.clone().unwrap_or_default(),
                 timestamp: None,
                 tool_use_result: None,
                 is_synthetic: None,
@@ -370,7 +373,7 @@ impl Front {
         }
         let input = UserInput {
             message,
-            uuid: line.uuid,
+            uuid,
             origin: line.origin,
         };
         let sent = match line.should_query {

@@ -6,10 +6,10 @@ use futures::future::{BoxFuture, FutureExt, ready};
 use serde_json::{Map, Value};
 use tack_protocol::control::{
     ContextUsageCategory, ContextUsageResponse, ControlRequest, ControlResponse, InterruptResponse,
-    McpServerStatus, McpStatusResponse, SdkRequest,
+    McpServerStatus, McpStatusResponse, RewindFilesResponse, SdkRequest,
 };
 use tack_runtime::PermissionMode;
-use tack_runtime::{Command, RuntimeHandle, SessionSnapshot};
+use tack_runtime::{Command, Rewound, RuntimeHandle, SessionSnapshot};
 
 /// The SDK's in-process MCP servers (`mcp_message`) and live server control.
 const NO_SDK_MCP: &str = "in-process SDK MCP servers and reconnecting or toggling MCP servers are not supported by tack yet";
@@ -120,8 +120,50 @@ pub fn answer(
             }
             .boxed()
         }
-        SdkRequest::RewindFiles(_) => ready(unsupported(id, "rewind_files")).boxed(),
+        SdkRequest::RewindFiles(r) => {
+            let handle = handle.clone();
+            let dry_run = r.dry_run.unwrap_or(false);
+            async move {
+                match handle.rewind_files(r.user_message_id, dry_run).await {
+                    Ok(Ok(rewound)) => success(id, &rewind_answer(rewound, dry_run)),
+                    // A preview says why not; a rewind that cannot be done fails.
+                    Ok(Err(why)) if dry_run => success(
+                        id,
+                        &RewindFilesResponse {
+                            can_rewind: false,
+                            error: Some(why.to_string()),
+                            ..RewindFilesResponse::default()
+                        },
+                    ),
+                    Ok(Err(why)) => ControlResponse::error(id, why.to_string()),
+                    Err(e) => ControlResponse::error(id, e.to_string()),
+                }
+            }
+            .boxed()
+        }
         SdkRequest::Other(other) => ready(unsupported(id, other.subtype())).boxed(),
+    }
+}
+
+/// The SDKs' `RewindFilesResult`: `skippedLinks` only on a real rewind.
+fn rewind_answer(rewound: Rewound, dry_run: bool) -> RewindFilesResponse {
+    let mut extra = Map::new();
+    if !dry_run && rewound.skipped > 0 {
+        extra.insert("skippedLinks".into(), rewound.skipped.into());
+    }
+    RewindFilesResponse {
+        can_rewind: true,
+        error: None,
+        files_changed: Some(
+            rewound
+                .files_changed
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
+        ),
+        insertions: Some(rewound.insertions),
+        deletions: Some(rewound.deletions),
+        extra,
     }
 }
 

@@ -203,6 +203,50 @@ const scenarios = {
     return observed;
   },
 
+  async rewind() {
+    const observed = {};
+    const read = (f) => (existsSync(f) ? readFileSync(f, "utf8") : null);
+    const contents = () => ({ keep: read("keep.txt"), new: read("new.txt") });
+    const input = inputQueue();
+    const q = query({
+      prompt: input,
+      options: options({
+        permissionMode: "acceptEdits",
+        enableFileCheckpointing: true,
+        extraArgs: { "replay-user-messages": null },
+      }),
+    });
+    const uuids = [];
+    let results = 0;
+    input.push("Change keep.txt");
+    for await (const m of q) {
+      RECORDS.push(m);
+      const toolResult = Array.isArray(m.message?.content) && m.message.content.some((b) => b.type === "tool_result");
+      if (m.type === "user" && m.uuid && !toolResult) uuids.push(m.uuid);
+      if (m.type !== "result") continue;
+      results += 1;
+      if (results === 1) {
+        input.push("Change it again and add new.txt");
+        continue;
+      }
+      observed.prompt_uuids = uuids.length;
+      observed.after_turns = contents();
+      observed.dry_run = await q.rewindFiles(uuids[0], { dryRun: true });
+      observed.after_dry_run = contents();
+      observed.rewind = await q.rewindFiles(uuids[0]);
+      observed.after_rewind = contents();
+      try {
+        await q.rewindFiles("not-a-message");
+        observed.unknown = "rewound";
+      } catch (e) {
+        observed.unknown = e?.message ?? String(e);
+      }
+      observed.unknown_dry_run = await q.rewindFiles("not-a-message", { dryRun: true });
+      input.end();
+    }
+    return observed;
+  },
+
   async result_fields() {
     const messages = await collect(query({ prompt: "Say hello", options: options({ model: "claude-sonnet-4-5" }) }));
     const init = messages.find((m) => m.type === "system" && m.subtype === "init");

@@ -12,6 +12,8 @@ model's replies are scripted by the Rust test):
   hook           a PreToolUse hook callback records every tool call
   interrupt      interrupt 1 s into a slow streamed answer, then a second query
   result_fields  one plain answer: ResultMessage and system/init fields
+  rewind         file checkpointing: two turns edit files, rewind_files to the
+                 first prompt's uuid puts them back; an unknown uuid fails
 
 Every scenario also reports `parser`: each record tack printed, run through the
 SDK's own message parser, and checked against the keys the SDK's types require
@@ -322,12 +324,58 @@ async def control(tack: str) -> dict:
     return observed
 
 
+def prompt_uuids(messages: list) -> list[str]:
+    """The uuids of the replayed prompts (user messages that are not tool results)."""
+    return [
+        m.uuid
+        for m in messages
+        if isinstance(m, UserMessage)
+        and m.uuid
+        and not (
+            isinstance(m.content, list)
+            and any(type(b).__name__ == "ToolResultBlock" for b in m.content)
+        )
+    ]
+
+
+async def rewind(tack: str) -> dict:
+    observed: dict = {}
+    opts = options(
+        tack,
+        permission_mode="acceptEdits",
+        enable_file_checkpointing=True,
+        extra_args={"replay-user-messages": None},
+    )
+    files = {"keep": Path("keep.txt"), "new": Path("new.txt")}
+
+    def contents() -> dict:
+        return {k: p.read_text() if p.exists() else None for k, p in files.items()}
+
+    uuids = []
+    async with ClaudeSDKClient(options=opts) as client:
+        for prompt in ("Change keep.txt", "Change it again and add new.txt"):
+            await client.query(prompt)
+            messages = [m async for m in client.receive_response()]
+            uuids.extend(prompt_uuids(messages))
+        observed["prompt_uuids"] = len(uuids)
+        observed["after_turns"] = contents()
+        await client.rewind_files(uuids[0])
+        observed["after_rewind"] = contents()
+        try:
+            await client.rewind_files("not-a-message")
+            observed["unknown"] = "rewound"
+        except Exception as e:  # the observation is the SDK's error
+            observed["unknown"] = str(e)
+    return observed
+
+
 SCENARIOS = {
     "control": control,
     "deny_write": deny_write,
     "hook": hook,
     "interrupt": interrupt,
     "result_fields": result_fields,
+    "rewind": rewind,
 }
 
 
