@@ -27,3 +27,4 @@ mod sdk_protocol;
 mod settings;
 mod stream_json_samples;
 mod terminal;
+mod transcripts;

@@ -81,6 +81,9 @@ pub struct SessionOptions {
     /// `--agents`: sub-agent definitions as JSON (`{"name": {"description",
     /// "prompt", "tools"?, "model"?}}`), over the files' and the built-ins.
     pub agents: Option<String>,
+    /// The terminal UI runs the session (transcripts say `entrypoint: "cli"`;
+    /// else `"sdk-cli"`, as for `-p` and stream-json).
+    pub interactive: bool,
 }
 
 impl Default for SessionOptions {
@@ -112,6 +115,7 @@ impl Default for SessionOptions {
             betas: Vec::new(),
             allow_bypass_permissions: false,
             agents: None,
+            interactive: false,
         }
     }
 }
