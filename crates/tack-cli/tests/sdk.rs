@@ -475,3 +475,8 @@ async fn sessions(sdk: Result<Sdk, String>) {
 async fn python_reads_tacks_sessions_with_its_session_functions() {
     sessions(python()).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_reads_tacks_sessions_with_its_session_functions() {
+    sessions(typescript()).await;
+}
