@@ -276,6 +276,7 @@ fn long_session(place: &Place, messages: usize) -> String {
         cwd: place.cwd().to_string_lossy().into_owned(),
         git_branch: String::new(),
         version: "bench".into(),
+        entrypoint: String::new(),
     };
     let mut t = Transcript::open(&path, &id, meta, None).expect("open");
     for i in 0..messages / 2 {

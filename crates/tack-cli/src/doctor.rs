@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use tack_mcp::{
     ConfigScope, LoadOptions, McpPaths, NotStartedReason, ProjectApprovals, ServerConfig,
 };
-use tack_runtime::{LoadedSettings, NoticeLevel, Place, TrustStore};
+use tack_runtime::{LoadedSettings, NoticeLevel, Place};
 
 /// Writes the report to stdout; exit 1 when something would stop a session.
 pub fn run(place: &Place) -> anyhow::Result<ExitCode> {
@@ -31,7 +31,7 @@ pub fn report(place: &Place) -> (String, bool) {
     let _ = writeln!(out, "tack {}", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(out, "config dir: {}", place.config_dir.display());
     let _ = writeln!(out, "project: {}", project.display());
-    let trust = match TrustStore::new(&place.config_dir).lookup(&project) {
+    let trust = match place.trust_store().lookup(&project) {
         Ok(t) if t.trusted => "trusted".to_owned(),
         Ok(_) => "not trusted: its settings cannot allow tools, run hooks or set the environment (`tack trust` to trust it)".to_owned(),
         Err(e) => {
@@ -141,7 +141,8 @@ pub fn report(place: &Place) -> (String, bool) {
             settings.permissions().deny().len()
         );
     }
-    let sessions = tack_runtime::SessionStore::new(&place.config_dir)
+    let sessions = place
+        .session_store()
         .list_sessions(&place.cwd)
         .map_or(0, |s| s.len());
     let _ = writeln!(out, "sessions in this folder: {sessions}");

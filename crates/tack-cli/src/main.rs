@@ -102,7 +102,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         }) => {
             let place = Place::new(cwd.clone(), Env::from_process())?;
             let dir = trust_target(&cwd, dir, force, place.home_dir.as_deref())?;
-            tack_runtime::TrustStore::new(&place.config_dir).trust(&dir, allow_external_imports)?;
+            place.trust_store().trust(&dir, allow_external_imports)?;
             println!("Trusted {}", dir.display());
             return Ok(ExitCode::SUCCESS);
         }

@@ -16,7 +16,8 @@ pub async fn run(place: &Place, command: McpCommand) -> anyhow::Result<ExitCode>
     let loaded = tack_runtime::load_settings(place, None)?;
     let paths = McpPaths::from_locations(&loaded.locations);
     let approvals = ProjectApprovals::from_settings(&loaded.settings);
-    let logs = tack_runtime::SessionStore::new(&place.config_dir)
+    let logs = place
+        .session_store()
         .project_dir(&place.cwd)
         .join("mcp-logs");
     let lookup = |k: &str| place.env.get(k);

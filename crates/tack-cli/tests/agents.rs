@@ -94,8 +94,20 @@ async fn stream_json_shows_the_subagents_records_with_parent_tool_use_id() {
     // Its transcript is a sidechain beside the session's.
     let transcript = env.transcripts().remove(0);
     let subagents = transcript.with_extension("").join("subagents");
-    let files: Vec<_> = std::fs::read_dir(&subagents).unwrap().flatten().collect();
-    assert_eq!(files.len(), 1);
-    let loaded = tack_store::load_sidechain(&files[0].path()).unwrap();
+    let mut files: Vec<_> = std::fs::read_dir(&subagents)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let loaded = tack_store::load_sidechain(&files[0]).unwrap();
     assert_eq!(loaded.messages.len(), 4);
+    // With Claude Code's sidecar, which names the call that started it.
+    assert_eq!(files[1], files[0].with_extension("meta.json"));
+    let meta: Value = serde_json::from_slice(&std::fs::read(&files[1]).unwrap()).unwrap();
+    assert_eq!(
+        meta,
+        json!({"agentType": "counter", "toolUseId": "toolu_agent"})
+    );
 }

@@ -675,8 +675,8 @@ async fn resume_after_a_lost_middle_record_keeps_the_earlier_history() {
 #[tokio::test(flavor = "multi_thread")]
 async fn os_errors_are_printed_once() {
     let env = Env::new(Script::new([Reply::text("never")])).await;
-    std::fs::create_dir_all(env.config_dir()).unwrap();
-    std::fs::write(env.config_dir().join("projects"), "a file, not a directory").unwrap();
+    std::fs::create_dir_all(env.claude_dir()).unwrap();
+    std::fs::write(env.claude_dir().join("projects"), "a file, not a directory").unwrap();
     let out = env.tack().args(["-p", "hi"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = stderr(&out);

@@ -152,7 +152,7 @@ async fn kill_9_at_random_moments_then_resume_loses_nothing_shown() {
         during_tool += usize::from(run.killed_during_tool);
         with_output += usize::from(!run.printed.is_empty());
 
-        let store = tack_store::SessionStore::new(env.config_dir());
+        let store = env.store();
         let path = store.transcript_path(&env.cwd(), &sid).unwrap();
         if run.printed.is_empty() && !path.exists() {
             continue; // killed before anything was written or shown

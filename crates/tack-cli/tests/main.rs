@@ -29,3 +29,4 @@ mod settings;
 mod stream_json_samples;
 mod terminal;
 mod tls;
+mod transcripts;

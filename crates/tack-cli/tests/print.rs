@@ -569,7 +569,7 @@ fn demo_fixes_the_bug_without_key_or_network() {
         "{stdout}"
     );
     // A real transcript was written.
-    let projects = std::fs::read_dir(home.path().join(".tack/projects"))
+    let projects = std::fs::read_dir(home.path().join(".claude/projects"))
         .unwrap()
         .count();
     assert_eq!(projects, 1);

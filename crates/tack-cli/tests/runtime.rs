@@ -39,7 +39,7 @@ fn transcript_records(path: &std::path::Path, cwd: &std::path::Path) -> Vec<Valu
             let mut v: Value = serde_json::from_str(l).unwrap();
             // Chain ids are renumbered in order of appearance, so the chain
             // shape is compared, not the random ids.
-            for key in ["uuid", "parentUuid"] {
+            for key in ["uuid", "parentUuid", "promptId", "sourceToolAssistantUUID"] {
                 if let Some(id) = v[key].as_str() {
                     let n = ids.len();
                     let id = ids.entry(id.to_owned()).or_insert_with(|| format!("id{n}"));
@@ -534,7 +534,7 @@ async fn without_credentials_tack_says_what_it_looked_for_before_any_request() {
 #[tokio::test(flavor = "multi_thread")]
 async fn transcripts_older_than_cleanup_period_days_are_removed_at_start() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
-    let store = tack_store::SessionStore::new(env.config_dir());
+    let store = tack_store::SessionStore::new(env.claude_dir());
     let other_project = store.project_dir(std::path::Path::new("/some/other/project"));
     let old = other_project.join("11111111-1111-4111-8111-111111111111.jsonl");
     let recent = other_project.join("22222222-2222-4222-8222-222222222222.jsonl");

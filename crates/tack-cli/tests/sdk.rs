@@ -91,6 +91,16 @@ fn typescript() -> Result<Sdk, String> {
 /// Runs `scenario` of the SDK's driver in `env`'s project; `None` (after
 /// printing why) when the SDK is not installed.
 async fn drive(sdk: &Result<Sdk, String>, scenario: &str, env: &Env) -> Option<Value> {
+    drive_with(sdk, scenario, env, &[]).await
+}
+
+/// [`drive`] with more environment for the driver (and so for tack).
+async fn drive_with(
+    sdk: &Result<Sdk, String>,
+    scenario: &str,
+    env: &Env,
+    extra_env: &[(&str, &Path)],
+) -> Option<Value> {
     let sdk = match sdk {
         Ok(sdk) => sdk,
         Err(reason) => {
@@ -105,6 +115,7 @@ async fn drive(sdk: &Result<Sdk, String>, scenario: &str, env: &Env) -> Option<V
         .args(&sdk.extra_args)
         .env_clear()
         .envs(env.vars())
+        .envs(extra_env.iter().copied())
         .current_dir(env.cwd())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -501,4 +512,58 @@ async fn python_rewind_files_restores_the_first_prompts_files() {
 #[tokio::test(flavor = "multi_thread")]
 async fn typescript_rewind_files_restores_the_first_prompts_files() {
     rewind(typescript()).await;
+}
+
+/// A session tack wrote (with a sub-agent), read back through the SDK's own
+/// session functions, `CLAUDE_CONFIG_DIR` set for the driver and tack.
+async fn sessions(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([
+        Reply::tool_use(
+            "toolu_agent",
+            "Task",
+            json!({"description": "part A", "prompt": "SUBTASK-A: say ok", "subagent_type": "general-purpose"}),
+        ),
+        Reply::text("RESULT-A-OK"),
+        Reply::text("The sub-agent reported."),
+    ]))
+    .await;
+    let claude = tempfile::tempdir().unwrap();
+    let Some(report) = drive_with(
+        &sdk,
+        "sessions",
+        &env,
+        &[("CLAUDE_CONFIG_DIR", claude.path())],
+    )
+    .await
+    else {
+        return;
+    };
+    assert_eq!(
+        report["observations"],
+        json!({
+            "sessions": [{"same_id": true, "summary": "delegate it", "first_prompt": "delegate it", "cwd": true}],
+            "messages": [
+                ["user", "delegate it"],
+                ["assistant", ["Task"]],
+                ["user", ["toolu_agent"]],
+                ["assistant", ["The sub-agent reported."]],
+            ],
+            "messages_in_any_project": 4,
+            "subagents": 1,
+            "subagent_messages": [[["user", "SUBTASK-A: say ok"], ["assistant", ["RESULT-A-OK"]]]],
+            "subagent_parent_tool_use_ids": ["toolu_agent"],
+        })
+    );
+    // Nothing went to HOME's `.claude` or tack's own dir.
+    assert!(!env.claude_dir().exists() && !env.config_dir().join("projects").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_reads_tacks_sessions_with_its_session_functions() {
+    sessions(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_reads_tacks_sessions_with_its_session_functions() {
+    sessions(typescript()).await;
 }

@@ -5,7 +5,7 @@ use tack_config::{Locations, Scope, Settings};
 
 use crate::event::Notice;
 use crate::place::Place;
-use crate::trust::{Trust, TrustStore};
+use crate::trust::Trust;
 
 /// The settings of a session and what the user should be told about them.
 #[derive(Debug, Clone)]
@@ -65,7 +65,7 @@ pub fn load_settings_trusting(
     locations.setting_sources = sources.map(<[Scope]>::to_vec);
     locations.tack_user_dir = Some(place.config_dir.clone());
     let mut notices = Vec::new();
-    let trust = match TrustStore::new(&place.config_dir).lookup(&locations.project_dir) {
+    let trust = match place.trust_store().lookup(&locations.project_dir) {
         Ok(trust) => trust,
         Err(e) => {
             notices.push(Notice::warning(format!(

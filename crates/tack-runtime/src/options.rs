@@ -85,6 +85,9 @@ pub struct SessionOptions {
     /// `Command::RewindFiles` can put them back (also on with
     /// `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`, as the Agent SDKs set it).
     pub file_checkpointing: bool,
+    /// The terminal UI runs the session (transcripts say `entrypoint: "cli"`;
+    /// else `"sdk-cli"`, as for `-p` and stream-json).
+    pub interactive: bool,
 }
 
 impl Default for SessionOptions {
@@ -117,6 +120,7 @@ impl Default for SessionOptions {
             allow_bypass_permissions: false,
             agents: None,
             file_checkpointing: false,
+            interactive: false,
         }
     }
 }

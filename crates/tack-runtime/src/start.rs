@@ -83,11 +83,13 @@ pub async fn start(
     loaded: &LoadedSettings,
     options: SessionOptions,
 ) -> Result<Runtime, StartError> {
+    let store = place.session_store();
     let Place {
         cwd,
         config_dir,
         home_dir,
         env,
+        ..
     } = place;
     let settings = &loaded.settings;
     let (tx, events) = mpsc::unbounded_channel();
@@ -95,7 +97,6 @@ pub async fn start(
     for notice in &loaded.notices {
         emit.notice(notice.clone());
     }
-    let store = SessionStore::new(&config_dir);
     remove_pending_writes(&config_dir);
     let version = env!("CARGO_PKG_VERSION");
 
@@ -111,13 +112,13 @@ pub async fn start(
 
     let conversation = conversation(&store, &cwd, &options, &emit)?;
     let session_id = conversation.session_id.clone();
-    let transcript_path = transcript_path(&store, &cwd, settings, &options, &session_id)?;
+    let transcript_path = transcript_path(&store, &cwd, settings, &options, &conversation)?;
     let request = request_config(&options, &env, settings, &model, &emit);
 
     let project_dir = tack_config::find_project_dir(&cwd);
     let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
-    let session_dir = store.project_dir(&cwd).join(&session_id);
-    let tool_env = tool_env(&cwd, session_dir, &perms, &env);
+    // Beside the transcript (`<id>.jsonl` → `<id>/`): sub-agents, tool output.
+    let tool_env = tool_env(&cwd, transcript_path.with_extension(""), &perms, &env);
     let history = tack_store::file_history_dir(&config_dir, &session_id);
     let checkpoints = Checkpoints::for_session(options.file_checkpointing, &env, history);
     let Guard {
@@ -143,7 +144,9 @@ pub async fn start(
     let context = loaded_context(context_load, &emit).await;
 
     // The built-in tools, the web tools and the Agent tool (`--tools` picks).
-    let meta = options.persist.then(|| record_meta(&cwd, version));
+    let meta = options
+        .persist
+        .then(|| record_meta(&cwd, version, &options));
     let session_tools = session_tools(ToolsParts {
         env: &env,
         client,
@@ -168,7 +171,7 @@ pub async fn start(
     let builtin = session_tools.tools;
 
     // The transcript opens once everything above is known to be valid.
-    let (sink, history) = open_transcript(meta, &transcript_path, conversation, &options)?;
+    let (sink, history) = open_transcript(meta, &transcript_path, conversation, &options, &gate)?;
     let tools = match &mut mcp {
         Some(m) => mcp_tools(m, &builtin, &gate, &options, &model, &env, &emit).await?,
         None => ToolSet::new(builtin.clone()),
@@ -419,6 +422,9 @@ struct Conversation {
     history: Vec<Message>,
     /// The record the transcript's next record chains to.
     leaf: Option<String>,
+    /// The transcript continued (appended to where it is, in Claude Code's dir
+    /// or tack's older one); `None` for a new or forked session.
+    path: Option<PathBuf>,
 }
 
 /// The conversation: new, `--continue`, `--resume <id>`; forked into a new
@@ -443,6 +449,7 @@ fn conversation(
                 session_id,
                 history: Vec::new(),
                 leaf: None,
+                path: None,
             });
         }
         SessionChoice::Resume(id) if id.is_empty() => {
@@ -469,12 +476,14 @@ fn conversation(
             session_id: uuid::Uuid::new_v4().to_string(),
             history: loaded.messages,
             leaf: None,
+            path: None,
         }
     } else {
         Conversation {
             session_id: loaded.session_id,
             history: loaded.messages,
             leaf: loaded.leaf_uuid,
+            path: Some(path),
         }
     })
 }
@@ -495,9 +504,13 @@ fn transcript_path(
     cwd: &Path,
     settings: &Settings,
     options: &SessionOptions,
-    session_id: &str,
+    conversation: &Conversation,
 ) -> Result<PathBuf, StartError> {
-    let path = store.transcript_path(cwd, session_id)?;
+    let path = match &conversation.path {
+        Some(path) => path.clone(),
+        None => store.transcript_path(cwd, &conversation.session_id)?,
+    };
+    let session_id = &conversation.session_id;
     let cutoff = std::time::SystemTime::now().checked_sub(Duration::from_secs(
         u64::from(settings.cleanup_period_days()) * 86_400,
     ));
@@ -622,6 +635,7 @@ fn open_transcript(
     path: &Path,
     conversation: Conversation,
     options: &SessionOptions,
+    gate: &Arc<Gate>,
 ) -> Result<(Option<Arc<StoreSink>>, Vec<(String, Message)>), StartError> {
     let mut history: Vec<(String, Message)> = conversation
         .history
@@ -635,7 +649,8 @@ fn open_transcript(
     if options.fork_session {
         history = write_history(&mut transcript, history)?;
     }
-    Ok((Some(Arc::new(StoreSink::new(transcript))), history))
+    let sink = StoreSink::new(transcript).with_gate(gate.clone());
+    Ok((Some(Arc::new(sink)), history))
 }
 
 /// The session's tools with the MCP servers': waits for every server's tool
@@ -706,6 +721,21 @@ fn hook_sources(settings: &Settings) -> Vec<(String, serde_json::Value)> {
         .into_iter()
         .map(|(source, value)| (source.to_string(), value))
         .collect()
+}
+
+/// What every transcript record says about where it was written.
+fn record_meta(cwd: &Path, version: &str, options: &SessionOptions) -> RecordMeta {
+    RecordMeta {
+        cwd: cwd.to_string_lossy().into_owned(),
+        git_branch: git_branch(cwd),
+        version: version.to_owned(),
+        entrypoint: if options.interactive {
+            "cli"
+        } else {
+            "sdk-cli"
+        }
+        .to_owned(),
+    }
 }
 
 /// The current git branch, read from `.git/HEAD` (no `git` process at

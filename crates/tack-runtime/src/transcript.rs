@@ -8,11 +8,12 @@
 //! Each append is one `write` + `fsync` (tack-store), done in place: it is
 //! short, and doing it off-thread would cost more than it saves.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 use tack_core::session::{TranscriptEntry, TranscriptError, TranscriptSink};
 use tack_protocol::{ContentBlock, Message, MessageResponse, Role};
@@ -22,6 +23,22 @@ use tack_store::{StoreError, Transcript, TranscriptRecord};
 pub struct StoreSink {
     transcript: Mutex<Transcript>,
     path: PathBuf,
+    turn: Mutex<Turn>,
+    /// The main session's gate (its permission mode goes on each prompt);
+    /// `None` for a sub-agent's transcript, whose prompt has no mode.
+    gate: Option<Arc<crate::gate::Gate>>,
+}
+
+/// What the records of the current turn share.
+#[derive(Default)]
+struct Turn {
+    /// Claude Code's `promptId`: the prompt's, repeated on its tool results.
+    prompt_id: String,
+    /// Prompts written by this sink (`turnPosition.turnIndex`, from 1).
+    turns: u64,
+    /// tool_use id → the uuid of the assistant record holding the call
+    /// (`sourceToolAssistantUUID` of its result).
+    calls: HashMap<String, String>,
 }
 
 impl StoreSink {
@@ -29,7 +46,17 @@ impl StoreSink {
         StoreSink {
             path: transcript.path().to_path_buf(),
             transcript: Mutex::new(transcript),
+            turn: Mutex::new(Turn::default()),
+            gate: None,
         }
+    }
+
+    /// The main session's sink: prompts carry the gate's permission mode and
+    /// where they came from, as Claude Code's do.
+    #[must_use]
+    pub(crate) fn with_gate(mut self, gate: Arc<crate::gate::Gate>) -> StoreSink {
+        self.gate = Some(gate);
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -41,18 +68,30 @@ impl StoreSink {
             .transcript
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let mut turn = self.turn.lock().unwrap_or_else(PoisonError::into_inner);
         match entry {
             TranscriptEntry::Prompt { uuid, message } => {
                 let mut record = t.chain_record("user");
                 record.uuid = Some(uuid.to_owned());
-                record.message = Some(message_json(message));
+                record.message = Some(prompt_json(message));
+                turn.prompt_id = uuid::Uuid::new_v4().to_string();
+                turn.turns += 1;
+                let extra = &mut record.extra;
+                extra.insert("promptId".into(), json!(turn.prompt_id));
+                if let Some(gate) = &self.gate {
+                    extra.insert("permissionMode".into(), json!(gate.mode().as_str()));
+                    extra.insert("promptSource".into(), json!("sdk"));
+                    extra.insert("turnOrigin".into(), json!("sdk"));
+                    extra.insert(
+                        "turnPosition".into(),
+                        json!({"promptIndex": 0, "turnIndex": turn.turns}),
+                    );
+                }
                 t.append(record).map(drop)
             }
             TranscriptEntry::Assistant(a) => {
-                let mut record = t.chain_record("assistant");
-                record.uuid = Some(a.uuid.clone());
-                record.message = serde_json::to_value(assistant_response(a)).ok();
-                t.append(record).map(drop)
+                let records = assistant_records(&t, a, &mut turn.calls);
+                t.append_grouped(records)
             }
             TranscriptEntry::ToolResults(r) => {
                 // One record per tool result (as Claude Code writes them), each
@@ -66,6 +105,14 @@ impl StoreSink {
                         record.parent_uuid = records.last().and_then(|p| p.uuid.clone());
                     }
                     record.tool_use_result = tool_use_result(r, &message);
+                    record
+                        .extra
+                        .insert("promptId".into(), json!(turn.prompt_id));
+                    if let Some(source) = result_id(&message).and_then(|id| turn.calls.get(id)) {
+                        record
+                            .extra
+                            .insert("sourceToolAssistantUUID".into(), json!(source));
+                    }
                     record.message = Some(message_json(&message));
                     records.push(record);
                 }
@@ -98,6 +145,15 @@ impl TranscriptSink for StoreSink {
             message: e.to_string(),
         });
         Box::pin(std::future::ready(written))
+    }
+}
+
+/// A prompt as Claude Code records it: plain text stays a string
+/// (`{"role":"user","content":"..."}`), anything else is blocks.
+fn prompt_json(message: &Message) -> Value {
+    match message.content.as_slice() {
+        [ContentBlock::Text { text, .. }] => json!({"role": "user", "content": text}),
+        _ => message_json(message),
     }
 }
 
@@ -137,12 +193,61 @@ pub fn split_tool_results(message: &Message) -> Vec<Message> {
     out
 }
 
-/// The structured output of the tool whose result is in `message`.
-pub fn tool_use_result(r: &ToolResultsEvent, message: &Message) -> Option<Value> {
-    let id = message.content.iter().find_map(|b| match b {
+/// An assistant message as Claude Code records it: one record per content
+/// block, chained, all with the message's `id`; the last has the event's uuid
+/// (the one the session knows the message by). Remembers which record holds
+/// each tool call in `calls`.
+fn assistant_records(
+    t: &Transcript,
+    a: &AssistantMessageEvent,
+    calls: &mut HashMap<String, String>,
+) -> Vec<TranscriptRecord> {
+    let response = assistant_response(a);
+    let blocks = if a.message.content.is_empty() {
+        vec![None]
+    } else {
+        a.message.content.iter().map(Some).collect()
+    };
+    let last = blocks.len() - 1;
+    let mut records: Vec<TranscriptRecord> = Vec::with_capacity(blocks.len());
+    for (i, block) in blocks.into_iter().enumerate() {
+        let mut record = t.chain_record("assistant");
+        if let Some(previous) = records.last() {
+            record.parent_uuid.clone_from(&previous.uuid);
+        }
+        if i == last {
+            record.uuid = Some(a.uuid.clone());
+        }
+        let mut message = serde_json::to_value(&response).unwrap_or(Value::Null);
+        if let Some(m) = message.as_object_mut() {
+            m.entry("stop_details").or_insert(Value::Null);
+        }
+        if let Some(block) = block {
+            message["content"] = json!([block]);
+            if let ContentBlock::ToolUse { id, .. } = block {
+                calls.insert(id.clone(), record.uuid.clone().unwrap_or_default());
+            }
+        }
+        record.message = Some(message);
+        record.extra.insert("apiBlockIndex".into(), json!(i));
+        record.extra.insert("requestedModel".into(), json!(a.model));
+        record.extra.insert("madeBy".into(), json!("model"));
+        records.push(record);
+    }
+    records
+}
+
+/// The id of the first `tool_result` in `message`.
+fn result_id(message: &Message) -> Option<&str> {
+    message.content.iter().find_map(|b| match b {
         ContentBlock::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
         _ => None,
-    })?;
+    })
+}
+
+/// The structured output of the tool whose result is in `message`.
+pub fn tool_use_result(r: &ToolResultsEvent, message: &Message) -> Option<Value> {
+    let id = result_id(message)?;
     r.results
         .iter()
         .find(|i| i.tool_use_id == id)

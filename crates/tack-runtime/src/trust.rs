@@ -17,10 +17,13 @@ const FILE: &str = "config.json";
 const TRUSTED: &str = "hasTrustDialogAccepted";
 const EXTERNAL_IMPORTS: &str = "hasClaudeMdExternalIncludesApproved";
 
-/// The trust records in one config dir.
+/// The trust records in one config dir, and in Claude Code's `.claude.json`
+/// (same shape) when given: a folder trusted in either is trusted, and trusting
+/// one records it in both, so Claude Code and tack agree.
 #[derive(Debug, Clone)]
 pub struct TrustStore {
     path: PathBuf,
+    claude_json: Option<PathBuf>,
 }
 
 /// The config file could not be read or written.
@@ -73,7 +76,20 @@ impl TrustStore {
     pub fn new(config_dir: &Path) -> TrustStore {
         TrustStore {
             path: config_dir.join(FILE),
+            claude_json: None,
         }
+    }
+
+    /// Also reads and writes the trust Claude Code keeps in `file`
+    /// (`~/.claude.json`, or `$CLAUDE_CONFIG_DIR/.claude.json`).
+    #[must_use]
+    pub fn also_claude_json(mut self, file: Option<PathBuf>) -> TrustStore {
+        self.claude_json = file;
+        self
+    }
+
+    fn files(&self) -> impl Iterator<Item = &Path> {
+        std::iter::once(self.path.as_path()).chain(self.claude_json.as_deref())
     }
 
     pub fn path(&self) -> &Path {
@@ -84,75 +100,92 @@ impl TrustStore {
     /// A missing file approves nothing; an unreadable one is an error (the
     /// caller reports it and treats the folder as untrusted).
     pub fn lookup(&self, dir: &Path) -> Result<Trust, TrustError> {
-        let config = self.read()?;
-        let Some(projects) = config.get("projects").and_then(Value::as_object) else {
-            return Ok(Trust::default());
-        };
         let mut trust = Trust::default();
-        for ancestor in dir.ancestors() {
-            let Some(entry) = projects.get(&ancestor.to_string_lossy().into_owned()) else {
+        for file in self.files() {
+            let config = read(file)?;
+            let Some(projects) = config.get("projects").and_then(Value::as_object) else {
                 continue;
             };
-            let flag = |key| entry.get(key).and_then(Value::as_bool) == Some(true);
-            trust.trusted |= flag(TRUSTED);
-            trust.external_imports |= flag(EXTERNAL_IMPORTS);
+            lookup_in(projects, dir, &mut trust);
         }
         Ok(trust)
     }
 
     /// Records `dir` as trusted (and, with `external_imports`, its memory files'
-    /// imports from outside the project as approved). Written atomically.
+    /// imports from outside the project as approved), in every file. Written
+    /// atomically; other keys are kept.
     pub fn trust(&self, dir: &Path, external_imports: bool) -> Result<(), TrustError> {
-        let mut config = self.read()?;
-        let projects = config.entry("projects").or_insert_with(|| json!({}));
-        if !projects.is_object() {
-            *projects = json!({});
+        for file in self.files() {
+            trust_in(file, dir, external_imports)?;
         }
-        let key = dir.to_string_lossy().into_owned();
-        if let Some(projects) = projects.as_object_mut() {
-            let entry = projects.entry(key).or_insert_with(|| json!({}));
-            if !entry.is_object() {
-                *entry = json!({});
-            }
-            entry[TRUSTED] = Value::Bool(true);
-            if external_imports {
-                entry[EXTERNAL_IMPORTS] = Value::Bool(true);
-            }
-        }
-        let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
-        text.push('\n');
-        // Under the config dir: the user's alone, as transcripts are.
-        let mode = Some(tack_sys::private_file::FILE_MODE);
-        tack_sys::write_atomic_with_mode(&self.path, text.as_bytes(), mode).map_err(|source| {
-            TrustError::Write {
-                path: self.path.clone(),
-                source,
-            }
-        })
+        Ok(())
     }
+}
 
-    fn read(&self) -> Result<Map<String, Value>, TrustError> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-            Err(source) => {
-                return Err(TrustError::Read {
-                    path: self.path.clone(),
-                    source,
-                });
-            }
+/// Adds to `trust` what `projects` approves for `dir` or a parent.
+fn lookup_in(projects: &Map<String, Value>, dir: &Path, trust: &mut Trust) {
+    for ancestor in dir.ancestors() {
+        let Some(entry) = projects.get(&ancestor.to_string_lossy().into_owned()) else {
+            continue;
         };
-        if text.trim().is_empty() {
-            return Ok(Map::new());
+        let flag = |key| entry.get(key).and_then(Value::as_bool) == Some(true);
+        trust.trusted |= flag(TRUSTED);
+        trust.external_imports |= flag(EXTERNAL_IMPORTS);
+    }
+}
+
+/// [`TrustStore::trust`] in one file.
+fn trust_in(path: &Path, dir: &Path, external_imports: bool) -> Result<(), TrustError> {
+    let mut config = read(path)?;
+    let projects = config.entry("projects").or_insert_with(|| json!({}));
+    if !projects.is_object() {
+        *projects = json!({});
+    }
+    let key = dir.to_string_lossy().into_owned();
+    if let Some(projects) = projects.as_object_mut() {
+        let entry = projects.entry(key).or_insert_with(|| json!({}));
+        if !entry.is_object() {
+            *entry = json!({});
         }
-        match serde_json::from_str(&text) {
-            Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => Ok(Map::new()),
-            Err(source) => Err(TrustError::Parse {
-                path: self.path.clone(),
+        entry[TRUSTED] = Value::Bool(true);
+        if external_imports {
+            entry[EXTERNAL_IMPORTS] = Value::Bool(true);
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
+    text.push('\n');
+    // Under the config dir: the user's alone, as transcripts are.
+    let mode = Some(tack_sys::private_file::FILE_MODE);
+    tack_sys::write_atomic_with_mode(path, text.as_bytes(), mode).map_err(|source| {
+        TrustError::Write {
+            path: path.to_owned(),
+            source,
+        }
+    })
+}
+
+/// The JSON object in `path`; empty if the file is missing or blank.
+fn read(path: &Path) -> Result<Map<String, Value>, TrustError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+        Err(source) => {
+            return Err(TrustError::Read {
+                path: path.to_owned(),
                 source,
-            }),
+            });
         }
+    };
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Ok(Map::new()),
+        Err(source) => Err(TrustError::Parse {
+            path: path.to_owned(),
+            source,
+        }),
     }
 }
 

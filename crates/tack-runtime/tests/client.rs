@@ -416,7 +416,7 @@ async fn tools_thinking_effort_and_betas_shape_the_request() {
         "{e}"
     );
     // Refused before its transcript was created: only the first session has one.
-    let store = tack_store::SessionStore::new(fx.home.path().join(".tack"));
+    let store = tack_store::SessionStore::new(fx.home.path().join(".claude"));
     assert_eq!(store.list_sessions(&fx.cwd()).unwrap().len(), 1);
 }
 

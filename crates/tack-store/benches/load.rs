@@ -18,6 +18,7 @@ fn main() {
         cwd: "/home/dev/proj".into(),
         git_branch: "main".into(),
         version: "0.1.0".into(),
+        entrypoint: String::new(),
     };
     let mut t =
         Transcript::open(&path, "0b7b1a9e-5d0c-4f3e-9a55-2c1f7e8d4b60", meta, None).expect("open");

@@ -7,7 +7,6 @@ use std::time::SystemTime;
 
 use crate::file_history::file_history_dir;
 use crate::list::SessionStore;
-use crate::paths::is_valid_session_id;
 
 /// What a cleanup removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,12 +46,7 @@ impl SessionStore {
             };
             for entry in entries.flatten() {
                 let path = entry.path();
-                let Some(id) = path
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(|n| n.strip_suffix(".jsonl"))
-                    .filter(|id| is_valid_session_id(id))
-                else {
+                let Some(id) = crate::paths::session_file_id(&path) else {
                     continue;
                 };
                 let old = entry

@@ -14,17 +14,36 @@ use crate::summary::SessionSummary;
 const PREVIEW_SCAN_BYTES: u64 = 64 * 1024;
 const PREVIEW_CHARS: usize = 80;
 
-/// The transcripts under one config dir (`~/.tack`, or `TACK_CONFIG_DIR`).
+/// The transcripts under one config dir (Claude Code's: `~/.claude`, or
+/// `CLAUDE_CONFIG_DIR`), where new ones are written, plus older config dirs
+/// (`~/.tack`) whose sessions are still found, after the first dir's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionStore {
     config_dir: PathBuf,
+    older: Vec<PathBuf>,
 }
 
 impl SessionStore {
     pub fn new(config_dir: impl Into<PathBuf>) -> SessionStore {
         SessionStore {
             config_dir: config_dir.into(),
+            older: Vec::new(),
         }
+    }
+
+    /// Also finds (never writes) the sessions under `dir`, after this store's.
+    #[must_use]
+    pub fn also_reading(mut self, dir: impl Into<PathBuf>) -> SessionStore {
+        let dir = dir.into();
+        if dir != self.config_dir && !self.older.contains(&dir) {
+            self.older.push(dir);
+        }
+        self
+    }
+
+    /// Every dir searched, the one written to first.
+    fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+        std::iter::once(&self.config_dir).chain(&self.older)
     }
 
     pub fn config_dir(&self) -> &Path {
@@ -61,42 +80,17 @@ impl SessionStore {
         ))
     }
 
-    /// The sessions of `cwd`, newest (last modified) first.
+    /// The sessions of `cwd` in every dir, newest (last modified) first; a
+    /// session in two dirs is listed once, from the first dir.
     pub fn list_sessions(&self, cwd: &Path) -> Result<Vec<SessionSummary>, StoreError> {
-        let dir = self.project_dir(cwd);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_err(&dir)(e)),
-        };
-        let mut sessions = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Some(id) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".jsonl"))
-                .filter(|id| is_valid_session_id(id))
-            else {
-                continue;
-            };
-            // Only regular files are sessions (a directory or FIFO named like
-            // one is not, and reading it for a preview could block).
-            let Ok(meta) = std::fs::metadata(&path) else {
-                continue;
-            };
-            let Ok(modified) = meta.modified() else {
-                continue;
-            };
-            if crate::paths::file_kind(&meta).is_some() {
-                continue;
+        let mut sessions: Vec<SessionSummary> = Vec::new();
+        for config_dir in self.dirs() {
+            let dir = config_dir.join("projects").join(sanitize_cwd(cwd));
+            for found in sessions_in(&dir)? {
+                if !sessions.iter().any(|s| s.session_id == found.session_id) {
+                    sessions.push(found);
+                }
             }
-            sessions.push(SessionSummary {
-                session_id: id.to_owned(),
-                first_prompt: first_prompt(&path),
-                path,
-                modified,
-            });
         }
         sessions.sort_by(|a, b| {
             b.modified
@@ -119,12 +113,18 @@ impl SessionStore {
     /// The transcript of session `id` in `cwd` (`--resume <id>`); if there is
     /// none, the error lists the most recent sessions.
     pub fn find_session(&self, cwd: &Path, id: &str) -> Result<PathBuf, StoreError> {
-        let path = self.transcript_path(cwd, id)?;
-        if let Ok(meta) = std::fs::metadata(&path) {
-            return match crate::paths::file_kind(&meta) {
-                None => Ok(path),
-                Some(kind) => Err(StoreError::NotATranscript { path, kind }),
-            };
+        self.transcript_path(cwd, id)?;
+        for config_dir in self.dirs() {
+            let path = config_dir
+                .join("projects")
+                .join(sanitize_cwd(cwd))
+                .join(format!("{id}.jsonl"));
+            if let Ok(meta) = std::fs::metadata(&path) {
+                return match crate::paths::file_kind(&meta) {
+                    None => Ok(path),
+                    Some(kind) => Err(StoreError::NotATranscript { path, kind }),
+                };
+            }
         }
         let mut recent = self.list_sessions(cwd)?;
         recent.truncate(5);
@@ -133,6 +133,40 @@ impl SessionStore {
             recent,
         })
     }
+}
+
+/// The sessions in one project dir, unsorted; none if it does not exist.
+fn sessions_in(dir: &Path) -> Result<Vec<SessionSummary>, StoreError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err(dir)(e)),
+    };
+    let mut sessions = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(id) = crate::paths::session_file_id(&path) else {
+            continue;
+        };
+        // Only regular files are sessions (a directory or FIFO named like
+        // one is not, and reading it for a preview could block).
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        let Ok(modified) = meta.modified() else {
+            continue;
+        };
+        if crate::paths::file_kind(&meta).is_some() {
+            continue;
+        }
+        sessions.push(SessionSummary {
+            session_id: id.to_owned(),
+            first_prompt: first_prompt(&path),
+            path,
+            modified,
+        });
+    }
+    Ok(sessions)
 }
 
 /// The text of the first real user prompt in the first 64 KiB of `path`.

@@ -201,7 +201,30 @@ struct LoadRecord<'a> {
 
 impl LoadRecord<'_> {
     fn is_chain(&self) -> bool {
-        matches!(&*self.kind, "user" | "assistant" | "system") && self.uuid.is_some()
+        matches!(&*self.kind, "user" | "assistant" | "system" | "attachment") && self.uuid.is_some()
+    }
+
+    /// The ids of the `tool_result` blocks of a user record.
+    fn tool_result_ids(&self) -> Vec<String> {
+        self.block_ids("tool_result", "tool_use_id")
+    }
+
+    /// The `key` of each `kind` block of the message (none when the raw text
+    /// does not even mention `kind`, so most records are not parsed here).
+    fn block_ids(&self, kind: &str, key: &str) -> Vec<String> {
+        let Some(raw) = self.message.filter(|m| m.get().contains(kind)) else {
+            return Vec::new();
+        };
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(raw.get()) else {
+            return Vec::new();
+        };
+        let blocks = message.get("content").and_then(|c| c.as_array());
+        blocks
+            .into_iter()
+            .flatten()
+            .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some(kind))
+            .filter_map(|b| b.get(key).and_then(|v| v.as_str()).map(str::to_owned))
+            .collect()
     }
 
     fn is_compact_boundary(&self) -> bool {
@@ -348,7 +371,46 @@ fn chain_to_leaf<'r, 'a>(
         };
     }
     chain.reverse();
+    recover_parallel_results(&main, &mut chain);
     Some(chain)
+}
+
+/// Claude Code writes each tool call of a message as its own record and
+/// parents each result to its own call's record, so with calls in parallel
+/// only the last result is on the chain; the others hang off it. Puts each
+/// such result back after the assistant records of its call, unless the chain
+/// already answers that call.
+fn recover_parallel_results<'r, 'a>(
+    main: &[&'r (usize, LoadRecord<'a>)],
+    chain: &mut Vec<&'r LoadRecord<'a>>,
+) {
+    let on_chain: HashSet<&str> = chain.iter().filter_map(|r| r.uuid.as_deref()).collect();
+    let answered: HashSet<String> = chain.iter().flat_map(|r| r.tool_result_ids()).collect();
+    for (_, record) in main {
+        let Some(parent) = record.parent_uuid.as_deref() else {
+            continue;
+        };
+        let uuid = record.uuid.as_deref().unwrap_or_default();
+        if record.kind != "user" || on_chain.contains(uuid) || !on_chain.contains(parent) {
+            continue;
+        }
+        let ids = record.tool_result_ids();
+        let Some(at) = chain.iter().position(|r| r.uuid.as_deref() == Some(parent)) else {
+            continue;
+        };
+        let calls = chain[at].block_ids("tool_use", "id");
+        if ids.is_empty()
+            || ids
+                .iter()
+                .any(|id| answered.contains(id) || !calls.contains(id))
+        {
+            continue;
+        }
+        let insert = (at + 1..chain.len())
+            .find(|&i| chain[i].kind != "assistant")
+            .unwrap_or(chain.len());
+        chain.insert(insert, record);
+    }
 }
 
 /// Turns chain records into API messages: assistant records sharing a

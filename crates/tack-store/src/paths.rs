@@ -34,6 +34,14 @@ pub fn is_valid_session_id(id: &str) -> bool {
     uuid::Uuid::parse_str(id).is_ok()
 }
 
+/// The session id of a transcript file name (`<uuid>.jsonl`), if it is one.
+pub(crate) fn session_file_id(path: &Path) -> Option<&str> {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".jsonl"))
+        .filter(|id| is_valid_session_id(id))
+}
+
 /// `None` for a regular file, else what it is ("a directory").
 pub(crate) fn file_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
     use std::os::unix::fs::FileTypeExt;

@@ -74,9 +74,13 @@ impl TranscriptRecord {
         }
     }
 
-    /// True for the records that form the conversation chain.
+    /// True for the records that form the conversation chain (Claude Code
+    /// chains its `attachment` records too; they carry no message).
     pub fn is_chain(&self) -> bool {
-        matches!(self.kind.as_str(), "user" | "assistant" | "system") && self.uuid.is_some()
+        matches!(
+            self.kind.as_str(),
+            "user" | "assistant" | "system" | "attachment"
+        ) && self.uuid.is_some()
     }
 
     pub fn is_compact_boundary(&self) -> bool {

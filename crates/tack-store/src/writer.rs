@@ -14,12 +14,16 @@ use crate::error::{StoreError, io_err};
 use crate::record::TranscriptRecord;
 use crate::syncer::Syncer;
 
-/// The environment stamped on every record (`cwd`, `gitBranch`, `version`).
+/// The environment stamped on every record (`cwd`, `gitBranch`, `version`,
+/// `entrypoint`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RecordMeta {
     pub cwd: String,
     pub git_branch: String,
     pub version: String,
+    /// Claude Code's `entrypoint`: `cli` for the terminal UI, `sdk-cli` for
+    /// `-p` and stream-json; empty: not written.
+    pub entrypoint: String,
 }
 
 /// An open transcript, appended to as the conversation happens.
@@ -221,6 +225,12 @@ impl Transcript {
         r.git_branch = Some(self.meta.git_branch.clone());
         r.uuid = Some(uuid::Uuid::new_v4().to_string());
         r.timestamp = Some(timestamp_now());
+        if !self.meta.entrypoint.is_empty() {
+            r.extra.insert(
+                "entrypoint".into(),
+                Value::String(self.meta.entrypoint.clone()),
+            );
+        }
         if let Some(agent_id) = &self.agent_id {
             r.is_sidechain = true;
             r.extra
@@ -256,6 +266,19 @@ impl Transcript {
             let uuid = record.uuid.unwrap_or_default();
             self.parents.insert(uuid.clone(), record.parent_uuid);
             self.leaf = Some(uuid);
+        }
+        Ok(())
+    }
+
+    /// [`Self::append_batch`] of records that are one message split per
+    /// content block (Claude Code's assistant records): voiding the last
+    /// voids them all.
+    pub fn append_grouped(&mut self, records: Vec<TranscriptRecord>) -> Result<(), StoreError> {
+        let first_parent = records.first().and_then(|r| r.parent_uuid.clone());
+        let last = records.last().and_then(|r| r.uuid.clone());
+        self.append_batch(records)?;
+        if let Some(last) = last {
+            self.parents.insert(last, first_parent);
         }
         Ok(())
     }

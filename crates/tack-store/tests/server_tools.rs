@@ -34,6 +34,7 @@ fn write(path: &std::path::Path, blocks: &[Value]) {
         cwd: "/home/dev/proj".into(),
         git_branch: "main".into(),
         version: "0.1.0".into(),
+        entrypoint: String::new(),
     };
     let mut t = Transcript::open(path, SID, meta, None).unwrap();
     t.append_user(&Message::user_text("what is new in rust?"))

@@ -15,6 +15,7 @@ fn meta() -> RecordMeta {
         cwd: "/home/dev/proj".into(),
         git_branch: "main".into(),
         version: "0.1.0".into(),
+        entrypoint: String::new(),
     }
 }
 

@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use crossterm::event::EventStream;
 use futures::StreamExt;
 use tack_runtime::PermissionMode;
-use tack_runtime::SessionStore;
 use tack_runtime::{
     Command, CommandSource, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent,
     RuntimeHandle, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, SlashCommand,
@@ -537,7 +536,7 @@ impl Driver {
 
     /// `/resume`: the sessions of this directory but the current one, for the picker.
     fn list_sessions(&mut self) -> Vec<UiAction> {
-        let store = SessionStore::new(&self.place.config_dir);
+        let store = self.place.session_store();
         let cwd = self.place.cwd.clone();
         let current = match &self.slot {
             Slot::Ready { info, .. } => Some(info.session_id.clone()),

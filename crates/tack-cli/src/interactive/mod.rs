@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
-use tack_runtime::{Env, LoadedSettings, Place, SessionChoice, TrustStore};
+use tack_runtime::{Env, LoadedSettings, Place, SessionChoice};
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
 use tack_tui::{
@@ -75,7 +75,7 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         let session_only =
             tack_runtime::too_broad_to_trust(&project_dir, place.home_dir.as_deref()).is_some();
         if !session_only {
-            TrustStore::new(&place.config_dir).trust(&project_dir, false)?;
+            place.trust_store().trust(&project_dir, false)?;
         }
         // The project's settings apply now, environment included.
         loaded = tack_runtime::load_settings_trusting(
@@ -88,6 +88,7 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
     }
     let mut options = crate::print::session_options(cli);
     options.permission_prompts = true;
+    options.interactive = true;
     let model = tack_runtime::session_model(&options, &place.env, &loaded.settings);
     let mode = options
         .permission_mode

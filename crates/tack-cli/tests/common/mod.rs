@@ -40,8 +40,26 @@ impl Env {
         self.project.path().canonicalize().unwrap()
     }
 
+    /// tack's own config dir (settings, trust, transcripts of older tacks).
     pub fn config_dir(&self) -> PathBuf {
         self.home.path().join(".tack")
+    }
+
+    /// Claude Code's config dir (`HOME/.claude`: the tests leave
+    /// `CLAUDE_CONFIG_DIR` unset), where new transcripts go.
+    pub fn claude_dir(&self) -> PathBuf {
+        self.home.path().join(".claude")
+    }
+
+    /// The project's folder under tack's own config dir, where older tacks
+    /// wrote transcripts.
+    pub fn store_in_tack_dir(&self) -> PathBuf {
+        tack_store::SessionStore::new(self.config_dir()).project_dir(&self.cwd())
+    }
+
+    /// The transcripts tack reads: Claude Code's dir, then tack's older one.
+    pub fn store(&self) -> tack_store::SessionStore {
+        tack_store::SessionStore::new(self.claude_dir()).also_reading(self.config_dir())
     }
 
     /// The whole environment tack runs with: the server's URL, a test key, temp
@@ -95,8 +113,7 @@ impl Env {
 
     /// The transcripts of the project, newest first.
     pub fn transcripts(&self) -> Vec<PathBuf> {
-        let store = tack_store::SessionStore::new(self.config_dir());
-        store
+        self.store()
             .list_sessions(&self.cwd())
             .unwrap()
             .into_iter()

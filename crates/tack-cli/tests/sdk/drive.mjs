@@ -15,7 +15,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const [scenario, tack, sdkModule] = process.argv.slice(2);
-const { query } = await import(sdkModule);
+const sdk = await import(sdkModule);
+const { query } = sdk;
 const schema = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), "records.json"), "utf8"),
 );
@@ -271,6 +272,34 @@ const scenarios = {
       session_ids_agree: new Set([init?.session_id, result.session_id, ...assistant.map((m) => m.session_id)]).size === 1,
       init: pick(init, ["model", "permissionMode", "apiKeySource", "cwd", "output_style"]),
       assistant_texts: assistant.flatMap((m) => m.message.content.filter((b) => b.type === "text").map((b) => b.text)),
+    };
+  },
+
+  async sessions() {
+    const messages = await collect(query({ prompt: "delegate it", options: options({ permissionMode: "bypassPermissions" }) }));
+    const sid = messages.find((m) => m.type === "result").session_id;
+    const dir = process.cwd();
+    const gist = (ms) =>
+      ms.map((m) => {
+        const c = m.message.content;
+        return [m.type, typeof c === "string" ? c : c.map((b) => b.text ?? b.name ?? b.tool_use_id)];
+      });
+    const listed = await sdk.listSessions({ dir });
+    const agents = await sdk.listSubagents(sid, { dir });
+    const sub = [];
+    for (const a of agents) sub.push(await sdk.getSubagentMessages(sid, a, { dir }));
+    return {
+      sessions: listed.map((s) => ({
+        same_id: s.sessionId === sid,
+        summary: s.summary,
+        first_prompt: s.firstPrompt ?? null,
+        cwd: s.cwd === dir,
+      })),
+      messages: gist(await sdk.getSessionMessages(sid, { dir })),
+      messages_in_any_project: (await sdk.getSessionMessages(sid)).length,
+      subagents: agents.length,
+      subagent_messages: sub.map(gist),
+      subagent_parent_tool_use_ids: [...new Set(sub.flat().map((m) => m.parent_tool_use_id))].sort(),
     };
   },
 };

@@ -369,6 +369,52 @@ async def rewind(tack: str) -> dict:
     return observed
 
 
+async def sessions(tack: str) -> dict:
+    """A session with a sub-agent, then read back with the SDK's own session
+    functions (CLAUDE_CONFIG_DIR is set for this process and tack alike)."""
+    from claude_agent_sdk import (
+        get_session_messages,
+        get_subagent_messages,
+        list_sessions,
+        list_subagents,
+    )
+
+    result = None
+    async for message in query(
+        prompt="delegate it",
+        options=options(tack, permission_mode="bypassPermissions"),
+    ):
+        if isinstance(message, ResultMessage):
+            result = message
+    sid = result.session_id
+    cwd = os.getcwd()
+
+    def gist(messages):
+        out = []
+        for m in messages:
+            content = m.message.get("content")
+            if isinstance(content, str):
+                out.append([m.type, content])
+            else:
+                out.append([m.type, [b.get("text") or b.get("name") or b.get("tool_use_id") for b in content]])
+        return out
+
+    listed = list_sessions(directory=cwd)
+    agents = list_subagents(sid, directory=cwd)
+    sub = [get_subagent_messages(sid, a, directory=cwd) for a in agents]
+    return {
+        "sessions": [
+            {"same_id": s.session_id == sid, "summary": s.summary, "first_prompt": s.first_prompt, "cwd": s.cwd == cwd}
+            for s in listed
+        ],
+        "messages": gist(get_session_messages(sid, directory=cwd)),
+        "messages_in_any_project": len(get_session_messages(sid)),
+        "subagents": len(agents),
+        "subagent_messages": [gist(m) for m in sub],
+        "subagent_parent_tool_use_ids": sorted({m.parent_tool_use_id for ms in sub for m in ms}),
+    }
+
+
 SCENARIOS = {
     "control": control,
     "deny_write": deny_write,
@@ -376,6 +422,7 @@ SCENARIOS = {
     "interrupt": interrupt,
     "result_fields": result_fields,
     "rewind": rewind,
+    "sessions": sessions,
 }
 
 

@@ -161,6 +161,7 @@ pub(crate) async fn run_subagent(
             let transcript = Transcript::open(path, &shared.session_id, meta.clone(), None)
                 .map_err(|e| format!("cannot write the agent's transcript: {e}"))?
                 .sidechain(&launch.agent_id);
+            write_agent_meta(path, &launch.definition.name, &launch.parent_tool_use_id);
             Some(Arc::new(StoreSink::new(transcript)) as Arc<dyn TranscriptSink>)
         }
         _ => None,
@@ -239,4 +240,17 @@ pub(crate) async fn run_subagent(
         tool_uses,
         model,
     })
+}
+
+/// Claude Code's sidecar beside a sub-agent's transcript
+/// (`agent-<id>.meta.json`): the SDKs' `get_subagent_messages` reads the
+/// spawning call's id from it. Best effort: the transcript matters, not this.
+fn write_agent_meta(transcript: &std::path::Path, agent_type: &str, tool_use_id: &str) {
+    let meta = serde_json::json!({"agentType": agent_type, "toolUseId": tool_use_id});
+    let path = transcript.with_extension("meta.json");
+    let _ = tack_sys::write_atomic_with_mode(
+        &path,
+        meta.to_string().as_bytes(),
+        Some(tack_sys::private_file::FILE_MODE),
+    );
 }
