@@ -231,15 +231,6 @@ pub async fn start(
     }))
 }
 
-/// What every transcript record of a session started in `cwd` carries.
-fn record_meta(cwd: &Path, version: &str) -> RecordMeta {
-    RecordMeta {
-        cwd: cwd.to_string_lossy().into_owned(),
-        git_branch: git_branch(cwd),
-        version: version.to_owned(),
-    }
-}
-
 /// The custom slash commands (a directory walk; templates, no code run), each
 /// file that could not be used a warning.
 fn custom_commands(

@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use crate::file_history::file_history_dir;
 use crate::list::SessionStore;
+use crate::paths::is_valid_session_id;
 
 /// What a cleanup removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
