@@ -26,4 +26,5 @@ mod sdk;
 mod sdk_protocol;
 mod settings;
 mod stream_json_samples;
+mod structured_output;
 mod terminal;

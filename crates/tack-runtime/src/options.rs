@@ -81,6 +81,10 @@ pub struct SessionOptions {
     /// `--agents`: sub-agent definitions as JSON (`{"name": {"description",
     /// "prompt", "tools"?, "model"?}}`), over the files' and the built-ins.
     pub agents: Option<String>,
+    /// `--json-schema` (the SDKs' `output_format` / `outputFormat`): the turn's
+    /// answer comes through the `StructuredOutput` tool, validated against it.
+    /// Not a valid JSON Schema of an object: a start error.
+    pub json_schema: Option<serde_json::Value>,
 }
 
 impl Default for SessionOptions {
@@ -112,6 +116,7 @@ impl Default for SessionOptions {
             betas: Vec::new(),
             allow_bypass_permissions: false,
             agents: None,
+            json_schema: None,
         }
     }
 }

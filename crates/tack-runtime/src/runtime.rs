@@ -32,6 +32,7 @@ use crate::prompt_size;
 use crate::records::{error_line, result_record};
 use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
+use crate::structured_output::StructuredOutputTool;
 use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
 
 /// What the Notification hook says when the session waits for the user.
@@ -67,6 +68,8 @@ pub(crate) struct Parts {
     pub context: Arc<PromptContext>,
     /// The session's custom slash commands.
     pub custom_commands: CustomCommands,
+    /// `--json-schema`'s tool (also among `builtin`), told of each new turn.
+    pub structured_output: Option<Arc<StructuredOutputTool>>,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -137,6 +140,7 @@ impl Runtime {
             tasks,
             context,
             custom_commands,
+            structured_output,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -166,6 +170,7 @@ impl Runtime {
             figures: Figures::default(),
             turn_running: false,
             custom_commands,
+            structured_output,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -251,6 +256,7 @@ struct Driver {
     figures: Figures,
     turn_running: bool,
     custom_commands: CustomCommands,
+    structured_output: Option<Arc<StructuredOutputTool>>,
 }
 
 /// What a command did to a running piece of work.
@@ -625,6 +631,9 @@ impl Driver {
             self.ensure_started();
             return self.turn_ended(&result, None, echo, "");
         }
+        if let Some(tool) = &self.structured_output {
+            tool.new_turn();
+        }
         let cancel = CancellationToken::new();
         self.turn_cancel.set(Some(cancel.clone()));
         let mut interrupts = Vec::new();
@@ -785,6 +794,9 @@ impl Driver {
             return self.emit.emit(RuntimeEvent::CompactEnded {
                 error: Some(message),
             });
+        }
+        if let Some(tool) = &self.structured_output {
+            tool.new_turn();
         }
         let cancel = CancellationToken::new();
         self.turn_cancel.set(Some(cancel.clone()));

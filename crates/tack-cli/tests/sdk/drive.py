@@ -12,6 +12,7 @@ model's replies are scripted by the Rust test):
   hook           a PreToolUse hook callback records every tool call
   interrupt      interrupt 1 s into a slow streamed answer, then a second query
   result_fields  one plain answer: ResultMessage and system/init fields
+  structured     output_format (structured_schema.json): ResultMessage.structured_output
 
 Every scenario also reports `parser`: each record tack printed, run through the
 SDK's own message parser, and checked against the keys the SDK's types require
@@ -45,6 +46,7 @@ from claude_agent_sdk._internal.transport import subprocess_cli
 SCHEMA = json.loads((Path(__file__).parent / "records.json").read_text())
 CONTROL_TYPES = {"control_request", "control_response", "control_cancel_request"}
 DENY_MESSAGE = "Writes are not allowed"
+STRUCTURED_SCHEMA = json.loads((Path(__file__).parent / "structured_schema.json").read_text())
 
 # ---------------------------------------------------------------------------
 # Everything tack prints, as the transport read it
@@ -322,8 +324,21 @@ async def control(tack: str) -> dict:
     return observed
 
 
+async def structured(tack: str) -> dict:
+    output_format = {"type": "json_schema", "schema": STRUCTURED_SCHEMA}
+    opts = options(tack, output_format=output_format)
+    messages = [m async for m in query(prompt="Check a.txt", options=opts)]
+    result = next(m for m in messages if isinstance(m, ResultMessage))
+    return {
+        "result": result_summary(result),
+        "structured_output": result.structured_output,
+        "tool_results": tool_results(messages),
+    }
+
+
 SCENARIOS = {
     "control": control,
+    "structured": structured,
     "deny_write": deny_write,
     "hook": hook,
     "interrupt": interrupt,
