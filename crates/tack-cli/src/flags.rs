@@ -64,8 +64,9 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
     options.thinking = thinking(cli)?;
     options.effort.clone_from(&cli.effort);
     options.betas = crate::cli::split_rules(&cli.betas);
-    if cli.json_schema.is_some() {
-        bail!("--json-schema is not supported by tack yet (structured output)");
+    if let Some(schema) = &cli.json_schema {
+        let schema = serde_json::from_str(schema).context("--json-schema: not valid JSON")?;
+        options.json_schema = Some(schema);
     }
     options.allow_bypass_permissions = cli.allow_dangerously_skip_permissions;
     if let Some(path) = &cli.system_prompt_file {
@@ -200,14 +201,20 @@ mod tests {
             options(&["--max-thinking-tokens=0"]).unwrap().thinking,
             Some(ThinkingConfig::Disabled)
         );
+        assert_eq!(
+            options(&["--json-schema", r#"{"type": "object"}"#])
+                .unwrap()
+                .json_schema,
+            Some(serde_json::json!({"type": "object"}))
+        );
     }
 
     #[test]
     fn what_tack_cannot_do_is_refused_by_name() {
         let cases: [(&[&str], &str); 9] = [
             (
-                &["--json-schema", "{}"],
-                "--json-schema is not supported by tack yet (structured output)",
+                &["--json-schema", "{type: object}"],
+                "--json-schema: not valid JSON: key must be a string at line 1 column 2",
             ),
             (
                 &["--include-hook-events"],

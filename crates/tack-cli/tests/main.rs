@@ -27,6 +27,7 @@ mod sdk;
 mod sdk_protocol;
 mod settings;
 mod stream_json_samples;
+mod structured_output;
 mod terminal;
 mod tls;
 mod transcripts;

@@ -457,7 +457,67 @@ async fn rewind(sdk: Result<Sdk, String>) {
     assert_eq!(backups, ["first\nshared\n", "original\nshared\n"]);
 }
 
+/// Structured output through the SDK's own option (`output_format` /
+/// `outputFormat`), nested schema: a Read first, an invalid answer the model
+/// is told about, then the answer the SDK's result message carries.
+async fn structured(sdk: Result<Sdk, String>) {
+    let schema: Value = serde_json::from_str(include_str!("sdk/structured_schema.json")).unwrap();
+    let env = Env::new(Script::new([])).await;
+    std::fs::write(env.cwd().join("a.txt"), "alpha\nbeta\n").unwrap();
+    let read = json!({"file_path": path_in(&env, "a.txt")});
+    let wrong = json!({"verdict": "maybe", "file": {"name": "a.txt"}});
+    let answer =
+        json!({"verdict": "pass", "file": {"name": "a.txt", "lines": 2}, "tags": ["small"]});
+    env.server.push(Reply::tool_use("toolu_r1", "Read", read));
+    env.server
+        .push(Reply::tool_use("toolu_s1", "StructuredOutput", wrong));
+    env.server.push(Reply::tool_use(
+        "toolu_s2",
+        "StructuredOutput",
+        answer.clone(),
+    ));
+    let Some(report) = drive(&sdk, "structured", &env).await else {
+        return;
+    };
+    let mut kinds = vec!["system/init"];
+    kinds.extend(["assistant", "user"].repeat(3));
+    kinds.push("result/success");
+    assert_eq!(clean_parser_kinds(&report), kinds);
+    let invalid = "<tool_use_error>Output does not match required schema: \
+                   /file: missing properties 'lines'; \
+                   /verdict: value must be one of 'pass', 'fail'</tool_use_error>";
+    assert_eq!(
+        report["observations"],
+        json!({
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 3, "result": "",
+                "terminal_reason": "completed", "permission_denials": [],
+            },
+            "structured_output": answer,
+            "tool_results": [
+                {"tool_use_id": "toolu_r1", "is_error": null, "content": "1\talpha\n2\tbeta\n"},
+                {"tool_use_id": "toolu_s1", "is_error": true, "content": invalid},
+                {"tool_use_id": "toolu_s2", "is_error": null, "content": "Structured output provided successfully"},
+            ],
+        })
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 3);
+    let tool = common::request_tool(&bodies[0], "StructuredOutput");
+    assert_eq!(tool["input_schema"], schema);
+}
+
 // ----- one test per SDK and scenario ----------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_structured_output_with_a_nested_schema() {
+    structured(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_structured_output_with_a_nested_schema() {
+    structured(typescript()).await;
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_get_context_usage_and_stop_task() {

@@ -509,10 +509,10 @@ async fn an_initialize_tack_cannot_honour_is_refused_before_anything_runs() {
     let mut sdk = Sdk::start(&env, &[], &[]);
     sdk.request(
         "init",
-        json!({"subtype": "initialize", "jsonSchema": {"type": "object"}}),
+        json!({"subtype": "initialize", "sdkMcpServers": ["calc"]}),
     )
     .await;
-    let refusal = "structured output (outputFormat / jsonSchema) is not supported by tack yet";
+    let refusal = "in-process SDK MCP servers are not available in tack yet (configured: calc)";
     assert_eq!(
         sdk.response("init").await,
         json!({"subtype": "error", "request_id": "init", "error": refusal})

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use tack_protocol::{ContentBlock, ToolResultContent};
-use tack_tool::ToolOutput;
+use tack_tool::{ToolOutput, TurnEnd};
 
 /// The result of one tool call, ready to become a `tool_result` block.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +19,8 @@ pub struct ToolCallOutcome {
     pub budget_exempt: bool,
     /// A hook said `continue: false`: the turn ends after these results.
     pub stops_turn: bool,
+    /// The tool ends the turn after these results (`ToolOutput::turn_end`).
+    pub turn_end: Option<TurnEnd>,
 }
 
 impl ToolCallOutcome {
@@ -31,6 +33,7 @@ impl ToolCallOutcome {
             structured: out.structured,
             budget_exempt: false,
             stops_turn: false,
+            turn_end: out.turn_end,
         }
     }
 
@@ -43,6 +46,7 @@ impl ToolCallOutcome {
             structured: None,
             budget_exempt: false,
             stops_turn: false,
+            turn_end: None,
         }
     }
 

@@ -231,6 +231,7 @@ pub enum ResultSubtype {
     ErrorMaxTurns,
     ErrorDuringExecution,
     ErrorMaxBudgetUsd,
+    ErrorMaxStructuredOutputRetries,
 }
 
 impl ResultSubtype {
@@ -240,6 +241,7 @@ impl ResultSubtype {
             ResultSubtype::ErrorMaxTurns => "error_max_turns",
             ResultSubtype::ErrorDuringExecution => "error_during_execution",
             ResultSubtype::ErrorMaxBudgetUsd => "error_max_budget_usd",
+            ResultSubtype::ErrorMaxStructuredOutputRetries => "error_max_structured_output_retries",
         }
     }
 
@@ -248,12 +250,16 @@ impl ResultSubtype {
             // Claude Code ends a refused request as a "success" whose
             // `is_error` is set and whose `result` is the error.
             Terminal::Completed
+            | Terminal::Answered(_)
             | Terminal::StopHookPrevented
             | Terminal::HookStopped
             | Terminal::ModelError(_) => ResultSubtype::Success,
             Terminal::MaxTurns { .. } => ResultSubtype::ErrorMaxTurns,
             Terminal::Aborted | Terminal::BlockingLimit | Terminal::PromptTooLong(_) => {
                 ResultSubtype::ErrorDuringExecution
+            }
+            Terminal::StructuredOutputRetryExhausted(_) => {
+                ResultSubtype::ErrorMaxStructuredOutputRetries
             }
         }
     }
@@ -281,6 +287,17 @@ pub struct SessionResult {
     pub usage: Usage,
     pub model_usage: BTreeMap<String, ModelUsage>,
     pub session_id: String,
+}
+
+impl SessionResult {
+    /// The answer an end-turn tool gave (`--json-schema`'s `structured_output`).
+    pub fn structured_output(&self) -> Option<&serde_json::Value> {
+        if let Some(Terminal::Answered(value)) = &self.terminal {
+            Some(value)
+        } else {
+            None
+        }
+    }
 }
 
 /// What [`SessionTurn::next`] yields.

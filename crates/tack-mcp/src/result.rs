@@ -118,6 +118,7 @@ pub(crate) fn to_tool_output(
         content,
         is_error: false,
         structured: result.structured_content,
+        turn_end: None,
     })
 }
 

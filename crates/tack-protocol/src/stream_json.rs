@@ -188,7 +188,8 @@ pub struct StreamEventRecord {
 /// The last record of a turn; also the whole output of `--output-format json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultRecord {
-    /// `success`, `error_max_turns`, `error_during_execution`, `error_max_budget_usd`.
+    /// `success`, `error_max_turns`, `error_during_execution`, `error_max_budget_usd`,
+    /// `error_max_structured_output_retries`.
     pub subtype: String,
     pub is_error: bool,
     pub duration_ms: u64,
@@ -205,6 +206,10 @@ pub struct ResultRecord {
     #[serde(rename = "modelUsage")]
     pub model_usage: BTreeMap<String, ModelUsageRecord>,
     pub permission_denials: Vec<PermissionDenial>,
+    /// `--json-schema`: the validated answer the model gave through the
+    /// `StructuredOutput` tool (success arm only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal_reason: Option<String>,
     /// Error arm: what went wrong.

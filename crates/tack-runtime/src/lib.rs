@@ -60,6 +60,7 @@ mod session_tools;
 mod slash;
 mod snapshot;
 mod start;
+mod structured_output;
 mod transcript;
 mod trust;
 mod user_shell;

@@ -88,6 +88,10 @@ pub struct SessionOptions {
     /// The terminal UI runs the session (transcripts say `entrypoint: "cli"`;
     /// else `"sdk-cli"`, as for `-p` and stream-json).
     pub interactive: bool,
+    /// `--json-schema` (the SDKs' `output_format` / `outputFormat`): the turn's
+    /// answer comes through the `StructuredOutput` tool, validated against it.
+    /// Not a valid JSON Schema of an object: a start error.
+    pub json_schema: Option<serde_json::Value>,
 }
 
 impl Default for SessionOptions {
@@ -121,6 +125,7 @@ impl Default for SessionOptions {
             agents: None,
             file_checkpointing: false,
             interactive: false,
+            json_schema: None,
         }
     }
 }

@@ -252,7 +252,9 @@ pub fn result_record(
             | Terminal::BlockingLimit
             | Terminal::MaxTurns { .. }
             | Terminal::StopHookPrevented
-            | Terminal::HookStopped,
+            | Terminal::HookStopped
+            | Terminal::Answered(_)
+            | Terminal::StructuredOutputRetryExhausted(_),
         )
         | None => None,
     };
@@ -278,6 +280,7 @@ pub fn result_record(
         },
         model_usage,
         permission_denials: denials,
+        structured_output: result.structured_output().cloned(),
         terminal_reason: Some(terminal_reason.to_owned()),
         errors: (!success).then(|| result.errors.clone()),
         api_error_status,

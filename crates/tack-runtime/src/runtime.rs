@@ -33,6 +33,7 @@ use crate::prompt_size;
 use crate::records::{error_line, result_record};
 use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
+use crate::structured_output::StructuredOutputTool;
 use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
 
 /// What the Notification hook says when the session waits for the user.
@@ -70,6 +71,8 @@ pub(crate) struct Parts {
     pub custom_commands: CustomCommands,
     /// File checkpointing, when on.
     pub checkpoints: Option<Arc<Checkpoints>>,
+    /// `--json-schema`'s tool (also among `builtin`), told of each new turn.
+    pub structured_output: Option<Arc<StructuredOutputTool>>,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -141,6 +144,7 @@ impl Runtime {
             context,
             custom_commands,
             checkpoints,
+            structured_output,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -171,6 +175,7 @@ impl Runtime {
             turn_running: false,
             custom_commands,
             checkpoints,
+            structured_output,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -257,6 +262,7 @@ struct Driver {
     turn_running: bool,
     custom_commands: CustomCommands,
     checkpoints: Option<Arc<Checkpoints>>,
+    structured_output: Option<Arc<StructuredOutputTool>>,
 }
 
 /// What a command did to a running piece of work.
@@ -652,6 +658,9 @@ impl Driver {
             self.ensure_started();
             return self.turn_ended(&result, None, echo, "");
         }
+        if let Some(tool) = &self.structured_output {
+            tool.new_turn();
+        }
         let cancel = CancellationToken::new();
         self.turn_cancel.set(Some(cancel.clone()));
         let mut interrupts = Vec::new();
@@ -812,6 +821,9 @@ impl Driver {
             return self.emit.emit(RuntimeEvent::CompactEnded {
                 error: Some(message),
             });
+        }
+        if let Some(tool) = &self.structured_output {
+            tool.new_turn();
         }
         let cancel = CancellationToken::new();
         self.turn_cancel.set(Some(cancel.clone()));

@@ -56,6 +56,9 @@ pub(crate) struct ToolsParts<'a> {
     pub only: Option<&'a [String]>,
     /// The session's MCP servers, for sub-agents.
     pub mcp: Option<tack_mcp::WeakMcpManager>,
+    /// `--json-schema`'s `StructuredOutput` tool: the main session's alone
+    /// (sub-agents answer in text), whatever `--tools` says.
+    pub structured_output: Option<Arc<dyn Tool>>,
 }
 
 /// A `--tools` name that is none of the session's tools.
@@ -180,6 +183,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     if agent_picked && !p.gate.removes_tool(agent.as_ref()) {
         tools.push(agent);
     }
+    tools.extend(p.structured_output);
     Ok(SessionTools {
         tools,
         agents,

@@ -16,11 +16,12 @@ use tack_core::QueryConfig;
 use tack_core::context::{ContextOptions, LoadedContext, PromptContext, load_context};
 use tack_core::deps::{ProductionDeps, QueryDeps};
 use tack_core::executor::ToolSet;
+use tack_core::query::LoopHooks;
 use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
 use tack_permissions::{PermissionContext, PermissionMode};
 use tack_protocol::Message;
 use tack_store::{RecordMeta, SessionStore, Transcript};
-use tack_tool::ToolEnv;
+use tack_tool::{Tool, ToolEnv};
 use tokio::sync::mpsc;
 
 use crate::auth::{AuthError, client_config};
@@ -41,6 +42,7 @@ use crate::options::{SessionChoice, SessionOptions};
 use crate::place::{Env, Place};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
+use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
 use crate::transcript::StoreSink;
 
 /// Why a session could not start.
@@ -70,6 +72,9 @@ pub enum StartError {
     UnknownTools(#[from] UnknownTools),
     #[error("--fork-session and --resume-session-at need --continue or --resume")]
     NothingToResume,
+    /// The message is whole: the schema error is not a `source` to print twice.
+    #[error("--json-schema: {0}")]
+    JsonSchema(SchemaError),
 }
 
 /// Starts a session; must be called within a tokio runtime. `loaded` comes
@@ -100,6 +105,7 @@ pub async fn start(
     remove_pending_writes(&config_dir);
     let version = env!("CARGO_PKG_VERSION");
 
+    let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
     let model = session_model(&options, &env, settings);
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded);
@@ -167,6 +173,7 @@ pub async fn start(
         tool_env: &tool_env,
         only: options.tools.as_deref(),
         mcp: mcp.as_ref().map(|m| m.manager().weak()),
+        structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
     })?;
     let builtin = session_tools.tools;
 
@@ -188,12 +195,10 @@ pub async fn start(
         max_budget_usd: options.max_budget_usd,
         transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
     };
-    let mut session = Session::new(parts)
+    let session = Session::new(parts)
         .with_history(history)
         .with_usage_ledger(ledger);
-    if let Some(h) = &hooks {
-        session = session.with_stop_hooks(h.clone());
-    }
+    let session = with_loop_hooks(session, hooks.clone(), structured_output.is_some());
     let info = SessionInfo {
         session_id,
         cwd,
@@ -228,7 +233,35 @@ pub async fn start(
         context,
         custom_commands,
         checkpoints,
+        structured_output,
     }))
+}
+
+/// `--json-schema`'s `StructuredOutput` tool; a schema that cannot be used
+/// stops the start.
+fn structured_output_tool(
+    options: &SessionOptions,
+) -> Result<Option<Arc<StructuredOutputTool>>, StartError> {
+    let Some(schema) = &options.json_schema else {
+        return Ok(None);
+    };
+    let schema = OutputSchema::compile(schema.clone()).map_err(StartError::JsonSchema)?;
+    Ok(Some(Arc::new(StructuredOutputTool::new(schema))))
+}
+
+/// `session` with the loop's hook seams: the session's hooks, behind the
+/// structured-output reminder when there is a schema.
+fn with_loop_hooks(
+    session: Session,
+    hooks: Option<Arc<SessionHooks>>,
+    structured_output: bool,
+) -> Session {
+    let inner = hooks.map(|h| h as Arc<dyn LoopHooks>);
+    match (structured_output, inner) {
+        (true, inner) => session.with_stop_hooks(Arc::new(AnswerReminder { inner })),
+        (false, Some(hooks)) => session.with_stop_hooks(hooks),
+        (false, None) => session,
+    }
 }
 
 /// The custom slash commands (a directory walk; templates, no code run), each

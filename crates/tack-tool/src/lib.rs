@@ -24,7 +24,7 @@ mod output;
 
 pub use budget::{apply_message_budget, apply_result_budget};
 pub use context::{AgentIdentity, ProgressSink, ReadRecord, ToolContext, ToolEnv, ToolProgress};
-pub use output::{ToolError, ToolOutput, ToolResult};
+pub use output::{ToolError, ToolOutput, ToolResult, TurnEnd};
 
 use std::path::PathBuf;
 

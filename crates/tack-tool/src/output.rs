@@ -10,6 +10,19 @@ pub struct ToolOutput {
     /// (e.g. a command that exited non-zero).
     pub is_error: bool,
     pub structured: Option<Value>,
+    /// The call ends the turn after this message's tool results, without
+    /// another model call (Claude Code's end-turn tools: `StructuredOutput`).
+    pub turn_end: Option<TurnEnd>,
+}
+
+/// How a tool call ends the turn; see [`ToolOutput::turn_end`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnEnd {
+    /// The turn's answer: it becomes the `result` record's `structured_output`.
+    Answer(Value),
+    /// The tool gave up on getting a valid answer (its retries are spent): the
+    /// turn ends as an error with this message.
+    RetriesExhausted(String),
 }
 
 impl ToolOutput {
@@ -18,6 +31,7 @@ impl ToolOutput {
             content: ToolResultContent::Text(text.into()),
             is_error: false,
             structured: None,
+            turn_end: None,
         }
     }
 
@@ -26,11 +40,17 @@ impl ToolOutput {
             content: ToolResultContent::Blocks(blocks),
             is_error: false,
             structured: None,
+            turn_end: None,
         }
     }
 
     pub fn with_structured(mut self, structured: Value) -> Self {
         self.structured = Some(structured);
+        self
+    }
+
+    pub fn with_turn_end(mut self, turn_end: TurnEnd) -> Self {
+        self.turn_end = Some(turn_end);
         self
     }
 

@@ -26,8 +26,9 @@ pub fn apply(request: &InitializeRequest, options: &mut SessionOptions) -> anyho
         // The runtime reads them as `--agents` JSON: one path for both.
         options.agents = Some(serde_json::to_string(agents)?);
     }
-    if request.json_schema.is_some() {
-        bail!("structured output (outputFormat / jsonSchema) is not supported by tack yet");
+    if let Some(schema) = &request.json_schema {
+        // The TypeScript SDK also passes `--json-schema`; either one is the schema.
+        options.json_schema = Some(schema.clone());
     }
     if let Some(servers) = request.sdk_mcp_servers.as_ref().filter(|s| !s.is_empty()) {
         bail!(
@@ -178,6 +179,7 @@ mod tests {
             },
             "systemPrompt": ["You are terse.", "Answer in French."],
             "appendSystemPrompt": "Never use emoji.",
+            "jsonSchema": {"type": "object", "required": ["a"]},
         }));
         let mut options = SessionOptions::default();
         apply(&r, &mut options).unwrap();
@@ -220,6 +222,10 @@ mod tests {
             options.append_system_prompt.as_deref(),
             Some("Never use emoji.")
         );
+        assert_eq!(
+            options.json_schema,
+            Some(json!({"type": "object", "required": ["a"]}))
+        );
     }
 
     #[test]
@@ -228,10 +234,6 @@ mod tests {
             let mut options = SessionOptions::default();
             apply(&request(v), &mut options).unwrap_err().to_string()
         };
-        assert_eq!(
-            refused(json!({"jsonSchema": {"type": "object"}})),
-            "structured output (outputFormat / jsonSchema) is not supported by tack yet"
-        );
         assert_eq!(
             refused(json!({"sdkMcpServers": ["calc"]})),
             "in-process SDK MCP servers are not available in tack yet (configured: calc)"

@@ -128,6 +128,14 @@ impl Env {
 }
 
 /// `type` or `type/subtype` of each stream-json record, for whole-sequence asserts.
+/// The definition of the tool `name` in a request body.
+pub fn request_tool(body: &Value, name: &str) -> Value {
+    let tools = body["tools"].as_array().unwrap();
+    let tool = tools.iter().find(|t| t["name"] == name);
+    tool.cloned()
+        .unwrap_or_else(|| panic!("no tool {name} in the request"))
+}
+
 pub fn kinds(records: &[Value]) -> Vec<String> {
     records
         .iter()

@@ -21,6 +21,9 @@ const schema = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), "records.json"), "utf8"),
 );
 const DENY_MESSAGE = "Writes are not allowed";
+const STRUCTURED_SCHEMA = JSON.parse(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), "structured_schema.json"), "utf8"),
+);
 const RECORDS = [];
 const WARNINGS = [];
 process.on("warning", (w) => WARNINGS.push(`${w.name}: ${w.message}`));
@@ -120,6 +123,20 @@ function inputQueue() {
 const lastResult = (messages) => messages.filter((m) => m.type === "result").at(-1);
 
 const scenarios = {
+  async structured() {
+    const messages = await collect(
+      query({
+        prompt: "Check a.txt",
+        options: options({ outputFormat: { type: "json_schema", schema: STRUCTURED_SCHEMA } }),
+      }),
+    );
+    const result = lastResult(messages);
+    return {
+      result: result ? resultSummary(result) : null,
+      structured_output: result?.structured_output ?? null,
+      tool_results: toolResults(messages),
+    };
+  },
   async deny_write() {
     const calls = [];
     const input = inputQueue();

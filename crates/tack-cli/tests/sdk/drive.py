@@ -14,6 +14,7 @@ model's replies are scripted by the Rust test):
   result_fields  one plain answer: ResultMessage and system/init fields
   rewind         file checkpointing: two turns edit files, rewind_files to the
                  first prompt's uuid puts them back; an unknown uuid fails
+  structured     output_format (structured_schema.json): ResultMessage.structured_output
 
 Every scenario also reports `parser`: each record tack printed, run through the
 SDK's own message parser, and checked against the keys the SDK's types require
@@ -47,6 +48,7 @@ from claude_agent_sdk._internal.transport import subprocess_cli
 SCHEMA = json.loads((Path(__file__).parent / "records.json").read_text())
 CONTROL_TYPES = {"control_request", "control_response", "control_cancel_request"}
 DENY_MESSAGE = "Writes are not allowed"
+STRUCTURED_SCHEMA = json.loads((Path(__file__).parent / "structured_schema.json").read_text())
 
 # ---------------------------------------------------------------------------
 # Everything tack prints, as the transport read it
@@ -415,8 +417,21 @@ async def sessions(tack: str) -> dict:
     }
 
 
+async def structured(tack: str) -> dict:
+    output_format = {"type": "json_schema", "schema": STRUCTURED_SCHEMA}
+    opts = options(tack, output_format=output_format)
+    messages = [m async for m in query(prompt="Check a.txt", options=opts)]
+    result = next(m for m in messages if isinstance(m, ResultMessage))
+    return {
+        "result": result_summary(result),
+        "structured_output": result.structured_output,
+        "tool_results": tool_results(messages),
+    }
+
+
 SCENARIOS = {
     "control": control,
+    "structured": structured,
     "deny_write": deny_write,
     "hook": hook,
     "interrupt": interrupt,

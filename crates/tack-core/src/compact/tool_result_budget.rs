@@ -57,6 +57,7 @@ pub fn apply_message_budget(
                     content: o.content.clone(),
                     is_error: false,
                     structured: None,
+                    turn_end: None,
                 },
             )
         })

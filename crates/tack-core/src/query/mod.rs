@@ -46,7 +46,7 @@ use tack_api::{ApiError, StreamEvent};
 use tack_protocol::{
     ContentBlock, Message, SseEvent, StopReason, ThinkingConfig, ToolDefinition, Usage,
 };
-use tack_tool::ToolEnv;
+use tack_tool::{ToolEnv, TurnEnd};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -325,14 +325,14 @@ impl Query<'_> {
         self.out.emit(LoopEvent::AssistantMessage(assistant)).await;
 
         // Step 13: StreamingToolExecutor.
-        let (aborted, hook_stopped) = self
+        let (aborted, tool_ended) = self
             .tool_results(executor, aborted, &mut state.messages)
             .await;
         if aborted || self.cancel.is_cancelled() {
             return Err(Terminal::Aborted);
         }
-        if hook_stopped {
-            return Err(Terminal::HookStopped);
+        if let Some(terminal) = tool_ended {
+            return Err(terminal);
         }
         Ok(IterationEnd {
             state,
@@ -544,14 +544,15 @@ impl Query<'_> {
     /// Step 13: collects the remaining results in tool_use order, streaming
     /// progress meanwhile (only the synthetic ones if `aborted`), applies step
     /// 5's per-message budget, appends the results to `messages` and yields
-    /// them. Returns whether the tools were aborted, and whether a hook
-    /// stopped the turn (`continue: false`).
+    /// them. Returns whether the tools were aborted, and how a tool ended the
+    /// turn, if one did: an end-turn tool's answer (or its spent retries), else
+    /// a hook's `continue: false`.
     async fn tool_results(
         &self,
         mut executor: StreamingToolExecutor,
         mut aborted: bool,
         messages: &mut Vec<Message>,
-    ) -> (bool, bool) {
+    ) -> (bool, Option<Terminal>) {
         let mut outcomes = Vec::new();
         if aborted {
             outcomes = executor.abort();
@@ -586,7 +587,14 @@ impl Query<'_> {
             );
         }
 
-        let hook_stopped = outcomes.iter().any(|o| o.stops_turn);
+        let tool_ended = match outcomes.iter().find_map(|o| o.turn_end.clone()) {
+            Some(TurnEnd::Answer(value)) => Some(Terminal::Answered(value)),
+            Some(TurnEnd::RetriesExhausted(message)) => {
+                Some(Terminal::StructuredOutputRetryExhausted(message))
+            }
+            None if outcomes.iter().any(|o| o.stops_turn) => Some(Terminal::HookStopped),
+            None => None,
+        };
         // Attachments (queued commands, changed files, memory) would join the
         // tool results here; tack has none yet.
         if !outcomes.is_empty() {
@@ -610,7 +618,7 @@ impl Query<'_> {
                 }))
                 .await;
         }
-        (aborted, hook_stopped)
+        (aborted, tool_ended)
     }
 
     fn summary_settings(&self) -> SummarySettings<'_> {

@@ -1,5 +1,6 @@
 //! Why the loop ended.
 
+use serde_json::Value;
 use tack_api::ApiError;
 
 /// The loop's exit reason: the last `LoopEvent` of every `query()` stream.
@@ -24,6 +25,13 @@ pub enum Terminal {
     PromptTooLong(ApiError),
     /// The model request failed (after the client's retries).
     ModelError(ApiError),
+    /// An end-turn tool (`StructuredOutput`) gave the turn's answer: the turn
+    /// ended after its result, without another model call. Claude Code's
+    /// `completed`; the value is the result's `structured_output`.
+    Answered(Value),
+    /// The model's structured answers kept failing validation until the tool's
+    /// retries were spent; the message says how many attempts.
+    StructuredOutputRetryExhausted(String),
 }
 
 /// What the user is told when the context is full (blocking limit, or a
@@ -38,7 +46,9 @@ impl Terminal {
             Terminal::BlockingLimit => Some(PROMPT_TOO_LONG_MESSAGE.to_owned()),
             Terminal::PromptTooLong(e) => Some(format!("{PROMPT_TOO_LONG_MESSAGE} ({e})")),
             Terminal::ModelError(e) => Some(e.to_string()),
+            Terminal::StructuredOutputRetryExhausted(message) => Some(message.clone()),
             Terminal::Completed
+            | Terminal::Answered(_)
             | Terminal::Aborted
             | Terminal::MaxTurns { .. }
             | Terminal::StopHookPrevented
@@ -49,7 +59,7 @@ impl Terminal {
     /// The reason as Claude Code names it.
     pub fn as_str(&self) -> &'static str {
         match self {
-            Terminal::Completed => "completed",
+            Terminal::Completed | Terminal::Answered(_) => "completed",
             Terminal::Aborted => "aborted",
             Terminal::BlockingLimit => "blocking_limit",
             Terminal::MaxTurns { .. } => "max_turns",
@@ -57,6 +67,7 @@ impl Terminal {
             Terminal::HookStopped => "hook_stopped",
             Terminal::PromptTooLong(_) => "prompt_too_long",
             Terminal::ModelError(_) => "api_error",
+            Terminal::StructuredOutputRetryExhausted(_) => "structured_output_retry_exhausted",
         }
     }
 

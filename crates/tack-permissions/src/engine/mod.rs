@@ -46,6 +46,8 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     "ExitPlanMode",
     "EnterPlanMode",
     "AskUserQuestion",
+    // `--json-schema`'s answer: it reports, and touches nothing.
+    "StructuredOutput",
 ];
 /// Tools allowed in plan mode even though they are not read-only.
 const PLAN_MODE_TOOLS: &[&str] = &[
