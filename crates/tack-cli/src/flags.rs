@@ -58,9 +58,10 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
             "--replay-user-messages requires --input-format=stream-json and --output-format=stream-json"
         );
     }
-    if cli.include_hook_events {
-        bail!("--include-hook-events is not supported by tack yet (hook lifecycle records)");
+    if cli.include_hook_events && cli.output_format != OutputFormat::StreamJson {
+        bail!("--include-hook-events requires --output-format=stream-json");
     }
+    options.hook_events = cli.include_hook_events;
     options.thinking = thinking(cli)?;
     options.effort.clone_from(&cli.effort);
     options.betas = crate::cli::split_rules(&cli.betas);
@@ -168,6 +169,7 @@ mod tests {
             r#"{"mcpServers": {}}"#,
             "--agents",
             "{}",
+            "--include-hook-events",
         ])
         .unwrap();
         let want = SessionOptions {
@@ -187,6 +189,7 @@ mod tests {
             mcp_config: vec![r#"{"mcpServers": {}}"#.into()],
             strict_mcp_config: true,
             agents: Some("{}".into()),
+            hook_events: true,
             ..SessionOptions::default()
         };
         assert_eq!(got, want);
@@ -204,14 +207,10 @@ mod tests {
 
     #[test]
     fn what_tack_cannot_do_is_refused_by_name() {
-        let cases: [(&[&str], &str); 9] = [
+        let cases: [(&[&str], &str); 8] = [
             (
                 &["--json-schema", "{}"],
                 "--json-schema is not supported by tack yet (structured output)",
-            ),
-            (
-                &["--include-hook-events"],
-                "--include-hook-events is not supported by tack yet (hook lifecycle records)",
             ),
             (
                 &["--task-budget", "5"],
@@ -255,6 +254,12 @@ mod tests {
         assert_eq!(
             format!("{:#}", apply(&cli, &mut o).unwrap_err()),
             "--permission-prompt-tool stdio needs --input-format stream-json"
+        );
+        let cli = Cli::try_parse_from(["tack", "-p", "x", "--include-hook-events"]).unwrap();
+        let mut o = crate::print::session_options(&cli);
+        assert_eq!(
+            format!("{:#}", apply(&cli, &mut o).unwrap_err()),
+            "--include-hook-events requires --output-format=stream-json"
         );
     }
 

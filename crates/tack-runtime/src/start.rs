@@ -28,19 +28,19 @@ use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
 use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
 use crate::emit::Emitter;
-use crate::event::{Notice, SessionInfo};
+use crate::event::{Notice, RuntimeEvent, SessionInfo};
 use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
 };
-use crate::hooks::{HookPlace, HooksError, SessionHooks};
+use crate::hooks::{HookPlace, HookReporting, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SessionChoice, SessionOptions};
 use crate::place::{Env, Place};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
-use crate::transcript::StoreSink;
+use crate::transcript::{StoreSink, TranscriptPlace};
 
 /// Why a session could not start.
 #[derive(Debug, thiserror::Error)]
@@ -89,11 +89,7 @@ pub async fn start(
         env,
     } = place;
     let settings = &loaded.settings;
-    let (tx, events) = mpsc::unbounded_channel();
-    let emit = Emitter(tx);
-    for notice in &loaded.notices {
-        emit.notice(notice.clone());
-    }
+    let (emit, events) = emitter(&loaded.notices);
     let store = SessionStore::new(&config_dir);
     remove_pending_writes(&config_dir);
     let version = env!("CARGO_PKG_VERSION");
@@ -168,6 +164,7 @@ pub async fn start(
     let builtin = session_tools.tools;
 
     // The transcript opens once everything above is known to be valid.
+    let transcripts = TranscriptPlace::new(store, &cwd, meta.clone());
     let (sink, history) = open_transcript(meta, &transcript_path, conversation, &options)?;
     let tools = match &mut mcp {
         Some(m) => mcp_tools(m, &builtin, &gate, &options, &model, &env, &emit).await?,
@@ -204,6 +201,7 @@ pub async fn start(
         version: version.to_owned(),
         agents: session_tools.agents,
         slash_commands: crate::slash_commands(&custom_commands),
+        output_style: settings.output_style().unwrap_or("default").to_owned(),
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -224,7 +222,18 @@ pub async fn start(
         tasks: session_tools.tasks,
         context,
         custom_commands,
+        transcripts,
     }))
+}
+
+/// The session's event stream, its first events the settings' notices.
+fn emitter(notices: &[Notice]) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent>) {
+    let (tx, events) = mpsc::unbounded_channel();
+    let emit = Emitter(tx);
+    for notice in notices {
+        emit.notice(notice.clone());
+    }
+    (emit, events)
 }
 
 /// The custom slash commands (a directory walk; templates, no code run), each
@@ -577,7 +586,10 @@ fn hooks_and_gate(
         &hook_sources(settings),
         &options.hook_callbacks,
         place,
-        options.verbose,
+        HookReporting {
+            verbose: options.verbose,
+            all_events: options.hook_events,
+        },
         emit.clone(),
     )?
     .map(Arc::new);
