@@ -58,9 +58,10 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
             "--replay-user-messages requires --input-format=stream-json and --output-format=stream-json"
         );
     }
-    if cli.include_hook_events {
-        bail!("--include-hook-events is not supported by tack yet (hook lifecycle records)");
+    if cli.include_hook_events && cli.output_format != OutputFormat::StreamJson {
+        bail!("--include-hook-events requires --output-format=stream-json");
     }
+    options.hook_events = cli.include_hook_events;
     options.thinking = thinking(cli)?;
     options.effort.clone_from(&cli.effort);
     options.betas = crate::cli::split_rules(&cli.betas);
@@ -169,6 +170,7 @@ mod tests {
             r#"{"mcpServers": {}}"#,
             "--agents",
             "{}",
+            "--include-hook-events",
         ])
         .unwrap();
         let want = SessionOptions {
@@ -188,6 +190,7 @@ mod tests {
             mcp_config: vec![r#"{"mcpServers": {}}"#.into()],
             strict_mcp_config: true,
             agents: Some("{}".into()),
+            hook_events: true,
             ..SessionOptions::default()
         };
         assert_eq!(got, want);
@@ -211,14 +214,10 @@ mod tests {
 
     #[test]
     fn what_tack_cannot_do_is_refused_by_name() {
-        let cases: [(&[&str], &str); 9] = [
+        let cases: [(&[&str], &str); 8] = [
             (
                 &["--json-schema", "{type: object}"],
                 "--json-schema: not valid JSON: key must be a string at line 1 column 2",
-            ),
-            (
-                &["--include-hook-events"],
-                "--include-hook-events is not supported by tack yet (hook lifecycle records)",
             ),
             (
                 &["--task-budget", "5"],
@@ -262,6 +261,12 @@ mod tests {
         assert_eq!(
             format!("{:#}", apply(&cli, &mut o).unwrap_err()),
             "--permission-prompt-tool stdio needs --input-format stream-json"
+        );
+        let cli = Cli::try_parse_from(["tack", "-p", "x", "--include-hook-events"]).unwrap();
+        let mut o = crate::print::session_options(&cli);
+        assert_eq!(
+            format!("{:#}", apply(&cli, &mut o).unwrap_err()),
+            "--include-hook-events requires --output-format=stream-json"
         );
     }
 

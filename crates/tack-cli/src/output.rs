@@ -97,6 +97,18 @@ impl Printer {
                     }
                 }
             }
+            RuntimeEvent::Hook(hook) => {
+                if self.format == OutputFormat::StreamJson {
+                    let record = self.records.hook(&hook);
+                    self.record(&record)?;
+                }
+            }
+            RuntimeEvent::ConversationReset(reset) => {
+                let record = self.records.reset(&reset);
+                if self.format == OutputFormat::StreamJson {
+                    self.record(&record)?;
+                }
+            }
             RuntimeEvent::Ended => return Ok(false),
         }
         Ok(true)

@@ -107,6 +107,8 @@ async fn stream_json_lists_and_expands_a_custom_command() {
     assert_eq!(
         answer["response"]["response"]["commands"],
         json!([
+            {"name": "clear", "argumentHint": "",
+             "description": "Clear conversation history and free up context", "builtin": true},
             {"name": "compact", "argumentHint": "<optional custom summarization instructions>",
              "description": "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
              "builtin": true},
@@ -114,7 +116,10 @@ async fn stream_json_lists_and_expands_a_custom_command() {
         ])
     );
     let init = records.iter().find(|r| r["subtype"] == "init").unwrap();
-    assert_eq!(init["slash_commands"], json!(["compact", "review"]));
+    assert_eq!(
+        init["slash_commands"],
+        json!(["clear", "compact", "review"])
+    );
     assert_eq!(sent(&env), expected());
 }
 

@@ -10,6 +10,7 @@ mod agents;
 mod common;
 mod custom_commands;
 mod doctor;
+mod events;
 mod fidelity;
 mod git_context;
 mod hardening;

@@ -42,9 +42,19 @@ async fn compact_typed_on_stream_json_input_summarises_and_continues_from_the_su
             "assistant",
             "result/success",
             "system/compact_boundary",
+            "result/success",
             "assistant",
             "result/success"
         ]
+    );
+    // The /compact message's own result: no model turn, no text.
+    assert_eq!(
+        (
+            &records[4]["num_turns"],
+            &records[4]["result"],
+            &records[4]["is_error"]
+        ),
+        (&Value::from(0), &Value::from(""), &Value::from(false))
     );
     let boundary = &records[3];
     assert_eq!(boundary["compact_metadata"]["trigger"], "manual");

@@ -100,6 +100,8 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
             RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::PermissionRequest(_)
             | RuntimeEvent::HookCallback(_)
+            | RuntimeEvent::Hook(_)
+            | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::Subagent(_) => {
                 panic!("unexpected event")
             }

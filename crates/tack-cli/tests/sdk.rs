@@ -507,6 +507,129 @@ async fn structured(sdk: Result<Sdk, String>) {
     assert_eq!(tool["input_schema"], schema);
 }
 
+async fn hook_events(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([
+        Reply::tool_use("toolu_b1", "Bash", json!({"command": "echo hi"})),
+        Reply::text("Done."),
+    ]))
+    .await;
+    let Some(report) = drive(&sdk, "hook_events", &env).await else {
+        return;
+    };
+    let hook = |subtype: &str, event: &str, name: &str, end: Option<(&str, i32, &str, &str)>| {
+        let (outcome, exit_code, stdout, stderr) = match end {
+            Some((o, c, out, err)) => (json!(o), json!(c), json!(out), json!(err)),
+            None => (Value::Null, Value::Null, Value::Null, Value::Null),
+        };
+        json!({"subtype": subtype, "hook_event_name": event, "hook_name": name,
+               "outcome": outcome, "exit_code": exit_code, "stdout": stdout, "stderr": stderr})
+    };
+    assert_eq!(
+        report["observations"],
+        json!({
+            "hooks": [
+                hook("hook_started", "SessionStart", "SessionStart:startup", None),
+                hook("hook_response", "SessionStart", "SessionStart:startup",
+                     Some(("success", 0, "started\n", ""))),
+                hook("hook_started", "PreToolUse", "PreToolUse:Bash", None),
+                hook("hook_response", "PreToolUse", "PreToolUse:Bash",
+                     Some(("success", 0, "", "pre\n"))),
+                hook("hook_started", "PostToolUse", "PostToolUse:Bash", None),
+                hook("hook_response", "PostToolUse", "PostToolUse:Bash",
+                     Some(("error", 3, "", ""))),
+            ],
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 2, "result": "Done.",
+                "terminal_reason": "completed", "permission_denials": [],
+            },
+        })
+    );
+    let kinds = clean_parser_kinds(&report);
+    let hooks = kinds
+        .iter()
+        .filter(|k| k.starts_with("system/hook_"))
+        .count();
+    assert_eq!((kinds[2].as_str(), hooks), ("system/init", 6), "{kinds:?}");
+}
+
+async fn clear(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([
+        Reply::text("First answer."),
+        Reply::text("Second answer."),
+    ]))
+    .await;
+    let Some(report) = drive(&sdk, "clear", &env).await else {
+        return;
+    };
+    assert_eq!(
+        clean_parser_kinds(&report),
+        [
+            "system/init",
+            "assistant",
+            "result/success",
+            "conversation_reset",
+            "result/success",
+            "assistant",
+            "result/success"
+        ]
+    );
+    // The session ids, named: the first turn's is `old`, the reset's new one `new`.
+    let mut observations = report["observations"].to_string();
+    let old = report["observations"]["turns"][0]["session_id"].clone();
+    let new = report["observations"]["turns"][1]["resets"][0]["new_conversation_id"].clone();
+    assert!(
+        old.is_string() && new.is_string() && old != new,
+        "{report:#}"
+    );
+    for (id, name) in [(&old, "old"), (&new, "new")] {
+        observations = observations.replace(&id.to_string(), &json!(name).to_string());
+    }
+    let result = |turns: u32, text: &str| {
+        json!({"subtype": "success", "is_error": false, "num_turns": turns, "result": text,
+               "terminal_reason": "completed", "permission_denials": []})
+    };
+    let cleared = result(0, "");
+    assert_eq!(
+        serde_json::from_str::<Value>(&observations).unwrap(),
+        json!({"turns": [
+            {"prompt": "remember FIRST-TOPIC", "resets": [], "session_id": "old",
+             "result": result(1, "First answer.")},
+            {"prompt": "/clear", "resets": [{"new_conversation_id": "new", "session_id": "old"}],
+             "session_id": "new", "result": cleared},
+            {"prompt": "what was the topic?", "resets": [], "session_id": "new",
+             "result": result(1, "Second answer.")},
+        ]})
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 2);
+    let sent = bodies[1]["messages"].to_string();
+    assert!(
+        sent.contains("what was the topic?") && !sent.contains("FIRST-TOPIC"),
+        "{sent}"
+    );
+}
+
+async fn replay(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([Reply::text("Hello there.")])).await;
+    let Some(report) = drive(&sdk, "replay", &env).await else {
+        return;
+    };
+    assert_eq!(
+        clean_parser_kinds(&report),
+        ["user", "system/init", "assistant", "result/success"]
+    );
+    assert_eq!(
+        report["observations"],
+        json!({
+            "replayed": [{"uuid": "0b1c4c2e-5d4e-4b8a-9f1e-2a3b4c5d6e7f", "content": ["Say hello"]}],
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 1, "result": "Hello there.",
+                "terminal_reason": "completed", "permission_denials": [],
+            },
+        })
+    );
+}
+
 // ----- one test per SDK and scenario ----------------------------------------
 
 #[tokio::test(flavor = "multi_thread")]
@@ -517,6 +640,36 @@ async fn python_structured_output_with_a_nested_schema() {
 #[tokio::test(flavor = "multi_thread")]
 async fn typescript_structured_output_with_a_nested_schema() {
     structured(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_include_hook_events() {
+    hook_events(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_include_hook_events() {
+    hook_events(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_clear_starts_a_new_conversation() {
+    clear(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_clear_starts_a_new_conversation() {
+    clear(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_replay_user_messages() {
+    replay(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_replay_user_messages() {
+    replay(typescript()).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

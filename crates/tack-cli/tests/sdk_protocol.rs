@@ -199,7 +199,7 @@ async fn initialize_is_answered_before_the_session_and_hook_callbacks_rewrite_an
         (
             &json!("success"),
             &json!(true),
-            &json!("compact"),
+            &json!("clear"),
             &json!("ANTHROPIC_API_KEY"),
             &json!("default")
         )
@@ -262,7 +262,7 @@ async fn initialize_is_answered_before_the_session_and_hook_callbacks_rewrite_an
         (&init_record["capabilities"], &init_record["slash_commands"]),
         (
             &json!(["interrupt_receipt_v1", "interrupt_cancel_queued_v1"]),
-            &json!(["compact"])
+            &json!(["clear", "compact"])
         )
     );
     let (code, _, stderr) = sdk.finish().await;

@@ -26,6 +26,7 @@ fn every_sample_line_round_trips_exactly() {
                 StreamJsonRecord::User(_) => "user",
                 StreamJsonRecord::StreamEvent(_) => "stream_event",
                 StreamJsonRecord::Result(_) => "result",
+                StreamJsonRecord::ConversationReset(_) => "conversation_reset",
             });
             assert_eq!(serde_json::to_value(&record).unwrap(), original);
         }
@@ -33,6 +34,31 @@ fn every_sample_line_round_trips_exactly() {
     assert_eq!(kinds.iter().filter(|k| **k == "init").count(), 2);
     assert_eq!(kinds.iter().filter(|k| **k == "result").count(), 2);
     assert_eq!(kinds.iter().filter(|k| **k == "assistant").count(), 8);
+}
+
+/// The hook lifecycle and `conversation_reset` records as the SDKs type them
+/// (sdk.d.ts `SDKHookStartedMessage`, `SDKHookResponseMessage`,
+/// `SDKConversationResetMessage`) parse into their own variants and back.
+#[test]
+fn hook_and_reset_records_are_typed() {
+    let lines = [
+        r#"{"type":"system","subtype":"hook_started","hook_id":"h1","hook_name":"SessionStart:startup","hook_event":"SessionStart","uuid":"u1","session_id":"s1"}"#,
+        r#"{"type":"system","subtype":"hook_response","hook_id":"h1","hook_name":"SessionStart:startup","hook_event":"SessionStart","output":"hi\n","stdout":"hi\n","stderr":"","exit_code":0,"outcome":"success","uuid":"u2","session_id":"s1"}"#,
+        r#"{"type":"conversation_reset","new_conversation_id":"s2","uuid":"u3","session_id":"s1","trigger":"clear","user_message_uuid":"m1","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+    ];
+    let mut kinds = Vec::new();
+    for line in lines {
+        let original: Value = serde_json::from_str(line).unwrap();
+        let record: StreamJsonRecord = serde_json::from_str(line).unwrap();
+        kinds.push(match &record {
+            StreamJsonRecord::System(SystemRecord::HookStarted(h)) => h.hook_name.clone(),
+            StreamJsonRecord::System(SystemRecord::HookResponse(h)) => h.outcome.clone(),
+            StreamJsonRecord::ConversationReset(r) => r.new_conversation_id.clone(),
+            other => panic!("not typed: {other:?}"),
+        });
+        assert_eq!(serde_json::to_value(&record).unwrap(), original);
+    }
+    assert_eq!(kinds, ["SessionStart:startup", "success", "s2"]);
 }
 
 #[test]

@@ -411,6 +411,18 @@ impl Session {
         &self.parts.session_id
     }
 
+    /// Starts a new conversation in this session (`/clear`): no messages, the
+    /// id `session_id`, what comes next persisted to `transcript`, totals
+    /// (cost, usage) from zero, as Claude Code's results after a reset report.
+    pub fn clear(&mut self, session_id: String, transcript: Option<Arc<dyn TranscriptSink>>) {
+        self.parts.session_id = session_id;
+        self.parts.transcript = transcript;
+        self.messages.clear();
+        self.uuids.clear();
+        self.totals = SessionTotals::default();
+        self.compact_tracking = AutocompactTracking::default();
+    }
+
     /// The request settings of the next turn (model, limits, ...).
     pub fn config(&self) -> &QueryConfig {
         &self.parts.config

@@ -22,10 +22,14 @@
 //!   [`HookOutcome::additional_context`] goes to the model as a system reminder.
 //! - Every event: `should_continue() == false` stops the turn (`stop_reason` to the
 //!   user); `system_messages` and `errors` are shown to the user.
+//!
+//! A [`HookObserver`] (`HookRunner::with_observer`) hears of each command hook
+//! as it starts and ends: stream-json's hook lifecycle records.
 
 mod callback;
 mod config;
 mod event;
+mod lifecycle;
 mod outcome;
 mod process;
 mod runner;
@@ -36,6 +40,7 @@ pub use config::{
     LEGACY_TOOL_NAMES, Matcher, OnFailure,
 };
 pub use event::{BlockAudience, HookEvent};
+pub use lifecycle::{HookEnd, HookLabel, HookObserver};
 pub use outcome::{HookOutcome, PermissionDecision, StopHookGuard};
 pub use process::{HookRun, OUTPUT_CAP, RunStatus};
 pub use runner::{AsyncReports, DEFAULT_TIMEOUT, HookRunner};

@@ -11,8 +11,9 @@ use tokio_util::sync::CancellationToken;
 use crate::callback::{CallbackCall, HookCallbacks, run_callback};
 use crate::config::HooksConfig;
 use crate::event::HookEvent;
+use crate::lifecycle::{HookLabel, HookObserver};
 use crate::outcome::HookOutcome;
-use crate::process::run_hook;
+use crate::process::{HookRun, run_hook};
 
 /// Default per-hook timeout. (Claude Code's current default is 600 s for command
 /// hooks, older versions used 60 s; tack uses 60 s, overridable per hook with
@@ -35,6 +36,7 @@ pub struct HookRunner {
     env: Vec<(String, String)>,
     default_timeout: Duration,
     callbacks: Option<Arc<dyn HookCallbacks>>,
+    observer: Option<Arc<dyn HookObserver>>,
 }
 
 impl std::fmt::Debug for HookRunner {
@@ -47,6 +49,7 @@ impl std::fmt::Debug for HookRunner {
             .field("permission_mode", &self.permission_mode)
             .field("default_timeout", &self.default_timeout)
             .field("callbacks", &self.callbacks.is_some())
+            .field("observer", &self.observer.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -72,7 +75,20 @@ impl HookRunner {
             env: Vec::new(),
             default_timeout: DEFAULT_TIMEOUT,
             callbacks: None,
+            observer: None,
         }
+    }
+
+    /// Tells `observer` when each command hook starts and ends.
+    pub fn with_observer(mut self, observer: Arc<dyn HookObserver>) -> HookRunner {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Hooks see this session from now on (the session changed id: `/clear`).
+    pub fn set_session(&mut self, session_id: &str, transcript_path: &Path) {
+        self.session_id = session_id.to_owned();
+        self.transcript_path = transcript_path.to_path_buf();
     }
 
     /// The executor that calls callback hooks (without one, a matching
@@ -198,23 +214,26 @@ impl HookRunner {
             let (input, cwd, env) = (Arc::clone(&input), self.cwd.clone(), env.clone());
             let timeout = hook.timeout.unwrap_or(self.default_timeout);
             let (event, reports) = (event.clone(), self.reports.clone());
+            let observer = self.observer.clone();
             tokio::spawn(async move {
-                let run =
-                    run_hook(&hook, input, &cwd, &env, timeout, &CancellationToken::new()).await;
+                let never = CancellationToken::new();
+                let run = run_hook(&hook, input, &cwd, &env, timeout, &never);
+                let run = observed(observer.as_deref(), &event, run).await;
                 if let Some(reports) = reports {
                     reports.absorb(&event, run);
                 }
             });
         }
         let commands = futures::future::join_all(hooks.iter().map(|h| {
-            run_hook(
+            let run = run_hook(
                 h,
                 Arc::clone(&input),
                 &self.cwd,
                 &env,
                 h.timeout.unwrap_or(self.default_timeout),
                 cancel,
-            )
+            );
+            observed(self.observer.as_deref(), event, run)
         }));
         let (runs, called) = futures::future::join(commands, calls).await;
         for run in runs.into_iter().chain(called) {
@@ -222,6 +241,22 @@ impl HookRunner {
         }
         outcome
     }
+}
+
+/// `run`, with `observer` told when it starts and ends.
+async fn observed(
+    observer: Option<&dyn HookObserver>,
+    event: &HookEvent,
+    run: impl std::future::Future<Output = HookRun>,
+) -> HookRun {
+    let Some(observer) = observer else {
+        return run.await;
+    };
+    let label = HookLabel::of(event);
+    let id = observer.started(&label);
+    let run = run.await;
+    observer.finished(&id, &label, &run);
+    run
 }
 
 /// What `"async": true` hooks said after they finished, for the model's next

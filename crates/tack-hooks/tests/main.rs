@@ -8,3 +8,4 @@
 
 mod callbacks;
 mod hooks;
+mod lifecycle;

@@ -26,6 +26,9 @@ pub enum StreamJsonRecord {
     User(UserRecord),
     StreamEvent(StreamEventRecord),
     Result(ResultRecord),
+    /// `/clear` (Claude Code's `conversation_reset`): the conversation goes on
+    /// under `new_conversation_id`.
+    ConversationReset(ConversationReset),
 }
 
 /// `type: "system"` records, by `subtype`.
@@ -36,6 +39,8 @@ pub enum SystemRecord {
     ApiRetry(ApiRetry),
     CompactBoundary(CompactBoundary),
     Informational(Informational),
+    HookStarted(HookStarted),
+    HookResponse(HookResponse),
     /// Any other subtype (`status`, hook events, ...), verbatim including its
     /// `subtype`.
     #[serde(untagged)]
@@ -116,6 +121,58 @@ pub struct Informational {
     pub level: String,
     pub session_id: String,
     pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `system/hook_started`: a command hook started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookStarted {
+    pub hook_id: String,
+    /// The event and its match target: `PreToolUse:Bash`, `SessionStart:startup`.
+    pub hook_name: String,
+    pub hook_event: String,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `system/hook_response`: the hook with `hook_id` ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookResponse {
+    pub hook_id: String,
+    pub hook_name: String,
+    pub hook_event: String,
+    /// stdout, then stderr.
+    pub output: String,
+    pub stdout: String,
+    pub stderr: String,
+    /// Absent when the hook did not exit (timed out, killed, never started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// `success`, `error` or `cancelled`.
+    pub outcome: String,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `conversation_reset`: the conversation was dropped (`trigger: "clear"`);
+/// `session_id` is the old session's, `new_conversation_id` the new one's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationReset {
+    pub new_conversation_id: String,
+    pub uuid: String,
+    pub session_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    /// The `/clear` user message's uuid, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -31,8 +31,9 @@ pub enum RuntimeEvent {
     Loop(LoopEvent),
     /// A turn ended; always after its loop events.
     TurnEnded(Box<TurnEnd>),
-    /// A manual `/compact` ended; `error` if it failed (the history is then
-    /// unchanged).
+    /// A `Command::Compact` ended; `error` if it failed (the history is then
+    /// unchanged). A `/compact` user message ends with `TurnEnded` instead,
+    /// like any message (Claude Code's result after a local command).
     CompactEnded { error: Option<String> },
     /// A tool call needs the user's answer (only when the front end said it
     /// answers prompts: `SessionOptions::permission_prompts`). Answer through
@@ -53,6 +54,49 @@ pub enum RuntimeEvent {
     /// sub-agent that ends (not one stopped with its turn) ends with its loop's
     /// `Terminal`.
     Subagent(Box<SubagentEvent>),
+    /// A command hook started or ended (stream-json's `hook_started` and
+    /// `hook_response`): SessionStart's always, every event's with
+    /// `SessionOptions::hook_events` (Claude Code's `--include-hook-events`).
+    Hook(Box<HookActivity>),
+    /// `/clear`: the conversation was dropped and the session goes on under a
+    /// new id, in a new transcript. Emitted after SessionEnd (`clear`) and
+    /// SessionStart (`clear`) hooks ran, before the command's result.
+    ConversationReset(Box<ConversationReset>),
+}
+
+/// One command hook's start or end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookActivity {
+    /// Shared by the start and the end of one run.
+    pub hook_id: String,
+    /// `PreToolUse:Bash`, `SessionStart:startup`, `Stop`.
+    pub hook_name: String,
+    /// `PreToolUse`, `SessionStart`, ...
+    pub hook_event: String,
+    /// `None`: it started. Its end otherwise.
+    pub response: Option<HookResponse>,
+}
+
+/// How a command hook ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookResponse {
+    pub stdout: String,
+    pub stderr: String,
+    /// `None` when it did not exit (timed out, killed, never started).
+    pub exit_code: Option<i32>,
+    /// `success`, `error` or `cancelled`.
+    pub outcome: String,
+}
+
+/// What `/clear` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConversationReset {
+    /// The id the session had.
+    pub old_session_id: String,
+    /// The id it has from now on (records, transcript, hooks).
+    pub new_session_id: String,
+    /// The id of the user message that was `/clear`, if it had one.
+    pub user_message_uuid: Option<String>,
 }
 
 /// One loop event of a sub-agent, and which sub-agent it belongs to.
@@ -128,6 +172,8 @@ pub struct SessionInfo {
     /// The slash commands a user message may start with: built-ins, then
     /// the session's custom commands.
     pub slash_commands: Vec<crate::SlashCommand>,
+    /// The settings' `outputStyle` (`default` when unset).
+    pub output_style: String,
 }
 
 /// One sub-agent type as front ends list it.

@@ -7,8 +7,9 @@
 //! - UserPromptSubmit: [`SessionHooks::user_prompt_submit`], before the prompt
 //!   is persisted or sent: a block ends the turn with an error result; context
 //!   is appended to the prompt as a `<system-reminder>`.
-//! - SessionStart (`startup` / `resume`): its context is appended to the first
-//!   prompt. SessionEnd (`other`): when the session ends, at most 1.5 s.
+//! - SessionStart (`startup` / `resume`, `clear` after a `/clear`): its context
+//!   is appended to the next prompt. SessionEnd (`other`; `clear` before a
+//!   `/clear`): when the session ends, at most 1.5 s.
 //! - Stop and PreCompact `auto`: core's [`LoopHooks`] seam (the loop obeys a
 //!   Stop block once per exit point; a PreCompact block skips that
 //!   autocompaction). PreCompact `manual`: before a `/compact` (a block
@@ -20,7 +21,9 @@
 //!
 //! Hooks marked `"async": true` run in the background and never delay the
 //! turn (tack-hooks). Errors, `systemMessage`s and (verbose) plain output
-//! become [`Notice`]s. Nothing is spawned for an event without hooks.
+//! become [`Notice`]s. Nothing is spawned for an event without hooks. Each
+//! command hook's start and end is a [`RuntimeEvent::Hook`] (SessionStart's
+//! always, every event's with `SessionOptions::hook_events`).
 //!
 //! A front end's client may register callback hooks
 //! (`SessionOptions::hook_callbacks`): they run beside the settings hooks of
@@ -36,8 +39,8 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tack_core::query::{LoopHooks, StopHookInput, StopHookOutcome};
 use tack_hooks::{
-    AsyncReports, CallbackCall, CallbackMatcher, HookCallbacks, HookEvent, HookOutcome, HookRunner,
-    HooksConfig,
+    AsyncReports, CallbackCall, CallbackMatcher, HookCallbacks, HookEnd, HookEvent, HookLabel,
+    HookObserver, HookOutcome, HookRun, HookRunner, HooksConfig, RunStatus,
 };
 use tack_protocol::{ContentBlock, Message, Role};
 use tack_tool::AgentIdentity;
@@ -45,7 +48,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::emit::Emitter;
-use crate::event::{HookCallback, Notice, RuntimeEvent};
+use crate::event::{HookActivity, HookCallback, HookResponse, Notice, RuntimeEvent};
 use crate::snapshot::HookView;
 
 /// SessionEnd hooks get this long before they are killed (Claude Code's budget).
@@ -108,6 +111,64 @@ impl HookCallbacks for FrontEndCallbacks {
     }
 }
 
+/// Each command hook's start and end as a [`RuntimeEvent::Hook`]: every
+/// event's when `all`, else SessionStart's only (Claude Code reports those
+/// whatever `--include-hook-events` says).
+struct HookEvents {
+    emit: Emitter,
+    all: bool,
+}
+
+impl HookEvents {
+    fn wanted(&self, hook: &HookLabel) -> bool {
+        self.all || hook.event == "SessionStart"
+    }
+}
+
+impl HookObserver for HookEvents {
+    fn started(&self, hook: &HookLabel) -> String {
+        let hook_id = uuid::Uuid::new_v4().to_string();
+        if self.wanted(hook) {
+            self.emit.emit(RuntimeEvent::Hook(Box::new(HookActivity {
+                hook_id: hook_id.clone(),
+                hook_name: hook.name.clone(),
+                hook_event: hook.event.to_owned(),
+                response: None,
+            })));
+        }
+        hook_id
+    }
+
+    fn finished(&self, hook_id: &str, hook: &HookLabel, run: &HookRun) {
+        if !self.wanted(hook) {
+            return;
+        }
+        let exit_code = match run.status {
+            RunStatus::Exited(code) => Some(code),
+            _ => None,
+        };
+        self.emit.emit(RuntimeEvent::Hook(Box::new(HookActivity {
+            hook_id: hook_id.to_owned(),
+            hook_name: hook.name.clone(),
+            hook_event: hook.event.to_owned(),
+            response: Some(HookResponse {
+                stdout: run.stdout.clone(),
+                stderr: run.stderr.clone(),
+                exit_code,
+                outcome: HookEnd::of(run).as_str().to_owned(),
+            }),
+        })));
+    }
+}
+
+/// What [`SessionHooks::new`] reports besides the hooks' effects.
+pub(crate) struct HookReporting {
+    /// Hooks' plain output as notices (`--verbose`).
+    pub verbose: bool,
+    /// Every command hook's start and end as events, not only SessionStart's.
+    pub all_events: bool,
+}
+
 impl SessionHooks {
     /// `None` when no hook is configured (nothing to run, ever). `sources` are
     /// (file, `hooks` value) pairs, lowest precedence first; `callbacks` are
@@ -116,7 +177,7 @@ impl SessionHooks {
         sources: &[(String, Value)],
         callbacks: &[CallbackMatcher],
         place: HookPlace<'_>,
-        verbose: bool,
+        reporting: HookReporting,
         emit: Emitter,
     ) -> Result<Option<SessionHooks>, HooksError> {
         if sources.is_empty() && callbacks.is_empty() {
@@ -138,7 +199,11 @@ impl SessionHooks {
             place.session_id,
             place.transcript_path,
         )
-        .with_cwd(place.cwd);
+        .with_cwd(place.cwd)
+        .with_observer(Arc::new(HookEvents {
+            emit: emit.clone(),
+            all: reporting.all_events,
+        }));
         let reports = AsyncReports::new();
         runner = runner.with_async_reports(reports.clone());
         if !callbacks.is_empty() {
@@ -148,7 +213,7 @@ impl SessionHooks {
         Ok(Some(SessionHooks {
             runner: std::sync::RwLock::new(runner),
             reports,
-            verbose,
+            verbose: reporting.verbose,
             emit,
         }))
     }
@@ -183,6 +248,14 @@ impl SessionHooks {
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .has_hooks(event)
+    }
+
+    /// The session hooks are told of from now on (`/clear` changed its id).
+    pub fn set_session(&self, session_id: &str, transcript_path: &Path) {
+        self.runner
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .set_session(session_id, transcript_path);
     }
 
     /// The `permission_mode` hooks are told from now on.
@@ -256,7 +329,7 @@ impl SessionHooks {
         PromptVerdict::Send(with_context(prompt, outcome.additional_context()))
     }
 
-    /// SessionStart (`startup` or `resume`): the context it adds, if any.
+    /// SessionStart (`startup`, `resume` or `clear`): the context it adds, if any.
     pub async fn session_start(&self, source: &str, model: &str) -> Option<String> {
         if !self.has("SessionStart") {
             return None;

@@ -75,8 +75,9 @@ pub use config::{
     LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,
 };
 pub use event::{
-    AgentSummary, HookCallback, Notice, NoticeLevel, PermissionAnswer, PermissionRequest, REJECTED,
-    RuntimeEvent, SessionInfo, SubagentEvent, TurnEnd,
+    AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
+    PermissionAnswer, PermissionRequest, REJECTED, RuntimeEvent, SessionInfo, SubagentEvent,
+    TurnEnd,
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};

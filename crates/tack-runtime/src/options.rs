@@ -46,6 +46,9 @@ pub struct SessionOptions {
     pub persist: bool,
     /// Report hooks' plain output (`--verbose`).
     pub verbose: bool,
+    /// `--include-hook-events`: every command hook's start and end is a
+    /// [`crate::RuntimeEvent::Hook`]; without it only SessionStart's are.
+    pub hook_events: bool,
     /// The front end answers permission prompts (`RuntimeEvent::PermissionRequest`);
     /// otherwise a call the rules do not decide is denied.
     pub permission_prompts: bool,
@@ -110,6 +113,7 @@ impl Default for SessionOptions {
             session: SessionChoice::New { id: None },
             persist: true,
             verbose: false,
+            hook_events: false,
             permission_prompts: false,
             permission_prompt_tool: None,
             mcp_config: Vec::new(),

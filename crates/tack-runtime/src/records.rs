@@ -11,13 +11,13 @@ use tack_core::LoopEvent;
 use tack_core::Terminal;
 use tack_core::session::{ResultSubtype, SessionResult};
 use tack_protocol::stream_json::{
-    ApiRetry, AssistantPayload, AssistantRecord, CompactBoundary, CompactMetadata, Informational,
-    ModelUsageRecord, PermissionDenial, ResultRecord, ResultUsage, StreamEventRecord,
-    StreamJsonRecord, SystemInit, SystemRecord, UserRecord,
+    self, ApiRetry, AssistantPayload, AssistantRecord, CompactBoundary, CompactMetadata,
+    HookStarted, Informational, ModelUsageRecord, PermissionDenial, ResultRecord, ResultUsage,
+    StreamEventRecord, StreamJsonRecord, SystemInit, SystemRecord, UserRecord,
 };
 use tack_store::timestamp_now;
 
-use crate::event::{SessionInfo, SubagentEvent};
+use crate::event::{ConversationReset, HookActivity, SessionInfo, SubagentEvent};
 use crate::transcript::{assistant_response, split_tool_results, tool_use_result};
 
 fn new_uuid() -> String {
@@ -47,7 +47,7 @@ impl Records {
             slash_commands: info.slash_commands.iter().map(|c| c.name.clone()).collect(),
             api_key_source: info.api_key_source.clone(),
             claude_code_version: info.version.clone(),
-            output_style: "default".to_owned(),
+            output_style: info.output_style.clone(),
             agents: info.agents.iter().map(|a| a.name.clone()).collect(),
             skills: Vec::new(),
             plugins: Vec::new(),
@@ -180,6 +180,52 @@ impl Records {
             parent_tool_use_id: Some(event.parent_tool_use_id.clone()),
         }
         .loop_event(&event.event)
+    }
+
+    /// `system/hook_started` or `system/hook_response`.
+    pub fn hook(&self, hook: &HookActivity) -> StreamJsonRecord {
+        let (session_id, uuid) = (self.session_id.clone(), new_uuid());
+        let (hook_id, hook_name) = (hook.hook_id.clone(), hook.hook_name.clone());
+        let hook_event = hook.hook_event.clone();
+        StreamJsonRecord::System(match &hook.response {
+            None => SystemRecord::HookStarted(HookStarted {
+                hook_id,
+                hook_name,
+                hook_event,
+                session_id,
+                uuid,
+                extra: Map::new(),
+            }),
+            Some(r) => SystemRecord::HookResponse(stream_json::HookResponse {
+                hook_id,
+                hook_name,
+                hook_event,
+                output: format!("{}{}", r.stdout, r.stderr),
+                stdout: r.stdout.clone(),
+                stderr: r.stderr.clone(),
+                exit_code: r.exit_code,
+                outcome: r.outcome.clone(),
+                session_id,
+                uuid,
+                extra: Map::new(),
+            }),
+        })
+    }
+
+    /// `conversation_reset` (under the old session id); the records that
+    /// follow carry the new one.
+    pub fn reset(&mut self, reset: &ConversationReset) -> StreamJsonRecord {
+        let record = StreamJsonRecord::ConversationReset(stream_json::ConversationReset {
+            new_conversation_id: reset.new_session_id.clone(),
+            uuid: new_uuid(),
+            session_id: reset.old_session_id.clone(),
+            trigger: Some("clear".to_owned()),
+            user_message_uuid: reset.user_message_uuid.clone(),
+            timestamp: Some(timestamp_now()),
+            extra: Map::new(),
+        });
+        self.session_id.clone_from(&reset.new_session_id);
+        record
     }
 
     fn informational(&self, content: String, level: &str) -> StreamJsonRecord {

@@ -34,6 +34,7 @@ use crate::records::{error_line, result_record};
 use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
 use crate::structured_output::StructuredOutputTool;
+use crate::transcript::TranscriptPlace;
 use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
 
 /// What the Notification hook says when the session waits for the user.
@@ -73,6 +74,8 @@ pub(crate) struct Parts {
     pub checkpoints: Option<Arc<Checkpoints>>,
     /// `--json-schema`'s tool (also among `builtin`), told of each new turn.
     pub structured_output: Option<Arc<StructuredOutputTool>>,
+    /// Where a `/clear`'s new transcript goes.
+    pub transcripts: TranscriptPlace,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -145,6 +148,7 @@ impl Runtime {
             custom_commands,
             checkpoints,
             structured_output,
+            transcripts,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -176,6 +180,7 @@ impl Runtime {
             custom_commands,
             checkpoints,
             structured_output,
+            transcripts,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -186,7 +191,11 @@ impl Runtime {
 /// Queued work: runs one at a time, in order.
 enum Work {
     Turn(UserInput, TurnOptions),
-    Compact(Option<String>),
+    /// `/compact [instructions]`; with the echo of the user message that
+    /// asked for it, which then gets a result like a turn.
+    Compact(Option<String>, Option<TurnEcho>),
+    /// `/clear`, with its message's uuid.
+    Clear(Option<String>),
     /// A user message added without a turn.
     Append(UserInput),
     /// The user's `!command`.
@@ -203,8 +212,9 @@ impl Work {
     fn uuid(&self) -> Option<&str> {
         match self {
             Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
-            Work::Unknown { uuid, .. } => uuid.as_deref(),
-            Work::Compact(_) | Work::Shell(..) => None,
+            Work::Unknown { uuid, .. } | Work::Clear(uuid) => uuid.as_deref(),
+            Work::Compact(_, echo) => echo.as_ref().and_then(|e| e.uuid.as_deref()),
+            Work::Shell(..) => None,
         }
     }
 }
@@ -263,6 +273,7 @@ struct Driver {
     custom_commands: CustomCommands,
     checkpoints: Option<Arc<Checkpoints>>,
     structured_output: Option<Arc<StructuredOutputTool>>,
+    transcripts: TranscriptPlace,
 }
 
 /// What a command did to a running piece of work.
@@ -323,7 +334,10 @@ impl Driver {
                         self.idle_armed = self.idle_after.is_some();
                         alive
                     }
-                    Work::Compact(instructions) => self.compact(&mut session, instructions).await,
+                    Work::Compact(instructions, echo) => {
+                        self.compact(&mut session, instructions, echo).await
+                    }
+                    Work::Clear(uuid) => self.clear(&mut session, uuid).await,
                     Work::Append(input) => self.append(&mut session, input).await,
                     Work::Shell(command, reply) => {
                         self.user_shell(&mut session, command, reply).await
@@ -389,9 +403,11 @@ impl Driver {
         self.idle_armed &= matches!(command, Command::Snapshot(_));
         match command {
             Command::Submit(input) => {
+                let echo = input.echo();
                 let work = match dispatch(input, &self.custom_commands) {
                     Dispatch::Prompt(input) => Work::Turn(input, TurnOptions::default()),
-                    Dispatch::Compact(instructions) => Work::Compact(instructions),
+                    Dispatch::Compact(instructions) => Work::Compact(instructions, Some(echo)),
+                    Dispatch::Clear(uuid) => Work::Clear(uuid),
                     Dispatch::Custom(input, options) => Work::Turn(input, options),
                     Dispatch::Unknown { name, uuid } => Work::Unknown { name, uuid },
                 };
@@ -403,7 +419,9 @@ impl Driver {
             Command::Snapshot(reply) => {
                 let _ = reply.send(self.snapshot());
             }
-            Command::Compact { instructions } => self.queue.push_back(Work::Compact(instructions)),
+            Command::Compact { instructions } => {
+                self.queue.push_back(Work::Compact(instructions, None));
+            }
             Command::Interrupt(reply) => return Control::Interrupt(Interrupter::Plain(reply)),
             Command::InterruptWithReceipt {
                 cancel_queued,
@@ -421,7 +439,11 @@ impl Driver {
                             cancelled.extend(uuid.clone());
                             false
                         }
-                        Work::Compact(_) | Work::Shell(..) => true,
+                        Work::Clear(uuid) => {
+                            cancelled.extend(uuid.clone());
+                            false
+                        }
+                        Work::Compact(..) | Work::Shell(..) => true,
                     });
                 }
                 return Control::Interrupt(Interrupter::Receipt { reply, cancelled });
@@ -786,14 +808,23 @@ impl Driver {
     /// blocked its prompt, or an unknown slash command): nothing is sent or
     /// persisted; an error result.
     fn blocked(&mut self, session: &Session, reason: String, echo: TurnEcho) -> bool {
+        self.local_result(session, Some(reason), echo)
+    }
+
+    /// The result of a message answered without a model call: an error
+    /// (`reason`) or, without one, a success with no text (`/clear`).
+    fn local_result(&mut self, session: &Session, reason: Option<String>, echo: TurnEcho) -> bool {
         self.ensure_started();
         let totals = session.totals();
         let result = SessionResult {
-            subtype: ResultSubtype::ErrorDuringExecution,
-            is_error: true,
+            subtype: match reason {
+                Some(_) => ResultSubtype::ErrorDuringExecution,
+                None => ResultSubtype::Success,
+            },
+            is_error: reason.is_some(),
             terminal: None,
             result: String::new(),
-            errors: vec![reason.clone()],
+            errors: reason.iter().cloned().collect(),
             duration: Duration::ZERO,
             duration_api: Duration::ZERO,
             num_turns: 0,
@@ -804,23 +835,88 @@ impl Driver {
         };
         let mut record = result_record(&result, None, self.gate.take_denials());
         echo.apply(&mut record);
+        if reason.is_none() {
+            record.terminal_reason = Some("completed".to_owned());
+        }
         self.emit.emit(RuntimeEvent::TurnEnded(Box::new(TurnEnd {
             record,
-            ok: false,
-            error_line: Some(format!("Error: {reason}")),
+            ok: reason.is_none(),
+            error_line: reason.map(|r| format!("Error: {r}")),
         })))
     }
 
-    /// The manual `/compact`: PreCompact hooks, one summary call, the boundary
-    /// persisted and shown. `false` when the front end has gone away.
-    async fn compact(&mut self, session: &mut Session, instructions: Option<String>) -> bool {
+    /// `/clear`: SessionEnd hooks (`clear`), then the session goes on under a
+    /// new id with no messages, in a new transcript; SessionStart hooks
+    /// (`clear`) run for it, and the command's result is a success with no
+    /// text. `false` when the front end has gone away.
+    async fn clear(&mut self, session: &mut Session, uuid: Option<String>) -> bool {
         self.ensure_started();
+        let echo = TurnEcho { uuid, origin: None };
+        if let Some(h) = &self.hooks {
+            h.session_end("clear").await;
+        }
+        let new_id = uuid::Uuid::new_v4().to_string();
+        let (path, sink) = match self.transcripts.open(&new_id) {
+            Ok(opened) => opened,
+            Err(e) => {
+                let reason = format!("/clear failed: {e}");
+                return self.local_result(session, Some(reason), echo);
+            }
+        };
+        let old_id = session.session_id().to_owned();
+        session.clear(new_id.clone(), sink.clone().map(|s| s as _));
+        self.info.session_id.clone_from(&new_id);
+        self.info.transcript_path = sink.map(|s| s.path().to_path_buf());
+        self.start_context = None;
+        self.figures.last_context = None;
+        let reset = crate::event::ConversationReset {
+            old_session_id: old_id,
+            new_session_id: new_id,
+            user_message_uuid: echo.uuid.clone(),
+        };
+        if !self
+            .emit
+            .emit(RuntimeEvent::ConversationReset(Box::new(reset)))
+        {
+            return false;
+        }
+        if let Some(h) = self.hooks.clone() {
+            h.set_session(&self.info.session_id, &path);
+            self.start_context = h.session_start("clear", &self.info.model).await;
+        }
+        self.local_result(session, None, echo)
+    }
+
+    /// The manual `/compact`: PreCompact hooks, one summary call, the boundary
+    /// persisted and shown; then `CompactEnded`, or for a user message
+    /// (`echo`) its result. `false` when the front end has gone away.
+    async fn compact(
+        &mut self,
+        session: &mut Session,
+        instructions: Option<String>,
+        echo: Option<TurnEcho>,
+    ) -> bool {
+        self.ensure_started();
+        let error = self.compacted(session, instructions).await;
+        match echo {
+            Some(echo) => {
+                let reason = error.map(|e| format!("/compact failed: {e}"));
+                self.local_result(session, reason, echo)
+            }
+            None => self.emit.emit(RuntimeEvent::CompactEnded { error }),
+        }
+    }
+
+    /// [`Driver::compact`]'s work: why it failed, if it did.
+    async fn compacted(
+        &mut self,
+        session: &mut Session,
+        instructions: Option<String>,
+    ) -> Option<String> {
         if let Some(h) = self.hooks.clone()
             && let Err(message) = h.pre_compact("manual", instructions.as_deref()).await
         {
-            return self.emit.emit(RuntimeEvent::CompactEnded {
-                error: Some(message),
-            });
+            return Some(message);
         }
         if let Some(tool) = &self.structured_output {
             tool.new_turn();
@@ -843,12 +939,10 @@ impl Driver {
             Ok(event) => {
                 self.figures.last_context = None;
                 self.emit
-                    .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)))
-                    && self.emit.emit(RuntimeEvent::CompactEnded { error: None })
+                    .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)));
+                None
             }
-            Err(error) => self.emit.emit(RuntimeEvent::CompactEnded {
-                error: Some(error.to_string()),
-            }),
+            Err(error) => Some(error.to_string()),
         }
     }
 }

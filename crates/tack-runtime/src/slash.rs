@@ -1,6 +1,7 @@
 //! The slash commands a session understands when they arrive as a user
 //! message, whichever front end sent it (`-p`, an SDK's user message, the
-//! terminal UI's prompt): the built-in `/compact` and the session's custom
+//! terminal UI's prompt): the built-ins `/compact` and `/clear` (with its
+//! aliases `/reset` and `/new`) and the session's custom
 //! commands ([`crate::custom_commands`]). Also what a front end lists (the
 //! Agent SDKs' `initialize` answer, stream-json's `slash_commands`, the
 //! terminal UI's menu).
@@ -33,21 +34,36 @@ pub struct SlashCommand {
 }
 
 const COMPACT: &str = "compact";
+/// `/clear` and Claude Code's aliases for it.
+const CLEAR: [&str; 3] = ["clear", "reset", "new"];
+
+fn builtin(name: &str) -> bool {
+    name == COMPACT || CLEAR.contains(&name)
+}
 
 /// The built-ins, then the session's custom commands (a custom command named
 /// like a built-in is hidden by it).
 pub fn slash_commands(custom: &CustomCommands) -> Vec<SlashCommand> {
-    let builtin = SlashCommand {
-        name: COMPACT.to_owned(),
-        description: "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]".to_owned(),
-        argument_hint: "<optional custom summarization instructions>".to_owned(),
-        source: CommandSource::Builtin,
-    };
-    std::iter::once(builtin)
+    let builtins = [
+        SlashCommand {
+            name: CLEAR[0].to_owned(),
+            description: "Clear conversation history and free up context".to_owned(),
+            argument_hint: String::new(),
+            source: CommandSource::Builtin,
+        },
+        SlashCommand {
+            name: COMPACT.to_owned(),
+            description: "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]".to_owned(),
+            argument_hint: "<optional custom summarization instructions>".to_owned(),
+            source: CommandSource::Builtin,
+        },
+    ];
+    builtins
+        .into_iter()
         .chain(
             custom
                 .iter()
-                .filter(|c| c.name != COMPACT)
+                .filter(|c| !builtin(&c.name))
                 .map(|c| SlashCommand {
                     name: c.name.clone(),
                     description: c.summary(),
@@ -68,6 +84,8 @@ pub(crate) enum Dispatch {
     Prompt(UserInput),
     /// `/compact [instructions]`.
     Compact(Option<String>),
+    /// `/clear`: a new conversation; the message's uuid.
+    Clear(Option<String>),
     /// A custom command, expanded, with its settings for the turn.
     Custom(UserInput, TurnOptions),
     /// `/name` that names no command: answered without a model call. Claude
@@ -86,6 +104,9 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands) -> Dispatch {
     };
     if name == COMPACT {
         return Dispatch::Compact((!args.is_empty()).then(|| args.to_owned()));
+    }
+    if CLEAR.contains(&name) {
+        return Dispatch::Clear(input.uuid);
     }
     let Some(command) = custom.get(name) else {
         if Path::new("/").join(name).exists() {
@@ -174,6 +195,12 @@ mod tests {
             Dispatch::Compact(Some("keep the API notes".into()))
         );
         assert_eq!(dispatch(text("/compact"), &custom), Dispatch::Compact(None));
+        for clear in ["/clear", "/reset", " /new"] {
+            assert_eq!(
+                dispatch(text(clear), &custom),
+                Dispatch::Clear(Some("u1".into()))
+            );
+        }
         assert_eq!(
             dispatch(text("/nosuchcommand x"), &custom),
             Dispatch::Unknown {
@@ -204,6 +231,12 @@ mod tests {
         assert_eq!(
             slash_commands(&commands()),
             vec![
+                SlashCommand {
+                    name: "clear".into(),
+                    description: "Clear conversation history and free up context".into(),
+                    argument_hint: String::new(),
+                    source: CommandSource::Builtin,
+                },
                 SlashCommand {
                     name: "compact".into(),
                     description: "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]".into(),

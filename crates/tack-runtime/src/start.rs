@@ -30,12 +30,12 @@ use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
 use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
 use crate::emit::Emitter;
-use crate::event::{Notice, SessionInfo};
+use crate::event::{Notice, RuntimeEvent, SessionInfo};
 use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
 };
-use crate::hooks::{HookPlace, HooksError, SessionHooks};
+use crate::hooks::{HookPlace, HookReporting, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SessionChoice, SessionOptions};
@@ -43,7 +43,7 @@ use crate::place::{Env, Place};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
-use crate::transcript::StoreSink;
+use crate::transcript::{StoreSink, TranscriptPlace};
 
 /// Why a session could not start.
 #[derive(Debug, thiserror::Error)]
@@ -97,11 +97,7 @@ pub async fn start(
         ..
     } = place;
     let settings = &loaded.settings;
-    let (tx, events) = mpsc::unbounded_channel();
-    let emit = Emitter(tx);
-    for notice in &loaded.notices {
-        emit.notice(notice.clone());
-    }
+    let (emit, events) = emitter(&loaded.notices);
     remove_pending_writes(&config_dir);
     let version = env!("CARGO_PKG_VERSION");
 
@@ -178,11 +174,9 @@ pub async fn start(
     let builtin = session_tools.tools;
 
     // The transcript opens once everything above is known to be valid.
+    let transcripts = TranscriptPlace::new(store, &cwd, meta.clone());
     let (sink, history) = open_transcript(meta, &transcript_path, conversation, &options, &gate)?;
-    let tools = match &mut mcp {
-        Some(m) => mcp_tools(m, &builtin, &gate, &options, &model, &env, &emit).await?,
-        None => ToolSet::new(builtin.clone()),
-    };
+    let tools = mcp_tools(mcp.as_mut(), &builtin, &gate, &options, &model, &env, &emit).await?;
     let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
     let parts = SessionParts {
         session_id: session_id.clone(),
@@ -195,10 +189,8 @@ pub async fn start(
         max_budget_usd: options.max_budget_usd,
         transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
     };
-    let session = Session::new(parts)
-        .with_history(history)
-        .with_usage_ledger(ledger);
-    let session = with_loop_hooks(session, hooks.clone(), structured_output.is_some());
+    let session = Session::new(parts).with_history(history);
+    let session = with_loop_hooks(session, ledger, hooks.clone(), structured_output.is_some());
     let info = SessionInfo {
         session_id,
         cwd,
@@ -212,6 +204,7 @@ pub async fn start(
         version: version.to_owned(),
         agents: session_tools.agents,
         slash_commands: crate::slash_commands(&custom_commands),
+        output_style: settings.output_style().unwrap_or("default").to_owned(),
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -234,6 +227,7 @@ pub async fn start(
         custom_commands,
         checkpoints,
         structured_output,
+        transcripts,
     }))
 }
 
@@ -249,19 +243,31 @@ fn structured_output_tool(
     Ok(Some(Arc::new(StructuredOutputTool::new(schema))))
 }
 
-/// `session` with the loop's hook seams: the session's hooks, behind the
+/// `session` with its usage ledger and the loop's hook seams: the session's hooks, behind the
 /// structured-output reminder when there is a schema.
 fn with_loop_hooks(
     session: Session,
+    ledger: UsageLedger,
     hooks: Option<Arc<SessionHooks>>,
     structured_output: bool,
 ) -> Session {
+    let session = session.with_usage_ledger(ledger);
     let inner = hooks.map(|h| h as Arc<dyn LoopHooks>);
     match (structured_output, inner) {
         (true, inner) => session.with_stop_hooks(Arc::new(AnswerReminder { inner })),
         (false, Some(hooks)) => session.with_stop_hooks(hooks),
         (false, None) => session,
     }
+}
+
+/// The session's event stream, its first events the settings' notices.
+fn emitter(notices: &[Notice]) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent>) {
+    let (tx, events) = mpsc::unbounded_channel();
+    let emit = Emitter(tx);
+    for notice in notices {
+        emit.notice(notice.clone());
+    }
+    (emit, events)
 }
 
 /// The custom slash commands (a directory walk; templates, no code run), each
@@ -625,7 +631,10 @@ fn hooks_and_gate(
         &hook_sources(settings),
         &options.hook_callbacks,
         place,
-        options.verbose,
+        HookReporting {
+            verbose: options.verbose,
+            all_events: options.hook_events,
+        },
         emit.clone(),
     )?
     .map(Arc::new);
@@ -681,7 +690,7 @@ fn open_transcript(
 /// list (their tools must be in the first request) and sets an MCP
 /// `--permission-prompt-tool`.
 async fn mcp_tools(
-    mcp: &mut SessionMcp,
+    mcp: Option<&mut SessionMcp>,
     builtin: &[Arc<dyn tack_tool::Tool>],
     gate: &Gate,
     options: &SessionOptions,
@@ -689,6 +698,9 @@ async fn mcp_tools(
     env: &Env,
     emit: &Emitter,
 ) -> Result<ToolSet, StartError> {
+    let Some(mcp) = mcp else {
+        return Ok(ToolSet::new(builtin.to_vec()));
+    };
     for notice in mcp.settle().await {
         emit.notice(notice);
     }

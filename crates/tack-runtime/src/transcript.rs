@@ -19,6 +19,44 @@ use tack_core::session::{TranscriptEntry, TranscriptError, TranscriptSink};
 use tack_protocol::{ContentBlock, Message, MessageResponse, Role};
 use tack_store::{StoreError, Transcript, TranscriptRecord};
 
+/// Where the session's transcripts go, to open a new one when the session
+/// changes id (`/clear`). `meta` is `None` when nothing is persisted.
+pub(crate) struct TranscriptPlace {
+    pub store: tack_store::SessionStore,
+    pub cwd: PathBuf,
+    pub meta: Option<tack_store::RecordMeta>,
+}
+
+impl TranscriptPlace {
+    pub(crate) fn new(
+        store: tack_store::SessionStore,
+        cwd: &Path,
+        meta: Option<tack_store::RecordMeta>,
+    ) -> TranscriptPlace {
+        TranscriptPlace {
+            store,
+            cwd: cwd.to_path_buf(),
+            meta,
+        }
+    }
+
+    /// The transcript path for `session_id`, and its sink when persisting.
+    pub(crate) fn open(
+        &self,
+        session_id: &str,
+    ) -> Result<(PathBuf, Option<std::sync::Arc<StoreSink>>), StoreError> {
+        let path = self.store.transcript_path(&self.cwd, session_id)?;
+        let sink = match &self.meta {
+            Some(meta) => {
+                let transcript = Transcript::open(&path, session_id, meta.clone(), None)?;
+                Some(std::sync::Arc::new(StoreSink::new(transcript)))
+            }
+            None => None,
+        };
+        Ok((path, sink))
+    }
+}
+
 /// A transcript file as core's sink.
 pub struct StoreSink {
     transcript: Mutex<Transcript>,

@@ -109,6 +109,8 @@ impl Seen {
             RuntimeEvent::TurnEnded(end) => self.turns.push(*end),
             RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::PermissionRequest(_)
+            | RuntimeEvent::Hook(_)
+            | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::HookCallback(_) => {
                 panic!("unexpected event")
             }

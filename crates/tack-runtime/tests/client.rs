@@ -102,6 +102,8 @@ async fn drive_hooks(
             RuntimeEvent::Started(_)
             | RuntimeEvent::Loop(_)
             | RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::Hook(_)
+            | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

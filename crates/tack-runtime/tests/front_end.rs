@@ -90,6 +90,8 @@ async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {
             | RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::PermissionRequest(_)
             | RuntimeEvent::HookCallback(_)
+            | RuntimeEvent::Hook(_)
+            | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }
@@ -329,6 +331,12 @@ async fn custom_commands_load_by_precedence_and_a_bad_file_is_a_warning() {
     assert_eq!(
         listed,
         vec![
+            row(
+                "clear",
+                "Clear conversation history and free up context",
+                "",
+                Builtin
+            ),
             row(
                 "compact",
                 "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",

@@ -116,6 +116,8 @@ async fn drive_noting(
             RuntimeEvent::Started(_)
             | RuntimeEvent::Loop(_)
             | RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::Hook(_)
+            | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

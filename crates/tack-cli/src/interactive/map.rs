@@ -154,6 +154,15 @@ impl EventMap {
             }
             // No client hooks are registered here; a dropped call is a failure.
             RuntimeEvent::HookCallback(_) => {}
+            // Hook runs show through their notices; the terminal's /clear
+            // starts a new session rather than sending one.
+            RuntimeEvent::Hook(_) => {}
+            RuntimeEvent::ConversationReset(reset) => {
+                out.events.push(UiEvent::Status(StatusPatch {
+                    session_id: Some(reset.new_session_id.clone()),
+                    ..StatusPatch::default()
+                }));
+            }
             RuntimeEvent::Ended => out.ended = true,
         }
         out

@@ -102,8 +102,11 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
                 extra: Default::default(),
             })
             .collect(),
-        output_style: "default".to_owned(),
-        available_output_styles: vec!["default".to_owned()],
+        output_style: info.output_style.clone(),
+        available_output_styles: std::iter::once("default")
+            .chain(Some(info.output_style.as_str()).filter(|s| *s != "default"))
+            .map(str::to_owned)
+            .collect(),
         models: models(&info.model),
         account: AccountInfo {
             api_key_source: Some(info.api_key_source.clone()),
@@ -295,6 +298,7 @@ mod tests {
                 body: "Review PR $1.\n".into(),
                 path: PathBuf::from("/p/.claude/commands/review.md"),
             }])),
+            output_style: "Explanatory".into(),
         };
         let r = request(json!({"hooks": {}}));
         let answer = serde_json::to_value(response(&r, &info)).unwrap();
@@ -314,13 +318,15 @@ mod tests {
         assert_eq!(
             serde_json::Value::Object(rest),
             json!({
-                "commands": [{"name": "compact", "argumentHint": "<optional custom summarization instructions>",
+                "commands": [{"name": "clear", "argumentHint": "",
+                    "description": "Clear conversation history and free up context", "builtin": true},
+                    {"name": "compact", "argumentHint": "<optional custom summarization instructions>",
                     "description": "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
                     "builtin": true},
                     {"name": "review", "argumentHint": "<pr>", "description": "Review a PR"}],
                 "agents": [{"name": "Explore", "description": "Searches", "model": "claude-haiku-4-5"}],
-                "output_style": "default",
-                "available_output_styles": ["default"],
+                "output_style": "Explanatory",
+                "available_output_styles": ["default", "Explanatory"],
                 "account": {"apiKeySource": "ANTHROPIC_API_KEY", "apiProvider": "firstParty"},
                 "hooks_applied": true,
                 "hook_on_failure_supported": true,

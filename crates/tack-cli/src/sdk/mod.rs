@@ -244,7 +244,13 @@ impl Front {
                 }
                 self.printer.event(event)
             }
+            RuntimeEvent::ConversationReset(reset) => {
+                // Replayed user messages carry the new id too.
+                self.records.reset(&reset);
+                self.printer.event(RuntimeEvent::ConversationReset(reset))
+            }
             RuntimeEvent::Notice(_)
+            | RuntimeEvent::Hook(_)
             | RuntimeEvent::Loop(_)
             | RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::Subagent(_)

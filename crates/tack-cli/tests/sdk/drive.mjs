@@ -24,6 +24,15 @@ const DENY_MESSAGE = "Writes are not allowed";
 const STRUCTURED_SCHEMA = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), "structured_schema.json"), "utf8"),
 );
+// Command hooks from settings (the twin of drive.py's).
+const HOOK_SETTINGS = JSON.stringify({
+  hooks: {
+    SessionStart: [{ hooks: [{ type: "command", command: "echo started" }] }],
+    PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo pre >&2" }] }],
+    PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 3" }] }],
+  },
+});
+const REPLAY_UUID = "0b1c4c2e-5d4e-4b8a-9f1e-2a3b4c5d6e7f";
 const RECORDS = [];
 const WARNINGS = [];
 process.on("warning", (w) => WARNINGS.push(`${w.name}: ${w.message}`));
@@ -97,12 +106,13 @@ function inputQueue() {
   let wake = null;
   let done = false;
   return {
-    push(text) {
+    push(text, uuid) {
       pending.push({
         type: "user",
         message: { role: "user", content: [{ type: "text", text }] },
         parent_tool_use_id: null,
         session_id: "",
+        ...(uuid ? { uuid } : {}),
       });
       wake?.();
     },
@@ -263,6 +273,75 @@ const scenarios = {
       input.end();
     }
     return observed;
+  },
+
+  async hook_events() {
+    const messages = await collect(
+      query({
+        prompt: "run it",
+        options: options({ includeHookEvents: true, allowedTools: ["Bash"], settings: HOOK_SETTINGS }),
+      }),
+    );
+    const hooks = messages
+      .filter((m) => m.type === "system" && m.subtype.startsWith("hook_"))
+      .map((m) => ({
+        subtype: m.subtype,
+        hook_event_name: m.hook_event,
+        hook_name: m.hook_name,
+        outcome: m.outcome ?? null,
+        exit_code: m.exit_code ?? null,
+        stdout: m.stdout ?? null,
+        stderr: m.stderr ?? null,
+      }));
+    const result = lastResult(messages);
+    return { hooks, result: result ? resultSummary(result) : null };
+  },
+
+  async clear() {
+    const prompts = ["remember FIRST-TOPIC", "/clear", "what was the topic?"];
+    const input = inputQueue();
+    const q = query({ prompt: input, options: options({}) });
+    const turns = [];
+    let turn = { prompt: prompts[0], resets: [] };
+    input.push(prompts[0]);
+    for await (const m of q) {
+      RECORDS.push(m);
+      if (m.type === "conversation_reset") {
+        turn.resets.push({ new_conversation_id: m.new_conversation_id, session_id: m.session_id });
+      }
+      if (m.type === "result") {
+        turn.result = resultSummary(m);
+        turn.session_id = m.session_id;
+        turns.push(turn);
+        const next = prompts[turns.length];
+        if (next === undefined) input.end();
+        else {
+          turn = { prompt: next, resets: [] };
+          input.push(next);
+        }
+      }
+    }
+    return { turns };
+  },
+
+  async replay() {
+    const input = inputQueue();
+    input.push("Say hello", REPLAY_UUID);
+    input.end();
+    const messages = await collect(
+      query({ prompt: input, options: options({ extraArgs: { "replay-user-messages": null } }) }),
+    );
+    const result = lastResult(messages);
+    return {
+      replayed: messages
+        .filter((m) => m.type === "user")
+        .map((m) => ({
+          uuid: m.uuid ?? null,
+          content:
+            typeof m.message.content === "string" ? m.message.content : m.message.content.map((b) => b.text ?? null),
+        })),
+      result: result ? resultSummary(result) : null,
+    };
   },
 
   async result_fields() {

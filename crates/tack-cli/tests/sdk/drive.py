@@ -15,6 +15,9 @@ model's replies are scripted by the Rust test):
   rewind         file checkpointing: two turns edit files, rewind_files to the
                  first prompt's uuid puts them back; an unknown uuid fails
   structured     output_format (structured_schema.json): ResultMessage.structured_output
+  hook_events    include_hook_events with settings hooks around a Bash call
+  clear          a turn, /clear, a turn: conversation_reset and a new session
+  replay         replay-user-messages echoes the user message with its uuid
 
 Every scenario also reports `parser`: each record tack printed, run through the
 SDK's own message parser, and checked against the keys the SDK's types require
@@ -33,6 +36,8 @@ from claude_agent_sdk import (
     AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
+    ConversationResetMessage,
+    HookEventMessage,
     HookMatcher,
     PermissionResultDeny,
     ResultMessage,
@@ -49,6 +54,21 @@ SCHEMA = json.loads((Path(__file__).parent / "records.json").read_text())
 CONTROL_TYPES = {"control_request", "control_response", "control_cancel_request"}
 DENY_MESSAGE = "Writes are not allowed"
 STRUCTURED_SCHEMA = json.loads((Path(__file__).parent / "structured_schema.json").read_text())
+# Command hooks from settings (the twin of drive.mjs's).
+HOOK_SETTINGS = json.dumps(
+    {
+        "hooks": {
+            "SessionStart": [{"hooks": [{"type": "command", "command": "echo started"}]}],
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo pre >&2"}]}
+            ],
+            "PostToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 3"}]}
+            ],
+        }
+    }
+)
+REPLAY_UUID = "0b1c4c2e-5d4e-4b8a-9f1e-2a3b4c5d6e7f"
 
 # ---------------------------------------------------------------------------
 # Everything tack prints, as the transport read it
@@ -429,9 +449,82 @@ async def structured(tack: str) -> dict:
     }
 
 
+async def hook_events(tack: str) -> dict:
+    opts = options(
+        tack, include_hook_events=True, allowed_tools=["Bash"], settings=HOOK_SETTINGS
+    )
+    messages = [m async for m in query(prompt="run it", options=opts)]
+    hooks = [
+        {
+            "subtype": m.subtype,
+            "hook_event_name": m.hook_event_name,
+            **{
+                k: m.data.get(k)
+                for k in ("hook_name", "outcome", "exit_code", "stdout", "stderr")
+            },
+        }
+        for m in messages
+        if isinstance(m, HookEventMessage)
+    ]
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    return {"hooks": hooks, "result": result_summary(results[-1]) if results else None}
+
+
+async def clear(tack: str) -> dict:
+    observed: dict = {"turns": []}
+    async with ClaudeSDKClient(options=options(tack)) as client:
+        for prompt in ["remember FIRST-TOPIC", "/clear", "what was the topic?"]:
+            await client.query(prompt)
+            turn: dict = {"prompt": prompt, "resets": []}
+            async for m in client.receive_response():
+                if isinstance(m, ConversationResetMessage):
+                    turn["resets"].append(
+                        {"new_conversation_id": m.new_conversation_id, "session_id": m.session_id}
+                    )
+                if isinstance(m, ResultMessage):
+                    turn["result"] = result_summary(m)
+                    turn["session_id"] = m.session_id
+            observed["turns"].append(turn)
+    return observed
+
+
+async def replay(tack: str) -> dict:
+    opts = options(tack, extra_args={"replay-user-messages": None})
+
+    async def prompt():
+        yield {
+            "type": "user",
+            "message": {"role": "user", "content": "Say hello"},
+            "parent_tool_use_id": None,
+            "session_id": "",
+            "uuid": REPLAY_UUID,
+        }
+
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query(prompt())
+        messages = [m async for m in client.receive_response()]
+    users = [m for m in messages if isinstance(m, UserMessage)]
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    return {
+        "replayed": [
+            {
+                "uuid": m.uuid,
+                "content": m.content
+                if isinstance(m.content, str)
+                else [getattr(b, "text", None) for b in m.content],
+            }
+            for m in users
+        ],
+        "result": result_summary(results[-1]) if results else None,
+    }
+
+
 SCENARIOS = {
+    "clear": clear,
     "control": control,
     "structured": structured,
+    "hook_events": hook_events,
+    "replay": replay,
     "deny_write": deny_write,
     "hook": hook,
     "interrupt": interrupt,
