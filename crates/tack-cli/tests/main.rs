@@ -25,5 +25,6 @@ mod runtime;
 mod sdk;
 mod sdk_protocol;
 mod settings;
+mod skills;
 mod stream_json_samples;
 mod terminal;

@@ -128,6 +128,8 @@ pub struct SessionInfo {
     /// The slash commands a user message may start with: built-ins, then
     /// the session's custom commands.
     pub slash_commands: Vec<crate::SlashCommand>,
+    /// Every skill's name (`system/init`'s `skills`).
+    pub skills: Vec<String>,
 }
 
 /// One sub-agent type as front ends list it.

@@ -30,6 +30,7 @@ use crate::mentions;
 use crate::model::{RequestEnv, resolve_model};
 use crate::prompt_size;
 use crate::records::{error_line, result_record};
+use crate::skills::Skills;
 use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
 use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
@@ -67,6 +68,8 @@ pub(crate) struct Parts {
     pub context: Arc<PromptContext>,
     /// The session's custom slash commands.
     pub custom_commands: CustomCommands,
+    /// The session's skills (`/name`, `/skills`, the first prompt's listing).
+    pub skills: Arc<Skills>,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -137,6 +140,7 @@ impl Runtime {
             tasks,
             context,
             custom_commands,
+            skills,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -166,6 +170,8 @@ impl Runtime {
             figures: Figures::default(),
             turn_running: false,
             custom_commands,
+            skill_listing: skills.listing(),
+            skills,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -186,6 +192,8 @@ enum Work {
         name: String,
         uuid: Option<String>,
     },
+    /// `/skills`: the list as the result, no request.
+    Skills(Option<String>),
 }
 
 impl Work {
@@ -193,7 +201,7 @@ impl Work {
     fn uuid(&self) -> Option<&str> {
         match self {
             Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
-            Work::Unknown { uuid, .. } => uuid.as_deref(),
+            Work::Unknown { uuid, .. } | Work::Skills(uuid) => uuid.as_deref(),
             Work::Compact(_) | Work::Shell(..) => None,
         }
     }
@@ -251,6 +259,10 @@ struct Driver {
     figures: Figures,
     turn_running: bool,
     custom_commands: CustomCommands,
+    skills: Arc<Skills>,
+    /// The skills the model may invoke, told once with the first prompt
+    /// (Claude Code's `skill_listing` attachment); bodies load on demand.
+    skill_listing: Option<String>,
 }
 
 /// What a command did to a running piece of work.
@@ -320,6 +332,10 @@ impl Driver {
                         let reason = format!("Unknown slash command: {name}");
                         self.blocked(&session, reason, TurnEcho { uuid, origin: None })
                     }
+                    Work::Skills(uuid) => {
+                        let report = Ok(self.skills.report());
+                        self.answered(&session, report, TurnEcho { uuid, origin: None })
+                    }
                 };
                 if let Some(model) = self.pending_model.take() {
                     self.set_model(&mut session, model);
@@ -377,11 +393,12 @@ impl Driver {
         self.idle_armed &= matches!(command, Command::Snapshot(_));
         match command {
             Command::Submit(input) => {
-                let work = match dispatch(input, &self.custom_commands) {
+                let work = match dispatch(input, &self.custom_commands, &self.skills) {
                     Dispatch::Prompt(input) => Work::Turn(input, TurnOptions::default()),
                     Dispatch::Compact(instructions) => Work::Compact(instructions),
                     Dispatch::Custom(input, options) => Work::Turn(input, options),
                     Dispatch::Unknown { name, uuid } => Work::Unknown { name, uuid },
+                    Dispatch::Skills { uuid } => Work::Skills(uuid),
                 };
                 self.queue.push_back(work);
             }
@@ -405,7 +422,7 @@ impl Driver {
                             cancelled.extend(input.uuid.clone());
                             false
                         }
-                        Work::Unknown { uuid, .. } => {
+                        Work::Unknown { uuid, .. } | Work::Skills(uuid) => {
                             cancelled.extend(uuid.clone());
                             false
                         }
@@ -610,7 +627,8 @@ impl Driver {
             self.emit.notice(notice);
         }
         message.content.extend(attached.blocks);
-        let prompt = with_context(message, self.start_context.take());
+        let prompt = with_context(message, self.skill_listing.take());
+        let prompt = with_context(prompt, self.start_context.take());
         // Async hooks that finished since the last prompt speak now.
         let reported = self.hooks.as_ref().and_then(|h| h.take_async_reports());
         let prompt = with_context(prompt, reported);
@@ -750,14 +768,35 @@ impl Driver {
     /// blocked its prompt, or an unknown slash command): nothing is sent or
     /// persisted; an error result.
     fn blocked(&mut self, session: &Session, reason: String, echo: TurnEcho) -> bool {
+        self.answered(session, Err(reason), echo)
+    }
+
+    /// A turn answered by the runtime itself (`Ok`: its text, as `/skills`;
+    /// `Err`: why it was refused): nothing sent or persisted.
+    fn answered(
+        &mut self,
+        session: &Session,
+        answer: Result<String, String>,
+        echo: TurnEcho,
+    ) -> bool {
         self.ensure_started();
         let totals = session.totals();
+        let ok = answer.is_ok();
+        let (text, errors) = match answer {
+            Ok(text) => (text, Vec::new()),
+            Err(reason) => (String::new(), vec![reason]),
+        };
+        let error_line = errors.first().map(|reason| format!("Error: {reason}"));
         let result = SessionResult {
-            subtype: ResultSubtype::ErrorDuringExecution,
-            is_error: true,
+            subtype: if ok {
+                ResultSubtype::Success
+            } else {
+                ResultSubtype::ErrorDuringExecution
+            },
+            is_error: !ok,
             terminal: None,
-            result: String::new(),
-            errors: vec![reason.clone()],
+            result: text,
+            errors,
             duration: Duration::ZERO,
             duration_api: Duration::ZERO,
             num_turns: 0,
@@ -770,8 +809,8 @@ impl Driver {
         echo.apply(&mut record);
         self.emit.emit(RuntimeEvent::TurnEnded(Box::new(TurnEnd {
             record,
-            ok: false,
-            error_line: Some(format!("Error: {reason}")),
+            ok,
+            error_line,
         })))
     }
 

@@ -40,6 +40,7 @@ use crate::options::{SessionChoice, SessionOptions};
 use crate::place::{Env, Place};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
+use crate::skills::{SkillDirs, Skills, load_skills};
 use crate::transcript::StoreSink;
 
 /// Why a session could not start.
@@ -115,6 +116,7 @@ pub async fn start(
 
     let project_dir = tack_config::find_project_dir(&cwd);
     let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
+    let skills = skills(&project_dir, &cwd, &config_dir, loaded, &emit);
     let session_dir = store.project_dir(&cwd).join(&session_id);
     let tool_env = tool_env(&cwd, session_dir, &perms, &env);
     let Guard {
@@ -164,6 +166,7 @@ pub async fn start(
         tool_env: &tool_env,
         only: options.tools.as_deref(),
         mcp: mcp.as_ref().map(|m| m.manager().weak()),
+        skills: &skills,
     })?;
     let builtin = session_tools.tools;
 
@@ -203,7 +206,8 @@ pub async fn start(
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
         version: version.to_owned(),
         agents: session_tools.agents,
-        slash_commands: crate::slash_commands(&custom_commands),
+        slash_commands: crate::slash_commands(&custom_commands, &skills),
+        skills: skills.names(),
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -224,7 +228,36 @@ pub async fn start(
         tasks: session_tools.tasks,
         context,
         custom_commands,
+        skills,
     }))
+}
+
+/// The skills (a walk of the skill folders; read, nothing run), each one
+/// that could not be used a warning.
+fn skills(
+    project_dir: &Path,
+    cwd: &Path,
+    config_dir: &Path,
+    loaded: &LoadedSettings,
+    emit: &Emitter,
+) -> Arc<Skills> {
+    let user = loaded
+        .locations
+        .claude_user_dir
+        .iter()
+        .map(|d| d.join("skills"))
+        .chain([config_dir.join("skills")])
+        .collect();
+    let (skills, warnings) = load_skills(&SkillDirs {
+        project: project_dir.to_path_buf(),
+        cwd: cwd.to_path_buf(),
+        user,
+        trusted: loaded.trust.trusted,
+    });
+    for warning in warnings {
+        emit.notice(Notice::warning(warning));
+    }
+    Arc::new(skills)
 }
 
 /// The custom slash commands (a directory walk; templates, no code run), each

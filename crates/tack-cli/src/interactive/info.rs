@@ -473,6 +473,7 @@ mod tests {
                 },
             ],
             slash_commands: Vec::new(),
+            skills: Vec::new(),
         }
     }
 
