@@ -141,11 +141,7 @@ pub async fn start(
     let context = loaded_context(context_load, &emit).await;
 
     // The built-in tools, the web tools and the Agent tool (`--tools` picks).
-    let meta = options.persist.then(|| RecordMeta {
-        cwd: cwd.to_string_lossy().into_owned(),
-        git_branch: git_branch(&cwd),
-        version: version.to_owned(),
-    });
+    let meta = options.persist.then(|| record_meta(&cwd, version));
     let session_tools = session_tools(ToolsParts {
         env: &env,
         client,
@@ -727,6 +723,15 @@ fn hook_sources(settings: &Settings) -> Vec<(String, serde_json::Value)> {
         .into_iter()
         .map(|(source, value)| (source.to_string(), value))
         .collect()
+}
+
+/// What every transcript record of the session carries.
+fn record_meta(cwd: &Path, version: &str) -> RecordMeta {
+    RecordMeta {
+        cwd: cwd.to_string_lossy().into_owned(),
+        git_branch: git_branch(cwd),
+        version: version.to_owned(),
+    }
 }
 
 /// The current git branch, read from `.git/HEAD` (no `git` process at
