@@ -27,6 +27,7 @@ mod runtime;
 mod sdk;
 mod sdk_protocol;
 mod settings;
+mod skills;
 mod stream_json_samples;
 mod structured_output;
 mod terminal;

@@ -7,6 +7,7 @@
 //! | `Read(./src/**)`, `Edit(//abs/**)`, `Read(~/x)`, `Edit(/docs/**)`, `Read(*.env)` | [`PathPattern`] |
 //! | `WebFetch(domain:example.com)`, `WebFetch(domain:*.example.com)` | domain |
 //! | `Agent(Explore)` | subagent type |
+//! | `Skill(deploy)`, `Skill(deploy*)` | skill name (`*` a wildcard) |
 //! | `Agent(model:opus)`, `Bash(run_in_background:true)` | input parameter (deny/ask only) |
 //! | `mcp__github`, `mcp__github__*`, `mcp__github__get_issue` | MCP server / tool |
 //!
@@ -242,6 +243,8 @@ pub enum Specifier {
     Domain(String),
     /// A subagent type for Agent.
     AgentType(String),
+    /// A skill name (may hold `*`) for Skill.
+    SkillName(String),
     /// `key:value`: a top-level scalar input parameter equals `value`.
     Param {
         /// The parameter name.
@@ -366,6 +369,11 @@ fn parse_specifier(tool: &str, spec: &str) -> Result<Specifier, String> {
     if tool == "Agent" {
         return Ok(Specifier::AgentType(spec.to_string()));
     }
+    if tool == "Skill" && spec != "*" {
+        return Ok(Specifier::SkillName(
+            spec.trim().trim_start_matches('/').to_string(),
+        ));
+    }
     if spec == "*" {
         return Ok(Specifier::None);
     }
@@ -469,6 +477,10 @@ mod tests {
             ToolPattern::Glob("mcp__github__*".into())
         );
         assert_eq!(r("Task(Explore)").tool, ToolPattern::Name("Agent".into()));
+        assert_eq!(
+            r("Skill(/deploy*)").specifier,
+            Specifier::SkillName("deploy*".into())
+        );
         assert_eq!(
             r("Agent(Explore)").specifier,
             Specifier::AgentType("Explore".into())

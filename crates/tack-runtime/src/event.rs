@@ -174,6 +174,8 @@ pub struct SessionInfo {
     pub slash_commands: Vec<crate::SlashCommand>,
     /// The settings' `outputStyle` (`default` when unset).
     pub output_style: String,
+    /// Every skill's name (`system/init`'s `skills`).
+    pub skills: Vec<String>,
 }
 
 /// One sub-agent type as front ends list it.

@@ -16,8 +16,9 @@
 //!    mode, set model, compact, and a
 //!    [`SessionSnapshot`] of the state for a front end's `/cost`, `/context`,
 //!    `/status`) and reads [`RuntimeEvents`]. A user message that starts
-//!    with `/compact` or a [custom command](custom_commands)'s `/name` is
-//!    that command, whichever front end sent it.
+//!    with `/compact`, `/skills`, a [custom command](custom_commands)'s or a
+//!    user-invocable [skill](skills)'s `/name` is that command, whichever
+//!    front end sent it.
 //!    A front end where a person types sets
 //!    [`Runtime::with_idle_notification`]; one that shows a resumed
 //!    conversation reads [`Runtime::messages`] first.
@@ -57,6 +58,7 @@ mod prompt_size;
 pub mod records;
 mod runtime;
 mod session_tools;
+pub mod skills;
 mod slash;
 mod snapshot;
 mod start;

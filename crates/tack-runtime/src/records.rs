@@ -49,7 +49,7 @@ impl Records {
             claude_code_version: info.version.clone(),
             output_style: info.output_style.clone(),
             agents: info.agents.iter().map(|a| a.name.clone()).collect(),
-            skills: Vec::new(),
+            skills: info.skills.clone(),
             plugins: Vec::new(),
             uuid: new_uuid(),
             extra: Map::new(),

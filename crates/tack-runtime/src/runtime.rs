@@ -31,6 +31,7 @@ use crate::mentions;
 use crate::model::{RequestEnv, resolve_model};
 use crate::prompt_size;
 use crate::records::{error_line, result_record};
+use crate::skills::Skills;
 use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
 use crate::structured_output::StructuredOutputTool;
@@ -76,6 +77,8 @@ pub(crate) struct Parts {
     pub structured_output: Option<Arc<StructuredOutputTool>>,
     /// Where a `/clear`'s new transcript goes.
     pub transcripts: TranscriptPlace,
+    /// The session's skills (`/name`, `/skills`, the first prompt's listing).
+    pub skills: Arc<Skills>,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -149,6 +152,7 @@ impl Runtime {
             checkpoints,
             structured_output,
             transcripts,
+            skills,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -181,6 +185,8 @@ impl Runtime {
             checkpoints,
             structured_output,
             transcripts,
+            skill_listing: skills.listing(),
+            skills,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -205,6 +211,8 @@ enum Work {
         name: String,
         uuid: Option<String>,
     },
+    /// `/skills`: the list as the result, no request.
+    Skills(Option<String>),
 }
 
 impl Work {
@@ -212,7 +220,7 @@ impl Work {
     fn uuid(&self) -> Option<&str> {
         match self {
             Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
-            Work::Unknown { uuid, .. } | Work::Clear(uuid) => uuid.as_deref(),
+            Work::Unknown { uuid, .. } | Work::Clear(uuid) | Work::Skills(uuid) => uuid.as_deref(),
             Work::Compact(_, echo) => echo.as_ref().and_then(|e| e.uuid.as_deref()),
             Work::Shell(..) => None,
         }
@@ -274,6 +282,10 @@ struct Driver {
     checkpoints: Option<Arc<Checkpoints>>,
     structured_output: Option<Arc<StructuredOutputTool>>,
     transcripts: TranscriptPlace,
+    skills: Arc<Skills>,
+    /// The skills the model may invoke, told once with the first prompt
+    /// (Claude Code's `skill_listing` attachment); bodies load on demand.
+    skill_listing: Option<String>,
 }
 
 /// What a command did to a running piece of work.
@@ -346,6 +358,10 @@ impl Driver {
                         let reason = format!("Unknown slash command: {name}");
                         self.blocked(&session, reason, TurnEcho { uuid, origin: None })
                     }
+                    Work::Skills(uuid) => {
+                        let report = Ok(self.skills.report());
+                        self.answered(&session, report, TurnEcho { uuid, origin: None })
+                    }
                 };
                 if let Some(model) = self.pending_model.take() {
                     self.set_model(&mut session, model);
@@ -404,12 +420,13 @@ impl Driver {
         match command {
             Command::Submit(input) => {
                 let echo = input.echo();
-                let work = match dispatch(input, &self.custom_commands) {
+                let work = match dispatch(input, &self.custom_commands, &self.skills) {
                     Dispatch::Prompt(input) => Work::Turn(input, TurnOptions::default()),
                     Dispatch::Compact(instructions) => Work::Compact(instructions, Some(echo)),
                     Dispatch::Clear(uuid) => Work::Clear(uuid),
                     Dispatch::Custom(input, options) => Work::Turn(input, options),
                     Dispatch::Unknown { name, uuid } => Work::Unknown { name, uuid },
+                    Dispatch::Skills { uuid } => Work::Skills(uuid),
                 };
                 self.queue.push_back(work);
             }
@@ -435,7 +452,7 @@ impl Driver {
                             cancelled.extend(input.uuid.clone());
                             false
                         }
-                        Work::Unknown { uuid, .. } => {
+                        Work::Unknown { uuid, .. } | Work::Skills(uuid) => {
                             cancelled.extend(uuid.clone());
                             false
                         }
@@ -665,7 +682,8 @@ impl Driver {
             self.emit.notice(notice);
         }
         message.content.extend(attached.blocks);
-        let prompt = with_context(message, self.start_context.take());
+        let prompt = with_context(message, self.skill_listing.take());
+        let prompt = with_context(prompt, self.start_context.take());
         // Async hooks that finished since the last prompt speak now.
         let reported = self.hooks.as_ref().and_then(|h| h.take_async_reports());
         let prompt = with_context(prompt, reported);
@@ -808,23 +826,35 @@ impl Driver {
     /// blocked its prompt, or an unknown slash command): nothing is sent or
     /// persisted; an error result.
     fn blocked(&mut self, session: &Session, reason: String, echo: TurnEcho) -> bool {
-        self.local_result(session, Some(reason), echo)
+        self.answered(session, Err(reason), echo)
     }
 
-    /// The result of a message answered without a model call: an error
-    /// (`reason`) or, without one, a success with no text (`/clear`).
-    fn local_result(&mut self, session: &Session, reason: Option<String>, echo: TurnEcho) -> bool {
+    /// A turn answered by the runtime itself (`Ok`: its text, as `/skills`;
+    /// `Err`: why it was refused): nothing sent or persisted.
+    fn answered(
+        &mut self,
+        session: &Session,
+        answer: Result<String, String>,
+        echo: TurnEcho,
+    ) -> bool {
         self.ensure_started();
         let totals = session.totals();
+        let ok = answer.is_ok();
+        let (text, errors) = match answer {
+            Ok(text) => (text, Vec::new()),
+            Err(reason) => (String::new(), vec![reason]),
+        };
+        let error_line = errors.first().map(|reason| format!("Error: {reason}"));
         let result = SessionResult {
-            subtype: match reason {
-                Some(_) => ResultSubtype::ErrorDuringExecution,
-                None => ResultSubtype::Success,
+            subtype: if ok {
+                ResultSubtype::Success
+            } else {
+                ResultSubtype::ErrorDuringExecution
             },
-            is_error: reason.is_some(),
+            is_error: !ok,
             terminal: None,
-            result: String::new(),
-            errors: reason.iter().cloned().collect(),
+            result: text,
+            errors,
             duration: Duration::ZERO,
             duration_api: Duration::ZERO,
             num_turns: 0,
@@ -835,13 +865,13 @@ impl Driver {
         };
         let mut record = result_record(&result, None, self.gate.take_denials());
         echo.apply(&mut record);
-        if reason.is_none() {
+        if ok {
             record.terminal_reason = Some("completed".to_owned());
         }
         self.emit.emit(RuntimeEvent::TurnEnded(Box::new(TurnEnd {
             record,
-            ok: reason.is_none(),
-            error_line: reason.map(|r| format!("Error: {r}")),
+            ok,
+            error_line,
         })))
     }
 
@@ -860,7 +890,7 @@ impl Driver {
             Ok(opened) => opened,
             Err(e) => {
                 let reason = format!("/clear failed: {e}");
-                return self.local_result(session, Some(reason), echo);
+                return self.answered(session, Err(reason), echo);
             }
         };
         let old_id = session.session_id().to_owned();
@@ -884,7 +914,7 @@ impl Driver {
             h.set_session(&self.info.session_id, &path);
             self.start_context = h.session_start("clear", &self.info.model).await;
         }
-        self.local_result(session, None, echo)
+        self.answered(session, Ok(String::new()), echo)
     }
 
     /// The manual `/compact`: PreCompact hooks, one summary call, the boundary
@@ -901,7 +931,7 @@ impl Driver {
         match echo {
             Some(echo) => {
                 let reason = error.map(|e| format!("/compact failed: {e}"));
-                self.local_result(session, reason, echo)
+                self.answered(session, reason.map_or(Ok(String::new()), Err), echo)
             }
             None => self.emit.emit(RuntimeEvent::CompactEnded { error }),
         }

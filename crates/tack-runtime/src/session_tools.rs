@@ -32,6 +32,7 @@ use crate::hooks::SessionHooks;
 use crate::metered::MeteredClient;
 use crate::model::{RequestEnv, resolve_model};
 use crate::place::Env;
+use crate::skills::{SKILL_TOOL_NAME, SkillTool, Skills};
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
@@ -59,6 +60,9 @@ pub(crate) struct ToolsParts<'a> {
     /// `--json-schema`'s `StructuredOutput` tool: the main session's alone
     /// (sub-agents answer in text), whatever `--tools` says.
     pub structured_output: Option<Arc<dyn Tool>>,
+    /// The session's skills: the `Skill` tool is offered when the model may
+    /// invoke one of them.
+    pub skills: &'a Arc<Skills>,
 }
 
 /// A `--tools` name that is none of the session's tools.
@@ -114,7 +118,11 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         fetch,
         WebSearchConfig::default(),
     );
-    let all: Vec<Arc<dyn Tool>> = builtin.into_iter().chain(web).collect();
+    let skill: Option<Arc<dyn Tool>> = p
+        .skills
+        .listing()
+        .map(|_| Arc::new(SkillTool::new(p.skills.clone())) as Arc<dyn Tool>);
+    let all: Vec<Arc<dyn Tool>> = builtin.into_iter().chain(web).chain(skill).collect();
     if let Some(wanted) = p.only {
         let known: Vec<String> = all
             .iter()
@@ -123,7 +131,11 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             .collect();
         let unknown: Vec<String> = wanted
             .iter()
-            .filter(|w| !known.contains(w) && w.as_str() != LEGACY_AGENT_TOOL_NAME)
+            .filter(|w| {
+                !known.contains(w)
+                    && w.as_str() != LEGACY_AGENT_TOOL_NAME
+                    && w.as_str() != SKILL_TOOL_NAME
+            })
             .cloned()
             .collect();
         if !unknown.is_empty() {

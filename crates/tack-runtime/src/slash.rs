@@ -1,8 +1,9 @@
 //! The slash commands a session understands when they arrive as a user
 //! message, whichever front end sent it (`-p`, an SDK's user message, the
-//! terminal UI's prompt): the built-ins `/compact` and `/clear` (with its
-//! aliases `/reset` and `/new`) and the session's custom
-//! commands ([`crate::custom_commands`]). Also what a front end lists (the
+//! terminal UI's prompt): the built-ins `/compact`, `/clear` (with its
+//! aliases `/reset` and `/new`) and `/skills`, the session's custom commands
+//! ([`crate::custom_commands`]) and its user-invocable [skills](crate::skills).
+//! Also what a front end lists (the
 //! Agent SDKs' `initialize` answer, stream-json's `slash_commands`, the
 //! terminal UI's menu).
 
@@ -12,6 +13,7 @@ use tack_protocol::ContentBlock;
 
 use crate::command::{TurnOptions, UserInput};
 use crate::custom_commands::{CommandScope, CustomCommands, parse_invocation};
+use crate::skills::{SkillSource, Skills};
 
 /// Where a slash command comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,9 +43,13 @@ fn builtin(name: &str) -> bool {
     name == COMPACT || CLEAR.contains(&name)
 }
 
-/// The built-ins, then the session's custom commands (a custom command named
-/// like a built-in is hidden by it).
-pub fn slash_commands(custom: &CustomCommands) -> Vec<SlashCommand> {
+/// Lists the session's skills (answered without a model call).
+const SKILLS: &str = "skills";
+
+/// The built-ins, then the session's custom commands, then its
+/// user-invocable skills (a built-in hides a command of its name, a command a
+/// skill of its name).
+pub fn slash_commands(custom: &CustomCommands, skills: &Skills) -> Vec<SlashCommand> {
     let builtins = [
         SlashCommand {
             name: CLEAR[0].to_owned(),
@@ -74,6 +80,20 @@ pub fn slash_commands(custom: &CustomCommands) -> Vec<SlashCommand> {
                     },
                 }),
         )
+        .chain(
+            skills
+                .iter()
+                .filter(|s| s.user_invocable && !builtin(&s.name) && custom.get(&s.name).is_none())
+                .map(|s| SlashCommand {
+                    name: s.name.clone(),
+                    description: s.description.clone(),
+                    argument_hint: s.argument_hint.clone().unwrap_or_default(),
+                    source: match s.source {
+                        SkillSource::Project => CommandSource::Project,
+                        SkillSource::User => CommandSource::User,
+                    },
+                }),
+        )
         .collect()
 }
 
@@ -86,8 +106,10 @@ pub(crate) enum Dispatch {
     Compact(Option<String>),
     /// `/clear`: a new conversation; the message's uuid.
     Clear(Option<String>),
-    /// A custom command, expanded, with its settings for the turn.
+    /// A custom command or a skill, expanded, with its settings for the turn.
     Custom(UserInput, TurnOptions),
+    /// `/skills`: the list, answered without a model call.
+    Skills { uuid: Option<String> },
     /// `/name` that names no command: answered without a model call. Claude
     /// Code does the same ("Unknown skill"), rather than spending a request on
     /// a typo; a path such as `/tmp` that exists is a prompt.
@@ -95,7 +117,7 @@ pub(crate) enum Dispatch {
 }
 
 /// Reads the command, if any, at the start of the message's first block.
-pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands) -> Dispatch {
+pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skills) -> Dispatch {
     let Some(ContentBlock::Text { text, .. }) = input.message.content.first() else {
         return Dispatch::Prompt(input);
     };
@@ -108,22 +130,29 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands) -> Dispatch {
     if CLEAR.contains(&name) {
         return Dispatch::Clear(input.uuid);
     }
-    let Some(command) = custom.get(name) else {
-        if Path::new("/").join(name).exists() {
-            return Dispatch::Prompt(input);
-        }
+    let rest = input.message.content[1..].to_vec();
+    let (message, options) = if let Some(command) = custom.get(name) {
+        let options = TurnOptions {
+            allowed_tools: command.allowed_tools.clone(),
+            model: command.model.clone(),
+        };
+        (command.message(args, rest), options)
+    } else if let Some(skill) = skills.get(name).filter(|s| s.user_invocable) {
+        let options = TurnOptions {
+            allowed_tools: skill.allowed_tools.clone(),
+            model: skill.model.clone(),
+        };
+        (skill.message(args, rest), options)
+    } else if name == SKILLS {
+        return Dispatch::Skills { uuid: input.uuid };
+    } else if Path::new("/").join(name).exists() {
+        return Dispatch::Prompt(input);
+    } else {
         return Dispatch::Unknown {
             name: name.to_owned(),
             uuid: input.uuid,
         };
     };
-    let args = args.to_owned();
-    let rest = input.message.content[1..].to_vec();
-    let options = TurnOptions {
-        allowed_tools: command.allowed_tools.clone(),
-        model: command.model.clone(),
-    };
-    let message = command.message(&args, rest);
     Dispatch::Custom(
         UserInput {
             message,
@@ -169,7 +198,7 @@ mod tests {
             ContentBlock::text("attached"),
         ]);
         assert_eq!(
-            dispatch(typed, &commands()),
+            dispatch(typed, &commands(), &Skills::default()),
             Dispatch::Custom(
                 input(vec![
                     ContentBlock::text(
@@ -191,18 +220,25 @@ mod tests {
         let custom = commands();
         let text = |t: &str| input(vec![ContentBlock::text(t)]);
         assert_eq!(
-            dispatch(text(" /compact keep the API notes"), &custom),
+            dispatch(
+                text(" /compact keep the API notes"),
+                &custom,
+                &Skills::default()
+            ),
             Dispatch::Compact(Some("keep the API notes".into()))
         );
-        assert_eq!(dispatch(text("/compact"), &custom), Dispatch::Compact(None));
         for clear in ["/clear", "/reset", " /new"] {
             assert_eq!(
-                dispatch(text(clear), &custom),
+                dispatch(text(clear), &custom, &Skills::default()),
                 Dispatch::Clear(Some("u1".into()))
             );
         }
         assert_eq!(
-            dispatch(text("/nosuchcommand x"), &custom),
+            dispatch(text("/compact"), &custom, &Skills::default()),
+            Dispatch::Compact(None)
+        );
+        assert_eq!(
+            dispatch(text("/nosuchcommand x"), &custom, &Skills::default()),
             Dispatch::Unknown {
                 name: "nosuchcommand".into(),
                 uuid: Some("u1".into())
@@ -222,14 +258,18 @@ mod tests {
             } else {
                 Dispatch::Prompt(text(prompt))
             };
-            assert_eq!(dispatch(text(prompt), &custom), expected, "{prompt}");
+            assert_eq!(
+                dispatch(text(prompt), &custom, &Skills::default()),
+                expected,
+                "{prompt}"
+            );
         }
     }
 
     #[test]
     fn the_list_is_the_builtins_then_the_custom_commands() {
         assert_eq!(
-            slash_commands(&commands()),
+            slash_commands(&commands(), &Skills::default()),
             vec![
                 SlashCommand {
                     name: "clear".into(),

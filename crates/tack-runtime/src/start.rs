@@ -42,8 +42,12 @@ use crate::options::{SessionChoice, SessionOptions};
 use crate::place::{Env, Place};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
+use crate::skills::{SkillDirs, Skills, load_skills};
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
 use crate::transcript::{StoreSink, TranscriptPlace};
+
+/// tack's version, in `system/init` and every transcript record.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Why a session could not start.
 #[derive(Debug, thiserror::Error)]
@@ -99,7 +103,6 @@ pub async fn start(
     let settings = &loaded.settings;
     let (emit, events) = emitter(&loaded.notices);
     remove_pending_writes(&config_dir);
-    let version = env!("CARGO_PKG_VERSION");
 
     let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
@@ -118,7 +121,8 @@ pub async fn start(
     let request = request_config(&options, &env, settings, &model, &emit);
 
     let project_dir = tack_config::find_project_dir(&cwd);
-    let custom_commands = custom_commands(&project_dir, &ctx_opts, &config_dir, loaded, &emit);
+    let (custom_commands, skills) =
+        commands_and_skills(&project_dir, &cwd, &ctx_opts, &config_dir, loaded, &emit);
     // Beside the transcript (`<id>.jsonl` → `<id>/`): sub-agents, tool output.
     let tool_env = tool_env(&cwd, transcript_path.with_extension(""), &perms, &env);
     let history = tack_store::file_history_dir(&config_dir, &session_id);
@@ -146,9 +150,7 @@ pub async fn start(
     let context = loaded_context(context_load, &emit).await;
 
     // The built-in tools, the web tools and the Agent tool (`--tools` picks).
-    let meta = options
-        .persist
-        .then(|| record_meta(&cwd, version, &options));
+    let meta = options.persist.then(|| record_meta(&cwd, &options));
     let session_tools = session_tools(ToolsParts {
         env: &env,
         client,
@@ -170,6 +172,7 @@ pub async fn start(
         only: options.tools.as_deref(),
         mcp: mcp.as_ref().map(|m| m.manager().weak()),
         structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
+        skills: &skills,
     })?;
     let builtin = session_tools.tools;
 
@@ -201,10 +204,11 @@ pub async fn start(
         transcript_path: sink.map(|s| s.path().to_path_buf()),
         resumed: conversation_resumed(&options),
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
-        version: version.to_owned(),
+        version: VERSION.to_owned(),
         agents: session_tools.agents,
-        slash_commands: crate::slash_commands(&custom_commands),
+        slash_commands: crate::slash_commands(&custom_commands, &skills),
         output_style: settings.output_style().unwrap_or("default").to_owned(),
+        skills: skills.names(),
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -228,6 +232,7 @@ pub async fn start(
         checkpoints,
         structured_output,
         transcripts,
+        skills,
     }))
 }
 
@@ -270,25 +275,40 @@ fn emitter(notices: &[Notice]) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent
     (emit, events)
 }
 
-/// The custom slash commands (a directory walk; templates, no code run), each
-/// file that could not be used a warning.
-fn custom_commands(
+/// The custom slash commands and the skills (directory walks; templates and
+/// instructions, no code run), each file that could not be used a warning.
+fn commands_and_skills(
     project_dir: &Path,
+    cwd: &Path,
     ctx_opts: &ContextOptions,
     config_dir: &Path,
     loaded: &LoadedSettings,
     emit: &Emitter,
-) -> CustomCommands {
-    let (commands, warnings) = load_commands(&CommandDirs {
+) -> (CustomCommands, Arc<Skills>) {
+    let (commands, mut warnings) = load_commands(&CommandDirs {
         project: project_dir.to_path_buf(),
         home: ctx_opts.home_dir.clone(),
         config_dir: config_dir.to_path_buf(),
         trusted: loaded.trust.trusted,
     });
+    let user = loaded
+        .locations
+        .claude_user_dir
+        .iter()
+        .map(|d| d.join("skills"))
+        .chain([config_dir.join("skills")])
+        .collect();
+    let (skills, skill_warnings) = load_skills(&SkillDirs {
+        project: project_dir.to_path_buf(),
+        cwd: cwd.to_path_buf(),
+        user,
+        trusted: loaded.trust.trusted,
+    });
+    warnings.extend(skill_warnings);
     for warning in warnings {
         emit.notice(Notice::warning(warning));
     }
-    commands
+    (commands, Arc::new(skills))
 }
 
 /// The model client, built on a blocking thread from here on, and where its
@@ -760,11 +780,11 @@ fn hook_sources(settings: &Settings) -> Vec<(String, serde_json::Value)> {
 }
 
 /// What every transcript record says about where it was written.
-fn record_meta(cwd: &Path, version: &str, options: &SessionOptions) -> RecordMeta {
+fn record_meta(cwd: &Path, options: &SessionOptions) -> RecordMeta {
     RecordMeta {
         cwd: cwd.to_string_lossy().into_owned(),
         git_branch: git_branch(cwd),
-        version: version.to_owned(),
+        version: VERSION.to_owned(),
         entrypoint: if options.interactive {
             "cli"
         } else {

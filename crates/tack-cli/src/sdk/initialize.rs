@@ -288,17 +288,21 @@ mod tests {
                 description: "Searches".into(),
                 model: Some("claude-haiku-4-5".into()),
             }],
-            slash_commands: tack_runtime::slash_commands(&CustomCommands(vec![CustomCommand {
-                name: "review".into(),
-                scope: CommandScope::Project,
-                description: Some("Review a PR".into()),
-                argument_hint: Some("<pr>".into()),
-                allowed_tools: vec![],
-                model: None,
-                body: "Review PR $1.\n".into(),
-                path: PathBuf::from("/p/.claude/commands/review.md"),
-            }])),
+            slash_commands: tack_runtime::slash_commands(
+                &CustomCommands(vec![CustomCommand {
+                    name: "review".into(),
+                    scope: CommandScope::Project,
+                    description: Some("Review a PR".into()),
+                    argument_hint: Some("<pr>".into()),
+                    allowed_tools: vec![],
+                    model: None,
+                    body: "Review PR $1.\n".into(),
+                    path: PathBuf::from("/p/.claude/commands/review.md"),
+                }]),
+                &Default::default(),
+            ),
             output_style: "Explanatory".into(),
+            skills: vec![],
         };
         let r = request(json!({"hooks": {}}));
         let answer = serde_json::to_value(response(&r, &info)).unwrap();

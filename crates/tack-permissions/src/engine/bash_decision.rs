@@ -74,7 +74,8 @@ impl PermissionContext {
                 | Specifier::Bash(_)
                 | Specifier::Path(_)
                 | Specifier::Domain(_)
-                | Specifier::AgentType(_) => {}
+                | Specifier::AgentType(_)
+                | Specifier::SkillName(_) => {}
             }
         }
         for r in &deny {
@@ -119,7 +120,10 @@ impl PermissionContext {
                         .any(|c| self.command_matches(p, c, 0) != Match::No),
                     Err(_) => true,
                 },
-                Specifier::Path(_) | Specifier::Domain(_) | Specifier::AgentType(_) => false,
+                Specifier::Path(_)
+                | Specifier::Domain(_)
+                | Specifier::AgentType(_)
+                | Specifier::SkillName(_) => false,
             };
             if hit {
                 return Decision::ask(
@@ -171,6 +175,7 @@ impl PermissionContext {
                 | Specifier::Path(_)
                 | Specifier::Domain(_)
                 | Specifier::AgentType(_)
+                | Specifier::SkillName(_)
                 | Specifier::Param { .. } => {}
             }
         }
@@ -493,6 +498,7 @@ impl PermissionContext {
             | Specifier::Path(_)
             | Specifier::Domain(_)
             | Specifier::AgentType(_)
+            | Specifier::SkillName(_)
             | Specifier::Param { .. } => false,
         })
     }

@@ -12,7 +12,7 @@
 //!    names. A Bash call is allowed only if *every* simple command in it is allowed
 //!    and every redirection target is an allowed path.
 //! 6. **mode defaults**: read-only file tools inside the working directories and the
-//!    bookkeeping tools (TodoWrite, TaskOutput, TaskStop, Agent, ExitPlanMode, ...)
+//!    bookkeeping tools (TodoWrite, TaskOutput, TaskStop, Agent, Skill, ExitPlanMode, ...)
 //!    → `Allow`; in acceptEdits also file edits (and Bash `mkdir`/`touch`/`mv`/`cp`,
 //!    output redirections) inside the working directories; dontAsk → `Deny`;
 //!    otherwise `Ask`.
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::bash::Match;
+use crate::bash::{Match, glob_match};
 use crate::mode::PermissionMode;
 use crate::path::{ResolvedPath, is_inside, is_inside_any, resolve, resolve_dir};
 use crate::rule::{PathBases, Specifier, ToolPattern, canonical_tool_name, domain_matches};
@@ -48,6 +48,9 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     "AskUserQuestion",
     // `--json-schema`'s answer: it reports, and touches nothing.
     "StructuredOutput",
+    // Loads instructions into the turn; the rules a skill's `allowed-tools`
+    // add apply only when the user invokes it (`/name`).
+    "Skill",
 ];
 /// Tools allowed in plan mode even though they are not read-only.
 const PLAN_MODE_TOOLS: &[&str] = &[
@@ -345,6 +348,15 @@ impl PermissionContext {
                     .and_then(Value::as_str)
                     .unwrap_or("general-purpose");
                 if ty == t { Match::Yes } else { Match::No }
+            }
+            Specifier::SkillName(pattern) => {
+                match call.input.get("skill").and_then(Value::as_str) {
+                    Some(name) if glob_match(pattern, name.trim().trim_start_matches('/')) => {
+                        Match::Yes
+                    }
+                    Some(_) => Match::No,
+                    None => Match::Maybe,
+                }
             }
             Specifier::Param { key, value } => param_match(call.input, key, value),
             Specifier::Bash(_) => Match::No,

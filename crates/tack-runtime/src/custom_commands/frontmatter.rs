@@ -1,10 +1,11 @@
-//! The YAML frontmatter of a command file, parsed in this one place with
-//! tack-config's bounded loader (a repository's files are hostile input: no
-//! billion laughs).
+//! The YAML frontmatter of a command file or a skill's `SKILL.md`, parsed in
+//! this one place with tack-config's bounded loader (a repository's files are
+//! hostile input: no billion laughs).
 
 use yaml_rust2::Yaml;
 
-/// What a command's frontmatter sets.
+/// What a command's or a skill's frontmatter sets (the keys after `model`
+/// are read for skills only).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Frontmatter {
     pub description: Option<String>,
@@ -12,6 +13,16 @@ pub struct Frontmatter {
     /// A comma-separated string or a YAML list.
     pub allowed_tools: Vec<String>,
     pub model: Option<String>,
+    /// A skill's `name` (else its folder's).
+    pub name: Option<String>,
+    /// `context: fork`: the skill runs in a sub-agent.
+    pub context: Option<String>,
+    /// The sub-agent type of a forked skill.
+    pub agent: Option<String>,
+    /// `user-invocable: false`: no `/name` for it.
+    pub user_invocable: Option<bool>,
+    /// `disable-model-invocation: true`: not offered to the model.
+    pub disable_model_invocation: Option<bool>,
 }
 
 /// Parses the text between the `---` lines; the error says why it is not a
@@ -41,11 +52,26 @@ pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
             .collect(),
         _ => Vec::new(),
     };
+    // `true`/`false`, also as the strings YAML 1.1 files tend to use.
+    let flag = |key: &str| match &doc[key] {
+        Yaml::Boolean(b) => Some(*b),
+        Yaml::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" => Some(true),
+            "false" | "no" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    };
     Ok(Frontmatter {
         description: string("description"),
         argument_hint: string("argument-hint"),
         allowed_tools,
         model: string("model"),
+        name: string("name"),
+        context: string("context"),
+        agent: string("agent"),
+        user_invocable: flag("user-invocable"),
+        disable_model_invocation: flag("disable-model-invocation"),
     })
 }
 
@@ -84,6 +110,20 @@ mod tests {
                 argument_hint: Some("<pr>".into()),
                 allowed_tools: vec!["Bash(gh pr view:*)".into(), "Read".into()],
                 model: Some("haiku".into()),
+                ..Frontmatter::default()
+            })
+        );
+        assert_eq!(
+            parse_frontmatter(
+                "name: deploy\ncontext: fork\nagent: Explore\nuser-invocable: false\ndisable-model-invocation: \"true\"\n"
+            ),
+            Ok(Frontmatter {
+                name: Some("deploy".into()),
+                context: Some("fork".into()),
+                agent: Some("Explore".into()),
+                user_invocable: Some(false),
+                disable_model_invocation: Some(true),
+                ..Frontmatter::default()
             })
         );
         assert_eq!(
