@@ -191,7 +191,7 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
         init(&run()),
         (
             json!(["deploy", "hidden"]),
-            json!(["compact", "deploy", "hidden"])
+            json!(["clear", "compact", "deploy", "hidden"])
         )
     );
 
@@ -201,7 +201,7 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
         init(&records),
         (
             json!(["deploy", "hidden", "lint"]),
-            json!(["compact", "deploy", "hidden", "lint"])
+            json!(["clear", "compact", "deploy", "hidden", "lint"])
         )
     );
     let answer = records
@@ -210,7 +210,7 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
         .unwrap();
     let commands = &answer["response"]["response"]["commands"];
     assert_eq!(
-        commands.as_array().unwrap()[1..],
+        commands.as_array().unwrap()[2..],
         [
             json!({"name": "deploy", "argumentHint": "<stage>", "description": "Deploys the app"}),
             json!({"name": "hidden", "argumentHint": "", "description": "Only for people"}),
