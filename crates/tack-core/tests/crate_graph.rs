@@ -19,6 +19,7 @@ const FRONT_END: &[&str] = &[
     "tack-api",
     "tack-config",
     "tack-mcp",
+    "tack-plugins",
 ];
 
 /// Crate → the tack crates it may depend on, beyond [`FRONT_END`] for
@@ -44,6 +45,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tack-hooks", &["tack-sys"]),
     ("tack-store", &["tack-protocol", "tack-sys"]),
     ("tack-config", &["tack-sys"]),
+    ("tack-plugins", &["tack-sys"]),
     (
         "tack-mcp",
         &[
@@ -68,6 +70,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "tack-permissions",
             "tack-hooks",
             "tack-mcp",
+            "tack-plugins",
             "tack-sys",
         ],
     ),

@@ -1,0 +1,6 @@
+//! All of this crate's integration tests, as modules of one test binary.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+mod manifest;
+mod plugin;
