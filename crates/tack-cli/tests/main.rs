@@ -20,6 +20,7 @@ mod interactive;
 mod kill;
 mod mcp;
 mod mentions;
+mod output_styles;
 mod permissions;
 mod print;
 mod recovery;

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use tack_core::context::{
-    ContextCache, ContextOptions, GitSnapshot, MemoryFile, MemoryKind, PromptContext,
-    SystemPromptOptions, default_system_prompt, discover_memory_files, format_memory_files,
-    git_snapshot, load_prompt_context, system_prompt_layers,
+    ContextCache, ContextOptions, GitSnapshot, MemoryFile, MemoryKind, OutputStylePrompt,
+    PromptContext, SystemPromptOptions, default_system_prompt, discover_memory_files,
+    format_memory_files, git_snapshot, load_prompt_context, system_prompt_layers,
 };
 
 fn write(path: &Path, text: &str) {
@@ -200,6 +200,61 @@ fn default_system_prompt_snapshot() {
         ..SystemPromptOptions::default()
     };
     insta::assert_snapshot!(default_system_prompt(&opts));
+}
+
+/// An output style: its section comes last; the conciseness bullet goes;
+/// the coding section stays only with `keep-coding-instructions`.
+#[test]
+fn an_output_style_ends_the_prompt_and_replaces_what_it_should() {
+    let base = SystemPromptOptions {
+        cwd: "/p".into(),
+        platform: "linux".into(),
+        ..SystemPromptOptions::default()
+    };
+    let default = default_system_prompt(&base);
+    let style = |keep| SystemPromptOptions {
+        output_style: Some(OutputStylePrompt {
+            name: "Pirate".into(),
+            prompt: "Talk like a pirate.\n".into(),
+            keep_coding_instructions: keep,
+        }),
+        ..base.clone()
+    };
+    let section = |text: &str, heading: &str| {
+        text.split("\n\n")
+            .find(|s| s.starts_with(heading))
+            .map(str::to_owned)
+    };
+    let concise = "- Be concise and direct";
+    assert!(default.contains(concise) && default.contains("\n# Doing the task\n"));
+
+    let kept = default_system_prompt(&style(true));
+    assert!(
+        kept.ends_with("\n\n# Output Style: Pirate\nTalk like a pirate."),
+        "{kept}"
+    );
+    assert!(!kept.contains(concise));
+    assert_eq!(
+        section(&kept, "# Doing the task"),
+        section(&default, "# Doing the task")
+    );
+    assert_eq!(
+        section(&kept, "# Using the tools"),
+        section(&default, "# Using the tools")
+    );
+    assert_eq!(kept.split("\n\n").next(), default.split("\n\n").next());
+
+    let replaced = default_system_prompt(&style(false));
+    assert_eq!(section(&replaced, "# Doing the task"), None);
+    assert_eq!(
+        section(&replaced, "# Using the tools"),
+        section(&default, "# Using the tools")
+    );
+    assert!(
+        replaced.starts_with("You are tack, a command-line agent."),
+        "{replaced}"
+    );
+    assert!(replaced.ends_with("# Output Style: Pirate\nTalk like a pirate."));
 }
 
 #[test]

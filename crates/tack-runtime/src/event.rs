@@ -172,8 +172,10 @@ pub struct SessionInfo {
     /// The slash commands a user message may start with: built-ins, then
     /// the session's custom commands.
     pub slash_commands: Vec<crate::SlashCommand>,
-    /// The settings' `outputStyle` (`default` when unset).
+    /// The active output style's name (`default` when unset).
     pub output_style: String,
+    /// Every output style the session could pick.
+    pub output_styles: Vec<String>,
     /// Every skill's name (`system/init`'s `skills`).
     pub skills: Vec<String>,
 }

@@ -53,6 +53,7 @@ mod mentions;
 mod metered;
 mod model;
 mod options;
+pub mod output_styles;
 mod place;
 mod prompt_size;
 pub mod records;

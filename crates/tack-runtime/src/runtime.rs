@@ -79,6 +79,8 @@ pub(crate) struct Parts {
     pub transcripts: TranscriptPlace,
     /// The session's skills (`/name`, `/skills`, the first prompt's listing).
     pub skills: Arc<Skills>,
+    /// The active output style's reminder, sent with every prompt.
+    pub output_style_reminder: Option<String>,
 }
 
 /// A ready session. [`Runtime::spawn`] starts it.
@@ -153,6 +155,7 @@ impl Runtime {
             structured_output,
             transcripts,
             skills,
+            output_style_reminder,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -187,6 +190,7 @@ impl Runtime {
             transcripts,
             skill_listing: skills.listing(),
             skills,
+            output_style_reminder,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -286,6 +290,8 @@ struct Driver {
     /// The skills the model may invoke, told once with the first prompt
     /// (Claude Code's `skill_listing` attachment); bodies load on demand.
     skill_listing: Option<String>,
+    /// The output style's reminder for every prompt (none for Default).
+    output_style_reminder: Option<String>,
 }
 
 /// What a command did to a running piece of work.
@@ -683,6 +689,7 @@ impl Driver {
         }
         message.content.extend(attached.blocks);
         let prompt = with_context(message, self.skill_listing.take());
+        let prompt = with_context(prompt, self.output_style_reminder.clone());
         let prompt = with_context(prompt, self.start_context.take());
         // Async hooks that finished since the last prompt speak now.
         let reported = self.hooks.as_ref().and_then(|h| h.take_async_reports());

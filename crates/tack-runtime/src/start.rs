@@ -39,6 +39,9 @@ use crate::hooks::{HookPlace, HookReporting, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SessionChoice, SessionOptions};
+use crate::output_styles::{
+    DEFAULT_STYLE, OutputStyle, OutputStyles, StyleDirs, load_output_styles,
+};
 use crate::place::{Env, Place};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
@@ -107,7 +110,9 @@ pub async fn start(
     let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
     let model = session_model(&options, &env, settings);
-    let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded);
+    let project_dir = tack_config::find_project_dir(&cwd);
+    let styles = output_styles(&project_dir, &config_dir, loaded, &emit);
+    let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
 
     let (client, api_key_source) = model_client(settings, &options, &env, &cwd).await?;
@@ -119,8 +124,6 @@ pub async fn start(
     let session_id = conversation.session_id.clone();
     let transcript_path = transcript_path(&store, &cwd, settings, &options, &conversation)?;
     let request = request_config(&options, &env, settings, &model, &emit);
-
-    let project_dir = tack_config::find_project_dir(&cwd);
     let (custom_commands, skills) =
         commands_and_skills(&project_dir, &cwd, &ctx_opts, &config_dir, loaded, &emit);
     // Beside the transcript (`<id>.jsonl` → `<id>/`): sub-agents, tool output.
@@ -207,7 +210,8 @@ pub async fn start(
         version: VERSION.to_owned(),
         agents: session_tools.agents,
         slash_commands: crate::slash_commands(&custom_commands, &skills),
-        output_style: settings.output_style().unwrap_or("default").to_owned(),
+        output_style: styles.active.name.clone(),
+        output_styles: styles.all.names(),
         skills: skills.names(),
     };
     Ok(Runtime::new(crate::runtime::Parts {
@@ -233,6 +237,7 @@ pub async fn start(
         structured_output,
         transcripts,
         skills,
+        output_style_reminder: styles.active.reminder(),
     }))
 }
 
@@ -309,6 +314,46 @@ fn commands_and_skills(
         emit.notice(Notice::warning(warning));
     }
     (commands, Arc::new(skills))
+}
+
+/// The output styles a session can pick and the one it has.
+struct Styles {
+    all: OutputStyles,
+    active: OutputStyle,
+}
+
+/// The output styles (a few folders' `*.md`; read, nothing run) and the one
+/// `outputStyle` names: an unknown name is a warning and the default style.
+fn output_styles(
+    project_dir: &Path,
+    config_dir: &Path,
+    loaded: &LoadedSettings,
+    emit: &Emitter,
+) -> Styles {
+    let user = loaded
+        .locations
+        .claude_user_dir
+        .iter()
+        .map(|d| d.join("output-styles"))
+        .chain([config_dir.join("output-styles")])
+        .collect();
+    let (all, warnings) = load_output_styles(&StyleDirs {
+        user,
+        project: project_dir.join(".claude/output-styles"),
+        trusted: loaded.trust.trusted,
+        plugins: Vec::new(),
+    });
+    for warning in warnings {
+        emit.notice(Notice::warning(warning));
+    }
+    let wanted = loaded.settings.output_style().unwrap_or(DEFAULT_STYLE);
+    let active = all.get(wanted).cloned().unwrap_or_else(|| {
+        emit.notice(Notice::warning(format!(
+            "warning: outputStyle `{wanted}`: no such output style; using the default"
+        )));
+        OutputStyle::default_style()
+    });
+    Styles { all, active }
 }
 
 /// The model client, built on a blocking thread from here on, and where its
@@ -434,8 +479,10 @@ fn context_options(
     perms: &Permissions,
     options: &SessionOptions,
     loaded: &LoadedSettings,
+    styles: &Styles,
 ) -> ContextOptions {
     let mut ctx_opts = ContextOptions::new(cwd.to_path_buf(), today());
+    ctx_opts.system_prompt.output_style = styles.active.system_prompt();
     ctx_opts.home_dir = home_dir;
     ctx_opts.system_prompt.custom = options.system_prompt.clone();
     ctx_opts.system_prompt.append = options.append_system_prompt.clone();

@@ -474,6 +474,7 @@ mod tests {
             ],
             slash_commands: Vec::new(),
             output_style: "default".into(),
+            output_styles: vec!["default".into()],
             skills: Vec::new(),
         }
     }

@@ -103,10 +103,7 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
             })
             .collect(),
         output_style: info.output_style.clone(),
-        available_output_styles: std::iter::once("default")
-            .chain(Some(info.output_style.as_str()).filter(|s| *s != "default"))
-            .map(str::to_owned)
-            .collect(),
+        available_output_styles: info.output_styles.clone(),
         models: models(&info.model),
         account: AccountInfo {
             api_key_source: Some(info.api_key_source.clone()),
@@ -302,6 +299,7 @@ mod tests {
                 &Default::default(),
             ),
             output_style: "Explanatory".into(),
+            output_styles: vec!["default".into(), "Explanatory".into()],
             skills: vec![],
         };
         let r = request(json!({"hooks": {}}));

@@ -150,6 +150,22 @@ pub fn kinds(records: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// A stream-json user message line's value.
+pub fn user_line(text: &str) -> Value {
+    serde_json::json!({"type": "user", "session_id": "", "parent_tool_use_id": null,
+                       "message": {"role": "user", "content": text}})
+}
+
+/// `initialize`, then each prompt: stream-json stdin for an SDK-like session.
+pub fn initialize_then(prompts: &[&str]) -> String {
+    let init = serde_json::json!({"type": "control_request", "request_id": "init",
+                                  "request": {"subtype": "initialize"}});
+    std::iter::once(init)
+        .chain(prompts.iter().map(|p| user_line(p)))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 pub fn lines(stdout: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(stdout)
         .lines()

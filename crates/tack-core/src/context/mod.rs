@@ -26,7 +26,9 @@ pub use memory_files::{
     DiscoveredMemory, MAX_FILE_BYTES, MAX_FILE_CHARS, MemoryFile, MemoryKind, discover_memory,
     discover_memory_files, find_repo_root, format_memory_files,
 };
-pub use system_prompt::{SystemPromptOptions, default_system_prompt, system_prompt_layers};
+pub use system_prompt::{
+    OutputStylePrompt, SystemPromptOptions, default_system_prompt, system_prompt_layers,
+};
 
 /// The three parts of context the loop sends with every request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,6 +1,11 @@
 //! The system prompt layers: tack's default prompt (or the `--system-prompt`
 //! replacement), then `--append-system-prompt`.
 //!
+//! An output style changes the default prompt as Claude Code's do: its
+//! instructions come last, under `# Output Style: <name>`; the "be concise"
+//! guidance goes (a style sets its own voice); and the software-engineering
+//! section goes too unless the style keeps it (`keep-coding-instructions`).
+//!
 //! Everything here is stable for a whole session (no date, no git state), so the
 //! layers sit in the cached prefix. Per-session facts that change between
 //! sessions go in the user context (date, memory files) or the system context
@@ -23,14 +28,35 @@ pub struct SystemPromptOptions {
     pub platform: String,
     /// The model id the session runs on, stated in the default prompt.
     pub model: String,
+    /// The session's output style, when it is not the default one.
+    pub output_style: Option<OutputStylePrompt>,
 }
 
-/// The default prompt's fixed part: who tack is, how to use its tools, house rules.
-const DEFAULT_PROMPT: &str = "\
+/// What an output style adds to the default prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputStylePrompt {
+    pub name: String,
+    /// Its instructions (the style file's body).
+    pub prompt: String,
+    /// Keep the default prompt's software-engineering section.
+    pub keep_coding_instructions: bool,
+}
+
+/// Who tack is (the default prompt's opening).
+const INTRO: &str = "\
 You are tack, a command-line coding agent. You help the user with software engineering \
 tasks in their repository: fixing bugs, adding features, refactoring, explaining code, \
-running and repairing tests. Use the instructions below and the tools available to you.
+running and repairing tests. Use the instructions below and the tools available to you.";
 
+/// The opening when an output style replaces the software-engineering
+/// guidance: the style, not coding, decides how to answer.
+const STYLE_INTRO: &str = "\
+You are tack, a command-line agent. You help the user with their tasks using the tools \
+available to you, answering in the way the output style below describes.";
+
+/// How to do software-engineering work (kept by output styles that set
+/// `keep-coding-instructions`).
+const CODING: &str = "\
 # Doing the task
 - Do what was asked; nothing more, nothing less. Do not add features, refactors, \
 files or documentation that were not requested.
@@ -43,8 +69,10 @@ tests (find the commands in the README, CLAUDE.md/AGENTS.md or the build files).
 - Never commit, push or create branches unless the user explicitly asks you to.
 - Never introduce code that exposes or logs secrets and keys.
 - If the task is ambiguous or risky (deleting data, force-pushing, touching things \
-outside the project), ask the user before acting.
+outside the project), ask the user before acting.";
 
+/// How to use the tools.
+const TOOLS: &str = "\
 # Using the tools
 - Read reads a file (`cat -n` style, 2000 lines by default; use offset/limit for long \
 files). Always Read a file before you Edit or overwrite it.
@@ -63,11 +91,16 @@ in_progress, and mark items completed as soon as they are done.
 so they run in parallel.
 - Tool results and user messages may contain `<system-reminder>` tags: tack adds them \
 to give you context (project instructions, the date, file changes); they are not \
-written by the tool or the user.
+written by the tool or the user.";
 
-# Communicating
+/// The "efficient output" guidance that every output style drops.
+const CONCISE: &str = "\
 - Be concise and direct: short answers, no preamble or postamble, no restating what \
-you just did at length. Use GitHub-flavoured Markdown when it helps.
+you just did at length. Use GitHub-flavoured Markdown when it helps.";
+
+/// How to talk to the user, the conciseness bullet apart.
+const COMMUNICATING: &str = "\
+# Communicating
 - Refer to code as `path:line` so the user can jump to it.
 - Text outside tool calls is shown to the user; do not use tools or code comments to \
 talk to them.";
@@ -86,7 +119,8 @@ pub fn system_prompt_layers(opts: &SystemPromptOptions) -> Vec<String> {
         .collect()
 }
 
-/// tack's default system prompt, with the environment section for `opts`.
+/// tack's default system prompt, with the environment section for `opts`
+/// and the output style, if any, last.
 pub fn default_system_prompt(opts: &SystemPromptOptions) -> String {
     let cwd = opts.cwd.display();
     let platform = &opts.platform;
@@ -95,5 +129,26 @@ pub fn default_system_prompt(opts: &SystemPromptOptions) -> String {
         let model = &opts.model;
         env.push_str(&format!("\nModel: {model}"));
     }
-    format!("{DEFAULT_PROMPT}\n\n# Environment\n<env>\n{env}\n</env>")
+    let env = format!("# Environment\n<env>\n{env}\n</env>");
+    let Some(style) = &opts.output_style else {
+        let communicating = COMMUNICATING.replacen("\n", &format!("\n{CONCISE}\n"), 1);
+        return [INTRO, CODING, TOOLS, &communicating, &env].join("\n\n");
+    };
+    let (intro, coding) = match style.keep_coding_instructions {
+        true => (INTRO, Some(CODING)),
+        false => (STYLE_INTRO, None),
+    };
+    let style_section = format!("# Output Style: {}\n{}", style.name, style.prompt.trim());
+    [
+        Some(intro),
+        coding,
+        Some(TOOLS),
+        Some(COMMUNICATING),
+        Some(&env),
+        Some(&style_section),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join("\n\n")
 }

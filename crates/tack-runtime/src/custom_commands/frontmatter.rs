@@ -1,6 +1,6 @@
-//! The YAML frontmatter of a command file or a skill's `SKILL.md`, parsed in
-//! this one place with tack-config's bounded loader (a repository's files are
-//! hostile input: no billion laughs).
+//! The YAML frontmatter of a command file, a skill's `SKILL.md` or an output
+//! style, parsed in this one place with tack-config's bounded loader (a
+//! repository's files are hostile input: no billion laughs).
 
 use yaml_rust2::Yaml;
 
@@ -23,6 +23,8 @@ pub struct Frontmatter {
     pub user_invocable: Option<bool>,
     /// `disable-model-invocation: true`: not offered to the model.
     pub disable_model_invocation: Option<bool>,
+    /// An output style's `keep-coding-instructions`.
+    pub keep_coding_instructions: Option<bool>,
 }
 
 /// Parses the text between the `---` lines; the error says why it is not a
@@ -72,7 +74,22 @@ pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
         agent: string("agent"),
         user_invocable: flag("user-invocable"),
         disable_model_invocation: flag("disable-model-invocation"),
+        keep_coding_instructions: flag("keep-coding-instructions"),
     })
+}
+
+/// Reads a markdown file with an optional frontmatter (a command, a
+/// `SKILL.md`, an output style), bounded as every configuration file is:
+/// (frontmatter, body), or why it cannot be used.
+pub fn read_markdown(path: &std::path::Path) -> Result<(Frontmatter, String), String> {
+    let text = tack_sys::read_config_file(path, tack_sys::MAX_CONFIG_BYTES)
+        .map_err(|e| format!("cannot read it ({e})"))?;
+    let (front, body) = split_frontmatter(&text);
+    let front = match front {
+        Some(yaml) => parse_frontmatter(yaml).map_err(|e| format!("bad frontmatter: {e}"))?,
+        None => Frontmatter::default(),
+    };
+    Ok((front, body.to_owned()))
 }
 
 /// `---\n<yaml>\n---\n<body>`: (frontmatter, body). No frontmatter: (None, text).
@@ -115,7 +132,7 @@ mod tests {
         );
         assert_eq!(
             parse_frontmatter(
-                "name: deploy\ncontext: fork\nagent: Explore\nuser-invocable: false\ndisable-model-invocation: \"true\"\n"
+                "name: deploy\ncontext: fork\nagent: Explore\nuser-invocable: false\ndisable-model-invocation: \"true\"\nkeep-coding-instructions: yes\n"
             ),
             Ok(Frontmatter {
                 name: Some("deploy".into()),
@@ -123,6 +140,7 @@ mod tests {
                 agent: Some("Explore".into()),
                 user_invocable: Some(false),
                 disable_model_invocation: Some(true),
+                keep_coding_instructions: Some(true),
                 ..Frontmatter::default()
             })
         );

@@ -4,7 +4,7 @@
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
-use super::frontmatter::{parse_frontmatter, split_frontmatter};
+use super::frontmatter::read_markdown;
 use super::{CommandScope, CustomCommand, CustomCommands};
 
 /// How deep folders under a commands folder are read (`a/b/c.md` is `a:b:c`).
@@ -103,13 +103,7 @@ fn is_regular_file(kind: FileType, path: &Path) -> bool {
 }
 
 fn read_command(path: &Path, name: String, scope: CommandScope) -> Result<CustomCommand, String> {
-    let text = tack_sys::read_config_file(path, tack_sys::MAX_CONFIG_BYTES)
-        .map_err(|e| format!("cannot read it ({e})"))?;
-    let (front, body) = split_frontmatter(&text);
-    let front = match front {
-        Some(yaml) => parse_frontmatter(yaml).map_err(|e| format!("bad frontmatter: {e}"))?,
-        None => Default::default(),
-    };
+    let (front, body) = read_markdown(path)?;
     Ok(CustomCommand {
         name,
         scope,
@@ -117,7 +111,7 @@ fn read_command(path: &Path, name: String, scope: CommandScope) -> Result<Custom
         argument_hint: front.argument_hint,
         allowed_tools: front.allowed_tools,
         model: front.model,
-        body: body.to_owned(),
+        body,
         path: path.to_path_buf(),
     })
 }

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use tack_protocol::{ContentBlock, Message};
 
-pub use frontmatter::{Frontmatter, parse_frontmatter, split_frontmatter};
+pub use frontmatter::{Frontmatter, parse_frontmatter, read_markdown, split_frontmatter};
 pub use load::{CommandDirs, load_commands};
 
 /// Where a command was found.

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::custom_commands::{parse_frontmatter, split_frontmatter};
+use crate::custom_commands::read_markdown;
 
 use super::{Skill, SkillSource, Skills};
 
@@ -103,13 +103,7 @@ fn skill_dirs(folder: &Path) -> Vec<PathBuf> {
 }
 
 fn read_skill(dir: &Path, source: SkillSource, prefix: &str) -> Result<Skill, String> {
-    let text = tack_sys::read_config_file(&dir.join("SKILL.md"), tack_sys::MAX_CONFIG_BYTES)
-        .map_err(|e| format!("cannot read it ({e})"))?;
-    let (front, body) = split_frontmatter(&text);
-    let front = match front {
-        Some(yaml) => parse_frontmatter(yaml).map_err(|e| format!("bad frontmatter: {e}"))?,
-        None => Default::default(),
-    };
+    let (front, body) = read_markdown(&dir.join("SKILL.md"))?;
     let folder = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -127,7 +121,7 @@ fn read_skill(dir: &Path, source: SkillSource, prefix: &str) -> Result<Skill, St
     let description = front
         .description
         .clone()
-        .unwrap_or_else(|| first_paragraph(body));
+        .unwrap_or_else(|| first_paragraph(&body));
     Ok(Skill {
         name: format!("{prefix}{base}"),
         source,
@@ -139,7 +133,7 @@ fn read_skill(dir: &Path, source: SkillSource, prefix: &str) -> Result<Skill, St
         agent: front.agent,
         user_invocable: front.user_invocable.unwrap_or(true),
         model_invocable: !front.disable_model_invocation.unwrap_or(false),
-        body: body.to_owned(),
+        body,
         dir: dir.to_path_buf(),
     })
 }
