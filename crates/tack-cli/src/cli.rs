@@ -143,6 +143,17 @@ pub struct Cli {
     #[arg(long)]
     pub resume_session_at: Option<String>,
 
+    /// With --resume-session-at: the prompt (a uuid) whose turn the
+    /// truncation drops; the resume is refused unless everything cut belongs
+    /// to that turn.
+    #[arg(long, hide = true)]
+    pub resume_drops_turn: Option<String>,
+
+    /// Also write each transcript record to stdout as a `transcript_mirror`
+    /// frame (the Agent SDKs' session stores; stream-json).
+    #[arg(long, hide = true)]
+    pub session_mirror: bool,
+
     /// Echo each stdin user message on stdout (stream-json in and out).
     #[arg(long)]
     pub replay_user_messages: bool,
@@ -208,10 +219,6 @@ pub struct Cli {
 pub struct UnsupportedFlags {
     #[arg(long, hide = true)]
     pub task_budget: Option<String>,
-    #[arg(long, hide = true)]
-    pub resume_drops_turn: Option<String>,
-    #[arg(long, hide = true)]
-    pub session_mirror: bool,
     #[arg(long, hide = true, action = clap::ArgAction::Append)]
     pub plugin_dir: Vec<String>,
     #[arg(long, hide = true, action = clap::ArgAction::Append)]
@@ -239,12 +246,6 @@ impl UnsupportedFlags {
     pub fn first(&self) -> Option<(&'static str, &'static str)> {
         let given = [
             (self.task_budget.is_some(), "--task-budget", "task budgets"),
-            (
-                self.resume_drops_turn.is_some(),
-                "--resume-drops-turn",
-                "resume turn guards",
-            ),
-            (self.session_mirror, "--session-mirror", "session stores"),
             (!self.plugin_dir.is_empty(), "--plugin-dir", "plugins"),
             (
                 !self.plugin_dir_no_mcp.is_empty(),

@@ -51,6 +51,14 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
         }
         options.resume_session_at = Some(uuid.clone());
     }
+    options.resume_drops_turn = match (&cli.resume_drops_turn, &options.resume_session_at) {
+        (Some(_), None) => bail!("--resume-drops-turn needs --resume-session-at"),
+        (drops, _) => drops.clone(),
+    };
+    if cli.session_mirror && cli.output_format != OutputFormat::StreamJson {
+        bail!("--session-mirror requires --output-format=stream-json");
+    }
+    options.session_mirror = cli.session_mirror;
     if cli.replay_user_messages
         && (!stream_json_in || cli.output_format != OutputFormat::StreamJson)
     {
@@ -228,8 +236,8 @@ mod tests {
                 "--plugin-dir is not supported by tack yet (plugins)",
             ),
             (
-                &["--session-mirror"],
-                "--session-mirror is not supported by tack yet (session stores)",
+                &["--continue", "--resume-drops-turn", "u"],
+                "--resume-drops-turn needs --resume-session-at",
             ),
             (
                 &["--fork-session"],

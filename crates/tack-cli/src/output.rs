@@ -109,6 +109,11 @@ impl Printer {
                     self.record(&record)?;
                 }
             }
+            RuntimeEvent::TranscriptMirror(frame) => {
+                if self.format == OutputFormat::StreamJson {
+                    self.record(&Records::mirror(&frame))?;
+                }
+            }
             RuntimeEvent::Ended => return Ok(false),
         }
         Ok(true)

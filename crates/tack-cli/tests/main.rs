@@ -24,6 +24,7 @@ mod output_styles;
 mod permissions;
 mod print;
 mod recovery;
+mod resume_guard;
 mod runtime;
 mod sdk;
 mod sdk_protocol;

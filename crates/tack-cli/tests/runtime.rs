@@ -102,6 +102,7 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
             | RuntimeEvent::HookCallback(_)
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
+            | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Subagent(_) => {
                 panic!("unexpected event")
             }

@@ -771,6 +771,53 @@ async fn sessions(sdk: Result<Sdk, String>) {
     assert!(!env.claude_dir().exists() && !env.config_dir().join("projects").exists());
 }
 
+/// `session_store` (`--session-mirror`): every record tack writes reaches
+/// the SDK's store as written (the sub-agent's too); a resume from the store
+/// alone (tack's files deleted) continues the conversation.
+async fn session_store(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([
+        Reply::tool_use(
+            "toolu_agent",
+            "Agent",
+            json!({"description": "part A", "prompt": "SUBTASK-A: say ok", "subagent_type": "general-purpose"}),
+        ),
+        Reply::text("RESULT-A-OK"),
+        Reply::text("The sub-agent reported."),
+        Reply::text("Still here."),
+    ]))
+    .await;
+    let claude = tempfile::tempdir().unwrap();
+    let vars = [("CLAUDE_CONFIG_DIR", claude.path())];
+    let Some(report) = drive_with(&sdk, "session_store", &env, &vars).await else {
+        return;
+    };
+    let result = |turns: u32, text: &str| {
+        json!({"subtype": "success", "is_error": false, "num_turns": turns, "result": text,
+               "terminal_reason": "completed", "permission_denials": []})
+    };
+    assert_eq!(
+        report["observations"],
+        json!({
+            "first": result(2, "The sub-agent reported."),
+            "mirrored": {"main_same_as_file": true, "subagents": 1, "subagents_same_as_files": [true]},
+            "second": result(1, "Still here."),
+            "second_same_session": true,
+            "records_added_by_the_resumed_turn": 2,
+        })
+    );
+    // The resumed request carried the first turn, read from the store's copy.
+    let last = env.request_bodies().pop().unwrap()["messages"].to_string();
+    assert!(
+        last.contains("delegate it") && last.contains("The sub-agent reported."),
+        "{last}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_mirrors_sessions_into_a_session_store_and_resumes_from_it() {
+    session_store(python()).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn python_reads_tacks_sessions_with_its_session_functions() {
     sessions(python()).await;

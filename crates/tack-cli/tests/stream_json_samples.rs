@@ -27,6 +27,7 @@ fn every_sample_line_round_trips_exactly() {
                 StreamJsonRecord::StreamEvent(_) => "stream_event",
                 StreamJsonRecord::Result(_) => "result",
                 StreamJsonRecord::ConversationReset(_) => "conversation_reset",
+                StreamJsonRecord::TranscriptMirror(_) => "transcript_mirror",
             });
             assert_eq!(serde_json::to_value(&record).unwrap(), original);
         }

@@ -29,6 +29,9 @@ pub enum StreamJsonRecord {
     /// `/clear` (Claude Code's `conversation_reset`): the conversation goes on
     /// under `new_conversation_id`.
     ConversationReset(ConversationReset),
+    /// `--session-mirror`: lines just written to a transcript file, for the
+    /// SDKs' SessionStore (the SDK takes these off the stream).
+    TranscriptMirror(TranscriptMirror),
 }
 
 /// `type: "system"` records, by `subtype`.
@@ -175,6 +178,15 @@ pub struct ConversationReset {
     pub timestamp: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// `transcript_mirror`: `entries` were appended to the transcript at
+/// `filePath` (absolute; a main session's or a sub-agent's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptMirror {
+    #[serde(rename = "filePath")]
+    pub file_path: String,
+    pub entries: Vec<Value>,
 }
 
 /// An assistant record: one completed content block of a model response (a

@@ -62,6 +62,19 @@ pub enum RuntimeEvent {
     /// new id, in a new transcript. Emitted after SessionEnd (`clear`) and
     /// SessionStart (`clear`) hooks ran, before the command's result.
     ConversationReset(Box<ConversationReset>),
+    /// `SessionOptions::session_mirror`: records just written to a transcript
+    /// (the main one or a sub-agent's), for the SDKs' SessionStore
+    /// (stream-json's `transcript_mirror` frame). Before the events they
+    /// persist, so before the turn's result.
+    TranscriptMirror(Box<TranscriptMirrorFrame>),
+}
+
+/// Records written to one transcript file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranscriptMirrorFrame {
+    pub file_path: PathBuf,
+    /// The records as written, one JSON object per line.
+    pub entries: Vec<Value>,
 }
 
 /// One command hook's start or end.

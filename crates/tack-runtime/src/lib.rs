@@ -80,7 +80,7 @@ pub use config::{
 pub use event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
     PermissionAnswer, PermissionRequest, REJECTED, RuntimeEvent, SessionInfo, SubagentEvent,
-    TurnEnd,
+    TranscriptMirrorFrame, TurnEnd,
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};

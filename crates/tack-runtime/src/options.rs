@@ -72,6 +72,10 @@ pub struct SessionOptions {
     /// `--resume-session-at`: resume the conversation only up to (and including)
     /// the message with this uuid.
     pub resume_session_at: Option<String>,
+    /// `--resume-drops-turn`: with `resume_session_at`, the prompt whose turn
+    /// the truncation drops; the resume is refused unless every record cut
+    /// off belongs to that turn.
+    pub resume_drops_turn: Option<String>,
     /// `--max-thinking-tokens` / `--thinking`: beats `MAX_THINKING_TOKENS`.
     pub thinking: Option<ThinkingConfig>,
     /// `--effort` (`low` ... `max`): the request's `output_config.effort`.
@@ -88,6 +92,9 @@ pub struct SessionOptions {
     /// `Command::RewindFiles` can put them back (also on with
     /// `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`, as the Agent SDKs set it).
     pub file_checkpointing: bool,
+    /// `--session-mirror`: every transcript record is also emitted
+    /// (`RuntimeEvent::TranscriptMirror`) for the SDKs' SessionStore.
+    pub session_mirror: bool,
     /// The terminal UI runs the session (transcripts say `entrypoint: "cli"`;
     /// else `"sdk-cli"`, as for `-p` and stream-json).
     pub interactive: bool,
@@ -130,6 +137,8 @@ impl Default for SessionOptions {
             file_checkpointing: false,
             interactive: false,
             json_schema: None,
+            session_mirror: false,
+            resume_drops_turn: None,
         }
     }
 }

@@ -17,7 +17,9 @@ use tack_protocol::stream_json::{
 };
 use tack_store::timestamp_now;
 
-use crate::event::{ConversationReset, HookActivity, SessionInfo, SubagentEvent};
+use crate::event::{
+    ConversationReset, HookActivity, SessionInfo, SubagentEvent, TranscriptMirrorFrame,
+};
 use crate::transcript::{assistant_response, split_tool_results, tool_use_result};
 
 fn new_uuid() -> String {
@@ -226,6 +228,14 @@ impl Records {
         });
         self.session_id.clone_from(&reset.new_session_id);
         record
+    }
+
+    /// `transcript_mirror`.
+    pub fn mirror(frame: &TranscriptMirrorFrame) -> StreamJsonRecord {
+        StreamJsonRecord::TranscriptMirror(stream_json::TranscriptMirror {
+            file_path: frame.file_path.to_string_lossy().into_owned(),
+            entries: frame.entries.clone(),
+        })
     }
 
     fn informational(&self, content: String, level: &str) -> StreamJsonRecord {

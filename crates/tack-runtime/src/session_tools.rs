@@ -49,6 +49,8 @@ pub(crate) struct ToolsParts<'a> {
     pub request_env: &'a RequestEnv,
     pub session_id: &'a str,
     pub record_meta: Option<RecordMeta>,
+    /// `--session-mirror`'s, for sub-agents' transcripts too.
+    pub mirror: tack_store::Mirror,
     pub agents_flag: Option<&'a str>,
     pub home: Option<&'a Path>,
     pub project: &'a Path,
@@ -186,6 +188,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         small_model,
         tasks: tasks.clone(),
         record_meta: p.record_meta,
+        mirror: p.mirror,
         session_id: p.session_id.to_owned(),
         session_over: CancellationToken::new(),
     });

@@ -20,7 +20,7 @@ use tack_core::query::LoopHooks;
 use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
 use tack_permissions::{PermissionContext, PermissionMode};
 use tack_protocol::Message;
-use tack_store::{RecordMeta, SessionStore, Transcript};
+use tack_store::{Mirror, RecordMeta, SessionStore, Transcript};
 use tack_tool::{Tool, ToolEnv};
 use tokio::sync::mpsc;
 
@@ -47,7 +47,7 @@ use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::skills::{SkillDirs, Skills, load_skills};
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
-use crate::transcript::{StoreSink, TranscriptPlace};
+use crate::transcript::{StoreSink, TranscriptPlace, session_mirror};
 
 /// tack's version, in `system/init` and every transcript record.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -79,6 +79,8 @@ pub enum StartError {
     UnknownTools(#[from] UnknownTools),
     #[error("--fork-session and --resume-session-at need --continue or --resume")]
     NothingToResume,
+    #[error("Resume rejected by --resume-drops-turn: {0}")]
+    ResumeRejected(String),
     /// The message is whole: the schema error is not a `source` to print twice.
     #[error("--json-schema: {0}")]
     JsonSchema(SchemaError),
@@ -154,6 +156,7 @@ pub async fn start(
 
     // The built-in tools, the web tools and the Agent tool (`--tools` picks).
     let meta = options.persist.then(|| record_meta(&cwd, &options));
+    let mirror = session_mirror(options.session_mirror, &emit);
     let session_tools = session_tools(ToolsParts {
         env: &env,
         client,
@@ -168,6 +171,7 @@ pub async fn start(
         request_env: &request.env,
         session_id: &session_id,
         record_meta: meta.clone(),
+        mirror: mirror.clone(),
         agents_flag: options.agents.as_deref(),
         home: ctx_opts.home_dir.as_deref(),
         project: &project_dir,
@@ -180,8 +184,15 @@ pub async fn start(
     let builtin = session_tools.tools;
 
     // The transcript opens once everything above is known to be valid.
-    let transcripts = TranscriptPlace::new(store, &cwd, meta.clone());
-    let (sink, history) = open_transcript(meta, &transcript_path, conversation, &options, &gate)?;
+    let transcripts = TranscriptPlace::new(store, &cwd, meta.clone(), mirror.clone());
+    let (sink, history) = open_transcript(
+        meta,
+        &transcript_path,
+        conversation,
+        &options,
+        &gate,
+        &mirror,
+    )?;
     let tools = mcp_tools(mcp.as_mut(), &builtin, &gate, &options, &model, &env, &emit).await?;
     let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
     let parts = SessionParts {
@@ -561,6 +572,11 @@ fn conversation(
         SessionChoice::Resume(id) => store.find_session(cwd, id)?,
         SessionChoice::Continue => store.latest_session(cwd)?.path,
     };
+    if let (Some(at), Some(drops)) = (&options.resume_session_at, &options.resume_drops_turn)
+        && let Some(reason) = tack_store::check_drops_turn(&path, at, drops)?
+    {
+        return Err(StartError::ResumeRejected(reason));
+    }
     let loaded = match &options.resume_session_at {
         Some(uuid) => tack_store::load_until(&path, uuid)?,
         None => tack_store::load(&path)?,
@@ -736,6 +752,7 @@ fn open_transcript(
     conversation: Conversation,
     options: &SessionOptions,
     gate: &Arc<Gate>,
+    mirror: &Mirror,
 ) -> Result<(Option<Arc<StoreSink>>, Vec<(String, Message)>), StartError> {
     let mut history: Vec<(String, Message)> = conversation
         .history
@@ -745,7 +762,8 @@ fn open_transcript(
     let Some(meta) = meta else {
         return Ok((None, history));
     };
-    let mut transcript = Transcript::open(path, &conversation.session_id, meta, conversation.leaf)?;
+    let mut transcript = Transcript::open(path, &conversation.session_id, meta, conversation.leaf)?
+        .mirrored(mirror.clone());
     if options.fork_session {
         history = write_history(&mut transcript, history)?;
     }

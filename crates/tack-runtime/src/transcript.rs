@@ -17,7 +17,34 @@ use serde_json::{Value, json};
 use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 use tack_core::session::{TranscriptEntry, TranscriptError, TranscriptSink};
 use tack_protocol::{ContentBlock, Message, MessageResponse, Role};
-use tack_store::{StoreError, Transcript, TranscriptRecord};
+use tack_store::{Mirror, StoreError, Transcript, TranscriptMirror, TranscriptRecord};
+
+use crate::emit::Emitter;
+use crate::event::{RuntimeEvent, TranscriptMirrorFrame};
+
+/// `--session-mirror`: each record a transcript writes also goes to the
+/// front end, as the SDKs' SessionStore wants it.
+struct EventMirror(Emitter);
+
+impl TranscriptMirror for EventMirror {
+    fn written(&self, path: &Path, records: &[TranscriptRecord]) {
+        let entries = records
+            .iter()
+            .filter_map(|r| serde_json::to_value(r).ok())
+            .collect();
+        self.0.emit(RuntimeEvent::TranscriptMirror(Box::new(
+            TranscriptMirrorFrame {
+                file_path: path.to_path_buf(),
+                entries,
+            },
+        )));
+    }
+}
+
+/// The session's mirror: on with `--session-mirror`.
+pub(crate) fn session_mirror(on: bool, emit: &Emitter) -> Mirror {
+    Mirror(on.then(|| Arc::new(EventMirror(emit.clone())) as Arc<dyn TranscriptMirror>))
+}
 
 /// Where the session's transcripts go, to open a new one when the session
 /// changes id (`/clear`). `meta` is `None` when nothing is persisted.
@@ -25,6 +52,7 @@ pub(crate) struct TranscriptPlace {
     pub store: tack_store::SessionStore,
     pub cwd: PathBuf,
     pub meta: Option<tack_store::RecordMeta>,
+    pub mirror: Mirror,
 }
 
 impl TranscriptPlace {
@@ -32,11 +60,13 @@ impl TranscriptPlace {
         store: tack_store::SessionStore,
         cwd: &Path,
         meta: Option<tack_store::RecordMeta>,
+        mirror: Mirror,
     ) -> TranscriptPlace {
         TranscriptPlace {
             store,
             cwd: cwd.to_path_buf(),
             meta,
+            mirror,
         }
     }
 
@@ -48,7 +78,8 @@ impl TranscriptPlace {
         let path = self.store.transcript_path(&self.cwd, session_id)?;
         let sink = match &self.meta {
             Some(meta) => {
-                let transcript = Transcript::open(&path, session_id, meta.clone(), None)?;
+                let transcript = Transcript::open(&path, session_id, meta.clone(), None)?
+                    .mirrored(self.mirror.clone());
                 Some(std::sync::Arc::new(StoreSink::new(transcript)))
             }
             None => None,

@@ -111,6 +111,7 @@ impl Seen {
             | RuntimeEvent::PermissionRequest(_)
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
+            | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::HookCallback(_) => {
                 panic!("unexpected event")
             }

@@ -104,6 +104,7 @@ async fn drive_hooks(
             | RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
+            | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

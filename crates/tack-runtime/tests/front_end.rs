@@ -92,6 +92,7 @@ async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {
             | RuntimeEvent::HookCallback(_)
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
+            | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

@@ -118,6 +118,7 @@ async fn drive_noting(
             | RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
+            | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

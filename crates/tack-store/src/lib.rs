@@ -27,6 +27,7 @@
 //! returned as a [`LoadWarning`]; the library prints nothing.
 
 mod cleanup;
+mod drops_turn;
 mod error;
 mod file_history;
 mod list;
@@ -38,6 +39,7 @@ mod syncer;
 mod writer;
 
 pub use cleanup::Cleanup;
+pub use drops_turn::check_drops_turn;
 pub use error::StoreError;
 pub use file_history::{FileHistory, FileHistoryError, Limits, Rewound, file_history_dir};
 pub use list::{SessionStore, subagent_transcript_path};
@@ -48,4 +50,4 @@ pub use load::{
 pub use paths::{is_valid_session_id, sanitize_cwd};
 pub use record::TranscriptRecord;
 pub use summary::SessionSummary;
-pub use writer::{RecordMeta, Transcript, timestamp_now};
+pub use writer::{Mirror, RecordMeta, Transcript, TranscriptMirror, timestamp_now};

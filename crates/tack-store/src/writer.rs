@@ -26,6 +26,27 @@ pub struct RecordMeta {
     pub entrypoint: String,
 }
 
+/// Told of every line a transcript writes, after it is in the file: the
+/// Agent SDKs' `--session-mirror` (their SessionStore) gets the records as
+/// `transcript_mirror` frames.
+pub trait TranscriptMirror: Send + Sync {
+    fn written(&self, path: &Path, records: &[TranscriptRecord]);
+}
+
+/// A transcript's mirror, if any (a trait object, so `Debug` by hand).
+#[derive(Clone, Default)]
+pub struct Mirror(pub Option<std::sync::Arc<dyn TranscriptMirror>>);
+
+impl std::fmt::Debug for Mirror {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Mirror(on)"
+        } else {
+            "Mirror(off)"
+        })
+    }
+}
+
 /// An open transcript, appended to as the conversation happens.
 ///
 /// # Durability and concurrency
@@ -57,6 +78,7 @@ pub struct Transcript {
     /// Syncs written lines off the caller's path; `None` if its thread could
     /// not start (then each append syncs itself).
     syncer: Option<Syncer>,
+    mirror: Mirror,
 }
 
 /// RFC 3339 UTC with milliseconds, as Claude Code writes (`2026-08-20T09:14:02.118Z`).
@@ -94,7 +116,14 @@ impl Transcript {
             agent_id: None,
             syncer: Syncer::start(&file).ok(),
             file,
+            mirror: Mirror::default(),
         })
+    }
+
+    /// Tells `mirror` of every line written from now on.
+    pub fn mirrored(mut self, mirror: Mirror) -> Transcript {
+        self.mirror = mirror;
+        self
     }
 
     /// Makes this a sub-agent's (sidechain) transcript, as Claude Code keeps
@@ -262,6 +291,9 @@ impl Transcript {
             return Ok(());
         }
         self.write_line(&buf).map_err(io_err(&self.path))?;
+        if let Some(mirror) = &self.mirror.0 {
+            mirror.written(&self.path, &records);
+        }
         for record in records {
             let uuid = record.uuid.unwrap_or_default();
             self.parents.insert(uuid.clone(), record.parent_uuid);

@@ -155,8 +155,9 @@ impl EventMap {
             // No client hooks are registered here; a dropped call is a failure.
             RuntimeEvent::HookCallback(_) => {}
             // Hook runs show through their notices; the terminal's /clear
-            // starts a new session rather than sending one.
-            RuntimeEvent::Hook(_) => {}
+            // starts a new session rather than sending one. The UI never
+            // asks for a session mirror.
+            RuntimeEvent::Hook(_) | RuntimeEvent::TranscriptMirror(_) => {}
             RuntimeEvent::ConversationReset(reset) => {
                 out.events.push(UiEvent::Status(StatusPatch {
                     session_id: Some(reset.new_session_id.clone()),

@@ -254,6 +254,7 @@ impl Front {
             | RuntimeEvent::Loop(_)
             | RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::Subagent(_)
+            | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Ended => self.printer.event(event),
         }
     }

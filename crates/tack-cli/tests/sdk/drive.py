@@ -14,6 +14,8 @@ model's replies are scripted by the Rust test):
   result_fields  one plain answer: ResultMessage and system/init fields
   rewind         file checkpointing: two turns edit files, rewind_files to the
                  first prompt's uuid puts them back; an unknown uuid fails
+  session_store  session_store=InMemorySessionStore: mirrored records equal the
+                 files; a resume from the store after the files are deleted
   structured     output_format (structured_schema.json): ResultMessage.structured_output
   hook_events    include_hook_events with settings hooks around a Bash call
   clear          a turn, /clear, a turn: conversation_reset and a new session
@@ -437,6 +439,52 @@ async def sessions(tack: str) -> dict:
     }
 
 
+async def session_store(tack: str) -> dict:
+    """A session (with a sub-agent) mirrored into the SDK's InMemorySessionStore,
+    compared line for line with tack's own files; then those files are deleted
+    and the session resumed from the store alone."""
+    import shutil
+
+    from claude_agent_sdk import InMemorySessionStore, project_key_for_directory
+
+    store = InMemorySessionStore()
+
+    async def run(prompt: str, **kwargs) -> ResultMessage:
+        opts = options(tack, session_store=store, permission_mode="bypassPermissions", **kwargs)
+        messages = [m async for m in query(prompt=prompt, options=opts)]
+        return [m for m in messages if isinstance(m, ResultMessage)][-1]
+
+    def lines(path: Path) -> list:
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    first = await run("delegate it")
+    sid = first.session_id
+    key = {"project_key": project_key_for_directory(os.getcwd()), "session_id": sid}
+    projects = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    files = sorted(projects.rglob("*.jsonl"))
+    main_file = next(p for p in files if p.stem == sid)
+    sub_files = [p for p in files if p.stem != sid]
+    subs = [
+        await store.load({**key, "subpath": f"subagents/{p.stem}"}) for p in sub_files
+    ]
+    mirrored = {
+        "main_same_as_file": await store.load(key) == lines(main_file),
+        "subagents": len(sub_files),
+        "subagents_same_as_files": [s == lines(p) for s, p in zip(subs, sub_files)],
+    }
+    before = len(lines(main_file))
+    shutil.rmtree(projects)
+    second = await run("and now?", resume=sid)
+    after = await store.load(key)
+    return {
+        "first": result_summary(first),
+        "mirrored": mirrored,
+        "second": result_summary(second),
+        "second_same_session": second.session_id == sid,
+        "records_added_by_the_resumed_turn": len(after) - before,
+    }
+
+
 async def structured(tack: str) -> dict:
     output_format = {"type": "json_schema", "schema": STRUCTURED_SCHEMA}
     opts = options(tack, output_format=output_format)
@@ -531,6 +579,7 @@ SCENARIOS = {
     "result_fields": result_fields,
     "rewind": rewind,
     "sessions": sessions,
+    "session_store": session_store,
 }
 
 

@@ -107,6 +107,8 @@ pub(crate) struct AgentsShared {
     /// Stamped on sidechain records; `None`: no transcripts
     /// (`--no-session-persistence`).
     pub record_meta: Option<RecordMeta>,
+    /// `--session-mirror`: sub-agents' records are mirrored too.
+    pub mirror: tack_store::Mirror,
     pub session_id: String,
     /// Fires when the session's Agent tool is dropped (the session ended):
     /// background agents stop.

@@ -160,7 +160,8 @@ pub(crate) async fn run_subagent(
         (Some(meta), Some(path)) => {
             let transcript = Transcript::open(path, &shared.session_id, meta.clone(), None)
                 .map_err(|e| format!("cannot write the agent's transcript: {e}"))?
-                .sidechain(&launch.agent_id);
+                .sidechain(&launch.agent_id)
+                .mirrored(shared.mirror.clone());
             write_agent_meta(path, &launch.definition.name, &launch.parent_tool_use_id);
             Some(Arc::new(StoreSink::new(transcript)) as Arc<dyn TranscriptSink>)
         }
