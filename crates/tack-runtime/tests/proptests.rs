@@ -1,9 +1,11 @@
-//! Properties of agent definition files (`.claude/agents/*.md`), which a
-//! repository writes: any text is a definition or an error on a line of the
-//! file, never a panic, and the YAML in it is bounded.
+//! Properties of agent definition files (`.claude/agents/*.md`) and of the
+//! frontmatter of commands, skills and output styles, which a repository
+//! writes: any text is a definition or an error, never a panic, and the YAML
+//! in it is bounded.
 
 use proptest::prelude::*;
 use tack_runtime::agents::{AgentSource, parse_markdown};
+use tack_runtime::custom_commands::{parse_frontmatter, split_frontmatter};
 
 fn frontmatter_line() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -39,6 +41,31 @@ proptest! {
         let source = AgentSource::Project("/p/.claude/agents/x.md".into());
         if let Err(e) = parse_markdown(&text, source) {
             prop_assert!(e.line >= 1 && e.line <= text.lines().count().max(1), "{:?} in {:?}", e, text);
+        }
+    }
+
+    /// A command's, skill's or output style's file: split, then its
+    /// frontmatter parsed, or a one-line reason; the body is what follows the
+    /// closing `---`.
+    #[test]
+    fn prop_any_command_skill_or_style_file_splits_and_parses_or_errs(
+        lines in proptest::collection::vec(frontmatter_line(), 0..12),
+        body in ".{0,40}",
+        closed in any::<bool>(),
+        crlf in any::<bool>(),
+    ) {
+        let nl = if crlf { "\r\n" } else { "\n" };
+        let mut text = format!("---{nl}{}{nl}", lines.join(nl));
+        if closed {
+            text.push_str(&format!("---{nl}"));
+        }
+        text.push_str(&body);
+        let (front, rest) = split_frontmatter(&text);
+        prop_assert!(text.ends_with(rest));
+        if let Some(yaml) = front {
+            if let Err(reason) = parse_frontmatter(yaml) {
+                prop_assert!(!reason.is_empty() && reason.len() < 2_000, "{reason}");
+            }
         }
     }
 }
