@@ -135,17 +135,18 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
         .await;
         main_branch_from_refs(&refs.unwrap_or_default())
     };
-    let (status, main_branch, log) = tokio::join!(
-        status,
-        main_branch,
-        git(&[
+    let log = async {
+        let args = [
             "log",
             "--oneline",
             "--no-show-signature",
             "-n",
-            RECENT_COMMITS
-        ]),
-    );
+            RECENT_COMMITS,
+        ];
+        let output = run_git_beside(cwd, &args, timeout).await?;
+        output.status.success().then(|| stdout_text(&output))
+    };
+    let (log, status, main_branch) = tokio::join!(log, status, main_branch);
     let status = status?;
     let (header, files) = status.split_once('\n').unwrap_or((status.as_str(), ""));
     Some(GitSnapshot {
@@ -257,7 +258,34 @@ async fn run_git(
     args: &[&str],
     timeout: Duration,
 ) -> Option<Output> {
-    let mut command = Command::new("git");
+    let child = git_command(cwd, extra_config, args).output();
+    tokio::time::timeout(timeout, child).await.ok()?.ok()
+}
+
+/// [`run_git`], spawned from a thread of its own: a spawn blocks its thread
+/// until the child has exec'd, so `log` spawned here overlaps `status`
+/// spawned by the caller instead of waiting for it.
+async fn run_git_beside(cwd: &Path, args: &[&str], timeout: Duration) -> Option<Output> {
+    let mut command = git_command(cwd, &[], args);
+    let handle = tokio::runtime::Handle::current();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("git-spawn".into())
+        .spawn(move || {
+            let _runtime = handle.enter();
+            let _ = tx.send(command.spawn());
+        })
+        .ok()?;
+    let child = rx.await.ok()?.ok()?;
+    tokio::time::timeout(timeout, child.wait_with_output())
+        .await
+        .ok()?
+        .ok()
+}
+
+/// A `git` command with [`SAFE_CONFIG`] and `extra_config`, run in `cwd`.
+fn git_command(cwd: &Path, extra_config: &[String], args: &[&str]) -> Command {
+    let mut command = Command::new(git_program());
     command.args(["--no-pager", "--no-optional-locks"]);
     for setting in SAFE_CONFIG
         .iter()
@@ -266,7 +294,7 @@ async fn run_git(
     {
         command.arg("-c").arg(setting);
     }
-    let child = command
+    command
         .args(args)
         .current_dir(cwd)
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -276,9 +304,29 @@ async fn run_git(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    tokio::time::timeout(timeout, child).await.ok()?.ok()
+        .kill_on_drop(true);
+    command
+}
+
+/// `git`: the first executable of that name in an absolute `PATH` entry,
+/// looked up once. The child then execs it at once instead of trying each
+/// `PATH` entry after the fork, and a relative entry (`.`, which would be
+/// the repository itself) is never searched. Just `git` if none is found.
+fn git_program() -> &'static std::ffi::OsStr {
+    static PROGRAM: std::sync::OnceLock<std::ffi::OsString> = std::sync::OnceLock::new();
+    PROGRAM.get_or_init(|| find_git(&std::env::var_os("PATH").unwrap_or_default()))
+}
+
+/// [`git_program`]'s search of `path` (a `PATH` value).
+fn find_git(path: &std::ffi::OsStr) -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("git"))
+        .find(|git| {
+            std::fs::metadata(git).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .map_or_else(|| "git".into(), std::path::PathBuf::into_os_string)
 }
 
 fn stdout_text(output: &Output) -> String {
@@ -352,6 +400,35 @@ mod tests {
         assert_eq!(blank_filters(""), Some(Vec::new()));
         // A name `-c` would split wrongly: fail closed.
         assert_eq!(blank_filters("filter.a=b.clean\0"), None);
+    }
+
+    /// The first executable `git` of an absolute `PATH` entry; a relative
+    /// entry (a hostile repository's own `git`) and non-executables are
+    /// passed over.
+    #[test]
+    fn git_is_found_in_absolute_path_entries_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, exe, repo) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("r"),
+        );
+        for d in [&plain, &exe, &repo] {
+            std::fs::create_dir(d).unwrap();
+            std::fs::write(d.join("git"), "#!/bin/sh\n").unwrap();
+        }
+        for d in [&exe, &repo] {
+            std::fs::set_permissions(d.join("git"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+        }
+        let rel = repo
+            .strip_prefix(std::env::current_dir().unwrap())
+            .unwrap_or(Path::new("r"));
+        let path = std::env::join_paths([rel, plain.as_path(), exe.as_path()]).unwrap();
+        assert_eq!(find_git(&path), exe.join("git").into_os_string());
+        let none = std::env::join_paths([plain.as_path()]).unwrap();
+        assert_eq!(find_git(&none), std::ffi::OsString::from("git"));
     }
 
     #[test]
