@@ -62,10 +62,8 @@ proptest! {
         text.push_str(&body);
         let (front, rest) = split_frontmatter(&text);
         prop_assert!(text.ends_with(rest));
-        if let Some(yaml) = front {
-            if let Err(reason) = parse_frontmatter(yaml) {
-                prop_assert!(!reason.is_empty() && reason.len() < 2_000, "{reason}");
-            }
+        if let Some(Err(reason)) = front.map(parse_frontmatter) {
+            prop_assert!(!reason.is_empty() && reason.len() < 2_000, "{reason}");
         }
     }
 }
