@@ -261,7 +261,12 @@ async fn initialize_is_answered_before_the_session_and_hook_callbacks_rewrite_an
     assert_eq!(
         (&init_record["capabilities"], &init_record["slash_commands"]),
         (
-            &json!(["interrupt_receipt_v1", "interrupt_cancel_queued_v1"]),
+            &json!([
+                "interrupt_receipt_v1",
+                "interrupt_cancel_queued_v1",
+                "sdk_mcp_tools_list_changed",
+                "sdk_mcp_manifests"
+            ]),
             &json!(["clear", "compact"])
         )
     );
@@ -509,10 +514,11 @@ async fn an_initialize_tack_cannot_honour_is_refused_before_anything_runs() {
     let mut sdk = Sdk::start(&env, &[], &[]);
     sdk.request(
         "init",
-        json!({"subtype": "initialize", "sdkMcpServers": ["calc"]}),
+        json!({"subtype": "initialize",
+               "hooks": {"Stop": [{"hookCallbackIds": ["h"], "onFailure": "retry"}]}}),
     )
     .await;
-    let refusal = "in-process SDK MCP servers are not available in tack yet (configured: calc)";
+    let refusal = "hooks.Stop: onFailure must be \"continue\" or \"block\" (got \"retry\")";
     assert_eq!(
         sdk.response("init").await,
         json!({"subtype": "error", "request_id": "init", "error": refusal})
