@@ -710,6 +710,32 @@ async fn typescript_in_process_mcp_tools() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn typescript_permission_prompts_none_denies_without_asking() {
+    let env = Env::new(Script::new([])).await;
+    let input = json!({"file_path": path_in(&env, "out.txt"), "content": "hi"});
+    env.server
+        .push(Reply::tool_use("toolu_w1", "Write", input.clone()));
+    env.server.push(Reply::text("DENIED"));
+    let Some(report) = drive(&typescript(), "prompts_none", &env).await else {
+        return;
+    };
+    let denial = "Write requires approval (no permission prompt available)";
+    assert_eq!(
+        report["observations"],
+        json!({
+            "callback_calls": [],
+            "file_exists": false,
+            "tool_results": [{"tool_use_id": "toolu_w1", "is_error": true, "content": denial}],
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 2, "result": "DENIED",
+                "terminal_reason": "completed",
+                "permission_denials": [{"tool_name": "Write", "tool_use_id": "toolu_w1", "tool_input": input}],
+            },
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn typescript_in_process_tools_list_changed() {
     let env = Env::new(Script::new([
         Reply::tool_use("t1", "mcp__calc__add", json!({"a": 2, "b": 3})),

@@ -275,6 +275,31 @@ const scenarios = {
     };
   },
 
+  // TypeScript only (the pinned Python SDK has no such option): with
+  // permissionPrompts "none" what would ask is denied and the callback idle.
+  async prompts_none() {
+    const calls = [];
+    const messages = await collect(
+      query({
+        prompt: "Write out.txt",
+        options: options({
+          permissionPrompts: "none",
+          canUseTool: async (toolName) => {
+            calls.push(toolName);
+            return { behavior: "allow", updatedInput: {} };
+          },
+        }),
+      }),
+    );
+    const result = lastResult(messages);
+    return {
+      callback_calls: calls,
+      file_exists: existsSync("out.txt"),
+      tool_results: toolResults(messages),
+      result: result ? resultSummary(result) : null,
+    };
+  },
+
   async hook() {
     const calls = [];
     const record = async (hookInput, toolUseID) => {
