@@ -120,8 +120,10 @@ pub fn spawn_reader(
                     break;
                 }
             }
-            host.close();
+            // The connections end first, so a call waiting fails the same way
+            // whichever of the two its task sees first.
             bridge.close();
+            host.close();
         })?;
     Ok(rx)
 }
