@@ -206,6 +206,11 @@ pub struct Cli {
     #[arg(long, hide = true)]
     pub debug_file: Option<String>,
 
+    /// `--permission-prompts host|none` (the TypeScript SDK's
+    /// `permissionPrompts`): `none` denies what would ask, asking nobody.
+    #[arg(long, hide = true)]
+    pub permission_prompts: Option<String>,
+
     /// Flags the Agent SDKs pass for features tack does not have yet: each is
     /// refused with an error naming it (see `unsupported_flags`).
     #[command(flatten)]
@@ -223,8 +228,6 @@ pub struct UnsupportedFlags {
     pub plugin_dir: Vec<String>,
     #[arg(long, hide = true, action = clap::ArgAction::Append)]
     pub plugin_dir_no_mcp: Vec<String>,
-    #[arg(long, hide = true)]
-    pub permission_prompts: Option<String>,
     #[arg(long, hide = true)]
     pub agent: Option<String>,
     #[arg(long, hide = true, action = clap::ArgAction::Append)]
@@ -251,11 +254,6 @@ impl UnsupportedFlags {
                 !self.plugin_dir_no_mcp.is_empty(),
                 "--plugin-dir-no-mcp",
                 "plugins",
-            ),
-            (
-                self.permission_prompts.is_some(),
-                "--permission-prompts",
-                "permission prompt modes",
             ),
             (self.agent.is_some(), "--agent", "sub-agents"),
             (!self.channels.is_empty(), "--channels", "channels"),

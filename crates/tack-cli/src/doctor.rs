@@ -201,6 +201,7 @@ fn mcp_servers(loaded: &LoadedSettings, out: &mut String) -> bool {
             ServerConfig::Stdio(s) if s.args.is_empty() => s.command.clone(),
             ServerConfig::Stdio(s) => format!("{} {}", s.command, s.args.join(" ")),
             ServerConfig::Http(r) | ServerConfig::Sse(r) => r.url.clone(),
+            ServerConfig::Sdk { .. } => "served by the Agent SDK program".to_owned(),
         };
         let approval = match server.scope {
             ConfigScope::Project => "approved",

@@ -31,6 +31,15 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
             "--permission-prompt-tool {tool}: expected `stdio` or an MCP tool name (mcp__server__tool)"
         ),
     }
+    // `permissionPrompts`: `none` = nobody answers; what would ask is denied.
+    match cli.permission_prompts.as_deref() {
+        None | Some("host") => {}
+        Some("none") => {
+            options.permission_prompts = false;
+            options.permission_prompt_tool = None;
+        }
+        Some(other) => bail!("--permission-prompts {other}: expected `host` or `none`"),
+    }
     options.tools = match cli.tools.as_deref() {
         None | Some("default") => None,
         Some(list) => Some(crate::cli::split_rules(&[list.to_owned()])),
@@ -217,6 +226,25 @@ mod tests {
                 .unwrap()
                 .json_schema,
             Some(serde_json::json!({"type": "object"}))
+        );
+        // `permissionPrompts: 'none'`: nobody is asked, not even the SDK's callback.
+        let prompts = |args: &[&str]| options(args).map(|o| o.permission_prompts).ok();
+        assert_eq!(
+            [
+                prompts(&[
+                    "--permission-prompt-tool=stdio",
+                    "--permission-prompts=host"
+                ]),
+                prompts(&[
+                    "--permission-prompt-tool=stdio",
+                    "--permission-prompts=none"
+                ]),
+            ],
+            [Some(true), Some(false)]
+        );
+        assert_eq!(
+            error(&["--permission-prompts=ask"]),
+            "--permission-prompts ask: expected `host` or `none`"
         );
     }
 

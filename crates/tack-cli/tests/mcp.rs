@@ -368,3 +368,22 @@ async fn a_subagents_mcp_tools_are_deferred_when_the_sessions_are() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_sdk_server_outside_an_sdk_session_is_named_and_the_session_goes_on() {
+    let env = Env::new(Script::new([Reply::text("ok")])).await;
+    let config = json!({"mcpServers": {"calc": {"type": "sdk", "name": "calc"}}}).to_string();
+    let out = env
+        .tack()
+        .args(["-p", "hi", "--mcp-config", &config])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(common::stdout(&out), "ok\n");
+    assert_eq!(
+        stderr(&out),
+        "MCP server \"calc\" failed: it is an in-process server of the Agent SDK (\"type\": \"sdk\"), \
+         which only an SDK session can reach (the SDK starts tack with --input-format stream-json and serves it)\n"
+    );
+    assert_eq!(env.request_bodies().len(), 1);
+}

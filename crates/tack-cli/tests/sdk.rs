@@ -630,7 +630,146 @@ async fn replay(sdk: Result<Sdk, String>) {
     );
 }
 
+/// In-process tools: the model calls five tools of the SDK's server "calc"
+/// in turn; each tool's answer (or why it did not run) is in the next request.
+async fn sdk_mcp(sdk: Result<Sdk, String>) {
+    let calls = [
+        ("t1", "add", json!({"a": 2, "b": 3})),
+        ("t2", "divide", json!({"a": 1, "b": 0})),
+        ("t3", "chart", json!({})),
+        ("t4", "wipe", json!({})),
+        ("t5", "secret", json!({})),
+    ];
+    let mut replies: Vec<Reply> = calls
+        .iter()
+        .map(|(id, name, input)| Reply::tool_use(id, &format!("mcp__calc__{name}"), input.clone()))
+        .collect();
+    replies.push(Reply::text("Done."));
+    let env = Env::new(Script::new(replies)).await;
+    let Some(report) = drive(&sdk, "sdk_mcp", &env).await else {
+        return;
+    };
+    assert_eq!(clean_parser_kinds(&report).len(), 13, "{report:#}");
+    let pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    let image = json!([{"type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": pixel}}]);
+    let secret = "mcp__calc__secret requires approval (no permission prompt available)";
+    // What each tool call came back as, in the next request (t4: a deny rule
+    // keeps the tool from the model; t5: no rule allows it, nobody to ask).
+    let answers = [
+        json!({"tool_use_id": "t1", "content": "5"}),
+        json!({"tool_use_id": "t2", "is_error": true,
+               "content": "<tool_use_error>cannot divide by zero</tool_use_error>"}),
+        json!({"tool_use_id": "t3", "content": image}),
+        json!({"tool_use_id": "t4", "is_error": true,
+               "content": "<tool_use_error>Error: No such tool available: mcp__calc__wipe</tool_use_error>"}),
+        json!({"tool_use_id": "t5", "is_error": true, "content": secret}),
+    ];
+    assert_eq!(
+        report["observations"],
+        json!({
+            // The SDK's own functions ran for the three allowed tools only.
+            "calls": [["add", {"a": 2, "b": 3}], ["divide", {"a": 1, "b": 0}], ["chart", {}]],
+            "mcp_servers": [{"name": "calc", "status": "connected"}],
+            "mcp_tools": ["mcp__calc__add", "mcp__calc__divide", "mcp__calc__chart", "mcp__calc__secret"],
+            "tool_results": answers.iter().map(|a| json!({
+                "tool_use_id": a["tool_use_id"],
+                "is_error": a.get("is_error").cloned().unwrap_or(Value::Null),
+                "content": a["content"],
+            })).collect::<Vec<_>>(),
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 6, "result": "Done.",
+                "terminal_reason": "completed",
+                "permission_denials": [{"tool_name": "mcp__calc__secret", "tool_use_id": "t5", "tool_input": {}}],
+            },
+        })
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 6);
+    for (body, answer) in bodies[1..].iter().zip(&answers) {
+        let mut block = answer.clone();
+        block["type"] = json!("tool_result");
+        block["cache_control"] = json!({"type": "ephemeral"});
+        let last = body["messages"].as_array().unwrap().last().unwrap();
+        assert_eq!(last["content"], json!([block]));
+    }
+    let calc = common::request_tool(&bodies[0], "mcp__calc__add");
+    assert_eq!(calc["description"], json!("Add two numbers"));
+}
+
 // ----- one test per SDK and scenario ----------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_in_process_mcp_tools() {
+    sdk_mcp(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_in_process_mcp_tools() {
+    sdk_mcp(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_permission_prompts_none_denies_without_asking() {
+    let env = Env::new(Script::new([])).await;
+    let input = json!({"file_path": path_in(&env, "out.txt"), "content": "hi"});
+    env.server
+        .push(Reply::tool_use("toolu_w1", "Write", input.clone()));
+    env.server.push(Reply::text("DENIED"));
+    let Some(report) = drive(&typescript(), "prompts_none", &env).await else {
+        return;
+    };
+    let denial = "Write requires approval (no permission prompt available)";
+    assert_eq!(
+        report["observations"],
+        json!({
+            "callback_calls": [],
+            "file_exists": false,
+            "tool_results": [{"tool_use_id": "toolu_w1", "is_error": true, "content": denial}],
+            "result": {
+                "subtype": "success", "is_error": false, "num_turns": 2, "result": "DENIED",
+                "terminal_reason": "completed",
+                "permission_denials": [{"tool_name": "Write", "tool_use_id": "toolu_w1", "tool_input": input}],
+            },
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_in_process_tools_list_changed() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("t1", "mcp__calc__add", json!({"a": 2, "b": 3})),
+        Reply::text("Five."),
+        Reply::tool_use("t2", "mcp__calc__square", json!({"x": 4})),
+        Reply::text("Sixteen."),
+    ]))
+    .await;
+    let Some(report) = drive(&typescript(), "sdk_mcp_list_changed", &env).await else {
+        return;
+    };
+    assert_eq!(
+        report["observations"]["calls"],
+        json!([["add", {"a": 2, "b": 3}], ["square", {"x": 4}]])
+    );
+    let mcp_tools = |body: &Value| -> Vec<String> {
+        let tools = body["tools"].as_array().unwrap().iter();
+        tools
+            .filter_map(|t| t["name"].as_str().filter(|n| n.starts_with("mcp__")))
+            .map(str::to_owned)
+            .collect()
+    };
+    let first = ["add", "divide", "chart", "wipe", "secret"].map(|t| format!("mcp__calc__{t}"));
+    let mut second = first.to_vec();
+    second.push("mcp__calc__square".into());
+    let bodies = env.request_bodies();
+    let offered: Vec<Vec<String>> = bodies.iter().map(mcp_tools).collect();
+    assert_eq!(
+        offered,
+        [first.to_vec(), first.to_vec(), second.clone(), second]
+    );
+    let last = bodies[3]["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["content"][0]["content"], json!("16"));
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_structured_output_with_a_nested_schema() {

@@ -261,7 +261,12 @@ async fn initialize_is_answered_before_the_session_and_hook_callbacks_rewrite_an
     assert_eq!(
         (&init_record["capabilities"], &init_record["slash_commands"]),
         (
-            &json!(["interrupt_receipt_v1", "interrupt_cancel_queued_v1"]),
+            &json!([
+                "interrupt_receipt_v1",
+                "interrupt_cancel_queued_v1",
+                "sdk_mcp_tools_list_changed",
+                "sdk_mcp_manifests"
+            ]),
             &json!(["clear", "compact"])
         )
     );
@@ -509,10 +514,11 @@ async fn an_initialize_tack_cannot_honour_is_refused_before_anything_runs() {
     let mut sdk = Sdk::start(&env, &[], &[]);
     sdk.request(
         "init",
-        json!({"subtype": "initialize", "sdkMcpServers": ["calc"]}),
+        json!({"subtype": "initialize",
+               "hooks": {"Stop": [{"hookCallbackIds": ["h"], "onFailure": "retry"}]}}),
     )
     .await;
-    let refusal = "in-process SDK MCP servers are not available in tack yet (configured: calc)";
+    let refusal = "hooks.Stop: onFailure must be \"continue\" or \"block\" (got \"retry\")";
     assert_eq!(
         sdk.response("init").await,
         json!({"subtype": "error", "request_id": "init", "error": refusal})
@@ -766,4 +772,93 @@ async fn stop_task_stops_a_background_shell_by_id() {
     );
     let (code, _, _) = sdk.finish().await;
     assert_eq!(code, Some(0));
+}
+
+/// The SDK's side of an in-process server, played by hand: each JSON-RPC
+/// message is one `mcp_message` request, answered with `mcp_response`; the
+/// session starts once the handshake is through, and closing stdin while a
+/// call waits fails that call (and the turn goes on).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_in_process_server_over_mcp_message_and_stdin_closing_mid_call() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("t1", "mcp__calc__add", json!({"a": 2, "b": 3})),
+        Reply::text("It failed."),
+    ]))
+    .await;
+    let config = json!({"mcpServers": {"calc": {"type": "sdk", "name": "calc"}}}).to_string();
+    let mut sdk = Sdk::start(
+        &env,
+        &["--mcp-config", &config, "--allowedTools", "mcp__calc__add"],
+        &[],
+    );
+    sdk.request("init", json!({"subtype": "initialize"})).await;
+    let mut sent = Vec::new();
+    let answers = [
+        json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "calc", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "result": {}}),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "add",
+            "inputSchema": {"type": "object"}}]}}),
+    ];
+    for answer in answers {
+        let request = sdk.tack_request().await;
+        let id = request["request_id"].as_str().unwrap().to_owned();
+        let message = &request["request"]["message"];
+        sent.push(json!([
+            id,
+            request["request"]["subtype"],
+            request["request"]["server_name"],
+            message["method"],
+            message.get("id")
+        ]));
+        sdk.answer(&id, json!({"mcp_response": answer})).await;
+    }
+    assert_eq!(
+        sent,
+        [
+            json!(["tack_mcp_1", "mcp_message", "calc", "initialize", 0]),
+            json!([
+                "tack_mcp_2",
+                "mcp_message",
+                "calc",
+                "notifications/initialized",
+                null
+            ]),
+            json!(["tack_mcp_3", "mcp_message", "calc", "tools/list", 1]),
+        ]
+    );
+    assert_eq!(sdk.response("init").await["subtype"], "success");
+    sdk.user("add 2 and 3", json!({})).await;
+    let call = sdk.tack_request().await;
+    let message = &call["request"]["message"];
+    assert_eq!(
+        (
+            &message["method"],
+            &message["params"]["name"],
+            &message["params"]["arguments"]
+        ),
+        (
+            &json!("tools/call"),
+            &json!("add"),
+            &json!({"a": 2, "b": 3})
+        )
+    );
+    let (code, rest, stderr) = sdk.finish().await;
+    assert_eq!(code, Some(0), "{stderr}");
+    let result = rest.iter().find(|l| l["type"] == "result").unwrap();
+    assert_eq!(result["result"], "It failed.");
+    let bodies = env.request_bodies();
+    let last = bodies[1]["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(
+        (
+            &last["content"][0]["is_error"],
+            &last["content"][0]["content"]
+        ),
+        (
+            &json!(true),
+            &json!(
+                "<tool_use_error>MCP server \"calc\" closed the connection during mcp__calc__add; the server may have crashed</tool_use_error>"
+            )
+        )
+    );
 }

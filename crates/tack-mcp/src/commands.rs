@@ -110,6 +110,11 @@ pub fn mcp_add_json(
         serde_json::from_str(json).map_err(|e| usage(&format!("invalid JSON: {e}")))?;
     let config = ServerConfig::from_json(&value)
         .map_err(|p| usage(&format!("invalid server configuration: {p}")))?;
+    if let ServerConfig::Sdk { .. } = config {
+        return Err(usage(
+            "an \"sdk\" server lives in an Agent SDK program, which passes it to each session it starts; it cannot be stored",
+        ));
+    }
     add(paths, name, scope, &config)
 }
 
@@ -146,13 +151,17 @@ fn add(
             "Added SSE MCP server {name} with URL: {} to {scope} config",
             r.url
         ),
+        ServerConfig::Sdk { .. } => format!("Added SDK MCP server {name} to {scope} config"),
     };
     let headers = match config {
         ServerConfig::Http(r) | ServerConfig::Sse(r) if !r.headers.is_empty() => format!(
             "\nHeaders: {}",
             serde_json::to_string_pretty(&r.headers).unwrap_or_default()
         ),
-        ServerConfig::Stdio(_) | ServerConfig::Http(_) | ServerConfig::Sse(_) => String::new(),
+        ServerConfig::Stdio(_)
+        | ServerConfig::Http(_)
+        | ServerConfig::Sse(_)
+        | ServerConfig::Sdk { .. } => String::new(),
     };
     Ok(format!(
         "{what}{headers}\nFile modified: {}",
@@ -267,6 +276,7 @@ fn describe(config: &ServerConfig) -> String {
                 }
             }
         }
+        ServerConfig::Sdk { .. } => out.push_str("  Served by the Agent SDK program\n"),
     }
     out
 }

@@ -11,6 +11,7 @@ use rmcp::service::{
     ClientInitializeError, RoleClient, RunningService, RunningServiceCancellationToken,
 };
 
+use crate::SdkBridge;
 use crate::config::ServerConfig;
 use crate::handler::{Events, Handler};
 use crate::tool::Target;
@@ -70,6 +71,7 @@ pub(crate) async fn connect(
     cwd: &Path,
     env: &[(String, String)],
     log: Option<&Path>,
+    sdk: Option<&SdkBridge>,
 ) -> Result<Connected, StartFailure> {
     let events = Arc::new(Events::default());
     let handler = Handler {
@@ -125,6 +127,19 @@ pub(crate) async fn connect(
                 .map_err(|e| StartFailure::Failed(init_message(&e)))?;
             (service, None, None)
         }
+        ServerConfig::Sdk { .. } => {
+            let Some(bridge) = sdk else {
+                return Err(StartFailure::Failed(NOT_IN_AN_SDK_SESSION.to_owned()));
+            };
+            let transport = bridge
+                .open(name, Arc::clone(&events))
+                .map_err(StartFailure::Failed)?;
+            let service = handler
+                .serve(transport)
+                .await
+                .map_err(|e| StartFailure::Failed(init_message(&e)))?;
+            (service, None, None)
+        }
     };
     let info = service.peer().peer_info();
     let capabilities = info
@@ -161,6 +176,10 @@ pub(crate) async fn connect(
         exit,
     })
 }
+
+/// Why a `{"type": "sdk"}` server does not start outside an SDK session.
+const NOT_IN_AN_SDK_SESSION: &str = "it is an in-process server of the Agent SDK (\"type\": \"sdk\"), \
+     which only an SDK session can reach (the SDK starts tack with --input-format stream-json and serves it)";
 
 /// Every page of `tools/list`.
 pub(crate) async fn list_tools(target: &Target) -> Result<Vec<McpToolDef>, String> {

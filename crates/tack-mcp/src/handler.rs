@@ -3,6 +3,7 @@
 //! tool list wakes the task that fetches it again.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rmcp::ClientHandler;
@@ -28,6 +29,10 @@ pub(crate) struct Events {
     routes: Mutex<HashMap<ProgressToken, Route>>,
     /// Signalled on `notifications/tools/list_changed`.
     pub(crate) tools_changed: Notify,
+    /// `tools/list_changed` notifications received, and how many of them the
+    /// tool list installed now reflects.
+    list_changes: AtomicU64,
+    list_applied: AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -35,6 +40,26 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Events {
+    /// The server said its tools changed and the new list is not in yet.
+    pub(crate) fn list_stale(&self) -> bool {
+        self.list_changes.load(Ordering::Acquire) != self.list_applied.load(Ordering::Acquire)
+    }
+
+    /// The changes announced so far, to pass to [`Events::list_applied`]
+    /// once the list fetched after them is installed.
+    pub(crate) fn list_changes(&self) -> u64 {
+        self.list_changes.load(Ordering::Acquire)
+    }
+
+    /// A `tools/list_changed` on its way to the client.
+    pub(crate) fn note_list_change(&self) {
+        self.list_changes.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn list_applied(&self, changes: u64) {
+        self.list_applied.store(changes, Ordering::Release);
+    }
+
     /// Sends progress for `token` to `sink` until the guard is dropped.
     pub(crate) fn route(
         self: &Arc<Self>,
@@ -109,6 +134,7 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.events.note_list_change();
         self.events.tools_changed.notify_one();
     }
 }

@@ -7,7 +7,8 @@
 //!    `--mcp-config` (`--strict-mcp-config`: only those) — merged by name.
 //! 2. **Start-up** ([`McpManager::start`]): every server at once, each within
 //!    `MCP_TIMEOUT`, over stdio (own process group, stderr to a log file),
-//!    streamable HTTP or legacy SSE; each `pending` → `connected` / `failed` /
+//!    streamable HTTP, legacy SSE, or the Agent SDK's control protocol for
+//!    servers in the SDK's own process ([`SdkBridge`]); each `pending` → `connected` / `failed` /
 //!    `needs-auth`.
 //! 3. **Tools** ([`McpManager::tools`]): each server tool as a
 //!    [`tack_tool::Tool`] named `mcp__<server>__<tool>`; the snapshot changes
@@ -47,6 +48,8 @@ pub use prompts::{McpPrompt, PromptArgument, PromptRole, PromptTurn};
 pub use resources::{
     ListMcpResourcesTool, McpResource, ReadMcpResourceTool, ResourceMention, find_mentions,
 };
+pub use transport::sdk::{SdkBridge, SdkHost};
+
 pub use tool_search::{
     DeferralDecision, DeferredTools, TOOL_SEARCH_NAME, ToolSearch, ToolSearchMode, decide_deferral,
     estimate_tool_tokens,

@@ -45,6 +45,10 @@ pub struct McpOptions {
     /// MCP tool results longer than this go through the tool-result budget
     /// (`Tool::max_result_chars`); `None` leaves them out of it.
     pub max_result_chars: Option<usize>,
+    /// How `{"type": "sdk"}` servers are reached: the Agent SDK session's
+    /// control channel. `None` (no SDK drives the session): they fail with a
+    /// message naming them.
+    pub sdk: Option<crate::SdkBridge>,
 }
 
 impl McpOptions {
@@ -57,6 +61,7 @@ impl McpOptions {
             log_dir: log_dir.into(),
             env: Vec::new(),
             max_result_chars: Some(tack_tool::budget::DEFAULT_MAX_RESULT_CHARS),
+            sdk: None,
         }
     }
 
@@ -112,7 +117,7 @@ impl Status {
 pub struct ServerStatus {
     pub name: String,
     pub scope: ConfigScope,
-    /// `stdio`, `http` or `sse`.
+    /// `stdio`, `http`, `sse` or `sdk`.
     pub transport: &'static str,
     pub status: Status,
     /// Why it failed, needs auth, or is disabled.
@@ -426,6 +431,25 @@ impl McpManager {
         (kept, left_out)
     }
 
+    /// Returns once no connected server's tool list is being fetched again
+    /// after a `tools/list_changed`, or after `limit`: a tool a server
+    /// announced before a turn is offered in that turn.
+    pub async fn tool_lists_current(&self, limit: Duration) {
+        let mut rx = self.subscribe();
+        let current = async {
+            loop {
+                let stale = self
+                    .connections()
+                    .iter()
+                    .any(|(_, c)| c.target.events.list_stale());
+                if !stale || rx.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(limit, current).await;
+    }
+
     /// Goes up whenever [`McpManager::tools`] or a status changes.
     pub fn generation(&self) -> u64 {
         *self.shared.generation.borrow()
@@ -583,6 +607,7 @@ async fn start_one(weak: Weak<Shared>, index: usize, config: ServerConfig) {
         &options.cwd,
         &options.env,
         slot.log.as_deref(),
+        options.sdk.as_ref(),
     );
     let outcome = tokio::select! {
         () = shutdown.cancelled() => return,
@@ -740,17 +765,17 @@ async fn refresh_tools(
             () = stopped.cancelled() => return,
             () = target.events.tools_changed.notified() => {}
         }
-        let defs = match connection::list_tools(&target).await {
-            Ok(defs) => defs,
-            // The old list stays; the next notification tries again.
-            Err(_) => continue,
-        };
-        let Some(slot) = slot.upgrade() else { return };
-        let (tools, left_out) = make_tools(&target, defs, &options);
-        if let SlotState::Connected(live) = &mut *lock(&slot.state) {
-            live.tools = tools;
-            live.left_out = left_out;
+        let changes = target.events.list_changes();
+        // On an error the old list stays; the next notification tries again.
+        if let Ok(defs) = connection::list_tools(&target).await {
+            let Some(slot) = slot.upgrade() else { return };
+            let (tools, left_out) = make_tools(&target, defs, &options);
+            if let SlotState::Connected(live) = &mut *lock(&slot.state) {
+                live.tools = tools;
+                live.left_out = left_out;
+            }
         }
+        target.events.list_applied(changes);
         bump(&generation);
     }
 }

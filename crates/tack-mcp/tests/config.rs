@@ -382,7 +382,7 @@ fn bad_entries_are_reported_and_skipped() {
             issue(
                 "ws",
                 IssueKind::UnknownType,
-                "unknown transport type `ws`: tack supports \"stdio\", \"http\" and \"sse\""
+                "unknown transport type `ws`: tack supports \"stdio\", \"http\", \"sse\" and \"sdk\""
             ),
         ]
     );

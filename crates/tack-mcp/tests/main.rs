@@ -13,5 +13,6 @@ mod everything;
 mod http;
 mod permissions;
 mod proptests;
+mod sdk_bridge;
 mod stdio;
 mod tool_search;

@@ -103,6 +103,7 @@ pub use tack_core::context::{MemoryFile, discover_memory_files, project_memory_f
 pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
+pub use tack_mcp::{SdkBridge, SdkHost};
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
 pub use tack_store::{Rewound, SessionStore, is_valid_session_id};
 pub use tack_tool::AgentIdentity;

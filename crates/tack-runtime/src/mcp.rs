@@ -18,6 +18,10 @@ use tack_tool::Tool;
 use crate::event::Notice;
 use crate::place::Env;
 
+/// How long a turn waits for a server's changed tool list before it starts
+/// without it.
+const TOOL_LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The MCP side of a running session.
 pub(crate) struct SessionMcp {
     manager: McpManager,
@@ -63,9 +67,16 @@ pub(crate) fn load(
 impl SessionMcp {
     /// Starts every server; returns at once (call [`SessionMcp::settle`]
     /// before the tools are needed).
-    pub(crate) fn start(config: &McpConfig, cwd: &Path, log_dir: &Path, env: &Env) -> SessionMcp {
+    pub(crate) fn start(
+        config: &McpConfig,
+        cwd: &Path,
+        log_dir: &Path,
+        env: &Env,
+        sdk: Option<tack_mcp::SdkBridge>,
+    ) -> SessionMcp {
         let mut options = McpOptions::new(cwd, log_dir).with_env_timeouts(|k| env.get(k));
         options.env = env.0.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        options.sdk = sdk;
         let manager = McpManager::start(config, options, &|k| env.get(k));
         SessionMcp {
             manager,
@@ -135,6 +146,12 @@ impl SessionMcp {
             .into_iter()
             .filter(|t| keep(t.as_ref()))
             .collect()
+    }
+
+    /// Waits (at most [`TOOL_LIST_WAIT`]) for tool lists being fetched again
+    /// after a server said they changed.
+    pub(crate) async fn await_tool_lists(&self) {
+        self.manager.tool_lists_current(TOOL_LIST_WAIT).await;
     }
 
     /// True when a server's tools or status changed since the tool set was built.

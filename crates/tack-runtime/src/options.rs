@@ -102,6 +102,10 @@ pub struct SessionOptions {
     /// answer comes through the `StructuredOutput` tool, validated against it.
     /// Not a valid JSON Schema of an object: a start error.
     pub json_schema: Option<serde_json::Value>,
+    /// The Agent SDK's control channel, which serves `{"type": "sdk"}` MCP
+    /// servers (in-process tools); `None` outside SDK mode, where such a
+    /// server fails with a message naming it.
+    pub sdk_mcp: Option<tack_mcp::SdkBridge>,
 }
 
 impl Default for SessionOptions {
@@ -113,6 +117,7 @@ impl Default for SessionOptions {
             allowed_tools: Vec::new(),
             disallowed_tools: Vec::new(),
             add_dirs: Vec::new(),
+            sdk_mcp: None,
             system_prompt: None,
             append_system_prompt: None,
             max_turns: None,

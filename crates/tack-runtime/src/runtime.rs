@@ -630,8 +630,11 @@ impl Driver {
     }
 
     /// A server's tools changed (`tools/list_changed`, a server came or went):
-    /// the next turn gets the new list.
-    fn refresh_tools(&mut self, session: &mut Session) {
+    /// the next turn gets the new list (one being fetched is waited for).
+    async fn refresh_tools(&mut self, session: &mut Session) {
+        if let Some(mcp) = &self.mcp {
+            mcp.await_tool_lists().await;
+        }
         let Some(mcp) = self.mcp.as_mut().filter(|m| m.changed()) else {
             return;
         };
@@ -672,7 +675,7 @@ impl Driver {
     }
 
     async fn run_turn(&mut self, session: &mut Session, input: UserInput) -> bool {
-        self.refresh_tools(session);
+        self.refresh_tools(session).await;
         let echo = input.echo();
         let mut message = input.message;
         let resources = session.tool_env().session_dir().join("mcp-resources");

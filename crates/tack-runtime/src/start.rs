@@ -405,7 +405,7 @@ fn start_mcp(
     }
     Ok(mcp_config.as_ref().map(|config| {
         let logs = store.project_dir(cwd).join("mcp-logs");
-        SessionMcp::start(config, cwd, &logs, env)
+        SessionMcp::start(config, cwd, &logs, env, options.sdk_mcp.clone())
     }))
 }
 

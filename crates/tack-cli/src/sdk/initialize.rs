@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use anyhow::bail;
+use serde_json::json;
 use tack_protocol::control::{
     AccountInfo, AgentInfo, HookCallbackMatcher, InitializeRequest, InitializeResponse, ModelInfo,
     SlashCommand,
@@ -31,10 +32,7 @@ pub fn apply(request: &InitializeRequest, options: &mut SessionOptions) -> anyho
         options.json_schema = Some(schema.clone());
     }
     if let Some(servers) = request.sdk_mcp_servers.as_ref().filter(|s| !s.is_empty()) {
-        bail!(
-            "in-process SDK MCP servers are not available in tack yet (configured: {})",
-            servers.join(", ")
-        );
+        sdk_mcp_servers(servers, request, options);
     }
     if let Some(parts) = &request.system_prompt {
         // The TypeScript SDK's default is `[""]`: no default prompt at all.
@@ -44,6 +42,28 @@ pub fn apply(request: &InitializeRequest, options: &mut SessionOptions) -> anyho
         options.append_system_prompt = Some(append.clone());
     }
     Ok(())
+}
+
+/// TypeScript's in-process servers: `{"type": "sdk"}` entries as Python
+/// passes them in `--mcp-config`, and what the SDK captured of each
+/// (`sdkMcpServerManifests`) for the bridge to answer the handshake with.
+fn sdk_mcp_servers(servers: &[String], request: &InitializeRequest, options: &mut SessionOptions) {
+    let entries: serde_json::Map<String, serde_json::Value> = servers
+        .iter()
+        .map(|name| (name.clone(), json!({"type": "sdk", "name": name})))
+        .collect();
+    options
+        .mcp_config
+        .push(json!({ "mcpServers": entries }).to_string());
+    let manifests = request
+        .extra
+        .get("sdkMcpServerManifests")
+        .and_then(serde_json::Value::as_object);
+    if let (Some(bridge), Some(manifests)) = (&options.sdk_mcp, manifests) {
+        for (name, manifest) in manifests {
+            bridge.set_manifest(name, manifest);
+        }
+    }
 }
 
 /// One `{matcher, hookCallbackIds, timeout, onFailure}` of `event`.
@@ -235,10 +255,6 @@ mod tests {
             apply(&request(v), &mut options).unwrap_err().to_string()
         };
         assert_eq!(
-            refused(json!({"sdkMcpServers": ["calc"]})),
-            "in-process SDK MCP servers are not available in tack yet (configured: calc)"
-        );
-        assert_eq!(
             refused(json!({"hooks": {"Stop": [{"hookCallbackIds": ["h"], "timeout": 0}]}})),
             "hooks.Stop: timeout must be a positive number of seconds (got 0)"
         );
@@ -254,6 +270,25 @@ mod tests {
         )
         .unwrap();
         assert_eq!(options, SessionOptions::default());
+    }
+
+    #[test]
+    fn typescripts_in_process_servers_join_the_mcp_config() {
+        let mut options = SessionOptions::default();
+        let r = request(json!({"sdkMcpServers": ["calc", "notes"]}));
+        apply(&r, &mut options).unwrap();
+        let passed: Vec<serde_json::Value> = options
+            .mcp_config
+            .iter()
+            .map(|c| serde_json::from_str(c).unwrap())
+            .collect();
+        assert_eq!(
+            passed,
+            [
+                json!({"mcpServers": {"calc": {"type": "sdk", "name": "calc"},
+                                   "notes": {"type": "sdk", "name": "notes"}}})
+            ]
+        );
     }
 
     #[test]

@@ -17,6 +17,10 @@
 //!    `hook_callback` requests. An interrupt's receipt is written before the
 //!    result of the turn it stopped, as Claude Code does.
 //!
+//! stdin is read on a thread of its own from the start ([`mcp`]): the SDK's
+//! in-process MCP servers answer tack's `mcp_message` requests on it while the
+//! session is still starting.
+//!
 //! Nothing here persists, runs hooks or decides permissions: that is the
 //! runtime's. stdin EOF ends the input: queued turns still run, requests that
 //! need an answer from the SDK fail at once, and tack exits after the last
@@ -24,9 +28,11 @@
 
 mod asks;
 mod initialize;
+mod mcp;
 mod requests;
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -38,16 +44,26 @@ use tack_protocol::control::{ControlResponse, InitializeRequest, SdkRequest, Std
 use tack_protocol::stream_json::{StreamJsonRecord, SystemRecord, UserRecord};
 use tack_runtime::records::Records;
 use tack_runtime::{
-    Command, LoadedSettings, Place, RuntimeEvent, RuntimeHandle, SessionOptions, UserInput,
+    Command, LoadedSettings, Place, RuntimeEvent, RuntimeHandle, SdkBridge, SessionOptions,
+    UserInput,
 };
-use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// stdin's lines, as the reader thread passes them on.
+type Lines = UnboundedReceiver<std::io::Result<String>>;
 
 use crate::cli::{Cli, OutputFormat};
 use crate::output::Printer;
 
 /// What `system/init` says tack can do beyond the basics: interrupts answered
-/// with a queue receipt before the turn's result, and `cancel_queued`.
-const CAPABILITIES: &[&str] = &["interrupt_receipt_v1", "interrupt_cancel_queued_v1"];
+/// with a queue receipt before the turn's result, and `cancel_queued`; an
+/// in-process server's `tools/list_changed` and TypeScript's manifests read.
+const CAPABILITIES: &[&str] = &[
+    "interrupt_receipt_v1",
+    "interrupt_cancel_queued_v1",
+    "sdk_mcp_tools_list_changed",
+    "sdk_mcp_manifests",
+];
 
 /// Runs an SDK session to the end of its input; the exit code reflects the
 /// last turn.
@@ -62,7 +78,10 @@ pub async fn run(
         .get("TACK_PERMISSION_CALLBACK_TIMEOUT_MS")
         .and_then(|v| v.parse().ok())
         .map_or(asks::DEFAULT_PERMISSION_TIMEOUT, Duration::from_millis);
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let host = Arc::new(mcp::McpHost::default());
+    let bridge = SdkBridge::new(host.clone());
+    options.sdk_mcp = Some(bridge.clone());
+    let mut lines = mcp::spawn_reader(host, bridge.clone()).context("cannot read stdin")?;
     let first = first_line(&mut lines).await?;
     let init = first.as_deref().and_then(initialize_request);
     let first = if init.is_some() { None } else { first };
@@ -109,6 +128,7 @@ pub async fn run(
         answers: FuturesUnordered::new(),
         replay: cli.replay_user_messages,
         input_error: None,
+        mcp: bridge,
     };
     if let Some(line) = first {
         front.line(&line);
@@ -117,9 +137,14 @@ pub async fn run(
 }
 
 /// The first non-blank line (`None` at EOF).
-async fn first_line(lines: &mut Lines<BufReader<Stdin>>) -> anyhow::Result<Option<String>> {
+async fn first_line(lines: &mut Lines) -> anyhow::Result<Option<String>> {
     loop {
-        match lines.next_line().await.context("cannot read stdin")? {
+        match lines
+            .recv()
+            .await
+            .transpose()
+            .context("cannot read stdin")?
+        {
             Some(line) if line.trim().is_empty() => {}
             other => return Ok(other),
         }
@@ -158,12 +183,14 @@ struct Front {
     answers: FuturesUnordered<BoxFuture<'static, ControlResponse>>,
     replay: bool,
     input_error: Option<anyhow::Error>,
+    /// The SDK's in-process MCP servers.
+    mcp: SdkBridge,
 }
 
 impl Front {
     async fn run(
         mut self,
-        mut lines: Lines<BufReader<Stdin>>,
+        mut lines: Lines,
         mut events: tack_runtime::RuntimeEvents,
     ) -> anyhow::Result<ExitCode> {
         loop {
@@ -180,10 +207,10 @@ impl Front {
                         self.printer.line(&cancel)?;
                     }
                 }
-                line = lines.next_line(), if self.input.is_some() => match line {
-                    Ok(Some(line)) => self.line(&line),
-                    Ok(None) => self.close_input(),
-                    Err(e) => {
+                line = lines.recv(), if self.input.is_some() => match line {
+                    Some(Ok(line)) => self.line(&line),
+                    None => self.close_input(),
+                    Some(Err(e)) => {
                         self.input_error = Some(anyhow::Error::new(e).context("cannot read stdin"));
                         self.close_input();
                     }
@@ -274,7 +301,8 @@ impl Front {
             StdinLine::User(user) => self.user(*user),
             StdinLine::ControlRequest(request) => {
                 if let Some(handle) = &self.input {
-                    self.answers.push(requests::answer(request, handle));
+                    self.answers
+                        .push(requests::answer(request, handle, &self.mcp));
                 }
             }
             StdinLine::ControlResponse(response) => {

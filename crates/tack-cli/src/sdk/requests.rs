@@ -9,15 +9,16 @@ use tack_protocol::control::{
     McpServerStatus, McpStatusResponse, RewindFilesResponse, SdkRequest,
 };
 use tack_runtime::PermissionMode;
-use tack_runtime::{Command, Rewound, RuntimeHandle, SessionSnapshot};
+use tack_runtime::{Command, Rewound, RuntimeHandle, SdkBridge, SessionSnapshot};
 
-/// The SDK's in-process MCP servers (`mcp_message`) and live server control.
-const NO_SDK_MCP: &str = "in-process SDK MCP servers and reconnecting or toggling MCP servers are not supported by tack yet";
+/// Live server control.
+const NO_MCP_CONTROL: &str = "reconnecting or toggling MCP servers is not supported by tack yet";
 
 /// The answer to one SDK request.
 pub fn answer(
     request: ControlRequest<SdkRequest>,
     handle: &RuntimeHandle,
+    mcp: &SdkBridge,
 ) -> BoxFuture<'static, ControlResponse> {
     let ControlRequest {
         request_id: id,
@@ -96,8 +97,9 @@ pub fn answer(
             }
             .boxed()
         }
-        SdkRequest::McpMessage(_) | SdkRequest::McpReconnect(_) | SdkRequest::McpToggle(_) => {
-            ready(ControlResponse::error(id, NO_SDK_MCP)).boxed()
+        SdkRequest::McpMessage(r) => ready(super::mcp::deliver(mcp, id, r)).boxed(),
+        SdkRequest::McpReconnect(_) | SdkRequest::McpToggle(_) => {
+            ready(ControlResponse::error(id, NO_MCP_CONTROL)).boxed()
         }
         SdkRequest::GetContextUsage(_) => {
             let handle = handle.clone();

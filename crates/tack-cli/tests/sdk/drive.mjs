@@ -11,6 +11,7 @@
 // key its type requires.
 
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -33,6 +34,52 @@ const HOOK_SETTINGS = JSON.stringify({
   },
 });
 const REPLAY_UUID = "0b1c4c2e-5d4e-4b8a-9f1e-2a3b4c5d6e7f";
+// A 1x1 PNG, for a tool that answers with an image (as in drive.py).
+const PIXEL =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/** The twin of drive.py's in-process server "calc"; `onAdd` runs in add. */
+async function calcServer(calls, onAdd = () => {}) {
+  const { z } = await import(createRequire(sdkModule).resolve("zod"));
+  const text = (t) => ({ content: [{ type: "text", text: t }] });
+  const tools = [
+    sdk.tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async (args) => {
+      calls.push(["add", args]);
+      onAdd();
+      return text(String(args.a + args.b));
+    }),
+    sdk.tool("divide", "Divide a by b", { a: z.number(), b: z.number() }, async (args) => {
+      calls.push(["divide", args]);
+      return { ...text("cannot divide by zero"), isError: true };
+    }),
+    sdk.tool("chart", "Draw a chart", {}, async (args) => {
+      calls.push(["chart", args]);
+      return { content: [{ type: "image", data: PIXEL, mimeType: "image/png" }] };
+    }),
+    sdk.tool("wipe", "Forget everything", {}, async (args) => {
+      calls.push(["wipe", args]);
+      return text("wiped");
+    }),
+    sdk.tool("secret", "Tell a secret", {}, async (args) => {
+      calls.push(["secret", args]);
+      return text("the secret");
+    }),
+  ];
+  const server = sdk.createSdkMcpServer({ name: "calculator", version: "1.0.0", tools });
+  return { server, z };
+}
+
+function mcpObservations(calls, messages) {
+  const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+  const results = messages.filter((m) => m.type === "result");
+  return {
+    calls,
+    mcp_servers: init?.mcp_servers ?? null,
+    mcp_tools: (init?.tools ?? []).filter((t) => t.startsWith("mcp__")),
+    tool_results: toolResults(messages),
+    result: results.length ? resultSummary(results.at(-1)) : null,
+  };
+}
 const RECORDS = [];
 const WARNINGS = [];
 process.on("warning", (w) => WARNINGS.push(`${w.name}: ${w.message}`));
@@ -133,6 +180,62 @@ function inputQueue() {
 const lastResult = (messages) => messages.filter((m) => m.type === "result").at(-1);
 
 const scenarios = {
+  async sdk_mcp() {
+    const calls = [];
+    const { server } = await calcServer(calls);
+    const messages = await collect(
+      query({
+        prompt: "Do the sums",
+        options: options({
+          mcpServers: { calc: server },
+          allowedTools: ["mcp__calc__add", "mcp__calc__divide", "mcp__calc__chart"],
+          disallowedTools: ["mcp__calc__wipe"],
+        }),
+      }),
+    );
+    return mcpObservations(calls, messages);
+  },
+
+  // TypeScript only (Python's SDK drops what its servers send on their own):
+  // add registers a tool, the server says its list changed, and the next
+  // turn offers and calls it.
+  async sdk_mcp_list_changed() {
+    const calls = [];
+    let added = false;
+    let calc;
+    const { server, z } = await calcServer(calls, () => {
+      if (added) return;
+      added = true;
+      calc.instance.registerTool(
+        "square",
+        { description: "Square a number", inputSchema: { x: z.number() } },
+        async (args) => {
+          calls.push(["square", args]);
+          return { content: [{ type: "text", text: String(args.x * args.x) }] };
+        },
+      );
+    });
+    calc = server;
+    const input = inputQueue();
+    const q = query({
+      prompt: input,
+      options: options({
+        mcpServers: { calc: server },
+        allowedTools: ["mcp__calc__add", "mcp__calc__square"],
+      }),
+    });
+    const messages = [];
+    input.push("Add 2 and 3");
+    for await (const m of q) {
+      RECORDS.push(m);
+      messages.push(m);
+      if (m.type !== "result") continue;
+      if (messages.filter((x) => x.type === "result").length === 1) input.push("Square 4");
+      else input.end();
+    }
+    return mcpObservations(calls, messages);
+  },
+
   async structured() {
     const messages = await collect(
       query({
@@ -159,6 +262,31 @@ const scenarios = {
           canUseTool: async (toolName, toolInput, { toolUseID }) => {
             calls.push({ tool_name: toolName, input: toolInput, tool_use_id: toolUseID });
             return { behavior: "deny", message: DENY_MESSAGE };
+          },
+        }),
+      }),
+    );
+    const result = lastResult(messages);
+    return {
+      callback_calls: calls,
+      file_exists: existsSync("out.txt"),
+      tool_results: toolResults(messages),
+      result: result ? resultSummary(result) : null,
+    };
+  },
+
+  // TypeScript only (the pinned Python SDK has no such option): with
+  // permissionPrompts "none" what would ask is denied and the callback idle.
+  async prompts_none() {
+    const calls = [];
+    const messages = await collect(
+      query({
+        prompt: "Write out.txt",
+        options: options({
+          permissionPrompts: "none",
+          canUseTool: async (toolName) => {
+            calls.push(toolName);
+            return { behavior: "allow", updatedInput: {} };
           },
         }),
       }),

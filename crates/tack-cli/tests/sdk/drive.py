@@ -20,6 +20,8 @@ model's replies are scripted by the Rust test):
   hook_events    include_hook_events with settings hooks around a Bash call
   clear          a turn, /clear, a turn: conversation_reset and a new session
   replay         replay-user-messages echoes the user message with its uuid
+  sdk_mcp        in-process tools (create_sdk_mcp_server "calc"): an allowed
+                 add, an error result, an image, a denied and an unlisted tool
 
 Every scenario also reports `parser`: each record tack printed, run through the
 SDK's own message parser, and checked against the keys the SDK's types require
@@ -43,6 +45,8 @@ from claude_agent_sdk import (
     HookMatcher,
     PermissionResultDeny,
     ResultMessage,
+    create_sdk_mcp_server,
+    tool,
     StreamEvent,
     SystemMessage,
     UserMessage,
@@ -567,7 +571,61 @@ async def replay(tack: str) -> dict:
     }
 
 
+# A 1x1 PNG, for a tool that answers with an image.
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+async def sdk_mcp(tack: str) -> dict:
+    calls = []
+
+    @tool("add", "Add two numbers", {"a": float, "b": float})
+    async def add(args):
+        calls.append(["add", args])
+        return {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}
+
+    @tool("divide", "Divide a by b", {"a": float, "b": float})
+    async def divide(args):
+        calls.append(["divide", args])
+        return {"content": [{"type": "text", "text": "cannot divide by zero"}], "is_error": True}
+
+    @tool("chart", "Draw a chart", {})
+    async def chart(args):
+        calls.append(["chart", args])
+        return {"content": [{"type": "image", "data": PIXEL, "mimeType": "image/png"}]}
+
+    @tool("wipe", "Forget everything", {})
+    async def wipe(args):
+        calls.append(["wipe", args])
+        return {"content": [{"type": "text", "text": "wiped"}]}
+
+    @tool("secret", "Tell a secret", {})
+    async def secret(args):
+        calls.append(["secret", args])
+        return {"content": [{"type": "text", "text": "the secret"}]}
+
+    server = create_sdk_mcp_server(
+        name="calculator", version="1.0.0", tools=[add, divide, chart, wipe, secret]
+    )
+    opts = options(
+        tack,
+        mcp_servers={"calc": server},
+        allowed_tools=["mcp__calc__add", "mcp__calc__divide", "mcp__calc__chart"],
+        disallowed_tools=["mcp__calc__wipe"],
+    )
+    messages = [m async for m in query(prompt="Do the sums", options=opts)]
+    init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    return {
+        "calls": calls,
+        "mcp_servers": init.data.get("mcp_servers"),
+        "mcp_tools": [t for t in init.data.get("tools", []) if t.startswith("mcp__")],
+        "tool_results": tool_results(messages),
+        "result": result_summary(results[-1]) if results else None,
+    }
+
+
 SCENARIOS = {
+    "sdk_mcp": sdk_mcp,
     "clear": clear,
     "control": control,
     "structured": structured,

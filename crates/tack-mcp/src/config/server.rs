@@ -4,7 +4,12 @@
 //! {"type": "stdio", "command": "mcp-fs", "args": ["--root", "."], "env": {"LOG": "warn"}}
 //! {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}
 //! {"type": "sse", "url": "https://old.example.com/sse"}
+//! {"type": "sdk", "name": "calc"}
 //! ```
+//!
+//! `sdk` is a server the Agent SDK runs in its own process
+//! (`create_sdk_mcp_server` / `createSdkMcpServer`), reached over the control
+//! protocol (`crate::transport::sdk`); only an SDK session can serve it.
 //!
 //! `type` is optional for stdio; an entry with a `url` but no `type` is invalid
 //! (Claude Code's `url_missing_type`). Other keys (`timeout`, `oauth`, ...) are
@@ -26,6 +31,10 @@ pub enum ServerConfig {
     Http(RemoteConfig),
     /// The legacy HTTP+SSE transport (GET an event stream, POST to the endpoint it names).
     Sse(RemoteConfig),
+    /// A server in the Agent SDK's process, reached through the session's
+    /// [`crate::SdkBridge`]. `name` is the SDK's own name for it (messages are
+    /// routed by the entry's key, as both SDKs do).
+    Sdk { name: Option<String> },
 }
 
 /// A stdio server's command line and extra environment.
@@ -88,12 +97,13 @@ impl fmt::Display for EntryProblem {
 }
 
 impl ServerConfig {
-    /// `stdio`, `http` or `sse`.
+    /// `stdio`, `http`, `sse` or `sdk`.
     pub fn transport(&self) -> &'static str {
         match self {
             ServerConfig::Stdio(_) => "stdio",
             ServerConfig::Http(_) => "http",
             ServerConfig::Sse(_) => "sse",
+            ServerConfig::Sdk { .. } => "sdk",
         }
     }
 
@@ -127,10 +137,16 @@ impl ServerConfig {
             })),
             Some("http") => Ok(ServerConfig::Http(remote(obj)?)),
             Some("sse") => Ok(ServerConfig::Sse(remote(obj)?)),
+            Some("sdk") => Ok(ServerConfig::Sdk {
+                name: match obj.get("name") {
+                    None => None,
+                    Some(_) => Some(required_string(obj, "name")?),
+                },
+            }),
             Some(other) => Err(EntryProblem {
                 kind: IssueKind::UnknownType,
                 message: format!(
-                    "unknown transport type `{other}`: tack supports \"stdio\", \"http\" and \"sse\""
+                    "unknown transport type `{other}`: tack supports \"stdio\", \"http\", \"sse\" and \"sdk\""
                 ),
             }),
         }
@@ -148,6 +164,8 @@ impl ServerConfig {
             }),
             ServerConfig::Http(r) => json!({"type": "http", "url": r.url, "headers": r.headers}),
             ServerConfig::Sse(r) => json!({"type": "sse", "url": r.url, "headers": r.headers}),
+            ServerConfig::Sdk { name: Some(name) } => json!({"type": "sdk", "name": name}),
+            ServerConfig::Sdk { name: None } => json!({"type": "sdk"}),
         }
     }
 
@@ -181,6 +199,7 @@ impl ServerConfig {
             }),
             ServerConfig::Http(r) => ServerConfig::Http(expand_remote(r, lookup, &mut missing)),
             ServerConfig::Sse(r) => ServerConfig::Sse(expand_remote(r, lookup, &mut missing)),
+            ServerConfig::Sdk { .. } => self.clone(),
         };
         if missing.is_empty() {
             Ok(expanded)
@@ -196,6 +215,7 @@ impl ServerConfig {
             ServerConfig::Stdio(s) => format!("{} {}", s.command, s.args.join(" ")),
             ServerConfig::Http(r) => format!("{} (HTTP)", r.url),
             ServerConfig::Sse(r) => format!("{} (SSE)", r.url),
+            ServerConfig::Sdk { .. } => "in the Agent SDK's process (SDK)".to_owned(),
         }
     }
 }
@@ -368,6 +388,7 @@ mod tests {
             json!({"type": "stdio", "command": "c", "args": ["a"], "env": {"K": "v"}}),
             json!({"type": "http", "url": "u", "headers": {"H": "v"}}),
             json!({"type": "sse", "url": "u", "headers": {}}),
+            json!({"type": "sdk", "name": "calc"}),
         ] {
             assert_eq!(parse(v.clone()).unwrap().to_json(), v);
         }

@@ -1,6 +1,7 @@
-//! The three ways to reach a server. JSON-RPC on top is rmcp's.
+//! The four ways to reach a server. JSON-RPC on top is rmcp's.
 
 pub(crate) mod http;
+pub(crate) mod sdk;
 pub(crate) mod sse;
 pub(crate) mod stdio;
 
