@@ -21,6 +21,7 @@ mod kill;
 mod mcp;
 mod mentions;
 mod permissions;
+mod plugins_cli;
 mod print;
 mod recovery;
 mod runtime;
