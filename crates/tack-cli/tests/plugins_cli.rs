@@ -617,3 +617,65 @@ fn a_plugin_source_that_leaves_the_marketplace_or_a_symlink_out_is_not_copied() 
         .join("kit/1.2.0/commands");
     assert_eq!(files_under(&commands), ["alias.md", "commit.md"]);
 }
+
+#[test]
+fn git_runs_no_hooks_and_no_ext_transport_from_anything_it_is_given() {
+    let fx = Fixture::new();
+    let marker = fx.home.path().join("ran");
+    // The user's own git config names a hooks folder: a clone would run its
+    // post-checkout hook, but tack's git runs none.
+    let hooks = fx.home.path().join("hooks");
+    write(
+        hooks.join("post-checkout"),
+        &format!("#!/bin/sh\ntouch {}\n", marker.display()),
+    );
+    std::fs::set_permissions(
+        hooks.join("post-checkout"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    write(
+        fx.home.path().join(".gitconfig"),
+        &format!("[core]\n\thooksPath = {}\n", hooks.display()),
+    );
+    let repo = fx.market_dir();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    commit_all(&repo, "one");
+    let market = repo.join(".claude-plugin/marketplace.json");
+    let ext = format!("ext::sh -c touch% {}", marker.display());
+    write(
+        &market,
+        &json!({"name": MARKET, "owner": {"name": "t"}, "plugins": [
+            {"name": "kit", "source": "./plugins/kit"},
+            {"name": "evil", "source": {"source": "url", "url": ext}}
+        ]})
+        .to_string(),
+    );
+    commit_all(&repo, "two");
+    fx.ok(&[
+        "plugin",
+        "marketplace",
+        "add",
+        &format!("file://{}", repo.display()),
+    ]);
+    fx.ok(&["plugin", "install", "kit"]);
+    let err = fx.fails(&["plugin", "install", "evil"]);
+    assert!(err.contains("git clone failed"), "{err}");
+    assert!(!marker.exists(), "a hook or the ext:: transport ran");
+}
+
+#[test]
+fn a_reserved_marketplace_name_is_refused_from_anywhere_but_anthropic() {
+    let fx = Fixture::new();
+    let market = fx.market_dir();
+    write(
+        market.join(".claude-plugin/marketplace.json"),
+        &json!({"name": "claude-plugins-official", "owner": {"name": "t"}, "plugins": []})
+            .to_string(),
+    );
+    let err = fx.fails(&["plugin", "marketplace", "add", market.to_str().unwrap()]);
+    assert!(
+        err.contains("is reserved for Anthropic's own marketplaces"),
+        "{err}"
+    );
+}

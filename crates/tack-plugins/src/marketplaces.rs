@@ -17,6 +17,18 @@ use crate::marketplace::{MARKETPLACE_PATH, Marketplace, parse_marketplace};
 use crate::source::{MarketplaceSource, parse_marketplace_arg};
 use crate::store::{MAX_JSON_BYTES, now, remove_dir, replace_dir};
 
+/// Names only Anthropic's GitHub repositories may use, as Claude Code
+/// reserves them (so a marketplace cannot pass for the official one).
+const RESERVED_NAMES: &[&str] = &[
+    "claude-code-marketplace",
+    "claude-code-plugins",
+    "claude-plugins-official",
+    "anthropic-marketplace",
+    "anthropic-plugins",
+    "agent-skills",
+    "anthropic-agent-skills",
+];
+
 /// A marketplace read from its source, not yet in place.
 struct Staged {
     marketplace: Marketplace,
@@ -61,6 +73,13 @@ pub(crate) fn add_source(
     let mut known = KnownMarketplaces::read(&dir)?;
     let staged = stage(ctx, source)?;
     let name = staged.marketplace.name.clone();
+    if RESERVED_NAMES.contains(&name.as_str())
+        && !matches!(source, MarketplaceSource::Github { repo, .. } if repo.starts_with("anthropics/"))
+    {
+        return Err(InstallError::refused(format!(
+            "the marketplace name `{name}` is reserved for Anthropic's own marketplaces"
+        )));
+    }
     if let Some(expected) = expected.filter(|e| *e != name) {
         return Err(InstallError::refused(format!(
             "marketplace `{expected}` is declared, but its file names it `{name}`"
