@@ -47,11 +47,22 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
         fetch: &fetch,
         git_timeout: GIT_TIMEOUT,
     };
-    let text = match command {
-        PluginCommand::Marketplace(m) => marketplace(&ctx, m)?,
+    let result = command_text(&ctx, command);
+    ctx.plugins_dir().tidy();
+    let text = result?;
+    print!("{text}");
+    if !text.ends_with('\n') {
+        println!();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String> {
+    Ok(match command {
+        PluginCommand::Marketplace(m) => marketplace(ctx, m)?,
         PluginCommand::Install { plugin, scope } => {
             let scope = InstallScope::parse(&scope)?;
-            let done = tack_plugins::install(&ctx, &plugin, scope)?;
+            let done = tack_plugins::install(ctx, &plugin, scope)?;
             format!(
                 "✔ Successfully installed plugin: {} (scope: {})",
                 done.id,
@@ -60,19 +71,19 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
         }
         PluginCommand::Uninstall { plugin, scope } => {
             let scope = InstallScope::parse(&scope)?;
-            let id = tack_plugins::uninstall(&ctx, &plugin, scope)?;
+            let id = tack_plugins::uninstall(ctx, &plugin, scope)?;
             format!(
                 "✔ Successfully uninstalled plugin: {id} (scope: {})",
                 scope.name()
             )
         }
-        PluginCommand::Enable { plugin, scope } => toggle(&ctx, &plugin, &scope, true)?,
-        PluginCommand::Disable { plugin, scope } => toggle(&ctx, &plugin, &scope, false)?,
-        PluginCommand::List { json } => list(&ctx, json)?,
+        PluginCommand::Enable { plugin, scope } => toggle(ctx, &plugin, &scope, true)?,
+        PluginCommand::Disable { plugin, scope } => toggle(ctx, &plugin, &scope, false)?,
+        PluginCommand::List { json } => list(ctx, json)?,
         PluginCommand::Update { plugin, scope } => {
             let scope = scope.as_deref().map(InstallScope::parse).transpose()?;
             let mut out = String::new();
-            for done in tack_plugins::update(&ctx, &plugin, scope)? {
+            for done in tack_plugins::update(ctx, &plugin, scope)? {
                 match done.previous.filter(|p| *p != done.version) {
                     Some(old) => writeln!(
                         out,
@@ -88,14 +99,9 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
             }
             out
         }
-        PluginCommand::Details { plugin } => details(&ctx, &plugin)?,
+        PluginCommand::Details { plugin } => details(ctx, &plugin)?,
         PluginCommand::Validate { .. } => String::new(),
-    };
-    print!("{text}");
-    if !text.ends_with('\n') {
-        println!();
-    }
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 fn level(scope: Scope) -> LayerLevel {

@@ -259,6 +259,21 @@ fn a_directory_marketplace_installs_lists_disables_enables_and_uninstalls_at_use
         )
     };
     assert_eq!(fx.ok(&["plugin", "list"]), listed("✔ enabled"));
+    let listed_json: Value = serde_json::from_str(&fx.ok(&["plugin", "list", "--json"])).unwrap();
+    assert_eq!(
+        listed_json,
+        json!([{"id": "kit@tack-test-market", "version": "1.2.0", "scope": "user",
+                "enabled": true, "installPath": cache}])
+    );
+    let mut entries: Vec<String> = std::fs::read_dir(fx.plugins())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    entries.sort();
+    assert_eq!(
+        entries,
+        ["cache", "installed_plugins.json", "known_marketplaces.json"]
+    );
 
     assert_eq!(
         fx.ok(&["plugin", "disable", "kit"]),

@@ -64,6 +64,14 @@ impl PluginsDir {
     }
 }
 
+impl PluginsDir {
+    /// Removes the staging folder when nothing is being built in it, so the
+    /// plugins folder holds only what Claude Code expects.
+    pub fn tidy(&self) {
+        let _ = std::fs::remove_dir(self.root.join(".staging"));
+    }
+}
+
 /// The JSON object in `path`; a missing file is an empty object.
 pub(crate) fn read_object(path: &Path) -> Result<Map<String, Value>, InstallError> {
     match read_value(path)? {
