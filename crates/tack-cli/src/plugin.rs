@@ -92,7 +92,7 @@ fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String>
                     ),
                     None => writeln!(
                         out,
-                        "✔ Plugin {} is at the latest version ({})",
+                        "✔ Plugin {} is already at the latest version ({})",
                         done.id, done.version
                     ),
                 }?;

@@ -387,6 +387,18 @@ fn a_git_marketplace_via_file_url_clones_records_the_commit_and_updates() {
     );
     assert!(v2.join("skills/greet/SKILL.md").is_file());
     assert!(!v1.exists(), "the old version's files are removed");
+
+    // `plugin update` refreshes the marketplace's clone itself.
+    build_plugin(&repo.join("plugins/kit"), "kit", "1.4.0");
+    commit_all(&repo, "three");
+    assert_eq!(
+        fx.ok(&["plugin", "update", "kit@tack-test-market"]),
+        "✔ Plugin kit@tack-test-market updated from 1.3.0 to 1.4.0\n"
+    );
+    assert_eq!(
+        fx.ok(&["plugin", "update", "kit"]),
+        "✔ Plugin kit@tack-test-market is already at the latest version (1.4.0)\n"
+    );
 }
 
 /// Serves `body` at every path, once per connection, until the test ends.

@@ -16,7 +16,7 @@ use crate::installed::{Install, InstallScope, InstalledPlugins};
 use crate::known::{KnownMarketplace, KnownMarketplaces};
 use crate::layers::set_setting;
 use crate::marketplace::{Marketplace, MarketplaceEntry};
-use crate::marketplaces::open_marketplace;
+use crate::marketplaces::{open_marketplace, update_marketplaces};
 use crate::plugin::{Plugin, PluginSource};
 use crate::source::{MarketplaceSource, PluginEntrySource, github_url};
 use crate::store::{now, remove_dir, replace_dir};
@@ -340,7 +340,16 @@ pub fn update(
         )));
     }
     let (plugin, marketplace) = split_id(&id);
-    let (known, market) = open_marketplace(ctx, marketplace.unwrap_or_default())?;
+    let marketplace = marketplace.unwrap_or_default();
+    // The marketplace's clone is refreshed first: its file says what the
+    // current version is.
+    if KnownMarketplaces::read(&ctx.plugins_dir())?
+        .get(marketplace)
+        .is_some()
+    {
+        update_marketplaces(ctx, Some(marketplace))?;
+    }
+    let (known, market) = open_marketplace(ctx, marketplace)?;
     let entry = market.entry(plugin).ok_or_else(|| {
         InstallError::refused(format!(
             "plugin `{plugin}` is no longer in marketplace `{}`",
