@@ -706,3 +706,41 @@ fn a_reserved_marketplace_name_is_refused_from_anywhere_but_anthropic() {
         "{err}"
     );
 }
+
+#[test]
+fn a_marketplace_added_for_the_project_is_declared_in_its_settings_and_listed_once_trusted() {
+    let fx = Fixture::new();
+    let market = fx.market_dir();
+    fx.ok(&[
+        "plugin",
+        "marketplace",
+        "add",
+        market.to_str().unwrap(),
+        "--scope",
+        "project",
+    ]);
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(fx.cwd().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        settings,
+        json!({"extraKnownMarketplaces": {MARKET: {
+            "source": {"source": "directory", "path": market}
+        }}})
+    );
+    fx.ok(&["plugin", "marketplace", "remove", MARKET]);
+    assert_eq!(
+        fx.ok(&["plugin", "marketplace", "list"]),
+        "No marketplaces configured\n"
+    );
+    fx.ok(&["trust"]);
+    assert_eq!(
+        fx.ok(&["plugin", "marketplace", "list"]),
+        format!(
+            "Configured marketplaces:\n\n  ❯ {MARKET}\n    Source: Directory ({})\n    \
+             Declared in settings; added on first install\n",
+            market.display()
+        )
+    );
+}
