@@ -298,6 +298,10 @@ pub enum Command {
     /// Configure and check MCP servers (like `claude mcp`).
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Marketplaces and plugins, kept where Claude Code keeps them (like
+    /// `claude plugin`).
+    #[command(subcommand)]
+    Plugin(PluginCommand),
     /// Report what a session here would use: credentials, settings files and
     /// their warnings, trust, hooks, model, transcripts, versions.
     Doctor,
@@ -356,6 +360,80 @@ pub enum McpCommand {
         scope: Option<String>,
         name: String,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Add, list, update or remove marketplaces.
+    #[command(subcommand)]
+    Marketplace(MarketplaceCommand),
+    /// Install a plugin from a marketplace and enable it.
+    #[command(visible_alias = "i")]
+    Install {
+        /// `plugin` or `plugin@marketplace`.
+        plugin: String,
+        /// `user` (default: every project), `project` (.claude/settings.json)
+        /// or `local` (.claude/settings.local.json).
+        #[arg(short, long, default_value = "user")]
+        scope: String,
+    },
+    /// Uninstall a plugin from a scope.
+    #[command(visible_alias = "remove")]
+    Uninstall {
+        plugin: String,
+        #[arg(short, long, default_value = "user")]
+        scope: String,
+    },
+    /// Enable an installed plugin in a scope's settings.
+    Enable {
+        plugin: String,
+        #[arg(short, long, default_value = "user")]
+        scope: String,
+    },
+    /// Disable a plugin in a scope's settings.
+    Disable {
+        plugin: String,
+        #[arg(short, long, default_value = "user")]
+        scope: String,
+    },
+    /// Installed plugins, their scope, version and status.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Install a plugin's current version from its marketplace.
+    Update {
+        plugin: String,
+        #[arg(short, long)]
+        scope: Option<String>,
+    },
+    /// Check a plugin or marketplace folder (or its manifest).
+    Validate { path: PathBuf },
+    /// A plugin's marketplace entry, installs and components.
+    Details { plugin: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MarketplaceCommand {
+    /// Add a marketplace: a folder, a path or URL to marketplace.json, a git
+    /// URL (`file://` too) or GitHub's `owner/repo[@ref]`.
+    Add {
+        source: String,
+        /// `user` (default) records it for you; `project` / `local` also
+        /// declare it in that settings file's `extraKnownMarketplaces`.
+        #[arg(short, long, default_value = "user")]
+        scope: String,
+    },
+    /// The marketplaces added, and those settings declare.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Refresh one marketplace, or all.
+    Update { name: Option<String> },
+    /// Forget a marketplace.
+    #[command(visible_alias = "rm")]
+    Remove { name: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

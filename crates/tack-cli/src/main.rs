@@ -9,6 +9,7 @@ mod flags;
 mod interactive;
 mod mcp;
 mod output;
+mod plugin;
 mod print;
 mod progress;
 mod sdk;
@@ -90,6 +91,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Mcp(command)) => {
             let place = Place::new(cwd, Env::from_process())?;
             return runtime()?.block_on(mcp::run(&place, command));
+        }
+        Some(Command::Plugin(command)) => {
+            return plugin::run(&Place::new(cwd, Env::from_process())?, command);
         }
         Some(Command::Demo) => return runtime()?.block_on(demo::run(&cli)),
         Some(Command::Doctor) => {

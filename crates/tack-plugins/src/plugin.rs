@@ -37,6 +37,24 @@ impl Plugin {
     /// Reads the plugin at `root`. Without a manifest the name is the
     /// folder's, as Claude Code does for `--plugin-dir`.
     pub fn load(root: &Path, source: PluginSource) -> Result<Plugin, PluginError> {
+        Plugin::load_named(root, source, None)
+    }
+
+    /// [`Plugin::load`], named `name` when it has no manifest (an installed
+    /// plugin's folder is its version, its name the marketplace entry's).
+    pub fn load_or_named(
+        root: &Path,
+        name: &str,
+        source: PluginSource,
+    ) -> Result<Plugin, PluginError> {
+        Plugin::load_named(root, source, Some(name))
+    }
+
+    fn load_named(
+        root: &Path,
+        source: PluginSource,
+        default_name: Option<&str>,
+    ) -> Result<Plugin, PluginError> {
         let path = root.join(MANIFEST_PATH);
         let manifest = match tack_sys::read_config_file(&path, MAX_MANIFEST_BYTES) {
             Ok(text) => parse_manifest(&text).map_err(|message| PluginError::Manifest {
@@ -47,6 +65,7 @@ impl Plugin {
             Err(source) => return Err(PluginError::Read { path, source }),
         };
         let name = match manifest.name.as_str() {
+            "" if default_name.is_some() => default_name.unwrap_or_default().to_owned(),
             "" => root
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

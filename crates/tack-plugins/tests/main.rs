@@ -2,5 +2,6 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
+mod enabled;
 mod manifest;
 mod plugin;

@@ -1,0 +1,349 @@
+//! `tack plugin …` and `tack plugin marketplace …`: the flags, then
+//! tack-plugins' operations, printed like `claude plugin`. The one thing
+//! done here is fetching a `marketplace.json` URL (tack-plugins has no HTTP
+//! client).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::json;
+use tack_config::Scope;
+use tack_plugins::{
+    Context, InstallScope, InstalledPlugins, LayerLevel, Marketplace, MarketplaceEntry,
+    PluginSource, git::GIT_TIMEOUT,
+};
+use tack_runtime::Place;
+
+use crate::cli::{MarketplaceCommand, PluginCommand};
+
+/// A marketplace file fetched over HTTP: the largest body read.
+const MAX_FETCH_BYTES: usize = 8 << 20;
+const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
+    if let PluginCommand::Validate { path } = &command {
+        return Ok(validate(&place.cwd.join(path)));
+    }
+    let loaded = tack_runtime::load_settings(place, None)?;
+    let files: Vec<(LayerLevel, std::path::PathBuf)> = loaded
+        .locations
+        .files()
+        .into_iter()
+        .filter_map(|s| Some((level(s.scope()), s.file_path()?.to_path_buf())))
+        .collect();
+    let (layers, warnings) = tack_plugins::read_layers(&files);
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    let fetch = fetch_url;
+    let ctx = Context {
+        claude_dir: place.claude_dir.clone(),
+        project_dir: loaded.locations.project_dir.clone(),
+        cwd: place.cwd.clone(),
+        layers,
+        project_trusted: loaded.locations.workspace_trusted,
+        fetch: &fetch,
+        git_timeout: GIT_TIMEOUT,
+    };
+    let result = command_text(&ctx, command);
+    ctx.plugins_dir().tidy();
+    let text = result?;
+    print!("{text}");
+    if !text.ends_with('\n') {
+        println!();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String> {
+    Ok(match command {
+        PluginCommand::Marketplace(m) => marketplace(ctx, m)?,
+        PluginCommand::Install { plugin, scope } => {
+            let scope = InstallScope::parse(&scope)?;
+            let done = tack_plugins::install(ctx, &plugin, scope)?;
+            format!(
+                "✔ Successfully installed plugin: {} (scope: {})",
+                done.id,
+                scope.name()
+            )
+        }
+        PluginCommand::Uninstall { plugin, scope } => {
+            let scope = InstallScope::parse(&scope)?;
+            let id = tack_plugins::uninstall(ctx, &plugin, scope)?;
+            format!(
+                "✔ Successfully uninstalled plugin: {id} (scope: {})",
+                scope.name()
+            )
+        }
+        PluginCommand::Enable { plugin, scope } => toggle(ctx, &plugin, &scope, true)?,
+        PluginCommand::Disable { plugin, scope } => toggle(ctx, &plugin, &scope, false)?,
+        PluginCommand::List { json } => list(ctx, json)?,
+        PluginCommand::Update { plugin, scope } => {
+            let scope = scope.as_deref().map(InstallScope::parse).transpose()?;
+            let mut out = String::new();
+            for done in tack_plugins::update(ctx, &plugin, scope)? {
+                match done.previous.filter(|p| *p != done.version) {
+                    Some(old) => writeln!(
+                        out,
+                        "✔ Plugin {} updated from {old} to {}",
+                        done.id, done.version
+                    ),
+                    None => writeln!(
+                        out,
+                        "✔ Plugin {} is already at the latest version ({})",
+                        done.id, done.version
+                    ),
+                }?;
+            }
+            out
+        }
+        PluginCommand::Details { plugin } => details(ctx, &plugin)?,
+        PluginCommand::Validate { .. } => String::new(),
+    })
+}
+
+fn level(scope: Scope) -> LayerLevel {
+    match scope {
+        Scope::User => LayerLevel::User,
+        Scope::Project => LayerLevel::Project,
+        Scope::Local => LayerLevel::Local,
+        Scope::Flag => LayerLevel::Flag,
+    }
+}
+
+fn toggle(ctx: &Context, plugin: &str, scope: &str, on: bool) -> anyhow::Result<String> {
+    let scope = InstallScope::parse(scope)?;
+    let id = tack_plugins::set_enabled(ctx, plugin, scope, on)?;
+    let verb = if on { "enabled" } else { "disabled" };
+    Ok(format!(
+        "✔ Successfully {verb} plugin: {id} (scope: {})",
+        scope.name()
+    ))
+}
+
+fn marketplace(ctx: &Context, command: MarketplaceCommand) -> anyhow::Result<String> {
+    Ok(match command {
+        MarketplaceCommand::Add { source, scope } => {
+            let scope = InstallScope::parse(&scope)?;
+            let added = tack_plugins::add_marketplace(ctx, &source, scope)?;
+            format!("✔ Successfully added marketplace: {}", added.name)
+        }
+        MarketplaceCommand::List { json } => {
+            let (rows, broken) = tack_plugins::list_marketplaces(ctx)?;
+            for b in broken {
+                eprintln!("warning: known_marketplaces.json: {b}");
+            }
+            if json {
+                let items: Vec<_> = rows
+                    .iter()
+                    .map(|r| json!({"name": r.name, "source": r.source, "added": r.added}))
+                    .collect();
+                return Ok(serde_json::to_string_pretty(&items)?);
+            }
+            if rows.is_empty() {
+                return Ok("No marketplaces configured".to_owned());
+            }
+            let mut out = String::from("Configured marketplaces:\n");
+            for r in rows {
+                write!(
+                    out,
+                    "\n  ❯ {}\n    Source: {}\n",
+                    r.name,
+                    r.source.describe()
+                )?;
+                if !r.added {
+                    out.push_str("    Declared in settings; added on first install\n");
+                }
+            }
+            out
+        }
+        MarketplaceCommand::Update { name } => {
+            let mut out = String::new();
+            for n in tack_plugins::update_marketplaces(ctx, name.as_deref())? {
+                writeln!(out, "✔ Successfully updated marketplace: {n}")?;
+            }
+            out
+        }
+        MarketplaceCommand::Remove { name } => {
+            tack_plugins::remove_marketplace(ctx, &name)?;
+            format!("✔ Successfully removed marketplace: {name}")
+        }
+    })
+}
+
+fn list(ctx: &Context, as_json: bool) -> anyhow::Result<String> {
+    let installed = InstalledPlugins::read(&ctx.plugins_dir())?;
+    let (enabled, _) = tack_plugins::merged_enabled(&ctx.layers, ctx.project_trusted);
+    let mut items = Vec::new();
+    let mut out = String::from("Installed plugins:\n");
+    for (id, installs) in &installed.plugins {
+        let on = enabled.get(id).copied().unwrap_or(false);
+        for i in installs.iter().filter(|i| i.applies_in(&ctx.project_dir)) {
+            let version = i.version.as_deref().unwrap_or("unknown");
+            items.push(json!({
+                "id": id,
+                "version": version,
+                "scope": i.scope.name(),
+                "enabled": on,
+                "installPath": i.install_path,
+            }));
+            let status = if on { "✔ enabled" } else { "✘ disabled" };
+            write!(
+                out,
+                "\n  ❯ {id}\n    Version: {version}\n    Scope: {}\n    Status: {status}\n",
+                i.scope.name()
+            )?;
+        }
+    }
+    if as_json {
+        return Ok(serde_json::to_string_pretty(&items)?);
+    }
+    if items.is_empty() {
+        return Ok(
+            "No plugins installed. Install one with `tack plugin install <plugin>@<marketplace>`."
+                .to_owned(),
+        );
+    }
+    Ok(out)
+}
+
+fn details(ctx: &Context, spec: &str) -> anyhow::Result<String> {
+    let id = match tack_plugins::installed_id(ctx, spec) {
+        Ok(id) => id,
+        Err(_) if spec.contains('@') => spec.to_owned(),
+        Err(e) => return Err(e.into()),
+    };
+    let (name, market) = id.rsplit_once('@').unwrap_or((id.as_str(), ""));
+    let mut out = format!("{id}\n");
+    let entry: Option<MarketplaceEntry> = tack_plugins::open_marketplace(ctx, market)
+        .ok()
+        .and_then(|(_, m): (_, Marketplace)| m.entry(name).cloned());
+    if let Some(e) = &entry {
+        if let Some(d) = &e.description {
+            writeln!(out, "  Description: {d}")?;
+        }
+        writeln!(out, "  Marketplace: {market}")?;
+    }
+    let installed = InstalledPlugins::read(&ctx.plugins_dir())?;
+    let installs = installed.plugins.get(&id).cloned().unwrap_or_default();
+    if installs.is_empty() {
+        out.push_str("  Not installed\n");
+    }
+    for i in &installs {
+        writeln!(
+            out,
+            "  Installed ({}): {} at {}",
+            i.scope.name(),
+            i.version.as_deref().unwrap_or("unknown"),
+            i.install_path.display()
+        )?;
+    }
+    if let Some(i) = installs.first() {
+        components(&mut out, &i.install_path, name, market, entry.as_ref())?;
+    }
+    Ok(out)
+}
+
+/// The components of the plugin at `root`, one line per kind.
+fn components(
+    out: &mut String,
+    root: &Path,
+    name: &str,
+    market: &str,
+    entry: Option<&MarketplaceEntry>,
+) -> anyhow::Result<()> {
+    let source = PluginSource::Installed {
+        marketplace: market.to_owned(),
+    };
+    let mut plugin = tack_plugins::Plugin::load_or_named(root, name, source)?;
+    if let Some(e) = entry {
+        e.apply_to(&mut plugin).map_err(anyhow::Error::msg)?;
+    }
+    let names = |paths: Vec<std::path::PathBuf>| -> Vec<String> {
+        let mut found = Vec::new();
+        for p in paths {
+            match std::fs::read_dir(&p) {
+                Ok(dir) => found.extend(
+                    dir.flatten()
+                        .map(|e| e.file_name().to_string_lossy().into_owned()),
+                ),
+                Err(_) => found.push(
+                    p.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                ),
+            }
+        }
+        found.sort();
+        found
+    };
+    for (kind, list) in [
+        ("Commands", names(plugin.command_paths()?)),
+        ("Agents", names(plugin.agent_paths()?)),
+        ("Skills", names(plugin.skill_paths()?)),
+        ("Output styles", names(plugin.output_style_paths()?)),
+    ] {
+        if !list.is_empty() {
+            writeln!(out, "  {kind}: {}", list.join(", "))?;
+        }
+    }
+    if !plugin.hooks()?.is_empty() {
+        out.push_str("  Hooks: yes\n");
+    }
+    if !plugin.mcp_servers()?.is_empty() {
+        out.push_str("  MCP servers: yes\n");
+    }
+    Ok(())
+}
+
+fn validate(path: &Path) -> ExitCode {
+    let report = tack_plugins::validate(path);
+    println!(
+        "Validating {} manifest: {}\n",
+        report.kind,
+        report.path.display()
+    );
+    if report.errors.is_empty() {
+        println!("✔ Validation passed");
+        return ExitCode::SUCCESS;
+    }
+    let n = report.errors.len();
+    println!("✘ Found {n} error{}:\n", if n == 1 { "" } else { "s" });
+    for e in &report.errors {
+        println!("  ❯ {e}");
+    }
+    println!("\n✘ Validation failed");
+    ExitCode::from(1)
+}
+
+/// GETs `url` with tack's TLS setup, at most [`MAX_FETCH_BYTES`].
+fn fetch_url(url: &str) -> Result<Vec<u8>, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let tls = tack_api::tls::client_config(false).map_err(|e| e.to_string())?;
+        let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
+            .tcp_nodelay(true)
+            .timeout(FETCH_TIMEOUT)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let mut response = client.get(url).send().await.map_err(|e| format!("{e:#}"))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!("HTTP {status}"));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+            body.extend_from_slice(&chunk);
+            if body.len() > MAX_FETCH_BYTES {
+                return Err("the file is too large".to_owned());
+            }
+        }
+        Ok(body)
+    })
+}
