@@ -52,18 +52,6 @@ fn mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
 }
 
-/// Peak resident set size (bytes) of the largest child this test process has
-/// waited for. nextest runs each test in its own process, so that is `tack`.
-fn peak_child_rss() -> u64 {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid out-pointer.
-    assert_eq!(
-        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) },
-        0
-    );
-    u64::try_from(usage.ru_maxrss).unwrap() * 1024
-}
-
 // ---------------------------------------------------------------------------
 // 1. Read of a device or FIFO; streaming of large files.
 
@@ -142,12 +130,10 @@ async fn reading_a_large_file_costs_what_it_returns_not_its_size() {
         writeln!(w, "{i:>10} {}", "x".repeat(13)).unwrap();
     }
     w.into_inner().unwrap().sync_all().unwrap();
-    let out = tack_with_memory_cap(&env, 2 << 30)
-        .args(["-p", "read it"])
-        .output()
-        .unwrap();
+    let mut cmd = common::capped_tack(&env, 2 << 30);
+    cmd.args(["-p", "read it"]);
+    let (out, peak) = common::output_and_peak_rss(cmd);
     assert!(out.status.success(), "{out:?}");
-    let peak = peak_child_rss();
     let bodies = env.request_bodies();
     let results = tool_results(&bodies[1]);
     assert_eq!(results.len(), 1);

@@ -239,6 +239,14 @@ pub fn write(path: impl AsRef<Path>, text: &str) -> std::path::PathBuf {
 /// (so a regression that expands or reads without bound fails the test, not
 /// the machine), and a 30 s timeout (so one that blocks fails too).
 pub fn tack_with_memory_cap(env: &Env, bytes: u64) -> Command {
+    let mut cmd = Command::from_std(capped_tack(env, bytes));
+    cmd.write_stdin("")
+        .timeout(std::time::Duration::from_secs(30));
+    cmd
+}
+
+/// [`tack_with_memory_cap`]'s process, as a plain `std` command.
+pub fn capped_tack(env: &Env, bytes: u64) -> std::process::Command {
     use std::os::unix::process::CommandExt as _;
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"));
     cmd.env_clear().envs(env.vars()).current_dir(env.cwd());
@@ -255,10 +263,43 @@ pub fn tack_with_memory_cap(env: &Env, bytes: u64) -> Command {
             Ok(())
         });
     }
-    let mut cmd = Command::from_std(cmd);
-    cmd.write_stdin("")
-        .timeout(std::time::Duration::from_secs(30));
     cmd
+}
+
+/// Runs `cmd` (stdin empty) to the end: its output and its own peak resident
+/// set size in bytes (`wait4` on that child alone, not every child this test
+/// process ever had, which under `cargo test` includes other tests' SDK
+/// drivers).
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, which std cannot do
+pub fn output_and_peak_rss(mut cmd: std::process::Command) -> (std::process::Output, u64) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt as _;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).unwrap();
+            bytes
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    // SAFETY: valid out-pointers; `child` is not waited for elsewhere.
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    let output = std::process::Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    (output, u64::try_from(usage.ru_maxrss).unwrap() * 1024)
 }
 
 /// `git <args>` in `dir` with no system config and `dir` as home; its stdout.
