@@ -374,7 +374,7 @@ async fn init_and_initialize_report_the_output_style_setting() {
         ],
         [
             &json!("Explanatory"),
-            &json!(["default", "Explanatory"]),
+            &json!(["default", "Proactive", "Concise", "Explanatory", "Learning"]),
             &json!("Explanatory")
         ]
     );
