@@ -104,6 +104,9 @@ pub struct Cli {
     #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
     pub mcp_config: Vec<String>,
 
+    /// Load a plugin from this folder for this session only (repeatable).
+    #[arg(long = "plugin-dir", value_name = "DIR", action = clap::ArgAction::Append)]
+    pub plugin_dir: Vec<PathBuf>,
     /// Use only the `--mcp-config` servers.
     #[arg(long)]
     pub strict_mcp_config: bool,
@@ -213,8 +216,6 @@ pub struct UnsupportedFlags {
     #[arg(long, hide = true)]
     pub session_mirror: bool,
     #[arg(long, hide = true, action = clap::ArgAction::Append)]
-    pub plugin_dir: Vec<String>,
-    #[arg(long, hide = true, action = clap::ArgAction::Append)]
     pub plugin_dir_no_mcp: Vec<String>,
     #[arg(long, hide = true)]
     pub permission_prompts: Option<String>,
@@ -245,7 +246,6 @@ impl UnsupportedFlags {
                 "resume turn guards",
             ),
             (self.session_mirror, "--session-mirror", "session stores"),
-            (!self.plugin_dir.is_empty(), "--plugin-dir", "plugins"),
             (
                 !self.plugin_dir_no_mcp.is_empty(),
                 "--plugin-dir-no-mcp",

@@ -224,8 +224,8 @@ mod tests {
                 "--task-budget is not supported by tack yet (task budgets)",
             ),
             (
-                &["--plugin-dir", "p"],
-                "--plugin-dir is not supported by tack yet (plugins)",
+                &["--plugin-dir-no-mcp", "p"],
+                "--plugin-dir-no-mcp is not supported by tack yet (plugins)",
             ),
             (
                 &["--session-mirror"],

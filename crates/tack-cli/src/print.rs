@@ -85,6 +85,7 @@ pub fn session_options(cli: &Cli) -> SessionOptions {
         mcp_config: cli.mcp_config.clone(),
         strict_mcp_config: cli.strict_mcp_config,
         agents: cli.agents.clone(),
+        plugin_dirs: cli.plugin_dir.clone(),
         ..SessionOptions::default()
     }
 }

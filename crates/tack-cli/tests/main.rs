@@ -21,6 +21,7 @@ mod kill;
 mod mcp;
 mod mentions;
 mod permissions;
+mod plugins;
 mod print;
 mod recovery;
 mod runtime;

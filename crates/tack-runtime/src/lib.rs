@@ -54,6 +54,7 @@ mod metered;
 mod model;
 mod options;
 mod place;
+pub mod plugins;
 mod prompt_size;
 pub mod records;
 mod runtime;
@@ -78,13 +79,14 @@ pub use config::{
 };
 pub use event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
-    PermissionAnswer, PermissionRequest, REJECTED, RuntimeEvent, SessionInfo, SubagentEvent,
-    TurnEnd,
+    PermissionAnswer, PermissionRequest, PluginSummary, REJECTED, RuntimeEvent, SessionInfo,
+    SubagentEvent, TurnEnd,
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
+pub use plugins::{PluginFailure, SessionPlugins, session_plugins};
 pub use runtime::{Runtime, RuntimeEvents};
 pub use session_tools::UnknownTools;
 pub use slash::{CommandSource, SlashCommand, slash_commands};

@@ -95,6 +95,9 @@ pub struct SessionOptions {
     /// answer comes through the `StructuredOutput` tool, validated against it.
     /// Not a valid JSON Schema of an object: a start error.
     pub json_schema: Option<serde_json::Value>,
+    /// `--plugin-dir`s (the SDKs' `plugins: [{type: "local", path}]`): plugins
+    /// loaded for this session only, relative to the cwd.
+    pub plugin_dirs: Vec<PathBuf>,
 }
 
 impl Default for SessionOptions {
@@ -130,6 +133,7 @@ impl Default for SessionOptions {
             file_checkpointing: false,
             interactive: false,
             json_schema: None,
+            plugin_dirs: Vec::new(),
         }
     }
 }

@@ -475,6 +475,8 @@ mod tests {
             slash_commands: Vec::new(),
             output_style: "default".into(),
             skills: Vec::new(),
+            plugins: Vec::new(),
+            plugin_errors: Vec::new(),
         }
     }
 
