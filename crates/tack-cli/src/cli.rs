@@ -107,6 +107,10 @@ pub struct Cli {
     /// Load a plugin from this folder for this session only (repeatable).
     #[arg(long = "plugin-dir", value_name = "DIR", action = clap::ArgAction::Append)]
     pub plugin_dir: Vec<PathBuf>,
+    /// As `--plugin-dir`, without the plugin's MCP servers (the TypeScript
+    /// SDK's `skipMcpDiscovery`).
+    #[arg(long = "plugin-dir-no-mcp", value_name = "DIR", hide = true, action = clap::ArgAction::Append)]
+    pub plugin_dir_no_mcp: Vec<PathBuf>,
     /// Use only the `--mcp-config` servers.
     #[arg(long)]
     pub strict_mcp_config: bool,
@@ -215,8 +219,6 @@ pub struct UnsupportedFlags {
     pub resume_drops_turn: Option<String>,
     #[arg(long, hide = true)]
     pub session_mirror: bool,
-    #[arg(long, hide = true, action = clap::ArgAction::Append)]
-    pub plugin_dir_no_mcp: Vec<String>,
     #[arg(long, hide = true)]
     pub permission_prompts: Option<String>,
     #[arg(long, hide = true)]
@@ -246,11 +248,6 @@ impl UnsupportedFlags {
                 "resume turn guards",
             ),
             (self.session_mirror, "--session-mirror", "session stores"),
-            (
-                !self.plugin_dir_no_mcp.is_empty(),
-                "--plugin-dir-no-mcp",
-                "plugins",
-            ),
             (
                 self.permission_prompts.is_some(),
                 "--permission-prompts",

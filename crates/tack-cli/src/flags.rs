@@ -224,8 +224,8 @@ mod tests {
                 "--task-budget is not supported by tack yet (task budgets)",
             ),
             (
-                &["--plugin-dir-no-mcp", "p"],
-                "--plugin-dir-no-mcp is not supported by tack yet (plugins)",
+                &["--channels", "c"],
+                "--channels is not supported by tack yet (channels)",
             ),
             (
                 &["--session-mirror"],

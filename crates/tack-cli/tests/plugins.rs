@@ -298,3 +298,35 @@ async fn an_untrusted_projects_command_runs_none_of_its_lines() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plugin_dir_no_mcp_leaves_the_servers_out() {
+    let env = Env::new(Script::new([Reply::text("a"), Reply::text("b")])).await;
+    let root = kit(&env, None);
+    write(
+        root.join(".mcp.json"),
+        r#"{"mcpServers": {"fix": {"command": "${CLAUDE_PLUGIN_ROOT}/missing"}}}"#,
+    );
+    let init = |flag: &str| {
+        let out = env
+            .tack()
+            .args(["-p", "hi", "--output-format", "stream-json", "--verbose"])
+            .arg(flag)
+            .arg(&root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let records = lines(&out.stdout);
+        let init = records.iter().find(|r| r["subtype"] == "init").unwrap();
+        (init["mcp_servers"].clone(), init["slash_commands"].clone())
+    };
+    let commands = json!(["clear", "compact", "kit:commit", "kit:review"]);
+    assert_eq!(
+        init("--plugin-dir"),
+        (
+            json!([{"name": "plugin:kit:fix", "status": "failed"}]),
+            commands.clone()
+        )
+    );
+    assert_eq!(init("--plugin-dir-no-mcp"), (json!([]), commands));
+}

@@ -97,7 +97,30 @@ pub struct SessionOptions {
     pub json_schema: Option<serde_json::Value>,
     /// `--plugin-dir`s (the SDKs' `plugins: [{type: "local", path}]`): plugins
     /// loaded for this session only, relative to the cwd.
-    pub plugin_dirs: Vec<PathBuf>,
+    pub plugin_dirs: Vec<PluginDir>,
+}
+
+/// A `--plugin-dir`: a plugin folder for one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginDir {
+    /// Relative to the cwd.
+    pub path: PathBuf,
+    /// Its MCP servers start (not with `--plugin-dir-no-mcp`, the TypeScript
+    /// SDK's `skipMcpDiscovery`).
+    pub mcp: bool,
+}
+
+impl PluginDir {
+    pub fn new(path: impl Into<PathBuf>) -> PluginDir {
+        PluginDir {
+            path: path.into(),
+            mcp: true,
+        }
+    }
+
+    pub fn without_mcp(self) -> PluginDir {
+        PluginDir { mcp: false, ..self }
+    }
 }
 
 impl Default for SessionOptions {

@@ -26,6 +26,8 @@ use serde_json::Value;
 use tack_mcp::{ConfigIssue, ConfigScope, ServerConfig, ServerEntry};
 use tack_plugins::{HooksField, McpField, Plugin, PluginError, PluginSource};
 
+use crate::options::PluginDir;
+
 /// A plugin (or a part of one) that did not load, as `system/init`'s
 /// `plugin_errors` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,12 +94,13 @@ pub struct SessionPlugins {
     pub(crate) mcp_issues: Vec<ConfigIssue>,
 }
 
-/// The session's plugins: each `--plugin-dir` (relative to `cwd`), then
+/// The session's plugins: each `--plugin-dir` (relative to `cwd`; without
+/// its MCP servers when `--plugin-dir-no-mcp`), then
 /// `installed` (the enabled installed plugins, already read). A second plugin
 /// of a name is a failure. `claude_dir` holds `plugins/data/`
 /// (`${CLAUDE_PLUGIN_DATA}`).
 pub fn session_plugins(
-    dirs: &[PathBuf],
+    dirs: &[PluginDir],
     installed: Vec<Plugin>,
     cwd: &Path,
     claude_dir: Option<&Path>,
@@ -106,9 +109,9 @@ pub fn session_plugins(
     if dirs.is_empty() && installed.is_empty() {
         return out;
     }
-    let mut candidates: Vec<Plugin> = Vec::new();
+    let mut candidates: Vec<(Plugin, bool)> = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
-        let root = cwd.join(dir);
+        let root = cwd.join(&dir.path);
         let failure = |kind, message: String| PluginFailure {
             plugin: format!("inline[{i}]"),
             kind,
@@ -121,14 +124,14 @@ pub fn session_plugins(
             continue;
         }
         match Plugin::load(&root, PluginSource::Dir) {
-            Ok(plugin) => candidates.push(plugin),
+            Ok(plugin) => candidates.push((plugin, dir.mcp)),
             Err(e) => out
                 .failures
                 .push(failure("manifest-validation-error", e.to_string())),
         }
     }
-    candidates.extend(installed);
-    for plugin in candidates {
+    candidates.extend(installed.into_iter().map(|p| (p, true)));
+    for (plugin, mcp) in candidates {
         if out.plugins.iter().any(|p| p.name == plugin.name) {
             out.failures.push(PluginFailure {
                 plugin: plugin.id(),
@@ -142,7 +145,7 @@ pub fn session_plugins(
             });
             continue;
         }
-        out.add(plugin, claude_dir);
+        out.add(plugin, claude_dir, mcp);
     }
     out
 }
@@ -179,7 +182,7 @@ impl SessionPlugins {
 
     /// Reads `plugin`'s components; a component that cannot be used is a
     /// failure, the others load.
-    fn add(&mut self, plugin: Plugin, claude_dir: Option<&Path>) {
+    fn add(&mut self, plugin: Plugin, claude_dir: Option<&Path>, mcp: bool) {
         let kinds: [(_, ComponentPaths); 3] = [
             (&mut self.commands, Plugin::command_paths),
             (&mut self.agents, Plugin::agent_paths),
@@ -206,7 +209,9 @@ impl SessionPlugins {
             .to_string_lossy()
             .into_owned();
         self.add_hooks(&plugin, &root, &data);
-        self.add_mcp(&plugin, &root, &data);
+        if mcp {
+            self.add_mcp(&plugin, &root, &data);
+        }
         self.plugins.push(plugin);
     }
 
