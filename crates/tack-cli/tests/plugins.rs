@@ -4,7 +4,9 @@
 //! SessionStart hook's `additionalContext` (with `${CLAUDE_PLUGIN_ROOT}`), a
 //! `plugin:agent` run through the Agent tool, a `plugin:skill` listed and
 //! loaded, a plugin MCP server's tool called; `system/init` and `initialize`
-//! list them, and a broken plugin is a warning.
+//! list them, and a broken plugin is a warning. Also for every custom command:
+//! a deny rule or an untrusted project keeps a `!` line from running, and an
+//! `@file` in a body is attached as a typed mention is.
 
 use std::path::{Path, PathBuf};
 
@@ -329,4 +331,25 @@ async fn plugin_dir_no_mcp_leaves_the_servers_out() {
         )
     );
     assert_eq!(init("--plugin-dir-no-mcp"), (json!([]), commands));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commands_file_mention_is_attached_under_the_rules() {
+    let env = Env::new(Script::new([Reply::text("a")])).await;
+    let root = kit(&env, None);
+    write(
+        root.join("commands/notes.md"),
+        "Summarise @notes.md please.\n",
+    );
+    write(env.cwd().join("notes.md"), "NOTES-CONTENT\n");
+    let out = env
+        .tack()
+        .args(["-p", "/kit:notes"])
+        .arg("--plugin-dir")
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sent = env.request_bodies()[0]["messages"].to_string();
+    assert!(sent.contains("NOTES-CONTENT"), "{sent}");
 }
