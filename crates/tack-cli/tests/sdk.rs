@@ -675,6 +675,11 @@ async fn python_plugins_option_loads_a_local_plugin() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn typescript_plugins_option_loads_a_local_plugin() {
+    plugins(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn python_structured_output_with_a_nested_schema() {
     structured(python()).await;
 }
