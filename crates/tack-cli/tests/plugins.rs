@@ -4,7 +4,8 @@
 //! SessionStart hook's `additionalContext` (with `${CLAUDE_PLUGIN_ROOT}`), a
 //! `plugin:agent` run through the Agent tool, a `plugin:skill` listed and
 //! loaded, a plugin MCP server's tool called; `system/init` and `initialize`
-//! list them, and a broken plugin is a warning. Also for every custom command:
+//! list them, the terminal UI runs a plugin command as `-p` does, and a broken
+//! plugin is a warning. Also for every custom command:
 //! a deny rule or an untrusted project keeps a `!` line from running, and an
 //! `@file` in a body is attached as a typed mention is.
 
@@ -352,4 +353,42 @@ async fn a_commands_file_mention_is_attached_under_the_rules() {
     assert!(out.status.success(), "{}", stderr(&out));
     let sent = env.request_bodies()[0]["messages"].to_string();
     assert!(sent.contains("NOTES-CONTENT"), "{sent}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_terminal_ui_runs_a_plugin_command_with_its_hook_context() {
+    let env = Env::new(Script::new([Reply::text("Committed from the UI.")])).await;
+    repo(&env);
+    env.trust();
+    let root = kit(&env, None);
+    let mut cmd = tack_tui::testing::CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+    cmd.env_clear();
+    for (key, value) in env.vars() {
+        cmd.env(key, value);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.cwd(env.cwd());
+    cmd.arg("--plugin-dir");
+    cmd.arg(&root);
+    let mut pty = tack_tui::testing::PtySession::spawn(cmd, 100, 30).unwrap();
+    let wait = std::time::Duration::from_secs(30);
+    pty.wait_for_text("? for shortcuts", wait).unwrap();
+    pty.send(b"/kit:commit fix typo").unwrap();
+    pty.wait_for_text("> /kit:commit fix typo", wait).unwrap();
+    pty.send(tack_tui::testing::keys::ENTER).unwrap();
+    crate::interactive::turn_over(&mut pty, "Committed from the UI.");
+    let body = &env.request_bodies()[0];
+    assert_eq!(
+        command_body(body),
+        expanded_commit(
+            "Bash: `touch made-by-command` is not allowed by any rule; a command's `allowed-tools` or a permission rule must allow it"
+        )
+    );
+    let data = env.claude_dir().join("plugins/data/kit-inline");
+    let context = format!(
+        "<system-reminder>\nExplain as you go. root={} data={}\n</system-reminder>",
+        root.display(),
+        data.display()
+    );
+    assert!(last_texts(body).contains(&context), "{body}");
 }
