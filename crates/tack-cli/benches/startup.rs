@@ -97,6 +97,45 @@ fn mcp_config(n: usize, command: &str, args: &[&str]) -> String {
     serde_json::json!({ "mcpServers": servers }).to_string()
 }
 
+/// `n` plugins, each with a command, an agent and a skill (what start-up
+/// reads; no hooks or MCP servers, which run processes of their own), and
+/// the `--plugin-dir` arguments naming them.
+fn plugins(n: usize) -> (tempfile::TempDir, Vec<String>) {
+    let dir = tempfile::tempdir().expect("temp plugins");
+    let mut args = Vec::new();
+    for i in 0..n {
+        let root = dir.path().join(format!("p{i}"));
+        let files = [
+            (
+                ".claude-plugin/plugin.json",
+                format!(r#"{{"name": "p{i}"}}"#),
+            ),
+            (
+                "commands/go.md",
+                "---\ndescription: Go\n---\nGo $ARGUMENTS\n".to_owned(),
+            ),
+            (
+                "agents/helper.md",
+                "---\nname: helper\ndescription: Helps\n---\nHelp.\n".to_owned(),
+            ),
+            (
+                "skills/lint/SKILL.md",
+                "---\ndescription: Lints\n---\nLint.\n".to_owned(),
+            ),
+        ];
+        for (rel, text) in files {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("plugin folder");
+            std::fs::write(path, text).expect("plugin file");
+        }
+        args.extend([
+            "--plugin-dir".to_owned(),
+            root.to_string_lossy().into_owned(),
+        ]);
+    }
+    (dir, args)
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument is not supported.
     let runtime = common::runtime();
@@ -118,6 +157,14 @@ fn main() {
     ] {
         report(&server, label, project, extra);
     }
+    let (_plugins, plugin_args) = plugins(20);
+    let plugin_args: Vec<&str> = plugin_args.iter().map(String::as_str).collect();
+    report(
+        &server,
+        "git repository, 20 plugins (--plugin-dir)",
+        &repo,
+        &plugin_args,
+    );
     let mut mcp_cases = Vec::new();
     match fixture() {
         Some(path) => {

@@ -104,6 +104,13 @@ pub struct Cli {
     #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
     pub mcp_config: Vec<String>,
 
+    /// Load a plugin from this folder for this session only (repeatable).
+    #[arg(long = "plugin-dir", value_name = "DIR", action = clap::ArgAction::Append)]
+    pub plugin_dir: Vec<PathBuf>,
+    /// As `--plugin-dir`, without the plugin's MCP servers (the TypeScript
+    /// SDK's `skipMcpDiscovery`).
+    #[arg(long = "plugin-dir-no-mcp", value_name = "DIR", hide = true, action = clap::ArgAction::Append)]
+    pub plugin_dir_no_mcp: Vec<PathBuf>,
     /// Use only the `--mcp-config` servers.
     #[arg(long)]
     pub strict_mcp_config: bool,
@@ -224,10 +231,6 @@ pub struct Cli {
 pub struct UnsupportedFlags {
     #[arg(long, hide = true)]
     pub task_budget: Option<String>,
-    #[arg(long, hide = true, action = clap::ArgAction::Append)]
-    pub plugin_dir: Vec<String>,
-    #[arg(long, hide = true, action = clap::ArgAction::Append)]
-    pub plugin_dir_no_mcp: Vec<String>,
     #[arg(long, hide = true)]
     pub agent: Option<String>,
     #[arg(long, hide = true, action = clap::ArgAction::Append)]
@@ -249,12 +252,6 @@ impl UnsupportedFlags {
     pub fn first(&self) -> Option<(&'static str, &'static str)> {
         let given = [
             (self.task_budget.is_some(), "--task-budget", "task budgets"),
-            (!self.plugin_dir.is_empty(), "--plugin-dir", "plugins"),
-            (
-                !self.plugin_dir_no_mcp.is_empty(),
-                "--plugin-dir-no-mcp",
-                "plugins",
-            ),
             (self.agent.is_some(), "--agent", "sub-agents"),
             (!self.channels.is_empty(), "--channels", "channels"),
             (

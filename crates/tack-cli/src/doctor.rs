@@ -205,7 +205,9 @@ fn mcp_servers(loaded: &LoadedSettings, out: &mut String) -> bool {
         };
         let approval = match server.scope {
             ConfigScope::Project => "approved",
-            ConfigScope::User | ConfigScope::Local | ConfigScope::Dynamic => "needs no approval",
+            ConfigScope::User | ConfigScope::Local | ConfigScope::Dynamic | ConfigScope::Plugin => {
+                "needs no approval"
+            }
         };
         let _ = writeln!(
             out,

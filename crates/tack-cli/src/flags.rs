@@ -260,8 +260,8 @@ mod tests {
                 "--task-budget is not supported by tack yet (task budgets)",
             ),
             (
-                &["--plugin-dir", "p"],
-                "--plugin-dir is not supported by tack yet (plugins)",
+                &["--channels", "c"],
+                "--channels is not supported by tack yet (channels)",
             ),
             (
                 &["--continue", "--resume-drops-turn", "u"],

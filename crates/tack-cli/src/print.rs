@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
-use tack_runtime::{LoadedSettings, Place, SessionChoice, SessionOptions, UserInput};
+use tack_runtime::{LoadedSettings, Place, PluginDir, SessionChoice, SessionOptions, UserInput};
 
 use crate::cli::{Cli, InputFormat, OutputFormat, split_rules};
 use crate::output::Printer;
@@ -85,6 +85,16 @@ pub fn session_options(cli: &Cli) -> SessionOptions {
         mcp_config: cli.mcp_config.clone(),
         strict_mcp_config: cli.strict_mcp_config,
         agents: cli.agents.clone(),
+        plugin_dirs: cli
+            .plugin_dir
+            .iter()
+            .map(PluginDir::new)
+            .chain(
+                cli.plugin_dir_no_mcp
+                    .iter()
+                    .map(|p| PluginDir::new(p).without_mcp()),
+            )
+            .collect(),
         ..SessionOptions::default()
     }
 }

@@ -22,6 +22,7 @@ mod mcp;
 mod mentions;
 mod output_styles;
 mod permissions;
+mod plugins;
 mod plugins_cli;
 mod print;
 mod recovery;

@@ -697,6 +697,43 @@ async fn sdk_mcp(sdk: Result<Sdk, String>) {
     assert_eq!(calc["description"], json!("Add two numbers"));
 }
 
+async fn plugins(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([Reply::text("Committed.")])).await;
+    let root = env.home.path().join("plugins/kit");
+    common::write(
+        root.join(".claude-plugin/plugin.json"),
+        r#"{"name": "kit", "version": "1.2.0"}"#,
+    );
+    common::write(
+        root.join("commands/commit.md"),
+        "---\ndescription: Commit\n---\nEcho: !`echo from the shell`\nCommit: $ARGUMENTS\n",
+    );
+    common::write(
+        root.join("skills/review/SKILL.md"),
+        "---\ndescription: Reviews\n---\nR\n",
+    );
+    let Some(report) = drive_with(&sdk, "plugins", &env, &[("TACK_TEST_PLUGIN", &root)]).await
+    else {
+        return;
+    };
+    clean_parser_kinds(&report);
+    assert_eq!(
+        report["observations"],
+        json!({
+            "plugins": [{"name": "kit", "path": root, "source": "kit@inline", "version": "1.2.0"}],
+            "slash_commands": ["clear", "compact", "kit:commit", "kit:review"],
+            "skills": ["kit:review"],
+            "result": {"subtype": "success", "is_error": false, "num_turns": 1,
+                "result": "Committed.", "terminal_reason": "completed", "permission_denials": []},
+        })
+    );
+    let sent = env.request_bodies()[0]["messages"].to_string();
+    assert!(
+        sent.contains("Echo: from the shell\\nCommit: fix typo"),
+        "{sent}"
+    );
+}
+
 // ----- one test per SDK and scenario ----------------------------------------
 
 #[tokio::test(flavor = "multi_thread")]
@@ -769,6 +806,16 @@ async fn typescript_in_process_tools_list_changed() {
     );
     let last = bodies[3]["messages"].as_array().unwrap().last().unwrap();
     assert_eq!(last["content"][0]["content"], json!("16"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_plugins_option_loads_a_local_plugin() {
+    plugins(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_plugins_option_loads_a_local_plugin() {
+    plugins(typescript()).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -31,14 +31,7 @@ fn user_skills(env: &Env) -> std::path::PathBuf {
 
 /// The text blocks of the first request's last message.
 fn first_prompt(env: &Env) -> Vec<String> {
-    let body = &env.request_bodies()[0];
-    let last = body["messages"].as_array().unwrap().last().unwrap();
-    last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|b| b["text"].as_str().map(str::to_owned))
-        .collect()
+    common::last_texts(&env.request_bodies()[0])
 }
 
 /// The tool_result block of the second request.

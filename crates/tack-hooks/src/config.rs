@@ -90,6 +90,9 @@ pub struct CommandHook {
     /// `"async": true`: runs in the background; the event does not wait for it
     /// and its output has no effect (Claude Code's linters-after-edit hooks).
     pub is_async: bool,
+    /// Environment of this hook alone, over the runner's (a plugin's hooks
+    /// get `CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA`).
+    pub env: Vec<(String, String)>,
 }
 
 /// One callback hook: a function that lives in the front end's client (an
@@ -205,6 +208,17 @@ impl HooksConfig {
     /// Parses one settings file's `hooks` value and merges it in. `source_desc`
     /// names the file in errors and warnings.
     pub fn merge_value(&mut self, source_desc: &str, hooks: &Value) -> Result<(), HookConfigError> {
+        self.merge_value_with_env(source_desc, hooks, &[])
+    }
+
+    /// As [`HooksConfig::merge_value`], each hook of `hooks` run with `env`
+    /// over the runner's environment (a plugin's hooks).
+    pub fn merge_value_with_env(
+        &mut self,
+        source_desc: &str,
+        hooks: &Value,
+        env: &[(String, String)],
+    ) -> Result<(), HookConfigError> {
         let err = |message: String| HookConfigError {
             source_desc: source_desc.to_string(),
             message,
@@ -257,6 +271,7 @@ impl HooksConfig {
                         args: h.args,
                         timeout,
                         is_async: h.is_async,
+                        env: env.to_vec(),
                     });
                 }
                 self.events

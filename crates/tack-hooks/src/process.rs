@@ -70,7 +70,7 @@ pub(crate) async fn run_hook(
     let spec = CommandSpec {
         program,
         cwd: cwd.to_path_buf(),
-        env: env.to_vec(),
+        env: env.iter().chain(&hook.env).cloned().collect(),
         stdin: Some(input),
         timeout,
         output_cap: OUTPUT_CAP,

@@ -10,6 +10,7 @@ use tack_store::Rewound;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::checkpoints::RewindError;
+use crate::custom_commands::InlineShell;
 use crate::snapshot::SessionSnapshot;
 use crate::user_shell::ShellRun;
 
@@ -92,6 +93,9 @@ pub struct TurnOptions {
     pub allowed_tools: Vec<String>,
     /// The model of this turn (alias or id).
     pub model: Option<String>,
+    /// Whether the message's `` !`command` `` lines run before it is sent
+    /// (a custom command's body).
+    pub inline_shell: InlineShell,
 }
 
 /// A user message and the id the front end gave it, if any.

@@ -191,6 +191,21 @@ pub struct SessionInfo {
     pub output_styles: Vec<String>,
     /// Every skill's name (`system/init`'s `skills`).
     pub skills: Vec<String>,
+    /// The plugins loaded (`system/init`'s `plugins`).
+    pub plugins: Vec<PluginSummary>,
+    /// The plugins, or parts of them, that did not load (`plugin_errors`).
+    pub plugin_errors: Vec<crate::PluginFailure>,
+}
+
+/// One loaded plugin as front ends list it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginSummary {
+    pub name: String,
+    pub path: PathBuf,
+    /// `name@marketplace`, `name@inline` for a `--plugin-dir` one.
+    pub source: String,
+    /// The manifest's `version`, as written.
+    pub version: Option<String>,
 }
 
 /// One sub-agent type as front ends list it.

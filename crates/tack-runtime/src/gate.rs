@@ -311,6 +311,24 @@ impl Gate {
         }
     }
 
+    /// May a custom command's `` !`command` `` line run? As a Bash call
+    /// would be, with the command's `allowed-tools` (the turn's rules) in
+    /// force, and read-only git commands (`git status`, `git diff HEAD`)
+    /// allowed as Claude Code allows them; there is no one to ask, so what
+    /// would need approval does not run. No PreToolUse hook runs (no tool is
+    /// called). `Err`: why not.
+    pub(crate) fn inline_bash(&self, command: &str) -> Result<(), String> {
+        let input = serde_json::json!({ "command": command });
+        let decision = self.ctx().decide("Bash", &[], &input, true, &[]);
+        match decision {
+            Decision::Allow { .. } => Ok(()),
+            Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),
+            Decision::Ask { reason, .. } => Err(format!(
+                "{reason}; a command's `allowed-tools` or a permission rule must allow it"
+            )),
+        }
+    }
+
     /// The engine's decision; `hook_allowed`: a PreToolUse hook said `allow`.
     fn decide(
         &self,

@@ -161,6 +161,15 @@ impl HookObserver for HookEvents {
     }
 }
 
+/// One `hooks` value: a settings file's, or a plugin's (whose hooks run
+/// with `env`: `CLAUDE_PLUGIN_ROOT`, `CLAUDE_PLUGIN_DATA`).
+pub(crate) struct HookSource {
+    /// Names it in messages (the file).
+    pub name: String,
+    pub hooks: Value,
+    pub env: Vec<(String, String)>,
+}
+
 /// What [`SessionHooks::new`] reports besides the hooks' effects.
 pub(crate) struct HookReporting {
     /// Hooks' plain output as notices (`--verbose`).
@@ -170,11 +179,11 @@ pub(crate) struct HookReporting {
 }
 
 impl SessionHooks {
-    /// `None` when no hook is configured (nothing to run, ever). `sources` are
-    /// (file, `hooks` value) pairs, lowest precedence first; `callbacks` are
-    /// the client's callback hooks.
+    /// `None` when no hook is configured (nothing to run, ever). `sources`
+    /// are lowest precedence first; `callbacks` are the client's callback
+    /// hooks.
     pub(crate) fn new(
-        sources: &[(String, Value)],
+        sources: &[HookSource],
         callbacks: &[CallbackMatcher],
         place: HookPlace<'_>,
         reporting: HookReporting,
@@ -184,8 +193,8 @@ impl SessionHooks {
             return Ok(None);
         }
         let mut config = HooksConfig::new();
-        for (source, value) in sources {
-            config.merge_value(source, value)?;
+        for source in sources {
+            config.merge_value_with_env(&source.name, &source.hooks, &source.env)?;
         }
         for matcher in callbacks {
             config.add_callbacks("the SDK's hooks", matcher)?;

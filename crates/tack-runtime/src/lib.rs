@@ -55,6 +55,7 @@ mod model;
 mod options;
 pub mod output_styles;
 mod place;
+pub mod plugins;
 mod prompt_size;
 pub mod records;
 mod runtime;
@@ -79,13 +80,14 @@ pub use config::{
 };
 pub use event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
-    PermissionAnswer, PermissionRequest, REJECTED, RuntimeEvent, SessionInfo, SubagentEvent,
-    TranscriptMirrorFrame, TurnEnd,
+    PermissionAnswer, PermissionRequest, PluginSummary, REJECTED, RuntimeEvent, SessionInfo,
+    SubagentEvent, TranscriptMirrorFrame, TurnEnd,
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
-pub use options::{SessionChoice, SessionOptions};
+pub use options::{PluginDir, SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
+pub use plugins::{PluginFailure, SessionPlugins, session_plugins};
 pub use runtime::{Runtime, RuntimeEvents};
 pub use session_tools::UnknownTools;
 pub use slash::{CommandSource, SlashCommand, slash_commands};

@@ -17,6 +17,7 @@ use tack_tool::Tool;
 
 use crate::event::Notice;
 use crate::place::Env;
+use crate::plugins::SessionPlugins;
 
 /// How long a turn waits for a server's changed tool list before it starts
 /// without it.
@@ -43,10 +44,11 @@ pub(crate) fn load(
     settings: &tack_config::Settings,
     mcp_config: &[String],
     strict: bool,
+    plugins: &SessionPlugins,
 ) -> Result<(Option<McpConfig>, Vec<Notice>), McpError> {
     let paths = McpPaths::from_locations(locations);
     let approvals = ProjectApprovals::from_settings(settings);
-    let config = tack_mcp::load_config(
+    let mut config = tack_mcp::load_config(
         &paths,
         LoadOptions {
             mcp_config,
@@ -54,6 +56,9 @@ pub(crate) fn load(
             approvals: &approvals,
         },
     )?;
+    if !strict {
+        with_plugin_servers(&mut config, plugins);
+    }
     let mut notices: Vec<Notice> = config
         .warnings
         .iter()
@@ -62,6 +67,20 @@ pub(crate) fn load(
     notices.extend(config.not_started.iter().map(|n| Notice::info(n.message())));
     let any = !config.servers.is_empty() || !config.issues.is_empty();
     Ok((any.then_some(config), notices))
+}
+
+/// The plugins' servers beside the configured ones (their `plugin:` names
+/// meet no other scope's), sorted by name as the others are.
+fn with_plugin_servers(config: &mut McpConfig, plugins: &SessionPlugins) {
+    if plugins.mcp_servers.is_empty() && plugins.mcp_issues.is_empty() {
+        return;
+    }
+    for entry in &plugins.mcp_servers {
+        config.servers.retain(|s| s.name != entry.name);
+        config.servers.push(entry.clone());
+    }
+    config.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    config.issues.extend(plugins.mcp_issues.iter().cloned());
 }
 
 impl SessionMcp {

@@ -106,6 +106,32 @@ pub struct SessionOptions {
     /// servers (in-process tools); `None` outside SDK mode, where such a
     /// server fails with a message naming it.
     pub sdk_mcp: Option<tack_mcp::SdkBridge>,
+    /// `--plugin-dir`s (the SDKs' `plugins: [{type: "local", path}]`): plugins
+    /// loaded for this session only, relative to the cwd.
+    pub plugin_dirs: Vec<PluginDir>,
+}
+
+/// A `--plugin-dir`: a plugin folder for one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginDir {
+    /// Relative to the cwd.
+    pub path: PathBuf,
+    /// Its MCP servers start (not with `--plugin-dir-no-mcp`, the TypeScript
+    /// SDK's `skipMcpDiscovery`).
+    pub mcp: bool,
+}
+
+impl PluginDir {
+    pub fn new(path: impl Into<PathBuf>) -> PluginDir {
+        PluginDir {
+            path: path.into(),
+            mcp: true,
+        }
+    }
+
+    pub fn without_mcp(self) -> PluginDir {
+        PluginDir { mcp: false, ..self }
+    }
 }
 
 impl Default for SessionOptions {
@@ -144,6 +170,7 @@ impl Default for SessionOptions {
             json_schema: None,
             session_mirror: false,
             resume_drops_turn: None,
+            plugin_dirs: Vec::new(),
         }
     }
 }

@@ -18,8 +18,10 @@ use tack_protocol::stream_json::{
 use tack_store::timestamp_now;
 
 use crate::event::{
-    ConversationReset, HookActivity, SessionInfo, SubagentEvent, TranscriptMirrorFrame,
+    ConversationReset, HookActivity, PluginSummary, SessionInfo, SubagentEvent,
+    TranscriptMirrorFrame,
 };
+use crate::plugins::PluginFailure;
 use crate::transcript::{assistant_response, split_tool_results, tool_use_result};
 
 fn new_uuid() -> String {
@@ -34,6 +36,41 @@ pub struct Records {
     /// `--include-partial-messages`: raw stream events become `stream_event`s.
     pub partial: bool,
     pub parent_tool_use_id: Option<String>,
+}
+
+/// `system/init`'s `plugins` entry: `{name, path, source, version?}`.
+fn plugin_entry(p: &PluginSummary) -> Value {
+    let mut entry = serde_json::json!({
+        "name": p.name,
+        "path": p.path.to_string_lossy(),
+        "source": p.source,
+    });
+    if let Some(version) = &p.version {
+        entry["version"] = Value::String(version.clone());
+    }
+    entry
+}
+
+/// `system/init`'s `plugin_errors`, left out when nothing failed (as Claude
+/// Code does): `{plugin, type, message, path?}`.
+fn plugin_errors(failures: &[PluginFailure]) -> Map<String, Value> {
+    let mut extra = Map::new();
+    if failures.is_empty() {
+        return extra;
+    }
+    let list = failures
+        .iter()
+        .map(|f| {
+            let mut e =
+                serde_json::json!({"plugin": f.plugin, "type": f.kind, "message": f.message});
+            if let Some(path) = &f.path {
+                e["path"] = Value::String(path.to_string_lossy().into_owned());
+            }
+            e
+        })
+        .collect();
+    extra.insert("plugin_errors".into(), Value::Array(list));
+    extra
 }
 
 impl Records {
@@ -52,9 +89,9 @@ impl Records {
             output_style: info.output_style.clone(),
             agents: info.agents.iter().map(|a| a.name.clone()).collect(),
             skills: info.skills.clone(),
-            plugins: Vec::new(),
+            plugins: info.plugins.iter().map(plugin_entry).collect(),
             uuid: new_uuid(),
-            extra: Map::new(),
+            extra: plugin_errors(&info.plugin_errors),
         })))
     }
 

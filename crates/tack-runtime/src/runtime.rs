@@ -22,6 +22,7 @@ use crate::command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnEcho, TurnOptions, UserInput,
 };
 use crate::custom_commands::CustomCommands;
+use crate::custom_commands::inline_shell::expand_message;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
@@ -655,6 +656,12 @@ impl Driver {
         for bad in self.gate.add_turn_rules(&options.allowed_tools) {
             self.emit.notice(Notice::warning(format!("warning: {bad}")));
         }
+        // A command's `!`cmd` lines run now, with its allowed-tools in force.
+        let (gate, cancel) = (self.gate.clone(), CancellationToken::new());
+        let (policy, cwd) = (options.inline_shell, &self.info.cwd);
+        let may_run = move |c: &str| gate.inline_bash(c);
+        let message = expand_message(input.message, policy, &may_run, cwd, &cancel).await;
+        let input = UserInput { message, ..input };
         let restore = options.model.map(|m| self.set_model(session, Some(m)));
         if let Some(c) = &self.checkpoints {
             // A message without an id cannot be named in a rewind, but its

@@ -32,6 +32,7 @@ use crate::hooks::SessionHooks;
 use crate::metered::MeteredClient;
 use crate::model::{RequestEnv, resolve_model};
 use crate::place::Env;
+use crate::plugins::PluginPaths;
 use crate::skills::{SKILL_TOOL_NAME, SkillTool, Skills};
 
 /// What the tools are built from (all of it from `start`).
@@ -65,6 +66,8 @@ pub(crate) struct ToolsParts<'a> {
     /// The session's skills: the `Skill` tool is offered when the model may
     /// invoke one of them.
     pub skills: &'a Arc<Skills>,
+    /// The session's plugins' agent folders (`plugin:agent`).
+    pub plugin_agents: &'a [PluginPaths],
 }
 
 /// A `--tools` name that is none of the session's tools.
@@ -153,6 +156,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     let dirs = AgentDirs {
         home: p.home.map(Path::to_path_buf),
         project: p.project.to_path_buf(),
+        plugins: p.plugin_agents.to_vec(),
     };
     let (catalog, warnings) = load_catalog(&dirs, p.agents_flag);
     for w in warnings {

@@ -12,7 +12,7 @@ use std::path::Path;
 use tack_protocol::ContentBlock;
 
 use crate::command::{TurnOptions, UserInput};
-use crate::custom_commands::{CommandScope, CustomCommands, parse_invocation};
+use crate::custom_commands::{CommandScope, CustomCommands, InlineShell, parse_invocation};
 use crate::skills::{SkillSource, Skills};
 
 /// Where a slash command comes from.
@@ -22,6 +22,8 @@ pub enum CommandSource {
     Builtin,
     Project,
     User,
+    /// A plugin's.
+    Plugin,
 }
 
 /// One slash command.
@@ -77,6 +79,7 @@ pub fn slash_commands(custom: &CustomCommands, skills: &Skills) -> Vec<SlashComm
                     source: match c.scope {
                         CommandScope::Project => CommandSource::Project,
                         CommandScope::User => CommandSource::User,
+                        CommandScope::Plugin => CommandSource::Plugin,
                     },
                 }),
         )
@@ -91,6 +94,7 @@ pub fn slash_commands(custom: &CustomCommands, skills: &Skills) -> Vec<SlashComm
                     source: match s.source {
                         SkillSource::Project => CommandSource::Project,
                         SkillSource::User => CommandSource::User,
+                        SkillSource::Plugin => CommandSource::Plugin,
                     },
                 }),
         )
@@ -135,12 +139,14 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
         let options = TurnOptions {
             allowed_tools: command.allowed_tools.clone(),
             model: command.model.clone(),
+            inline_shell: InlineShell::of(command),
         };
         (command.message(args, rest), options)
     } else if let Some(skill) = skills.get(name).filter(|s| s.user_invocable) {
         let options = TurnOptions {
             allowed_tools: skill.allowed_tools.clone(),
             model: skill.model.clone(),
+            inline_shell: InlineShell::Run,
         };
         (skill.message(args, rest), options)
     } else if name == SKILLS {
@@ -180,6 +186,7 @@ mod tests {
             model: Some("haiku".into()),
             body: "Review PR $1.\n".into(),
             path: "/h/.claude/commands/review.md".into(),
+            runs_shell: true,
         }])
     }
 
@@ -210,6 +217,7 @@ mod tests {
                 TurnOptions {
                     allowed_tools: vec!["Bash(gh pr view:*)".into()],
                     model: Some("haiku".into()),
+                    inline_shell: InlineShell::Run,
                 }
             )
         );

@@ -35,7 +35,7 @@ use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
 };
-use crate::hooks::{HookPlace, HookReporting, HooksError, SessionHooks};
+use crate::hooks::{HookPlace, HookReporting, HookSource, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SessionChoice, SessionOptions};
@@ -43,6 +43,7 @@ use crate::output_styles::{
     DEFAULT_STYLE, OutputStyle, OutputStyles, StyleDirs, load_output_styles,
 };
 use crate::place::{Env, Place};
+use crate::plugins::{SessionPlugins, session_plugins};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::skills::{SkillDirs, Skills, load_skills};
@@ -108,6 +109,7 @@ pub async fn start(
     let settings = &loaded.settings;
     let (emit, events) = emitter(&loaded.notices);
     remove_pending_writes(&config_dir);
+    let plugins = plugins(&options, &cwd, loaded, &emit);
 
     let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
@@ -120,24 +122,19 @@ pub async fn start(
     let (client, api_key_source) = model_client(settings, &options, &env, &cwd).await?;
     let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
     let ledger = UsageLedger::default();
-    let mut mcp = start_mcp(loaded, &options, &store, &cwd, &env, &emit)?;
+    let mut mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
 
     let conversation = conversation(&store, &cwd, &options, &emit)?;
     let session_id = conversation.session_id.clone();
     let transcript_path = transcript_path(&store, &cwd, settings, &options, &conversation)?;
     let request = request_config(&options, &env, settings, &model, &emit);
     let (custom_commands, skills) =
-        commands_and_skills(&project_dir, &cwd, &ctx_opts, &config_dir, loaded, &emit);
-    // Beside the transcript (`<id>.jsonl` → `<id>/`): sub-agents, tool output.
+        commands_and_skills(&project_dir, &ctx_opts, &config_dir, (loaded, &plugins), &emit);
     let tool_env = tool_env(&cwd, transcript_path.with_extension(""), &perms, &env);
     let history = tack_store::file_history_dir(&config_dir, &session_id);
     let checkpoints = Checkpoints::for_session(options.file_checkpointing, &env, history);
-    let Guard {
-        hooks,
-        gate,
-        turn_cancel,
-    } = hooks_and_gate(
-        settings,
+    let Guard(hooks, gate, turn_cancel) = hooks_and_gate(
+        &hook_sources(settings, &plugins),
         &options,
         perms.ctx,
         HookPlace {
@@ -153,8 +150,6 @@ pub async fn start(
     )?;
 
     let context = loaded_context(context_load, &emit).await;
-
-    // The built-in tools, the web tools and the Agent tool (`--tools` picks).
     let meta = options.persist.then(|| record_meta(&cwd, &options));
     let mirror = session_mirror(options.session_mirror, &emit);
     let session_tools = session_tools(ToolsParts {
@@ -180,6 +175,7 @@ pub async fn start(
         mcp: mcp.as_ref().map(|m| m.manager().weak()),
         structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
         skills: &skills,
+        plugin_agents: &plugins.agents,
     })?;
     let builtin = session_tools.tools;
 
@@ -224,6 +220,8 @@ pub async fn start(
         output_style: styles.active.name.clone(),
         output_styles: styles.all.names(),
         skills: skills.names(),
+        plugins: plugins.summaries(),
+        plugin_errors: plugins.failures,
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
@@ -291,14 +289,29 @@ fn emitter(notices: &[Notice]) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent
     (emit, events)
 }
 
+/// The session's plugins (`--plugin-dir`s; none: nothing read), each that
+/// could not be used, whole or in part, a warning.
+fn plugins(
+    options: &SessionOptions,
+    cwd: &Path,
+    loaded: &LoadedSettings,
+    emit: &Emitter,
+) -> SessionPlugins {
+    let claude_dir = loaded.locations.claude_user_dir.as_deref();
+    let plugins = session_plugins(&options.plugin_dirs, Vec::new(), cwd, claude_dir);
+    for failure in &plugins.failures {
+        emit.notice(Notice::warning(failure.warning()));
+    }
+    plugins
+}
+
 /// The custom slash commands and the skills (directory walks; templates and
 /// instructions, no code run), each file that could not be used a warning.
 fn commands_and_skills(
     project_dir: &Path,
-    cwd: &Path,
     ctx_opts: &ContextOptions,
     config_dir: &Path,
-    loaded: &LoadedSettings,
+    (loaded, plugins): (&LoadedSettings, &SessionPlugins),
     emit: &Emitter,
 ) -> (CustomCommands, Arc<Skills>) {
     let (commands, mut warnings) = load_commands(&CommandDirs {
@@ -306,6 +319,7 @@ fn commands_and_skills(
         home: ctx_opts.home_dir.clone(),
         config_dir: config_dir.to_path_buf(),
         trusted: loaded.trust.trusted,
+        plugins: plugins.commands.clone(),
     });
     let user = loaded
         .locations
@@ -316,9 +330,10 @@ fn commands_and_skills(
         .collect();
     let (skills, skill_warnings) = load_skills(&SkillDirs {
         project: project_dir.to_path_buf(),
-        cwd: cwd.to_path_buf(),
+        cwd: ctx_opts.cwd.clone(),
         user,
         trusted: loaded.trust.trusted,
+        plugins: plugins.skills.clone(),
     });
     warnings.extend(skill_warnings);
     for warning in warnings {
@@ -389,6 +404,7 @@ async fn model_client(
 fn start_mcp(
     loaded: &LoadedSettings,
     options: &SessionOptions,
+    plugins: &SessionPlugins,
     store: &SessionStore,
     cwd: &Path,
     env: &Env,
@@ -399,6 +415,7 @@ fn start_mcp(
         &loaded.settings,
         &options.mcp_config,
         options.strict_mcp_config,
+        plugins,
     )?;
     for notice in mcp_notices {
         emit.notice(notice);
@@ -676,7 +693,8 @@ fn request_config(
     }
 }
 
-/// Where the tools work: the cwd, the session's directory, the permission
+/// Where the tools work: the cwd, the session's directory (beside the
+/// transcript, `<id>.jsonl` → `<id>/`: sub-agents, tool output), the permission
 /// directories and `BASH_DEFAULT_TIMEOUT_MS`.
 fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) -> Arc<ToolEnv> {
     let mut tool_env =
@@ -691,17 +709,13 @@ fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) ->
 }
 
 /// The hooks and the permission gate every tool call passes.
-struct Guard {
-    hooks: Option<Arc<SessionHooks>>,
-    gate: Arc<Gate>,
-    turn_cancel: TurnCancel,
-}
+struct Guard(Option<Arc<SessionHooks>>, Arc<Gate>, TurnCancel);
 
 /// The session's hooks (every settings file's, plus the SDK's callbacks) and
 /// the gate deciding with `ctx`, writing "always allow" rules to the settings
 /// files of `place.project_dir` and `home_dir`.
 fn hooks_and_gate(
-    settings: &Settings,
+    hook_sources: &[HookSource],
     options: &SessionOptions,
     ctx: PermissionContext,
     place: HookPlace<'_>,
@@ -711,7 +725,7 @@ fn hooks_and_gate(
 ) -> Result<Guard, StartError> {
     let project_dir = place.project_dir.to_path_buf();
     let hooks = SessionHooks::new(
-        &hook_sources(settings),
+        hook_sources,
         &options.hook_callbacks,
         place,
         HookReporting {
@@ -735,11 +749,7 @@ fn hooks_and_gate(
         files,
         checkpoints,
     ));
-    Ok(Guard {
-        hooks,
-        gate,
-        turn_cancel,
-    })
+    Ok(Guard(hooks, gate, turn_cancel))
 }
 
 /// Opens the transcript (when persisting) and returns it with the history
@@ -834,13 +844,26 @@ fn write_history(
     Ok(out)
 }
 
-/// Every settings file's `hooks` (file, value), lowest first; empty with
-/// `disableAllHooks`.
-fn hook_sources(settings: &Settings) -> Vec<(String, serde_json::Value)> {
-    settings
-        .hooks_by_source()
+/// Every settings file's `hooks`, lowest first, then the plugins'; none
+/// with `disableAllHooks`.
+fn hook_sources(settings: &Settings, plugins: &SessionPlugins) -> Vec<HookSource> {
+    let settings_hooks = settings.hooks_by_source();
+    if settings.disable_all_hooks() {
+        return Vec::new();
+    }
+    let plugin_hooks = plugins.hooks.iter().map(|h| HookSource {
+        name: h.source.clone(),
+        hooks: h.hooks.clone(),
+        env: h.env.clone(),
+    });
+    settings_hooks
         .into_iter()
-        .map(|(source, value)| (source.to_string(), value))
+        .map(|(source, hooks)| HookSource {
+            name: source.to_string(),
+            hooks,
+            env: Vec::new(),
+        })
+        .chain(plugin_hooks)
         .collect()
 }
 

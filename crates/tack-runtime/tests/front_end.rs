@@ -208,6 +208,7 @@ async fn turn_options_hold_for_one_turn_only() {
             TurnOptions {
                 allowed_tools: vec!["Bash(touch:*)".into()],
                 model: Some("haiku".into()),
+                ..TurnOptions::default()
             },
         ))
         .unwrap();

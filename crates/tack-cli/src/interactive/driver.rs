@@ -870,6 +870,7 @@ fn menu_entries(commands: &[SlashCommand]) -> Vec<MenuEntry> {
                 CommandSource::Builtin => return None,
                 CommandSource::Project => "project",
                 CommandSource::User => "user",
+                CommandSource::Plugin => "plugin",
             };
             Some(MenuEntry {
                 name: c.name.clone(),

@@ -476,6 +476,8 @@ mod tests {
             output_style: "default".into(),
             output_styles: vec!["default".into()],
             skills: Vec::new(),
+            plugins: Vec::new(),
+            plugin_errors: Vec::new(),
         }
     }
 

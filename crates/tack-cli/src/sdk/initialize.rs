@@ -330,12 +330,15 @@ mod tests {
                     model: None,
                     body: "Review PR $1.\n".into(),
                     path: PathBuf::from("/p/.claude/commands/review.md"),
+                    runs_shell: true,
                 }]),
                 &Default::default(),
             ),
             output_style: "Explanatory".into(),
             output_styles: vec!["default".into(), "Explanatory".into()],
             skills: vec![],
+            plugins: vec![],
+            plugin_errors: vec![],
         };
         let r = request(json!({"hooks": {}}));
         let answer = serde_json::to_value(response(&r, &info)).unwrap();

@@ -127,6 +127,17 @@ impl Env {
     }
 }
 
+/// The text blocks of a request body's last message.
+pub fn last_texts(body: &Value) -> Vec<String> {
+    let last = body["messages"].as_array().unwrap().last().unwrap();
+    last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
 /// `type` or `type/subtype` of each stream-json record, for whole-sequence asserts.
 /// The definition of the tool `name` in a request body.
 pub fn request_tool(body: &Value, name: &str) -> Value {

@@ -472,6 +472,19 @@ const scenarios = {
     };
   },
 
+  async plugins() {
+    const plugins = [{ type: "local", path: process.env.TACK_TEST_PLUGIN }];
+    const messages = await collect(query({ prompt: "/kit:commit fix typo", options: options({ plugins }) }));
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+    const result = lastResult(messages);
+    return {
+      plugins: init?.plugins ?? null,
+      slash_commands: init?.slash_commands ?? null,
+      skills: init?.skills ?? null,
+      result: result ? resultSummary(result) : null,
+    };
+  },
+
   async result_fields() {
     const messages = await collect(query({ prompt: "Say hello", options: options({ model: "claude-sonnet-4-5" }) }));
     const init = messages.find((m) => m.type === "system" && m.subtype === "init");

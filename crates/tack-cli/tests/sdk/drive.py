@@ -624,9 +624,24 @@ async def sdk_mcp(tack: str) -> dict:
     }
 
 
+async def plugins(tack: str) -> dict:
+    local = {"type": "local", "path": os.environ["TACK_TEST_PLUGIN"]}
+    opts = options(tack, plugins=[local])
+    messages = [m async for m in query(prompt="/kit:commit fix typo", options=opts)]
+    init = next(m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init")
+    result = next(m for m in messages if isinstance(m, ResultMessage))
+    return {
+        "plugins": init.data.get("plugins"),
+        "slash_commands": init.data.get("slash_commands"),
+        "skills": init.data.get("skills"),
+        "result": result_summary(result),
+    }
+
+
 SCENARIOS = {
     "sdk_mcp": sdk_mcp,
     "clear": clear,
+    "plugins": plugins,
     "control": control,
     "structured": structured,
     "hook_events": hook_events,

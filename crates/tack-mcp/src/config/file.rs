@@ -25,6 +25,9 @@ use super::server::{IssueKind, ServerConfig, kind_of};
 /// entry of a later scope replaces one of the same name from an earlier scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ConfigScope {
+    /// A plugin's `.mcp.json` or manifest `mcpServers` (named
+    /// `plugin:<plugin>:<server>`, so no other scope's name meets them).
+    Plugin,
     /// All projects of this user.
     User,
     /// `.mcp.json`, shared with the project (needs approval).
@@ -43,6 +46,7 @@ impl ConfigScope {
             ConfigScope::Project => "project",
             ConfigScope::Local => "local",
             ConfigScope::Dynamic => "dynamic",
+            ConfigScope::Plugin => "plugin",
         }
     }
 
@@ -63,6 +67,7 @@ impl ConfigScope {
             ConfigScope::Project => "Project config (shared via .mcp.json)",
             ConfigScope::Local => "Local config (private to you in this project)",
             ConfigScope::Dynamic => "Dynamic config (from command line)",
+            ConfigScope::Plugin => "Plugin config (from a plugin)",
         }
     }
 }

@@ -26,6 +26,8 @@ pub enum StoreError {
     NoFile(ConfigScope),
     #[error("the dynamic scope (--mcp-config) cannot be edited")]
     Dynamic,
+    #[error("a plugin's MCP servers are edited in the plugin")]
+    Plugin,
 }
 
 /// The file holding `scope`'s servers.
@@ -36,6 +38,7 @@ pub(crate) fn scope_file(paths: &McpPaths, scope: ConfigScope) -> Result<PathBuf
             paths.tack_file.clone().ok_or(StoreError::NoFile(scope))
         }
         ConfigScope::Dynamic => Err(StoreError::Dynamic),
+        ConfigScope::Plugin => Err(StoreError::Plugin),
     }
 }
 
@@ -97,7 +100,9 @@ fn edit(
             let projects = object_at(root, "projects").map_err(&shape)?;
             object_at(projects, &key).map_err(|m| shape(format!("projects[\"{key}\"]: {m}")))?
         }
-        ConfigScope::User | ConfigScope::Project | ConfigScope::Dynamic => root,
+        ConfigScope::User | ConfigScope::Project | ConfigScope::Dynamic | ConfigScope::Plugin => {
+            root
+        }
     };
     let servers = object_at(holder, "mcpServers").map_err(&shape)?;
     if change(servers) {

@@ -142,6 +142,42 @@ pub fn is_safe_shell_variable(name: &str) -> bool {
         && !name.starts_with("bash")
 }
 
+/// `git status`, `git diff`, `git log`, `git show`, `git rev-parse` and a
+/// listing `git branch` (`--show-current`, `-a`, `-r`, `-v`, `--list`):
+/// git commands that change nothing, as Claude Code allows them read-only.
+/// Every word static, no `NAME=` prefix, no global option before the
+/// subcommand (`-c` could name a program), no `--output` file, no external
+/// diff or textconv program.
+pub fn is_read_only_git(cmd: &SimpleCommand) -> bool {
+    if cmd.name() != Some("git") || !cmd.env.is_empty() {
+        return false;
+    }
+    let Some(words) = cmd.argv[1..]
+        .iter()
+        .map(|w| w.value.as_deref())
+        .collect::<Option<Vec<&str>>>()
+    else {
+        return false;
+    };
+    let Some((sub, args)) = words.split_first() else {
+        return false;
+    };
+    let writes = |a: &&str| {
+        a.starts_with("--output") || a.starts_with("--ext-diff") || a.starts_with("--textconv")
+    };
+    match *sub {
+        "status" | "rev-parse" => true,
+        "diff" | "log" | "show" => !args.iter().any(writes),
+        "branch" => args.iter().all(|a| {
+            matches!(
+                *a,
+                "--show-current" | "-a" | "--all" | "-r" | "--remotes" | "-v" | "-vv" | "--list"
+            )
+        }),
+        _ => false,
+    }
+}
+
 /// Commands allowed without any rule because they only print their arguments or
 /// filter stdin. Deliberately tiny: `echo`, `printf` (without `-v`), `true`, `false`,
 /// `:`, `pwd`, and `head`/`tail`/`wc`/`sort`-free filters `head`, `tail`, `wc` when
@@ -238,6 +274,24 @@ mod tests {
     #[test]
     fn harmless() {
         assert!(is_harmless(&one("echo hi")));
+        for yes in [
+            "git status",
+            "git diff HEAD",
+            "git log --oneline -10",
+            "git branch --show-current",
+        ] {
+            assert!(is_read_only_git(&one(yes)), "{yes}");
+        }
+        for no in [
+            "git branch new",
+            "git -c x=y status",
+            "git diff --output=f",
+            "git push",
+            "X=1 git status",
+            "git diff --ext-diff",
+        ] {
+            assert!(!is_read_only_git(&one(no)), "{no}");
+        }
         assert!(is_harmless(&one("head -n 5")));
         assert!(!is_harmless(&one("head /etc/passwd")));
         assert!(!is_harmless(&one("printf -v x y")));

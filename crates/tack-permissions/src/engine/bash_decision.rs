@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{Call, Decision, PermissionContext, abs_rule_path, param_match};
 use crate::bash::{
     self, Hazard, Match, ParsedScript, RedirectKind, SimpleCommand, Word, basename, is_harmless,
-    is_safe_env, is_safe_shell_variable, is_wrapper, parse_script,
+    is_read_only_git, is_safe_env, is_safe_shell_variable, is_wrapper, parse_script,
 };
 use crate::mode::PermissionMode;
 use crate::path::{ResolvedPath, is_inside_any, resolve};
@@ -183,7 +183,7 @@ impl PermissionContext {
             Ok(s) => s,
             Err(e) => return self.no_rule(format!("Bash: {e}"), suggestions),
         };
-        match self.bash_allowed(&script, &allow) {
+        match self.bash_allowed(&script, &allow, call.is_read_only) {
             Ok(reason) => Decision::allow(reason),
             Err(reason) => self.no_rule(format!("Bash: {reason}"), suggestions),
         }
@@ -385,10 +385,13 @@ impl PermissionContext {
     }
 
     /// `Ok(reason)` when every part of the script is allowed, else the first reason not.
+    /// `read_only_git`: the caller allows read-only git commands
+    /// ([`is_read_only_git`]) without a rule (a custom command's `!` lines).
     fn bash_allowed(
         &self,
         script: &ParsedScript,
         allow: &[&SourcedRule],
+        read_only_git: bool,
     ) -> Result<String, String> {
         if let Some(h) = script.hazards.first() {
             return Err(match h {
@@ -418,6 +421,7 @@ impl PermissionContext {
             let by_rule = self.command_allowed_by_rules(cmd, allow);
             if by_rule.is_some()
                 || is_harmless(cmd)
+                || (read_only_git && is_read_only_git(cmd))
                 || (!cwd_changes && self.accept_edits_command(cmd))
             {
                 continue;

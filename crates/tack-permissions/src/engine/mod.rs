@@ -201,6 +201,8 @@ impl PermissionContext {
     /// Decides about one tool call. `aliases` are the tool's other names
     /// ([`tack_tool::Tool::aliases`]-style); `paths` are the paths it touches
     /// (`Tool::paths_touched`), read if `is_read_only`, written otherwise.
+    /// For Bash, `is_read_only` also allows read-only git commands without a
+    /// rule (`bash::is_read_only_git`; the Bash tool passes `false`).
     pub fn decide(
         &self,
         tool_name: &str,

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AgentSource {
     BuiltIn,
+    /// A plugin's `agents/` (named `plugin:agent`).
+    Plugin(PathBuf),
     /// `~/.claude/agents/` or `~/.tack/agents/`.
     User(PathBuf),
     /// `<project>/.claude/agents/` or `<project>/.tack/agents/`.
@@ -21,9 +23,10 @@ impl AgentSource {
     fn rank(&self) -> u8 {
         match self {
             AgentSource::BuiltIn => 0,
-            AgentSource::User(_) => 1,
-            AgentSource::Project(_) => 2,
-            AgentSource::Flag => 3,
+            AgentSource::Plugin(_) => 1,
+            AgentSource::User(_) => 2,
+            AgentSource::Project(_) => 3,
+            AgentSource::Flag => 4,
         }
     }
 }

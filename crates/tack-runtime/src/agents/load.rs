@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::definition::{AgentSource, Catalog, built_in};
+use super::definition::{AgentDefinition, AgentSource, Catalog, built_in};
 use super::parse::{parse_flag, parse_markdown};
+use crate::plugins::PluginPaths;
 
 /// Makes the source of a definition file from its path.
 type SourceOf = fn(PathBuf) -> AgentSource;
@@ -17,15 +18,30 @@ pub struct AgentDirs {
     pub home: Option<PathBuf>,
     /// The project root (`.claude/agents`, `.tack/agents`).
     pub project: PathBuf,
+    /// The session's plugins' agent folders and files (`plugin:agent`).
+    pub plugins: Vec<PluginPaths>,
 }
 
-/// Every definition by precedence (built-in < user < project < `--agents`),
+/// Every definition by precedence (built-in < plugin < user < project <
+/// `--agents`),
 /// and one warning line per definition skipped.
 pub fn load_catalog(dirs: &AgentDirs, flag: Option<&str>) -> (Catalog, Vec<String>) {
     let mut catalog = Catalog::default();
     let mut warnings = Vec::new();
     for def in built_in() {
         catalog.add(def);
+    }
+    for plugin in &dirs.plugins {
+        let files = plugin.paths.iter().flat_map(|p| match p.is_dir() {
+            true => markdown_files(p),
+            false => vec![p.clone()],
+        });
+        for path in files {
+            if let Some(mut def) = read_definition(&path, AgentSource::Plugin, &mut warnings) {
+                def.name = format!("{}:{}", plugin.plugin, def.name);
+                catalog.add(def);
+            }
+        }
     }
     let mut folders: Vec<(PathBuf, SourceOf)> = Vec::new();
     if let Some(home) = &dirs.home {
@@ -36,24 +52,8 @@ pub fn load_catalog(dirs: &AgentDirs, flag: Option<&str>) -> (Catalog, Vec<Strin
     folders.push((dirs.project.join(".tack/agents"), AgentSource::Project));
     for (folder, source) in folders {
         for path in markdown_files(&folder) {
-            let text = match tack_sys::read_config_file(&path, tack_sys::MAX_CONFIG_BYTES) {
-                Ok(t) => t,
-                Err(e) => {
-                    warnings.push(format!(
-                        "warning: {}: cannot read agent definition ({e}); skipped",
-                        path.display()
-                    ));
-                    continue;
-                }
-            };
-            match parse_markdown(&text, source(path.clone())) {
-                Ok(def) => catalog.add(def),
-                Err(e) => warnings.push(format!(
-                    "warning: {}:{}: {}; agent skipped",
-                    path.display(),
-                    e.line,
-                    e.message
-                )),
+            if let Some(def) = read_definition(&path, source, &mut warnings) {
+                catalog.add(def);
             }
         }
     }
@@ -70,6 +70,37 @@ pub fn load_catalog(dirs: &AgentDirs, flag: Option<&str>) -> (Catalog, Vec<Strin
         }
     }
     (catalog, warnings)
+}
+
+/// The definition in the file at `path`; `None` (and a warning) when it
+/// cannot be read or parsed.
+fn read_definition(
+    path: &Path,
+    source: SourceOf,
+    warnings: &mut Vec<String>,
+) -> Option<AgentDefinition> {
+    let text = match tack_sys::read_config_file(path, tack_sys::MAX_CONFIG_BYTES) {
+        Ok(t) => t,
+        Err(e) => {
+            warnings.push(format!(
+                "warning: {}: cannot read agent definition ({e}); skipped",
+                path.display()
+            ));
+            return None;
+        }
+    };
+    match parse_markdown(&text, source(path.to_path_buf())) {
+        Ok(def) => Some(def),
+        Err(e) => {
+            warnings.push(format!(
+                "warning: {}:{}: {}; agent skipped",
+                path.display(),
+                e.line,
+                e.message
+            ));
+            None
+        }
+    }
 }
 
 /// The `*.md` files of `dir`, sorted (none if it does not exist).

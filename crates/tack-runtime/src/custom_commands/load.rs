@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::frontmatter::read_markdown;
 use super::{CommandScope, CustomCommand, CustomCommands};
+use crate::plugins::PluginPaths;
 
 /// How deep folders under a commands folder are read (`a/b/c.md` is `a:b:c`).
 const MAX_DEPTH: usize = 8;
@@ -21,8 +22,11 @@ pub struct CommandDirs {
     pub config_dir: PathBuf,
     /// The project is trusted. An untrusted project's commands load (a
     /// template runs no code) without their `allowed-tools`, which would
-    /// loosen permissions.
+    /// loosen permissions, and without running their `` !`cmd` `` lines.
     pub trusted: bool,
+    /// The session's plugins' command folders and files
+    /// (`/plugin:command`), below the project's and the user's.
+    pub plugins: Vec<PluginPaths>,
 }
 
 /// The commands of `dirs`, sorted by name: a project command hides a user
@@ -34,12 +38,21 @@ pub fn load_commands(dirs: &CommandDirs) -> (CustomCommands, Vec<String>) {
         folders.push((home.join(".claude/commands"), CommandScope::User));
     }
     folders.push((dirs.config_dir.join("commands"), CommandScope::User));
+    let mut found_in: Vec<(Vec<(String, PathBuf)>, CommandScope)> = folders
+        .into_iter()
+        .map(|(folder, scope)| {
+            let mut found = Vec::new();
+            collect(&folder, &folder, 0, &mut found);
+            found.sort();
+            (found, scope)
+        })
+        .collect();
+    for plugin in &dirs.plugins {
+        found_in.push((plugin_commands(plugin), CommandScope::Plugin));
+    }
     let mut commands: Vec<CustomCommand> = Vec::new();
     let mut warnings = Vec::new();
-    for (folder, scope) in folders {
-        let mut found = Vec::new();
-        collect(&folder, &folder, 0, &mut found);
-        found.sort();
+    for (found, scope) in found_in {
         for (name, path) in found {
             if commands.iter().any(|c| c.name == name) {
                 continue;
@@ -56,6 +69,7 @@ pub fn load_commands(dirs: &CommandDirs) -> (CustomCommands, Vec<String>) {
                         ));
                         command.allowed_tools.clear();
                     }
+                    command.runs_shell = scope != CommandScope::Project || dirs.trusted;
                     commands.push(command);
                 }
                 Err(message) => warnings.push(format!(
@@ -67,6 +81,24 @@ pub fn load_commands(dirs: &CommandDirs) -> (CustomCommands, Vec<String>) {
     }
     commands.sort_by(|a, b| a.name.cmp(&b.name));
     (CustomCommands(commands), warnings)
+}
+
+/// A plugin's commands as (`plugin:name`, path): the `*.md` files of its
+/// folders (`a/b.md` is `plugin:a:b`) and the files its manifest names.
+fn plugin_commands(plugin: &PluginPaths) -> Vec<(String, PathBuf)> {
+    let mut found = Vec::new();
+    for path in &plugin.paths {
+        if path.is_dir() {
+            collect(path, path, 0, &mut found);
+        } else if let Some(stem) = path.file_stem().filter(|_| path.is_file()) {
+            found.push((stem.to_string_lossy().into_owned(), path.clone()));
+        }
+    }
+    found.sort();
+    found
+        .into_iter()
+        .map(|(name, path)| (format!("{}:{name}", plugin.plugin), path))
+        .collect()
 }
 
 /// The `*.md` files under `dir` as (name, path). Symlinked folders are not
@@ -113,6 +145,7 @@ fn read_command(path: &Path, name: String, scope: CommandScope) -> Result<Custom
         model: front.model,
         body,
         path: path.to_path_buf(),
+        runs_shell: true,
     })
 }
 
@@ -141,6 +174,7 @@ mod tests {
             home: None,
             config_dir: config.path().to_path_buf(),
             trusted: true,
+            plugins: vec![],
         });
         let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["a:ok", "linked"]);

@@ -9,11 +9,17 @@
 //! is replaced by everything typed after the command, `$1`..`$9` by its
 //! whitespace-separated words.
 //!
-//! A body's `` !`cmd` `` lines (Claude Code runs them and puts their output
-//! in the prompt) are left as text: running a repository's commands is code,
-//! which needs the trust and permission rules of `!cmd` input; not done yet.
+//! A plugin's commands are `/plugin:name` (also plain `/name` when no other
+//! command has that name, as Claude Code allows).
+//!
+//! A body's `` !`cmd` `` lines run before the prompt is sent, their output in
+//! their place ([`inline_shell`]): each under the permission rules plus the
+//! command's `allowed-tools`, as a Bash call would be; one that is not
+//! allowed does not run and the prompt says why. An untrusted project's
+//! commands run none.
 
 mod frontmatter;
+pub(crate) mod inline_shell;
 mod load;
 
 use std::path::PathBuf;
@@ -21,6 +27,7 @@ use std::path::PathBuf;
 use tack_protocol::{ContentBlock, Message};
 
 pub use frontmatter::{Frontmatter, parse_frontmatter, read_markdown, split_frontmatter};
+pub use inline_shell::InlineShell;
 pub use load::{CommandDirs, load_commands};
 
 /// Where a command was found.
@@ -28,6 +35,8 @@ pub use load::{CommandDirs, load_commands};
 pub enum CommandScope {
     Project,
     User,
+    /// A plugin's (`plugin:name`).
+    Plugin,
 }
 
 /// One custom command.
@@ -45,6 +54,8 @@ pub struct CustomCommand {
     /// The prompt template.
     pub body: String,
     pub path: PathBuf,
+    /// Its `` !`cmd` `` lines may run (not an untrusted project's command).
+    pub runs_shell: bool,
 }
 
 impl CustomCommand {
@@ -104,8 +115,21 @@ impl CustomCommand {
 pub struct CustomCommands(pub Vec<CustomCommand>);
 
 impl CustomCommands {
+    /// The command `/name` invokes: the one of that name, else the one
+    /// plugin command whose name ends in `:name`.
     pub fn get(&self, name: &str) -> Option<&CustomCommand> {
-        self.0.iter().find(|c| c.name == name)
+        if let Some(exact) = self.0.iter().find(|c| c.name == name) {
+            return Some(exact);
+        }
+        let suffix = format!(":{name}");
+        let mut plugin = self
+            .0
+            .iter()
+            .filter(|c| c.scope == CommandScope::Plugin && c.name.ends_with(&suffix));
+        match (plugin.next(), plugin.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &CustomCommand> {
@@ -141,6 +165,7 @@ mod tests {
             model: None,
             body: body.into(),
             path: PathBuf::from("/p/.claude/commands/review.md"),
+            runs_shell: true,
         }
     }
 

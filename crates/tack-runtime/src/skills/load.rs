@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::custom_commands::read_markdown;
 
 use super::{Skill, SkillSource, Skills};
+use crate::plugins::PluginPaths;
 
 /// Where skills are looked for.
 #[derive(Debug, Clone)]
@@ -21,6 +22,9 @@ pub struct SkillDirs {
     /// The project is trusted. An untrusted project's skills are not loaded:
     /// their instructions steer the model as the user's would.
     pub trusted: bool,
+    /// The session's plugins' skill folders (`plugin:skill`), after the
+    /// user's and the project's.
+    pub plugins: Vec<PluginPaths>,
 }
 
 /// The skills of `dirs`, sorted by name: a user skill hides a project skill
@@ -43,8 +47,24 @@ pub fn load_skills(dirs: &SkillDirs) -> (Skills, Vec<String>) {
         ));
     }
     let mut skills: Vec<Skill> = Vec::new();
-    for (folder, source, prefix) in folders {
-        for dir in skill_dirs(&folder) {
+    let mut found: Vec<(Vec<PathBuf>, SkillSource, String)> = folders
+        .into_iter()
+        .map(|(folder, source, prefix)| (skill_dirs(&folder), source, prefix))
+        .collect();
+    for plugin in &dirs.plugins {
+        // A path is a folder of skills, or (from the manifest) one skill.
+        let dirs = plugin
+            .paths
+            .iter()
+            .flat_map(|p| match p.join("SKILL.md").is_file() {
+                true => vec![p.clone()],
+                false => skill_dirs(p),
+            })
+            .collect();
+        found.push((dirs, SkillSource::Plugin, format!("{}:", plugin.plugin)));
+    }
+    for (dirs, source, prefix) in found {
+        for dir in dirs {
             match read_skill(&dir, source, &prefix) {
                 Ok(skill) if skills.iter().any(|s| s.name == skill.name) => {}
                 Ok(skill) => skills.push(skill),
@@ -204,6 +224,7 @@ mod tests {
             cwd: p.join("apps/web/src"),
             user: vec![user.path().to_path_buf(), p.join("missing")],
             trusted: true,
+            plugins: vec![],
         };
         let (skills, warnings) = load_skills(&dirs);
         assert_eq!(

@@ -29,6 +29,8 @@ pub use tool::{SKILL_TOOL_NAME, SkillTool};
 pub enum SkillSource {
     Project,
     User,
+    /// A plugin's (`plugin:skill`).
+    Plugin,
 }
 
 /// One skill.
@@ -85,6 +87,7 @@ impl Skill {
             scope: match self.source {
                 SkillSource::Project => CommandScope::Project,
                 SkillSource::User => CommandScope::User,
+                SkillSource::Plugin => CommandScope::Plugin,
             },
             description: Some(self.description.clone()),
             argument_hint: self.argument_hint.clone(),
@@ -92,6 +95,8 @@ impl Skill {
             model: self.model.clone(),
             body: self.body.replace("${CLAUDE_SKILL_DIR}", &dir),
             path: self.dir.join("SKILL.md"),
+            // An untrusted project's skills do not load at all.
+            runs_shell: true,
         }
     }
 }
@@ -143,6 +148,7 @@ impl Skills {
                 let source = match s.source {
                     SkillSource::Project => "project",
                     SkillSource::User => "user",
+                    SkillSource::Plugin => "plugin",
                 };
                 format!("/{} ({source}): {}", s.name, s.description)
             })

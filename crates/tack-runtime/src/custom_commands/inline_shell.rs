@@ -1,0 +1,169 @@
+//! `` !`command` `` in a custom command's (or skill's) body, as Claude Code
+//! runs them: before the prompt is sent, each in turn, its output put where
+//! the line was (commit-commands' `/commit` starts with
+//! `` !`git status` `` and `` !`git diff HEAD` ``).
+//!
+//! Invariant: a body's command runs only if a Bash call of it would run
+//! without asking (the permission rules, plus the command's `allowed-tools`
+//! while its turn lasts: `Gate::inline_bash`), and never from an untrusted
+//! project's command. One that may not run is left out and the prompt says
+//! why, so the model does not take a missing output for an empty one. They
+//! run through the runtime's one shell runner ([`crate::user_shell`]).
+
+use std::path::Path;
+
+use tack_protocol::{ContentBlock, Message};
+use tokio_util::sync::CancellationToken;
+
+use super::CustomCommand;
+use crate::user_shell::{SHELL_TIMEOUT, run_shell, shell_output_shown};
+
+/// Whether a turn's message has `` !`command` `` lines to run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InlineShell {
+    /// A plain prompt: `` !`…` `` is text.
+    #[default]
+    Off,
+    /// A custom command's or skill's body: its lines run (if allowed).
+    Run,
+    /// An untrusted project's command: none runs, the prompt says so.
+    Untrusted,
+}
+
+impl InlineShell {
+    pub(crate) fn of(command: &CustomCommand) -> InlineShell {
+        if command.runs_shell {
+            InlineShell::Run
+        } else {
+            InlineShell::Untrusted
+        }
+    }
+}
+
+/// The `` !`command` `` spans of `text` (a `!` at the start or after
+/// whitespace, then a backticked command on one line): (start, end, command).
+pub(crate) fn find(text: &str) -> Vec<(usize, usize, &str)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("!`").map(|i| i + from) {
+        let starts_a_word = text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(char::is_whitespace);
+        let body = at + 2;
+        let Some(len) = text[body..].find(['`', '\n']) else {
+            break;
+        };
+        let end = body + len;
+        let command = &text[body..end];
+        if starts_a_word && text[end..].starts_with('`') && !command.trim().is_empty() {
+            out.push((at, end + 1, command));
+            from = end + 1;
+        } else {
+            from = body;
+        }
+    }
+    out
+}
+
+/// `text` with each `` !`command` `` replaced by its output (stdout, then
+/// stderr), or by why it did not run.
+pub(crate) async fn expand(
+    text: &str,
+    policy: InlineShell,
+    may_run: &(dyn Fn(&str) -> Result<(), String> + Sync),
+    cwd: &Path,
+    cancel: &CancellationToken,
+) -> String {
+    let spans = find(text);
+    if spans.is_empty() || policy == InlineShell::Off {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (start, end, command) in spans {
+        out.push_str(&text[last..start]);
+        last = end;
+        let refused = match policy {
+            InlineShell::Untrusted => Err(
+                "the project is not trusted, so its commands run nothing (tack trust)".to_owned(),
+            ),
+            InlineShell::Run | InlineShell::Off => may_run(command),
+        };
+        if let Err(why) = refused {
+            out.push_str(&format!("[`{command}` was not run: {why}]"));
+            continue;
+        }
+        let run = run_shell(command, cwd, SHELL_TIMEOUT, cancel.child_token()).await;
+        let mut shown = shell_output_shown(&run.stdout, &run.stderr);
+        match (&run.stopped, run.code) {
+            (Some(why), _) => shown.push_str(&format!("\n({why})")),
+            (None, Some(0) | None) => {}
+            (None, Some(code)) => shown.push_str(&format!("\n(exit code {code})")),
+        }
+        out.push_str(&shown);
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The message of a custom command with its body's lines run: the body is
+/// the second block (after the command tags, [`CustomCommand::message`]).
+pub(crate) async fn expand_message(
+    mut message: Message,
+    policy: InlineShell,
+    may_run: &(dyn Fn(&str) -> Result<(), String> + Sync),
+    cwd: &Path,
+    cancel: &CancellationToken,
+) -> Message {
+    if policy == InlineShell::Off {
+        return message;
+    }
+    if let Some(ContentBlock::Text { text, .. }) = message.content.get_mut(1) {
+        *text = expand(text, policy, may_run, cwd, cancel).await;
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn finds_backticked_commands_after_a_bang_that_starts_a_word() {
+        let text = "Status: !`git status`\n- diff: !`git diff HEAD`\nnot!`x` !`` !`open\n`";
+        let found: Vec<&str> = find(text).into_iter().map(|(.., c)| c).collect();
+        assert_eq!(found, ["git status", "git diff HEAD"]);
+    }
+
+    #[tokio::test]
+    async fn allowed_commands_run_and_others_say_why_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let may_run = |c: &str| {
+            if c.starts_with("echo") {
+                Ok(())
+            } else {
+                Err("not allowed".to_owned())
+            }
+        };
+        let cancel = CancellationToken::new();
+        let text = "A: !`echo hi`\nB: !`rm -rf x`\nC: !`echo err >&2; exit 2`\n";
+        let out = expand(text, InlineShell::Run, &may_run, dir.path(), &cancel).await;
+        assert_eq!(
+            out,
+            "A: hi\nB: [`rm -rf x` was not run: not allowed]\nC: err\n(exit code 2)\n"
+        );
+        let out = expand(text, InlineShell::Untrusted, &may_run, dir.path(), &cancel).await;
+        assert_eq!(
+            out.lines().next(),
+            Some(
+                "A: [`echo hi` was not run: the project is not trusted, so its commands run nothing (tack trust)]"
+            )
+        );
+        assert_eq!(
+            expand(text, InlineShell::Off, &may_run, dir.path(), &cancel).await,
+            text
+        );
+    }
+}
