@@ -9,10 +9,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::json;
-use tack_config::Scope;
 use tack_plugins::{
-    Context, InstallScope, InstalledPlugins, LayerLevel, Marketplace, MarketplaceEntry,
-    PluginSource, git::GIT_TIMEOUT,
+    Context, InstallScope, InstalledPlugins, Marketplace, MarketplaceEntry, PluginSource,
+    git::GIT_TIMEOUT,
 };
 use tack_runtime::Place;
 
@@ -27,13 +26,7 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
         return Ok(validate(&place.cwd.join(path)));
     }
     let loaded = tack_runtime::load_settings(place, None)?;
-    let files: Vec<(LayerLevel, std::path::PathBuf)> = loaded
-        .locations
-        .files()
-        .into_iter()
-        .filter_map(|s| Some((level(s.scope()), s.file_path()?.to_path_buf())))
-        .collect();
-    let (layers, warnings) = tack_plugins::read_layers(&files);
+    let (layers, warnings) = tack_runtime::plugin_layers(&loaded.locations);
     for w in warnings {
         eprintln!("warning: {w}");
     }
@@ -102,15 +95,6 @@ fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String>
         PluginCommand::Details { plugin } => details(ctx, &plugin)?,
         PluginCommand::Validate { .. } => String::new(),
     })
-}
-
-fn level(scope: Scope) -> LayerLevel {
-    match scope {
-        Scope::User => LayerLevel::User,
-        Scope::Project => LayerLevel::Project,
-        Scope::Local => LayerLevel::Local,
-        Scope::Flag => LayerLevel::Flag,
-    }
 }
 
 fn toggle(ctx: &Context, plugin: &str, scope: &str, on: bool) -> anyhow::Result<String> {

@@ -392,3 +392,59 @@ async fn the_terminal_ui_runs_a_plugin_command_with_its_hook_context() {
     );
     assert!(last_texts(body).contains(&context), "{body}");
 }
+
+/// A plugin installed as a user installs it (`tack plugin marketplace add`,
+/// `tack plugin install`) loads in the next session: its command expands and
+/// its output style can be picked; disabled, it is gone.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_installed_plugin_loads_in_the_next_session_and_a_disabled_one_does_not() {
+    let env = Env::new(Script::new([Reply::text("hello"), Reply::text("again")])).await;
+    let market = tempfile::tempdir().unwrap();
+    let market = market.path();
+    write(
+        market.join(".claude-plugin/marketplace.json"),
+        &json!({"name": "m", "owner": {"name": "t"},
+                "plugins": [{"name": "kit", "source": "./kit"}]})
+        .to_string(),
+    );
+    write(
+        market.join("kit/.claude-plugin/plugin.json"),
+        r#"{"name": "kit", "version": "1.0.0"}"#,
+    );
+    write(
+        market.join("kit/commands/hello.md"),
+        "Say HELLO-FROM-KIT to $ARGUMENTS.\n",
+    );
+    write(
+        market.join("kit/output-styles/terse.md"),
+        "---\nname: Terse\n---\nOne line.\n",
+    );
+    let run = |args: &[&str]| {
+        let out = env.tack().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    run(&["plugin", "marketplace", "add", market.to_str().unwrap()]);
+    run(&["plugin", "install", "kit@m"]);
+    write(
+        env.claude_dir().join("settings.json"),
+        &json!({"enabledPlugins": {"kit@m": true}, "outputStyle": "kit:Terse"}).to_string(),
+    );
+
+    assert_eq!(run(&["-p", "/kit:hello world"]), "hello\n");
+    let body = &env.request_bodies()[0];
+    assert_eq!(command_body(body), "Say HELLO-FROM-KIT to world.\n");
+    let system = body["system"].to_string();
+    assert!(
+        system.contains("# Output Style: kit:Terse\\nOne line."),
+        "{system}"
+    );
+
+    run(&["plugin", "disable", "kit@m"]);
+    let out = env
+        .tack()
+        .args(["-p", "/kit:hello world"])
+        .output()
+        .unwrap();
+    assert_eq!(env.request_bodies().len(), 1, "{}", stderr(&out));
+}

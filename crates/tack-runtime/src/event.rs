@@ -335,6 +335,12 @@ impl PermissionAnswer {
     }
 }
 
+impl From<Notice> for RuntimeEvent {
+    fn from(notice: Notice) -> Self {
+        RuntimeEvent::Notice(notice)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,6 +46,8 @@ mod config;
 pub mod custom_commands;
 mod emit;
 mod event;
+mod extensions;
+pub use extensions::plugin_layers;
 mod gate;
 mod hooks;
 mod mcp;

@@ -993,9 +993,3 @@ impl Driver {
         }
     }
 }
-
-impl From<Notice> for RuntimeEvent {
-    fn from(notice: Notice) -> Self {
-        RuntimeEvent::Notice(notice)
-    }
-}

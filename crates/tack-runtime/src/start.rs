@@ -28,9 +28,10 @@ use crate::auth::{AuthError, client_config};
 use crate::checkpoints::Checkpoints;
 use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
-use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
+use crate::custom_commands::CustomCommands;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo};
+use crate::extensions::{Styles, commands_and_skills, hook_sources, output_styles, plugins};
 use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
@@ -39,14 +40,11 @@ use crate::hooks::{HookPlace, HookReporting, HookSource, HooksError, SessionHook
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SessionChoice, SessionOptions};
-use crate::output_styles::{
-    DEFAULT_STYLE, OutputStyle, OutputStyles, StyleDirs, load_output_styles,
-};
 use crate::place::{Env, Place};
-use crate::plugins::{SessionPlugins, session_plugins};
+use crate::plugins::SessionPlugins;
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
-use crate::skills::{SkillDirs, Skills, load_skills};
+use crate::skills::Skills;
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
 use crate::transcript::{StoreSink, TranscriptPlace, session_mirror};
 
@@ -115,21 +113,26 @@ pub async fn start(
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
     let model = session_model(&options, &env, settings);
     let project_dir = tack_config::find_project_dir(&cwd);
-    let styles = output_styles(&project_dir, &config_dir, loaded, &emit);
+    let styles = output_styles(&project_dir, &config_dir, (loaded, &plugins), &emit);
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
 
     let (client, api_key_source) = model_client(settings, &options, &env, &cwd).await?;
     let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
     let ledger = UsageLedger::default();
-    let mut mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
+    let mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
 
     let conversation = conversation(&store, &cwd, &options, &emit)?;
     let session_id = conversation.session_id.clone();
     let transcript_path = transcript_path(&store, &cwd, settings, &options, &conversation)?;
     let request = request_config(&options, &env, settings, &model, &emit);
-    let (custom_commands, skills) =
-        commands_and_skills(&project_dir, &ctx_opts, &config_dir, (loaded, &plugins), &emit);
+    let (custom_commands, skills) = commands_and_skills(
+        &project_dir,
+        &ctx_opts,
+        &config_dir,
+        (loaded, &plugins),
+        &emit,
+    );
     let tool_env = tool_env(&cwd, transcript_path.with_extension(""), &perms, &env);
     let history = tack_store::file_history_dir(&config_dir, &session_id);
     let checkpoints = Checkpoints::for_session(options.file_checkpointing, &env, history);
@@ -149,6 +152,116 @@ pub async fn start(
         checkpoints.clone(),
     )?;
 
+    let home_dir = ctx_opts.home_dir;
+    let (permission_mode, bypass_allowed) = (perms.mode, perms.bypass_allowed);
+    assemble(Prepared {
+        options,
+        store,
+        cwd,
+        env,
+        emit,
+        events,
+        plugins,
+        structured_output,
+        permission_mode,
+        bypass_allowed,
+        model,
+        project_dir,
+        styles,
+        home_dir,
+        context_load,
+        client,
+        api_key_source,
+        deps,
+        ledger,
+        mcp,
+        conversation,
+        session_id,
+        transcript_path,
+        request,
+        custom_commands,
+        skills,
+        tool_env,
+        checkpoints,
+        hooks,
+        gate,
+        turn_cancel,
+    })
+    .await
+}
+
+/// What [`start`] found and started, for [`assemble`]: everything that could
+/// fail on the user's input has been checked; nothing is written yet.
+struct Prepared {
+    options: SessionOptions,
+    store: SessionStore,
+    cwd: PathBuf,
+    env: Env,
+    emit: Emitter,
+    events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    plugins: SessionPlugins,
+    structured_output: Option<Arc<StructuredOutputTool>>,
+    permission_mode: PermissionMode,
+    bypass_allowed: bool,
+    model: String,
+    project_dir: PathBuf,
+    styles: Styles,
+    home_dir: Option<PathBuf>,
+    context_load: tokio::task::JoinHandle<LoadedContext>,
+    client: Arc<DeferredClient>,
+    api_key_source: &'static str,
+    deps: Arc<dyn QueryDeps>,
+    ledger: UsageLedger,
+    mcp: Option<SessionMcp>,
+    conversation: Conversation,
+    session_id: String,
+    transcript_path: PathBuf,
+    request: RequestSettings,
+    custom_commands: CustomCommands,
+    skills: Arc<Skills>,
+    tool_env: Arc<ToolEnv>,
+    checkpoints: Option<Arc<Checkpoints>>,
+    hooks: Option<Arc<SessionHooks>>,
+    gate: Arc<Gate>,
+    turn_cancel: TurnCancel,
+}
+
+/// The second half of [`start`]: the tools (once the prompt context is in),
+/// the transcript, the session and what front ends are told of it.
+async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
+    let Prepared {
+        options,
+        store,
+        cwd,
+        env,
+        emit,
+        events,
+        plugins,
+        structured_output,
+        permission_mode,
+        bypass_allowed,
+        model,
+        project_dir,
+        styles,
+        home_dir,
+        context_load,
+        client,
+        api_key_source,
+        deps,
+        ledger,
+        mut mcp,
+        conversation,
+        session_id,
+        transcript_path,
+        request,
+        custom_commands,
+        skills,
+        tool_env,
+        checkpoints,
+        hooks,
+        gate,
+        turn_cancel,
+    } = p;
     let context = loaded_context(context_load, &emit).await;
     let meta = options.persist.then(|| record_meta(&cwd, &options));
     let mirror = session_mirror(options.session_mirror, &emit);
@@ -168,7 +281,7 @@ pub async fn start(
         record_meta: meta.clone(),
         mirror: mirror.clone(),
         agents_flag: options.agents.as_deref(),
-        home: ctx_opts.home_dir.as_deref(),
+        home: home_dir.as_deref(),
         project: &project_dir,
         tool_env: &tool_env,
         only: options.tools.as_deref(),
@@ -209,7 +322,7 @@ pub async fn start(
         cwd,
         model,
         tools: tool_names,
-        permission_mode: perms.mode,
+        permission_mode,
         api_key_source: api_key_source.to_owned(),
         transcript_path: sink.map(|s| s.path().to_path_buf()),
         resumed: conversation_resumed(&options),
@@ -230,7 +343,7 @@ pub async fn start(
         info,
         base_config: request.base,
         request_env: request.env,
-        bypass_allowed: perms.bypass_allowed,
+        bypass_allowed,
         max_turns: options.max_turns,
         emit,
         events,
@@ -287,99 +400,6 @@ fn emitter(notices: &[Notice]) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent
         emit.notice(notice.clone());
     }
     (emit, events)
-}
-
-/// The session's plugins (`--plugin-dir`s; none: nothing read), each that
-/// could not be used, whole or in part, a warning.
-fn plugins(
-    options: &SessionOptions,
-    cwd: &Path,
-    loaded: &LoadedSettings,
-    emit: &Emitter,
-) -> SessionPlugins {
-    let claude_dir = loaded.locations.claude_user_dir.as_deref();
-    let plugins = session_plugins(&options.plugin_dirs, Vec::new(), cwd, claude_dir);
-    for failure in &plugins.failures {
-        emit.notice(Notice::warning(failure.warning()));
-    }
-    plugins
-}
-
-/// The custom slash commands and the skills (directory walks; templates and
-/// instructions, no code run), each file that could not be used a warning.
-fn commands_and_skills(
-    project_dir: &Path,
-    ctx_opts: &ContextOptions,
-    config_dir: &Path,
-    (loaded, plugins): (&LoadedSettings, &SessionPlugins),
-    emit: &Emitter,
-) -> (CustomCommands, Arc<Skills>) {
-    let (commands, mut warnings) = load_commands(&CommandDirs {
-        project: project_dir.to_path_buf(),
-        home: ctx_opts.home_dir.clone(),
-        config_dir: config_dir.to_path_buf(),
-        trusted: loaded.trust.trusted,
-        plugins: plugins.commands.clone(),
-    });
-    let user = loaded
-        .locations
-        .claude_user_dir
-        .iter()
-        .map(|d| d.join("skills"))
-        .chain([config_dir.join("skills")])
-        .collect();
-    let (skills, skill_warnings) = load_skills(&SkillDirs {
-        project: project_dir.to_path_buf(),
-        cwd: ctx_opts.cwd.clone(),
-        user,
-        trusted: loaded.trust.trusted,
-        plugins: plugins.skills.clone(),
-    });
-    warnings.extend(skill_warnings);
-    for warning in warnings {
-        emit.notice(Notice::warning(warning));
-    }
-    (commands, Arc::new(skills))
-}
-
-/// The output styles a session can pick and the one it has.
-struct Styles {
-    all: OutputStyles,
-    active: OutputStyle,
-}
-
-/// The output styles (a few folders' `*.md`; read, nothing run) and the one
-/// `outputStyle` names: an unknown name is a warning and the default style.
-fn output_styles(
-    project_dir: &Path,
-    config_dir: &Path,
-    loaded: &LoadedSettings,
-    emit: &Emitter,
-) -> Styles {
-    let user = loaded
-        .locations
-        .claude_user_dir
-        .iter()
-        .map(|d| d.join("output-styles"))
-        .chain([config_dir.join("output-styles")])
-        .collect();
-    let (all, warnings) = load_output_styles(&StyleDirs {
-        user,
-        project: project_dir.join(".claude/output-styles"),
-        trusted: loaded.trust.trusted,
-        plugins: Vec::new(),
-    });
-    for warning in warnings {
-        emit.notice(Notice::warning(warning));
-    }
-    let wanted = loaded.settings.output_style().unwrap_or(DEFAULT_STYLE);
-    let active = all.get(wanted).cloned().unwrap_or_else(|| {
-        emit.notice(Notice::warning(format!(
-            "warning: outputStyle `{wanted}`: no such output style; using the default"
-        )));
-        OutputStyle::default_style()
-    });
-    Styles { all, active }
 }
 
 /// The model client, built on a blocking thread from here on, and where its
@@ -842,29 +862,6 @@ fn write_history(
     }
     transcript.append_batch(records)?;
     Ok(out)
-}
-
-/// Every settings file's `hooks`, lowest first, then the plugins'; none
-/// with `disableAllHooks`.
-fn hook_sources(settings: &Settings, plugins: &SessionPlugins) -> Vec<HookSource> {
-    let settings_hooks = settings.hooks_by_source();
-    if settings.disable_all_hooks() {
-        return Vec::new();
-    }
-    let plugin_hooks = plugins.hooks.iter().map(|h| HookSource {
-        name: h.source.clone(),
-        hooks: h.hooks.clone(),
-        env: h.env.clone(),
-    });
-    settings_hooks
-        .into_iter()
-        .map(|(source, hooks)| HookSource {
-            name: source.to_string(),
-            hooks,
-            env: Vec::new(),
-        })
-        .chain(plugin_hooks)
-        .collect()
 }
 
 /// What every transcript record says about where it was written.

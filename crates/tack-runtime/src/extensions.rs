@@ -1,0 +1,199 @@
+//! What the session's extension points contribute, read once at start:
+//! its plugins (`--plugin-dir`s and the installed, enabled ones), the custom
+//! slash commands and skills (the user's, a trusted project's and the
+//! plugins'), the output styles, and the hooks of settings and plugins.
+//! Directory walks and reads only; nothing here runs.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tack_config::Settings;
+use tack_core::context::ContextOptions;
+
+use crate::config::LoadedSettings;
+use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
+use crate::emit::Emitter;
+use crate::event::Notice;
+use crate::hooks::HookSource;
+use crate::options::SessionOptions;
+use crate::output_styles::{
+    DEFAULT_STYLE, OutputStyle, OutputStyles, StyleDirs, load_output_styles,
+};
+use crate::plugins::{SessionPlugins, session_plugins};
+use crate::skills::{SkillDirs, Skills, load_skills};
+
+/// The session's plugins (`--plugin-dir`s; none: nothing read), each that
+/// could not be used, whole or in part, a warning.
+pub(crate) fn plugins(
+    options: &SessionOptions,
+    cwd: &Path,
+    loaded: &LoadedSettings,
+    emit: &Emitter,
+) -> SessionPlugins {
+    let claude_dir = loaded.locations.claude_user_dir.as_deref();
+    let installed = installed_plugins(loaded, emit);
+    let plugins = session_plugins(&options.plugin_dirs, installed, cwd, claude_dir);
+    for failure in &plugins.failures {
+        emit.notice(Notice::warning(failure.warning()));
+    }
+    plugins
+}
+
+/// The installed plugins the settings enable, as `tack plugin` (and Claude
+/// Code) keep them; nothing is read unless a settings file names
+/// `enabledPlugins`. A project's enabling counts once it is trusted.
+fn installed_plugins(loaded: &LoadedSettings, emit: &Emitter) -> Vec<tack_plugins::Plugin> {
+    let Some(claude_dir) = loaded.locations.claude_user_dir.as_deref() else {
+        return Vec::new();
+    };
+    if !loaded
+        .settings
+        .unknown_keys()
+        .contains_key("enabledPlugins")
+    {
+        return Vec::new();
+    }
+    let (layers, mut warnings) = plugin_layers(&loaded.locations);
+    let (plugins, more) = tack_plugins::enabled_plugins(&tack_plugins::EnabledInputs {
+        layers: &layers,
+        project_trusted: loaded.locations.workspace_trusted,
+        claude_dir,
+        project_dir: &loaded.locations.project_dir,
+    });
+    warnings.extend(more);
+    for warning in warnings {
+        emit.notice(Notice::warning(format!("warning: {warning}")));
+    }
+    plugins
+}
+
+/// Every settings file, read for its plugin keys (`enabledPlugins`,
+/// `extraKnownMarketplaces`, ...), lowest precedence first; a file that
+/// cannot be read is a warning.
+pub fn plugin_layers(
+    locations: &tack_config::Locations,
+) -> (Vec<tack_plugins::SettingsLayer>, Vec<String>) {
+    use tack_plugins::LayerLevel;
+    let files: Vec<(LayerLevel, std::path::PathBuf)> = locations
+        .files()
+        .into_iter()
+        .filter_map(|source| {
+            let level = match source.scope() {
+                tack_config::Scope::User => LayerLevel::User,
+                tack_config::Scope::Project => LayerLevel::Project,
+                tack_config::Scope::Local => LayerLevel::Local,
+                tack_config::Scope::Flag => LayerLevel::Flag,
+            };
+            Some((level, source.file_path()?.to_path_buf()))
+        })
+        .collect();
+    tack_plugins::read_layers(&files)
+}
+
+/// The custom slash commands and the skills (directory walks; templates and
+/// instructions, no code run), each file that could not be used a warning.
+pub(crate) fn commands_and_skills(
+    project_dir: &Path,
+    ctx_opts: &ContextOptions,
+    config_dir: &Path,
+    (loaded, plugins): (&LoadedSettings, &SessionPlugins),
+    emit: &Emitter,
+) -> (CustomCommands, Arc<Skills>) {
+    let (commands, mut warnings) = load_commands(&CommandDirs {
+        project: project_dir.to_path_buf(),
+        home: ctx_opts.home_dir.clone(),
+        config_dir: config_dir.to_path_buf(),
+        trusted: loaded.trust.trusted,
+        plugins: plugins.commands.clone(),
+    });
+    let user = loaded
+        .locations
+        .claude_user_dir
+        .iter()
+        .map(|d| d.join("skills"))
+        .chain([config_dir.join("skills")])
+        .collect();
+    let (skills, skill_warnings) = load_skills(&SkillDirs {
+        project: project_dir.to_path_buf(),
+        cwd: ctx_opts.cwd.clone(),
+        user,
+        trusted: loaded.trust.trusted,
+        plugins: plugins.skills.clone(),
+    });
+    warnings.extend(skill_warnings);
+    for warning in warnings {
+        emit.notice(Notice::warning(warning));
+    }
+    (commands, Arc::new(skills))
+}
+
+/// The output styles a session can pick and the one it has.
+pub(crate) struct Styles {
+    pub(crate) all: OutputStyles,
+    pub(crate) active: OutputStyle,
+}
+
+/// The output styles (a few folders' `*.md`; read, nothing run) and the one
+/// `outputStyle` names: an unknown name is a warning and the default style.
+pub(crate) fn output_styles(
+    project_dir: &Path,
+    config_dir: &Path,
+    (loaded, plugins): (&LoadedSettings, &SessionPlugins),
+    emit: &Emitter,
+) -> Styles {
+    let user = loaded
+        .locations
+        .claude_user_dir
+        .iter()
+        .map(|d| d.join("output-styles"))
+        .chain([config_dir.join("output-styles")])
+        .collect();
+    let (all, warnings) = load_output_styles(&StyleDirs {
+        user,
+        project: project_dir.join(".claude/output-styles"),
+        trusted: loaded.trust.trusted,
+        plugins: plugins
+            .output_style_paths()
+            .into_iter()
+            .flat_map(|p| {
+                p.paths
+                    .into_iter()
+                    .map(move |path| (p.plugin.clone(), path))
+            })
+            .collect(),
+    });
+    for warning in warnings {
+        emit.notice(Notice::warning(warning));
+    }
+    let wanted = loaded.settings.output_style().unwrap_or(DEFAULT_STYLE);
+    let active = all.get(wanted).cloned().unwrap_or_else(|| {
+        emit.notice(Notice::warning(format!(
+            "warning: outputStyle `{wanted}`: no such output style; using the default"
+        )));
+        OutputStyle::default_style()
+    });
+    Styles { all, active }
+}
+
+/// Every settings file's `hooks`, lowest first, then the plugins'; none
+/// with `disableAllHooks`.
+pub(crate) fn hook_sources(settings: &Settings, plugins: &SessionPlugins) -> Vec<HookSource> {
+    let settings_hooks = settings.hooks_by_source();
+    if settings.disable_all_hooks() {
+        return Vec::new();
+    }
+    let plugin_hooks = plugins.hooks.iter().map(|h| HookSource {
+        name: h.source.clone(),
+        hooks: h.hooks.clone(),
+        env: h.env.clone(),
+    });
+    settings_hooks
+        .into_iter()
+        .map(|(source, hooks)| HookSource {
+            name: source.to_string(),
+            hooks,
+            env: Vec::new(),
+        })
+        .chain(plugin_hooks)
+        .collect()
+}
