@@ -113,3 +113,42 @@ fn any_json() -> impl Strategy<Value = serde_json::Value> {
         ]
     })
 }
+
+proptest! {
+    /// A marketplace's `marketplace.json` (a repository writes it): any JSON
+    /// under its keys is a marketplace or an error, never a panic.
+    #[test]
+    fn prop_any_marketplace_json_parses_or_errs(
+        key in prop::sample::select(vec!["name", "owner", "plugins", "metadata"]),
+        value in any_json(),
+        plugin in any_json(),
+    ) {
+        let mut object = serde_json::Map::new();
+        object.insert("name".into(), "m".into());
+        object.insert("owner".into(), serde_json::json!({"name": "o"}));
+        object.insert("plugins".into(), serde_json::json!([plugin]));
+        object.insert(key.to_owned(), value);
+        let root = std::path::Path::new("/market");
+        let path = root.join(".claude-plugin/marketplace.json");
+        let _ = tack_plugins::parse_marketplace(&serde_json::Value::Object(object), &path, root);
+    }
+
+    /// `installed_plugins.json` and `known_marketplaces.json` as any text
+    /// (another tool, or a torn write, may leave anything): read or an error.
+    #[test]
+    fn prop_plugin_state_files_read_or_err(installed in ".{0,300}", known in any_json()) {
+        let dir = tempfile::tempdir().unwrap();
+        let plugins = tack_plugins::PluginsDir::new(dir.path());
+        std::fs::create_dir_all(dir.path().join("plugins")).unwrap();
+        std::fs::write(plugins.installed_plugins(), installed).unwrap();
+        std::fs::write(dir.path().join("plugins/known_marketplaces.json"), known.to_string()).unwrap();
+        let _ = tack_plugins::InstalledPlugins::read(&plugins);
+        let _ = tack_plugins::KnownMarketplaces::read(&plugins);
+    }
+
+    /// `tack plugin marketplace add <arg>`: any argument is a source or an error.
+    #[test]
+    fn prop_any_marketplace_argument_parses_or_errs(arg in ".{0,120}") {
+        let _ = tack_plugins::parse_marketplace_arg(&arg, std::path::Path::new("/cwd"));
+    }
+}
