@@ -6,7 +6,9 @@
 
 use crate::common;
 
-use common::{Env, STREAM_JSON, initialize_then, lines, stderr, stdout, user_line, write};
+use common::{
+    Env, STREAM_JSON, initialize_then, last_texts, lines, stderr, stdout, user_line, write,
+};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
@@ -20,17 +22,6 @@ fn system(body: &Value) -> String {
         .filter_map(|b| b["text"].as_str())
         .collect::<Vec<_>>()
         .join("\n\n")
-}
-
-/// The text blocks of the request's last message.
-fn last_prompt(body: &Value) -> Vec<String> {
-    let last = body["messages"].as_array().unwrap().last().unwrap();
-    last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|b| b["text"].as_str().map(str::to_owned))
-        .collect()
 }
 
 const CONCISE: &str = "- Be concise and direct";
@@ -73,9 +64,9 @@ async fn a_builtin_style_from_settings_changes_the_prompt_and_reminds_every_turn
             .nth(1)
             .unwrap();
         assert!(style.contains("★ Insight"), "{style}");
-        assert_eq!(last_prompt(body).last().unwrap(), &reminder("Explanatory"),);
+        assert_eq!(last_texts(body).last().unwrap(), &reminder("Explanatory"),);
     }
-    assert_eq!(last_prompt(&bodies[1])[0], "second");
+    assert_eq!(last_texts(&bodies[1])[0], "second");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -90,7 +81,7 @@ async fn without_a_style_the_prompt_is_the_default_one() {
         "{system}"
     );
     assert!(!system.contains("# Output Style"), "{system}");
-    assert_eq!(last_prompt(body).last().unwrap(), "hi");
+    assert_eq!(last_texts(body).last().unwrap(), "hi");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -137,7 +128,7 @@ async fn a_project_style_needs_trust_and_replaces_the_coding_section() {
         "{system}"
     );
     assert!(system.contains("\n# Using the tools\n"), "{system}");
-    assert_eq!(last_prompt(body).last().unwrap(), &reminder("Pirate"));
+    assert_eq!(last_texts(body).last().unwrap(), &reminder("Pirate"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
