@@ -233,3 +233,36 @@ fn config_and_history_rewrites_are_left_to_git() {
     s.git_at(&dir, None, &["replace", &head, &parent]);
     assert_eq!(recent_commits(&repo, &s.env(), 5), Fact::Unsure);
 }
+
+#[test]
+fn damaged_packs_and_indexes_are_unsure_not_a_panic() {
+    let s = Sandbox::new();
+    let dir = s.init("damaged");
+    for i in 0..3 {
+        s.commit(&dir, 4_000 + i, &format!("c{i}"));
+    }
+    s.git_at(&dir, None, &["repack", "-adq"]);
+    s.git_at(&dir, None, &["prune"]);
+    let repo = s.repo(&dir);
+    assert!(matches!(recent_commits(&repo, &s.env(), 5), Fact::Known(_)));
+
+    let idx = PathBuf::from(pack_idx(&dir));
+    let pack = idx.with_extension("pack");
+    // git writes packs read-only.
+    for file in [&idx, &pack] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let original = std::fs::read(&pack).unwrap();
+    let mut garbage = original.clone();
+    for byte in garbage.iter_mut().skip(12) {
+        *byte = 0xa5;
+    }
+    std::fs::write(&pack, &garbage).unwrap();
+    assert_eq!(recent_commits(&repo, &s.env(), 5), Fact::Unsure);
+    std::fs::write(&pack, &original).unwrap();
+
+    let index = std::fs::read(&idx).unwrap();
+    std::fs::write(&idx, &index[..100]).unwrap();
+    assert_eq!(recent_commits(&repo, &s.env(), 5), Fact::Unsure);
+}
