@@ -32,15 +32,17 @@ mod event;
 mod lifecycle;
 mod outcome;
 mod process;
+mod remote;
 mod runner;
 
 pub use callback::{CallbackCall, HookCallbacks, callback_label};
 pub use config::{
-    CallbackHook, CallbackMatcher, CommandHook, EVENTS, HookConfigError, HookGroup, HooksConfig,
-    LEGACY_TOOL_NAMES, Matcher, OnFailure,
+    CallbackHook, CallbackMatcher, CommandHook, EVENTS, HookConfigError, HookGroup, HookKind,
+    HooksConfig, LEGACY_TOOL_NAMES, Matcher, OnFailure,
 };
 pub use event::{BlockAudience, HookEvent};
 pub use lifecycle::{HookEnd, HookLabel, HookObserver};
 pub use outcome::{HookOutcome, PermissionDecision, StopHookGuard};
 pub use process::{HookRun, OUTPUT_CAP, RunStatus};
-pub use runner::{AsyncReports, DEFAULT_TIMEOUT, HookRunner};
+pub use remote::{HookServices, PROMPT_HOOK_SYSTEM, expand_env};
+pub use runner::{AsyncReports, Condition, DEFAULT_TIMEOUT, HookRunner, PROMPT_TIMEOUT, Rewake};

@@ -744,6 +744,11 @@ fn hooks_and_gate(
     checkpoints: Option<Arc<Checkpoints>>,
 ) -> Result<Guard, StartError> {
     let project_dir = place.project_dir.to_path_buf();
+    let files = SettingsFiles {
+        local: project_dir.join(".claude/settings.local.json"),
+        project: project_dir.join(".claude/settings.json"),
+        user: home_dir.map(|h| h.join(".claude/settings.json")),
+    };
     let hooks = SessionHooks::new(
         hook_sources,
         &options.hook_callbacks,
@@ -754,13 +759,8 @@ fn hooks_and_gate(
         },
         emit.clone(),
     )?
-    .map(Arc::new);
+    .map(|h| Arc::new(h.with_home(home_dir, files.watched())));
     let turn_cancel = TurnCancel::default();
-    let files = SettingsFiles {
-        local: project_dir.join(".claude/settings.local.json"),
-        project: project_dir.join(".claude/settings.json"),
-        user: home_dir.map(|h| h.join(".claude/settings.json")),
-    };
     let gate = Arc::new(Gate::new(
         ctx,
         hooks.clone(),
