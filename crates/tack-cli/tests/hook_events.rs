@@ -469,3 +469,34 @@ async fn an_async_rewake_hook_that_exits_2_wakes_the_model_with_a_new_turn() {
         "{woke}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_settings_file_changed_between_prompts_fires_config_change() {
+    let script = Script::new([Reply::text("One."), Reply::text("Two.")]);
+    let env = project(
+        script,
+        json!({"hooks": {"ConfigChange": [{"matcher": "local_settings", "hooks": [dump("config", "")]}]}}),
+    )
+    .await;
+    let mut child = env.stream_json();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut results = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(&l.unwrap()).unwrap())
+        .filter(|r| r["type"] == "result");
+    let local = env.cwd().join(".claude/settings.local.json");
+    for (text, answer) in [("one", "One."), ("two", "Two.")] {
+        writeln!(stdin, "{}", common::user_line(text)).unwrap();
+        stdin.flush().unwrap();
+        assert_eq!(results.next().unwrap()["result"], answer);
+        // Written after the first turn: seen before the second prompt.
+        write(&local, r#"{"model": "opus"}"#);
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        dumped(&env, "config"),
+        vec![json!({"cwd": env.cwd(), "hook_event_name": "ConfigChange",
+                    "source": "local_settings", "file_path": local})]
+    );
+}

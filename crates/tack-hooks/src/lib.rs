@@ -20,8 +20,19 @@
 //!   ([`StopHookGuard`]).
 //! - UserPromptSubmit, SessionStart, PreToolUse, PostToolUse:
 //!   [`HookOutcome::additional_context`] goes to the model as a system reminder.
+//! - PostToolUseFailure: like PostToolUse, next to the error result.
+//! - PermissionRequest: `permission_decision` Allow / Deny (`hookSpecificOutput.
+//!   decision`, exit 2 denies), with `updated_input`, `updated_permissions`,
+//!   `interrupt`. PermissionDenied: [`HookOutcome::retry`].
+//! - SubagentStart: `additional_context` goes to the sub-agent.
+//! - SessionStart, CwdChanged, FileChanged: [`HookOutcome::watch_paths`].
 //! - Every event: `should_continue() == false` stops the turn (`stop_reason` to the
 //!   user); `system_messages` and `errors` are shown to the user.
+//!
+//! A handler is a command, an HTTP endpoint or a prompt ([`HookKind`]; the last
+//! two run through the [`HookServices`] the owner gives the runner). `if` is
+//! decided by the caller ([`HookRunner::run_if`]), `once` by the runner, and an
+//! `asyncRewake` hook that exits with 2 is handed to the runner's [`Rewake`].
 //!
 //! A [`HookObserver`] (`HookRunner::with_observer`) hears of each command hook
 //! as it starts and ends: stream-json's hook lifecycle records.

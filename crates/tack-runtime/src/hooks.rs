@@ -17,7 +17,16 @@
 //! - Notification (`permission_prompt`): when a tool call waits for the user;
 //!   (`idle_prompt`): when a turn has ended and no command came for the
 //!   front end's idle delay (`Runtime::with_idle_notification`).
-//! - SubagentStop: when a sub-agent finishes.
+//! - SubagentStop: when a sub-agent finishes; SubagentStart before it starts
+//!   (its context joins the sub-agent's prompt).
+//! - PostToolUseFailure, PermissionRequest, PermissionDenied: in the gate
+//!   (`gate/tool_hooks.rs`).
+//! - PostCompact after each compaction, then InstructionsLoaded `compact`;
+//!   InstructionsLoaded `session_start` before SessionStart.
+//! - CwdChanged after a main-agent tool call moved the cwd; FileChanged and
+//!   ConfigChange after each main-agent tool call and before each prompt
+//!   ([`crate::hook_watch`]).
+//! - `asyncRewake` hooks that exit with 2: a new user turn ([`rewake_to`]).
 //!
 //! Hooks marked `"async": true` run in the background and never delay the
 //! turn (tack-hooks). Errors, `systemMessage`s and (verbose) plain output
