@@ -500,3 +500,33 @@ async fn a_settings_file_changed_between_prompts_fires_config_change() {
                     "source": "local_settings", "file_path": local})]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_permission_request_hook_that_denies_with_interrupt_ends_the_turn() {
+    let script = Script::new([
+        Reply::message()
+            .tool_use("b1", "Bash", json!({"command": "touch x"}))
+            .into(),
+        Reply::text("never asked"),
+    ]);
+    let deny = r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not now", "interrupt": true}}}"#;
+    let env = project(
+        script,
+        json!({"hooks": {"PermissionRequest": [{"hooks": [dump("request", deny)]}]}}),
+    )
+    .await;
+    let out = env
+        .tack()
+        .args(["-p", "go", "--output-format", "json"])
+        .output()
+        .unwrap();
+    let result = &lines(&out.stdout)[0];
+    // The turn stops at once, as a user's interrupt would stop it.
+    assert_eq!(result["subtype"], "error_during_execution", "{result}");
+    assert_eq!(
+        result["permission_denials"],
+        json!([{"tool_name": "Bash", "tool_use_id": "b1", "tool_input": {"command": "touch x"}}])
+    );
+    assert!(!env.cwd().join("x").exists());
+    assert_eq!(env.request_bodies().len(), 1);
+}

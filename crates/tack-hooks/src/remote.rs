@@ -9,7 +9,8 @@
 //! - http: a 2xx response's body is the hook's stdout (JSON output, or plain
 //!   text); any other status, a connection failure or a timeout is a
 //!   non-blocking error. To block, a server answers 2xx with a JSON decision.
-//! - prompt: the model answers `{"ok": true}` or `{"ok": false, "reason":
+//! - prompt: `$ARGUMENTS` in the prompt is the input JSON (without it, the
+//!   input is appended); the model answers `{"ok": true}` or `{"ok": false, "reason":
 //!   "..."}`; `ok: false` is a block (`decision: "block"` with the reason:
 //!   PreToolUse denies, Stop continues, ...). An answer that is not that JSON
 //!   is a non-blocking error.
@@ -135,7 +136,10 @@ pub(crate) async fn run_remote(
                 })
             }
             (Some(s), HookKind::Prompt { prompt, model }) => {
-                let text = prompt.replace("$ARGUMENTS", &input.to_string());
+                let text = match prompt.contains("$ARGUMENTS") {
+                    true => prompt.replace("$ARGUMENTS", &input.to_string()),
+                    false => format!("{prompt}\n\nHook input:\n{input}"),
+                };
                 let asked = s.ask_model(model.as_deref(), PROMPT_HOOK_SYSTEM, text);
                 Box::pin(async move { verdict(&asked.await?).map(|s| (RunStatus::Exited(0), s)) })
             }

@@ -445,4 +445,22 @@ async fn prompt_hooks_let_a_small_model_decide() {
     let o = r.run(&stop, &never()).await;
     assert_eq!(o.blocked(), None);
     assert_eq!(o.errors(), &[] as &[String]);
+
+    // Without `$ARGUMENTS`, the input follows the prompt; an answer that is
+    // not the verdict is an error, not a block.
+    let fake = Arc::new(Fake::default());
+    let r = fx
+        .runner(json!({"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done?"}]}]}))
+        .with_services(fake.clone());
+    *fake.model_reply.lock().unwrap() = Some("Looks fine to me".into());
+    let o = r.run(&stop, &never()).await;
+    assert_eq!(o.blocked(), None);
+    assert_eq!(
+        o.errors(),
+        &["Stop hook error: `Done?` failed: the model did not answer {\"ok\": ...}: Looks fine to me".to_owned()]
+    );
+    assert_eq!(
+        fake.seen.lock().unwrap().clone(),
+        vec![json!({"model": null, "prompt": format!("Done?\n\nHook input:\n{input}")})]
+    );
 }
