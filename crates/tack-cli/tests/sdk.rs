@@ -872,6 +872,11 @@ async fn python_callbacks_get_the_new_hook_events() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn typescript_callbacks_get_the_new_hook_events() {
+    new_hook_events(typescript()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn python_include_hook_events() {
     hook_events(python()).await;
 }
