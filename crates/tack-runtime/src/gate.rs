@@ -182,18 +182,6 @@ pub(crate) struct SettingsFiles {
     pub user: Option<PathBuf>,
 }
 
-impl SettingsFiles {
-    /// Each file with its ConfigChange `source`.
-    pub(crate) fn watched(&self) -> Vec<(&'static str, PathBuf)> {
-        let mut v = vec![
-            ("project_settings", self.project.clone()),
-            ("local_settings", self.local.clone()),
-        ];
-        v.extend(self.user.clone().map(|u| ("user_settings", u)));
-        v
-    }
-}
-
 impl Gate {
     pub(crate) fn new(
         ctx: PermissionContext,

@@ -98,6 +98,25 @@ pub(crate) struct HookPlace<'a> {
     pub session_id: &'a str,
     pub transcript_path: &'a Path,
     pub permission_mode: &'a str,
+    /// The settings files ConfigChange watches, with their `source`.
+    pub settings_files: Vec<(&'static str, PathBuf)>,
+}
+
+/// Every settings file the session reads (`.claude` and `.tack`, user,
+/// project and local; not `--settings`), with its ConfigChange `source`.
+pub(crate) fn watched_settings(files: &[tack_config::Source]) -> Vec<(&'static str, PathBuf)> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let source = match f.scope() {
+                tack_config::Scope::User => "user_settings",
+                tack_config::Scope::Project => "project_settings",
+                tack_config::Scope::Local => "local_settings",
+                tack_config::Scope::Flag => return None,
+            };
+            Some((source, f.file_path()?.to_path_buf()))
+        })
+        .collect()
 }
 
 /// How the client's callback hooks are reached: each call is a
@@ -238,7 +257,7 @@ impl SessionHooks {
         let files = file_names(runner.config(), place.cwd);
         Ok(Some(SessionHooks {
             runner: std::sync::RwLock::new(runner),
-            watch: std::sync::Mutex::new(Watch::new(place.cwd, files, Vec::new())),
+            watch: std::sync::Mutex::new(Watch::new(place.cwd, files, place.settings_files)),
             home: None,
             reports,
             verbose: reporting.verbose,
@@ -505,17 +524,9 @@ impl SessionHooks {
 /// The events added after the core set: sub-agents, compaction, memory
 /// files, and what [`Watch`] notices.
 impl SessionHooks {
-    /// The home the user's memory file and settings are under; the settings
-    /// files ConfigChange watches (`(source, file)`).
-    pub(crate) fn with_home(
-        mut self,
-        home: Option<&Path>,
-        settings: Vec<(&'static str, PathBuf)>,
-    ) -> SessionHooks {
+    /// The home the user's memory file is under.
+    pub(crate) fn with_home(mut self, home: Option<&Path>) -> SessionHooks {
         self.home = home.map(Path::to_path_buf);
-        let runner = self.runner();
-        let files = file_names(runner.config(), runner.cwd());
-        self.watch = std::sync::Mutex::new(Watch::new(runner.cwd(), files, settings));
         self
     }
 

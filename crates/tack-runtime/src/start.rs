@@ -36,6 +36,7 @@ use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
 };
+use crate::hooks::watched_settings;
 use crate::hooks::{HookPlace, HookReporting, HookSource, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
@@ -146,6 +147,7 @@ pub async fn start(
             session_id: &session_id,
             transcript_path: &transcript_path,
             permission_mode: perms.mode.as_str(),
+            settings_files: watched_settings(&loaded.locations.files()),
         },
         ctx_opts.home_dir.as_deref(),
         &emit,
@@ -759,7 +761,7 @@ fn hooks_and_gate(
         },
         emit.clone(),
     )?
-    .map(|h| Arc::new(h.with_home(home_dir, files.watched())));
+    .map(|h| Arc::new(h.with_home(home_dir)));
     let turn_cancel = TurnCancel::default();
     let gate = Arc::new(Gate::new(
         ctx,
