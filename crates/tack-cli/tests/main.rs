@@ -16,6 +16,7 @@ mod git_context;
 mod hardening;
 mod hardening2;
 mod hardening3;
+mod hook_events;
 mod interactive;
 mod kill;
 mod mcp;

@@ -828,6 +828,54 @@ async fn typescript_structured_output_with_a_nested_schema() {
     structured(typescript()).await;
 }
 
+/// Callback hooks for PostToolUseFailure and PermissionRequest get Claude
+/// Code's input fields, and their answers count (context for the model; an
+/// allowed Write that nobody else would have approved).
+async fn new_hook_events(sdk: Result<Sdk, String>) {
+    let env = Env::new(Script::new([])).await;
+    let read = json!({"file_path": path_in(&env, "notes.txt")});
+    let write = json!({"file_path": path_in(&env, "b.txt"), "content": "allowed by a hook"});
+    env.server
+        .push(Reply::tool_use("toolu_r1", "Read", read.clone()));
+    env.server
+        .push(Reply::tool_use("toolu_w1", "Write", write.clone()));
+    env.server.push(Reply::text("Done."));
+    let Some(report) = drive(&sdk, "new_hook_events", &env).await else {
+        return;
+    };
+    let obs = &report["observations"];
+    let error = obs["hook_calls"][0]["error"].clone();
+    assert!(error.as_str().unwrap().contains("does not exist"), "{obs}");
+    let read_result = obs["tool_results"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(read_result.contains("the notes moved to docs/"), "{obs}");
+    assert_eq!(
+        obs["hook_calls"],
+        json!([
+            {"hook_event_name": "PostToolUseFailure", "tool_name": "Read", "tool_input": read,
+             "tool_use_id": "toolu_r1", "tool_use_id_argument": "toolu_r1",
+             "error": error, "is_interrupt": false},
+            {"hook_event_name": "PermissionRequest", "tool_name": "Write", "tool_input": write,
+             "tool_use_id": null, "tool_use_id_argument": null,
+             "error": null, "is_interrupt": null},
+        ])
+    );
+    assert_eq!(obs["b_txt"], "allowed by a hook");
+    assert_eq!(obs["result"]["result"], "Done.");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_callbacks_get_the_new_hook_events() {
+    new_hook_events(python()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_callbacks_get_the_new_hook_events() {
+    new_hook_events(typescript()).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn python_include_hook_events() {
     hook_events(python()).await;

@@ -85,6 +85,20 @@ pub trait CanUseTool: Send + Sync {
         let _ = (tool, input, result, ctx);
         Box::pin(std::future::ready(PostToolUseOutcome::default()))
     }
+
+    /// Called after `tool` ran with `input` and failed (an `is_error`
+    /// `result`: the tool's error, or an error output); the answer is
+    /// appended to the error text. The default does nothing.
+    fn post_tool_use_failure<'a>(
+        &'a self,
+        tool: &'a dyn Tool,
+        input: &'a Value,
+        result: &'a ToolCallOutcome,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, PostToolUseOutcome> {
+        let _ = (tool, input, result, ctx);
+        Box::pin(std::future::ready(PostToolUseOutcome::default()))
+    }
 }
 
 /// Allows every call (`--dangerously-skip-permissions`, tests).

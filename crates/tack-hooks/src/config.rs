@@ -78,11 +78,38 @@ impl Matcher {
     }
 }
 
-/// One command hook.
+/// What runs when a hook fires (the handler's `type`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum HookKind {
+    /// `type: "command"`: a process; `command` and `args` say which.
+    Command,
+    /// `type: "http"`: the input JSON is POSTed to `url`; the response body
+    /// is read like a command hook's stdout.
+    Http {
+        url: String,
+        /// Header values, `$VAR` / `${VAR}` expanded for the names in
+        /// `allowed_env_vars` only.
+        headers: Vec<(String, String)>,
+        allowed_env_vars: Vec<String>,
+    },
+    /// `type: "prompt"`: a small model call with `prompt` (`$ARGUMENTS`
+    /// replaced by the input JSON) answers `{"ok": bool, "reason": ...}`.
+    Prompt {
+        prompt: String,
+        /// The model, if not the runner's small fast model.
+        model: Option<String>,
+    },
+}
+
+/// One hook handler of a matcher group (a command, an HTTP endpoint or a
+/// prompt; see [`HookKind`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CommandHook {
-    /// Shell text (run with `sh -c`), or the program when `args` is set.
+    /// Shell text (run with `sh -c`), or the program when `args` is set; for
+    /// other kinds, what names the hook in messages (its URL, its prompt).
     pub command: String,
+    /// The handler's type.
+    pub kind: HookKind,
     /// Exec form: arguments, no shell.
     pub args: Option<Vec<String>>,
     /// Per-hook timeout; `None`: the runner's default.
@@ -90,9 +117,37 @@ pub struct CommandHook {
     /// `"async": true`: runs in the background; the event does not wait for it
     /// and its output has no effect (Claude Code's linters-after-edit hooks).
     pub is_async: bool,
+    /// `"asyncRewake": true` (implies async): when the hook exits with 2, its
+    /// stderr (or stdout) wakes the model as a new user turn.
+    pub async_rewake: bool,
+    /// `rewakeMessage`: the text that leads the rewake turn.
+    pub rewake_message: Option<String>,
+    /// `if`: a permission rule (`Bash(git *)`) the tool call must match
+    /// (tool events only; on other events a hook with `if` never runs).
+    pub condition: Option<String>,
+    /// `"once": true`: runs at most once per session.
+    pub once: bool,
     /// Environment of this hook alone, over the runner's (a plugin's hooks
     /// get `CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA`).
     pub env: Vec<(String, String)>,
+}
+
+impl CommandHook {
+    /// A shell command hook with every option at its default.
+    pub fn shell(command: &str) -> CommandHook {
+        CommandHook {
+            command: command.to_owned(),
+            kind: HookKind::Command,
+            args: None,
+            timeout: None,
+            is_async: false,
+            async_rewake: false,
+            rewake_message: None,
+            condition: None,
+            once: false,
+            env: Vec::new(),
+        }
+    }
 }
 
 /// One callback hook: a function that lives in the front end's client (an
@@ -149,6 +204,22 @@ impl HookGroup {
     fn is_empty(&self) -> bool {
         self.hooks.is_empty() && self.callbacks.is_empty()
     }
+
+    /// True when the group runs for `target` (`None`: the event ignores
+    /// matchers). FileChanged's matcher is a list of file names, compared
+    /// literally (`.envrc|.env`), not a regex.
+    fn selects(&self, event: &str, target: Option<&str>) -> bool {
+        let Some(t) = target else {
+            return true;
+        };
+        match (&self.matcher, self.matcher_text.as_deref()) {
+            (Matcher::All, _) | (_, None) => true,
+            (_, Some(names)) if event == "FileChanged" => {
+                names.split(['|', ',']).any(|n| n.trim() == t)
+            }
+            (m, Some(_)) => m.matches(t),
+        }
+    }
 }
 
 /// Every configured hook, by event name.
@@ -176,6 +247,7 @@ struct RawGroup {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct RawHandler {
     #[serde(rename = "type")]
     kind: String,
@@ -184,20 +256,98 @@ struct RawHandler {
     timeout: Option<f64>,
     #[serde(default, rename = "async")]
     is_async: bool,
+    #[serde(default)]
+    async_rewake: bool,
+    rewake_message: Option<String>,
+    #[serde(rename = "if")]
+    condition: Option<String>,
+    #[serde(default)]
+    once: bool,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    allowed_env_vars: Vec<String>,
+    prompt: Option<String>,
+    model: Option<String>,
 }
 
 /// Events tack runs.
 pub const EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "PermissionDenied",
     "UserPromptSubmit",
     "Stop",
+    "SubagentStart",
     "SubagentStop",
     "SessionStart",
     "SessionEnd",
     "PreCompact",
+    "PostCompact",
     "Notification",
+    "InstructionsLoaded",
+    "ConfigChange",
+    "CwdChanged",
+    "FileChanged",
 ];
+
+/// One handler of a group (`place` names it in errors); `None` for a type
+/// tack does not run.
+fn handler(
+    h: RawHandler,
+    place: &str,
+    env: &[(String, String)],
+) -> Result<Option<CommandHook>, String> {
+    let required = |v: Option<String>, key: &str| {
+        v.filter(|c| !c.trim().is_empty())
+            .ok_or_else(|| format!("{place} has no `{key}`"))
+    };
+    let (command, kind) = match h.kind.as_str() {
+        "command" => (required(h.command, "command")?, HookKind::Command),
+        "http" => {
+            let url = required(h.url, "url")?;
+            let kind = HookKind::Http {
+                url: url.clone(),
+                headers: h.headers.into_iter().collect(),
+                allowed_env_vars: h.allowed_env_vars,
+            };
+            (url, kind)
+        }
+        "prompt" => {
+            let prompt = required(h.prompt, "prompt")?;
+            let kind = HookKind::Prompt {
+                prompt: prompt.clone(),
+                model: h.model,
+            };
+            (prompt, kind)
+        }
+        _ => return Ok(None),
+    };
+    let timeout = match h.timeout {
+        None => None,
+        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t.min(86_400.0))),
+        Some(t) => {
+            return Err(format!(
+                "{place}.timeout must be a positive number of seconds (got {t})"
+            ));
+        }
+    };
+    Ok(Some(CommandHook {
+        command,
+        kind,
+        args: h.args,
+        timeout,
+        is_async: h.is_async || h.async_rewake,
+        async_rewake: h.async_rewake,
+        rewake_message: h.rewake_message,
+        condition: h.condition.filter(|c| !c.trim().is_empty()),
+        once: h.once,
+        env: env.to_vec(),
+    }))
+}
 
 impl HooksConfig {
     /// No hooks.
@@ -243,36 +393,14 @@ impl HooksConfig {
                 })?;
                 let mut hooks = Vec::new();
                 for (hi, h) in g.hooks.into_iter().enumerate() {
-                    if h.kind != "command" {
-                        self.warnings.push(format!(
-                            "{source_desc}: hooks.{event}[{gi}].hooks[{hi}] of type `{}` is ignored (only `command` hooks are supported)",
-                            h.kind
-                        ));
-                        continue;
+                    let place = format!("hooks.{event}[{gi}].hooks[{hi}]");
+                    match handler(h, &place, env) {
+                        Ok(Some(hook)) => hooks.push(hook),
+                        Ok(None) => self.warnings.push(format!(
+                            "{source_desc}: {place} is ignored (tack runs `command`, `http` and `prompt` hooks)"
+                        )),
+                        Err(message) => return Err(err(message)),
                     }
-                    let Some(command) = h.command.filter(|c| !c.trim().is_empty()) else {
-                        return Err(err(format!(
-                            "hooks.{event}[{gi}].hooks[{hi}] has no `command`"
-                        )));
-                    };
-                    let timeout = match h.timeout {
-                        None => None,
-                        Some(t) if t.is_finite() && t > 0.0 => {
-                            Some(Duration::from_secs_f64(t.min(86_400.0)))
-                        }
-                        Some(t) => {
-                            return Err(err(format!(
-                                "hooks.{event}[{gi}].hooks[{hi}].timeout must be a positive number of seconds (got {t})"
-                            )));
-                        }
-                    };
-                    hooks.push(CommandHook {
-                        command,
-                        args: h.args,
-                        timeout,
-                        is_async: h.is_async,
-                        env: env.to_vec(),
-                    });
                 }
                 self.events
                     .entry(event.clone())
@@ -353,9 +481,7 @@ impl HooksConfig {
     pub fn matching(&self, event: &str, target: Option<&str>) -> Vec<CommandHook> {
         let mut out: Vec<CommandHook> = Vec::new();
         for g in self.events.get(event).into_iter().flatten() {
-            if let Some(t) = target
-                && !g.matcher.matches(t)
-            {
+            if !g.selects(event, target) {
                 continue;
             }
             for h in &g.hooks {
@@ -372,9 +498,7 @@ impl HooksConfig {
     pub fn matching_callbacks(&self, event: &str, target: Option<&str>) -> Vec<CallbackHook> {
         let mut out: Vec<CallbackHook> = Vec::new();
         for g in self.events.get(event).into_iter().flatten() {
-            if let Some(t) = target
-                && !g.matcher.matches(t)
-            {
+            if !g.selects(event, target) {
                 continue;
             }
             for h in &g.callbacks {
@@ -417,7 +541,7 @@ mod tests {
             "PreToolUse": [
                 {"matcher": "Bash", "hooks": [{"type": "command", "command": "a.sh", "timeout": 5}]},
                 {"matcher": "*", "hooks": [{"type": "command", "command": "a.sh", "timeout": 5},
-                                            {"type": "prompt", "prompt": "x"}]}
+                                            {"type": "agent", "prompt": "x"}]}
             ],
             "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
             "FileChanged": [{"hooks": []}]
@@ -428,7 +552,10 @@ mod tests {
             &json!({"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "b.sh"}]}]}),
         )
         .unwrap();
-        assert_eq!(c.warnings().len(), 2);
+        assert_eq!(
+            c.warnings(),
+            &["user: hooks.PreToolUse[1].hooks[1] is ignored (tack runs `command`, `http` and `prompt` hooks)".to_owned()]
+        );
         let names = |hs: Vec<CommandHook>| hs.into_iter().map(|h| h.command).collect::<Vec<_>>();
         assert_eq!(names(c.matching("PreToolUse", Some("Bash"))), vec!["a.sh"]);
         assert_eq!(

@@ -78,6 +78,85 @@ pub enum HookEvent {
         /// The kind (matched by matchers).
         notification_type: String,
     },
+    /// A tool call failed (an error result, or interrupted).
+    PostToolUseFailure {
+        /// The tool's name.
+        tool_name: String,
+        /// The tool's input.
+        tool_input: Value,
+        /// The tool_use id.
+        tool_use_id: String,
+        /// The error text the model sees.
+        error: String,
+        /// True when the user interrupted the call.
+        is_interrupt: bool,
+    },
+    /// A permission prompt is about to be shown for a tool call.
+    PermissionRequest {
+        /// The tool's name.
+        tool_name: String,
+        /// The tool's input.
+        tool_input: Value,
+        /// The rules "allow always" would add (`addRules` updates).
+        permission_suggestions: Vec<Value>,
+    },
+    /// A rule or the mode denied a tool call without asking anyone.
+    PermissionDenied {
+        /// The tool's name.
+        tool_name: String,
+        /// The tool's input.
+        tool_input: Value,
+        /// The tool_use id.
+        tool_use_id: String,
+        /// Why it was denied (what the model is told).
+        reason: String,
+    },
+    /// A sub-agent is starting.
+    SubagentStart {
+        /// The sub-agent's id.
+        agent_id: String,
+        /// Its type (matched by matchers).
+        agent_type: String,
+    },
+    /// After a compaction (`manual`, `auto`).
+    PostCompact {
+        /// What triggered it (matched by matchers).
+        trigger: String,
+        /// The summary the conversation now starts with.
+        compact_summary: String,
+    },
+    /// An instructions file (CLAUDE.md, a rules file) was loaded into context.
+    InstructionsLoaded {
+        /// The file.
+        file_path: String,
+        /// `User`, `Project`, `Local` or `Managed`.
+        memory_type: String,
+        /// `session_start`, `nested_traversal`, `path_glob_match`, `include`,
+        /// `compact` (matched by matchers).
+        load_reason: String,
+    },
+    /// A settings file changed while the session runs.
+    ConfigChange {
+        /// `user_settings`, `project_settings`, `local_settings`,
+        /// `policy_settings`, `skills` (matched by matchers).
+        source: String,
+        /// The file that changed.
+        file_path: String,
+    },
+    /// The session's working directory changed.
+    CwdChanged {
+        /// The directory before.
+        old_cwd: String,
+        /// The directory now.
+        new_cwd: String,
+    },
+    /// A watched file changed.
+    FileChanged {
+        /// The file (matchers compare its base name).
+        file_path: String,
+        /// `change`, `add` or `unlink`.
+        event: String,
+    },
 }
 
 /// Which events can block, and who reads the blocking message.
@@ -104,6 +183,15 @@ impl HookEvent {
             HookEvent::SessionEnd { .. } => "SessionEnd",
             HookEvent::PreCompact { .. } => "PreCompact",
             HookEvent::Notification { .. } => "Notification",
+            HookEvent::PostToolUseFailure { .. } => "PostToolUseFailure",
+            HookEvent::PermissionRequest { .. } => "PermissionRequest",
+            HookEvent::PermissionDenied { .. } => "PermissionDenied",
+            HookEvent::SubagentStart { .. } => "SubagentStart",
+            HookEvent::PostCompact { .. } => "PostCompact",
+            HookEvent::InstructionsLoaded { .. } => "InstructionsLoaded",
+            HookEvent::ConfigChange { .. } => "ConfigChange",
+            HookEvent::CwdChanged { .. } => "CwdChanged",
+            HookEvent::FileChanged { .. } => "FileChanged",
         }
     }
 
@@ -111,11 +199,22 @@ impl HookEvent {
     /// matchers (UserPromptSubmit, Stop).
     pub fn match_target(&self) -> Option<&str> {
         match self {
-            HookEvent::PreToolUse { tool_name, .. } | HookEvent::PostToolUse { tool_name, .. } => {
-                Some(tool_name)
+            HookEvent::PreToolUse { tool_name, .. }
+            | HookEvent::PostToolUse { tool_name, .. }
+            | HookEvent::PostToolUseFailure { tool_name, .. }
+            | HookEvent::PermissionRequest { tool_name, .. }
+            | HookEvent::PermissionDenied { tool_name, .. } => Some(tool_name),
+            HookEvent::UserPromptSubmit { .. }
+            | HookEvent::Stop { .. }
+            | HookEvent::CwdChanged { .. } => None,
+            HookEvent::SubagentStop { agent_type, .. }
+            | HookEvent::SubagentStart { agent_type, .. } => Some(agent_type),
+            HookEvent::PostCompact { trigger, .. } => Some(trigger),
+            HookEvent::InstructionsLoaded { load_reason, .. } => Some(load_reason),
+            HookEvent::ConfigChange { source, .. } => Some(source),
+            HookEvent::FileChanged { file_path, .. } => {
+                Some(file_path.rsplit('/').next().unwrap_or(file_path.as_str()))
             }
-            HookEvent::UserPromptSubmit { .. } | HookEvent::Stop { .. } => None,
-            HookEvent::SubagentStop { agent_type, .. } => Some(agent_type),
             HookEvent::SessionStart { source, .. } => Some(source),
             HookEvent::SessionEnd { reason } => Some(reason),
             HookEvent::PreCompact { trigger, .. } => Some(trigger),
@@ -125,12 +224,22 @@ impl HookEvent {
         }
     }
 
-    /// The tool call the event is about (PreToolUse, PostToolUse).
+    /// The tool call the event is about (PreToolUse, PostToolUse,
+    /// PostToolUseFailure, PermissionDenied).
     pub fn tool_use_id(&self) -> Option<&str> {
         match self {
             HookEvent::PreToolUse { tool_use_id, .. }
-            | HookEvent::PostToolUse { tool_use_id, .. } => Some(tool_use_id),
-            HookEvent::UserPromptSubmit { .. }
+            | HookEvent::PostToolUse { tool_use_id, .. }
+            | HookEvent::PostToolUseFailure { tool_use_id, .. }
+            | HookEvent::PermissionDenied { tool_use_id, .. } => Some(tool_use_id),
+            HookEvent::PermissionRequest { .. }
+            | HookEvent::SubagentStart { .. }
+            | HookEvent::PostCompact { .. }
+            | HookEvent::InstructionsLoaded { .. }
+            | HookEvent::ConfigChange { .. }
+            | HookEvent::CwdChanged { .. }
+            | HookEvent::FileChanged { .. }
+            | HookEvent::UserPromptSubmit { .. }
             | HookEvent::Stop { .. }
             | HookEvent::SubagentStop { .. }
             | HookEvent::SessionStart { .. }
@@ -145,14 +254,67 @@ impl HookEvent {
         match self {
             HookEvent::PreToolUse { .. }
             | HookEvent::PostToolUse { .. }
+            | HookEvent::PostToolUseFailure { .. }
+            | HookEvent::PermissionRequest { .. }
             | HookEvent::Stop { .. }
             | HookEvent::SubagentStop { .. } => BlockAudience::Model,
-            HookEvent::UserPromptSubmit { .. } | HookEvent::PreCompact { .. } => {
-                BlockAudience::User
-            }
+            HookEvent::UserPromptSubmit { .. }
+            | HookEvent::PreCompact { .. }
+            | HookEvent::ConfigChange { .. } => BlockAudience::User,
             HookEvent::SessionStart { .. }
             | HookEvent::SessionEnd { .. }
-            | HookEvent::Notification { .. } => BlockAudience::None,
+            | HookEvent::Notification { .. }
+            | HookEvent::PermissionDenied { .. }
+            | HookEvent::SubagentStart { .. }
+            | HookEvent::PostCompact { .. }
+            | HookEvent::InstructionsLoaded { .. }
+            | HookEvent::CwdChanged { .. }
+            | HookEvent::FileChanged { .. } => BlockAudience::None,
+        }
+    }
+
+    /// The call a tool event is about (`tool_name`, `tool_input`), for `if`
+    /// conditions; `None` for events that are not about a tool call.
+    pub fn tool_call(&self) -> Option<(&str, &Value)> {
+        match self {
+            HookEvent::PreToolUse {
+                tool_name,
+                tool_input,
+                ..
+            }
+            | HookEvent::PostToolUse {
+                tool_name,
+                tool_input,
+                ..
+            }
+            | HookEvent::PostToolUseFailure {
+                tool_name,
+                tool_input,
+                ..
+            }
+            | HookEvent::PermissionRequest {
+                tool_name,
+                tool_input,
+                ..
+            }
+            | HookEvent::PermissionDenied {
+                tool_name,
+                tool_input,
+                ..
+            } => Some((tool_name, tool_input)),
+            HookEvent::UserPromptSubmit { .. }
+            | HookEvent::Stop { .. }
+            | HookEvent::SubagentStop { .. }
+            | HookEvent::SessionStart { .. }
+            | HookEvent::SessionEnd { .. }
+            | HookEvent::PreCompact { .. }
+            | HookEvent::Notification { .. }
+            | HookEvent::SubagentStart { .. }
+            | HookEvent::PostCompact { .. }
+            | HookEvent::InstructionsLoaded { .. }
+            | HookEvent::ConfigChange { .. }
+            | HookEvent::CwdChanged { .. }
+            | HookEvent::FileChanged { .. } => None,
         }
     }
 
@@ -231,6 +393,50 @@ impl HookEvent {
                     v["title"] = json!(t);
                 }
                 v
+            }
+            HookEvent::PostToolUseFailure {
+                tool_name,
+                tool_input,
+                tool_use_id,
+                error,
+                is_interrupt,
+            } => json!({"tool_name": tool_name, "tool_input": tool_input,
+                        "tool_use_id": tool_use_id, "error": error, "is_interrupt": is_interrupt}),
+            HookEvent::PermissionRequest {
+                tool_name,
+                tool_input,
+                permission_suggestions,
+            } => json!({"tool_name": tool_name, "tool_input": tool_input,
+                        "permission_suggestions": permission_suggestions}),
+            HookEvent::PermissionDenied {
+                tool_name,
+                tool_input,
+                tool_use_id,
+                reason,
+            } => json!({"tool_name": tool_name, "tool_input": tool_input,
+                        "tool_use_id": tool_use_id, "reason": reason}),
+            HookEvent::SubagentStart {
+                agent_id,
+                agent_type,
+            } => json!({"agent_id": agent_id, "agent_type": agent_type}),
+            HookEvent::PostCompact {
+                trigger,
+                compact_summary,
+            } => json!({"trigger": trigger, "compact_summary": compact_summary}),
+            HookEvent::InstructionsLoaded {
+                file_path,
+                memory_type,
+                load_reason,
+            } => json!({"file_path": file_path, "memory_type": memory_type,
+                        "load_reason": load_reason}),
+            HookEvent::ConfigChange { source, file_path } => {
+                json!({"source": source, "file_path": file_path})
+            }
+            HookEvent::CwdChanged { old_cwd, new_cwd } => {
+                json!({"old_cwd": old_cwd, "new_cwd": new_cwd})
+            }
+            HookEvent::FileChanged { file_path, event } => {
+                json!({"file_path": file_path, "event": event})
             }
         };
         match v {

@@ -20,8 +20,19 @@
 //!   ([`StopHookGuard`]).
 //! - UserPromptSubmit, SessionStart, PreToolUse, PostToolUse:
 //!   [`HookOutcome::additional_context`] goes to the model as a system reminder.
+//! - PostToolUseFailure: like PostToolUse, next to the error result.
+//! - PermissionRequest: `permission_decision` Allow / Deny (`hookSpecificOutput.
+//!   decision`, exit 2 denies), with `updated_input`, `updated_permissions`,
+//!   `interrupt`. PermissionDenied: [`HookOutcome::retry`].
+//! - SubagentStart: `additional_context` goes to the sub-agent.
+//! - SessionStart, CwdChanged, FileChanged: [`HookOutcome::watch_paths`].
 //! - Every event: `should_continue() == false` stops the turn (`stop_reason` to the
 //!   user); `system_messages` and `errors` are shown to the user.
+//!
+//! A handler is a command, an HTTP endpoint or a prompt ([`HookKind`]; the last
+//! two run through the [`HookServices`] the owner gives the runner). `if` is
+//! decided by the caller ([`HookRunner::run_if`]), `once` by the runner, and an
+//! `asyncRewake` hook that exits with 2 is handed to the runner's [`Rewake`].
 //!
 //! A [`HookObserver`] (`HookRunner::with_observer`) hears of each command hook
 //! as it starts and ends: stream-json's hook lifecycle records.
@@ -32,15 +43,17 @@ mod event;
 mod lifecycle;
 mod outcome;
 mod process;
+mod remote;
 mod runner;
 
 pub use callback::{CallbackCall, HookCallbacks, callback_label};
 pub use config::{
-    CallbackHook, CallbackMatcher, CommandHook, EVENTS, HookConfigError, HookGroup, HooksConfig,
-    LEGACY_TOOL_NAMES, Matcher, OnFailure,
+    CallbackHook, CallbackMatcher, CommandHook, EVENTS, HookConfigError, HookGroup, HookKind,
+    HooksConfig, LEGACY_TOOL_NAMES, Matcher, OnFailure,
 };
 pub use event::{BlockAudience, HookEvent};
 pub use lifecycle::{HookEnd, HookLabel, HookObserver};
 pub use outcome::{HookOutcome, PermissionDecision, StopHookGuard};
 pub use process::{HookRun, OUTPUT_CAP, RunStatus};
-pub use runner::{AsyncReports, DEFAULT_TIMEOUT, HookRunner};
+pub use remote::{HookServices, PROMPT_HOOK_SYSTEM, expand_env};
+pub use runner::{AsyncReports, Condition, DEFAULT_TIMEOUT, HookRunner, PROMPT_TIMEOUT, Rewake};

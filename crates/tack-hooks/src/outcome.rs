@@ -50,6 +50,14 @@ pub struct HookOutcome {
     pub(crate) additional_context: Vec<String>,
     pub(crate) plain_output: Vec<String>,
     pub(crate) errors: Vec<String>,
+    /// PermissionRequest: a deny that also interrupts the turn.
+    pub(crate) interrupt: bool,
+    /// PermissionRequest: `updatedPermissions` of an allow.
+    pub(crate) updated_permissions: Vec<Value>,
+    /// PermissionDenied: the model may retry the call.
+    pub(crate) retry: bool,
+    /// SessionStart, CwdChanged, FileChanged: the files to watch from now on.
+    pub(crate) watch_paths: Option<Vec<String>>,
 }
 
 impl HookOutcome {
@@ -68,7 +76,33 @@ impl HookOutcome {
             additional_context: Vec::new(),
             plain_output: Vec::new(),
             errors: Vec::new(),
+            interrupt: false,
+            updated_permissions: Vec::new(),
+            retry: false,
+            watch_paths: None,
         }
+    }
+
+    /// SessionStart, CwdChanged, FileChanged: `watchPaths`, the files
+    /// FileChanged watches from now on (the last hook that set it wins).
+    pub fn watch_paths(&self) -> Option<&[String]> {
+        self.watch_paths.as_deref()
+    }
+
+    /// PermissionRequest: true when a hook denied with `interrupt: true`.
+    pub fn interrupt(&self) -> bool {
+        self.interrupt
+    }
+
+    /// PermissionRequest: the permission updates an allowing hook asked for
+    /// (`updatedPermissions`, as JSON).
+    pub fn updated_permissions(&self) -> &[Value] {
+        &self.updated_permissions
+    }
+
+    /// PermissionDenied: true when a hook said the model may retry.
+    pub fn retry(&self) -> bool {
+        self.retry
     }
 
     /// The event name.
@@ -116,7 +150,9 @@ impl HookOutcome {
         self.audience
     }
 
-    /// PreToolUse: the combined permission decision and its reason.
+    /// PreToolUse: the combined permission decision and its reason;
+    /// PermissionRequest: `Allow` or `Deny` (`hookSpecificOutput.decision`,
+    /// or exit 2) and the deny message.
     pub fn permission_decision(&self) -> Option<(PermissionDecision, Option<&str>)> {
         self.permission.as_ref().map(|(d, r)| (*d, r.as_deref()))
     }
@@ -210,7 +246,10 @@ impl HookOutcome {
                         first_line(&reason)
                     )),
                     BlockAudience::Model | BlockAudience::User => {
-                        if matches!(event, HookEvent::PreToolUse { .. }) {
+                        if matches!(
+                            event,
+                            HookEvent::PreToolUse { .. } | HookEvent::PermissionRequest { .. }
+                        ) {
                             self.decide(PermissionDecision::Deny, Some(reason.clone()));
                         }
                         self.block.push(reason);
@@ -252,7 +291,7 @@ impl HookOutcome {
                 let r = reason
                     .clone()
                     .unwrap_or_else(|| format!("blocked by hook `{cmd}`"));
-                if is_pre {
+                if is_pre || matches!(event, HookEvent::PermissionRequest { .. }) {
                     self.decide(PermissionDecision::Deny, Some(r.clone()));
                 }
                 if self.audience != BlockAudience::None {
@@ -280,6 +319,18 @@ impl HookOutcome {
             && !ctx.trim().is_empty()
         {
             self.additional_context.push(ctx.to_string());
+        }
+        if matches!(event, HookEvent::PermissionDenied { .. })
+            && h.get("retry").and_then(Value::as_bool) == Some(true)
+        {
+            self.retry = true;
+        }
+        if matches!(event, HookEvent::PermissionRequest { .. }) {
+            self.permission_request(cmd, h.get("decision"));
+        }
+        if let Some(Value::Array(paths)) = h.get("watchPaths") {
+            let paths = paths.iter().filter_map(Value::as_str).map(str::to_owned);
+            self.watch_paths = Some(paths.collect());
         }
         if !is_pre {
             return;
@@ -309,6 +360,42 @@ impl HookOutcome {
                     "{name} hook error: `{cmd}` returned an updatedInput that is not an object; ignored"
                 ));
             }
+        }
+    }
+}
+
+impl HookOutcome {
+    /// A PermissionRequest hook's `decision`: `{"behavior": "allow",
+    /// "updatedInput"?, "updatedPermissions"?}` or `{"behavior": "deny",
+    /// "message"?, "interrupt"?}`.
+    fn permission_request(&mut self, cmd: &str, decision: Option<&Value>) {
+        let Some(d) = decision else {
+            return;
+        };
+        let name = self.event;
+        match d.get("behavior").and_then(Value::as_str) {
+            Some("allow") => {
+                self.decide(PermissionDecision::Allow, None);
+                if let Some(u) = d.get("updatedInput").filter(|u| u.is_object()) {
+                    self.updated_input = Some(u.clone());
+                }
+                if let Some(Value::Array(ps)) = d.get("updatedPermissions") {
+                    self.updated_permissions.extend(ps.iter().cloned());
+                }
+            }
+            Some("deny") => {
+                let message = d
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("denied by hook `{cmd}`"), str::to_owned);
+                self.decide(PermissionDecision::Deny, Some(message));
+                if d.get("interrupt").and_then(Value::as_bool) == Some(true) {
+                    self.interrupt = true;
+                }
+            }
+            other => self.errors.push(format!(
+                "{name} hook error: `{cmd}` returned a decision with behavior {other:?}; ignored"
+            )),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! [`HookRunner`]: runs the hooks matching an event, concurrently, and folds their
 //! results into a [`HookOutcome`].
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -9,16 +10,28 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::callback::{CallbackCall, HookCallbacks, run_callback};
-use crate::config::HooksConfig;
+use crate::config::{CommandHook, HookKind, HooksConfig};
 use crate::event::HookEvent;
 use crate::lifecycle::{HookLabel, HookObserver};
 use crate::outcome::HookOutcome;
-use crate::process::{HookRun, run_hook};
+use crate::process::{HookRun, RunStatus, run_hook};
+use crate::remote::{HookServices, run_remote};
 
 /// Default per-hook timeout. (Claude Code's current default is 600 s for command
 /// hooks, older versions used 60 s; tack uses 60 s, overridable per hook with
 /// `timeout` and per runner with [`HookRunner::with_default_timeout`].)
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Default timeout of a `type: "prompt"` hook (Claude Code's).
+pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Decides a hook's `if` condition (a permission rule such as `Bash(git *)`)
+/// for the tool call of the event being run: true when the call matches.
+pub type Condition<'a> = &'a (dyn Fn(&str) -> bool + Sync);
+
+/// Where an `asyncRewake` hook's exit-2 message goes: the session's owner
+/// wakes the model with it as a new user turn.
+pub type Rewake = Arc<dyn Fn(String) + Send + Sync>;
 
 /// Runs configured hooks for one session. Cheap to share behind an `Arc`.
 #[derive(Clone)]
@@ -37,6 +50,10 @@ pub struct HookRunner {
     default_timeout: Duration,
     callbacks: Option<Arc<dyn HookCallbacks>>,
     observer: Option<Arc<dyn HookObserver>>,
+    services: Option<Arc<dyn HookServices>>,
+    rewake: Option<Rewake>,
+    /// `once` hooks that ran in this session (shared by clones).
+    fired: Arc<Mutex<HashSet<CommandHook>>>,
 }
 
 impl std::fmt::Debug for HookRunner {
@@ -76,7 +93,23 @@ impl HookRunner {
             default_timeout: DEFAULT_TIMEOUT,
             callbacks: None,
             observer: None,
+            services: None,
+            rewake: None,
+            fired: Arc::default(),
         }
+    }
+
+    /// What runs `http` and `prompt` hooks (without it they fail with a
+    /// non-blocking error).
+    pub fn with_services(mut self, services: Arc<dyn HookServices>) -> HookRunner {
+        self.services = Some(services);
+        self
+    }
+
+    /// Where `asyncRewake` hooks that exit with 2 send their message.
+    pub fn with_rewake(mut self, rewake: Rewake) -> HookRunner {
+        self.rewake = Some(rewake);
+        self
     }
 
     /// Tells `observer` when each command hook starts and ends.
@@ -137,6 +170,11 @@ impl HookRunner {
         self.permission_mode = Some(mode.to_string());
     }
 
+    /// The directory hooks run in.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
     /// The configuration.
     pub fn config(&self) -> &HooksConfig {
         &self.config
@@ -176,9 +214,20 @@ impl HookRunner {
     /// become entries in [`HookOutcome::errors`] or plain output. `cancel` kills
     /// running hooks and abandons running callbacks.
     pub async fn run(&self, event: &HookEvent, cancel: &CancellationToken) -> HookOutcome {
+        self.run_if(event, None, cancel).await
+    }
+
+    /// [`HookRunner::run`], with `condition` deciding the `if` of hooks that
+    /// have one (without it, or for an event that is not about a tool call,
+    /// such hooks do not run).
+    pub async fn run_if(
+        &self,
+        event: &HookEvent,
+        condition: Option<Condition<'_>>,
+        cancel: &CancellationToken,
+    ) -> HookOutcome {
         let (background, hooks): (Vec<_>, Vec<_>) = self
-            .config
-            .matching(event.name(), event.match_target())
+            .selected(event, condition)
             .into_iter()
             .partition(|h| h.is_async);
         let callbacks = self
@@ -203,36 +252,19 @@ impl HookRunner {
                 cancel,
             )
         }));
-        let input = Arc::new(serde_json::to_vec(&input_json).unwrap_or_default());
+        let input = Input {
+            bytes: Arc::new(serde_json::to_vec(&input_json).unwrap_or_default()),
+            json: Arc::new(input_json),
+        };
         let project = self.project_dir.to_string_lossy().into_owned();
         let mut env = self.env.clone();
         env.push(("CLAUDE_PROJECT_DIR".into(), project.clone()));
         env.push(("TACK_PROJECT_DIR".into(), project));
         for hook in background {
-            // Bounded by its own timeout, not by the caller: it outlives the
-            // event it was started for. Its process group dies with tack.
-            let (input, cwd, env) = (Arc::clone(&input), self.cwd.clone(), env.clone());
-            let timeout = hook.timeout.unwrap_or(self.default_timeout);
-            let (event, reports) = (event.clone(), self.reports.clone());
-            let observer = self.observer.clone();
-            tokio::spawn(async move {
-                let never = CancellationToken::new();
-                let run = run_hook(&hook, input, &cwd, &env, timeout, &never);
-                let run = observed(observer.as_deref(), &event, run).await;
-                if let Some(reports) = reports {
-                    reports.absorb(&event, run);
-                }
-            });
+            self.spawn_background(hook, event, &input, &env);
         }
         let commands = futures::future::join_all(hooks.iter().map(|h| {
-            let run = run_hook(
-                h,
-                Arc::clone(&input),
-                &self.cwd,
-                &env,
-                h.timeout.unwrap_or(self.default_timeout),
-                cancel,
-            );
+            let run = self.run_handler(h, &input, &env, cancel);
             observed(self.observer.as_deref(), event, run)
         }));
         let (runs, called) = futures::future::join(commands, calls).await;
@@ -240,6 +272,114 @@ impl HookRunner {
             outcome.absorb(event, run);
         }
         outcome
+    }
+
+    /// The hooks for `event` whose matcher, `if` and `once` let them run now
+    /// (a `once` hook is marked as run here).
+    fn selected(&self, event: &HookEvent, condition: Option<Condition<'_>>) -> Vec<CommandHook> {
+        self.config
+            .matching(event.name(), event.match_target())
+            .into_iter()
+            .filter(|h| match &h.condition {
+                None => true,
+                Some(rule) => event.tool_call().is_some() && condition.is_some_and(|c| c(rule)),
+            })
+            .filter(|h| {
+                !h.once
+                    || self
+                        .fired
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(h.clone())
+            })
+            .collect()
+    }
+
+    /// One handler's run, whatever its kind.
+    fn run_handler(
+        &self,
+        hook: &CommandHook,
+        input: &Input,
+        env: &[(String, String)],
+        cancel: &CancellationToken,
+    ) -> impl std::future::Future<Output = HookRun> + Send + 'static {
+        let (hook, input, env) = (hook.clone(), input.clone(), env.to_vec());
+        let (cwd, services, cancel) = (self.cwd.clone(), self.services.clone(), cancel.clone());
+        let default = match hook.kind {
+            HookKind::Prompt { .. } => PROMPT_TIMEOUT,
+            HookKind::Command | HookKind::Http { .. } => self.default_timeout,
+        };
+        let timeout = hook.timeout.unwrap_or(default);
+        async move {
+            match hook.kind {
+                HookKind::Command => {
+                    run_hook(&hook, input.bytes, &cwd, &env, timeout, &cancel).await
+                }
+                HookKind::Http { .. } | HookKind::Prompt { .. } => {
+                    run_remote(
+                        services.as_deref(),
+                        &hook,
+                        &input.json,
+                        &env,
+                        timeout,
+                        &cancel,
+                    )
+                    .await
+                }
+            }
+        }
+    }
+
+    /// Starts an `"async": true` hook: bounded by its own timeout, not by the
+    /// caller (it outlives the event it was started for; its process group
+    /// dies with tack). What it says goes to the async reports, or for an
+    /// `asyncRewake` hook that exits with 2, to the rewake.
+    fn spawn_background(
+        &self,
+        hook: CommandHook,
+        event: &HookEvent,
+        input: &Input,
+        env: &[(String, String)],
+    ) {
+        let never = CancellationToken::new();
+        let run = self.run_handler(&hook, input, env, &never);
+        let (event, reports) = (event.clone(), self.reports.clone());
+        let (observer, rewake) = (self.observer.clone(), self.rewake.clone());
+        tokio::spawn(async move {
+            let run = observed(observer.as_deref(), &event, run).await;
+            match rewake {
+                Some(rewake) if hook.async_rewake && run.status == RunStatus::Exited(2) => {
+                    rewake(rewake_text(&hook, &run));
+                }
+                Some(_) | None => {
+                    if let Some(reports) = reports {
+                        reports.absorb(&event, run);
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// A hook input, as bytes for processes and as JSON for the rest.
+#[derive(Clone)]
+struct Input {
+    bytes: Arc<Vec<u8>>,
+    json: Arc<Value>,
+}
+
+/// What an `asyncRewake` hook that exited with 2 tells the model: its
+/// `rewakeMessage`, then its stderr (or stdout when stderr is empty).
+fn rewake_text(hook: &CommandHook, run: &HookRun) -> String {
+    let said = match run.stderr.trim() {
+        "" => run.stdout.trim(),
+        s => s,
+    };
+    match (&hook.rewake_message, said) {
+        (Some(m), "") => m.clone(),
+        (Some(m), s) => format!("{m}\n\n{s}"),
+        (None, "") => format!("Background hook `{}` exited with status 2", hook.command),
+        (None, s) => s.to_owned(),
     }
 }
 

@@ -357,11 +357,11 @@ fn registrations_check_matchers_and_warn_about_unknown_events() {
         "{err}"
     );
     config
-        .add_callbacks("sdk", &on("PostToolUseFailure", None, vec![hook("h")]))
+        .add_callbacks("sdk", &on("Elicitation", None, vec![hook("h")]))
         .unwrap();
     assert_eq!(
         config.warnings(),
-        ["sdk: hooks for `PostToolUseFailure` are ignored (event not supported)"]
+        ["sdk: hooks for `Elicitation` are ignored (event not supported)"]
     );
-    assert!(!config.has_hooks("PostToolUseFailure"));
+    assert!(!config.has_hooks("Elicitation"));
 }

@@ -14,30 +14,31 @@ use tack_hooks::{
 };
 use tokio_util::sync::CancellationToken;
 
-struct Fx {
+/// A temp project dir for hook scripts, and runners over it.
+pub(crate) struct Fx {
     dir: tempfile::TempDir,
 }
 
 impl Fx {
-    fn new() -> Fx {
+    pub(crate) fn new() -> Fx {
         Fx {
             dir: tempfile::tempdir().unwrap(),
         }
     }
 
-    fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         std::fs::canonicalize(self.dir.path()).unwrap()
     }
 
     /// Writes an executable bash script and returns its path.
-    fn script(&self, name: &str, body: &str) -> String {
+    pub(crate) fn script(&self, name: &str, body: &str) -> String {
         let p = self.path().join(name);
         std::fs::write(&p, format!("#!/bin/bash\n{body}\n")).unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
         p.to_string_lossy().into_owned()
     }
 
-    fn runner(&self, hooks: Value) -> HookRunner {
+    pub(crate) fn runner(&self, hooks: Value) -> HookRunner {
         let cfg = HooksConfig::from_value("test", &hooks).unwrap();
         let mut r = HookRunner::new(
             cfg,

@@ -7,5 +7,6 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod callbacks;
+mod features;
 mod hooks;
 mod lifecycle;

@@ -48,6 +48,7 @@ pub use prompts::{McpPrompt, PromptArgument, PromptRole, PromptTurn};
 pub use resources::{
     ListMcpResourcesTool, McpResource, ReadMcpResourceTool, ResourceMention, find_mentions,
 };
+pub use transport::http::client as http_client;
 pub use transport::sdk::{SdkBridge, SdkHost};
 
 pub use tool_search::{

@@ -837,6 +837,25 @@ pub enum PermissionUpdate {
     RemoveDirectories(DirectoriesUpdate),
 }
 
+impl PermissionUpdate {
+    /// A rule (`Bash(npm test *)`) as an "always allow" suggestion: add it to
+    /// the local settings.
+    pub fn allow_rule(rule: &str) -> PermissionUpdate {
+        let (tool_name, rule_content) = match rule.split_once('(') {
+            Some((tool, rest)) => (tool.to_owned(), rest.strip_suffix(')').map(str::to_owned)),
+            None => (rule.to_owned(), None),
+        };
+        PermissionUpdate::AddRules(RulesUpdate {
+            rules: vec![PermissionRuleValue {
+                tool_name,
+                rule_content,
+            }],
+            behavior: PermissionBehavior::Allow,
+            destination: PermissionDestination::LocalSettings,
+        })
+    }
+}
+
 /// `addRules` / `replaceRules` / `removeRules`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RulesUpdate {

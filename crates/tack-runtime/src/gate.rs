@@ -40,6 +40,8 @@ use crate::event::{PermissionAnswer, PermissionRequest, RuntimeEvent};
 use crate::hooks::SessionHooks;
 use crate::snapshot::RuleView;
 
+mod tool_hooks;
+
 /// Rules as read from settings and flags, one entry per source, not parsed yet.
 pub type RuleSources = Vec<(RuleSource, RuleLists)>;
 
@@ -397,7 +399,10 @@ impl Gate {
                 tool_input: input.clone(),
                 tool_use_id: ctx.tool_use_id.clone(),
             };
-            let outcome = hooks.run_for(&event, ctx.env.agent(), &ctx.cancel).await;
+            let cond = self.condition(tool, input, ctx);
+            let outcome = hooks
+                .run_for(&event, ctx.env.agent(), Some(&cond), &ctx.cancel)
+                .await;
             if !outcome.should_continue() {
                 let why = outcome
                     .stop_reason()
@@ -444,12 +449,18 @@ impl Gate {
             Decision::Allow { .. } => allow(updated),
             Decision::Deny { reason, rule } => {
                 let message = self.deny_message(reason, rule.as_deref());
-                self.deny(tool, effective, ctx, message)
+                self.denied(tool, effective, ctx, message).await
             }
             Decision::Ask {
                 reason,
                 suggestions,
             } => match &self.prompts {
+                _ if let Some(decided) = self
+                    .permission_request(tool, effective, ctx, &suggestions, updated.is_some())
+                    .await =>
+                {
+                    decided
+                }
                 None if self.prompt_tool.get().is_some() => {
                     self.ask_tool(tool, effective, ctx, updated.is_some()).await
                 }
@@ -460,7 +471,7 @@ impl Gate {
                 }
                 None => {
                     let message = format!("{reason} (no permission prompt available)");
-                    self.deny(tool, effective, ctx, message)
+                    self.denied(tool, effective, ctx, message).await
                 }
                 Some(prompts) => {
                     let hook_updated = updated.is_some();
@@ -681,25 +692,17 @@ impl Gate {
         result: &ToolCallOutcome,
         ctx: &ToolContext,
     ) -> PostToolUseOutcome {
-        let Some(hooks) = self.hooks.as_ref().filter(|h| h.has("PostToolUse")) else {
-            return PostToolUseOutcome::default();
-        };
-        let response = result
-            .structured
-            .clone()
-            .unwrap_or_else(|| Value::String(result.content.to_text()));
-        let event = HookEvent::PostToolUse {
+        let event = || HookEvent::PostToolUse {
             tool_name: tool.name().to_owned(),
             tool_input: input.clone(),
-            tool_response: response,
+            tool_response: result
+                .structured
+                .clone()
+                .unwrap_or_else(|| Value::String(result.content.to_text())),
             tool_use_id: ctx.tool_use_id.clone(),
         };
-        let outcome = hooks.run_for(&event, ctx.env.agent(), &ctx.cancel).await;
-        PostToolUseOutcome {
-            block_reason: outcome.blocked(),
-            additional_context: outcome.additional_context(),
-            stops_turn: !outcome.should_continue(),
-        }
+        self.after_call("PostToolUse", event, tool, input, ctx)
+            .await
     }
 }
 
@@ -735,7 +738,23 @@ impl CanUseTool for Gate {
         result: &'a ToolCallOutcome,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, PostToolUseOutcome> {
-        Box::pin(Gate::post_tool_use(self, tool, input, result, ctx))
+        Box::pin(async move {
+            self.after_tool(ctx).await;
+            Gate::post_tool_use(self, tool, input, result, ctx).await
+        })
+    }
+
+    fn post_tool_use_failure<'a>(
+        &'a self,
+        tool: &'a dyn Tool,
+        input: &'a Value,
+        result: &'a ToolCallOutcome,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, PostToolUseOutcome> {
+        Box::pin(async move {
+            self.after_tool(ctx).await;
+            Gate::post_tool_use_failure(self, tool, input, result, ctx).await
+        })
     }
 }
 

@@ -17,7 +17,16 @@
 //! - Notification (`permission_prompt`): when a tool call waits for the user;
 //!   (`idle_prompt`): when a turn has ended and no command came for the
 //!   front end's idle delay (`Runtime::with_idle_notification`).
-//! - SubagentStop: when a sub-agent finishes.
+//! - SubagentStop: when a sub-agent finishes; SubagentStart before it starts
+//!   (its context joins the sub-agent's prompt).
+//! - PostToolUseFailure, PermissionRequest, PermissionDenied: in the gate
+//!   (`gate/tool_hooks.rs`).
+//! - PostCompact after each compaction, then InstructionsLoaded `compact`;
+//!   InstructionsLoaded `session_start` before SessionStart.
+//! - CwdChanged after a main-agent tool call moved the cwd; FileChanged and
+//!   ConfigChange after each main-agent tool call and before each prompt
+//!   ([`crate::hook_watch`]).
+//! - `asyncRewake` hooks that exit with 2: a new user turn ([`rewake_to`]).
 //!
 //! Hooks marked `"async": true` run in the background and never delay the
 //! turn (tack-hooks). Errors, `systemMessage`s and (verbose) plain output
@@ -30,25 +39,28 @@
 //! the same event, each call a [`RuntimeEvent::HookCallback`] the front end
 //! answers ([`FrontEndCallbacks`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tack_core::query::{LoopHooks, StopHookInput, StopHookOutcome};
 use tack_hooks::{
-    AsyncReports, CallbackCall, CallbackMatcher, HookCallbacks, HookEnd, HookEvent, HookLabel,
-    HookObserver, HookOutcome, HookRun, HookRunner, HooksConfig, RunStatus,
+    AsyncReports, CallbackCall, CallbackMatcher, Condition, HookCallbacks, HookEnd, HookEvent,
+    HookLabel, HookObserver, HookOutcome, HookRun, HookRunner, HookServices, HooksConfig, Rewake,
+    RunStatus,
 };
 use tack_protocol::{ContentBlock, Message, Role};
 use tack_tool::AgentIdentity;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::command::{Command, UserInput};
 use crate::emit::Emitter;
 use crate::event::{HookActivity, HookCallback, HookResponse, Notice, RuntimeEvent};
+use crate::hook_watch::Watch;
 use crate::snapshot::HookView;
 
 /// SessionEnd hooks get this long before they are killed (Claude Code's budget).
@@ -57,6 +69,10 @@ const SESSION_END_BUDGET: Duration = Duration::from_millis(1500);
 /// The hooks of one session.
 pub struct SessionHooks {
     runner: std::sync::RwLock<HookRunner>,
+    /// What CwdChanged, FileChanged and ConfigChange compare with.
+    watch: std::sync::Mutex<Watch>,
+    /// The user's home, for the memory files InstructionsLoaded reports.
+    home: Option<PathBuf>,
     /// What async hooks said, for the next prompt.
     reports: AsyncReports,
     verbose: bool,
@@ -82,6 +98,25 @@ pub(crate) struct HookPlace<'a> {
     pub session_id: &'a str,
     pub transcript_path: &'a Path,
     pub permission_mode: &'a str,
+    /// The settings files ConfigChange watches, with their `source`.
+    pub settings_files: Vec<(&'static str, PathBuf)>,
+}
+
+/// Every settings file the session reads (`.claude` and `.tack`, user,
+/// project and local; not `--settings`), with its ConfigChange `source`.
+pub(crate) fn watched_settings(files: &[tack_config::Source]) -> Vec<(&'static str, PathBuf)> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let source = match f.scope() {
+                tack_config::Scope::User => "user_settings",
+                tack_config::Scope::Project => "project_settings",
+                tack_config::Scope::Local => "local_settings",
+                tack_config::Scope::Flag => return None,
+            };
+            Some((source, f.file_path()?.to_path_buf()))
+        })
+        .collect()
 }
 
 /// How the client's callback hooks are reached: each call is a
@@ -219,8 +254,11 @@ impl SessionHooks {
             runner = runner.with_callbacks(Arc::new(FrontEndCallbacks(emit.clone())));
         }
         runner.set_permission_mode(place.permission_mode);
+        let files = file_names(runner.config(), place.cwd);
         Ok(Some(SessionHooks {
             runner: std::sync::RwLock::new(runner),
+            watch: std::sync::Mutex::new(Watch::new(place.cwd, files, place.settings_files)),
+            home: None,
             reports,
             verbose: reporting.verbose,
             emit,
@@ -277,22 +315,24 @@ impl SessionHooks {
 
     /// Runs `event`'s hooks and reports what is for the user.
     pub async fn run(&self, event: &HookEvent, cancel: &CancellationToken) -> HookOutcome {
-        self.run_for(event, None, cancel).await
+        self.run_for(event, None, None, cancel).await
     }
 
     /// [`SessionHooks::run`] for a tool call of `agent` (a sub-agent's: its
-    /// input carries `agent_id` and `agent_type`) or of the main session.
+    /// input carries `agent_id` and `agent_type`) or of the main session;
+    /// `condition` decides hooks' `if` rules against the call.
     pub async fn run_for(
         &self,
         event: &HookEvent,
         agent: Option<&AgentIdentity>,
+        condition: Option<Condition<'_>>,
         cancel: &CancellationToken,
     ) -> HookOutcome {
         let runner = match agent {
             Some(a) => self.runner().with_agent(&a.id, &a.agent_type),
             None => self.runner(),
         };
-        let outcome = runner.run(event, cancel).await;
+        let outcome = runner.run_if(event, condition, cancel).await;
         for e in outcome.errors() {
             self.emit.notice(Notice::error(e.clone()));
         }
@@ -315,8 +355,10 @@ impl SessionHooks {
         (!reports.is_empty()).then(|| reports.join("\n"))
     }
 
-    /// UserPromptSubmit for `prompt`.
+    /// UserPromptSubmit for `prompt` (after FileChanged and ConfigChange
+    /// for what changed while the session waited).
     pub async fn user_prompt_submit(&self, prompt: Message) -> PromptVerdict {
+        self.look_for_changes().await;
         if !self.has("UserPromptSubmit") {
             return PromptVerdict::Send(prompt);
         }
@@ -339,7 +381,9 @@ impl SessionHooks {
     }
 
     /// SessionStart (`startup`, `resume` or `clear`): the context it adds, if any.
+    /// InstructionsLoaded runs first, for each memory file.
     pub async fn session_start(&self, source: &str, model: &str) -> Option<String> {
+        self.instructions_loaded("session_start").await;
         if !self.has("SessionStart") {
             return None;
         }
@@ -347,9 +391,9 @@ impl SessionHooks {
             source: source.to_owned(),
             model: Some(model.to_owned()),
         };
-        self.run(&event, &CancellationToken::new())
-            .await
-            .additional_context()
+        let outcome = self.run(&event, &CancellationToken::new()).await;
+        self.watch_paths(&outcome);
+        outcome.additional_context()
     }
 
     /// SessionEnd, best effort: hooks still running after 1.5 s are killed.
@@ -407,6 +451,19 @@ impl SessionHooks {
     }
 }
 
+/// The files FileChanged matchers name (`.envrc|.env`), in `cwd`.
+fn file_names(config: &HooksConfig, cwd: &Path) -> Vec<PathBuf> {
+    config
+        .groups()
+        .filter(|(event, _)| *event == "FileChanged")
+        .filter_map(|(_, g)| g.matcher_text.as_deref())
+        .flat_map(|m| m.split(['|', ',']))
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && *n != "*")
+        .map(|n| cwd.join(n))
+        .collect()
+}
+
 /// `prompt` with `context` appended as a `<system-reminder>` text block.
 pub fn with_context(mut prompt: Message, context: Option<String>) -> Message {
     if let Some(context) = context {
@@ -462,4 +519,160 @@ impl SessionHooks {
             None => StopHookOutcome::Pass,
         }
     }
+}
+
+/// The events added after the core set: sub-agents, compaction, memory
+/// files, and what [`Watch`] notices.
+impl SessionHooks {
+    /// The home the user's memory file is under.
+    pub(crate) fn with_home(mut self, home: Option<&Path>) -> SessionHooks {
+        self.home = home.map(Path::to_path_buf);
+        self
+    }
+
+    /// Runs `http` and `prompt` hooks with `services`; wakes the model for
+    /// `asyncRewake` hooks through `rewake`.
+    pub(crate) fn set_services(&self, services: Arc<dyn HookServices>) {
+        let mut runner = self.runner.write().unwrap_or_else(PoisonError::into_inner);
+        *runner = runner.clone().with_services(services);
+    }
+
+    /// Where `asyncRewake` hooks' messages go.
+    pub(crate) fn set_rewake(&self, rewake: Rewake) {
+        let mut runner = self.runner.write().unwrap_or_else(PoisonError::into_inner);
+        *runner = runner.clone().with_rewake(rewake);
+    }
+
+    /// SubagentStart: the context it adds to the sub-agent's prompt.
+    pub(crate) async fn subagent_start(&self, agent_id: &str, agent_type: &str) -> Option<String> {
+        if !self.has("SubagentStart") {
+            return None;
+        }
+        let event = HookEvent::SubagentStart {
+            agent_id: agent_id.to_owned(),
+            agent_type: agent_type.to_owned(),
+        };
+        self.run(&event, &CancellationToken::new())
+            .await
+            .additional_context()
+    }
+
+    /// PostCompact after a compaction (`trigger`: `manual`, `auto`), then
+    /// InstructionsLoaded (`compact`): the memory files are in the context
+    /// the summary starts.
+    pub(crate) async fn post_compact(&self, trigger: &str, summary: &str) {
+        self.instructions_loaded("compact").await;
+        if !self.has("PostCompact") {
+            return;
+        }
+        let event = HookEvent::PostCompact {
+            trigger: trigger.to_owned(),
+            compact_summary: summary.to_owned(),
+        };
+        self.run(&event, &CancellationToken::new()).await;
+    }
+
+    /// InstructionsLoaded for each memory file of the session (`reason`:
+    /// `session_start`, `compact`).
+    pub(crate) async fn instructions_loaded(&self, reason: &str) {
+        if !self.has("InstructionsLoaded") {
+            return;
+        }
+        let cwd = self.runner().cwd().to_path_buf();
+        for file in tack_core::context::discover_memory_files(&cwd, self.home.as_deref()) {
+            let event = HookEvent::InstructionsLoaded {
+                file_path: file.path.to_string_lossy().into_owned(),
+                memory_type: format!("{:?}", file.kind),
+                load_reason: reason.to_owned(),
+            };
+            self.run(&event, &CancellationToken::new()).await;
+        }
+    }
+
+    /// After a main-agent tool call: CwdChanged when `cwd` moved, then what
+    /// [`SessionHooks::look_for_changes`] finds.
+    pub(crate) async fn after_tool(&self, cwd: &Path) {
+        let moved = self
+            .watch
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .moved(cwd);
+        if let Some(old) = moved.filter(|_| self.has("CwdChanged")) {
+            let event = HookEvent::CwdChanged {
+                old_cwd: old.to_string_lossy().into_owned(),
+                new_cwd: cwd.to_string_lossy().into_owned(),
+            };
+            let outcome = self.run(&event, &CancellationToken::new()).await;
+            self.watch_paths(&outcome);
+        }
+        self.look_for_changes().await;
+    }
+
+    /// FileChanged for each watched file that changed, ConfigChange for
+    /// each settings file (tack reads settings at start: a change applies
+    /// to the next session, so a ConfigChange block has nothing to stop).
+    async fn look_for_changes(&self) {
+        if !self.has("FileChanged") && !self.has("ConfigChange") {
+            return;
+        }
+        let (files, settings) = {
+            let mut watch = self.watch.lock().unwrap_or_else(PoisonError::into_inner);
+            (watch.changes(), watch.settings_changes())
+        };
+        for change in files.into_iter().filter(|_| self.has("FileChanged")) {
+            let event = HookEvent::FileChanged {
+                file_path: change.path.to_string_lossy().into_owned(),
+                event: change.event.to_owned(),
+            };
+            let outcome = self.run(&event, &CancellationToken::new()).await;
+            self.watch_paths(&outcome);
+        }
+        for (source, file) in settings.into_iter().filter(|_| self.has("ConfigChange")) {
+            let event = HookEvent::ConfigChange {
+                source: source.to_owned(),
+                file_path: file.to_string_lossy().into_owned(),
+            };
+            self.run(&event, &CancellationToken::new()).await;
+        }
+    }
+
+    /// A hook's `watchPaths` replace the watched files.
+    fn watch_paths(&self, outcome: &HookOutcome) {
+        if let Some(paths) = outcome.watch_paths() {
+            self.watch
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .set_files(paths);
+        }
+    }
+}
+
+/// PostCompact (and InstructionsLoaded `compact`) after `compacted`, if the
+/// session has hooks. Claude Code's triggers are `manual` and `auto`: a
+/// reactive compaction (after a prompt-too-long error) is `auto`.
+pub(crate) async fn after_compaction(
+    hooks: Option<&Arc<SessionHooks>>,
+    compacted: &tack_core::query::CompactedEvent,
+) {
+    if let Some(h) = hooks {
+        let trigger = match compacted.trigger {
+            tack_core::query::CompactTrigger::Manual => "manual",
+            tack_core::query::CompactTrigger::Auto | tack_core::query::CompactTrigger::Reactive => {
+                "auto"
+            }
+        };
+        h.post_compact(trigger, &compacted.summary).await;
+    }
+}
+
+/// An `asyncRewake` hook's message as a new user turn on `commands` (held
+/// weakly: the hooks must not keep the session open).
+pub(crate) fn rewake_to(commands: &tokio::sync::mpsc::UnboundedSender<Command>) -> Rewake {
+    let commands = commands.downgrade();
+    Arc::new(move |text: String| {
+        if let Some(tx) = commands.upgrade() {
+            let text = tack_core::request::system_reminder(&text);
+            let _ = tx.send(Command::Submit(UserInput::text(text)));
+        }
+    })
 }

@@ -49,6 +49,8 @@ mod event;
 mod extensions;
 pub use extensions::plugin_layers;
 mod gate;
+mod hook_services;
+mod hook_watch;
 mod hooks;
 mod mcp;
 mod mentions;

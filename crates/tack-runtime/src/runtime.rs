@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use tack_core::LoopEvent;
 use tack_core::QueryConfig;
-use tack_core::compact::ContextLimits;
 use tack_core::context::PromptContext;
-use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult, SessionTotals};
+use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult};
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tack_tools::BackgroundTasks;
@@ -34,7 +33,7 @@ use crate::prompt_size;
 use crate::records::{error_line, result_record};
 use crate::skills::Skills;
 use crate::slash::{Dispatch, dispatch};
-use crate::snapshot::{ContextUsage, SessionSnapshot, context_tokens};
+use crate::snapshot::{ContextUsage, Figures, SessionSnapshot, context_tokens};
 use crate::structured_output::StructuredOutputTool;
 use crate::transcript::TranscriptPlace;
 use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
@@ -159,6 +158,9 @@ impl Runtime {
             output_style_reminder,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
+        hooks
+            .iter()
+            .for_each(|h| h.set_rewake(crate::hooks::rewake_to(&tx)));
         let mut driver = Driver {
             gate,
             hooks,
@@ -230,24 +232,6 @@ impl Work {
             Work::Shell(..) => None,
         }
     }
-}
-
-/// The conversation's figures as of the last time the session was idle (a
-/// running turn owns the session): what a snapshot reports.
-#[derive(Default)]
-struct Figures {
-    totals: SessionTotals,
-    turns_duration: Duration,
-    messages: usize,
-    messages_tokens: u64,
-    /// `context_tokens` of the last response; `None` before one, and after a
-    /// compaction (the estimate is right then).
-    last_context: Option<u64>,
-    /// The window and where autocompaction fires (as the loop computes them).
-    limits: Option<ContextLimits>,
-    auto_compact: bool,
-    /// The tool definitions' size (they change with MCP servers).
-    tools_bytes: usize,
 }
 
 /// Everything but the session (which a running turn borrows), so commands can
@@ -742,7 +726,10 @@ impl Driver {
                             self.figures.last_context = Some(context_tokens(&a.usage));
                         }
                         LoopEvent::ToolResults(_) => tools_running = false,
-                        LoopEvent::Compacted(_) => self.figures.last_context = None,
+                        LoopEvent::Compacted(c) => {
+                            self.figures.last_context = None;
+                            crate::hooks::after_compaction(self.hooks.as_ref(), c).await;
+                        }
                         _ => {}
                     }
                     if !self.emit.emit(RuntimeEvent::Loop(event)) {
@@ -985,6 +972,7 @@ impl Driver {
         match compacted {
             Ok(event) => {
                 self.figures.last_context = None;
+                crate::hooks::after_compaction(self.hooks.as_ref(), &event).await;
                 self.emit
                     .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)));
                 None

@@ -28,6 +28,7 @@ use crate::agents::{
 use crate::emit::Emitter;
 use crate::event::{AgentSummary, Notice};
 use crate::gate::Gate;
+use crate::hook_services::RuntimeHookServices;
 use crate::hooks::SessionHooks;
 use crate::metered::MeteredClient;
 use crate::model::{RequestEnv, resolve_model};
@@ -116,6 +117,12 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         fetch.cache_ttl = Duration::from_millis(ms);
     }
     let metered: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(p.client, p.ledger.clone()));
+    if let Some(hooks) = &p.hooks {
+        hooks.set_services(Arc::new(RuntimeHookServices {
+            client: Arc::clone(&metered),
+            small_model: small_model.clone(),
+        }));
+    }
     let web = tack_web::web_tools(
         metered,
         &small_model,

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use tack_core::compact::ContextLimits;
 use tack_core::session::SessionTotals;
 use tack_permissions::PermissionMode;
 use tack_protocol::Usage;
@@ -92,6 +93,24 @@ pub fn context_tokens(usage: &Usage) -> u64 {
         + usage.cache_creation_input_tokens
         + usage.cache_read_input_tokens
         + usage.output_tokens
+}
+
+/// The conversation's figures as of the last time the session was idle (a
+/// running turn owns the session): what a snapshot reports.
+#[derive(Default)]
+pub(crate) struct Figures {
+    pub totals: SessionTotals,
+    pub turns_duration: Duration,
+    pub messages: usize,
+    pub messages_tokens: u64,
+    /// `context_tokens` of the last response; `None` before one, and after a
+    /// compaction (the estimate is right then).
+    pub last_context: Option<u64>,
+    /// The window and where autocompaction fires (as the loop computes them).
+    pub limits: Option<ContextLimits>,
+    pub auto_compact: bool,
+    /// The tool definitions' size (they change with MCP servers).
+    pub tools_bytes: usize,
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
 };
+use crate::hooks::watched_settings;
 use crate::hooks::{HookPlace, HookReporting, HookSource, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
@@ -146,6 +147,7 @@ pub async fn start(
             session_id: &session_id,
             transcript_path: &transcript_path,
             permission_mode: perms.mode.as_str(),
+            settings_files: watched_settings(&loaded.locations.files()),
         },
         ctx_opts.home_dir.as_deref(),
         &emit,
@@ -749,6 +751,11 @@ fn hooks_and_gate(
     checkpoints: Option<Arc<Checkpoints>>,
 ) -> Result<Guard, StartError> {
     let project_dir = place.project_dir.to_path_buf();
+    let files = SettingsFiles {
+        local: project_dir.join(".claude/settings.local.json"),
+        project: project_dir.join(".claude/settings.json"),
+        user: home_dir.map(|h| h.join(".claude/settings.json")),
+    };
     let hooks = SessionHooks::new(
         hook_sources,
         &options.hook_callbacks,
@@ -759,13 +766,8 @@ fn hooks_and_gate(
         },
         emit.clone(),
     )?
-    .map(Arc::new);
+    .map(|h| Arc::new(h.with_home(home_dir)));
     let turn_cancel = TurnCancel::default();
-    let files = SettingsFiles {
-        local: project_dir.join(".claude/settings.local.json"),
-        project: project_dir.join(".claude/settings.json"),
-        user: home_dir.map(|h| h.join(".claude/settings.json")),
-    };
     let gate = Arc::new(Gate::new(
         ctx,
         hooks.clone(),

@@ -21,8 +21,7 @@ use futures::stream::FuturesUnordered;
 use serde_json::Value;
 use tack_protocol::control::{
     CanUseToolRequest, CliRequest, ControlCancel, ControlLine, ControlRequest, ControlResponse,
-    HookCallbackRequest, PermissionBehavior, PermissionDestination, PermissionResult,
-    PermissionRuleValue, PermissionUpdate, RulesUpdate,
+    HookCallbackRequest, PermissionResult, PermissionUpdate,
 };
 use tack_runtime::{HookCallback, PermissionAnswer, PermissionRequest};
 use tokio::sync::oneshot;
@@ -116,8 +115,12 @@ impl Asks {
                 tool_name,
                 input,
                 tool_use_id,
-                permission_suggestions: (!suggestions.is_empty())
-                    .then(|| suggestions.iter().map(|r| suggestion(r)).collect()),
+                permission_suggestions: (!suggestions.is_empty()).then(|| {
+                    suggestions
+                        .iter()
+                        .map(|r| PermissionUpdate::allow_rule(r))
+                        .collect()
+                }),
                 blocked_path: blocked_path.map(|p| p.to_string_lossy().into_owned()),
                 decision_reason: Some(reason),
                 title: None,
@@ -213,22 +216,6 @@ fn deny(message: String) -> PermissionAnswer {
         message,
         interrupt: false,
     }
-}
-
-/// A rule (`Bash(npm test *)`) as the SDKs' "always allow" suggestion.
-fn suggestion(rule: &str) -> PermissionUpdate {
-    let (tool_name, rule_content) = match rule.split_once('(') {
-        Some((tool, rest)) => (tool.to_owned(), rest.strip_suffix(')').map(str::to_owned)),
-        None => (rule.to_owned(), None),
-    };
-    PermissionUpdate::AddRules(RulesUpdate {
-        rules: vec![PermissionRuleValue {
-            tool_name,
-            rule_content,
-        }],
-        behavior: PermissionBehavior::Allow,
-        destination: PermissionDestination::LocalSettings,
-    })
 }
 
 /// The SDK's `can_use_tool` answer as the runtime's; anything but a valid

@@ -327,6 +327,36 @@ const scenarios = {
     };
   },
 
+  // The twin of drive.py's: a failed Read, then a Write a PermissionRequest
+  // callback allows.
+  async new_hook_events() {
+    const calls = [];
+    const keys = ["hook_event_name", "tool_name", "tool_input", "tool_use_id", "error", "is_interrupt"];
+    const record = async (hookInput, toolUseID) => {
+      const call = Object.fromEntries(keys.map((k) => [k, hookInput[k] ?? null]));
+      calls.push({ ...call, tool_use_id_argument: toolUseID ?? null });
+      if (hookInput.hook_event_name === "PermissionRequest") {
+        return { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } };
+      }
+      const additionalContext = "the notes moved to docs/";
+      return { hookSpecificOutput: { hookEventName: "PostToolUseFailure", additionalContext } };
+    };
+    const hooks = {
+      PostToolUseFailure: [{ hooks: [record] }],
+      PermissionRequest: [{ matcher: "Write", hooks: [record] }],
+    };
+    const messages = await collect(
+      query({ prompt: "Read the notes, then write b.txt", options: options({ hooks }) }),
+    );
+    const result = lastResult(messages);
+    return {
+      hook_calls: calls,
+      b_txt: existsSync("b.txt") ? readFileSync("b.txt", "utf8") : null,
+      tool_results: toolResults(messages),
+      result: result ? resultSummary(result) : null,
+    };
+  },
+
   async interrupt() {
     const observed = {};
     const input = inputQueue();

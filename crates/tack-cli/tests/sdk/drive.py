@@ -522,6 +522,38 @@ async def hook_events(tack: str) -> dict:
     return {"hooks": hooks, "result": result_summary(results[-1]) if results else None}
 
 
+async def new_hook_events(tack: str) -> dict:
+    """Callbacks for events added after the core set: a failed Read, then a
+    Write the PermissionRequest callback allows."""
+    calls = []
+    keys = ("hook_event_name", "tool_name", "tool_input", "tool_use_id", "error", "is_interrupt")
+
+    async def record(hook_input, tool_use_id, context):
+        calls.append({k: hook_input.get(k) for k in keys} | {"tool_use_id_argument": tool_use_id})
+        if hook_input.get("hook_event_name") == "PermissionRequest":
+            decision = {"behavior": "allow"}
+            return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+        context = "the notes moved to docs/"
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": context}}
+
+    opts = options(
+        tack,
+        hooks={
+            "PostToolUseFailure": [HookMatcher(hooks=[record])],
+            "PermissionRequest": [HookMatcher(matcher="Write", hooks=[record])],
+        },
+    )
+    messages = [m async for m in query(prompt="Read the notes, then write b.txt", options=opts)]
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    written = Path("b.txt")
+    return {
+        "hook_calls": calls,
+        "b_txt": written.read_text() if written.exists() else None,
+        "tool_results": tool_results(messages),
+        "result": result_summary(results[-1]) if results else None,
+    }
+
+
 async def clear(tack: str) -> dict:
     observed: dict = {"turns": []}
     async with ClaudeSDKClient(options=options(tack)) as client:
@@ -639,6 +671,7 @@ async def plugins(tack: str) -> dict:
 
 
 SCENARIOS = {
+    "new_hook_events": new_hook_events,
     "sdk_mcp": sdk_mcp,
     "clear": clear,
     "plugins": plugins,

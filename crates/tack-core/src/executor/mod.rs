@@ -15,7 +15,8 @@
 //! 4. a permit from the shared semaphore (safe calls only; default 10 at once);
 //! 5. `call`, with a child cancellation token and a progress sink;
 //! 6. after a successful call, [`CanUseTool::post_tool_use`] (PostToolUse hooks),
-//!    whose feedback is appended to the result text.
+//!    after a failed one [`CanUseTool::post_tool_use_failure`] (PostToolUseFailure
+//!    hooks); their feedback is appended to the result text.
 //!
 //! Results are taken with [`StreamingToolExecutor::next_result`] strictly in
 //! tool_use order. Nothing a tool does fails the loop: an error, a panic, an
@@ -357,17 +358,18 @@ async fn run_call(
                 ..ToolCallOutcome::output(id, name, out)
             },
         },
-        Err(e) => return fail(e),
+        Err(e) => fail(e),
     };
-    if !outcome.is_error {
-        let post = can_use_tool
-            .post_tool_use(tool, &input, &outcome, ctx)
-            .await;
-        if let Some(text) = post.appendix() {
-            outcome.append_text(&text);
-        }
-        outcome.stops_turn = post.stops_turn;
+    let post = if outcome.is_error {
+        can_use_tool.post_tool_use_failure(tool, &input, &outcome, ctx)
+    } else {
+        can_use_tool.post_tool_use(tool, &input, &outcome, ctx)
+    };
+    let post = post.await;
+    if let Some(text) = post.appendix() {
+        outcome.append_text(&text);
     }
+    outcome.stops_turn = post.stops_turn;
     outcome
 }
 

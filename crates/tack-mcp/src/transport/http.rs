@@ -19,7 +19,8 @@ static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
 /// One reqwest client for every remote server, built on first use: TLS via
 /// rustls/ring as in `tack-api` (the workspace's reqwest has no default
 /// provider), TCP_NODELAY, no overall timeout (event streams stay open).
-pub(crate) fn client() -> Result<reqwest::Client, String> {
+/// The runtime's `http` hooks post through it too.
+pub fn client() -> Result<reqwest::Client, String> {
     CLIENT
         .get_or_init(|| {
             CRYPTO_PROVIDER.call_once(|| {

@@ -210,7 +210,12 @@ pub(crate) async fn run_subagent(
             })));
     };
     let mut tool_uses = 0u32;
-    let mut turn = session.submit(Message::user_text(launch.prompt.clone()), cancel);
+    let context = match &shared.hooks {
+        Some(hooks) => hooks.subagent_start(&launch.agent_id, &def.name).await,
+        None => None,
+    };
+    let prompt = crate::hooks::with_context(Message::user_text(launch.prompt.clone()), context);
+    let mut turn = session.submit(prompt, cancel);
     let result = loop {
         match turn.next().await {
             Some(SessionEvent::Loop(event)) => {
