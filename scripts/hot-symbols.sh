@@ -6,16 +6,19 @@
 # page in most 64 KiB stretches of it: the kernel maps text in 64 KiB windows
 # ("fault-around"), and a process's resident size counts every mapped page.
 #
-# Needs `perf` (sampling the CPU clock at 50 kHz) and a release build with
-# symbols: `cargo build --profile symbols -p tack-cli --bin tack` (this script
-# runs it). Rerun after large changes; a stale list is still correct, only
-# less effective (names no longer found are skipped at link time).
+# Needs `perf` (sampling the CPU clock at 50 kHz) and python3. It profiles the
+# release binary itself (stripped) and names the sampled addresses with the
+# map its link wrote (build.rs): a build with other settings would name the
+# same functions differently. Rerun after large changes, then rebuild; a stale
+# list is still correct, only less effective (names no longer found are
+# skipped at link time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-150}
-cargo build --profile symbols -p tack-cli --bin tack
+cargo build --release -p tack-cli --bin tack
 cargo build -p tack-testkit --bin tack-mock-api
-tack=$PWD/target/symbols/tack
+tack=$PWD/target/release/tack
+map=$(ls -t target/release/build/tack-cli-*/out/tack.map | head -1)
 mock=$PWD/target/debug/tack-mock-api
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
@@ -73,7 +76,6 @@ for i in \$(seq $RUNS); do
 done
 SH
 perf record -q -F 50000 -e cpu-clock -o "$work/perf.data" -- bash "$work/workload.sh"
-perf script -i "$work/perf.data" -F ip,sym,dso --no-demangle 2>/dev/null |
-  awk -v bin="$tack" 'index($0, "(" bin ")") { print $2 }' |
-  grep -v '^\[unknown\]$' | sort -u > crates/tack-cli/hot-symbols.txt
+perf script -i "$work/perf.data" -F pid,ip,dso --show-mmap-events 2>/dev/null |
+  python3 scripts/hot_symbols.py "$tack" "$map" > crates/tack-cli/hot-symbols.txt
 echo "$(wc -l < crates/tack-cli/hot-symbols.txt) hot functions -> crates/tack-cli/hot-symbols.txt"

@@ -5,7 +5,8 @@
 //!
 //! Only where the linker is known to be LLD (Rust's default on x86_64 Linux
 //! since 1.90): other linkers do not take `--symbol-ordering-file`.
-//! `TACK_NO_SYMBOL_ORDER=1` turns it off.
+//! `TACK_NO_SYMBOL_ORDER=1` turns it off. The link also writes its map to
+//! `OUT_DIR/tack.map`, which `scripts/hot-symbols.sh` reads.
 
 use std::env;
 use std::path::PathBuf;
@@ -25,6 +26,12 @@ fn main() {
         "cargo:rustc-link-arg-bin=tack=-Wl,--symbol-ordering-file={}",
         list.display()
     );
+    // Where each function landed: scripts/hot-symbols.sh maps the stripped
+    // binary's sampled addresses back to names with it.
+    if let Some(out) = env::var_os("OUT_DIR") {
+        let map = PathBuf::from(out).join("tack.map");
+        println!("cargo:rustc-link-arg-bin=tack=-Wl,-Map={}", map.display());
+    }
     // Names missing from this build (renamed or inlined since the list was
     // made) are expected; the rest are still placed.
     println!("cargo:rustc-link-arg-bin=tack=-Wl,--no-warn-symbol-ordering");

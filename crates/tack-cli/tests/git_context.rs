@@ -96,7 +96,7 @@ async fn outside_a_repository_no_git_runs() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn in_a_repository_only_status_and_log_run() {
+async fn in_a_repository_only_status_runs() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
     let repo = env.cwd();
     init_with_one_commit(&repo, "trunk", "a\n");
@@ -105,11 +105,15 @@ async fn in_a_repository_only_status_and_log_run() {
         &["config", "filter.lfs.clean", "git-lfs clean -- %f"],
     );
     git(&repo, &["branch", "master"]);
-    assert_eq!(run_with_logging_git(&env).await, ["log", "status"]);
+    // The filter drivers, the main branch and the recent commits are read
+    // from the repository's files.
+    assert_eq!(run_with_logging_git(&env).await, ["status"]);
+    let head = git(&repo, &["rev-parse", "--short=7", "HEAD"]);
     let system = env.request_bodies()[0]["system"].to_string();
     assert!(
         system.contains("Current branch: trunk")
-            && system.contains("Main branch (you will usually use this for PRs): master"),
+            && system.contains("Main branch (you will usually use this for PRs): master")
+            && system.contains(&format!("Recent commits:\\n{} one", head.trim())),
         "{system}"
     );
 }
