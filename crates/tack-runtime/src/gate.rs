@@ -167,6 +167,9 @@ pub struct Gate {
     prompt_tool: std::sync::OnceLock<tack_mcp::PermissionPromptTool>,
     /// File checkpointing: a file tool's file is kept before it runs.
     checkpoints: Option<Arc<Checkpoints>>,
+    /// Rules that load when a call touches a file they match (set once the
+    /// prompt context is in).
+    path_rules: std::sync::OnceLock<Arc<tack_core::context::PathRules>>,
 }
 
 /// The settings files a "don't ask again" answer writes to.
@@ -198,7 +201,13 @@ impl Gate {
             files,
             prompt_tool: std::sync::OnceLock::new(),
             checkpoints,
+            path_rules: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The session's path rules, loaded after each successful file call.
+    pub(crate) fn set_path_rules(&self, rules: Arc<tack_core::context::PathRules>) {
+        let _ = self.path_rules.set(rules);
     }
 
     fn ctx(&self) -> std::sync::RwLockReadGuard<'_, PermissionContext> {
@@ -681,6 +690,25 @@ impl Gate {
         result: &ToolCallOutcome,
         ctx: &ToolContext,
     ) -> PostToolUseOutcome {
+        let mut outcome = self.post_tool_use_hooks(tool, input, result, ctx).await;
+        if let Some(rules) = self.path_rules.get() {
+            let (texts, warnings) =
+                crate::rules::instructions_for_tool_call(rules, tool.name(), input, &ctx.env);
+            outcome.attachments = texts;
+            for warning in warnings {
+                self.notify(format!("warning: {warning}"));
+            }
+        }
+        outcome
+    }
+
+    async fn post_tool_use_hooks(
+        &self,
+        tool: &dyn Tool,
+        input: &Value,
+        result: &ToolCallOutcome,
+        ctx: &ToolContext,
+    ) -> PostToolUseOutcome {
         let Some(hooks) = self.hooks.as_ref().filter(|h| h.has("PostToolUse")) else {
             return PostToolUseOutcome::default();
         };
@@ -699,6 +727,7 @@ impl Gate {
             block_reason: outcome.blocked(),
             additional_context: outcome.additional_context(),
             stops_turn: !outcome.should_continue(),
+            attachments: Vec::new(),
         }
     }
 }

@@ -12,6 +12,8 @@
 mod git;
 mod git_files;
 mod memory_files;
+mod path_rules;
+mod rules;
 mod system_prompt;
 
 use std::path::PathBuf;
@@ -21,11 +23,14 @@ use std::time::Duration;
 use tokio::sync::OnceCell;
 
 pub use git::{GitSnapshot, MAX_STATUS_CHARS, git_snapshot};
+pub use memory_files::PathRule;
 pub use memory_files::project_memory_file;
 pub use memory_files::{
-    DiscoveredMemory, MAX_FILE_BYTES, MAX_FILE_CHARS, MemoryFile, MemoryKind, discover_memory,
-    discover_memory_files, find_repo_root, format_memory_files,
+    DiscoveredMemory, ImportAccess, MAX_FILE_BYTES, MAX_FILE_CHARS, MemoryFile, MemoryKind,
+    discover_memory, discover_memory_files, find_repo_root, format_memory_files,
 };
+pub use path_rules::{PathRules, attachment_text};
+pub use rules::split_frontmatter;
 pub use system_prompt::{
     OutputStylePrompt, SystemPromptOptions, default_system_prompt, system_prompt_layers,
 };
@@ -105,6 +110,8 @@ pub struct LoadedContext {
     /// outside the project, files cut or not loaded. The library prints
     /// nothing; a front end shows these (stderr in `-p`).
     pub warnings: Vec<String>,
+    /// The rules that load when the session touches a file they match.
+    pub path_rules: Arc<PathRules>,
 }
 
 /// Gathers the prompt context for a session: system prompt layers, memory files
@@ -156,6 +163,7 @@ pub async fn load_context(opts: &ContextOptions) -> LoadedContext {
             system_context: git.map(|snapshot| snapshot.to_context()),
         },
         warnings: memory.warnings,
+        path_rules: Arc::new(PathRules::new(memory.path_rules, memory.access)),
     }
 }
 
