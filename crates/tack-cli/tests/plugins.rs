@@ -448,3 +448,57 @@ async fn an_installed_plugin_loads_in_the_next_session_and_a_disabled_one_does_n
         .unwrap();
     assert_eq!(env.request_bodies().len(), 1, "{}", stderr(&out));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_skill_runs_by_its_plain_name_while_no_other_has_that_name() {
+    let env = Env::new(Script::new([Reply::text("ok"), Reply::text("ok")])).await;
+    let root = kit(&env, None);
+    let run = |extra: &[&Path]| {
+        let mut cmd = env.tack();
+        cmd.args(["-p", "/review now", "--plugin-dir"]).arg(&root);
+        for dir in extra {
+            cmd.arg("--plugin-dir").arg(dir);
+        }
+        cmd.output().unwrap()
+    };
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let texts = last_texts(&env.request_bodies()[0]);
+    assert_eq!(
+        texts[1..3],
+        [
+            "<command-message>kit:review</command-message>\n<command-name>/kit:review</command-name>\n<command-args>now</command-args>".to_owned(),
+            format!(
+                "REVIEW-BODY at {}\n\nARGUMENTS: now",
+                root.join("skills/review").display()
+            ),
+        ]
+    );
+
+    // A second plugin with a `review` skill: `/review` names neither.
+    let other = env.home.path().join("plugins/other");
+    write(
+        other.join(".claude-plugin/plugin.json"),
+        r#"{"name": "other"}"#,
+    );
+    write(
+        other.join("skills/review/SKILL.md"),
+        "---\ndescription: Reviews too\n---\nOTHER-REVIEW\n",
+    );
+    let out = run(&[&other]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), "Error: Unknown slash command: review\n");
+    assert_eq!(env.request_bodies().len(), 1);
+
+    // The user's own `review` skill is `/review`.
+    write(
+        env.home.path().join(".claude/skills/review/SKILL.md"),
+        "---\ndescription: Mine\n---\nMY-REVIEW\n",
+    );
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        command_body(&env.request_bodies()[1]),
+        "MY-REVIEW\n\nARGUMENTS: now"
+    );
+}
