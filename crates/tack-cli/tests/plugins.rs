@@ -80,6 +80,22 @@ fn repo(env: &Env) {
     write(env.cwd().join("new.txt"), "x\n");
 }
 
+/// Marketplace `m` in `market`, its plugin `kit` 1.0.0 with the command
+/// `hello` (`body`).
+fn market_m(market: &Path, body: &str) {
+    write(
+        market.join(".claude-plugin/marketplace.json"),
+        &json!({"name": "m", "owner": {"name": "t"},
+                "plugins": [{"name": "kit", "source": "./kit"}]})
+        .to_string(),
+    );
+    write(
+        market.join("kit/.claude-plugin/plugin.json"),
+        r#"{"name": "kit", "version": "1.0.0"}"#,
+    );
+    write(market.join("kit/commands/hello.md"), body);
+}
+
 /// A command's expanded body in a request: the block after its tags.
 fn command_body(body: &Value) -> String {
     let texts = last_texts(body);
@@ -401,20 +417,7 @@ async fn an_installed_plugin_loads_in_the_next_session_and_a_disabled_one_does_n
     let env = Env::new(Script::new([Reply::text("hello"), Reply::text("again")])).await;
     let market = tempfile::tempdir().unwrap();
     let market = market.path();
-    write(
-        market.join(".claude-plugin/marketplace.json"),
-        &json!({"name": "m", "owner": {"name": "t"},
-                "plugins": [{"name": "kit", "source": "./kit"}]})
-        .to_string(),
-    );
-    write(
-        market.join("kit/.claude-plugin/plugin.json"),
-        r#"{"name": "kit", "version": "1.0.0"}"#,
-    );
-    write(
-        market.join("kit/commands/hello.md"),
-        "Say HELLO-FROM-KIT to $ARGUMENTS.\n",
-    );
+    market_m(market, "Say HELLO-FROM-KIT to $ARGUMENTS.\n");
     write(
         market.join("kit/output-styles/terse.md"),
         "---\nname: Terse\n---\nOne line.\n",
@@ -500,5 +503,60 @@ async fn a_plugin_skill_runs_by_its_plain_name_while_no_other_has_that_name() {
     assert_eq!(
         command_body(&env.request_bodies()[1]),
         "MY-REVIEW\n\nARGUMENTS: now"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projects_plugins_and_marketplaces_wait_for_trust() {
+    let env = Env::new(Script::new([Reply::text("hello")])).await;
+    let market = tempfile::tempdir().unwrap();
+    let market = market.path();
+    market_m(market, "Say HELLO to $ARGUMENTS.\n");
+    for args in [
+        vec!["plugin", "marketplace", "add", market.to_str().unwrap()],
+        vec!["plugin", "install", "kit@m", "--scope", "project"],
+    ] {
+        let out = env.tack().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    let settings = env.cwd().join(".claude/settings.json");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(value["enabledPlugins"], json!({"kit@m": true}));
+    value["extraKnownMarketplaces"] =
+        json!({"team": {"source": {"source": "directory", "path": "/nowhere/team"}}});
+    write(&settings, &value.to_string());
+
+    let out = env
+        .tack()
+        .args(["-p", "/kit:hello world"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let file = settings.display();
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {file} names marketplace team but this folder is not trusted: ignored (trust it with `tack trust`)\n\
+             warning: plugin kit@m is enabled by {file} but this folder is not trusted: not loaded (trust it with `tack trust`)\n\
+             Error: Unknown slash command: kit:hello\n"
+        )
+    );
+    assert_eq!(env.request_bodies().len(), 0);
+
+    env.trust();
+    let out = env
+        .tack()
+        .args(["-p", "/kit:hello world"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "warning: marketplace team (Directory (/nowhere/team)) is named in the settings but not added: `tack plugin install <plugin>@team` adds it\n"
+    );
+    assert_eq!(
+        command_body(&env.request_bodies()[0]),
+        "Say HELLO to world.\n"
     );
 }

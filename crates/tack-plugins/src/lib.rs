@@ -42,8 +42,8 @@ pub use install::{Installed, install, installed_id, set_enabled, uninstall, upda
 pub use installed::{INSTALLED_FORMAT_VERSION, Install, InstallScope, InstalledPlugins};
 pub use known::{KnownMarketplace, KnownMarketplaces};
 pub use layers::{
-    LayerLevel, SettingsLayer, extra_marketplaces, marketplace_allowed, merged_enabled,
-    read_layers, set_setting,
+    LayerLevel, SettingsLayer, extra_marketplaces, marketplace_allowed, marketplace_notes,
+    merged_enabled, read_layers, set_setting,
 };
 pub use manifest::{Author, HooksField, McpField, PluginManifest, parse_manifest};
 pub use marketplace::{MARKETPLACE_PATH, Marketplace, MarketplaceEntry, parse_marketplace};

@@ -41,26 +41,40 @@ pub(crate) fn plugins(
 
 /// The installed plugins the settings enable, as `tack plugin` (and Claude
 /// Code) keep them; nothing is read unless a settings file names
-/// `enabledPlugins`. A project's enabling counts once it is trusted.
+/// `enabledPlugins` or `extraKnownMarketplaces`. A project's enabling counts
+/// once it is trusted (else one warning a plugin); the marketplaces settings
+/// name are reported, not added (invariant 24).
 fn installed_plugins(loaded: &LoadedSettings, emit: &Emitter) -> Vec<tack_plugins::Plugin> {
     let Some(claude_dir) = loaded.locations.claude_user_dir.as_deref() else {
         return Vec::new();
     };
-    if !loaded
-        .settings
-        .unknown_keys()
-        .contains_key("enabledPlugins")
-    {
+    let keys = loaded.settings.unknown_keys();
+    let (enables, declares) = (
+        keys.contains_key("enabledPlugins"),
+        keys.contains_key("extraKnownMarketplaces"),
+    );
+    if !enables && !declares {
         return Vec::new();
     }
+    let trusted = loaded.locations.workspace_trusted;
     let (layers, mut warnings) = plugin_layers(&loaded.locations);
-    let (plugins, more) = tack_plugins::enabled_plugins(&tack_plugins::EnabledInputs {
-        layers: &layers,
-        project_trusted: loaded.locations.workspace_trusted,
-        claude_dir,
-        project_dir: &loaded.locations.project_dir,
-    });
-    warnings.extend(more);
+    if declares {
+        let dir = tack_plugins::PluginsDir::new(claude_dir);
+        let known = tack_plugins::KnownMarketplaces::read(&dir).unwrap_or_default();
+        let added = |name: &str| known.get(name).is_some();
+        warnings.extend(tack_plugins::marketplace_notes(&layers, trusted, added));
+    }
+    let mut plugins = Vec::new();
+    if enables {
+        let (enabled, more) = tack_plugins::enabled_plugins(&tack_plugins::EnabledInputs {
+            layers: &layers,
+            project_trusted: trusted,
+            claude_dir,
+            project_dir: &loaded.locations.project_dir,
+        });
+        plugins = enabled;
+        warnings.extend(more);
+    }
     for warning in warnings {
         emit.notice(Notice::warning(format!("warning: {warning}")));
     }
