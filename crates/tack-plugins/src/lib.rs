@@ -18,6 +18,7 @@
 //! `git` runs without hooks or `ext::` ([`git`]), paths stay inside their
 //! folder, every JSON read is bounded.
 
+mod auto_update;
 mod context;
 mod copy;
 mod enabled;
@@ -35,6 +36,7 @@ mod source;
 mod store;
 mod validate;
 
+pub use auto_update::{AutoUpdated, auto_update};
 pub use context::{Context, Fetch};
 pub use enabled::{EnabledInputs, enabled_plugins};
 pub use error::{InstallError, PluginError};

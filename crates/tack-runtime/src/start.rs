@@ -108,6 +108,7 @@ pub async fn start(
     let (emit, events) = emitter(&loaded.notices);
     remove_pending_writes(&config_dir);
     let plugins = plugins(&options, &cwd, loaded, &emit);
+    crate::extensions::spawn_auto_update(loaded, &env, &emit);
 
     let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
