@@ -112,3 +112,44 @@ async fn path_rules_load_when_a_matching_file_is_read_and_others_at_the_start() 
     let sent = serde_json::to_string(&bodies).unwrap();
     assert!(!sent.contains("TESTS-RULE"), "{sent}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_folder_below_the_cwd_loads_its_memory_and_rules_when_a_file_in_it_is_read() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("t1", "Read", json!({"file_path": "packages/web/src/app.tsx"})),
+        Reply::tool_use("t2", "Read", json!({"file_path": "packages/web/src/app.tsx"})),
+        Reply::text("done"),
+    ]))
+    .await;
+    let cwd = env.cwd();
+    let web = cwd.join("packages/web");
+    write(web.join("CLAUDE.md"), "WEB-MEMORY\n");
+    write(web.join(".claude/rules/ui.md"), "WEB-UI-RULE\n");
+    write(
+        web.join(".claude/rules/tsx.md"),
+        "---\npaths: \"src/**/*.tsx\"\n---\nWEB-TSX-RULE\n",
+    );
+    write(
+        web.join(".claude/rules/css.md"),
+        "---\npaths: \"*.css\"\n---\nWEB-CSS-RULE\n",
+    );
+    write(web.join("src/app.tsx"), "export {}\n");
+
+    let out = env.tack().args(["-p", "look at the app"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bodies = env.request_bodies();
+    let w = web.display();
+    assert_eq!(
+        attachments(&bodies[1]),
+        vec![
+            reminder(format!("Contents of {w}/CLAUDE.md:\n\nWEB-MEMORY")),
+            reminder(format!("Contents of {w}/.claude/rules/ui.md:\n\nWEB-UI-RULE")),
+            reminder(format!("Contents of {w}/.claude/rules/tsx.md:\n\nWEB-TSX-RULE")),
+        ]
+    );
+    assert_eq!(attachments(&bodies[2]), Vec::<Value>::new());
+    let first = serde_json::to_string(&bodies[0]).unwrap();
+    assert!(!first.contains("WEB-"), "{first}");
+    let sent = serde_json::to_string(&bodies).unwrap();
+    assert!(!sent.contains("WEB-CSS-RULE"), "{sent}");
+}

@@ -192,18 +192,27 @@ pub fn discover_memory(
     };
     dirs.reverse();
     for dir in dirs {
-        for (name, kind) in PROJECT_FILES {
-            if *kind == MemoryKind::Local {
-                loader.load_rules(&dir.join(".claude"), dir, MemoryKind::Project);
-            }
-            loader.load(&dir.join(name), *kind, 0, Body::Whole);
-        }
+        loader.load_dir(dir);
     }
     DiscoveredMemory {
         files: loader.files,
         warnings: loader.warnings,
         path_rules: loader.path_rules,
         access: loader.access,
+    }
+}
+
+/// The memory of a folder below the cwd, loaded when the session first
+/// touches a file in it (Claude Code's nested memory): its memory files and
+/// rules as a project folder's at the start, its `paths` rules listed.
+pub(crate) fn discover_nested(dir: &Path, access: &ImportAccess) -> DiscoveredMemory {
+    let mut loader = Loader::new(access.clone());
+    loader.load_dir(dir);
+    DiscoveredMemory {
+        files: loader.files,
+        warnings: loader.warnings,
+        path_rules: loader.path_rules,
+        access: ImportAccess::default(),
     }
 }
 
@@ -267,6 +276,16 @@ impl Loader {
             files: Vec::new(),
             warnings: Vec::new(),
             path_rules: Vec::new(),
+        }
+    }
+
+    /// A project folder's memory files, its rules before the local file.
+    fn load_dir(&mut self, dir: &Path) {
+        for (name, kind) in PROJECT_FILES {
+            if *kind == MemoryKind::Local {
+                self.load_rules(&dir.join(".claude"), dir, MemoryKind::Project);
+            }
+            self.load(&dir.join(name), *kind, 0, Body::Whole);
         }
     }
 

@@ -163,7 +163,11 @@ pub async fn load_context(opts: &ContextOptions) -> LoadedContext {
             system_context: git.map(|snapshot| snapshot.to_context()),
         },
         warnings: memory.warnings,
-        path_rules: Arc::new(PathRules::new(memory.path_rules, memory.access)),
+        path_rules: Arc::new(PathRules::new(
+            memory.path_rules,
+            memory.access,
+            opts.include_memory_files.then(|| opts.cwd.clone()),
+        )),
     }
 }
 
