@@ -116,8 +116,16 @@ async fn path_rules_load_when_a_matching_file_is_read_and_others_at_the_start() 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_folder_below_the_cwd_loads_its_memory_and_rules_when_a_file_in_it_is_read() {
     let env = Env::new(Script::new([
-        Reply::tool_use("t1", "Read", json!({"file_path": "packages/web/src/app.tsx"})),
-        Reply::tool_use("t2", "Read", json!({"file_path": "packages/web/src/app.tsx"})),
+        Reply::tool_use(
+            "t1",
+            "Read",
+            json!({"file_path": "packages/web/src/app.tsx"}),
+        ),
+        Reply::tool_use(
+            "t2",
+            "Read",
+            json!({"file_path": "packages/web/src/app.tsx"}),
+        ),
         Reply::text("done"),
     ]))
     .await;
@@ -143,8 +151,12 @@ async fn a_folder_below_the_cwd_loads_its_memory_and_rules_when_a_file_in_it_is_
         attachments(&bodies[1]),
         vec![
             reminder(format!("Contents of {w}/CLAUDE.md:\n\nWEB-MEMORY")),
-            reminder(format!("Contents of {w}/.claude/rules/ui.md:\n\nWEB-UI-RULE")),
-            reminder(format!("Contents of {w}/.claude/rules/tsx.md:\n\nWEB-TSX-RULE")),
+            reminder(format!(
+                "Contents of {w}/.claude/rules/ui.md:\n\nWEB-UI-RULE"
+            )),
+            reminder(format!(
+                "Contents of {w}/.claude/rules/tsx.md:\n\nWEB-TSX-RULE"
+            )),
         ]
     );
     assert_eq!(attachments(&bodies[2]), Vec::<Value>::new());
