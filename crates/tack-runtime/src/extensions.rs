@@ -2,7 +2,8 @@
 //! its plugins (`--plugin-dir`s and the installed, enabled ones), the custom
 //! slash commands and skills (the user's, a trusted project's and the
 //! plugins'), the output styles, and the hooks of settings and plugins.
-//! Directory walks and reads only; nothing here runs.
+//! Directory walks and reads only; nothing here runs, except the marketplace
+//! auto-update, on a thread of its own after the start ([`spawn_auto_update`]).
 
 use std::path::Path;
 use std::sync::Arc;
