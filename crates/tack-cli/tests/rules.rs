@@ -165,3 +165,40 @@ async fn a_folder_below_the_cwd_loads_its_memory_and_rules_when_a_file_in_it_is_
     let sent = serde_json::to_string(&bodies).unwrap();
     assert!(!sent.contains("WEB-CSS-RULE"), "{sent}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_clear_a_rule_loads_again() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("t1", "Read", json!({"file_path": "src/lib.rs"})),
+        Reply::text("ok"),
+        Reply::tool_use("t2", "Read", json!({"file_path": "src/lib.rs"})),
+        Reply::text("ok again"),
+    ]))
+    .await;
+    let cwd = env.cwd();
+    write(
+        cwd.join(".claude/rules/rust.md"),
+        "---\npaths: \"**/*.rs\"\n---\nRUST-RULE\n",
+    );
+    write(cwd.join("src/lib.rs"), "pub fn f() {}\n");
+    let input = ["read it", "/clear", "read it again"]
+        .map(|text| format!("{}\n", common::user_line(text)))
+        .concat();
+    let out = env
+        .tack()
+        .args(common::STREAM_JSON)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 4);
+    let rule = vec![reminder(format!(
+        "Contents of {}/.claude/rules/rust.md:\n\nRUST-RULE",
+        cwd.display()
+    ))];
+    assert_eq!(
+        (attachments(&bodies[1]), attachments(&bodies[3])),
+        (rule.clone(), rule)
+    );
+}

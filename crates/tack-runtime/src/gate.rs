@@ -205,6 +205,14 @@ impl Gate {
         }
     }
 
+    /// After a compaction or `/clear`: the rules sent are no longer in the
+    /// conversation, so a touched file loads them again.
+    pub(crate) fn forget_loaded_rules(&self) {
+        if let Some(rules) = self.path_rules.get() {
+            rules.forget_loaded();
+        }
+    }
+
     /// The session's path rules, loaded after each successful file call.
     pub(crate) fn set_path_rules(&self, rules: Arc<tack_core::context::PathRules>) {
         let _ = self.path_rules.set(rules);

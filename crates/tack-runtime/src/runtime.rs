@@ -742,7 +742,7 @@ impl Driver {
                             self.figures.last_context = Some(context_tokens(&a.usage));
                         }
                         LoopEvent::ToolResults(_) => tools_running = false,
-                        LoopEvent::Compacted(_) => self.figures.last_context = None,
+                        LoopEvent::Compacted(_) => self.context_gone(),
                         _ => {}
                     }
                     if !self.emit.emit(RuntimeEvent::Loop(event)) {
@@ -896,6 +896,11 @@ impl Driver {
     /// new id with no messages, in a new transcript; SessionStart hooks
     /// (`clear`) run for it, and the command's result is a success with no
     /// text. `false` when the front end has gone away.
+    fn context_gone(&mut self) {
+        self.figures.last_context = None;
+        self.gate.forget_loaded_rules();
+    }
+
     async fn clear(&mut self, session: &mut Session, uuid: Option<String>) -> bool {
         self.ensure_started();
         let echo = TurnEcho { uuid, origin: None };
@@ -915,7 +920,7 @@ impl Driver {
         self.info.session_id.clone_from(&new_id);
         self.info.transcript_path = sink.map(|s| s.path().to_path_buf());
         self.start_context = None;
-        self.figures.last_context = None;
+        self.context_gone();
         let reset = crate::event::ConversationReset {
             old_session_id: old_id,
             new_session_id: new_id,
@@ -984,7 +989,7 @@ impl Driver {
         }
         match compacted {
             Ok(event) => {
-                self.figures.last_context = None;
+                self.context_gone();
                 self.emit
                     .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)));
                 None

@@ -38,15 +38,18 @@ struct Rule {
     rule: PathRule,
     set: GlobSet,
     loaded: bool,
+    /// Found at the start (not in a folder below the cwd).
+    from_start: bool,
 }
 
 impl Rule {
-    fn new(rule: PathRule) -> Rule {
+    fn new(rule: PathRule, from_start: bool) -> Rule {
         let set = glob_set(&rule.patterns);
         Rule {
             rule,
             set,
             loaded: false,
+            from_start,
         }
     }
 
@@ -77,7 +80,7 @@ impl PathRules {
             access,
             cwd,
             state: Mutex::new(State {
-                rules: rules.into_iter().map(Rule::new).collect(),
+                rules: rules.into_iter().map(|r| Rule::new(r, true)).collect(),
                 dirs: HashSet::new(),
             }),
         }
@@ -90,6 +93,18 @@ impl PathRules {
     /// The `paths` rules known so far, in memory order.
     pub fn rules(&self) -> Vec<PathRule> {
         self.state().rules.iter().map(|r| r.rule.clone()).collect()
+    }
+
+    /// Forgets what was loaded (the conversation was compacted or cleared):
+    /// every rule and folder loads again when touched. Rules found in
+    /// folders below the cwd are found again then.
+    pub fn forget_loaded(&self) {
+        let mut state = self.state();
+        state.rules.retain(|r| r.from_start);
+        for rule in &mut state.rules {
+            rule.loaded = false;
+        }
+        state.dirs.clear();
     }
 
     /// Whether no touched file can load anything.
@@ -111,7 +126,9 @@ impl PathRules {
         for dir in self.new_dirs(&mut state, file) {
             let mut nested = discover_nested(&dir, &self.access);
             let rules = std::mem::take(&mut nested.path_rules);
-            state.rules.extend(rules.into_iter().map(Rule::new));
+            state
+                .rules
+                .extend(rules.into_iter().map(|r| Rule::new(r, false)));
             found.push(nested);
         }
         for rule in take_matching(&mut state.rules, file, MemoryKind::Project) {
