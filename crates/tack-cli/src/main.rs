@@ -136,6 +136,14 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     place.env.apply(loaded.settings.env());
     let mut options = print::session_options(&cli);
     flags::apply(&cli, &mut options)?;
+    // `git status` is the slowest part of the first request's context and
+    // needs only the cwd: start it before the prompt is read and the session
+    // is assembled (a custom system prompt leaves git out).
+    if options.system_prompt.is_none() {
+        let prefetch =
+            tack_runtime::GitPrefetch::start(place.cwd.clone(), tack_runtime::GIT_TIMEOUT);
+        options.git_prefetch = Some(prefetch);
+    }
     match cli.input_format {
         cli::InputFormat::Text => {
             let prompt = print::read_prompt(&cli)?;

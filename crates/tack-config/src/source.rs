@@ -162,7 +162,13 @@ impl Locations {
         }
         let mut seen: Vec<PathBuf> = Vec::new();
         files.retain(|s| {
-            let key = s.path.canonicalize().unwrap_or_else(|_| s.path.clone());
+            // Only an existing file can be another's alias; `canonicalize`
+            // costs a `readlink` per path component, and most of these
+            // files do not exist.
+            let key = match s.path.try_exists() {
+                Ok(true) => s.path.canonicalize().unwrap_or_else(|_| s.path.clone()),
+                _ => s.path.clone(),
+            };
             let new = !seen.contains(&key);
             seen.push(key);
             new

@@ -104,7 +104,9 @@ pub use user_shell::{SHELL_TIMEOUT, ShellRun, shell_output_shown};
 // front end depends on the runtime (and tack-protocol) alone.
 pub use tack_core::LoopEvent;
 pub use tack_core::compact::COMPACT_SUMMARY_PREFIX;
-pub use tack_core::context::{MemoryFile, discover_memory_files, project_memory_file};
+pub use tack_core::context::{
+    GIT_TIMEOUT, GitPrefetch, MemoryFile, discover_memory_files, project_memory_file,
+};
 pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};

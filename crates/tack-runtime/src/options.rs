@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use tack_core::context::GitPrefetch;
 use tack_hooks::CallbackMatcher;
 use tack_permissions::PermissionMode;
 use tack_protocol::ThinkingConfig;
@@ -109,6 +110,9 @@ pub struct SessionOptions {
     /// `--plugin-dir`s (the SDKs' `plugins: [{type: "local", path}]`): plugins
     /// loaded for this session only, relative to the cwd.
     pub plugin_dirs: Vec<PluginDir>,
+    /// The git snapshot, started by the front end as soon as it knew the
+    /// cwd ([`GitPrefetch::start`]): the session's context takes it.
+    pub git_prefetch: Option<GitPrefetch>,
 }
 
 /// A `--plugin-dir`: a plugin folder for one session.
@@ -171,6 +175,7 @@ impl Default for SessionOptions {
             session_mirror: false,
             resume_drops_turn: None,
             plugin_dirs: Vec::new(),
+            git_prefetch: None,
         }
     }
 }

@@ -538,6 +538,7 @@ fn context_options(
     ctx_opts.system_prompt.model = model.to_owned();
     ctx_opts.additional_dirs = perms.add_dirs.clone();
     ctx_opts.external_imports_approved = loaded.trust.external_imports;
+    ctx_opts.git_prefetch = options.git_prefetch.clone();
     ctx_opts
 }
 
@@ -670,7 +671,11 @@ fn transcript_path(
     ));
     if let Some(cutoff) = cutoff {
         let (store, keep) = (store.clone(), path.clone());
-        tokio::task::spawn_blocking(move || store.remove_older_than(cutoff, Some(&keep)));
+        // Only on an idle core: on a small machine the sweep of every
+        // project's transcripts would otherwise compete with start-up.
+        let _ = tack_sys::idle_thread::spawn_idle("session-cleanup", move || {
+            store.remove_older_than(cutoff, Some(&keep));
+        });
     }
     if matches!(options.session, SessionChoice::New { id: Some(_) }) && path.exists() {
         return Err(StartError::SessionIdInUse(session_id.to_owned()));

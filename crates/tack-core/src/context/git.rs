@@ -25,11 +25,12 @@ use std::time::Duration;
 use tokio::process::Command;
 
 use super::git_files::{self, Fact, GitEnv};
+use super::git_log;
 
 /// Most characters of `git status --short` that are included.
 pub const MAX_STATUS_CHARS: usize = 2_000;
 /// How many recent commits are listed.
-const RECENT_COMMITS: &str = "5";
+const RECENT_COMMITS: usize = 5;
 
 /// `-c` settings on every git command: no repo-configured program runs.
 /// (An empty `core.fsmonitor` is "off" both for gits that read it as a bool
@@ -86,9 +87,10 @@ impl GitSnapshot {
 /// Takes the snapshot of the repository containing `cwd`, running the `git`
 /// commands concurrently, each bounded by `timeout`.
 ///
-/// Two processes where git's files can be read in-process ([`git_files`]:
-/// none outside a repository; the filter drivers and main branch read from
-/// config and refs), up to four where they cannot: spawning blocks the
+/// One process (`status`) where git's files can be read in-process
+/// ([`git_files`]: none outside a repository; the filter drivers and main
+/// branch read from config and refs; [`git_log`]: the recent commits from
+/// the object database), up to four where they cannot: spawning blocks the
 /// calling thread until the child has exec'd, and `status` must wait for the
 /// filter listing. `status --branch` also gives the branch.
 pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> {
@@ -136,17 +138,20 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
         main_branch_from_refs(&refs.unwrap_or_default())
     };
     let log = async {
-        let args = [
-            "log",
-            "--oneline",
-            "--no-show-signature",
-            "-n",
-            RECENT_COMMITS,
-        ];
+        // Read in-process after `status` has been spawned (it is polled
+        // first below), so the process starts without waiting for this.
+        let known = repo
+            .as_ref()
+            .map(|r| git_log::recent_commits(r, &env, RECENT_COMMITS));
+        if let Some(Fact::Known(commits)) = known {
+            return Some(commits);
+        }
+        let count = RECENT_COMMITS.to_string();
+        let args = ["log", "--oneline", "--no-show-signature", "-n", &count];
         let output = run_git_beside(cwd, &args, timeout).await?;
         output.status.success().then(|| stdout_text(&output))
     };
-    let (log, status, main_branch) = tokio::join!(log, status, main_branch);
+    let (status, log, main_branch) = tokio::join!(status, log, main_branch);
     let status = status?;
     let (header, files) = status.split_once('\n').unwrap_or((status.as_str(), ""));
     Some(GitSnapshot {

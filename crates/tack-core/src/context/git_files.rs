@@ -15,8 +15,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// The variables that change where git looks for the repository or its
-/// config; with any of them set, only git itself knows.
+/// The variables that change where git looks for the repository, its config
+/// or its objects; with any of them set, only git itself knows.
 const REPO_ENV: &[&str] = &[
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -29,6 +29,11 @@ const REPO_ENV: &[&str] = &[
     "GIT_CONFIG_COUNT",
     "GIT_CONFIG_PARAMETERS",
     "GIT_NAMESPACE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_SHALLOW_FILE",
 ];
 
 /// An answer read from the files, or `Unsure`: ask git.
@@ -139,6 +144,23 @@ pub(crate) fn filter_drivers(repo: &RepoDirs, env: &GitEnv) -> Fact<Vec<String>>
         }
     }
     Fact::Known(drivers)
+}
+
+/// Whether any config file git reads for this repository mentions one of
+/// `fragments` (lowercase) anywhere, in a key or a value: a coarse test that
+/// errs towards `true`. `Unsure` if a file cannot be read.
+pub(crate) fn config_mentions(repo: &RepoDirs, env: &GitEnv, fragments: &[&str]) -> Fact<bool> {
+    for file in config_files(repo, env) {
+        let text = match std::fs::read(&file) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).to_ascii_lowercase(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(_) => return Fact::Unsure,
+        };
+        if fragments.iter().any(|f| text.contains(f)) {
+            return Fact::Known(true);
+        }
+    }
+    Fact::Known(false)
 }
 
 /// The config files git could read: both usual system locations (the one

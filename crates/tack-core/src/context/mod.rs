@@ -11,6 +11,9 @@
 
 mod git;
 mod git_files;
+mod git_log;
+mod git_objects;
+mod git_prefetch;
 mod memory_files;
 mod path_rules;
 mod rules;
@@ -23,6 +26,7 @@ use std::time::Duration;
 use tokio::sync::OnceCell;
 
 pub use git::{GitSnapshot, MAX_STATUS_CHARS, git_snapshot};
+pub use git_prefetch::GitPrefetch;
 pub use memory_files::PathRule;
 pub use memory_files::project_memory_file;
 pub use memory_files::{
@@ -34,6 +38,9 @@ pub use rules::split_frontmatter;
 pub use system_prompt::{
     OutputStylePrompt, SystemPromptOptions, default_system_prompt, system_prompt_layers,
 };
+
+/// The default bound on each `git` command of the snapshot.
+pub const GIT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The three parts of context the loop sends with every request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,6 +77,9 @@ pub struct ContextOptions {
     pub include_git: bool,
     /// Bound on each `git` command.
     pub git_timeout: Duration,
+    /// The snapshot, if one was started before the session (taken by the
+    /// first load when it is of [`cwd`](Self::cwd)).
+    pub git_prefetch: Option<GitPrefetch>,
     /// Directories added to the session (`--add-dir`, settings): project
     /// memory files may import from them as from the project.
     pub additional_dirs: Vec<PathBuf>,
@@ -95,7 +105,8 @@ impl ContextOptions {
             today: today.into(),
             include_memory_files: true,
             include_git: true,
-            git_timeout: Duration::from_secs(3),
+            git_timeout: GIT_TIMEOUT,
+            git_prefetch: None,
             additional_dirs: Vec::new(),
             external_imports_approved: false,
         }
@@ -143,6 +154,12 @@ pub async fn load_context(opts: &ContextOptions) -> LoadedContext {
         // exec'd, and `status` waits for the filter listing: on a thread and
         // runtime of their own, the git processes neither hold up nor wait
         // for the caller's thread (`tack -p` runs everything on one).
+        if let Some(pending) = opts.git_prefetch.as_ref().and_then(|p| p.take(&opts.cwd)) {
+            return tokio::task::spawn_blocking(move || pending.recv().ok().flatten())
+                .await
+                .ok()
+                .flatten();
+        }
         let (cwd, timeout) = (opts.cwd.clone(), opts.git_timeout);
         tokio::task::spawn_blocking(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
