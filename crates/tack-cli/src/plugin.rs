@@ -40,14 +40,37 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
         fetch: &fetch,
         git_timeout: GIT_TIMEOUT,
     };
+    // Commands that change the state hold the plugins folder for their
+    // whole read-modify-write (and the tidy after it).
+    let lock = changes_state(&command)
+        .then(|| ctx.plugins_dir().lock())
+        .transpose()?;
     let result = command_text(&ctx, command);
-    ctx.plugins_dir().tidy();
+    if lock.is_some() {
+        ctx.plugins_dir().tidy();
+    }
+    drop(lock);
     let text = result?;
     print!("{text}");
     if !text.ends_with('\n') {
         println!();
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `command` writes the plugins folder or a settings file.
+fn changes_state(command: &PluginCommand) -> bool {
+    match command {
+        PluginCommand::Marketplace(m) => !matches!(m, MarketplaceCommand::List { .. }),
+        PluginCommand::Install { .. }
+        | PluginCommand::Uninstall { .. }
+        | PluginCommand::Enable { .. }
+        | PluginCommand::Disable { .. }
+        | PluginCommand::Update { .. } => true,
+        PluginCommand::List { .. }
+        | PluginCommand::Details { .. }
+        | PluginCommand::Validate { .. } => false,
+    }
 }
 
 fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String> {

@@ -80,6 +80,22 @@ fn repo(env: &Env) {
     write(env.cwd().join("new.txt"), "x\n");
 }
 
+/// Marketplace `m` in `market`, its plugin `kit` 1.0.0 with the command
+/// `hello` (`body`).
+fn market_m(market: &Path, body: &str) {
+    write(
+        market.join(".claude-plugin/marketplace.json"),
+        &json!({"name": "m", "owner": {"name": "t"},
+                "plugins": [{"name": "kit", "source": "./kit"}]})
+        .to_string(),
+    );
+    write(
+        market.join("kit/.claude-plugin/plugin.json"),
+        r#"{"name": "kit", "version": "1.0.0"}"#,
+    );
+    write(market.join("kit/commands/hello.md"), body);
+}
+
 /// A command's expanded body in a request: the block after its tags.
 fn command_body(body: &Value) -> String {
     let texts = last_texts(body);
@@ -401,20 +417,7 @@ async fn an_installed_plugin_loads_in_the_next_session_and_a_disabled_one_does_n
     let env = Env::new(Script::new([Reply::text("hello"), Reply::text("again")])).await;
     let market = tempfile::tempdir().unwrap();
     let market = market.path();
-    write(
-        market.join(".claude-plugin/marketplace.json"),
-        &json!({"name": "m", "owner": {"name": "t"},
-                "plugins": [{"name": "kit", "source": "./kit"}]})
-        .to_string(),
-    );
-    write(
-        market.join("kit/.claude-plugin/plugin.json"),
-        r#"{"name": "kit", "version": "1.0.0"}"#,
-    );
-    write(
-        market.join("kit/commands/hello.md"),
-        "Say HELLO-FROM-KIT to $ARGUMENTS.\n",
-    );
+    market_m(market, "Say HELLO-FROM-KIT to $ARGUMENTS.\n");
     write(
         market.join("kit/output-styles/terse.md"),
         "---\nname: Terse\n---\nOne line.\n",
@@ -447,4 +450,180 @@ async fn an_installed_plugin_loads_in_the_next_session_and_a_disabled_one_does_n
         .output()
         .unwrap();
     assert_eq!(env.request_bodies().len(), 1, "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_skill_runs_by_its_plain_name_while_no_other_has_that_name() {
+    let env = Env::new(Script::new([Reply::text("ok"), Reply::text("ok")])).await;
+    let root = kit(&env, None);
+    let run = |extra: &[&Path]| {
+        let mut cmd = env.tack();
+        cmd.args(["-p", "/review now", "--plugin-dir"]).arg(&root);
+        for dir in extra {
+            cmd.arg("--plugin-dir").arg(dir);
+        }
+        cmd.output().unwrap()
+    };
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let texts = last_texts(&env.request_bodies()[0]);
+    assert_eq!(
+        texts[1..3],
+        [
+            "<command-message>kit:review</command-message>\n<command-name>/kit:review</command-name>\n<command-args>now</command-args>".to_owned(),
+            format!(
+                "REVIEW-BODY at {}\n\nARGUMENTS: now",
+                root.join("skills/review").display()
+            ),
+        ]
+    );
+
+    // A second plugin with a `review` skill: `/review` names neither.
+    let other = env.home.path().join("plugins/other");
+    write(
+        other.join(".claude-plugin/plugin.json"),
+        r#"{"name": "other"}"#,
+    );
+    write(
+        other.join("skills/review/SKILL.md"),
+        "---\ndescription: Reviews too\n---\nOTHER-REVIEW\n",
+    );
+    let out = run(&[&other]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), "Error: Unknown slash command: review\n");
+    assert_eq!(env.request_bodies().len(), 1);
+
+    // The user's own `review` skill is `/review`.
+    write(
+        env.home.path().join(".claude/skills/review/SKILL.md"),
+        "---\ndescription: Mine\n---\nMY-REVIEW\n",
+    );
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        command_body(&env.request_bodies()[1]),
+        "MY-REVIEW\n\nARGUMENTS: now"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projects_plugins_and_marketplaces_wait_for_trust() {
+    let env = Env::new(Script::new([Reply::text("hello")])).await;
+    let market = tempfile::tempdir().unwrap();
+    let market = market.path();
+    market_m(market, "Say HELLO to $ARGUMENTS.\n");
+    for args in [
+        vec!["plugin", "marketplace", "add", market.to_str().unwrap()],
+        vec!["plugin", "install", "kit@m", "--scope", "project"],
+    ] {
+        let out = env.tack().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    let settings = env.cwd().join(".claude/settings.json");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(value["enabledPlugins"], json!({"kit@m": true}));
+    value["extraKnownMarketplaces"] =
+        json!({"team": {"source": {"source": "directory", "path": "/nowhere/team"}}});
+    write(&settings, &value.to_string());
+
+    let out = env
+        .tack()
+        .args(["-p", "/kit:hello world"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let file = settings.display();
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {file} names marketplace team but this folder is not trusted: ignored (trust it with `tack trust`)\n\
+             warning: plugin kit@m is enabled by {file} but this folder is not trusted: not loaded (trust it with `tack trust`)\n\
+             Error: Unknown slash command: kit:hello\n"
+        )
+    );
+    assert_eq!(env.request_bodies().len(), 0);
+
+    env.trust();
+    let out = env
+        .tack()
+        .args(["-p", "/kit:hello world"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "warning: marketplace team (Directory (/nowhere/team)) is named in the settings but not added: `tack plugin install <plugin>@team` adds it\n"
+    );
+    assert_eq!(
+        command_body(&env.request_bodies()[0]),
+        "Say HELLO to world.\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_auto_update_marketplace_updates_its_plugins_beside_a_session() {
+    let market = tempfile::tempdir().unwrap();
+    let market = market.path();
+    market_m(market, "Say HELLO to $ARGUMENTS.\n");
+    // The turn lasts until the update is written (at most 30 s).
+    let wait = "for i in $(seq 300); do grep -q 1.1.0 \"$HOME/.claude/plugins/installed_plugins.json\" && break; sleep 0.1; done";
+    let env = Env::new(Script::new([
+        Reply::tool_use("t1", "Bash", json!({"command": wait})),
+        Reply::text("done"),
+        Reply::text("hi"),
+    ]))
+    .await;
+    let installed = env.claude_dir().join("plugins/installed_plugins.json");
+    for args in [
+        vec!["plugin", "marketplace", "add", market.to_str().unwrap()],
+        vec!["plugin", "install", "kit@m"],
+    ] {
+        let out = env.tack().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    // A new version in the marketplace; the user asked for auto-updates.
+    write(
+        market.join("kit/.claude-plugin/plugin.json"),
+        r#"{"name": "kit", "version": "1.1.0"}"#,
+    );
+    let known_path = env.claude_dir().join("plugins/known_marketplaces.json");
+    let mut known: Value =
+        serde_json::from_str(&std::fs::read_to_string(&known_path).unwrap()).unwrap();
+    known["m"]["autoUpdate"] = json!(true);
+    write(&known_path, &known.to_string());
+
+    let out = env
+        .tack()
+        .args(["-p", "wait", "--allowedTools", "Bash"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "plugin kit@m auto-updated to 1.1.0 (was 1.0.0); it loads in the next session\n"
+    );
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(&installed).unwrap()).unwrap();
+    let install = &record["plugins"]["kit@m"][0];
+    assert_eq!(
+        (
+            &install["version"],
+            install["installPath"]
+                .as_str()
+                .unwrap()
+                .ends_with("/cache/m/kit/1.1.0")
+        ),
+        (&json!("1.1.0"), true)
+    );
+
+    // Off with DISABLE_AUTOUPDATER (and nothing to update now anyway).
+    let out = env
+        .tack()
+        .env("DISABLE_AUTOUPDATER", "1")
+        .args(["-p", "/kit:hello you"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
 }

@@ -49,9 +49,9 @@ impl Fixture {
         self.claude_dir().join("plugins")
     }
 
-    fn tack(&self, args: &[&str]) -> std::process::Output {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
-            .env_clear()
+    fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"));
+        cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
             .env("TACK_CONFIG_DIR", self.home.path().join(".tack"))
@@ -59,9 +59,12 @@ impl Fixture {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .current_dir(self.cwd())
             .args(args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap()
+            .stdin(std::process::Stdio::null());
+        cmd
+    }
+
+    fn tack(&self, args: &[&str]) -> std::process::Output {
+        self.command(args).output().unwrap()
     }
 
     /// Runs tack and expects success; its stdout.
@@ -743,4 +746,82 @@ fn a_marketplace_added_for_the_project_is_declared_in_its_settings_and_listed_on
             market.display()
         )
     );
+}
+
+/// Many `tack plugin` processes changing the state at once: each waits for
+/// the plugins folder's lock, so no write loses another's entry.
+#[test]
+fn concurrent_installs_and_marketplace_adds_lose_no_entry() {
+    const N: usize = 8;
+    let fx = Fixture::new();
+    let many = tempfile::tempdir().unwrap();
+    let plugins: Vec<Value> = (0..N)
+        .map(|i| json!({"name": format!("p{i}"), "source": format!("./p{i}")}))
+        .collect();
+    for (i, market) in ["many", "more0", "more1", "more2", "more3"]
+        .iter()
+        .enumerate()
+    {
+        let dir = many.path().join(market);
+        write(
+            dir.join(".claude-plugin/marketplace.json"),
+            &json!({"name": market, "owner": {"name": "t"}, "plugins": if i == 0 { plugins.clone() } else { vec![] }})
+                .to_string(),
+        );
+    }
+    for i in 0..N {
+        write(
+            many.path()
+                .join(format!("many/p{i}/.claude-plugin/plugin.json")),
+            &json!({"name": format!("p{i}"), "version": "1.0.0"}).to_string(),
+        );
+    }
+    fx.ok(&[
+        "plugin",
+        "marketplace",
+        "add",
+        many.path().join("many").to_str().unwrap(),
+    ]);
+
+    let dirs: Vec<String> = (0..4)
+        .map(|i| many.path().join(format!("more{i}")).display().to_string())
+        .collect();
+    let ids: Vec<String> = (0..N).map(|i| format!("p{i}@many")).collect();
+    let children: Vec<std::process::Child> = ids
+        .iter()
+        .map(|id| vec!["plugin", "install", id.as_str()])
+        .chain(
+            dirs.iter()
+                .map(|d| vec!["plugin", "marketplace", "add", d.as_str()]),
+        )
+        .map(|args| {
+            fx.command(&args)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+
+    let read = |path: PathBuf| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let installed = read(fx.plugins().join("installed_plugins.json"));
+    let mut names: Vec<&String> = installed["plugins"].as_object().unwrap().keys().collect();
+    names.sort();
+    assert_eq!(names, ids.iter().collect::<Vec<_>>());
+    let known = read(fx.plugins().join("known_marketplaces.json"));
+    let mut markets: Vec<&String> = known.as_object().unwrap().keys().collect();
+    markets.sort();
+    assert_eq!(markets, ["many", "more0", "more1", "more2", "more3"]);
+    let settings = read(fx.claude_dir().join("settings.json"));
+    let enabled: Value = ids
+        .iter()
+        .map(|id| (id.clone(), json!(true)))
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    assert_eq!(settings["enabledPlugins"], enabled);
 }

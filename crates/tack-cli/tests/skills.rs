@@ -211,3 +211,50 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fork_skill_runs_in_its_agent_and_returns_the_agents_answer() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("t1", "Skill", json!({"skill": "review", "args": "src"})),
+        Reply::text("LGTM from the fork"),
+        Reply::text("the review says LGTM"),
+    ]))
+    .await;
+    let skills = env.home.path().join(".claude/skills");
+    write(
+        skills.join("review/SKILL.md"),
+        "---\ndescription: Reviews code\ncontext: fork\nagent: reviewer\n---\nReview $ARGUMENTS carefully.\n",
+    );
+    let agents = r#"{"reviewer": {"description": "Reviews", "prompt": "You are the REVIEWER.", "tools": ["Read"]}}"#;
+    let out = env
+        .tack()
+        .args(["-p", "review it", "--agents", agents])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "the review says LGTM\n");
+
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 3);
+    // The sub-agent: the reviewer's system prompt, the skill's body as its prompt.
+    assert!(
+        bodies[1]["system"]
+            .to_string()
+            .contains("You are the REVIEWER."),
+        "{}",
+        bodies[1]["system"]
+    );
+    let dir = skills.join("review");
+    let dir = dir.display();
+    assert_eq!(
+        common::last_texts(&bodies[1]).last().unwrap(),
+        &format!("Base directory for this skill: {dir}\n\nReview src carefully.\n")
+    );
+    let result = &bodies[2]["messages"].as_array().unwrap().last().unwrap()["content"][0];
+    assert_eq!(
+        result,
+        &json!({"type": "tool_result", "tool_use_id": "t1",
+            "cache_control": {"type": "ephemeral"},
+            "content": "Skill \"review\" completed (forked execution).\n\nResult:\nLGTM from the fork"})
+    );
+}

@@ -21,6 +21,9 @@ pub struct ToolCallOutcome {
     pub stops_turn: bool,
     /// The tool ends the turn after these results (`ToolOutput::turn_end`).
     pub turn_end: Option<TurnEnd>,
+    /// Texts that join the results' message after every tool result, each
+    /// as a system reminder (`PostToolUseOutcome::attachments`).
+    pub attachments: Vec<String>,
 }
 
 impl ToolCallOutcome {
@@ -34,6 +37,7 @@ impl ToolCallOutcome {
             budget_exempt: false,
             stops_turn: false,
             turn_end: out.turn_end,
+            attachments: Vec::new(),
         }
     }
 
@@ -47,6 +51,7 @@ impl ToolCallOutcome {
             budget_exempt: false,
             stops_turn: false,
             turn_end: None,
+            attachments: Vec::new(),
         }
     }
 

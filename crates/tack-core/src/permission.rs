@@ -47,6 +47,9 @@ pub struct PostToolUseOutcome {
     pub additional_context: Option<String>,
     /// `continue: false`: the turn ends after this call's results.
     pub stops_turn: bool,
+    /// Texts for the model that join the message after the tool results,
+    /// each a system reminder of its own (rules the call's file loaded).
+    pub attachments: Vec<String>,
 }
 
 impl PostToolUseOutcome {

@@ -646,11 +646,13 @@ impl tack_core::permission::CanUseTool for FakePostHook {
                 block_reason: Some("lint failed: x.rs".into()),
                 additional_context: None,
                 stops_turn: false,
+                attachments: Vec::new(),
             },
             _ => tack_core::permission::PostToolUseOutcome {
                 block_reason: None,
                 additional_context: Some("read was audited".into()),
                 stops_turn: false,
+                attachments: Vec::new(),
             },
         };
         Box::pin(std::future::ready(outcome))

@@ -339,8 +339,7 @@ pub fn update(
             "plugin `{id}` is not installed here"
         )));
     }
-    let (plugin, marketplace) = split_id(&id);
-    let marketplace = marketplace.unwrap_or_default();
+    let marketplace = split_id(&id).1.unwrap_or_default();
     // The marketplace's clone is refreshed first: its file says what the
     // current version is.
     if KnownMarketplaces::read(&ctx.plugins_dir())?
@@ -349,6 +348,18 @@ pub fn update(
     {
         update_marketplaces(ctx, Some(marketplace))?;
     }
+    reinstall(ctx, &id, scopes)
+}
+
+/// The installs of `id` of `scopes` made again from its marketplace as it
+/// is now (not refreshed).
+pub(crate) fn reinstall(
+    ctx: &Context,
+    id: &str,
+    scopes: Vec<InstallScope>,
+) -> Result<Vec<Installed>, InstallError> {
+    let (plugin, marketplace) = split_id(id);
+    let marketplace = marketplace.unwrap_or_default();
     let (known, market) = open_marketplace(ctx, marketplace)?;
     let entry = market.entry(plugin).ok_or_else(|| {
         InstallError::refused(format!(

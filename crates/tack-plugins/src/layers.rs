@@ -121,6 +121,43 @@ pub fn extra_marketplaces(
     out
 }
 
+/// One line each about the `extraKnownMarketplaces` a session does not use:
+/// an untrusted checkout's (ignored until the folder is trusted), and the
+/// others that are not added yet (`is_added` says which are). Claude Code
+/// asks to install these in its UI; a session here only reports them.
+pub fn marketplace_notes(
+    layers: &[SettingsLayer],
+    project_trusted: bool,
+    is_added: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    for layer in layers {
+        let Some(Value::Object(map)) = layer.value.get("extraKnownMarketplaces") else {
+            continue;
+        };
+        if layer.level.from_checkout() && !project_trusted {
+            let names: Vec<&str> = map.keys().map(String::as_str).collect();
+            notes.push(format!(
+                "{} names marketplace{} {} but this folder is not trusted: ignored (trust it \
+                 with `tack trust`)",
+                layer_name(layer),
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            ));
+        }
+    }
+    for (name, source) in extra_marketplaces(layers, project_trusted) {
+        if !is_added(&name) {
+            notes.push(format!(
+                "marketplace {name} ({}) is named in the settings but not added: \
+                 `tack plugin install <plugin>@{name}` adds it",
+                source.describe()
+            ));
+        }
+    }
+    notes
+}
+
 /// Whether `strictKnownMarketplaces` lets `source` be added: unset allows
 /// everything, a list only its sources (`[]` none). Every layer that sets it
 /// must allow it (a restriction, so even an untrusted checkout's counts).

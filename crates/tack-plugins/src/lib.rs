@@ -18,6 +18,7 @@
 //! `git` runs without hooks or `ext::` ([`git`]), paths stay inside their
 //! folder, every JSON read is bounded.
 
+mod auto_update;
 mod context;
 mod copy;
 mod enabled;
@@ -35,6 +36,7 @@ mod source;
 mod store;
 mod validate;
 
+pub use auto_update::{AutoUpdated, auto_update};
 pub use context::{Context, Fetch};
 pub use enabled::{EnabledInputs, enabled_plugins};
 pub use error::{InstallError, PluginError};
@@ -42,8 +44,8 @@ pub use install::{Installed, install, installed_id, set_enabled, uninstall, upda
 pub use installed::{INSTALLED_FORMAT_VERSION, Install, InstallScope, InstalledPlugins};
 pub use known::{KnownMarketplace, KnownMarketplaces};
 pub use layers::{
-    LayerLevel, SettingsLayer, extra_marketplaces, marketplace_allowed, merged_enabled,
-    read_layers, set_setting,
+    LayerLevel, SettingsLayer, extra_marketplaces, marketplace_allowed, marketplace_notes,
+    merged_enabled, read_layers, set_setting,
 };
 pub use manifest::{Author, HooksField, McpField, PluginManifest, parse_manifest};
 pub use marketplace::{MARKETPLACE_PATH, Marketplace, MarketplaceEntry, parse_marketplace};

@@ -70,6 +70,21 @@ impl PluginsDir {
     pub fn tidy(&self) {
         let _ = std::fs::remove_dir(self.root.join(".staging"));
     }
+
+    /// Holds the plugins folder's state (`known_marketplaces.json`,
+    /// `installed_plugins.json`, the settings' `enabledPlugins`, the clones and
+    /// the cache) for one `tack plugin` command: a second tack changing them
+    /// waits, so neither write loses the other's entry. The lock is on the
+    /// folder itself (no file of its own), released when the returned lock
+    /// drops or the process dies.
+    pub fn lock(&self) -> Result<tack_sys::FileLock, InstallError> {
+        let write = |source| InstallError::Write {
+            path: self.root.clone(),
+            source,
+        };
+        std::fs::create_dir_all(&self.root).map_err(write)?;
+        tack_sys::lock_exclusive(&self.root).map_err(write)
+    }
 }
 
 /// The JSON object in `path`; a missing file is an empty object.

@@ -2,7 +2,8 @@
 //! its plugins (`--plugin-dir`s and the installed, enabled ones), the custom
 //! slash commands and skills (the user's, a trusted project's and the
 //! plugins'), the output styles, and the hooks of settings and plugins.
-//! Directory walks and reads only; nothing here runs.
+//! Directory walks and reads only; nothing here runs, except the marketplace
+//! auto-update, on a thread of its own after the start ([`spawn_auto_update`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -19,6 +20,7 @@ use crate::options::SessionOptions;
 use crate::output_styles::{
     DEFAULT_STYLE, OutputStyle, OutputStyles, StyleDirs, load_output_styles,
 };
+use crate::place::Env;
 use crate::plugins::{SessionPlugins, session_plugins};
 use crate::skills::{SkillDirs, Skills, load_skills};
 
@@ -41,30 +43,98 @@ pub(crate) fn plugins(
 
 /// The installed plugins the settings enable, as `tack plugin` (and Claude
 /// Code) keep them; nothing is read unless a settings file names
-/// `enabledPlugins`. A project's enabling counts once it is trusted.
+/// `enabledPlugins` or `extraKnownMarketplaces`. A project's enabling counts
+/// once it is trusted (else one warning a plugin); the marketplaces settings
+/// name are reported, not added (invariant 24).
 fn installed_plugins(loaded: &LoadedSettings, emit: &Emitter) -> Vec<tack_plugins::Plugin> {
     let Some(claude_dir) = loaded.locations.claude_user_dir.as_deref() else {
         return Vec::new();
     };
-    if !loaded
-        .settings
-        .unknown_keys()
-        .contains_key("enabledPlugins")
-    {
+    let keys = loaded.settings.unknown_keys();
+    let (enables, declares) = (
+        keys.contains_key("enabledPlugins"),
+        keys.contains_key("extraKnownMarketplaces"),
+    );
+    if !enables && !declares {
         return Vec::new();
     }
+    let trusted = loaded.locations.workspace_trusted;
     let (layers, mut warnings) = plugin_layers(&loaded.locations);
-    let (plugins, more) = tack_plugins::enabled_plugins(&tack_plugins::EnabledInputs {
-        layers: &layers,
-        project_trusted: loaded.locations.workspace_trusted,
-        claude_dir,
-        project_dir: &loaded.locations.project_dir,
-    });
-    warnings.extend(more);
+    if declares {
+        let dir = tack_plugins::PluginsDir::new(claude_dir);
+        let known = tack_plugins::KnownMarketplaces::read(&dir).unwrap_or_default();
+        let added = |name: &str| known.get(name).is_some();
+        warnings.extend(tack_plugins::marketplace_notes(&layers, trusted, added));
+    }
+    let mut plugins = Vec::new();
+    if enables {
+        let (enabled, more) = tack_plugins::enabled_plugins(&tack_plugins::EnabledInputs {
+            layers: &layers,
+            project_trusted: trusted,
+            claude_dir,
+            project_dir: &loaded.locations.project_dir,
+        });
+        plugins = enabled;
+        warnings.extend(more);
+    }
     for warning in warnings {
         emit.notice(Notice::warning(format!("warning: {warning}")));
     }
     plugins
+}
+
+/// Claude Code's marketplace `autoUpdate`: on a thread of its own, so the
+/// start never waits for it (nothing read on the start-up path), the
+/// `autoUpdate` marketplaces are refreshed and their installed plugins
+/// updated under the plugins folder's lock; each update is a notice (it
+/// loads in the next session). `DISABLE_AUTOUPDATER` turns it off. A
+/// marketplace fetched from a URL is not refreshed here (the session has no
+/// fetcher for it; `tack plugin marketplace update` does it).
+pub(crate) fn spawn_auto_update(loaded: &LoadedSettings, env: &Env, emit: &Emitter) {
+    if env.get("DISABLE_AUTOUPDATER").is_some() {
+        return;
+    }
+    let Some(claude_dir) = loaded.locations.claude_user_dir.clone() else {
+        return;
+    };
+    let locations = loaded.locations.clone();
+    let sink = emit.clone();
+    let spawned = std::thread::Builder::new()
+        .name("plugin-auto-update".into())
+        .spawn(move || {
+            let (layers, _) = plugin_layers(&locations);
+            let no_fetch = |_: &str| Err("a session does not fetch marketplace URLs".to_owned());
+            let ctx = tack_plugins::Context {
+                claude_dir,
+                project_dir: locations.project_dir.clone(),
+                cwd: locations.project_dir.clone(),
+                layers,
+                project_trusted: locations.workspace_trusted,
+                fetch: &no_fetch,
+                git_timeout: tack_plugins::git::GIT_TIMEOUT,
+            };
+            let done = match tack_plugins::auto_update(&ctx) {
+                Ok(done) => done,
+                Err(e) => {
+                    let text = format!("warning: plugin auto-update: {e}");
+                    sink.notice(Notice::warning(text));
+                    return;
+                }
+            };
+            for warning in done.warnings {
+                sink.notice(Notice::warning(format!("warning: {warning}")));
+            }
+            for p in done.updated {
+                let was = p.previous.as_deref().unwrap_or("?");
+                sink.notice(Notice::info(format!(
+                    "plugin {} auto-updated to {} (was {was}); it loads in the next session",
+                    p.id, p.version
+                )));
+            }
+        });
+    if let Err(e) = spawned {
+        emit.notice(Notice::warning(format!("warning: plugin auto-update: {e}")));
+    }
 }
 
 /// Every settings file, read for its plugin keys (`enabledPlugins`,

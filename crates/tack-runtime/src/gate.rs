@@ -169,6 +169,9 @@ pub struct Gate {
     prompt_tool: std::sync::OnceLock<tack_mcp::PermissionPromptTool>,
     /// File checkpointing: a file tool's file is kept before it runs.
     checkpoints: Option<Arc<Checkpoints>>,
+    /// Rules that load when a call touches a file they match (set once the
+    /// prompt context is in).
+    path_rules: std::sync::OnceLock<Arc<tack_core::context::PathRules>>,
 }
 
 /// The settings files a "don't ask again" answer writes to.
@@ -200,7 +203,21 @@ impl Gate {
             files,
             prompt_tool: std::sync::OnceLock::new(),
             checkpoints,
+            path_rules: std::sync::OnceLock::new(),
         }
+    }
+
+    /// After a compaction or `/clear`: the rules sent are no longer in the
+    /// conversation, so a touched file loads them again.
+    pub(crate) fn forget_loaded_rules(&self) {
+        if let Some(rules) = self.path_rules.get() {
+            rules.forget_loaded();
+        }
+    }
+
+    /// The session's path rules, loaded after each successful file call.
+    pub(crate) fn set_path_rules(&self, rules: Arc<tack_core::context::PathRules>) {
+        let _ = self.path_rules.set(rules);
     }
 
     fn ctx(&self) -> std::sync::RwLockReadGuard<'_, PermissionContext> {
@@ -686,6 +703,25 @@ impl Gate {
     }
 
     async fn post_tool_use(
+        &self,
+        tool: &dyn Tool,
+        input: &Value,
+        result: &ToolCallOutcome,
+        ctx: &ToolContext,
+    ) -> PostToolUseOutcome {
+        let mut outcome = self.post_tool_use_hooks(tool, input, result, ctx).await;
+        if let Some(rules) = self.path_rules.get() {
+            let (texts, warnings) =
+                crate::rules::instructions_for_tool_call(rules, tool.name(), input, &ctx.env);
+            outcome.attachments = texts;
+            for warning in warnings {
+                self.notify(format!("warning: {warning}"));
+            }
+        }
+        outcome
+    }
+
+    async fn post_tool_use_hooks(
         &self,
         tool: &dyn Tool,
         input: &Value,

@@ -62,6 +62,7 @@ mod place;
 pub mod plugins;
 mod prompt_size;
 pub mod records;
+mod rules;
 mod runtime;
 mod session_tools;
 pub mod skills;

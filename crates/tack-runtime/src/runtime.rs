@@ -727,7 +727,7 @@ impl Driver {
                         }
                         LoopEvent::ToolResults(_) => tools_running = false,
                         LoopEvent::Compacted(c) => {
-                            self.figures.last_context = None;
+                            self.context_gone();
                             crate::hooks::after_compaction(self.hooks.as_ref(), c).await;
                         }
                         _ => {}
@@ -883,6 +883,11 @@ impl Driver {
     /// new id with no messages, in a new transcript; SessionStart hooks
     /// (`clear`) run for it, and the command's result is a success with no
     /// text. `false` when the front end has gone away.
+    fn context_gone(&mut self) {
+        self.figures.last_context = None;
+        self.gate.forget_loaded_rules();
+    }
+
     async fn clear(&mut self, session: &mut Session, uuid: Option<String>) -> bool {
         self.ensure_started();
         let echo = TurnEcho { uuid, origin: None };
@@ -902,7 +907,7 @@ impl Driver {
         self.info.session_id.clone_from(&new_id);
         self.info.transcript_path = sink.map(|s| s.path().to_path_buf());
         self.start_context = None;
-        self.figures.last_context = None;
+        self.context_gone();
         let reset = crate::event::ConversationReset {
             old_session_id: old_id,
             new_session_id: new_id,
@@ -971,7 +976,7 @@ impl Driver {
         }
         match compacted {
             Ok(event) => {
-                self.figures.last_context = None;
+                self.context_gone();
                 crate::hooks::after_compaction(self.hooks.as_ref(), &event).await;
                 self.emit
                     .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)));

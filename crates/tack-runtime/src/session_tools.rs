@@ -130,11 +130,15 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         fetch,
         WebSearchConfig::default(),
     );
-    let skill: Option<Arc<dyn Tool>> = p
+    let skill: Option<Arc<SkillTool>> = p
         .skills
         .listing()
-        .map(|_| Arc::new(SkillTool::new(p.skills.clone())) as Arc<dyn Tool>);
-    let all: Vec<Arc<dyn Tool>> = builtin.into_iter().chain(web).chain(skill).collect();
+        .map(|_| Arc::new(SkillTool::new(p.skills.clone())));
+    let all: Vec<Arc<dyn Tool>> = builtin
+        .into_iter()
+        .chain(web)
+        .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
+        .collect();
     if let Some(wanted) = p.only {
         let known: Vec<String> = all
             .iter()
@@ -203,7 +207,11 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         session_id: p.session_id.to_owned(),
         session_over: CancellationToken::new(),
     });
-    let agent: Arc<dyn Tool> = Arc::new(AgentTool::new(shared));
+    let agent = Arc::new(AgentTool::new(shared));
+    if let Some(skill) = &skill {
+        skill.set_agent_tool(&agent);
+    }
+    let agent: Arc<dyn Tool> = agent;
     let mut tools = tools;
     let agent_picked = picked(AGENT_TOOL_NAME) || picked(LEGACY_AGENT_TOOL_NAME);
     if agent_picked && !p.gate.removes_tool(agent.as_ref()) {

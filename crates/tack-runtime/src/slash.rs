@@ -12,8 +12,10 @@ use std::path::Path;
 use tack_protocol::ContentBlock;
 
 use crate::command::{TurnOptions, UserInput};
-use crate::custom_commands::{CommandScope, CustomCommands, InlineShell, parse_invocation};
-use crate::skills::{SkillSource, Skills};
+use crate::custom_commands::{
+    CommandScope, CustomCommand, CustomCommands, InlineShell, parse_invocation, plain_name_of,
+};
+use crate::skills::{Skill, SkillSource, Skills};
 
 /// Where a slash command comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +122,43 @@ pub(crate) enum Dispatch {
     Unknown { name: String, uuid: Option<String> },
 }
 
+/// What a `/name` runs.
+enum Invocable<'a> {
+    Command(&'a CustomCommand),
+    Skill(&'a Skill),
+}
+
+/// The command or user-invocable skill `/name` runs: the one of that exact
+/// name (a command before a skill); else, as Claude Code allows, a plugin's
+/// `plugin:name` when it is the only plugin command or skill with that plain
+/// name.
+fn invocable<'a>(
+    name: &'a str,
+    custom: &'a CustomCommands,
+    skills: &'a Skills,
+) -> Option<Invocable<'a>> {
+    if let Some(command) = custom.get(name) {
+        return Some(Invocable::Command(command));
+    }
+    let invocable_skill = |s: &&Skill| s.user_invocable;
+    if let Some(skill) = skills.get(name).filter(invocable_skill) {
+        return Some(Invocable::Skill(skill));
+    }
+    let plugin_skills = skills
+        .iter()
+        .filter(|s| s.source == SkillSource::Plugin && plain_name_of(&s.name, name))
+        .filter(invocable_skill)
+        .map(Invocable::Skill);
+    let mut found = custom
+        .plugin_named(name)
+        .map(Invocable::Command)
+        .chain(plugin_skills);
+    match (found.next(), found.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
 /// Reads the command, if any, at the start of the message's first block.
 pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skills) -> Dispatch {
     let Some(ContentBlock::Text { text, .. }) = input.message.content.first() else {
@@ -135,20 +174,25 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
         return Dispatch::Clear(input.uuid);
     }
     let rest = input.message.content[1..].to_vec();
-    let (message, options) = if let Some(command) = custom.get(name) {
-        let options = TurnOptions {
-            allowed_tools: command.allowed_tools.clone(),
-            model: command.model.clone(),
-            inline_shell: InlineShell::of(command),
-        };
-        (command.message(args, rest), options)
-    } else if let Some(skill) = skills.get(name).filter(|s| s.user_invocable) {
-        let options = TurnOptions {
-            allowed_tools: skill.allowed_tools.clone(),
-            model: skill.model.clone(),
-            inline_shell: InlineShell::Run,
-        };
-        (skill.message(args, rest), options)
+    let (message, options) = if let Some(found) = invocable(name, custom, skills) {
+        match found {
+            Invocable::Command(command) => {
+                let options = TurnOptions {
+                    allowed_tools: command.allowed_tools.clone(),
+                    model: command.model.clone(),
+                    inline_shell: InlineShell::of(command),
+                };
+                (command.message(args, rest), options)
+            }
+            Invocable::Skill(skill) => {
+                let options = TurnOptions {
+                    allowed_tools: skill.allowed_tools.clone(),
+                    model: skill.model.clone(),
+                    inline_shell: InlineShell::Run,
+                };
+                (skill.message(args, rest), options)
+            }
+        }
     } else if name == SKILLS {
         return Dispatch::Skills { uuid: input.uuid };
     } else if Path::new("/").join(name).exists() {

@@ -109,6 +109,7 @@ pub async fn start(
     let (emit, events) = emitter(&loaded.notices);
     remove_pending_writes(&config_dir);
     let plugins = plugins(&options, &cwd, loaded, &emit);
+    crate::extensions::spawn_auto_update(loaded, &env, &emit);
 
     let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
@@ -264,7 +265,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         gate,
         turn_cancel,
     } = p;
-    let context = loaded_context(context_load, &emit).await;
+    let context = loaded_context(context_load, &emit, &gate).await;
     let meta = options.persist.then(|| record_meta(&cwd, &options));
     let mirror = session_mirror(options.session_mirror, &emit);
     let session_tools = session_tools(ToolsParts {
@@ -552,15 +553,18 @@ async fn spawn_context(ctx_opts: ContextOptions) -> tokio::task::JoinHandle<Load
     load
 }
 
-/// The prompt context once loaded, its warnings emitted.
+/// The prompt context once loaded, its warnings emitted, its path rules
+/// handed to the gate.
 async fn loaded_context(
     load: tokio::task::JoinHandle<LoadedContext>,
     emit: &Emitter,
+    gate: &Gate,
 ) -> Arc<PromptContext> {
     let loaded = load.await.unwrap_or_default();
     for warning in &loaded.warnings {
         emit.notice(Notice::warning(format!("warning: {warning}")));
     }
+    gate.set_path_rules(loaded.path_rules);
     Arc::new(loaded.context)
 }
 

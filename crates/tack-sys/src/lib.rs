@@ -7,11 +7,14 @@
 //! removed later ([`atomic_write`]), and reading a configuration file a
 //! repository may have planted: regular files only, size capped
 //! ([`config_file`]), files only the user may read ([`private_file`]), and
-//! untrusted text made safe for a terminal ([`terminal_text`]), and a thread
-//! for work nobody waits for that runs only on idle cores ([`idle_thread`]).
+//! untrusted text made safe for a terminal ([`terminal_text`]), a thread
+//! for work nobody waits for that runs only on idle cores ([`idle_thread`]),
+//! and an exclusive lock around a state file's read-modify-write
+//! ([`file_lock`]).
 
 pub mod atomic_write;
 pub mod config_file;
+pub mod file_lock;
 pub mod idle_thread;
 mod pid_dir;
 pub mod private_file;
@@ -22,4 +25,5 @@ pub mod terminal_text;
 
 pub use atomic_write::{write_atomic, write_atomic_with_mode};
 pub use config_file::{MAX_CONFIG_BYTES, read_config_file};
+pub use file_lock::{FileLock, lock_exclusive};
 pub use process_group::{group_alive, signal_group};

@@ -3,10 +3,14 @@
 //!
 //! Discovery order (later files win when they disagree, so closer files come later):
 //! 1. user level: `<home>/.claude/CLAUDE.md` (Claude Code's), then `<home>/.tack/CLAUDE.md`;
+//!    then the user's rules (`<home>/.claude/rules/`, see `rules.rs`);
 //! 2. project level, from the repository root (the nearest ancestor of the cwd with a
 //!    `.git` entry; without one, only the cwd) down to the cwd. In each directory:
-//!    `CLAUDE.md`, `.claude/CLAUDE.md`, `.tack/CLAUDE.md`, `AGENTS.md`, then the
-//!    personal `CLAUDE.local.md`.
+//!    `CLAUDE.md`, `.claude/CLAUDE.md`, `.tack/CLAUDE.md`, `AGENTS.md`, the rules of
+//!    `.claude/rules/`, then the personal `CLAUDE.local.md`.
+//!
+//! Rules with a `paths` list load later, when the session touches a matching
+//! file; they are listed in [`DiscoveredMemory::path_rules`] unread.
 //!
 //! Each file is followed by the files it imports (`@path`, depth-first). A file is
 //! included once even if it is found several times (a symlink, an import of a file
@@ -34,6 +38,8 @@
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+
+use super::rules::{rule_files, rule_paths, split_frontmatter};
 
 /// Most characters of one file that are included; the rest is cut with a note.
 pub const MAX_FILE_CHARS: usize = 40_000;
@@ -108,6 +114,18 @@ pub fn project_memory_file(project_dir: &Path) -> PathBuf {
         .unwrap_or_else(|| project_dir.join("CLAUDE.md"))
 }
 
+/// A rule that loads only when the session touches a file its globs match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathRule {
+    /// The rule file (made absolute, symlinks kept).
+    pub path: PathBuf,
+    /// The folder its globs are relative to.
+    pub base: PathBuf,
+    pub kind: MemoryKind,
+    /// The globs of its `paths` frontmatter, as written.
+    pub patterns: Vec<String>,
+}
+
 /// The memory files of a session and what could not be loaded as asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DiscoveredMemory {
@@ -115,6 +133,19 @@ pub struct DiscoveredMemory {
     /// One line each, for the user (not the model): skipped imports, files
     /// cut or not loaded.
     pub warnings: Vec<String>,
+    /// The rules that load when a matching file is touched, in memory order.
+    pub path_rules: Vec<PathRule>,
+    /// What those rules may import, when they load.
+    pub access: ImportAccess,
+}
+
+/// What a memory file may import: project and local files only from inside
+/// `allowed_roots` (real paths; `None`: anywhere, as approved), user files
+/// from anywhere; `~/` is `home_dir`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportAccess {
+    pub(crate) home_dir: Option<PathBuf>,
+    pub(crate) allowed_roots: Option<Vec<PathBuf>>,
 }
 
 /// Finds and reads the memory files for a session in `cwd`; `home_dir` is where
@@ -140,18 +171,16 @@ pub fn discover_memory(
         .chain(additional_dirs)
         .filter_map(|dir| fs::canonicalize(dir).ok())
         .collect();
-    let mut loader = Loader {
+    let mut loader = Loader::new(ImportAccess {
         home_dir: home_dir.map(normalize_path),
         allowed_roots: (!external_imports_approved).then_some(allowed_roots),
-        seen: HashSet::new(),
-        files: Vec::new(),
-        warnings: Vec::new(),
-    };
+    });
 
-    if let Some(home) = loader.home_dir.clone() {
+    if let Some(home) = loader.access.home_dir.clone() {
         for name in USER_FILES {
-            loader.load(&home.join(name), MemoryKind::User, 0);
+            loader.load(&home.join(name), MemoryKind::User, 0, Body::Whole);
         }
+        loader.load_rules(&home.join(".claude"), &project, MemoryKind::User);
     }
 
     let mut dirs: Vec<&Path> = match &repo_root {
@@ -163,13 +192,43 @@ pub fn discover_memory(
     };
     dirs.reverse();
     for dir in dirs {
-        for (name, kind) in PROJECT_FILES {
-            loader.load(&dir.join(name), *kind, 0);
-        }
+        loader.load_dir(dir);
     }
     DiscoveredMemory {
         files: loader.files,
         warnings: loader.warnings,
+        path_rules: loader.path_rules,
+        access: loader.access,
+    }
+}
+
+/// The memory of a folder below the cwd, loaded when the session first
+/// touches a file in it (Claude Code's nested memory): its memory files and
+/// rules as a project folder's at the start, its `paths` rules listed.
+pub(crate) fn discover_nested(dir: &Path, access: &ImportAccess) -> DiscoveredMemory {
+    let mut loader = Loader::new(access.clone());
+    loader.load_dir(dir);
+    DiscoveredMemory {
+        files: loader.files,
+        warnings: loader.warnings,
+        path_rules: loader.path_rules,
+        access: ImportAccess::default(),
+    }
+}
+
+/// A rule that matched a touched file, loaded now: its body (frontmatter
+/// left out), then what it imports.
+pub(crate) fn load_rule_body(
+    path: &Path,
+    kind: MemoryKind,
+    access: &ImportAccess,
+) -> DiscoveredMemory {
+    let mut loader = Loader::new(access.clone());
+    loader.load(path, kind, 0, Body::Rule);
+    DiscoveredMemory {
+        files: loader.files,
+        warnings: loader.warnings,
+        ..DiscoveredMemory::default()
     }
 }
 
@@ -192,22 +251,64 @@ pub fn format_memory_files(files: &[MemoryFile]) -> Option<String> {
     Some(out)
 }
 
+/// How much of a file is memory: all of it, or a rule's text after its
+/// frontmatter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    Whole,
+    Rule,
+}
+
 struct Loader {
-    home_dir: Option<PathBuf>,
-    /// Where project and local files may import from (real paths); `None`:
-    /// anywhere (approved).
-    allowed_roots: Option<Vec<PathBuf>>,
+    access: ImportAccess,
     /// Canonical paths already included (or being included: cycles stop here).
     seen: HashSet<PathBuf>,
     files: Vec<MemoryFile>,
     warnings: Vec<String>,
+    path_rules: Vec<PathRule>,
 }
 
 impl Loader {
+    fn new(access: ImportAccess) -> Self {
+        Loader {
+            access,
+            seen: HashSet::new(),
+            files: Vec::new(),
+            warnings: Vec::new(),
+            path_rules: Vec::new(),
+        }
+    }
+
+    /// A project folder's memory files, its rules before the local file.
+    fn load_dir(&mut self, dir: &Path) {
+        for (name, kind) in PROJECT_FILES {
+            if *kind == MemoryKind::Local {
+                self.load_rules(&dir.join(".claude"), dir, MemoryKind::Project);
+            }
+            self.load(&dir.join(name), *kind, 0, Body::Whole);
+        }
+    }
+
+    /// The rules of `claude_dir/rules/`: those without `paths` load now, the
+    /// others are kept for later with globs relative to `base`.
+    fn load_rules(&mut self, claude_dir: &Path, base: &Path, kind: MemoryKind) {
+        for file in rule_files(&claude_dir.join("rules")) {
+            match rule_paths(&file) {
+                Some(patterns) => self.path_rules.push(PathRule {
+                    path: file,
+                    base: base.to_path_buf(),
+                    kind,
+                    patterns,
+                }),
+                None => self.load(&file, kind, 0, Body::Rule),
+            }
+        }
+    }
+
     /// Loads `path` and, depth-first, what it imports. What does not exist (or
     /// is a directory, a device...) is skipped silently, being no memory file;
     /// a file too large or not UTF-8 is skipped with a warning.
-    fn load(&mut self, path: &Path, kind: MemoryKind, depth: usize) {
+    fn load(&mut self, path: &Path, kind: MemoryKind, depth: usize, body: Body) {
         // Most candidates do not exist: one `stat` says so, where resolving
         // the real path first costs a call per path component.
         let Ok(meta) = fs::metadata(path) else {
@@ -249,6 +350,10 @@ impl Loader {
             }
             Err(_) => return,
         };
+        let text = match body {
+            Body::Whole => text,
+            Body::Rule => split_frontmatter(&text).1.to_owned(),
+        };
         let (content, cut) = cap_content(text, path);
         if let Some(total) = cut {
             self.warnings.push(format!(
@@ -275,7 +380,7 @@ impl Loader {
             };
             let inside = fs::canonicalize(&target).is_ok_and(|real| self.may_read(kind, &real));
             if inside {
-                self.load(&target, kind, depth + 1);
+                self.load(&target, kind, depth + 1, Body::Whole);
             } else if !skipped.contains(&written) {
                 skipped.push(written);
             }
@@ -292,7 +397,7 @@ impl Loader {
 
     /// Whether a file of `kind` may read the file at real path `real`.
     fn may_read(&self, kind: MemoryKind, real: &Path) -> bool {
-        match (kind, &self.allowed_roots) {
+        match (kind, &self.access.allowed_roots) {
             (MemoryKind::User, _) | (_, None) => true,
             (MemoryKind::Project | MemoryKind::Local, Some(roots)) => {
                 roots.iter().any(|root| real.starts_with(root))
@@ -310,7 +415,7 @@ impl Loader {
             .filter(|m| !m.is_empty())
             .filter_map(|m| {
                 let path = if let Some(rest) = m.strip_prefix("~/") {
-                    self.home_dir.as_ref()?.join(rest)
+                    self.access.home_dir.as_ref()?.join(rest)
                 } else {
                     base.join(m)
                 };

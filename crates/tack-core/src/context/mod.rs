@@ -15,6 +15,8 @@ mod git_log;
 mod git_objects;
 mod git_prefetch;
 mod memory_files;
+mod path_rules;
+mod rules;
 mod system_prompt;
 
 use std::path::PathBuf;
@@ -25,11 +27,14 @@ use tokio::sync::OnceCell;
 
 pub use git::{GitSnapshot, MAX_STATUS_CHARS, git_snapshot};
 pub use git_prefetch::GitPrefetch;
+pub use memory_files::PathRule;
 pub use memory_files::project_memory_file;
 pub use memory_files::{
-    DiscoveredMemory, MAX_FILE_BYTES, MAX_FILE_CHARS, MemoryFile, MemoryKind, discover_memory,
-    discover_memory_files, find_repo_root, format_memory_files,
+    DiscoveredMemory, ImportAccess, MAX_FILE_BYTES, MAX_FILE_CHARS, MemoryFile, MemoryKind,
+    discover_memory, discover_memory_files, find_repo_root, format_memory_files,
 };
+pub use path_rules::{PathRules, attachment_text};
+pub use rules::split_frontmatter;
 pub use system_prompt::{
     OutputStylePrompt, SystemPromptOptions, default_system_prompt, system_prompt_layers,
 };
@@ -116,6 +121,8 @@ pub struct LoadedContext {
     /// outside the project, files cut or not loaded. The library prints
     /// nothing; a front end shows these (stderr in `-p`).
     pub warnings: Vec<String>,
+    /// The rules that load when the session touches a file they match.
+    pub path_rules: Arc<PathRules>,
 }
 
 /// Gathers the prompt context for a session: system prompt layers, memory files
@@ -173,6 +180,11 @@ pub async fn load_context(opts: &ContextOptions) -> LoadedContext {
             system_context: git.map(|snapshot| snapshot.to_context()),
         },
         warnings: memory.warnings,
+        path_rules: Arc::new(PathRules::new(
+            memory.path_rules,
+            memory.access,
+            opts.include_memory_files.then(|| opts.cwd.clone()),
+        )),
     }
 }
 

@@ -370,6 +370,7 @@ async fn run_call(
         outcome.append_text(&text);
     }
     outcome.stops_turn = post.stops_turn;
+    outcome.attachments = post.attachments;
     outcome
 }
 

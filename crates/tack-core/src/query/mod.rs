@@ -63,7 +63,7 @@ use crate::executor::{
     tool_results_dir,
 };
 use crate::permission::CanUseTool;
-use crate::request::{RequestOptions, build_request};
+use crate::request::{RequestOptions, build_request, system_reminder};
 use continue_decision::{Decision, DecisionEnv, IterationEnd, decide_continue};
 use recovery::max_output_tokens::DEFAULT_MAX_OUTPUT_TOKENS;
 use recovery::{Withheld, model_fallback, streaming_fallback};
@@ -595,10 +595,15 @@ impl Query<'_> {
             None if outcomes.iter().any(|o| o.stops_turn) => Some(Terminal::HookStopped),
             None => None,
         };
-        // Attachments (queued commands, changed files, memory) would join the
-        // tool results here; tack has none yet.
+        // Attachments (rules loaded by the calls' files) join the tool
+        // results here, after all of them, as Claude Code's do.
         if !outcomes.is_empty() {
-            let blocks: Vec<ContentBlock> = outcomes.iter().map(|o| o.to_block()).collect();
+            let attachments = outcomes.iter().flat_map(|o| &o.attachments);
+            let blocks: Vec<ContentBlock> = outcomes
+                .iter()
+                .map(|o| o.to_block())
+                .chain(attachments.map(|a| ContentBlock::text(system_reminder(a))))
+                .collect();
             let message = Message::user(blocks);
             messages.push(message.clone());
             let results = outcomes

@@ -105,14 +105,87 @@ impl AgentTool {
                 "InputValidationError: Agent: `description` and `prompt` must not be empty",
             ));
         }
-        let kind = input.subagent_type.as_deref().unwrap_or(DEFAULT_TYPE);
-        let def = self.shared.catalog.get(kind).ok_or_else(|| {
+        let def = self.definition(input.subagent_type.as_deref())?;
+        Ok((input, def))
+    }
+
+    /// The definition of agent type `kind` (default general-purpose).
+    fn definition(&self, kind: Option<&str>) -> Result<&AgentDefinition, ToolError> {
+        let kind = kind.unwrap_or(DEFAULT_TYPE);
+        self.shared.catalog.get(kind).ok_or_else(|| {
             ToolError::new(format!(
                 "Agent type '{kind}' not found. Available agents: {}",
                 self.shared.catalog.names().join(", ")
             ))
-        })?;
-        Ok((input, def))
+        })
+    }
+
+    fn launch(
+        &self,
+        agent_id: String,
+        def: &AgentDefinition,
+        input: &AgentInput,
+        ctx: &ToolContext,
+    ) -> Launch {
+        Launch {
+            agent_id,
+            definition: def.clone(),
+            prompt: input.prompt.clone(),
+            model: input.model.clone(),
+            parent_tool_use_id: ctx.tool_use_id.clone(),
+            agent_tool: def.gets_agent_tool().then(|| {
+                Arc::new(AgentTool::nested(self.shared.clone(), self.child_nesting()))
+                    as Arc<dyn Tool>
+            }),
+        }
+    }
+
+    /// Runs a sub-agent in the foreground: its id and how it finished.
+    async fn run_foreground(
+        &self,
+        def: &AgentDefinition,
+        input: &AgentInput,
+        ctx: &ToolContext,
+    ) -> Result<(String, Finished), ToolError> {
+        let slot = self.admit()?;
+        let agent_id = tack_tools::new_task_id('a');
+        ctx.progress.send(json!({
+            "type": "agent_started", "agentId": agent_id, "agentType": def.name,
+            "description": input.description,
+        }));
+        let launch = self.launch(agent_id.clone(), def, input, ctx);
+        let finished = run_subagent(&self.shared, launch, &ctx.env, ctx.cancel.child_token())
+            .await
+            .map_err(ToolError::new)?;
+        drop(slot);
+        Ok((agent_id, finished))
+    }
+
+    /// A skill with `context: fork`: its expanded body is the prompt of a
+    /// foreground sub-agent of type `kind` (the skill's `agent`, default
+    /// general-purpose) on the skill's `model`, if any. Returns the agent's
+    /// id and final text.
+    pub(crate) async fn run_forked_skill(
+        &self,
+        skill: &str,
+        kind: Option<&str>,
+        prompt: String,
+        model: Option<String>,
+        ctx: &ToolContext,
+    ) -> Result<(String, String), ToolError> {
+        let def = self.definition(kind)?;
+        let input = AgentInput {
+            description: format!("Skill {skill}"),
+            prompt,
+            subagent_type: Some(def.name.clone()),
+            model,
+            run_in_background: None,
+        };
+        let (agent_id, finished) = self.run_foreground(def, &input, ctx).await?;
+        if finished.result.is_error {
+            return Err(ToolError::new(failure_text(&finished)));
+        }
+        Ok((agent_id, finished.result.result))
     }
 }
 
@@ -215,37 +288,13 @@ impl Tool for AgentTool {
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         async move {
             let (input, def) = self.parse(&input)?;
-            let slot = self.admit()?;
-            let background = input.run_in_background.unwrap_or(false);
-            let launch = |agent_id: String| Launch {
-                agent_id,
-                definition: def.clone(),
-                prompt: input.prompt.clone(),
-                model: input.model.clone(),
-                parent_tool_use_id: ctx.tool_use_id.clone(),
-                agent_tool: def.gets_agent_tool().then(|| {
-                    Arc::new(AgentTool::nested(self.shared.clone(), self.child_nesting()))
-                        as Arc<dyn Tool>
-                }),
-            };
-            if background {
+            if input.run_in_background.unwrap_or(false) {
+                let slot = self.admit()?;
+                let launch = |agent_id: String| self.launch(agent_id, def, &input, ctx);
                 return self.start_background(launch, &input, ctx, slot);
             }
-            let agent_id = tack_tools::new_task_id('a');
-            ctx.progress.send(json!({
-                "type": "agent_started", "agentId": agent_id, "agentType": def.name,
-                "description": input.description,
-            }));
             let started = Instant::now();
-            let finished = run_subagent(
-                &self.shared,
-                launch(agent_id.clone()),
-                &ctx.env,
-                ctx.cancel.child_token(),
-            )
-            .await
-            .map_err(ToolError::new)?;
-            drop(slot);
+            let (agent_id, finished) = self.run_foreground(def, &input, ctx).await?;
             report(&agent_id, def, &input.prompt, finished, started)
         }
         .boxed()

@@ -92,24 +92,9 @@ pub fn read_markdown(path: &std::path::Path) -> Result<(Frontmatter, String), St
     Ok((front, body.to_owned()))
 }
 
-/// `---\n<yaml>\n---\n<body>`: (frontmatter, body). No frontmatter: (None, text).
-pub fn split_frontmatter(text: &str) -> (Option<&str>, &str) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return (None, text);
-    };
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return (Some(&rest[..offset]), &rest[offset + line.len()..]);
-        }
-        offset += line.len();
-    }
-    (None, text)
-}
+/// `---\n<yaml>\n---\n<body>`: (frontmatter, body); the one splitter, shared
+/// with memory rules.
+pub use tack_core::context::split_frontmatter;
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@
 //! whitespace-separated words.
 //!
 //! A plugin's commands are `/plugin:name` (also plain `/name` when no other
-//! command has that name, as Claude Code allows).
+//! command or skill has that name, as Claude Code allows: `slash.rs`).
 //!
 //! A body's `` !`cmd` `` lines run before the prompt is sent, their output in
 //! their place ([`inline_shell`]): each under the permission rules plus the
@@ -117,24 +117,29 @@ pub struct CustomCommands(pub Vec<CustomCommand>);
 impl CustomCommands {
     /// The command `/name` invokes: the one of that name, else the one
     /// plugin command whose name ends in `:name`.
+    /// The command named `name` exactly.
     pub fn get(&self, name: &str) -> Option<&CustomCommand> {
-        if let Some(exact) = self.0.iter().find(|c| c.name == name) {
-            return Some(exact);
-        }
-        let suffix = format!(":{name}");
-        let mut plugin = self
-            .0
+        self.0.iter().find(|c| c.name == name)
+    }
+
+    /// The plugin commands `plugin:name` for a plain `name`.
+    pub fn plugin_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a CustomCommand> {
+        self.0
             .iter()
-            .filter(|c| c.scope == CommandScope::Plugin && c.name.ends_with(&suffix));
-        match (plugin.next(), plugin.next()) {
-            (Some(only), None) => Some(only),
-            _ => None,
-        }
+            .filter(move |c| c.scope == CommandScope::Plugin && plain_name_of(&c.name, name))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &CustomCommand> {
         self.0.iter()
     }
+}
+
+/// Whether a plugin's `qualified` name (`plugin:name`, `plugin:dir:name`)
+/// ends with the plain `name`.
+pub(crate) fn plain_name_of(qualified: &str, name: &str) -> bool {
+    qualified
+        .strip_suffix(name)
+        .is_some_and(|rest| rest.ends_with(':'))
 }
 
 /// `/name args` at the start of `text`: (name, args). `None` when the text

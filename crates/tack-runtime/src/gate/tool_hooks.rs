@@ -185,6 +185,7 @@ impl Gate {
             block_reason: outcome.blocked(),
             additional_context: outcome.additional_context(),
             stops_turn: !outcome.should_continue(),
+            attachments: Vec::new(),
         }
     }
 }

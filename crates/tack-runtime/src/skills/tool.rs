@@ -1,14 +1,21 @@
 //! The `Skill` tool: loads a skill's instructions into the turn on demand.
 //! It passes the permission gate and hooks like any tool (`Skill(name)`
 //! rules name a skill).
+//!
+//! A skill with `context: fork` does not load into the turn: its expanded
+//! body (with the base-directory line) is the prompt of a foreground
+//! sub-agent of its `agent` type (default general-purpose), run by the
+//! session's Agent tool, and the agent's final text is the result, as
+//! Claude Code words it (`Skill "x" completed (forked execution).`).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
 use super::{Skill, Skills};
+use crate::agents::AgentTool;
 
 pub const SKILL_TOOL_NAME: &str = "Skill";
 
@@ -18,11 +25,50 @@ const DESCRIPTION: &str = "Invoke a skill.\n\nA skill is a packaged set of instr
 /// The `Skill` tool over a session's skills.
 pub struct SkillTool {
     skills: Arc<Skills>,
+    /// The session's Agent tool, which runs forked skills (weak: the Agent
+    /// tool's sub-agents hold this tool).
+    agents: OnceLock<Weak<AgentTool>>,
 }
 
 impl SkillTool {
     pub fn new(skills: Arc<Skills>) -> Self {
-        SkillTool { skills }
+        SkillTool {
+            skills,
+            agents: OnceLock::new(),
+        }
+    }
+
+    /// Lets `agents` run the skills with `context: fork`.
+    pub(crate) fn set_agent_tool(&self, agents: &Arc<AgentTool>) {
+        let _ = self.agents.set(Arc::downgrade(agents));
+    }
+
+    /// A `context: fork` skill's run in a sub-agent.
+    async fn fork(&self, skill: &Skill, args: &str, ctx: &ToolContext) -> ToolResult {
+        let Some(agents) = self.agents.get().and_then(Weak::upgrade) else {
+            return Err(ToolError::new(format!(
+                "Skill {} runs in a sub-agent (context: fork), and sub-agents are off in this session",
+                skill.name
+            )));
+        };
+        let prompt = skill.tool_text(args);
+        let (agent_id, result) = agents
+            .run_forked_skill(
+                &skill.name,
+                skill.agent.as_deref(),
+                prompt,
+                skill.model.clone(),
+                ctx,
+            )
+            .await?;
+        let name = &skill.name;
+        Ok(ToolOutput::text(format!(
+            "Skill \"{name}\" completed (forked execution).\n\nResult:\n{result}"
+        ))
+        .with_structured(
+            json!({"success": true, "commandName": name, "status": "forked",
+                "agentId": agent_id, "result": result}),
+        ))
     }
 
     /// (the skill, its args) of a call, or what the model got wrong.
@@ -78,9 +124,12 @@ impl Tool for SkillTool {
         self.parse(input).map(drop)
     }
 
-    fn call<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let (skill, args) = self.parse(&input)?;
+            if skill.fork {
+                return self.fork(skill, &args, ctx).await;
+            }
             Ok(ToolOutput::text(skill.tool_text(&args))
                 .with_structured(json!({"success": true, "commandName": skill.name})))
         })
