@@ -27,6 +27,7 @@ mod plugins_cli;
 mod print;
 mod recovery;
 mod resume_guard;
+mod rewind;
 mod runtime;
 mod sdk;
 mod sdk_protocol;
