@@ -28,6 +28,7 @@ mod plugins_cli;
 mod print;
 mod recovery;
 mod resume_guard;
+mod rewind;
 mod rules;
 mod runtime;
 mod sdk;

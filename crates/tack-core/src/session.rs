@@ -35,7 +35,7 @@
 //! message) and replaces its history with them; a resumed transcript starts after the
 //! last boundary. Autocompact's circuit breaker is carried across submits.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -86,6 +86,10 @@ pub enum TranscriptEntry<'a> {
     Meta { uuid: &'a str, message: &'a Message },
     /// The message with this uuid is void (streaming fallback).
     Tombstone { uuid: &'a str },
+    /// The conversation was rewound: the next record continues from `parent`
+    /// (`None`: from nothing), so the chain branches there and what came
+    /// after it is off the conversation (Claude Code's rewind).
+    Branch { parent: Option<&'a str> },
     /// The compact boundary (Claude Code's `{"type":"system","subtype":
     /// "compact_boundary","compactMetadata":{"trigger","preTokens"}}`) and the
     /// messages after it, which are the whole conversation from then on (the
@@ -102,7 +106,9 @@ impl<'a> TranscriptEntry<'a> {
             }
             TranscriptEntry::Assistant(a) => Some((&a.uuid, &a.message)),
             TranscriptEntry::ToolResults(r) => Some((&r.uuid, &r.message)),
-            TranscriptEntry::Tombstone { .. } | TranscriptEntry::Compacted(_) => None,
+            TranscriptEntry::Tombstone { .. }
+            | TranscriptEntry::Branch { .. }
+            | TranscriptEntry::Compacted(_) => None,
         }
     }
 }
@@ -314,6 +320,8 @@ pub struct Session {
     messages: Vec<Message>,
     /// The uuid of each message, same indices.
     uuids: Vec<String>,
+    /// The uuids of the user's prompts (what a rewind can go back to).
+    prompts: HashSet<String>,
     totals: SessionTotals,
     stop_hooks: Option<Arc<dyn LoopHooks>>,
     compact_tracking: AutocompactTracking,
@@ -326,6 +334,7 @@ impl Session {
             parts,
             messages: Vec::new(),
             uuids: Vec::new(),
+            prompts: HashSet::new(),
             totals: SessionTotals::default(),
             stop_hooks: None,
             compact_tracking: AutocompactTracking::default(),
@@ -401,10 +410,58 @@ impl Session {
         Ok(())
     }
 
-    /// Starts from a resumed conversation (uuid, message), oldest first.
+    /// Starts from a resumed conversation (uuid, message), oldest first. Its
+    /// user messages that carry no tool result count as prompts.
     pub fn with_history(mut self, history: Vec<(String, Message)>) -> Self {
         (self.uuids, self.messages) = history.into_iter().unzip();
+        self.prompts = self
+            .uuids
+            .iter()
+            .zip(&self.messages)
+            .filter(|(_, m)| {
+                m.role == Role::User
+                    && !m.text().starts_with(crate::compact::COMPACT_SUMMARY_PREFIX)
+                    && !m
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
+            })
+            .map(|(uuid, _)| uuid.clone())
+            .collect();
         self
+    }
+
+    /// The user's prompts still in the conversation (uuid, message), oldest
+    /// first: where [`Session::rewind_to`] can go back to.
+    pub fn prompts(&self) -> impl Iterator<Item = (&str, &Message)> {
+        self.uuids
+            .iter()
+            .zip(&self.messages)
+            .filter(|(uuid, _)| self.prompts.contains(*uuid))
+            .map(|(uuid, message)| (uuid.as_str(), message))
+    }
+
+    /// Drops the prompt `uuid` and everything after it from the conversation
+    /// (Claude Code's "restore conversation"): the transcript goes on from the
+    /// record before it ([`TranscriptEntry::Branch`]), so a resume shows the
+    /// rewound conversation once the next message is written. Returns the
+    /// dropped prompt; `None` (nothing changed) if `uuid` is no prompt of it.
+    pub async fn rewind_to(&mut self, uuid: &str) -> Result<Option<Message>, TranscriptError> {
+        let Some(at) = self
+            .uuids
+            .iter()
+            .position(|u| u == uuid && self.prompts.contains(u))
+        else {
+            return Ok(None);
+        };
+        let parent = at.checked_sub(1).map(|i| self.uuids[i].as_str());
+        if let Some(sink) = &self.parts.transcript {
+            sink.append(TranscriptEntry::Branch { parent }).await?;
+        }
+        for dropped in self.uuids.drain(at..) {
+            self.prompts.remove(&dropped);
+        }
+        Ok(self.messages.drain(at..).next())
     }
 
     pub fn session_id(&self) -> &str {
@@ -419,6 +476,7 @@ impl Session {
         self.parts.transcript = transcript;
         self.messages.clear();
         self.uuids.clear();
+        self.prompts.clear();
         self.totals = SessionTotals::default();
         self.compact_tracking = AutocompactTracking::default();
     }
@@ -493,6 +551,9 @@ impl Session {
     async fn record(&mut self, entry: TranscriptEntry<'_>) -> Result<(), TranscriptError> {
         if let Some(sink) = &self.parts.transcript {
             sink.append(entry).await?;
+        }
+        if let TranscriptEntry::Prompt { uuid, .. } = entry {
+            self.prompts.insert(uuid.to_owned());
         }
         if let Some((uuid, message)) = entry.message() {
             self.messages.push(message.clone());

@@ -687,6 +687,9 @@ impl TranscriptSink for Transcript {
             TranscriptEntry::Tombstone { uuid } => {
                 records.push((format!("tombstone {uuid}"), None))
             }
+            TranscriptEntry::Branch { parent } => {
+                records.push((format!("branch {}", parent.unwrap_or("-")), None))
+            }
             TranscriptEntry::Compacted(c) => {
                 records.push((format!("boundary {}", c.trigger.as_str()), None));
                 records.extend(c.messages.iter().map(|(u, m)| (u.clone(), Some(m.clone()))));

@@ -45,6 +45,10 @@ impl TranscriptSink for MemorySink {
             TranscriptEntry::Tombstone { uuid } => {
                 rows.push(((uuid.to_owned(), None), (format!("tombstone:{uuid}"), None)));
             }
+            TranscriptEntry::Branch { parent } => {
+                let parent = parent.unwrap_or("-");
+                rows.push(((String::new(), None), (format!("branch:{parent}"), None)));
+            }
             TranscriptEntry::Compacted(c) => {
                 rows.push((
                     (c.boundary_uuid.clone(), None),
@@ -307,4 +311,76 @@ async fn side_calls_in_the_ledger_count_in_totals_model_usage_and_the_budget() {
     );
     // Recorded once, counted once.
     assert_eq!(session.totals().total_cost_usd, own + side);
+}
+
+#[tokio::test(start_paused = true)]
+async fn rewinding_drops_a_prompt_and_what_followed_and_branches_the_transcript() {
+    let sink = Arc::new(MemorySink::default());
+    let model = Arc::new(FakeModel::build([
+        Response::text("one"),
+        Response::text("two"),
+        Response::text("three"),
+    ]));
+    let mut session = session(model.clone(), vec![], sink.clone(), None);
+    drive(&mut session, "first").await;
+    drive(&mut session, "second").await;
+    let prompts: Vec<(String, String)> = session
+        .prompts()
+        .map(|(uuid, m)| (uuid.to_owned(), m.text()))
+        .collect();
+    assert_eq!(
+        prompts,
+        vec![
+            ("uuid-1".to_owned(), "first".to_owned()),
+            ("uuid-3".to_owned(), "second".to_owned()),
+        ]
+    );
+
+    // An answer is no prompt: nothing changes.
+    assert_eq!(session.rewind_to("uuid-2").await.unwrap(), None);
+    assert_eq!(session.messages().len(), 4);
+
+    let dropped = session.rewind_to("uuid-3").await.unwrap();
+    assert_eq!(dropped, Some(Message::user_text("second")));
+    assert_eq!(
+        session.messages(),
+        &[
+            Message::user_text("first"),
+            Message::assistant(vec![ContentBlock::text("one")])
+        ]
+    );
+    drive(&mut session, "again").await;
+    // The next request has the rewound conversation and the new prompt.
+    let last = model.requests()[2].messages.clone();
+    assert_eq!(
+        last.iter().map(Message::text).collect::<Vec<_>>(),
+        vec!["first", "one", "again"]
+    );
+    let records: Vec<String> = sink
+        .records
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.0.clone())
+        .collect();
+    assert_eq!(
+        records,
+        vec![
+            "uuid-1",
+            "uuid-2",
+            "uuid-3",
+            "uuid-4",
+            "branch:uuid-2",
+            "uuid-5",
+            "uuid-6"
+        ]
+    );
+    // Back to the first prompt: the chain starts again from nothing.
+    assert_eq!(
+        session.rewind_to("uuid-1").await.unwrap(),
+        Some(Message::user_text("first"))
+    );
+    assert_eq!(session.messages(), &[] as &[Message]);
+    assert_eq!(session.prompts().count(), 0);
+    assert_eq!(sink.records.lock().unwrap().last().unwrap().0, "branch:-");
 }

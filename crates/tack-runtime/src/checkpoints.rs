@@ -24,6 +24,15 @@ pub enum RewindError {
     NotEnabled,
     #[error(transparent)]
     Store(#[from] FileHistoryError),
+    /// A conversation rewind asked for while a turn runs or work is queued.
+    #[error("Cannot rewind the conversation while a turn is running.")]
+    TurnRunning,
+    /// The message named is not a prompt of the conversation.
+    #[error("No such prompt in the conversation.")]
+    NotAPrompt,
+    /// The transcript could not record the rewind; the conversation is as it was.
+    #[error("The rewind could not be recorded: {0}")]
+    Transcript(String),
 }
 
 /// A session's checkpoints, shared by the gate (which keeps files) and the

@@ -84,6 +84,43 @@ pub enum Command {
         dry_run: bool,
         reply: oneshot::Sender<Result<Rewound, RewindError>>,
     },
+    /// The user's prompts still in the conversation, oldest first: what
+    /// [`Command::RewindConversation`] (and, through each one's checkpoint,
+    /// [`Command::RewindFiles`]) can go back to. Answered at once, as of
+    /// the last time the session was idle.
+    RewindPoints(oneshot::Sender<Vec<RewindPoint>>),
+    /// Drop the prompt `user_message_id` (a [`RewindPoint::id`]) and
+    /// everything after it from the conversation; the transcript continues
+    /// from the record before it, so a resume shows the rewound
+    /// conversation. Answered with the dropped prompt's text (for the input
+    /// box) and the conversation left (to show); refused while a turn runs
+    /// or work is queued.
+    RewindConversation {
+        user_message_id: String,
+        reply: oneshot::Sender<Result<ConversationRewound, RewindError>>,
+    },
+}
+
+/// What [`Command::RewindConversation`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConversationRewound {
+    /// The dropped prompt's text, as the user typed it.
+    pub prompt: String,
+    /// The conversation now, oldest first.
+    pub messages: Vec<Message>,
+}
+
+/// A prompt of the conversation a rewind can go back to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewindPoint {
+    /// The prompt's uuid in the session (its transcript record's).
+    pub id: String,
+    /// What the user typed.
+    pub text: String,
+    /// The id its turn's file checkpoint is kept under, for
+    /// [`Command::RewindFiles`]; `None` when no checkpoint was kept for it
+    /// (checkpointing off, or the turn ran before a resume).
+    pub checkpoint: Option<String>,
 }
 
 /// Settings of one turn; the session's own apply again after it.
@@ -221,6 +258,26 @@ impl RuntimeHandle {
         self.send(Command::RewindFiles {
             user_message_id,
             dry_run,
+            reply,
+        })?;
+        rx.await.map_err(|_| SessionClosed)
+    }
+
+    /// [`Command::RewindPoints`].
+    pub async fn rewind_points(&self) -> Result<Vec<RewindPoint>, SessionClosed> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::RewindPoints(reply))?;
+        rx.await.map_err(|_| SessionClosed)
+    }
+
+    /// [`Command::RewindConversation`].
+    pub async fn rewind_conversation(
+        &self,
+        user_message_id: String,
+    ) -> Result<Result<ConversationRewound, RewindError>, SessionClosed> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::RewindConversation {
+            user_message_id,
             reply,
         })?;
         rx.await.map_err(|_| SessionClosed)

@@ -198,6 +198,10 @@ impl StoreSink {
                 t.void(uuid);
                 Ok(())
             }
+            TranscriptEntry::Branch { parent } => {
+                t.set_leaf(parent.map(str::to_owned));
+                Ok(())
+            }
             TranscriptEntry::Compacted(c) => t
                 .append_compacted(c.trigger.as_str(), c.pre_tokens, &c.messages)
                 .map(drop),

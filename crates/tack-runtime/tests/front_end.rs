@@ -473,3 +473,82 @@ async fn an_unknown_command_ends_its_turn_without_a_request() {
     );
     assert_eq!(fx.server.requests().len(), 1);
 }
+
+/// What the rewind points of a session say: (text, has a checkpoint).
+async fn points(handle: &tack_runtime::RuntimeHandle) -> Vec<(String, bool)> {
+    let points = handle.rewind_points().await.unwrap();
+    points
+        .into_iter()
+        .map(|p| (p.text, p.checkpoint.is_some()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_conversation_rewind_drops_the_prompt_and_after_and_a_resume_shows_the_branch() {
+    let fx = Fixture::new(Script::new([])).await;
+    let file = fx.cwd().join("f.txt");
+    let write = json!({"file_path": file, "content": "v1\n"});
+    fx.server.push(Reply::tool_use("toolu_1", "Write", write));
+    for text in ["wrote", "second answer", "after rewind"] {
+        fx.server.push(Reply::text(text));
+    }
+    let runtime = fx
+        .start(SessionOptions {
+            file_checkpointing: true,
+            permission_mode: Some(tack_runtime::PermissionMode::AcceptEdits),
+            ..SessionOptions::default()
+        })
+        .await;
+    let id = runtime.info().session_id.clone();
+    let (handle, mut events) = runtime.spawn();
+    handle.submit(UserInput::text("first")).unwrap();
+    until_turn_end(&mut events).await;
+    handle.submit(UserInput::text("second")).unwrap();
+    until_turn_end(&mut events).await;
+    assert_eq!(
+        points(&handle).await,
+        [("first".to_owned(), true), ("second".to_owned(), true)]
+    );
+    let all = handle.rewind_points().await.unwrap();
+
+    // The first prompt's checkpoint: f.txt did not exist.
+    let code = handle
+        .rewind_files(all[0].checkpoint.clone().unwrap(), true)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(code.files_changed, vec![file]);
+
+    // A prompt that is not there changes nothing.
+    let unknown = handle.rewind_conversation("nope".into()).await.unwrap();
+    assert!(matches!(
+        unknown,
+        Err(tack_runtime::RewindError::NotAPrompt)
+    ));
+    let dropped = handle.rewind_conversation(all[1].id.clone()).await.unwrap();
+    let dropped = dropped.unwrap();
+    assert_eq!(dropped.prompt, "second");
+    let left: Vec<String> = dropped.messages.iter().map(|m| m.text()).collect();
+    assert_eq!(left, ["first", "", "", "wrote"]);
+    assert_eq!(points(&handle).await, [("first".to_owned(), true)]);
+
+    // Refused while a turn runs (the submit is taken first).
+    handle.submit(UserInput::text("third")).unwrap();
+    let busy = handle.rewind_conversation(all[0].id.clone()).await.unwrap();
+    assert!(matches!(busy, Err(tack_runtime::RewindError::TurnRunning)));
+    until_turn_end(&mut events).await;
+    // The next request went on from the rewound conversation.
+    let last = fx.server.requests().last().unwrap().message_texts();
+    assert_eq!(last, ["first", "", "", "wrote", "third"]);
+    drop(handle);
+    while events.next().await.is_some() {}
+
+    let resumed = fx
+        .start(SessionOptions {
+            session: SessionChoice::Resume(id),
+            ..SessionOptions::default()
+        })
+        .await;
+    let texts: Vec<String> = resumed.messages().iter().map(|m| m.text()).collect();
+    assert_eq!(texts, ["first", "", "", "wrote", "third", "after rewind"]);
+}

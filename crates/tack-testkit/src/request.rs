@@ -26,4 +26,26 @@ impl RecordedRequest {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+
+    /// Each message of a Messages API body as its text (a string content,
+    /// or its text blocks joined), the `<system-reminder>` context left out:
+    /// what the user and the model said, in order.
+    pub fn message_texts(&self) -> Vec<String> {
+        let messages = self.body["messages"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice);
+        messages
+            .iter()
+            .map(|m| match &m["content"] {
+                Value::String(s) => s.clone(),
+                blocks => blocks
+                    .as_array()
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .filter(|t| !t.starts_with("<system-reminder>"))
+                    .collect(),
+            })
+            .collect()
+    }
 }

@@ -63,10 +63,45 @@ pub enum UiEvent {
     /// Past sessions of this project, for the `/resume` picker
     /// (answer to [`UiAction::ListSessions`]).
     Sessions(Vec<SessionSummary>),
+    /// The prompts the conversation can be rewound to, oldest first, for the
+    /// `/rewind` picker (answer to [`UiAction::ListRewindPoints`]).
+    RewindPoints(Vec<RewindChoice>),
+    /// The conversation was rewound: what history shows is dropped (the
+    /// driver clears the terminal) and the events that follow show the
+    /// conversation that is left.
+    HistoryReset,
     /// Ask whether to trust the workspace (first start in a folder).
     TrustRequest { dir: String },
     /// A line of information, a warning or an error (retries, command output, ...).
     Notice { level: NoticeLevel, text: String },
+}
+
+/// A prompt of the conversation `/rewind` can go back to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewindChoice {
+    /// Echoed back in [`UiAction::Rewind`].
+    pub id: String,
+    /// What the user typed.
+    pub text: String,
+    /// What restoring the code to this prompt would change; `None` when no
+    /// checkpoint was kept for it (the code options are not offered).
+    pub code: Option<CodeChanges>,
+}
+
+/// The files a code restore would change (a dry run's answer).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CodeChanges {
+    pub files: Vec<String>,
+    pub insertions: u64,
+    pub deletions: u64,
+}
+
+/// What a rewind restores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restore {
+    CodeAndConversation,
+    Conversation,
+    Code,
 }
 
 /// How a notice is shown.
@@ -169,6 +204,13 @@ pub enum UiAction {
     ListSessions,
     /// A session was picked in the resume picker.
     Resume { session_id: String },
+    /// `/rewind`, or Esc twice on an empty prompt: reply with
+    /// [`UiEvent::RewindPoints`].
+    ListRewindPoints,
+    /// A prompt and what to restore were picked in the rewind picker. A
+    /// conversation restore is answered with [`UiEvent::HistoryReset`], the
+    /// conversation left, and the prompt's text put back in the input.
+    Rewind { id: String, restore: Restore },
     /// The answer to [`UiEvent::TrustRequest`]; `false` means exit.
     Trust(bool),
     /// A built-in slash command the driver answers (with notices): `/cost`,

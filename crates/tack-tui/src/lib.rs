@@ -114,8 +114,8 @@ pub mod testing;
 
 pub use app::{App, AppConfig};
 pub use event::{
-    NoticeLevel, PermissionAnswer, PermissionRequest, Prompt, StatusPatch, TurnSummary, UiAction,
-    UiEvent,
+    CodeChanges, NoticeLevel, PermissionAnswer, PermissionRequest, Prompt, Restore, RewindChoice,
+    StatusPatch, TurnSummary, UiAction, UiEvent,
 };
 pub use render::InlineTerminal;
 pub use terminal::{TerminalGuard, draw};

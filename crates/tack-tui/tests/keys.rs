@@ -12,7 +12,8 @@ use tack_protocol::PermissionMode;
 use tack_protocol::SessionSummary;
 use tack_tui::commands::MenuEntry;
 use tack_tui::{
-    PermissionAnswer, PermissionRequest, Prompt, Theme, ThemeKind, TurnSummary, UiAction, UiEvent,
+    CodeChanges, PermissionAnswer, PermissionRequest, Prompt, Restore, RewindChoice, Theme,
+    ThemeKind, TurnSummary, UiAction, UiEvent,
 };
 
 fn turn_done() -> UiEvent {
@@ -77,16 +78,20 @@ fn esc_interrupts_a_turn_and_gives_queued_prompts_back() {
 }
 
 #[test]
-fn esc_esc_edits_the_previous_prompt_or_clears() {
+fn esc_esc_opens_the_rewind_picker_or_clears() {
     let clock = Clock::new();
     let mut app = app(60, 20);
     assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(0)), vec![]);
-    assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(400)), vec![]);
-    assert_eq!(app.input(), "earlier prompt");
+    assert_eq!(
+        app.handle_key(key(KeyCode::Esc), clock.at(400)),
+        vec![UiAction::ListRewindPoints]
+    );
+    assert_eq!(app.input(), "");
     // With text, a double Esc clears it.
+    type_text(&mut app, "draft", clock.at(3000));
     assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(3000)), vec![]);
-    assert_eq!(app.input(), "earlier prompt");
-    app.handle_key(key(KeyCode::Esc), clock.at(3500));
+    assert_eq!(app.input(), "draft");
+    assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(3500)), vec![]);
     assert_eq!(app.input(), "");
     // Presses too far apart are two single presses.
     app.handle_key(key(KeyCode::Esc), clock.at(6000));
@@ -285,6 +290,7 @@ fn slash_commands_map_to_actions() {
     );
     assert_eq!(run("/clear"), vec![UiAction::Clear]);
     assert_eq!(run("/resume"), vec![UiAction::ListSessions]);
+    assert_eq!(run("/rewind"), vec![UiAction::ListRewindPoints]);
     // Not the UI's: the runtime says whether it is a command.
     assert_eq!(run("/nope"), vec![UiAction::Submit(Prompt::text("/nope"))]);
     assert_eq!(run("/exit"), vec![UiAction::Exit]);
@@ -478,6 +484,72 @@ fn resume_picker_and_trust_dialog() {
         app.handle_key(key(KeyCode::Enter), clock.at(0)),
         vec![UiAction::Trust(false)]
     );
+}
+
+/// Two prompts: the first with a checkpoint that changes a file, the second
+/// without one.
+pub(crate) fn rewind_points() -> UiEvent {
+    UiEvent::RewindPoints(vec![
+        RewindChoice {
+            id: "p1".into(),
+            text: "add a parser".into(),
+            code: Some(CodeChanges {
+                files: vec!["src/parser.rs".into()],
+                insertions: 0,
+                deletions: 12,
+            }),
+        },
+        RewindChoice {
+            id: "p2".into(),
+            text: "now the tests".into(),
+            code: None,
+        },
+    ])
+}
+
+#[test]
+fn the_rewind_picker_offers_the_code_only_with_a_checkpoint() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    app.handle_event(rewind_points(), clock.at(0));
+    // The newest prompt is selected; it has no checkpoint: conversation or never mind.
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    // "Never mind" goes back to the list.
+    assert_eq!(app.handle_key(key(KeyCode::Enter), clock.at(0)), vec![]);
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    // Code and conversation, conversation, code, never mind: the third.
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Rewind {
+            id: "p1".into(),
+            restore: Restore::Code
+        }]
+    );
+    // Closed: Esc Esc on the empty prompt asks again; Esc in the list cancels.
+    app.handle_key(key(KeyCode::Esc), clock.at(5000));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Esc), clock.at(5100)),
+        vec![UiAction::ListRewindPoints]
+    );
+    app.handle_event(rewind_points(), clock.at(5200));
+    assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(5300)), vec![]);
+    type_text(&mut app, "x", clock.at(5400));
+    assert_eq!(app.input(), "x");
+}
+
+#[test]
+fn a_history_reset_drops_what_history_showed() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    app.handle_event(UiEvent::UserPrompt("old".into()), clock.at(0));
+    assert_eq!(app.cells().len(), 1);
+    app.handle_event(UiEvent::HistoryReset, clock.at(0));
+    assert_eq!(app.cells().len(), 0);
+    assert_eq!(app.take_history(), Vec::new());
 }
 
 #[test]

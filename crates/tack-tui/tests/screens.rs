@@ -11,7 +11,10 @@ use insta::assert_snapshot;
 use serde_json::json;
 use tack_protocol::SessionSummary;
 use tack_protocol::{TodoItem, TodoStatus};
-use tack_tui::{NoticeLevel, PermissionRequest, Theme, ThemeKind, TurnSummary, UiEvent};
+use tack_tui::{
+    CodeChanges, NoticeLevel, PermissionRequest, RewindChoice, Theme, ThemeKind, TurnSummary,
+    UiEvent,
+};
 
 const ANSWER: &str = "I looked at the parser. The bug is in `parse_list`: it drops the last item when the \
 input has no trailing newline.\n\nHere is the fix:\n\n```rust\nfn parse_list(s: &str) -> Vec<&str> {\n    s.lines().collect()\n}\n```\n\nAnd then:\n\n1. run the tests\n2. commit";
@@ -284,6 +287,56 @@ fn resume_picker() {
         ]),
         clock.at(0),
     );
+    app.handle_key(key(KeyCode::Down), clock.at(0));
+    assert_snapshot!(Screen::new().render(&mut app, 80, 20));
+}
+
+fn rewind_points() -> UiEvent {
+    let point = |id: &str, text: &str, files: &[&str]| RewindChoice {
+        id: id.into(),
+        text: text.into(),
+        code: Some(CodeChanges {
+            files: files.iter().map(|f| f.to_string()).collect(),
+            insertions: 4,
+            deletions: 30,
+        }),
+    };
+    UiEvent::RewindPoints(vec![
+        point(
+            "p1",
+            "add a parser for the config file",
+            &["src/parser.rs", "src/lib.rs"],
+        ),
+        point(
+            "p2",
+            "now write its tests\nand run them",
+            &["tests/parser.rs"],
+        ),
+        RewindChoice {
+            id: "p3".into(),
+            text: "explain the error".into(),
+            code: None,
+        },
+    ])
+}
+
+#[test]
+fn rewind_picker() {
+    let clock = Clock::new();
+    let mut app = app(80, 20);
+    app.handle_event(rewind_points(), clock.at(0));
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    assert_snapshot!(Screen::new().render(&mut app, 80, 20));
+}
+
+#[test]
+fn rewind_picker_options() {
+    let clock = Clock::new();
+    let mut app = app(80, 20);
+    app.handle_event(rewind_points(), clock.at(0));
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
     app.handle_key(key(KeyCode::Down), clock.at(0));
     assert_snapshot!(Screen::new().render(&mut app, 80, 20));
 }

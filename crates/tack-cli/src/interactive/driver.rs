@@ -34,6 +34,8 @@ use tack_tui::{
 };
 use tokio::sync::{mpsc, oneshot};
 
+mod rewind;
+
 use super::info;
 use super::map::{EventMap, replay};
 
@@ -72,6 +74,8 @@ enum Internal {
     Runtime(u64, RuntimeEvent),
     Ui(Vec<UiEvent>),
     Files(FileIndex),
+    /// The conversation was rewound (see `rewind.rs`).
+    Rewound(Box<tack_runtime::ConversationRewound>),
 }
 
 /// What the driver starts from (see [`super::run`]).
@@ -267,6 +271,7 @@ impl Driver {
                 self.app.set_file_index(index);
                 Vec::new()
             }
+            Internal::Rewound(rewound) => self.rewound(*rewound),
         }
     }
 
@@ -391,6 +396,8 @@ impl Driver {
             }
             UiAction::AnswerPermission { id, answer } => self.answer_permission(&id, answer),
             UiAction::ListSessions => self.list_sessions(),
+            UiAction::ListRewindPoints => self.list_rewind_points(),
+            UiAction::Rewind { id, restore } => self.rewind(id, restore),
             UiAction::Resume { session_id } => self.switch(SessionChoice::Resume(session_id)),
             // Answered before the session starts (`super::trust`).
             UiAction::Trust(_) => Vec::new(),

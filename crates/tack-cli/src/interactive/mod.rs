@@ -89,6 +89,9 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
     let mut options = crate::print::session_options(cli);
     options.permission_prompts = true;
     options.interactive = true;
+    // As Claude Code's UI does: `/rewind` can put files back. Nothing touches
+    // the disk until a file tool first changes a file.
+    options.file_checkpointing = true;
     let model = tack_runtime::session_model(&options, &place.env, &loaded.settings);
     let mode = options
         .permission_mode

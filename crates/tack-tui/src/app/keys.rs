@@ -8,7 +8,7 @@ use tack_protocol::PermissionMode;
 use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;
 use crate::commands::{BUILTINS, INIT_PROMPT, MenuEntry, filter_menu, parse_command};
-use crate::dialogs::{DialogOutcome, PermissionDialog, PickerOutcome, TrustOutcome};
+use crate::dialogs::{DialogOutcome, PermissionDialog, PickerOutcome, RewindOutcome, TrustOutcome};
 use crate::event::{NoticeLevel, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
 
@@ -255,19 +255,17 @@ impl App {
             self.last_esc = None;
             self.hint = None;
             if self.editor.is_empty() {
-                if let Some(last) = self.history.entries().last().cloned() {
-                    self.editor.set_text(last);
-                }
-            } else {
-                self.editor.take();
-                self.pastes.clear();
+                // Claude Code's Esc Esc: the rewind picker.
+                return vec![UiAction::ListRewindPoints];
             }
+            self.editor.take();
+            self.pastes.clear();
             self.edited();
             return Vec::new();
         }
         self.last_esc = Some(now);
         let hint = if self.editor.is_empty() {
-            "Esc again to edit the previous prompt"
+            "Esc again to rewind"
         } else {
             "Esc again to clear"
         };
@@ -374,6 +372,7 @@ impl App {
                 vec![UiAction::SetModel(args.to_string())]
             }
             "resume" => vec![UiAction::ListSessions],
+            "rewind" | "checkpoint" => vec![UiAction::ListRewindPoints],
             _ => vec![UiAction::Command {
                 name: name.to_string(),
                 args: args.to_string(),
@@ -453,6 +452,17 @@ impl App {
                     vec![UiAction::Resume { session_id }]
                 }
             },
+            Overlay::Rewind(picker) => match picker.key(key) {
+                RewindOutcome::Open => Vec::new(),
+                RewindOutcome::Cancelled => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                RewindOutcome::Picked { id, restore } => {
+                    self.overlay = None;
+                    vec![UiAction::Rewind { id, restore }]
+                }
+            },
             Overlay::Trust(dialog) => match dialog.key(key) {
                 TrustOutcome::Open => Vec::new(),
                 TrustOutcome::Answered(yes) => {
@@ -482,7 +492,7 @@ impl App {
 
 fn help_text(menu: &[MenuEntry]) -> String {
     let mut text = String::from(
-        "Keys: Enter send · Shift+Enter or \\ Enter newline · Esc interrupt · Esc Esc edit the previous prompt · \
+        "Keys: Enter send · Shift+Enter or \\ Enter newline · Esc interrupt · Esc Esc rewind · \
          Ctrl+C clear, twice exit · Ctrl+D exit · Shift+Tab permission mode · Ctrl+R search history · \
          Ctrl+O transcript · Ctrl+G external editor · Ctrl+T todos · @ file · ! shell · # memory\nCommands:",
     );

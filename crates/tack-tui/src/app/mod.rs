@@ -17,7 +17,7 @@ use tack_protocol::TodoItem;
 
 use crate::cells::{HistoryCell, ToolCall, ToolResult};
 use crate::commands::{MenuEntry, menu_entries};
-use crate::dialogs::{PermissionDialog, ResumePicker, TrustDialog};
+use crate::dialogs::{PermissionDialog, ResumePicker, RewindPicker, TrustDialog};
 use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
 use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
 use crate::status::StatusInfo;
@@ -52,6 +52,7 @@ pub struct AppConfig {
 enum Overlay {
     Permission(PermissionDialog),
     Resume(ResumePicker),
+    Rewind(RewindPicker),
     Trust(TrustDialog),
     /// The full transcript; `scroll` rows up from the bottom.
     Transcript {
@@ -264,7 +265,12 @@ impl App {
     /// Bracketed paste: large pastes become a placeholder.
     pub fn handle_paste(&mut self, text: &str) {
         match &mut self.overlay {
-            Some(Overlay::Permission(_) | Overlay::Resume(_) | Overlay::Trust(_)) => return,
+            Some(
+                Overlay::Permission(_)
+                | Overlay::Resume(_)
+                | Overlay::Rewind(_)
+                | Overlay::Trust(_),
+            ) => return,
             Some(Overlay::Transcript { .. }) => self.overlay = None,
             None => {}
         }
@@ -379,6 +385,14 @@ impl App {
             UiEvent::Status(patch) => self.status.apply(patch),
             UiEvent::Sessions(sessions) => {
                 self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions)));
+            }
+            UiEvent::RewindPoints(points) => {
+                self.overlay = Some(Overlay::Rewind(RewindPicker::new(points)));
+            }
+            UiEvent::HistoryReset => {
+                self.pending_history.clear();
+                self.history_started = false;
+                self.cells.clear();
             }
             UiEvent::TrustRequest { dir } => {
                 self.overlay = Some(Overlay::Trust(TrustDialog::new(dir)));

@@ -87,6 +87,7 @@ impl App {
                 lines.extend(dialog.render(theme, width, room));
             }
             Some(Overlay::Resume(picker)) => lines.extend(picker.render(theme, width)),
+            Some(Overlay::Rewind(picker)) => lines.extend(picker.render(theme, width)),
             Some(Overlay::Trust(dialog)) => lines.extend(dialog.render(theme, width)),
             Some(Overlay::Transcript { .. }) | None => lines.extend(self.input_box(width)),
         }

@@ -16,6 +16,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("cost", "Show the cost and duration of this session"),
     ("context", "Show how the context window is used"),
     ("resume", "Resume a past session of this project"),
+    (
+        "rewind",
+        "Restore the code and/or conversation to an earlier prompt",
+    ),
     ("status", "Show version, model, account and settings"),
     ("permissions", "Show and edit permission rules"),
     ("hooks", "Show the configured hooks"),

@@ -1,13 +1,16 @@
-//! Dialogs that take the place of the input: permission, resume picker, trust.
+//! Dialogs that take the place of the input: permission, resume picker,
+//! rewind picker, trust.
 
 mod permission;
 mod resume;
+mod rewind;
 mod trust;
 
 use ratatui::text::{Line, Span};
 
 pub use permission::{DialogOutcome, PermissionDialog};
 pub use resume::{PickerOutcome, ResumePicker};
+pub use rewind::{RewindOutcome, RewindPicker};
 pub use trust::{TrustDialog, TrustOutcome};
 
 use crate::theme::Theme;

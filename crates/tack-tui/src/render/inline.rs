@@ -205,6 +205,18 @@ impl<W: Write> InlineTerminal<W> {
         self.erase_live()
     }
 
+    /// Clears the screen and the scrollback and starts again at the top: a
+    /// conversation rewind shows what is left of the conversation anew (the
+    /// one time history is written again, as Claude Code's rewind does).
+    pub fn clear_all(&mut self) -> io::Result<()> {
+        self.out.write_all(b"\x1b[0m\x1b[H\x1b[2J\x1b[3J")?;
+        self.col = 0;
+        self.live_rows = 0;
+        self.shown = Buffer::empty(Rect::new(0, 0, self.width, 0));
+        self.fresh = true;
+        self.out.flush()
+    }
+
     /// Erases the live area and leaves the cursor where it started (on exit,
     /// so the shell's prompt follows the history).
     pub fn erase_live(&mut self) -> io::Result<()> {

@@ -1,7 +1,9 @@
 //! The running session: a task that takes [`Command`]s and emits
 //! [`RuntimeEvent`]s (see the crate docs for the model).
 
-use std::collections::VecDeque;
+mod conversation;
+
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +20,8 @@ use tokio_util::sync::CancellationToken;
 use crate::agents::ModelCell;
 use crate::checkpoints::{Checkpoints, RewindError};
 use crate::command::{
-    Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnEcho, TurnOptions, UserInput,
+    Command, ConversationRewound, InterruptOutcome, InterruptReceipt, RewindPoint, RuntimeHandle,
+    TurnEcho, TurnOptions, UserInput,
 };
 use crate::custom_commands::CustomCommands;
 use crate::custom_commands::inline_shell::expand_message;
@@ -189,6 +192,8 @@ impl Runtime {
             turn_running: false,
             custom_commands,
             checkpoints,
+            checkpoint_ids: HashMap::new(),
+            rewind_points: Vec::new(),
             structured_output,
             transcripts,
             skill_listing: skills.listing(),
@@ -220,6 +225,11 @@ enum Work {
     },
     /// `/skills`: the list as the result, no request.
     Skills(Option<String>),
+    /// [`Command::RewindConversation`].
+    Rewind(
+        String,
+        oneshot::Sender<Result<ConversationRewound, RewindError>>,
+    ),
 }
 
 impl Work {
@@ -229,7 +239,7 @@ impl Work {
             Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
             Work::Unknown { uuid, .. } | Work::Clear(uuid) | Work::Skills(uuid) => uuid.as_deref(),
             Work::Compact(_, echo) => echo.as_ref().and_then(|e| e.uuid.as_deref()),
-            Work::Shell(..) => None,
+            Work::Shell(..) | Work::Rewind(..) => None,
         }
     }
 }
@@ -269,6 +279,11 @@ struct Driver {
     turn_running: bool,
     custom_commands: CustomCommands,
     checkpoints: Option<Arc<Checkpoints>>,
+    /// The checkpoint of each prompt still in the conversation (session
+    /// uuid → the id its turn's checkpoint is kept under).
+    checkpoint_ids: HashMap<String, String>,
+    /// The prompts a rewind can go back to, as of the last idle moment.
+    rewind_points: Vec<RewindPoint>,
     structured_output: Option<Arc<StructuredOutputTool>>,
     transcripts: TranscriptPlace,
     skills: Arc<Skills>,
@@ -352,6 +367,10 @@ impl Driver {
                     Work::Skills(uuid) => {
                         let report = Ok(self.skills.report());
                         self.answered(&session, report, TurnEcho { uuid, origin: None })
+                    }
+                    Work::Rewind(id, reply) => {
+                        let _ = reply.send(self.rewind_conversation(&mut session, &id).await);
+                        true
                     }
                 };
                 if let Some(model) = self.pending_model.take() {
@@ -451,7 +470,7 @@ impl Driver {
                             cancelled.extend(uuid.clone());
                             false
                         }
-                        Work::Compact(..) | Work::Shell(..) => true,
+                        Work::Compact(..) | Work::Shell(..) | Work::Rewind(..) => true,
                     });
                 }
                 return Control::Interrupt(Interrupter::Receipt { reply, cancelled });
@@ -502,6 +521,19 @@ impl Driver {
                     let _ = reply.send(rewound);
                 });
             }
+            Command::RewindPoints(reply) => {
+                let _ = reply.send(self.rewind_points.clone());
+            }
+            Command::RewindConversation {
+                user_message_id,
+                reply,
+            } => {
+                if self.turn_running || !self.queue.is_empty() {
+                    let _ = reply.send(Err(RewindError::TurnRunning));
+                } else {
+                    self.queue.push_back(Work::Rewind(user_message_id, reply));
+                }
+            }
             Command::McpStatus(reply) => {
                 let statuses = self.mcp.as_ref().map(SessionMcp::statuses);
                 let _ = reply.send(statuses.unwrap_or_default());
@@ -531,6 +563,7 @@ impl Driver {
 
     /// Takes the conversation's figures while the session is free.
     fn refresh(&mut self, session: &Session) {
+        self.rewind_points = self.points(session);
         let f = &mut self.figures;
         f.totals = session.totals().clone();
         f.messages = session.messages().len();
@@ -647,15 +680,18 @@ impl Driver {
         let message = expand_message(input.message, policy, &may_run, cwd, &cancel).await;
         let input = UserInput { message, ..input };
         let restore = options.model.map(|m| self.set_model(session, Some(m)));
-        if let Some(c) = &self.checkpoints {
-            // A message without an id cannot be named in a rewind, but its
-            // turn's changes still belong to a checkpoint of their own.
+        let checkpoint = self.checkpoints.as_ref().map(|c| {
+            // A message without an id is named by its uuid in the session.
             let id = input.uuid.clone();
-            c.begin(&id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string()));
-        }
+            let id = id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+            c.begin(&id);
+            id
+        });
+        let before = session.prompts().last().map(|(uuid, _)| uuid.to_owned());
         self.turn_running = true;
         let alive = self.run_turn(session, input).await;
         self.turn_running = false;
+        self.note_checkpoint(session, before, checkpoint);
         self.gate.clear_turn_rules();
         if let Some((config, model)) = restore {
             session.set_config(config);
@@ -879,51 +915,11 @@ impl Driver {
         })))
     }
 
-    /// `/clear`: SessionEnd hooks (`clear`), then the session goes on under a
-    /// new id with no messages, in a new transcript; SessionStart hooks
-    /// (`clear`) run for it, and the command's result is a success with no
-    /// text. `false` when the front end has gone away.
+    /// The context the model saw is gone (a compaction, `/clear`, a
+    /// rewind): its size is unknown and path rules load again.
     fn context_gone(&mut self) {
         self.figures.last_context = None;
         self.gate.forget_loaded_rules();
-    }
-
-    async fn clear(&mut self, session: &mut Session, uuid: Option<String>) -> bool {
-        self.ensure_started();
-        let echo = TurnEcho { uuid, origin: None };
-        if let Some(h) = &self.hooks {
-            h.session_end("clear").await;
-        }
-        let new_id = uuid::Uuid::new_v4().to_string();
-        let (path, sink) = match self.transcripts.open(&new_id) {
-            Ok(opened) => opened,
-            Err(e) => {
-                let reason = format!("/clear failed: {e}");
-                return self.answered(session, Err(reason), echo);
-            }
-        };
-        let old_id = session.session_id().to_owned();
-        session.clear(new_id.clone(), sink.clone().map(|s| s as _));
-        self.info.session_id.clone_from(&new_id);
-        self.info.transcript_path = sink.map(|s| s.path().to_path_buf());
-        self.start_context = None;
-        self.context_gone();
-        let reset = crate::event::ConversationReset {
-            old_session_id: old_id,
-            new_session_id: new_id,
-            user_message_uuid: echo.uuid.clone(),
-        };
-        if !self
-            .emit
-            .emit(RuntimeEvent::ConversationReset(Box::new(reset)))
-        {
-            return false;
-        }
-        if let Some(h) = self.hooks.clone() {
-            h.set_session(&self.info.session_id, &path);
-            self.start_context = h.session_start("clear", &self.info.model).await;
-        }
-        self.answered(session, Ok(String::new()), echo)
     }
 
     /// The manual `/compact`: PreCompact hooks, one summary call, the boundary
