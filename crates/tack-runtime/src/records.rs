@@ -347,6 +347,7 @@ pub fn result_record(
             | Terminal::StopHookPrevented
             | Terminal::HookStopped
             | Terminal::Answered(_)
+            | Terminal::ToolDeferred(_)
             | Terminal::StructuredOutputRetryExhausted(_),
         )
         | None => None,
@@ -354,6 +355,16 @@ pub fn result_record(
     // The success arm carries `result` (an API error's text when `is_error`),
     // the error arm `errors`.
     let success = result.subtype == ResultSubtype::Success;
+    // A deferred call is the turn's stop reason, and the record carries it.
+    let mut extra = Map::new();
+    let stop_reason = match &result.terminal {
+        Some(Terminal::ToolDeferred(call)) => {
+            let call = serde_json::json!({"id": call.id, "name": call.name, "input": call.input});
+            extra.insert("deferred_tool_use".to_owned(), call);
+            Some("tool_deferred".to_owned())
+        }
+        _ => stop_reason,
+    };
     let mut usage = result.usage.clone();
     usage.server_tool_use.get_or_insert_default();
     usage.service_tier.get_or_insert_with(|| "standard".into());
@@ -380,7 +391,7 @@ pub fn result_record(
         uuid: new_uuid(),
         user_message_uuid: None,
         origin: None,
-        extra: Map::new(),
+        extra,
     }
 }
 
