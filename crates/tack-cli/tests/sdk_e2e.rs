@@ -110,3 +110,49 @@ async fn a_deferred_call_waits_for_the_resumed_sessions_hooks() {
         })
     );
 }
+
+/// A background agent's end wakes the session for a turn of its own (a
+/// `<task-notification>` message), and the SDK's `query()` keeps stdin open
+/// for it (`task_started` / `task_notification` frames, and
+/// `session_state_changed` kept from the caller): the second turn's Write
+/// hook is served.
+#[tokio::test]
+async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
+    let env = Env::new(Script::new([])).await;
+    let agent = json!({"subagent_type": "worker", "description": "say done",
+                       "prompt": "Say DONE.", "run_in_background": true});
+    let write = json!({"file_path": env.cwd().join("out.txt"), "content": "DONE"});
+    env.server.push(Reply::tool_use("toolu_a1", "Agent", agent));
+    // The parent's answer and the agent's, in either order.
+    env.server.push(Reply::text("DONE"));
+    env.server.push(Reply::text("DONE"));
+    env.server.push(Reply::tool_use("toolu_w1", "Write", write));
+    env.server.push(Reply::text("FINISHED"));
+    let Some(observations) = drive("background", &env).await else {
+        return;
+    };
+    assert_eq!(
+        observations,
+        json!({
+            "results": [
+                {"is_error": false, "result": "DONE"},
+                {"is_error": false, "result": "FINISHED"},
+            ],
+            "system": ["init", "task_notification", "task_started"],
+            "hook_asked": ["Write"],
+            "out_txt": "DONE",
+        })
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 5);
+    let woken = bodies[3]["messages"].as_array().unwrap().last().unwrap();
+    let text = woken["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("<task-notification>\n<task-id>a")
+            && text.ends_with(
+                "</task-id>\n<status>completed</status>\n<summary>Agent \"say done\" \
+                 completed</summary>\n<result>DONE</result>\n</task-notification>"
+            ),
+        "{text}"
+    );
+}

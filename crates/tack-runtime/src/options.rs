@@ -100,6 +100,8 @@ pub struct SessionOptions {
     /// permissions included, with no new prompt (the Agent SDKs' resume).
     /// Off: they are recorded as interrupted, as after a crash.
     pub run_pending: bool,
+    /// Emit `RuntimeEvent::SessionState` (the SDKs' `session_state_changed`).
+    pub session_state: bool,
     /// The terminal UI runs the session (transcripts say `entrypoint: "cli"`;
     /// else `"sdk-cli"`, as for `-p` and stream-json).
     pub interactive: bool,
@@ -172,6 +174,7 @@ impl Default for SessionOptions {
             agents: None,
             file_checkpointing: false,
             run_pending: false,
+            session_state: false,
             interactive: false,
             json_schema: None,
             session_mirror: false,

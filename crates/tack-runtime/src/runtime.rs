@@ -18,7 +18,7 @@ use tack_tools::BackgroundTasks;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::agents::ModelCell;
+use crate::agents::{ModelCell, Woken};
 use crate::checkpoints::{Checkpoints, RewindError};
 use crate::command::{
     Command, InterruptOutcome, InterruptReceipt, RuntimeHandle, TurnEcho, TurnOptions, UserInput,
@@ -82,7 +82,18 @@ pub(crate) struct Parts {
     pub skills: Arc<Skills>,
     /// The active output style's reminder, sent with every prompt.
     pub output_style_reminder: Option<String>,
+    /// Background agents that ended on their own: each wakes a turn.
+    pub woken: Wakes,
+    /// `SessionOptions::session_state`.
+    pub session_state: bool,
 }
+
+/// Background agents' ends as they come, and how many started agents'
+/// ends have not been taken yet.
+pub(crate) type Wakes = (
+    mpsc::UnboundedReceiver<Woken>,
+    Arc<std::sync::atomic::AtomicUsize>,
+);
 
 /// A ready session. [`Runtime::spawn`] starts it.
 pub struct Runtime {
@@ -157,6 +168,8 @@ impl Runtime {
             transcripts,
             skills,
             output_style_reminder,
+            woken,
+            session_state,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let mut driver = Driver {
@@ -192,6 +205,9 @@ impl Runtime {
             skill_listing: skills.listing(),
             skills,
             output_style_reminder,
+            woken,
+            state: "",
+            session_state,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -296,6 +312,11 @@ struct Driver {
     skill_listing: Option<String>,
     /// The output style's reminder for every prompt (none for Default).
     output_style_reminder: Option<String>,
+    woken: Wakes,
+    /// The last `SessionState` emitted.
+    state: &'static str,
+    /// Emit them at all.
+    session_state: bool,
 }
 
 /// What a command did to a running piece of work.
@@ -353,6 +374,7 @@ impl Driver {
         }
         loop {
             if let Some(work) = self.queue.pop_front() {
+                self.set_state("running");
                 let alive = match work {
                     Work::Turn(input, options) => {
                         let alive = self.turn(&mut session, input, options).await;
@@ -389,6 +411,12 @@ impl Driver {
             if !self.commands_open {
                 break;
             }
+            // Idle once work has run and no background agent's end is owed.
+            if self.state == "running"
+                && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) == 0
+            {
+                self.set_state("idle");
+            }
             let idle = match self.idle_after.filter(|_| self.idle_armed) {
                 Some(after) => futures::future::Either::Left(tokio::time::sleep(after)),
                 None => futures::future::Either::Right(std::future::pending()),
@@ -403,6 +431,7 @@ impl Driver {
                     },
                     None => self.commands_open = false,
                 },
+                Some(woken) = self.woken.0.recv() => self.woken(woken),
                 () = idle => {
                     self.idle_armed = false;
                     if let Some(h) = self.hooks.clone().filter(|h| h.has("Notification")) {
@@ -425,6 +454,32 @@ impl Driver {
             mcp.shutdown().await;
         }
         self.emit.emit(RuntimeEvent::Ended);
+    }
+
+    /// A background agent ended: one owed end fewer, and the model hears of
+    /// it in a turn of its own unless it was stopped.
+    fn woken(&mut self, woken: Woken) {
+        self.woken
+            .1
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        if woken.status != "stopped" {
+            let input = UserInput {
+                message: woken.message(),
+                uuid: None,
+                origin: None,
+            };
+            self.queue
+                .push_back(Work::Turn(input, TurnOptions::default()));
+        }
+    }
+
+    fn set_state(&mut self, state: &'static str) {
+        if self.state != state {
+            self.state = state;
+            if self.session_state {
+                self.emit.emit(RuntimeEvent::SessionState(state));
+            }
+        }
     }
 
     /// Handles a command that needs no access to the session.

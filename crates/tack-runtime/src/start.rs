@@ -353,6 +353,8 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
         agent_model: session_tools.model,
         tasks: session_tools.tasks,
+        woken: session_tools.woken,
+        session_state: options.session_state,
         context,
         custom_commands,
         checkpoints,

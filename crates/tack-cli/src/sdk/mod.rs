@@ -94,6 +94,21 @@ pub async fn run(
         write_line(&ControlResponse::error(id.clone(), format!("{e:#}")).into_line())?;
         return Err(e);
     }
+    let wanted = |key: &str| {
+        place
+            .env
+            .get(key)
+            .is_some_and(|v| !v.is_empty() && v != "0")
+    };
+    let session_state = match (
+        wanted("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS"),
+        wanted("CLAUDE_CODE_SDK_READS_SESSION_STATE"),
+    ) {
+        (true, _) => Some(false),
+        (false, true) => Some(true),
+        (false, false) => None,
+    };
+    options.session_state = session_state.is_some();
     let runtime = match tack_runtime::start(place, &loaded, options).await {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -145,6 +160,9 @@ pub async fn run(
         input_error: None,
         mcp: bridge,
         held_init,
+        session_state,
+        started: false,
+        early_state: None,
     };
     if let Some(line) = first {
         front.line(&line);
@@ -204,6 +222,15 @@ struct Front {
     /// The `initialize` answer, held while a resumed session's pending calls
     /// are checked (see [`run`]).
     held_init: Option<ControlLine>,
+    /// `session_state_changed` frames are wanted: `Some(true)` by the SDK
+    /// itself (`CLAUDE_CODE_SDK_READS_SESSION_STATE`, marked
+    /// `sdk_host_only`), `Some(false)` by its caller
+    /// (`CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS`).
+    session_state: Option<bool>,
+    /// `system/init` was printed.
+    started: bool,
+    /// A state reported before it, printed right after it.
+    early_state: Option<&'static str>,
 }
 
 impl Front {
@@ -277,6 +304,13 @@ impl Front {
                         .insert("capabilities".into(), Value::Array(capabilities));
                 }
                 self.printer.record(&init)?;
+                self.started = true;
+                if let (Some(state), Some(host_only)) =
+                    (self.early_state.take(), self.session_state)
+                {
+                    let record = self.records.session_state(state, host_only);
+                    self.printer.record(&record)?;
+                }
                 Ok(true)
             }
             RuntimeEvent::PermissionRequest(request) => {
@@ -299,6 +333,18 @@ impl Front {
                 }
                 self.printer.event(event)
             }
+            RuntimeEvent::SessionState(state) => {
+                match self.session_state {
+                    // After system/init, which a turn's first event brings.
+                    Some(_) if !self.started => self.early_state = Some(state),
+                    Some(host_only) => {
+                        let record = self.records.session_state(state, host_only);
+                        self.printer.record(&record)?;
+                    }
+                    None => {}
+                }
+                Ok(true)
+            }
             RuntimeEvent::ConversationReset(reset) => {
                 // Replayed user messages carry the new id too.
                 self.records.reset(&reset);
@@ -310,6 +356,7 @@ impl Front {
             | RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::Subagent(_)
             | RuntimeEvent::TranscriptMirror(_)
+            | RuntimeEvent::Task(_)
             | RuntimeEvent::Ended => self.printer.event(event),
         }
     }

@@ -14,6 +14,9 @@ ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
   defer            a PreToolUse hook defers the model's Bash call (the result
                    carries it), then the session resumes with no prompt under a
                    hook that denies it: through query() and through the client
+  background       query() with a string prompt and a Write hook: the model
+                   starts a background agent and ends its turn; the agent's
+                   end wakes a second turn, whose Write hook is still served
 """
 
 import json
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import anyio
 from claude_agent_sdk import (
+    AgentDefinition,
     ClaudeAgentOptions,
     ClaudeSDKClient,
     HookMatcher,
@@ -136,7 +140,34 @@ async def defer(tack: str) -> dict:
     return seen
 
 
+async def background(tack: str) -> dict:
+    asked: list = []
+
+    async def hook(data, tool_use_id, context):
+        asked.append(data["tool_name"])
+        return {}
+
+    worker = AgentDefinition(description="One word.", prompt="Reply DONE.", tools=[])
+    opts = options(
+        tack,
+        setting_sources=[],
+        tools=["Agent", "Write"],
+        allowed_tools=["Write"],
+        hooks={"PreToolUse": [HookMatcher(matcher="Write", hooks=[hook])]},
+        agents={"worker": worker},
+    )
+    messages = [m async for m in query(prompt="Start the worker.", options=opts)]
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    return {
+        "results": [{"is_error": r.is_error, "result": r.result} for r in results],
+        "system": sorted(m.subtype for m in messages if isinstance(m, SystemMessage)),
+        "hook_asked": asked,
+        "out_txt": Path("out.txt").read_text() if Path("out.txt").exists() else None,
+    }
+
+
 SCENARIOS = {
+    "background": background,
     "defer": defer,
     "setting_sources": setting_sources,
 }
