@@ -30,6 +30,7 @@ mod recovery;
 mod resume_guard;
 mod runtime;
 mod sdk;
+mod sdk_e2e;
 mod sdk_protocol;
 mod settings;
 mod skills;

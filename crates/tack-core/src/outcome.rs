@@ -21,6 +21,9 @@ pub struct ToolCallOutcome {
     pub stops_turn: bool,
     /// The tool ends the turn after these results (`ToolOutput::turn_end`).
     pub turn_end: Option<TurnEnd>,
+    /// The permission check deferred the call ([`crate::permission::PermissionDecision::Defer`]):
+    /// the turn ends with it pending and this outcome is never sent.
+    pub deferred: bool,
 }
 
 impl ToolCallOutcome {
@@ -34,6 +37,7 @@ impl ToolCallOutcome {
             budget_exempt: false,
             stops_turn: false,
             turn_end: out.turn_end,
+            deferred: false,
         }
     }
 
@@ -47,6 +51,7 @@ impl ToolCallOutcome {
             budget_exempt: false,
             stops_turn: false,
             turn_end: None,
+            deferred: false,
         }
     }
 

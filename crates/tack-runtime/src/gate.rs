@@ -169,6 +169,9 @@ pub struct Gate {
     prompt_tool: std::sync::OnceLock<tack_mcp::PermissionPromptTool>,
     /// File checkpointing: a file tool's file is kept before it runs.
     checkpoints: Option<Arc<Checkpoints>>,
+    /// A PreToolUse hook's `defer` ends the turn with the call pending (`-p`
+    /// and the SDKs); in the terminal UI it is a warning and otherwise ignored.
+    defers: bool,
 }
 
 /// The settings files a "don't ask again" answer writes to.
@@ -200,7 +203,14 @@ impl Gate {
             files,
             prompt_tool: std::sync::OnceLock::new(),
             checkpoints,
+            defers: false,
         }
+    }
+
+    /// Honours a PreToolUse hook's `defer` (print mode and the SDKs).
+    pub(crate) fn deferring(mut self, defers: bool) -> Self {
+        self.defers = defers;
+        self
     }
 
     fn ctx(&self) -> std::sync::RwLockReadGuard<'_, PermissionContext> {
@@ -420,7 +430,17 @@ impl Gate {
                     let message = format!("PreToolUse hook denied this tool call: {reason}");
                     return self.deny(tool, input, ctx, message);
                 }
-                Some((HookDecision::Ask | HookDecision::Defer, reason)) => {
+                Some((HookDecision::Defer, _)) if self.defers => {
+                    return PermissionDecision::Defer;
+                }
+                Some((HookDecision::Defer, _)) => {
+                    if let Some(emit) = &self.prompts {
+                        emit.notice(crate::event::Notice::warning(
+                            "warning: a PreToolUse hook's `defer` applies only with -p; ignored",
+                        ));
+                    }
+                }
+                Some((HookDecision::Ask, reason)) => {
                     hook_asks = Some(
                         reason
                             .unwrap_or("a PreToolUse hook asked for approval")
@@ -719,7 +739,9 @@ impl CanUseTool for Gate {
             let runs_with = match &decision {
                 PermissionDecision::Allow => Some(input),
                 PermissionDecision::AllowWithInput(updated) => Some(updated),
-                PermissionDecision::Deny { .. } | PermissionDecision::Stop { .. } => None,
+                PermissionDecision::Deny { .. }
+                | PermissionDecision::Stop { .. }
+                | PermissionDecision::Defer => None,
             };
             if let (Some(c), Some(input)) = (&self.checkpoints, runs_with) {
                 // One file copied, at most `Limits::per_file` bytes.

@@ -332,7 +332,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         version: VERSION.to_owned(),
         agents: session_tools.agents,
         slash_commands: crate::slash_commands(&custom_commands, &skills),
-        output_style: styles.active.name.clone(),
+        output_style: styles.named.clone(),
         output_styles: styles.all.names(),
         skills: skills.names(),
         plugins: plugins.summaries(),
@@ -355,6 +355,8 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
         agent_model: session_tools.model,
         tasks: session_tools.tasks,
+        woken: session_tools.woken,
+        session_state: options.session_state,
         context,
         custom_commands,
         checkpoints,
@@ -617,10 +619,15 @@ fn conversation(
     {
         return Err(StartError::ResumeRejected(reason));
     }
-    let loaded = match &options.resume_session_at {
+    let mut loaded = match &options.resume_session_at {
         Some(uuid) => tack_store::load_until(&path, uuid)?,
         None => tack_store::load(&path)?,
     };
+    // The SDKs run the calls a deferred turn left pending (the runtime's
+    // `ResumePending`); elsewhere they are recorded interrupted.
+    if options.run_pending && options.resume_session_at.is_none() {
+        loaded.reopen_last_tool_uses();
+    }
     for w in &loaded.warnings {
         emit.notice(Notice::warning(format!("warning: {}: {w}", path.display())));
     }
@@ -768,14 +775,17 @@ fn hooks_and_gate(
     )?
     .map(|h| Arc::new(h.with_home(home_dir)));
     let turn_cancel = TurnCancel::default();
-    let gate = Arc::new(Gate::new(
-        ctx,
-        hooks.clone(),
-        options.permission_prompts.then(|| emit.clone()),
-        turn_cancel.clone(),
-        files,
-        checkpoints,
-    ));
+    let gate = Arc::new(
+        Gate::new(
+            ctx,
+            hooks.clone(),
+            options.permission_prompts.then(|| emit.clone()),
+            turn_cancel.clone(),
+            files,
+            checkpoints,
+        )
+        .deferring(!options.interactive),
+    );
     Ok(Guard(hooks, gate, turn_cancel))
 }
 

@@ -105,6 +105,8 @@ async fn drive_hooks(
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
+            | RuntimeEvent::Task(_)
+            | RuntimeEvent::SessionState(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }
