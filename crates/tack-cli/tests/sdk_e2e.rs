@@ -156,3 +156,44 @@ async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
         "{text}"
     );
 }
+
+/// `@/abs/path` outside the project is attached with no tools at all (the
+/// user typed it: no tool call), recorded as Claude Code records it; with
+/// `verbatim_prompts` (through `query()` and the client) nothing is attached
+/// and the model gets the prompt as written.
+#[tokio::test]
+async fn an_outside_mention_is_attached_unless_the_prompt_is_verbatim() {
+    let replies = [Reply::text("A"), Reply::text("B"), Reply::text("C")];
+    let env = Env::new(Script::new(replies)).await;
+    let Some(observations) = drive("verbatim", &env).await else {
+        return;
+    };
+    let file = PathBuf::from(observations["file"].as_str().unwrap());
+    let content = "The marker is MARKER-1234.\n";
+    let shown = file.display().to_string();
+    assert_eq!(
+        observations,
+        json!({
+            "file": shown,
+            "expanded": [crate::mentions::file_attachment(&file, &shown, content)],
+            "query_verbatim": [],
+            "client_verbatim": [],
+        })
+    );
+    let prompt = format!("What marker does this file contain? @{shown}");
+    let [call, result] = crate::mentions::read_blocks(&file, "1\tThe marker is MARKER-1234.\n");
+    let bodies = env.request_bodies();
+    let sent: Vec<Value> = bodies.iter().map(crate::mentions::prompt_blocks).collect();
+    let plain = json!([{"type": "text", "text": prompt}]);
+    assert_eq!(
+        sent,
+        [
+            json!([{"type": "text", "text": prompt}, call, result]),
+            plain.clone(),
+            plain
+        ]
+    );
+    for body in &bodies {
+        assert_eq!(body.get("tools"), None, "{body:#}");
+    }
+}

@@ -296,30 +296,21 @@ impl Gate {
     }
 
     /// May the user's `@` mention of `path` (absolute) be attached to their
-    /// message? As a Read of it would be, with one difference: an ask rule
-    /// does not stop it, since the user typed the path themselves, which is
-    /// the approval an ask rule waits for. A deny rule stops it, and so does
-    /// a path outside the working directories that no rule allows: pointing
-    /// at a file is no reason to read what every Read is kept from. No
-    /// PreToolUse hook runs (no tool is called). `Err`: why not, naming the
-    /// rule and its settings file.
+    /// message? As a Read of it would be, with one difference: what would
+    /// ask (an ask rule, a path outside the working directories) does not
+    /// stop it, since the user typed the path themselves, which is the
+    /// approval the question waits for (Claude Code attaches `@/abs/path`
+    /// from anywhere too). A deny rule stops it. No PreToolUse hook runs (no
+    /// tool is called). `Err`: why not, naming the rule and its settings
+    /// file.
     pub(crate) fn mention_read(&self, path: &Path) -> Result<(), String> {
         let input = serde_json::json!({ "file_path": path });
-        let (decision, inside) = {
-            let ctx = self.ctx();
-            let decision = ctx.decide("Read", &[], &input, true, &[path.to_path_buf()]);
-            let inside = tack_permissions::path::real_path(path).is_ok_and(|real| {
-                ctx.working_dirs()
-                    .iter()
-                    .any(|wd| tack_permissions::path::is_inside(&real, wd))
-            });
-            (decision, inside)
-        };
+        let decision = self
+            .ctx()
+            .decide("Read", &[], &input, true, &[path.to_path_buf()]);
         match decision {
-            Decision::Allow { .. } => Ok(()),
+            Decision::Allow { .. } | Decision::Ask { .. } => Ok(()),
             Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),
-            Decision::Ask { .. } if inside => Ok(()),
-            Decision::Ask { reason, .. } => Err(reason),
         }
     }
 

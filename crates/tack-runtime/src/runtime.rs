@@ -451,6 +451,7 @@ impl Driver {
                 message: woken.message(),
                 uuid: None,
                 origin: None,
+                verbatim: false,
             };
             self.queue
                 .push_back(Work::Turn(input, TurnOptions::default()));
@@ -762,6 +763,7 @@ impl Driver {
                     message: run.message(),
                     uuid: None,
                     origin: None,
+                    verbatim: false,
                 },
             )
             .await;

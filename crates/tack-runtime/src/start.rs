@@ -47,7 +47,7 @@ use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::skills::Skills;
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
-use crate::transcript::{StoreSink, TranscriptPlace, session_mirror};
+use crate::transcript::{PendingAttachments, StoreSink, TranscriptPlace, session_mirror};
 
 /// tack's version, in `system/init` and every transcript record.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -303,6 +303,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         &options,
         &gate,
         &mirror,
+        &transcripts.attachments,
     )?;
     let tools = mcp_tools(mcp.as_mut(), &builtin, &gate, &options, &model, &env, &emit).await?;
     let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
@@ -800,6 +801,7 @@ fn open_transcript(
     options: &SessionOptions,
     gate: &Arc<Gate>,
     mirror: &Mirror,
+    attachments: &PendingAttachments,
 ) -> Result<(Option<Arc<StoreSink>>, Vec<(String, Message)>), StartError> {
     let mut history: Vec<(String, Message)> = conversation
         .history
@@ -814,7 +816,9 @@ fn open_transcript(
     if options.fork_session {
         history = write_history(&mut transcript, history)?;
     }
-    let sink = StoreSink::new(transcript).with_gate(gate.clone());
+    let sink = StoreSink::new(transcript)
+        .with_gate(gate.clone())
+        .with_attachments(attachments.clone());
     Ok((Some(Arc::new(sink)), history))
 }
 

@@ -485,6 +485,7 @@ impl Front {
             message,
             uuid,
             origin: line.origin,
+            verbatim: line.client_composed == Some(true),
         };
         let sent = match line.should_query {
             Some(false) => handle.send(Command::Append(input)),

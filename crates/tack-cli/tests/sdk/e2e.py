@@ -17,6 +17,11 @@ ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
   background       query() with a string prompt and a Write hook: the model
                    starts a background agent and ends its turn; the agent's
                    end wakes a second turn, whose Write hook is still served
+  verbatim         with tools=[], a prompt naming a file outside the project
+                   as @/abs/path: through query() without verbatim_prompts,
+                   then with it, then through the client with it; the file
+                   attachments each session's transcript records (read as
+                   the SDK reads sessions)
 """
 
 import json
@@ -25,6 +30,10 @@ import sys
 from pathlib import Path
 
 import anyio
+from claude_agent_sdk._internal.sessions import (
+    _parse_transcript_entries,
+    _read_session_file,
+)
 from claude_agent_sdk import (
     AgentDefinition,
     ClaudeAgentOptions,
@@ -166,10 +175,63 @@ async def background(tack: str) -> dict:
     }
 
 
+def attached_files(session_id: str | None) -> list:
+    content = _read_session_file(session_id, os.getcwd()) if session_id else None
+    if not content:
+        raise RuntimeError(f"no transcript for session {session_id}")
+    return [
+        entry["attachment"]
+        for entry in _parse_transcript_entries(content)
+        if entry["type"] == "attachment" and entry["attachment"].get("type") == "file"
+    ]
+
+
+async def verbatim(tack: str) -> dict:
+    outside = Path(os.environ["HOME"]) / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("The marker is MARKER-1234.\n")
+    prompt = f"What marker does this file contain? @{secret}"
+
+    def opts(verbatim_prompts: bool) -> ClaudeAgentOptions:
+        return options(
+            tack,
+            verbatim_prompts=verbatim_prompts,
+            tools=[],
+            setting_sources=[],
+            extra_args={"strict-mcp-config": None},
+            max_turns=1,
+        )
+
+    async def via_query(verbatim_prompts: bool) -> list:
+        results = [
+            m async for m in query(prompt=prompt, options=opts(verbatim_prompts))
+            if isinstance(m, ResultMessage)
+        ]
+        return attached_files(results[-1].session_id)
+
+    async def via_client() -> list:
+        session_id = None
+        async with ClaudeSDKClient(options=opts(True)) as client:
+            await client.query(prompt)
+            async for message in client.receive_response():
+                if isinstance(message, ResultMessage):
+                    session_id = message.session_id
+        return attached_files(session_id)
+
+    return {
+        "file": str(secret),
+        "expanded": await via_query(False),
+        "query_verbatim": await via_query(True),
+        "client_verbatim": await via_client(),
+    }
+
+
 SCENARIOS = {
     "background": background,
     "defer": defer,
     "setting_sources": setting_sources,
+    "verbatim": verbatim,
 }
 
 

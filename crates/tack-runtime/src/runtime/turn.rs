@@ -21,18 +21,22 @@ impl Driver {
         let echo = input.echo();
         let mut message = input.message;
         let resources = session.tool_env().session_dir().join("mcp-resources");
-        let attached = mentions::resolve(
-            &message,
-            &self.info.cwd,
-            &self.gate,
-            self.mcp.as_ref(),
-            &resources,
-        )
-        .await;
-        for notice in attached.notices {
-            self.emit.notice(notice);
+        let mut files = Vec::new();
+        if !input.verbatim {
+            let attached = mentions::resolve(
+                &message,
+                &self.info.cwd,
+                &self.gate,
+                self.mcp.as_ref(),
+                &resources,
+            )
+            .await;
+            for notice in attached.notices {
+                self.emit.notice(notice);
+            }
+            message.content.extend(attached.blocks);
+            files = attached.files;
         }
-        message.content.extend(attached.blocks);
         let prompt = with_context(message, self.skill_listing.take());
         let prompt = with_context(prompt, self.output_style_reminder.clone());
         let prompt = with_context(prompt, self.start_context.take());
@@ -53,6 +57,8 @@ impl Driver {
         if let Some(tool) = &self.structured_output {
             tool.new_turn();
         }
+        // Written after the prompt, so only now that it is sure to be sent.
+        self.transcripts.attachments.set(files);
         self.drive(session, Some(prompt), echo).await
     }
 
