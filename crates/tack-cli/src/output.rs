@@ -114,6 +114,14 @@ impl Printer {
                     self.record(&Records::mirror(&frame))?;
                 }
             }
+            // Only the SDKs ask for these (Agent SDK mode renders them).
+            RuntimeEvent::SessionState(_) => {}
+            RuntimeEvent::Task(task) => {
+                if self.format == OutputFormat::StreamJson {
+                    let record = self.records.task(&task);
+                    self.record(&record)?;
+                }
+            }
             RuntimeEvent::Ended => return Ok(false),
         }
         Ok(true)

@@ -32,6 +32,7 @@ mod rewind;
 mod rules;
 mod runtime;
 mod sdk;
+mod sdk_e2e;
 mod sdk_protocol;
 mod settings;
 mod skills;

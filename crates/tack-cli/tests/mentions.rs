@@ -1,8 +1,10 @@
 //! End to end: `@path` mentions are resolved by the runtime under the
 //! permission rules, the same in `-p`, stream-json and the terminal UI: a file a deny
 //! rule keeps from Read is not attached (the model never sees it, the user is
-//! told which rule stopped it), nor is a file outside the working
-//! directories; an ask rule does not stop a file the user named.
+//! told which rule stopped it); an ask rule does not stop a file the user
+//! named, nor does its being outside the working directories (as in Claude
+//! Code, the user typed it). The model sees an attached file as a Read call
+//! and its result; the transcript has an `attachment` record of type `file`.
 
 use crate::common;
 use crate::interactive::{WAIT, tack, turn_over};
@@ -42,7 +44,13 @@ fn project(env: &Env) -> (PathBuf, PathBuf) {
 fn sent_blocks(env: &Env) -> Value {
     let bodies = env.request_bodies();
     assert_eq!(bodies.len(), 1);
-    let last = bodies[0]["messages"].as_array().unwrap().last().cloned();
+    prompt_blocks(&bodies[0])
+}
+
+/// The content blocks of the last message of a request `body`, without the
+/// user context (memory, date) placed before the prompt.
+pub(crate) fn prompt_blocks(body: &Value) -> Value {
+    let last = body["messages"].as_array().unwrap().last().cloned();
     let mut content = last.unwrap()["content"].as_array().cloned().unwrap();
     content.retain(|b| {
         !b["text"]
@@ -55,11 +63,46 @@ fn sent_blocks(env: &Env) -> Value {
     Value::Array(content)
 }
 
-fn expected_blocks(prompt: &str) -> Value {
-    json!([
-        {"type": "text", "text": prompt},
-        {"type": "text", "text": "<system-reminder>\nThe user mentioned @notes.txt; its contents:\nthe notes say 42\n\n</system-reminder>"},
-    ])
+/// The two blocks an attached `file` holding `numbered` (as Read numbers
+/// it) adds.
+pub(crate) fn read_blocks(file: &Path, numbered: &str) -> [Value; 2] {
+    let call = json!({"file_path": file});
+    [
+        json!({"type": "text", "text": format!("<system-reminder>\nCalled the Read tool with the following input: {call}\n</system-reminder>")}),
+        json!({"type": "text", "text": format!("<system-reminder>\nResult of calling the Read tool:\n{numbered}</system-reminder>")}),
+    ]
+}
+
+fn expected_blocks(env: &Env, prompt: &str) -> Value {
+    let [call, result] = read_blocks(&env.cwd().join("notes.txt"), "1\tthe notes say 42\n");
+    json!([{"type": "text", "text": prompt}, call, result])
+}
+
+/// The `attachment` values of the project's only transcript.
+pub(crate) fn attachments(env: &Env) -> Vec<Value> {
+    let transcripts = env.transcripts();
+    assert_eq!(transcripts.len(), 1);
+    std::fs::read_to_string(&transcripts[0])
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|record| record["type"] == "attachment")
+        .map(|mut record| record["attachment"].take())
+        .collect()
+}
+
+/// Claude Code's `attachment` value of a whole text file.
+pub(crate) fn file_attachment(file: &Path, shown: &str, content: &str) -> Value {
+    let lines = content.lines().count();
+    json!({
+        "type": "file",
+        "filename": file,
+        "content": {"type": "text", "file": {
+            "filePath": file, "content": content,
+            "numLines": lines, "startLine": 1, "totalLines": lines,
+        }},
+        "displayPath": shown,
+    })
 }
 
 fn denied_notice(settings: &Path) -> String {
@@ -81,15 +124,23 @@ async fn print_mode_attaches_mentions_the_rules_allow_and_no_other() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Compared.\n");
-    assert_eq!(sent_blocks(&env), expected_blocks(&prompt));
-    let all = env.request_bodies()[0].to_string();
-    assert!(!all.contains(SECRET) && !all.contains("OUTSIDE-CONTENT"));
+    let mut expected = expected_blocks(&env, &prompt);
+    let outside_blocks = read_blocks(&outside, "1\tOUTSIDE-CONTENT\n");
+    expected.as_array_mut().unwrap().extend(outside_blocks);
+    assert_eq!(sent_blocks(&env), expected);
+    assert!(!env.request_bodies()[0].to_string().contains(SECRET));
     assert!(stderr.contains(&denied_notice(&settings)), "{stderr}");
-    let outside_notice = format!(
-        "@{0} was not attached: Read touches a path outside the working directories ({0})",
-        outside.display()
+    assert_eq!(
+        attachments(&env),
+        [
+            file_attachment(
+                &env.cwd().join("notes.txt"),
+                "notes.txt",
+                "the notes say 42\n"
+            ),
+            file_attachment(&outside, &outside.display().to_string(), "OUTSIDE-CONTENT"),
+        ]
     );
-    assert!(stderr.contains(&outside_notice), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -106,7 +157,7 @@ async fn stream_json_attaches_mentions_the_rules_allow_and_no_other() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert_eq!(sent_blocks(&env), expected_blocks(prompt));
+    assert_eq!(sent_blocks(&env), expected_blocks(&env, prompt));
     assert!(!String::from_utf8_lossy(&out.stdout).contains(SECRET));
     assert!(stderr.contains(&denied_notice(&settings)), "{stderr}");
 }
@@ -125,6 +176,6 @@ async fn the_terminal_ui_attaches_mentions_the_rules_allow_and_no_other() {
         .unwrap();
     pty.send(tack_tui::testing::keys::CTRL_D).unwrap();
     assert!(pty.wait_exit(WAIT).unwrap().success());
-    assert_eq!(sent_blocks(&env), expected_blocks(prompt));
+    assert_eq!(sent_blocks(&env), expected_blocks(&env, prompt));
     assert!(!env.request_bodies()[0].to_string().contains(SECRET));
 }

@@ -168,7 +168,9 @@ async fn initialize_lists_every_style_and_an_unknown_one_is_a_warning() {
             &response["available_output_styles"]
         ),
         (
-            &json!("default"),
+            // Named as settings name it, as Claude Code does (the default
+            // style applies).
+            &json!("Nope"),
             &json!([
                 "default",
                 "Proactive",

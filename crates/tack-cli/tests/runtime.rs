@@ -97,7 +97,10 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
                 tack_protocol::stream_json::StreamJsonRecord::Result(end.record.clone()),
             ),
             RuntimeEvent::Notice(n) => panic!("unexpected notice: {n:?}"),
+            // The SDK front end renders these only when asked.
+            RuntimeEvent::SessionState(_) => {}
             RuntimeEvent::CompactEnded { .. }
+            | RuntimeEvent::Task(_)
             | RuntimeEvent::PermissionRequest(_)
             | RuntimeEvent::HookCallback(_)
             | RuntimeEvent::Hook(_)

@@ -36,7 +36,7 @@ struct Sdk {
     extra_args: Vec<PathBuf>,
 }
 
-fn sdk_dir() -> PathBuf {
+pub(crate) fn sdk_dir() -> PathBuf {
     match std::env::var_os("TACK_SDK_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/sdk"),
@@ -108,11 +108,26 @@ async fn drive_with(
             return None;
         }
     };
-    let child = tokio::process::Command::new(&sdk.program)
-        .arg(&sdk.script)
-        .arg(scenario)
-        .arg(env!("CARGO_BIN_EXE_tack"))
-        .args(&sdk.extra_args)
+    let mut args = vec![sdk.script.as_os_str(), scenario.as_ref()];
+    args.push(env!("CARGO_BIN_EXE_tack").as_ref());
+    args.extend(sdk.extra_args.iter().map(|a| a.as_os_str()));
+    let report = run_driver(sdk.name, &sdk.program, &args, env, extra_env).await;
+    // The driver's failure (the SDK's exception) is the most useful message.
+    assert_eq!(report.get("error"), None, "{} driver: {report:#}", sdk.name);
+    Some(report)
+}
+
+/// Runs a driver program with `args` in `env`'s project and returns the
+/// JSON report it prints last.
+pub(crate) async fn run_driver(
+    name: &str,
+    program: &Path,
+    args: &[&std::ffi::OsStr],
+    env: &Env,
+    extra_env: &[(&str, &Path)],
+) -> Value {
+    let child = tokio::process::Command::new(program)
+        .args(args)
         .env_clear()
         .envs(env.vars())
         .envs(extra_env.iter().copied())
@@ -122,22 +137,18 @@ async fn drive_with(
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot start the {} driver: {e}", sdk.name));
+        .unwrap_or_else(|e| panic!("cannot start the {name} driver: {e}"));
     let out = tokio::time::timeout(DRIVER_TIMEOUT, child.wait_with_output())
         .await
-        .unwrap_or_else(|_| panic!("the {} driver ran over {DRIVER_TIMEOUT:?}", sdk.name))
+        .unwrap_or_else(|_| panic!("the {name} driver ran over {DRIVER_TIMEOUT:?}"))
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let line = stdout
         .lines()
         .last()
-        .unwrap_or_else(|| panic!("the {} driver printed nothing; stderr:\n{stderr}", sdk.name));
-    let report: Value =
-        serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}\nstderr:\n{stderr}"));
-    // The driver's failure (the SDK's exception) is the most useful message.
-    assert_eq!(report.get("error"), None, "{} driver: {report:#}", sdk.name);
-    Some(report)
+        .unwrap_or_else(|| panic!("the {name} driver printed nothing; stderr:\n{stderr}"));
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}\nstderr:\n{stderr}"))
 }
 
 /// The SDK took every record as it takes Claude Code's; returns the record kinds.

@@ -133,6 +133,15 @@ impl Locations {
         }
     }
 
+    /// Whether `--setting-sources` lets `scope`'s files in (every level
+    /// without the flag). The same levels gate the commands and skills kept
+    /// beside those files.
+    pub fn reads(&self, scope: Scope) -> bool {
+        self.setting_sources
+            .as_ref()
+            .is_none_or(|scopes| scopes.contains(&scope))
+    }
+
     /// The settings files in precedence order, lowest first (whether or not
     /// they exist). A file reachable at two levels (tack started in `~`) is
     /// listed once, at the lower one.
@@ -157,9 +166,7 @@ impl Locations {
                 files.push(Source::file(scope, project.join(dir).join(name), project));
             }
         }
-        if let Some(scopes) = &self.setting_sources {
-            files.retain(|s| scopes.contains(&s.scope()));
-        }
+        files.retain(|s| self.reads(s.scope()));
         let mut seen: Vec<PathBuf> = Vec::new();
         files.retain(|s| {
             // Only an existing file can be another's alias; `canonicalize`

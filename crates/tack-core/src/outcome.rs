@@ -24,6 +24,9 @@ pub struct ToolCallOutcome {
     /// Texts that join the results' message after every tool result, each
     /// as a system reminder (`PostToolUseOutcome::attachments`).
     pub attachments: Vec<String>,
+    /// The permission check deferred the call ([`crate::permission::PermissionDecision::Defer`]):
+    /// the turn ends with it pending and this outcome is never sent.
+    pub deferred: bool,
 }
 
 impl ToolCallOutcome {
@@ -38,6 +41,7 @@ impl ToolCallOutcome {
             stops_turn: false,
             turn_end: out.turn_end,
             attachments: Vec::new(),
+            deferred: false,
         }
     }
 
@@ -52,6 +56,7 @@ impl ToolCallOutcome {
             stops_turn: false,
             turn_end: None,
             attachments: Vec::new(),
+            deferred: false,
         }
     }
 

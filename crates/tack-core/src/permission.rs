@@ -35,6 +35,10 @@ pub enum PermissionDecision {
     /// Do not run it, and end the turn once this message's results are in (a
     /// hook's `continue: false`): the model is not called again.
     Stop { message: String },
+    /// Do not run it, and end the turn at once with the call pending (a
+    /// PreToolUse hook's `defer`): no tool_result is written, so a resumed
+    /// session runs the call again, permission check first.
+    Defer,
 }
 
 /// What runs after a successful call added for the model (PostToolUse hooks).

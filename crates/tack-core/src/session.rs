@@ -259,6 +259,7 @@ impl ResultSubtype {
             | Terminal::Answered(_)
             | Terminal::StopHookPrevented
             | Terminal::HookStopped
+            | Terminal::ToolDeferred(_)
             | Terminal::ModelError(_) => ResultSubtype::Success,
             Terminal::MaxTurns { .. } => ResultSubtype::ErrorMaxTurns,
             Terminal::Aborted | Terminal::BlockingLimit | Terminal::PromptTooLong(_) => {
@@ -518,9 +519,28 @@ impl Session {
     /// Sends `prompt` (a user message) and runs the loop until it ends; drive the
     /// returned turn with [`SessionTurn::next`]. `cancel` is the user's abort.
     pub fn submit(&mut self, prompt: Message, cancel: CancellationToken) -> SessionTurn<'_> {
+        self.turn(Some(prompt), cancel)
+    }
+
+    /// The conversation ends in tool_uses that never got results: a resumed
+    /// session whose last turn deferred a call (`Terminal::ToolDeferred`).
+    pub fn has_pending_tools(&self) -> bool {
+        self.messages
+            .last()
+            .is_some_and(|m| m.role == Role::Assistant && m.tool_uses().next().is_some())
+    }
+
+    /// Runs the pending tool_uses ([`Session::has_pending_tools`]) and goes
+    /// on from their results as a turn, with no new user message.
+    pub fn resume_pending(&mut self, cancel: CancellationToken) -> SessionTurn<'_> {
+        self.turn(None, cancel)
+    }
+
+    fn turn(&mut self, prompt: Option<Message>, cancel: CancellationToken) -> SessionTurn<'_> {
         SessionTurn {
             session: self,
-            prompt: Some(prompt),
+            pending_tools: prompt.is_none(),
+            prompt,
             stream: None,
             cancel,
             started: Instant::now(),
@@ -639,6 +659,8 @@ pub struct SessionTurn<'s> {
     session: &'s mut Session,
     /// Persisted, then the loop starts, on the first `next`.
     prompt: Option<Message>,
+    /// No prompt: the loop starts on the conversation's pending tool_uses.
+    pending_tools: bool,
     stream: Option<QueryStream>,
     cancel: CancellationToken,
     started: Instant,
@@ -666,6 +688,9 @@ impl SessionTurn<'_> {
             if let Err(e) = started {
                 return Some(self.finish(None, vec![e.to_string()]));
             }
+        }
+        if std::mem::take(&mut self.pending_tools) && self.session.has_pending_tools() {
+            self.stream = Some(query(self.session.query_params(self.cancel.clone())));
         }
         if self.budget_exceeded {
             return Some(self.stop_over_budget().await);

@@ -142,6 +142,9 @@ pub struct UserInput {
     pub uuid: Option<String>,
     /// The stream-json line's `origin`, echoed on the turn's result.
     pub origin: Option<Value>,
+    /// Delivered as written (the Agent SDKs' `verbatim_prompts`, sent as
+    /// `client_composed`): no `@` mention is attached, no slash command runs.
+    pub verbatim: bool,
 }
 
 impl UserInput {
@@ -150,6 +153,7 @@ impl UserInput {
             message: Message::user_text(text),
             uuid: None,
             origin: None,
+            verbatim: false,
         }
     }
 

@@ -67,6 +67,15 @@ pub enum RuntimeEvent {
     /// (stream-json's `transcript_mirror` frame). Before the events they
     /// persist, so before the turn's result.
     TranscriptMirror(Box<TranscriptMirrorFrame>),
+    /// A background agent started or finished (stream-json's
+    /// `system/task_started` and `system/task_notification`: the SDKs keep
+    /// stdin open while one runs, for the turn its end wakes).
+    Task(Box<TaskEvent>),
+    /// The session went `running` (work started) or `idle` (nothing queued
+    /// and no background agent whose end is still owed a turn): stream-json's
+    /// `system/session_state_changed`, which the SDKs read to know when the
+    /// run is over.
+    SessionState(&'static str),
 }
 
 /// Records written to one transcript file.
@@ -368,4 +377,24 @@ mod tests {
             }
         );
     }
+}
+
+/// One step of a background agent's life.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskEvent {
+    Started {
+        task_id: String,
+        /// The Agent call that started it.
+        tool_use_id: String,
+        description: String,
+    },
+    Finished {
+        task_id: String,
+        tool_use_id: String,
+        /// `completed`, `failed` or `stopped`.
+        status: &'static str,
+        summary: String,
+        /// Where its final message is (what TaskOutput reads).
+        output_file: std::path::PathBuf,
+    },
 }

@@ -169,24 +169,30 @@ pub(crate) fn commands_and_skills(
     (loaded, plugins): (&LoadedSettings, &SessionPlugins),
     emit: &Emitter,
 ) -> (CustomCommands, Arc<Skills>) {
+    let locations = &loaded.locations;
+    let project_source = locations.reads(tack_config::Scope::Project);
+    let user_source = locations.reads(tack_config::Scope::User);
     let (commands, mut warnings) = load_commands(&CommandDirs {
-        project: project_dir.to_path_buf(),
-        home: ctx_opts.home_dir.clone(),
+        project: project_source.then(|| project_dir.to_path_buf()),
+        home: ctx_opts.home_dir.clone().filter(|_| user_source),
         config_dir: config_dir.to_path_buf(),
         trusted: loaded.trust.trusted,
         plugins: plugins.commands.clone(),
     });
-    let user = loaded
-        .locations
-        .claude_user_dir
-        .iter()
-        .map(|d| d.join("skills"))
-        .chain([config_dir.join("skills")])
-        .collect();
+    let user = match user_source {
+        true => locations
+            .claude_user_dir
+            .iter()
+            .map(|d| d.join("skills"))
+            .chain([config_dir.join("skills")])
+            .collect(),
+        false => Vec::new(),
+    };
     let (skills, skill_warnings) = load_skills(&SkillDirs {
         project: project_dir.to_path_buf(),
         cwd: ctx_opts.cwd.clone(),
         user,
+        project_source,
         trusted: loaded.trust.trusted,
         plugins: plugins.skills.clone(),
     });
@@ -201,10 +207,14 @@ pub(crate) fn commands_and_skills(
 pub(crate) struct Styles {
     pub(crate) all: OutputStyles,
     pub(crate) active: OutputStyle,
+    /// The name `outputStyle` gives, as Claude Code reports it in
+    /// `system/init` even when no such style exists (the default applies).
+    pub(crate) named: String,
 }
 
 /// The output styles (a few folders' `*.md`; read, nothing run) and the one
-/// `outputStyle` names: an unknown name is a warning and the default style.
+/// `outputStyle` names: an unknown name is a warning and the default style
+/// (still reported by its name).
 pub(crate) fn output_styles(
     project_dir: &Path,
     config_dir: &Path,
@@ -236,13 +246,16 @@ pub(crate) fn output_styles(
         emit.notice(Notice::warning(warning));
     }
     let wanted = loaded.settings.output_style().unwrap_or(DEFAULT_STYLE);
-    let active = all.get(wanted).cloned().unwrap_or_else(|| {
-        emit.notice(Notice::warning(format!(
-            "warning: outputStyle `{wanted}`: no such output style; using the default"
-        )));
-        OutputStyle::default_style()
-    });
-    Styles { all, active }
+    let (active, named) = match all.get(wanted) {
+        Some(style) => (style.clone(), style.name.clone()),
+        None => {
+            emit.notice(Notice::warning(format!(
+                "warning: outputStyle `{wanted}`: no such output style; using the default"
+            )));
+            (OutputStyle::default_style(), wanted.to_owned())
+        }
+    };
+    Styles { all, active, named }
 }
 
 /// Every settings file's `hooks`, lowest first, then the plugins'; none

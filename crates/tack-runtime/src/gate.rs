@@ -172,6 +172,9 @@ pub struct Gate {
     /// Rules that load when a call touches a file they match (set once the
     /// prompt context is in).
     path_rules: std::sync::OnceLock<Arc<tack_core::context::PathRules>>,
+    /// A PreToolUse hook's `defer` ends the turn with the call pending (`-p`
+    /// and the SDKs); in the terminal UI it is a warning and otherwise ignored.
+    defers: bool,
 }
 
 /// The settings files a "don't ask again" answer writes to.
@@ -204,6 +207,7 @@ impl Gate {
             prompt_tool: std::sync::OnceLock::new(),
             checkpoints,
             path_rules: std::sync::OnceLock::new(),
+            defers: false,
         }
     }
 
@@ -218,6 +222,12 @@ impl Gate {
     /// The session's path rules, loaded after each successful file call.
     pub(crate) fn set_path_rules(&self, rules: Arc<tack_core::context::PathRules>) {
         let _ = self.path_rules.set(rules);
+    }
+
+    /// Honours a PreToolUse hook's `defer` (print mode and the SDKs).
+    pub(crate) fn deferring(mut self, defers: bool) -> Self {
+        self.defers = defers;
+        self
     }
 
     fn ctx(&self) -> std::sync::RwLockReadGuard<'_, PermissionContext> {
@@ -303,30 +313,21 @@ impl Gate {
     }
 
     /// May the user's `@` mention of `path` (absolute) be attached to their
-    /// message? As a Read of it would be, with one difference: an ask rule
-    /// does not stop it, since the user typed the path themselves, which is
-    /// the approval an ask rule waits for. A deny rule stops it, and so does
-    /// a path outside the working directories that no rule allows: pointing
-    /// at a file is no reason to read what every Read is kept from. No
-    /// PreToolUse hook runs (no tool is called). `Err`: why not, naming the
-    /// rule and its settings file.
+    /// message? As a Read of it would be, with one difference: what would
+    /// ask (an ask rule, a path outside the working directories) does not
+    /// stop it, since the user typed the path themselves, which is the
+    /// approval the question waits for (Claude Code attaches `@/abs/path`
+    /// from anywhere too). A deny rule stops it. No PreToolUse hook runs (no
+    /// tool is called). `Err`: why not, naming the rule and its settings
+    /// file.
     pub(crate) fn mention_read(&self, path: &Path) -> Result<(), String> {
         let input = serde_json::json!({ "file_path": path });
-        let (decision, inside) = {
-            let ctx = self.ctx();
-            let decision = ctx.decide("Read", &[], &input, true, &[path.to_path_buf()]);
-            let inside = tack_permissions::path::real_path(path).is_ok_and(|real| {
-                ctx.working_dirs()
-                    .iter()
-                    .any(|wd| tack_permissions::path::is_inside(&real, wd))
-            });
-            (decision, inside)
-        };
+        let decision = self
+            .ctx()
+            .decide("Read", &[], &input, true, &[path.to_path_buf()]);
         match decision {
-            Decision::Allow { .. } => Ok(()),
+            Decision::Allow { .. } | Decision::Ask { .. } => Ok(()),
             Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),
-            Decision::Ask { .. } if inside => Ok(()),
-            Decision::Ask { reason, .. } => Err(reason),
         }
     }
 
@@ -437,7 +438,17 @@ impl Gate {
                     let message = format!("PreToolUse hook denied this tool call: {reason}");
                     return self.deny(tool, input, ctx, message);
                 }
-                Some((HookDecision::Ask | HookDecision::Defer, reason)) => {
+                Some((HookDecision::Defer, _)) if self.defers => {
+                    return PermissionDecision::Defer;
+                }
+                Some((HookDecision::Defer, _)) => {
+                    if let Some(emit) = &self.prompts {
+                        emit.notice(crate::event::Notice::warning(
+                            "warning: a PreToolUse hook's `defer` applies only with -p; ignored",
+                        ));
+                    }
+                }
+                Some((HookDecision::Ask, reason)) => {
                     hook_asks = Some(
                         reason
                             .unwrap_or("a PreToolUse hook asked for approval")
@@ -755,7 +766,9 @@ impl CanUseTool for Gate {
             let runs_with = match &decision {
                 PermissionDecision::Allow => Some(input),
                 PermissionDecision::AllowWithInput(updated) => Some(updated),
-                PermissionDecision::Deny { .. } | PermissionDecision::Stop { .. } => None,
+                PermissionDecision::Deny { .. }
+                | PermissionDecision::Stop { .. }
+                | PermissionDecision::Defer => None,
             };
             if let (Some(c), Some(input)) = (&self.checkpoints, runs_with) {
                 // One file copied, at most `Limits::per_file` bytes.

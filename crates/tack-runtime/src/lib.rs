@@ -86,7 +86,7 @@ pub use config::{
 pub use event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
     PermissionAnswer, PermissionRequest, PluginSummary, REJECTED, RuntimeEvent, SessionInfo,
-    SubagentEvent, TranscriptMirrorFrame, TurnEnd,
+    SubagentEvent, TaskEvent, TranscriptMirrorFrame, TurnEnd,
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};

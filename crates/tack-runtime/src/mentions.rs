@@ -3,13 +3,21 @@
 //! attaches a file's contents, `@server:uri` an MCP resource's, so the model
 //! needs no tool call for what the user pointed at (as in Claude Code).
 //!
-//! A file is attached only if the permission gate lets a Read of it
-//! ([`Gate::mention_read`]): a mention the rules stop attaches nothing (the
-//! model learns nothing of the file) and the user gets a notice naming the
-//! path and the rule.
+//! A file is attached unless a deny rule keeps Read from it
+//! ([`Gate::mention_read`]; a path outside the working directories is
+//! attached, the user typed it): a mention the rules stop attaches nothing
+//! (the model learns nothing of the file) and the user gets a notice naming
+//! the path and the rule. Only small UTF-8 regular files are read, never a
+//! device or FIFO. As in Claude Code, the model sees an attached file as a
+//! Read call and its result, and the transcript gets an `attachment` record
+//! of type `file` after the prompt.
+//!
+//! A message sent verbatim (the SDKs' `verbatim_prompts`) is not read for
+//! mentions at all: [`resolve`] is not called for it.
 
 use std::path::Path;
 
+use serde_json::{Value, json};
 use tack_protocol::{ContentBlock, Message};
 
 use crate::event::Notice;
@@ -21,11 +29,13 @@ const MAX_FILES: usize = 10;
 /// Larger files are not attached (the model can Read them in parts).
 const MAX_BYTES: u64 = 256 * 1024;
 
-/// What a message's mentions add: blocks for the model, notices for the user.
+/// What a message's mentions add: blocks for the model, notices for the
+/// user, and the files' `attachment` values for the transcript.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct Attached {
     pub blocks: Vec<ContentBlock>,
     pub notices: Vec<Notice>,
+    pub files: Vec<Value>,
 }
 
 /// Resolves the mentions in `message`'s text: files relative to `cwd` (or
@@ -81,7 +91,7 @@ fn mentioned_paths<'a>(texts: &[&'a str]) -> Vec<&'a str> {
     out
 }
 
-/// Attaches `path` if it is a small text file the gate lets the user read.
+/// Attaches `path` if it is a small text file no deny rule keeps from Read.
 /// What is not a file (a directory, an MCP mention, a word that only starts
 /// with `@`) is passed over in silence.
 fn attach_file(path: &str, cwd: &Path, gate: &Gate, attached: &mut Attached) {
@@ -98,12 +108,45 @@ fn attach_file(path: &str, cwd: &Path, gate: &Gate, attached: &mut Attached) {
             .push(Notice::warning(format!("@{path} was not attached: {why}")));
         return;
     }
-    let Ok(content) = std::fs::read_to_string(&full) else {
+    let Some(content) = tack_tools::read_small_text(&full, MAX_BYTES) else {
         return;
     };
-    attached.blocks.push(ContentBlock::text(format!(
-        "<system-reminder>\nThe user mentioned @{path}; its contents:\n{content}\n</system-reminder>"
-    )));
+    let file = full.display().to_string();
+    let (blocks, record) = as_read(&file, path, &content);
+    attached.blocks.extend(blocks);
+    attached.files.push(record);
+}
+
+/// A file's content as the model sees it (a Read call and its result, each
+/// a system reminder) and its transcript `attachment` value.
+fn as_read(file: &str, shown: &str, content: &str) -> ([ContentBlock; 2], Value) {
+    let call = json!({ "file_path": file });
+    let blocks = [
+        ContentBlock::text(format!(
+            "<system-reminder>\nCalled the Read tool with the following input: {call}\n</system-reminder>"
+        )),
+        ContentBlock::text(format!(
+            "<system-reminder>\nResult of calling the Read tool:\n{}</system-reminder>",
+            tack_tools::numbered(content)
+        )),
+    ];
+    let lines = content.lines().count();
+    let record = json!({
+        "type": "file",
+        "filename": file,
+        "content": {
+            "type": "text",
+            "file": {
+                "filePath": file,
+                "content": content,
+                "numLines": lines,
+                "startLine": 1,
+                "totalLines": lines,
+            },
+        },
+        "displayPath": shown,
+    });
+    (blocks, record)
 }
 
 #[cfg(test)]

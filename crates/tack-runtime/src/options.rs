@@ -96,6 +96,13 @@ pub struct SessionOptions {
     /// `--session-mirror`: every transcript record is also emitted
     /// (`RuntimeEvent::TranscriptMirror`) for the SDKs' SessionStore.
     pub session_mirror: bool,
+    /// A resumed conversation that ends in tool calls without results (a
+    /// turn a PreToolUse hook's `defer` ended) runs them first, hooks and
+    /// permissions included, with no new prompt (the Agent SDKs' resume).
+    /// Off: they are recorded as interrupted, as after a crash.
+    pub run_pending: bool,
+    /// Emit `RuntimeEvent::SessionState` (the SDKs' `session_state_changed`).
+    pub session_state: bool,
     /// The terminal UI runs the session (transcripts say `entrypoint: "cli"`;
     /// else `"sdk-cli"`, as for `-p` and stream-json).
     pub interactive: bool,
@@ -170,6 +177,8 @@ impl Default for SessionOptions {
             allow_bypass_permissions: false,
             agents: None,
             file_checkpointing: false,
+            run_pending: false,
+            session_state: false,
             interactive: false,
             json_schema: None,
             session_mirror: false,

@@ -18,7 +18,7 @@ use tack_protocol::stream_json::{
 use tack_store::timestamp_now;
 
 use crate::event::{
-    ConversationReset, HookActivity, PluginSummary, SessionInfo, SubagentEvent,
+    ConversationReset, HookActivity, PluginSummary, SessionInfo, SubagentEvent, TaskEvent,
     TranscriptMirrorFrame,
 };
 use crate::plugins::PluginFailure;
@@ -268,6 +268,53 @@ impl Records {
     }
 
     /// `transcript_mirror`.
+    /// `system/session_state_changed`; `host_only`: asked for by the SDK
+    /// itself (`CLAUDE_CODE_SDK_READS_SESSION_STATE`), which keeps it from
+    /// its caller.
+    pub fn session_state(&self, state: &str, host_only: bool) -> StreamJsonRecord {
+        let mut map = Map::new();
+        map.insert("subtype".into(), "session_state_changed".into());
+        map.insert("state".into(), state.into());
+        if host_only {
+            map.insert("sdk_host_only".into(), Value::Bool(true));
+        }
+        map.insert("session_id".into(), Value::String(self.session_id.clone()));
+        map.insert("uuid".into(), Value::String(new_uuid()));
+        StreamJsonRecord::System(SystemRecord::Other(map))
+    }
+
+    /// `system/task_started` / `system/task_notification`.
+    pub fn task(&self, event: &TaskEvent) -> StreamJsonRecord {
+        let fields = match event {
+            TaskEvent::Started {
+                task_id,
+                tool_use_id,
+                description,
+            } => serde_json::json!({
+                "subtype": "task_started", "task_id": task_id, "tool_use_id": tool_use_id,
+                "description": description, "task_type": "local_agent",
+            }),
+            TaskEvent::Finished {
+                task_id,
+                tool_use_id,
+                status,
+                summary,
+                output_file,
+            } => serde_json::json!({
+                "subtype": "task_notification", "task_id": task_id,
+                "tool_use_id": tool_use_id, "status": status, "summary": summary,
+                "output_file": output_file,
+            }),
+        };
+        let mut map = match fields {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        map.insert("session_id".into(), Value::String(self.session_id.clone()));
+        map.insert("uuid".into(), Value::String(new_uuid()));
+        StreamJsonRecord::System(SystemRecord::Other(map))
+    }
+
     pub fn mirror(frame: &TranscriptMirrorFrame) -> StreamJsonRecord {
         StreamJsonRecord::TranscriptMirror(stream_json::TranscriptMirror {
             file_path: frame.file_path.to_string_lossy().into_owned(),
@@ -347,6 +394,7 @@ pub fn result_record(
             | Terminal::StopHookPrevented
             | Terminal::HookStopped
             | Terminal::Answered(_)
+            | Terminal::ToolDeferred(_)
             | Terminal::StructuredOutputRetryExhausted(_),
         )
         | None => None,
@@ -354,6 +402,16 @@ pub fn result_record(
     // The success arm carries `result` (an API error's text when `is_error`),
     // the error arm `errors`.
     let success = result.subtype == ResultSubtype::Success;
+    // A deferred call is the turn's stop reason, and the record carries it.
+    let mut extra = Map::new();
+    let stop_reason = match &result.terminal {
+        Some(Terminal::ToolDeferred(call)) => {
+            let call = serde_json::json!({"id": call.id, "name": call.name, "input": call.input});
+            extra.insert("deferred_tool_use".to_owned(), call);
+            Some("tool_deferred".to_owned())
+        }
+        _ => stop_reason,
+    };
     let mut usage = result.usage.clone();
     usage.server_tool_use.get_or_insert_default();
     usage.service_tier.get_or_insert_with(|| "standard".into());
@@ -380,7 +438,7 @@ pub fn result_record(
         uuid: new_uuid(),
         user_message_uuid: None,
         origin: None,
-        extra: Map::new(),
+        extra,
     }
 }
 

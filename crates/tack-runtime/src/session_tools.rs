@@ -87,6 +87,9 @@ pub(crate) struct SessionTools {
     pub model: ModelCell,
     /// The background shells and sub-agents the tools start.
     pub tasks: BackgroundTasks,
+    /// Background agents that ended on their own.
+    /// Background agents that ended, and how many are still owed.
+    pub woken: crate::runtime::Wakes,
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else haiku.
@@ -186,6 +189,8 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         })
         .collect();
     let model = ModelCell::new(p.model.to_owned());
+    let (wake, woken) = tokio::sync::mpsc::unbounded_channel();
+    let wake_owed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let shared = Arc::new(AgentsShared {
         catalog,
         tools: tools.clone(),
@@ -206,6 +211,8 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         mirror: p.mirror,
         session_id: p.session_id.to_owned(),
         session_over: CancellationToken::new(),
+        wake,
+        wake_owed: wake_owed.clone(),
     });
     let agent = Arc::new(AgentTool::new(shared));
     if let Some(skill) = &skill {
@@ -223,5 +230,6 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         agents,
         model,
         tasks,
+        woken: (woken, wake_owed),
     })
 }

@@ -161,6 +161,9 @@ fn invocable<'a>(
 
 /// Reads the command, if any, at the start of the message's first block.
 pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skills) -> Dispatch {
+    if input.verbatim {
+        return Dispatch::Prompt(input);
+    }
     let Some(ContentBlock::Text { text, .. }) = input.message.content.first() else {
         return Dispatch::Prompt(input);
     };
@@ -208,6 +211,7 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
             message,
             uuid: input.uuid,
             origin: input.origin,
+            verbatim: false,
         },
         options,
     )
@@ -239,6 +243,7 @@ mod tests {
             message: Message::user(blocks),
             uuid: Some("u1".into()),
             origin: None,
+            verbatim: false,
         }
     }
 

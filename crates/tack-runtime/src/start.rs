@@ -47,7 +47,7 @@ use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::skills::Skills;
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
-use crate::transcript::{StoreSink, TranscriptPlace, session_mirror};
+use crate::transcript::{PendingAttachments, StoreSink, TranscriptPlace, session_mirror};
 
 /// tack's version, in `system/init` and every transcript record.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -304,6 +304,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         &options,
         &gate,
         &mirror,
+        &transcripts.attachments,
     )?;
     let tools = mcp_tools(mcp.as_mut(), &builtin, &gate, &options, &model, &env, &emit).await?;
     let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
@@ -333,7 +334,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         version: VERSION.to_owned(),
         agents: session_tools.agents,
         slash_commands: crate::slash_commands(&custom_commands, &skills),
-        output_style: styles.active.name.clone(),
+        output_style: styles.named.clone(),
         output_styles: styles.all.names(),
         skills: skills.names(),
         plugins: plugins.summaries(),
@@ -356,6 +357,8 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         tool_search: env.get("ENABLE_TOOL_SEARCH"),
         agent_model: session_tools.model,
         tasks: session_tools.tasks,
+        woken: session_tools.woken,
+        session_state: options.session_state,
         context,
         custom_commands,
         checkpoints,
@@ -621,10 +624,15 @@ fn conversation(
     {
         return Err(StartError::ResumeRejected(reason));
     }
-    let loaded = match &options.resume_session_at {
+    let mut loaded = match &options.resume_session_at {
         Some(uuid) => tack_store::load_until(&path, uuid)?,
         None => tack_store::load(&path)?,
     };
+    // The SDKs run the calls a deferred turn left pending (the runtime's
+    // `ResumePending`); elsewhere they are recorded interrupted.
+    if options.run_pending && options.resume_session_at.is_none() {
+        loaded.reopen_last_tool_uses();
+    }
     for w in &loaded.warnings {
         emit.notice(Notice::warning(format!("warning: {}: {w}", path.display())));
     }
@@ -772,14 +780,17 @@ fn hooks_and_gate(
     )?
     .map(|h| Arc::new(h.with_home(home_dir)));
     let turn_cancel = TurnCancel::default();
-    let gate = Arc::new(Gate::new(
-        ctx,
-        hooks.clone(),
-        options.permission_prompts.then(|| emit.clone()),
-        turn_cancel.clone(),
-        files,
-        checkpoints,
-    ));
+    let gate = Arc::new(
+        Gate::new(
+            ctx,
+            hooks.clone(),
+            options.permission_prompts.then(|| emit.clone()),
+            turn_cancel.clone(),
+            files,
+            checkpoints,
+        )
+        .deferring(!options.interactive),
+    );
     Ok(Guard(hooks, gate, turn_cancel))
 }
 
@@ -794,6 +805,7 @@ fn open_transcript(
     options: &SessionOptions,
     gate: &Arc<Gate>,
     mirror: &Mirror,
+    attachments: &PendingAttachments,
 ) -> Result<(Option<Arc<StoreSink>>, Vec<(String, Message)>), StartError> {
     let mut history: Vec<(String, Message)> = conversation
         .history
@@ -808,7 +820,9 @@ fn open_transcript(
     if options.fork_session {
         history = write_history(&mut transcript, history)?;
     }
-    let sink = StoreSink::new(transcript).with_gate(gate.clone());
+    let sink = StoreSink::new(transcript)
+        .with_gate(gate.clone())
+        .with_attachments(attachments.clone());
     Ok((Some(Arc::new(sink)), history))
 }
 

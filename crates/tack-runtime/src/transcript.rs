@@ -46,6 +46,22 @@ pub(crate) fn session_mirror(on: bool, emit: &Emitter) -> Mirror {
     Mirror(on.then(|| Arc::new(EventMirror(emit.clone())) as Arc<dyn TranscriptMirror>))
 }
 
+/// The `attachment` values (Claude Code's `{"type": "file", ...}`) of the
+/// prompt about to be written: the runtime sets them before the turn, the
+/// main session's sink writes them as `attachment` records after the prompt.
+#[derive(Clone, Default)]
+pub(crate) struct PendingAttachments(Arc<Mutex<Vec<Value>>>);
+
+impl PendingAttachments {
+    pub(crate) fn set(&self, attachments: Vec<Value>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = attachments;
+    }
+
+    fn take(&self) -> Vec<Value> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
 /// Where the session's transcripts go, to open a new one when the session
 /// changes id (`/clear`). `meta` is `None` when nothing is persisted.
 pub(crate) struct TranscriptPlace {
@@ -53,6 +69,8 @@ pub(crate) struct TranscriptPlace {
     pub cwd: PathBuf,
     pub meta: Option<tack_store::RecordMeta>,
     pub mirror: Mirror,
+    /// Shared by every main-session sink this place opens.
+    pub attachments: PendingAttachments,
 }
 
 impl TranscriptPlace {
@@ -67,6 +85,7 @@ impl TranscriptPlace {
             cwd: cwd.to_path_buf(),
             meta,
             mirror,
+            attachments: PendingAttachments::default(),
         }
     }
 
@@ -80,7 +99,8 @@ impl TranscriptPlace {
             Some(meta) => {
                 let transcript = Transcript::open(&path, session_id, meta.clone(), None)?
                     .mirrored(self.mirror.clone());
-                Some(std::sync::Arc::new(StoreSink::new(transcript)))
+                let sink = StoreSink::new(transcript).with_attachments(self.attachments.clone());
+                Some(std::sync::Arc::new(sink))
             }
             None => None,
         };
@@ -96,6 +116,8 @@ pub struct StoreSink {
     /// The main session's gate (its permission mode goes on each prompt);
     /// `None` for a sub-agent's transcript, whose prompt has no mode.
     gate: Option<Arc<crate::gate::Gate>>,
+    /// Written after the next prompt.
+    attachments: PendingAttachments,
 }
 
 /// What the records of the current turn share.
@@ -117,7 +139,15 @@ impl StoreSink {
             transcript: Mutex::new(transcript),
             turn: Mutex::new(Turn::default()),
             gate: None,
+            attachments: PendingAttachments::default(),
         }
+    }
+
+    /// The main session's sink: the prompt's file attachments follow it.
+    #[must_use]
+    pub(crate) fn with_attachments(mut self, attachments: PendingAttachments) -> StoreSink {
+        self.attachments = attachments;
+        self
     }
 
     /// The main session's sink: prompts carry the gate's permission mode and
@@ -156,7 +186,8 @@ impl StoreSink {
                         json!({"promptIndex": 0, "turnIndex": turn.turns}),
                     );
                 }
-                t.append(record).map(drop)
+                let records = with_attachments(&t, record, self.attachments.take());
+                t.append_batch(records)
             }
             TranscriptEntry::Assistant(a) => {
                 let records = assistant_records(&t, a, &mut turn.calls);
@@ -219,6 +250,23 @@ impl TranscriptSink for StoreSink {
         });
         Box::pin(std::future::ready(written))
     }
+}
+
+/// The prompt's record followed by one `attachment` record per value,
+/// chained after it.
+fn with_attachments(
+    t: &Transcript,
+    prompt: TranscriptRecord,
+    attachments: Vec<Value>,
+) -> Vec<TranscriptRecord> {
+    let mut records = vec![prompt];
+    for attachment in attachments {
+        let mut record = t.chain_record("attachment");
+        record.parent_uuid = records.last().and_then(|p| p.uuid.clone());
+        record.extra.insert("attachment".into(), attachment);
+        records.push(record);
+    }
+    records
 }
 
 /// A prompt as Claude Code records it: plain text stays a string

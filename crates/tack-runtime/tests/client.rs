@@ -105,6 +105,8 @@ async fn drive_hooks(
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
+            | RuntimeEvent::Task(_)
+            | RuntimeEvent::SessionState(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }
@@ -197,6 +199,7 @@ async fn a_client_hook_that_denies_stops_the_call() {
             message: Message::user_text("clean"),
             uuid: Some("u-1".into()),
             origin: None,
+            verbatim: false,
         })
         .unwrap();
     drop(handle);
@@ -231,6 +234,7 @@ async fn an_appended_message_goes_with_the_next_turn() {
             message: Message::user_text("what now?"),
             uuid: Some("q".into()),
             origin: None,
+            verbatim: false,
         })
         .unwrap();
     drop(handle);
@@ -279,6 +283,7 @@ async fn an_interrupt_receipt_lists_the_queue_and_comes_before_the_result() {
                 message: Message::user_text(text),
                 uuid: Some(uuid.into()),
                 origin: None,
+                verbatim: false,
             })
             .unwrap();
     }

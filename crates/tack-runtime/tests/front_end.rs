@@ -93,6 +93,8 @@ async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
+            | RuntimeEvent::Task(_)
+            | RuntimeEvent::SessionState(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

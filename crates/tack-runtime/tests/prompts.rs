@@ -119,6 +119,8 @@ async fn drive_noting(
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
+            | RuntimeEvent::Task(_)
+            | RuntimeEvent::SessionState(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

@@ -34,6 +34,41 @@ pub struct LoadedSession {
     pub lines: usize,
 }
 
+impl LoadedSession {
+    /// Takes back the results the loader made up for the calls of the last
+    /// message (the transcript ends in them: a turn that deferred a call, or
+    /// one that died mid-tool), so the conversation ends in those tool_uses
+    /// and a resumed print or SDK session can run them. Their warnings go
+    /// too. Returns whether there were any.
+    pub fn reopen_last_tool_uses(&mut self) -> bool {
+        let made_up = |id: &str| {
+            self.warnings.iter().any(|w| {
+                matches!(w, LoadWarning::InterruptedToolUse { tool_use_id } if tool_use_id == id)
+            })
+        };
+        let reopen = self.messages.last().is_some_and(|m| {
+            m.role == Role::User
+                && m.content.iter().all(|b| {
+                    matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if made_up(tool_use_id))
+                })
+        }) && self.messages.len() >= 2;
+        if !reopen {
+            return false;
+        }
+        if let Some(results) = self.messages.pop() {
+            self.warnings.retain(|w| match w {
+                LoadWarning::InterruptedToolUse { tool_use_id } => {
+                    !results.content.iter().any(|b| {
+                        matches!(b, ContentBlock::ToolResult { tool_use_id: id, .. } if id == tool_use_id)
+                    })
+                }
+                _ => true,
+            });
+        }
+        true
+    }
+}
+
 /// Damage found (and worked around) while loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadWarning {

@@ -46,6 +46,8 @@ use tack_tool::{Tool, ToolEnv};
 
 pub use bg_tasks::{BackgroundTasks, OwnedTask, StopError, TaskEnd, new_task_id};
 pub use file_state::resolve as resolve_tool_path;
+pub use numbered_lines::numbered;
+pub use regular_file::small_text as read_small_text;
 pub use tack_sys::write_atomic;
 pub use todo_write::{TodoItem, TodoList, TodoStatus};
 

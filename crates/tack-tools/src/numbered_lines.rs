@@ -26,3 +26,12 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     let empty = text.is_empty();
     body.split('\n').filter(move |_| !empty)
 }
+
+/// `text` numbered from line 1 as Read shows a whole file.
+pub fn numbered(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (i, line) in lines(text).enumerate() {
+        push_line(&mut out, i + 1, line);
+    }
+    out
+}

@@ -110,6 +110,24 @@ fn what_it_is(path: &Path, kind: &str) -> String {
     }
 }
 
+/// The text of `path` if it is a regular file of at most `max_bytes` holding
+/// UTF-8 text (no NUL byte), read as Read reads it: never a device or FIFO,
+/// never blocking. `None` otherwise (what an `@` mention passes over).
+pub fn small_text(path: &Path, max_bytes: u64) -> Option<String> {
+    let Ok(Opened::File(file, meta)) = open(path) else {
+        return None;
+    };
+    if meta.len() > max_bytes {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(max_bytes + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > max_bytes || bytes.contains(&0) {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +161,27 @@ mod tests {
             open(&dir.path().join("missing")).unwrap_err().kind(),
             io::ErrorKind::NotFound
         );
+    }
+
+    #[test]
+    fn small_text_is_a_small_utf8_regular_file_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let read = |p: &Path| small_text(p, 8);
+        assert_eq!(read(&write("ok", b"12345678")), Some("12345678".to_owned()));
+        assert_eq!(read(&write("big", b"123456789")), None);
+        assert_eq!(read(&write("nul", b"a\0b")), None);
+        assert_eq!(read(&write("latin1", b"caf\xe9")), None);
+        assert_eq!(read(&fifo), None);
+        assert_eq!(read(Path::new("/dev/zero")), None);
+        assert_eq!(read(dir.path()), None);
     }
 }

@@ -157,7 +157,10 @@ impl EventMap {
             // Hook runs show through their notices; the terminal's /clear
             // starts a new session rather than sending one. The UI never
             // asks for a session mirror.
-            RuntimeEvent::Hook(_) | RuntimeEvent::TranscriptMirror(_) => {}
+            RuntimeEvent::Hook(_)
+            | RuntimeEvent::TranscriptMirror(_)
+            | RuntimeEvent::Task(_)
+            | RuntimeEvent::SessionState(_) => {}
             RuntimeEvent::ConversationReset(reset) => {
                 out.events.push(UiEvent::Status(StatusPatch {
                     session_id: Some(reset.new_session_id.clone()),

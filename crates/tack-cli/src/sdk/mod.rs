@@ -40,7 +40,9 @@ use futures::future::{BoxFuture, FutureExt};
 use futures::stream::{FuturesUnordered, StreamExt};
 use serde_json::{Map, Value};
 use tack_protocol::Message;
-use tack_protocol::control::{ControlResponse, InitializeRequest, SdkRequest, StdinLine, UserLine};
+use tack_protocol::control::{
+    ControlLine, ControlResponse, InitializeRequest, SdkRequest, StdinLine, UserLine,
+};
 use tack_protocol::stream_json::{StreamJsonRecord, SystemRecord, UserRecord};
 use tack_runtime::records::Records;
 use tack_runtime::{
@@ -81,6 +83,7 @@ pub async fn run(
     let host = Arc::new(mcp::McpHost::default());
     let bridge = SdkBridge::new(host.clone());
     options.sdk_mcp = Some(bridge.clone());
+    options.run_pending = true;
     let mut lines = mcp::spawn_reader(host, bridge.clone()).context("cannot read stdin")?;
     let first = first_line(&mut lines).await?;
     let init = first.as_deref().and_then(initialize_request);
@@ -91,6 +94,21 @@ pub async fn run(
         write_line(&ControlResponse::error(id.clone(), format!("{e:#}")).into_line())?;
         return Err(e);
     }
+    let wanted = |key: &str| {
+        place
+            .env
+            .get(key)
+            .is_some_and(|v| !v.is_empty() && v != "0")
+    };
+    let session_state = match (
+        wanted("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS"),
+        wanted("CLAUDE_CODE_SDK_READS_SESSION_STATE"),
+    ) {
+        (true, _) => Some(false),
+        (false, true) => Some(true),
+        (false, false) => None,
+    };
+    options.session_state = session_state.is_some();
     let runtime = match tack_runtime::start(place, &loaded, options).await {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -111,9 +129,21 @@ pub async fn run(
         init.as_ref()
             .is_some_and(|(_, r)| r.forward_subagent_text == Some(true)),
     );
+    // A resumed session's pending calls (a deferred turn) run first: the SDK
+    // closes stdin once `initialize` is answered when it has no prompt to
+    // send, so the answer waits until their hooks and permission requests
+    // were served (their results, or the turn's end).
+    let pending = info.resumed
+        && runtime.messages().last().is_some_and(|m| {
+            m.role == tack_protocol::Role::Assistant && m.tool_uses().next().is_some()
+        });
+    let mut held_init = None;
     if let Some((id, request)) = &init {
         let answer = ControlResponse::success(id.clone(), &initialize::response(request, &info))?;
-        printer.line(&answer.into_line())?;
+        match pending {
+            true => held_init = Some(answer.into_line()),
+            false => printer.line(&answer.into_line())?,
+        }
     }
     let (handle, events) = runtime.spawn();
     let mut front = Front {
@@ -129,6 +159,10 @@ pub async fn run(
         replay: cli.replay_user_messages,
         input_error: None,
         mcp: bridge,
+        held_init,
+        session_state,
+        started: false,
+        early_state: None,
     };
     if let Some(line) = first {
         front.line(&line);
@@ -185,6 +219,18 @@ struct Front {
     input_error: Option<anyhow::Error>,
     /// The SDK's in-process MCP servers.
     mcp: SdkBridge,
+    /// The `initialize` answer, held while a resumed session's pending calls
+    /// are checked (see [`run`]).
+    held_init: Option<ControlLine>,
+    /// `session_state_changed` frames are wanted: `Some(true)` by the SDK
+    /// itself (`CLAUDE_CODE_SDK_READS_SESSION_STATE`, marked
+    /// `sdk_host_only`), `Some(false)` by its caller
+    /// (`CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS`).
+    session_state: Option<bool>,
+    /// `system/init` was printed.
+    started: bool,
+    /// A state reported before it, printed right after it.
+    early_state: Option<&'static str>,
 }
 
 impl Front {
@@ -237,6 +283,15 @@ impl Front {
 
     /// Renders one event; `Ok(false)` after the last one.
     fn event(&mut self, event: RuntimeEvent) -> std::io::Result<bool> {
+        let checked = matches!(
+            event,
+            RuntimeEvent::Loop(tack_runtime::LoopEvent::ToolResults(_))
+                | RuntimeEvent::TurnEnded(_)
+                | RuntimeEvent::Ended
+        );
+        if checked && let Some(answer) = self.held_init.take() {
+            self.printer.line(&answer)?;
+        }
         match event {
             RuntimeEvent::Started(info) => {
                 let mut init = self.records.init(&info);
@@ -249,6 +304,13 @@ impl Front {
                         .insert("capabilities".into(), Value::Array(capabilities));
                 }
                 self.printer.record(&init)?;
+                self.started = true;
+                if let (Some(state), Some(host_only)) =
+                    (self.early_state.take(), self.session_state)
+                {
+                    let record = self.records.session_state(state, host_only);
+                    self.printer.record(&record)?;
+                }
                 Ok(true)
             }
             RuntimeEvent::PermissionRequest(request) => {
@@ -271,6 +333,18 @@ impl Front {
                 }
                 self.printer.event(event)
             }
+            RuntimeEvent::SessionState(state) => {
+                match self.session_state {
+                    // After system/init, which a turn's first event brings.
+                    Some(_) if !self.started => self.early_state = Some(state),
+                    Some(host_only) => {
+                        let record = self.records.session_state(state, host_only);
+                        self.printer.record(&record)?;
+                    }
+                    None => {}
+                }
+                Ok(true)
+            }
             RuntimeEvent::ConversationReset(reset) => {
                 // Replayed user messages carry the new id too.
                 self.records.reset(&reset);
@@ -282,6 +356,7 @@ impl Front {
             | RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::Subagent(_)
             | RuntimeEvent::TranscriptMirror(_)
+            | RuntimeEvent::Task(_)
             | RuntimeEvent::Ended => self.printer.event(event),
         }
     }
@@ -410,6 +485,7 @@ impl Front {
             message,
             uuid,
             origin: line.origin,
+            verbatim: line.client_composed == Some(true),
         };
         let sent = match line.should_query {
             Some(false) => handle.send(Command::Append(input)),

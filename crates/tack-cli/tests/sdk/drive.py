@@ -137,7 +137,8 @@ def missing_keys(record: dict) -> list[str]:
 def parser_report() -> dict:
     kinds, rejected, unknown, missing = [], [], [], []
     for record in RAW:
-        if record.get("type") in CONTROL_TYPES:
+        # Frames the SDK asked for for itself and keeps from its caller.
+        if record.get("type") in CONTROL_TYPES or record.get("sdk_host_only") is True:
             continue
         k = kind(record)
         kinds.append(k)

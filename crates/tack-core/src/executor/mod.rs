@@ -331,6 +331,12 @@ async fn run_call(
                 ..ToolCallOutcome::error(id, name, message)
             };
         }
+        PermissionDecision::Defer => {
+            return ToolCallOutcome {
+                deferred: true,
+                ..ToolCallOutcome::error(id, name, "Deferred".to_owned())
+            };
+        }
         PermissionDecision::AllowWithInput(edited) => {
             if let Err(e) = tool.validate(&edited, ctx) {
                 return fail(e);

@@ -2,7 +2,10 @@
 //! Claude Code).
 //!
 //! # The model
-//! [`query`] takes a conversation ending in a user message and returns a
+//! [`query`] takes a conversation ending in a user message (or in an
+//! assistant message whose tool_uses have no results: a resumed session whose
+//! last turn deferred a call; those calls run first, permission check
+//! included, then the loop goes on as after any tool results) and returns a
 //! [`QueryStream`] of [`LoopEvent`]s that ends with exactly one
 //! [`LoopEvent::Terminal`]. The consumer drives: the loop runs in a tokio task
 //! behind a small bounded channel, so it waits whenever the consumer falls behind,
@@ -34,7 +37,7 @@ pub use recovery::max_output_tokens::RESUME_MESSAGE;
 pub use recovery::stop_hooks::{LoopHooks, StopHookInput, StopHookOutcome};
 pub use state::Transition;
 pub use stream::QueryStream;
-pub use terminal::{PROMPT_TOO_LONG_MESSAGE, Terminal};
+pub use terminal::{DeferredToolUse, PROMPT_TOO_LONG_MESSAGE, Terminal};
 
 pub(crate) use state::State;
 
@@ -42,9 +45,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use serde_json::Value;
 use tack_api::{ApiError, StreamEvent};
 use tack_protocol::{
-    ContentBlock, Message, SseEvent, StopReason, ThinkingConfig, ToolDefinition, Usage,
+    ContentBlock, Message, Role, SseEvent, StopReason, ThinkingConfig, ToolDefinition, Usage,
 };
 use tack_tool::{ToolEnv, TurnEnd};
 use tokio::sync::mpsc;
@@ -218,6 +222,9 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         stop_hooks,
         out,
     };
+    if let Some(terminal) = query.pending_tools(&mut state).await {
+        return terminal;
+    }
     loop {
         let end = match query.iteration(state).await {
             Ok(end) => end,
@@ -339,6 +346,41 @@ impl Query<'_> {
             needs_follow_up,
             withheld: None,
         })
+    }
+
+    /// Runs the tool_uses of a conversation that ends in them (a deferred
+    /// call resumed) as step 13 would, so the first iteration sends their
+    /// results. `Some`: how the turn ended meanwhile.
+    async fn pending_tools(&self, state: &mut State) -> Option<Terminal> {
+        let last = state
+            .messages
+            .last()
+            .filter(|m| m.role == Role::Assistant)?;
+        let pending: Vec<(String, String, Value)> = last
+            .tool_uses()
+            .map(|(id, name, input)| (id.to_owned(), name.to_owned(), input.clone()))
+            .collect();
+        if pending.is_empty() {
+            return None;
+        }
+        let mut executor = StreamingToolExecutor::new(
+            self.tools.clone(),
+            self.tool_env.clone(),
+            self.can_use_tool.clone(),
+            &self.cancel,
+            self.config.max_tool_concurrency,
+        );
+        for (id, name, input) in pending {
+            executor.add_tool(&id, &name, input, None);
+        }
+        let (aborted, ended) = self
+            .tool_results(executor, false, &mut state.messages)
+            .await;
+        if aborted || self.cancel.is_cancelled() {
+            return Some(Terminal::Aborted);
+        }
+        state.transition = Some(Transition::NextTurn);
+        ended
     }
 
     /// Steps 4-10 on `state.messages`: the tiers of `compact/` in seed 004's
@@ -587,6 +629,20 @@ impl Query<'_> {
             );
         }
 
+        // A deferred call ends the turn with every call of the message
+        // pending: none of their results is sent or kept.
+        if let Some(deferred) = outcomes.iter().find(|o| o.deferred) {
+            let input = messages
+                .last()
+                .and_then(|m| m.tool_uses().find(|(id, ..)| *id == deferred.tool_use_id))
+                .map_or(Value::Null, |(.., input)| input.clone());
+            let call = DeferredToolUse {
+                id: deferred.tool_use_id.clone(),
+                name: deferred.tool_name.clone(),
+                input,
+            };
+            return (aborted, Some(Terminal::ToolDeferred(call)));
+        }
         let tool_ended = match outcomes.iter().find_map(|o| o.turn_end.clone()) {
             Some(TurnEnd::Answer(value)) => Some(Terminal::Answered(value)),
             Some(TurnEnd::RetriesExhausted(message)) => {

@@ -32,6 +32,19 @@ pub enum Terminal {
     /// The model's structured answers kept failing validation until the tool's
     /// retries were spent; the message says how many attempts.
     StructuredOutputRetryExhausted(String),
+    /// A permission check deferred this call (a PreToolUse hook's `defer`):
+    /// the turn ended before it ran, with no tool_result for any call of its
+    /// message, so resuming the session runs them ([`crate::query`]).
+    ToolDeferred(DeferredToolUse),
+}
+
+/// The call a [`Terminal::ToolDeferred`] left pending (the result record's
+/// `deferred_tool_use`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeferredToolUse {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
 }
 
 /// What the user is told when the context is full (blocking limit, or a
@@ -52,7 +65,8 @@ impl Terminal {
             | Terminal::Aborted
             | Terminal::MaxTurns { .. }
             | Terminal::StopHookPrevented
-            | Terminal::HookStopped => None,
+            | Terminal::HookStopped
+            | Terminal::ToolDeferred(_) => None,
         }
     }
 
@@ -68,6 +82,7 @@ impl Terminal {
             Terminal::PromptTooLong(_) => "prompt_too_long",
             Terminal::ModelError(_) => "api_error",
             Terminal::StructuredOutputRetryExhausted(_) => "structured_output_retry_exhausted",
+            Terminal::ToolDeferred(_) => "tool_deferred",
         }
     }
 

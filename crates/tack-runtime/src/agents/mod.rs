@@ -113,4 +113,34 @@ pub(crate) struct AgentsShared {
     /// Fires when the session's Agent tool is dropped (the session ended):
     /// background agents stop.
     pub session_over: CancellationToken,
+    /// A background agent that ended on its own wakes the session with it
+    /// (the runtime queues a turn telling the model).
+    pub wake: tokio::sync::mpsc::UnboundedSender<Woken>,
+    /// Background agents started whose [`Woken`] the session has not taken
+    /// yet (it is not idle while one is owed).
+    pub wake_owed: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// A background agent that completed or failed: what the turn it wakes
+/// tells the model.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Woken {
+    pub task_id: String,
+    pub description: String,
+    /// `completed`, `failed` (each wakes a turn) or `stopped`.
+    pub status: &'static str,
+    /// Its final message, or why it failed.
+    pub result: String,
+}
+
+impl Woken {
+    /// The user message of the turn it wakes (Claude Code's
+    /// `<task-notification>`).
+    pub(crate) fn message(&self) -> tack_protocol::Message {
+        let text = format!(
+            "<task-notification>\n<task-id>{}</task-id>\n<status>{}</status>\n<summary>Agent \"{}\" {}</summary>\n<result>{}</result>\n</task-notification>",
+            self.task_id, self.status, self.description, self.status, self.result
+        );
+        tack_protocol::Message::user(vec![tack_protocol::ContentBlock::text(text)])
+    }
 }

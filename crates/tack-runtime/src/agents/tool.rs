@@ -14,9 +14,10 @@ use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 use tack_tools::TaskEnd;
 use tokio_util::sync::DropGuard;
 
-use super::AgentsShared;
 use super::definition::{AGENT_TOOL_NAME, AgentDefinition, AgentTools, LEGACY_AGENT_TOOL_NAME};
 use super::run::{Finished, Launch, run_subagent};
+use super::{AgentsShared, Woken};
+use crate::event::{RuntimeEvent, TaskEvent};
 
 /// The type used when a call names none.
 const DEFAULT_TYPE: &str = "general-purpose";
@@ -321,28 +322,63 @@ impl AgentTool {
         let env = ctx.env.clone();
         let cancel = shared.session_over.child_token();
         let stop = task.stop_requested();
+        let tool_use_id = ctx.tool_use_id.clone();
+        let description = input.description.clone();
+        shared
+            .emit
+            .emit(RuntimeEvent::Task(Box::new(TaskEvent::Started {
+                task_id: agent_id.clone(),
+                tool_use_id: tool_use_id.clone(),
+                description: description.clone(),
+            })));
+        let output_file = output.clone();
+        shared.wake_owed.fetch_add(1, Ordering::SeqCst);
         tokio::spawn(async move {
             let _slot = slot;
             let run = run_subagent(&shared, launch, &env, cancel.clone());
-            tokio::select! {
-                finished = run => {
-                    let (text, end) = match finished {
-                        Ok(f) if f.result.subtype == ResultSubtype::Success && !f.result.is_error => {
-                            (f.result.result, TaskEnd::Completed)
-                        }
-                        Ok(f) => (failure_text(&f), TaskEnd::Failed),
-                        Err(e) => (e, TaskEnd::Failed),
-                    };
-                    // The result is what TaskOutput returns; a write error
-                    // leaves the status, which is still right.
-                    let _ = task.write(&format!("{text}\n"));
-                    task.finish(end);
-                }
+            let (text, end) = tokio::select! {
+                finished = run => match finished {
+                    Ok(f) if f.result.subtype == ResultSubtype::Success && !f.result.is_error => {
+                        (f.result.result, TaskEnd::Completed)
+                    }
+                    Ok(f) => (failure_text(&f), TaskEnd::Failed),
+                    Err(e) => (e, TaskEnd::Failed),
+                },
                 () = stop.cancelled() => {
                     cancel.cancel();
-                    task.finish(TaskEnd::Killed);
+                    (String::new(), TaskEnd::Killed)
                 }
+            };
+            let task_id = task.id().to_owned();
+            if end != TaskEnd::Killed {
+                // The result is what TaskOutput returns; a write error
+                // leaves the status, which is still right.
+                let _ = task.write(&format!("{text}\n"));
             }
+            task.finish(end);
+            let status = match end {
+                TaskEnd::Completed => "completed",
+                TaskEnd::Failed => "failed",
+                _ => "stopped",
+            };
+            shared
+                .emit
+                .emit(RuntimeEvent::Task(Box::new(TaskEvent::Finished {
+                    task_id: task_id.clone(),
+                    tool_use_id,
+                    status,
+                    summary: format!("Agent \"{description}\" {status}"),
+                    output_file,
+                })));
+            // Sent for a stopped agent too: the session counts agents in
+            // flight until it hears of their end.
+            let woken = Woken {
+                task_id,
+                description,
+                status,
+                result: text,
+            };
+            let _ = shared.wake.send(woken);
         });
         Ok(ToolOutput::text(format!(
             "Async agent launched successfully.\nagentId: {agent_id} (the task id for TaskOutput \

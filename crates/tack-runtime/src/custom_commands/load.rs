@@ -14,8 +14,9 @@ const MAX_DEPTH: usize = 8;
 /// Where commands are looked for.
 #[derive(Debug, Clone)]
 pub struct CommandDirs {
-    /// The project root (`.claude/commands`).
-    pub project: PathBuf,
+    /// The project root (`.claude/commands`); `None` when `--setting-sources`
+    /// leaves the project level out.
+    pub project: Option<PathBuf>,
     /// The user's home (`~/.claude/commands`).
     pub home: Option<PathBuf>,
     /// tack's config dir (`<config dir>/commands`): the user's too.
@@ -33,7 +34,11 @@ pub struct CommandDirs {
 /// command of the same name. Also one warning line per file skipped or
 /// trimmed.
 pub fn load_commands(dirs: &CommandDirs) -> (CustomCommands, Vec<String>) {
-    let mut folders = vec![(dirs.project.join(".claude/commands"), CommandScope::Project)];
+    let mut folders: Vec<(PathBuf, CommandScope)> = dirs
+        .project
+        .iter()
+        .map(|p| (p.join(".claude/commands"), CommandScope::Project))
+        .collect();
     if let Some(home) = &dirs.home {
         folders.push((home.join(".claude/commands"), CommandScope::User));
     }
@@ -170,7 +175,7 @@ mod tests {
             .unwrap();
         assert!(made.success());
         let (commands, warnings) = load_commands(&CommandDirs {
-            project: project.path().to_path_buf(),
+            project: Some(project.path().to_path_buf()),
             home: None,
             config_dir: config.path().to_path_buf(),
             trusted: true,

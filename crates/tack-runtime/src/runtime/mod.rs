@@ -2,6 +2,7 @@
 //! [`RuntimeEvent`]s (see the crate docs for the model).
 
 mod conversation;
+mod turn;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -10,14 +11,14 @@ use std::time::Duration;
 use tack_core::LoopEvent;
 use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
-use tack_core::session::{ResultSubtype, Session, SessionEvent, SessionResult};
+use tack_core::session::{ResultSubtype, Session, SessionResult};
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tack_tools::BackgroundTasks;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::agents::ModelCell;
+use crate::agents::{ModelCell, Woken};
 use crate::checkpoints::{Checkpoints, RewindError};
 use crate::command::{
     Command, ConversationRewound, InterruptOutcome, InterruptReceipt, RewindPoint, RuntimeHandle,
@@ -28,15 +29,13 @@ use crate::custom_commands::inline_shell::expand_message;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
-use crate::hooks::{PromptVerdict, SessionHooks, with_context};
+use crate::hooks::SessionHooks;
 use crate::mcp::SessionMcp;
-use crate::mentions;
 use crate::model::{RequestEnv, resolve_model};
-use crate::prompt_size;
 use crate::records::{error_line, result_record};
 use crate::skills::Skills;
 use crate::slash::{Dispatch, dispatch};
-use crate::snapshot::{ContextUsage, Figures, SessionSnapshot, context_tokens};
+use crate::snapshot::{ContextUsage, Figures, SessionSnapshot};
 use crate::structured_output::StructuredOutputTool;
 use crate::transcript::TranscriptPlace;
 use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
@@ -84,7 +83,18 @@ pub(crate) struct Parts {
     pub skills: Arc<Skills>,
     /// The active output style's reminder, sent with every prompt.
     pub output_style_reminder: Option<String>,
+    /// Background agents that ended on their own: each wakes a turn.
+    pub woken: Wakes,
+    /// `SessionOptions::session_state`.
+    pub session_state: bool,
 }
+
+/// Background agents' ends as they come, and how many started agents'
+/// ends have not been taken yet.
+pub(crate) type Wakes = (
+    mpsc::UnboundedReceiver<Woken>,
+    Arc<std::sync::atomic::AtomicUsize>,
+);
 
 /// A ready session. [`Runtime::spawn`] starts it.
 pub struct Runtime {
@@ -159,6 +169,8 @@ impl Runtime {
             transcripts,
             skills,
             output_style_reminder,
+            woken,
+            session_state,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         hooks
@@ -199,6 +211,9 @@ impl Runtime {
             skill_listing: skills.listing(),
             skills,
             output_style_reminder,
+            woken,
+            state: "",
+            session_state,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -230,6 +245,9 @@ enum Work {
         String,
         oneshot::Sender<Result<ConversationRewound, RewindError>>,
     ),
+    /// On resume: the calls a deferred turn left pending run, and the turn
+    /// goes on (queued before any input).
+    ResumePending,
 }
 
 impl Work {
@@ -239,7 +257,7 @@ impl Work {
             Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
             Work::Unknown { uuid, .. } | Work::Clear(uuid) | Work::Skills(uuid) => uuid.as_deref(),
             Work::Compact(_, echo) => echo.as_ref().and_then(|e| e.uuid.as_deref()),
-            Work::Shell(..) | Work::Rewind(..) => None,
+            Work::Shell(..) | Work::Rewind(..) | Work::ResumePending => None,
         }
     }
 }
@@ -292,6 +310,11 @@ struct Driver {
     skill_listing: Option<String>,
     /// The output style's reminder for every prompt (none for Default).
     output_style_reminder: Option<String>,
+    woken: Wakes,
+    /// The last `SessionState` emitted.
+    state: &'static str,
+    /// Emit them at all.
+    session_state: bool,
 }
 
 /// What a command did to a running piece of work.
@@ -344,8 +367,12 @@ impl Driver {
             };
             self.start_context = h.session_start(source, &self.info.model).await;
         }
+        if self.info.resumed && session.has_pending_tools() {
+            self.queue.push_front(Work::ResumePending);
+        }
         loop {
             if let Some(work) = self.queue.pop_front() {
+                self.set_state("running");
                 let alive = match work {
                     Work::Turn(input, options) => {
                         let alive = self.turn(&mut session, input, options).await;
@@ -372,6 +399,7 @@ impl Driver {
                         let _ = reply.send(self.rewind_conversation(&mut session, &id).await);
                         true
                     }
+                    Work::ResumePending => self.resume_pending(&mut session).await,
                 };
                 if let Some(model) = self.pending_model.take() {
                     self.set_model(&mut session, model);
@@ -384,6 +412,12 @@ impl Driver {
             }
             if !self.commands_open {
                 break;
+            }
+            // Idle once work has run and no background agent's end is owed.
+            if self.state == "running"
+                && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) == 0
+            {
+                self.set_state("idle");
             }
             let idle = match self.idle_after.filter(|_| self.idle_armed) {
                 Some(after) => futures::future::Either::Left(tokio::time::sleep(after)),
@@ -399,6 +433,7 @@ impl Driver {
                     },
                     None => self.commands_open = false,
                 },
+                Some(woken) = self.woken.0.recv() => self.woken(woken),
                 () = idle => {
                     self.idle_armed = false;
                     if let Some(h) = self.hooks.clone().filter(|h| h.has("Notification")) {
@@ -421,6 +456,33 @@ impl Driver {
             mcp.shutdown().await;
         }
         self.emit.emit(RuntimeEvent::Ended);
+    }
+
+    /// A background agent ended: one owed end fewer, and the model hears of
+    /// it in a turn of its own unless it was stopped.
+    fn woken(&mut self, woken: Woken) {
+        self.woken
+            .1
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        if woken.status != "stopped" {
+            let input = UserInput {
+                message: woken.message(),
+                uuid: None,
+                origin: None,
+                verbatim: false,
+            };
+            self.queue
+                .push_back(Work::Turn(input, TurnOptions::default()));
+        }
+    }
+
+    fn set_state(&mut self, state: &'static str) {
+        if self.state != state {
+            self.state = state;
+            if self.session_state {
+                self.emit.emit(RuntimeEvent::SessionState(state));
+            }
+        }
     }
 
     /// Handles a command that needs no access to the session.
@@ -470,7 +532,10 @@ impl Driver {
                             cancelled.extend(uuid.clone());
                             false
                         }
-                        Work::Compact(..) | Work::Shell(..) | Work::Rewind(..) => true,
+                        Work::Compact(..)
+                        | Work::Shell(..)
+                        | Work::Rewind(..)
+                        | Work::ResumePending => true,
                     });
                 }
                 return Control::Interrupt(Interrupter::Receipt { reply, cancelled });
@@ -701,102 +766,6 @@ impl Driver {
         alive
     }
 
-    async fn run_turn(&mut self, session: &mut Session, input: UserInput) -> bool {
-        self.refresh_tools(session).await;
-        let echo = input.echo();
-        let mut message = input.message;
-        let resources = session.tool_env().session_dir().join("mcp-resources");
-        let attached = mentions::resolve(
-            &message,
-            &self.info.cwd,
-            &self.gate,
-            self.mcp.as_ref(),
-            &resources,
-        )
-        .await;
-        for notice in attached.notices {
-            self.emit.notice(notice);
-        }
-        message.content.extend(attached.blocks);
-        let prompt = with_context(message, self.skill_listing.take());
-        let prompt = with_context(prompt, self.output_style_reminder.clone());
-        let prompt = with_context(prompt, self.start_context.take());
-        // Async hooks that finished since the last prompt speak now.
-        let reported = self.hooks.as_ref().and_then(|h| h.take_async_reports());
-        let prompt = with_context(prompt, reported);
-        let prompt = match self.hooks.clone() {
-            Some(h) => match h.user_prompt_submit(prompt).await {
-                PromptVerdict::Send(p) => p,
-                PromptVerdict::Blocked(reason) => return self.blocked(session, reason, echo),
-            },
-            None => prompt,
-        };
-        if let Some(result) = prompt_size::too_long(session, &session.config().model, &prompt) {
-            self.ensure_started();
-            return self.turn_ended(&result, None, echo, "");
-        }
-        if let Some(tool) = &self.structured_output {
-            tool.new_turn();
-        }
-        let cancel = CancellationToken::new();
-        self.turn_cancel.set(Some(cancel.clone()));
-        let mut interrupts = Vec::new();
-        let mut stop_reason: Option<String> = None;
-        // Tool calls of the last assistant message still wait for results:
-        // an interrupt now stops tools, not the model's stream.
-        let mut tools_running = false;
-        let mut alive = true;
-        let mut turn = session.submit(prompt, cancel.clone());
-        loop {
-            let event = self
-                .with_commands(turn.next(), &cancel, &mut interrupts)
-                .await;
-            // The first event comes after the prompt is on disk.
-            self.ensure_started();
-            match event {
-                Some(SessionEvent::Loop(event)) => {
-                    match &event {
-                        LoopEvent::AssistantMessage(a) => {
-                            stop_reason = a.stop_reason.as_ref().map(|s| s.as_str().to_owned());
-                            tools_running = a.message.tool_uses().next().is_some();
-                            self.figures.last_context = Some(context_tokens(&a.usage));
-                        }
-                        LoopEvent::ToolResults(_) => tools_running = false,
-                        LoopEvent::Compacted(c) => {
-                            self.context_gone();
-                            crate::hooks::after_compaction(self.hooks.as_ref(), c).await;
-                        }
-                        _ => {}
-                    }
-                    if !self.emit.emit(RuntimeEvent::Loop(event)) {
-                        alive = false;
-                        break;
-                    }
-                }
-                Some(SessionEvent::Result(result)) => {
-                    // Receipts before the result (Claude Code's order).
-                    for interrupter in interrupts.drain(..) {
-                        interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
-                    }
-                    let aborted = if tools_running {
-                        "aborted_tools"
-                    } else {
-                        "aborted_streaming"
-                    };
-                    alive = self.turn_ended(&result, stop_reason, echo, aborted);
-                    break;
-                }
-                None => break,
-            }
-        }
-        drop(turn);
-        self.turn_cancel.set(None);
-        for interrupter in interrupts {
-            interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
-        }
-        alive
-    }
-
     /// A user message added without a turn; a failed write is a notice (the
     /// message is then not in the conversation). `false` when the front end
     /// has gone away.
@@ -832,6 +801,7 @@ impl Driver {
                     message: run.message(),
                     uuid: None,
                     origin: None,
+                    verbatim: false,
                 },
             )
             .await;

@@ -19,6 +19,8 @@ pub struct SkillDirs {
     /// The user's skill folders, first wins (`<Claude user dir>/skills`,
     /// tack's `<config dir>/skills`).
     pub user: Vec<PathBuf>,
+    /// `--setting-sources` reads the project level (else no project skill).
+    pub project_source: bool,
     /// The project is trusted. An untrusted project's skills are not loaded:
     /// their instructions steer the model as the user's would.
     pub trusted: bool,
@@ -36,7 +38,10 @@ pub fn load_skills(dirs: &SkillDirs) -> (Skills, Vec<String>) {
         .iter()
         .map(|d| (d.clone(), SkillSource::User, String::new()))
         .collect();
-    let project = project_folders(dirs);
+    let project = match dirs.project_source {
+        true => project_folders(dirs),
+        false => Vec::new(),
+    };
     let mut warnings = Vec::new();
     if dirs.trusted {
         folders.extend(project);
@@ -223,6 +228,7 @@ mod tests {
             project: p.to_path_buf(),
             cwd: p.join("apps/web/src"),
             user: vec![user.path().to_path_buf(), p.join("missing")],
+            project_source: true,
             trusted: true,
             plugins: vec![],
         };
@@ -249,6 +255,7 @@ mod tests {
         );
 
         let (skills, warnings) = load_skills(&SkillDirs {
+            project_source: true,
             trusted: false,
             ..dirs
         });

@@ -1,0 +1,250 @@
+"""Scenarios for what the Python Agent SDK's own end-to-end suite checks of
+the CLI (claude-agent-sdk 0.2.187), driven against tack and the scripted model
+server.
+
+Usage: python e2e.py SCENARIO TACK_BINARY
+
+Run by crates/tack-cli/tests/sdk_e2e.rs in a temp project (the cwd), with
+ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
+{"observations": ...} or {"error": ...}. Scenarios:
+
+  setting_sources  system/init of two sessions in a project with a command and
+                   a local outputStyle: setting_sources=["user"], then
+                   ["user", "project", "local"]
+  defer            a PreToolUse hook defers the model's Bash call (the result
+                   carries it), then the session resumes with no prompt under a
+                   hook that denies it: through query() and through the client
+  background       query() with a string prompt and a Write hook: the model
+                   starts a background agent and ends its turn; the agent's
+                   end wakes a second turn, whose Write hook is still served
+  verbatim         with tools=[], a prompt naming a file outside the project
+                   as @/abs/path: through query() without verbatim_prompts,
+                   then with it, then through the client with it; the file
+                   attachments each session's transcript records (read as
+                   the SDK reads sessions)
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+from claude_agent_sdk._internal.sessions import (
+    _parse_transcript_entries,
+    _read_session_file,
+)
+from claude_agent_sdk import (
+    AgentDefinition,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    HookMatcher,
+    ResultMessage,
+    SystemMessage,
+    query,
+)
+
+STDERR: list[str] = []
+
+
+def options(tack: str, **kwargs) -> ClaudeAgentOptions:
+    return ClaudeAgentOptions(cli_path=tack, cwd=os.getcwd(), stderr=STDERR.append, **kwargs)
+
+
+async def init_data(opts: ClaudeAgentOptions, prompt: str) -> dict:
+    data: dict = {}
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query(prompt)
+        async for message in client.receive_response():
+            if isinstance(message, SystemMessage) and message.subtype == "init":
+                data = message.data
+    return data
+
+
+async def setting_sources(tack: str) -> dict:
+    project = Path(os.getcwd())
+    (project / ".claude/commands").mkdir(parents=True)
+    (project / ".claude/commands/testcmd.md").write_text(
+        "---\ndescription: Test command\n---\n\nThis is a test command.\n"
+    )
+    (project / ".claude/settings.local.json").write_text('{"outputStyle": "local-test-style"}')
+    seen = {}
+    for name, sources in [("user", ["user"]), ("all", ["user", "project", "local"])]:
+        init = await init_data(options(tack, setting_sources=sources, max_turns=1), "2 + 2?")
+        seen[name] = {
+            "output_style": init.get("output_style"),
+            "slash_commands": init.get("slash_commands"),
+        }
+    return seen
+
+
+def result_of(message: ResultMessage) -> dict:
+    deferred = message.deferred_tool_use
+    return {
+        "is_error": message.is_error,
+        "num_turns": message.num_turns,
+        "result": message.result,
+        "stop_reason": message.stop_reason,
+        "terminal_reason": message.terminal_reason,
+        "deferred_tool_use": deferred and {
+            "id": deferred.id,
+            "name": deferred.name,
+            "input": deferred.input,
+        },
+    }
+
+
+def decision(calls: list, verdict: str, reason: str):
+    async def hook(data, tool_use_id, context):
+        calls.append({"verdict": verdict, "tool_use_id": tool_use_id})
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": verdict,
+                "permissionDecisionReason": reason,
+            }
+        }
+
+    return hook
+
+
+async def no_prompt():
+    return
+    yield {}
+
+
+async def defer(tack: str) -> dict:
+    seen: dict = {}
+    for api in ["query", "client"]:
+        calls: list = []
+
+        def opts(verdict: str, reason: str, resume=None) -> ClaudeAgentOptions:
+            hook = decision(calls, verdict, reason)
+            return options(
+                tack,
+                setting_sources=[],
+                tools=["Bash"],
+                allowed_tools=["Bash"],
+                hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[hook])]},
+                max_turns=3,
+                resume=resume,
+            )
+
+        first = [m async for m in query(prompt="Run it.", options=opts("defer", "Later"))]
+        (deferred,) = [m for m in first if isinstance(m, ResultMessage)]
+        resumed_opts = opts("deny", "Approval was denied", deferred.session_id)
+        if api == "query":
+            resumed = [m async for m in query(prompt=no_prompt(), options=resumed_opts)]
+        else:
+            async with ClaudeSDKClient(options=resumed_opts) as client:
+                resumed = [m async for m in client.receive_response()]
+        (result,) = [m for m in resumed if isinstance(m, ResultMessage)]
+        seen[api] = {
+            "deferred": result_of(deferred),
+            "resumed": result_of(result),
+            "same_session": result.session_id == deferred.session_id,
+            "hook_calls": calls,
+            "marker_exists": Path("executed.txt").exists(),
+        }
+    return seen
+
+
+async def background(tack: str) -> dict:
+    asked: list = []
+
+    async def hook(data, tool_use_id, context):
+        asked.append(data["tool_name"])
+        return {}
+
+    worker = AgentDefinition(description="One word.", prompt="Reply DONE.", tools=[])
+    opts = options(
+        tack,
+        setting_sources=[],
+        tools=["Agent", "Write"],
+        allowed_tools=["Write"],
+        hooks={"PreToolUse": [HookMatcher(matcher="Write", hooks=[hook])]},
+        agents={"worker": worker},
+    )
+    messages = [m async for m in query(prompt="Start the worker.", options=opts)]
+    results = [m for m in messages if isinstance(m, ResultMessage)]
+    return {
+        "results": [{"is_error": r.is_error, "result": r.result} for r in results],
+        "system": sorted(m.subtype for m in messages if isinstance(m, SystemMessage)),
+        "hook_asked": asked,
+        "out_txt": Path("out.txt").read_text() if Path("out.txt").exists() else None,
+    }
+
+
+def attached_files(session_id: str | None) -> list:
+    content = _read_session_file(session_id, os.getcwd()) if session_id else None
+    if not content:
+        raise RuntimeError(f"no transcript for session {session_id}")
+    return [
+        entry["attachment"]
+        for entry in _parse_transcript_entries(content)
+        if entry["type"] == "attachment" and entry["attachment"].get("type") == "file"
+    ]
+
+
+async def verbatim(tack: str) -> dict:
+    outside = Path(os.environ["HOME"]) / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    secret.write_text("The marker is MARKER-1234.\n")
+    prompt = f"What marker does this file contain? @{secret}"
+
+    def opts(verbatim_prompts: bool) -> ClaudeAgentOptions:
+        return options(
+            tack,
+            verbatim_prompts=verbatim_prompts,
+            tools=[],
+            setting_sources=[],
+            extra_args={"strict-mcp-config": None},
+            max_turns=1,
+        )
+
+    async def via_query(verbatim_prompts: bool) -> list:
+        results = [
+            m async for m in query(prompt=prompt, options=opts(verbatim_prompts))
+            if isinstance(m, ResultMessage)
+        ]
+        return attached_files(results[-1].session_id)
+
+    async def via_client() -> list:
+        session_id = None
+        async with ClaudeSDKClient(options=opts(True)) as client:
+            await client.query(prompt)
+            async for message in client.receive_response():
+                if isinstance(message, ResultMessage):
+                    session_id = message.session_id
+        return attached_files(session_id)
+
+    return {
+        "file": str(secret),
+        "expanded": await via_query(False),
+        "query_verbatim": await via_query(True),
+        "client_verbatim": await via_client(),
+    }
+
+
+SCENARIOS = {
+    "background": background,
+    "defer": defer,
+    "setting_sources": setting_sources,
+    "verbatim": verbatim,
+}
+
+
+async def main() -> None:
+    scenario, tack = sys.argv[1], sys.argv[2]
+    report: dict = {"scenario": scenario}
+    try:
+        with anyio.fail_after(60):
+            report["observations"] = await SCENARIOS[scenario](tack)
+    except Exception as e:  # the observation is the failure itself
+        report["error"] = f"{type(e).__name__}: {e}"
+        report["stderr"] = STDERR[-20:]
+    print(json.dumps(report, sort_keys=True))
+
+
+anyio.run(main)
