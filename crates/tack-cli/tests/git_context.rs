@@ -96,7 +96,7 @@ async fn outside_a_repository_no_git_runs() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn in_a_repository_only_status_runs() {
+async fn in_a_repository_no_git_runs_either() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
     let repo = env.cwd();
     init_with_one_commit(&repo, "trunk", "a\n");
@@ -105,14 +105,17 @@ async fn in_a_repository_only_status_runs() {
         &["config", "filter.lfs.clean", "git-lfs clean -- %f"],
     );
     git(&repo, &["branch", "master"]);
-    // The filter drivers, the main branch and the recent commits are read
-    // from the repository's files.
-    assert_eq!(run_with_logging_git(&env).await, ["status"]);
+    std::fs::write(repo.join("a.txt"), "changed\n").unwrap();
+    std::fs::write(repo.join("b.txt"), "new\n").unwrap();
+    // The filter drivers, the main branch, the status and the recent
+    // commits are read from the repository's files.
+    assert_eq!(run_with_logging_git(&env).await, Vec::<String>::new());
     let head = git(&repo, &["rev-parse", "--short=7", "HEAD"]);
     let system = env.request_bodies()[0]["system"].to_string();
     assert!(
         system.contains("Current branch: trunk")
             && system.contains("Main branch (you will usually use this for PRs): master")
+            && system.contains("Status:\\n M a.txt\\n?? b.txt\\n")
             && system.contains(&format!("Recent commits:\\n{} one", head.trim())),
         "{system}"
     );

@@ -26,6 +26,7 @@ use tokio::process::Command;
 
 use super::git_files::{self, Fact, GitEnv};
 use super::git_log;
+use super::git_status;
 
 /// Most characters of `git status --short` that are included.
 pub const MAX_STATUS_CHARS: usize = 2_000;
@@ -87,12 +88,12 @@ impl GitSnapshot {
 /// Takes the snapshot of the repository containing `cwd`, running the `git`
 /// commands concurrently, each bounded by `timeout`.
 ///
-/// One process (`status`) where git's files can be read in-process
-/// ([`git_files`]: none outside a repository; the filter drivers and main
-/// branch read from config and refs; [`git_log`]: the recent commits from
-/// the object database), up to four where they cannot: spawning blocks the
-/// calling thread until the child has exec'd, and `status` must wait for the
-/// filter listing. `status --branch` also gives the branch.
+/// No process at all where git's files can be read in-process for certain
+/// ([`git_files`]: none outside a repository; config, filter drivers and the
+/// main branch; [`git_status`]: the short status; [`git_log`]: the recent
+/// commits), up to four where they cannot: spawning blocks the calling
+/// thread until the child has exec'd, and `status` must wait for the filter
+/// listing. `status --branch` also gives the branch.
 pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> {
     let env = GitEnv::from_process();
     let repo = match git_files::discover(cwd, &env) {
@@ -100,12 +101,24 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
         Fact::Known(Some(repo)) => Some(repo),
         Fact::Unsure => None,
     };
+    // Every config file read once, for all the in-process facts.
+    let known = repo
+        .as_ref()
+        .and_then(|r| match git_files::config_text(r, &env) {
+            Fact::Known(config) => Some((r, config)),
+            Fact::Unsure => None,
+        });
     let git = |args: &'static [&'static str]| async move {
         let output = run_git(cwd, &[], args, timeout).await?;
         output.status.success().then(|| stdout_text(&output))
     };
-    let known_filters = repo.as_ref().map(|r| git_files::filter_drivers(r, &env));
     let status = async {
+        if let Some((repo, config)) = &known
+            && let Fact::Known(status) = git_status::short_status(repo, &env, config, cwd)
+        {
+            return Some((status.branch, status.files));
+        }
+        let known_filters = known.as_ref().map(|(_, config)| filter_drivers(config));
         // The deadline covers both steps.
         tokio::time::timeout(timeout, async {
             let blank_filters = match known_filters {
@@ -116,7 +129,9 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
             // config would apply there).
             let args = &["status", "--short", "--branch", "--ignore-submodules=dirty"];
             let output = run_git(cwd, &blank_filters, args, timeout).await?;
-            output.status.success().then(|| stdout_text(&output))
+            let text = output.status.success().then(|| stdout_text(&output))?;
+            let (header, files) = text.split_once('\n').unwrap_or((text.as_str(), ""));
+            Some((branch_from_status_header(header), files.to_owned()))
         })
         .await
         .ok()
@@ -140,10 +155,10 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
     let log = async {
         // Read in-process after `status` has been spawned (it is polled
         // first below), so the process starts without waiting for this.
-        let known = repo
+        let commits = known
             .as_ref()
-            .map(|r| git_log::recent_commits(r, &env, RECENT_COMMITS));
-        if let Some(Fact::Known(commits)) = known {
+            .map(|(repo, config)| git_log::recent_commits(repo, config, RECENT_COMMITS));
+        if let Some(Fact::Known(commits)) = commits {
             return Some(commits);
         }
         let count = RECENT_COMMITS.to_string();
@@ -152,14 +167,26 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
         output.status.success().then(|| stdout_text(&output))
     };
     let (status, log, main_branch) = tokio::join!(status, log, main_branch);
-    let status = status?;
-    let (header, files) = status.split_once('\n').unwrap_or((status.as_str(), ""));
+    let (branch, files) = status?;
     Some(GitSnapshot {
-        branch: branch_from_status_header(header),
+        branch,
         main_branch,
-        status: cap_status(files.to_owned()),
+        status: cap_status(files),
         recent_commits: log.unwrap_or_default(),
     })
+}
+
+/// The filter drivers `config` ([`git_files::config_text`]) names, each
+/// once, in order; `Unsure` where a header cannot be read for certain.
+fn filter_drivers(config: &str) -> Fact<Vec<String>> {
+    match git_files::filter_sections(config) {
+        Fact::Known(mut names) => {
+            let mut seen = std::collections::HashSet::new();
+            names.retain(|n| seen.insert(n.clone()));
+            Fact::Known(names)
+        }
+        Fact::Unsure => Fact::Unsure,
+    }
 }
 
 /// `-c` settings that blank every filter driver the repository's config

@@ -72,6 +72,8 @@ pub(crate) struct RepoDirs {
     pub git_dir: PathBuf,
     /// Where config and refs live (`commondir`), `git_dir` for the main tree.
     pub common_dir: PathBuf,
+    /// The work tree's root (the directory holding `.git`).
+    pub work_tree: PathBuf,
 }
 
 /// The repository containing `cwd` as git's discovery finds it: the nearest
@@ -112,6 +114,7 @@ pub(crate) fn discover(cwd: &Path, env: &GitEnv) -> Fact<Option<RepoDirs>> {
         return Fact::Known(Some(RepoDirs {
             git_dir,
             common_dir,
+            work_tree: dir.to_path_buf(),
         }));
     }
     Fact::Known(None)
@@ -121,46 +124,31 @@ fn looks_like_git_dir(dir: &Path) -> bool {
     dir.join("HEAD").is_file() && (dir.join("objects").is_dir() || dir.join("commondir").is_file())
 }
 
-/// Every filter driver any config file git reads for this repository names
-/// (system, global, the repository's and its worktree's), deduplicated, in
-/// file order.
-pub(crate) fn filter_drivers(repo: &RepoDirs, env: &GitEnv) -> Fact<Vec<String>> {
-    let mut drivers = Vec::new();
+/// The text of every config file git reads for this repository (system,
+/// global, the repository's and its worktree's), in that order, one after
+/// another: read once for all the facts below. `Unsure` if one exists but
+/// cannot be read.
+pub(crate) fn config_text(repo: &RepoDirs, env: &GitEnv) -> Fact<String> {
+    let mut text = String::new();
     for file in config_files(repo, env) {
-        let text = match std::fs::read(&file) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        match std::fs::read(&file) {
+            Ok(bytes) => {
+                text.push_str(&String::from_utf8_lossy(&bytes));
+                text.push('\n');
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(_) => return Fact::Unsure,
-        };
-        match filter_sections(&text) {
-            Fact::Known(names) => {
-                for name in names {
-                    if !drivers.contains(&name) {
-                        drivers.push(name);
-                    }
-                }
-            }
-            Fact::Unsure => return Fact::Unsure,
         }
     }
-    Fact::Known(drivers)
+    Fact::Known(text)
 }
 
-/// Whether any config file git reads for this repository mentions one of
-/// `fragments` (lowercase) anywhere, in a key or a value: a coarse test that
-/// errs towards `true`. `Unsure` if a file cannot be read.
-pub(crate) fn config_mentions(repo: &RepoDirs, env: &GitEnv, fragments: &[&str]) -> Fact<bool> {
-    for file in config_files(repo, env) {
-        let text = match std::fs::read(&file) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).to_ascii_lowercase(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(_) => return Fact::Unsure,
-        };
-        if fragments.iter().any(|f| text.contains(f)) {
-            return Fact::Known(true);
-        }
-    }
-    Fact::Known(false)
+/// Whether `config` ([`config_text`]) mentions one of `fragments`
+/// (lowercase) anywhere, in a key or a value: a coarse test that errs
+/// towards `true`.
+pub(crate) fn config_mentions(config: &str, fragments: &[&str]) -> bool {
+    let config = config.to_ascii_lowercase();
+    fragments.iter().any(|f| config.contains(f))
 }
 
 /// The config files git could read: both usual system locations (the one
@@ -182,7 +170,7 @@ fn config_files(repo: &RepoDirs, env: &GitEnv) -> Vec<PathBuf> {
 }
 
 /// `<prefix>` of the first `<prefix>/bin/git` on `PATH`.
-fn git_prefix(env: &GitEnv) -> Option<PathBuf> {
+pub(crate) fn git_prefix(env: &GitEnv) -> Option<PathBuf> {
     let path = env.path.as_ref()?;
     let git = std::env::split_paths(path)
         .map(|dir| dir.join("git"))
@@ -334,6 +322,7 @@ mod tests {
         let main = RepoDirs {
             git_dir: git_dir.clone(),
             common_dir: git_dir.clone(),
+            work_tree: repo.clone(),
         };
         assert_eq!(discover(&repo.join("a/b"), &env), Fact::Known(Some(main)));
 
@@ -349,6 +338,7 @@ mod tests {
             Fact::Known(Some(RepoDirs {
                 git_dir: own.clone(),
                 common_dir: own.join("../.."),
+                work_tree: linked.clone(),
             }))
         );
 
@@ -367,6 +357,7 @@ mod tests {
         let repo = RepoDirs {
             git_dir: git_dir.clone(),
             common_dir: git_dir.clone(),
+            work_tree: tmp.path().to_path_buf(),
         };
         assert_eq!(main_branch(&repo), Fact::Known("main".to_owned()));
         std::fs::write(

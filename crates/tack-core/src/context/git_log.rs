@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::path::Path;
 
-use super::git_files::{self, Fact, GitEnv, RepoDirs};
+use super::git_files::{self, Fact, RepoDirs};
 use super::git_objects::{Kind, ObjectId, ObjectStore, from_hex, to_hex};
 
 /// Git's shortest automatic abbreviation.
@@ -19,9 +19,9 @@ const MIN_ABBREV: usize = 7;
 
 /// The newest `limit` commits reachable from HEAD, one line each, joined with
 /// newlines; empty on an unborn branch.
-pub(crate) fn recent_commits(repo: &RepoDirs, env: &GitEnv, limit: usize) -> Fact<String> {
-    let config_changes_output = git_files::config_mentions(repo, env, OUTPUT_KEYS);
-    if history_is_rewritten(repo) || config_changes_output != Fact::Known(false) {
+/// `config` is [`git_files::config_text`]'s.
+pub(crate) fn recent_commits(repo: &RepoDirs, config: &str, limit: usize) -> Fact<String> {
+    if history_is_rewritten(repo) || git_files::config_mentions(config, OUTPUT_KEYS) {
         return Fact::Unsure;
     }
     let head = match head_commit(repo) {
@@ -55,7 +55,7 @@ fn history_is_rewritten(repo: &RepoDirs) -> bool {
 }
 
 /// The commit HEAD names: `Known(None)` on an unborn branch.
-fn head_commit(repo: &RepoDirs) -> Fact<Option<ObjectId>> {
+pub(crate) fn head_commit(repo: &RepoDirs) -> Fact<Option<ObjectId>> {
     let Ok(head) = std::fs::read_to_string(repo.git_dir.join("HEAD")) else {
         return Fact::Unsure;
     };

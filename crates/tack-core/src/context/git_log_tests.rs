@@ -4,92 +4,26 @@
 //! to git.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use pretty_assertions::assert_eq;
 
-use super::super::git_files::{Fact, GitEnv, RepoDirs, discover};
+use super::super::git_files::{Fact, RepoDirs, config_text};
+use super::super::git_sandbox::Sandbox;
 use super::recent_commits;
 
-struct Sandbox {
-    _tmp: tempfile::TempDir,
-    home: PathBuf,
-    root: PathBuf,
+/// What tack reads for `git log --oneline -n 5`.
+fn ours(s: &Sandbox, repo: &RepoDirs) -> Fact<String> {
+    match config_text(repo, &s.env()) {
+        Fact::Known(config) => recent_commits(repo, &config, 5),
+        Fact::Unsure => Fact::Unsure,
+    }
 }
 
-impl Sandbox {
-    fn new() -> Sandbox {
-        let tmp = tempfile::tempdir().unwrap();
-        let home = tmp.path().join("home");
-        std::fs::create_dir_all(&home).unwrap();
-        let root = tmp.path().to_path_buf();
-        Sandbox {
-            _tmp: tmp,
-            home,
-            root,
-        }
-    }
-
-    /// `git` in `dir` with a fixed identity, no user or system config, and
-    /// committer dates from `date` when given.
-    fn git_at(&self, dir: &Path, date: Option<i64>, args: &[&str]) -> String {
-        let mut command = Command::new("git");
-        command
-            .current_dir(dir)
-            .env("HOME", &self.home)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "A")
-            .env("GIT_AUTHOR_EMAIL", "a@example.com")
-            .env("GIT_COMMITTER_NAME", "C")
-            .env("GIT_COMMITTER_EMAIL", "c@example.com")
-            .args(args);
-        if let Some(date) = date {
-            command
-                .env("GIT_COMMITTER_DATE", format!("@{date} +0000"))
-                .env("GIT_AUTHOR_DATE", format!("@{date} +0000"));
-        }
-        let out = command.output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
-    }
-
-    fn init(&self, name: &str) -> PathBuf {
-        let dir = self.root.join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        self.git_at(&dir, None, &["init", "-q", "-b", "main"]);
-        dir
-    }
-
-    fn commit(&self, dir: &Path, date: i64, message: &str) {
-        std::fs::write(dir.join("f.txt"), format!("{date}\n{message}")).unwrap();
-        self.git_at(dir, None, &["add", "-A"]);
-        self.git_at(
-            dir,
-            Some(date),
-            &["commit", "-q", "--cleanup=verbatim", "-m", message],
-        );
-    }
-
-    fn env(&self) -> GitEnv {
-        GitEnv {
-            home: Some(self.home.clone()),
-            ..GitEnv::default()
-        }
-    }
-
-    fn repo(&self, dir: &Path) -> RepoDirs {
-        match discover(dir, &self.env()) {
-            Fact::Known(Some(repo)) => repo,
-            other => panic!("no repository at {}: {other:?}", dir.display()),
-        }
-    }
-
-    /// What tack reads and what `git log --oneline -n 5` prints.
-    fn both(&self, dir: &Path) -> (Fact<String>, Fact<String>) {
-        let ours = recent_commits(&self.repo(dir), &self.env(), 5);
-        let git = self.git_at(dir, None, &["log", "--oneline", "--no-decorate", "-n", "5"]);
-        (ours, Fact::Known(git))
-    }
+/// What tack reads and what `git log --oneline -n 5` prints.
+fn both(s: &Sandbox, dir: &Path) -> (Fact<String>, Fact<String>) {
+    let ours = ours(s, &s.repo(dir));
+    let git = s.git_at(dir, None, &["log", "--oneline", "--no-decorate", "-n", "5"]);
+    (ours, Fact::Known(git))
 }
 
 #[test]
@@ -108,7 +42,7 @@ fn loose_history_with_paragraph_subjects_matches_git() {
         1_700_000_100,
         "\n\n  leading blanks, then spaces kept\n",
     );
-    let (ours, git) = s.both(&dir);
+    let (ours, git) = both(&s, &dir);
     assert_eq!(ours, git);
     let Fact::Known(text) = ours else {
         unreachable!()
@@ -134,7 +68,7 @@ fn merges_walk_by_committer_date_and_packs_read_like_loose_objects() {
         Some(6_000),
         &["merge", "-q", "--no-ff", "-m", "merge side", "side"],
     );
-    let (ours, git) = s.both(&dir);
+    let (ours, git) = both(&s, &dir);
     assert_eq!(ours, git);
 
     // Long, similar messages, repacked hard: some commits become deltas.
@@ -158,7 +92,7 @@ fn merges_walk_by_committer_date_and_packs_read_like_loose_objects() {
         deltified_commits > 0,
         "no commit was stored as a delta:\n{verify}"
     );
-    let (ours, git) = s.both(&dir);
+    let (ours, git) = both(&s, &dir);
     assert_eq!(ours, git);
 }
 
@@ -177,16 +111,13 @@ fn pack_idx(dir: &Path) -> String {
 fn unborn_detached_shallow_and_worktree_heads() {
     let s = Sandbox::new();
     let dir = s.init("shapes");
-    assert_eq!(
-        recent_commits(&s.repo(&dir), &s.env(), 5),
-        Fact::Known(String::new())
-    );
+    assert_eq!(ours(&s, &s.repo(&dir)), Fact::Known(String::new()));
     for i in 0..4 {
         s.commit(&dir, 2_000 + i, &format!("c{i}"));
     }
     let first = s.git_at(&dir, None, &["rev-list", "--max-parents=0", "HEAD"]);
     s.git_at(&dir, None, &["checkout", "-q", "--detach", "HEAD~1"]);
-    let (ours, git) = s.both(&dir);
+    let (ours, git) = both(&s, &dir);
     assert_eq!(ours, git);
     s.git_at(&dir, None, &["checkout", "-q", "main"]);
 
@@ -197,7 +128,7 @@ fn unborn_detached_shallow_and_worktree_heads() {
         None,
         &["clone", "-q", "--depth", "2", &url, "shallow"],
     );
-    let (ours, git) = s.both(&shallow);
+    let (ours, git) = both(&s, &shallow);
     assert_eq!(ours, git);
     assert_eq!(
         ours.clone(),
@@ -210,7 +141,7 @@ fn unborn_detached_shallow_and_worktree_heads() {
         None,
         &["worktree", "add", "-q", "-b", "wt", "../linked", &first],
     );
-    let (ours, git) = s.both(&linked);
+    let (ours, git) = both(&s, &linked);
     assert_eq!(ours, git);
 }
 
@@ -221,17 +152,17 @@ fn config_and_history_rewrites_are_left_to_git() {
     s.commit(&dir, 3_000, "one");
     s.commit(&dir, 3_001, "two");
     let repo = s.repo(&dir);
-    assert!(matches!(recent_commits(&repo, &s.env(), 5), Fact::Known(_)));
+    assert!(matches!(ours(&s, &repo), Fact::Known(_)));
 
     s.git_at(&dir, None, &["config", "core.abbrev", "12"]);
-    assert_eq!(recent_commits(&repo, &s.env(), 5), Fact::Unsure);
+    assert_eq!(ours(&s, &repo), Fact::Unsure);
     s.git_at(&dir, None, &["config", "--unset", "core.abbrev"]);
-    assert!(matches!(recent_commits(&repo, &s.env(), 5), Fact::Known(_)));
+    assert!(matches!(ours(&s, &repo), Fact::Known(_)));
 
     let head = s.git_at(&dir, None, &["rev-parse", "HEAD"]);
     let parent = s.git_at(&dir, None, &["rev-parse", "HEAD~1"]);
     s.git_at(&dir, None, &["replace", &head, &parent]);
-    assert_eq!(recent_commits(&repo, &s.env(), 5), Fact::Unsure);
+    assert_eq!(ours(&s, &repo), Fact::Unsure);
 }
 
 #[test]
@@ -244,7 +175,7 @@ fn damaged_packs_and_indexes_are_unsure_not_a_panic() {
     s.git_at(&dir, None, &["repack", "-adq"]);
     s.git_at(&dir, None, &["prune"]);
     let repo = s.repo(&dir);
-    assert!(matches!(recent_commits(&repo, &s.env(), 5), Fact::Known(_)));
+    assert!(matches!(ours(&s, &repo), Fact::Known(_)));
 
     let idx = PathBuf::from(pack_idx(&dir));
     let pack = idx.with_extension("pack");
@@ -259,10 +190,10 @@ fn damaged_packs_and_indexes_are_unsure_not_a_panic() {
         *byte = 0xa5;
     }
     std::fs::write(&pack, &garbage).unwrap();
-    assert_eq!(recent_commits(&repo, &s.env(), 5), Fact::Unsure);
+    assert_eq!(ours(&s, &repo), Fact::Unsure);
     std::fs::write(&pack, &original).unwrap();
 
     let index = std::fs::read(&idx).unwrap();
     std::fs::write(&idx, &index[..100]).unwrap();
-    assert_eq!(recent_commits(&repo, &s.env(), 5), Fact::Unsure);
+    assert_eq!(ours(&s, &repo), Fact::Unsure);
 }

@@ -11,9 +11,13 @@
 
 mod git;
 mod git_files;
+mod git_index;
 mod git_log;
 mod git_objects;
 mod git_prefetch;
+#[cfg(test)]
+mod git_sandbox;
+mod git_status;
 mod memory_files;
 mod path_rules;
 mod rules;
