@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Finds the functions a tack session runs and writes them, one mangled name per
-# line, to crates/tack-cli/hot-symbols.txt. The release link places them
-# together (lld's --symbol-ordering-file, see crates/tack-cli/build.rs), so a
-# session maps a few hundred KiB of the binary's code instead of touching a
-# page in most 64 KiB stretches of it: the kernel maps text in 64 KiB windows
-# ("fault-around"), and a process's resident size counts every mapped page.
+# line, most instructions first, to crates/tack-cli/hot-symbols.txt. The release
+# link places them together (lld's --symbol-ordering-file, see
+# crates/tack-cli/build.rs), so a session maps a few hundred KiB of the binary's
+# code instead of touching a page in most 64 KiB stretches of it: the kernel
+# maps text in 64 KiB windows ("fault-around"), and a process's resident size
+# counts every mapped page.
 #
-# Needs `perf` (sampling the CPU clock at 50 kHz) and python3. It profiles the
-# release binary itself (stripped) and names the sampled addresses with the
-# map its link wrote (build.rs): a build with other settings would name the
-# same functions differently. Rerun after large changes, then rebuild; a stale
-# list is still correct, only less effective (names no longer found are
-# skipped at link time).
+# Needs valgrind and python3. Each session of the workload runs under callgrind,
+# which sees every instruction executed (sampling, as with perf, misses the
+# functions that run once for a few microseconds, and each one missed costs a
+# 64 KiB window). It runs the release binary itself (stripped; callgrind reports
+# its addresses as the link placed them) and names the functions through the map
+# its link wrote (build.rs): a build with other settings would name the same
+# functions differently. Rerun after a change to a workspace dependency (the
+# names carry each crate's hash) or large changes, then rebuild; a stale list is
+# still correct, only less effective (names no longer found are skipped at link
+# time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RUNS=${RUNS:-150}
+RUNS=${RUNS:-2}
 cargo build --release -p tack-cli --bin tack
 cargo build -p tack-testkit --bin tack-mock-api
 tack=$PWD/target/release/tack
@@ -61,21 +66,22 @@ serve() { # script file -> base URL on stdout
 answer_url=$(serve "$work/answer.json")
 tools_url=$(serve "$work/tools.json")
 
+run="valgrind -q --tool=callgrind --dump-instr=yes --compress-pos=no --compress-strings=no"
+run="$run --callgrind-out-file=$work/callgrind.%p $tack"
 cat > "$work/workload.sh" <<SH
 set -u
 cd "$repo"
 export HOME="$work/home" ANTHROPIC_API_KEY=k
 for i in \$(seq $RUNS); do
-  ANTHROPIC_BASE_URL=$answer_url "$tack" -p hi > /dev/null
-  ANTHROPIC_BASE_URL=$answer_url "$tack" -p hi --output-format json > /dev/null
+  ANTHROPIC_BASE_URL=$answer_url $run -p hi > /dev/null
+  ANTHROPIC_BASE_URL=$answer_url $run -p hi --output-format json > /dev/null
   echo '{"type":"user","message":{"role":"user","content":"hi"}}' |
-    ANTHROPIC_BASE_URL=$answer_url "$tack" -p --input-format stream-json \
+    ANTHROPIC_BASE_URL=$answer_url $run -p --input-format stream-json \
       --output-format stream-json --verbose > /dev/null
-  ANTHROPIC_BASE_URL=$tools_url "$tack" -p "work" --dangerously-skip-permissions > /dev/null
+  ANTHROPIC_BASE_URL=$tools_url $run -p "work" --dangerously-skip-permissions > /dev/null
   git checkout -q -- . && rm -f notes.txt
 done
 SH
-perf record -q -F 50000 -e cpu-clock -o "$work/perf.data" -- bash "$work/workload.sh"
-perf script -i "$work/perf.data" -F pid,ip,dso --show-mmap-events 2>/dev/null |
-  python3 scripts/hot_symbols.py "$tack" "$map" > crates/tack-cli/hot-symbols.txt
+bash "$work/workload.sh"
+python3 scripts/hot_symbols.py "$tack" "$map" "$work"/callgrind.* > crates/tack-cli/hot-symbols.txt
 echo "$(wc -l < crates/tack-cli/hot-symbols.txt) hot functions -> crates/tack-cli/hot-symbols.txt"

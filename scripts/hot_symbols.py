@@ -1,35 +1,22 @@
 #!/usr/bin/env python3
-"""Turns `perf script -F pid,ip,dso --show-mmap-events` output for a stripped
-binary into the names of the functions sampled, using the linker map of the
-same link (`-Wl,-Map`, see crates/tack-cli/build.rs): each function is its
-own input section `.text[.unlikely|.hot|...].<mangled name>` there.
+"""Turns callgrind profiles of a stripped binary (`--dump-instr=yes
+--compress-pos=no --compress-strings=no`) into the names of the functions that
+ran, most instructions first, using the linker map of the same link
+(`-Wl,-Map`, see crates/tack-cli/build.rs): each function is its own input
+section `.text[.unlikely|.hot|...].<mangled name>` there. Callgrind reports a
+position-independent binary's instructions at the addresses the link gave them.
 
-usage: hot_symbols.py BINARY MAP < perf-script-output > hot-symbols.txt
+usage: hot_symbols.py BINARY MAP CALLGRIND_OUT... > hot-symbols.txt
 """
 
 import bisect
+import collections
 import re
-import subprocess
 import sys
 
-MMAP = re.compile(
-    r"^\s*(\d+)\s+PERF_RECORD_MMAP2? (\d+)/\d+: \[0x([0-9a-f]+)\(0x[0-9a-f]+\) @ 0x([0-9a-f]+)"
-    r" .*\]: r-xp (\S+)$"
-)
-SAMPLE = re.compile(r"^\s*(\d+)\s+([0-9a-f]+) \((\S+)\)$")
 SECTION = re.compile(
     r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+\S*:\(\.text\.(?:(?:unlikely|hot|startup|exit|split)\.)?(\S+)\)$"
 )
-
-
-def text_delta(binary):
-    """p_vaddr - p_offset of the executable segment."""
-    out = subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        fields = line.split()
-        if fields and fields[0] == "LOAD" and "E" in fields[6:-1]:
-            return int(fields[2], 16) - int(fields[1], 16)
-    sys.exit("no executable LOAD segment in " + binary)
 
 
 def sections(map_path):
@@ -47,27 +34,39 @@ def sections(map_path):
     return [starts[i] for i in order], [ends[i] for i in order], [names[i] for i in order]
 
 
+def executed(binary, profile, costs):
+    """Adds each instruction of `binary` the profile saw to `costs` (its own
+    instructions executed; a call's line carries the callee's inclusive cost,
+    so it counts once)."""
+    current = None
+    after_call = False
+    with open(profile) as f:
+        for line in f:
+            if line.startswith("ob="):
+                current = line[3:].strip()
+            elif line.startswith("calls="):
+                after_call = True
+            elif line.startswith("0x") and current == binary:
+                fields = line.split()
+                cost = 1 if after_call or len(fields) < 2 else int(fields[1])
+                costs[int(fields[0], 16)] += cost
+                after_call = False
+            else:
+                after_call = False
+
+
 def main():
-    binary, map_path = sys.argv[1], sys.argv[2]
-    delta = text_delta(binary)
+    binary, map_path, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
     starts, ends, names = sections(map_path)
-    bases = {}  # pid -> (start, pgoff)
-    hot = set()
-    for line in sys.stdin:
-        m = MMAP.match(line)
-        if m:
-            if m.group(5) == binary:
-                bases[m.group(2)] = (int(m.group(3), 16), int(m.group(4), 16))
-            continue
-        m = SAMPLE.match(line)
-        if not m or m.group(3) != binary or m.group(1) not in bases:
-            continue
-        start, pgoff = bases[m.group(1)]
-        vaddr = int(m.group(2), 16) - start + pgoff + delta
-        i = bisect.bisect_right(starts, vaddr) - 1
-        if i >= 0 and vaddr < ends[i]:
-            hot.add(names[i])
-    for name in sorted(hot):
+    costs = collections.Counter()
+    for profile in profiles:
+        executed(binary, profile, costs)
+    per_function = collections.Counter()
+    for address, cost in costs.items():
+        i = bisect.bisect_right(starts, address) - 1
+        if i >= 0 and address < ends[i]:
+            per_function[names[i]] += cost
+    for name, _ in sorted(per_function.items(), key=lambda kv: (-kv[1], kv[0])):
         print(name)
 
 

@@ -23,6 +23,8 @@ use tack_runtime::{Env, Place};
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    // The loader is done with the relocation table (~850 KiB resident).
+    let _ = tack_sys::relocation_pages::release_relocation_table();
     // Orphans of what tack starts (`setsid cmd &`) are adopted by tack, not
     // init, so the session can stop them when it ends.
     let _ = tack_sys::reaper::become_subreaper();

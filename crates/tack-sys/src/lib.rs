@@ -9,8 +9,9 @@
 //! ([`config_file`]), files only the user may read ([`private_file`]), and
 //! untrusted text made safe for a terminal ([`terminal_text`]), a thread
 //! for work nobody waits for that runs only on idle cores ([`idle_thread`]),
-//! and an exclusive lock around a state file's read-modify-write
-//! ([`file_lock`]).
+//! an exclusive lock around a state file's read-modify-write
+//! ([`file_lock`]), and handing back the relocation table's pages after
+//! start-up ([`relocation_pages`]).
 
 pub mod atomic_write;
 pub mod config_file;
@@ -20,6 +21,7 @@ mod pid_dir;
 pub mod private_file;
 pub mod process_group;
 pub mod reaper;
+pub mod relocation_pages;
 pub mod run;
 pub mod terminal_text;
 
