@@ -34,6 +34,7 @@ mod runtime;
 mod sdk;
 mod sdk_e2e;
 mod sdk_protocol;
+mod sdk_run_end;
 mod settings;
 mod skills;
 mod stream_json_samples;

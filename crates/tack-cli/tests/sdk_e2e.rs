@@ -30,14 +30,23 @@ fn python() -> Option<PathBuf> {
 /// Runs `scenario` of `e2e.py` in `env`'s project; its observations, or
 /// `None` when the SDK is not installed.
 async fn drive(scenario: &str, env: &Env) -> Option<Value> {
+    drive_file("e2e.py", scenario, env).await
+}
+
+/// Runs `scenario` of the driver `file` (in `tests/sdk/`, taking the
+/// scenario and tack's path) in `env`'s project; its observations, or `None`
+/// when the SDK is not installed.
+pub(crate) async fn drive_file(file: &str, scenario: &str, env: &Env) -> Option<Value> {
     let program = python()?;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/e2e.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/sdk")
+        .join(file);
     let args = [
         script.as_os_str(),
         scenario.as_ref(),
         env!("CARGO_BIN_EXE_tack").as_ref(),
     ];
-    let mut report = crate::sdk::run_driver("e2e", &program, &args, env, &[]).await;
+    let mut report = crate::sdk::run_driver(file, &program, &args, env, &[]).await;
     assert_eq!(report.get("error"), None, "{report:#}");
     Some(report["observations"].take())
 }
@@ -111,13 +120,10 @@ async fn a_deferred_call_waits_for_the_resumed_sessions_hooks() {
     );
 }
 
-/// A background agent's end wakes the session for a turn of its own (a
-/// `<task-notification>` message), and the SDK's `query()` keeps stdin open
-/// for it (`task_started` / `task_notification` frames, and
-/// `session_state_changed` kept from the caller): the second turn's Write
-/// hook is served.
-#[tokio::test]
-async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
+/// The model starts the `worker` agent in the background and ends its turn
+/// ("DONE"); the agent answers "DONE"; its end wakes a turn that writes
+/// `out.txt` and answers "FINISHED".
+pub(crate) async fn background_script() -> Env {
     let env = Env::new(Script::new([])).await;
     let agent = json!({"subagent_type": "worker", "description": "say done",
                        "prompt": "Say DONE.", "run_in_background": true});
@@ -128,6 +134,17 @@ async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
     env.server.push(Reply::text("DONE"));
     env.server.push(Reply::tool_use("toolu_w1", "Write", write));
     env.server.push(Reply::text("FINISHED"));
+    env
+}
+
+/// A background agent's end wakes the session for a turn of its own (a
+/// `<task-notification>` message), and the SDK's `query()` keeps stdin open
+/// for it (`task_started` / `task_notification` frames, and
+/// `session_state_changed` kept from the caller): the second turn's Write
+/// hook is served.
+#[tokio::test]
+async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
+    let env = background_script().await;
     let Some(observations) = drive("background", &env).await else {
         return;
     };

@@ -99,6 +99,11 @@ pub enum Command {
         user_message_id: String,
         reply: oneshot::Sender<Result<ConversationRewound, RewindError>>,
     },
+    /// No further user message is coming (the Agent SDKs' `end_user_input`):
+    /// once some work has been queued, the session ends by itself when that
+    /// work has run and every background agent's end has woken (and run) its
+    /// turn, though handles are still held to answer requests meanwhile.
+    EndInput,
 }
 
 /// What [`Command::RewindConversation`] did.

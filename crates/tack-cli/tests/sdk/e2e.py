@@ -235,16 +235,23 @@ SCENARIOS = {
 }
 
 
-async def main() -> None:
+def serve(scenarios: dict) -> None:
+    """Runs the scenario argv names (with tack's path) and prints its report;
+    other drivers (run_end.py) import this with their own scenarios."""
     scenario, tack = sys.argv[1], sys.argv[2]
-    report: dict = {"scenario": scenario}
-    try:
-        with anyio.fail_after(60):
-            report["observations"] = await SCENARIOS[scenario](tack)
-    except Exception as e:  # the observation is the failure itself
-        report["error"] = f"{type(e).__name__}: {e}"
-        report["stderr"] = STDERR[-20:]
-    print(json.dumps(report, sort_keys=True))
+
+    async def main() -> None:
+        report: dict = {"scenario": scenario}
+        try:
+            with anyio.fail_after(60):
+                report["observations"] = await scenarios[scenario](tack)
+        except Exception as e:  # the observation is the failure itself
+            report["error"] = f"{type(e).__name__}: {e}"
+            report["stderr"] = STDERR[-20:]
+        print(json.dumps(report, sort_keys=True))
+
+    anyio.run(main)
 
 
-anyio.run(main)
+if __name__ == "__main__":
+    serve(SCENARIOS)

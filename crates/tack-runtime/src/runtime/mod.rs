@@ -214,6 +214,8 @@ impl Runtime {
             woken,
             state: "",
             session_state,
+            input_ended: false,
+            worked: false,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -315,6 +317,11 @@ struct Driver {
     state: &'static str,
     /// Emit them at all.
     session_state: bool,
+    /// [`Command::EndInput`] came: the session ends once it has nothing left
+    /// to run or wait for.
+    input_ended: bool,
+    /// Some work has been taken from the queue.
+    worked: bool,
 }
 
 /// What a command did to a running piece of work.
@@ -372,6 +379,7 @@ impl Driver {
         }
         loop {
             if let Some(work) = self.queue.pop_front() {
+                self.worked = true;
                 self.set_state("running");
                 let alive = match work {
                     Work::Turn(input, options) => {
@@ -410,13 +418,18 @@ impl Driver {
                 }
                 continue;
             }
-            if !self.commands_open {
+            let owed = self.woken.1.load(std::sync::atomic::Ordering::SeqCst);
+            // Input over: at stdin's end at once; when no more is coming
+            // (`EndInput`), once no background agent's end is owed either.
+            let ended = match self.input_ended {
+                true => owed == 0 && (self.worked || !self.commands_open),
+                false => !self.commands_open,
+            };
+            if ended {
                 break;
             }
             // Idle once work has run and no background agent's end is owed.
-            if self.state == "running"
-                && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) == 0
-            {
+            if self.state == "running" && owed == 0 {
                 self.set_state("idle");
             }
             let idle = match self.idle_after.filter(|_| self.idle_armed) {
@@ -424,7 +437,7 @@ impl Driver {
                 None => futures::future::Either::Right(std::future::pending()),
             };
             tokio::select! {
-                command = self.commands.recv() => match command {
+                command = self.commands.recv(), if self.commands_open => match command {
                     Some(command) => match self.command(command) {
                         Control::None => {}
                         Control::Interrupt(interrupter) => {
@@ -589,6 +602,7 @@ impl Driver {
             Command::RewindPoints(reply) => {
                 let _ = reply.send(self.rewind_points.clone());
             }
+            Command::EndInput => self.input_ended = true,
             Command::RewindConversation {
                 user_message_id,
                 reply,

@@ -1,0 +1,110 @@
+"""How a one-shot run ends (the Python SDK's `end_user_input`, its issue
+#1190), driven through the pinned SDK (claude-agent-sdk 0.2.187) against tack
+and the scripted model server.
+
+Usage: python run_end.py SCENARIO TACK_BINARY
+
+Run by crates/tack-cli/tests/sdk_run_end.rs in a temp project (the cwd), with
+ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
+{"observations": ...} or {"error": ...}. The pinned SDK does not send
+`end_user_input` itself; these scenarios send it as newer SDKs do (before a
+string prompt's user message) and read stdout to its end, as they then do.
+
+  declared  a Write hook, a background agent: the declaration, then the
+            prompt; the model starts the agent and ends its turn, the agent's
+            end wakes a second turn whose Write hook is served, and tack ends
+            the run itself (stdout closes with stdin still open)
+  alone     the declaration with no prompt after it: answered, and the
+            session waits for stdin's end
+  hook_only a plain query() with a string prompt and a hook: one result, no
+            session_state_changed frame in the caller's stream
+"""
+
+import os
+from pathlib import Path
+
+from claude_agent_sdk import (
+    AgentDefinition,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    HookMatcher,
+    ResultMessage,
+    SystemMessage,
+    query,
+)
+
+from e2e import STDERR, serve
+
+DECLARATION = {"subtype": "end_user_input"}
+
+
+def options(tack: str, **kwargs) -> ClaudeAgentOptions:
+    return ClaudeAgentOptions(
+        cli_path=tack,
+        cwd=os.getcwd(),
+        stderr=STDERR.append,
+        setting_sources=[],
+        extra_args={"strict-mcp-config": None},
+        **kwargs,
+    )
+
+
+def recording(asked: list):
+    async def hook(data, tool_use_id, context):
+        asked.append(data["tool_name"])
+        return {}
+
+    return hook
+
+
+def result_of(message: ResultMessage) -> dict:
+    return {
+        "is_error": message.is_error,
+        "num_turns": message.num_turns,
+        "result": message.result,
+    }
+
+
+async def declared(tack: str) -> dict:
+    asked: list = []
+    worker = AgentDefinition(description="One word.", prompt="Reply DONE.", tools=[])
+    opts = options(
+        tack,
+        tools=["Agent", "Write"],
+        allowed_tools=["Write"],
+        hooks={"PreToolUse": [HookMatcher(matcher="Write", hooks=[recording(asked)])]},
+        agents={"worker": worker},
+    )
+    async with ClaudeSDKClient(options=opts) as client:
+        reply = await client._query._send_control_request(DECLARATION, timeout=30)
+        await client.query("Start the worker.")
+        # Ends only when tack closes stdout: the client never closes stdin.
+        messages = [m async for m in client.receive_messages()]
+    return {
+        "reply": reply,
+        "results": [result_of(m) for m in messages if isinstance(m, ResultMessage)],
+        "system": sorted(m.subtype for m in messages if isinstance(m, SystemMessage)),
+        "hook_asked": asked,
+        "out_txt": Path("out.txt").read_text() if Path("out.txt").exists() else None,
+    }
+
+
+async def alone(tack: str) -> dict:
+    async with ClaudeSDKClient(options=options(tack, tools=[])) as client:
+        reply = await client._query._send_control_request(DECLARATION, timeout=30)
+    return {"reply": reply}
+
+
+async def hook_only(tack: str) -> dict:
+    asked: list = []
+    opts = options(tack, tools=[], hooks={"PreToolUse": [HookMatcher(hooks=[recording(asked)])]})
+    messages = [m async for m in query(prompt="Reply with OK.", options=opts)]
+    return {
+        "results": [result_of(m) for m in messages if isinstance(m, ResultMessage)],
+        "system": sorted(m.subtype for m in messages if isinstance(m, SystemMessage)),
+        "hook_asked": asked,
+    }
+
+
+if __name__ == "__main__":
+    serve({"alone": alone, "declared": declared, "hook_only": hook_only})
