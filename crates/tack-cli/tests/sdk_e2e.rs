@@ -52,10 +52,19 @@ pub(crate) async fn drive_file(file: &str, scenario: &str, env: &Env) -> Option<
 }
 
 /// `setting_sources` decides which levels' commands load, and `system/init`
-/// names the style `outputStyle` gives even when no such style exists.
+/// names the style `outputStyle` gives even when no such style exists. The
+/// SDK passes no flag when it is omitted: every level loads, as Claude Code's
+/// CLI loads them (the suite's default-sources test dates from SDKs that
+/// passed an empty flag then, which loads none).
 #[tokio::test]
 async fn setting_sources_gate_commands_and_init_names_the_configured_style() {
-    let env = Env::new(Script::new([Reply::text("4"), Reply::text("4")])).await;
+    let replies = [
+        Reply::text("4"),
+        Reply::text("4"),
+        Reply::text("4"),
+        Reply::text("4"),
+    ];
+    let env = Env::new(Script::new(replies)).await;
     let Some(observations) = drive("setting_sources", &env).await else {
         return;
     };
@@ -64,6 +73,8 @@ async fn setting_sources_gate_commands_and_init_names_the_configured_style() {
         json!({
             "user": {"output_style": "default", "slash_commands": ["clear", "compact"]},
             "all": {"output_style": "local-test-style", "slash_commands": ["clear", "compact", "testcmd"]},
+            "none": {"output_style": "default", "slash_commands": ["clear", "compact"]},
+            "omitted": {"output_style": "local-test-style", "slash_commands": ["clear", "compact", "testcmd"]},
         })
     );
 }

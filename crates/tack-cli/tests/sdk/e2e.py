@@ -8,9 +8,9 @@ Run by crates/tack-cli/tests/sdk_e2e.rs in a temp project (the cwd), with
 ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
 {"observations": ...} or {"error": ...}. Scenarios:
 
-  setting_sources  system/init of two sessions in a project with a command and
+  setting_sources  system/init of four sessions in a project with a command and
                    a local outputStyle: setting_sources=["user"], then
-                   ["user", "project", "local"]
+                   ["user", "project", "local"], then [], then None (omitted)
   defer            a PreToolUse hook defers the model's Bash call (the result
                    carries it), then the session resumes with no prompt under a
                    hook that denies it: through query() and through the client
@@ -69,7 +69,10 @@ async def setting_sources(tack: str) -> dict:
     )
     (project / ".claude/settings.local.json").write_text('{"outputStyle": "local-test-style"}')
     seen = {}
-    for name, sources in [("user", ["user"]), ("all", ["user", "project", "local"])]:
+    # None passes no --setting-sources (every level, as Claude Code reads them
+    # then); [] passes an empty one (none at all).
+    runs = [("user", ["user"]), ("all", ["user", "project", "local"]), ("none", []), ("omitted", None)]
+    for name, sources in runs:
         init = await init_data(options(tack, setting_sources=sources, max_turns=1), "2 + 2?")
         seen[name] = {
             "output_style": init.get("output_style"),
