@@ -13,7 +13,7 @@ use crate::sdk_e2e::{background_script, drive_file};
 
 use common::Env;
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
 /// After the declaration, the prompt's turn starts a background agent and
@@ -69,6 +69,60 @@ async fn a_hooked_string_prompt_ends_with_one_result() {
             "results": [{"is_error": false, "num_turns": 1, "result": "OK"}],
             "system": ["init"],
             "hook_asked": [],
+        })
+    );
+}
+
+/// Without the declaration, as the suite's follow-up test runs it: a Write
+/// hook that grants the call (no allow rule), the woken turn's Write served
+/// after the first result because the SDK keeps stdin open until tack says the
+/// session is idle. The SDK asks for those frames itself (`sdk_host_only`,
+/// hidden from the caller) unless the caller opted in (then shown, unmarked).
+#[tokio::test]
+async fn a_granting_hook_serves_the_woken_turns_write_with_state_frames() {
+    // The first run's replies, then the second's (the caller opted in).
+    let env = background_script().await;
+    let write = json!({"file_path": env.cwd().join("out.txt"), "content": "DONE"});
+    for reply in [
+        Reply::tool_use(
+            "toolu_a2",
+            "Agent",
+            json!({"subagent_type": "worker",
+            "description": "say done", "prompt": "Say DONE.", "run_in_background": true}),
+        ),
+        Reply::text("DONE"),
+        Reply::text("DONE"),
+        Reply::tool_use("toolu_w2", "Write", write),
+        Reply::text("FINISHED"),
+    ] {
+        env.server.push(reply);
+    }
+    let Some(observations) = drive_file("run_end.py", "follow_up", &env).await else {
+        return;
+    };
+    let states = |host_only: Option<bool>| {
+        let frame = |state: &str| json!({"state": state, "sdk_host_only": host_only});
+        // Running from the prompt until no agent's end is owed: through both turns.
+        json!([frame("running"), frame("idle")])
+    };
+    let run = |caller_states: Value, wire_states: Value| {
+        json!({
+            "results": [
+                {"is_error": false, "num_turns": 2, "result": "DONE"},
+                {"is_error": false, "num_turns": 2, "result": "FINISHED"},
+            ],
+            "tool_uses_and_results": ["tool_use:Agent", "result", "tool_use:Write", "result"],
+            "caller_states": caller_states,
+            "wire_states": wire_states,
+            "hook_asked": ["Write"],
+            "out_txt": "DONE",
+        })
+    };
+    assert_eq!(
+        observations,
+        json!({
+            "sdk": run(json!([]), states(Some(true))),
+            "caller": run(states(None), states(None)),
         })
     );
 }

@@ -18,6 +18,12 @@ string prompt's user message) and read stdout to its end, as they then do.
             session waits for stdin's end
   hook_only a plain query() with a string prompt and a hook: one result, no
             session_state_changed frame in the caller's stream
+  follow_up without the declaration: query() with a Write hook that allows the
+            call (no allowed_tools), the background agent's end wakes a turn
+            whose Write the hook grants; once as the SDK runs it (it asks for
+            sdk_host_only state frames and hides them), once with the caller
+            opted in to the frames (CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS);
+            the frames on the wire and the ones the caller saw
 """
 
 import os
@@ -25,13 +31,16 @@ from pathlib import Path
 
 from claude_agent_sdk import (
     AgentDefinition,
+    AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
     HookMatcher,
     ResultMessage,
     SystemMessage,
+    ToolUseBlock,
     query,
 )
+from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 
 from e2e import STDERR, serve
 
@@ -106,5 +115,63 @@ async def hook_only(tack: str) -> dict:
     }
 
 
+def granting(asked: list):
+    async def hook(data, tool_use_id, context):
+        asked.append(data["tool_name"])
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}
+
+    return hook
+
+
+def state_of(frame: dict) -> dict:
+    return {"state": frame.get("state"), "sdk_host_only": frame.get("sdk_host_only")}
+
+
+async def follow_up(tack: str) -> dict:
+    wire: list = []
+    read_messages = SubprocessCLITransport.read_messages
+
+    async def recording(self):
+        async for message in read_messages(self):
+            if message.get("subtype") == "session_state_changed":
+                wire.append(state_of(message))
+            yield message
+
+    SubprocessCLITransport.read_messages = recording
+    seen: dict = {}
+    for variant, env in [("sdk", {}), ("caller", {"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"})]:
+        wire.clear()
+        asked: list = []
+        Path("out.txt").unlink(missing_ok=True)
+        worker = AgentDefinition(description="One word.", prompt="Reply DONE.", tools=[])
+        opts = options(
+            tack,
+            tools=["Agent", "Write"],
+            hooks={"PreToolUse": [HookMatcher(matcher="Write", hooks=[granting(asked)])]},
+            agents={"worker": worker},
+            env=env,
+        )
+        messages = [m async for m in query(prompt="Start the worker.", options=opts)]
+        kinds = []
+        for m in messages:
+            if isinstance(m, ResultMessage):
+                kinds.append("result")
+            elif isinstance(m, AssistantMessage):
+                kinds.extend(f"tool_use:{b.name}" for b in m.content if isinstance(b, ToolUseBlock))
+        seen[variant] = {
+            "results": [result_of(m) for m in messages if isinstance(m, ResultMessage)],
+            "tool_uses_and_results": kinds,
+            "caller_states": [
+                state_of(m.data)
+                for m in messages
+                if isinstance(m, SystemMessage) and m.subtype == "session_state_changed"
+            ],
+            "wire_states": list(wire),
+            "hook_asked": asked,
+            "out_txt": Path("out.txt").read_text() if Path("out.txt").exists() else None,
+        }
+    return seen
+
+
 if __name__ == "__main__":
-    serve({"alone": alone, "declared": declared, "hook_only": hook_only})
+    serve({"alone": alone, "declared": declared, "follow_up": follow_up, "hook_only": hook_only})
