@@ -35,6 +35,7 @@ mod sdk;
 mod sdk_e2e;
 mod sdk_protocol;
 mod sdk_run_end;
+mod sdk_suite;
 mod settings;
 mod skills;
 mod stream_json_samples;

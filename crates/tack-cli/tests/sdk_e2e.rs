@@ -30,13 +30,18 @@ fn python() -> Option<PathBuf> {
 /// Runs `scenario` of `e2e.py` in `env`'s project; its observations, or
 /// `None` when the SDK is not installed.
 async fn drive(scenario: &str, env: &Env) -> Option<Value> {
-    drive_file("e2e.py", scenario, env).await
+    drive_file("e2e.py", scenario, env, &[]).await
 }
 
 /// Runs `scenario` of the driver `file` (in `tests/sdk/`, taking the
-/// scenario and tack's path) in `env`'s project; its observations, or `None`
-/// when the SDK is not installed.
-pub(crate) async fn drive_file(file: &str, scenario: &str, env: &Env) -> Option<Value> {
+/// scenario and tack's path) in `env`'s project, with `extra_env` too; its
+/// observations, or `None` when the SDK is not installed.
+pub(crate) async fn drive_file(
+    file: &str,
+    scenario: &str,
+    env: &Env,
+    extra_env: &[(&str, &Path)],
+) -> Option<Value> {
     let program = python()?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/sdk")
@@ -46,7 +51,7 @@ pub(crate) async fn drive_file(file: &str, scenario: &str, env: &Env) -> Option<
         scenario.as_ref(),
         env!("CARGO_BIN_EXE_tack").as_ref(),
     ];
-    let mut report = crate::sdk::run_driver(file, &program, &args, env, &[]).await;
+    let mut report = crate::sdk::run_driver(file, &program, &args, env, extra_env).await;
     assert_eq!(report.get("error"), None, "{report:#}");
     Some(report["observations"].take())
 }

@@ -23,7 +23,7 @@ use tack_testkit::{Reply, Script};
 #[tokio::test]
 async fn a_declared_end_of_input_ends_the_run_after_the_woken_turn() {
     let env = background_script().await;
-    let Some(observations) = drive_file("run_end.py", "declared", &env).await else {
+    let Some(observations) = drive_file("run_end.py", "declared", &env, &[]).await else {
         return;
     };
     assert_eq!(
@@ -47,7 +47,7 @@ async fn a_declared_end_of_input_ends_the_run_after_the_woken_turn() {
 #[tokio::test]
 async fn a_declaration_before_any_prompt_is_answered_and_waits() {
     let env = Env::new(Script::new([])).await;
-    let Some(observations) = drive_file("run_end.py", "alone", &env).await else {
+    let Some(observations) = drive_file("run_end.py", "alone", &env, &[]).await else {
         return;
     };
     assert_eq!(observations, json!({"reply": {}}));
@@ -60,7 +60,7 @@ async fn a_declaration_before_any_prompt_is_answered_and_waits() {
 #[tokio::test]
 async fn a_hooked_string_prompt_ends_with_one_result() {
     let env = Env::new(Script::new([Reply::text("OK")])).await;
-    let Some(observations) = drive_file("run_end.py", "hook_only", &env).await else {
+    let Some(observations) = drive_file("run_end.py", "hook_only", &env, &[]).await else {
         return;
     };
     assert_eq!(
@@ -97,7 +97,7 @@ async fn a_granting_hook_serves_the_woken_turns_write_with_state_frames() {
     ] {
         env.server.push(reply);
     }
-    let Some(observations) = drive_file("run_end.py", "follow_up", &env).await else {
+    let Some(observations) = drive_file("run_end.py", "follow_up", &env, &[]).await else {
         return;
     };
     let states = |host_only: Option<bool>| {
