@@ -118,6 +118,7 @@ async fn a_deferred_call_waits_for_the_resumed_sessions_hooks() {
             {"verdict": "deny", "tool_use_id": "toolu_b1"},
         ],
         "marker_exists": false,
+        "kept_in_config_dir": true,
     });
     assert_eq!(observations, json!({"query": run, "client": run}));
     // The resumed request sends the call once, answered by the denial.

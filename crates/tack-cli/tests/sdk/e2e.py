@@ -131,6 +131,8 @@ async def defer(tack: str) -> dict:
                 hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[hook])]},
                 max_turns=3,
                 resume=resume,
+                # As the suite runs it: sessions kept (and resumed) there.
+                env={"CLAUDE_CONFIG_DIR": str(Path("config").absolute())},
             )
 
         first = [m async for m in query(prompt="Run it.", options=opts("defer", "Later"))]
@@ -148,6 +150,7 @@ async def defer(tack: str) -> dict:
             "same_session": result.session_id == deferred.session_id,
             "hook_calls": calls,
             "marker_exists": Path("executed.txt").exists(),
+            "kept_in_config_dir": any(Path("config/projects").glob(f"*/{result.session_id}.jsonl")),
         }
     return seen
 
