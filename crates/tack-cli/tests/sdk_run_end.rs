@@ -42,6 +42,31 @@ async fn a_declared_end_of_input_ends_the_run_after_the_woken_turn() {
     assert_eq!(env.request_bodies().len(), 5);
 }
 
+/// With nothing for the SDK to answer it closes stdin right after the
+/// prompt: the declaration still makes tack wait for the background agent
+/// and run the turn its end wakes (without it tack would stop at the first
+/// result, the agent abandoned).
+#[tokio::test]
+async fn a_declared_run_with_stdin_closed_still_runs_the_woken_turn() {
+    let env = background_script().await;
+    let Some(observations) = drive_file("run_end.py", "declared_then_closed", &env, &[]).await
+    else {
+        return;
+    };
+    assert_eq!(
+        observations,
+        json!({
+            "reply": {},
+            "results": [
+                {"is_error": false, "num_turns": 2, "result": "DONE"},
+                {"is_error": false, "num_turns": 2, "result": "FINISHED"},
+            ],
+            "out_txt": "DONE",
+        })
+    );
+    assert_eq!(env.request_bodies().len(), 5);
+}
+
 /// The declaration before any prompt is answered, and ends nothing yet: the
 /// session waits for the prompt (here stdin's end).
 #[tokio::test]

@@ -14,6 +14,9 @@ string prompt's user message) and read stdout to its end, as they then do.
             prompt; the model starts the agent and ends its turn, the agent's
             end wakes a second turn whose Write hook is served, and tack ends
             the run itself (stdout closes with stdin still open)
+  declared_then_closed
+            the same with nothing to answer: stdin closed right after the
+            prompt; the woken turn still runs
   alone     the declaration with no prompt after it: answered, and the
             session waits for stdin's end
   hook_only a plain query() with a string prompt and a hook: one result, no
@@ -98,6 +101,25 @@ async def declared(tack: str) -> dict:
     }
 
 
+async def declared_then_closed(tack: str) -> dict:
+    """As newer SDKs run a string prompt with nothing to answer (no hooks,
+    callbacks or in-process servers): the declaration, the prompt, stdin
+    closed at once; tack still waits for the background agent and runs the
+    turn its end wakes."""
+    worker = AgentDefinition(description="One word.", prompt="Reply DONE.", tools=[])
+    opts = options(tack, tools=["Agent", "Write"], allowed_tools=["Write"], agents={"worker": worker})
+    async with ClaudeSDKClient(options=opts) as client:
+        reply = await client._query._send_control_request(DECLARATION, timeout=30)
+        await client.query("Start the worker.")
+        await client._transport.end_input()
+        messages = [m async for m in client.receive_messages()]
+    return {
+        "reply": reply,
+        "results": [result_of(m) for m in messages if isinstance(m, ResultMessage)],
+        "out_txt": Path("out.txt").read_text() if Path("out.txt").exists() else None,
+    }
+
+
 async def alone(tack: str) -> dict:
     async with ClaudeSDKClient(options=options(tack, tools=[])) as client:
         reply = await client._query._send_control_request(DECLARATION, timeout=30)
@@ -174,4 +196,12 @@ async def follow_up(tack: str) -> dict:
 
 
 if __name__ == "__main__":
-    serve({"alone": alone, "declared": declared, "follow_up": follow_up, "hook_only": hook_only})
+    serve(
+        {
+            "alone": alone,
+            "declared": declared,
+            "declared_then_closed": declared_then_closed,
+            "follow_up": follow_up,
+            "hook_only": hook_only,
+        }
+    )
