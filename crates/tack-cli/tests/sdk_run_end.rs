@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
 /// After the declaration, the prompt's turn starts a background agent and
-/// ends; the agent's end wakes a second turn, whose Write hook the SDK still
+/// ends, its result held until the agent's end (as Claude Code holds it);
+/// that end wakes a second turn, whose Write hook the SDK still
 /// answers; then tack closes stdout by itself (the client never closes stdin:
 /// without the declaration the driver would wait for ever).
 #[tokio::test]
@@ -34,6 +35,8 @@ async fn a_declared_end_of_input_ends_the_run_after_the_woken_turn() {
                 {"is_error": false, "num_turns": 2, "result": "DONE"},
                 {"is_error": false, "num_turns": 2, "result": "FINISHED"},
             ],
+            // The first turn's result waits for the agent it started.
+            "order": ["task_started", "task_notification", "result", "result"],
             "system": ["init", "task_notification", "task_started"],
             "hook_asked": ["Write"],
             "out_txt": "DONE",

@@ -11,9 +11,10 @@ ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
 string prompt's user message) and read stdout to its end, as they then do.
 
   declared  a Write hook, a background agent: the declaration, then the
-            prompt; the model starts the agent and ends its turn, the agent's
-            end wakes a second turn whose Write hook is served, and tack ends
-            the run itself (stdout closes with stdin still open)
+            prompt; the model starts the agent and ends its turn (its result
+            held until the agent ends), the agent's end wakes a second turn
+            whose Write hook is served, and tack ends the run itself (stdout
+            closes with stdin still open)
   declared_then_closed
             the same with nothing to answer: stdin closed right after the
             prompt; the woken turn still runs
@@ -95,6 +96,12 @@ async def declared(tack: str) -> dict:
     return {
         "reply": reply,
         "results": [result_of(m) for m in messages if isinstance(m, ResultMessage)],
+        "order": [
+            "result" if isinstance(m, ResultMessage) else m.subtype
+            for m in messages
+            if isinstance(m, ResultMessage)
+            or (isinstance(m, SystemMessage) and m.subtype.startswith("task_"))
+        ],
         "system": sorted(m.subtype for m in messages if isinstance(m, SystemMessage)),
         "hook_asked": asked,
         "out_txt": Path("out.txt").read_text() if Path("out.txt").exists() else None,

@@ -216,6 +216,7 @@ impl Runtime {
             session_state,
             input_ended: false,
             worked: false,
+            held_end: None,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -322,6 +323,9 @@ struct Driver {
     input_ended: bool,
     /// Some work has been taken from the queue.
     worked: bool,
+    /// After `EndInput`, a turn's result held while a background agent's end
+    /// is owed (as Claude Code holds it): out when that end comes.
+    held_end: Option<Box<TurnEnd>>,
 }
 
 /// What a command did to a running piece of work.
@@ -462,6 +466,7 @@ impl Driver {
                 self.refresh(&session);
             }
         }
+        self.release_held_end();
         if let Some(h) = &self.hooks {
             h.session_end("other").await;
         }
@@ -474,6 +479,7 @@ impl Driver {
     /// A background agent ended: one owed end fewer, and the model hears of
     /// it in a turn of its own unless it was stopped.
     fn woken(&mut self, woken: Woken) {
+        self.release_held_end();
         self.woken
             .1
             .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
@@ -486,6 +492,12 @@ impl Driver {
             };
             self.queue
                 .push_back(Work::Turn(input, TurnOptions::default()));
+        }
+    }
+
+    fn release_held_end(&mut self) {
+        if let Some(end) = self.held_end.take() {
+            self.emit.emit(RuntimeEvent::TurnEnded(end));
         }
     }
 
@@ -838,12 +850,17 @@ impl Driver {
             record.terminal_reason = Some(aborted_reason.to_owned());
         }
         let ok = result.subtype == ResultSubtype::Success && !result.is_error;
-        let end = TurnEnd {
+        let end = Box::new(TurnEnd {
             record,
             ok,
             error_line: (!ok).then(|| error_line(result, self.max_turns)),
-        };
-        self.emit.emit(RuntimeEvent::TurnEnded(Box::new(end)))
+        });
+        self.release_held_end();
+        if self.input_ended && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            self.held_end = Some(end);
+            return true;
+        }
+        self.emit.emit(RuntimeEvent::TurnEnded(end))
     }
 
     /// A turn refused before anything is sent (a UserPromptSubmit hook
