@@ -34,6 +34,8 @@ mod runtime;
 mod sdk;
 mod sdk_e2e;
 mod sdk_protocol;
+mod sdk_run_end;
+mod sdk_suite;
 mod settings;
 mod skills;
 mod stream_json_samples;

@@ -30,23 +30,46 @@ fn python() -> Option<PathBuf> {
 /// Runs `scenario` of `e2e.py` in `env`'s project; its observations, or
 /// `None` when the SDK is not installed.
 async fn drive(scenario: &str, env: &Env) -> Option<Value> {
+    drive_file("e2e.py", scenario, env, &[]).await
+}
+
+/// Runs `scenario` of the driver `file` (in `tests/sdk/`, taking the
+/// scenario and tack's path) in `env`'s project, with `extra_env` too; its
+/// observations, or `None` when the SDK is not installed.
+pub(crate) async fn drive_file(
+    file: &str,
+    scenario: &str,
+    env: &Env,
+    extra_env: &[(&str, &Path)],
+) -> Option<Value> {
     let program = python()?;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/e2e.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/sdk")
+        .join(file);
     let args = [
         script.as_os_str(),
         scenario.as_ref(),
         env!("CARGO_BIN_EXE_tack").as_ref(),
     ];
-    let mut report = crate::sdk::run_driver("e2e", &program, &args, env, &[]).await;
+    let mut report = crate::sdk::run_driver(file, &program, &args, env, extra_env).await;
     assert_eq!(report.get("error"), None, "{report:#}");
     Some(report["observations"].take())
 }
 
 /// `setting_sources` decides which levels' commands load, and `system/init`
-/// names the style `outputStyle` gives even when no such style exists.
+/// names the style `outputStyle` gives even when no such style exists. The
+/// SDK passes no flag when it is omitted: every level loads, as Claude Code's
+/// CLI loads them (the suite's default-sources test dates from SDKs that
+/// passed an empty flag then, which loads none).
 #[tokio::test]
 async fn setting_sources_gate_commands_and_init_names_the_configured_style() {
-    let env = Env::new(Script::new([Reply::text("4"), Reply::text("4")])).await;
+    let replies = [
+        Reply::text("4"),
+        Reply::text("4"),
+        Reply::text("4"),
+        Reply::text("4"),
+    ];
+    let env = Env::new(Script::new(replies)).await;
     let Some(observations) = drive("setting_sources", &env).await else {
         return;
     };
@@ -55,6 +78,8 @@ async fn setting_sources_gate_commands_and_init_names_the_configured_style() {
         json!({
             "user": {"output_style": "default", "slash_commands": ["clear", "compact"]},
             "all": {"output_style": "local-test-style", "slash_commands": ["clear", "compact", "testcmd"]},
+            "none": {"output_style": "default", "slash_commands": ["clear", "compact"]},
+            "omitted": {"output_style": "local-test-style", "slash_commands": ["clear", "compact", "testcmd"]},
         })
     );
 }
@@ -93,6 +118,7 @@ async fn a_deferred_call_waits_for_the_resumed_sessions_hooks() {
             {"verdict": "deny", "tool_use_id": "toolu_b1"},
         ],
         "marker_exists": false,
+        "kept_in_config_dir": true,
     });
     assert_eq!(observations, json!({"query": run, "client": run}));
     // The resumed request sends the call once, answered by the denial.
@@ -111,13 +137,10 @@ async fn a_deferred_call_waits_for_the_resumed_sessions_hooks() {
     );
 }
 
-/// A background agent's end wakes the session for a turn of its own (a
-/// `<task-notification>` message), and the SDK's `query()` keeps stdin open
-/// for it (`task_started` / `task_notification` frames, and
-/// `session_state_changed` kept from the caller): the second turn's Write
-/// hook is served.
-#[tokio::test]
-async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
+/// The model starts the `worker` agent in the background and ends its turn
+/// ("DONE"); the agent answers "DONE"; its end wakes a turn that writes
+/// `out.txt` and answers "FINISHED".
+pub(crate) async fn background_script() -> Env {
     let env = Env::new(Script::new([])).await;
     let agent = json!({"subagent_type": "worker", "description": "say done",
                        "prompt": "Say DONE.", "run_in_background": true});
@@ -128,6 +151,17 @@ async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
     env.server.push(Reply::text("DONE"));
     env.server.push(Reply::tool_use("toolu_w1", "Write", write));
     env.server.push(Reply::text("FINISHED"));
+    env
+}
+
+/// A background agent's end wakes the session for a turn of its own (a
+/// `<task-notification>` message), and the SDK's `query()` keeps stdin open
+/// for it (`task_started` / `task_notification` frames, and
+/// `session_state_changed` kept from the caller): the second turn's Write
+/// hook is served.
+#[tokio::test]
+async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
+    let env = background_script().await;
     let Some(observations) = drive("background", &env).await else {
         return;
     };

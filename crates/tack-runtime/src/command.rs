@@ -99,6 +99,14 @@ pub enum Command {
         user_message_id: String,
         reply: oneshot::Sender<Result<ConversationRewound, RewindError>>,
     },
+    /// No further user message is coming (the Agent SDKs' `end_user_input`):
+    /// once some work has been queued, the session ends by itself when that
+    /// work has run and every background agent's end has woken (and run) its
+    /// turn, though handles are still held to answer requests meanwhile. A
+    /// turn's `TurnEnded` is held while a background agent's end is owed, and
+    /// comes out when that end does (before the turn it wakes), as Claude
+    /// Code holds a result in `-p`.
+    EndInput,
 }
 
 /// What [`Command::RewindConversation`] did.

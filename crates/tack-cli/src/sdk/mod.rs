@@ -24,7 +24,9 @@
 //! Nothing here persists, runs hooks or decides permissions: that is the
 //! runtime's. stdin EOF ends the input: queued turns still run, requests that
 //! need an answer from the SDK fail at once, and tack exits after the last
-//! result (1 if it was an error).
+//! result (1 if it was an error). `end_user_input` ends the input too, with
+//! stdin still open: tack exits once the turns the prompt brings (a background
+//! agent's end wakes one) have run.
 
 mod asks;
 mod initialize;
@@ -374,6 +376,9 @@ impl Front {
         };
         match parsed {
             StdinLine::User(user) => self.user(*user),
+            StdinLine::ControlRequest(request) if request.request.subtype() == "end_user_input" => {
+                self.end_user_input(request.request_id);
+            }
             StdinLine::ControlRequest(request) => {
                 if let Some(handle) = &self.input {
                     self.answers
@@ -401,6 +406,22 @@ impl Front {
                     );
                 }
             }
+        }
+    }
+
+    /// `end_user_input`: the SDK sends no further user message. Answered at
+    /// once, ahead of anything the prompt brings; the session then ends by
+    /// itself (see [`Command::EndInput`]) while stdin stays open for the
+    /// answers its hooks, permission requests and in-process servers need,
+    /// and tack exits when it has.
+    fn end_user_input(&mut self, id: String) {
+        let answer = match self.input.as_ref().map(|h| h.send(Command::EndInput)) {
+            Some(Ok(())) => ControlResponse::empty_success(id),
+            Some(Err(e)) => ControlResponse::error(id, e.to_string()),
+            None => ControlResponse::error(id, "stdin is closed"),
+        };
+        if let Err(e) = self.printer.line(&answer.into_line()) {
+            self.input_error = Some(anyhow::Error::new(e).context("cannot write stdout"));
         }
     }
 

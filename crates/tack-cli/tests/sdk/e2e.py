@@ -8,9 +8,9 @@ Run by crates/tack-cli/tests/sdk_e2e.rs in a temp project (the cwd), with
 ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
 {"observations": ...} or {"error": ...}. Scenarios:
 
-  setting_sources  system/init of two sessions in a project with a command and
+  setting_sources  system/init of four sessions in a project with a command and
                    a local outputStyle: setting_sources=["user"], then
-                   ["user", "project", "local"]
+                   ["user", "project", "local"], then [], then None (omitted)
   defer            a PreToolUse hook defers the model's Bash call (the result
                    carries it), then the session resumes with no prompt under a
                    hook that denies it: through query() and through the client
@@ -69,7 +69,10 @@ async def setting_sources(tack: str) -> dict:
     )
     (project / ".claude/settings.local.json").write_text('{"outputStyle": "local-test-style"}')
     seen = {}
-    for name, sources in [("user", ["user"]), ("all", ["user", "project", "local"])]:
+    # None passes no --setting-sources (every level, as Claude Code reads them
+    # then); [] passes an empty one (none at all).
+    runs = [("user", ["user"]), ("all", ["user", "project", "local"]), ("none", []), ("omitted", None)]
+    for name, sources in runs:
         init = await init_data(options(tack, setting_sources=sources, max_turns=1), "2 + 2?")
         seen[name] = {
             "output_style": init.get("output_style"),
@@ -128,6 +131,8 @@ async def defer(tack: str) -> dict:
                 hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[hook])]},
                 max_turns=3,
                 resume=resume,
+                # As the suite runs it: sessions kept (and resumed) there.
+                env={"CLAUDE_CONFIG_DIR": str(Path("config").absolute())},
             )
 
         first = [m async for m in query(prompt="Run it.", options=opts("defer", "Later"))]
@@ -145,6 +150,7 @@ async def defer(tack: str) -> dict:
             "same_session": result.session_id == deferred.session_id,
             "hook_calls": calls,
             "marker_exists": Path("executed.txt").exists(),
+            "kept_in_config_dir": any(Path("config/projects").glob(f"*/{result.session_id}.jsonl")),
         }
     return seen
 
@@ -235,16 +241,23 @@ SCENARIOS = {
 }
 
 
-async def main() -> None:
+def serve(scenarios: dict) -> None:
+    """Runs the scenario argv names (with tack's path) and prints its report;
+    other drivers (run_end.py) import this with their own scenarios."""
     scenario, tack = sys.argv[1], sys.argv[2]
-    report: dict = {"scenario": scenario}
-    try:
-        with anyio.fail_after(60):
-            report["observations"] = await SCENARIOS[scenario](tack)
-    except Exception as e:  # the observation is the failure itself
-        report["error"] = f"{type(e).__name__}: {e}"
-        report["stderr"] = STDERR[-20:]
-    print(json.dumps(report, sort_keys=True))
+
+    async def main() -> None:
+        report: dict = {"scenario": scenario}
+        try:
+            with anyio.fail_after(60):
+                report["observations"] = await scenarios[scenario](tack)
+        except Exception as e:  # the observation is the failure itself
+            report["error"] = f"{type(e).__name__}: {e}"
+            report["stderr"] = STDERR[-20:]
+        print(json.dumps(report, sort_keys=True))
+
+    anyio.run(main)
 
 
-anyio.run(main)
+if __name__ == "__main__":
+    serve(SCENARIOS)

@@ -214,6 +214,9 @@ impl Runtime {
             woken,
             state: "",
             session_state,
+            input_ended: false,
+            worked: false,
+            held_end: None,
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -315,6 +318,14 @@ struct Driver {
     state: &'static str,
     /// Emit them at all.
     session_state: bool,
+    /// [`Command::EndInput`] came: the session ends once it has nothing left
+    /// to run or wait for.
+    input_ended: bool,
+    /// Some work has been taken from the queue.
+    worked: bool,
+    /// After `EndInput`, a turn's result held while a background agent's end
+    /// is owed (as Claude Code holds it): out when that end comes.
+    held_end: Option<Box<TurnEnd>>,
 }
 
 /// What a command did to a running piece of work.
@@ -372,6 +383,7 @@ impl Driver {
         }
         loop {
             if let Some(work) = self.queue.pop_front() {
+                self.worked = true;
                 self.set_state("running");
                 let alive = match work {
                     Work::Turn(input, options) => {
@@ -410,13 +422,18 @@ impl Driver {
                 }
                 continue;
             }
-            if !self.commands_open {
+            let owed = self.woken.1.load(std::sync::atomic::Ordering::SeqCst);
+            // Input over: at stdin's end at once; when no more is coming
+            // (`EndInput`), once no background agent's end is owed either.
+            let ended = match self.input_ended {
+                true => owed == 0 && (self.worked || !self.commands_open),
+                false => !self.commands_open,
+            };
+            if ended {
                 break;
             }
             // Idle once work has run and no background agent's end is owed.
-            if self.state == "running"
-                && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) == 0
-            {
+            if self.state == "running" && owed == 0 {
                 self.set_state("idle");
             }
             let idle = match self.idle_after.filter(|_| self.idle_armed) {
@@ -424,7 +441,7 @@ impl Driver {
                 None => futures::future::Either::Right(std::future::pending()),
             };
             tokio::select! {
-                command = self.commands.recv() => match command {
+                command = self.commands.recv(), if self.commands_open => match command {
                     Some(command) => match self.command(command) {
                         Control::None => {}
                         Control::Interrupt(interrupter) => {
@@ -449,6 +466,7 @@ impl Driver {
                 self.refresh(&session);
             }
         }
+        self.release_held_end();
         if let Some(h) = &self.hooks {
             h.session_end("other").await;
         }
@@ -461,6 +479,7 @@ impl Driver {
     /// A background agent ended: one owed end fewer, and the model hears of
     /// it in a turn of its own unless it was stopped.
     fn woken(&mut self, woken: Woken) {
+        self.release_held_end();
         self.woken
             .1
             .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
@@ -473,6 +492,12 @@ impl Driver {
             };
             self.queue
                 .push_back(Work::Turn(input, TurnOptions::default()));
+        }
+    }
+
+    fn release_held_end(&mut self) {
+        if let Some(end) = self.held_end.take() {
+            self.emit.emit(RuntimeEvent::TurnEnded(end));
         }
     }
 
@@ -589,6 +614,7 @@ impl Driver {
             Command::RewindPoints(reply) => {
                 let _ = reply.send(self.rewind_points.clone());
             }
+            Command::EndInput => self.input_ended = true,
             Command::RewindConversation {
                 user_message_id,
                 reply,
@@ -824,12 +850,17 @@ impl Driver {
             record.terminal_reason = Some(aborted_reason.to_owned());
         }
         let ok = result.subtype == ResultSubtype::Success && !result.is_error;
-        let end = TurnEnd {
+        let end = Box::new(TurnEnd {
             record,
             ok,
             error_line: (!ok).then(|| error_line(result, self.max_turns)),
-        };
-        self.emit.emit(RuntimeEvent::TurnEnded(Box::new(end)))
+        });
+        self.release_held_end();
+        if self.input_ended && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            self.held_end = Some(end);
+            return true;
+        }
+        self.emit.emit(RuntimeEvent::TurnEnded(end))
     }
 
     /// A turn refused before anything is sent (a UserPromptSubmit hook
