@@ -155,6 +155,10 @@ pub(crate) async fn connect(
             .then(|| log.map(Path::to_path_buf))
             .flatten(),
         oversized,
+        tool_timeout: match config {
+            ServerConfig::Sdk { .. } => sdk.and_then(|b| b.tool_timeout(name)),
+            _ => None,
+        },
     });
     let tools = if capabilities.tools.is_some() {
         list_tools(&target).await.map_err(StartFailure::Failed)?

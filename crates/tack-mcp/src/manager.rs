@@ -696,7 +696,7 @@ fn make_tools(
         tools.push(Arc::new(McpTool::new(
             Arc::clone(target),
             def,
-            options.tool_timeout,
+            target.tool_timeout.unwrap_or(options.tool_timeout),
             options.max_result_chars,
         )));
     }

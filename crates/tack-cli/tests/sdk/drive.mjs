@@ -45,7 +45,7 @@ async function calcServer(calls, onAdd = () => {}) {
   const tools = [
     sdk.tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async (args) => {
       calls.push(["add", args]);
-      onAdd();
+      await onAdd();
       return text(String(args.a + args.b));
     }),
     sdk.tool("divide", "Divide a by b", { a: z.number(), b: z.number() }, async (args) => {
@@ -194,6 +194,33 @@ const scenarios = {
       }),
     );
     return mcpObservations(calls, messages);
+  },
+
+  // TypeScript only (the Python SDK sends no sdkMcpServerConfigs): the host
+  // declares a 1 s timeout for calc, secret always_ask and wipe always_deny,
+  // though allowedTools names all three; add takes 2 s.
+  async sdk_mcp_policy() {
+    const calls = [];
+    const asked = [];
+    const { server } = await calcServer(calls, () => new Promise((r) => setTimeout(r, 2000)));
+    const tools = [
+      { name: "secret", permission_policy: "always_ask" },
+      { name: "wipe", permission_policy: "always_deny" },
+    ];
+    const messages = await collect(
+      query({
+        prompt: "Use the tools",
+        options: options({
+          mcpServers: { calc: { ...server, timeout: 1000, tools } },
+          allowedTools: ["mcp__calc__add", "mcp__calc__secret", "mcp__calc__wipe"],
+          canUseTool: async (toolName, toolInput) => {
+            asked.push(toolName);
+            return { behavior: "allow", updatedInput: toolInput };
+          },
+        }),
+      }),
+    );
+    return { asked, ...mcpObservations(calls, messages) };
   },
 
   // TypeScript only (Python's SDK drops what its servers send on their own):
