@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use common::Env;
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
 use crate::sdk::{drive, typescript};
@@ -181,4 +181,70 @@ async fn python_message_fields_the_newer_parser_reads() {
         observations,
         json!({"plain": fields("msg_mock_1"), "partial": fields("msg_mock_2")})
     );
+}
+
+/// The SDK e2e suite's hook tests (test_hook_events, test_new_hooks): SDK
+/// callbacks for PreToolUse, PostToolUse, Notification and SessionStart, alone
+/// and together, with the context they add reaching the model.
+#[tokio::test(flavor = "multi_thread")]
+async fn python_hook_callbacks_as_the_sdk_suite_registers_them() {
+    let env = Env::new(Script::new([])).await;
+    for (id, word) in [("toolu_pre", "pre"), ("toolu_post", "post")] {
+        env.server.push(Reply::tool_use(
+            id,
+            "Bash",
+            json!({"command": format!("echo {word}")}),
+        ));
+        env.server.push(Reply::text("Ran."));
+    }
+    env.server.push(Reply::text("Hello."));
+    env.server.push(Reply::text("Hello."));
+    env.server.push(Reply::tool_use(
+        "toolu_all",
+        "Bash",
+        json!({"command": "echo all"}),
+    ));
+    env.server.push(Reply::text("Ran."));
+    let Some(observations) = e2e("hooks", &env).await else {
+        return;
+    };
+    let call = |event: &str, tool_use_id: Option<&str>| {
+        let tool = tool_use_id.map(|_| "Bash");
+        let source = (event == "SessionStart").then_some("startup");
+        json!({"event": event, "tool_name": tool, "tool_use_id": tool_use_id,
+               "source": source, "notification_type": null})
+    };
+    let run = |calls: Vec<Value>, result: &str| json!({"calls": calls, "is_error": false, "result": result});
+    assert_eq!(
+        observations,
+        json!({
+            "pre": run(vec![call("PreToolUse", Some("toolu_pre"))], "Ran."),
+            "post": run(vec![call("PostToolUse", Some("toolu_post"))], "Ran."),
+            // Nothing in these sessions notifies (no prompt waits, no idle).
+            "notification": run(vec![], "Hello."),
+            "session_start": run(vec![call("SessionStart", None)], "Hello."),
+            "together": run(vec![
+                call("SessionStart", None),
+                call("PreToolUse", Some("toolu_all")),
+                call("PostToolUse", Some("toolu_all")),
+            ], "Ran."),
+        })
+    );
+    // What the hooks added is in the next request to the model.
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 8);
+    let result = |i: usize| {
+        let last = bodies[i]["messages"].as_array().unwrap().last().unwrap();
+        last["content"][0]["content"].clone()
+    };
+    let reminded = |out: &str, context: &str| {
+        json!(format!(
+            "{out}\n\n<system-reminder>\n{context}\n</system-reminder>"
+        ))
+    };
+    assert_eq!(result(1), reminded("pre", "PRE-CONTEXT"));
+    assert_eq!(result(3), reminded("post", "POST-CONTEXT"));
+    assert_eq!(result(7), json!("all"));
+    let sent = bodies[5]["messages"].to_string();
+    assert!(sent.contains("SESSION-CONTEXT"), "{sent}");
 }

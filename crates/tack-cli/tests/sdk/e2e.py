@@ -23,6 +23,12 @@ ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
                    attachments each session's transcript records (read as
                    the SDK reads sessions)
 
+  hooks            SDK callback hooks as the suite's hook tests register
+                   them, one client session each: PreToolUse answering allow
+                   with additionalContext, PostToolUse with additionalContext,
+                   Notification, SessionStart, and all four together (Bash
+                   allowed; the model runs echo where a tool is used)
+
 Newer SDKs' options, passed as the flags they become (extra_args):
   persist          persist_session=False (--no-session-persistence) through
                    query() and the client, a persisted control run, the
@@ -360,9 +366,55 @@ async def message_fields(tack: str) -> dict:
     return seen
 
 
+async def hooks(tack: str) -> dict:
+    def recorder(seen: list, event: str, answer: dict):
+        async def hook(data, tool_use_id, context):
+            seen.append({
+                "event": data.get("hook_event_name"),
+                "tool_name": data.get("tool_name"),
+                "tool_use_id": data.get("tool_use_id"),
+                "source": data.get("source"),
+                "notification_type": data.get("notification_type"),
+            })
+            return {"hookSpecificOutput": {"hookEventName": event, **answer}} if answer else {}
+
+        return hook
+
+    pre = {
+        "permissionDecision": "allow",
+        "permissionDecisionReason": "Approved with context",
+        "additionalContext": "PRE-CONTEXT",
+    }
+    post = {"additionalContext": "POST-CONTEXT"}
+    runs = [
+        ("pre", "Run: echo pre", {"PreToolUse": ("Bash", pre)}),
+        ("post", "Run: echo post", {"PostToolUse": ("Bash", post)}),
+        ("notification", "Say hello.", {"Notification": (None, {})}),
+        ("session_start", "Say hello.", {"SessionStart": (None, {"additionalContext": "SESSION-CONTEXT"})}),
+        ("together", "Run: echo all", {
+            "SessionStart": (None, {}),
+            "Notification": (None, {}),
+            "PreToolUse": ("Bash", {}),
+            "PostToolUse": ("Bash", {}),
+        }),
+    ]
+    seen_by_run: dict = {}
+    for name, prompt, events in runs:
+        seen: list = []
+        registered = {
+            event: [HookMatcher(matcher=matcher, hooks=[recorder(seen, event, answer)])]
+            for event, (matcher, answer) in events.items()
+        }
+        opts = options(tack, allowed_tools=["Bash"], hooks=registered)
+        result = final(await run(opts, prompt, client=True))
+        seen_by_run[name] = {"calls": seen, "is_error": result.is_error, "result": result.result}
+    return seen_by_run
+
+
 SCENARIOS = {
     "background": background,
     "defer": defer,
+    "hooks": hooks,
     "message_fields": message_fields,
     "persist": persist,
     "prompts": prompts,
