@@ -248,3 +248,17 @@ async fn python_hook_callbacks_as_the_sdk_suite_registers_them() {
     let sent = bodies[5]["messages"].to_string();
     assert!(sent.contains("SESSION-CONTEXT"), "{sent}");
 }
+
+/// `setPermissionMode` resolves with the mode now in effect (the TypeScript
+/// SDK 0.3.332 returns the answer's `mode`).
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_set_permission_mode_answers_the_mode_in_effect() {
+    let env = Env::new(Script::new([Reply::text("Hello.")])).await;
+    let Some(report) = drive(&typescript(), "set_mode", &env).await else {
+        return;
+    };
+    assert_eq!(
+        report["observations"],
+        json!({"answer": {"mode": "acceptEdits"}, "init_mode": "acceptEdits"})
+    );
+}

@@ -1,5 +1,5 @@
 // Drives tack through the official TypeScript Agent SDK
-// (@anthropic-ai/claude-agent-sdk 0.3.330).
+// (@anthropic-ai/claude-agent-sdk 0.3.332).
 //
 // Usage: node drive.mjs SCENARIO TACK_BINARY SDK_MODULE
 //   SDK_MODULE: path of the installed package's sdk.mjs
@@ -194,6 +194,19 @@ const scenarios = {
       }),
     );
     return mcpObservations(calls, messages);
+  },
+
+  // TypeScript only: setPermissionMode resolves with the mode in effect
+  // (0.3.332), and the session's init names it.
+  async set_mode() {
+    const input = inputQueue();
+    const q = query({ prompt: input, options: options({}) });
+    const answer = await q.setPermissionMode("acceptEdits");
+    input.push("Say hello");
+    input.end();
+    const messages = await collect(q);
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+    return { answer: answer ?? null, init_mode: init?.permissionMode ?? null };
   },
 
   // TypeScript only (the Python SDK sends no sdkMcpServerConfigs): the host

@@ -1,5 +1,5 @@
 """Scenarios for what the Python Agent SDK's own end-to-end suite checks of
-the CLI (claude-agent-sdk 0.2.187), driven against tack and the scripted model
+the CLI (claude-agent-sdk 0.2.189), driven against tack and the scripted model
 server.
 
 Usage: python e2e.py SCENARIO TACK_BINARY
