@@ -604,6 +604,7 @@ async fn start_one(weak: Weak<Shared>, index: usize, config: ServerConfig) {
     let attempt = connection::connect(
         &name,
         &config,
+        slot.entry.tool_timeout,
         &options.cwd,
         &options.env,
         slot.log.as_deref(),

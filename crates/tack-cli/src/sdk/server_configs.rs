@@ -15,14 +15,9 @@
 //! an entry without a string `name` is dropped; `tools` that is not a list
 //! states no policy. Values of the wrong shape are ignored, never refused.
 
-use std::time::Duration;
-
 use serde_json::Value;
 use tack_mcp::names::tool_name;
 use tack_runtime::{SdkBridge, SdkToolPolicy};
-
-/// Per-server timeouts under this are ignored (Claude Code's floor).
-const MIN_TIMEOUT_MS: f64 = 1_000.0;
 
 /// Applies `configs` for the `servers` the SDK registered: timeouts go to the
 /// bridge, tool policies to `policy`.
@@ -39,7 +34,7 @@ pub fn apply(
         if !servers.contains(server) {
             continue;
         }
-        if let (Some(bridge), Some(timeout)) = (bridge, timeout(config)) {
+        if let (Some(bridge), Some(timeout)) = (bridge, tack_mcp::tool_timeout(config)) {
             bridge.set_tool_timeout(server, timeout);
         }
         let Some(tools) = config.get("tools").and_then(Value::as_array) else {
@@ -58,12 +53,6 @@ pub fn apply(
             }
         }
     }
-}
-
-/// `timeout` in milliseconds, when it is a number of at least 1,000.
-fn timeout(config: &Value) -> Option<Duration> {
-    let ms = config.get("timeout")?.as_f64()?;
-    (ms.is_finite() && ms >= MIN_TIMEOUT_MS).then(|| Duration::from_secs_f64(ms.min(1e12) / 1e3))
 }
 
 #[cfg(test)]
@@ -97,30 +86,6 @@ mod tests {
                 always_ask: vec!["mcp__calc__add".into(), "mcp__calc__div".into()],
                 always_deny: vec!["mcp__calc__wipe".into(), "mcp__my_server__a_b".into()],
             }
-        );
-    }
-
-    #[test]
-    fn a_timeout_counts_from_one_second() {
-        let got: Vec<Option<Duration>> = [
-            json!({"timeout": 1500}),
-            json!({"timeout": 1000}),
-            json!({"timeout": 999}),
-            json!({"timeout": "5000"}),
-            json!({}),
-        ]
-        .iter()
-        .map(timeout)
-        .collect();
-        assert_eq!(
-            got,
-            [
-                Some(Duration::from_millis(1500)),
-                Some(Duration::from_secs(1)),
-                None,
-                None,
-                None
-            ]
         );
     }
 }
