@@ -12,8 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PY_SDK_VERSION=0.2.187
-TS_SDK_VERSION=0.3.330
+PY_SDK_VERSION=0.2.189
+TS_SDK_VERSION=0.3.332
 SDK_DIR="${TACK_SDK_DIR:-target/sdk}"
 
 mkdir -p "$SDK_DIR"

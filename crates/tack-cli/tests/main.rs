@@ -33,6 +33,7 @@ mod rules;
 mod runtime;
 mod sdk;
 mod sdk_e2e;
+mod sdk_features;
 mod sdk_protocol;
 mod sdk_run_end;
 mod sdk_suite;

@@ -27,7 +27,7 @@ const DRIVER_TIMEOUT: Duration = Duration::from_secs(90);
 const INTERRUPT_BUDGET_MS: u64 = 200;
 
 /// One SDK and how to run its driver.
-struct Sdk {
+pub(crate) struct Sdk {
     name: &'static str,
     program: PathBuf,
     /// Before the scenario name.
@@ -49,7 +49,7 @@ fn driver(file: &str) -> PathBuf {
         .join(file)
 }
 
-fn python() -> Result<Sdk, String> {
+pub(crate) fn python() -> Result<Sdk, String> {
     let program = sdk_dir().join("py/bin/python");
     if !program.exists() {
         return Err(format!(
@@ -65,7 +65,7 @@ fn python() -> Result<Sdk, String> {
     })
 }
 
-fn typescript() -> Result<Sdk, String> {
+pub(crate) fn typescript() -> Result<Sdk, String> {
     let module = sdk_dir().join("ts/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
     if !module.exists() {
         return Err(format!(
@@ -90,7 +90,7 @@ fn typescript() -> Result<Sdk, String> {
 
 /// Runs `scenario` of the SDK's driver in `env`'s project; `None` (after
 /// printing why) when the SDK is not installed.
-async fn drive(sdk: &Result<Sdk, String>, scenario: &str, env: &Env) -> Option<Value> {
+pub(crate) async fn drive(sdk: &Result<Sdk, String>, scenario: &str, env: &Env) -> Option<Value> {
     drive_with(sdk, scenario, env, &[]).await
 }
 

@@ -29,7 +29,7 @@ fn python() -> Option<PathBuf> {
 
 /// Runs `scenario` of `e2e.py` in `env`'s project; its observations, or
 /// `None` when the SDK is not installed.
-async fn drive(scenario: &str, env: &Env) -> Option<Value> {
+pub(crate) async fn drive(scenario: &str, env: &Env) -> Option<Value> {
     drive_file("e2e.py", scenario, env, &[]).await
 }
 

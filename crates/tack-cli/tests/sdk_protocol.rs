@@ -486,7 +486,7 @@ async fn requests_tack_cannot_serve_get_clear_errors_and_the_rest_apply() {
                 "r4",
                 "bypassPermissions mode is not available in this session: start it with --dangerously-skip-permissions or --allow-dangerously-skip-permissions (and without permissions.disableBypassPermissionsMode)"
             ),
-            ok("r5", json!({})),
+            ok("r5", json!({"mode": "acceptEdits"})),
             error(
                 "r6",
                 "invalid control request: invalid `set_permission_mode` control request: missing field `mode`"

@@ -27,6 +27,7 @@ fn server(name: &str, command: &str, args: &[String]) -> ServerEntry {
             args: args.to_vec(),
             env: Default::default(),
         }),
+        tool_timeout: None,
     }
 }
 

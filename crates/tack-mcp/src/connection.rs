@@ -64,10 +64,12 @@ pub(crate) struct Connected {
     pub(crate) exit: Option<ExitWatch>,
 }
 
-/// Connects to `name` (its configuration already expanded) and lists its tools.
+/// Connects to `name` (its configuration already expanded) and lists its
+/// tools; `tool_timeout` is the entry's own.
 pub(crate) async fn connect(
     name: &str,
     config: &ServerConfig,
+    tool_timeout: Option<Duration>,
     cwd: &Path,
     env: &[(String, String)],
     log: Option<&Path>,
@@ -155,6 +157,11 @@ pub(crate) async fn connect(
             .then(|| log.map(Path::to_path_buf))
             .flatten(),
         oversized,
+        // The entry's own, else (an SDK server) what the host declared.
+        tool_timeout: tool_timeout.or_else(|| match config {
+            ServerConfig::Sdk { .. } => sdk.and_then(|b| b.tool_timeout(name)),
+            _ => None,
+        }),
     });
     let tools = if capabilities.tools.is_some() {
         list_tools(&target).await.map_err(StartFailure::Failed)?

@@ -59,7 +59,7 @@ pub use tool_search::{
 pub use config::{
     ConfigIssue, ConfigScope, EntryProblem, IssueKind, LoadOptions, McpConfig, McpConfigError,
     McpPaths, MissingVar, NotStarted, NotStartedReason, ProjectApprovals, RemoteConfig,
-    ServerConfig, ServerEntry, StdioConfig, load_all_scopes, load_config,
+    ServerConfig, ServerEntry, StdioConfig, load_all_scopes, load_config, tool_timeout,
 };
 pub use manager::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpManager, McpOptions, ServerConfigError,

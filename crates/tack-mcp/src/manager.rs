@@ -604,6 +604,7 @@ async fn start_one(weak: Weak<Shared>, index: usize, config: ServerConfig) {
     let attempt = connection::connect(
         &name,
         &config,
+        slot.entry.tool_timeout,
         &options.cwd,
         &options.env,
         slot.log.as_deref(),
@@ -696,7 +697,7 @@ fn make_tools(
         tools.push(Arc::new(McpTool::new(
             Arc::clone(target),
             def,
-            options.tool_timeout,
+            target.tool_timeout.unwrap_or(options.tool_timeout),
             options.max_result_chars,
         )));
     }

@@ -33,6 +33,9 @@ pub(crate) struct Target {
     /// stdio: counts the messages the server sent over the transport's line
     /// limit (dropped unread).
     pub(crate) oversized: Option<watch::Receiver<u64>>,
+    /// The server's own tool-call timeout (an SDK server's declared one);
+    /// `None`: `McpOptions::tool_timeout`.
+    pub(crate) tool_timeout: Option<Duration>,
 }
 
 /// Sends `notifications/cancelled` for a request whose caller went away
@@ -138,8 +141,13 @@ impl Target {
                 )
             }
             ServiceError::Timeout { .. } => format!(
-                "{what} timed out after {} (MCP_TOOL_TIMEOUT); the server was asked to cancel it",
-                humanize(timeout)
+                "{what} timed out after {} ({}); the server was asked to cancel it",
+                humanize(timeout),
+                if self.tool_timeout.is_some() {
+                    "the server's timeout"
+                } else {
+                    "MCP_TOOL_TIMEOUT"
+                }
             ),
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => format!(
                 "MCP server \"{server}\" closed the connection during {what}; the server may have crashed{log}"

@@ -246,7 +246,7 @@ fn mcp_config_files_and_json_strings_and_strict() {
     );
     let args = vec![
         "extra.json".to_string(),
-        r#"{"mcpServers": {"inline": {"command": "i", "args": ["--x"]}, "dup": {"command": "flag-dup"}}}"#.to_string(),
+        r#"{"mcpServers": {"inline": {"command": "i", "args": ["--x"], "timeout": 1500}, "dup": {"command": "flag-dup", "timeout": 999}}}"#.to_string(),
     ];
     let config = load(&d.paths, &args, false, &ProjectApprovals::default());
     assert_eq!(
@@ -276,6 +276,7 @@ fn mcp_config_files_and_json_strings_and_strict() {
                 scope: ConfigScope::Dynamic,
                 origin: "--mcp-config argument 1".into(),
                 config: cmd("flag-dup"),
+                tool_timeout: None,
             },
             ServerEntry {
                 name: "inline".into(),
@@ -286,6 +287,8 @@ fn mcp_config_files_and_json_strings_and_strict() {
                     args: vec!["--x".into()],
                     env: Default::default()
                 }),
+                // An entry's `timeout` from 1,000 ms (dup's 999 is ignored).
+                tool_timeout: Some(std::time::Duration::from_millis(1500)),
             },
         ]
     );

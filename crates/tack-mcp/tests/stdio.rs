@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_mcp::{McpManager, ServerStatus, Status};
+use tack_mcp::{McpManager, ServerEntry, ServerStatus, Status};
 use tack_protocol::{ContentBlock, ImageSource};
 use tack_tool::{ProgressSink, ToolContext, ToolOutput};
 use tokio_util::sync::CancellationToken;
@@ -163,21 +163,41 @@ async fn large_results_go_through_the_result_budget() {
     );
 }
 
+/// `fx`'s `wait_for_cancel` (never answered) called with `MCP_TOOL_TIMEOUT`
+/// at `tool_timeout`: the manager, and the call's error.
+async fn unanswered(s: &Scratch, fx: ServerEntry, tool_timeout: Duration) -> (McpManager, String) {
+    let mut options = s.options();
+    options.tool_timeout = tool_timeout;
+    let m = McpManager::connect(&config(vec![fx]), options, &no_env).await;
+    let err = call(&m, s, "mcp__fx__wait_for_cancel", json!({}))
+        .await
+        .unwrap_err();
+    (m, err.message)
+}
+
 #[tokio::test]
 async fn a_call_past_the_tool_timeout_fails_and_the_server_is_told() {
     let s = Scratch::new();
-    let mut options = s.options();
-    options.tool_timeout = Duration::from_millis(300);
-    let m = McpManager::connect(&config(vec![stdio("fx", &[])]), options, &no_env).await;
-    let err = call(&m, &s, "mcp__fx__wait_for_cancel", json!({}))
-        .await
-        .unwrap_err();
+    let (m, error) = unanswered(&s, stdio("fx", &[]), Duration::from_millis(300)).await;
     assert_eq!(
-        err.message,
+        error,
         "mcp__fx__wait_for_cancel timed out after 300ms (MCP_TOOL_TIMEOUT); the server was asked to cancel it"
     );
     // The server saw notifications/cancelled (its handler ended) and still answers.
     assert_eq!(cancellations_reach(&m, &s, "1").await, "1");
+}
+
+/// An entry's own `timeout` replaces `MCP_TOOL_TIMEOUT` for its calls.
+#[tokio::test]
+async fn an_entrys_timeout_replaces_the_tool_timeout() {
+    let s = Scratch::new();
+    let mut fx = stdio("fx", &[]);
+    fx.tool_timeout = Some(Duration::from_secs(1));
+    let (_m, error) = unanswered(&s, fx, Duration::from_secs(600)).await;
+    assert_eq!(
+        error,
+        "mcp__fx__wait_for_cancel timed out after 1s (the server's timeout); the server was asked to cancel it"
+    );
 }
 
 #[tokio::test]

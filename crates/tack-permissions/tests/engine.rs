@@ -306,6 +306,25 @@ fn modes_for_plain_tools() {
         label(&dont.decide("TodoWrite", &[], &json!({"todos": []}), false, &[])),
         "allow"
     );
+    let asking = ctx(
+        &fx,
+        PermissionMode::DontAsk,
+        &[
+            (RuleBehavior::Ask, "mcp__fs__read"),
+            (RuleBehavior::Ask, "Bash(ls)"),
+        ],
+    );
+    assert_eq!(
+        asking.decide("mcp__fs__read", &[], &json!({}), true, &[]),
+        Decision::Deny {
+            reason: "mcp__fs__read requires approval (rule `mcp__fs__read`); dontAsk mode denies anything not pre-allowed".into(),
+            rule: None,
+        }
+    );
+    assert_eq!(
+        label(&asking.decide("Bash", &[], &json!({"command": "ls"}), false, &[])),
+        "deny"
+    );
     let def = ctx(&fx, PermissionMode::Default, &[]);
     assert_eq!(
         label(&def.decide("WebSearch", &[], &json!({"query": "x"}), true, &[])),

@@ -1,6 +1,6 @@
 //! The SDK control protocol against real lines: the stdin lines were captured
-//! from the official SDKs (Python claude-agent-sdk 0.2.187, TypeScript
-//! @anthropic-ai/claude-agent-sdk 0.3.330) driving a recording executable; the
+//! from the official SDKs (Python claude-agent-sdk 0.2.189, TypeScript
+//! @anthropic-ai/claude-agent-sdk 0.3.332) driving a recording executable; the
 //! lines tack sends and the SDKs' answers are built from the SDKs' sources
 //! (`_internal/query.py`, `types.py`, `sdk.d.ts`). See docs/sdk-protocol.md.
 

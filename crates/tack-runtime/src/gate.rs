@@ -6,7 +6,9 @@
 //! 1. PreToolUse hooks (if configured): `deny` (or exit 2) denies even when a
 //!    rule allows; `ask` and `defer` ask the user (and deny without one);
 //!    `allow` skips the mode default but deny and ask rules still apply;
-//!    `updatedInput` replaces the input that the rules (and the tool) see.
+//!    `updatedInput` replaces the input that the rules (and the tool) see;
+//!    `additionalContext` joins the result of a call that runs (a system
+//!    reminder, as PostToolUse's).
 //! 2. The engine's decision. `Ask` goes to the front end as a
 //!    [`PermissionRequest`] when it answers prompts; otherwise it is a denial.
 //!
@@ -14,6 +16,7 @@
 //! message names the rule, its settings scope and its file. The mode and the
 //! rules can change while the session runs (set mode, "don't ask again").
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -175,6 +178,9 @@ pub struct Gate {
     /// A PreToolUse hook's `defer` ends the turn with the call pending (`-p`
     /// and the SDKs); in the terminal UI it is a warning and otherwise ignored.
     defers: bool,
+    /// PreToolUse hooks' `additionalContext` of calls allowed to run, by
+    /// tool_use id: it joins the call's result (before PostToolUse's).
+    pre_context: Mutex<HashMap<String, String>>,
 }
 
 /// The settings files a "don't ask again" answer writes to.
@@ -208,6 +214,7 @@ impl Gate {
             checkpoints,
             path_rules: std::sync::OnceLock::new(),
             defers: false,
+            pre_context: Mutex::new(HashMap::new()),
         }
     }
 
@@ -421,6 +428,12 @@ impl Gate {
             let outcome = hooks
                 .run_for(&event, ctx.env.agent(), Some(&cond), &ctx.cancel)
                 .await;
+            if let Some(context) = outcome.additional_context() {
+                self.pre_context
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(ctx.tool_use_id.clone(), context);
+            }
             if !outcome.should_continue() {
                 let why = outcome
                     .stop_reason()
@@ -707,6 +720,14 @@ impl Gate {
         }
     }
 
+    /// The PreToolUse hooks' context of the call `tool_use_id`, once.
+    pub(crate) fn take_pre_context(&self, tool_use_id: &str) -> Option<String> {
+        self.pre_context
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(tool_use_id)
+    }
+
     fn notify(&self, text: String) {
         if let Some(emit) = &self.prompts {
             emit.notice(crate::event::Notice::warning(text));
@@ -770,6 +791,9 @@ impl CanUseTool for Gate {
                 | PermissionDecision::Stop { .. }
                 | PermissionDecision::Defer => None,
             };
+            if runs_with.is_none() {
+                self.take_pre_context(&ctx.tool_use_id);
+            }
             if let (Some(c), Some(input)) = (&self.checkpoints, runs_with) {
                 // One file copied, at most `Limits::per_file` bytes.
                 if let Some(why) = c.before_tool(tool.name(), input, &ctx.env) {

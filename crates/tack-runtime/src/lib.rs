@@ -90,7 +90,7 @@ pub use event::{
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
-pub use options::{PluginDir, SessionChoice, SessionOptions};
+pub use options::{PluginDir, SdkToolPolicy, SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use plugins::{PluginFailure, SessionPlugins, session_plugins};
 pub use runtime::{Runtime, RuntimeEvents};

@@ -114,12 +114,25 @@ pub struct SessionOptions {
     /// servers (in-process tools); `None` outside SDK mode, where such a
     /// server fails with a message naming it.
     pub sdk_mcp: Option<tack_mcp::SdkBridge>,
+    /// What the Agent SDK host declared of its in-process servers' tools
+    /// (`sdkMcpServerConfigs`): calls that always ask, calls always denied.
+    pub sdk_tool_policy: SdkToolPolicy,
     /// `--plugin-dir`s (the SDKs' `plugins: [{type: "local", path}]`): plugins
     /// loaded for this session only, relative to the cwd.
     pub plugin_dirs: Vec<PluginDir>,
     /// The git snapshot, started by the front end as soon as it knew the
     /// cwd ([`GitPrefetch::start`]): the session's context takes it.
     pub git_prefetch: Option<GitPrefetch>,
+}
+
+/// Per-tool policies of in-process SDK servers, as `mcp__server__tool`
+/// names. They become rules of their own source (`sdkMcpServerConfigs`):
+/// an ask rule asks even where an allow rule or the mode would allow (and
+/// is a denial in `dontAsk` or with nobody to ask); a deny rule denies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SdkToolPolicy {
+    pub always_ask: Vec<String>,
+    pub always_deny: Vec<String>,
 }
 
 /// A `--plugin-dir`: a plugin folder for one session.
@@ -155,6 +168,7 @@ impl Default for SessionOptions {
             disallowed_tools: Vec::new(),
             add_dirs: Vec::new(),
             sdk_mcp: None,
+            sdk_tool_policy: SdkToolPolicy::default(),
             system_prompt: None,
             append_system_prompt: None,
             max_turns: None,

@@ -306,6 +306,7 @@ impl SessionPlugins {
                         scope: ConfigScope::Plugin,
                         origin: origin.clone(),
                         config,
+                        tool_timeout: tack_mcp::tool_timeout(&value),
                     }),
                     Err(problem) => self.mcp_issues.push(ConfigIssue {
                         server: name,

@@ -18,7 +18,7 @@ use tack_core::deps::{ProductionDeps, QueryDeps};
 use tack_core::executor::ToolSet;
 use tack_core::query::LoopHooks;
 use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
-use tack_permissions::{PermissionContext, PermissionMode};
+use tack_permissions::{PermissionContext, PermissionMode, RuleLists, RuleSource};
 use tack_protocol::Message;
 use tack_store::{Mirror, RecordMeta, SessionStore, Transcript};
 use tack_tool::{Tool, ToolEnv};
@@ -40,7 +40,7 @@ use crate::hooks::watched_settings;
 use crate::hooks::{HookPlace, HookReporting, HookSource, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
-use crate::options::{SessionChoice, SessionOptions};
+use crate::options::{SdkToolPolicy, SessionChoice, SessionOptions};
 use crate::place::{Env, Place};
 use crate::plugins::SessionPlugins;
 use crate::runtime::Runtime;
@@ -496,6 +496,17 @@ fn permissions(
         options.allowed_tools.clone(),
         options.disallowed_tools.clone(),
     ));
+    let policy = &options.sdk_tool_policy;
+    if policy != &SdkToolPolicy::default() {
+        rule_sources.push((
+            RuleSource::named("sdkMcpServerConfigs"),
+            RuleLists {
+                allow: Vec::new(),
+                ask: policy.always_ask.clone(),
+                deny: policy.always_deny.clone(),
+            },
+        ));
+    }
     let (rules, rule_warnings) = build_rules(rule_sources)?;
     for w in rule_warnings {
         emit.notice(Notice::warning(w));

@@ -45,8 +45,10 @@ pub fn apply(request: &InitializeRequest, options: &mut SessionOptions) -> anyho
 }
 
 /// TypeScript's in-process servers: `{"type": "sdk"}` entries as Python
-/// passes them in `--mcp-config`, and what the SDK captured of each
-/// (`sdkMcpServerManifests`) for the bridge to answer the handshake with.
+/// passes them in `--mcp-config`, what the host declares of each
+/// (`sdkMcpServerConfigs`: timeouts, tool policies), and what the SDK
+/// captured of each (`sdkMcpServerManifests`) for the bridge to answer the
+/// handshake with.
 fn sdk_mcp_servers(servers: &[String], request: &InitializeRequest, options: &mut SessionOptions) {
     let entries: serde_json::Map<String, serde_json::Value> = servers
         .iter()
@@ -55,6 +57,14 @@ fn sdk_mcp_servers(servers: &[String], request: &InitializeRequest, options: &mu
     options
         .mcp_config
         .push(json!({ "mcpServers": entries }).to_string());
+    if let Some(configs) = request.extra.get("sdkMcpServerConfigs") {
+        super::server_configs::apply(
+            configs,
+            servers,
+            options.sdk_mcp.as_ref(),
+            &mut options.sdk_tool_policy,
+        );
+    }
     let manifests = request
         .extra
         .get("sdkMcpServerManifests")

@@ -32,6 +32,7 @@ mod asks;
 mod initialize;
 mod mcp;
 mod requests;
+mod server_configs;
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -57,7 +57,10 @@ pub fn answer(
             let handle = handle.clone();
             async move {
                 match handle.set_permission_mode(mode).await {
-                    Ok(Ok(())) => ControlResponse::empty_success(id),
+                    // The mode now in effect (TypeScript 0.3.332 resolves
+                    // `setPermissionMode` with it).
+                    Ok(Ok(())) => ControlResponse::success(&id, &serde_json::json!({"mode": mode}))
+                        .unwrap_or_else(|e| ControlResponse::error(&id, e.to_string())),
                     Ok(Err(why)) => ControlResponse::error(id, why),
                     Err(e) => ControlResponse::error(id, e.to_string()),
                 }

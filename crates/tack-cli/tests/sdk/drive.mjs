@@ -1,5 +1,5 @@
 // Drives tack through the official TypeScript Agent SDK
-// (@anthropic-ai/claude-agent-sdk 0.3.330).
+// (@anthropic-ai/claude-agent-sdk 0.3.332).
 //
 // Usage: node drive.mjs SCENARIO TACK_BINARY SDK_MODULE
 //   SDK_MODULE: path of the installed package's sdk.mjs
@@ -45,7 +45,7 @@ async function calcServer(calls, onAdd = () => {}) {
   const tools = [
     sdk.tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async (args) => {
       calls.push(["add", args]);
-      onAdd();
+      await onAdd();
       return text(String(args.a + args.b));
     }),
     sdk.tool("divide", "Divide a by b", { a: z.number(), b: z.number() }, async (args) => {
@@ -194,6 +194,46 @@ const scenarios = {
       }),
     );
     return mcpObservations(calls, messages);
+  },
+
+  // TypeScript only: setPermissionMode resolves with the mode in effect
+  // (0.3.332), and the session's init names it.
+  async set_mode() {
+    const input = inputQueue();
+    const q = query({ prompt: input, options: options({}) });
+    const answer = await q.setPermissionMode("acceptEdits");
+    input.push("Say hello");
+    input.end();
+    const messages = await collect(q);
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+    return { answer: answer ?? null, init_mode: init?.permissionMode ?? null };
+  },
+
+  // TypeScript only (the Python SDK sends no sdkMcpServerConfigs): the host
+  // declares a 1 s timeout for calc, secret always_ask and wipe always_deny,
+  // though allowedTools names all three; add takes 2 s.
+  async sdk_mcp_policy() {
+    const calls = [];
+    const asked = [];
+    const { server } = await calcServer(calls, () => new Promise((r) => setTimeout(r, 2000)));
+    const tools = [
+      { name: "secret", permission_policy: "always_ask" },
+      { name: "wipe", permission_policy: "always_deny" },
+    ];
+    const messages = await collect(
+      query({
+        prompt: "Use the tools",
+        options: options({
+          mcpServers: { calc: { ...server, timeout: 1000, tools } },
+          allowedTools: ["mcp__calc__add", "mcp__calc__secret", "mcp__calc__wipe"],
+          canUseTool: async (toolName, toolInput) => {
+            asked.push(toolName);
+            return { behavior: "allow", updatedInput: toolInput };
+          },
+        }),
+      }),
+    );
+    return { asked, ...mcpObservations(calls, messages) };
   },
 
   // TypeScript only (Python's SDK drops what its servers send on their own):

@@ -1,4 +1,4 @@
-"""Drives tack through the official Python Agent SDK (claude-agent-sdk 0.2.187).
+"""Drives tack through the official Python Agent SDK (claude-agent-sdk 0.2.189).
 
 Usage: python drive.py SCENARIO TACK_BINARY
 

@@ -1,5 +1,5 @@
 """Scenarios for what the Python Agent SDK's own end-to-end suite checks of
-the CLI (claude-agent-sdk 0.2.187), driven against tack and the scripted model
+the CLI (claude-agent-sdk 0.2.189), driven against tack and the scripted model
 server.
 
 Usage: python e2e.py SCENARIO TACK_BINARY
@@ -22,6 +22,26 @@ ANTHROPIC_BASE_URL pointing at the scripted server. Prints one JSON line:
                    then with it, then through the client with it; the file
                    attachments each session's transcript records (read as
                    the SDK reads sessions)
+
+  hooks            SDK callback hooks as the suite's hook tests register
+                   them, one client session each: PreToolUse answering allow
+                   with additionalContext, PostToolUse with additionalContext,
+                   Notification, SessionStart, and all four together (Bash
+                   allowed; the model runs echo where a tool is used)
+
+Newer SDKs' options, passed as the flags they become (extra_args):
+  persist          persist_session=False (--no-session-persistence) through
+                   query() and the client, a persisted control run, the
+                   sessions list_sessions finds, and a resume of an
+                   unpersisted session
+  prompts          permission_prompts="none" (--permission-prompts none): a
+                   Write in default mode with an approving can_use_tool
+                   (control, in host/), the same with "none" through the
+                   client (in client/), and "none" through query() without a
+                   callback (in query/)
+  message_fields   what AssistantMessage and ResultMessage carry, without and
+                   with include_partial_messages (the newer parser's
+                   AssistantMessage.id is the record's message.id)
 """
 
 import json
@@ -36,11 +56,14 @@ from claude_agent_sdk._internal.sessions import (
 )
 from claude_agent_sdk import (
     AgentDefinition,
+    AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
     HookMatcher,
+    PermissionResultAllow,
     ResultMessage,
     SystemMessage,
+    list_sessions,
     query,
 )
 
@@ -48,7 +71,22 @@ STDERR: list[str] = []
 
 
 def options(tack: str, **kwargs) -> ClaudeAgentOptions:
-    return ClaudeAgentOptions(cli_path=tack, cwd=os.getcwd(), stderr=STDERR.append, **kwargs)
+    base = {"cli_path": tack, "cwd": os.getcwd(), "stderr": STDERR.append}
+    return ClaudeAgentOptions(**{**base, **kwargs})
+
+
+async def run(opts: ClaudeAgentOptions, prompt: str, client: bool) -> list:
+    """Every message of one prompt, through the client or query()."""
+    if not client:
+        return [m async for m in query(prompt=prompt, options=opts)]
+    async with ClaudeSDKClient(options=opts) as c:
+        await c.query(prompt)
+        return [m async for m in c.receive_response()]
+
+
+def final(messages: list) -> ResultMessage:
+    (result,) = [m for m in messages if isinstance(m, ResultMessage)]
+    return result
 
 
 async def init_data(opts: ClaudeAgentOptions, prompt: str) -> dict:
@@ -233,9 +271,159 @@ async def verbatim(tack: str) -> dict:
     }
 
 
+async def persist(tack: str) -> dict:
+    def opts(persisted: bool, resume=None) -> ClaudeAgentOptions:
+        extra: dict = {"strict-mcp-config": None}
+        if not persisted:
+            extra["no-session-persistence"] = None
+        return options(
+            tack, tools=[], setting_sources=[], extra_args=extra, max_turns=1, resume=resume
+        )
+
+    prompt = "Reply with only the word OK."
+    kept = final(await run(opts(True), prompt, client=False))
+    by_query = final(await run(opts(False), prompt, client=False))
+    by_client = final(await run(opts(False), prompt, client=True))
+    listed = {s.session_id for s in list_sessions(directory=os.getcwd())}
+    STDERR.clear()
+    try:
+        resumed = final(await run(opts(True, by_query.session_id), prompt, client=False))
+        resume = {"result": resumed.result, "is_error": resumed.is_error}
+    except Exception as e:  # the CLI's refusal, as the SDK reports it
+        resume = {"raised": type(e).__name__, "message": str(e).splitlines()[0]}
+    return {
+        "results": [r.result for r in (kept, by_query, by_client)],
+        "listed": {
+            "kept": kept.session_id in listed,
+            "query": by_query.session_id in listed,
+            "client": by_client.session_id in listed,
+            "count": len(listed),
+        },
+        "ids": [kept.session_id, by_query.session_id, by_client.session_id],
+        "resume": resume,
+    }
+
+
+async def prompts(tack: str) -> dict:
+    prompt = "Use the Write tool to create out.txt containing the word hi."
+    seen: dict = {}
+    for name, none, client in [("host", False, True), ("client", True, True), ("query", True, False)]:
+        folder = Path(os.getcwd()) / name
+        folder.mkdir()
+        asked: list = []
+
+        async def can_use_tool(tool_name, tool_input, context, asked=asked):
+            asked.append(tool_name)
+            return PermissionResultAllow()
+
+        extra: dict = {"strict-mcp-config": None}
+        if none:
+            extra["permission-prompts"] = "none"
+        opts = options(
+            tack,
+            cwd=str(folder),
+            tools=["Write"],
+            permission_mode="default",
+            setting_sources=[],
+            extra_args=extra,
+            max_turns=3,
+            can_use_tool=can_use_tool if client else None,
+        )
+        result = final(await run(opts, prompt, client))
+        seen[name] = {
+            "asked": asked,
+            "written": (folder / "out.txt").exists(),
+            "is_error": result.is_error,
+            "result": result.result,
+            "denials": [d["tool_name"] for d in result.permission_denials or []],
+        }
+    return seen
+
+
+async def message_fields(tack: str) -> dict:
+    seen: dict = {}
+    for name, partial in [("plain", False), ("partial", True)]:
+        opts = options(
+            tack, model="claude-sonnet-4-5", max_turns=1, include_partial_messages=partial
+        )
+        messages = await run(opts, "Say hi", client=True)
+        assistant = next(m for m in messages if isinstance(m, AssistantMessage))
+        result = final(messages)
+        usage = result.model_usage or {}
+        seen[name] = {
+            "assistant": {
+                "model": assistant.model,
+                "id": assistant.message_id,
+                "usage": sorted(assistant.usage or {}),
+                "stop_reason": assistant.stop_reason,
+                "same_session": assistant.session_id == result.session_id,
+                "uuid": bool(assistant.uuid),
+            },
+            "result": {
+                "model_usage": {k: sorted(v) for k, v in usage.items()},
+                "cost_is_the_sum": abs(
+                    (result.total_cost_usd or 0) - sum(v["costUSD"] for v in usage.values())
+                )
+                < 1e-4,
+                "permission_denials": result.permission_denials,
+                "uuid": bool(result.uuid),
+            },
+        }
+    return seen
+
+
+async def hooks(tack: str) -> dict:
+    def recorder(seen: list, event: str, answer: dict):
+        async def hook(data, tool_use_id, context):
+            seen.append({
+                "event": data.get("hook_event_name"),
+                "tool_name": data.get("tool_name"),
+                "tool_use_id": data.get("tool_use_id"),
+                "source": data.get("source"),
+                "notification_type": data.get("notification_type"),
+            })
+            return {"hookSpecificOutput": {"hookEventName": event, **answer}} if answer else {}
+
+        return hook
+
+    pre = {
+        "permissionDecision": "allow",
+        "permissionDecisionReason": "Approved with context",
+        "additionalContext": "PRE-CONTEXT",
+    }
+    post = {"additionalContext": "POST-CONTEXT"}
+    runs = [
+        ("pre", "Run: echo pre", {"PreToolUse": ("Bash", pre)}),
+        ("post", "Run: echo post", {"PostToolUse": ("Bash", post)}),
+        ("notification", "Say hello.", {"Notification": (None, {})}),
+        ("session_start", "Say hello.", {"SessionStart": (None, {"additionalContext": "SESSION-CONTEXT"})}),
+        ("together", "Run: echo all", {
+            "SessionStart": (None, {}),
+            "Notification": (None, {}),
+            "PreToolUse": ("Bash", {}),
+            "PostToolUse": ("Bash", {}),
+        }),
+    ]
+    seen_by_run: dict = {}
+    for name, prompt, events in runs:
+        seen: list = []
+        registered = {
+            event: [HookMatcher(matcher=matcher, hooks=[recorder(seen, event, answer)])]
+            for event, (matcher, answer) in events.items()
+        }
+        opts = options(tack, allowed_tools=["Bash"], hooks=registered)
+        result = final(await run(opts, prompt, client=True))
+        seen_by_run[name] = {"calls": seen, "is_error": result.is_error, "result": result.result}
+    return seen_by_run
+
+
 SCENARIOS = {
     "background": background,
     "defer": defer,
+    "hooks": hooks,
+    "message_fields": message_fields,
+    "persist": persist,
+    "prompts": prompts,
     "setting_sources": setting_sources,
     "verbatim": verbatim,
 }

@@ -88,6 +88,9 @@ pub struct ServerEntry {
     pub origin: String,
     /// As written: `${VAR}`s are expanded when the server starts.
     pub config: ServerConfig,
+    /// The entry's `timeout` ([`super::tool_timeout`]): its tool calls fail
+    /// after this instead of `MCP_TOOL_TIMEOUT`.
+    pub tool_timeout: Option<std::time::Duration>,
 }
 
 /// An entry that was skipped, reported beside the servers that start (the
@@ -206,6 +209,7 @@ pub(crate) fn parse_servers(
                 scope,
                 origin: origin.to_string(),
                 config,
+                tool_timeout: super::tool_timeout(value),
             }),
             Err(problem) => parsed.issues.push(ConfigIssue {
                 server: name.clone(),

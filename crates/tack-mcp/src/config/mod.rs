@@ -14,4 +14,4 @@ pub use load::{
     LoadOptions, McpConfig, McpPaths, NotStarted, NotStartedReason, ProjectApprovals,
     load_all_scopes, load_config,
 };
-pub use server::{EntryProblem, IssueKind, RemoteConfig, ServerConfig, StdioConfig};
+pub use server::{EntryProblem, IssueKind, RemoteConfig, ServerConfig, StdioConfig, tool_timeout};

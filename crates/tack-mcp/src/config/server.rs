@@ -12,15 +12,29 @@
 //! protocol (`crate::transport::sdk`); only an SDK session can serve it.
 //!
 //! `type` is optional for stdio; an entry with a `url` but no `type` is invalid
-//! (Claude Code's `url_missing_type`). Other keys (`timeout`, `oauth`, ...) are
-//! ignored.
+//! (Claude Code's `url_missing_type`). `timeout` (ms, any type) is the
+//! server's tool-call timeout ([`tool_timeout`]); other keys (`oauth`, ...)
+//! are ignored.
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use super::expand::{MissingVar, expand};
+
+/// Per-server tool-call timeouts under this many milliseconds are ignored.
+const MIN_TOOL_TIMEOUT_MS: f64 = 1_000.0;
+
+/// An entry's `timeout`: its tool calls fail after that many milliseconds
+/// instead of `MCP_TOOL_TIMEOUT`. As Claude Code reads it: a number under
+/// 1,000 (or not a number) is ignored.
+pub fn tool_timeout(entry: &Value) -> Option<Duration> {
+    let ms = entry.get("timeout")?.as_f64()?;
+    (ms.is_finite() && ms >= MIN_TOOL_TIMEOUT_MS)
+        .then(|| Duration::from_secs_f64(ms.min(1e12) / 1e3))
+}
 
 /// How to reach a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -423,6 +437,30 @@ mod tests {
                     field: "headers.A".into(),
                     var: "V".into()
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_timeout_counts_from_one_second() {
+        let got: Vec<Option<Duration>> = [
+            json!({"timeout": 1500}),
+            json!({"timeout": 1000}),
+            json!({"timeout": 999}),
+            json!({"timeout": "5000"}),
+            json!({}),
+        ]
+        .iter()
+        .map(tool_timeout)
+        .collect();
+        assert_eq!(
+            got,
+            [
+                Some(Duration::from_millis(1500)),
+                Some(Duration::from_secs(1)),
+                None,
+                None,
+                None
             ]
         );
     }

@@ -26,12 +26,17 @@
 //!   done that handshake itself: [`SdkBridge::set_manifest`] keeps them, and
 //!   the transport answers those two requests from them (and does not repeat
 //!   `notifications/initialized`), as Claude Code does.
+//! - A server's own tool-call timeout (the TypeScript SDK's
+//!   `sdkMcpServerConfigs.<name>.timeout`) is kept by
+//!   [`SdkBridge::set_tool_timeout`]; its tools use it instead of
+//!   `MCP_TOOL_TIMEOUT`.
 //! - [`SdkBridge::close`] (the SDK closed its input) ends every connection.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt};
 use rmcp::model::{
@@ -73,6 +78,8 @@ struct State {
     /// Each connected server's incoming messages, by the id of its transport.
     servers: HashMap<String, Open>,
     manifests: HashMap<String, Manifest>,
+    /// Per-server tool-call timeouts the host declared.
+    tool_timeouts: HashMap<String, Duration>,
 }
 
 /// One open connection, as the bridge sees it.
@@ -140,6 +147,19 @@ impl SdkBridge {
                 tools_list,
             },
         );
+    }
+
+    /// `server`'s tool calls fail after `timeout` (instead of
+    /// `MCP_TOOL_TIMEOUT`); for a server that connects after this.
+    pub fn set_tool_timeout(&self, server: &str, timeout: Duration) {
+        lock(&self.inner.state)
+            .tool_timeouts
+            .insert(server.to_owned(), timeout);
+    }
+
+    /// The timeout the host declared for `server`'s tool calls, if any.
+    pub(crate) fn tool_timeout(&self, server: &str) -> Option<Duration> {
+        lock(&self.inner.state).tool_timeouts.get(server).copied()
     }
 
     /// A JSON-RPC message the SDK's server `server` sent on its own (an SDK →

@@ -110,6 +110,7 @@ pub fn entry(name: &str, config: ServerConfig) -> ServerEntry {
         scope: ConfigScope::Dynamic,
         origin: "test".to_string(),
         config,
+        tool_timeout: None,
     }
 }
 

@@ -250,10 +250,22 @@ impl PermissionContext {
                 .map(|p| resolve(p, &self.cwd, &self.home).map_err(|e| e.to_string()))
                 .collect(),
         };
-        if canonical == "Bash" {
-            return self.decide_bash(&call, hook_allowed);
+        let decision = if canonical == "Bash" {
+            self.decide_bash(&call, hook_allowed)
+        } else {
+            self.decide_tool(&call, hook_allowed)
+        };
+        // An ask rule asks nobody in dontAsk mode (the mode's default already
+        // says so in `no_rule`).
+        match decision {
+            Decision::Ask { reason, .. } if self.mode == PermissionMode::DontAsk => {
+                Decision::Deny {
+                    reason: format!("{reason}; dontAsk mode denies anything not pre-allowed"),
+                    rule: None,
+                }
+            }
+            other => other,
         }
-        self.decide_tool(&call, hook_allowed)
     }
 
     fn bases<'a>(&'a self, r: &'a SourcedRule) -> PathBases<'a> {

@@ -14,6 +14,8 @@
 //!   anyone; `retry: true` tells the model it may try again.
 //! - PostToolUseFailure: after a call that failed; feedback and context are
 //!   appended to the error, as PostToolUse's are to a result.
+//! - PreToolUse's `additionalContext` (of a call that then ran) is appended
+//!   to the call's result or error the same way, before PostToolUse's.
 
 use serde_json::Value;
 use tack_core::executor::ToolCallOutcome;
@@ -174,16 +176,24 @@ impl Gate {
         input: &Value,
         ctx: &ToolContext,
     ) -> PostToolUseOutcome {
+        let pre = self.take_pre_context(&ctx.tool_use_id);
         let Some(hooks) = self.hooks.as_ref().filter(|h| h.has(name)) else {
-            return PostToolUseOutcome::default();
+            return PostToolUseOutcome {
+                additional_context: pre,
+                ..PostToolUseOutcome::default()
+            };
         };
         let cond = self.condition(tool, input, ctx);
         let outcome = hooks
             .run_for(&event(), ctx.env.agent(), Some(&cond), &ctx.cancel)
             .await;
+        let context: Vec<String> = pre
+            .into_iter()
+            .chain(outcome.additional_context())
+            .collect();
         PostToolUseOutcome {
             block_reason: outcome.blocked(),
-            additional_context: outcome.additional_context(),
+            additional_context: (!context.is_empty()).then(|| context.join("\n\n")),
             stops_turn: !outcome.should_continue(),
             attachments: Vec::new(),
         }
