@@ -48,7 +48,7 @@ def executed(binary, profile, costs):
                 after_call = True
             elif line.startswith("0x") and current == binary:
                 fields = line.split()
-                cost = 1 if after_call or len(fields) < 2 else int(fields[1])
+                cost = 1 if after_call or len(fields) < 3 else int(fields[-1])
                 costs[int(fields[0], 16)] += cost
                 after_call = False
             else:

@@ -674,7 +674,7 @@ fn conversation_resumed(options: &SessionOptions) -> bool {
 
 /// The session's transcript file; an explicit `--session-id` must be new.
 /// Starts the `cleanupPeriodDays` sweep (off the start-up path, never the
-/// session at hand).
+/// session at hand, at most once an hour).
 fn transcript_path(
     store: &SessionStore,
     cwd: &Path,
@@ -687,10 +687,13 @@ fn transcript_path(
         None => store.transcript_path(cwd, &conversation.session_id)?,
     };
     let session_id = &conversation.session_id;
-    let cutoff = std::time::SystemTime::now().checked_sub(Duration::from_secs(
+    let now = std::time::SystemTime::now();
+    let cutoff = now.checked_sub(Duration::from_secs(
         u64::from(settings.cleanup_period_days()) * 86_400,
     ));
-    if let Some(cutoff) = cutoff {
+    if let Some(cutoff) = cutoff
+        && store.claim_sweep(tack_store::SWEEP_INTERVAL, now)
+    {
         let (store, keep) = (store.clone(), path.clone());
         // Only on an idle core: on a small machine the sweep of every
         // project's transcripts would otherwise compete with start-up.

@@ -3,7 +3,7 @@
 //! and so are sessions' file checkpoints (`file-history/<session-id>/`).
 
 use std::path::Path;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::file_history::file_history_dir;
 use crate::list::SessionStore;
@@ -19,7 +19,33 @@ pub struct Cleanup {
     pub failures: usize,
 }
 
+/// The sweep runs at most this often: every `tack -p` of a batch (thousands
+/// a day) would otherwise read every project's folder again.
+pub const SWEEP_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// The file whose modification time records the last sweep (in `projects/`).
+const SWEEP_STAMP: &str = ".tack-last-cleanup";
+
 impl SessionStore {
+    /// Whether a sweep is due at `now` (none recorded within `interval`);
+    /// if so, records this one. Two processes racing may both sweep, which
+    /// is harmless; a stamp that cannot be read or written means a sweep.
+    pub fn claim_sweep(&self, interval: Duration, now: SystemTime) -> bool {
+        let projects = self.config_dir().join("projects");
+        let stamp = projects.join(SWEEP_STAMP);
+        let recent = std::fs::metadata(&stamp)
+            .and_then(|m| m.modified())
+            .is_ok_and(|last| now.duration_since(last).is_ok_and(|age| age < interval));
+        if recent {
+            return false;
+        }
+        let _ = std::fs::create_dir_all(&projects);
+        if let Ok(file) = std::fs::File::create(&stamp) {
+            let _ = file.set_modified(now);
+        }
+        true
+    }
+
     /// Removes every `<session-id>.jsonl` of every project last modified before
     /// `cutoff`, with the session's `<session-id>/` folder, but `keep` (the
     /// session being resumed), then every session's file checkpoints not
@@ -105,8 +131,6 @@ fn is_dir(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
     #[test]
@@ -187,5 +211,20 @@ mod tests {
             SessionStore::new(dir.path().join("nope")).remove_older_than(cutoff, None),
             Cleanup::default()
         );
+    }
+
+    #[test]
+    fn a_sweep_is_claimed_once_an_interval() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let now = SystemTime::now();
+        let hour = Duration::from_secs(3600);
+        let claims = [
+            store.claim_sweep(hour, now),
+            store.claim_sweep(hour, now + Duration::from_secs(60)),
+            store.claim_sweep(hour, now + hour + Duration::from_secs(1)),
+            store.claim_sweep(hour, now + hour + Duration::from_secs(2)),
+        ];
+        assert_eq!(claims, [true, false, true, false]);
     }
 }

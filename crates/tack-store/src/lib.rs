@@ -38,7 +38,7 @@ mod summary;
 mod syncer;
 mod writer;
 
-pub use cleanup::Cleanup;
+pub use cleanup::{Cleanup, SWEEP_INTERVAL};
 pub use drops_turn::check_drops_turn;
 pub use error::StoreError;
 pub use file_history::{FileHistory, FileHistoryError, Limits, Rewound, file_history_dir};

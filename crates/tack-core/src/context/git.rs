@@ -95,6 +95,9 @@ impl GitSnapshot {
 /// thread until the child has exec'd, and `status` must wait for the filter
 /// listing. `status --branch` also gives the branch.
 pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> {
+    if let Fact::Known(snapshot) = snapshot_in_process(cwd) {
+        return snapshot;
+    }
     let env = GitEnv::from_process();
     let repo = match git_files::discover(cwd, &env) {
         Fact::Known(None) => return None,
@@ -174,6 +177,36 @@ pub async fn git_snapshot(cwd: &Path, timeout: Duration) -> Option<GitSnapshot> 
         status: cap_status(files),
         recent_commits: log.unwrap_or_default(),
     })
+}
+
+/// The whole snapshot read in-process, with no runtime and no process:
+/// `Known(None)` outside a repository; `Unsure` if any part needs `git`.
+pub(crate) fn snapshot_in_process(cwd: &Path) -> Fact<Option<GitSnapshot>> {
+    let env = GitEnv::from_process();
+    let repo = match git_files::discover(cwd, &env) {
+        Fact::Known(None) => return Fact::Known(None),
+        Fact::Known(Some(repo)) => repo,
+        Fact::Unsure => return Fact::Unsure,
+    };
+    let Fact::Known(config) = git_files::config_text(&repo, &env) else {
+        return Fact::Unsure;
+    };
+    let Fact::Known(status) = git_status::short_status(&repo, &env, &config, cwd) else {
+        return Fact::Unsure;
+    };
+    let Fact::Known(main_branch) = git_files::main_branch(&repo) else {
+        return Fact::Unsure;
+    };
+    let Fact::Known(recent_commits) = git_log::recent_commits(&repo, &config, RECENT_COMMITS)
+    else {
+        return Fact::Unsure;
+    };
+    Fact::Known(Some(GitSnapshot {
+        branch: status.branch,
+        main_branch,
+        status: cap_status(status.files),
+        recent_commits,
+    }))
 }
 
 /// The filter drivers `config` ([`git_files::config_text`]) names, each

@@ -48,7 +48,9 @@ pub(crate) enum Fact<T> {
 pub(crate) struct GitEnv {
     pub home: Option<PathBuf>,
     pub xdg_config_home: Option<PathBuf>,
-    pub path: Option<OsString>,
+    /// `<prefix>` of the first `<prefix>/bin/git` on `PATH` (where its
+    /// system config and attributes live), looked up once.
+    pub git_prefix: Option<PathBuf>,
     /// Some variable of [`REPO_ENV`] is set.
     pub repo_moved: bool,
 }
@@ -59,7 +61,7 @@ impl GitEnv {
         GitEnv {
             home: var("HOME").map(PathBuf::from),
             xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
-            path: var("PATH"),
+            git_prefix: var("PATH").and_then(|path| git_prefix(&path)),
             repo_moved: REPO_ENV.iter().any(|name| var(name).is_some()),
         }
     }
@@ -156,7 +158,7 @@ pub(crate) fn config_mentions(config: &str, fragments: &[&str]) -> bool {
 /// global ones, the repository's and the worktree's.
 fn config_files(repo: &RepoDirs, env: &GitEnv) -> Vec<PathBuf> {
     let mut files = vec![PathBuf::from("/etc/gitconfig")];
-    if let Some(prefix) = git_prefix(env) {
+    if let Some(prefix) = &env.git_prefix {
         files.push(prefix.join("etc/gitconfig"));
     }
     match &env.xdg_config_home {
@@ -169,9 +171,8 @@ fn config_files(repo: &RepoDirs, env: &GitEnv) -> Vec<PathBuf> {
     files
 }
 
-/// `<prefix>` of the first `<prefix>/bin/git` on `PATH`.
-pub(crate) fn git_prefix(env: &GitEnv) -> Option<PathBuf> {
-    let path = env.path.as_ref()?;
+/// `<prefix>` of the first `<prefix>/bin/git` on `path` (a `PATH` value).
+fn git_prefix(path: &OsString) -> Option<PathBuf> {
     let git = std::env::split_paths(path)
         .map(|dir| dir.join("git"))
         .find(|candidate| candidate.is_file())?;

@@ -11,7 +11,8 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::git::{GitSnapshot, git_snapshot};
+use super::git::{GitSnapshot, git_snapshot, snapshot_in_process};
+use super::git_files::Fact;
 
 /// A snapshot being taken on a thread of its own; cheap to clone.
 #[derive(Clone)]
@@ -31,11 +32,15 @@ impl GitPrefetch {
         let spawned = std::thread::Builder::new()
             .name("git-snapshot".into())
             .spawn(move || {
-                let snapshot = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .ok()
-                    .and_then(|rt| rt.block_on(git_snapshot(&dir, timeout)));
+                // A runtime only where `git` must run.
+                let snapshot = match snapshot_in_process(&dir) {
+                    Fact::Known(snapshot) => snapshot,
+                    Fact::Unsure => tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .ok()
+                        .and_then(|rt| rt.block_on(git_snapshot(&dir, timeout))),
+                };
                 let _ = tx.send(snapshot);
             });
         let result = spawned.is_ok().then_some(rx);

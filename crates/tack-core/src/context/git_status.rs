@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use sha1::{Digest, Sha1};
 
-use super::git_files::{self, Fact, GitEnv, RepoDirs};
+use super::git_files::{Fact, GitEnv, RepoDirs};
 use super::git_index::{self, Index, IndexEntry, StatData};
 use super::git_log;
 use super::git_objects::{ObjectId, ObjectStore, from_hex};
@@ -48,7 +48,7 @@ pub(crate) struct ShortStatus {
 }
 
 /// The status of the repository as seen from `cwd` (paths relative to it,
-/// as git prints them). `config` is [`git_files::config_text`]'s.
+/// as git prints them). `config` is [`super::git_files::config_text`]'s.
 pub(crate) fn short_status(
     repo: &RepoDirs,
     env: &GitEnv,
@@ -315,7 +315,7 @@ fn attributes_possible(repo: &RepoDirs, env: &GitEnv, index: &Index) -> bool {
         repo.common_dir.join("info/attributes"),
         PathBuf::from("/etc/gitattributes"),
     ];
-    files.extend(git_files::git_prefix(env).map(|p| p.join("etc/gitattributes")));
+    files.extend(env.git_prefix.as_ref().map(|p| p.join("etc/gitattributes")));
     match &env.xdg_config_home {
         Some(xdg) => files.push(xdg.join("git/attributes")),
         None => files.extend(env.home.as_ref().map(|h| h.join(".config/git/attributes"))),
