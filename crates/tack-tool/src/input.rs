@@ -8,6 +8,51 @@ use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+/// A tool's `input_schema` kept as JSON text (the tool's crate stores what
+/// [`schema_for`] gives for its input type, and a test there checks they
+/// agree, rewriting the file under `UPDATE_SCHEMAS=1`). Generating a schema
+/// builds and rewrites maps of maps; for the built-in tools that was about a
+/// third of the main thread's work before the first request, and parsing the
+/// text is a small part of it.
+pub fn stored_schema(json: &str) -> Value {
+    serde_json::from_str(json).unwrap_or_default()
+}
+
+/// Whether the schema stored at `path` is [`schema_for::<T>`]'s; with
+/// `update`, rewrites it when not. The error says what differs and how to
+/// update. For the tool crates' tests.
+pub fn check_stored_schema<T: JsonSchema>(
+    path: &std::path::Path,
+    update: bool,
+) -> Result<(), String> {
+    let generated = schema_for::<T>();
+    let stored = std::fs::read_to_string(path).unwrap_or_default();
+    if stored_schema(&stored) == generated && !stored.is_empty() {
+        return Ok(());
+    }
+    let text = serde_json::to_string_pretty(&generated).unwrap_or_default() + "\n";
+    if update {
+        return std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()));
+    }
+    Err(format!(
+        "{} is not the schema of its input type (run the test with UPDATE_SCHEMAS=1):\n{text}",
+        path.display()
+    ))
+}
+
+/// One tool's check for [`check_stored_schemas`]: `check_stored_schema::<T>`.
+pub type SchemaCheck = fn(&std::path::Path, bool) -> Result<(), String>;
+
+/// Runs each `(file stem, check)` against `dir/<stem>.json`, rewriting the
+/// files when `UPDATE_SCHEMAS` is set; the failures.
+pub fn check_stored_schemas(dir: &std::path::Path, checks: &[(&str, SchemaCheck)]) -> Vec<String> {
+    let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
+    checks
+        .iter()
+        .filter_map(|(stem, check)| check(&dir.join(format!("{stem}.json")), update).err())
+        .collect()
+}
+
 /// The `input_schema` for `T`: a draft-07 object schema with subschemas inlined,
 /// `Option` fields plain (not nullable), `additionalProperties: false` on every
 /// object, and without the `$schema`/`title`/`format` noise (`format: uri`

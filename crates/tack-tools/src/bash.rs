@@ -83,7 +83,7 @@ impl Tool for BashTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<BashInput>()
+        tool_input::stored_schema(include_str!("../schemas/bash.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -48,7 +48,7 @@ impl Tool for EditTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<EditInput>()
+        tool_input::stored_schema(include_str!("../schemas/edit.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -48,7 +48,7 @@ impl Tool for GlobTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<GlobInput>()
+        tool_input::stored_schema(include_str!("../schemas/glob.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -95,7 +95,7 @@ impl Tool for GrepTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<GrepInput>()
+        tool_input::stored_schema(include_str!("../schemas/grep.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -39,6 +39,9 @@ use tack_tool::input as tool_input;
 mod walk;
 mod write;
 
+#[cfg(test)]
+mod stored_schemas_tests;
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -44,7 +44,7 @@ impl Tool for LsTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<LsInput>()
+        tool_input::stored_schema(include_str!("../schemas/ls.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -44,7 +44,7 @@ impl Tool for MultiEditTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<MultiEditInput>()
+        tool_input::stored_schema(include_str!("../schemas/multi_edit.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -63,7 +63,7 @@ impl Tool for ReadTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<ReadInput>()
+        tool_input::stored_schema(include_str!("../schemas/read.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -69,7 +69,7 @@ impl Tool for TaskOutputTool {
     }
 
     fn input_schema(&self) -> Value {
-        let mut schema = tool_input::schema_for::<TaskOutputInput>();
+        let mut schema = tool_input::stored_schema(include_str!("../schemas/task_output.json"));
         // `task_id` is optional in the type only so that `bash_id` (legacy) can stand in for it.
         schema["required"] = json!(["task_id"]);
         schema

@@ -55,7 +55,7 @@ impl Tool for TaskStopTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<TaskStopInput>()
+        tool_input::stored_schema(include_str!("../schemas/task_stop.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

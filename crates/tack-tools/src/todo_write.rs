@@ -81,7 +81,7 @@ impl Tool for TodoWriteTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<TodoWriteInput>()
+        tool_input::stored_schema(include_str!("../schemas/todo_write.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -44,7 +44,7 @@ impl Tool for WriteTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<WriteInput>()
+        tool_input::stored_schema(include_str!("../schemas/write.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -36,6 +36,9 @@ mod url_policy;
 mod web_fetch;
 mod web_search;
 
+#[cfg(test)]
+mod stored_schemas_tests;
+
 use std::sync::Arc;
 use std::time::Duration;
 

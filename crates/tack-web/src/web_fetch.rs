@@ -19,7 +19,7 @@ use crate::url_policy;
 use crate::{WebFetchConfig, model_call, tool_input};
 
 #[derive(Debug, Deserialize, JsonSchema)]
-struct WebFetchInput {
+pub(crate) struct WebFetchInput {
     /// The URL to fetch content from
     #[schemars(url)]
     url: String,
@@ -209,7 +209,7 @@ impl Tool for WebFetchTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<WebFetchInput>()
+        tool_input::stored_schema(include_str!("../schemas/web_fetch.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {

@@ -19,7 +19,7 @@ use crate::search_report::Report;
 use crate::{WebSearchConfig, model_call, tool_input};
 
 #[derive(Debug, Deserialize, JsonSchema)]
-struct WebSearchInput {
+pub(crate) struct WebSearchInput {
     /// The search query to use
     #[schemars(length(min = 2))]
     query: String,
@@ -146,7 +146,7 @@ impl Tool for WebSearchTool {
     }
 
     fn input_schema(&self) -> Value {
-        tool_input::schema_for::<WebSearchInput>()
+        tool_input::stored_schema(include_str!("../schemas/web_search.json"))
     }
 
     fn is_read_only(&self, _input: &Value) -> bool {
