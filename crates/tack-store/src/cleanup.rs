@@ -23,7 +23,9 @@ pub struct Cleanup {
 /// a day) would otherwise read every project's folder again.
 pub const SWEEP_INTERVAL: Duration = Duration::from_secs(3600);
 
-/// The file whose modification time records the last sweep (in `projects/`).
+/// The file whose modification time records the last sweep (in the config
+/// dir, beside `projects/`: a file among the project folders would be one
+/// more "project" to every reader of that folder).
 const SWEEP_STAMP: &str = ".tack-last-cleanup";
 
 impl SessionStore {
@@ -31,15 +33,14 @@ impl SessionStore {
     /// if so, records this one. Two processes racing may both sweep, which
     /// is harmless; a stamp that cannot be read or written means a sweep.
     pub fn claim_sweep(&self, interval: Duration, now: SystemTime) -> bool {
-        let projects = self.config_dir().join("projects");
-        let stamp = projects.join(SWEEP_STAMP);
+        let stamp = self.config_dir().join(SWEEP_STAMP);
         let recent = std::fs::metadata(&stamp)
             .and_then(|m| m.modified())
             .is_ok_and(|last| now.duration_since(last).is_ok_and(|age| age < interval));
         if recent {
             return false;
         }
-        let _ = std::fs::create_dir_all(&projects);
+        let _ = std::fs::create_dir_all(self.config_dir());
         if let Ok(file) = std::fs::File::create(&stamp) {
             let _ = file.set_modified(now);
         }
