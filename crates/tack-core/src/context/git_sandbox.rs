@@ -28,6 +28,18 @@ impl Sandbox {
     /// `git` in `dir` with a fixed identity, no user or system config, and
     /// committer dates from `date` when given.
     pub(crate) fn git_at(&self, dir: &Path, date: Option<i64>, args: &[&str]) -> String {
+        let out = self.git_output(dir, date, args);
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+    }
+
+    /// [`Sandbox::git_at`] for a command that may fail (a conflicted merge).
+    pub(crate) fn git_output(
+        &self,
+        dir: &Path,
+        date: Option<i64>,
+        args: &[&str],
+    ) -> std::process::Output {
         let mut command = Command::new("git");
         command
             .current_dir(dir)
@@ -43,9 +55,7 @@ impl Sandbox {
                 .env("GIT_COMMITTER_DATE", format!("@{date} +0000"))
                 .env("GIT_AUTHOR_DATE", format!("@{date} +0000"));
         }
-        let out = command.output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+        command.output().unwrap()
     }
 
     pub(crate) fn init(&self, name: &str) -> PathBuf {

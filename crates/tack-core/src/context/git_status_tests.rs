@@ -152,7 +152,10 @@ fn unborn_detached_packed_and_index_v4_repositories_match_git() {
 #[test]
 fn excludes_and_nested_repositories_match_git() {
     let s = Sandbox::new();
+    // Above the work tree: git reads no ignore file there.
+    std::fs::write(s.root.join(".gitignore"), "*.md\n").unwrap();
     let dir = committed(&s, "excludes");
+    write(&dir, "notes.md", "untracked, not ignored\n");
     write(&dir, ".git/info/exclude", "/secret.txt\n");
     write(&dir, "secret.txt", "s\n");
     write(&dir, "src/secret.txt", "not anchored here\n");
@@ -200,17 +203,7 @@ fn what_git_would_print_otherwise_is_left_to_git() {
     s.git_at(&dir, None, &["checkout", "-q", "main"]);
     write(&dir, "README.md", "main\n");
     s.git_at(&dir, Some(1_700_000_300), &["commit", "-qam", "main"]);
-    let merge = std::process::Command::new("git")
-        .args(["merge", "-q", "other"])
-        .current_dir(&dir)
-        .env("HOME", &s.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "A")
-        .env("GIT_AUTHOR_EMAIL", "a@example.com")
-        .env("GIT_COMMITTER_NAME", "C")
-        .env("GIT_COMMITTER_EMAIL", "c@example.com")
-        .output()
-        .unwrap();
+    let merge = s.git_output(&dir, None, &["merge", "-q", "other"]);
     assert!(!merge.status.success());
     let conflicted = s.git_at(&dir, None, &["status", "--short"]);
     assert_eq!(conflicted, "UU README.md");
