@@ -79,24 +79,11 @@ pub trait CanUseTool: Send + Sync {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, PermissionDecision>;
 
-    /// Called after `tool` ran with `input` and returned a non-error `result`
-    /// (before the result is handed to the loop); the answer is appended to the
+    /// Called after `tool` ran with `input` (before the result is handed to
+    /// the loop), whether it succeeded or failed (`result.is_error`: the
+    /// tool's error, or an error output); the answer is appended to the
     /// result's text. The default does nothing.
     fn post_tool_use<'a>(
-        &'a self,
-        tool: &'a dyn Tool,
-        input: &'a Value,
-        result: &'a ToolCallOutcome,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, PostToolUseOutcome> {
-        let _ = (tool, input, result, ctx);
-        Box::pin(std::future::ready(PostToolUseOutcome::default()))
-    }
-
-    /// Called after `tool` ran with `input` and failed (an `is_error`
-    /// `result`: the tool's error, or an error output); the answer is
-    /// appended to the error text. The default does nothing.
-    fn post_tool_use_failure<'a>(
         &'a self,
         tool: &'a dyn Tool,
         input: &'a Value,

@@ -636,6 +636,9 @@ impl tack_core::permission::CanUseTool for FakePostHook {
         result: &'a tack_core::executor::ToolCallOutcome,
         _ctx: &'a tack_tool::ToolContext,
     ) -> BoxFuture<'a, tack_core::permission::PostToolUseOutcome> {
+        if result.is_error {
+            return Box::pin(std::future::ready(Default::default()));
+        }
         self.0.lock().unwrap().push((
             tool.name().to_owned(),
             input.clone(),

@@ -813,20 +813,10 @@ impl CanUseTool for Gate {
     ) -> BoxFuture<'a, PostToolUseOutcome> {
         Box::pin(async move {
             self.after_tool(ctx).await;
+            if result.is_error {
+                return self.post_tool_use_failure(tool, input, result, ctx).await;
+            }
             Gate::post_tool_use(self, tool, input, result, ctx).await
-        })
-    }
-
-    fn post_tool_use_failure<'a>(
-        &'a self,
-        tool: &'a dyn Tool,
-        input: &'a Value,
-        result: &'a ToolCallOutcome,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, PostToolUseOutcome> {
-        Box::pin(async move {
-            self.after_tool(ctx).await;
-            Gate::post_tool_use_failure(self, tool, input, result, ctx).await
         })
     }
 }

@@ -14,9 +14,9 @@
 //! 3. the `can_use_tool` permission check (deny → `is_error` result);
 //! 4. a permit from the shared semaphore (safe calls only; default 10 at once);
 //! 5. `call`, with a child cancellation token and a progress sink;
-//! 6. after a successful call, [`CanUseTool::post_tool_use`] (PostToolUse hooks),
-//!    after a failed one [`CanUseTool::post_tool_use_failure`] (PostToolUseFailure
-//!    hooks); their feedback is appended to the result text.
+//! 6. after the call, [`CanUseTool::post_tool_use`] (PostToolUse hooks, or
+//!    PostToolUseFailure hooks for an `is_error` result); their feedback is
+//!    appended to the result text.
 //!
 //! Results are taken with [`StreamingToolExecutor::next_result`] strictly in
 //! tool_use order. Nothing a tool does fails the loop: an error, a panic, an
@@ -366,12 +366,9 @@ async fn run_call(
         },
         Err(e) => fail(e),
     };
-    let post = if outcome.is_error {
-        can_use_tool.post_tool_use_failure(tool, &input, &outcome, ctx)
-    } else {
-        can_use_tool.post_tool_use(tool, &input, &outcome, ctx)
-    };
-    let post = post.await;
+    let post = can_use_tool
+        .post_tool_use(tool, &input, &outcome, ctx)
+        .await;
     if let Some(text) = post.appendix() {
         outcome.append_text(&text);
     }
