@@ -24,6 +24,10 @@ pub struct Printer {
     transcript: Option<std::path::PathBuf>,
     /// The last turn (or `/compact`) succeeded: the exit code.
     pub ok: bool,
+    /// text and json: the last turn's end, printed when the session ends
+    /// (a background agent's end wakes one more turn, whose result is the
+    /// one printed, as `claude -p` prints it).
+    last_end: Option<Box<TurnEnd>>,
     out: Box<dyn Write + Send>,
 }
 
@@ -46,6 +50,7 @@ impl Printer {
             subagent_text: false,
             transcript: info.transcript_path.clone(),
             ok: true,
+            last_end: None,
             out: Box::new(std::io::stdout()),
         }
     }
@@ -77,7 +82,13 @@ impl Printer {
                 }
             }
             RuntimeEvent::Loop(event) => self.loop_event(&event)?,
-            RuntimeEvent::TurnEnded(end) => self.turn_ended(&end)?,
+            RuntimeEvent::TurnEnded(end) => match self.format {
+                OutputFormat::StreamJson => self.turn_ended(&end)?,
+                OutputFormat::Text | OutputFormat::Json => {
+                    self.ok = end.ok;
+                    self.last_end = Some(end);
+                }
+            },
             RuntimeEvent::CompactEnded { error } => {
                 self.ok = error.is_none();
                 if let Some(error) = error {
@@ -122,9 +133,20 @@ impl Printer {
                     self.record(&record)?;
                 }
             }
-            RuntimeEvent::Ended => return Ok(false),
+            RuntimeEvent::Ended => {
+                self.finish()?;
+                return Ok(false);
+            }
         }
         Ok(true)
+    }
+
+    /// Prints the held result (text and json), if any is left.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        match self.last_end.take() {
+            Some(end) => self.turn_ended(&end),
+            None => Ok(()),
+        }
     }
 
     fn loop_event(&mut self, event: &LoopEvent) -> std::io::Result<()> {

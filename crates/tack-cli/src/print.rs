@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
-use tack_runtime::{LoadedSettings, Place, PluginDir, SessionChoice, SessionOptions, UserInput};
+use tack_runtime::{
+    Command, Env, LoadedSettings, Place, PluginDir, SessionChoice, SessionOptions, UserInput,
+};
 
 use crate::cli::{Cli, InputFormat, OutputFormat, split_rules};
 use crate::output::Printer;
@@ -17,6 +19,19 @@ use crate::progress::Progress;
 
 /// Piped stdin is read up to this size (as Claude Code does).
 const MAX_STDIN_BYTES: u64 = 10 * 1024 * 1024;
+
+/// How long print mode waits for background agents after the last result,
+/// unless `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS` says otherwise (Claude Code's
+/// cap: 10 minutes).
+const BACKGROUND_WAIT_CEILING: Duration = Duration::from_secs(600);
+
+/// How long print mode (and the SDKs' `end_user_input`) waits for background
+/// agents to end and run the turns they wake.
+pub fn background_wait_ceiling(env: &Env) -> Duration {
+    env.get("CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS")
+        .and_then(|v| v.trim().parse().ok())
+        .map_or(BACKGROUND_WAIT_CEILING, Duration::from_millis)
+}
 
 /// Flag combinations Claude Code rejects before starting; same messages.
 pub fn validate(cli: &Cli) -> anyhow::Result<()> {
@@ -139,7 +154,7 @@ fn stdin_ready(timeout: Duration) -> bool {
     n > 0
 }
 
-/// Runs print mode to the end; the exit code reflects the turn. (User
+/// Runs print mode to the end; the exit code reflects the last turn. (User
 /// messages as JSON lines on stdin are Agent SDK mode: `crate::sdk`.)
 pub async fn run(
     cli: &Cli,
@@ -149,6 +164,7 @@ pub async fn run(
     prompt: String,
     narrate: bool,
 ) -> anyhow::Result<ExitCode> {
+    let wait_ceiling = Some(background_wait_ceiling(&place.env));
     let runtime = tack_runtime::start(place, &loaded, options).await?;
     let progress = (cli.output_format == OutputFormat::Text
         && std::io::stderr().is_terminal()
@@ -163,12 +179,16 @@ pub async fn run(
     .narrating(narrate);
     let (handle, mut events) = runtime.spawn();
     handle.submit(UserInput::text(prompt))?;
+    // Like `claude -p`: background agents are awaited, and the turns their
+    // ends wake run, before the session ends.
+    handle.send(Command::EndInput { wait_ceiling })?;
     drop(handle);
     while let Some(event) = events.next().await {
         if !printer.event(event)? {
             break;
         }
     }
+    printer.finish()?;
     Ok(if printer.ok {
         ExitCode::SUCCESS
     } else {

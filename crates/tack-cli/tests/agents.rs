@@ -111,3 +111,112 @@ async fn stream_json_shows_the_subagents_records_with_parent_tool_use_id() {
         json!({"agentType": "counter", "toolUseId": "toolu_agent"})
     );
 }
+
+/// The parent starts the `worker` agent in the background and, in the same
+/// message, a one-second Bash call, so the agent's request is the server's
+/// second (its reply: `agent_reply`) and the parent's next one the third
+/// ("DONE"). A woken turn, if any, gets "FINISHED".
+async fn background_agent(agent_reply: Reply) -> Env {
+    let agent = json!({"subagent_type": "worker", "description": "work",
+                       "prompt": "Work.", "run_in_background": true});
+    let first = Reply::message()
+        .tool_use("toolu_a1", "Agent", agent)
+        .tool_use("toolu_s1", "Bash", json!({"command": "sleep 1"}))
+        .into();
+    let script = Script::new([first, agent_reply, Reply::text("DONE")]);
+    let env = Env::new(script).await;
+    env.server.push(Reply::text("FINISHED"));
+    env
+}
+
+const WORKER: &str =
+    r#"{"worker": {"description": "Works", "prompt": "You work.", "tools": ["Bash"]}}"#;
+
+fn print_background(env: &Env, format: &str, ceiling_ms: Option<&str>) -> std::process::Output {
+    let mut tack = env.tack();
+    tack.args([
+        "-p",
+        "start the worker",
+        "--output-format",
+        format,
+        "--verbose",
+    ])
+    .args(["--agents", WORKER, "--allowedTools", "Bash"]);
+    if let Some(ms) = ceiling_ms {
+        tack.env("CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS", ms);
+    }
+    tack.output().unwrap()
+}
+
+/// Like `claude -p`, print mode waits for a background agent: its end wakes
+/// a turn, whose answer is the one printed (text), or both turns' results
+/// come out in order (stream-json).
+#[tokio::test(flavor = "multi_thread")]
+async fn print_mode_waits_for_a_background_agent_and_its_woken_turn() {
+    let env = background_agent(Reply::text("WORKED")).await;
+    let out = print_background(&env, "text", None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stdout)),
+        (Some(0), "FINISHED\n".into()),
+        "{stderr}"
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 4);
+    let woken = bodies[3]["messages"].as_array().unwrap().last().unwrap();
+    let text = woken["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("<result>WORKED</result>"), "{text}");
+
+    let env = background_agent(Reply::text("WORKED")).await;
+    let out = print_background(&env, "stream-json", None);
+    let results: Vec<Value> = lines(&out.stdout)
+        .into_iter()
+        .filter(|r| r["type"] == "result")
+        .map(|r| json!([r["result"], r["is_error"]]))
+        .collect();
+    assert_eq!(
+        results,
+        [json!(["DONE", false]), json!(["FINISHED", false])],
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS` caps the wait: an agent still
+/// running then is stopped (its Bash call with it), the last result is
+/// printed, and tack exits with it and a warning.
+#[tokio::test(flavor = "multi_thread")]
+async fn print_mode_stops_waiting_for_background_agents_at_the_ceiling() {
+    let sleep = Reply::tool_use("toolu_w1", "Bash", json!({"command": "sleep 30.25"}));
+    let env = background_agent(sleep).await;
+    let started = std::time::Instant::now();
+    let out = print_background(&env, "text", Some("300"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stdout)),
+        (Some(0), "DONE\n".into()),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("stopped waiting for 1 background agent(s) after 0 s"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(env.request_bodies().len(), 3);
+    assert_eq!(
+        processes_running("sleep\030.25"),
+        0,
+        "the agent's Bash call outlived tack"
+    );
+}
+
+/// Processes whose command line (NUL-separated) contains `needle`.
+fn processes_running(needle: &str) -> usize {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    dir.flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).contains(needle))
+        .count()
+}

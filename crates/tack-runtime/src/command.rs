@@ -1,6 +1,7 @@
 //! What a front end sends: [`Command`]s, through a [`RuntimeHandle`].
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::Value;
 use tack_permissions::PermissionMode;
@@ -105,8 +106,10 @@ pub enum Command {
     /// turn, though handles are still held to answer requests meanwhile. A
     /// turn's `TurnEnded` is held while a background agent's end is owed, and
     /// comes out when that end does (before the turn it wakes), as Claude
-    /// Code holds a result in `-p`.
-    EndInput,
+    /// Code holds a result in `-p`. `wait_ceiling` caps the wait for
+    /// background agents (counted from the first moment only that wait is
+    /// left); at the cap the session ends and the agents are stopped.
+    EndInput { wait_ceiling: Option<Duration> },
 }
 
 /// What [`Command::RewindConversation`] did.

@@ -83,6 +83,7 @@ pub async fn run(
         .get("TACK_PERMISSION_CALLBACK_TIMEOUT_MS")
         .and_then(|v| v.parse().ok())
         .map_or(asks::DEFAULT_PERMISSION_TIMEOUT, Duration::from_millis);
+    let bg_ceiling = crate::print::background_wait_ceiling(&place.env);
     let host = Arc::new(mcp::McpHost::default());
     let bridge = SdkBridge::new(host.clone());
     options.sdk_mcp = Some(bridge.clone());
@@ -158,6 +159,7 @@ pub async fn run(
             parent_tool_use_id: None,
         },
         asks: asks::Asks::new(permission_timeout),
+        bg_ceiling,
         answers: FuturesUnordered::new(),
         replay: cli.replay_user_messages,
         input_error: None,
@@ -216,6 +218,8 @@ struct Front {
     printer: Printer,
     records: Records,
     asks: asks::Asks,
+    /// How long the session waits for background agents after `end_user_input`.
+    bg_ceiling: Duration,
     /// Answers to the SDK's requests, written as they become ready.
     answers: FuturesUnordered<BoxFuture<'static, ControlResponse>>,
     replay: bool,
@@ -416,7 +420,11 @@ impl Front {
     /// answers its hooks, permission requests and in-process servers need,
     /// and tack exits when it has.
     fn end_user_input(&mut self, id: String) {
-        let answer = match self.input.as_ref().map(|h| h.send(Command::EndInput)) {
+        let answer = match self.input.as_ref().map(|h| {
+            h.send(Command::EndInput {
+                wait_ceiling: Some(self.bg_ceiling),
+            })
+        }) {
             Some(Ok(())) => ControlResponse::empty_success(id),
             Some(Err(e)) => ControlResponse::error(id, e.to_string()),
             None => ControlResponse::error(id, "stdin is closed"),

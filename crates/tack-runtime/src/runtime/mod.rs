@@ -2,6 +2,7 @@
 //! [`RuntimeEvent`]s (see the crate docs for the model).
 
 mod conversation;
+mod input_end;
 mod turn;
 
 use std::collections::{HashMap, VecDeque};
@@ -39,6 +40,7 @@ use crate::snapshot::{ContextUsage, Figures, SessionSnapshot};
 use crate::structured_output::StructuredOutputTool;
 use crate::transcript::TranscriptPlace;
 use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
+use input_end::InputEnd;
 
 /// What the Notification hook says when the session waits for the user.
 const IDLE_MESSAGE: &str = "tack is waiting for your input";
@@ -214,7 +216,7 @@ impl Runtime {
             woken,
             state: "",
             session_state,
-            input_ended: false,
+            input_end: InputEnd::default(),
             worked: false,
             held_end: None,
         };
@@ -319,8 +321,8 @@ struct Driver {
     /// Emit them at all.
     session_state: bool,
     /// [`Command::EndInput`] came: the session ends once it has nothing left
-    /// to run or wait for.
-    input_ended: bool,
+    /// to run or wait for (or has waited its ceiling).
+    input_end: InputEnd,
     /// Some work has been taken from the queue.
     worked: bool,
     /// After `EndInput`, a turn's result held while a background agent's end
@@ -425,7 +427,7 @@ impl Driver {
             let owed = self.woken.1.load(std::sync::atomic::Ordering::SeqCst);
             // Input over: at stdin's end at once; when no more is coming
             // (`EndInput`), once no background agent's end is owed either.
-            let ended = match self.input_ended {
+            let ended = match self.input_end.ended() {
                 true => owed == 0 && (self.worked || !self.commands_open),
                 false => !self.commands_open,
             };
@@ -451,6 +453,13 @@ impl Driver {
                     None => self.commands_open = false,
                 },
                 Some(woken) = self.woken.0.recv() => self.woken(woken),
+                waited = self.input_end.wait_over(owed) => {
+                    self.emit.notice(Notice::warning(format!(
+                        "stopped waiting for {owed} background agent(s) after {} s (CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS)",
+                        waited.as_secs()
+                    )));
+                    break;
+                }
                 () = idle => {
                     self.idle_armed = false;
                     if let Some(h) = self.hooks.clone().filter(|h| h.has("Notification")) {
@@ -614,7 +623,7 @@ impl Driver {
             Command::RewindPoints(reply) => {
                 let _ = reply.send(self.rewind_points.clone());
             }
-            Command::EndInput => self.input_ended = true,
+            Command::EndInput { wait_ceiling } => self.input_end.end(wait_ceiling),
             Command::RewindConversation {
                 user_message_id,
                 reply,
@@ -856,7 +865,7 @@ impl Driver {
             error_line: (!ok).then(|| error_line(result, self.max_turns)),
         });
         self.release_held_end();
-        if self.input_ended && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+        if self.input_end.ended() && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) > 0 {
             self.held_end = Some(end);
             return true;
         }
