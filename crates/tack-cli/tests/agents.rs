@@ -204,7 +204,7 @@ async fn print_mode_stops_waiting_for_background_agents_at_the_ceiling() {
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert_eq!(env.request_bodies().len(), 3);
     assert_eq!(
-        processes_running("sleep\030.25"),
+        processes_running("sleep\x0030.25"),
         0,
         "the agent's Bash call outlived tack"
     );

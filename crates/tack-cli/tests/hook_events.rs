@@ -530,3 +530,74 @@ async fn a_permission_request_hook_that_denies_with_interrupt_ends_the_turn() {
     assert!(!env.cwd().join("x").exists());
     assert_eq!(env.request_bodies().len(), 1);
 }
+
+/// A skill's `` !`command` `` lines pass PreSkillShellCommand hooks before
+/// the rules: typed as `/status` (`invoked_by: user`) and loaded by the
+/// model's Skill call (`claude`). A hook's deny keeps a line from running
+/// (its reason in the line's place); its allow adds nothing, so a line no
+/// rule allows still does not run.
+#[tokio::test(flavor = "multi_thread")]
+async fn skill_shell_lines_ask_pre_skill_shell_command_hooks_first() {
+    let script = Script::new([
+        Reply::text("typed"),
+        Reply::tool_use("t1", "Skill", json!({"skill": "status"})),
+        Reply::text("loaded"),
+    ]);
+    let deny_secret = json!({"type": "command", "command":
+        "grep -q secret && echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreSkillShellCommand\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"no secrets\"}}' || echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreSkillShellCommand\", \"permissionDecision\": \"allow\"}}'"});
+    let hooks = json!({"PreSkillShellCommand": [{"matcher": "Bash",
+                       "hooks": [dump("skillsh", "{}"), deny_secret]}]});
+    let env = project(script, json!({"hooks": hooks})).await;
+    write(
+        env.cwd().join(".claude/skills/status/SKILL.md"),
+        "---\ndescription: Shows status\nallowed-tools: Bash(echo:*)\n---\nA: !`echo fine`\nB: !`echo secret`\nC: !`touch made`\n",
+    );
+    for (prompt, extra) in [("/status", None), ("check", Some("Bash(echo:*)"))] {
+        let mut tack = env.tack();
+        tack.args(["-p", prompt]);
+        if let Some(rule) = extra {
+            tack.args(["--allowedTools", rule]);
+        }
+        let out = tack.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let not_run = "[`echo secret` was not run: a PreSkillShellCommand hook refused it: no secrets]";
+    let touch = "[`touch made` was not run: ";
+    let bodies = env.request_bodies();
+    let typed = last_texts(&bodies[0]).join("\n");
+    let loaded = tool_results(&bodies[2]).join("\n");
+    for text in [&typed, &loaded] {
+        assert!(
+            text.contains(&format!("A: fine\nB: {not_run}\nC: {touch}")),
+            "{text}"
+        );
+    }
+    let received: Vec<Value> = dumped(&env, "skillsh")
+        .into_iter()
+        .map(|mut v| {
+            let id = v["tool_use_id"].take();
+            assert!(
+                id.as_str().is_some_and(|id| id.starts_with("skillsh_")),
+                "{id}"
+            );
+            json!([v["invoked_by"], v["tool_input"]["command"], v])
+        })
+        .collect();
+    let input = |by: &str, command: &str| {
+        json!([by, command, {"hook_event_name": "PreSkillShellCommand", "cwd": env.cwd(),
+            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": null,
+            "command_name": "status", "command_source": "projectSettings", "invoked_by": by}])
+    };
+    assert_eq!(
+        received,
+        [
+            input("user", "echo fine"),
+            input("user", "echo secret"),
+            input("user", "touch made"),
+            input("claude", "echo fine"),
+            input("claude", "echo secret"),
+            input("claude", "touch made"),
+        ]
+    );
+    assert!(!env.cwd().join("made").exists());
+}

@@ -292,6 +292,7 @@ pub const EVENTS: &[&str] = &[
     "ConfigChange",
     "CwdChanged",
     "FileChanged",
+    "PreSkillShellCommand",
 ];
 
 /// One handler of a group (`place` names it in errors); `None` for a type

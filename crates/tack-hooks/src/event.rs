@@ -157,6 +157,24 @@ pub enum HookEvent {
         /// `change`, `add` or `unlink`.
         event: String,
     },
+    /// A skill's or custom command's `` !`command` `` line is about to run
+    /// (matchers compare the shell tool's name, `Bash`).
+    PreSkillShellCommand {
+        /// The shell tool that runs it: `Bash`.
+        tool_name: String,
+        /// `{"command": …}`, the command as it would run.
+        tool_input: Value,
+        /// Names this command; no tool call in the transcript has it.
+        tool_use_id: String,
+        /// The skill or command whose text holds the line.
+        command_name: String,
+        /// Where that skill or command comes from (`projectSettings`,
+        /// `userSettings`, `plugin`, …).
+        command_source: Option<String>,
+        /// `user` (typed, or sent by an SDK host), `claude` (the Skill tool)
+        /// or `other`.
+        invoked_by: &'static str,
+    },
 }
 
 /// Which events can block, and who reads the blocking message.
@@ -192,6 +210,7 @@ impl HookEvent {
             HookEvent::ConfigChange { .. } => "ConfigChange",
             HookEvent::CwdChanged { .. } => "CwdChanged",
             HookEvent::FileChanged { .. } => "FileChanged",
+            HookEvent::PreSkillShellCommand { .. } => "PreSkillShellCommand",
         }
     }
 
@@ -203,7 +222,8 @@ impl HookEvent {
             | HookEvent::PostToolUse { tool_name, .. }
             | HookEvent::PostToolUseFailure { tool_name, .. }
             | HookEvent::PermissionRequest { tool_name, .. }
-            | HookEvent::PermissionDenied { tool_name, .. } => Some(tool_name),
+            | HookEvent::PermissionDenied { tool_name, .. }
+            | HookEvent::PreSkillShellCommand { tool_name, .. } => Some(tool_name),
             HookEvent::UserPromptSubmit { .. }
             | HookEvent::Stop { .. }
             | HookEvent::CwdChanged { .. } => None,
@@ -231,7 +251,8 @@ impl HookEvent {
             HookEvent::PreToolUse { tool_use_id, .. }
             | HookEvent::PostToolUse { tool_use_id, .. }
             | HookEvent::PostToolUseFailure { tool_use_id, .. }
-            | HookEvent::PermissionDenied { tool_use_id, .. } => Some(tool_use_id),
+            | HookEvent::PermissionDenied { tool_use_id, .. }
+            | HookEvent::PreSkillShellCommand { tool_use_id, .. } => Some(tool_use_id),
             HookEvent::PermissionRequest { .. }
             | HookEvent::SubagentStart { .. }
             | HookEvent::PostCompact { .. }
@@ -256,6 +277,7 @@ impl HookEvent {
             | HookEvent::PostToolUse { .. }
             | HookEvent::PostToolUseFailure { .. }
             | HookEvent::PermissionRequest { .. }
+            | HookEvent::PreSkillShellCommand { .. }
             | HookEvent::Stop { .. }
             | HookEvent::SubagentStop { .. } => BlockAudience::Model,
             HookEvent::UserPromptSubmit { .. }
@@ -298,6 +320,11 @@ impl HookEvent {
                 ..
             }
             | HookEvent::PermissionDenied {
+                tool_name,
+                tool_input,
+                ..
+            }
+            | HookEvent::PreSkillShellCommand {
                 tool_name,
                 tool_input,
                 ..
@@ -437,6 +464,22 @@ impl HookEvent {
             }
             HookEvent::FileChanged { file_path, event } => {
                 json!({"file_path": file_path, "event": event})
+            }
+            HookEvent::PreSkillShellCommand {
+                tool_name,
+                tool_input,
+                tool_use_id,
+                command_name,
+                command_source,
+                invoked_by,
+            } => {
+                let mut v = json!({"tool_name": tool_name, "tool_input": tool_input,
+                    "tool_use_id": tool_use_id, "command_name": command_name,
+                    "invoked_by": invoked_by});
+                if let Some(source) = command_source {
+                    v["command_source"] = json!(source);
+                }
+                v
             }
         };
         match v {

@@ -271,7 +271,10 @@ impl HookOutcome {
 
     fn apply_json(&mut self, event: &HookEvent, cmd: &str, j: &Value) {
         let name = self.event;
-        let is_pre = matches!(event, HookEvent::PreToolUse { .. });
+        let is_pre = matches!(
+            event,
+            HookEvent::PreToolUse { .. } | HookEvent::PreSkillShellCommand { .. }
+        );
         let s = |k: &str| j.get(k).and_then(Value::as_str).map(str::to_string);
         if j.get("continue").and_then(Value::as_bool) == Some(false) {
             self.continue_session = false;

@@ -11,7 +11,7 @@ use tack_store::Rewound;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::checkpoints::RewindError;
-use crate::custom_commands::InlineShell;
+use crate::custom_commands::{InlineShell, ShellOwner};
 use crate::snapshot::SessionSnapshot;
 use crate::user_shell::ShellRun;
 
@@ -144,6 +144,8 @@ pub struct TurnOptions {
     /// Whether the message's `` !`command` `` lines run before it is sent
     /// (a custom command's body).
     pub inline_shell: InlineShell,
+    /// Whose body those lines are in (PreSkillShellCommand's input).
+    pub shell_owner: Option<ShellOwner>,
 }
 
 /// A user message and the id the front end gave it, if any.

@@ -43,6 +43,7 @@ use crate::event::{PermissionAnswer, PermissionRequest, RuntimeEvent};
 use crate::hooks::SessionHooks;
 use crate::snapshot::RuleView;
 
+mod skill_shell;
 mod tool_hooks;
 
 /// Rules as read from settings and flags, one entry per source, not parsed yet.

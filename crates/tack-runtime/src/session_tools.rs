@@ -217,6 +217,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     let agent = Arc::new(AgentTool::new(shared));
     if let Some(skill) = &skill {
         skill.set_agent_tool(&agent);
+        skill.set_gate(p.gate);
     }
     let agent: Arc<dyn Tool> = agent;
     let mut tools = tools;

@@ -13,7 +13,8 @@ use tack_protocol::ContentBlock;
 
 use crate::command::{TurnOptions, UserInput};
 use crate::custom_commands::{
-    CommandScope, CustomCommand, CustomCommands, InlineShell, parse_invocation, plain_name_of,
+    CommandScope, CustomCommand, CustomCommands, InlineShell, ShellOwner, parse_invocation,
+    plain_name_of,
 };
 use crate::skills::{Skill, SkillSource, Skills};
 
@@ -184,6 +185,11 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
                     allowed_tools: command.allowed_tools.clone(),
                     model: command.model.clone(),
                     inline_shell: InlineShell::of(command),
+                    shell_owner: Some(ShellOwner {
+                        name: command.name.clone(),
+                        source: Some(command.scope.setting_source()),
+                        invoked_by: "user",
+                    }),
                 };
                 (command.message(args, rest), options)
             }
@@ -192,6 +198,7 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
                     allowed_tools: skill.allowed_tools.clone(),
                     model: skill.model.clone(),
                     inline_shell: InlineShell::Run,
+                    shell_owner: Some(skill.shell_owner("user")),
                 };
                 (skill.message(args, rest), options)
             }
@@ -267,6 +274,11 @@ mod tests {
                     allowed_tools: vec!["Bash(gh pr view:*)".into()],
                     model: Some("haiku".into()),
                     inline_shell: InlineShell::Run,
+                    shell_owner: Some(ShellOwner {
+                        name: "review".into(),
+                        source: Some("userSettings"),
+                        invoked_by: "user",
+                    }),
                 }
             )
         );

@@ -30,6 +30,21 @@ pub enum InlineShell {
     Untrusted,
 }
 
+/// Whose text holds the `` !`command` `` lines, for PreSkillShellCommand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellOwner {
+    /// The skill's or command's name.
+    pub name: String,
+    /// `projectSettings`, `userSettings` or `plugin`.
+    pub source: Option<&'static str>,
+    /// `user` (typed, or sent by an SDK host), `claude` or `other`.
+    pub invoked_by: &'static str,
+}
+
+/// Decides whether a line may run (`Err`: why not, shown in its place).
+pub(crate) type MayRun<'a> =
+    &'a (dyn Fn(String) -> futures::future::BoxFuture<'static, Result<(), String>> + Sync);
+
 impl InlineShell {
     pub(crate) fn of(command: &CustomCommand) -> InlineShell {
         if command.runs_shell {
@@ -71,7 +86,7 @@ pub(crate) fn find(text: &str) -> Vec<(usize, usize, &str)> {
 pub(crate) async fn expand(
     text: &str,
     policy: InlineShell,
-    may_run: &(dyn Fn(&str) -> Result<(), String> + Sync),
+    may_run: MayRun<'_>,
     cwd: &Path,
     cancel: &CancellationToken,
 ) -> String {
@@ -88,7 +103,7 @@ pub(crate) async fn expand(
             InlineShell::Untrusted => Err(
                 "the project is not trusted, so its commands run nothing (tack trust)".to_owned(),
             ),
-            InlineShell::Run | InlineShell::Off => may_run(command),
+            InlineShell::Run | InlineShell::Off => may_run(command.to_owned()).await,
         };
         if let Err(why) = refused {
             out.push_str(&format!("[`{command}` was not run: {why}]"));
@@ -112,7 +127,7 @@ pub(crate) async fn expand(
 pub(crate) async fn expand_message(
     mut message: Message,
     policy: InlineShell,
-    may_run: &(dyn Fn(&str) -> Result<(), String> + Sync),
+    may_run: MayRun<'_>,
     cwd: &Path,
     cancel: &CancellationToken,
 ) -> Message {
@@ -140,12 +155,12 @@ mod tests {
     #[tokio::test]
     async fn allowed_commands_run_and_others_say_why_not() {
         let dir = tempfile::tempdir().unwrap();
-        let may_run = |c: &str| {
-            if c.starts_with("echo") {
-                Ok(())
-            } else {
-                Err("not allowed".to_owned())
-            }
+        let may_run = |c: String| {
+            let decided = match c.starts_with("echo") {
+                true => Ok(()),
+                false => Err("not allowed".to_owned()),
+            };
+            Box::pin(std::future::ready(decided)) as futures::future::BoxFuture<'static, _>
         };
         let cancel = CancellationToken::new();
         let text = "A: !`echo hi`\nB: !`rm -rf x`\nC: !`echo err >&2; exit 2`\n";

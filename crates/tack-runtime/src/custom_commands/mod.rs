@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use tack_protocol::{ContentBlock, Message};
 
 pub use frontmatter::{Frontmatter, parse_frontmatter, read_markdown, split_frontmatter};
-pub use inline_shell::InlineShell;
+pub use inline_shell::{InlineShell, ShellOwner};
 pub use load::{CommandDirs, load_commands};
 
 /// Where a command was found.
@@ -37,6 +37,18 @@ pub enum CommandScope {
     User,
     /// A plugin's (`plugin:name`).
     Plugin,
+}
+
+impl CommandScope {
+    /// Claude Code's name for where a command or skill comes from
+    /// (PreSkillShellCommand's `command_source`).
+    pub fn setting_source(self) -> &'static str {
+        match self {
+            CommandScope::Project => "projectSettings",
+            CommandScope::User => "userSettings",
+            CommandScope::Plugin => "plugin",
+        }
+    }
 }
 
 /// One custom command.

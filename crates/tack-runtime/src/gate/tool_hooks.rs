@@ -36,23 +36,42 @@ impl Gate {
         ctx: &'a ToolContext,
     ) -> impl Fn(&str) -> bool + Sync + 'a {
         move |rule: &str| {
-            let mut rules = RuleSet::new();
-            if rules
-                .add(&RuleSource::named("hook if"), RuleBehavior::Deny, rule)
-                .is_err()
-            {
-                return false;
-            }
-            let mut engine = self.ctx().clone();
-            *engine.rules_mut() = rules;
-            engine.set_mode(PermissionMode::Default);
             let paths = tool.paths_touched(input, ctx);
             let read_only = tool.is_read_only(input);
-            matches!(
-                engine.decide(tool.name(), tool.aliases(), input, read_only, &paths),
-                Decision::Deny { rule: Some(_), .. }
+            self.rule_matches(
+                rule,
+                (tool.name(), tool.aliases()),
+                input,
+                read_only,
+                &paths,
             )
         }
+    }
+
+    /// Whether a call matches a hook's `if` rule: the rule alone, as a deny
+    /// rule in a copy of the session's engine (default mode), denies it.
+    pub(super) fn rule_matches(
+        &self,
+        rule: &str,
+        (name, aliases): (&str, &[&str]),
+        input: &Value,
+        read_only: bool,
+        paths: &[std::path::PathBuf],
+    ) -> bool {
+        let mut rules = RuleSet::new();
+        if rules
+            .add(&RuleSource::named("hook if"), RuleBehavior::Deny, rule)
+            .is_err()
+        {
+            return false;
+        }
+        let mut engine = self.ctx().clone();
+        *engine.rules_mut() = rules;
+        engine.set_mode(PermissionMode::Default);
+        matches!(
+            engine.decide(name, aliases, input, read_only, paths),
+            Decision::Deny { rule: Some(_), .. }
+        )
     }
 
     /// PermissionRequest hooks before a prompt: `Some` when one decided.

@@ -776,7 +776,12 @@ impl Driver {
         // A command's `!`cmd` lines run now, with its allowed-tools in force.
         let (gate, cancel) = (self.gate.clone(), CancellationToken::new());
         let (policy, cwd) = (options.inline_shell, &self.info.cwd);
-        let may_run = move |c: &str| gate.inline_bash(c);
+        let (owner, stop) = (options.shell_owner.clone(), cancel.clone());
+        let may_run = move |c: String| {
+            let (gate, owner, stop) = (gate.clone(), owner.clone(), stop.clone());
+            let decided = async move { gate.inline_shell(&c, owner.as_ref(), &stop).await };
+            Box::pin(decided) as futures::future::BoxFuture<'static, _>
+        };
         let message = expand_message(input.message, policy, &may_run, cwd, &cancel).await;
         let input = UserInput { message, ..input };
         let restore = options.model.map(|m| self.set_model(session, Some(m)));

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use tack_protocol::{ContentBlock, Message};
 
-use crate::custom_commands::{CommandScope, CustomCommand};
+use crate::custom_commands::{CommandScope, CustomCommand, ShellOwner};
 
 pub use load::{SkillDirs, load_skills};
 pub use tool::{SKILL_TOOL_NAME, SkillTool};
@@ -58,6 +58,20 @@ pub struct Skill {
 }
 
 impl Skill {
+    /// Who holds this skill's `` !`command` `` lines, loaded by `invoked_by`.
+    pub(crate) fn shell_owner(&self, invoked_by: &'static str) -> ShellOwner {
+        let source = match self.source {
+            SkillSource::Project => CommandScope::Project,
+            SkillSource::User => CommandScope::User,
+            SkillSource::Plugin => CommandScope::Plugin,
+        };
+        ShellOwner {
+            name: self.name.clone(),
+            source: Some(source.setting_source()),
+            invoked_by,
+        }
+    }
+
     /// The body for `args`: `${CLAUDE_SKILL_DIR}` replaced, then the
     /// arguments placed as in a custom command (`$ARGUMENTS`, `$1`..).
     pub fn expand(&self, args: &str) -> String {

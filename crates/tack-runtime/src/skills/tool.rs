@@ -16,6 +16,9 @@ use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
 use super::{Skill, Skills};
 use crate::agents::AgentTool;
+use crate::custom_commands::InlineShell;
+use crate::custom_commands::inline_shell::expand;
+use crate::gate::Gate;
 
 pub const SKILL_TOOL_NAME: &str = "Skill";
 
@@ -28,6 +31,9 @@ pub struct SkillTool {
     /// The session's Agent tool, which runs forked skills (weak: the Agent
     /// tool's sub-agents hold this tool).
     agents: OnceLock<Weak<AgentTool>>,
+    /// Decides the skill's `` !`command` `` lines (PreSkillShellCommand
+    /// hooks, then the rules); without it, none runs.
+    gate: OnceLock<Arc<Gate>>,
 }
 
 impl SkillTool {
@@ -35,12 +41,36 @@ impl SkillTool {
         SkillTool {
             skills,
             agents: OnceLock::new(),
+            gate: OnceLock::new(),
         }
     }
 
     /// Lets `agents` run the skills with `context: fork`.
     pub(crate) fn set_agent_tool(&self, agents: &Arc<AgentTool>) {
         let _ = self.agents.set(Arc::downgrade(agents));
+    }
+
+    /// Lets the skills' `` !`command` `` lines run, as `gate` decides.
+    pub(crate) fn set_gate(&self, gate: &Arc<Gate>) {
+        let _ = self.gate.set(Arc::clone(gate));
+    }
+
+    /// The skill's text for the model, its `` !`command` `` lines run (or
+    /// replaced by why not), as Claude Code runs them when Claude loads it.
+    async fn text(&self, skill: &Skill, args: &str, ctx: &ToolContext) -> String {
+        let text = skill.tool_text(args);
+        let Some(gate) = self.gate.get().cloned() else {
+            return text;
+        };
+        let owner = skill.shell_owner("claude");
+        let stop = ctx.cancel.clone();
+        let may_run = move |c: String| {
+            let (gate, owner, stop) = (gate.clone(), owner.clone(), stop.clone());
+            let decided = async move { gate.inline_shell(&c, Some(&owner), &stop).await };
+            Box::pin(decided) as BoxFuture<'static, _>
+        };
+        let cwd = ctx.env.cwd();
+        expand(&text, InlineShell::Run, &may_run, &cwd, &ctx.cancel).await
     }
 
     /// A `context: fork` skill's run in a sub-agent.
@@ -51,7 +81,7 @@ impl SkillTool {
                 skill.name
             )));
         };
-        let prompt = skill.tool_text(args);
+        let prompt = self.text(skill, args, ctx).await;
         let (agent_id, result) = agents
             .run_forked_skill(
                 &skill.name,
@@ -130,7 +160,7 @@ impl Tool for SkillTool {
             if skill.fork {
                 return self.fork(skill, &args, ctx).await;
             }
-            Ok(ToolOutput::text(skill.tool_text(&args))
+            Ok(ToolOutput::text(self.text(skill, &args, ctx).await)
                 .with_structured(json!({"success": true, "commandName": skill.name})))
         })
     }
