@@ -95,7 +95,7 @@ pub(crate) async fn drive(sdk: &Result<Sdk, String>, scenario: &str, env: &Env) 
 }
 
 /// [`drive`] with more environment for the driver (and so for tack).
-async fn drive_with(
+pub(crate) async fn drive_with(
     sdk: &Result<Sdk, String>,
     scenario: &str,
     env: &Env,

@@ -11,7 +11,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
-use crate::sdk::{drive, typescript};
+use crate::sdk::{drive, drive_with, typescript};
 use crate::sdk_e2e::drive as e2e;
 
 /// `sdkMcpServerConfigs`: the host's per-tool policies win over
@@ -261,4 +261,49 @@ async fn typescript_set_permission_mode_answers_the_mode_in_effect() {
         report["observations"],
         json!({"answer": {"mode": "acceptEdits"}, "init_mode": "acceptEdits"})
     );
+}
+
+/// `setMcpServers`, `toggleMcpServer` and `reconnectMcpServer` change a
+/// running session's servers: a server added between turns is offered and
+/// called in the next one; an unknown name is an error; an empty set removes
+/// what the calls added.
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_sdk_changes_mcp_servers_while_the_session_runs() {
+    let Some(fixture) = crate::mcp::fixture() else {
+        println!("skipped: tack-mcp-fixture is not built (run the whole workspace's tests)");
+        return;
+    };
+    let env = Env::new(Script::new([
+        Reply::text("one"),
+        Reply::tool_use("t1", "mcp__fx__echo", json!({"text": "hi"})),
+        Reply::text("two"),
+    ]))
+    .await;
+    let extra = [("TACK_MCP_FIXTURE", fixture.as_path())];
+    let Some(report) = drive_with(&typescript(), "mcp_control", &env, &extra).await else {
+        return;
+    };
+    let fx = |status: &str| json!([["fx", status]]);
+    assert_eq!(
+        report["observations"],
+        json!({
+            "set": {"added": ["fx"], "removed": [], "errors": {}},
+            "after_set": fx("connected"),
+            "after_off": fx("disabled"),
+            "after_on": fx("connected"),
+            "unknown": "Server not found: nope",
+            "cleared": {"added": [], "removed": ["fx"], "errors": {}},
+            "after_clear": [],
+            "tool_results": [{"tool_use_id": "t1", "is_error": null, "content": "hi"}],
+        })
+    );
+    let bodies = env.request_bodies();
+    let offered = |i: usize| {
+        bodies[i]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "mcp__fx__echo")
+    };
+    assert_eq!((offered(0), offered(1)), (false, true));
 }

@@ -25,6 +25,7 @@
 mod commands;
 mod config;
 mod connection;
+mod control;
 mod handler;
 mod manager;
 pub mod names;
@@ -41,6 +42,7 @@ pub use commands::{
     AddArgs, CommandError, HealthCheck, mcp_add, mcp_add_json, mcp_get, mcp_list, mcp_remove,
 };
 pub use config::store::StoreError;
+pub use control::SetServersResult;
 pub use permission_prompt::{
     PermissionPromptError, PermissionPromptTool, PromptDecision, parse_answer,
 };

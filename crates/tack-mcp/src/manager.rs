@@ -137,14 +137,16 @@ pub struct ServerConfigError {
     pub message: String,
 }
 
-enum SlotState {
+pub(crate) enum SlotState {
     Pending,
     Connected(Live),
     Failed(String),
     NeedsAuth(String),
+    /// Turned off (`mcp_toggle`): not connected until turned on.
+    Disabled,
 }
 
-struct Live {
+pub(crate) struct Live {
     connection: Arc<Connection>,
     tools: Vec<Arc<McpTool>>,
     /// Tools of the server's list left out, and why.
@@ -153,18 +155,25 @@ struct Live {
 
 /// One configured server.
 pub(crate) struct Slot {
-    entry: ServerEntry,
+    pub(crate) entry: ServerEntry,
     log: Option<PathBuf>,
-    state: Mutex<SlotState>,
+    pub(crate) state: Mutex<SlotState>,
+    /// The configuration with its `${VAR}`s expanded (what a start or a
+    /// reconnect uses); `None` when a variable was missing.
+    pub(crate) expanded: Option<ServerConfig>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 pub(crate) struct Shared {
     pub(crate) options: McpOptions,
-    slots: Vec<Arc<Slot>>,
+    /// Servers come and go while the session runs (`mcp_set_servers`).
+    slots: Mutex<Vec<Arc<Slot>>>,
+    /// The servers the last `mcp_set_servers` named: a later call that
+    /// leaves one out removes it.
+    pub(crate) named_by_set: Mutex<std::collections::BTreeSet<String>>,
     not_started: Vec<NotStarted>,
     issues: Vec<ConfigIssue>,
     generation: Arc<watch::Sender<u64>>,
@@ -220,68 +229,62 @@ impl McpManager {
     ) -> McpManager {
         let (generation, _) = watch::channel(0u64);
         let mut slots = Vec::new();
-        let mut starts = Vec::new();
         let mut taken: BTreeMap<String, String> = BTreeMap::new();
         for entry in &config.servers {
-            let log = matches!(entry.config, ServerConfig::Stdio(_)).then(|| {
-                options
-                    .log_dir
-                    .join(format!("{}.log", normalize_name(&entry.name)))
-            });
-            let normalized = normalize_name(&entry.name);
-            let state = if let Some(other) = taken.get(&normalized) {
-                SlotState::Failed(format!(
-                    "its tool names (mcp__{normalized}__*) would clash with server \"{other}\"; rename one of them"
-                ))
-            } else {
-                taken.insert(normalized, entry.name.clone());
-                match entry.config.expand(lookup) {
-                    Ok(expanded) => {
-                        starts.push((slots.len(), expanded));
-                        SlotState::Pending
-                    }
-                    Err(missing) => SlotState::Failed(
-                        missing
-                            .iter()
-                            .map(|m| {
-                                format!(
-                                    "environment variable {} is not set (used in {} in {}); set it or write ${{{}:-default}}",
-                                    m.var, m.field, entry.origin, m.var
-                                )
-                            })
-                            .collect::<Vec<_>>()
-                            .join("; "),
-                    ),
-                }
-            };
-            slots.push(Arc::new(Slot {
-                entry: entry.clone(),
-                log,
-                state: Mutex::new(state),
-            }));
+            slots.push(new_slot(entry, &options, lookup, &mut taken));
         }
         let shared = Arc::new(Shared {
             options,
-            slots,
+            slots: Mutex::new(slots.clone()),
+            named_by_set: Mutex::default(),
             not_started: config.not_started.clone(),
             issues: config.issues.clone(),
             generation: Arc::new(generation),
             shutdown: CancellationToken::new(),
         });
+        let manager = McpManager { shared };
+        for slot in slots {
+            manager.spawn_start(slot);
+        }
+        manager
+    }
+
+    /// Starts `slot` if it is pending (in its own task; without a tokio
+    /// runtime it fails).
+    pub(crate) fn spawn_start(&self, slot: Arc<Slot>) {
+        if !matches!(*lock(&slot.state), SlotState::Pending) {
+            return;
+        }
+        let Some(expanded) = slot.expanded.clone() else {
+            return;
+        };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
-                for (index, expanded) in starts {
-                    runtime.spawn(start_one(Arc::downgrade(&shared), index, expanded));
-                }
+                runtime.spawn(start_one(self.downgrade(), slot, expanded));
             }
             Err(_) => {
-                for (index, _) in starts {
-                    *lock(&shared.slots[index].state) =
-                        SlotState::Failed("not started: no tokio runtime".into());
-                }
+                *lock(&slot.state) = SlotState::Failed("not started: no tokio runtime".into());
             }
         }
-        McpManager { shared }
+    }
+
+    /// The servers now (a snapshot).
+    pub(crate) fn slots(&self) -> Vec<Arc<Slot>> {
+        lock(&self.shared.slots).clone()
+    }
+
+    /// Replaces the server list (what `mcp_set_servers` decided).
+    pub(crate) fn set_slots(&self, slots: Vec<Arc<Slot>>) {
+        *lock(&self.shared.slots) = slots;
+        bump(&self.shared.generation);
+    }
+
+    pub(crate) fn options(&self) -> &McpOptions {
+        &self.shared.options
+    }
+
+    pub(crate) fn bump(&self) {
+        bump(&self.shared.generation);
     }
 
     /// [`McpManager::start`], then [`McpManager::wait_until_settled`].
@@ -301,8 +304,7 @@ impl McpManager {
         let mut rx = self.subscribe();
         loop {
             let pending = self
-                .shared
-                .slots
+                .slots()
                 .iter()
                 .any(|s| matches!(*lock(&s.state), SlotState::Pending));
             if !pending || rx.changed().await.is_err() {
@@ -314,8 +316,7 @@ impl McpManager {
     /// Every configured server (started or not), sorted by name.
     pub fn statuses(&self) -> Vec<ServerStatus> {
         let mut out: Vec<ServerStatus> = self
-            .shared
-            .slots
+            .slots()
             .iter()
             .map(|slot| {
                 let (status, error, tool_count) = match &*lock(&slot.state) {
@@ -323,6 +324,7 @@ impl McpManager {
                     SlotState::Connected(live) => (Status::Connected, None, live.tools.len()),
                     SlotState::Failed(e) => (Status::Failed, Some(e.clone()), 0),
                     SlotState::NeedsAuth(e) => (Status::NeedsAuth, Some(e.clone()), 0),
+                    SlotState::Disabled => (Status::Disabled, None, 0),
                 };
                 ServerStatus {
                     name: slot.entry.name.clone(),
@@ -415,15 +417,17 @@ impl McpManager {
     fn checked_tools(&self) -> (Vec<Arc<McpTool>>, Vec<String>) {
         let mut left_out = Vec::new();
         let all: Vec<Arc<McpTool>> = self
-            .shared
-            .slots
+            .slots()
             .iter()
             .flat_map(|slot| match &*lock(&slot.state) {
                 SlotState::Connected(live) => {
                     left_out.extend(live.left_out.iter().cloned());
                     live.tools.clone()
                 }
-                SlotState::Pending | SlotState::Failed(_) | SlotState::NeedsAuth(_) => Vec::new(),
+                SlotState::Pending
+                | SlotState::Failed(_)
+                | SlotState::NeedsAuth(_)
+                | SlotState::Disabled => Vec::new(),
             })
             .collect();
         let (kept, clashes) = tool_checks::distinct(all);
@@ -463,8 +467,7 @@ impl McpManager {
     /// Server instructions (`instructions` of the initialize result) of
     /// connected servers, for the system prompt.
     pub fn instructions(&self) -> Vec<(String, String)> {
-        self.shared
-            .slots
+        self.slots()
             .iter()
             .filter_map(|slot| match &*lock(&slot.state) {
                 SlotState::Connected(live) => live
@@ -472,7 +475,10 @@ impl McpManager {
                     .instructions
                     .clone()
                     .map(|i| (slot.entry.name.clone(), i)),
-                SlotState::Pending | SlotState::Failed(_) | SlotState::NeedsAuth(_) => None,
+                SlotState::Pending
+                | SlotState::Failed(_)
+                | SlotState::NeedsAuth(_)
+                | SlotState::Disabled => None,
             })
             .collect()
     }
@@ -488,7 +494,7 @@ impl McpManager {
     pub async fn shutdown(&self) {
         self.shared.shutdown.cancel();
         let mut children = Vec::new();
-        for slot in &self.shared.slots {
+        for slot in &self.slots() {
             let old = std::mem::replace(
                 &mut *lock(&slot.state),
                 SlotState::Failed("shut down".into()),
@@ -507,13 +513,16 @@ impl McpManager {
     }
 
     pub(crate) fn live_connection(&self, server: &str) -> Option<Arc<Connection>> {
-        self.shared.slots.iter().find_map(|slot| {
+        self.slots().iter().find_map(|slot| {
             if slot.entry.name != server {
                 return None;
             }
             match &*lock(&slot.state) {
                 SlotState::Connected(live) => Some(Arc::clone(&live.connection)),
-                SlotState::Pending | SlotState::Failed(_) | SlotState::NeedsAuth(_) => None,
+                SlotState::Pending
+                | SlotState::Failed(_)
+                | SlotState::NeedsAuth(_)
+                | SlotState::Disabled => None,
             }
         })
     }
@@ -538,8 +547,7 @@ impl McpManager {
 
     /// Names of connected servers, sorted.
     pub fn connected_names(&self) -> Vec<String> {
-        self.shared
-            .slots
+        self.slots()
             .iter()
             .filter(|s| matches!(*lock(&s.state), SlotState::Connected(_)))
             .map(|s| s.entry.name.clone())
@@ -548,14 +556,16 @@ impl McpManager {
 
     /// Connected servers whose capabilities include `which`.
     pub(crate) fn connections(&self) -> Vec<(String, Arc<Connection>)> {
-        self.shared
-            .slots
+        self.slots()
             .iter()
             .filter_map(|slot| match &*lock(&slot.state) {
                 SlotState::Connected(live) => {
                     Some((slot.entry.name.clone(), Arc::clone(&live.connection)))
                 }
-                SlotState::Pending | SlotState::Failed(_) | SlotState::NeedsAuth(_) => None,
+                SlotState::Pending
+                | SlotState::Failed(_)
+                | SlotState::NeedsAuth(_)
+                | SlotState::Disabled => None,
             })
             .collect()
     }
@@ -590,10 +600,56 @@ fn bump(generation: &watch::Sender<u64>) {
     generation.send_modify(|g| *g += 1);
 }
 
-/// Starts server `index` within the start-up timeout, then watches it.
-async fn start_one(weak: Weak<Shared>, index: usize, config: ServerConfig) {
+/// A server's slot: pending with its expanded configuration, or failed
+/// (a missing variable, a name whose tool names clash with one in `taken`).
+pub(crate) fn new_slot(
+    entry: &ServerEntry,
+    options: &McpOptions,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    taken: &mut BTreeMap<String, String>,
+) -> Arc<Slot> {
+    let log = matches!(entry.config, ServerConfig::Stdio(_)).then(|| {
+        options
+            .log_dir
+            .join(format!("{}.log", normalize_name(&entry.name)))
+    });
+    let normalized = normalize_name(&entry.name);
+    let (state, expanded) = if let Some(other) = taken.get(&normalized) {
+        let clash = format!(
+            "its tool names (mcp__{normalized}__*) would clash with server \"{other}\"; rename one of them"
+        );
+        (SlotState::Failed(clash), None)
+    } else {
+        taken.insert(normalized, entry.name.clone());
+        match entry.config.expand(lookup) {
+            Ok(expanded) => (SlotState::Pending, Some(expanded)),
+            Err(missing) => (SlotState::Failed(missing_message(&missing, entry)), None),
+        }
+    };
+    Arc::new(Slot {
+        entry: entry.clone(),
+        log,
+        state: Mutex::new(state),
+        expanded,
+    })
+}
+
+fn missing_message(missing: &[crate::config::MissingVar], entry: &ServerEntry) -> String {
+    missing
+        .iter()
+        .map(|m| {
+            format!(
+                "environment variable {} is not set (used in {} in {}); set it or write ${{{}:-default}}",
+                m.var, m.field, entry.origin, m.var
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Starts `slot`'s server within the start-up timeout, then watches it.
+async fn start_one(weak: Weak<Shared>, slot: Arc<Slot>, config: ServerConfig) {
     let Some(shared) = weak.upgrade() else { return };
-    let slot = Arc::clone(&shared.slots[index]);
     let options = shared.options.clone();
     let generation = Arc::clone(&shared.generation);
     let shutdown = shared.shutdown.clone();

@@ -9,6 +9,7 @@
 mod commands;
 mod common;
 mod config;
+mod control;
 mod everything;
 mod http;
 mod permissions;

@@ -170,6 +170,8 @@ pub enum SdkRequest {
     McpReconnect(McpReconnectRequest),
     /// Answered with an empty success.
     McpToggle(McpToggleRequest),
+    /// Answered with `{added, removed, errors}`.
+    McpSetServers(McpSetServersRequest),
     /// Answered with an empty success.
     StopTask(StopTaskRequest),
     /// TypeScript: a message an in-process MCP server starts itself (e.g.
@@ -194,6 +196,7 @@ impl SdkRequest {
             SdkRequest::RewindFiles(_) => "rewind_files",
             SdkRequest::McpReconnect(_) => "mcp_reconnect",
             SdkRequest::McpToggle(_) => "mcp_toggle",
+            SdkRequest::McpSetServers(_) => "mcp_set_servers",
             SdkRequest::StopTask(_) => "stop_task",
             SdkRequest::McpMessage(_) => "mcp_message",
             SdkRequest::Other(other) => other.subtype(),
@@ -215,6 +218,7 @@ impl<'de> Deserialize<'de> for SdkRequest {
             "rewind_files" => SdkRequest::RewindFiles(typed(&mut map, &subtype)?),
             "mcp_reconnect" => SdkRequest::McpReconnect(typed(&mut map, &subtype)?),
             "mcp_toggle" => SdkRequest::McpToggle(typed(&mut map, &subtype)?),
+            "mcp_set_servers" => SdkRequest::McpSetServers(typed(&mut map, &subtype)?),
             "stop_task" => SdkRequest::StopTask(typed(&mut map, &subtype)?),
             "mcp_message" => SdkRequest::McpMessage(typed(&mut map, &subtype)?),
             _ => SdkRequest::Other(OtherRequest(map)),
@@ -390,6 +394,16 @@ pub struct McpToggleRequest {
     #[serde(rename = "serverName")]
     pub server_name: String,
     pub enabled: bool,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `mcp_set_servers`: the servers the session should now manage, by name
+/// (an `mcpServers` object; a host's in-process server as `{"type": "sdk",
+/// "name": …}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct McpSetServersRequest {
+    pub servers: Value,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

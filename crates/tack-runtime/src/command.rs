@@ -37,6 +37,10 @@ pub enum Command {
     SetModel(Option<String>),
     /// Each MCP server and its status now.
     McpStatus(oneshot::Sender<Vec<tack_protocol::stream_json::McpServerStatus>>),
+    /// Change the session's MCP servers; answered once done (with
+    /// `mcp_set_servers`' `{added, removed, errors}`, else `null`). The tool
+    /// set follows from the next request on.
+    McpControl(McpControl, oneshot::Sender<Result<Value, String>>),
     /// A user message appended to the conversation without a turn (the Agent
     /// SDKs' `shouldQuery: false`); queued in order with the turns.
     Append(UserInput),
@@ -110,6 +114,17 @@ pub enum Command {
     /// background agents (counted from the first moment only that wait is
     /// left); at the cap the session ends and the agents are stopped.
     EndInput { wait_ceiling: Option<Duration> },
+}
+
+/// A change to the session's MCP servers (the Agent SDKs' requests).
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpControl {
+    /// Connect the server again.
+    Reconnect(String),
+    /// Turn the server off (its tools go) or on again.
+    Toggle { server: String, enabled: bool },
+    /// Manage exactly these servers (an `mcpServers` object).
+    SetServers(Value),
 }
 
 /// What [`Command::RewindConversation`] did.
@@ -262,6 +277,16 @@ impl RuntimeHandle {
     ) -> Result<Result<(), tack_tools::StopError>, SessionClosed> {
         let (reply, rx) = oneshot::channel();
         self.send(Command::StopTask { task_id, reply })?;
+        rx.await.map_err(|_| SessionClosed)
+    }
+
+    /// [`Command::McpControl`].
+    pub async fn mcp_control(
+        &self,
+        control: McpControl,
+    ) -> Result<Result<Value, String>, SessionClosed> {
+        let (reply, rx) = oneshot::channel();
+        self.send(Command::McpControl(control, reply))?;
         rx.await.map_err(|_| SessionClosed)
     }
 

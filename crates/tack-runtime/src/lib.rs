@@ -77,8 +77,8 @@ mod user_shell;
 pub use auth::AuthError;
 pub use checkpoints::RewindError;
 pub use command::{
-    Command, ConversationRewound, InterruptOutcome, InterruptReceipt, RewindPoint, RuntimeHandle,
-    SessionClosed, TurnOptions, UserInput,
+    Command, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControl, RewindPoint,
+    RuntimeHandle, SessionClosed, TurnOptions, UserInput,
 };
 pub use config::{
     LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,

@@ -15,6 +15,10 @@ use tack_mcp::{
 use tack_protocol::stream_json::McpServerStatus;
 use tack_tool::Tool;
 
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::command::McpControl;
 use crate::event::Notice;
 use crate::place::Env;
 use crate::plugins::SessionPlugins;
@@ -26,6 +30,8 @@ const TOOL_LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// The MCP side of a running session.
 pub(crate) struct SessionMcp {
     manager: McpManager,
+    /// Expands `${VAR}`s of servers added while the session runs.
+    env: Env,
     /// Set when the MCP tools are deferred behind ToolSearch.
     deferred: Option<Arc<DeferredTools>>,
     /// The manager generation the tool set was built from.
@@ -99,6 +105,7 @@ impl SessionMcp {
         let manager = McpManager::start(config, options, &|k| env.get(k));
         SessionMcp {
             manager,
+            env: env.clone(),
             deferred: None,
             generation: 0,
         }
@@ -159,7 +166,12 @@ impl SessionMcp {
         ToolSet::new(tools)
     }
 
+    /// The resource tools, while the session has any server (an SDK
+    /// session's manager may have none).
     fn resource_tools(&self, keep: &dyn Fn(&dyn Tool) -> bool) -> Vec<Arc<dyn Tool>> {
+        if self.manager.statuses().is_empty() {
+            return Vec::new();
+        }
         self.manager
             .resource_tools()
             .into_iter()
@@ -176,6 +188,25 @@ impl SessionMcp {
     /// True when a server's tools or status changed since the tool set was built.
     pub(crate) fn changed(&self) -> bool {
         self.manager.generation() != self.generation
+    }
+
+    /// Carries out `control` (see [`crate::Command::McpControl`]).
+    pub(crate) fn control(&self, control: McpControl) -> BoxFuture<'static, Result<Value, String>> {
+        let (manager, env) = (self.manager.clone(), self.env.clone());
+        Box::pin(async move {
+            match control {
+                McpControl::Reconnect(server) => {
+                    manager.reconnect(&server).await.map(|()| Value::Null)
+                }
+                McpControl::Toggle { server, enabled } => {
+                    manager.toggle(&server, enabled).await.map(|()| Value::Null)
+                }
+                McpControl::SetServers(servers) => {
+                    let done = manager.set_servers(&servers, &|k| env.get(k)).await?;
+                    serde_json::to_value(done).map_err(|e| e.to_string())
+                }
+            }
+        })
     }
 
     pub(crate) fn manager(&self) -> &McpManager {

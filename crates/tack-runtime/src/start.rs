@@ -446,6 +446,8 @@ fn start_mcp(
     for notice in mcp_notices {
         emit.notice(notice);
     }
+    // An SDK may add servers while the session runs (`mcp_set_servers`).
+    let mcp_config = mcp_config.or_else(|| options.sdk_mcp.is_some().then(Default::default));
     Ok(mcp_config.as_ref().map(|config| {
         let logs = store.project_dir(cwd).join("mcp-logs");
         SessionMcp::start(config, cwd, &logs, env, options.sdk_mcp.clone())

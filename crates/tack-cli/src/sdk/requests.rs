@@ -9,10 +9,7 @@ use tack_protocol::control::{
     McpServerStatus, McpStatusResponse, RewindFilesResponse, SdkRequest,
 };
 use tack_runtime::PermissionMode;
-use tack_runtime::{Command, Rewound, RuntimeHandle, SdkBridge, SessionSnapshot};
-
-/// Live server control.
-const NO_MCP_CONTROL: &str = "reconnecting or toggling MCP servers is not supported by tack yet";
+use tack_runtime::{Command, McpControl, Rewound, RuntimeHandle, SdkBridge, SessionSnapshot};
 
 /// The answer to one SDK request.
 pub fn answer(
@@ -101,9 +98,18 @@ pub fn answer(
             .boxed()
         }
         SdkRequest::McpMessage(r) => ready(super::mcp::deliver(mcp, id, r)).boxed(),
-        SdkRequest::McpReconnect(_) | SdkRequest::McpToggle(_) => {
-            ready(ControlResponse::error(id, NO_MCP_CONTROL)).boxed()
+        SdkRequest::McpReconnect(r) => {
+            mcp_control(handle, id, McpControl::Reconnect(r.server_name))
         }
+        SdkRequest::McpToggle(r) => mcp_control(
+            handle,
+            id,
+            McpControl::Toggle {
+                server: r.server_name,
+                enabled: r.enabled,
+            },
+        ),
+        SdkRequest::McpSetServers(r) => mcp_control(handle, id, McpControl::SetServers(r.servers)),
         SdkRequest::GetContextUsage(_) => {
             let handle = handle.clone();
             async move {
@@ -225,4 +231,22 @@ fn unsupported(id: String, subtype: &str) -> ControlResponse {
         );
     }
     response
+}
+
+/// `mcp_reconnect`, `mcp_toggle`, `mcp_set_servers`: answered once done.
+fn mcp_control(
+    handle: &RuntimeHandle,
+    id: String,
+    control: McpControl,
+) -> BoxFuture<'static, ControlResponse> {
+    let handle = handle.clone();
+    async move {
+        match handle.mcp_control(control).await {
+            Ok(Ok(Value::Null)) => ControlResponse::empty_success(id),
+            Ok(Ok(answer)) => success(id, &answer),
+            Ok(Err(e)) => ControlResponse::error(id, e),
+            Err(e) => ControlResponse::error(id, e.to_string()),
+        }
+    }
+    .boxed()
 }

@@ -276,6 +276,45 @@ const scenarios = {
     return mcpObservations(calls, messages);
   },
 
+  // Servers changed while the session runs: setMcpServers adds the
+  // fixture server (its tool is offered from the next turn), toggle turns it
+  // off and on, reconnect starts it again, an empty set removes it.
+  async mcp_control() {
+    const input = inputQueue();
+    const q = query({ prompt: input, options: options({ allowedTools: ["mcp__fx__echo"] }) });
+    const seen = {};
+    const status = async () => (await q.mcpServerStatus()).map((s) => [s.name, s.status]);
+    const messages = [];
+    input.push("First");
+    for await (const m of q) {
+      RECORDS.push(m);
+      messages.push(m);
+      if (m.type !== "result") continue;
+      if (messages.filter((x) => x.type === "result").length > 1) {
+        seen.cleared = await q.setMcpServers({});
+        seen.after_clear = await status();
+        input.end();
+        continue;
+      }
+      seen.set = await q.setMcpServers({
+        fx: { type: "stdio", command: process.env.TACK_MCP_FIXTURE },
+      });
+      seen.after_set = await status();
+      await q.toggleMcpServer("fx", false);
+      seen.after_off = await status();
+      await q.toggleMcpServer("fx", true);
+      await q.reconnectMcpServer("fx");
+      seen.after_on = await status();
+      try {
+        await q.reconnectMcpServer("nope");
+      } catch (e) {
+        seen.unknown = String(e?.message ?? e);
+      }
+      input.push("Echo hi");
+    }
+    return { ...seen, tool_results: toolResults(messages) };
+  },
+
   async structured() {
     const messages = await collect(
       query({

@@ -9,6 +9,7 @@ mod server;
 pub(crate) mod store;
 
 pub use expand::MissingVar;
+pub(crate) use file::parse_servers;
 pub use file::{ConfigIssue, ConfigScope, McpConfigError, ServerEntry};
 pub use load::{
     LoadOptions, McpConfig, McpPaths, NotStarted, NotStartedReason, ProjectApprovals,

@@ -1,5 +1,5 @@
-//! The end of input ([`crate::Command::EndInput`]) and how long the session then
-//! waits for background agents.
+//! Background agents' ends, the end of input ([`crate::Command::EndInput`])
+//! and how long the session then waits for those agents.
 //!
 //! After the last prompt, the session stays to let every background agent end
 //! and run the turn its end wakes (Claude Code's `-p` awaits them). A front end
@@ -11,6 +11,11 @@ use std::future::Future;
 use std::time::Duration;
 
 use tokio::time::Instant;
+
+use super::{Driver, Work};
+use crate::agents::Woken;
+use crate::command::{TurnOptions, UserInput};
+use crate::event::RuntimeEvent;
 
 /// Whether input has ended, and the wait for background agents after it.
 #[derive(Debug, Default)]
@@ -52,6 +57,33 @@ impl InputEnd {
                 }
                 None => std::future::pending().await,
             }
+        }
+    }
+}
+
+impl Driver {
+    /// A background agent ended: one owed end fewer, and the model hears of
+    /// it in a turn of its own unless it was stopped.
+    pub(super) fn woken(&mut self, woken: Woken) {
+        self.release_held_end();
+        self.woken
+            .1
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        if woken.status != "stopped" {
+            let input = UserInput {
+                message: woken.message(),
+                uuid: None,
+                origin: None,
+                verbatim: false,
+            };
+            self.queue
+                .push_back(Work::Turn(input, TurnOptions::default()));
+        }
+    }
+
+    pub(super) fn release_held_end(&mut self) {
+        if let Some(end) = self.held_end.take() {
+            self.emit.emit(RuntimeEvent::TurnEnded(end));
         }
     }
 }

@@ -485,31 +485,6 @@ impl Driver {
         self.emit.emit(RuntimeEvent::Ended);
     }
 
-    /// A background agent ended: one owed end fewer, and the model hears of
-    /// it in a turn of its own unless it was stopped.
-    fn woken(&mut self, woken: Woken) {
-        self.release_held_end();
-        self.woken
-            .1
-            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-        if woken.status != "stopped" {
-            let input = UserInput {
-                message: woken.message(),
-                uuid: None,
-                origin: None,
-                verbatim: false,
-            };
-            self.queue
-                .push_back(Work::Turn(input, TurnOptions::default()));
-        }
-    }
-
-    fn release_held_end(&mut self) {
-        if let Some(end) = self.held_end.take() {
-            self.emit.emit(RuntimeEvent::TurnEnded(end));
-        }
-    }
-
     fn set_state(&mut self, state: &'static str) {
         if self.state != state {
             self.state = state;
@@ -637,6 +612,15 @@ impl Driver {
             Command::McpStatus(reply) => {
                 let statuses = self.mcp.as_ref().map(SessionMcp::statuses);
                 let _ = reply.send(statuses.unwrap_or_default());
+            }
+            Command::McpControl(control, reply) => {
+                let done = self.mcp.as_ref().map(|m| m.control(control));
+                tokio::spawn(async move {
+                    let _ = reply.send(match done {
+                        Some(done) => done.await,
+                        None => Err("this session has no MCP servers".into()),
+                    });
+                });
             }
         }
         Control::None
