@@ -19,6 +19,7 @@ mod hardening3;
 mod hook_events;
 mod interactive;
 mod kill;
+mod llama;
 mod mcp;
 mod mentions;
 mod output_styles;
