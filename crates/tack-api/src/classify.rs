@@ -23,12 +23,20 @@ pub(crate) fn classify_response(status: u16, headers: &HeaderMap, body: &[u8]) -
         .as_ref()
         .and_then(|b| b.request_id.clone())
         .or_else(|| header(headers, "request-id").map(str::to_owned));
-    let message = match &parsed {
-        Some(b) => b.error.message.clone(),
-        None => body_excerpt(status, body),
+    let cloud_message = match &parsed {
+        Some(_) => None,
+        None => crate::cloud::error_body_message(body),
+    };
+    // Bedrock and Vertex throttle without `retry-after`: retryable, with backoff
+    // (`Some(ZERO)`); a 429 without a hint is otherwise a spend cap.
+    let cloud_hint = cloud_message.as_ref().map(|_| Duration::ZERO);
+    let message = match (&parsed, cloud_message) {
+        (Some(b), _) => b.error.message.clone(),
+        (None, Some(message)) => message,
+        (None, None) => body_excerpt(status, body),
     };
     let spend_cap = parsed.as_ref().is_some_and(|b| is_spend_cap(&b.error));
-    let after = retry_after(headers);
+    let after = retry_after(headers).or(cloud_hint);
     let error = match status {
         400 => invalid_request(message, request_id),
         401 => ApiError::Authentication { message },
@@ -100,7 +108,7 @@ pub(crate) fn classify_stream_error(detail: &ApiErrorDetail) -> ApiError {
     }
 }
 
-fn invalid_request(message: String, request_id: Option<String>) -> ApiError {
+pub(crate) fn invalid_request(message: String, request_id: Option<String>) -> ApiError {
     match parse_prompt_too_long(&message) {
         Some((actual, limit)) => ApiError::PromptTooLong {
             actual,
@@ -144,7 +152,8 @@ fn body_excerpt(status: u16, body: &[u8]) -> String {
 /// `(actual, limit)` from either overflow message (errors spec §3), matched
 /// case-insensitively anywhere in `message`:
 /// - "prompt is too long: N tokens > M maximum" → `(N, M)`;
-/// - "input length and `max_tokens` exceed context limit: I + T > M" → `(I + T, M)`.
+/// - "input length and `max_tokens` exceed context limit: I + T > M" → `(I + T, M)`;
+/// - Bedrock's "Input is too long for requested model." → `(None, None)`.
 ///
 /// `Some((None, None))` when the phrase is there but the numbers are not.
 pub(crate) fn parse_prompt_too_long(message: &str) -> Option<(Option<u64>, Option<u64>)> {
@@ -160,6 +169,10 @@ pub(crate) fn parse_prompt_too_long(message: &str) -> Option<(Option<u64>, Optio
             Some((actual, limit))
         })();
         return Some(parsed.map_or((None, None), |(a, l)| (Some(a), Some(l))));
+    }
+    // Bedrock's words for the same overflow.
+    if lower.contains("input is too long") {
+        return Some((None, None));
     }
     let pos = lower.find("exceed context limit")?;
     let head = &lower[..pos];
