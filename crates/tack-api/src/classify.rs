@@ -25,7 +25,7 @@ pub(crate) fn classify_response(status: u16, headers: &HeaderMap, body: &[u8]) -
         .or_else(|| header(headers, "request-id").map(str::to_owned));
     let cloud_message = match &parsed {
         Some(_) => None,
-        None => crate::cloud::error_body_message(body),
+        None => cloud_error_message(body),
     };
     // Bedrock and Vertex throttle without `retry-after`: retryable, with backoff
     // (`Some(ZERO)`); a 429 without a hint is otherwise a spend cap.
@@ -120,6 +120,37 @@ pub(crate) fn invalid_request(message: String, request_id: Option<String>) -> Ap
             request_id,
         },
     }
+}
+
+/// The message of a cloud platform's error body: AWS's `{"message"}` /
+/// `{"Message"}`, Google's `{"error": {"message"}}` (also inside an array).
+fn cloud_error_message(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Shape {
+        Aws {
+            #[serde(alias = "Message")]
+            message: String,
+        },
+        Google {
+            error: GoogleError,
+        },
+        List(Vec<Shape>),
+    }
+    #[derive(serde::Deserialize)]
+    struct GoogleError {
+        message: String,
+    }
+    fn message(shape: Shape) -> Option<String> {
+        match shape {
+            Shape::Aws { message }
+            | Shape::Google {
+                error: GoogleError { message },
+            } => Some(message),
+            Shape::List(list) => list.into_iter().next().and_then(message),
+        }
+    }
+    message(serde_json::from_slice(body).ok()?)
 }
 
 fn is_spend_cap(detail: &ApiErrorDetail) -> bool {

@@ -16,7 +16,6 @@ pub(crate) mod vertex;
 use std::time::SystemTime;
 
 use bytes::Bytes;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 use tack_protocol::MessagesRequest;
 
@@ -142,35 +141,4 @@ pub(crate) fn percent_encode(text: &str, keep: &[u8]) -> String {
         }
     }
     out
-}
-
-/// The message of a cloud platform's error body: AWS's `{"message"}` /
-/// `{"Message"}`, Google's `{"error": {"message"}}` (also inside an array).
-pub(crate) fn error_body_message(body: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Shape {
-        Aws {
-            #[serde(alias = "Message")]
-            message: String,
-        },
-        Google {
-            error: GoogleError,
-        },
-        List(Vec<Shape>),
-    }
-    #[derive(Deserialize)]
-    struct GoogleError {
-        message: String,
-    }
-    fn message(shape: Shape) -> Option<String> {
-        match shape {
-            Shape::Aws { message }
-            | Shape::Google {
-                error: GoogleError { message },
-            } => Some(message),
-            Shape::List(list) => list.into_iter().next().and_then(message),
-        }
-    }
-    message(serde_json::from_slice(body).ok()?)
 }
