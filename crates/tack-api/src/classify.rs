@@ -577,6 +577,56 @@ mod tests {
     }
 
     #[test]
+    fn cloud_error_bodies_give_their_message_and_throttling_is_retried() {
+        let throttled = ApiError::RateLimited {
+            retry_after: Some(Duration::ZERO),
+            message: "Too many requests".into(),
+        };
+        let cases = [
+            (
+                429,
+                r#"{"message":"Too many requests"}"#,
+                c(throttled.clone(), true),
+            ),
+            (
+                429,
+                r#"{"Message":"Too many requests"}"#,
+                c(throttled.clone(), true),
+            ),
+            (
+                429,
+                r#"[{"error":{"code":429,"message":"Too many requests","status":"RESOURCE_EXHAUSTED"}}]"#,
+                c(throttled, true),
+            ),
+            (
+                400,
+                r#"{"message":"Input is too long for requested model."}"#,
+                c(
+                    ApiError::PromptTooLong {
+                        actual: None,
+                        limit: None,
+                        message: "Input is too long for requested model.".into(),
+                    },
+                    false,
+                ),
+            ),
+            (
+                403,
+                r#"{"error":{"code":403,"message":"Permission denied on resource","status":"PERMISSION_DENIED"}}"#,
+                c(
+                    ApiError::Permission {
+                        message: "Permission denied on resource".into(),
+                    },
+                    false,
+                ),
+            ),
+        ];
+        for (status, body, expected) in cases {
+            assert_eq!(classify(status, &[], body), expected, "{body}");
+        }
+    }
+
+    #[test]
     fn request_id_from_header_when_body_has_none() {
         let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"x"}}"#;
         let got = classify(400, &[("request-id", "req_h")], body);
