@@ -110,6 +110,8 @@ pub(crate) const DATED_FAMILIES: &[(&str, &str)] = &[
 /// `claude-sonnet-4-5-20250929`, `claude-opus-4-0`): the id's own date, else the
 /// one Claude Code pins; `None` for anything that is not a first-party id.
 pub(crate) fn first_party(model: &str) -> Option<(String, Option<String>)> {
+    // Claude Code's `[1m]` context suffix is not part of any platform id.
+    let model = model.split('[').next().unwrap_or(model);
     if !model.starts_with("claude-") || model.contains(['.', '@', '/', ':']) {
         return None;
     }
