@@ -30,7 +30,7 @@ pub struct BedrockConfig {
 }
 
 /// How requests to Bedrock are authenticated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum AwsAuth {
     /// SigV4 with these keys.
     SigV4(AwsCredentials),
@@ -45,6 +45,16 @@ pub struct AwsCredentials {
     pub access_key_id: String,
     pub secret_access_key: String,
     pub session_token: Option<String>,
+}
+
+impl std::fmt::Debug for AwsAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AwsAuth::SigV4(credentials) => f.debug_tuple("SigV4").field(credentials).finish(),
+            AwsAuth::Bearer(_) => f.write_str("Bearer(<redacted>)"),
+            AwsAuth::None => f.write_str("None"),
+        }
+    }
 }
 
 impl std::fmt::Debug for AwsCredentials {

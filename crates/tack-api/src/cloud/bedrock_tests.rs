@@ -315,3 +315,25 @@ fn an_exception_frame_is_the_matching_error() {
         })
     );
 }
+
+proptest::proptest! {
+    /// Any chunking of the body (several cuts, empty chunks) decodes the same.
+    #[test]
+    fn event_stream_in_any_chunks_decodes_the_same(
+        sizes in proptest::collection::vec(0usize..64, 1..40)
+    ) {
+        let bytes = event_stream_bytes(&recorded_events());
+        let expected = decode_all(StreamDecoder::event_stream(), &[&bytes]).unwrap();
+        let mut parts = Vec::new();
+        let mut rest: &[u8] = &bytes;
+        for size in sizes.iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (part, tail) = rest.split_at((*size).min(rest.len()));
+            parts.push(part);
+            rest = tail;
+        }
+        proptest::prop_assert_eq!(decode_all(StreamDecoder::event_stream(), &parts).unwrap(), expected);
+    }
+}
