@@ -131,6 +131,7 @@ pub(crate) fn first_party(model: &str) -> Option<(String, Option<String>)> {
         }
         _ => (model, None),
     };
+    let family = family.strip_suffix("-latest").unwrap_or(family);
     let family = family.strip_suffix("-0").unwrap_or(family);
     let date = own_date.or_else(|| {
         DATED_FAMILIES
