@@ -16,7 +16,11 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::classify::{Classified, classify_response};
-use crate::{ApiError, Auth, ClientConfig, ModelClient, StreamDecoder, StreamEvent, retry};
+use crate::cloud::google::TokenCache;
+use crate::{
+    ApiError, Auth, BedrockConfig, ClientConfig, ModelClient, Platform, StreamDecoder, StreamEvent,
+    VertexConfig, retry,
+};
 
 /// The HTTP client for the Anthropic API (or anything speaking it at
 /// `base_url`). Cheap to clone: clones share one connection pool, so build one
@@ -32,6 +36,8 @@ struct Inner {
     config: ClientConfig,
     messages_url: String,
     count_tokens_url: String,
+    /// Vertex's access token, shared by the clones.
+    tokens: TokenCache,
 }
 
 static CRYPTO_PROVIDER: Once = Once::new();
@@ -46,7 +52,11 @@ impl AnthropicClient {
             // Err means another provider is installed already: fine.
             let _ = rustls::crypto::ring::default_provider().install_default();
         });
-        let https = config.base_url.starts_with("https:");
+        let https = match &config.platform {
+            Platform::Anthropic => config.base_url.starts_with("https:"),
+            Platform::Bedrock(b) => b.endpoint().starts_with("https:"),
+            Platform::Vertex(v) => v.base_url.as_ref().is_none_or(|u| u.starts_with("https:")),
+        };
         let tls = crate::tls::client_config(https)
             .map_err(|e| config_error(&format!("cannot set up TLS: {e}")))?;
         let http = reqwest::Client::builder()
@@ -67,7 +77,24 @@ impl AnthropicClient {
                 config,
                 messages_url,
                 count_tokens_url,
+                tokens: TokenCache::default(),
             }),
+        })
+    }
+
+    /// A client for Anthropic models on Amazon Bedrock (default timeouts and retries).
+    pub fn bedrock(bedrock: BedrockConfig) -> Result<Self, ApiError> {
+        AnthropicClient::new(ClientConfig {
+            platform: Platform::Bedrock(bedrock),
+            ..ClientConfig::default()
+        })
+    }
+
+    /// A client for Anthropic models on Google Vertex AI (default timeouts and retries).
+    pub fn vertex(vertex: VertexConfig) -> Result<Self, ApiError> {
+        AnthropicClient::new(ClientConfig {
+            platform: Platform::Vertex(vertex),
+            ..ClientConfig::default()
         })
     }
 
@@ -78,7 +105,14 @@ impl AnthropicClient {
     /// The exact input token count of `request` under its model's tokenizer
     /// (`POST /v1/messages/count_tokens`; free, separately rate limited). Retries
     /// like [`ModelClient::stream`], silently.
+    /// Bedrock and Vertex have no such endpoint here: an `InvalidRequest` error.
     pub async fn count_tokens(&self, request: &MessagesRequest) -> Result<u64, ApiError> {
+        if self.inner.config.platform != Platform::Anthropic {
+            return Err(config_error(&format!(
+                "token counting is not available on {}",
+                self.inner.config.platform.name()
+            )));
+        }
         const FIELDS: &[&str] = &[
             "model",
             "messages",
@@ -139,13 +173,22 @@ impl AnthropicClient {
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, Classified> {
         let config = &self.inner.config;
-        let request = self.inner.http.post(url).body(body.clone()).send();
+        let inner = &self.inner;
+        let request = async {
+            let request = inner.http.post(url).body(body.clone());
+            let platform = &config.platform;
+            crate::cloud::authorize(platform, &inner.tokens, &inner.http, request, url, body)
+                .await?
+                .send()
+                .await
+                .map_err(|e| connection(&e))
+        };
         let response = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(cancelled()),
             r = tokio::time::timeout(config.request_timeout, request) => match r {
                 Ok(Ok(response)) => response,
-                Ok(Err(e)) => return Err(connection(&e)),
+                Ok(Err(failure)) => return Err(failure),
                 Err(_) => return Err(timed_out(config.request_timeout)),
             },
         };
@@ -174,19 +217,28 @@ impl ModelClient for AnthropicClient {
         cancel: CancellationToken,
     ) -> BoxStream<'static, Result<StreamEvent, ApiError>> {
         request.stream = Some(true);
-        let (phase, body) = match serde_json::to_vec(&request) {
-            Ok(body) => (Phase::Send, Bytes::from(body)),
-            Err(e) => (
+        let config = &self.inner.config;
+        let prepared = crate::cloud::prepare(&config.platform, &request, &config.betas)
+            .unwrap_or_else(|| {
+                serde_json::to_vec(&request)
+                    .map(|body| (self.inner.messages_url.clone(), Bytes::from(body)))
+                    .map_err(|e| config_error(&format!("cannot serialise the request: {e}")))
+            });
+        let (phase, url, body) = match prepared {
+            Ok((url, body)) => (Phase::Send, url, body),
+            Err(error) => (
                 Phase::Fail(Classified {
-                    error: config_error(&format!("cannot serialise the request: {e}")),
+                    error,
                     retry: false,
                 }),
+                String::new(),
                 Bytes::new(),
             ),
         };
         let idle_timeout = self.inner.config.idle_timeout;
         let driver = Driver {
             client: self.clone(),
+            url,
             body,
             cancelled: Box::pin(cancel.clone().cancelled_owned()),
             cancel,
@@ -208,6 +260,8 @@ impl ModelClient for AnthropicClient {
 /// One streamed request, across its attempts.
 struct Driver {
     client: AnthropicClient,
+    /// Where this request goes (on Bedrock and Vertex the model is in the path).
+    url: String,
     body: Bytes,
     cancel: CancellationToken,
     /// `cancel.cancelled()`, registered once rather than per body chunk.
@@ -262,10 +316,7 @@ impl Driver {
                 Phase::Done => return None,
                 Phase::Send => {
                     let client = &self.client;
-                    match client
-                        .send(&client.inner.messages_url, &self.body, &self.cancel)
-                        .await
-                    {
+                    match client.send(&self.url, &self.body, &self.cancel).await {
                         Ok(response) => {
                             self.last_byte = Instant::now();
                             let deadline = self.last_byte + self.idle_timeout;
@@ -277,7 +328,12 @@ impl Driver {
                             }
                             self.phase = Phase::Streaming(Box::new(Attempt {
                                 response,
-                                decoder: StreamDecoder::new(),
+                                decoder: match client.inner.config.platform {
+                                    Platform::Bedrock(_) => StreamDecoder::event_stream(),
+                                    Platform::Anthropic | Platform::Vertex(_) => {
+                                        StreamDecoder::new()
+                                    }
+                                },
                                 held: VecDeque::new(),
                                 committed: false,
                             }));
@@ -382,7 +438,9 @@ fn default_headers(config: &ClientConfig) -> Result<HeaderMap, ApiError> {
         v.set_sensitive(what == "credential");
         Ok::<_, ApiError>(v)
     };
+    let first_party = config.platform == Platform::Anthropic;
     match &config.auth {
+        _ if !first_party => {}
         Auth::ApiKey(key) => {
             headers.insert("x-api-key", value(key, "credential")?);
         }
@@ -401,11 +459,14 @@ fn default_headers(config: &ClientConfig) -> Result<HeaderMap, ApiError> {
         }
         Auth::None => {}
     }
-    headers.insert(
-        "anthropic-version",
-        value(&config.anthropic_version, "anthropic-version")?,
-    );
-    if !config.betas.is_empty() {
+    if first_party {
+        headers.insert(
+            "anthropic-version",
+            value(&config.anthropic_version, "anthropic-version")?,
+        );
+    }
+    // Bedrock takes the betas in the body.
+    if !config.betas.is_empty() && !matches!(config.platform, Platform::Bedrock(_)) {
         headers.insert(
             "anthropic-beta",
             value(&config.betas.join(","), "anthropic-beta")?,

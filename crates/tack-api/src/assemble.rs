@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use tack_protocol::{ContentBlock, Delta, MessageResponse, SseEvent};
 
 use crate::classify::classify_stream_error;
+use crate::cloud::event_stream::EventStreamFramer;
 use crate::decode::{decode, fast_delta};
 use crate::sse::SseFramer;
 use crate::{ApiError, StreamEvent, ToolInputError};
@@ -23,8 +24,22 @@ use crate::{ApiError, StreamEvent, ToolInputError};
 /// for replaying recorded streams and for benchmarks.
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
-    framer: SseFramer,
+    framing: Framing,
     assembler: Assembler,
+}
+
+/// How the events arrive: SSE (the Anthropic API, Vertex), or Bedrock's
+/// event-stream messages each carrying one event's JSON.
+#[derive(Debug)]
+enum Framing {
+    Sse(SseFramer),
+    EventStream(EventStreamFramer),
+}
+
+impl Default for Framing {
+    fn default() -> Self {
+        Framing::Sse(SseFramer::default())
+    }
 }
 
 impl StreamDecoder {
@@ -32,17 +47,31 @@ impl StreamDecoder {
         Self::default()
     }
 
+    /// A decoder of Bedrock's `application/vnd.amazon.eventstream` body: the
+    /// same events as [`StreamDecoder::new`] gives for the same message over SSE.
+    pub fn event_stream() -> Self {
+        StreamDecoder {
+            framing: Framing::EventStream(EventStreamFramer::default()),
+            assembler: Assembler::default(),
+        }
+    }
+
     /// Consumes `chunk`, appending every event it completes to `out`. An `Err`
     /// (a mid-stream `error` event, or a protocol violation) ends the stream;
     /// events before it are already in `out`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
-        self.framer.push(chunk);
+        match &mut self.framing {
+            Framing::Sse(framer) => framer.push(chunk),
+            Framing::EventStream(framer) => framer.push(chunk),
+        }
         self.drain(out)
     }
 
     /// End of the byte stream: an error unless `message_stop` was seen.
     pub fn finish(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
-        self.framer.finish();
+        if let Framing::Sse(framer) = &mut self.framing {
+            framer.finish();
+        }
         self.drain(out)?;
         if self.assembler.finished {
             Ok(())
@@ -54,7 +83,18 @@ impl StreamDecoder {
     }
 
     fn drain(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
-        while let Some(frame) = self.framer.next_frame() {
+        let framer = match &mut self.framing {
+            Framing::Sse(framer) => framer,
+            Framing::EventStream(framer) => {
+                while let Some(message) = framer.next_message()? {
+                    if let Some(event) = crate::cloud::bedrock::event(&message)? {
+                        self.assembler.push(event, out)?;
+                    }
+                }
+                return Ok(());
+            }
+        };
+        while let Some(frame) = framer.next_frame() {
             // Hot path: a delta goes from bytes to its queue slot without the
             // 288-byte `SseEvent` being moved around on the way.
             if frame.event == b"content_block_delta"

@@ -23,12 +23,20 @@ pub(crate) fn classify_response(status: u16, headers: &HeaderMap, body: &[u8]) -
         .as_ref()
         .and_then(|b| b.request_id.clone())
         .or_else(|| header(headers, "request-id").map(str::to_owned));
-    let message = match &parsed {
-        Some(b) => b.error.message.clone(),
-        None => body_excerpt(status, body),
+    let cloud_message = match &parsed {
+        Some(_) => None,
+        None => cloud_error_message(body),
+    };
+    // Bedrock and Vertex throttle without `retry-after`: retryable, with backoff
+    // (`Some(ZERO)`); a 429 without a hint is otherwise a spend cap.
+    let cloud_hint = cloud_message.as_ref().map(|_| Duration::ZERO);
+    let message = match (&parsed, cloud_message) {
+        (Some(b), _) => b.error.message.clone(),
+        (None, Some(message)) => message,
+        (None, None) => body_excerpt(status, body),
     };
     let spend_cap = parsed.as_ref().is_some_and(|b| is_spend_cap(&b.error));
-    let after = retry_after(headers);
+    let after = retry_after(headers).or(cloud_hint);
     let error = match status {
         400 => invalid_request(message, request_id),
         401 => ApiError::Authentication { message },
@@ -100,7 +108,7 @@ pub(crate) fn classify_stream_error(detail: &ApiErrorDetail) -> ApiError {
     }
 }
 
-fn invalid_request(message: String, request_id: Option<String>) -> ApiError {
+pub(crate) fn invalid_request(message: String, request_id: Option<String>) -> ApiError {
     match parse_prompt_too_long(&message) {
         Some((actual, limit)) => ApiError::PromptTooLong {
             actual,
@@ -112,6 +120,37 @@ fn invalid_request(message: String, request_id: Option<String>) -> ApiError {
             request_id,
         },
     }
+}
+
+/// The message of a cloud platform's error body: AWS's `{"message"}` /
+/// `{"Message"}`, Google's `{"error": {"message"}}` (also inside an array).
+fn cloud_error_message(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Shape {
+        Aws {
+            #[serde(alias = "Message")]
+            message: String,
+        },
+        Google {
+            error: GoogleError,
+        },
+        List(Vec<Shape>),
+    }
+    #[derive(serde::Deserialize)]
+    struct GoogleError {
+        message: String,
+    }
+    fn message(shape: Shape) -> Option<String> {
+        match shape {
+            Shape::Aws { message }
+            | Shape::Google {
+                error: GoogleError { message },
+            } => Some(message),
+            Shape::List(list) => list.into_iter().next().and_then(message),
+        }
+    }
+    message(serde_json::from_slice(body).ok()?)
 }
 
 fn is_spend_cap(detail: &ApiErrorDetail) -> bool {
@@ -144,7 +183,8 @@ fn body_excerpt(status: u16, body: &[u8]) -> String {
 /// `(actual, limit)` from either overflow message (errors spec §3), matched
 /// case-insensitively anywhere in `message`:
 /// - "prompt is too long: N tokens > M maximum" → `(N, M)`;
-/// - "input length and `max_tokens` exceed context limit: I + T > M" → `(I + T, M)`.
+/// - "input length and `max_tokens` exceed context limit: I + T > M" → `(I + T, M)`;
+/// - Bedrock's "Input is too long for requested model." → `(None, None)`.
 ///
 /// `Some((None, None))` when the phrase is there but the numbers are not.
 pub(crate) fn parse_prompt_too_long(message: &str) -> Option<(Option<u64>, Option<u64>)> {
@@ -160,6 +200,10 @@ pub(crate) fn parse_prompt_too_long(message: &str) -> Option<(Option<u64>, Optio
             Some((actual, limit))
         })();
         return Some(parsed.map_or((None, None), |(a, l)| (Some(a), Some(l))));
+    }
+    // Bedrock's words for the same overflow.
+    if lower.contains("input is too long") {
+        return Some((None, None));
     }
     let pos = lower.find("exceed context limit")?;
     let head = &lower[..pos];
@@ -530,6 +574,56 @@ mod tests {
         assert_eq!(got.retry, false);
         assert_eq!(got.error.retry_after(), None);
         assert!(!got.error.is_retryable());
+    }
+
+    #[test]
+    fn cloud_error_bodies_give_their_message_and_throttling_is_retried() {
+        let throttled = ApiError::RateLimited {
+            retry_after: Some(Duration::ZERO),
+            message: "Too many requests".into(),
+        };
+        let cases = [
+            (
+                429,
+                r#"{"message":"Too many requests"}"#,
+                c(throttled.clone(), true),
+            ),
+            (
+                429,
+                r#"{"Message":"Too many requests"}"#,
+                c(throttled.clone(), true),
+            ),
+            (
+                429,
+                r#"[{"error":{"code":429,"message":"Too many requests","status":"RESOURCE_EXHAUSTED"}}]"#,
+                c(throttled, true),
+            ),
+            (
+                400,
+                r#"{"message":"Input is too long for requested model."}"#,
+                c(
+                    ApiError::PromptTooLong {
+                        actual: None,
+                        limit: None,
+                        message: "Input is too long for requested model.".into(),
+                    },
+                    false,
+                ),
+            ),
+            (
+                403,
+                r#"{"error":{"code":403,"message":"Permission denied on resource","status":"PERMISSION_DENIED"}}"#,
+                c(
+                    ApiError::Permission {
+                        message: "Permission denied on resource".into(),
+                    },
+                    false,
+                ),
+            ),
+        ];
+        for (status, body, expected) in cases {
+            assert_eq!(classify(status, &[], body), expected, "{body}");
+        }
     }
 
     #[test]

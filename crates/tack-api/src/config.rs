@@ -1,5 +1,7 @@
 use std::time::Duration;
 
+use crate::Platform;
+
 /// How the client authenticates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Auth {
@@ -50,6 +52,9 @@ pub struct ClientConfig {
     /// Whole-request timeout (API_TIMEOUT_MS).
     pub request_timeout: Duration,
     pub connect_timeout: Duration,
+    /// The Anthropic API, Bedrock or Vertex. On a cloud platform `base_url`,
+    /// `auth` and `anthropic_version` are not used (the platform has its own).
+    pub platform: Platform,
 }
 
 impl Default for ClientConfig {
@@ -64,6 +69,7 @@ impl Default for ClientConfig {
             idle_timeout: Duration::from_secs(90),
             request_timeout: Duration::from_secs(600),
             connect_timeout: Duration::from_secs(10),
+            platform: Platform::Anthropic,
         }
     }
 }

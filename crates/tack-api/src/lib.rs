@@ -17,6 +17,9 @@
 //! # The rest of the public API
 //! - [`AnthropicClient`]: the HTTP implementation, plus
 //!   [`AnthropicClient::count_tokens`]; [`ClientConfig::from_env`] builds its config.
+//!   Its [`Platform`] picks the Anthropic API, Amazon Bedrock ([`BedrockConfig`],
+//!   [`AnthropicClient::bedrock`]) or Google Vertex AI ([`VertexConfig`],
+//!   [`AnthropicClient::vertex`]): same loop, same events.
 //! - [`ApiError::is_retryable`], [`ApiError::retry_after`], [`ApiError::status`].
 //! - [`StreamDecoder`]: SSE bytes → [`StreamEvent`]s, for replaying recorded streams.
 //! - [`model_info`] (context window, output cap, [`Prices`]) and [`cost`];
@@ -27,6 +30,7 @@
 mod anthropic;
 mod assemble;
 mod classify;
+mod cloud;
 mod config;
 mod decode;
 mod error;
@@ -40,6 +44,12 @@ mod tokens;
 
 pub use anthropic::AnthropicClient;
 pub use assemble::StreamDecoder;
+pub use cloud::Platform;
+pub use cloud::bedrock::{
+    AwsAuth, AwsCredentials, BEDROCK_ANTHROPIC_VERSION, BedrockConfig, bedrock_model_id,
+};
+pub use cloud::google::GoogleAuth;
+pub use cloud::vertex::{VERTEX_ANTHROPIC_VERSION, VertexConfig, vertex_model_id};
 pub use config::{Auth, ClientConfig, RetryPolicy};
 pub use error::ApiError;
 pub use event::{StreamEvent, ToolInputError};

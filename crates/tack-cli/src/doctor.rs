@@ -72,26 +72,8 @@ pub fn report(place: &Place) -> (String, bool) {
                 .unwrap_or(&notice.text);
             let _ = writeln!(out, "  {level}: {text}");
         }
+        ok &= credentials(place, settings, &mut out);
         let env = |k: &str| place.env.get(k);
-        let credentials = match (env("ANTHROPIC_AUTH_TOKEN"), env("ANTHROPIC_API_KEY")) {
-            (Some(t), _) => format!("ANTHROPIC_AUTH_TOKEN ({})", redacted(&t)),
-            (None, Some(k)) => format!("ANTHROPIC_API_KEY ({})", redacted(&k)),
-            (None, None) => match settings.api_key_helper() {
-                Some(h) => format!("apiKeyHelper from {} (not run by doctor)", h.source()),
-                None => {
-                    ok = false;
-                    "none: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or an apiKeyHelper command in settings".to_owned()
-                }
-            },
-        };
-        let _ = writeln!(out, "credentials: {credentials}");
-        let base = env("ANTHROPIC_BASE_URL");
-        let _ = writeln!(
-            out,
-            "API: {}",
-            base.as_deref()
-                .unwrap_or("https://api.anthropic.com (default)")
-        );
         let (model, from) = match (env("ANTHROPIC_MODEL"), settings.model()) {
             (Some(m), _) => (m, "ANTHROPIC_MODEL"),
             (None, Some(m)) => (m.to_owned(), "settings"),
@@ -244,6 +226,45 @@ fn mcp_servers(loaded: &LoadedSettings, out: &mut String) -> bool {
 }
 
 /// `sk-ant-…wxyz`: enough to tell keys apart, not enough to use one.
+/// The platform (Bedrock or Vertex, when selected) and where the credentials
+/// come from; false when a session could not authenticate.
+fn credentials(place: &Place, settings: &tack_config::Settings, out: &mut String) -> bool {
+    let env = |k: &str| place.env.get(k);
+    match tack_runtime::cloud_platform(&place.env) {
+        Err(e) => {
+            let _ = writeln!(out, "platform: {e}");
+            return false;
+        }
+        Ok(Some(cloud)) => {
+            let _ = writeln!(out, "platform: {}", cloud.describe());
+            let _ = writeln!(out, "credentials: {}", cloud.credentials);
+            return true;
+        }
+        Ok(None) => {}
+    }
+    let mut ok = true;
+    let credentials = match (env("ANTHROPIC_AUTH_TOKEN"), env("ANTHROPIC_API_KEY")) {
+        (Some(t), _) => format!("ANTHROPIC_AUTH_TOKEN ({})", redacted(&t)),
+        (None, Some(k)) => format!("ANTHROPIC_API_KEY ({})", redacted(&k)),
+        (None, None) => match settings.api_key_helper() {
+            Some(h) => format!("apiKeyHelper from {} (not run by doctor)", h.source()),
+            None => {
+                ok = false;
+                "none: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or an apiKeyHelper command in settings".to_owned()
+            }
+        },
+    };
+    let _ = writeln!(out, "credentials: {credentials}");
+    let base = env("ANTHROPIC_BASE_URL");
+    let _ = writeln!(
+        out,
+        "API: {}",
+        base.as_deref()
+            .unwrap_or("https://api.anthropic.com (default)")
+    );
+    ok
+}
+
 fn redacted(secret: &str) -> String {
     let chars: Vec<char> = secret.chars().collect();
     if chars.len() <= 12 {

@@ -1,5 +1,6 @@
 //! Credentials: `ANTHROPIC_AUTH_TOKEN`, else `ANTHROPIC_API_KEY`, else the
-//! settings' `apiKeyHelper` (Claude Code's order). Resolved before the
+//! settings' `apiKeyHelper` (Claude Code's order); with `CLAUDE_CODE_USE_BEDROCK`
+//! or `CLAUDE_CODE_USE_VERTEX`, the platform's own (`cloud.rs`). Resolved before the
 //! transcript is opened: a failing helper, or no credentials at all, stops the
 //! session before anything is written or sent.
 
@@ -18,6 +19,9 @@ pub enum AuthError {
     Missing,
     #[error("{0}")]
     Helper(String),
+    /// A cloud platform is selected but cannot be configured.
+    #[error("{0}")]
+    Cloud(String),
 }
 
 /// The client configuration and where its key came from (`apiKeySource`).
@@ -27,6 +31,11 @@ pub(crate) async fn client_config(
     cwd: &Path,
 ) -> Result<(ClientConfig, &'static str), AuthError> {
     let mut config = ClientConfig::from_env(|k| env.get(k));
+    if let Some(cloud) = crate::cloud::cloud_platform(env).map_err(|e| AuthError::Cloud(e.0))? {
+        config.platform = cloud.platform;
+        // Claude Code reports no API key source on Bedrock and Vertex.
+        return Ok((config, "none"));
+    }
     if config.auth != Auth::None {
         return Ok((config, "ANTHROPIC_API_KEY"));
     }

@@ -41,6 +41,7 @@ pub mod agents;
 mod auth;
 mod checkpoints;
 mod client;
+mod cloud;
 mod command;
 mod config;
 pub mod custom_commands;
@@ -76,6 +77,7 @@ mod user_shell;
 
 pub use auth::AuthError;
 pub use checkpoints::RewindError;
+pub use cloud::{CloudError, CloudPlatform, cloud_platform};
 pub use command::{
     Command, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControl, RewindPoint,
     RuntimeHandle, SessionClosed, TurnOptions, UserInput,

@@ -24,15 +24,23 @@ pub fn resolve_model(name: &str) -> String {
 /// The model a session with `options` starts with: `--model`, else
 /// `ANTHROPIC_MODEL`, else settings' `model`, else [`DEFAULT_MODEL`]; aliases
 /// resolved. A front end can show it before the session has started.
+///
+/// An alias takes `ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU}_MODEL` when set, and on
+/// Bedrock or Vertex the id is the platform's, as Claude Code shows it.
 pub fn session_model(options: &SessionOptions, env: &Env, settings: &Settings) -> String {
-    resolve_model(
-        &options
-            .model
-            .clone()
-            .or_else(|| env.get("ANTHROPIC_MODEL"))
-            .or_else(|| settings.model().map(str::to_owned))
-            .unwrap_or_else(|| DEFAULT_MODEL.to_owned()),
-    )
+    let name = options
+        .model
+        .clone()
+        .or_else(|| env.get("ANTHROPIC_MODEL"))
+        .or_else(|| settings.model().map(str::to_owned))
+        .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
+    let pinned = match name.as_str() {
+        "sonnet" => env.get("ANTHROPIC_DEFAULT_SONNET_MODEL"),
+        "opus" => env.get("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+        "haiku" => env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL"),
+        _ => None,
+    };
+    crate::cloud::platform_model(env, pinned.unwrap_or_else(|| resolve_model(&name)))
 }
 
 /// Environment knobs of the requests (read once at start-up), and the

@@ -92,10 +92,12 @@ pub(crate) struct SessionTools {
     pub woken: crate::runtime::Wakes,
 }
 
-/// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else haiku.
+/// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else
+/// `ANTHROPIC_DEFAULT_HAIKU_MODEL`, else haiku.
 fn small_fast_model(env: &Env) -> String {
     resolve_model(
         &env.get("ANTHROPIC_SMALL_FAST_MODEL")
+            .or_else(|| env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL"))
             .unwrap_or_else(|| "haiku".to_owned()),
     )
 }

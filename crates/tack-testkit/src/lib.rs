@@ -11,6 +11,9 @@
 //!   request has `"stream": true`, otherwise sent as one JSON Message object.
 //! - `POST /v1/messages/count_tokens` answers `{"input_tokens": body_bytes / 4}`
 //!   and consumes nothing. Any other route is a 404 `not_found_error`.
+//! - Amazon Bedrock's and Google Vertex AI's routes answer from the same script
+//!   (Bedrock's as AWS event-stream, with a SigV4 header shape check), and
+//!   `POST /token` is an OAuth token endpoint: see `cloud.rs`.
 //! - Every request, answered or rejected, is kept in arrival order in
 //!   [`MockServer::requests`], so a test asserts on what its client *sent*.
 //! - When the script is exhausted, `POST /v1/messages` gets HTTP 500 `api_error`
@@ -78,6 +81,7 @@
 //! and column; semantic errors name the reply's index.
 
 mod cache_sim;
+mod cloud;
 mod playback;
 mod reply;
 mod request;

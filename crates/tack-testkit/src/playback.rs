@@ -24,8 +24,17 @@ pub(crate) enum Step {
     Abort,
 }
 
-/// The timeline for `events` under the timing and faults of `reply`.
+/// The timeline for `events` under the timing and faults of `reply`, as SSE.
 pub(crate) fn sse_steps(reply: &MessageReply, events: &[SseEvent]) -> Vec<Step> {
+    steps(reply, events, SseEvent::encode)
+}
+
+/// The timeline for `events`, each (and a scripted error event) put on the wire by `encode`.
+pub(crate) fn steps(
+    reply: &MessageReply,
+    events: &[SseEvent],
+    encode: fn(&SseEvent) -> Bytes,
+) -> Vec<Step> {
     let mut steps = Vec::new();
     // A fault scheduled past the end happens after the last event.
     let end_at = reply.end.as_ref().map(|end| match end {
@@ -44,7 +53,7 @@ pub(crate) fn sse_steps(reply: &MessageReply, events: &[SseEvent]) -> Vec<Step> 
                     error_type,
                     message,
                     ..
-                }) => steps.push(Step::Send(error_event(error_type, message).encode())),
+                }) => steps.push(Step::Send(encode(&error_event(error_type, message)))),
                 None => {}
             }
             break;
@@ -55,7 +64,7 @@ pub(crate) fn sse_steps(reply: &MessageReply, events: &[SseEvent]) -> Vec<Step> 
         if sent > 0 && !reply.pacing.is_zero() {
             steps.push(Step::Wait(reply.pacing));
         }
-        steps.push(Step::Send(event.encode()));
+        steps.push(Step::Send(encode(event)));
         if event.name == "content_block_stop" && !reply.block_gap.is_zero() {
             steps.push(Step::Wait(reply.block_gap));
         }

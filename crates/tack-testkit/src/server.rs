@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 
 use crate::cache_sim::{CacheSim, PromptUsage};
+use crate::cloud;
 use crate::playback::{self, Step};
 use crate::reply::{ErrorReply, MessageReply, Reply, StreamEnd};
 use crate::request::RecordedRequest;
@@ -166,7 +167,15 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         Ok(bytes) => (bytes, false),
         Err(_) => (Bytes::new(), true),
     };
-    let body_json: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let form = parts.headers.get(header::CONTENT_TYPE).is_some_and(|v| {
+        v.as_bytes()
+            .starts_with(b"application/x-www-form-urlencoded")
+    });
+    let body_json: Value = match serde_json::from_slice(&bytes) {
+        Ok(value) => value,
+        Err(_) if form => cloud::form_json(&bytes),
+        Err(_) => Value::Null,
+    };
     let recorded = RecordedRequest {
         method: parts.method.to_string(),
         path: parts.uri.path().to_owned(),
@@ -209,6 +218,11 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     {
         return error(401, "authentication_error", "invalid x-api-key");
     }
+    if parts.method == Method::POST
+        && let Some(route) = cloud::route(parts.uri.path())
+    {
+        return cloud_request(&shared, route, &parts.headers, body_json, &request_id).await;
+    }
     match (&parts.method, parts.uri.path()) {
         (&Method::POST, "/v1/messages") => {
             if !body_json.is_object() {
@@ -218,7 +232,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
                     "tack-testkit: request body is not a JSON object",
                 );
             }
-            create_message(&shared, &body_json, &request_id).await
+            create_message(&shared, &body_json, &request_id, Wire::Anthropic).await
         }
         (&Method::POST, "/v1/messages/count_tokens") => {
             let body = json!({"input_tokens": bytes.len() / 4}).to_string();
@@ -238,8 +252,61 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     }
 }
 
+/// How a message reply goes on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wire {
+    /// The Messages API (and Vertex): SSE when the body asks for a stream.
+    Anthropic,
+    /// Bedrock's `invoke-with-response-stream`: event-stream, AWS errors.
+    Bedrock,
+}
+
+/// A request on a cloud platform's route (`cloud.rs`).
+async fn cloud_request(
+    shared: &Shared,
+    route: cloud::Route,
+    headers: &axum::http::HeaderMap,
+    mut body: Value,
+    request_id: &str,
+) -> Response {
+    let (model, wire) = match route {
+        cloud::Route::Token => {
+            let n = shared.lock().requests.len();
+            return cloud::token_response(n);
+        }
+        cloud::Route::Bedrock { model } => {
+            if let Some(problem) = cloud::sigv4_problem(headers) {
+                return cloud::aws_error(403, "InvalidSignatureException", &problem);
+            }
+            (model, Wire::Bedrock)
+        }
+        cloud::Route::Vertex { model } => (model, Wire::Anthropic),
+    };
+    let Some(map) = body.as_object_mut() else {
+        return error_response(
+            &ErrorReply::new(
+                400,
+                "invalid_request_error",
+                "tack-testkit: body is not a JSON object",
+            ),
+            request_id,
+        );
+    };
+    map.insert("model".into(), model.into());
+    create_message(shared, &body, request_id, wire).await
+}
+
 /// Consumes the next reply for a `POST /v1/messages` whose body is a JSON object.
-async fn create_message(shared: &Shared, request: &Value, request_id: &str) -> Response {
+async fn create_message(
+    shared: &Shared,
+    request: &Value,
+    request_id: &str,
+    wire: Wire,
+) -> Response {
+    let error_response = |reply: &ErrorReply, request_id: &str| match wire {
+        Wire::Anthropic => error_response(reply, request_id),
+        Wire::Bedrock => cloud::aws_error(reply.status, &reply.error_type, &reply.message),
+    };
     let (message, meta) = {
         let mut state = shared.lock();
         match state.queue.next() {
@@ -260,6 +327,17 @@ async fn create_message(shared: &Shared, request: &Value, request_id: &str) -> R
             }
         }
     };
+    if wire == Wire::Bedrock {
+        let events = message_events(&message, &meta);
+        let steps = playback::steps(&message, &events, cloud::encode_event);
+        return with_headers(
+            Response::new(playback::body(steps, Some(Arc::clone(&shared.abandoned)))),
+            StatusCode::OK,
+            "application/vnd.amazon.eventstream",
+            request_id,
+            &message.headers,
+        );
+    }
     let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
     message_response(&message, &meta, stream, request_id, &shared.abandoned).await
 }
