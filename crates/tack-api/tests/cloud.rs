@@ -204,7 +204,12 @@ async fn bedrock_throttling_is_retried_and_errors_are_classified() {
 async fn a_malformed_signature_is_refused_by_the_mock() {
     // The mock's shape check is what the e2e tests rely on: make sure it bites.
     let server = MockServer::start(script()).await.unwrap();
-    let http = reqwest::Client::new();
+    // Plain HTTP, but reqwest is built without a default crypto provider.
+    let tls = tack_api::tls::client_config(false).unwrap();
+    let http = reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .unwrap();
     let url = format!("{}/model/m/invoke-with-response-stream", server.base_url());
     let response = http
         .post(&url)
