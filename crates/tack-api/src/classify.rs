@@ -28,6 +28,18 @@ pub(crate) fn classify_response(status: u16, headers: &HeaderMap, body: &[u8]) -
         None => body_excerpt(status, body),
     };
     let spend_cap = parsed.as_ref().is_some_and(|b| is_spend_cap(&b.error));
+    classify_status(status, headers, message, request_id, spend_cap)
+}
+
+/// The error class of `status` with the body's `message` already extracted
+/// (shared with the OpenAI clients, whose error bodies differ).
+pub(crate) fn classify_status(
+    status: u16,
+    headers: &HeaderMap,
+    message: String,
+    request_id: Option<String>,
+    spend_cap: bool,
+) -> Classified {
     let after = retry_after(headers);
     let error = match status {
         400 => invalid_request(message, request_id),
@@ -100,7 +112,7 @@ pub(crate) fn classify_stream_error(detail: &ApiErrorDetail) -> ApiError {
     }
 }
 
-fn invalid_request(message: String, request_id: Option<String>) -> ApiError {
+pub(crate) fn invalid_request(message: String, request_id: Option<String>) -> ApiError {
     match parse_prompt_too_long(&message) {
         Some((actual, limit)) => ApiError::PromptTooLong {
             actual,
@@ -123,14 +135,14 @@ fn is_spend_cap(detail: &ApiErrorDetail) -> bool {
         == Some("enforced_spend_limit_reached")
 }
 
-fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+pub(crate) fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
 }
 
-fn body_excerpt(status: u16, body: &[u8]) -> String {
+pub(crate) fn body_excerpt(status: u16, body: &[u8]) -> String {
     const MAX: usize = 300;
     let text = String::from_utf8_lossy(&body[..body.len().min(MAX)]);
     let text = text.trim();

@@ -15,6 +15,8 @@
 //! [`ApiError::IdleTimeout`] instead of hanging.
 //!
 //! # The rest of the public API
+//! - [`OpenAiClient`] ([`OpenAiConfig`]): the same stream from OpenAI-compatible
+//!   servers (Chat Completions or Responses), Anthropic-shaped events synthesised.
 //! - [`AnthropicClient`]: the HTTP implementation, plus
 //!   [`AnthropicClient::count_tokens`]; [`ClientConfig::from_env`] builds its config.
 //! - [`ApiError::is_retryable`], [`ApiError::retry_after`], [`ApiError::status`].
@@ -32,11 +34,13 @@ mod decode;
 mod error;
 mod event;
 mod models;
+mod openai;
 mod pricing;
 mod retry;
 mod sse;
 pub mod tls;
 mod tokens;
+mod transport;
 
 pub use anthropic::AnthropicClient;
 pub use assemble::StreamDecoder;
@@ -47,6 +51,7 @@ pub use models::{
     DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, ModelInfo, ModelLimits, Prices,
     known_models, model_info, model_limits,
 };
+pub use openai::{OpenAiApi, OpenAiClient, OpenAiConfig};
 pub use pricing::{Cost, cost, fallback_pricing, is_priced, unpriced_model_warning};
 pub use tokens::{IMAGE_TOKENS, estimate_block, estimate_messages, estimate_request};
 
