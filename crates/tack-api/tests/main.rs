@@ -7,4 +7,5 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod client;
+mod openai;
 mod proptests;

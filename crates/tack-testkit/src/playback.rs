@@ -13,7 +13,9 @@ use bytes::Bytes;
 use tokio::sync::watch;
 
 use crate::reply::{MessageReply, StreamEnd};
-use crate::sse::{SseEvent, error_event};
+use crate::sse::SseEvent;
+#[cfg(test)]
+use crate::sse::error_event;
 
 /// One action on the response body.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,8 +26,13 @@ pub(crate) enum Step {
     Abort,
 }
 
-/// The timeline for `events` under the timing and faults of `reply`.
-pub(crate) fn sse_steps(reply: &MessageReply, events: &[SseEvent]) -> Vec<Step> {
+/// The timeline for `events` under the timing and faults of `reply`; a
+/// scripted mid-stream error is the event `error_event` makes of it.
+pub(crate) fn sse_steps(
+    reply: &MessageReply,
+    events: &[SseEvent],
+    error_event: impl Fn(&str, &str) -> SseEvent,
+) -> Vec<Step> {
     let mut steps = Vec::new();
     // A fault scheduled past the end happens after the last event.
     let end_at = reply.end.as_ref().map(|end| match end {
@@ -149,7 +156,7 @@ mod tests {
         let reply = MessageReply::default()
             .pacing(Duration::from_millis(5))
             .stall_after(1, Duration::from_secs(1));
-        let steps = sse_steps(&reply, &events(2));
+        let steps = sse_steps(&reply, &events(2), error_event);
         assert_eq!(
             steps,
             vec![
@@ -165,7 +172,7 @@ mod tests {
     fn cut_past_the_end_aborts_after_the_last_event() {
         let reply = MessageReply::default().cut_after(10);
         assert_eq!(
-            sse_steps(&reply, &events(2)),
+            sse_steps(&reply, &events(2), error_event),
             vec![ping(), ping(), Step::Abort]
         );
     }
@@ -173,7 +180,7 @@ mod tests {
     #[test]
     fn error_event_replaces_the_rest() {
         let reply = MessageReply::default().error_event_after(1, "api_error", "boom");
-        let steps = sse_steps(&reply, &events(3));
+        let steps = sse_steps(&reply, &events(3), error_event);
         assert_eq!(
             steps,
             vec![

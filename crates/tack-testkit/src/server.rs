@@ -8,16 +8,18 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
+use axum::serve::ListenerExt;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 
 use crate::cache_sim::{CacheSim, PromptUsage};
+use crate::openai::{self, Api};
 use crate::playback::{self, Step};
 use crate::reply::{ErrorReply, MessageReply, Reply, StreamEnd};
 use crate::request::RecordedRequest;
 use crate::script::{ReplyQueue, Script};
-use crate::sse::message_events;
+use crate::sse::{error_event, message_events};
 use crate::wire::{self, MessageMeta, Usage};
 
 /// The API's request size limit; larger bodies get 413 like the real CDN gives.
@@ -102,6 +104,10 @@ impl MockServer {
                 let _ = stop.await;
             };
             // Serving only ends on shutdown; an accept error has nobody to report to.
+            // TCP_NODELAY, as the clients set it: no Nagle delay between events.
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             let _ = axum::serve(listener, router)
                 .with_graceful_shutdown(stop)
                 .await;
@@ -220,6 +226,14 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             }
             create_message(&shared, &body_json, &request_id).await
         }
+        (&Method::POST, path @ ("/v1/chat/completions" | "/v1/responses")) => {
+            let api = if path == "/v1/responses" {
+                Api::Responses
+            } else {
+                Api::Chat
+            };
+            create_openai(&shared, api, &body_json, &request_id).await
+        }
         (&Method::POST, "/v1/messages/count_tokens") => {
             let body = json!({"input_tokens": bytes.len() / 4}).to_string();
             with_headers(
@@ -262,6 +276,52 @@ async fn create_message(shared: &Shared, request: &Value, request_id: &str) -> R
     };
     let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
     message_response(&message, &meta, stream, request_id, &shared.abandoned).await
+}
+
+/// The next reply, as a streamed OpenAI answer (`api`) or an OpenAI error body.
+async fn create_openai(shared: &Shared, api: Api, request: &Value, request_id: &str) -> Response {
+    let (message, meta) = {
+        let mut state = shared.lock();
+        match state.queue.next() {
+            Ok((Reply::Message(message), seq)) => {
+                let prompt = state.cache.observe(request);
+                let meta = message_meta(&message, seq, prompt, request);
+                (message, meta)
+            }
+            Ok((Reply::Error(reply), _)) => return openai_error(&reply, request_id),
+            Err(consumed) => {
+                let message = format!("tack-testkit: script exhausted after {consumed} replies");
+                let mut reply = ErrorReply::new(500, "server_error", &message);
+                reply
+                    .headers
+                    .push(("x-should-retry".into(), "false".into()));
+                return openai_error(&reply, request_id);
+            }
+        }
+    };
+    let events = openai::events(api, &message, &meta, request);
+    let steps = playback::sse_steps(&message, &events, |kind, text| {
+        openai::error_event(api, kind, text)
+    });
+    with_headers(
+        Response::new(playback::body(steps, Some(Arc::clone(&shared.abandoned)))),
+        StatusCode::OK,
+        "text/event-stream",
+        request_id,
+        &message.headers,
+    )
+}
+
+fn openai_error(reply: &ErrorReply, request_id: &str) -> Response {
+    let body = openai::error_body(&reply.error_type, &reply.message).to_string();
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    with_headers(
+        Response::new(Body::from(body)),
+        status,
+        "application/json",
+        request_id,
+        &reply.headers,
+    )
 }
 
 fn has_api_key(headers: &axum::http::HeaderMap, key: &str) -> bool {
@@ -315,7 +375,7 @@ async fn message_response(
     abandoned: &Arc<watch::Sender<usize>>,
 ) -> Response {
     if stream {
-        let steps = playback::sse_steps(message, &message_events(message, meta));
+        let steps = playback::sse_steps(message, &message_events(message, meta), error_event);
         return with_headers(
             Response::new(playback::body(steps, Some(Arc::clone(abandoned)))),
             StatusCode::OK,
