@@ -52,7 +52,9 @@ pub use models::{
     known_models, model_info, model_limits,
 };
 pub use openai::{OpenAiApi, OpenAiClient, OpenAiConfig};
-pub use pricing::{Cost, cost, fallback_pricing, is_priced, unpriced_model_warning};
+pub use pricing::{
+    Cost, PriceBook, cost, fallback_pricing, is_priced, set_price_book, unpriced_model_warning,
+};
 pub use tokens::{IMAGE_TOKENS, estimate_block, estimate_messages, estimate_request};
 
 use futures::stream::BoxStream;
