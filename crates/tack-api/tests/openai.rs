@@ -9,8 +9,8 @@ use tack_api::{
     ApiError, ModelClient, OpenAiApi, OpenAiClient, OpenAiConfig, RetryPolicy, StreamEvent,
 };
 use tack_protocol::{
-    ContentBlock, Message, MessageResponse, MessagesRequest, Role, StopReason, ToolDefinition,
-    Usage,
+    CacheCreation, ContentBlock, Message, MessageResponse, MessagesRequest, Role, StopReason,
+    ToolDefinition, Usage,
 };
 use tack_testkit::{MockServer, Reply, Script};
 use tokio_util::sync::CancellationToken;
@@ -86,6 +86,7 @@ fn expected(id: &str) -> MessageResponse {
             input_tokens: 40,
             cache_read_input_tokens: 30,
             output_tokens: 12,
+            cache_creation: Some(CacheCreation::default()),
             ..Usage::default()
         },
         stop_details: None,

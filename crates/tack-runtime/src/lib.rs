@@ -61,6 +61,7 @@ pub mod output_styles;
 mod place;
 pub mod plugins;
 mod prompt_size;
+mod providers;
 pub mod records;
 mod rules;
 mod runtime;

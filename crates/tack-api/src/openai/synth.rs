@@ -13,8 +13,8 @@ use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 use tack_protocol::{
-    ContentBlock, Delta, DeltaUsage, MessageDeltaBody, MessageResponse, Role, SseEvent, StopReason,
-    Usage,
+    CacheCreation, ContentBlock, Delta, DeltaUsage, MessageDeltaBody, MessageResponse, Role,
+    SseEvent, StopReason, Usage,
 };
 
 use crate::assemble::Assembler;
@@ -61,7 +61,12 @@ impl Synth {
             content: Vec::new(),
             stop_reason: None,
             stop_sequence: None,
-            usage: Usage::default(),
+            // No cache writes (OpenAI has none to report), in the shape the
+            // Anthropic API gives, so stream-json records look the same.
+            usage: Usage {
+                cache_creation: Some(CacheCreation::default()),
+                ..Usage::default()
+            },
             stop_details: None,
         };
         self.assembler.push(SseEvent::MessageStart { message }, out)

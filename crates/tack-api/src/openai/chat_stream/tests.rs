@@ -1,7 +1,8 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tack_protocol::{
-    ContentBlock, Delta, DeltaUsage, MessageDeltaBody, MessageResponse, Role, SseEvent, Usage,
+    CacheCreation, ContentBlock, Delta, DeltaUsage, MessageDeltaBody, MessageResponse, Role,
+    SseEvent, Usage,
 };
 
 use super::*;
@@ -100,7 +101,10 @@ fn message(model: &str, content: Vec<ContentBlock>) -> MessageResponse {
         content,
         stop_reason: None,
         stop_sequence: None,
-        usage: Usage::default(),
+        usage: Usage {
+            cache_creation: Some(CacheCreation::default()),
+            ..Usage::default()
+        },
         stop_details: None,
     }
 }
@@ -134,6 +138,7 @@ fn a_recorded_stream_becomes_the_anthropic_event_sequence() {
         input_tokens: 20,
         cache_read_input_tokens: 100,
         output_tokens: 30,
+        cache_creation: Some(CacheCreation::default()),
         ..Usage::default()
     };
     let expected = vec![

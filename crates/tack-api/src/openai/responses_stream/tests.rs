@@ -1,6 +1,6 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_protocol::{ContentBlock, MessageResponse, Usage};
+use tack_protocol::{CacheCreation, ContentBlock, MessageResponse, Usage};
 
 use super::*;
 
@@ -76,6 +76,7 @@ fn a_recorded_stream_becomes_one_message() {
             input_tokens: 100,
             cache_read_input_tokens: 400,
             output_tokens: 42,
+            cache_creation: Some(CacheCreation::default()),
             ..Usage::default()
         },
         stop_details: None,
