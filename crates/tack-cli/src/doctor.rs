@@ -73,17 +73,29 @@ pub fn report(place: &Place) -> (String, bool) {
             let _ = writeln!(out, "  {level}: {text}");
         }
         let env = |k: &str| place.env.get(k);
+        let mut missing = false;
         let credentials = match (env("ANTHROPIC_AUTH_TOKEN"), env("ANTHROPIC_API_KEY")) {
             (Some(t), _) => format!("ANTHROPIC_AUTH_TOKEN ({})", redacted(&t)),
             (None, Some(k)) => format!("ANTHROPIC_API_KEY ({})", redacted(&k)),
             (None, None) => match settings.api_key_helper() {
                 Some(h) => format!("apiKeyHelper from {} (not run by doctor)", h.source()),
                 None => {
-                    ok = false;
+                    missing = true;
                     "none: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or an apiKeyHelper command in settings".to_owned()
                 }
             },
         };
+        let specs = tack_runtime::provider_specs(settings, &place.env);
+        let (model, from) = match (env("ANTHROPIC_MODEL"), settings.model()) {
+            (Some(m), _) => (m, "ANTHROPIC_MODEL"),
+            (None, Some(m)) => (m.to_owned(), "settings"),
+            (None, None) => (tack_runtime::DEFAULT_MODEL.to_owned(), "default"),
+        };
+        let resolved = tack_runtime::resolve_model(&model);
+        let provider =
+            tack_runtime::route_model(&specs, &resolved).and_then(|(n, _)| specs.get(&n));
+        // A model of another provider needs no Anthropic key.
+        ok &= !(missing && provider.is_none());
         let _ = writeln!(out, "credentials: {credentials}");
         let base = env("ANTHROPIC_BASE_URL");
         let _ = writeln!(
@@ -92,12 +104,6 @@ pub fn report(place: &Place) -> (String, bool) {
             base.as_deref()
                 .unwrap_or("https://api.anthropic.com (default)")
         );
-        let (model, from) = match (env("ANTHROPIC_MODEL"), settings.model()) {
-            (Some(m), _) => (m, "ANTHROPIC_MODEL"),
-            (None, Some(m)) => (m.to_owned(), "settings"),
-            (None, None) => (tack_runtime::DEFAULT_MODEL.to_owned(), "default"),
-        };
-        let resolved = tack_runtime::resolve_model(&model);
         let limits = tack_api::model_limits(&resolved);
         let known = if limits.known {
             format!(
@@ -109,6 +115,21 @@ pub fn report(place: &Place) -> (String, bool) {
             "not in tack's model table: limits and prices are estimates".to_owned()
         };
         let _ = writeln!(out, "model: {resolved} (from {from}; {known})");
+        let provider = match provider {
+            None => "anthropic (the default)".to_owned(),
+            Some(p) => format!(
+                "{} ({} at {}; {})",
+                p.name,
+                p.api.as_str(),
+                p.base_url.as_deref().unwrap_or("its default URL"),
+                if p.api_key.is_some() {
+                    "key set"
+                } else {
+                    "no key"
+                }
+            ),
+        };
+        let _ = writeln!(out, "  provider: {provider}");
         let hooks = settings.hooks_by_source();
         if hooks.is_empty() {
             let _ = writeln!(out, "hooks: none");

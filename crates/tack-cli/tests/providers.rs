@@ -382,3 +382,49 @@ async fn an_overloaded_claude_falls_back_to_a_provider_model() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Answer from qwen.\n");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_context_length_error_compacts_and_retries_on_a_provider() {
+    let env = Env::new(Script::new([
+        Reply::text("First answer."),
+        Reply::prompt_too_long(9000, 8192),
+        Reply::text("<summary>The user asked about TOPIC-A.</summary>"),
+        Reply::text("Second answer."),
+    ]))
+    .await;
+    let input = concat!(
+        r#"{"type":"user","message":{"role":"user","content":"tell me about TOPIC-A"}}"#,
+        "\n",
+        r#"{"type":"user","message":{"role":"user","content":"and now?"}}"#,
+        "\n",
+    );
+    let out = local_tack(&env, "openai-chat", json!({}))
+        .args(common::STREAM_JSON)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    succeed(&out);
+    let records = lines(&out.stdout);
+    assert_eq!(
+        kinds(&records),
+        [
+            "system/init",
+            "assistant",
+            "result/success",
+            "system/compact_boundary",
+            "assistant",
+            "result/success"
+        ]
+    );
+    assert_eq!(records[3]["compact_metadata"]["trigger"], "reactive");
+    let requests = env.server.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(requests.iter().all(|r| r.path == "/v1/chat/completions"));
+    let retried = requests[3].body["messages"].to_string();
+    assert!(
+        retried.contains("The user asked about TOPIC-A."),
+        "{retried}"
+    );
+    assert!(!retried.contains("tell me about TOPIC-A"), "{retried}");
+    assert_eq!(records[5]["result"], "Second answer.");
+}

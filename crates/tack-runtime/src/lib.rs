@@ -94,6 +94,7 @@ pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{PluginDir, SdkToolPolicy, SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use plugins::{PluginFailure, SessionPlugins, session_plugins};
+pub use providers::{ProviderSpec, provider_specs, route as route_model};
 pub use runtime::{Runtime, RuntimeEvents};
 pub use session_tools::UnknownTools;
 pub use slash::{CommandSource, SlashCommand, slash_commands};
