@@ -428,3 +428,102 @@ async fn a_context_length_error_compacts_and_retries_on_a_provider() {
     assert!(!retried.contains("tell me about TOPIC-A"), "{retried}");
     assert_eq!(records[5]["result"], "Second answer.");
 }
+
+/// Records up to and including the next `result` (or `control_response` for
+/// `until_control`).
+fn read_until(rx: &std::sync::mpsc::Receiver<Value>, until_control: bool) -> Vec<Value> {
+    let mut records = Vec::new();
+    loop {
+        let record = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a record");
+        let last = record["type"]
+            == if until_control {
+                "control_response"
+            } else {
+                "result"
+            };
+        records.push(record);
+        if last {
+            return records;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn set_model_switches_to_a_provider_and_an_interrupt_stops_its_stream() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
+    let env = Env::new(Script::new([
+        Reply::message()
+            .text("This answer takes a long time to write out in full.")
+            .stall_after(4, Duration::from_secs(20))
+            .into(),
+        Reply::text("Second answer."),
+    ]))
+    .await;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .env_clear()
+        .envs(env.vars())
+        .env("LOCAL_KEY", "k-local")
+        .current_dir(env.cwd())
+        .args(common::STREAM_JSON)
+        .args(["--settings", &settings(&env, "openai-chat", json!({}))])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(serde_json::from_str(&line).unwrap());
+        }
+    });
+    let send = |stdin: &mut std::process::ChildStdin, line: Value| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let user = |text: &str| json!({"type": "user", "message": {"role": "user", "content": text}});
+    send(
+        &mut stdin,
+        json!({"type": "control_request", "request_id": "m",
+                "request": {"subtype": "set_model", "model": "local/qwen3"}}),
+    );
+    let answered = read_until(&rx, true);
+    assert_eq!(answered.last().unwrap()["response"]["subtype"], "success");
+    send(&mut stdin, user("write a lot"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while env.server.requests().is_empty() {
+        assert!(Instant::now() < deadline, "no request was sent");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let interrupted_at = Instant::now();
+    send(
+        &mut stdin,
+        json!({"type": "control_request", "request_id": "i", "request": {"subtype": "interrupt"}}),
+    );
+    let first = read_until(&rx, false);
+    assert!(interrupted_at.elapsed() < Duration::from_secs(2));
+    assert_eq!(first.last().unwrap()["subtype"], "error_during_execution");
+    env.server.wait_abandoned_streams(1).await;
+    send(&mut stdin, user("again"));
+    let second = read_until(&rx, false);
+    assert_eq!(kinds(&second), ["assistant", "result/success"]);
+    assert_eq!(second[0]["message"]["model"], "local/qwen3");
+    assert_eq!(second[1]["result"], "Second answer.");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let sent: Vec<(String, Value)> = env
+        .server
+        .requests()
+        .into_iter()
+        .map(|r| (r.path, r.body["model"].clone()))
+        .collect();
+    let chat = || ("/v1/chat/completions".to_owned(), json!("qwen3"));
+    assert_eq!(sent, [chat(), chat()]);
+}
