@@ -5,13 +5,15 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::stream::BoxStream;
-use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use tack_protocol::MessagesRequest;
 use tokio_util::sync::CancellationToken;
 
 use crate::classify::classify_response;
-use crate::transport::{Limits, Transport, config_error, connection, timed_out};
+use crate::transport::{
+    Limits, Transport, add_common_headers, config_error, connection, timed_out,
+};
 use crate::{ApiError, Auth, ClientConfig, ModelClient, StreamDecoder, StreamEvent, retry};
 
 /// The HTTP client for the Anthropic API (or anything speaking it at
@@ -175,18 +177,6 @@ fn default_headers(config: &ClientConfig) -> Result<HeaderMap, ApiError> {
             value(&config.betas.join(","), "anthropic-beta")?,
         );
     }
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert(
-        header::ACCEPT,
-        HeaderValue::from_static("application/json, text/event-stream"),
-    );
-    for (name, v) in &config.extra_headers {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| config_error(&format!("invalid custom header name `{name}`")))?;
-        headers.insert(name, value(v, "custom header value")?);
-    }
+    add_common_headers(&mut headers, &config.extra_headers)?;
     Ok(headers)
 }

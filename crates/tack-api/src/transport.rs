@@ -12,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use reqwest::header::HeaderMap;
+use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
@@ -349,6 +349,30 @@ impl<D: Decode> Driver<D> {
         self.pending.clear();
         Some(Err(error))
     }
+}
+
+/// Adds the JSON + SSE content headers and the user's `extra` headers
+/// (configuration errors for names or values that are not valid HTTP).
+pub(crate) fn add_common_headers(
+    headers: &mut HeaderMap,
+    extra: &[(String, String)],
+) -> Result<(), ApiError> {
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::ACCEPT,
+        HeaderValue::from_static("application/json, text/event-stream"),
+    );
+    for (name, v) in extra {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| config_error(&format!("invalid custom header name `{name}`")))?;
+        let v = HeaderValue::from_str(v)
+            .map_err(|_| config_error(&format!("invalid value of header `{name}`")))?;
+        headers.insert(name, v);
+    }
+    Ok(())
 }
 
 /// An error in the client's own configuration (reported as an invalid request).

@@ -79,16 +79,23 @@ fn chat_round_trip(env: &Env) -> Vec<Value> {
     messages[messages.len() - 3..].to_vec()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn chat_completions_runs_two_tools_and_sends_their_results_back() {
+/// `tack -p` on `api` over [`two_tools`], with the file Read reads; its
+/// answer checked.
+async fn run_two_tools(api: &str) -> Env {
     let env = Env::new(two_tools()).await;
     std::fs::write(env.cwd().join("notes.txt"), "from-file\n").unwrap();
-    let out = local_tack(&env, "openai-chat", json!({}))
+    let out = local_tack(&env, api, json!({}))
         .args(["-p", "check", "--allowedTools", "Bash,Read"])
         .output()
         .unwrap();
     succeed(&out);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Both done.\n");
+    env
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_completions_runs_two_tools_and_sends_their_results_back() {
+    let env = run_two_tools("openai-chat").await;
     let tail = chat_round_trip(&env);
     assert_eq!(
         tail[0],
@@ -109,14 +116,7 @@ async fn chat_completions_runs_two_tools_and_sends_their_results_back() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn responses_runs_two_tools_and_sends_their_results_back() {
-    let env = Env::new(two_tools()).await;
-    std::fs::write(env.cwd().join("notes.txt"), "from-file\n").unwrap();
-    let out = local_tack(&env, "openai-responses", json!({}))
-        .args(["-p", "check", "--allowedTools", "Bash,Read"])
-        .output()
-        .unwrap();
-    succeed(&out);
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "Both done.\n");
+    let env = run_two_tools("openai-responses").await;
     let requests = env.server.requests();
     let paths: Vec<&str> = requests.iter().map(|r| r.path.as_str()).collect();
     assert_eq!(paths, ["/v1/responses", "/v1/responses"]);

@@ -252,27 +252,38 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     }
 }
 
+/// Consumes the next reply: a message with its meta, or the error to answer
+/// with (a scripted one, or 500 `exhausted_type` once the script ran out).
+fn next_message(
+    shared: &Shared,
+    request: &Value,
+    exhausted_type: &str,
+) -> Result<(MessageReply, MessageMeta), ErrorReply> {
+    let mut state = shared.lock();
+    match state.queue.next() {
+        Ok((Reply::Message(message), seq)) => {
+            let prompt = state.cache.observe(request);
+            let meta = message_meta(&message, seq, prompt, request);
+            Ok((message, meta))
+        }
+        Ok((Reply::Error(reply), _)) => Err(reply),
+        Err(consumed) => {
+            let message = format!("tack-testkit: script exhausted after {consumed} replies");
+            let mut reply = ErrorReply::new(500, exhausted_type, &message);
+            // Stops SDK-style clients from retrying a test into a timeout.
+            reply
+                .headers
+                .push(("x-should-retry".into(), "false".into()));
+            Err(reply)
+        }
+    }
+}
+
 /// Consumes the next reply for a `POST /v1/messages` whose body is a JSON object.
 async fn create_message(shared: &Shared, request: &Value, request_id: &str) -> Response {
-    let (message, meta) = {
-        let mut state = shared.lock();
-        match state.queue.next() {
-            Ok((Reply::Message(message), seq)) => {
-                let prompt = state.cache.observe(request);
-                let meta = message_meta(&message, seq, prompt, request);
-                (message, meta)
-            }
-            Ok((Reply::Error(reply), _)) => return error_response(&reply, request_id),
-            Err(consumed) => {
-                let message = format!("tack-testkit: script exhausted after {consumed} replies");
-                let mut reply = ErrorReply::new(500, "api_error", &message);
-                // Stops SDK-style clients from retrying a test into a timeout.
-                reply
-                    .headers
-                    .push(("x-should-retry".into(), "false".into()));
-                return error_response(&reply, request_id);
-            }
-        }
+    let (message, meta) = match next_message(shared, request, "api_error") {
+        Ok(next) => next,
+        Err(reply) => return error_response(&reply, request_id),
     };
     let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
     message_response(&message, &meta, stream, request_id, &shared.abandoned).await
@@ -280,24 +291,9 @@ async fn create_message(shared: &Shared, request: &Value, request_id: &str) -> R
 
 /// The next reply, as a streamed OpenAI answer (`api`) or an OpenAI error body.
 async fn create_openai(shared: &Shared, api: Api, request: &Value, request_id: &str) -> Response {
-    let (message, meta) = {
-        let mut state = shared.lock();
-        match state.queue.next() {
-            Ok((Reply::Message(message), seq)) => {
-                let prompt = state.cache.observe(request);
-                let meta = message_meta(&message, seq, prompt, request);
-                (message, meta)
-            }
-            Ok((Reply::Error(reply), _)) => return openai_error(&reply, request_id),
-            Err(consumed) => {
-                let message = format!("tack-testkit: script exhausted after {consumed} replies");
-                let mut reply = ErrorReply::new(500, "server_error", &message);
-                reply
-                    .headers
-                    .push(("x-should-retry".into(), "false".into()));
-                return openai_error(&reply, request_id);
-            }
-        }
+    let (message, meta) = match next_message(shared, request, "server_error") {
+        Ok(next) => next,
+        Err(reply) => return openai_error(&reply, request_id),
     };
     let events = openai::events(api, &message, &meta, request);
     let steps = playback::sse_steps(&message, &events, |kind, text| {

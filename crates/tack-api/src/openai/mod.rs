@@ -21,11 +21,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{self, HeaderMap, HeaderValue};
 use tack_protocol::MessagesRequest;
 use tokio_util::sync::CancellationToken;
 
-use crate::transport::{Limits, Transport, config_error};
+use crate::transport::{Limits, Transport, add_common_headers, config_error};
 use crate::{ApiError, ModelClient, RetryPolicy, StreamEvent};
 use chat_request::{MaxTokensField, chat_body};
 use chat_stream::ChatDecoder;
@@ -183,20 +183,6 @@ fn headers(config: &OpenAiConfig) -> Result<HeaderMap, ApiError> {
         v.set_sensitive(true);
         headers.insert(header::AUTHORIZATION, v);
     }
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert(
-        header::ACCEPT,
-        HeaderValue::from_static("application/json, text/event-stream"),
-    );
-    for (name, v) in &config.headers {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| config_error(&format!("invalid custom header name `{name}`")))?;
-        let v = HeaderValue::from_str(v)
-            .map_err(|_| config_error(&format!("invalid value of header `{name}`")))?;
-        headers.insert(name, v);
-    }
+    add_common_headers(&mut headers, &config.headers)?;
     Ok(headers)
 }
