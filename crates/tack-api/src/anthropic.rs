@@ -7,7 +7,7 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde::Deserialize;
-use tack_protocol::MessagesRequest;
+use tack_protocol::{ContentBlock, MessagesRequest};
 use tokio_util::sync::CancellationToken;
 
 use crate::classify::classify_response;
@@ -131,6 +131,13 @@ impl ModelClient for AnthropicClient {
         cancel: CancellationToken,
     ) -> BoxStream<'static, Result<StreamEvent, ApiError>> {
         request.stream = Some(true);
+        // Reasoning another provider streamed (kept as thinking without a
+        // signature) cannot be verified by this API: it is not sent.
+        for message in &mut request.messages {
+            message.content.retain(
+                |b| !matches!(b, ContentBlock::Thinking { signature, .. } if signature.is_empty()),
+            );
+        }
         let body = serde_json::to_vec(&request)
             .map(Bytes::from)
             .map_err(|e| config_error(&format!("cannot serialise the request: {e}")));

@@ -237,3 +237,54 @@ async fn max_tokens_and_a_mid_stream_error() {
         })
     );
 }
+
+#[tokio::test]
+async fn reasoning_from_a_provider_is_not_sent_to_anthropic() {
+    let server = MockServer::start(Script::new([Reply::text("ok")]))
+        .await
+        .unwrap();
+    let config = tack_api::ClientConfig {
+        base_url: server.base_url(),
+        ..tack_api::ClientConfig::default()
+    };
+    let client = tack_api::AnthropicClient::new(config).unwrap();
+    let signed = ContentBlock::Thinking {
+        thinking: "from claude".into(),
+        signature: "sig".into(),
+    };
+    let unsigned = ContentBlock::Thinking {
+        thinking: "from qwen".into(),
+        signature: String::new(),
+    };
+    let request = MessagesRequest::new(
+        "claude-sonnet-4-5",
+        100,
+        vec![
+            Message::user_text("hi"),
+            Message::assistant(vec![unsigned, ContentBlock::text("a")]),
+            Message::user_text("again"),
+            Message::assistant(vec![signed, ContentBlock::text("b")]),
+            Message::user_text("more"),
+        ],
+    );
+    let events: Vec<_> = client
+        .stream(request, CancellationToken::new())
+        .collect()
+        .await;
+    assert!(matches!(
+        events.last(),
+        Some(Ok(StreamEvent::MessageDone(_)))
+    ));
+    assert_eq!(
+        server.requests()[0].body["messages"],
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "a"}]},
+            {"role": "user", "content": [{"type": "text", "text": "again"}]},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "from claude", "signature": "sig"},
+                {"type": "text", "text": "b"}]},
+            {"role": "user", "content": [{"type": "text", "text": "more"}]},
+        ])
+    );
+}
