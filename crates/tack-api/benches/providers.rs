@@ -74,39 +74,27 @@ fn main() {
         .block_on(MockServer::start(Script::new([reply()]).looping()))
         .unwrap();
     let base = server.base_url();
-    let clients: [(&str, Box<dyn Fn() -> Arc<dyn ModelClient>>); 3] = [
+    // Built up front; each one's first request still opens its connection.
+    let anthropic = ClientConfig {
+        base_url: base.clone(),
+        auth: Auth::ApiKey("bench".into()),
+        ..ClientConfig::default()
+    };
+    let openai =
+        |api| OpenAiClient::new(OpenAiConfig::new("b", api, format!("{base}/v1"))).unwrap();
+    let clients: Vec<(&str, Arc<dyn ModelClient>)> = vec![
         (
             "anthropic",
-            Box::new(|| {
-                let config = ClientConfig {
-                    base_url: base.clone(),
-                    auth: Auth::ApiKey("bench".into()),
-                    ..ClientConfig::default()
-                };
-                Arc::new(AnthropicClient::new(config).unwrap())
-            }),
+            Arc::new(AnthropicClient::new(anthropic).unwrap()),
         ),
-        (
-            "openai-chat",
-            Box::new(|| {
-                let config = OpenAiConfig::new("b", OpenAiApi::Chat, format!("{base}/v1"));
-                Arc::new(OpenAiClient::new(config).unwrap())
-            }),
-        ),
-        (
-            "openai-responses",
-            Box::new(|| {
-                let config = OpenAiConfig::new("b", OpenAiApi::Responses, format!("{base}/v1"));
-                Arc::new(OpenAiClient::new(config).unwrap())
-            }),
-        ),
+        ("openai-chat", Arc::new(openai(OpenAiApi::Chat))),
+        ("openai-responses", Arc::new(openai(OpenAiApi::Responses))),
     ];
     println!(
         "| provider | events/request | first request: first event, whole | warm: ms/request (median of 15) | client on-CPU ns/event |"
     );
     println!("| --- | --- | --- | --- | --- |");
-    for (name, make) in &clients {
-        let client = make();
+    for (name, client) in &clients {
         let (events, first, whole) = rt.block_on(request(client.as_ref()));
         let mut times = Vec::new();
         let cpu = thread_cpu();
