@@ -7,6 +7,7 @@
 //! (`stream_options.include_usage`) may come in either order; the message ends
 //! at `[DONE]`, or at the end of the body once a finish reason was seen.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
 use serde::Deserialize;
@@ -30,12 +31,13 @@ pub(crate) struct ChatDecoder {
     done: bool,
 }
 
+/// `id` and `model` borrowed: they repeat in every chunk and are read once.
 #[derive(Deserialize)]
-struct Chunk {
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
-    model: Option<String>,
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
     #[serde(default)]
     choices: Option<Vec<Choice>>,
     #[serde(default)]
@@ -131,7 +133,19 @@ impl Decode for ChatDecoder {
 
 impl ChatDecoder {
     fn drain(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
-        while let Some(frame) = self.framer.next_frame() {
+        // Out of `self` while its frames are read: chunks borrow from it.
+        let mut framer = std::mem::take(&mut self.framer);
+        let result = self.drain_from(&mut framer, out);
+        self.framer = framer;
+        result
+    }
+
+    fn drain_from(
+        &mut self,
+        framer: &mut SseFramer,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ApiError> {
+        while let Some(frame) = framer.next_frame() {
             if self.done {
                 continue;
             }
@@ -155,7 +169,7 @@ impl ChatDecoder {
         Ok(())
     }
 
-    fn chunk(&mut self, chunk: Chunk, out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
+    fn chunk(&mut self, chunk: Chunk<'_>, out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
         if let Some(error) = chunk.error {
             return Err(stream_error(&error));
         }
