@@ -121,7 +121,8 @@ pub async fn start(
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
 
-    let (client, api_key_source) = model_client(settings, &options, &env, &cwd, &model).await?;
+    let (client, api_key_source, on_provider) =
+        model_client(settings, &options, &env, &cwd, &model).await?;
     let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
     let ledger = UsageLedger::default();
     let mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
@@ -177,6 +178,7 @@ pub async fn start(
         context_load,
         client,
         api_key_source,
+        on_provider,
         deps,
         ledger,
         mcp,
@@ -215,6 +217,8 @@ struct Prepared {
     context_load: tokio::task::JoinHandle<LoadedContext>,
     client: Arc<dyn ModelClient>,
     api_key_source: &'static str,
+    /// The session's model is another provider's ([`crate::providers`]).
+    on_provider: bool,
     deps: Arc<dyn QueryDeps>,
     ledger: UsageLedger,
     mcp: Option<SessionMcp>,
@@ -252,6 +256,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         context_load,
         client,
         api_key_source,
+        on_provider,
         deps,
         ledger,
         mut mcp,
@@ -272,6 +277,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     let mirror = session_mirror(options.session_mirror, &emit);
     let session_tools = session_tools(ToolsParts {
         env: &env,
+        on_provider,
         client,
         deps: deps.clone(),
         ledger: ledger.clone(),
@@ -421,14 +427,13 @@ async fn model_client(
     env: &Env,
     cwd: &Path,
     model: &str,
-) -> Result<(Arc<dyn ModelClient>, &'static str), StartError> {
+) -> Result<(Arc<dyn ModelClient>, &'static str, bool), StartError> {
     let specs = providers::provider_specs(settings, env);
     tack_api::set_price_book(providers::price_book(settings, &specs));
     let helper = settings.api_key_helper().map(|h| h.value().clone());
+    let on_provider = providers::route(&specs, model).is_some();
     let (mut client_config, api_key_source) = match client_config(env, helper, cwd).await {
-        Err(AuthError::Missing) if providers::route(&specs, model).is_some() => {
-            (ClientConfig::from_env(|k| env.get(k)), "none")
-        }
+        Err(AuthError::Missing) if on_provider => (ClientConfig::from_env(|k| env.get(k)), "none"),
         other => other?,
     };
     client_config.betas.extend(options.betas.iter().cloned());
@@ -436,6 +441,7 @@ async fn model_client(
     Ok((
         Arc::new(ProviderRouter::new(default, specs, client_config)),
         api_key_source,
+        on_provider,
     ))
 }
 
