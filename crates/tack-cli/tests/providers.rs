@@ -17,6 +17,7 @@ fn settings(env: &Env, api: &str, extra: Value) -> String {
         "baseUrl": format!("{}/v1", env.server.base_url()),
         "apiKeyEnv": "LOCAL_KEY",
         "headers": {"X-Team": "a"},
+        "extraBody": {"top_k": 20},
     }}});
     if let (Some(s), Value::Object(extra)) = (s.as_object_mut(), extra) {
         s.extend(extra);
@@ -64,13 +65,15 @@ fn chat_round_trip(env: &Env) -> Vec<Value> {
                 r.path.as_str(),
                 r.header("authorization"),
                 r.header("x-team"),
-                r.body["model"].as_str()
+                r.body["model"].as_str(),
+                &r.body["top_k"]
             ),
             (
                 "/v1/chat/completions",
                 Some("Bearer k-local"),
                 Some("a"),
-                Some("qwen3")
+                Some("qwen3"),
+                &json!(20)
             )
         );
     }

@@ -2,7 +2,8 @@
 //!
 //! ```json
 //! {"providers": {"local": {"api": "openai-chat", "baseUrl": "http://127.0.0.1:8080/v1",
-//!                          "apiKeyEnv": "LOCAL_KEY", "headers": {"X-Team": "a"}}},
+//!                          "apiKeyEnv": "LOCAL_KEY", "headers": {"X-Team": "a"},
+//!                          "extraBody": {"top_k": 20}}},
 //!  "modelPrices": {"local/qwen3-coder": {"input": 0.5, "output": 1.5}},
 //!  "model": "local/qwen3-coder"}
 //! ```
@@ -59,6 +60,10 @@ pub struct Provider {
     /// Sent with every request.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// Merged into every request body, over tack's own fields (server options:
+    /// `chat_template_kwargs`, `reasoning_effort`, `top_k`, `tool_choice`...).
+    #[serde(default)]
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
 }
 
 /// One entry of `modelPrices`: USD per million tokens.
@@ -99,7 +104,7 @@ mod tests {
         let user = r#"{"providers": {"local": {"api": "openai-chat", "baseUrl": "http://127.0.0.1:8080/v1", "apiKeyEnv": "LOCAL_KEY", "headers": {"X-Team": "a"}},
                                      "oai": {"api": "openai-responses"}},
                        "modelPrices": {"local/qwen": {"input": 1, "output": 2}}}"#;
-        let flag = r#"{"providers": {"oai": {"api": "openai-chat"}},
+        let flag = r#"{"providers": {"oai": {"api": "openai-chat", "extraBody": {"top_k": 20}}},
                        "modelPrices": {"oai/gpt": {"input": 1.5, "output": 6, "cacheRead": 0.1, "cacheWrite": 2}}}"#;
         let s = settings(&[(Scope::User, user), (Scope::Flag, flag)]).unwrap();
         let expected: BTreeMap<String, Provider> = [
@@ -110,6 +115,7 @@ mod tests {
                     base_url: Some("http://127.0.0.1:8080/v1".into()),
                     api_key_env: Some("LOCAL_KEY".into()),
                     headers: [("X-Team".to_owned(), "a".to_owned())].into(),
+                    extra_body: serde_json::Map::new(),
                 },
             ),
             (
@@ -119,6 +125,9 @@ mod tests {
                     base_url: None,
                     api_key_env: None,
                     headers: BTreeMap::new(),
+                    extra_body: [("top_k".to_owned(), serde_json::json!(20))]
+                        .into_iter()
+                        .collect(),
                 },
             ),
         ]

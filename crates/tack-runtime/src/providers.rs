@@ -39,6 +39,7 @@ pub struct ProviderSpec {
     pub base_url: Option<String>,
     pub api_key: Option<String>,
     pub headers: Vec<(String, String)>,
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ProviderSpec {
@@ -77,6 +78,7 @@ pub fn provider_specs(settings: &Settings, env: &Env) -> BTreeMap<String, Provid
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),
+                extra_body: p.extra_body.clone(),
             };
             (name.clone(), spec)
         })
@@ -94,6 +96,7 @@ pub fn provider_specs(settings: &Settings, env: &Env) -> BTreeMap<String, Provid
             base_url: Some(base_url.unwrap_or_else(|| OPENAI_BASE_URL.into())),
             api_key: key,
             headers: Vec::new(),
+            extra_body: serde_json::Map::new(),
         };
         specs.insert(OPENAI_PROVIDER.into(), spec);
     }
@@ -185,6 +188,7 @@ fn build(spec: &ProviderSpec, anthropic: &ClientConfig) -> Result<Arc<dyn ModelC
         );
         config.api_key = spec.api_key.clone();
         config.headers = spec.headers.clone();
+        config.extra_body = spec.extra_body.clone();
         config.retry = anthropic.retry.clone();
         config.request_timeout = anthropic.request_timeout;
         config
@@ -232,6 +236,9 @@ impl ModelClient for ProviderRouter {
             Err(error) => return stream::iter([Err(error)]).boxed(),
         };
         let full = std::mem::replace(&mut request.model, id);
+        if provider.spec.api == ProviderApi::Anthropic {
+            request.extra.extend(provider.spec.extra_body.clone());
+        }
         client
             .stream(request, cancel)
             .map(move |event| event.map(|e| named(e, &full)))

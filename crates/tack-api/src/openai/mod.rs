@@ -53,6 +53,8 @@ pub struct OpenAiConfig {
     /// Sent as `Authorization: Bearer`; `None` sends no credentials (local servers).
     pub api_key: Option<String>,
     pub headers: Vec<(String, String)>,
+    /// Merged into every request body, over the mapped fields.
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
     pub retry: RetryPolicy,
     pub idle_timeout: Duration,
     pub request_timeout: Duration,
@@ -67,6 +69,7 @@ impl OpenAiConfig {
             base_url: base_url.into(),
             api_key: None,
             headers: Vec::new(),
+            extra_body: serde_json::Map::new(),
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(90),
             request_timeout: Duration::from_secs(600),
@@ -88,6 +91,7 @@ struct Inner {
     api: OpenAiApi,
     url: Arc<str>,
     max_tokens_field: MaxTokensField,
+    extra_body: serde_json::Map<String, serde_json::Value>,
 }
 
 impl OpenAiClient {
@@ -118,6 +122,7 @@ impl OpenAiClient {
                 api: config.api,
                 url: url.into(),
                 max_tokens_field,
+                extra_body: config.extra_body,
             }),
         })
     }
@@ -130,10 +135,13 @@ impl ModelClient for OpenAiClient {
         cancel: CancellationToken,
     ) -> BoxStream<'static, Result<StreamEvent, ApiError>> {
         let inner = &self.inner;
-        let body = match inner.api {
+        let mut body = match inner.api {
             OpenAiApi::Chat => chat_body(&request, inner.max_tokens_field),
             OpenAiApi::Responses => responses_body(&request),
         };
+        if let Some(body) = body.as_object_mut() {
+            body.extend(inner.extra_body.clone());
+        }
         let body = serde_json::to_vec(&body)
             .map(Bytes::from)
             .map_err(|e| config_error(&format!("cannot serialise the request: {e}")));

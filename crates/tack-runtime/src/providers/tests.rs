@@ -23,7 +23,8 @@ fn env(vars: &[(&str, &str)]) -> Env {
 fn specs_from_settings_and_the_openai_environment() {
     let s = settings(
         r#"{"providers": {"local": {"api": "openai-chat", "baseUrl": "http://127.0.0.1:8080/v1",
-                                    "apiKeyEnv": "LOCAL_KEY", "headers": {"X-Team": "a"}}}}"#,
+                                    "apiKeyEnv": "LOCAL_KEY", "headers": {"X-Team": "a"},
+                                    "extraBody": {"top_k": 20}}}}"#,
     );
     let specs = provider_specs(&s, &env(&[("LOCAL_KEY", "k1"), ("OPENAI_API_KEY", "sk-o")]));
     let expected: BTreeMap<String, ProviderSpec> = [
@@ -35,6 +36,9 @@ fn specs_from_settings_and_the_openai_environment() {
                 base_url: Some("http://127.0.0.1:8080/v1".into()),
                 api_key: Some("k1".into()),
                 headers: vec![("X-Team".into(), "a".into())],
+                extra_body: [("top_k".to_owned(), serde_json::json!(20))]
+                    .into_iter()
+                    .collect(),
             },
         ),
         (
@@ -45,6 +49,7 @@ fn specs_from_settings_and_the_openai_environment() {
                 base_url: Some(OPENAI_BASE_URL.into()),
                 api_key: Some("sk-o".into()),
                 headers: vec![],
+                extra_body: serde_json::Map::new(),
             },
         ),
     ]
