@@ -207,7 +207,13 @@ impl ChatDecoder {
     }
 
     fn call(&mut self, call: CallDelta, out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
-        let key = call.index.unwrap_or(self.calls.len());
+        // Without an index: a fragment with an id starts a call, one without
+        // continues the last.
+        let key = match (call.index, &call.id) {
+            (Some(index), _) => index,
+            (None, Some(_)) => self.calls.len(),
+            (None, None) => self.calls.len().saturating_sub(1),
+        };
         let (name, arguments) = match call.function {
             Some(f) => (f.name, f.arguments),
             None => (None, None),

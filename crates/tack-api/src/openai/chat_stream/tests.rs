@@ -273,3 +273,22 @@ fn errors_mid_stream_and_truncation() {
         Err(ApiError::Protocol { .. })
     ));
 }
+
+#[test]
+fn calls_without_an_index_continue_the_last_one() {
+    let stream = concat!(
+        r#"data: {"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"Read","arguments":"{\"file_path\""}}]}}]}"#,
+        "\n\n",
+        r#"data: {"choices":[{"delta":{"tool_calls":[{"function":{"arguments":":\"/x\"}"}}]}}]}"#,
+        "\n\n",
+        r#"data: {"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"Bash","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#,
+        "\n\ndata: [DONE]\n\n"
+    );
+    assert_eq!(
+        final_message(stream).unwrap().content,
+        vec![
+            ContentBlock::tool_use("a", "Read", json!({"file_path": "/x"})),
+            ContentBlock::tool_use("b", "Bash", json!({})),
+        ]
+    );
+}
