@@ -180,6 +180,26 @@ async fn a_429_is_retried_and_a_context_error_is_prompt_too_long() {
 }
 
 #[tokio::test]
+async fn a_rejected_key_names_the_provider() {
+    let server = MockServer::start(Script::new([Reply::http_error(
+        401,
+        "invalid_request_error",
+        "Incorrect API key provided",
+    )]))
+    .await
+    .unwrap();
+    let events = run(&client(&server, OpenAiApi::Chat), request(false)).await;
+    assert_eq!(
+        events,
+        vec![Err(ApiError::Authentication {
+            message: "Incorrect API key provided; provider `local` takes its key from the \
+                      variable its `apiKeyEnv` setting names"
+                .into()
+        })]
+    );
+}
+
+#[tokio::test]
 async fn a_server_without_tool_support_gets_a_clear_error() {
     let server = MockServer::start(Script::new([Reply::http_error(
         400,

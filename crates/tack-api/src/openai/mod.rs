@@ -152,25 +152,30 @@ impl ModelClient for OpenAiClient {
                 .transport
                 .stream::<ResponsesDecoder>(url, body, cancel),
         };
-        if request.tools.is_empty() {
-            return stream;
-        }
         let model = format!("{}/{}", inner.provider, request.model);
         let provider = inner.provider.clone();
+        let tools = !request.tools.is_empty();
         stream
-            .map(move |item| item.map_err(|e| no_tools(e, &model, &provider)))
+            .map(move |item| item.map_err(|e| named(e, &model, &provider, tools)))
             .boxed()
     }
 }
 
-/// A request with tools that the server refused over them: say which model
-/// cannot call tools and where it was configured, instead of the server's words alone.
-fn no_tools(error: ApiError, model: &str, provider: &str) -> ApiError {
+/// Errors that name where the user can fix them: the key of this provider, and
+/// a request with tools that the server refused over them (which model cannot
+/// call tools and where it was configured, not the server's words alone).
+fn named(error: ApiError, model: &str, provider: &str, tools: bool) -> ApiError {
     match error {
+        ApiError::Authentication { message } => ApiError::Authentication {
+            message: format!(
+                "{message}; provider `{provider}` takes its key from the variable its \
+                 `apiKeyEnv` setting names"
+            ),
+        },
         ApiError::InvalidRequest {
             message,
             request_id,
-        } if errors::mentions_tools(&message) => ApiError::InvalidRequest {
+        } if tools && errors::mentions_tools(&message) => ApiError::InvalidRequest {
             message: format!(
                 "model `{model}` cannot call tools here (the server said: {message}). \
                  tack needs a model with tool calling: choose another model, or fix provider \
