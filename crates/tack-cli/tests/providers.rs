@@ -530,3 +530,50 @@ async fn set_model_switches_to_a_provider_and_an_interrupt_stops_its_stream() {
     let chat = || ("/v1/chat/completions".to_owned(), json!("qwen3"));
     assert_eq!(sent, [chat(), chat()]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sub_agent_whose_definition_names_a_provider_model_runs_there() {
+    let env = Env::new(Script::new([
+        Reply::tool_use(
+            "toolu_agent",
+            "Task",
+            json!({"description": "count", "prompt": "How many files?", "subagent_type": "counter"}),
+        ),
+        Reply::text("There are none."),
+        Reply::text("The agent says none."),
+    ]))
+    .await;
+    let agents = r#"{"counter": {"description": "Counts files", "prompt": "You count files.", "tools": ["Glob"], "model": "local/qwen3"}}"#;
+    let out = env
+        .tack()
+        .env("LOCAL_KEY", "k-local")
+        .args(["--settings", &settings(&env, "openai-chat", json!({}))])
+        .args([
+            "-p",
+            "count",
+            "--model",
+            "claude-sonnet-4-5",
+            "--agents",
+            agents,
+        ])
+        .output()
+        .unwrap();
+    succeed(&out);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "The agent says none.\n"
+    );
+    let requests = env.server.requests();
+    let sent: Vec<(&str, &Value)> = requests
+        .iter()
+        .map(|r| (r.path.as_str(), &r.body["model"]))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("/v1/messages", &json!("claude-sonnet-4-5")),
+            ("/v1/chat/completions", &json!("qwen3")),
+            ("/v1/messages", &json!("claude-sonnet-4-5")),
+        ]
+    );
+}
