@@ -1,22 +1,20 @@
-//! The Anthropic Messages API over reqwest: headers, the retry loop, the idle
-//! watchdog and cancellation around a [`StreamDecoder`].
+//! The Anthropic Messages API: headers, URLs and `count_tokens`; the streamed
+//! request itself is the shared [`Transport`]'s around a [`StreamDecoder`].
 
-use std::collections::VecDeque;
-use std::pin::Pin;
-use std::sync::{Arc, Once};
-use std::time::Duration;
+use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::StreamExt;
 use futures::stream::BoxStream;
-use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde::Deserialize;
-use tack_protocol::MessagesRequest;
-use tokio::time::{Instant, Sleep};
-use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+use tack_protocol::{ContentBlock, MessagesRequest};
+use tokio_util::sync::CancellationToken;
 
 use crate::classify::{Classified, classify_response};
 use crate::cloud::google::TokenCache;
+use crate::transport::{
+    Authorize, Decode, Limits, Transport, add_common_headers, config_error, connection, timed_out,
+};
 use crate::{
     ApiError, Auth, BedrockConfig, ClientConfig, ModelClient, Platform, StreamDecoder, StreamEvent,
     VertexConfig, retry,
@@ -32,15 +30,11 @@ pub struct AnthropicClient {
 
 #[derive(Debug)]
 struct Inner {
-    http: reqwest::Client,
+    transport: Arc<Transport>,
     config: ClientConfig,
-    messages_url: String,
+    messages_url: Arc<str>,
     count_tokens_url: String,
-    /// Vertex's access token, shared by the clones.
-    tokens: TokenCache,
 }
-
-static CRYPTO_PROVIDER: Once = Once::new();
 
 impl AnthropicClient {
     /// Builds the client (TLS via rustls/ring, HTTP/2 when the server offers it;
@@ -48,36 +42,34 @@ impl AnthropicClient {
     /// Fails only on an unusable configuration (a header value that is not valid
     /// HTTP), never on the network.
     pub fn new(config: ClientConfig) -> Result<Self, ApiError> {
-        CRYPTO_PROVIDER.call_once(|| {
-            // Err means another provider is installed already: fine.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        });
+        let limits = Limits {
+            retry: config.retry.clone(),
+            idle_timeout: config.idle_timeout,
+            request_timeout: config.request_timeout,
+            connect_timeout: config.connect_timeout,
+        };
         let https = match &config.platform {
             Platform::Anthropic => config.base_url.starts_with("https:"),
             Platform::Bedrock(b) => b.endpoint().starts_with("https:"),
             Platform::Vertex(v) => v.base_url.as_ref().is_none_or(|u| u.starts_with("https:")),
         };
-        let tls = crate::tls::client_config(https)
-            .map_err(|e| config_error(&format!("cannot set up TLS: {e}")))?;
-        let http = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls)
-            .default_headers(default_headers(&config)?)
-            .user_agent(concat!("tack/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(config.connect_timeout)
-            .tcp_nodelay(true)
-            .pool_idle_timeout(Duration::from_secs(90))
-            .build()
-            .map_err(|e| config_error(&format!("cannot build the HTTP client: {}", chain(&e))))?;
+        let mut transport =
+            Transport::new(https, default_headers(&config)?, limits, classify_response)?;
+        if config.platform != Platform::Anthropic {
+            transport = transport.authorized_by(Arc::new(PlatformAuth {
+                platform: config.platform.clone(),
+                tokens: TokenCache::default(),
+            }));
+        }
         let base = config.base_url.trim_end_matches('/');
-        let messages_url = format!("{base}/v1/messages");
+        let messages_url = format!("{base}/v1/messages").into();
         let count_tokens_url = format!("{base}/v1/messages/count_tokens");
         Ok(AnthropicClient {
             inner: Arc::new(Inner {
-                http,
+                transport: Arc::new(transport),
                 config,
                 messages_url,
                 count_tokens_url,
-                tokens: TokenCache::default(),
             }),
         })
     }
@@ -104,8 +96,8 @@ impl AnthropicClient {
 
     /// The exact input token count of `request` under its model's tokenizer
     /// (`POST /v1/messages/count_tokens`; free, separately rate limited). Retries
-    /// like [`ModelClient::stream`], silently.
-    /// Bedrock and Vertex have no such endpoint here: an `InvalidRequest` error.
+    /// like [`ModelClient::stream`], silently. Bedrock and Vertex have no such
+    /// endpoint here: an `InvalidRequest` error.
     pub async fn count_tokens(&self, request: &MessagesRequest) -> Result<u64, ApiError> {
         if self.inner.config.platform != Platform::Anthropic {
             return Err(config_error(&format!(
@@ -131,14 +123,17 @@ impl AnthropicClient {
         };
         body.retain(|k, _| FIELDS.contains(&k.as_str()));
         let body = Bytes::from(serde_json::Value::Object(body).to_string());
-        let policy = &self.inner.config.retry;
+        let transport = &self.inner.transport;
+        let policy = &transport.retry;
         let never = CancellationToken::new();
         let mut retries = 0;
         loop {
-            let failure = match self.send(&self.inner.count_tokens_url, &body, &never).await {
+            let failure = match transport
+                .send(&self.inner.count_tokens_url, &body, &never)
+                .await
+            {
                 Ok(response) => {
-                    let read =
-                        tokio::time::timeout(self.inner.config.request_timeout, response.bytes());
+                    let read = tokio::time::timeout(transport.request_timeout, response.bytes());
                     match read.await {
                         Ok(Ok(bytes)) => {
                             #[derive(Deserialize)]
@@ -152,7 +147,7 @@ impl AnthropicClient {
                                 });
                         }
                         Ok(Err(e)) => connection(&e),
-                        Err(_) => timed_out(self.inner.config.request_timeout),
+                        Err(_) => timed_out(transport.request_timeout),
                     }
                 }
                 Err(failure) => failure,
@@ -164,50 +159,6 @@ impl AnthropicClient {
             tokio::time::sleep(retry::delay(policy, retries, failure.error.retry_after())).await;
         }
     }
-
-    /// One POST. A non-2xx answer is read and classified.
-    async fn send(
-        &self,
-        url: &str,
-        body: &Bytes,
-        cancel: &CancellationToken,
-    ) -> Result<reqwest::Response, Classified> {
-        let config = &self.inner.config;
-        let inner = &self.inner;
-        let request = async {
-            let request = inner.http.post(url).body(body.clone());
-            let platform = &config.platform;
-            crate::cloud::authorize(platform, &inner.tokens, &inner.http, request, url, body)
-                .await?
-                .send()
-                .await
-                .map_err(|e| connection(&e))
-        };
-        let response = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(cancelled()),
-            r = tokio::time::timeout(config.request_timeout, request) => match r {
-                Ok(Ok(response)) => response,
-                Ok(Err(failure)) => return Err(failure),
-                Err(_) => return Err(timed_out(config.request_timeout)),
-            },
-        };
-        let status = response.status().as_u16();
-        if response.status().is_success() {
-            return Ok(response);
-        }
-        let headers = response.headers().clone();
-        let body = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(cancelled()),
-            r = tokio::time::timeout(config.idle_timeout, response.bytes()) => match r {
-                Ok(Ok(body)) => body,
-                // The status is what matters; classify with what we have.
-                Ok(Err(_)) | Err(_) => Bytes::new(),
-            },
-        };
-        Err(classify_response(status, &headers, &body))
-    }
 }
 
 impl ModelClient for AnthropicClient {
@@ -217,216 +168,88 @@ impl ModelClient for AnthropicClient {
         cancel: CancellationToken,
     ) -> BoxStream<'static, Result<StreamEvent, ApiError>> {
         request.stream = Some(true);
+        // Reasoning another provider streamed (kept as thinking without a
+        // signature) cannot be verified by this API: it is not sent.
+        for message in &mut request.messages {
+            message.content.retain(
+                |b| !matches!(b, ContentBlock::Thinking { signature, .. } if signature.is_empty()),
+            );
+        }
         let config = &self.inner.config;
         let prepared = crate::cloud::prepare(&config.platform, &request, &config.betas)
+            .map(|p| p.map(|(url, body)| (Arc::<str>::from(url), body)))
             .unwrap_or_else(|| {
                 serde_json::to_vec(&request)
                     .map(|body| (self.inner.messages_url.clone(), Bytes::from(body)))
                     .map_err(|e| config_error(&format!("cannot serialise the request: {e}")))
             });
-        let (phase, url, body) = match prepared {
-            Ok((url, body)) => (Phase::Send, url, body),
-            Err(error) => (
-                Phase::Fail(Classified {
-                    error,
-                    retry: false,
-                }),
-                String::new(),
-                Bytes::new(),
-            ),
+        let (url, body) = match prepared {
+            Ok((url, body)) => (url, Ok(body)),
+            Err(error) => (self.inner.messages_url.clone(), Err(error)),
         };
-        let idle_timeout = self.inner.config.idle_timeout;
-        let driver = Driver {
-            client: self.clone(),
+        let transport = &self.inner.transport;
+        match config.platform {
+            Platform::Bedrock(_) => transport.stream::<EventStreamDecoder>(url, body, cancel),
+            Platform::Anthropic | Platform::Vertex(_) => {
+                transport.stream::<StreamDecoder>(url, body, cancel)
+            }
+        }
+    }
+}
+
+/// Bedrock's and Vertex's authentication of each request (SigV4, a bearer
+/// key, a Google access token cached across requests).
+#[derive(Debug)]
+struct PlatformAuth {
+    platform: Platform,
+    tokens: TokenCache,
+}
+
+impl Authorize for PlatformAuth {
+    fn authorize<'a>(
+        &'a self,
+        http: &'a reqwest::Client,
+        request: reqwest::RequestBuilder,
+        url: &'a str,
+        body: &'a [u8],
+    ) -> futures::future::BoxFuture<'a, Result<reqwest::RequestBuilder, Classified>> {
+        Box::pin(crate::cloud::authorize(
+            &self.platform,
+            &self.tokens,
+            http,
+            request,
             url,
             body,
-            cancelled: Box::pin(cancel.clone().cancelled_owned()),
-            cancel,
-            idle: None,
-            idle_timeout,
-            last_byte: Instant::now(),
-            retries: 0,
-            phase,
-            pending: VecDeque::new(),
-        };
-        futures::stream::unfold(driver, |mut driver| async move {
-            let item = driver.next().await?;
-            Some((item, driver))
-        })
-        .boxed()
+        ))
     }
 }
 
-/// One streamed request, across its attempts.
-struct Driver {
-    client: AnthropicClient,
-    /// Where this request goes (on Bedrock and Vertex the model is in the path).
-    url: String,
-    body: Bytes,
-    cancel: CancellationToken,
-    /// `cancel.cancelled()`, registered once rather than per body chunk.
-    cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
-    /// The idle watchdog. It is not reset per chunk (a timer-wheel operation);
-    /// when it fires early it is re-armed from `last_byte`. Created on the first
-    /// response (a `Sleep` needs the runtime, which `stream()` may be called outside).
-    idle: Option<Pin<Box<Sleep>>>,
-    idle_timeout: Duration,
-    last_byte: Instant,
-    /// Retries done so far.
-    retries: u32,
-    phase: Phase,
-    /// Events ready for the consumer.
-    pending: VecDeque<StreamEvent>,
-}
+/// Bedrock's `application/vnd.amazon.eventstream` body, decoded into the
+/// same events as the SSE one.
+struct EventStreamDecoder(StreamDecoder);
 
-enum Phase {
-    Send,
-    Wait(Duration),
-    Streaming(Box<Attempt>),
-    /// The attempt failed; retry or end, once `pending` is drained.
-    Fail(Classified),
-    Done,
-}
-
-struct Attempt {
-    response: reqwest::Response,
-    decoder: StreamDecoder,
-    /// Events of an attempt held back until it produces content, so a retried
-    /// attempt leaves no trace but the `Retry` event.
-    held: VecDeque<StreamEvent>,
-    committed: bool,
-}
-
-enum Read {
-    Chunk(Bytes),
-    Eof,
-    Failed(ApiError),
-}
-
-impl Driver {
-    async fn next(&mut self) -> Option<Result<StreamEvent, ApiError>> {
-        loop {
-            if let Some(event) = self.pending.pop_front() {
-                if self.cancel.is_cancelled() {
-                    return self.end(ApiError::Cancelled);
-                }
-                return Some(Ok(event));
-            }
-            match std::mem::replace(&mut self.phase, Phase::Done) {
-                Phase::Done => return None,
-                Phase::Send => {
-                    let client = &self.client;
-                    match client.send(&self.url, &self.body, &self.cancel).await {
-                        Ok(response) => {
-                            self.last_byte = Instant::now();
-                            let deadline = self.last_byte + self.idle_timeout;
-                            match &mut self.idle {
-                                Some(idle) => idle.as_mut().reset(deadline),
-                                None => {
-                                    self.idle = Some(Box::pin(tokio::time::sleep_until(deadline)))
-                                }
-                            }
-                            self.phase = Phase::Streaming(Box::new(Attempt {
-                                response,
-                                decoder: match client.inner.config.platform {
-                                    Platform::Bedrock(_) => StreamDecoder::event_stream(),
-                                    Platform::Anthropic | Platform::Vertex(_) => {
-                                        StreamDecoder::new()
-                                    }
-                                },
-                                held: VecDeque::new(),
-                                committed: false,
-                            }));
-                        }
-                        Err(failure) => self.phase = Phase::Fail(failure),
-                    }
-                }
-                Phase::Wait(delay) => {
-                    tokio::select! {
-                        biased;
-                        () = &mut self.cancelled => return self.end(ApiError::Cancelled),
-                        () = tokio::time::sleep(delay) => self.phase = Phase::Send,
-                    }
-                }
-                Phase::Streaming(mut attempt) => {
-                    let read = self.read(&mut attempt.response).await;
-                    let out = if attempt.committed {
-                        &mut self.pending
-                    } else {
-                        &mut attempt.held
-                    };
-                    let result = match read {
-                        Read::Chunk(chunk) => attempt.decoder.feed(&chunk, out),
-                        Read::Eof => attempt.decoder.finish(out),
-                        Read::Failed(error) => Err(error),
-                    };
-                    if !attempt.committed && attempt.decoder.has_content() {
-                        attempt.committed = true;
-                        self.pending.append(&mut attempt.held);
-                    }
-                    self.phase = match result {
-                        Err(ApiError::Cancelled) => return self.end(ApiError::Cancelled),
-                        Err(error) => {
-                            let retry = !attempt.committed && error.is_retryable();
-                            Phase::Fail(Classified { error, retry })
-                        }
-                        Ok(()) if attempt.decoder.is_finished() => Phase::Done,
-                        Ok(()) => Phase::Streaming(attempt),
-                    };
-                }
-                Phase::Fail(Classified { error, retry }) => {
-                    let max_retries = self.client.inner.config.retry.max_retries;
-                    if !retry || self.retries >= max_retries || matches!(error, ApiError::Cancelled)
-                    {
-                        return self.end(error);
-                    }
-                    self.retries += 1;
-                    let policy = &self.client.inner.config.retry;
-                    let delay = retry::delay(policy, self.retries, error.retry_after());
-                    self.phase = Phase::Wait(delay);
-                    return Some(Ok(StreamEvent::Retry {
-                        attempt: self.retries,
-                        max_retries,
-                        delay,
-                        error,
-                    }));
-                }
-            }
-        }
+impl Default for EventStreamDecoder {
+    fn default() -> Self {
+        EventStreamDecoder(StreamDecoder::event_stream())
     }
+}
 
-    /// The next body chunk, under the idle watchdog and the cancellation token.
-    async fn read(&mut self, response: &mut reqwest::Response) -> Read {
-        let idle = self.idle.get_or_insert_with(|| {
-            Box::pin(tokio::time::sleep_until(self.last_byte + self.idle_timeout))
-        });
-        loop {
-            tokio::select! {
-                biased;
-                () = &mut self.cancelled => return Read::Failed(ApiError::Cancelled),
-                r = response.chunk() => {
-                    self.last_byte = Instant::now();
-                    return match r {
-                        Ok(Some(chunk)) => Read::Chunk(chunk),
-                        Ok(None) => Read::Eof,
-                        Err(e) => Read::Failed(connection(&e).error),
-                    };
-                }
-                () = idle.as_mut() => {
-                    let deadline = self.last_byte + self.idle_timeout;
-                    if Instant::now() >= deadline {
-                        return Read::Failed(ApiError::IdleTimeout(self.idle_timeout));
-                    }
-                    idle.as_mut().reset(deadline);
-                }
-            }
-        }
+impl Decode for EventStreamDecoder {
+    fn feed(
+        &mut self,
+        chunk: &[u8],
+        out: &mut std::collections::VecDeque<StreamEvent>,
+    ) -> Result<(), ApiError> {
+        self.0.feed(chunk, out)
     }
-
-    fn end(&mut self, error: ApiError) -> Option<Result<StreamEvent, ApiError>> {
-        self.phase = Phase::Done;
-        self.pending.clear();
-        Some(Err(error))
+    fn finish(&mut self, out: &mut std::collections::VecDeque<StreamEvent>) -> Result<(), ApiError> {
+        self.0.finish(out)
+    }
+    fn has_content(&self) -> bool {
+        self.0.has_content()
+    }
+    fn is_finished(&self) -> bool {
+        self.0.is_finished()
     }
 }
 
@@ -472,63 +295,6 @@ fn default_headers(config: &ClientConfig) -> Result<HeaderMap, ApiError> {
             value(&config.betas.join(","), "anthropic-beta")?,
         );
     }
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert(
-        header::ACCEPT,
-        HeaderValue::from_static("application/json, text/event-stream"),
-    );
-    for (name, v) in &config.extra_headers {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| config_error(&format!("invalid custom header name `{name}`")))?;
-        headers.insert(name, value(v, "custom header value")?);
-    }
+    add_common_headers(&mut headers, &config.extra_headers)?;
     Ok(headers)
-}
-
-fn config_error(message: &str) -> ApiError {
-    ApiError::InvalidRequest {
-        message: message.to_owned(),
-        request_id: None,
-    }
-}
-
-fn cancelled() -> Classified {
-    Classified {
-        error: ApiError::Cancelled,
-        retry: false,
-    }
-}
-
-fn timed_out(after: Duration) -> Classified {
-    Classified {
-        error: ApiError::Connection {
-            message: format!("no response within {after:?}"),
-        },
-        retry: true,
-    }
-}
-
-fn connection(e: &reqwest::Error) -> Classified {
-    Classified {
-        error: ApiError::Connection { message: chain(e) },
-        retry: true,
-    }
-}
-
-/// An error with its sources: reqwest's own message rarely says what went wrong.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
-    message
 }

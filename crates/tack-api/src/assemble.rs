@@ -127,12 +127,14 @@ const EARLY: &str = "event before message_start (unexpected event order)";
 /// A gap in block indexes larger than this is a protocol error (not an allocation).
 const MAX_INDEX_GAP: usize = 1024;
 
+/// SSE events → finished blocks and the final message. Also fed by the
+/// OpenAI decoders with the events they synthesise.
 #[derive(Debug, Default)]
-struct Assembler {
+pub(crate) struct Assembler {
     snapshot: Option<MessageResponse>,
     blocks: Vec<Option<Slot>>,
-    has_content: bool,
-    finished: bool,
+    pub(crate) has_content: bool,
+    pub(crate) finished: bool,
 }
 
 #[derive(Debug)]
@@ -144,7 +146,11 @@ struct Slot {
 }
 
 impl Assembler {
-    fn push(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
+    pub(crate) fn push(
+        &mut self,
+        event: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ApiError> {
         if self.finished {
             return Ok(());
         }

@@ -36,7 +36,21 @@ pub(crate) fn classify_response(status: u16, headers: &HeaderMap, body: &[u8]) -
         (None, None) => body_excerpt(status, body),
     };
     let spend_cap = parsed.as_ref().is_some_and(|b| is_spend_cap(&b.error));
-    let after = retry_after(headers).or(cloud_hint);
+    classify_status(status, headers, message, request_id, spend_cap, cloud_hint)
+}
+
+/// The error class of `status` with the body's `message` already extracted
+/// (shared with the OpenAI clients, whose error bodies differ); `hint` is the
+/// retry delay to assume when the answer has no `retry-after`.
+pub(crate) fn classify_status(
+    status: u16,
+    headers: &HeaderMap,
+    message: String,
+    request_id: Option<String>,
+    spend_cap: bool,
+    hint: Option<Duration>,
+) -> Classified {
+    let after = retry_after(headers).or(hint);
     let error = match status {
         400 => invalid_request(message, request_id),
         401 => ApiError::Authentication { message },
@@ -162,14 +176,14 @@ fn is_spend_cap(detail: &ApiErrorDetail) -> bool {
         == Some("enforced_spend_limit_reached")
 }
 
-fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+pub(crate) fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
 }
 
-fn body_excerpt(status: u16, body: &[u8]) -> String {
+pub(crate) fn body_excerpt(status: u16, body: &[u8]) -> String {
     const MAX: usize = 300;
     let text = String::from_utf8_lossy(&body[..body.len().min(MAX)]);
     let text = text.trim();

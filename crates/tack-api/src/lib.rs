@@ -15,6 +15,8 @@
 //! [`ApiError::IdleTimeout`] instead of hanging.
 //!
 //! # The rest of the public API
+//! - [`OpenAiClient`] ([`OpenAiConfig`]): the same stream from OpenAI-compatible
+//!   servers (Chat Completions or Responses), Anthropic-shaped events synthesised.
 //! - [`AnthropicClient`]: the HTTP implementation, plus
 //!   [`AnthropicClient::count_tokens`]; [`ClientConfig::from_env`] builds its config.
 //!   Its [`Platform`] picks the Anthropic API, Amazon Bedrock ([`BedrockConfig`],
@@ -36,11 +38,13 @@ mod decode;
 mod error;
 mod event;
 mod models;
+mod openai;
 mod pricing;
 mod retry;
 mod sse;
 pub mod tls;
 mod tokens;
+mod transport;
 
 pub use anthropic::AnthropicClient;
 pub use assemble::StreamDecoder;
@@ -57,7 +61,10 @@ pub use models::{
     DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, ModelInfo, ModelLimits, Prices,
     known_models, model_info, model_limits,
 };
-pub use pricing::{Cost, cost, fallback_pricing, is_priced, unpriced_model_warning};
+pub use openai::{OpenAiApi, OpenAiClient, OpenAiConfig};
+pub use pricing::{
+    Cost, PriceBook, cost, fallback_pricing, is_priced, set_price_book, unpriced_model_warning,
+};
 pub use tokens::{IMAGE_TOKENS, estimate_block, estimate_messages, estimate_request};
 
 use futures::stream::BoxStream;

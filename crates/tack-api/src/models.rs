@@ -34,6 +34,14 @@ pub fn model_info(model: &str) -> Option<ModelInfo> {
     MODELS
         .iter()
         .find(|(family, _)| matches_family(&model, family))
+        .or_else(|| {
+            // `openai/gpt-4.1-2025-04-14`: the id after the provider prefix.
+            let id = model.rsplit('/').next().unwrap_or(&model);
+            OTHER_MODELS.iter().find(|(family, _)| {
+                id.strip_prefix(family)
+                    .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric()))
+            })
+        })
         .map(|(_, info)| *info)
 }
 
@@ -192,6 +200,72 @@ pub(crate) const MODELS: &[(&str, ModelInfo)] = &[
     ),
 ];
 
+/// USD per million tokens of an OpenAI model: cache writes cost the input
+/// price (no surcharge), cached input `cached`.
+const fn openai(input: f64, cached: f64, output: f64) -> Prices {
+    Prices {
+        input,
+        output,
+        cache_write_5m: input,
+        cache_write_1h: input,
+        cache_read: cached,
+    }
+}
+
+/// Common hosted non-Claude models, matched by id prefix (after any
+/// `provider/`), first match wins: so `-mini`/`-nano` come before their base.
+/// Not offered as models to switch to, not used for the unknown-model rate.
+/// Approximate: OpenAI's published list prices per million tokens (input /
+/// cached input / output) and documented context and output limits as of
+/// 2025; override them with the `modelPrices` setting.
+pub(crate) const OTHER_MODELS: &[(&str, ModelInfo)] = &[
+    (
+        "gpt-5-mini",
+        info("gpt-5-mini", 400 * K, 128 * K, openai(0.25, 0.025, 2.0)),
+    ),
+    (
+        "gpt-5-nano",
+        info("gpt-5-nano", 400 * K, 128 * K, openai(0.05, 0.005, 0.4)),
+    ),
+    (
+        "gpt-5",
+        info("gpt-5", 400 * K, 128 * K, openai(1.25, 0.125, 10.0)),
+    ),
+    (
+        "gpt-4.1-mini",
+        info("gpt-4.1-mini", 1_047_576, 32_768, openai(0.4, 0.1, 1.6)),
+    ),
+    (
+        "gpt-4.1-nano",
+        info("gpt-4.1-nano", 1_047_576, 32_768, openai(0.1, 0.025, 0.4)),
+    ),
+    (
+        "gpt-4.1",
+        info("gpt-4.1", 1_047_576, 32_768, openai(2.0, 0.5, 8.0)),
+    ),
+    (
+        "gpt-4o-mini",
+        info("gpt-4o-mini", 128 * K, 16_384, openai(0.15, 0.075, 0.6)),
+    ),
+    (
+        "gpt-4o",
+        info("gpt-4o", 128 * K, 16_384, openai(2.5, 1.25, 10.0)),
+    ),
+    (
+        "o3-pro",
+        info("o3-pro", 200 * K, 100 * K, openai(20.0, 20.0, 80.0)),
+    ),
+    (
+        "o3-mini",
+        info("o3-mini", 200 * K, 100 * K, openai(1.1, 0.55, 4.4)),
+    ),
+    ("o3", info("o3", 200 * K, 100 * K, openai(2.0, 0.5, 8.0))),
+    (
+        "o4-mini",
+        info("o4-mini", 200 * K, 100 * K, openai(1.1, 0.275, 4.4)),
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
@@ -222,7 +296,9 @@ mod tests {
             ("claude-3-5-haiku-latest", Some("claude-3-5-haiku")),
             ("claude-opus-4-9", None),
             ("claude-sonnet-45", None),
-            ("gpt-5", None),
+            ("gpt-5", Some("gpt-5")),
+            ("openai/gpt-4o-2024-08-06", Some("gpt-4o")),
+            ("gpt-9", None),
             ("", None),
         ];
         for (model, expected) in cases {

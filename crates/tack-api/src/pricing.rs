@@ -5,9 +5,70 @@
 //! `--max-budget-usd` still stops it (early rather than late), and the front
 //! end says so once ([`unpriced_model_warning`]).
 
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
+
 use tack_protocol::Usage;
 
 use crate::models::{MODELS, Prices, model_info};
+
+/// Prices beyond the built-in table: the `modelPrices` setting (by full model
+/// name, `provider/id` included) and providers that cost nothing (a local
+/// server: every `name/…` model is free). Installed once per process with
+/// [`set_price_book`]; [`cost`] and [`is_priced`] consult it before the table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PriceBook {
+    prices: HashMap<String, Prices>,
+    free_providers: Vec<String>,
+}
+
+impl PriceBook {
+    /// `model`'s prices (exact name, case-insensitive).
+    pub fn with_price(mut self, model: &str, prices: Prices) -> Self {
+        self.prices.insert(model.to_ascii_lowercase(), prices);
+        self
+    }
+
+    /// Every model of provider `name` (`name/…`) costs 0.
+    pub fn with_free_provider(mut self, name: &str) -> Self {
+        self.free_providers
+            .push(format!("{}/", name.to_ascii_lowercase()));
+        self
+    }
+
+    /// The prices this book sets for `model`, if any.
+    pub fn prices(&self, model: &str) -> Option<Prices> {
+        let model = model.to_ascii_lowercase();
+        if let Some(p) = self.prices.get(&model) {
+            return Some(*p);
+        }
+        self.free_providers
+            .iter()
+            .any(|prefix| model.starts_with(prefix.as_str()))
+            .then_some(Prices {
+                input: 0.0,
+                output: 0.0,
+                cache_write_5m: 0.0,
+                cache_write_1h: 0.0,
+                cache_read: 0.0,
+            })
+    }
+}
+
+static BOOK: RwLock<Option<Arc<PriceBook>>> = RwLock::new(None);
+
+/// Installs the process's [`PriceBook`] (the settings of the session; a later
+/// call replaces it).
+pub fn set_price_book(book: PriceBook) {
+    *BOOK.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(book));
+}
+
+/// The book's price for `model`, else the built-in table's.
+fn prices_of(model: &str) -> Option<Prices> {
+    let book = BOOK.read().unwrap_or_else(PoisonError::into_inner).clone();
+    book.and_then(|b| b.prices(model))
+        .or_else(|| model_info(model).map(|info| info.prices))
+}
 
 /// A client-side cost estimate. `known: false` means the model is not in tack's
 /// table and `usd` is estimated at [`fallback_pricing`]'s rates.
@@ -33,7 +94,7 @@ pub fn fallback_pricing() -> (&'static str, Prices) {
 
 /// Whether tack knows `model`'s prices.
 pub fn is_priced(model: &str) -> bool {
-    model_info(model).is_some()
+    prices_of(model).is_some()
 }
 
 /// What to tell the user once when `model` has no known price (`None` if it
@@ -56,8 +117,8 @@ const WEB_SEARCH_USD: f64 = 0.01;
 /// The cost of `usage` on `model`. Cache writes are priced by TTL when the
 /// `cache_creation` split is present, otherwise all at the 5-minute rate.
 pub fn cost(model: &str, usage: &Usage) -> Cost {
-    let (p, known) = match model_info(model) {
-        Some(info) => (info.prices, true),
+    let (p, known) = match prices_of(model) {
+        Some(prices) => (prices, true),
         None => (fallback_pricing().1, false),
     };
     let (write_5m, write_1h) = match usage.cache_creation {
@@ -152,5 +213,42 @@ mod tests {
         );
         assert_eq!(unpriced_model_warning("claude-sonnet-4-5"), None);
         assert!(is_priced("claude-haiku-4-5") && !is_priced("gpt-9"));
+    }
+
+    #[test]
+    fn openai_models_by_prefix_and_a_book_of_settings() {
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            cache_read_input_tokens: 1_000_000,
+            output_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        // gpt-4.1: 2 + 0.5 + 8; the -mini and a dated id resolve to their own rows.
+        for (model, usd) in [
+            ("openai/gpt-4.1", 10.5),
+            ("gpt-4.1-2025-04-14", 10.5),
+            ("openai/gpt-4.1-mini", 2.1),
+            ("gpt-5", 11.375),
+            ("o4-mini", 5.775),
+        ] {
+            let c = cost(model, &usage);
+            assert!(c.known && close(c.usd, usd), "{model}: {c:?}");
+        }
+        assert!(!is_priced("gpt-4.10") && !is_priced("local/qwen3"));
+        let book = PriceBook::default()
+            .with_price(
+                "Local/Big",
+                Prices {
+                    input: 1.0,
+                    output: 2.0,
+                    cache_write_5m: 1.0,
+                    cache_write_1h: 1.0,
+                    cache_read: 0.5,
+                },
+            )
+            .with_free_provider("local");
+        assert_eq!(book.prices("local/big").map(|p| p.cache_read), Some(0.5));
+        assert_eq!(book.prices("local/qwen3").map(|p| p.output), Some(0.0));
+        assert_eq!(book.prices("remote/qwen3"), None);
     }
 }

@@ -8,4 +8,5 @@
 
 mod client;
 mod cloud;
+mod openai;
 mod proptests;

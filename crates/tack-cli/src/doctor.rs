@@ -72,25 +72,7 @@ pub fn report(place: &Place) -> (String, bool) {
                 .unwrap_or(&notice.text);
             let _ = writeln!(out, "  {level}: {text}");
         }
-        ok &= credentials(place, settings, &mut out);
-        let env = |k: &str| place.env.get(k);
-        let (model, from) = match (env("ANTHROPIC_MODEL"), settings.model()) {
-            (Some(m), _) => (m, "ANTHROPIC_MODEL"),
-            (None, Some(m)) => (m.to_owned(), "settings"),
-            (None, None) => (tack_runtime::DEFAULT_MODEL.to_owned(), "default"),
-        };
-        let resolved = tack_runtime::resolve_model(&model);
-        let limits = tack_api::model_limits(&resolved);
-        let known = if limits.known {
-            format!(
-                "{}k context, {}k output",
-                limits.context_window / 1000,
-                limits.max_output_tokens / 1000
-            )
-        } else {
-            "not in tack's model table: limits and prices are estimates".to_owned()
-        };
-        let _ = writeln!(out, "model: {resolved} (from {from}; {known})");
+        ok &= credentials_and_model(place, settings, &mut out);
         let hooks = settings.hooks_by_source();
         if hooks.is_empty() {
             let _ = writeln!(out, "hooks: none");
@@ -154,6 +136,95 @@ pub fn report(place: &Place) -> (String, bool) {
 /// The configured MCP servers, each with its scope and file, transport,
 /// command or URL, and whether it would start; false when the configuration
 /// cannot be read (a session would not start).
+/// The credentials (or the Bedrock / Vertex platform and its credentials),
+/// API, model and provider lines; false if no session could get credentials
+/// for its model.
+fn credentials_and_model(
+    place: &Place,
+    settings: &tack_config::Settings,
+    out: &mut String,
+) -> bool {
+    let env = |k: &str| place.env.get(k);
+    let mut missing = false;
+    let mut platform_ok = true;
+    let mut default = "anthropic (the default)".to_owned();
+    match tack_runtime::cloud_platform(&place.env) {
+        Err(e) => {
+            let _ = writeln!(out, "platform: {e}");
+            platform_ok = false;
+        }
+        Ok(Some(cloud)) => {
+            let _ = writeln!(out, "platform: {}", cloud.describe());
+            let _ = writeln!(out, "credentials: {}", cloud.credentials);
+            default = "the default (the platform above)".to_owned();
+        }
+        Ok(None) => missing = !anthropic_credentials(place, settings, out),
+    }
+    let specs = tack_runtime::provider_specs(settings, &place.env);
+    let (model, from) = match (env("ANTHROPIC_MODEL"), settings.model()) {
+        (Some(m), _) => (m, "ANTHROPIC_MODEL"),
+        (None, Some(m)) => (m.to_owned(), "settings"),
+        (None, None) => (tack_runtime::DEFAULT_MODEL.to_owned(), "default"),
+    };
+    let resolved = tack_runtime::resolve_model(&model);
+    let provider = tack_runtime::route_model(&specs, &resolved).and_then(|(n, _)| specs.get(&n));
+    // A model of another provider needs no Anthropic key.
+    let ok = platform_ok && !(missing && provider.is_none());
+    let limits = tack_api::model_limits(&resolved);
+    let known = if limits.known {
+        format!(
+            "{}k context, {}k output",
+            limits.context_window / 1000,
+            limits.max_output_tokens / 1000
+        )
+    } else {
+        "not in tack's model table: limits and prices are estimates".to_owned()
+    };
+    let _ = writeln!(out, "model: {resolved} (from {from}; {known})");
+    let provider = match provider {
+        None => default,
+        Some(p) => format!(
+            "{} ({} at {}; {})",
+            p.name,
+            p.api.as_str(),
+            p.base_url.as_deref().unwrap_or("its default URL"),
+            if p.api_key.is_some() {
+                "key set"
+            } else {
+                "no key"
+            }
+        ),
+    };
+    let _ = writeln!(out, "  provider: {provider}");
+    ok
+}
+
+/// The Anthropic API's credentials and URL lines; false when there are none.
+fn anthropic_credentials(place: &Place, settings: &tack_config::Settings, out: &mut String) -> bool {
+    let env = |k: &str| place.env.get(k);
+    let mut found = true;
+    let credentials = match (env("ANTHROPIC_AUTH_TOKEN"), env("ANTHROPIC_API_KEY")) {
+        (Some(t), _) => format!("ANTHROPIC_AUTH_TOKEN ({})", redacted(&t)),
+        (None, Some(k)) => format!("ANTHROPIC_API_KEY ({})", redacted(&k)),
+        (None, None) => match settings.api_key_helper() {
+            Some(h) => format!("apiKeyHelper from {} (not run by doctor)", h.source()),
+            None => {
+                found = false;
+                "none: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or an apiKeyHelper command in settings".to_owned()
+            }
+        },
+    };
+    let _ = writeln!(out, "credentials: {credentials}");
+    let base = env("ANTHROPIC_BASE_URL");
+    let _ = writeln!(
+        out,
+        "API: {}",
+        base.as_deref()
+            .unwrap_or("https://api.anthropic.com (default)")
+    );
+    found
+}
+
 fn mcp_servers(loaded: &LoadedSettings, out: &mut String) -> bool {
     let paths = McpPaths::from_locations(&loaded.locations);
     let approvals = ProjectApprovals::from_settings(&loaded.settings);
@@ -226,45 +297,6 @@ fn mcp_servers(loaded: &LoadedSettings, out: &mut String) -> bool {
 }
 
 /// `sk-ant-…wxyz`: enough to tell keys apart, not enough to use one.
-/// The platform (Bedrock or Vertex, when selected) and where the credentials
-/// come from; false when a session could not authenticate.
-fn credentials(place: &Place, settings: &tack_config::Settings, out: &mut String) -> bool {
-    let env = |k: &str| place.env.get(k);
-    match tack_runtime::cloud_platform(&place.env) {
-        Err(e) => {
-            let _ = writeln!(out, "platform: {e}");
-            return false;
-        }
-        Ok(Some(cloud)) => {
-            let _ = writeln!(out, "platform: {}", cloud.describe());
-            let _ = writeln!(out, "credentials: {}", cloud.credentials);
-            return true;
-        }
-        Ok(None) => {}
-    }
-    let mut ok = true;
-    let credentials = match (env("ANTHROPIC_AUTH_TOKEN"), env("ANTHROPIC_API_KEY")) {
-        (Some(t), _) => format!("ANTHROPIC_AUTH_TOKEN ({})", redacted(&t)),
-        (None, Some(k)) => format!("ANTHROPIC_API_KEY ({})", redacted(&k)),
-        (None, None) => match settings.api_key_helper() {
-            Some(h) => format!("apiKeyHelper from {} (not run by doctor)", h.source()),
-            None => {
-                ok = false;
-                "none: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or an apiKeyHelper command in settings".to_owned()
-            }
-        },
-    };
-    let _ = writeln!(out, "credentials: {credentials}");
-    let base = env("ANTHROPIC_BASE_URL");
-    let _ = writeln!(
-        out,
-        "API: {}",
-        base.as_deref()
-            .unwrap_or("https://api.anthropic.com (default)")
-    );
-    ok
-}
-
 fn redacted(secret: &str) -> String {
     let chars: Vec<char> = secret.chars().collect();
     if chars.len() <= 12 {

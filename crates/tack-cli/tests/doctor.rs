@@ -38,6 +38,7 @@ settings files (lowest first):
 credentials: ANTHROPIC_API_KEY (…)
 API: {base}
 model: claude-sonnet-4-5 (from default; 200k context, 64k output)
+  provider: anthropic (the default)
 hooks: none
 permissions: mode default; 0 allow, 0 ask, 1 deny rules
 sessions in this folder: 0
@@ -162,6 +163,30 @@ async fn doctor_reports_mcp_servers_and_their_approval_without_starting_them() {
     );
     assert!(
         stdout.ends_with("ok: a session can start here\n"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_shows_the_provider_of_the_model_and_needs_no_anthropic_key_for_it() {
+    let env = Env::new(Script::new([])).await;
+    write(
+        env.config_dir().join("settings.json"),
+        r#"{"providers": {"local": {"api": "openai-chat", "baseUrl": "http://127.0.0.1:8080/v1", "apiKeyEnv": "LOCAL_KEY"}},
+            "model": "local/qwen3-coder"}"#,
+    );
+    let out = env
+        .tack()
+        .env_remove("ANTHROPIC_API_KEY")
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "model: local/qwen3-coder (from settings; not in tack's model table: limits and prices are estimates)\n  provider: local (openai-chat at http://127.0.0.1:8080/v1; no key)\n"
+        ),
         "{stdout}"
     );
 }

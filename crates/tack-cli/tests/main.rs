@@ -28,6 +28,7 @@ mod permissions;
 mod plugins;
 mod plugins_cli;
 mod print;
+mod providers;
 mod recovery;
 mod resume_guard;
 mod rewind;

@@ -10,6 +10,7 @@ use serde::de::{self, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
+use crate::providers::{ModelPrice, Provider};
 use crate::source::Source;
 use crate::unknown_keys;
 
@@ -51,6 +52,8 @@ pub(crate) struct FileSettings {
     pub auto_compact_enabled: Option<bool>,
     pub output_style: Option<String>,
     pub status_line: Option<Map<String, Value>>,
+    pub providers: Option<BTreeMap<String, Provider>>,
+    pub model_prices: Option<BTreeMap<String, ModelPrice>>,
     /// Unknown keys (filled after parsing; never an error).
     #[serde(skip)]
     pub extra: Map<String, Value>,
@@ -253,7 +256,7 @@ mod tests {
             "hooks": {}, "disableAllHooks": false, "apiKeyHelper": "h", "cleanupPeriodDays": 1,
             "includeCoAuthoredBy": true, "attribution": {}, "enableAllProjectMcpServers": true,
             "enabledMcpjsonServers": [], "disabledMcpjsonServers": [], "autoCompactEnabled": true,
-            "outputStyle": "o", "statusLine": {}}"#;
+            "outputStyle": "o", "statusLine": {}, "providers": {}, "modelPrices": {}}"#;
         let all: Map<String, Value> = serde_json::from_str(text).unwrap();
         assert_eq!(all.len(), KNOWN_KEYS.len());
         let parsed = parse(&source(), text).unwrap();

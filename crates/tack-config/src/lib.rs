@@ -64,6 +64,7 @@
 mod error;
 mod file;
 mod helper;
+mod providers;
 mod settings;
 mod source;
 mod unknown_keys;
@@ -71,6 +72,7 @@ pub mod yaml;
 
 pub use error::ConfigError;
 pub use helper::{API_KEY_HELPER_TIMEOUT, run_api_key_helper};
+pub use providers::{ModelPrice, Provider, ProviderApi};
 pub use settings::{DEFAULT_CLEANUP_PERIOD_DAYS, IgnoredUntrusted, Permissions, Settings, Sourced};
 pub use source::{Locations, Scope, Source, find_project_dir};
 pub use unknown_keys::SettingsWarning;

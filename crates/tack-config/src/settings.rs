@@ -9,6 +9,7 @@ use tack_sys::config_file::{MAX_CONFIG_BYTES, is_missing, read_config_file};
 
 use crate::error::ConfigError;
 use crate::file::{self, FileSettings};
+use crate::providers::{ModelPrice, Provider};
 use crate::source::{Locations, Source};
 use crate::unknown_keys::{self, SettingsWarning};
 
@@ -98,6 +99,8 @@ pub struct Settings {
     auto_compact_enabled: Option<bool>,
     output_style: Option<String>,
     status_line: Option<Map<String, Value>>,
+    providers: BTreeMap<String, Provider>,
+    model_prices: BTreeMap<String, ModelPrice>,
     extra: Map<String, Value>,
     ignored_untrusted: Vec<IgnoredUntrusted>,
     warnings: Vec<SettingsWarning>,
@@ -220,6 +223,7 @@ impl Settings {
             usize::from(file.api_key_helper.take().is_some()),
         );
         note("statusLine", usize::from(file.status_line.take().is_some()));
+        note("providers", file.providers.take().map_or(0, |p| p.len()));
         note(
             "enableAllProjectMcpServers",
             usize::from(file.enable_all_project_mcp_servers.take() == Some(true)),
@@ -271,6 +275,8 @@ impl Settings {
             auto_compact_enabled,
             output_style,
             status_line,
+            providers,
+            model_prices,
             extra,
             unknown,
         } = file;
@@ -302,6 +308,8 @@ impl Settings {
         self.extra.extend(extra);
         // Maps: by key, the highest source wins.
         self.env.extend(env.unwrap_or_default());
+        self.providers.extend(providers.unwrap_or_default());
+        self.model_prices.extend(model_prices.unwrap_or_default());
         // Arrays: concatenated without repeats.
         extend(&mut self.enabled_mcpjson_servers, enabled_mcpjson_servers);
         extend(&mut self.disabled_mcpjson_servers, disabled_mcpjson_servers);
@@ -341,6 +349,16 @@ impl Settings {
     /// `model`: an alias (`sonnet`) or a full id.
     pub fn model(&self) -> Option<&str> {
         self.model.as_deref()
+    }
+
+    /// `providers`, merged by name (the highest source's entry wins).
+    pub fn providers(&self) -> &BTreeMap<String, Provider> {
+        &self.providers
+    }
+
+    /// `modelPrices`, merged by model name.
+    pub fn model_prices(&self) -> &BTreeMap<String, ModelPrice> {
+        &self.model_prices
     }
 
     /// `fallbackModel` (a string is a one-model chain).

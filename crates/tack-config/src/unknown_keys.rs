@@ -31,6 +31,8 @@ pub(crate) const TACK_KEYS: &[&str] = &[
     "autoCompactEnabled",
     "outputStyle",
     "statusLine",
+    "providers",
+    "modelPrices",
 ];
 
 /// Top-level keys of Claude Code's settings that tack does not use.

@@ -39,6 +39,8 @@ use crate::skills::{SKILL_TOOL_NAME, SkillTool, Skills};
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
     pub env: &'a Env,
+    /// `model` is another provider's: side requests stay with it.
+    pub on_provider: bool,
     pub client: Arc<dyn ModelClient>,
     pub deps: Arc<dyn QueryDeps>,
     pub ledger: UsageLedger,
@@ -93,12 +95,15 @@ pub(crate) struct SessionTools {
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else
-/// `ANTHROPIC_DEFAULT_HAIKU_MODEL`, else haiku.
-fn small_fast_model(env: &Env) -> String {
+/// `ANTHROPIC_DEFAULT_HAIKU_MODEL`, else haiku, or the session's own `model`
+/// when that is another provider's (a session on a local model sends nothing
+/// to Anthropic unless told to).
+fn small_fast_model(env: &Env, model: &str, on_provider: bool) -> String {
+    let default = if on_provider { model } else { "haiku" };
     resolve_model(
         &env.get("ANTHROPIC_SMALL_FAST_MODEL")
             .or_else(|| env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL"))
-            .unwrap_or_else(|| "haiku".to_owned()),
+            .unwrap_or_else(|| default.to_owned()),
     )
 }
 
@@ -112,7 +117,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             ..BuiltinOptions::default()
         },
     );
-    let small_model = small_fast_model(p.env);
+    let small_model = small_fast_model(p.env, p.model, p.on_provider);
     let mut fetch = WebFetchConfig::default();
     if let Some(ms) = p
         .env
@@ -235,4 +240,29 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         tasks,
         woken: (woken, wake_owed),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn the_small_model_stays_with_a_provider_unless_set() {
+        let env = |vars: &[(&str, &str)]| {
+            Env(vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect())
+        };
+        let none = env(&[]);
+        let set = env(&[("ANTHROPIC_SMALL_FAST_MODEL", "local/tiny")]);
+        let got = [
+            small_fast_model(&none, "claude-sonnet-4-5", false),
+            small_fast_model(&none, "local/qwen3", true),
+            small_fast_model(&set, "local/qwen3", true),
+        ];
+        assert_eq!(got, ["claude-haiku-4-5", "local/qwen3", "local/tiny"]);
+    }
 }

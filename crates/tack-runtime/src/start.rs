@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use tack_api::{ClientConfig, ModelClient};
 use tack_config::Settings;
 use tack_core::QueryConfig;
 use tack_core::context::{ContextOptions, LoadedContext, PromptContext, load_context};
@@ -43,6 +44,7 @@ use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SdkToolPolicy, SessionChoice, SessionOptions};
 use crate::place::{Env, Place};
 use crate::plugins::SessionPlugins;
+use crate::providers::{self, ProviderRouter};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::skills::Skills;
@@ -119,7 +121,8 @@ pub async fn start(
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
 
-    let (client, api_key_source) = model_client(settings, &options, &env, &cwd).await?;
+    let (client, api_key_source, on_provider) =
+        model_client(settings, &options, &env, &cwd, &model).await?;
     let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
     let ledger = UsageLedger::default();
     let mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
@@ -175,6 +178,7 @@ pub async fn start(
         context_load,
         client,
         api_key_source,
+        on_provider,
         deps,
         ledger,
         mcp,
@@ -211,8 +215,10 @@ struct Prepared {
     styles: Styles,
     home_dir: Option<PathBuf>,
     context_load: tokio::task::JoinHandle<LoadedContext>,
-    client: Arc<DeferredClient>,
+    client: Arc<dyn ModelClient>,
     api_key_source: &'static str,
+    /// The session's model is another provider's ([`crate::providers`]).
+    on_provider: bool,
     deps: Arc<dyn QueryDeps>,
     ledger: UsageLedger,
     mcp: Option<SessionMcp>,
@@ -250,6 +256,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         context_load,
         client,
         api_key_source,
+        on_provider,
         deps,
         ledger,
         mut mcp,
@@ -270,6 +277,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     let mirror = session_mirror(options.session_mirror, &emit);
     let session_tools = session_tools(ToolsParts {
         env: &env,
+        on_provider,
         client,
         deps: deps.clone(),
         ledger: ledger.clone(),
@@ -410,18 +418,30 @@ fn emitter(notices: &[Notice]) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent
 
 /// The model client, built on a blocking thread from here on, and where its
 /// credentials came from.
+///
+/// Other providers ([`crate::providers`]) get their clients on first use; a
+/// session whose model is a provider's needs no Anthropic credentials.
 async fn model_client(
     settings: &Settings,
     options: &SessionOptions,
     env: &Env,
     cwd: &Path,
-) -> Result<(Arc<DeferredClient>, &'static str), StartError> {
+    model: &str,
+) -> Result<(Arc<dyn ModelClient>, &'static str, bool), StartError> {
+    let specs = providers::provider_specs(settings, env);
+    tack_api::set_price_book(providers::price_book(settings, &specs));
     let helper = settings.api_key_helper().map(|h| h.value().clone());
-    let (mut client_config, api_key_source) = client_config(env, helper, cwd).await?;
+    let on_provider = providers::route(&specs, model).is_some();
+    let (mut client_config, api_key_source) = match client_config(env, helper, cwd).await {
+        Err(AuthError::Missing) if on_provider => (ClientConfig::from_env(|k| env.get(k)), "none"),
+        other => other?,
+    };
     client_config.betas.extend(options.betas.iter().cloned());
+    let default = Arc::new(DeferredClient::spawn(client_config.clone()));
     Ok((
-        Arc::new(DeferredClient::spawn(client_config)),
+        Arc::new(ProviderRouter::new(default, specs, client_config)),
         api_key_source,
+        on_provider,
     ))
 }
 

@@ -26,6 +26,10 @@
 //!   `cache_sim.rs`): repeating a prefix up to a `cache_control` breakpoint reports
 //!   `cache_read_input_tokens`.
 //! - Dropping the server stops it accepting connections.
+//! - It also speaks OpenAI: `POST /v1/chat/completions` and `POST /v1/responses`
+//!   consume the same queue and stream the same reply as Chat Completions chunks
+//!   or Responses events (`openai.rs`; errors in OpenAI's body shape), so one
+//!   script drives tack on any provider; `base_url()` + `/v1` is the provider's URL.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -82,6 +86,7 @@
 
 mod cache_sim;
 mod cloud;
+mod openai;
 mod playback;
 mod reply;
 mod request;

@@ -13,7 +13,9 @@ use bytes::Bytes;
 use tokio::sync::watch;
 
 use crate::reply::{MessageReply, StreamEnd};
-use crate::sse::{SseEvent, error_event};
+use crate::sse::SseEvent;
+#[cfg(test)]
+use crate::sse::error_event;
 
 /// One action on the response body.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,15 +26,22 @@ pub(crate) enum Step {
     Abort,
 }
 
-/// The timeline for `events` under the timing and faults of `reply`, as SSE.
-pub(crate) fn sse_steps(reply: &MessageReply, events: &[SseEvent]) -> Vec<Step> {
-    steps(reply, events, SseEvent::encode)
+/// The timeline for `events` under the timing and faults of `reply`, as SSE;
+/// a scripted mid-stream error is the event `error_event` makes of it.
+pub(crate) fn sse_steps(
+    reply: &MessageReply,
+    events: &[SseEvent],
+    error_event: impl Fn(&str, &str) -> SseEvent,
+) -> Vec<Step> {
+    steps(reply, events, error_event, SseEvent::encode)
 }
 
-/// The timeline for `events`, each (and a scripted error event) put on the wire by `encode`.
+/// The timeline for `events`, each (and a scripted error event) put on the
+/// wire by `encode`.
 pub(crate) fn steps(
     reply: &MessageReply,
     events: &[SseEvent],
+    error_event: impl Fn(&str, &str) -> SseEvent,
     encode: fn(&SseEvent) -> Bytes,
 ) -> Vec<Step> {
     let mut steps = Vec::new();
@@ -158,7 +167,7 @@ mod tests {
         let reply = MessageReply::default()
             .pacing(Duration::from_millis(5))
             .stall_after(1, Duration::from_secs(1));
-        let steps = sse_steps(&reply, &events(2));
+        let steps = sse_steps(&reply, &events(2), error_event);
         assert_eq!(
             steps,
             vec![
@@ -174,7 +183,7 @@ mod tests {
     fn cut_past_the_end_aborts_after_the_last_event() {
         let reply = MessageReply::default().cut_after(10);
         assert_eq!(
-            sse_steps(&reply, &events(2)),
+            sse_steps(&reply, &events(2), error_event),
             vec![ping(), ping(), Step::Abort]
         );
     }
@@ -182,7 +191,7 @@ mod tests {
     #[test]
     fn error_event_replaces_the_rest() {
         let reply = MessageReply::default().error_event_after(1, "api_error", "boom");
-        let steps = sse_steps(&reply, &events(3));
+        let steps = sse_steps(&reply, &events(3), error_event);
         assert_eq!(
             steps,
             vec![

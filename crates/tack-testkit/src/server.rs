@@ -8,17 +8,19 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
+use axum::serve::ListenerExt;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 
 use crate::cache_sim::{CacheSim, PromptUsage};
 use crate::cloud;
+use crate::openai::{self, Api};
 use crate::playback::{self, Step};
 use crate::reply::{ErrorReply, MessageReply, Reply, StreamEnd};
 use crate::request::RecordedRequest;
 use crate::script::{ReplyQueue, Script};
-use crate::sse::message_events;
+use crate::sse::{error_event, message_events};
 use crate::wire::{self, MessageMeta, Usage};
 
 /// The API's request size limit; larger bodies get 413 like the real CDN gives.
@@ -103,6 +105,10 @@ impl MockServer {
                 let _ = stop.await;
             };
             // Serving only ends on shutdown; an accept error has nobody to report to.
+            // TCP_NODELAY, as the clients set it: no Nagle delay between events.
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             let _ = axum::serve(listener, router)
                 .with_graceful_shutdown(stop)
                 .await;
@@ -234,6 +240,14 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             }
             create_message(&shared, &body_json, &request_id, Wire::Anthropic).await
         }
+        (&Method::POST, path @ ("/v1/chat/completions" | "/v1/responses")) => {
+            let api = if path == "/v1/responses" {
+                Api::Responses
+            } else {
+                Api::Chat
+            };
+            create_openai(&shared, api, &body_json, &request_id).await
+        }
         (&Method::POST, "/v1/messages/count_tokens") => {
             let body = json!({"input_tokens": bytes.len() / 4}).to_string();
             with_headers(
@@ -296,6 +310,33 @@ async fn cloud_request(
     create_message(shared, &body, request_id, wire).await
 }
 
+/// Consumes the next reply: a message with its meta, or the error to answer
+/// with (a scripted one, or 500 `exhausted_type` once the script ran out).
+fn next_message(
+    shared: &Shared,
+    request: &Value,
+    exhausted_type: &str,
+) -> Result<(MessageReply, MessageMeta), ErrorReply> {
+    let mut state = shared.lock();
+    match state.queue.next() {
+        Ok((Reply::Message(message), seq)) => {
+            let prompt = state.cache.observe(request);
+            let meta = message_meta(&message, seq, prompt, request);
+            Ok((message, meta))
+        }
+        Ok((Reply::Error(reply), _)) => Err(reply),
+        Err(consumed) => {
+            let message = format!("tack-testkit: script exhausted after {consumed} replies");
+            let mut reply = ErrorReply::new(500, exhausted_type, &message);
+            // Stops SDK-style clients from retrying a test into a timeout.
+            reply
+                .headers
+                .push(("x-should-retry".into(), "false".into()));
+            Err(reply)
+        }
+    }
+}
+
 /// Consumes the next reply for a `POST /v1/messages` whose body is a JSON object.
 async fn create_message(
     shared: &Shared,
@@ -307,29 +348,13 @@ async fn create_message(
         Wire::Anthropic => error_response(reply, request_id),
         Wire::Bedrock => cloud::aws_error(reply.status, &reply.error_type, &reply.message),
     };
-    let (message, meta) = {
-        let mut state = shared.lock();
-        match state.queue.next() {
-            Ok((Reply::Message(message), seq)) => {
-                let prompt = state.cache.observe(request);
-                let meta = message_meta(&message, seq, prompt, request);
-                (message, meta)
-            }
-            Ok((Reply::Error(reply), _)) => return error_response(&reply, request_id),
-            Err(consumed) => {
-                let message = format!("tack-testkit: script exhausted after {consumed} replies");
-                let mut reply = ErrorReply::new(500, "api_error", &message);
-                // Stops SDK-style clients from retrying a test into a timeout.
-                reply
-                    .headers
-                    .push(("x-should-retry".into(), "false".into()));
-                return error_response(&reply, request_id);
-            }
-        }
+    let (message, meta) = match next_message(shared, request, "api_error") {
+        Ok(next) => next,
+        Err(reply) => return error_response(&reply, request_id),
     };
     if wire == Wire::Bedrock {
         let events = message_events(&message, &meta);
-        let steps = playback::steps(&message, &events, cloud::encode_event);
+        let steps = playback::steps(&message, &events, error_event, cloud::encode_event);
         return with_headers(
             Response::new(playback::body(steps, Some(Arc::clone(&shared.abandoned)))),
             StatusCode::OK,
@@ -340,6 +365,37 @@ async fn create_message(
     }
     let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
     message_response(&message, &meta, stream, request_id, &shared.abandoned).await
+}
+
+/// The next reply, as a streamed OpenAI answer (`api`) or an OpenAI error body.
+async fn create_openai(shared: &Shared, api: Api, request: &Value, request_id: &str) -> Response {
+    let (message, meta) = match next_message(shared, request, "server_error") {
+        Ok(next) => next,
+        Err(reply) => return openai_error(&reply, request_id),
+    };
+    let events = openai::events(api, &message, &meta, request);
+    let steps = playback::sse_steps(&message, &events, |kind, text| {
+        openai::error_event(api, kind, text)
+    });
+    with_headers(
+        Response::new(playback::body(steps, Some(Arc::clone(&shared.abandoned)))),
+        StatusCode::OK,
+        "text/event-stream",
+        request_id,
+        &message.headers,
+    )
+}
+
+fn openai_error(reply: &ErrorReply, request_id: &str) -> Response {
+    let body = openai::error_body(&reply.error_type, &reply.message).to_string();
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    with_headers(
+        Response::new(Body::from(body)),
+        status,
+        "application/json",
+        request_id,
+        &reply.headers,
+    )
 }
 
 fn has_api_key(headers: &axum::http::HeaderMap, key: &str) -> bool {
@@ -393,7 +449,7 @@ async fn message_response(
     abandoned: &Arc<watch::Sender<usize>>,
 ) -> Response {
     if stream {
-        let steps = playback::sse_steps(message, &message_events(message, meta));
+        let steps = playback::sse_steps(message, &message_events(message, meta), error_event);
         return with_headers(
             Response::new(playback::body(steps, Some(Arc::clone(abandoned)))),
             StatusCode::OK,

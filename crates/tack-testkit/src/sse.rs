@@ -9,10 +9,10 @@ use crate::wire::{MessageMeta, message_json};
 
 /// Characters per `text_delta` / `thinking_delta`: small enough that every
 /// realistic text arrives in several deltas.
-const TEXT_CHUNK_CHARS: usize = 12;
+pub(crate) const TEXT_CHUNK_CHARS: usize = 12;
 /// Bytes per `input_json_delta`: an odd size, so fragments split keys, strings and
 /// escapes the way real streams do.
-const JSON_CHUNK_BYTES: usize = 7;
+pub(crate) const JSON_CHUNK_BYTES: usize = 7;
 
 /// One SSE event: its name equals the `type` inside `data`.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,13 +22,21 @@ pub(crate) struct SseEvent {
 }
 
 impl SseEvent {
-    fn new(name: &'static str, data: Value) -> SseEvent {
+    pub(crate) fn new(name: &'static str, data: Value) -> SseEvent {
         SseEvent { name, data }
     }
 
-    /// `event: NAME\ndata: {json}\n\n`.
+    /// `event: NAME\ndata: {json}\n\n`; without a name just the `data:` line
+    /// (Chat Completions), a string's data sent raw (`data: [DONE]`).
     pub(crate) fn encode(&self) -> Bytes {
-        Bytes::from(format!("event: {}\ndata: {}\n\n", self.name, self.data))
+        let data = match &self.data {
+            Value::String(raw) => raw.clone(),
+            other => other.to_string(),
+        };
+        if self.name.is_empty() {
+            return Bytes::from(format!("data: {data}\n\n"));
+        }
+        Bytes::from(format!("event: {}\ndata: {data}\n\n", self.name))
     }
 }
 
@@ -137,7 +145,7 @@ fn push_block_events(events: &mut Vec<SseEvent>, index: usize, block: &Block) {
 }
 
 /// Splits into pieces of at most `max_chars` characters.
-fn char_chunks(text: &str, max_chars: usize) -> Vec<&str> {
+pub(crate) fn char_chunks(text: &str, max_chars: usize) -> Vec<&str> {
     let mut chunks = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
@@ -153,7 +161,7 @@ fn char_chunks(text: &str, max_chars: usize) -> Vec<&str> {
 
 /// Splits into pieces of about `max_bytes` bytes, moving each cut forward to the
 /// next character boundary (a delta must be valid UTF-8 JSON).
-fn byte_chunks(text: &str, max_bytes: usize) -> Vec<&str> {
+pub(crate) fn byte_chunks(text: &str, max_bytes: usize) -> Vec<&str> {
     let mut chunks = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
