@@ -242,7 +242,10 @@ impl Decode for EventStreamDecoder {
     ) -> Result<(), ApiError> {
         self.0.feed(chunk, out)
     }
-    fn finish(&mut self, out: &mut std::collections::VecDeque<StreamEvent>) -> Result<(), ApiError> {
+    fn finish(
+        &mut self,
+        out: &mut std::collections::VecDeque<StreamEvent>,
+    ) -> Result<(), ApiError> {
         self.0.finish(out)
     }
     fn has_content(&self) -> bool {

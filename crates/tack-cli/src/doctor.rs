@@ -200,7 +200,11 @@ fn credentials_and_model(
 }
 
 /// The Anthropic API's credentials and URL lines; false when there are none.
-fn anthropic_credentials(place: &Place, settings: &tack_config::Settings, out: &mut String) -> bool {
+fn anthropic_credentials(
+    place: &Place,
+    settings: &tack_config::Settings,
+    out: &mut String,
+) -> bool {
     let env = |k: &str| place.env.get(k);
     let mut found = true;
     let credentials = match (env("ANTHROPIC_AUTH_TOKEN"), env("ANTHROPIC_API_KEY")) {

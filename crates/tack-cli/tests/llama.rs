@@ -80,7 +80,8 @@ fn models_listed(port: u16) -> bool {
     let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
         return false;
     };
-    let request = format!("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let request =
+        format!("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
     let mut answer = String::new();
     stream.write_all(request.as_bytes()).is_ok()
         && stream.read_to_string(&mut answer).is_ok()
@@ -101,8 +102,16 @@ async fn a_tool_round_trip_with_llama_cpps_server() {
     let work = tempfile::tempdir().unwrap();
     let model = work.path().join("tiny.gguf");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/llama/tiny_gguf.py");
-    let made = Command::new(&python).arg(script).arg(&model).output().unwrap();
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let made = Command::new(&python)
+        .arg(script)
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
     let requests = work.path().join("requests.jsonl");
     let (_server, port) = start_server(&python, &model, &requests);
 
@@ -111,7 +120,14 @@ async fn a_tool_round_trip_with_llama_cpps_server() {
     let out = env
         .tack()
         .env("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "24")
-        .args(["-p", "Read notes.txt", "--model", "local/tiny", "--tools", "Read"])
+        .args([
+            "-p",
+            "Read notes.txt",
+            "--model",
+            "local/tiny",
+            "--tools",
+            "Read",
+        ])
         .args(["--system-prompt", "You read files.", "--max-turns", "2"])
         .args(["--output-format", "stream-json", "--verbose"])
         .args(["--settings", &settings.to_string()])
@@ -127,15 +143,21 @@ async fn a_tool_round_trip_with_llama_cpps_server() {
     // The real server's streamed call, whole, with a JSON object input.
     let call = &records[1]["message"]["content"][0];
     assert_eq!(
-        (&call["type"], &call["name"], call["input"]["file_path"].is_string()),
+        (
+            &call["type"],
+            &call["name"],
+            call["input"]["file_path"].is_string()
+        ),
         (&json!("tool_use"), &json!("Read"), true),
         "{call:#}"
     );
+    // The random model's path is empty: Read ran and said so.
     let result = &records[2]["message"]["content"][0];
     assert_eq!(
-        (&result["type"], &result["tool_use_id"]),
-        (&json!("tool_result"), &call["id"])
+        (&result["type"], &result["tool_use_id"], &result["is_error"]),
+        (&json!("tool_result"), &call["id"], &json!(true))
     );
+    assert!(result.to_string().contains("file_path"), "{result:#}");
     // What the server was sent: the call and its result as OpenAI messages.
     let sent: Vec<Value> = std::fs::read_to_string(&requests)
         .unwrap()
@@ -143,18 +165,22 @@ async fn a_tool_round_trip_with_llama_cpps_server() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert!(sent.len() >= 2, "{sent:#?}");
+    // The user's cap holds on every request (a cut answer is resumed, not
+    // retried at 64k).
+    let caps: Vec<&Value> = sent.iter().map(|r| &r["max_tokens"]).collect();
+    assert!(caps.iter().all(|c| **c == json!(24)), "{caps:?}");
     let messages = sent[1]["messages"].as_array().unwrap();
     let answered = messages.iter().find(|m| m["role"] == "tool").unwrap();
-    let asked = messages
-        .iter()
-        .find(|m| m["role"] == "assistant")
-        .unwrap();
+    let asked = messages.iter().find(|m| m["role"] == "assistant").unwrap();
     assert_eq!(
         (&answered["tool_call_id"], &sent[0]["model"]),
         (&asked["tool_calls"][0]["id"], &json!("tiny"))
     );
     // The answer after the result was streamed: text, then a result record.
     let answer = &records[3]["message"]["content"];
-    assert!(answer.as_array().is_some_and(|a| !a.is_empty()), "{answer:#}");
+    assert!(
+        answer.as_array().is_some_and(|a| !a.is_empty()),
+        "{answer:#}"
+    );
     assert_eq!(records.last().unwrap()["type"], "result");
 }

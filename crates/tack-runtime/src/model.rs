@@ -98,6 +98,7 @@ impl RequestEnv {
         }
         if let Some(n) = self.max_output_tokens {
             config.max_tokens = n;
+            config.max_tokens_configured = true;
         }
         if let Some(n) = self.thinking_tokens {
             config.thinking = Some(ThinkingConfig::Enabled {

@@ -100,12 +100,9 @@ fn assistant(message: &Message) -> Option<Value> {
     }
     let mut out = Map::new();
     out.insert("role".into(), json!("assistant"));
-    let content = if text.is_empty() {
-        Value::Null
-    } else {
-        json!(text)
-    };
-    out.insert("content".into(), content);
+    // An empty string, not null, when there are only calls: OpenAI takes
+    // either, but some servers (llama-cpp-python) refuse a null content.
+    out.insert("content".into(), json!(text));
     if !calls.is_empty() {
         out.insert("tool_calls".into(), Value::Array(calls));
     }
@@ -264,6 +261,26 @@ mod tests {
         assert_eq!(
             chat_body(&request, MaxTokensField::MaxCompletionTokens),
             expected
+        );
+    }
+
+    /// Calls without text: `content` is an empty string (llama-cpp-python
+    /// answers a null one with a 500).
+    #[test]
+    fn calls_without_text_carry_an_empty_content() {
+        let request = MessagesRequest::new(
+            "m",
+            10,
+            vec![
+                Message::user_text("go"),
+                Message::assistant(vec![ContentBlock::tool_use("c1", "Read", json!({}))]),
+            ],
+        );
+        let body = chat_body(&request, MaxTokensField::MaxTokens);
+        assert_eq!(
+            body["messages"][1],
+            json!({"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "Read", "arguments": "{}"}}]})
         );
     }
 }

@@ -3,8 +3,14 @@
 No weights can be downloaded here, and none are needed: the test only needs
 a model llama.cpp loads and runs. Its vocabulary is SentencePiece-style with
 byte fallback (every byte is a token), so any text and any JSON the server's
-grammar asks for can be written. Greedy output of random weights is
-nonsense, but output constrained by a grammar (a forced tool call) is valid.
+grammar asks for can be written. Output of random weights is nonsense, but
+output constrained by a grammar (a forced tool call) is valid JSON.
+
+One bias keeps that JSON short: every token's embedding shares a large first
+component, and the output rows of `"` and `}` weigh it most, so wherever the
+grammar allows them those two come first (a string ends at once, an object
+closes): a forced call is `{"file_path": ""}`-like in a few tokens instead of
+a string that never ends.
 
 usage: tiny_gguf.py OUT.gguf
 """
@@ -23,10 +29,9 @@ def vocabulary():
     for byte in range(256):
         tokens.append(f"<0x{byte:02X}>".encode())
         types.append(gguf.TokenType.BYTE)
-    # A few whole pieces so that common text is not all byte tokens.
-    for piece in ["\u2581", "\u2581the", "{", "}", '"', ":", ",", "\u2581a", "e", "t"]:
-        tokens.append(piece.encode())
-        types.append(gguf.TokenType.NORMAL)
+    # The word boundary piece SentencePiece text needs.
+    tokens.append("\u2581".encode())
+    types.append(gguf.TokenType.NORMAL)
     scores = [0.0] * 3 + [-1000.0] * 256 + [-float(i) for i in range(len(tokens) - 259)]
     return tokens, scores, types
 
@@ -58,7 +63,9 @@ def main(out):
     def weights(*shape):
         return (rng.standard_normal(shape) * 0.05).astype(np.float32)
 
-    writer.add_tensor("token_embd.weight", weights(vocab, EMBED))
+    embeddings = weights(vocab, EMBED)
+    embeddings[:, 0] = 4.0
+    writer.add_tensor("token_embd.weight", embeddings)
     for layer in range(LAYERS):
         block = f"blk.{layer}"
         writer.add_tensor(f"{block}.attn_norm.weight", np.ones(EMBED, dtype=np.float32))
@@ -69,7 +76,11 @@ def main(out):
         writer.add_tensor(f"{block}.ffn_up.weight", weights(FFN, EMBED))
         writer.add_tensor(f"{block}.ffn_down.weight", weights(EMBED, FFN))
     writer.add_tensor("output_norm.weight", np.ones(EMBED, dtype=np.float32))
-    writer.add_tensor("output.weight", weights(vocab, EMBED))
+    output = weights(vocab, EMBED)
+    output[:, 0] = 0.0
+    output[3 + ord('"'), 0] = 20.0
+    output[3 + ord("}"), 0] = 18.0
+    writer.add_tensor("output.weight", output)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

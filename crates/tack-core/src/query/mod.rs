@@ -105,6 +105,9 @@ pub struct QueryConfig {
     /// max_tokens for the first request (`maxOutputTokensOverride`; disables
     /// escalation).
     pub max_output_tokens_override: Option<u32>,
+    /// The user set `max_tokens` (CLAUDE_CODE_MAX_OUTPUT_TOKENS): a cut answer
+    /// is not retried with a higher cap, only resumed (as Claude Code does).
+    pub max_tokens_configured: bool,
     pub thinking: Option<ThinkingConfig>,
     /// `false` with DISABLE_PROMPT_CACHING.
     pub prompt_caching: bool,
@@ -142,6 +145,7 @@ impl QueryConfig {
             model: model.into(),
             max_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
             max_output_tokens_override: None,
+            max_tokens_configured: false,
             thinking: None,
             prompt_caching: true,
             max_turns: None,

@@ -42,7 +42,10 @@ pub fn escalated_max_tokens(model: &str) -> u32 {
 /// the messages of the cut request, which is sent again unchanged.
 pub fn try_escalate(state: &State, config: &QueryConfig, model: &str) -> Option<State> {
     let escalated = escalated_max_tokens(model);
-    if state.max_output_tokens_override.is_some() || config.max_tokens >= escalated {
+    if state.max_output_tokens_override.is_some()
+        || config.max_tokens_configured
+        || config.max_tokens >= escalated
+    {
         return None;
     }
     Some(State {
@@ -77,6 +80,18 @@ pub fn try_recovery(state: &State) -> Option<(State, Message)> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    /// A cap the user set (CLAUDE_CODE_MAX_OUTPUT_TOKENS) is kept: a cut
+    /// answer is resumed, never retried with 64k.
+    #[test]
+    fn a_configured_cap_is_not_escalated() {
+        let mut config = QueryConfig::new("claude-sonnet-4-5");
+        config.max_tokens = 2_000;
+        config.max_tokens_configured = true;
+        let state = State::initial(vec![Message::user_text("write")], None);
+        assert_eq!(try_escalate(&state, &config, &config.model), None);
+        assert!(try_recovery(&state).is_some());
+    }
 
     #[test]
     fn escalates_once_from_the_default_then_recovers_three_times() {
