@@ -236,3 +236,31 @@ async fn doctor_shows_the_platform_and_where_credentials_come_from() {
         "{stdout}"
     );
 }
+
+/// The SDK's `initialize` answer names the platform as Claude Code does
+/// (`apiProvider: "bedrock"`), with no API key source.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sdk_initialize_answer_names_bedrock() {
+    let env = Env::new(Script::new([])).await;
+    let init = json!({"type": "control_request", "request_id": "i1",
+                      "request": {"subtype": "initialize"}});
+    let out = bedrock(&env)
+        .args([
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+        ])
+        .arg("--verbose")
+        .write_stdin(format!("{init}\n"))
+        .output()
+        .unwrap();
+    let answer = lines(&out.stdout)
+        .into_iter()
+        .find(|r| r["type"] == "control_response")
+        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        answer["response"]["response"]["account"],
+        json!({"apiKeySource": "none", "apiProvider": "bedrock"})
+    );
+}

@@ -182,6 +182,8 @@ pub struct SessionInfo {
     pub permission_mode: PermissionMode,
     /// `ANTHROPIC_API_KEY`, `apiKeyHelper` or `none`.
     pub api_key_source: String,
+    /// `firstParty`, `bedrock` or `vertex` (Claude Code's `apiProvider`).
+    pub api_provider: &'static str,
     /// The transcript, unless persistence is off.
     pub transcript_path: Option<PathBuf>,
     /// The session continues an earlier one.

@@ -40,6 +40,10 @@ pub struct ProviderSpec {
     pub api_key: Option<String>,
     pub headers: Vec<(String, String)>,
     pub extra_body: serde_json::Map<String, serde_json::Value>,
+    /// `bedrock` / `vertex`: the platform as Claude Code's variables would
+    /// set it up (credentials, region, project from the environment; the
+    /// entry's `baseUrl` as the endpoint), or why it cannot be.
+    pub platform: Option<Result<tack_api::Platform, String>>,
 }
 
 impl ProviderSpec {
@@ -79,6 +83,7 @@ pub fn provider_specs(settings: &Settings, env: &Env) -> BTreeMap<String, Provid
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),
                 extra_body: p.extra_body.clone(),
+                platform: cloud_platform_of(p.api, p.base_url.as_deref(), env),
             };
             (name.clone(), spec)
         })
@@ -97,10 +102,39 @@ pub fn provider_specs(settings: &Settings, env: &Env) -> BTreeMap<String, Provid
             api_key: key,
             headers: Vec::new(),
             extra_body: serde_json::Map::new(),
+            platform: None,
         };
         specs.insert(OPENAI_PROVIDER.into(), spec);
     }
     specs
+}
+
+/// A `bedrock` or `vertex` entry's platform: what `CLAUDE_CODE_USE_BEDROCK`
+/// (or `_VERTEX`) would give in this environment, at `base_url` if set.
+fn cloud_platform_of(
+    api: ProviderApi,
+    base_url: Option<&str>,
+    env: &Env,
+) -> Option<Result<tack_api::Platform, String>> {
+    let (switch, url_var) = match api {
+        ProviderApi::Bedrock => ("CLAUDE_CODE_USE_BEDROCK", "ANTHROPIC_BEDROCK_BASE_URL"),
+        ProviderApi::Vertex => ("CLAUDE_CODE_USE_VERTEX", "ANTHROPIC_VERTEX_BASE_URL"),
+        ProviderApi::Anthropic | ProviderApi::OpenaiChat | ProviderApi::OpenaiResponses => {
+            return None;
+        }
+    };
+    let mut vars = env.0.clone();
+    vars.remove("CLAUDE_CODE_USE_BEDROCK");
+    vars.remove("CLAUDE_CODE_USE_VERTEX");
+    vars.insert(switch.into(), "1".into());
+    if let Some(url) = base_url {
+        vars.insert(url_var.into(), url.into());
+    }
+    Some(match crate::cloud::cloud_platform(&Env(vars)) {
+        Ok(Some(cloud)) => Ok(cloud.platform),
+        Ok(None) => Err("the platform is not selected".into()),
+        Err(e) => Err(e.0),
+    })
 }
 
 /// The provider that serves `model` and the id it is known by there, or
@@ -208,14 +242,26 @@ fn build(spec: &ProviderSpec, anthropic: &ClientConfig) -> Result<Arc<dyn ModelC
             Arc::new(AnthropicClient::new(config)?)
         }
         ProviderApi::Bedrock | ProviderApi::Vertex => {
-            return Err(ApiError::InvalidRequest {
-                message: format!(
-                    "provider `{}` uses api `{}`, which is not supported by this build yet",
-                    spec.name,
-                    spec.api.as_str()
-                ),
-                request_id: None,
-            });
+            let platform = match &spec.platform {
+                Some(Ok(platform)) => platform.clone(),
+                Some(Err(why)) => {
+                    return Err(ApiError::InvalidRequest {
+                        message: format!("provider `{}`: {why}", spec.name),
+                        request_id: None,
+                    });
+                }
+                None => {
+                    return Err(ApiError::InvalidRequest {
+                        message: format!("provider `{}` has no platform", spec.name),
+                        request_id: None,
+                    });
+                }
+            };
+            let mut config = anthropic.clone();
+            config.platform = platform;
+            config.auth = Auth::None;
+            config.extra_headers.extend(spec.headers.iter().cloned());
+            Arc::new(AnthropicClient::new(config)?)
         }
     })
 }

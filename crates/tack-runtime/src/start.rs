@@ -121,7 +121,7 @@ pub async fn start(
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
 
-    let (client, api_key_source, on_provider) =
+    let (client, account, on_provider) =
         model_client(settings, &options, &env, &cwd, &model).await?;
     let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
     let ledger = UsageLedger::default();
@@ -177,7 +177,7 @@ pub async fn start(
         home_dir,
         context_load,
         client,
-        api_key_source,
+        account,
         on_provider,
         deps,
         ledger,
@@ -216,7 +216,7 @@ struct Prepared {
     home_dir: Option<PathBuf>,
     context_load: tokio::task::JoinHandle<LoadedContext>,
     client: Arc<dyn ModelClient>,
-    api_key_source: &'static str,
+    account: Account,
     /// The session's model is another provider's ([`crate::providers`]).
     on_provider: bool,
     deps: Arc<dyn QueryDeps>,
@@ -255,7 +255,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         home_dir,
         context_load,
         client,
-        api_key_source,
+        account,
         on_provider,
         deps,
         ledger,
@@ -335,7 +335,8 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         model,
         tools: tool_names,
         permission_mode,
-        api_key_source: api_key_source.to_owned(),
+        api_key_source: account.key_source.to_owned(),
+        api_provider: account.provider,
         transcript_path: sink.map(|s| s.path().to_path_buf()),
         resumed: conversation_resumed(&options),
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
@@ -427,7 +428,7 @@ async fn model_client(
     env: &Env,
     cwd: &Path,
     model: &str,
-) -> Result<(Arc<dyn ModelClient>, &'static str, bool), StartError> {
+) -> Result<(Arc<dyn ModelClient>, Account, bool), StartError> {
     let specs = providers::provider_specs(settings, env);
     tack_api::set_price_book(providers::price_book(settings, &specs));
     let helper = settings.api_key_helper().map(|h| h.value().clone());
@@ -437,12 +438,24 @@ async fn model_client(
         other => other?,
     };
     client_config.betas.extend(options.betas.iter().cloned());
+    let account = Account {
+        key_source: api_key_source,
+        provider: client_config.platform.name(),
+    };
     let default = Arc::new(DeferredClient::spawn(client_config.clone()));
     Ok((
         Arc::new(ProviderRouter::new(default, specs, client_config)),
-        api_key_source,
+        account,
         on_provider,
     ))
+}
+
+/// Where the session's key came from (`apiKeySource`) and which API serves
+/// its default model (`apiProvider`: `firstParty`, `bedrock`, `vertex`).
+#[derive(Debug, Clone, Copy)]
+struct Account {
+    key_source: &'static str,
+    provider: &'static str,
 }
 
 /// MCP servers start now, all at once, while the rest of start-up goes on;

@@ -447,6 +447,7 @@ mod tests {
                 .to_vec(),
             permission_mode: PermissionMode::Default,
             api_key_source: "ANTHROPIC_API_KEY".into(),
+            api_provider: "firstParty",
             transcript_path: None,
             resumed: false,
             mcp_servers: vec![

@@ -137,7 +137,7 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
         models: models(&info.model),
         account: AccountInfo {
             api_key_source: Some(info.api_key_source.clone()),
-            api_provider: Some("firstParty".to_owned()),
+            api_provider: Some(info.api_provider.to_owned()),
             ..AccountInfo::default()
         },
         hooks_applied: request.hooks.as_ref().map(|_| true),
@@ -321,6 +321,7 @@ mod tests {
             tools: vec![],
             permission_mode: PermissionMode::Default,
             api_key_source: "ANTHROPIC_API_KEY".into(),
+            api_provider: "firstParty",
             transcript_path: None,
             resumed: false,
             mcp_servers: vec![],

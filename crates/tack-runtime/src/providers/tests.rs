@@ -39,6 +39,7 @@ fn specs_from_settings_and_the_openai_environment() {
                 extra_body: [("top_k".to_owned(), serde_json::json!(20))]
                     .into_iter()
                     .collect(),
+                platform: None,
             },
         ),
         (
@@ -50,6 +51,7 @@ fn specs_from_settings_and_the_openai_environment() {
                 api_key: Some("sk-o".into()),
                 headers: vec![],
                 extra_body: serde_json::Map::new(),
+                platform: None,
             },
         ),
     ]
@@ -121,6 +123,9 @@ async fn the_router_sends_each_model_to_its_provider() {
     let local = MockServer::start(Script::new([Reply::text("from local")]))
         .await
         .unwrap();
+    let bedrock = MockServer::start(Script::new([Reply::text("from bedrock")]))
+        .await
+        .unwrap();
     let config = ClientConfig {
         base_url: anthropic.base_url(),
         ..ClientConfig::default()
@@ -128,10 +133,16 @@ async fn the_router_sends_each_model_to_its_provider() {
     let default: Arc<dyn ModelClient> = Arc::new(AnthropicClient::new(config.clone()).unwrap());
     let s = settings(&format!(
         r#"{{"providers": {{"local": {{"api": "openai-chat", "baseUrl": "{}/v1"}},
-                            "cloud": {{"api": "bedrock"}}}}}}"#,
-        local.base_url()
+                            "cloud": {{"api": "bedrock", "baseUrl": "{}"}},
+                            "nokeys": {{"api": "vertex"}}}}}}"#,
+        local.base_url(),
+        bedrock.base_url()
     ));
-    let router = ProviderRouter::new(default, provider_specs(&s, &env(&[])), config);
+    let keys = env(&[
+        ("AWS_ACCESS_KEY_ID", "AKID"),
+        ("AWS_SECRET_ACCESS_KEY", "secret"),
+    ]);
+    let router = ProviderRouter::new(default, provider_specs(&s, &keys), config);
     assert_eq!(
         text_of(&router, "local/qwen3").await,
         Ok(("local/qwen3".into(), "from local".into()))
@@ -143,13 +154,22 @@ async fn the_router_sends_each_model_to_its_provider() {
     assert_eq!(local.requests()[0].body["model"], "qwen3");
     assert_eq!(local.requests()[0].path, "/v1/chat/completions");
     assert_eq!(anthropic.requests()[0].path, "/v1/messages");
+    // Claude on Bedrock through an entry: signed with the environment's keys,
+    // the id in the path.
     assert_eq!(
-        text_of(&router, "cloud/claude").await,
-        Err(ApiError::InvalidRequest {
-            message:
-                "provider `cloud` uses api `bedrock`, which is not supported by this build yet"
-                    .into(),
-            request_id: None
-        })
+        text_of(&router, "cloud/anthropic.claude-x-v1:0").await,
+        Ok((
+            "cloud/anthropic.claude-x-v1:0".into(),
+            "from bedrock".into()
+        ))
     );
+    assert_eq!(
+        bedrock.requests()[0].path,
+        "/model/anthropic.claude-x-v1:0/invoke-with-response-stream"
+    );
+    let Err(ApiError::InvalidRequest { message, .. }) = text_of(&router, "nokeys/claude").await
+    else {
+        panic!("a Vertex entry without a project must fail");
+    };
+    assert!(message.starts_with("provider `nokeys`: "), "{message}");
 }
