@@ -1,10 +1,10 @@
 //! A real inference server no one here wrote: llama.cpp's OpenAI-compatible
 //! server (PyPI `llama-cpp-python`) with a tiny model of random weights that
 //! the test writes itself (`llama/tiny_gguf.py`; no weights can be
-//! downloaded). tack talks to it as an `openai-chat` provider: a full tool
-//! round trip, the call streamed by the real server (forced through its
-//! grammar by `llama/serve.py`), the tool run, its result sent back as a
-//! `tool` message, and the answer streamed.
+//! downloaded). tack talks to it as an `openai-chat` provider: a session of
+//! two tool calls, each streamed by the real server (forced through its
+//! grammar by `llama/serve.py`), run, and its result sent back as a `tool`
+//! message, then the answer streamed.
 //!
 //! The server is an opt-in install (`.ci/install-llama.sh`, a compile of
 //! minutes; `.ci/run-llama` installs and runs this). Without it the test
@@ -89,7 +89,7 @@ fn models_listed(port: u16) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_tool_round_trip_with_llama_cpps_server() {
+async fn a_two_tool_session_with_llama_cpps_server() {
     let Some(python) = llama_python() else {
         assert!(
             std::env::var_os("TACK_REQUIRE_LLAMA").is_none(),
@@ -126,58 +126,79 @@ async fn a_tool_round_trip_with_llama_cpps_server() {
             "--model",
             "local/tiny",
             "--tools",
-            "Read",
+            "Read,Glob",
         ])
-        .args(["--system-prompt", "You read files.", "--max-turns", "2"])
+        .args(["--system-prompt", "You read files.", "--max-turns", "3"])
         .args(["--output-format", "stream-json", "--verbose"])
         .args(["--settings", &settings.to_string()])
         .output()
         .unwrap();
     let records = lines(&out.stdout);
     assert_eq!(
-        kinds(&records)[..4],
-        ["system/init", "assistant", "user", "assistant"],
+        kinds(&records)[..6],
+        [
+            "system/init",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ],
         "{}\n{records:#?}",
         stderr(&out)
     );
-    // The real server's streamed call, whole, with a JSON object input.
-    let call = &records[1]["message"]["content"][0];
-    assert_eq!(
-        (
-            &call["type"],
-            &call["name"],
-            call["input"]["file_path"].is_string()
-        ),
-        (&json!("tool_use"), &json!("Read"), true),
-        "{call:#}"
-    );
-    // The random model's path is empty: Read ran and said so.
-    let result = &records[2]["message"]["content"][0];
-    assert_eq!(
-        (&result["type"], &result["tool_use_id"], &result["is_error"]),
-        (&json!("tool_result"), &call["id"], &json!(true))
-    );
-    assert!(result.to_string().contains("file_path"), "{result:#}");
-    // What the server was sent: the call and its result as OpenAI messages.
     let sent: Vec<Value> = std::fs::read_to_string(&requests)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert!(sent.len() >= 2, "{sent:#?}");
+    assert!(sent.len() >= 3, "{sent:#?}");
+    // The real server's streamed calls, whole, of the tools in the order the
+    // front forced them, each with a JSON object input; each ran (the random
+    // model's strings are empty, so each tool said what was wrong).
+    let offered: Vec<&Value> = sent[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["function"]["name"])
+        .collect();
+    for (n, at) in [1, 3].into_iter().enumerate() {
+        let call = &records[at]["message"]["content"][0];
+        assert_eq!(
+            (&call["type"], &call["name"], call["input"].is_object()),
+            (&json!("tool_use"), offered[n], true),
+            "{call:#}"
+        );
+        let result = &records[at + 1]["message"]["content"][0];
+        assert_eq!(
+            (&result["type"], &result["tool_use_id"]),
+            (&json!("tool_result"), &call["id"])
+        );
+    }
     // The user's cap holds on every request (a cut answer is resumed, not
     // retried at 64k).
     let caps: Vec<&Value> = sent.iter().map(|r| &r["max_tokens"]).collect();
     assert!(caps.iter().all(|c| **c == json!(24)), "{caps:?}");
-    let messages = sent[1]["messages"].as_array().unwrap();
-    let answered = messages.iter().find(|m| m["role"] == "tool").unwrap();
-    let asked = messages.iter().find(|m| m["role"] == "assistant").unwrap();
+    // What the server was sent: both calls and their results as OpenAI
+    // messages, paired by id.
+    let messages = sent[2]["messages"].as_array().unwrap();
+    let ids = |role: &str, field: &str| -> Vec<Value> {
+        messages
+            .iter()
+            .filter(|m| m["role"] == role)
+            .map(|m| match field {
+                "tool_call_id" => m["tool_call_id"].clone(),
+                _ => m["tool_calls"][0]["id"].clone(),
+            })
+            .collect()
+    };
+    assert_eq!(ids("tool", "tool_call_id"), ids("assistant", "tool_calls"));
     assert_eq!(
-        (&answered["tool_call_id"], &sent[0]["model"]),
-        (&asked["tool_calls"][0]["id"], &json!("tiny"))
+        (ids("tool", "tool_call_id").len(), &sent[0]["model"]),
+        (2, &json!("tiny"))
     );
     // The answer after the result was streamed: text, then a result record.
-    let answer = &records[3]["message"]["content"];
+    let answer = &records[5]["message"]["content"];
     assert!(
         answer.as_array().is_some_and(|a| !a.is_empty()),
         "{answer:#}"

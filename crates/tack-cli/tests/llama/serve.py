@@ -3,8 +3,9 @@
 usage: serve.py MODEL.gguf PORT
 
 The server is llama-cpp-python's own app, unchanged, with one ASGI layer in
-front: a chat request that carries no tool result yet gets a `tool_choice`
-naming its first tool. A model of random weights answers nonsense, but a
+front: a chat request with N tool results (N < 2) gets a `tool_choice`
+naming its tool N, so a session calls its first two tools in turn, then
+answers. A model of random weights answers nonsense, but a
 forced call is written through the server's JSON-schema grammar, so it is a
 valid call: that is how the test gets a real tool round trip out of a model
 that knows nothing. The request the layer saw is appended to
@@ -18,6 +19,8 @@ import sys
 import uvicorn
 from llama_cpp.server.app import create_app
 from llama_cpp.server.settings import ModelSettings, ServerSettings
+
+FORCED_CALLS = 2
 
 
 def forcing_first_tool(app):
@@ -33,9 +36,10 @@ def forcing_first_tool(app):
         request = json.loads(body)
         with open(os.environ["TACK_LLAMA_REQUESTS"], "a") as log:
             log.write(json.dumps(request) + "\n")
-        answered = any(m.get("role") == "tool" for m in request.get("messages", []))
-        if request.get("tools") and not answered:
-            name = request["tools"][0]["function"]["name"]
+        answered = sum(m.get("role") == "tool" for m in request.get("messages", []))
+        tools = request.get("tools") or []
+        if answered < min(FORCED_CALLS, len(tools)):
+            name = tools[answered]["function"]["name"]
             request["tool_choice"] = {"type": "function", "function": {"name": name}}
         body = json.dumps(request).encode()
         headers = [(k, v) for k, v in scope["headers"] if k != b"content-length"]
