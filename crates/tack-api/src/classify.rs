@@ -36,7 +36,16 @@ pub(crate) fn classify_response(status: u16, headers: &HeaderMap, body: &[u8]) -
         (None, None) => body_excerpt(status, body),
     };
     let spend_cap = parsed.as_ref().is_some_and(|b| is_spend_cap(&b.error));
-    classify_status(status, headers, message, request_id, spend_cap, cloud_hint)
+    let mut classified =
+        classify_status(status, headers, message, request_id, spend_cap, cloud_hint);
+    // Which credentials to check: the platform's for an AWS or Google body.
+    if let ApiError::Authentication { message } = &mut classified.error {
+        message.push_str(match cloud_hint {
+            Some(_) => " (check the AWS or Google credentials the platform uses)",
+            None => " (check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN)",
+        });
+    }
+    classified
 }
 
 /// The error class of `status` with the body's `message` already extracted
@@ -389,7 +398,12 @@ mod tests {
                 401,
                 vec![],
                 body("authentication_error", "boom"),
-                c(ApiError::Authentication { message: m() }, false),
+                c(
+                    ApiError::Authentication {
+                        message: "boom (check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN)".into(),
+                    },
+                    false,
+                ),
             ),
             (
                 402,
@@ -770,6 +784,30 @@ mod tests {
         assert_eq!(
             got,
             vec![(None, true), (None, true), (None, false), (None, false)]
+        );
+    }
+
+    /// A refused credential says which credentials to check: Anthropic's
+    /// variables for the Messages API, the platform's for an AWS or Google body.
+    #[test]
+    fn an_authentication_error_names_the_credentials_to_check() {
+        let none = HeaderMap::new();
+        let google =
+            br#"{"error": {"code": 401, "message": "bad token", "status": "UNAUTHENTICATED"}}"#;
+        let anthropic = br#"{"type": "error", "error": {"type": "authentication_error", "message": "bad key"}}"#;
+        let messages: Vec<String> = [&google[..], &anthropic[..]]
+            .into_iter()
+            .map(|body| match classify_response(401, &none, body).error {
+                ApiError::Authentication { message } => message,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "bad token (check the AWS or Google credentials the platform uses)",
+                "bad key (check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN)",
+            ]
         );
     }
 }

@@ -20,7 +20,7 @@ pub enum ApiError {
         message: String,
     },
     /// 401.
-    #[error("authentication failed: {message} (check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN)")]
+    #[error("authentication failed: {message}")]
     Authentication { message: String },
     /// 402.
     #[error("billing error: {message}")]

@@ -363,7 +363,8 @@ async fn each_http_error_class() {
         (
             Reply::http_error(401, "authentication_error", "invalid x-api-key"),
             ApiError::Authentication {
-                message: "invalid x-api-key".into(),
+                message: "invalid x-api-key (check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN)"
+                    .into(),
             },
         ),
         (
