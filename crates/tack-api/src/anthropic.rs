@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::classify::{Classified, classify_response};
 use crate::cloud::google::TokenCache;
 use crate::transport::{
-    Authorize, Decode, Limits, Transport, add_common_headers, config_error, connection, timed_out,
+    Authorize, Limits, Transport, add_common_headers, config_error, connection, timed_out,
 };
 use crate::{
     ApiError, Auth, BedrockConfig, ClientConfig, ModelClient, Platform, StreamDecoder, StreamEvent,
@@ -188,12 +188,12 @@ impl ModelClient for AnthropicClient {
             Err(error) => (self.inner.messages_url.clone(), Err(error)),
         };
         let transport = &self.inner.transport;
-        match config.platform {
-            Platform::Bedrock(_) => transport.stream::<EventStreamDecoder>(url, body, cancel),
-            Platform::Anthropic | Platform::Vertex(_) => {
-                transport.stream::<StreamDecoder>(url, body, cancel)
-            }
-        }
+        // Bedrock's body is event-stream framed; the events are the same.
+        let decoder: fn() -> StreamDecoder = match config.platform {
+            Platform::Bedrock(_) => StreamDecoder::event_stream,
+            Platform::Anthropic | Platform::Vertex(_) => StreamDecoder::new,
+        };
+        transport.stream(url, body, cancel, decoder)
     }
 }
 
@@ -221,38 +221,6 @@ impl Authorize for PlatformAuth {
             url,
             body,
         ))
-    }
-}
-
-/// Bedrock's `application/vnd.amazon.eventstream` body, decoded into the
-/// same events as the SSE one.
-struct EventStreamDecoder(StreamDecoder);
-
-impl Default for EventStreamDecoder {
-    fn default() -> Self {
-        EventStreamDecoder(StreamDecoder::event_stream())
-    }
-}
-
-impl Decode for EventStreamDecoder {
-    fn feed(
-        &mut self,
-        chunk: &[u8],
-        out: &mut std::collections::VecDeque<StreamEvent>,
-    ) -> Result<(), ApiError> {
-        self.0.feed(chunk, out)
-    }
-    fn finish(
-        &mut self,
-        out: &mut std::collections::VecDeque<StreamEvent>,
-    ) -> Result<(), ApiError> {
-        self.0.finish(out)
-    }
-    fn has_content(&self) -> bool {
-        self.0.has_content()
-    }
-    fn is_finished(&self) -> bool {
-        self.0.is_finished()
     }
 }
 

@@ -20,7 +20,7 @@ use crate::classify::Classified;
 use crate::{ApiError, RetryPolicy, StreamDecoder, StreamEvent, retry};
 
 /// A response body's bytes → [`StreamEvent`]s, one per attempt.
-pub(crate) trait Decode: Default + Send + 'static {
+pub(crate) trait Decode: Send + 'static {
     /// Consumes `chunk`, appending every event it completes to `out`.
     fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError>;
     /// End of the byte stream: an error unless the message ended.
@@ -163,13 +163,14 @@ impl Transport {
         Err((self.classify)(status, &headers, &body))
     }
 
-    /// Streams the answer to `body` POSTed to `url`, decoded by a fresh `D` per
-    /// attempt. `body` is the request, or why it could not be built.
+    /// Streams the answer to `body` POSTed to `url`, decoded by a fresh decoder
+    /// (`new_decoder()`) per attempt. `body` is the request, or why it could not be built.
     pub(crate) fn stream<D: Decode>(
         self: &Arc<Self>,
         url: Arc<str>,
         body: Result<Bytes, ApiError>,
         cancel: CancellationToken,
+        new_decoder: fn() -> D,
     ) -> BoxStream<'static, Result<StreamEvent, ApiError>> {
         let (phase, body) = match body {
             Ok(body) => (Phase::Send, body),
@@ -192,6 +193,7 @@ impl Transport {
             retries: 0,
             phase,
             pending: VecDeque::new(),
+            new_decoder,
         };
         futures::stream::unfold(driver, |mut driver| async move {
             let item = driver.next().await?;
@@ -204,6 +206,8 @@ impl Transport {
 /// One streamed request, across its attempts.
 struct Driver<D> {
     transport: Arc<Transport>,
+    /// A decoder for each attempt.
+    new_decoder: fn() -> D,
     url: Arc<str>,
     body: Bytes,
     cancel: CancellationToken,
@@ -270,7 +274,7 @@ impl<D: Decode> Driver<D> {
                             }
                             self.phase = Phase::Streaming(Box::new(Attempt {
                                 response,
-                                decoder: D::default(),
+                                decoder: (self.new_decoder)(),
                                 held: VecDeque::new(),
                                 committed: false,
                             }));

@@ -147,10 +147,14 @@ impl ModelClient for OpenAiClient {
             .map_err(|e| config_error(&format!("cannot serialise the request: {e}")));
         let url = inner.url.clone();
         let stream = match inner.api {
-            OpenAiApi::Chat => inner.transport.stream::<ChatDecoder>(url, body, cancel),
-            OpenAiApi::Responses => inner
+            OpenAiApi::Chat => inner
                 .transport
-                .stream::<ResponsesDecoder>(url, body, cancel),
+                .stream(url, body, cancel, ChatDecoder::default),
+            OpenAiApi::Responses => {
+                inner
+                    .transport
+                    .stream(url, body, cancel, ResponsesDecoder::default)
+            }
         };
         let model = format!("{}/{}", inner.provider, request.model);
         let provider = inner.provider.clone();
