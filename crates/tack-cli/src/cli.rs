@@ -56,6 +56,11 @@ pub struct Cli {
     #[arg(long)]
     pub max_budget_usd: Option<f64>,
 
+    /// Print mode: a hard wall-clock limit in seconds. The running turn is
+    /// interrupted, its result printed, and tack exits with code 124.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
     /// Continue the most recent session in this directory.
     #[arg(short = 'c', long = "continue")]
     pub continue_session: bool,

@@ -65,6 +65,11 @@ pub fn validate(cli: &Cli) -> anyhow::Result<()> {
     {
         bail!("--max-budget-usd must be a positive number");
     }
+    if let Some(t) = cli.timeout
+        && !(t.is_finite() && t > 0.0)
+    {
+        bail!("--timeout must be a positive number of seconds");
+    }
     Ok(())
 }
 
@@ -182,16 +187,63 @@ pub async fn run(
     // Like `claude -p`: background agents are awaited, and the turns their
     // ends wake run, before the session ends.
     handle.send(Command::EndInput { wait_ceiling })?;
-    drop(handle);
-    while let Some(event) = events.next().await {
-        if !printer.event(event)? {
-            break;
+    let limit = cli.timeout.map(Duration::from_secs_f64);
+    let timed_out = print_until(&mut printer, &mut events, handle, limit).await?;
+    printer.finish()?;
+    Ok(match (timed_out, printer.ok) {
+        (true, _) => ExitCode::from(TIMED_OUT_EXIT),
+        (false, true) => ExitCode::SUCCESS,
+        (false, false) => ExitCode::from(1),
+    })
+}
+
+/// `--timeout`'s exit code (as coreutils' `timeout`).
+const TIMED_OUT_EXIT: u8 = 124;
+
+/// After `--timeout`, how long the interrupted session gets to end.
+const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
+
+/// Renders events until the session ends, or (`limit`) until the wall-clock
+/// limit: then the turn is interrupted and the session gets a moment to end
+/// (its result printed). `true` when the limit was reached.
+async fn print_until(
+    printer: &mut Printer,
+    events: &mut tack_runtime::RuntimeEvents,
+    handle: tack_runtime::RuntimeHandle,
+    limit: Option<Duration>,
+) -> anyhow::Result<bool> {
+    let Some(limit) = limit else {
+        drop(handle);
+        while let Some(event) = events.next().await {
+            if !printer.event(event)? {
+                break;
+            }
+        }
+        return Ok(false);
+    };
+    let mut deadline = tokio::time::Instant::now() + limit;
+    let mut timed_out = false;
+    loop {
+        tokio::select! {
+            event = events.next() => {
+                let more = match event {
+                    Some(event) => printer.event(event)?,
+                    None => false,
+                };
+                if !more {
+                    return Ok(timed_out);
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                if timed_out {
+                    return Ok(true);
+                }
+                timed_out = true;
+                eprintln!("tack: --timeout of {} s reached; stopping", limit.as_secs_f64());
+                let interrupter = handle.clone();
+                tokio::spawn(async move { interrupter.interrupt().await });
+                deadline = tokio::time::Instant::now() + TIMEOUT_GRACE;
+            }
         }
     }
-    printer.finish()?;
-    Ok(if printer.ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }

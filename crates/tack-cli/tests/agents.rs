@@ -211,7 +211,7 @@ async fn print_mode_stops_waiting_for_background_agents_at_the_ceiling() {
 }
 
 /// Processes whose command line (NUL-separated) contains `needle`.
-fn processes_running(needle: &str) -> usize {
+pub(crate) fn processes_running(needle: &str) -> usize {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return 0;
     };

@@ -574,3 +574,51 @@ fn demo_fixes_the_bug_without_key_or_network() {
         .count();
     assert_eq!(projects, 1);
 }
+
+/// `--timeout`: a hard wall-clock limit. The running turn is interrupted (its
+/// Bash call with it), its result printed, and tack exits with 124.
+#[tokio::test(flavor = "multi_thread")]
+async fn timeout_interrupts_the_turn_prints_its_result_and_exits_124() {
+    let sleep = json!({"command": "sleep 30.75"});
+    let env = Env::new(Script::new([Reply::tool_use("t1", "Bash", sleep)])).await;
+    let started = std::time::Instant::now();
+    let out = env
+        .tack()
+        .args(["-p", "wait", "--allowedTools", "Bash", "--timeout", "1"])
+        .args(["--output-format", "stream-json", "--verbose"])
+        .output()
+        .unwrap();
+    let records = common::lines(&out.stdout);
+    let result = records.last().unwrap();
+    assert_eq!(
+        (out.status.code(), &result["type"], &result["is_error"]),
+        (Some(124), &json!("result"), &json!(true)),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(
+        common::stderr(&out).contains("tack: --timeout of 1 s reached; stopping"),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(crate::agents::processes_running("sleep\x0030.75"), 0);
+}
+
+#[test]
+fn timeout_must_be_a_positive_number() {
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .args(["-p", "x", "--timeout", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        (
+            Some(1),
+            "Error: --timeout must be a positive number of seconds"
+        )
+    );
+}
