@@ -17,6 +17,7 @@ mod git_context;
 mod hardening;
 mod hardening2;
 mod hardening3;
+mod harness;
 mod hook_events;
 mod interactive;
 mod kill;
