@@ -330,7 +330,12 @@ proptest::proptest! {
             if rest.is_empty() {
                 break;
             }
-            let (part, tail) = rest.split_at((*size).min(rest.len()));
+            // A zero is an empty chunk, then one byte: every step advances
+            // (all-zero sizes once looped forever).
+            if *size == 0 {
+                parts.push(&rest[..0]);
+            }
+            let (part, tail) = rest.split_at((*size).clamp(1, rest.len()));
             parts.push(part);
             rest = tail;
         }
