@@ -566,9 +566,9 @@ async fn an_auto_update_marketplace_updates_its_plugins_beside_a_session() {
     let market = tempfile::tempdir().unwrap();
     let market = market.path();
     market_m(market, "Say HELLO to $ARGUMENTS.\n");
-    // The turn lasts until the update is written (at most 30 s), and a
-    // moment more: the updater reports it just after writing the file.
-    let wait = "for i in $(seq 300); do grep -q 1.1.0 \"$HOME/.claude/plugins/installed_plugins.json\" && break; sleep 0.1; done; sleep 0.5";
+    // The turn lasts until the update is written (at most 30 s); the
+    // session's end then waits for the updater's report.
+    let wait = "for i in $(seq 300); do grep -q 1.1.0 \"$HOME/.claude/plugins/installed_plugins.json\" && break; sleep 0.1; done";
     let env = Env::new(Script::new([
         Reply::tool_use("t1", "Bash", json!({"command": wait})),
         Reply::text("done"),

@@ -90,13 +90,15 @@ fn installed_plugins(loaded: &LoadedSettings, emit: &Emitter) -> Vec<tack_plugin
 /// loads in the next session). `DISABLE_AUTOUPDATER` turns it off. A
 /// marketplace fetched from a URL is not refreshed here (the session has no
 /// fetcher for it; `tack plugin marketplace update` does it).
-pub(crate) fn spawn_auto_update(loaded: &LoadedSettings, env: &Env, emit: &Emitter) {
+pub(crate) fn spawn_auto_update(
+    loaded: &LoadedSettings,
+    env: &Env,
+    emit: &Emitter,
+) -> Option<std::thread::JoinHandle<()>> {
     if env.get("DISABLE_AUTOUPDATER").is_some() {
-        return;
+        return None;
     }
-    let Some(claude_dir) = loaded.locations.claude_user_dir.clone() else {
-        return;
-    };
+    let claude_dir = loaded.locations.claude_user_dir.clone()?;
     let locations = loaded.locations.clone();
     let sink = emit.clone();
     let spawned = std::thread::Builder::new()
@@ -132,8 +134,29 @@ pub(crate) fn spawn_auto_update(loaded: &LoadedSettings, env: &Env, emit: &Emitt
                 )));
             }
         });
-    if let Err(e) = spawned {
-        emit.notice(Notice::warning(format!("warning: plugin auto-update: {e}")));
+    match spawned {
+        Ok(thread) => Some(thread),
+        Err(e) => {
+            emit.notice(Notice::warning(format!("warning: plugin auto-update: {e}")));
+            None
+        }
+    }
+}
+
+/// How long a session's end waits for an auto-update still running.
+const AUTO_UPDATE_END_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// At the session's end: the auto-update's last notices are reported before
+/// the session says it ended (an update written just before the end is
+/// still said), waiting at most [`AUTO_UPDATE_END_WAIT`]; an update still
+/// fetching then is left to finish or die with the process.
+pub(crate) async fn await_auto_update(thread: Option<std::thread::JoinHandle<()>>) {
+    let Some(thread) = thread else { return };
+    // Polled, not joined on a blocking task: a join still blocked would hold
+    // the tokio runtime's shutdown (and the process's exit) past the bound.
+    let deadline = tokio::time::Instant::now() + AUTO_UPDATE_END_WAIT;
+    while !thread.is_finished() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
 }
 

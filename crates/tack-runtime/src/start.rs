@@ -111,7 +111,7 @@ pub async fn start(
     let (emit, events) = emitter(&loaded.notices);
     remove_pending_writes(&config_dir);
     let plugins = plugins(&options, &cwd, loaded, &emit);
-    crate::extensions::spawn_auto_update(loaded, &env, &emit);
+    let auto_update = crate::extensions::spawn_auto_update(loaded, &env, &emit);
 
     let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
@@ -176,6 +176,7 @@ pub async fn start(
         styles,
         home_dir,
         context_load,
+        auto_update,
         client,
         account,
         on_provider,
@@ -215,6 +216,8 @@ struct Prepared {
     styles: Styles,
     home_dir: Option<PathBuf>,
     context_load: tokio::task::JoinHandle<LoadedContext>,
+    /// The plugin auto-update's thread, if one runs.
+    auto_update: Option<std::thread::JoinHandle<()>>,
     client: Arc<dyn ModelClient>,
     account: Account,
     /// The session's model is another provider's ([`crate::providers`]).
@@ -254,6 +257,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         styles,
         home_dir,
         context_load,
+        auto_update,
         client,
         account,
         on_provider,
@@ -368,6 +372,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         tasks: session_tools.tasks,
         woken: session_tools.woken,
         session_state: options.session_state,
+        auto_update,
         context,
         custom_commands,
         checkpoints,

@@ -89,6 +89,8 @@ pub(crate) struct Parts {
     pub woken: Wakes,
     /// `SessionOptions::session_state`.
     pub session_state: bool,
+    /// The plugin auto-update's thread: its notices come before `Ended`.
+    pub auto_update: Option<std::thread::JoinHandle<()>>,
 }
 
 /// Background agents' ends as they come, and how many started agents'
@@ -173,6 +175,7 @@ impl Runtime {
             output_style_reminder,
             woken,
             session_state,
+            auto_update,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         hooks
@@ -216,6 +219,7 @@ impl Runtime {
             woken,
             state: "",
             session_state,
+            auto_update,
             input_end: InputEnd::default(),
             worked: false,
             held_end: None,
@@ -320,6 +324,7 @@ struct Driver {
     state: &'static str,
     /// Emit them at all.
     session_state: bool,
+    auto_update: Option<std::thread::JoinHandle<()>>,
     /// [`Command::EndInput`] came: the session ends once it has nothing left
     /// to run or wait for (or has waited its ceiling).
     input_end: InputEnd,
@@ -482,6 +487,7 @@ impl Driver {
         if let Some(mcp) = &self.mcp {
             mcp.shutdown().await;
         }
+        crate::extensions::await_auto_update(self.auto_update.take()).await;
         self.emit.emit(RuntimeEvent::Ended);
     }
 
