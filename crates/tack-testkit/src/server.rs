@@ -355,9 +355,9 @@ async fn create_message(
     if wire == Wire::Bedrock {
         let events = message_events(&message, &meta);
         let steps = playback::steps(&message, &events, error_event, cloud::encode_event);
-        return with_headers(
-            Response::new(playback::body(steps, Some(Arc::clone(&shared.abandoned)))),
-            StatusCode::OK,
+        return streamed(
+            steps,
+            &shared.abandoned,
             "application/vnd.amazon.eventstream",
             request_id,
             &message.headers,
@@ -377,9 +377,9 @@ async fn create_openai(shared: &Shared, api: Api, request: &Value, request_id: &
     let steps = playback::sse_steps(&message, &events, |kind, text| {
         openai::error_event(api, kind, text)
     });
-    with_headers(
-        Response::new(playback::body(steps, Some(Arc::clone(&shared.abandoned)))),
-        StatusCode::OK,
+    streamed(
+        steps,
+        &shared.abandoned,
         "text/event-stream",
         request_id,
         &message.headers,
@@ -387,15 +387,8 @@ async fn create_openai(shared: &Shared, api: Api, request: &Value, request_id: &
 }
 
 fn openai_error(reply: &ErrorReply, request_id: &str) -> Response {
-    let body = openai::error_body(&reply.error_type, &reply.message).to_string();
-    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    with_headers(
-        Response::new(Body::from(body)),
-        status,
-        "application/json",
-        request_id,
-        &reply.headers,
-    )
+    let body = openai::error_body(&reply.error_type, &reply.message);
+    json_error(reply, &body, request_id)
 }
 
 fn has_api_key(headers: &axum::http::HeaderMap, key: &str) -> bool {
@@ -450,9 +443,9 @@ async fn message_response(
 ) -> Response {
     if stream {
         let steps = playback::sse_steps(message, &message_events(message, meta), error_event);
-        return with_headers(
-            Response::new(playback::body(steps, Some(Arc::clone(abandoned)))),
-            StatusCode::OK,
+        return streamed(
+            steps,
+            abandoned,
             "text/event-stream",
             request_id,
             &message.headers,
@@ -492,14 +485,36 @@ async fn message_response(
 }
 
 fn error_response(reply: &ErrorReply, request_id: &str) -> Response {
-    let body = wire::error_body(&reply.error_type, &reply.message, request_id).to_string();
+    let body = wire::error_body(&reply.error_type, &reply.message, request_id);
+    json_error(reply, &body, request_id)
+}
+
+/// A scripted error: its status and headers, `body` as JSON.
+fn json_error(reply: &ErrorReply, body: &Value, request_id: &str) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     with_headers(
-        Response::new(Body::from(body)),
+        Response::new(Body::from(body.to_string())),
         status,
         "application/json",
         request_id,
         &reply.headers,
+    )
+}
+
+/// A streamed reply played by `steps` (abandoned streams counted).
+fn streamed(
+    steps: Vec<Step>,
+    abandoned: &Arc<watch::Sender<usize>>,
+    content_type: &'static str,
+    request_id: &str,
+    headers: &[(String, String)],
+) -> Response {
+    with_headers(
+        Response::new(playback::body(steps, Some(Arc::clone(abandoned)))),
+        StatusCode::OK,
+        content_type,
+        request_id,
+        headers,
     )
 }
 
