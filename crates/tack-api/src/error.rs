@@ -3,7 +3,7 @@ use std::time::Duration;
 /// Every way a model request can fail, classified from HTTP status + error body
 /// (or from the transport). `Clone` so it can be reported in a retry event and
 /// still returned.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum ApiError {
     /// 400 other than prompt-too-long.
     #[error("invalid request: {message}")]

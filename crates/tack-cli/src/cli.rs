@@ -143,6 +143,13 @@ pub struct Cli {
     #[arg(long)]
     pub demo: bool,
 
+    /// Serve the session on this Unix socket instead of printing it: clients
+    /// drive it with the session protocol (one JSON object a line), attach,
+    /// detach and attach again; the session ends when a client ends its
+    /// input. The base of background sessions.
+    #[arg(long, value_name = "SOCKET", hide = true)]
+    pub serve: Option<PathBuf>,
+
     // ----- Agent SDK mode (`--input-format stream-json`; see sdk/) -----
     /// Who answers permission prompts: `stdio` (the Agent SDK's `canUseTool`
     /// callback, over the control protocol) or an MCP tool (`mcp__server__tool`).

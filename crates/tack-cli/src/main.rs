@@ -14,6 +14,7 @@ mod plugin;
 mod print;
 mod progress;
 mod sdk;
+mod serve;
 mod session_worktree;
 
 use std::process::ExitCode;
@@ -146,7 +147,7 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     if cli.demo {
         return runtime()?.block_on(demo::run(&cli));
     }
-    if !cli.print && cli.input_format != cli::InputFormat::StreamJson {
+    if !cli.print && cli.input_format != cli::InputFormat::StreamJson && cli.serve.is_none() {
         let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
         return interactive::run(&cli, cwd, color);
     }
@@ -174,6 +175,10 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
         let prefetch =
             tack_runtime::GitPrefetch::start(place.cwd.clone(), tack_runtime::GIT_TIMEOUT);
         options.git_prefetch = Some(prefetch);
+    }
+    if let Some(socket) = cli.serve.clone() {
+        options.permission_prompts = true;
+        return runtime()?.block_on(serve::run(place, loaded, options, socket));
     }
     match cli.input_format {
         cli::InputFormat::Text => {

@@ -98,7 +98,10 @@ impl Printer {
             // Print mode answers no prompts (the runtime was told so) and
             // registers no client hooks; a request dropped unanswered is a
             // denial, a dropped hook call a failure.
-            RuntimeEvent::PermissionRequest(_) | RuntimeEvent::HookCallback(_) => {}
+            RuntimeEvent::PermissionRequest(_)
+            | RuntimeEvent::HookCallback(_)
+            | RuntimeEvent::AskWithdrawn { .. }
+            | RuntimeEvent::Reply { .. } => {}
             RuntimeEvent::Subagent(event) => {
                 if self.format == OutputFormat::StreamJson {
                     for record in self.records.subagent_event(&event) {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
 use tack_runtime::{
-    Command, Env, LoadedSettings, Place, PluginDir, SessionChoice, SessionOptions, UserInput,
+    Env, LoadedSettings, Op, Place, PluginDir, SessionChoice, SessionOptions, UserInput,
 };
 
 use crate::cli::{Cli, InputFormat, OutputFormat, split_rules};
@@ -187,7 +187,7 @@ pub async fn run(
     handle.submit(UserInput::text(prompt))?;
     // Like `claude -p`: background agents are awaited, and the turns their
     // ends wake run, before the session ends.
-    handle.send(Command::EndInput { wait_ceiling })?;
+    handle.send(Op::EndInput { wait_ceiling })?;
     let limit = cli.timeout.map(Duration::from_secs_f64);
     let timed_out = print_until(&mut printer, &mut events, handle, limit).await?;
     printer.finish()?;

@@ -387,3 +387,67 @@ async fn init_and_initialize_report_the_output_style_setting() {
     assert_eq!(commands, [&json!("clear"), &json!("compact")]);
     assert_eq!(records[1]["slash_commands"], json!(["clear", "compact"]));
 }
+
+/// SessionEnd and SessionStart as the hooks saw them: `(event, reason or source)`.
+fn session_hooks(cwd: &std::path::Path) -> Vec<(String, String)> {
+    let log = std::fs::read_to_string(cwd.join("hooks.jsonl")).unwrap();
+    log.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let why = v.get("source").or_else(|| v.get("reason")).unwrap();
+            (
+                v["hook_event_name"].as_str().unwrap().to_owned(),
+                why.as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_alias_of_clear_fires_the_same_hooks_in_print_and_sdk_mode() {
+    let want: Vec<(String, String)> = [
+        ("SessionStart", "startup"),
+        ("SessionEnd", "clear"),
+        ("SessionStart", "clear"),
+        ("SessionEnd", "other"),
+    ]
+    .map(|(a, b)| (a.to_owned(), b.to_owned()))
+    .to_vec();
+    for alias in ["/clear", "/reset", "/new"] {
+        for sdk in [false, true] {
+            let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+            let mut tack = env.tack();
+            tack.args(["--settings", &logging_hooks()]);
+            let out = if sdk {
+                let line = common::user_line(alias).to_string();
+                tack.args(common::STREAM_JSON)
+                    .write_stdin(line + "\n")
+                    .output()
+                    .unwrap()
+            } else {
+                tack.args(["-p", alias]).output().unwrap()
+            };
+            assert!(out.status.success(), "{alias}: {}", common::stderr(&out));
+            assert_eq!(session_hooks(&env.cwd()), want, "{alias} (sdk: {sdk})");
+            assert_eq!(env.server.requests().len(), 0, "{alias}: no model call");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn init_in_print_mode_asks_for_a_claude_md() {
+    let env = Env::new(Script::new([Reply::text("Wrote CLAUDE.md.")])).await;
+    let out = env.tack().args(["-p", "/init"]).output().unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(common::stdout(&out), "Wrote CLAUDE.md.\n");
+    let bodies = env.request_bodies();
+    let texts = common::last_texts(&bodies[0]);
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Please look through this repository and write a CLAUDE.md")),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.contains("/init")), "{texts:?}");
+}

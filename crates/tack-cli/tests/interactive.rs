@@ -574,3 +574,56 @@ async fn a_streamed_answer_keeps_its_lines_and_is_written_once() {
         answer.len()
     );
 }
+
+/// `/clear`, `/reset` and `/new` are the runtime's in the terminal too: the
+/// same SessionEnd / SessionStart reasons as in `-p` and the SDKs
+/// (`events.rs`), and no new runtime.
+#[tokio::test]
+async fn every_alias_of_clear_fires_the_runtimes_hooks_in_the_terminal() {
+    let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+    env.trust();
+    let cwd = env.cwd();
+    std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+    let log = json!([{"hooks": [{"type": "command", "command": "cat >> hooks.jsonl; echo >> hooks.jsonl"}]}]);
+    std::fs::write(
+        cwd.join(".claude/settings.json"),
+        json!({"hooks": {"SessionStart": log, "SessionEnd": log}}).to_string(),
+    )
+    .unwrap();
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    for (n, alias) in ["/clear", "/reset", "/new"].into_iter().enumerate() {
+        pty.send(format!("{alias}\r").as_bytes()).unwrap();
+        // The n-th notice (the screen keeps the earlier ones).
+        pty.wait_until(&format!("{alias} done"), WAIT, move |s| {
+            s.contents().matches("Started a new conversation.").count() > n
+        })
+        .unwrap();
+    }
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    let log = std::fs::read_to_string(cwd.join("hooks.jsonl")).unwrap();
+    let seen: Vec<(String, String)> = log
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let why = v.get("source").or_else(|| v.get("reason")).unwrap();
+            (
+                v["hook_event_name"].as_str().unwrap().to_owned(),
+                why.as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let mut want = vec![("SessionStart", "startup")];
+    for _ in 0..3 {
+        want.extend([("SessionEnd", "clear"), ("SessionStart", "clear")]);
+    }
+    want.push(("SessionEnd", "other"));
+    let want: Vec<(String, String)> = want
+        .into_iter()
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        .collect();
+    assert_eq!(seen, want);
+    assert_eq!(env.server.requests().len(), 0, "no model call");
+}

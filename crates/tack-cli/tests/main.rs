@@ -48,6 +48,7 @@ mod sdk_features;
 mod sdk_protocol;
 mod sdk_run_end;
 mod sdk_suite;
+mod serve;
 mod settings;
 mod skills;
 mod stream_json_samples;

@@ -103,6 +103,8 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
             | RuntimeEvent::Task(_)
             | RuntimeEvent::PermissionRequest(_)
             | RuntimeEvent::HookCallback(_)
+            | RuntimeEvent::AskWithdrawn { .. }
+            | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)

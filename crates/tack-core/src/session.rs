@@ -153,7 +153,7 @@ pub struct SessionParts {
 }
 
 /// Per-model totals (`modelUsage` in stream-json's result record).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ModelUsage {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -166,7 +166,7 @@ pub struct ModelUsage {
 }
 
 /// Session-wide totals.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SessionTotals {
     pub usage: Usage,
     pub model_usage: BTreeMap<String, ModelUsage>,

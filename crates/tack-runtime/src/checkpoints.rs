@@ -17,13 +17,18 @@ use crate::place::Env;
 const CHECKPOINTING_ENV: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";
 
 /// Why files could not be rewound.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RewindError {
     /// The session keeps no checkpoints.
     #[error("File rewinding is not enabled.")]
     NotEnabled,
-    #[error(transparent)]
-    Store(#[from] FileHistoryError),
+    /// No checkpoint was kept for the message named.
+    #[error("No file checkpoint found for this message.")]
+    UnknownMessage(String),
+    /// A kept file or the file it restores could not be read or written.
+    #[error("{}: {message}", path.display())]
+    Io { path: PathBuf, message: String },
     /// A conversation rewind asked for while a turn runs or work is queued.
     #[error("Cannot rewind the conversation while a turn is running.")]
     TurnRunning,
@@ -33,6 +38,18 @@ pub enum RewindError {
     /// The transcript could not record the rewind; the conversation is as it was.
     #[error("The rewind could not be recorded: {0}")]
     Transcript(String),
+}
+
+impl From<FileHistoryError> for RewindError {
+    fn from(error: FileHistoryError) -> RewindError {
+        match error {
+            FileHistoryError::UnknownMessage(id) => RewindError::UnknownMessage(id),
+            FileHistoryError::Io { path, error } => RewindError::Io {
+                path,
+                message: error.to_string(),
+            },
+        }
+    }
 }
 
 /// A session's checkpoints, shared by the gate (which keeps files) and the

@@ -9,36 +9,65 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
+use crate::asks::Asks;
 use crate::event::{Notice, RuntimeEvent};
 use crate::telemetry::SessionTelemetry;
 
-/// The sender, and the session's telemetry when it is on (every event is
-/// observed before it is sent).
+/// The sender, the session's open asks, and its telemetry when it is on
+/// (every event is observed before it is sent).
 #[derive(Clone)]
-pub(crate) struct Emitter(
-    pub(crate) mpsc::UnboundedSender<RuntimeEvent>,
-    pub(crate) Option<Arc<SessionTelemetry>>,
-);
+pub(crate) struct Emitter {
+    tx: mpsc::UnboundedSender<RuntimeEvent>,
+    telemetry: Option<Arc<SessionTelemetry>>,
+    asks: Arc<Asks>,
+}
 
 impl std::fmt::Debug for Emitter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Emitter")
-            .field(&self.0)
+            .field(&self.tx)
             .finish_non_exhaustive()
     }
 }
 
 impl Emitter {
+    pub(crate) fn new(
+        tx: mpsc::UnboundedSender<RuntimeEvent>,
+        telemetry: Option<Arc<SessionTelemetry>>,
+    ) -> Emitter {
+        Emitter {
+            tx,
+            telemetry,
+            asks: Arc::default(),
+        }
+    }
+
+    /// An emitter with no telemetry, and the events it sends.
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Emitter::new(tx, None), rx)
+    }
+
     /// Emits `event`; `false` if the front end is gone.
     pub(crate) fn emit(&self, event: RuntimeEvent) -> bool {
-        if let Some(t) = &self.1 {
+        if let Some(t) = &self.telemetry {
             t.observe(&event);
         }
-        self.0.send(event).is_ok()
+        self.tx.send(event).is_ok()
     }
 
     pub(crate) fn telemetry(&self) -> Option<&Arc<SessionTelemetry>> {
-        self.1.as_ref()
+        self.telemetry.as_ref()
+    }
+
+    /// The sender, not keeping the stream open.
+    pub(crate) fn weak_sender(&self) -> mpsc::WeakUnboundedSender<RuntimeEvent> {
+        self.tx.downgrade()
+    }
+
+    pub(crate) fn asks(&self) -> &Arc<Asks> {
+        &self.asks
     }
 
     pub(crate) fn notice(&self, notice: Notice) {

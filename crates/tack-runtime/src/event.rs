@@ -2,21 +2,23 @@
 
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tack_core::LoopEvent;
 use tack_permissions::PermissionMode;
-use tack_protocol::control::{
-    PermissionBehavior, PermissionDestination, PermissionRuleValue, PermissionUpdate, RulesUpdate,
-};
 use tack_protocol::stream_json::ResultRecord;
-use tokio::sync::oneshot;
+
+use crate::protocol::ask::AskId;
+use crate::protocol::op::OpId;
+use crate::protocol::reply::{Reply, SessionState};
 
 /// One event of a session, in order. Every message an event carries is in the
 /// transcript before the event is emitted ("shown ⇒ on disk").
 // `Loop` is the common case (every stream delta): it goes by value, the rare
 // large others are boxed.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RuntimeEvent {
     /// Something for the user that is not part of the conversation: start-up
     /// warnings, hook errors and `systemMessage`s, a failed `/compact`. Print
@@ -36,15 +38,21 @@ pub enum RuntimeEvent {
     /// like any message (Claude Code's result after a local command).
     CompactEnded { error: Option<String> },
     /// A tool call needs the user's answer (only when the front end said it
-    /// answers prompts: `SessionOptions::permission_prompts`). Answer through
-    /// [`PermissionRequest::reply`]; dropping it denies the call.
+    /// answers prompts: `SessionOptions::permission_prompts`): an ask,
+    /// answered by `Op::Answer` with [`PermissionRequest::id`] and an
+    /// `AskAnswer::Permission`.
     PermissionRequest(Box<PermissionRequest>),
     /// A hook registered by the front end's client
     /// (`SessionOptions::hook_callbacks`) fired: the front end calls it and
-    /// answers through [`HookCallback::reply`]. The runtime stops waiting at the
-    /// hook's timeout or when the turn is interrupted, dropping the receiver
-    /// (`reply.closed()` resolves): the front end then abandons the call.
+    /// answers with `Op::Answer` (`AskAnswer::Hook`). The runtime stops
+    /// waiting at the hook's timeout or when the turn is interrupted
+    /// ([`RuntimeEvent::AskWithdrawn`]): the front end then abandons the call.
     HookCallback(Box<HookCallback>),
+    /// The runtime no longer waits for the answer to this ask (its turn was
+    /// interrupted, its hook timed out): a front end drops its question.
+    AskWithdrawn { id: AskId },
+    /// The answer to the op the front end sent as `id`.
+    Reply { id: OpId, reply: Box<Reply> },
     /// Input is closed and everything queued has run; SessionEnd hooks ran. The
     /// last event.
     Ended,
@@ -75,11 +83,11 @@ pub enum RuntimeEvent {
     /// and no background agent whose end is still owed a turn): stream-json's
     /// `system/session_state_changed`, which the SDKs read to know when the
     /// run is over.
-    SessionState(&'static str),
+    SessionState(SessionState),
 }
 
 /// Records written to one transcript file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TranscriptMirrorFrame {
     pub file_path: PathBuf,
     /// The records as written, one JSON object per line.
@@ -87,7 +95,7 @@ pub struct TranscriptMirrorFrame {
 }
 
 /// One command hook's start or end.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookActivity {
     /// Shared by the start and the end of one run.
     pub hook_id: String,
@@ -100,7 +108,7 @@ pub struct HookActivity {
 }
 
 /// How a command hook ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookResponse {
     pub stdout: String,
     pub stderr: String,
@@ -111,7 +119,7 @@ pub struct HookResponse {
 }
 
 /// What `/clear` did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConversationReset {
     /// The id the session had.
     pub old_session_id: String,
@@ -122,7 +130,7 @@ pub struct ConversationReset {
 }
 
 /// One loop event of a sub-agent, and which sub-agent it belongs to.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SubagentEvent {
     /// The Agent tool call that started it (stream-json's `parent_tool_use_id`).
     pub parent_tool_use_id: String,
@@ -135,13 +143,14 @@ pub struct SubagentEvent {
 }
 
 /// A line for the user.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Notice {
     pub level: NoticeLevel,
     pub text: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum NoticeLevel {
     Info,
     Warning,
@@ -172,7 +181,7 @@ impl Notice {
 }
 
 /// What a front end shows about the session (stream-json's `system/init`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionInfo {
     pub session_id: String,
     pub cwd: PathBuf,
@@ -183,7 +192,7 @@ pub struct SessionInfo {
     /// `ANTHROPIC_API_KEY`, `apiKeyHelper` or `none`.
     pub api_key_source: String,
     /// `firstParty`, `bedrock` or `vertex` (Claude Code's `apiProvider`).
-    pub api_provider: &'static str,
+    pub api_provider: String,
     /// The transcript, unless persistence is off.
     pub transcript_path: Option<PathBuf>,
     /// The session continues an earlier one.
@@ -209,7 +218,7 @@ pub struct SessionInfo {
 }
 
 /// One loaded plugin as front ends list it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PluginSummary {
     pub name: String,
     pub path: PathBuf,
@@ -220,7 +229,7 @@ pub struct PluginSummary {
 }
 
 /// One sub-agent type as front ends list it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentSummary {
     pub name: String,
     pub description: String,
@@ -229,7 +238,7 @@ pub struct AgentSummary {
 }
 
 /// The end of one turn.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnEnd {
     /// stream-json's `result` record (also the whole `--output-format json`).
     pub record: ResultRecord,
@@ -241,8 +250,10 @@ pub struct TurnEnd {
 
 /// A tool call the rules did not decide: the user (or the SDK's
 /// `can_use_tool` callback) answers.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PermissionRequest {
+    /// The ask's id: the answer carries it.
+    pub id: AskId,
     pub tool_name: String,
     pub input: Value,
     pub tool_use_id: String,
@@ -255,95 +266,25 @@ pub struct PermissionRequest {
     pub blocked_path: Option<PathBuf>,
     /// The sub-agent whose tool call this is (`None`: the main session's).
     pub agent: Option<tack_tool::AgentIdentity>,
-    pub reply: oneshot::Sender<PermissionAnswer>,
+    /// For a file edit (Write, Edit, MultiEdit): the file as it is now, so a
+    /// dialog can show the change as a diff without reading files itself.
+    /// `None` for a new file, one over 1 MiB, or anything but a regular
+    /// UTF-8 file.
+    #[serde(default)]
+    pub original: Option<String>,
 }
 
 /// One call of a client's hook callback.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HookCallback {
+    /// The ask's id: the answer carries it.
+    pub id: AskId,
     /// The id the client registered it under (`hook_0`, ...).
     pub callback_id: String,
     /// The hook input, as a command hook reads it on stdin.
     pub input: Value,
     /// The tool call the event is about (PreToolUse, PostToolUse).
     pub tool_use_id: Option<String>,
-    /// The callback's JSON answer (read like a command hook's JSON stdout), or
-    /// why there is none (the client failed, answered something malformed, or
-    /// is gone). Dropping it is a failure too.
-    pub reply: oneshot::Sender<Result<Value, String>>,
-}
-
-/// The start of what the model reads when the user rejects a tool call
-/// ([`PermissionAnswer::reject`]); a front end may show it shorter.
-pub const REJECTED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).";
-
-/// The answer to a [`PermissionRequest`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum PermissionAnswer {
-    /// Run the call (with this input instead, if given). `updates` are applied
-    /// first: `addRules` to the session's rules (and, for allow rules with a
-    /// settings destination, to that settings file: "don't ask again"),
-    /// `setMode` to the session's mode. Other update types are reported and
-    /// skipped.
-    Allow {
-        updated_input: Option<Value>,
-        updates: Vec<PermissionUpdate>,
-    },
-    /// Do not run it; `message` goes to the model. `interrupt` also stops the
-    /// turn.
-    Deny { message: String, interrupt: bool },
-}
-
-impl PermissionAnswer {
-    /// Allow this call only.
-    pub fn allow() -> PermissionAnswer {
-        PermissionAnswer::Allow {
-            updated_input: None,
-            updates: Vec::new(),
-        }
-    }
-
-    /// The user said no (the terminal UI's "No, and tell tack what to do
-    /// differently"). Without feedback the turn stops and waits for the user;
-    /// with it, the model reads the feedback and carries on. The messages are
-    /// the ones models know from Claude Code.
-    pub fn reject(feedback: Option<&str>) -> PermissionAnswer {
-        match feedback.map(str::trim).filter(|f| !f.is_empty()) {
-            Some(feedback) => PermissionAnswer::Deny {
-                message: format!(
-                    "{REJECTED} To tell you how to proceed, the user said:\n{feedback}"
-                ),
-                interrupt: false,
-            },
-            None => PermissionAnswer::Deny {
-                message: format!(
-                    "{REJECTED} STOP what you are doing and wait for the user to tell you how to proceed."
-                ),
-                interrupt: true,
-            },
-        }
-    }
-
-    /// Allow this call, and calls matching `rule` from now on, remembered in
-    /// the project's `.claude/settings.local.json` (the terminal UI's "Yes,
-    /// and don't ask again").
-    pub fn allow_always(rule: &str) -> PermissionAnswer {
-        let (tool_name, rule_content) = match rule.split_once('(') {
-            Some((tool, rest)) => (tool.to_owned(), rest.strip_suffix(')').map(str::to_owned)),
-            None => (rule.to_owned(), None),
-        };
-        PermissionAnswer::Allow {
-            updated_input: None,
-            updates: vec![PermissionUpdate::AddRules(RulesUpdate {
-                rules: vec![PermissionRuleValue {
-                    tool_name,
-                    rule_content,
-                }],
-                behavior: PermissionBehavior::Allow,
-                destination: PermissionDestination::LocalSettings,
-            })],
-        }
-    }
 }
 
 impl From<Notice> for RuntimeEvent {
@@ -352,37 +293,9 @@ impl From<Notice> for RuntimeEvent {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn a_rejection_stops_the_turn_unless_it_says_what_to_do() {
-        let stop = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
-        assert_eq!(
-            PermissionAnswer::reject(None),
-            PermissionAnswer::Deny {
-                message: stop.into(),
-                interrupt: true
-            }
-        );
-        assert_eq!(
-            PermissionAnswer::reject(Some("  ")),
-            PermissionAnswer::reject(None)
-        );
-        assert_eq!(
-            PermissionAnswer::reject(Some("use printf instead")),
-            PermissionAnswer::Deny {
-                message: "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse printf instead".into(),
-                interrupt: false
-            }
-        );
-    }
-}
-
 /// One step of a background agent's life.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TaskEvent {
     Started {
         task_id: String,
@@ -393,10 +306,29 @@ pub enum TaskEvent {
     Finished {
         task_id: String,
         tool_use_id: String,
-        /// `completed`, `failed` or `stopped`.
-        status: &'static str,
+        status: TaskStatus,
         summary: String,
         /// Where its final message is (what TaskOutput reads).
         output_file: std::path::PathBuf,
     },
+}
+
+/// How a background agent ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Completed,
+    Failed,
+    Stopped,
+}
+
+impl TaskStatus {
+    /// As stream-json's `task_notification` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Stopped => "stopped",
+        }
+    }
 }

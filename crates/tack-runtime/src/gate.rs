@@ -34,16 +34,17 @@ use tack_protocol::control::{
 };
 use tack_protocol::stream_json::PermissionDenial;
 use tack_tool::{Tool, ToolContext};
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::checkpoints::Checkpoints;
 use crate::emit::Emitter;
-use crate::event::{PermissionAnswer, PermissionRequest, RuntimeEvent};
+use crate::event::{PermissionRequest, RuntimeEvent};
 use crate::hooks::SessionHooks;
+use crate::protocol::ask::{AskAnswer, PermissionAnswer};
 use crate::snapshot::RuleView;
 
 mod network;
+mod original;
 pub(crate) use network::GateNetworkAsk;
 mod skill_shell;
 mod telemetry;
@@ -279,7 +280,7 @@ impl Gate {
             .rules()
             .iter()
             .map(|r| RuleView {
-                behavior: r.behavior.as_str(),
+                behavior: r.behavior.as_str().to_owned(),
                 rule: r.rule.text.clone(),
                 source: r.source.name.clone(),
                 file: r.source.file.clone(),
@@ -636,8 +637,8 @@ impl Gate {
             .paths_touched(input, ctx)
             .into_iter()
             .find(|p| !self.ctx().working_dirs().iter().any(|d| p.starts_with(d)));
-        let (reply, answer) = oneshot::channel();
-        let request = PermissionRequest {
+        let request = |id| PermissionRequest {
+            id,
             tool_name: tool.name().to_owned(),
             input: input.clone(),
             tool_use_id: ctx.tool_use_id.clone(),
@@ -645,13 +646,18 @@ impl Gate {
             suggestions,
             blocked_path,
             agent: ctx.env.agent().cloned(),
-            reply,
+            original: original::original_file(tool.name(), input, &ctx.env.cwd()),
         };
-        if !prompts.emit(RuntimeEvent::PermissionRequest(Box::new(request))) {
+        let Some(mut pending) =
+            prompts.ask(|id| RuntimeEvent::PermissionRequest(Box::new(request(id))))
+        else {
             return self.deny(tool, input, ctx, "the session is ending".to_owned());
-        }
+        };
         let answer = tokio::select! {
-            answer = answer => answer.ok(),
+            answer = pending.answer() => match answer {
+                Some(AskAnswer::Permission(answer)) => Some(answer),
+                Some(AskAnswer::Hook(_)) | None => None,
+            },
             () = ctx.cancel.cancelled() => None,
         };
         self.apply_answer(tool, input, ctx, answer, hook_updated)

@@ -54,13 +54,14 @@ use tack_hooks::{
 };
 use tack_protocol::{ContentBlock, Message, Role};
 use tack_tool::AgentIdentity;
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::command::{Command, UserInput};
 use crate::emit::Emitter;
 use crate::event::{HookActivity, HookCallback, HookResponse, Notice, RuntimeEvent};
+use crate::handle::{Envelope, Responder, RuntimeHandle};
 use crate::hook_watch::Watch;
+use crate::protocol::ask::{AskAnswer, HookAnswer};
+use crate::protocol::op::{Op, OpId, UserInput};
 use crate::snapshot::HookView;
 
 /// SessionEnd hooks get this long before they are killed (Claude Code's budget).
@@ -120,28 +121,32 @@ pub(crate) fn watched_settings(files: &[tack_config::Source]) -> Vec<(&'static s
 }
 
 /// How the client's callback hooks are reached: each call is a
-/// [`RuntimeEvent::HookCallback`] for the front end; a dropped call (timeout,
-/// interrupt) drops the receiver, which the front end sees.
+/// [`RuntimeEvent::HookCallback`] ask for the front end; a dropped call
+/// (timeout, interrupt) withdraws the ask, which the front end sees.
 struct FrontEndCallbacks(Emitter);
 
 impl HookCallbacks for FrontEndCallbacks {
     fn call(&self, call: CallbackCall) -> BoxFuture<'static, Result<Value, String>> {
-        let (reply, answer) = oneshot::channel();
-        let sent = self
-            .0
-            .emit(RuntimeEvent::HookCallback(Box::new(HookCallback {
+        let pending = self.0.ask(|id| {
+            RuntimeEvent::HookCallback(Box::new(HookCallback {
+                id,
                 callback_id: call.callback_id,
                 input: call.input,
                 tool_use_id: call.tool_use_id,
-                reply,
-            })));
+            }))
+        });
         Box::pin(async move {
-            if !sent {
+            let Some(mut pending) = pending else {
                 return Err("the session's front end is gone".to_owned());
+            };
+            match pending.answer().await {
+                Some(AskAnswer::Hook(HookAnswer::Output(value))) => Ok(value),
+                Some(AskAnswer::Hook(HookAnswer::Failed(why))) => Err(why),
+                Some(AskAnswer::Permission(_)) => {
+                    Err("the front end answered the call with a permission answer".to_owned())
+                }
+                None => Err("the front end dropped the call".to_owned()),
             }
-            answer
-                .await
-                .unwrap_or_else(|_| Err("the front end dropped the call".to_owned()))
         })
     }
 }
@@ -667,12 +672,20 @@ pub(crate) async fn after_compaction(
 
 /// An `asyncRewake` hook's message as a new user turn on `commands` (held
 /// weakly: the hooks must not keep the session open).
-pub(crate) fn rewake_to(commands: &tokio::sync::mpsc::UnboundedSender<Command>) -> Rewake {
-    let commands = commands.downgrade();
+pub(crate) fn rewake_to(handle: &RuntimeHandle) -> Rewake {
+    // Weak: a hook's rewake must not keep the session's input open.
+    let commands = handle.tx.downgrade();
+    let events = handle.events.clone();
     Arc::new(move |text: String| {
         if let Some(tx) = commands.upgrade() {
             let text = tack_core::request::system_reminder(&text);
-            let _ = tx.send(Command::Submit(UserInput::text(text)));
+            let op = Op::Submit(UserInput::text(text));
+            let id = OpId("rewake".to_owned());
+            let reply = Responder::Event {
+                id,
+                events: events.clone(),
+            };
+            let _ = tx.send(Envelope { op, reply });
         }
     })
 }

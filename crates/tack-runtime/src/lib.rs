@@ -38,11 +38,11 @@
 //! emitted as [`RuntimeEvent::Subagent`].
 
 pub mod agents;
+mod asks;
 mod auth;
 mod checkpoints;
 mod client;
 mod cloud;
-mod command;
 mod config;
 pub mod custom_commands;
 mod emit;
@@ -50,9 +50,11 @@ mod event;
 mod extensions;
 pub use extensions::plugin_layers;
 mod gate;
+mod handle;
 mod hook_services;
 mod hook_watch;
 mod hooks;
+mod init_prompt;
 mod mcp;
 mod mentions;
 mod metered;
@@ -62,11 +64,13 @@ pub mod output_styles;
 mod place;
 pub mod plugins;
 mod prompt_size;
+pub mod protocol;
 mod providers;
 pub mod records;
 mod rules;
 mod runtime;
 mod sandbox;
+pub mod serve;
 mod session_tools;
 pub mod skills;
 mod slash;
@@ -82,25 +86,28 @@ pub mod worktree;
 pub use auth::AuthError;
 pub use checkpoints::RewindError;
 pub use cloud::{CloudError, CloudPlatform, cloud_platform};
-pub use command::{
-    Command, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControl, RewindPoint,
-    RuntimeHandle, SessionClosed, TurnOptions, UserInput,
-};
 pub use config::{
     LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,
 };
 pub use event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
-    PermissionAnswer, PermissionRequest, PluginSummary, REJECTED, RuntimeEvent, SessionInfo,
-    SubagentEvent, TaskEvent, TranscriptMirrorFrame, TurnEnd,
+    PermissionRequest, PluginSummary, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent,
+    TaskStatus, TranscriptMirrorFrame, TurnEnd,
 };
+pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{PluginDir, SdkToolPolicy, SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
 pub use plugins::{PluginFailure, SessionPlugins, session_plugins};
+pub use protocol::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer, REJECTED};
+pub use protocol::op::{McpControl, Op, OpId, ReceiptWanted, Submission, TurnOptions, UserInput};
+pub use protocol::reply::{
+    AnswerError, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControlError,
+    ModeError, NoteError, Reply, RewindPoint, SessionState,
+};
 pub use providers::{ProviderSpec, provider_specs, route as route_model};
-pub use runtime::{Runtime, RuntimeEvents};
+pub use runtime::{Answers, Runtime, RuntimeEvents};
 pub use sandbox::{SandboxMode, sandbox_report};
 pub use session_tools::UnknownTools;
 pub use slash::{CommandSource, SlashCommand, slash_commands};

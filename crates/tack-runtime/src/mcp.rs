@@ -18,10 +18,10 @@ use tack_tool::Tool;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::command::McpControl;
 use crate::event::Notice;
 use crate::place::Env;
 use crate::plugins::SessionPlugins;
+use crate::protocol::op::McpControl;
 
 /// How long a turn waits for a server's changed tool list before it starts
 /// without it.

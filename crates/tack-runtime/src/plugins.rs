@@ -30,14 +30,14 @@ use crate::options::PluginDir;
 
 /// A plugin (or a part of one) that did not load, as `system/init`'s
 /// `plugin_errors` lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PluginFailure {
     /// `name@inline`, or `inline[i]` for a `--plugin-dir` that failed before
     /// it had a name.
     pub plugin: String,
     /// Claude Code's open set: `path-not-found`, `manifest-validation-error`,
     /// `component-load-failed`, `hook-load-failed`, `mcp-config-invalid`.
-    pub kind: &'static str,
+    pub kind: String,
     pub message: String,
     /// The `--plugin-dir` entry, when the plugin did not load at all.
     pub path: Option<PathBuf>,
@@ -52,7 +52,7 @@ impl PluginFailure {
     fn component(plugin: &Plugin, kind: &'static str, message: String) -> PluginFailure {
         PluginFailure {
             plugin: plugin.id(),
-            kind,
+            kind: kind.to_owned(),
             message,
             path: None,
         }
@@ -112,9 +112,9 @@ pub fn session_plugins(
     let mut candidates: Vec<(Plugin, bool)> = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
         let root = cwd.join(&dir.path);
-        let failure = |kind, message: String| PluginFailure {
+        let failure = |kind: &str, message: String| PluginFailure {
             plugin: format!("inline[{i}]"),
-            kind,
+            kind: kind.to_owned(),
             message,
             path: Some(root.clone()),
         };
@@ -135,7 +135,7 @@ pub fn session_plugins(
         if out.plugins.iter().any(|p| p.name == plugin.name) {
             out.failures.push(PluginFailure {
                 plugin: plugin.id(),
-                kind: "manifest-validation-error",
+                kind: "manifest-validation-error".to_owned(),
                 message: format!(
                     "another plugin named `{}` is loaded already; {} skipped",
                     plugin.name,

@@ -11,15 +11,16 @@ use std::path::Path;
 
 use tack_protocol::ContentBlock;
 
-use crate::command::{TurnOptions, UserInput};
 use crate::custom_commands::{
     CommandScope, CustomCommand, CustomCommands, InlineShell, ShellOwner, parse_invocation,
     plain_name_of,
 };
+use crate::init_prompt::INIT_PROMPT;
+use crate::protocol::op::{TurnOptions, UserInput};
 use crate::skills::{Skill, SkillSource, Skills};
 
 /// Where a slash command comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CommandSource {
     /// The runtime's own.
     Builtin,
@@ -30,7 +31,7 @@ pub enum CommandSource {
 }
 
 /// One slash command.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SlashCommand {
     /// Without the leading `/`.
     pub name: String,
@@ -43,9 +44,11 @@ pub struct SlashCommand {
 const COMPACT: &str = "compact";
 /// `/clear` and Claude Code's aliases for it.
 const CLEAR: [&str; 3] = ["clear", "reset", "new"];
+/// Has the model write a first CLAUDE.md ([`INIT_PROMPT`]).
+const INIT: &str = "init";
 
 fn builtin(name: &str) -> bool {
-    name == COMPACT || CLEAR.contains(&name)
+    name == COMPACT || name == INIT || CLEAR.contains(&name)
 }
 
 /// Lists the session's skills (answered without a model call).
@@ -59,6 +62,12 @@ pub fn slash_commands(custom: &CustomCommands, skills: &Skills) -> Vec<SlashComm
         SlashCommand {
             name: CLEAR[0].to_owned(),
             description: "Clear conversation history and free up context".to_owned(),
+            argument_hint: String::new(),
+            source: CommandSource::Builtin,
+        },
+        SlashCommand {
+            name: INIT.to_owned(),
+            description: "Initialize a new CLAUDE.md file with codebase documentation".to_owned(),
             argument_hint: String::new(),
             source: CommandSource::Builtin,
         },
@@ -177,6 +186,11 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
     if CLEAR.contains(&name) {
         return Dispatch::Clear(input.uuid);
     }
+    if name == INIT {
+        let mut message = input.message.clone();
+        message.content[0] = ContentBlock::text(INIT_PROMPT);
+        return Dispatch::Prompt(UserInput { message, ..input });
+    }
     let rest = input.message.content[1..].to_vec();
     let (message, options) = if let Some(found) = invocable(name, custom, skills) {
         match found {
@@ -281,6 +295,27 @@ mod tests {
                     }),
                 }
             )
+        );
+    }
+
+    #[test]
+    fn init_is_the_runtimes_own_prompt_in_every_front_end() {
+        let typed = input(vec![
+            ContentBlock::text("/init"),
+            ContentBlock::text("more"),
+        ]);
+        assert_eq!(
+            dispatch(typed, &commands(), &Skills::default()),
+            Dispatch::Prompt(input(vec![
+                ContentBlock::text(INIT_PROMPT),
+                ContentBlock::text("more")
+            ]))
+        );
+        let listed = slash_commands(&commands(), &Skills::default());
+        assert!(
+            listed
+                .iter()
+                .any(|c| c.name == "init" && c.source == CommandSource::Builtin)
         );
     }
 

@@ -14,7 +14,7 @@ use tack_permissions::PermissionMode;
 use tack_protocol::Usage;
 
 /// A session's state as a front end shows it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SessionSnapshot {
     pub session_id: String,
     /// The model of the next turn.
@@ -39,7 +39,7 @@ pub struct SessionSnapshot {
 }
 
 /// One command hook as a front end lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HookView {
     pub event: String,
     /// `None`: every target.
@@ -49,7 +49,7 @@ pub struct HookView {
 }
 
 /// How the context window is used.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContextUsage {
     /// The model's context window (`tack_api::model_limits`).
     pub window: u64,
@@ -76,10 +76,10 @@ impl ContextUsage {
 }
 
 /// One permission rule.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RuleView {
     /// `allow`, `ask` or `deny`.
-    pub behavior: &'static str,
+    pub behavior: String,
     /// As written (`Bash(git diff:*)`).
     pub rule: String,
     /// `userSettings`, `projectSettings`, `localSettings`, `cliArg`, `session`, ...

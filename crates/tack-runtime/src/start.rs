@@ -363,7 +363,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         tools: tool_names,
         permission_mode,
         api_key_source: account.key_source.to_owned(),
-        api_provider: account.provider,
+        api_provider: account.provider.to_owned(),
         transcript_path: sink.map(|s| s.path().to_path_buf()),
         resumed: conversation_resumed(&options),
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
@@ -439,7 +439,7 @@ fn with_loop_hooks(
 fn emitter(notices: &[Notice], env: &Env) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent>) {
     let (tx, events) = mpsc::unbounded_channel();
     let telemetry = crate::telemetry::start(env, &tx);
-    let emit = Emitter(tx, telemetry);
+    let emit = Emitter::new(tx, telemetry);
     for notice in notices {
         emit.notice(notice.clone());
     }

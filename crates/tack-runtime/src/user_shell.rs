@@ -14,13 +14,15 @@ use tack_protocol::{ContentBlock, Message};
 use tack_sys::run::{CommandSpec, Ended, run_command};
 use tokio_util::sync::CancellationToken;
 
+use crate::protocol::reply::NoteError;
+
 /// How long a command may run (the Bash tool's default).
 pub const SHELL_TIMEOUT: Duration = Duration::from_secs(120);
 /// Output kept per stream (the Bash tool's cap).
 const MAX_OUTPUT: usize = 30_000;
 
 /// What a `!command` did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ShellRun {
     pub command: String,
     pub stdout: String,
@@ -116,10 +118,18 @@ pub(crate) async fn run_shell(
 /// Appends `note` as a list item to the memory file of the project at
 /// `project_dir` (tack-core's choice of file, on a line of its own); returns
 /// the file.
-pub(crate) fn add_note(project_dir: &Path, note: &str) -> std::io::Result<PathBuf> {
+pub(crate) fn add_note(project_dir: &Path, note: &str) -> Result<PathBuf, NoteError> {
     let file = tack_core::context::project_memory_file(project_dir);
+    append_note(&file, note).map_err(|e| NoteError::Write {
+        path: file.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(file)
+}
+
+fn append_note(file: &Path, note: &str) -> std::io::Result<()> {
     let note = note.trim();
-    let ends_in_newline = match std::fs::read(&file) {
+    let ends_in_newline = match std::fs::read(file) {
         Ok(bytes) => bytes.is_empty() || bytes.ends_with(b"\n"),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
         Err(e) => return Err(e),
@@ -130,11 +140,10 @@ pub(crate) fn add_note(project_dir: &Path, note: &str) -> std::io::Result<PathBu
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(&file)?;
+        .open(file)?;
     let lead = if ends_in_newline { "" } else { "\n" };
     f.write_all(format!("{lead}- {note}\n").as_bytes())?;
-    f.sync_all()?;
-    Ok(file)
+    f.sync_all()
 }
 
 #[cfg(test)]

@@ -113,6 +113,8 @@ impl Seen {
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
+            | RuntimeEvent::AskWithdrawn { .. }
+            | RuntimeEvent::Reply { .. }
             | RuntimeEvent::HookCallback(_) => {
                 panic!("unexpected event")
             }

@@ -12,8 +12,8 @@ use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 use tack_permissions::PermissionMode;
 use tack_protocol::{Message, ThinkingConfig};
 use tack_runtime::{
-    Command, Env, InterruptOutcome, Place, RuntimeEvent, RuntimeEvents, SessionChoice,
-    SessionOptions, UserInput,
+    AskAnswer, Env, HookAnswer, InterruptOutcome, Op, Place, RuntimeEvent, RuntimeEvents,
+    SessionChoice, SessionOptions, UserInput,
 };
 use tack_testkit::{MockServer, Reply, Script};
 
@@ -91,7 +91,7 @@ async fn drive_hooks(
                     .iter()
                     .find(|(id, _)| *id == call.callback_id)
                     .map_or_else(|| json!({}), |(_, v)| v.clone());
-                let _ = call.reply.send(Ok(answer));
+                let _ = events.answer(call.id, AskAnswer::Hook(HookAnswer::Output(answer)));
             }
             RuntimeEvent::TurnEnded(end) => {
                 results.push(serde_json::to_value(&end.record).unwrap());
@@ -107,6 +107,8 @@ async fn drive_hooks(
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
+            | RuntimeEvent::AskWithdrawn { .. }
+            | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Subagent(_) => {}
         }
     }
@@ -225,9 +227,7 @@ async fn an_appended_message_goes_with_the_next_turn() {
     let transcript = runtime.info().transcript_path.clone().unwrap();
     let (handle, events) = runtime.spawn();
     handle
-        .send(Command::Append(UserInput::text(
-            "background: the build is red",
-        )))
+        .send(Op::Append(UserInput::text("background: the build is red")))
         .unwrap();
     handle
         .submit(UserInput {
@@ -272,7 +272,7 @@ async fn an_interrupt_receipt_lists_the_queue_and_comes_before_the_result() {
     let runtime = fx.start(SessionOptions::default()).await;
     let (handle, mut events) = runtime.spawn();
     // Idle: nothing to stop, nothing queued.
-    let idle = handle.interrupt_with_receipt(false).unwrap().await.unwrap();
+    let idle = handle.interrupt_with_receipt(false).await.unwrap();
     assert_eq!(
         (idle.outcome, idle.still_queued, idle.cancelled),
         (InterruptOutcome::Idle, vec![], vec![])
@@ -291,21 +291,21 @@ async fn an_interrupt_receipt_lists_the_queue_and_comes_before_the_result() {
         tokio::task::yield_now().await;
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let mut plain = handle.interrupt_with_receipt(false).unwrap();
+    let mut plain = handle.interrupt_with_receipt(false);
     let mut results = Vec::new();
     let mut receipt = None;
     while let Some(event) = events.next().await {
         if let RuntimeEvent::TurnEnded(end) = event {
             // The receipt was sent before this event.
-            receipt.get_or_insert_with(|| plain.try_recv().unwrap());
+            receipt.get_or_insert_with(|| plain.try_recv().unwrap().unwrap());
             results.push(end.record.user_message_uuid.clone());
             if results.len() == 1 {
                 // Now drop what is still queued.
-                let cancelled = handle.interrupt_with_receipt(true).unwrap().await.unwrap();
+                let cancelled = handle.interrupt_with_receipt(true).await.unwrap();
                 assert_eq!(cancelled.outcome, InterruptOutcome::Interrupted);
                 assert_eq!(cancelled.cancelled, ["c"]);
                 assert_eq!(cancelled.still_queued, Vec::<String>::new());
-                handle.send(Command::SetModel(None)).unwrap();
+                handle.send(Op::SetModel(None)).unwrap();
                 break;
             }
         }
@@ -338,11 +338,7 @@ async fn switching_to_bypass_needs_the_session_to_allow_it() {
         .set_permission_mode(PermissionMode::BypassPermissions)
         .await
         .unwrap();
-    assert!(
-        refused
-            .unwrap_err()
-            .starts_with("bypassPermissions mode is not available in this session")
-    );
+    assert_eq!(refused, Err(tack_runtime::ModeError::BypassUnavailable));
     assert_eq!(
         handle
             .set_permission_mode(PermissionMode::AcceptEdits)
@@ -507,13 +503,9 @@ async fn the_users_shell_commands_go_into_the_conversation_and_an_interrupt_stop
     let fx = Fixture::new(Script::new([Reply::text("seen")])).await;
     let runtime = fx.start(SessionOptions::default()).await;
     let (handle, mut events) = runtime.spawn();
-    let (first, ran_first) = tokio::sync::oneshot::channel();
-    let (second, ran_second) = tokio::sync::oneshot::channel();
     let echo = "echo from-shell; echo err >&2";
-    for (command, reply) in [(echo, first), ("sleep 30", second)] {
-        let command = command.to_owned();
-        handle.send(Command::RunShell { command, reply }).unwrap();
-    }
+    let ran_first = handle.run_shell(echo.to_owned());
+    let ran_second = handle.run_shell("sleep 30".to_owned());
     let first = ran_first.await.unwrap();
     // The second runs now (work runs in order, commands are read during it).
     let started = std::time::Instant::now();
@@ -561,9 +553,7 @@ async fn a_note_goes_to_the_projects_memory_file() {
     std::fs::write(fx.cwd().join("AGENTS.md"), "# Agents\n").unwrap();
     let runtime = fx.start(SessionOptions::default()).await;
     let (handle, _events) = runtime.spawn();
-    let (reply, written) = tokio::sync::oneshot::channel();
-    let note = " run make test ".to_owned();
-    handle.send(Command::AddNote { note, reply }).unwrap();
+    let written = handle.add_note(" run make test ".to_owned());
     assert_eq!(written.await.unwrap(), Ok(fx.cwd().join("AGENTS.md")));
     assert_eq!(
         std::fs::read_to_string(fx.cwd().join("AGENTS.md")).unwrap(),

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tack_core::LoopEvent;
 use tack_protocol::ContentBlock;
 use tack_runtime::{
-    Command, Env, Notice, NoticeLevel, Place, RuleView, RuntimeEvent, RuntimeEvents, SessionChoice,
+    Env, Notice, NoticeLevel, Op, Place, RuleView, RuntimeEvent, RuntimeEvents, SessionChoice,
     SessionOptions, TurnOptions, UserInput,
 };
 use tack_testkit::{MockServer, Reply, Script};
@@ -90,6 +90,8 @@ async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {
             | RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::PermissionRequest(_)
             | RuntimeEvent::HookCallback(_)
+            | RuntimeEvent::AskWithdrawn { .. }
+            | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Hook(_)
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
@@ -180,7 +182,7 @@ async fn a_snapshot_reports_the_context_the_cost_and_the_rules() {
     assert_eq!(
         after.rules,
         vec![RuleView {
-            behavior: "allow",
+            behavior: "allow".into(),
             rule: "Read".into(),
             source: "cliArg".into(),
             file: None,
@@ -205,14 +207,14 @@ async fn turn_options_hold_for_one_turn_only() {
     let runtime = fx.start(SessionOptions::default()).await;
     let (handle, mut events) = runtime.spawn();
     handle
-        .send(Command::SubmitWith(
-            UserInput::text("/touch"),
-            TurnOptions {
+        .send(Op::SubmitWith {
+            input: UserInput::text("/touch"),
+            options: TurnOptions {
                 allowed_tools: vec!["Bash(touch:*)".into()],
                 model: Some("haiku".into()),
                 ..TurnOptions::default()
             },
-        ))
+        })
         .unwrap();
     handle.submit(UserInput::text("again")).unwrap();
     let first = until_turn_end(&mut events).await;

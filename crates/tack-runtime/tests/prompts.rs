@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tack_core::LoopEvent;
 use tack_protocol::ContentBlock;
 use tack_runtime::{
-    Env, PermissionAnswer, Place, RuntimeEvent, RuntimeEvents, SessionOptions, UserInput,
+    AskAnswer, Env, PermissionAnswer, Place, RuntimeEvent, RuntimeEvents, SessionOptions, UserInput,
 };
 use tack_testkit::{MockServer, Reply, Script};
 
@@ -96,7 +96,7 @@ async fn drive_noting(
                     "{} {}",
                     request.tool_name, request.input["command"]
                 ));
-                let _ = request.reply.send(answers.remove(0));
+                let _ = events.answer(request.id, AskAnswer::Permission(answers.remove(0)));
             }
             RuntimeEvent::Loop(LoopEvent::ToolResults(r)) => {
                 for block in &r.message.content {
@@ -121,6 +121,8 @@ async fn drive_noting(
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
+            | RuntimeEvent::AskWithdrawn { .. }
+            | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Subagent(_) => {}
         }
     }

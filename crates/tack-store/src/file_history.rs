@@ -71,7 +71,7 @@ struct Snapshot {
 }
 
 /// What a rewind changed, or (dry run) would change.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rewound {
     /// Files whose content differs from the checkpoint, in path order.
     pub files_changed: Vec<PathBuf>,

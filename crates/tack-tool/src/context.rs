@@ -35,7 +35,7 @@ pub struct ToolEnv {
 }
 
 /// A sub-agent, as hooks and permission prompts name it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AgentIdentity {
     pub id: String,
     /// Its definition's name (`subagent_type`).
@@ -129,7 +129,7 @@ impl ToolEnv {
 }
 
 /// Progress a running tool reports (streamed to the UI / SDK, never to the model).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolProgress {
     pub tool_use_id: String,
     pub data: Value,

@@ -343,7 +343,7 @@ impl BackgroundTasks {
         if status != TaskStatus::Running {
             return Err(StopError::NotRunning {
                 id: id.to_owned(),
-                status: status.label(),
+                status: status.label().to_owned(),
             });
         }
         self.stop(&task).await;
@@ -353,12 +353,12 @@ impl BackgroundTasks {
 
 /// Why [`BackgroundTasks::stop_by_id`] stopped nothing (worded as TaskStop's
 /// tool result).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum StopError {
     #[error("No task found with ID: {0}")]
     NotFound(String),
     #[error("Task {id} is not running (status: {status}).")]
-    NotRunning { id: String, status: &'static str },
+    NotRunning { id: String, status: String },
 }
 
 /// Creates `dir` with mode 0700, or checks that the existing one is a real

@@ -193,8 +193,6 @@ pub enum UiAction {
     SetModel(String),
     /// `/compact [instructions]`.
     Compact { instructions: Option<String> },
-    /// `/clear`: start a new conversation.
-    Clear,
     /// The answer to [`UiEvent::PermissionRequest`] `id`.
     AnswerPermission {
         id: String,

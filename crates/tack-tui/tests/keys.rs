@@ -288,7 +288,11 @@ fn slash_commands_map_to_actions() {
             args: String::new()
         }]
     );
-    assert_eq!(run("/clear"), vec![UiAction::Clear]);
+    // The runtime's own: sent as typed, so every front end clears alike.
+    assert_eq!(
+        run("/clear"),
+        vec![UiAction::Submit(Prompt::text("/clear"))]
+    );
     assert_eq!(run("/resume"), vec![UiAction::ListSessions]);
     assert_eq!(run("/rewind"), vec![UiAction::ListRewindPoints]);
     // Not the UI's: the runtime says whether it is a command.
@@ -432,7 +436,7 @@ fn permission_dialogs_close_when_their_turn_ends() {
 }
 
 #[test]
-fn init_asks_the_model_for_a_claude_md_and_waits_behind_a_turn() {
+fn init_goes_to_the_runtime_and_waits_behind_a_turn() {
     let clock = Clock::new();
     let mut app = app(60, 20);
     type_text(&mut app, "hello", clock.at(0));
@@ -442,11 +446,8 @@ fn init_asks_the_model_for_a_claude_md_and_waits_behind_a_turn() {
     assert_eq!(app.handle_key(key(KeyCode::Enter), clock.at(0)), vec![]);
     assert_eq!(
         app.handle_event(turn_done(), clock.at(10)),
-        vec![UiAction::Submit(Prompt::text(
-            tack_tui::commands::INIT_PROMPT
-        ))]
+        vec![UiAction::Submit(Prompt::text("/init"))]
     );
-    assert!(tack_tui::commands::INIT_PROMPT.contains("CLAUDE.md"));
 }
 
 #[test]

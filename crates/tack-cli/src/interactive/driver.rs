@@ -20,9 +20,9 @@ use crossterm::event::EventStream;
 use futures::StreamExt;
 use tack_runtime::PermissionMode;
 use tack_runtime::{
-    Command, CommandSource, LoadedSettings, PermissionAnswer, Place, Runtime, RuntimeEvent,
-    RuntimeHandle, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot, SlashCommand,
-    StartError, UserInput,
+    AskAnswer, AskId, CommandSource, LoadedSettings, Op, PermissionAnswer, Place, Runtime,
+    RuntimeEvent, RuntimeHandle, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot,
+    SlashCommand, StartError, UserInput,
 };
 use tack_tui::commands::MenuEntry;
 use tack_tui::input::FileIndex;
@@ -32,7 +32,7 @@ use tack_tui::{
     App, InlineTerminal, NoticeLevel, Prompt, StatusPatch, TerminalGuard, TurnSummary, UiAction,
     UiEvent,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 mod rewind;
 
@@ -115,7 +115,7 @@ pub struct Driver {
     slot: Slot,
     generation: u64,
     map: EventMap,
-    replies: HashMap<String, oneshot::Sender<PermissionAnswer>>,
+    replies: HashMap<String, AskId>,
     /// Actions for a runtime that is not ready yet.
     waiting: Vec<UiAction>,
     opened: Instant,
@@ -131,7 +131,7 @@ impl Driver {
             .status_line()
             .and_then(StatusLineCommand::from_settings);
         let mut driver = Driver {
-            map: EventMap::new(setup.place.cwd.clone()),
+            map: EventMap::default(),
             app: setup.app,
             term: setup.term,
             guard: Some(setup.guard),
@@ -312,7 +312,7 @@ impl Driver {
                 }
             }
         });
-        self.map = EventMap::new(info.cwd.clone());
+        self.map = EventMap::default();
         self.replies.clear();
         self.slot = Slot::Ready {
             handle,
@@ -331,13 +331,14 @@ impl Driver {
 
     fn runtime_event(&mut self, event: RuntimeEvent) -> Vec<UiAction> {
         let mapped = self.map.map(event);
-        if let Some((id, reply)) = mapped.reply {
-            self.replies.insert(id, reply);
+        if let Some((id, ask)) = mapped.reply {
+            self.replies.insert(id, ask);
+        }
+        if let Some(withdrawn) = mapped.withdrawn {
+            self.replies.retain(|_, ask| *ask != withdrawn);
         }
         let mut actions = self.ui(mapped.events);
         if mapped.turn_ended {
-            // Replies of a turn that ended are void (the runtime denied them).
-            self.replies.retain(|_, reply| !reply.is_closed());
             self.refresh_context();
             self.refresh_status_line();
         }
@@ -389,11 +390,6 @@ impl Driver {
             UiAction::SetPermissionMode(mode) => self.set_permission_mode(mode),
             UiAction::SetModel(name) => self.set_model(name),
             UiAction::Compact { instructions } => self.compact(instructions),
-            UiAction::Clear => {
-                let mut actions = self.switch(SessionChoice::New { id: None });
-                actions.extend(self.notice(NoticeLevel::Info, "Started a new conversation."));
-                actions
-            }
             UiAction::AnswerPermission { id, answer } => self.answer_permission(&id, answer),
             UiAction::ListSessions => self.list_sessions(),
             UiAction::ListRewindPoints => self.list_rewind_points(),
@@ -416,11 +412,8 @@ impl Driver {
         let Some(handle) = self.handle() else {
             return self.not_ready(UiAction::RunShell(command));
         };
-        let (reply, ran) = oneshot::channel();
+        let ran = handle.run_shell(command);
         let tx = self.tx.clone();
-        if let Err(e) = handle.send(Command::RunShell { command, reply }) {
-            return self.notice(NoticeLevel::Error, e.to_string());
-        }
         tokio::spawn(async move {
             let event = match ran.await {
                 Ok(run) => UiEvent::Notice {
@@ -442,11 +435,8 @@ impl Driver {
         let Some(handle) = self.handle() else {
             return self.not_ready(UiAction::AddMemory(note));
         };
-        let (reply, written) = oneshot::channel();
+        let written = handle.add_note(note);
         let tx = self.tx.clone();
-        if let Err(e) = handle.send(Command::AddNote { note, reply }) {
-            return self.notice(NoticeLevel::Error, e.to_string());
-        }
         tokio::spawn(async move {
             let event = match written.await {
                 Ok(Ok(file)) => UiEvent::Notice {
@@ -479,7 +469,7 @@ impl Driver {
         tokio::spawn(async move {
             let error = match handle.set_permission_mode(mode).await {
                 Ok(Ok(())) => None,
-                Ok(Err(e)) => Some(e),
+                Ok(Err(e)) => Some(e.to_string()),
                 Err(e) => Some(e.to_string()),
             };
             if let Some(e) = error {
@@ -497,7 +487,7 @@ impl Driver {
         let Some(handle) = self.handle() else {
             return self.not_ready(UiAction::SetModel(name));
         };
-        let _ = handle.send(Command::SetModel(Some(name.clone())));
+        let _ = handle.send(Op::SetModel(Some(name.clone())));
         self.options.model = Some(name.clone());
         self.model = tack_runtime::resolve_model(&name);
         let model = self.model.clone();
@@ -518,12 +508,12 @@ impl Driver {
         let Some(handle) = self.handle() else {
             return self.not_ready(UiAction::Compact { instructions });
         };
-        let _ = handle.send(Command::Compact { instructions });
+        let _ = handle.send(Op::Compact { instructions });
         self.ui([UiEvent::TurnStarted])
     }
 
     fn answer_permission(&mut self, id: &str, answer: tack_tui::PermissionAnswer) -> Vec<UiAction> {
-        if let Some(reply) = self.replies.remove(id) {
+        if let Some(ask) = self.replies.remove(id) {
             let answer = match answer {
                 tack_tui::PermissionAnswer::Allow => PermissionAnswer::allow(),
                 tack_tui::PermissionAnswer::AllowAlways { rule } => {
@@ -536,7 +526,10 @@ impl Driver {
                     PermissionAnswer::reject(feedback.as_deref())
                 }
             };
-            let _ = reply.send(answer);
+            if let Some(handle) = self.handle() {
+                // Withdrawn meanwhile: the runtime has moved on.
+                let _ = handle.answer(ask, AskAnswer::Permission(answer));
+            }
         }
         Vec::new()
     }
@@ -637,8 +630,7 @@ impl Driver {
     fn switch(&mut self, next: SessionChoice) -> Vec<UiAction> {
         match std::mem::replace(&mut self.slot, Slot::Starting) {
             Slot::Ready { handle, .. } => {
-                let (reply, _) = oneshot::channel();
-                let _ = handle.send(Command::Interrupt(reply));
+                let _ = handle.send(Op::Interrupt { receipt: None });
                 drop(handle);
                 self.slot = Slot::Switching { next };
             }
@@ -848,8 +840,7 @@ impl Driver {
         self.keys = None;
         self.guard = None;
         if let Slot::Ready { handle, .. } = std::mem::replace(&mut self.slot, Slot::Starting) {
-            let (reply, _) = oneshot::channel();
-            let _ = handle.send(Command::Interrupt(reply));
+            let _ = handle.send(Op::Interrupt { receipt: None });
             drop(handle);
             self.replies.clear();
             let generation = self.generation;

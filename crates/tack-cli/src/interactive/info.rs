@@ -347,13 +347,13 @@ mod tests {
             messages: 14,
             rules: vec![
                 RuleView {
-                    behavior: "allow",
+                    behavior: "allow".into(),
                     rule: "Bash(git diff:*)".into(),
                     source: "localSettings".into(),
                     file: Some(PathBuf::from("/p/.claude/settings.local.json")),
                 },
                 RuleView {
-                    behavior: "deny",
+                    behavior: "deny".into(),
                     rule: "WebFetch".into(),
                     source: "cliArg".into(),
                     file: None,
@@ -448,7 +448,7 @@ mod tests {
                 .to_vec(),
             permission_mode: PermissionMode::Default,
             api_key_source: "ANTHROPIC_API_KEY".into(),
-            api_provider: "firstParty",
+            api_provider: "firstParty".into(),
             transcript_path: None,
             resumed: false,
             mcp_servers: vec![

@@ -1,25 +1,22 @@
 //! The runtime's events as the terminal UI's: [`EventMap`] for a live
 //! session, [`replay`] for the conversation of a resumed one.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
 use tack_protocol::{ContentBlock, Delta, Message, Role, SseEvent};
+use tack_runtime::{AskId, REJECTED, RuntimeEvent, context_tokens};
 use tack_runtime::{COMPACT_SUMMARY_PREFIX, LoopEvent};
-use tack_runtime::{PermissionAnswer, REJECTED, RuntimeEvent, context_tokens};
 use tack_tui::{NoticeLevel, PermissionRequest, StatusPatch, TurnSummary, UiEvent};
-use tokio::sync::oneshot;
-
-/// Files larger than this are not read for a permission dialog's diff.
-const MAX_DIFF_FILE: u64 = 1024 * 1024;
 
 /// What one runtime event means for the UI.
 #[derive(Debug, Default)]
 pub struct Mapped {
     pub events: Vec<UiEvent>,
-    /// A permission request's reply, kept until the user answers (by tool_use id).
-    pub reply: Option<(String, oneshot::Sender<PermissionAnswer>)>,
+    /// A permission request's ask, kept until the user answers (by tool_use id).
+    pub reply: Option<(String, AskId)>,
+    /// An ask the runtime no longer waits for.
+    pub withdrawn: Option<AskId>,
     /// A turn or a `/compact` ended (the status line may change).
     pub turn_ended: bool,
     /// The runtime's last event.
@@ -27,9 +24,8 @@ pub struct Mapped {
 }
 
 /// Maps one session's events; per-turn state in between.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct EventMap {
-    cwd: PathBuf,
     /// The user interrupted the running turn.
     interrupted: bool,
     /// Text of the current response was streamed (else it is shown whole).
@@ -39,15 +35,6 @@ pub struct EventMap {
 }
 
 impl EventMap {
-    pub fn new(cwd: PathBuf) -> EventMap {
-        EventMap {
-            cwd,
-            interrupted: false,
-            streamed_text: false,
-            session_cost: 0.0,
-        }
-    }
-
     /// The user asked to interrupt the running turn.
     pub fn interrupted(&mut self) {
         self.interrupted = true;
@@ -116,7 +103,6 @@ impl EventMap {
             }
             RuntimeEvent::PermissionRequest(request) => {
                 let request = *request;
-                let original = original_file(&self.cwd, &request.tool_name, &request.input);
                 out.events
                     .push(UiEvent::PermissionRequest(PermissionRequest {
                         id: request.tool_use_id.clone(),
@@ -133,9 +119,9 @@ impl EventMap {
                             None => request.reason,
                         },
                         suggestions: request.suggestions,
-                        original,
+                        original: request.original,
                     }));
-                out.reply = Some((request.tool_use_id, request.reply));
+                out.reply = Some((request.tool_use_id, request.id));
             }
             RuntimeEvent::Subagent(sub) => {
                 // A sub-agent's latest tool call shows under its Agent call.
@@ -154,6 +140,9 @@ impl EventMap {
             }
             // No client hooks are registered here; a dropped call is a failure.
             RuntimeEvent::HookCallback(_) => {}
+            RuntimeEvent::AskWithdrawn { id } => out.withdrawn = Some(id),
+            // Replies go to the handle's callers, not out as events.
+            RuntimeEvent::Reply { .. } => {}
             // Hook runs show through their notices; the terminal's /clear
             // starts a new session rather than sending one. The UI never
             // asks for a session mirror.
@@ -161,11 +150,17 @@ impl EventMap {
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_) => {}
+            // `/clear` (or `/reset`, `/new`): the runtime started a new
+            // conversation, with its hooks.
             RuntimeEvent::ConversationReset(reset) => {
                 out.events.push(UiEvent::Status(StatusPatch {
                     session_id: Some(reset.new_session_id.clone()),
                     ..StatusPatch::default()
                 }));
+                out.events.push(UiEvent::Notice {
+                    level: NoticeLevel::Info,
+                    text: "Started a new conversation.".to_owned(),
+                });
             }
             RuntimeEvent::Ended => out.ended = true,
         }
@@ -304,20 +299,6 @@ fn progress_text(data: &Value) -> String {
     }
 }
 
-/// The file a Write, Edit or MultiEdit would change, as it is now (for the
-/// dialog's diff).
-fn original_file(cwd: &Path, tool: &str, input: &Value) -> Option<String> {
-    if !matches!(tool, "Write" | "Edit" | "MultiEdit") {
-        return None;
-    }
-    let path = cwd.join(input.get("file_path")?.as_str()?);
-    let meta = std::fs::metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_DIFF_FILE {
-        return None;
-    }
-    std::fs::read_to_string(path).ok()
-}
-
 /// The UI events that show `messages` (a resumed conversation) as history.
 pub fn replay(messages: &[Message]) -> Vec<UiEvent> {
     let mut out = Vec::new();
@@ -422,8 +403,7 @@ mod tests {
 
     #[test]
     fn a_live_turn_maps_to_the_ui_vocabulary() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut map = EventMap::new(dir.path().to_path_buf());
+        let mut map = EventMap::default();
         let mut ui = Vec::new();
         let mut run = |map: &mut EventMap, event: RuntimeEvent| {
             let mapped = map.map(event);
@@ -476,6 +456,7 @@ mod tests {
         let (reply, ..) = run(
             &mut map,
             RuntimeEvent::PermissionRequest(Box::new(tack_runtime::PermissionRequest {
+                id: AskId(1),
                 tool_name: "Bash".into(),
                 input: bash.clone(),
                 tool_use_id: "t1".into(),
@@ -486,7 +467,7 @@ mod tests {
                     id: "a1b2c3d4".into(),
                     agent_type: "reviewer".into(),
                 }),
-                reply: oneshot::channel().0,
+                original: None,
             })),
         );
         assert_eq!(reply.as_deref(), Some("t1"));
@@ -639,6 +620,7 @@ mod tests {
 
     #[test]
     fn a_rejection_is_shown_short() {
+        use tack_runtime::PermissionAnswer;
         let with = PermissionAnswer::reject(Some("use c.txt"));
         let without = PermissionAnswer::reject(None);
         let message = |a: PermissionAnswer| match a {
@@ -658,19 +640,5 @@ mod tests {
         assert_eq!(progress_text(&json!("compiling")), "compiling");
         assert_eq!(progress_text(&json!({"output": "line 3"})), "line 3");
         assert_eq!(progress_text(&json!({"n": 1})), "{\"n\":1}");
-    }
-
-    #[test]
-    fn a_dialog_reads_the_file_an_edit_would_change() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
-        let input = json!({"file_path": "a.txt", "old_string": "old", "new_string": "new"});
-        assert_eq!(
-            original_file(dir.path(), "Edit", &input).as_deref(),
-            Some("old\n")
-        );
-        assert_eq!(original_file(dir.path(), "Bash", &input), None);
-        let missing = json!({"file_path": "b.txt", "content": "x"});
-        assert_eq!(original_file(dir.path(), "Write", &missing), None);
     }
 }

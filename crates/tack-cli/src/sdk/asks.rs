@@ -1,12 +1,13 @@
 //! tack's requests to the SDK: `can_use_tool` for the runtime's permission
 //! requests and `hook_callback` for its client hook calls.
 //!
-//! Each request waits in a task for the first of:
+//! Each is one of the runtime's asks ([`tack_runtime::AskId`]); its SDK
+//! request id is `tack_req_<ask>`. It is settled by the first of:
 //! - the SDK's `control_response` (routed here by request id): its answer is
-//!   applied; an `error` response or a malformed payload is an error outcome
-//!   (a denial with the reason, or a failed hook), never a hang;
-//! - the runtime giving up (the turn was interrupted, the hook's own timeout
-//!   passed: it drops its receiver): the SDK gets a `control_cancel_request`;
+//!   given to the runtime; an `error` response or a malformed payload is an
+//!   error outcome (a denial with the reason, or a failed hook), never a hang;
+//! - the runtime withdrawing the ask (the turn was interrupted, the hook's
+//!   own timeout passed): the SDK gets a `control_cancel_request`;
 //! - for `can_use_tool`, [`Asks::permission_timeout`]: the SDK gets a
 //!   `control_cancel_request` and the call is denied, saying so.
 //!
@@ -23,8 +24,9 @@ use tack_protocol::control::{
     CanUseToolRequest, CliRequest, ControlCancel, ControlLine, ControlRequest, ControlResponse,
     HookCallbackRequest, PermissionResult, PermissionUpdate,
 };
-use tack_runtime::{HookCallback, PermissionAnswer, PermissionRequest};
-use tokio::sync::oneshot;
+use tack_runtime::{
+    AskAnswer, AskId, HookAnswer, HookCallback, PermissionAnswer, PermissionRequest,
+};
 
 /// How long a `can_use_tool` callback may take by default: 10 minutes, the
 /// ceiling Claude Code puts on waiting for background work in print mode. A
@@ -34,24 +36,32 @@ pub const DEFAULT_PERMISSION_TIMEOUT: Duration = Duration::from_secs(600);
 /// The SDK's answer to one request, or why there is none.
 type Answer = Result<ControlResponse, String>;
 
-/// A finished wait: the request id, and the line to write (a cancel), if any.
-type Settled = (String, Option<ControlLine>);
+/// What kind of answer a request waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Permission,
+    Hook,
+}
+
+/// Where an answer goes: the runtime's [`tack_runtime::Answers`].
+pub type Settle = Box<dyn Fn(AskId, AskAnswer) + Send>;
 
 /// tack's requests waiting for the SDK.
 pub struct Asks {
-    next_id: u64,
-    waiting: HashMap<String, oneshot::Sender<Answer>>,
-    /// One task per waiting request.
-    pub tasks: FuturesUnordered<BoxFuture<'static, Settled>>,
+    settle: Settle,
+    /// By SDK request id: the ask it serves.
+    waiting: HashMap<String, (AskId, Kind)>,
+    /// The permission requests' deadlines: each yields its request id.
+    pub tasks: FuturesUnordered<BoxFuture<'static, String>>,
     pub permission_timeout: Duration,
     /// The SDK's input is closed.
     closed: bool,
 }
 
 impl Asks {
-    pub fn new(permission_timeout: Duration) -> Asks {
+    pub fn new(permission_timeout: Duration, settle: Settle) -> Asks {
         Asks {
-            next_id: 0,
+            settle,
             waiting: HashMap::new(),
             tasks: FuturesUnordered::new(),
             permission_timeout,
@@ -59,41 +69,62 @@ impl Asks {
         }
     }
 
-    fn request_id(&mut self) -> String {
-        self.next_id += 1;
-        format!("tack_req_{}", self.next_id)
+    fn request_id(ask: AskId) -> String {
+        format!("tack_req_{}", ask.0)
     }
 
-    /// Registers a request; its answer comes through the returned receiver.
-    fn wait(&mut self, id: &str) -> oneshot::Receiver<Answer> {
-        let (tx, rx) = oneshot::channel();
-        self.waiting.insert(id.to_owned(), tx);
-        rx
+    /// Gives the runtime `answer` for `ask` (it may have withdrawn it
+    /// meanwhile: nothing to do then).
+    fn settle(&self, ask: AskId, answer: AskAnswer) {
+        (self.settle)(ask, answer);
     }
 
     /// Routes the SDK's answer to `request_id`; `false` if nothing waits for
-    /// it (cancelled already, or not tack's).
+    /// it (settled already, or not tack's).
     pub fn answer(&mut self, request_id: &str, answer: Answer) -> bool {
-        match self.waiting.remove(request_id) {
-            Some(tx) => tx.send(answer).is_ok(),
-            None => false,
-        }
+        let Some((ask, kind)) = self.waiting.remove(request_id) else {
+            return false;
+        };
+        let answer = match kind {
+            Kind::Permission => AskAnswer::Permission(permission_answer(answer)),
+            Kind::Hook => AskAnswer::Hook(hook_answer(answer)),
+        };
+        self.settle(ask, answer);
+        true
     }
 
-    /// A task finished (`id` no longer waits).
-    pub fn settled(&mut self, id: &str) {
-        self.waiting.remove(id);
+    /// The runtime withdrew `ask`: the cancel to send, if the SDK has it.
+    pub fn withdrawn(&mut self, ask: AskId) -> Option<ControlLine> {
+        let id = Asks::request_id(ask);
+        self.waiting.remove(&id).map(|_| cancel_line(&id))
+    }
+
+    /// `request_id`'s deadline passed: the call is denied and the cancel to
+    /// send is returned, if it still waited.
+    pub fn timed_out(&mut self, request_id: &str) -> Option<ControlLine> {
+        let (ask, _) = self.waiting.remove(request_id)?;
+        self.settle(
+            ask,
+            AskAnswer::Permission(deny(format!(
+                "The can_use_tool callback did not answer within {}s; the tool call was denied",
+                self.permission_timeout.as_secs_f64()
+            ))),
+        );
+        Some(cancel_line(request_id))
     }
 
     /// The SDK's input closed: every wait fails now, and so will new ones.
     pub fn close(&mut self) {
         self.closed = true;
-        self.waiting.clear();
+        for (_, (ask, kind)) in std::mem::take(&mut self.waiting) {
+            self.settle(ask, closed_answer(kind));
+        }
     }
 
     /// `can_use_tool` for a permission request: the line to send, if any.
     pub fn permission(&mut self, request: PermissionRequest) -> Option<ControlLine> {
         let PermissionRequest {
+            id: ask,
             tool_name,
             input,
             tool_use_id,
@@ -101,14 +132,14 @@ impl Asks {
             suggestions,
             blocked_path,
             agent,
-            reply,
+            original: _,
         } = request;
         if self.closed {
-            let _ = reply.send(deny(INPUT_CLOSED.to_owned()));
+            self.settle(ask, closed_answer(Kind::Permission));
             return None;
         }
-        let id = self.request_id();
-        let answer = self.wait(&id);
+        let id = Asks::request_id(ask);
+        self.waiting.insert(id.clone(), (ask, Kind::Permission));
         let line = control_request(
             &id,
             CliRequest::CanUseTool(Box::new(CanUseToolRequest {
@@ -132,45 +163,28 @@ impl Asks {
         );
         let timeout = self.permission_timeout;
         self.tasks.push(Box::pin(async move {
-            let mut reply = reply;
-            tokio::select! {
-                answer = answer => {
-                    let _ = reply.send(permission_answer(answer));
-                    (id, None)
-                }
-                () = reply.closed() => {
-                    let cancel = cancel_line(&id);
-                    (id, Some(cancel))
-                }
-                () = tokio::time::sleep(timeout) => {
-                    let _ = reply.send(deny(format!(
-                        "The can_use_tool callback did not answer within {}s; the tool call was denied",
-                        timeout.as_secs_f64()
-                    )));
-                    let cancel = cancel_line(&id);
-                    (id, Some(cancel))
-                }
-            }
+            tokio::time::sleep(timeout).await;
+            id
         }));
         Some(line)
     }
 
     /// `hook_callback` for a client hook call: the line to send, if any. The
-    /// runtime bounds the wait (the hook's timeout).
+    /// runtime bounds the wait (the hook's timeout) and withdraws the ask.
     pub fn hook(&mut self, call: HookCallback) -> Option<ControlLine> {
         let HookCallback {
+            id: ask,
             callback_id,
             input,
             tool_use_id,
-            reply,
         } = call;
         if self.closed {
-            let _ = reply.send(Err(INPUT_CLOSED.to_owned()));
+            self.settle(ask, closed_answer(Kind::Hook));
             return None;
         }
-        let id = self.request_id();
-        let answer = self.wait(&id);
-        let line = control_request(
+        let id = Asks::request_id(ask);
+        self.waiting.insert(id.clone(), (ask, Kind::Hook));
+        Some(control_request(
             &id,
             CliRequest::HookCallback(HookCallbackRequest {
                 callback_id,
@@ -178,21 +192,16 @@ impl Asks {
                 tool_use_id,
                 extra: Default::default(),
             }),
-        );
-        self.tasks.push(Box::pin(async move {
-            let mut reply = reply;
-            tokio::select! {
-                answer = answer => {
-                    let _ = reply.send(hook_answer(answer));
-                    (id, None)
-                }
-                () = reply.closed() => {
-                    let cancel = cancel_line(&id);
-                    (id, Some(cancel))
-                }
-            }
-        }));
-        Some(line)
+        ))
+    }
+}
+
+fn closed_answer(kind: Kind) -> AskAnswer {
+    match kind {
+        Kind::Permission => AskAnswer::Permission(deny(format!(
+            "The can_use_tool callback never answered: {INPUT_CLOSED}"
+        ))),
+        Kind::Hook => AskAnswer::Hook(HookAnswer::Failed(INPUT_CLOSED.to_owned())),
     }
 }
 
@@ -220,15 +229,10 @@ fn deny(message: String) -> PermissionAnswer {
 
 /// The SDK's `can_use_tool` answer as the runtime's; anything but a valid
 /// allow or deny denies the call, saying why.
-fn permission_answer(answer: Result<Answer, oneshot::error::RecvError>) -> PermissionAnswer {
+fn permission_answer(answer: Answer) -> PermissionAnswer {
     let response = match answer {
-        Ok(Ok(response)) => response,
-        Ok(Err(why)) => return deny(format!("The can_use_tool callback failed: {why}")),
-        Err(_) => {
-            return deny(format!(
-                "The can_use_tool callback never answered: {INPUT_CLOSED}"
-            ));
-        }
+        Ok(response) => response,
+        Err(why) => return deny(format!("The can_use_tool callback failed: {why}")),
     };
     match response {
         ControlResponse::Success(success) => match success.payload::<PermissionResult>() {
@@ -249,20 +253,22 @@ fn permission_answer(answer: Result<Answer, oneshot::error::RecvError>) -> Permi
 }
 
 /// The SDK's `hook_callback` answer: the hook's JSON output, or why not.
-fn hook_answer(answer: Result<Answer, oneshot::error::RecvError>) -> Result<Value, String> {
+fn hook_answer(answer: Answer) -> HookAnswer {
     match answer {
-        Ok(Ok(ControlResponse::Success(success))) => Ok(success
-            .response
-            .unwrap_or_else(|| Value::Object(Default::default()))),
-        Ok(Ok(ControlResponse::Error(e))) => Err(e.error),
-        Ok(Err(why)) => Err(why),
-        Err(_) => Err(INPUT_CLOSED.to_owned()),
+        Ok(ControlResponse::Success(success)) => HookAnswer::Output(
+            success
+                .response
+                .unwrap_or_else(|| Value::Object(Default::default())),
+        ),
+        Ok(ControlResponse::Error(e)) => HookAnswer::Failed(e.error),
+        Err(why) => HookAnswer::Failed(why),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
+    use std::sync::{Arc, Mutex};
 
     use futures::StreamExt;
     use pretty_assertions::assert_eq;
@@ -270,9 +276,23 @@ mod tests {
 
     use super::*;
 
-    fn permission_request() -> (PermissionRequest, oneshot::Receiver<PermissionAnswer>) {
-        let (reply, rx) = oneshot::channel();
-        let request = PermissionRequest {
+    /// The answers given to the runtime, in order.
+    type Given = Arc<Mutex<Vec<(AskId, AskAnswer)>>>;
+
+    fn asks(timeout: Duration) -> (Asks, Given) {
+        let given = Given::default();
+        let sink = given.clone();
+        let settle = Box::new(move |ask, answer| sink.lock().unwrap().push((ask, answer)));
+        (Asks::new(timeout, settle), given)
+    }
+
+    fn taken(given: &Given) -> Vec<(AskId, AskAnswer)> {
+        std::mem::take(&mut *given.lock().unwrap())
+    }
+
+    fn permission_request(ask: u64) -> PermissionRequest {
+        PermissionRequest {
+            id: AskId(ask),
             tool_name: "Bash".into(),
             input: json!({"command": "npm test"}),
             tool_use_id: "toolu_1".into(),
@@ -280,20 +300,34 @@ mod tests {
             suggestions: vec!["Bash(npm test *)".into()],
             blocked_path: Some(PathBuf::from("/elsewhere/x")),
             agent: None,
-            reply,
-        };
-        (request, rx)
+            original: None,
+        }
+    }
+
+    fn hook_call(ask: u64) -> HookCallback {
+        HookCallback {
+            id: AskId(ask),
+            callback_id: "hook_0".into(),
+            input: json!({}),
+            tool_use_id: Some("toolu_1".into()),
+        }
     }
 
     fn success(id: &str, payload: Value) -> Answer {
         Ok(ControlResponse::success(id, &payload).unwrap())
     }
 
+    fn denied(message: &str) -> AskAnswer {
+        AskAnswer::Permission(PermissionAnswer::Deny {
+            message: message.into(),
+            interrupt: false,
+        })
+    }
+
     #[test]
     fn can_use_tool_carries_the_request_and_its_suggestions() {
-        let mut asks = Asks::new(DEFAULT_PERMISSION_TIMEOUT);
-        let (request, _rx) = permission_request();
-        let line = asks.permission(request).unwrap();
+        let (mut asks, _) = asks(DEFAULT_PERMISSION_TIMEOUT);
+        let line = asks.permission(permission_request(1)).unwrap();
         assert_eq!(
             serde_json::to_value(&line).unwrap(),
             json!({"type": "control_request", "request_id": "tack_req_1", "request": {
@@ -304,23 +338,21 @@ mod tests {
                 "blocked_path": "/elsewhere/x", "decision_reason": "Bash needs approval"}})
         );
         // A sub-agent's call names the agent.
-        let (request, _rx) = permission_request();
         let request = PermissionRequest {
             agent: Some(tack_runtime::AgentIdentity {
                 id: "a1b2c3d4".into(),
                 agent_type: "reviewer".into(),
             }),
-            ..request
+            ..permission_request(2)
         };
         let line = serde_json::to_value(asks.permission(request).unwrap()).unwrap();
         assert_eq!(line["request"]["agent_id"], json!("a1b2c3d4"));
     }
 
-    #[tokio::test]
-    async fn allow_and_deny_answers_reach_the_runtime() {
-        let mut asks = Asks::new(DEFAULT_PERMISSION_TIMEOUT);
-        let (request, rx) = permission_request();
-        asks.permission(request);
+    #[test]
+    fn allow_and_deny_answers_reach_the_runtime() {
+        let (mut asks, given) = asks(DEFAULT_PERMISSION_TIMEOUT);
+        asks.permission(permission_request(1));
         let update = json!({"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "session"});
         assert!(asks.answer(
             "tack_req_1",
@@ -329,17 +361,7 @@ mod tests {
                 json!({"behavior": "allow", "updatedInput": {"command": "npm t"}, "updatedPermissions": [update]})
             )
         ));
-        assert_eq!(asks.tasks.next().await, Some(("tack_req_1".into(), None)));
-        assert_eq!(
-            rx.await.unwrap(),
-            PermissionAnswer::Allow {
-                updated_input: Some(json!({"command": "npm t"})),
-                updates: vec![serde_json::from_value(update).unwrap()],
-            }
-        );
-
-        let (request, rx) = permission_request();
-        asks.permission(request);
+        asks.permission(permission_request(2));
         asks.answer(
             "tack_req_2",
             success(
@@ -347,21 +369,36 @@ mod tests {
                 json!({"behavior": "deny", "message": "no", "interrupt": true}),
             ),
         );
-        asks.tasks.next().await;
         assert_eq!(
-            rx.await.unwrap(),
-            PermissionAnswer::Deny {
-                message: "no".into(),
-                interrupt: true
-            }
+            taken(&given),
+            vec![
+                (
+                    AskId(1),
+                    AskAnswer::Permission(PermissionAnswer::Allow {
+                        updated_input: Some(json!({"command": "npm t"})),
+                        updates: vec![serde_json::from_value(update).unwrap()],
+                    })
+                ),
+                (
+                    AskId(2),
+                    AskAnswer::Permission(PermissionAnswer::Deny {
+                        message: "no".into(),
+                        interrupt: true
+                    })
+                ),
+            ]
         );
-        // Nothing waits for an unknown id.
+        // Nothing waits for an unknown id, or for one answered already.
         assert!(!asks.answer("tack_req_9", success("tack_req_9", json!({}))));
+        assert!(!asks.answer("tack_req_1", success("tack_req_1", json!({}))));
+        // A settled request's deadline does nothing.
+        assert_eq!(asks.timed_out("tack_req_1"), None);
+        assert_eq!(taken(&given), vec![]);
     }
 
-    #[tokio::test]
-    async fn malformed_and_error_answers_deny_with_the_reason() {
-        let mut asks = Asks::new(DEFAULT_PERMISSION_TIMEOUT);
+    #[test]
+    fn malformed_and_error_answers_deny_with_the_reason() {
+        let (mut asks, given) = asks(DEFAULT_PERMISSION_TIMEOUT);
         let cases = [
             (
                 success("x", json!({"behavior": "maybe"})),
@@ -376,71 +413,58 @@ mod tests {
                 "The can_use_tool callback failed: a control_response line that is not valid",
             ),
         ];
-        for (i, (answer, want)) in cases.into_iter().enumerate() {
-            let (request, rx) = permission_request();
-            asks.permission(request);
-            asks.answer(&format!("tack_req_{}", i + 1), answer);
-            asks.tasks.next().await;
-            assert_eq!(
-                rx.await.unwrap(),
-                PermissionAnswer::Deny {
-                    message: want.into(),
-                    interrupt: false
-                }
-            );
+        let mut want = Vec::new();
+        for (i, (answer, message)) in cases.into_iter().enumerate() {
+            let ask = i as u64 + 1;
+            asks.permission(permission_request(ask));
+            asks.answer(&format!("tack_req_{ask}"), answer);
+            want.push((AskId(ask), denied(message)));
         }
+        assert_eq!(taken(&given), want);
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_callback_that_never_answers_is_cancelled_and_denied() {
-        let mut asks = Asks::new(Duration::from_secs(30));
-        let (request, rx) = permission_request();
-        asks.permission(request);
-        let settled = asks.tasks.next().await.unwrap();
+        let (mut asks, given) = asks(Duration::from_secs(30));
+        asks.permission(permission_request(1));
+        let due = asks.tasks.next().await.unwrap();
+        assert_eq!(due, "tack_req_1");
+        let cancel = asks.timed_out(&due).unwrap();
         assert_eq!(
-            serde_json::to_value(&settled).unwrap(),
-            json!(["tack_req_1", {"type": "control_cancel_request", "request_id": "tack_req_1"}])
+            serde_json::to_value(&cancel).unwrap(),
+            json!({"type": "control_cancel_request", "request_id": "tack_req_1"})
         );
         assert_eq!(
-            rx.await.unwrap(),
-            PermissionAnswer::Deny {
-                message:
+            taken(&given),
+            vec![(
+                AskId(1),
+                denied(
                     "The can_use_tool callback did not answer within 30s; the tool call was denied"
-                        .into(),
-                interrupt: false
-            }
+                )
+            )]
         );
+        // The answer that comes too late is not taken.
+        assert!(!asks.answer("tack_req_1", success("tack_req_1", json!({}))));
     }
 
-    #[tokio::test]
-    async fn the_runtime_giving_up_cancels_the_request() {
-        let mut asks = Asks::new(DEFAULT_PERMISSION_TIMEOUT);
-        let (reply, rx) = oneshot::channel();
-        asks.hook(HookCallback {
-            callback_id: "hook_0".into(),
-            input: json!({"hook_event_name": "Stop"}),
-            tool_use_id: None,
-            reply,
-        });
-        drop(rx); // the hook's timeout passed
-        let settled = asks.tasks.next().await.unwrap();
+    #[test]
+    fn the_runtime_giving_up_cancels_the_request() {
+        let (mut asks, given) = asks(DEFAULT_PERMISSION_TIMEOUT);
+        asks.hook(hook_call(4));
+        let cancel = asks.withdrawn(AskId(4)).unwrap();
         assert_eq!(
-            serde_json::to_value(&settled).unwrap(),
-            json!(["tack_req_1", {"type": "control_cancel_request", "request_id": "tack_req_1"}])
+            serde_json::to_value(&cancel).unwrap(),
+            json!({"type": "control_cancel_request", "request_id": "tack_req_4"})
         );
+        assert_eq!(asks.withdrawn(AskId(4)), None);
+        assert!(!asks.answer("tack_req_4", success("tack_req_4", json!({}))));
+        assert_eq!(taken(&given), vec![]);
     }
 
-    #[tokio::test]
-    async fn hook_answers_and_a_closed_input() {
-        let mut asks = Asks::new(DEFAULT_PERMISSION_TIMEOUT);
-        let call = |reply| HookCallback {
-            callback_id: "hook_0".into(),
-            input: json!({}),
-            tool_use_id: Some("toolu_1".into()),
-            reply,
-        };
-        let (reply, rx) = oneshot::channel();
-        let line = asks.hook(call(reply)).unwrap();
+    #[test]
+    fn hook_answers_and_a_closed_input() {
+        let (mut asks, given) = asks(DEFAULT_PERMISSION_TIMEOUT);
+        let line = asks.hook(hook_call(1)).unwrap();
         assert_eq!(
             serde_json::to_value(&line).unwrap(),
             json!({"type": "control_request", "request_id": "tack_req_1", "request": {
@@ -450,19 +474,36 @@ mod tests {
             "tack_req_1",
             success("tack_req_1", json!({"decision": "block", "reason": "r"})),
         );
-        asks.tasks.next().await;
-        assert_eq!(
-            rx.await.unwrap(),
-            Ok(json!({"decision": "block", "reason": "r"}))
-        );
-
-        let (reply, rx) = oneshot::channel();
-        asks.hook(call(reply));
+        asks.hook(hook_call(2));
+        asks.permission(permission_request(3));
         asks.close();
-        asks.tasks.next().await;
-        assert_eq!(rx.await.unwrap(), Err(INPUT_CLOSED.to_owned()));
-        let (reply, rx) = oneshot::channel();
-        assert_eq!(asks.hook(call(reply)), None);
-        assert_eq!(rx.await.unwrap(), Err(INPUT_CLOSED.to_owned()));
+        assert_eq!(asks.hook(hook_call(4)), None);
+        let mut got = taken(&given);
+        got[1..3].sort_by_key(|(ask, _)| *ask);
+        assert_eq!(
+            got,
+            vec![
+                (
+                    AskId(1),
+                    AskAnswer::Hook(HookAnswer::Output(
+                        json!({"decision": "block", "reason": "r"})
+                    ))
+                ),
+                (
+                    AskId(2),
+                    AskAnswer::Hook(HookAnswer::Failed(INPUT_CLOSED.to_owned()))
+                ),
+                (
+                    AskId(3),
+                    denied(&format!(
+                        "The can_use_tool callback never answered: {INPUT_CLOSED}"
+                    ))
+                ),
+                (
+                    AskId(4),
+                    AskAnswer::Hook(HookAnswer::Failed(INPUT_CLOSED.to_owned()))
+                ),
+            ]
+        );
     }
 }

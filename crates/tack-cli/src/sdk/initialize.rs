@@ -321,7 +321,7 @@ mod tests {
             tools: vec![],
             permission_mode: PermissionMode::Default,
             api_key_source: "ANTHROPIC_API_KEY".into(),
-            api_provider: "firstParty",
+            api_provider: "firstParty".into(),
             transcript_path: None,
             resumed: false,
             mcp_servers: vec![],

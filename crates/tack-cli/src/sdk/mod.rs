@@ -49,8 +49,7 @@ use tack_protocol::control::{
 use tack_protocol::stream_json::{StreamJsonRecord, SystemRecord, UserRecord};
 use tack_runtime::records::Records;
 use tack_runtime::{
-    Command, LoadedSettings, Place, RuntimeEvent, RuntimeHandle, SdkBridge, SessionOptions,
-    UserInput,
+    LoadedSettings, Op, Place, RuntimeEvent, RuntimeHandle, SdkBridge, SessionOptions, UserInput,
 };
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -150,6 +149,11 @@ pub async fn run(
         }
     }
     let (handle, events) = runtime.spawn();
+    let answers = events.answers();
+    let settle: asks::Settle = Box::new(move |ask, answer| {
+        // Withdrawn meanwhile: nobody waits for it any more.
+        let _ = answers.answer(ask, answer);
+    });
     let mut front = Front {
         input: Some(handle),
         printer,
@@ -158,7 +162,7 @@ pub async fn run(
             partial: cli.include_partial_messages,
             parent_tool_use_id: None,
         },
-        asks: asks::Asks::new(permission_timeout),
+        asks: asks::Asks::new(permission_timeout, settle),
         bg_ceiling,
         answers: FuturesUnordered::new(),
         replay: cli.replay_user_messages,
@@ -237,7 +241,7 @@ struct Front {
     /// `system/init` was printed.
     started: bool,
     /// A state reported before it, printed right after it.
-    early_state: Option<&'static str>,
+    early_state: Option<tack_runtime::SessionState>,
 }
 
 impl Front {
@@ -254,9 +258,8 @@ impl Front {
                     None => break,
                 },
                 Some(answer) = self.answers.next() => self.printer.line(&answer.into_line())?,
-                Some((id, cancel)) = self.asks.tasks.next() => {
-                    self.asks.settled(&id);
-                    if let Some(cancel) = cancel {
+                Some(id) = self.asks.tasks.next() => {
+                    if let Some(cancel) = self.asks.timed_out(&id) {
                         self.printer.line(&cancel)?;
                     }
                 }
@@ -315,7 +318,7 @@ impl Front {
                 if let (Some(state), Some(host_only)) =
                     (self.early_state.take(), self.session_state)
                 {
-                    let record = self.records.session_state(state, host_only);
+                    let record = self.records.session_state(state.as_str(), host_only);
                     self.printer.record(&record)?;
                 }
                 Ok(true)
@@ -328,6 +331,12 @@ impl Front {
             }
             RuntimeEvent::HookCallback(call) => {
                 if let Some(line) = self.asks.hook(*call) {
+                    self.printer.line(&line)?;
+                }
+                Ok(true)
+            }
+            RuntimeEvent::AskWithdrawn { id } => {
+                if let Some(line) = self.asks.withdrawn(id) {
                     self.printer.line(&line)?;
                 }
                 Ok(true)
@@ -345,7 +354,7 @@ impl Front {
                     // After system/init, which a turn's first event brings.
                     Some(_) if !self.started => self.early_state = Some(state),
                     Some(host_only) => {
-                        let record = self.records.session_state(state, host_only);
+                        let record = self.records.session_state(state.as_str(), host_only);
                         self.printer.record(&record)?;
                     }
                     None => {}
@@ -364,6 +373,7 @@ impl Front {
             | RuntimeEvent::Subagent(_)
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
+            | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Ended => self.printer.event(event),
         }
     }
@@ -416,12 +426,12 @@ impl Front {
 
     /// `end_user_input`: the SDK sends no further user message. Answered at
     /// once, ahead of anything the prompt brings; the session then ends by
-    /// itself (see [`Command::EndInput`]) while stdin stays open for the
+    /// itself (see [`Op::EndInput`]) while stdin stays open for the
     /// answers its hooks, permission requests and in-process servers need,
     /// and tack exits when it has.
     fn end_user_input(&mut self, id: String) {
         let answer = match self.input.as_ref().map(|h| {
-            h.send(Command::EndInput {
+            h.send(Op::EndInput {
                 wait_ceiling: Some(self.bg_ceiling),
             })
         }) {
@@ -518,7 +528,7 @@ impl Front {
             verbatim: line.client_composed == Some(true),
         };
         let sent = match line.should_query {
-            Some(false) => handle.send(Command::Append(input)),
+            Some(false) => handle.send(Op::Append(input)),
             Some(true) | None => handle.submit(input),
         };
         if sent.is_err() {

@@ -9,7 +9,7 @@ use tack_protocol::control::{
     McpServerStatus, McpStatusResponse, RewindFilesResponse, SdkRequest,
 };
 use tack_runtime::PermissionMode;
-use tack_runtime::{Command, McpControl, Rewound, RuntimeHandle, SdkBridge, SessionSnapshot};
+use tack_runtime::{McpControl, Op, Rewound, RuntimeHandle, SdkBridge, SessionSnapshot};
 
 /// The answer to one SDK request.
 pub fn answer(
@@ -29,36 +29,34 @@ pub fn answer(
         }
         SdkRequest::Interrupt(r) => {
             let cancel_queued = r.cancel_queued.unwrap_or(false);
-            match handle.interrupt_with_receipt(cancel_queued) {
-                Ok(receipt) => async move {
-                    match receipt.await {
-                        Ok(receipt) => success(
-                            id,
-                            &InterruptResponse {
-                                still_queued: receipt.still_queued,
-                                cancelled: cancel_queued.then_some(receipt.cancelled),
-                            },
-                        ),
-                        Err(_) => ControlResponse::error(id, "the session has ended"),
-                    }
+            let receipt = handle.interrupt_with_receipt(cancel_queued);
+            async move {
+                match receipt.await {
+                    Ok(receipt) => success(
+                        id,
+                        &InterruptResponse {
+                            still_queued: receipt.still_queued,
+                            cancelled: cancel_queued.then_some(receipt.cancelled),
+                        },
+                    ),
+                    Err(e) => ControlResponse::error(id, e.to_string()),
                 }
-                .boxed(),
-                Err(e) => ready(ControlResponse::error(id, e.to_string())).boxed(),
             }
+            .boxed()
         }
         SdkRequest::SetPermissionMode(r) => {
             let mode = match r.mode.parse::<PermissionMode>() {
                 Ok(mode) => mode,
                 Err(e) => return ready(ControlResponse::error(id, e.to_string())).boxed(),
             };
-            let handle = handle.clone();
+            let set = handle.set_permission_mode(mode);
             async move {
-                match handle.set_permission_mode(mode).await {
+                match set.await {
                     // The mode now in effect (TypeScript 0.3.332 resolves
                     // `setPermissionMode` with it).
                     Ok(Ok(())) => ControlResponse::success(&id, &serde_json::json!({"mode": mode}))
                         .unwrap_or_else(|e| ControlResponse::error(&id, e.to_string())),
-                    Ok(Err(why)) => ControlResponse::error(id, why),
+                    Ok(Err(why)) => ControlResponse::error(id, why.to_string()),
                     Err(e) => ControlResponse::error(id, e.to_string()),
                 }
             }
@@ -66,19 +64,16 @@ pub fn answer(
         }
         SdkRequest::SetModel(r) => {
             let model = r.model.filter(|m| m != "default");
-            let response = match handle.send(Command::SetModel(model)) {
+            let response = match handle.send(Op::SetModel(model)) {
                 Ok(()) => ControlResponse::empty_success(id),
                 Err(e) => ControlResponse::error(id, e.to_string()),
             };
             ready(response).boxed()
         }
         SdkRequest::McpStatus(_) => {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            if let Err(e) = handle.send(Command::McpStatus(tx)) {
-                return ready(ControlResponse::error(id, e.to_string())).boxed();
-            }
+            let statuses = handle.mcp_status();
             async move {
-                match rx.await {
+                match statuses.await {
                     Ok(servers) => success(
                         id,
                         &McpStatusResponse {
@@ -92,7 +87,7 @@ pub fn answer(
                                 .collect(),
                         },
                     ),
-                    Err(_) => ControlResponse::error(id, "the session has ended"),
+                    Err(e) => ControlResponse::error(id, e.to_string()),
                 }
             }
             .boxed()
@@ -111,9 +106,9 @@ pub fn answer(
         ),
         SdkRequest::McpSetServers(r) => mcp_control(handle, id, McpControl::SetServers(r.servers)),
         SdkRequest::GetContextUsage(_) => {
-            let handle = handle.clone();
+            let snapshot = handle.snapshot();
             async move {
-                match handle.snapshot().await {
+                match snapshot.await {
                     Ok(snapshot) => success(id, &context_usage(&snapshot)),
                     Err(e) => ControlResponse::error(id, e.to_string()),
                 }
@@ -121,9 +116,9 @@ pub fn answer(
             .boxed()
         }
         SdkRequest::StopTask(r) => {
-            let handle = handle.clone();
+            let stopped = handle.stop_task(r.task_id);
             async move {
-                match handle.stop_task(r.task_id).await {
+                match stopped.await {
                     Ok(Ok(())) => ControlResponse::empty_success(id),
                     Ok(Err(why)) => ControlResponse::error(id, why.to_string()),
                     Err(e) => ControlResponse::error(id, e.to_string()),
@@ -132,10 +127,10 @@ pub fn answer(
             .boxed()
         }
         SdkRequest::RewindFiles(r) => {
-            let handle = handle.clone();
             let dry_run = r.dry_run.unwrap_or(false);
+            let rewound = handle.rewind_files(r.user_message_id, dry_run);
             async move {
-                match handle.rewind_files(r.user_message_id, dry_run).await {
+                match rewound.await {
                     Ok(Ok(rewound)) => success(id, &rewind_answer(rewound, dry_run)),
                     // A preview says why not; a rewind that cannot be done fails.
                     Ok(Err(why)) if dry_run => success(
@@ -239,12 +234,12 @@ fn mcp_control(
     id: String,
     control: McpControl,
 ) -> BoxFuture<'static, ControlResponse> {
-    let handle = handle.clone();
+    let done = handle.mcp_control(control);
     async move {
-        match handle.mcp_control(control).await {
+        match done.await {
             Ok(Ok(Value::Null)) => ControlResponse::empty_success(id),
             Ok(Ok(answer)) => success(id, &answer),
-            Ok(Err(e)) => ControlResponse::error(id, e),
+            Ok(Err(e)) => ControlResponse::error(id, e.to_string()),
             Err(e) => ControlResponse::error(id, e.to_string()),
         }
     }

@@ -87,7 +87,7 @@ impl AutocompactTracking {
 /// What started a compaction (`compact_boundary`'s `trigger` in Claude Code's
 /// transcript: `auto` / `manual`; reactive is tack's name for the
 /// prompt-too-long recovery).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CompactTrigger {
     Auto,
     Manual,
@@ -119,7 +119,7 @@ pub enum CompactError {
 }
 
 /// A compaction's result: the new start of the conversation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CompactedEvent {
     /// Transcript id of the boundary record.
     pub boundary_uuid: String,

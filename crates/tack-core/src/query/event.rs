@@ -27,7 +27,7 @@ use crate::compact::{CompactTrigger, CompactedEvent};
 /// conversation with its messages. A consumer that applies them to its own
 /// transcript has exactly what the loop sends next (microcompact's clearing
 /// aside, which is recomputed from the history each time).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum LoopEvent {
     /// A model request is about to be sent (seed 004 step 3, `stream_request_start`).
     RequestStart {
@@ -84,7 +84,7 @@ pub enum LoopEvent {
 }
 
 /// A complete assistant message and what came with it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AssistantMessageEvent {
     /// Transcript id (from `QueryDeps::new_id`).
     pub uuid: String,
@@ -100,7 +100,7 @@ pub struct AssistantMessageEvent {
 }
 
 /// The tool results of one iteration, as one user message.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolResultsEvent {
     /// Transcript id (from `QueryDeps::new_id`).
     pub uuid: String,
@@ -112,7 +112,7 @@ pub struct ToolResultsEvent {
 }
 
 /// What SDK consumers get besides the tool_result block (`toolUseResult`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolResultInfo {
     pub tool_use_id: String,
     pub tool_name: String,

@@ -9,7 +9,7 @@ use crate::compact::{AutocompactTracking, UsageMark};
 /// Carried into the next iteration in the loop's `State` and reported in
 /// `LoopEvent::RequestStart`, so tests assert that a path fired without looking at
 /// message text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Transition {
     /// Normal: tool results need a follow-up model call.
     NextTurn,

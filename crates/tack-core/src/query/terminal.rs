@@ -4,7 +4,7 @@ use serde_json::Value;
 use tack_api::ApiError;
 
 /// The loop's exit reason: the last `LoopEvent` of every `query()` stream.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Terminal {
     /// The model answered without a tool_use (and no recovery or hook continued).
     Completed,
@@ -40,7 +40,7 @@ pub enum Terminal {
 
 /// The call a [`Terminal::ToolDeferred`] left pending (the result record's
 /// `deferred_tool_use`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DeferredToolUse {
     pub id: String,
     pub name: String,

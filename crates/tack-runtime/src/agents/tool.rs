@@ -18,7 +18,7 @@ use super::definition::{AGENT_TOOL_NAME, AgentDefinition, AgentTools, LEGACY_AGE
 use super::isolation::with_worktree_note;
 use super::run::{Finished, Launch, run_subagent};
 use super::{AgentsShared, Woken};
-use crate::event::{RuntimeEvent, TaskEvent};
+use crate::event::{RuntimeEvent, TaskEvent, TaskStatus};
 
 /// The type used when a call names none.
 const DEFAULT_TYPE: &str = "general-purpose";
@@ -372,9 +372,9 @@ impl AgentTool {
             }
             task.finish(end);
             let status = match end {
-                TaskEnd::Completed => "completed",
-                TaskEnd::Failed => "failed",
-                _ => "stopped",
+                TaskEnd::Completed => TaskStatus::Completed,
+                TaskEnd::Failed => TaskStatus::Failed,
+                _ => TaskStatus::Stopped,
             };
             shared
                 .emit
@@ -382,7 +382,7 @@ impl AgentTool {
                     task_id: task_id.clone(),
                     tool_use_id,
                     status,
-                    summary: format!("Agent \"{description}\" {status}"),
+                    summary: format!("Agent \"{description}\" {}", status.as_str()),
                     output_file,
                 })));
             // Sent for a stopped agent too: the session counts agents in
@@ -390,7 +390,7 @@ impl AgentTool {
             let woken = Woken {
                 task_id,
                 description,
-                status,
+                status: status.as_str(),
                 result: text,
             };
             let _ = shared.wake.send(woken);

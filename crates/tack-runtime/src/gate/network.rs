@@ -8,13 +8,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Weak;
 
+use super::Gate;
+use crate::event::{PermissionRequest, RuntimeEvent};
+use crate::protocol::ask::{AskAnswer, PermissionAnswer};
 use serde_json::json;
 use tack_protocol::PermissionMode;
 use tack_sandbox::proxy::{NetworkAsk, NetworkDecision};
-use tokio::sync::oneshot;
-
-use super::Gate;
-use crate::event::{PermissionAnswer, PermissionRequest, RuntimeEvent};
 
 /// The name a network request carries as its "tool".
 const NETWORK_REQUEST_TOOL: &str = "SandboxNetworkAccess";
@@ -27,8 +26,8 @@ impl Gate {
         let Some(prompts) = &self.prompts else {
             return NetworkDecision::Deny;
         };
-        let (reply, answer) = oneshot::channel();
-        let request = PermissionRequest {
+        let request = |id| PermissionRequest {
+            id,
             tool_name: NETWORK_REQUEST_TOOL.to_owned(),
             input: json!({"host": host, "port": port}),
             tool_use_id: format!("network-{}", uuid::Uuid::new_v4()),
@@ -38,20 +37,26 @@ impl Gate {
             suggestions: vec![format!("WebFetch(domain:{host})")],
             blocked_path: None,
             agent: None,
-            reply,
+            original: None,
         };
-        if !prompts.emit(RuntimeEvent::PermissionRequest(Box::new(request))) {
+        let Some(mut pending) =
+            prompts.ask(|id| RuntimeEvent::PermissionRequest(Box::new(request(id))))
+        else {
             return NetworkDecision::Deny;
-        }
-        match answer.await {
-            Ok(PermissionAnswer::Allow { updates, .. }) if updates.is_empty() => {
+        };
+        match pending.answer().await {
+            Some(AskAnswer::Permission(PermissionAnswer::Allow { updates, .. }))
+                if updates.is_empty() =>
+            {
                 NetworkDecision::AllowOnce
             }
-            Ok(PermissionAnswer::Allow { updates, .. }) => {
+            Some(AskAnswer::Permission(PermissionAnswer::Allow { updates, .. })) => {
                 updates.iter().for_each(|u| self.apply(u));
                 NetworkDecision::AllowDomain
             }
-            Ok(PermissionAnswer::Deny { .. }) | Err(_) => NetworkDecision::Deny,
+            Some(AskAnswer::Permission(PermissionAnswer::Deny { .. }))
+            | Some(AskAnswer::Hook(_))
+            | None => NetworkDecision::Deny,
         }
     }
 }
@@ -86,7 +91,6 @@ mod tests {
         PermissionBehavior, PermissionDestination, PermissionRuleValue, PermissionUpdate,
         RulesUpdate,
     };
-    use tokio::sync::mpsc;
     use tokio::task::JoinHandle;
 
     use super::*;
@@ -115,16 +119,17 @@ mod tests {
 
     /// Answers every request with `answer`, keeping what was asked.
     fn front_end(answer: fn() -> PermissionAnswer) -> (Emitter, JoinHandle<Vec<Asked>>) {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (emit, mut rx) = Emitter::for_tests();
+        let asks = emit.asks().clone();
         let seen = tokio::spawn(async move {
             let mut seen = Vec::new();
             while let Some(RuntimeEvent::PermissionRequest(r)) = rx.recv().await {
                 seen.push((r.tool_name, r.input, r.reason, r.suggestions));
-                let _ = r.reply.send(answer());
+                let _ = asks.answer(r.id, AskAnswer::Permission(answer()));
             }
             seen
         });
-        (Emitter(tx, None), seen)
+        (emit, seen)
     }
 
     #[tokio::test]

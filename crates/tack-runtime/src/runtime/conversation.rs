@@ -6,8 +6,9 @@ use tack_protocol::{ContentBlock, Message};
 
 use super::Driver;
 use crate::checkpoints::RewindError;
-use crate::command::{ConversationRewound, RewindPoint, TurnEcho};
 use crate::event::RuntimeEvent;
+use crate::protocol::op::TurnEcho;
+use crate::protocol::reply::{ConversationRewound, RewindPoint};
 
 impl Driver {
     /// `/clear`: SessionEnd hooks (`clear`), then the session goes on under a

@@ -14,8 +14,8 @@ use tokio::time::Instant;
 
 use super::{Driver, Work};
 use crate::agents::Woken;
-use crate::command::{TurnOptions, UserInput};
 use crate::event::RuntimeEvent;
+use crate::protocol::op::{TurnOptions, UserInput};
 
 /// Whether input has ended, and the wait for background agents after it.
 #[derive(Debug, Default)]

@@ -1,8 +1,9 @@
-//! The running session: a task that takes [`Command`]s and emits
+//! The running session: a task that takes [`Op`]s and emits
 //! [`RuntimeEvent`]s (see the crate docs for the model).
 
 mod conversation;
 mod input_end;
+mod ops;
 mod turn;
 
 use std::collections::{HashMap, VecDeque};
@@ -13,34 +14,33 @@ use tack_core::LoopEvent;
 use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
 use tack_core::session::{ResultSubtype, Session, SessionResult};
-use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tack_tools::BackgroundTasks;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::agents::{ModelCell, Woken};
-use crate::checkpoints::{Checkpoints, RewindError};
-use crate::command::{
-    Command, ConversationRewound, InterruptOutcome, InterruptReceipt, RewindPoint, RuntimeHandle,
-    TurnEcho, TurnOptions, UserInput,
-};
+use crate::checkpoints::Checkpoints;
 use crate::custom_commands::CustomCommands;
 use crate::custom_commands::inline_shell::expand_message;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::gate::{Gate, TurnCancel};
+use crate::handle::{Envelope, Responder, RuntimeHandle};
 use crate::hooks::SessionHooks;
 use crate::mcp::SessionMcp;
 use crate::model::{RequestEnv, resolve_model};
+use crate::protocol::ask::{AskAnswer, AskId};
+use crate::protocol::op::{TurnEcho, TurnOptions, UserInput};
+use crate::protocol::reply::{AnswerError, InterruptOutcome, Reply, RewindPoint, SessionState};
 use crate::records::{error_line, result_record};
 use crate::skills::Skills;
-use crate::slash::{Dispatch, dispatch};
 use crate::snapshot::{ContextUsage, Figures, SessionSnapshot};
 use crate::structured_output::StructuredOutputTool;
 use crate::transcript::TranscriptPlace;
-use crate::user_shell::{SHELL_TIMEOUT, ShellRun, add_note, run_shell};
+use crate::user_shell::{SHELL_TIMEOUT, run_shell};
 use input_end::InputEnd;
+use ops::{Control, Interrupter};
 
 /// What the Notification hook says when the session waits for the user.
 const IDLE_MESSAGE: &str = "tack is waiting for your input";
@@ -107,13 +107,38 @@ pub struct Runtime {
 }
 
 /// The session's events, in order; ends after [`RuntimeEvent::Ended`].
+/// Whoever reads them answers the asks among them ([`RuntimeEvents::answer`]),
+/// with or without a [`RuntimeHandle`] (a front end that has closed the
+/// session's input still answers its questions).
 pub struct RuntimeEvents {
     rx: mpsc::UnboundedReceiver<RuntimeEvent>,
+    answers: Answers,
 }
 
 impl RuntimeEvents {
     pub async fn next(&mut self) -> Option<RuntimeEvent> {
         self.rx.recv().await
+    }
+
+    /// Answers the ask `ask` (`Op::Answer` without a handle).
+    pub fn answer(&self, ask: AskId, answer: AskAnswer) -> Result<(), AnswerError> {
+        self.answers.answer(ask, answer)
+    }
+
+    /// Answers asks from elsewhere (a task that waits for a person).
+    pub fn answers(&self) -> Answers {
+        self.answers.clone()
+    }
+}
+
+/// Takes answers to a session's asks; clone it freely. Holding one keeps
+/// nothing of the session alive.
+#[derive(Debug, Clone)]
+pub struct Answers(Arc<crate::asks::Asks>);
+
+impl Answers {
+    pub fn answer(&self, ask: AskId, answer: AskAnswer) -> Result<(), AnswerError> {
+        self.0.answer(ask, answer)
     }
 }
 
@@ -178,9 +203,15 @@ impl Runtime {
             auto_update,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
+        let handle = RuntimeHandle {
+            tx,
+            asks: emit.asks().clone(),
+            events: emit.weak_sender(),
+            next_id: Default::default(),
+        };
         hooks
             .iter()
-            .for_each(|h| h.set_rewake(crate::hooks::rewake_to(&tx)));
+            .for_each(|h| h.set_rewake(crate::hooks::rewake_to(&handle)));
         let mut driver = Driver {
             gate,
             hooks,
@@ -217,16 +248,24 @@ impl Runtime {
             skills,
             output_style_reminder,
             woken,
-            state: "",
+            state: None,
             session_state,
             auto_update,
             input_end: InputEnd::default(),
             worked: false,
             held_end: None,
+            conversation_waiters: Vec::new(),
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
-        (RuntimeHandle { tx }, RuntimeEvents { rx: events })
+        let answers = Answers(handle.asks.clone());
+        (
+            handle,
+            RuntimeEvents {
+                rx: events,
+                answers,
+            },
+        )
     }
 }
 
@@ -241,7 +280,7 @@ enum Work {
     /// A user message added without a turn.
     Append(UserInput),
     /// The user's `!command`.
-    Shell(String, oneshot::Sender<ShellRun>),
+    Shell(String, Responder),
     /// `/name` naming no command: an error result, no request.
     Unknown {
         name: String,
@@ -249,11 +288,8 @@ enum Work {
     },
     /// `/skills`: the list as the result, no request.
     Skills(Option<String>),
-    /// [`Command::RewindConversation`].
-    Rewind(
-        String,
-        oneshot::Sender<Result<ConversationRewound, RewindError>>,
-    ),
+    /// [`Op::RewindConversation`].
+    Rewind(String, Responder),
     /// On resume: the calls a deferred turn left pending run, and the turn
     /// goes on (queued before any input).
     ResumePending,
@@ -288,7 +324,7 @@ struct Driver {
     /// `Started` was emitted.
     started: bool,
     queue: VecDeque<Work>,
-    commands: mpsc::UnboundedReceiver<Command>,
+    commands: mpsc::UnboundedReceiver<Envelope>,
     commands_open: bool,
     /// A `set_model` that arrived during a turn, applied after it.
     pending_model: Option<Option<String>>,
@@ -320,12 +356,12 @@ struct Driver {
     /// The output style's reminder for every prompt (none for Default).
     output_style_reminder: Option<String>,
     woken: Wakes,
-    /// The last `SessionState` emitted.
-    state: &'static str,
+    /// The last `SessionState` emitted (`None`: none yet).
+    state: Option<SessionState>,
     /// Emit them at all.
     session_state: bool,
     auto_update: Option<std::thread::JoinHandle<()>>,
-    /// [`Command::EndInput`] came: the session ends once it has nothing left
+    /// [`Op::EndInput`] came: the session ends once it has nothing left
     /// to run or wait for (or has waited its ceiling).
     input_end: InputEnd,
     /// Some work has been taken from the queue.
@@ -333,44 +369,9 @@ struct Driver {
     /// After `EndInput`, a turn's result held while a background agent's end
     /// is owed (as Claude Code holds it): out when that end comes.
     held_end: Option<Box<TurnEnd>>,
-}
-
-/// What a command did to a running piece of work.
-enum Control {
-    None,
-    Interrupt(Interrupter),
-}
-
-/// Who asked for an interrupt, answered once the work has stopped.
-enum Interrupter {
-    Plain(oneshot::Sender<InterruptOutcome>),
-    /// `cancelled`: the queued messages the interrupt dropped.
-    Receipt {
-        reply: oneshot::Sender<InterruptReceipt>,
-        cancelled: Vec<String>,
-    },
-}
-
-impl Interrupter {
-    fn answer(self, outcome: InterruptOutcome, queue: &VecDeque<Work>) {
-        match self {
-            Interrupter::Plain(reply) => {
-                let _ = reply.send(outcome);
-            }
-            Interrupter::Receipt { reply, cancelled } => {
-                let still_queued = queue
-                    .iter()
-                    .filter_map(Work::uuid)
-                    .map(str::to_owned)
-                    .collect();
-                let _ = reply.send(InterruptReceipt {
-                    outcome,
-                    still_queued,
-                    cancelled,
-                });
-            }
-        }
-    }
+    /// `Op::Conversation`s that came while the session was busy: answered
+    /// when the work running ends.
+    conversation_waiters: Vec<Responder>,
 }
 
 impl Driver {
@@ -391,7 +392,7 @@ impl Driver {
         loop {
             if let Some(work) = self.queue.pop_front() {
                 self.worked = true;
-                self.set_state("running");
+                self.set_state(SessionState::Running);
                 let alive = match work {
                     Work::Turn(input, options) => {
                         let alive = self.turn(&mut session, input, options).await;
@@ -415,7 +416,8 @@ impl Driver {
                         self.answered(&session, report, TurnEcho { uuid, origin: None })
                     }
                     Work::Rewind(id, reply) => {
-                        let _ = reply.send(self.rewind_conversation(&mut session, &id).await);
+                        let rewound = self.rewind_conversation(&mut session, &id).await;
+                        reply.send(Reply::ConversationRewound(rewound));
                         true
                     }
                     Work::ResumePending => self.resume_pending(&mut session).await,
@@ -440,8 +442,8 @@ impl Driver {
                 break;
             }
             // Idle once work has run and no background agent's end is owed.
-            if self.state == "running" && owed == 0 {
-                self.set_state("idle");
+            if self.state == Some(SessionState::Running) && owed == 0 {
+                self.set_state(SessionState::Idle);
             }
             let idle = match self.idle_after.filter(|_| self.idle_armed) {
                 Some(after) => futures::future::Either::Left(tokio::time::sleep(after)),
@@ -449,7 +451,7 @@ impl Driver {
             };
             tokio::select! {
                 command = self.commands.recv(), if self.commands_open => match command {
-                    Some(command) => match self.command(command) {
+                    Some(command) => match self.op(command, Some(&session)) {
                         Control::None => {}
                         Control::Interrupt(interrupter) => {
                             interrupter.answer(InterruptOutcome::Idle, &self.queue);
@@ -494,145 +496,13 @@ impl Driver {
         self.emit.emit(RuntimeEvent::Ended);
     }
 
-    fn set_state(&mut self, state: &'static str) {
-        if self.state != state {
-            self.state = state;
+    fn set_state(&mut self, state: SessionState) {
+        if self.state != Some(state) {
+            self.state = Some(state);
             if self.session_state {
                 self.emit.emit(RuntimeEvent::SessionState(state));
             }
         }
-    }
-
-    /// Handles a command that needs no access to the session.
-    fn command(&mut self, command: Command) -> Control {
-        // Anything but a look at the state means someone is there.
-        self.idle_armed &= matches!(command, Command::Snapshot(_));
-        match command {
-            Command::Submit(input) => {
-                let echo = input.echo();
-                let work = match dispatch(input, &self.custom_commands, &self.skills) {
-                    Dispatch::Prompt(input) => Work::Turn(input, TurnOptions::default()),
-                    Dispatch::Compact(instructions) => Work::Compact(instructions, Some(echo)),
-                    Dispatch::Clear(uuid) => Work::Clear(uuid),
-                    Dispatch::Custom(input, options) => Work::Turn(input, options),
-                    Dispatch::Unknown { name, uuid } => Work::Unknown { name, uuid },
-                    Dispatch::Skills { uuid } => Work::Skills(uuid),
-                };
-                self.queue.push_back(work);
-            }
-            Command::SubmitWith(input, options) => {
-                self.queue.push_back(Work::Turn(input, options));
-            }
-            Command::Snapshot(reply) => {
-                let _ = reply.send(self.snapshot());
-            }
-            Command::Compact { instructions } => {
-                self.queue.push_back(Work::Compact(instructions, None));
-            }
-            Command::Interrupt(reply) => return Control::Interrupt(Interrupter::Plain(reply)),
-            Command::InterruptWithReceipt {
-                cancel_queued,
-                reply,
-            } => {
-                let mut cancelled = Vec::new();
-                if cancel_queued {
-                    // Queued user messages go; a queued /compact stays.
-                    self.queue.retain(|work| match work {
-                        Work::Turn(input, _) | Work::Append(input) => {
-                            cancelled.extend(input.uuid.clone());
-                            false
-                        }
-                        Work::Unknown { uuid, .. } | Work::Skills(uuid) => {
-                            cancelled.extend(uuid.clone());
-                            false
-                        }
-                        Work::Clear(uuid) => {
-                            cancelled.extend(uuid.clone());
-                            false
-                        }
-                        Work::Compact(..)
-                        | Work::Shell(..)
-                        | Work::Rewind(..)
-                        | Work::ResumePending => true,
-                    });
-                }
-                return Control::Interrupt(Interrupter::Receipt { reply, cancelled });
-            }
-            Command::Append(input) => self.queue.push_back(Work::Append(input)),
-            Command::SetPermissionMode(PermissionMode::BypassPermissions, reply)
-                if !self.bypass_allowed =>
-            {
-                let _ = reply.send(Err("bypassPermissions mode is not available in this session: start it with --dangerously-skip-permissions or --allow-dangerously-skip-permissions (and without permissions.disableBypassPermissionsMode)".to_owned()));
-            }
-            Command::SetPermissionMode(mode, reply) => {
-                self.gate.set_mode(mode);
-                if let Some(h) = &self.hooks {
-                    h.set_permission_mode(mode.as_str());
-                }
-                self.info.permission_mode = mode;
-                let _ = reply.send(Ok(()));
-            }
-            Command::SetModel(model) => self.pending_model = Some(model),
-            Command::RunShell { command, reply } => {
-                self.queue.push_back(Work::Shell(command, reply));
-            }
-            Command::AddNote { note, reply } => {
-                let project = tack_config::find_project_dir(&self.info.cwd);
-                let written = add_note(&project, &note).map_err(|e| e.to_string());
-                let _ = reply.send(written);
-            }
-            Command::StopTask { task_id, reply } => {
-                let tasks = self.tasks.clone();
-                // Stopping waits for the task's end: the session goes on meanwhile.
-                tokio::spawn(async move {
-                    let stopped = tasks.stop_by_id(&task_id).await.map(|_| ());
-                    let _ = reply.send(stopped);
-                });
-            }
-            Command::RewindFiles {
-                user_message_id,
-                dry_run,
-                reply,
-            } => {
-                let checkpoints = self.checkpoints.clone();
-                // Reading and writing the files: off the session task.
-                tokio::task::spawn_blocking(move || {
-                    let rewound = match checkpoints {
-                        Some(c) => c.rewind(&user_message_id, dry_run),
-                        None => Err(RewindError::NotEnabled),
-                    };
-                    let _ = reply.send(rewound);
-                });
-            }
-            Command::RewindPoints(reply) => {
-                let _ = reply.send(self.rewind_points.clone());
-            }
-            Command::EndInput { wait_ceiling } => self.input_end.end(wait_ceiling),
-            Command::RewindConversation {
-                user_message_id,
-                reply,
-            } => {
-                if self.turn_running || !self.queue.is_empty() {
-                    let _ = reply.send(Err(RewindError::TurnRunning));
-                } else {
-                    self.queue.push_back(Work::Rewind(user_message_id, reply));
-                }
-            }
-            Command::McpStatus(reply) => {
-                let statuses = self.mcp.as_ref().map(SessionMcp::statuses);
-                let _ = reply.send(statuses.unwrap_or_default());
-            }
-            Command::McpControl(control, reply) => {
-                let done = self.mcp.as_ref().map(|m| m.control(control));
-                tokio::spawn(async move {
-                    let _ = reply.send(match done {
-                        Some(done) => done.await,
-                        None => Err("this session has no MCP servers".into()),
-                    });
-                });
-            }
-        }
-        Control::None
     }
 
     /// Sets the model; returns the config and model it replaced.
@@ -656,6 +526,9 @@ impl Driver {
 
     /// Takes the conversation's figures while the session is free.
     fn refresh(&mut self, session: &Session) {
+        for waiter in self.conversation_waiters.drain(..) {
+            waiter.send(Reply::Conversation(session.messages().to_vec()));
+        }
         self.rewind_points = self.points(session);
         let f = &mut self.figures;
         f.totals = session.totals().clone();
@@ -727,7 +600,7 @@ impl Driver {
             tokio::select! {
                 biased;
                 command = self.commands.recv(), if self.commands_open => match command {
-                    Some(command) => match self.command(command) {
+                    Some(command) => match self.op(command, None) {
                         Control::None => {}
                         Control::Interrupt(interrupter) => {
                             cancel.cancel();
@@ -818,7 +691,7 @@ impl Driver {
         &mut self,
         session: &mut Session,
         command: String,
-        reply: oneshot::Sender<ShellRun>,
+        reply: Responder,
     ) -> bool {
         let cancel = CancellationToken::new();
         let mut interrupts = Vec::new();
@@ -839,7 +712,7 @@ impl Driver {
                 },
             )
             .await;
-        let _ = reply.send(run);
+        reply.send(Reply::Shell(run));
         alive
     }
 

@@ -8,11 +8,12 @@ use tack_protocol::Message;
 use tokio_util::sync::CancellationToken;
 
 use super::Driver;
-use crate::command::{InterruptOutcome, TurnEcho, UserInput};
 use crate::event::RuntimeEvent;
 use crate::hooks::{PromptVerdict, with_context};
 use crate::mentions;
 use crate::prompt_size;
+use crate::protocol::op::{TurnEcho, UserInput};
+use crate::protocol::reply::InterruptOutcome;
 use crate::snapshot::context_tokens;
 
 impl Driver {

@@ -7,10 +7,13 @@ use tack_protocol::PermissionMode;
 
 use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;
-use crate::commands::{BUILTINS, INIT_PROMPT, MenuEntry, filter_menu, parse_command};
+use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
 use crate::dialogs::{DialogOutcome, PermissionDialog, PickerOutcome, RewindOutcome, TrustOutcome};
 use crate::event::{NoticeLevel, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
+
+/// Menu commands the runtime carries out: sent as the typed text.
+const RUNTIME_COMMANDS: [&str; 2] = ["clear", "init"];
 
 /// Rows of the completion popup.
 pub(crate) const POPUP_ROWS: usize = 8;
@@ -342,12 +345,13 @@ impl App {
         } else {
             format!("/{name} {args}")
         };
-        if name == "init" {
-            return self.send(Prompt::text(INIT_PROMPT), echo, now);
+        if name == "clear" {
+            self.todos.clear();
         }
-        if !BUILTINS.iter().any(|(n, _)| *n == name) {
-            // A custom command (or an unknown one): the runtime expands it
-            // (or says it is unknown), as for `-p` and the SDKs.
+        if RUNTIME_COMMANDS.contains(&name) || !BUILTINS.iter().any(|(n, _)| *n == name) {
+            // The runtime's own (`/clear`, `/init`), a custom command or an
+            // unknown one: the runtime runs it (or says it is unknown), with
+            // the same hooks and results as for `-p` and the SDKs.
             return self.send(Prompt::text(echo.clone()), echo, now);
         }
         self.push_cell(HistoryCell::User {
@@ -360,10 +364,6 @@ impl App {
                 Vec::new()
             }
             "exit" => vec![UiAction::Exit],
-            "clear" => {
-                self.todos.clear();
-                vec![UiAction::Clear]
-            }
             "compact" => vec![UiAction::Compact {
                 instructions: (!args.is_empty()).then(|| args.to_string()),
             }],
