@@ -112,13 +112,15 @@ async fn stream_json_lists_and_expands_a_custom_command() {
             {"name": "compact", "argumentHint": "<optional custom summarization instructions>",
              "description": "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
              "builtin": true},
+            {"name": "init", "argumentHint": "",
+             "description": "Initialize a new CLAUDE.md file with codebase documentation", "builtin": true},
             {"name": "review", "argumentHint": "<pr>", "description": "Review a PR"}
         ])
     );
     let init = records.iter().find(|r| r["subtype"] == "init").unwrap();
     assert_eq!(
         init["slash_commands"],
-        json!(["clear", "compact", "review"])
+        json!(["clear", "compact", "init", "review"])
     );
     assert_eq!(sent(&env), expected());
 }

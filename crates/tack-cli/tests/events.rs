@@ -384,8 +384,14 @@ async fn init_and_initialize_report_the_output_style_setting() {
         .iter()
         .map(|c| &c["name"])
         .collect();
-    assert_eq!(commands, [&json!("clear"), &json!("compact")]);
-    assert_eq!(records[1]["slash_commands"], json!(["clear", "compact"]));
+    assert_eq!(
+        commands,
+        [&json!("clear"), &json!("compact"), &json!("init")]
+    );
+    assert_eq!(
+        records[1]["slash_commands"],
+        json!(["clear", "compact", "init"])
+    );
 }
 
 /// SessionEnd and SessionStart as the hooks saw them: `(event, reason or source)`.

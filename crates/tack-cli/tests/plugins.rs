@@ -244,7 +244,7 @@ async fn stream_json_lists_plugins_and_runs_a_command_by_its_plain_name() {
             &json!([{"plugin": "inline[1]", "type": "manifest-validation-error", "path": broken,
                 "message": format!("{}: invalid manifest: invalid type: integer `5`, expected a string", manifest.display())}]),
             &json!(["kit:review"]),
-            &json!(["clear", "compact", "kit:commit", "kit:review"]),
+            &json!(["clear", "compact", "init", "kit:commit", "kit:review"]),
         )
     );
     let agents = init["agents"].as_array().unwrap();
@@ -339,7 +339,7 @@ async fn plugin_dir_no_mcp_leaves_the_servers_out() {
         let init = records.iter().find(|r| r["subtype"] == "init").unwrap();
         (init["mcp_servers"].clone(), init["slash_commands"].clone())
     };
-    let commands = json!(["clear", "compact", "kit:commit", "kit:review"]);
+    let commands = json!(["clear", "compact", "init", "kit:commit", "kit:review"]);
     assert_eq!(
         init("--plugin-dir"),
         (

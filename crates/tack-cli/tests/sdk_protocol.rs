@@ -267,7 +267,7 @@ async fn initialize_is_answered_before_the_session_and_hook_callbacks_rewrite_an
                 "sdk_mcp_tools_list_changed",
                 "sdk_mcp_manifests"
             ]),
-            &json!(["clear", "compact"])
+            &json!(["clear", "compact", "init"])
         )
     );
     let (code, _, stderr) = sdk.finish().await;

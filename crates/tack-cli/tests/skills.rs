@@ -184,7 +184,7 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
         init(&run()),
         (
             json!(["deploy", "hidden"]),
-            json!(["clear", "compact", "deploy", "hidden"])
+            json!(["clear", "compact", "init", "deploy", "hidden"])
         )
     );
 
@@ -194,7 +194,7 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
         init(&records),
         (
             json!(["deploy", "hidden", "lint"]),
-            json!(["clear", "compact", "deploy", "hidden", "lint"])
+            json!(["clear", "compact", "init", "deploy", "hidden", "lint"])
         )
     );
     let answer = records

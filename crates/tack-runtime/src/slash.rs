@@ -66,15 +66,15 @@ pub fn slash_commands(custom: &CustomCommands, skills: &Skills) -> Vec<SlashComm
             source: CommandSource::Builtin,
         },
         SlashCommand {
-            name: INIT.to_owned(),
-            description: "Initialize a new CLAUDE.md file with codebase documentation".to_owned(),
-            argument_hint: String::new(),
-            source: CommandSource::Builtin,
-        },
-        SlashCommand {
             name: COMPACT.to_owned(),
             description: "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]".to_owned(),
             argument_hint: "<optional custom summarization instructions>".to_owned(),
+            source: CommandSource::Builtin,
+        },
+        SlashCommand {
+            name: INIT.to_owned(),
+            description: "Initialize a new CLAUDE.md file with codebase documentation".to_owned(),
+            argument_hint: String::new(),
             source: CommandSource::Builtin,
         },
     ];
@@ -385,6 +385,13 @@ mod tests {
                     name: "compact".into(),
                     description: "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]".into(),
                     argument_hint: "<optional custom summarization instructions>".into(),
+                    source: CommandSource::Builtin,
+                },
+                SlashCommand {
+                    name: "init".into(),
+                    description: "Initialize a new CLAUDE.md file with codebase documentation"
+                        .into(),
+                    argument_hint: String::new(),
                     source: CommandSource::Builtin,
                 },
                 SlashCommand {

@@ -350,6 +350,12 @@ async fn custom_commands_load_by_precedence_and_a_bad_file_is_a_warning() {
                 Builtin
             ),
             row(
+                "init",
+                "Initialize a new CLAUDE.md file with codebase documentation",
+                "",
+                Builtin
+            ),
+            row(
                 "frontend:component",
                 "Make a component named $1",
                 "",

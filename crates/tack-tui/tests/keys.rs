@@ -288,11 +288,6 @@ fn slash_commands_map_to_actions() {
             args: String::new()
         }]
     );
-    // The runtime's own: sent as typed, so every front end clears alike.
-    assert_eq!(
-        run("/clear"),
-        vec![UiAction::Submit(Prompt::text("/clear"))]
-    );
     assert_eq!(run("/resume"), vec![UiAction::ListSessions]);
     assert_eq!(run("/rewind"), vec![UiAction::ListRewindPoints]);
     // Not the UI's: the runtime says whether it is a command.
@@ -584,4 +579,21 @@ fn no_timer_while_idle() {
     assert_eq!(app.next_tick(), Some(clock.at(1100)));
     app.tick(clock.at(1100));
     assert_eq!(app.next_tick(), None);
+}
+
+#[test]
+fn clear_and_its_aliases_go_to_the_runtime_as_typed() {
+    // The runtime's own: sent as typed, so every front end clears alike
+    // (the same SessionEnd / SessionStart hooks, one runtime).
+    for alias in ["/clear", "/reset", "/new"] {
+        let clock = Clock::new();
+        let mut app = app(60, 20);
+        type_text(&mut app, alias, clock.at(0));
+        app.handle_key(key(KeyCode::Esc), clock.at(0));
+        assert_eq!(
+            app.handle_key(key(KeyCode::Enter), clock.at(0)),
+            vec![UiAction::Submit(Prompt::text(alias))],
+            "{alias}"
+        );
+    }
 }

@@ -374,6 +374,8 @@ mod tests {
                     {"name": "compact", "argumentHint": "<optional custom summarization instructions>",
                     "description": "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
                     "builtin": true},
+                    {"name": "init", "argumentHint": "",
+                    "description": "Initialize a new CLAUDE.md file with codebase documentation", "builtin": true},
                     {"name": "review", "argumentHint": "<pr>", "description": "Review a PR"}],
                 "agents": [{"name": "Explore", "description": "Searches", "model": "claude-haiku-4-5"}],
                 "output_style": "Explanatory",
