@@ -256,7 +256,7 @@ async fn stream_json_lists_plugins_and_runs_a_command_by_its_plain_name() {
     assert_eq!(
         answer["response"]["response"]["commands"]
             .as_array()
-            .unwrap()[2],
+            .unwrap()[3],
         json!({"name": "kit:commit", "argumentHint": "<message>", "description": "Commit the changes"})
     );
     assert_eq!(
