@@ -1,8 +1,8 @@
 //! The runtime's open questions to its front end, by [`AskId`].
 //!
 //! An asker (the permission gate, a client hook call, the sandbox's network
-//! ask) opens an ask through the [`Emitter`]: the event goes out with a fresh
-//! id and the asker waits on a [`PendingAsk`]. The answer comes in as
+//! ask) opens an ask through the `Emitter::ask`: the event goes out with a fresh
+//! id and the asker waits on a `PendingAsk` (both in `emit.rs`). The answer comes in as
 //! `Op::Answer` and is routed here by id, whoever sent it and whenever (a
 //! front end may attach after the question was asked). An asker that stops
 //! waiting (an interrupt, a hook's timeout) drops its `PendingAsk`, which
@@ -17,8 +17,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::oneshot;
 
-use crate::emit::Emitter;
-use crate::event::RuntimeEvent;
 use crate::protocol::ask::{AskAnswer, AskId};
 use crate::protocol::reply::AnswerError;
 
@@ -30,7 +28,7 @@ pub(crate) struct Asks {
 }
 
 impl Asks {
-    fn open(&self) -> (AskId, oneshot::Receiver<AskAnswer>) {
+    pub(crate) fn open(&self) -> (AskId, oneshot::Receiver<AskAnswer>) {
         let id = AskId(self.next.fetch_add(1, Ordering::Relaxed) + 1);
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id, tx);
@@ -46,7 +44,7 @@ impl Asks {
     }
 
     /// Takes `id` out; `true` if it was still waiting.
-    fn close(&self, id: AskId) -> bool {
+    pub(crate) fn close(&self, id: AskId) -> bool {
         self.lock().remove(&id).is_some()
     }
 
@@ -58,51 +56,11 @@ impl Asks {
     }
 }
 
-/// One open ask, waited on by its asker. Dropping it unanswered withdraws it.
-#[derive(Debug)]
-pub(crate) struct PendingAsk {
-    id: AskId,
-    answer: Option<oneshot::Receiver<AskAnswer>>,
-    emit: Emitter,
-}
-
-impl PendingAsk {
-    /// The answer; `None` if it can no longer come (the session is ending).
-    pub(crate) async fn answer(&mut self) -> Option<AskAnswer> {
-        let answer = self.answer.as_mut()?.await.ok();
-        self.answer = None;
-        answer
-    }
-}
-
-impl Drop for PendingAsk {
-    fn drop(&mut self) {
-        if self.answer.is_some() && self.emit.asks().close(self.id) {
-            self.emit.emit(RuntimeEvent::AskWithdrawn { id: self.id });
-        }
-    }
-}
-
-impl Emitter {
-    /// Asks the front end: emits `ask(id)` with a fresh id. `None` when the
-    /// event could not be sent (the front end is gone for good).
-    pub(crate) fn ask(&self, ask: impl FnOnce(AskId) -> RuntimeEvent) -> Option<PendingAsk> {
-        let (id, answer) = self.asks().open();
-        if !self.emit(ask(id)) {
-            self.asks().close(id);
-            return None;
-        }
-        Some(PendingAsk {
-            id,
-            answer: Some(answer),
-            emit: self.clone(),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emit::Emitter;
+    use crate::event::RuntimeEvent;
     use crate::protocol::ask::HookAnswer;
     use pretty_assertions::assert_eq;
     use serde_json::json;

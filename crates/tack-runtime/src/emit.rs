@@ -7,10 +7,11 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::asks::Asks;
 use crate::event::{Notice, RuntimeEvent};
+use crate::protocol::ask::{AskAnswer, AskId};
 use crate::telemetry::SessionTelemetry;
 
 /// The sender, the session's open asks, and its telemetry when it is on
@@ -72,5 +73,47 @@ impl Emitter {
 
     pub(crate) fn notice(&self, notice: Notice) {
         self.emit(RuntimeEvent::Notice(notice));
+    }
+}
+
+/// One open ask, waited on by its asker. Dropping it unanswered withdraws it.
+#[derive(Debug)]
+pub(crate) struct PendingAsk {
+    pub(crate) id: AskId,
+    answer: Option<oneshot::Receiver<AskAnswer>>,
+    emit: Emitter,
+}
+
+impl PendingAsk {
+    /// The answer; `None` if it can no longer come (the session is ending).
+    pub(crate) async fn answer(&mut self) -> Option<AskAnswer> {
+        let answer = self.answer.as_mut()?.await.ok();
+        self.answer = None;
+        answer
+    }
+}
+
+impl Drop for PendingAsk {
+    fn drop(&mut self) {
+        if self.answer.is_some() && self.emit.asks().close(self.id) {
+            self.emit.emit(RuntimeEvent::AskWithdrawn { id: self.id });
+        }
+    }
+}
+
+impl Emitter {
+    /// Asks the front end: emits `ask(id)` with a fresh id. `None` when the
+    /// event could not be sent (the front end is gone for good).
+    pub(crate) fn ask(&self, ask: impl FnOnce(AskId) -> RuntimeEvent) -> Option<PendingAsk> {
+        let (id, answer) = self.asks().open();
+        if !self.emit(ask(id)) {
+            self.asks().close(id);
+            return None;
+        }
+        Some(PendingAsk {
+            id,
+            answer: Some(answer),
+            emit: self.clone(),
+        })
     }
 }

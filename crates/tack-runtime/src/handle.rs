@@ -22,10 +22,10 @@ use crate::protocol::ask::{AskAnswer, AskId};
 use crate::protocol::op::{McpControl, Op, OpId, ReceiptWanted, Submission, UserInput};
 use crate::protocol::reply::{
     AnswerError, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControlError,
-    ModeError, NoteError, Reply, RewindPoint,
+    ModeError, Reply, RewindPoint,
 };
 use crate::snapshot::SessionSnapshot;
-use crate::user_shell::ShellRun;
+use crate::user_shell::{NoteError, ShellRun};
 
 /// An op on its way to the session's task, and where its reply goes.
 #[derive(Debug)]

@@ -104,7 +104,7 @@ pub use protocol::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer, REJECTED
 pub use protocol::op::{McpControl, Op, OpId, ReceiptWanted, Submission, TurnOptions, UserInput};
 pub use protocol::reply::{
     AnswerError, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControlError,
-    ModeError, NoteError, Reply, RewindPoint, SessionState,
+    ModeError, Reply, RewindPoint, SessionState,
 };
 pub use providers::{ProviderSpec, provider_specs, route as route_model};
 pub use runtime::{Answers, Runtime, RuntimeEvents};
@@ -114,7 +114,7 @@ pub use slash::{CommandSource, SlashCommand, slash_commands};
 pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
-pub use user_shell::{SHELL_TIMEOUT, ShellRun, shell_output_shown};
+pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};
 
 // The runtime is a front end's one API boundary: the types of the crates behind
 // it that appear in its events, commands and views are re-exported here, so a

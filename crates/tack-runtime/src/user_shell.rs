@@ -14,15 +14,24 @@ use tack_protocol::{ContentBlock, Message};
 use tack_sys::run::{CommandSpec, Ended, run_command};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::reply::NoteError;
+use serde::{Deserialize, Serialize};
 
 /// How long a command may run (the Bash tool's default).
 pub const SHELL_TIMEOUT: Duration = Duration::from_secs(120);
 /// Output kept per stream (the Bash tool's cap).
 const MAX_OUTPUT: usize = 30_000;
 
+/// Why a `#note` was not written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteError {
+    /// The project's memory file could not be written.
+    #[error("{}: {message}", path.display())]
+    Write { path: PathBuf, message: String },
+}
+
 /// What a `!command` did.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShellRun {
     pub command: String,
     pub stdout: String,

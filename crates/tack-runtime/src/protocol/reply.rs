@@ -11,7 +11,7 @@ use tack_tools::StopError;
 
 use crate::checkpoints::RewindError;
 use crate::snapshot::SessionSnapshot;
-use crate::user_shell::ShellRun;
+use crate::user_shell::{NoteError, ShellRun};
 
 /// The answer to one op ([`crate::protocol::op::Op`]), in a
 /// [`crate::event::RuntimeEvent::Reply`] with the op's id.
@@ -76,15 +76,6 @@ pub enum McpControlError {
     /// The server manager refused or failed it, saying why.
     #[error("{0}")]
     Failed(String),
-}
-
-/// Why a `#note` was not written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[serde(rename_all = "snake_case")]
-pub enum NoteError {
-    /// The project's memory file could not be written.
-    #[error("{}: {message}", path.display())]
-    Write { path: PathBuf, message: String },
 }
 
 /// Why an answer was not taken.

@@ -18,7 +18,7 @@ use super::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer};
 use super::op::{McpControl, Op, OpId, ReceiptWanted, Submission, TurnOptions, UserInput};
 use super::reply::{
     AnswerError, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControlError,
-    ModeError, NoteError, Reply, RewindPoint, SessionState,
+    ModeError, Reply, RewindPoint, SessionState,
 };
 use crate::checkpoints::RewindError;
 use crate::event::{
@@ -27,7 +27,7 @@ use crate::event::{
     TaskStatus, TranscriptMirrorFrame, TurnEnd,
 };
 use crate::snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot};
-use crate::user_shell::ShellRun;
+use crate::user_shell::{NoteError, ShellRun};
 
 fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(value: &T) {
     let line = serde_json::to_string(value).unwrap();
