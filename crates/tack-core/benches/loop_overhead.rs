@@ -39,18 +39,26 @@ struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every call is passed on to `System` with the caller's arguments
+// unchanged, so `System`'s guarantees are this allocator's; the counter is
+// only bookkeeping and never touches the memory.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller upholds `alloc`'s contract (a non-zero size).
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from this allocator, that is from `System`, with
+        // `layout` (the caller's contract).
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         LIVE.fetch_add(new_size, Ordering::Relaxed);
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `System` with `layout`, and `new_size` is
+        // valid for it (the caller's contract).
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

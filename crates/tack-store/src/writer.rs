@@ -3,12 +3,12 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde_json::{Map, Value, json};
 use tack_protocol::{Message, Role};
+use tack_sys::file_lock::lock_open_file;
 
 use crate::error::{StoreError, io_err};
 use crate::record::TranscriptRecord;
@@ -99,9 +99,9 @@ impl Transcript {
         let dir = path.parent().unwrap_or(Path::new("."));
         let existed = path.exists();
         tack_sys::private_file::create_private_dir_all(dir).map_err(io_err(dir))?;
-        let mut file = tack_sys::private_file::open_private_append(path).map_err(io_err(path))?;
+        let file = tack_sys::private_file::open_private_append(path).map_err(io_err(path))?;
         if existed {
-            terminate_torn_line(&mut file).map_err(io_err(path))?;
+            terminate_torn_line(&file).map_err(io_err(path))?;
         } else if let Ok(d) = File::open(dir) {
             // Make the new directory entry durable too; best effort (some
             // filesystems refuse fsync on directories).
@@ -333,8 +333,8 @@ impl Transcript {
     }
 
     fn write_line(&mut self, line: &[u8]) -> std::io::Result<()> {
-        let _lock = FileLock::exclusive(&self.file)?;
-        self.file.write_all(line)?;
+        let _lock = lock_open_file(&self.file)?;
+        (&self.file).write_all(line)?;
         match &self.syncer {
             Some(syncer) => syncer.request(),
             None => self.file.sync_data(),
@@ -348,8 +348,8 @@ fn message_json(message: &Message) -> Value {
 }
 
 /// If the file does not end in `\n` (a torn last line), appends one.
-fn terminate_torn_line(file: &mut File) -> std::io::Result<()> {
-    let _lock = FileLock::exclusive(file)?;
+fn terminate_torn_line(mut file: &File) -> std::io::Result<()> {
+    let _lock = lock_open_file(file)?;
     let len = file.metadata()?.len();
     if len == 0 {
         return Ok(());
@@ -362,34 +362,4 @@ fn terminate_torn_line(file: &mut File) -> std::io::Result<()> {
         file.sync_data()?;
     }
     Ok(())
-}
-
-/// `flock(LOCK_EX)` held until dropped. Holds the raw fd, not a borrow, so the
-/// file can be written while locked; it must not outlive the file.
-struct FileLock(std::os::fd::RawFd);
-
-impl FileLock {
-    fn exclusive(file: &File) -> std::io::Result<FileLock> {
-        loop {
-            // SAFETY: flock on a file descriptor we own for the lifetime of `file`.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-            if rc == 0 {
-                return Ok(FileLock(file.as_raw_fd()));
-            }
-            let err = std::io::Error::last_os_error();
-            if err.kind() != std::io::ErrorKind::Interrupted {
-                return Err(err);
-            }
-        }
-    }
-}
-
-impl Drop for FileLock {
-    fn drop(&mut self) {
-        // SAFETY: the fd is still open (the lock never outlives its file);
-        // unlocking cannot meaningfully fail for a valid fd.
-        unsafe {
-            libc::flock(self.0, libc::LOCK_UN);
-        }
-    }
 }

@@ -8,7 +8,7 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::path::Path;
 
 /// A held lock; dropping it (closing the file) releases it.
@@ -21,11 +21,42 @@ pub struct FileLock {
 /// while another process holds it.
 pub fn lock_exclusive(path: &Path) -> io::Result<FileLock> {
     let file = File::open(path)?;
+    flock(file.as_fd(), libc::LOCK_EX)?;
+    Ok(FileLock { _file: file })
+}
+
+/// The exclusive lock on a file the caller keeps open (a transcript it
+/// appends to), held until dropped. It borrows the file's descriptor, so it
+/// cannot outlive the file; the file is still read and written while locked,
+/// through `&File` (`Write for &File`).
+#[derive(Debug)]
+pub struct OpenFileLock<'f> {
+    fd: BorrowedFd<'f>,
+}
+
+/// Takes the exclusive lock on the open `file`, waiting while another
+/// process (or another open of the same file) holds it.
+pub fn lock_open_file(file: &File) -> io::Result<OpenFileLock<'_>> {
+    let fd = file.as_fd();
+    flock(fd, libc::LOCK_EX)?;
+    Ok(OpenFileLock { fd })
+}
+
+impl Drop for OpenFileLock<'_> {
+    fn drop(&mut self) {
+        // Unlocking an open descriptor cannot meaningfully fail.
+        let _ = flock(self.fd, libc::LOCK_UN);
+    }
+}
+
+/// flock(2), retried when a signal interrupts the wait.
+fn flock(fd: BorrowedFd<'_>, operation: libc::c_int) -> io::Result<()> {
     loop {
-        // SAFETY: flock on a descriptor this function owns, open for the call.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        // SAFETY: flock(2) takes a descriptor and flags and touches no memory
+        // of ours; `fd` is borrowed, so it is open for the call.
+        let rc = unsafe { libc::flock(fd.as_raw_fd(), operation) };
         if rc == 0 {
-            return Ok(FileLock { _file: file });
+            return Ok(());
         }
         let err = io::Error::last_os_error();
         if err.kind() != io::ErrorKind::Interrupted {
@@ -56,6 +87,32 @@ mod tests {
         assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
         drop(first);
         rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        waiter.join().unwrap();
+    }
+
+    /// The lock on an open file excludes another open of it (another open
+    /// file description, as another process would have) until it drops, and
+    /// the file is written meanwhile through the same handle.
+    #[test]
+    fn an_open_file_is_written_under_its_lock_and_released_on_drop() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let file = File::create(&path).unwrap();
+        let lock = lock_open_file(&file).unwrap();
+        (&file).write_all(b"line\n").unwrap();
+        let (tx, rx) = mpsc::channel();
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let other = File::open(&path).unwrap();
+                let _second = lock_open_file(&other).unwrap();
+                tx.send(std::fs::read_to_string(&path).unwrap()).unwrap();
+            })
+        };
+        assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
+        drop(lock);
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), "line\n");
         waiter.join().unwrap();
     }
 }

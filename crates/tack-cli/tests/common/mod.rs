@@ -302,6 +302,7 @@ pub fn output_and_peak_rss(mut cmd: std::process::Command) -> (std::process::Out
     let stdout = read(Box::new(child.stdout.take().unwrap()));
     let stderr = read(Box::new(child.stderr.take().unwrap()));
     let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: `rusage` is plain integers and `timeval`s: all zeros is valid.
     let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
     // SAFETY: valid out-pointers; `child` is not waited for elsewhere.
     assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);

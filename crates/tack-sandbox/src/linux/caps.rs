@@ -13,11 +13,13 @@ fn last_cap() -> libc::c_ulong {
 
 pub(super) fn drop_bounding_and_ambient() -> io::Result<()> {
     for cap in 0..=last_cap() {
+        // SAFETY: prctl(PR_CAPBSET_DROP) takes integers only.
         if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) } == -1 {
             return Err(io::Error::last_os_error());
         }
     }
     let clear_all = libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong;
+    // SAFETY: prctl(PR_CAP_AMBIENT) takes integers only.
     if unsafe { libc::prctl(libc::PR_CAP_AMBIENT, clear_all, 0, 0, 0) } == -1 {
         return Err(io::Error::last_os_error());
     }
@@ -47,6 +49,11 @@ pub(super) fn clear() -> io::Result<()> {
         pid: 0,
     };
     let data = [CapData::default(); 2];
+    // SAFETY: `header` and `data` are laid out as the kernel's
+    // `__user_cap_header_struct` and `__user_cap_data_struct` (`repr(C)`),
+    // and version 3 reads exactly two data entries, which `data` has. The
+    // kernel may write its preferred version back into `header`, which is
+    // why it is passed mutably; both live through the call.
     let rc = unsafe { libc::syscall(libc::SYS_capset, &mut header, data.as_ptr()) };
     if rc == -1 {
         return Err(io::Error::last_os_error());

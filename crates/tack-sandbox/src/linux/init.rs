@@ -57,6 +57,7 @@ fn check(step: &'static str, rc: libc::c_int) -> Result<(), Step> {
 /// command gets them from its process group, and a SIGKILL here takes PID 1
 /// (and so the namespace) with it.
 fn outer(policy: &Policy, command: &[OsString]) -> Result<i32, Step> {
+    // SAFETY: getuid and getgid have no preconditions and cannot fail.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     if landlock_rules::abi() < 1 {
         return Err(("Landlock", io::Error::other("not supported by this kernel")));
@@ -67,27 +68,40 @@ fn outer(policy: &Policy, command: &[OsString]) -> Result<i32, Step> {
         | libc::CLONE_NEWNET
         | libc::CLONE_NEWIPC
         | libc::CLONE_NEWUTS;
+    // SAFETY: unshare(2) takes flags only. With CLONE_NEWUSER the kernel
+    // refuses (EINVAL) a process that has more than one thread, so from here
+    // on this process is known to be single-threaded: the forks below copy
+    // the whole process, and the children may allocate.
     check("user namespaces", unsafe { libc::unshare(flags) })?;
     let map = |file: &str, text: String| std::fs::write(file, text).map_err(|e| ("the uid map", e));
     map("/proc/self/setgroups", "deny".into())?;
     map("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
     map("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
     for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
+        // SAFETY: SIG_IGN installs no handler of ours; `sig` is a valid signal.
         unsafe { libc::signal(sig, libc::SIG_IGN) };
     }
+    // SAFETY: the process is single-threaded (the unshare above succeeded,
+    // and nothing since started a thread), so the child is a whole copy: no
+    // lock is held by a thread that does not exist there.
     let pid = unsafe { libc::fork() };
     check("fork", pid)?;
     if pid == 0 {
         // PID 1 of the new namespace.
         // Dies with the outer process (which a SIGKILL of the group reaches).
+        // SAFETY: prctl(PR_SET_PDEATHSIG) takes a signal number and touches
+        // no memory of ours.
         unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
         for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
+            // SAFETY: SIG_DFL installs no handler of ours; `sig` is valid.
             unsafe { libc::signal(sig, libc::SIG_DFL) };
         }
         let code = match pid_one(policy, command) {
             Ok(code) => code,
             Err((step, e)) => fail(step, &e),
         };
+        // SAFETY: _exit ends this process at once, without running the
+        // parent's atexit handlers or flushing buffers copied from it.
         unsafe { libc::_exit(code) };
     }
     Ok(wait_exit_code(pid))
@@ -97,6 +111,7 @@ fn outer(policy: &Policy, command: &[OsString]) -> Result<i32, Step> {
 fn wait_exit_code(pid: libc::pid_t) -> i32 {
     let mut status = 0;
     loop {
+        // SAFETY: `status` is a live `c_int` for waitpid to write.
         let r = unsafe { libc::waitpid(pid, &mut status, 0) };
         if r == pid {
             break;
@@ -125,11 +140,16 @@ fn pid_one(policy: &Policy, command: &[OsString]) -> Result<i32, Step> {
     let listeners = bridge::bring_up(&policy.bridges)?;
     let ruleset = landlock_rules::ruleset(policy).map_err(|e| ("Landlock", e))?;
     let filter = seccomp::filter(policy.allow_unix_sockets).map_err(|e| ("seccomp", e))?;
+    // SAFETY: PID 1 is the forked child of a single-threaded process and has
+    // started no thread yet (the bridges' threads start in `serve_all`, after
+    // this fork): the command's process is a whole copy and may allocate.
     let child = unsafe { libc::fork() };
     check("fork", child)?;
     if child == 0 {
         drop(listeners);
         let err = confine_and_exec(ruleset, &filter, command);
+        // SAFETY: _exit ends this process at once, without running PID 1's
+        // atexit handlers or flushing buffers copied from it.
         unsafe { libc::_exit(fail(err.0, &err.1)) };
     }
     drop(ruleset);
@@ -137,6 +157,7 @@ fn pid_one(policy: &Policy, command: &[OsString]) -> Result<i32, Step> {
     bridge::serve_all(listeners);
     let mut status = 0;
     loop {
+        // SAFETY: `status` is a live `c_int` for waitpid to write.
         let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
         if pid == child {
             return Ok(exit_code(status));
@@ -154,6 +175,8 @@ static COMMAND: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new
 extern "C" fn forward(sig: libc::c_int) {
     let pid = COMMAND.load(std::sync::atomic::Ordering::Relaxed);
     if pid > 0 {
+        // SAFETY: kill(2) is async-signal-safe and touches no memory of
+        // ours; `-pid` (pid > 0) names the command's process group only.
         unsafe { libc::kill(-pid, sig) };
     }
 }
@@ -167,6 +190,8 @@ fn forward_stop_signals(command: libc::pid_t) {
     COMMAND.store(command, std::sync::atomic::Ordering::Relaxed);
     let handler = forward as extern "C" fn(libc::c_int) as libc::sighandler_t;
     for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
+        // SAFETY: `forward` is an `extern "C" fn(c_int)` that does only
+        // async-signal-safe things (an atomic load and kill(2)).
         unsafe { libc::signal(sig, handler) };
     }
 }
@@ -180,9 +205,11 @@ fn confine_and_exec(
     filter: &seccomp::Filter,
     command: &[OsString],
 ) -> Step {
+    // SAFETY: setsid takes no arguments and touches no memory of ours.
     if let Err(e) = check("setsid", unsafe { libc::setsid() }) {
         return e;
     }
+    // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only.
     if let Err(e) = check("no_new_privs", unsafe {
         libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     }) {

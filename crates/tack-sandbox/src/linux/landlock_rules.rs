@@ -32,6 +32,9 @@ const DEVICES: &[&str] = &[
 /// The kernel's Landlock ABI version (0: none).
 pub fn abi() -> i32 {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with LANDLOCK_CREATE_RULESET_VERSION the attribute must be
+    // null and its size 0: the kernel reads no memory and only returns the
+    // ABI version (or an error).
     let v = unsafe {
         libc::syscall(
             libc::SYS_landlock_create_ruleset,

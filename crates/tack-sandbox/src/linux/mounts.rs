@@ -33,6 +33,8 @@ fn mount(
         .transpose()
         .map_err(io::Error::other)?;
     let ptr = |c: &Option<CString>| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
+    // SAFETY: every pointer is null (where mount(2) allows it) or a
+    // NUL-terminated string owned by this function, alive through the call.
     let rc = unsafe {
         libc::mount(
             ptr(&source),
@@ -53,7 +55,10 @@ fn mount(
 /// a user namespace).
 fn locked_flags(path: &Path) -> io::Result<libc::c_ulong> {
     let c = c_path(path)?;
+    // SAFETY: `statvfs` is plain integers: all zeros is a valid value.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is NUL-terminated and `st` a whole `statvfs` for the kernel
+    // to fill; both live through the call.
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } == -1 {
         return Err(io::Error::last_os_error());
     }

@@ -20,6 +20,7 @@ fn read_number(path: &str) -> Option<i64> {
 }
 
 pub fn kernel_support() -> KernelSupport {
+    // SAFETY: geteuid has no preconditions and cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
     let user_namespaces = if read_number("/proc/sys/user/max_user_namespaces") == Some(0) {
         Some("user.max_user_namespaces is 0".to_owned())
@@ -32,6 +33,7 @@ pub fn kernel_support() -> KernelSupport {
     } else {
         None
     };
+    // SAFETY: prctl(PR_GET_SECCOMP) takes integers and only reads a mode.
     let seccomp = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } >= 0;
     KernelSupport {
         user_namespaces,
