@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use tack_protocol::ContentBlock;
+use tack_protocol::extensions::{CommandSource, SlashCommand};
 
 use crate::command::{TurnOptions, UserInput};
 use crate::custom_commands::{
@@ -17,28 +18,6 @@ use crate::custom_commands::{
     plain_name_of,
 };
 use crate::skills::{Skill, SkillSource, Skills};
-
-/// Where a slash command comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommandSource {
-    /// The runtime's own.
-    Builtin,
-    Project,
-    User,
-    /// A plugin's.
-    Plugin,
-}
-
-/// One slash command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SlashCommand {
-    /// Without the leading `/`.
-    pub name: String,
-    pub description: String,
-    /// `""` when it takes no arguments.
-    pub argument_hint: String,
-    pub source: CommandSource,
-}
 
 const COMPACT: &str = "compact";
 /// `/clear` and Claude Code's aliases for it.
