@@ -34,7 +34,7 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use crate::Message;
+use crate::content::Message;
 
 // ---------------------------------------------------------------------------
 // Lines
