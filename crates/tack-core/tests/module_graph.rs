@@ -15,6 +15,11 @@
 //! non-test `use super::*` brings in and then uses bare, and `use` paths that
 //! start with a name imported from elsewhere.
 //!
+//! Inside a crate, a name is imported from the module that defines it, not
+//! through the crate root's re-exports (those are for other crates): no
+//! module's `crate::Name` or `super::Name` reaches another module's name
+//! through lib.rs.
+//!
 //! Modules are compared at each level of the tree: `query` with `compact`
 //! (top level), `query::state` with `query::recovery` (inside `query`). An
 //! import of a name a module's own ancestor defines (`super::Thing` defined in
@@ -130,6 +135,23 @@ fn imports(src: &Path) -> BTreeSet<(String, String)> {
     edges
 }
 
+/// Each path (as `(module, path from the root)`) by which a module imports a
+/// name through its crate root's re-exports: those are for other crates;
+/// inside the crate a name comes from the module that defines it.
+fn through_root(src: &Path) -> BTreeSet<(String, String)> {
+    let tree = CrateTree::load(src);
+    let mut out = BTreeSet::new();
+    for (from, code) in tree.files.iter().filter(|(from, _)| !from.is_empty()) {
+        for named in module_paths(code) {
+            let to = resolve(from, &named.path);
+            if tree.through_root(&to) {
+                out.insert((from.join("::"), to.join("::")));
+            }
+        }
+    }
+    out
+}
+
 /// Pairs of distinct modules that reach each other through `edges`.
 fn mutually_reachable(edges: &BTreeSet<(String, String)>) -> BTreeSet<(String, String)> {
     let mut reach: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -214,6 +236,17 @@ fn no_modules_import_each_other_in_a_circle_in_any_crate() {
 }
 
 #[test]
+fn no_module_imports_a_name_through_its_crate_roots_re_exports() {
+    let mut found = BTreeSet::new();
+    for (name, dir) in crate_dirs() {
+        for (module, path) in through_root(&dir.join("src")) {
+            found.insert((name.clone(), module, path));
+        }
+    }
+    assert_eq!(found, BTreeSet::new());
+}
+
+#[test]
 fn the_scan_reads_paths_groups_and_skips_comments() {
     let code = without_comments(
         "use crate::compact::{A, B};\n\
@@ -294,4 +327,3 @@ fn a_circle_is_found_through_a_third_module() {
         )
     );
 }
-

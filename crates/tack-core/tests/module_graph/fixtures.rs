@@ -8,7 +8,7 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
-use super::{imports, mutually_reachable};
+use super::{imports, mutually_reachable, through_root};
 
 /// The files both crates share. `util` imports `crate::Local`, which lib.rs
 /// defines and which hides the glob's `event::Local`; its test module (a file
@@ -75,9 +75,14 @@ fn circles_through_re_exports_are_reported_at_each_level() {
             ("tree/trunk.rs", "pub struct Trunk(Vec<super::Branch>);\n"),
         ],
     );
+    let src = dir.path().join("src");
     assert_eq!(
-        mutually_reachable(&imports(&dir.path().join("src"))),
+        mutually_reachable(&imports(&src)),
         pairs(&[("event", "plugins"), ("tree::leaf", "tree::trunk")])
+    );
+    assert_eq!(
+        through_root(&src),
+        pairs(&[("event", "Summary"), ("plugins", "Event")])
     );
 }
 

@@ -114,6 +114,16 @@ impl CrateTree {
         self.modules.contains(&child).then(|| [from, path].concat())
     }
 
+    /// `path` (from the crate root) reaches another module's name through a
+    /// re-export of the crate root: `[PluginSummary]` for lib.rs's `pub use
+    /// event::PluginSummary`.
+    pub fn through_root(&self, path: &[String]) -> bool {
+        let Some(first) = path.get(..1) else {
+            return false;
+        };
+        !self.modules.contains(first) && self.follow(first.to_vec(), 0) != first
+    }
+
     /// What `path` (from the crate root) names once every re-export on the
     /// way is followed: `[PluginSummary]` → `[event, PluginSummary]` for a
     /// `pub use event::PluginSummary` in lib.rs.
