@@ -10,14 +10,19 @@ use serde::Deserialize;
 use tack_protocol::{ContentBlock, MessagesRequest};
 use tokio_util::sync::CancellationToken;
 
+use crate::ModelClient;
+use crate::assemble::StreamDecoder;
 use crate::classify::{Classified, classify_response};
+use crate::cloud::Platform;
+use crate::cloud::bedrock::BedrockConfig;
 use crate::cloud::google::TokenCache;
+use crate::cloud::vertex::VertexConfig;
+use crate::config::{Auth, ClientConfig};
+use crate::error::ApiError;
+use crate::event::StreamEvent;
+use crate::retry;
 use crate::transport::{
     Authorize, Limits, Transport, add_common_headers, config_error, connection, timed_out,
-};
-use crate::{
-    ApiError, Auth, BedrockConfig, ClientConfig, ModelClient, Platform, StreamDecoder, StreamEvent,
-    VertexConfig, retry,
 };
 
 /// The HTTP client for the Anthropic API (or anything speaking it at

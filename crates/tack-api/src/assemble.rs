@@ -13,8 +13,9 @@ use tack_protocol::{ContentBlock, Delta, MessageResponse, SseEvent};
 use crate::classify::classify_stream_error;
 use crate::cloud::event_stream::EventStreamFramer;
 use crate::decode::{decode, fast_delta};
+use crate::error::ApiError;
+use crate::event::{StreamEvent, ToolInputError};
 use crate::sse::SseFramer;
-use crate::{ApiError, StreamEvent, ToolInputError};
 
 /// Turns the bytes of a Messages SSE response into [`StreamEvent`]s: framing,
 /// decoding and accumulation in one incremental pass. Feed it chunks as they

@@ -6,7 +6,7 @@ use std::time::Duration;
 use reqwest::header::HeaderMap;
 use tack_protocol::{ApiErrorBody, ApiErrorDetail};
 
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::retry::retry_after;
 
 /// An error response, and whether the client may retry it: the class's default

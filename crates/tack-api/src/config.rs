@@ -1,6 +1,7 @@
 use std::time::Duration;
 
-use crate::Platform;
+use crate::cloud::Platform;
+use crate::retry::RetryPolicy;
 
 /// How the client authenticates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,28 +13,6 @@ pub enum Auth {
     /// Both headers (apiKeyHelper output, as Claude Code sends it).
     Both(String),
     None,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Retries after the first attempt (Claude Code: 10).
-    pub max_retries: u32,
-    /// First backoff delay; doubles each attempt, jittered.
-    pub base_delay: Duration,
-    pub max_delay: Duration,
-    /// A `retry-after` longer than this is not honoured as such (capped backoff instead).
-    pub max_retry_after: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            max_retries: 10,
-            base_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(32),
-            max_retry_after: Duration::from_secs(60),
-        }
-    }
 }
 
 /// Everything the HTTP client needs, passed in (never read from the process

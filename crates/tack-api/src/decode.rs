@@ -16,7 +16,7 @@ use tack_protocol::{
     ApiErrorDetail, ContentBlock, Delta, DeltaUsage, MessageDeltaBody, MessageResponse, SseEvent,
 };
 
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::sse::Frame;
 
 pub(crate) fn decode(frame: Frame<'_>) -> Result<Option<SseEvent>, ApiError> {

@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use tack_protocol::{ContentBlock, MessageResponse, SseEvent};
 
-use crate::ApiError;
+use crate::error::ApiError;
 
 /// What [`crate::ModelClient::stream`] yields, in this order:
 /// `Retry*` → (`Sse` | `BlockDone`)* → `MessageDone`.

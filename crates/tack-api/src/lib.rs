@@ -54,7 +54,7 @@ pub use cloud::bedrock::{
 };
 pub use cloud::google::GoogleAuth;
 pub use cloud::vertex::{VERTEX_ANTHROPIC_VERSION, VertexConfig, vertex_model_id};
-pub use config::{Auth, ClientConfig, RetryPolicy};
+pub use config::{Auth, ClientConfig};
 pub use error::ApiError;
 pub use event::{StreamEvent, ToolInputError};
 pub use models::{
@@ -65,6 +65,7 @@ pub use openai::{OpenAiApi, OpenAiClient, OpenAiConfig};
 pub use pricing::{
     Cost, PriceBook, cost, fallback_pricing, is_priced, set_price_book, unpriced_model_warning,
 };
+pub use retry::RetryPolicy;
 pub use tokens::{IMAGE_TOKENS, estimate_block, estimate_messages, estimate_request};
 
 use futures::stream::BoxStream;

@@ -1,10 +1,33 @@
-//! Backoff: how long to wait before retry number `n` (errors spec §5).
+//! The retry policy, and backoff: how long to wait before retry number `n`
+//! (errors spec §5).
 
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderMap;
 
-use crate::RetryPolicy;
+/// How often and how long the clients retry (`ClientConfig::retry`,
+/// `OpenAiConfig::retry`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (Claude Code: 10).
+    pub max_retries: u32,
+    /// First backoff delay; doubles each attempt, jittered.
+    pub base_delay: Duration,
+    pub max_delay: Duration,
+    /// A `retry-after` longer than this is not honoured as such (capped backoff instead).
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: 10,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(32),
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
 
 /// The server's requested wait: `retry-after-ms` (float milliseconds) preferred,
 /// then `retry-after` (seconds, or an HTTP date).

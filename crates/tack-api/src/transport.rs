@@ -16,8 +16,11 @@ use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use crate::assemble::StreamDecoder;
 use crate::classify::Classified;
-use crate::{ApiError, RetryPolicy, StreamDecoder, StreamEvent, retry};
+use crate::error::ApiError;
+use crate::event::StreamEvent;
+use crate::retry::{self, RetryPolicy};
 
 /// A response body's bytes → [`StreamEvent`]s, one per attempt.
 pub(crate) trait Decode: Send + 'static {

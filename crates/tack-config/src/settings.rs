@@ -11,7 +11,7 @@ use crate::error::ConfigError;
 use crate::file::{self, FileSettings};
 use crate::providers::{ModelPrice, Provider};
 use crate::sandbox::{self, SandboxSettings};
-use crate::source::{Locations, Source};
+use crate::source::{Locations, Scope, Source};
 use crate::unknown_keys::{self, SettingsWarning};
 
 /// A value and the settings source it came from.
@@ -147,7 +147,7 @@ impl Settings {
             match parsed {
                 Ok(parsed) => layers.push((source, parsed)),
                 // The repository wrote these: a broken one is skipped, not fatal.
-                Err(e) if matches!(source.scope(), crate::Scope::Project | crate::Scope::Local) => {
+                Err(e) if matches!(source.scope(), Scope::Project | Scope::Local) => {
                     skipped.push(SettingsWarning::SkippedFile {
                         path: source.path.clone(),
                         error: e.to_string(),
@@ -168,7 +168,7 @@ impl Settings {
                         path: path.clone(),
                         error: e,
                     })?;
-                let source = Source::file(crate::Scope::Flag, path, &locations.cwd);
+                let source = Source::file(Scope::Flag, path, &locations.cwd);
                 let parsed = file::parse(&source, &text)?;
                 layers.push((source, parsed));
             }
@@ -179,7 +179,7 @@ impl Settings {
         };
         for (source, parsed) in layers {
             let trusted = locations.workspace_trusted
-                || !matches!(source.scope(), crate::Scope::Project | crate::Scope::Local);
+                || !matches!(source.scope(), Scope::Project | Scope::Local);
             let parsed = if trusted {
                 parsed
             } else {

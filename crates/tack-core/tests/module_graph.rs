@@ -1,19 +1,43 @@
 //! Modules import one way, in every crate of the workspace. Reads every
 //! `crate::`, `super::` and `self::` path in the code of each crate's `src/`
-//! (comments and the `#[cfg(test)] mod` at the end of a file skipped), and
-//! checks that no two modules reach each other, the known exception aside,
-//! and tack-core's top-level imports against its table of allowed directions.
+//! (comments and `#[cfg(test)]` modules, inline or in their own files,
+//! skipped), and checks that no two modules reach each other, the known
+//! exception aside, and tack-core's top-level imports against its table of
+//! allowed directions.
+//!
+//! A path through a re-export counts as an import of the module that defines
+//! the name: each module's `use` items are read (`pub use`, `pub(crate) use`
+//! and private ones, which its children see as `super::Name`; groups, `self`,
+//! renames with `as` and globs `x::*`, a name the module defines hiding a
+//! glob's), so `crate::PluginSummary` for a `pub use event::PluginSummary` in
+//! lib.rs is an import of `event`, and `super::Leaf` for a `pub use
+//! self::leaf::Leaf` in `tree/mod.rs` one of `tree::leaf`. Not seen: names a
+//! non-test `use super::*` brings in and then uses bare, and `use` paths that
+//! start with a name imported from elsewhere.
+//!
+//! Inside a crate, a name is imported from the module that defines it, not
+//! through the crate root's re-exports (those are for other crates): no
+//! module's `crate::Name` or `super::Name` reaches another module's name
+//! through lib.rs.
 //!
 //! Modules are compared at each level of the tree: `query` with `compact`
 //! (top level), `query::state` with `query::recovery` (inside `query`). An
-//! import of a module's own ancestor (`super::Thing` defined in `mod.rs`) is
-//! no edge: a parent and its children are one unit seen from outside.
+//! import of a name a module's own ancestor defines (`super::Thing` defined in
+//! `mod.rs`) is no edge: a parent and its children are one unit seen from
+//! outside.
+
+mod fixtures;
+mod scan;
+mod tree;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
+
+use scan::{ModPath, NamedPath, module_paths, resolve, use_items, without_comments};
+use tree::CrateTree;
 
 /// tack-core's top-level module → the modules it may import. A new import
 /// that is not here fails the test: add it only if it keeps the graph acyclic.
@@ -53,9 +77,6 @@ const CORE_ALLOWED: &[(&str, &[&str])] = &[
 /// cannot be broken.
 const KNOWN_CYCLES: &[(&str, &str, &str)] = &[];
 
-/// A module's path from its crate's root (`["query", "state"]`).
-type ModPath = Vec<String>;
-
 /// The workspace's crate directories, by crate name.
 pub(crate) fn crate_dirs() -> BTreeMap<String, PathBuf> {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -89,148 +110,46 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module a file under `src/` is (`[]` for the crate root); `None` for
-/// the roots of other binaries (`src/bin/`).
-fn module_of(relative: &Path) -> Option<ModPath> {
-    let mut parts: ModPath = relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if parts.first().is_some_and(|p| p == "bin") {
-        return None;
-    }
-    let file = parts.pop()?;
-    let name = file.strip_suffix(".rs")?;
-    if !matches!(name, "mod" | "lib" | "main") {
-        parts.push(name.to_owned());
-    }
-    Some(parts)
-}
-
-/// The code of a file without its `//` comments (doc comments included) and
-/// without the test module that ends it.
-fn without_comments(source: &str) -> String {
-    let mut out = Vec::new();
-    let mut lines = source.lines().peekable();
-    while let Some(line) = lines.next() {
-        if line.starts_with("#[cfg(test)]") && lines.peek().is_some_and(|l| l.starts_with("mod ")) {
-            break;
-        }
-        out.push(line.split_once("//").map_or(line, |(code, _)| code));
-    }
-    out.join("\n")
-}
-
-/// The path starting at `code` (after `prefix`), each name of a `{a, b::c}`
-/// group its own path.
-fn parse_path(code: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
-    let mut path = prefix.to_vec();
-    let mut rest = code;
-    loop {
-        let trimmed = rest.trim_start();
-        let len = trimmed
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(trimmed.len());
-        if len == 0 {
-            break;
-        }
-        path.push(trimmed[..len].to_owned());
-        let Some(after) = trimmed[len..].trim_start().strip_prefix("::") else {
-            break;
-        };
-        let Some(group) = after.trim_start().strip_prefix('{') else {
-            rest = after;
-            continue;
-        };
-        let mut depth = 0;
-        let mut start = 0;
-        for (i, c) in group.char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' if depth == 0 => {
-                    parse_path(&group[start..i], &path, out);
-                    return;
-                }
-                '}' => depth -= 1,
-                ',' if depth == 0 => {
-                    parse_path(&group[start..i], &path, out);
-                    start = i + 1;
-                }
-                _ => {}
-            }
-        }
-        return;
-    }
-    if path.len() > prefix.len() {
-        out.push(path);
-    }
-}
-
-/// Every path in `code` that starts with `crate::`, `super::` or `self::`
-/// (not `$crate::` in a macro).
-fn module_paths(code: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    for keyword in ["crate::", "super::", "self::"] {
-        for (at, _) in code.match_indices(keyword) {
-            let before = code[..at].chars().next_back();
-            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
-                continue;
-            }
-            parse_path(&code[at..], &[], &mut out);
-        }
-    }
-    out
-}
-
-/// `path` as seen from the module `from`: `crate::a::b` → `[a, b]`,
-/// `super::c` from `[a, b]` → `[a, c]`.
-fn resolve(from: &[String], path: &[String]) -> ModPath {
-    let mut base = from.to_vec();
-    let mut rest = path;
-    if rest.first().is_some_and(|p| p == "crate") {
-        base.clear();
-        rest = &rest[1..];
-    }
-    while let Some(first) = rest.first() {
-        match first.as_str() {
-            "super" => drop(base.pop()),
-            "self" => {}
-            _ => break,
-        }
-        rest = &rest[1..];
-    }
-    base.extend_from_slice(rest);
-    base
-}
-
 /// A crate's import edges, each between two modules of the same parent
 /// (`("query::state", "query::recovery")`), from every file of `src`.
 fn imports(src: &Path) -> BTreeSet<(String, String)> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    let modules: BTreeSet<ModPath> = files
-        .iter()
-        .filter_map(|f| module_of(f.strip_prefix(src).expect("under src")))
-        .collect();
+    let tree = CrateTree::load(src);
     let mut edges = BTreeSet::new();
-    for file in &files {
-        let Some(from) = module_of(file.strip_prefix(src).expect("under src")) else {
-            continue;
-        };
-        let code = without_comments(&fs::read_to_string(file).expect("readable"));
-        for path in module_paths(&code) {
-            let to = resolve(&from, &path);
+    for (from, code) in &tree.files {
+        for named in module_paths(code) {
+            let mut to = resolve(from, &named.path);
+            if to.last().is_some_and(|p| p == "self" || p == "*") {
+                to.pop();
+            }
+            let to = tree.canonical(to);
             let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
             if common >= from.len() || common >= to.len() {
                 continue; // one is the other's ancestor
             }
             let target = to[..=common].to_vec();
-            if modules.contains(&target) {
+            if tree.modules.contains(&target) {
                 edges.insert((from[..=common].join("::"), target.join("::")));
             }
         }
     }
     edges
+}
+
+/// Each path (as `(module, path from the root)`) by which a module imports a
+/// name through its crate root's re-exports: those are for other crates;
+/// inside the crate a name comes from the module that defines it.
+fn through_root(src: &Path) -> BTreeSet<(String, String)> {
+    let tree = CrateTree::load(src);
+    let mut out = BTreeSet::new();
+    for (from, code) in tree.files.iter().filter(|(from, _)| !from.is_empty()) {
+        for named in module_paths(code) {
+            let to = resolve(from, &named.path);
+            if tree.through_root(&to) {
+                out.insert((from.join("::"), to.join("::")));
+            }
+        }
+    }
+    out
 }
 
 /// Pairs of distinct modules that reach each other through `edges`.
@@ -317,6 +236,17 @@ fn no_modules_import_each_other_in_a_circle_in_any_crate() {
 }
 
 #[test]
+fn no_module_imports_a_name_through_its_crate_roots_re_exports() {
+    let mut found = BTreeSet::new();
+    for (name, dir) in crate_dirs() {
+        for (module, path) in through_root(&dir.join("src")) {
+            found.insert((name.clone(), module, path));
+        }
+    }
+    assert_eq!(found, BTreeSet::new());
+}
+
+#[test]
 fn the_scan_reads_paths_groups_and_skips_comments() {
     let code = without_comments(
         "use crate::compact::{A, B};\n\
@@ -334,7 +264,7 @@ fn the_scan_reads_paths_groups_and_skips_comments() {
     let from: ModPath = vec!["query".into(), "event".into()];
     let resolved: BTreeSet<String> = module_paths(&code)
         .iter()
-        .map(|p| resolve(&from, p).join("::"))
+        .map(|p| resolve(&from, &p.path).join("::"))
         .collect();
     assert_eq!(
         resolved,
@@ -351,6 +281,37 @@ fn the_scan_reads_paths_groups_and_skips_comments() {
             ]
             .map(String::from)
         )
+    );
+}
+
+#[test]
+fn the_scan_reads_use_items_with_renames_globs_and_visibility() {
+    let code = without_comments(
+        "pub use self::leaf::{Leaf, Other as Renamed};\n\
+         pub(crate) use trunk::*;\n\
+         pub(in crate::tree) use crate::a::{\n    self,\n    b::B,\n};\n\
+         use tack_protocol::Message as _;\n\
+         fn f() {\n    use crate::hidden::H;\n}\n\
+         #[cfg(test)]\n\
+         #[path = \"x_tests.rs\"]\n\
+         mod tests;\n\
+         use crate::after::Tests;",
+    );
+    let named = |path: &[&str], alias: Option<&str>| NamedPath {
+        path: path.iter().map(|p| (*p).to_owned()).collect(),
+        alias: alias.map(str::to_owned),
+    };
+    assert_eq!(
+        use_items(&code),
+        vec![
+            named(&["self", "leaf", "Leaf"], None),
+            named(&["self", "leaf", "Other"], Some("Renamed")),
+            named(&["trunk", "*"], None),
+            named(&["crate", "a", "self"], None),
+            named(&["crate", "a", "b", "B"], None),
+            named(&["tack_protocol", "Message"], Some("_")),
+            named(&["crate", "after", "Tests"], None),
+        ]
     );
 }
 

@@ -11,10 +11,10 @@ use rmcp::service::{
     ClientInitializeError, RoleClient, RunningService, RunningServiceCancellationToken,
 };
 
-use crate::SdkBridge;
 use crate::config::ServerConfig;
 use crate::handler::{Events, Handler};
 use crate::tool::Target;
+use crate::transport::sdk::SdkBridge;
 use crate::transport::sse::{LegacySse, SseError};
 use crate::transport::stdio::{self, ChildGuard, ExitWatch};
 use crate::transport::{error_chain, http};

@@ -17,6 +17,7 @@ use crate::connection::{self, Connected, Connection, SHUTDOWN_GRACE, StartFailur
 use crate::names::normalize_name;
 use crate::tool::{McpTool, Target, humanize};
 use crate::tool_checks;
+use crate::transport::sdk::SdkBridge;
 use crate::transport::stdio::ExitWatch;
 
 /// Claude Code's default `MCP_TIMEOUT`: how long a server may take to start.
@@ -48,7 +49,7 @@ pub struct McpOptions {
     /// How `{"type": "sdk"}` servers are reached: the Agent SDK session's
     /// control channel. `None` (no SDK drives the session): they fail with a
     /// message naming them.
-    pub sdk: Option<crate::SdkBridge>,
+    pub sdk: Option<SdkBridge>,
 }
 
 impl McpOptions {

@@ -1,6 +1,7 @@
 //! Plain data types shared by every tack crate: what goes over the wire to the
 //! Anthropic Messages API and what comes back, and the plain values front ends
-//! show and send (permission modes, todo items, session summaries), with no
+//! show and send (permission modes, todo items, session summaries, plugins and
+//! slash commands), with no
 //! I/O and no async.
 //!
 //! Forward compatibility is a rule here, because the API adds block types, delta
@@ -10,6 +11,7 @@
 
 pub mod content;
 pub mod control;
+pub mod extensions;
 pub mod permission_mode;
 pub mod request;
 pub mod response;

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{ContentBlock, Role, Usage};
+use crate::content::{ContentBlock, Role};
+use crate::usage::Usage;
 
 /// Why the model stopped. Unknown values are kept in `Other`, so a new stop
 /// reason from the API never fails a response.

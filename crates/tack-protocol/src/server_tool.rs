@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::{ContentBlock, UnknownBlock};
+use crate::content::{ContentBlock, UnknownBlock};
 
 /// A `server_tool_use` block, borrowed from its JSON.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ApiErrorDetail, ContentBlock, DeltaUsage, MessageResponse, StopReason};
+use crate::content::ContentBlock;
+use crate::response::{ApiErrorDetail, MessageResponse, StopReason};
+use crate::usage::DeltaUsage;
 
 /// One SSE event. The SSE `event:` name always equals `type`. Event types tack
 /// does not know are `Unknown` (the spec says: ignore them, never fail).

@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{MessageResponse, Usage};
+use crate::response::MessageResponse;
+use crate::usage::Usage;
 
 /// One line of stream-json output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod control;
+mod extensions;
 mod proptests;
 mod server_tools;
 mod wire_samples;

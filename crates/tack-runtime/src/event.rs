@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tack_core::LoopEvent;
 use tack_permissions::PermissionMode;
+use tack_protocol::extensions::{PluginFailure, PluginSummary, SlashCommand};
 use tack_protocol::stream_json::ResultRecord;
 
 use crate::protocol::ask::AskId;
@@ -204,7 +205,7 @@ pub struct SessionInfo {
     pub agents: Vec<AgentSummary>,
     /// The slash commands a user message may start with: built-ins, then
     /// the session's custom commands.
-    pub slash_commands: Vec<crate::SlashCommand>,
+    pub slash_commands: Vec<SlashCommand>,
     /// The active output style's name (`default` when unset).
     pub output_style: String,
     /// Every output style the session could pick.
@@ -214,18 +215,7 @@ pub struct SessionInfo {
     /// The plugins loaded (`system/init`'s `plugins`).
     pub plugins: Vec<PluginSummary>,
     /// The plugins, or parts of them, that did not load (`plugin_errors`).
-    pub plugin_errors: Vec<crate::PluginFailure>,
-}
-
-/// One loaded plugin as front ends list it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PluginSummary {
-    pub name: String,
-    pub path: PathBuf,
-    /// `name@marketplace`, `name@inline` for a `--plugin-dir` one.
-    pub source: String,
-    /// The manifest's `version`, as written.
-    pub version: Option<String>,
+    pub plugin_errors: Vec<PluginFailure>,
 }
 
 /// One sub-agent type as front ends list it.

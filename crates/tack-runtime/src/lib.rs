@@ -91,15 +91,15 @@ pub use config::{
 };
 pub use event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
-    PermissionRequest, PluginSummary, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent,
-    TaskStatus, TranscriptMirrorFrame, TurnEnd,
+    PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus,
+    TranscriptMirrorFrame, TurnEnd,
 };
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{PluginDir, SdkToolPolicy, SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
-pub use plugins::{PluginFailure, SessionPlugins, session_plugins};
+pub use plugins::{SessionPlugins, session_plugins};
 pub use protocol::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer, REJECTED};
 pub use protocol::op::{McpControl, Op, OpId, ReceiptWanted, Submission, TurnOptions, UserInput};
 pub use protocol::reply::{
@@ -110,7 +110,7 @@ pub use providers::{ProviderSpec, provider_specs, route as route_model};
 pub use runtime::{Answers, Runtime, RuntimeEvents};
 pub use sandbox::{SandboxMode, sandbox_report};
 pub use session_tools::UnknownTools;
-pub use slash::{CommandSource, SlashCommand, slash_commands};
+pub use slash::slash_commands;
 pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
 pub use start::{StartError, git_branch, start};
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
@@ -128,6 +128,7 @@ pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 pub use tack_mcp::{SdkBridge, SdkHost};
+pub use tack_protocol::extensions::{CommandSource, PluginFailure, PluginSummary, SlashCommand};
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
 pub use tack_store::{Rewound, SessionStore, is_valid_session_id};
 pub use tack_tool::AgentIdentity;

@@ -93,8 +93,8 @@ impl Place {
     }
 
     /// The trust records: tack's store and Claude Code's `.claude.json`.
-    pub fn trust_store(&self) -> crate::TrustStore {
-        crate::TrustStore::new(&self.config_dir).also_claude_json(self.claude_json.clone())
+    pub fn trust_store(&self) -> crate::trust::TrustStore {
+        crate::trust::TrustStore::new(&self.config_dir).also_claude_json(self.claude_json.clone())
     }
 }
 

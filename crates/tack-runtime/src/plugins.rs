@@ -25,37 +25,17 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tack_mcp::{ConfigIssue, ConfigScope, ServerConfig, ServerEntry};
 use tack_plugins::{HooksField, McpField, Plugin, PluginError, PluginSource};
+use tack_protocol::extensions::{PluginFailure, PluginSummary};
 
 use crate::options::PluginDir;
 
-/// A plugin (or a part of one) that did not load, as `system/init`'s
-/// `plugin_errors` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct PluginFailure {
-    /// `name@inline`, or `inline[i]` for a `--plugin-dir` that failed before
-    /// it had a name.
-    pub plugin: String,
-    /// Claude Code's open set: `path-not-found`, `manifest-validation-error`,
-    /// `component-load-failed`, `hook-load-failed`, `mcp-config-invalid`.
-    pub kind: String,
-    pub message: String,
-    /// The `--plugin-dir` entry, when the plugin did not load at all.
-    pub path: Option<PathBuf>,
-}
-
-impl PluginFailure {
-    /// The warning the user sees.
-    pub fn warning(&self) -> String {
-        format!("warning: plugin {}: {}", self.plugin, self.message)
-    }
-
-    fn component(plugin: &Plugin, kind: &'static str, message: String) -> PluginFailure {
-        PluginFailure {
-            plugin: plugin.id(),
-            kind: kind.to_owned(),
-            message,
-            path: None,
-        }
+/// A part of a loaded `plugin` that did not load.
+fn component_failure(plugin: &Plugin, kind: &str, message: String) -> PluginFailure {
+    PluginFailure {
+        plugin: plugin.id(),
+        kind: kind.to_owned(),
+        message,
+        path: None,
     }
 }
 
@@ -152,10 +132,10 @@ pub fn session_plugins(
 
 impl SessionPlugins {
     /// The plugins loaded, as `system/init` lists them.
-    pub fn summaries(&self) -> Vec<crate::PluginSummary> {
+    pub fn summaries(&self) -> Vec<PluginSummary> {
         self.plugins
             .iter()
-            .map(|p| crate::PluginSummary {
+            .map(|p| PluginSummary {
                 name: p.name.clone(),
                 path: p.root.clone(),
                 source: p.id(),
@@ -195,7 +175,7 @@ impl SessionPlugins {
                     plugin: plugin.name.clone(),
                     paths,
                 }),
-                Err(e) => self.failures.push(PluginFailure::component(
+                Err(e) => self.failures.push(component_failure(
                     &plugin,
                     "component-load-failed",
                     e.to_string(),
@@ -219,7 +199,7 @@ impl SessionPlugins {
         let fields = match plugin.hooks() {
             Ok(fields) => fields,
             Err(e) => {
-                let failure = PluginFailure::component(plugin, "hook-load-failed", e.to_string());
+                let failure = component_failure(plugin, "hook-load-failed", e.to_string());
                 self.failures.push(failure);
                 return;
             }
@@ -254,11 +234,10 @@ impl SessionPlugins {
                     hooks,
                     env: env.clone(),
                 }),
-                Err(message) => self.failures.push(PluginFailure::component(
-                    plugin,
-                    "hook-load-failed",
-                    message,
-                )),
+                Err(message) => {
+                    self.failures
+                        .push(component_failure(plugin, "hook-load-failed", message))
+                }
             }
         }
     }
@@ -267,7 +246,7 @@ impl SessionPlugins {
         let fields = match plugin.mcp_servers() {
             Ok(fields) => fields,
             Err(e) => {
-                let failure = PluginFailure::component(plugin, "mcp-config-invalid", e.to_string());
+                let failure = component_failure(plugin, "mcp-config-invalid", e.to_string());
                 self.failures.push(failure);
                 return;
             }
@@ -280,7 +259,7 @@ impl SessionPlugins {
             let (mut doc, file) = match read {
                 Ok(read) => read,
                 Err(message) => {
-                    let failure = PluginFailure::component(plugin, "mcp-config-invalid", message);
+                    let failure = component_failure(plugin, "mcp-config-invalid", message);
                     self.failures.push(failure);
                     continue;
                 }
@@ -293,7 +272,7 @@ impl SessionPlugins {
             };
             let Value::Object(servers) = servers else {
                 let message = format!("{file}: `mcpServers` must be an object");
-                let failure = PluginFailure::component(plugin, "mcp-config-invalid", message);
+                let failure = component_failure(plugin, "mcp-config-invalid", message);
                 self.failures.push(failure);
                 continue;
             };

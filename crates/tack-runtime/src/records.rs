@@ -10,6 +10,7 @@ use tack_api::ApiError;
 use tack_core::LoopEvent;
 use tack_core::Terminal;
 use tack_core::session::{ResultSubtype, SessionResult};
+use tack_protocol::extensions::PluginFailure;
 use tack_protocol::stream_json::{
     self, ApiRetry, AssistantPayload, AssistantRecord, CompactBoundary, CompactMetadata,
     HookStarted, Informational, ModelUsageRecord, PermissionDenial, ResultRecord, ResultUsage,
@@ -18,10 +19,8 @@ use tack_protocol::stream_json::{
 use tack_store::timestamp_now;
 
 use crate::event::{
-    ConversationReset, HookActivity, PluginSummary, SessionInfo, SubagentEvent, TaskEvent,
-    TranscriptMirrorFrame,
+    ConversationReset, HookActivity, SessionInfo, SubagentEvent, TaskEvent, TranscriptMirrorFrame,
 };
-use crate::plugins::PluginFailure;
 use crate::transcript::{assistant_response, split_tool_results, tool_use_result};
 
 fn new_uuid() -> String {
@@ -38,38 +37,19 @@ pub struct Records {
     pub parent_tool_use_id: Option<String>,
 }
 
-/// `system/init`'s `plugins` entry: `{name, path, source, version?}`.
-fn plugin_entry(p: &PluginSummary) -> Value {
-    let mut entry = serde_json::json!({
-        "name": p.name,
-        "path": p.path.to_string_lossy(),
-        "source": p.source,
-    });
-    if let Some(version) = &p.version {
-        entry["version"] = Value::String(version.clone());
-    }
-    entry
+/// A value of tack-protocol as JSON (its strings and lossy paths cannot fail
+/// to serialise; `null` if one ever did).
+fn json_of(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or_default()
 }
 
-/// `system/init`'s `plugin_errors`, left out when nothing failed (as Claude
-/// Code does): `{plugin, type, message, path?}`.
+/// `system/init`'s `plugin_errors` (`{plugin, type, message, path?}`), left
+/// out when nothing failed (as Claude Code does).
 fn plugin_errors(failures: &[PluginFailure]) -> Map<String, Value> {
     let mut extra = Map::new();
-    if failures.is_empty() {
-        return extra;
+    if !failures.is_empty() {
+        extra.insert("plugin_errors".into(), json_of(&failures));
     }
-    let list = failures
-        .iter()
-        .map(|f| {
-            let mut e =
-                serde_json::json!({"plugin": f.plugin, "type": f.kind, "message": f.message});
-            if let Some(path) = &f.path {
-                e["path"] = Value::String(path.to_string_lossy().into_owned());
-            }
-            e
-        })
-        .collect();
-    extra.insert("plugin_errors".into(), Value::Array(list));
     extra
 }
 
@@ -89,7 +69,7 @@ impl Records {
             output_style: info.output_style.clone(),
             agents: info.agents.iter().map(|a| a.name.clone()).collect(),
             skills: info.skills.clone(),
-            plugins: info.plugins.iter().map(plugin_entry).collect(),
+            plugins: info.plugins.iter().map(json_of).collect(),
             uuid: new_uuid(),
             extra: plugin_errors(&info.plugin_errors),
         })))

@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use tack_protocol::ContentBlock;
+use tack_protocol::extensions::{CommandSource, SlashCommand};
 
 use crate::custom_commands::{
     CommandScope, CustomCommand, CustomCommands, InlineShell, ShellOwner, parse_invocation,
@@ -18,28 +19,6 @@ use crate::custom_commands::{
 use crate::init_prompt::INIT_PROMPT;
 use crate::protocol::op::{TurnOptions, UserInput};
 use crate::skills::{Skill, SkillSource, Skills};
-
-/// Where a slash command comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum CommandSource {
-    /// The runtime's own.
-    Builtin,
-    Project,
-    User,
-    /// A plugin's.
-    Plugin,
-}
-
-/// One slash command.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SlashCommand {
-    /// Without the leading `/`.
-    pub name: String,
-    pub description: String,
-    /// `""` when it takes no arguments.
-    pub argument_hint: String,
-    pub source: CommandSource,
-}
 
 const COMPACT: &str = "compact";
 /// `/clear` and Claude Code's aliases for it.

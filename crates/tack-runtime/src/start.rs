@@ -369,7 +369,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
         version: VERSION.to_owned(),
         agents: session_tools.agents,
-        slash_commands: crate::slash_commands(&custom_commands, &skills),
+        slash_commands: crate::slash::slash_commands(&custom_commands, &skills),
         output_style: styles.named.clone(),
         output_styles: styles.all.names(),
         skills: skills.names(),

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::policy::{INIT_ARG, Policy};
+use crate::policy::{Bridge, INIT_ARG, Policy};
 use crate::proxy::{ProxyHandle, Refusal};
 use crate::relay::PortRelays;
 
@@ -125,7 +125,7 @@ impl Sandbox {
         config.policy.bridges = [(HTTP_PROXY_PORT, http), (SOCKS_PROXY_PORT, socks)]
             .into_iter()
             .filter_map(|(port, socket)| {
-                socket.map(|s| crate::Bridge {
+                socket.map(|s| Bridge {
                     port,
                     socket: s.to_path_buf(),
                 })

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use tack_protocol::{ContentBlock, ToolResultContent};
 
-use crate::ToolOutput;
+use crate::output::ToolOutput;
 
 /// Characters of text above which one tool result is stored on disk.
 pub const DEFAULT_MAX_RESULT_CHARS: usize = 50_000;

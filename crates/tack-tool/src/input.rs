@@ -2,7 +2,7 @@
 //! Rust input type, and parsing with errors that name the field and the
 //! expected shape.
 
-use crate::ToolError;
+use crate::output::ToolError;
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;

@@ -10,9 +10,9 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::ApiError;
 use crate::cloud::event_stream::Message;
 use crate::decode::decode;
+use crate::error::ApiError;
 use crate::sse::Frame;
 use tack_protocol::SseEvent;
 

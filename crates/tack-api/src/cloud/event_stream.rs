@@ -6,7 +6,7 @@
 //! of everything before it. Both CRCs are checked; a bad one is a protocol error.
 //! Like [`crate::sse`]'s framer it takes chunks split anywhere.
 
-use crate::ApiError;
+use crate::error::ApiError;
 
 const PRELUDE: usize = 12;
 const MIN_MESSAGE: usize = PRELUDE + 4;

@@ -11,7 +11,7 @@ use serde_json::json;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use crate::ApiError;
+use crate::error::ApiError;
 
 /// Google's token endpoint, for files that name none.
 const DEFAULT_TOKEN_URI: &str = "https://oauth2.googleapis.com/token";

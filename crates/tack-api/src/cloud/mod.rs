@@ -19,8 +19,8 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 use tack_protocol::MessagesRequest;
 
-use crate::ApiError;
 use crate::classify::Classified;
+use crate::error::ApiError;
 use bedrock::{AwsAuth, BedrockConfig};
 use google::TokenCache;
 use vertex::VertexConfig;

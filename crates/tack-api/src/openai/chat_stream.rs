@@ -16,9 +16,10 @@ use tack_protocol::{DeltaUsage, StopReason};
 
 use super::errors::stream_error;
 use super::synth::{Synth, call_id, usage};
+use crate::error::ApiError;
+use crate::event::StreamEvent;
 use crate::sse::SseFramer;
 use crate::transport::Decode;
-use crate::{ApiError, StreamEvent};
 
 #[derive(Debug, Default)]
 pub(crate) struct ChatDecoder {

@@ -9,8 +9,8 @@
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
-use crate::ApiError;
 use crate::classify::{Classified, body_excerpt, classify_status, header, parse_prompt_too_long};
+use crate::error::ApiError;
 
 pub(crate) fn classify_openai(status: u16, headers: &HeaderMap, body: &[u8]) -> Classified {
     let parsed = serde_json::from_slice::<Value>(body).ok();

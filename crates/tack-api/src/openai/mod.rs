@@ -25,8 +25,11 @@ use reqwest::header::{self, HeaderMap, HeaderValue};
 use tack_protocol::MessagesRequest;
 use tokio_util::sync::CancellationToken;
 
+use crate::ModelClient;
+use crate::error::ApiError;
+use crate::event::StreamEvent;
+use crate::retry::RetryPolicy;
 use crate::transport::{Limits, Transport, add_common_headers, config_error};
-use crate::{ApiError, ModelClient, RetryPolicy, StreamEvent};
 use chat_request::{MaxTokensField, chat_body};
 use chat_stream::ChatDecoder;
 use responses_request::responses_body;

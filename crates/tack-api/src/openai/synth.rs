@@ -18,7 +18,8 @@ use tack_protocol::{
 };
 
 use crate::assemble::Assembler;
-use crate::{ApiError, StreamEvent};
+use crate::error::ApiError;
+use crate::event::StreamEvent;
 
 #[derive(Debug, Default)]
 pub(crate) struct Synth {

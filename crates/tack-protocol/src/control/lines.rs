@@ -5,7 +5,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use crate::Message;
+use crate::content::Message;
 
 use super::cli_request::CliRequest;
 use super::response::ControlResponse;

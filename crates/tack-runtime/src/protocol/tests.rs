@@ -11,6 +11,7 @@ use serde_json::json;
 use tack_core::LoopEvent;
 use tack_core::query::{AssistantMessageEvent, ToolResultInfo, ToolResultsEvent};
 use tack_protocol::control::PermissionUpdate;
+use tack_protocol::extensions::PluginSummary;
 use tack_protocol::stream_json::{McpServerStatus, ResultRecord};
 use tack_protocol::{Message, PermissionMode, SseEvent, StopReason, Usage};
 
@@ -23,8 +24,8 @@ use super::reply::{
 use crate::checkpoints::RewindError;
 use crate::event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice,
-    PermissionRequest, PluginSummary, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent,
-    TaskStatus, TranscriptMirrorFrame, TurnEnd,
+    PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus,
+    TranscriptMirrorFrame, TurnEnd,
 };
 use crate::snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot};
 use crate::user_shell::{NoteError, ShellRun};
