@@ -637,4 +637,4 @@ mod tests {
 
 #[cfg(test)]
 #[path = "status_tests.rs"]
-mod git_status_tests;
+mod repo_tests;
