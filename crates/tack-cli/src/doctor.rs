@@ -6,11 +6,16 @@
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
+use std::time::Duration;
 
+use tack_git::run::{GitCommand, GitOutput};
 use tack_mcp::{
     ConfigScope, LoadOptions, McpPaths, NotStartedReason, ProjectApprovals, ServerConfig,
 };
 use tack_runtime::{LoadedSettings, NoticeLevel, Place};
+
+/// How long `git --version` may take.
+const GIT_VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Writes the report to stdout; exit 1 when something would stop a session.
 pub fn run(place: &Place) -> anyhow::Result<ExitCode> {
@@ -110,13 +115,12 @@ pub fn report(place: &Place) -> (String, bool) {
         .list_sessions(&place.cwd)
         .map_or(0, |s| s.len());
     let _ = writeln!(out, "sessions in this folder: {sessions}");
-    let git = std::process::Command::new("git")
-        .arg("--version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_else(|| "not found (the git context is left out)".to_owned());
+    // The `git` every git command of tack runs, hardened as they are.
+    let git = GitCommand::new(&place.cwd, &["--version"], GIT_VERSION_TIMEOUT)
+        .run_blocking()
+        .and_then(GitOutput::success)
+        .map(|version| version.trim().to_owned())
+        .unwrap_or_else(|_| "not found (the git context is left out)".to_owned());
     let _ = writeln!(out, "git: {git}");
     if let Some(loaded) = &loaded {
         out.push_str(&tack_runtime::sandbox_report(&loaded.settings));

@@ -21,6 +21,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
+use tack_git::prefetch::GitPrefetch;
+use tack_git::snapshot::SNAPSHOT_TIMEOUT;
 use tack_runtime::{Env, Place};
 
 use crate::cli::{Cli, Command};
@@ -172,8 +174,7 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     // needs only the cwd: start it before the prompt is read and the session
     // is assembled (a custom system prompt leaves git out).
     if options.system_prompt.is_none() {
-        let prefetch =
-            tack_runtime::GitPrefetch::start(place.cwd.clone(), tack_runtime::GIT_TIMEOUT);
+        let prefetch = GitPrefetch::start(place.cwd.clone(), SNAPSHOT_TIMEOUT);
         options.git_prefetch = Some(prefetch);
     }
     if let Some(socket) = cli.serve.clone() {

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use tack_runtime::worktree::{self, Worktree};
+use tack_git::worktree::{self, Worktree};
 
 pub struct SessionWorktree {
     worktree: Worktree,

@@ -113,3 +113,128 @@ async fn outside_git_or_with_a_bad_name_nothing_runs() {
     );
     assert_eq!(env.server.requests().len(), 0);
 }
+
+/// The `gitBranch` of every record that has one.
+fn recorded_branches(transcript: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(transcript)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            Some(record.get("gitBranch")?.as_str()?.to_owned())
+        })
+        .collect()
+}
+
+/// Inside `-w x` the work tree's `.git` is a file naming its own git dir;
+/// the repository around it is on `main`. The transcript records what git
+/// says there: `worktree-x`.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_transcript_of_a_worktree_session_names_its_branch() {
+    let env = Env::new(Script::new([Reply::text("Looked.")])).await;
+    repo(&env);
+    let out = env.tack().args(["-p", "look", "-w", "x"]).output().unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let wt = env.cwd().join(".claude/worktrees/x");
+    let sessions = env.store().list_sessions(&wt).unwrap();
+    assert_eq!(sessions.len(), 1);
+    let branches = recorded_branches(&sessions[0].path);
+    assert!(branches.len() >= 2, "{branches:?}");
+    assert_eq!(branches, vec!["worktree-x".to_owned(); branches.len()]);
+}
+
+/// The terminal UI of `tack -w x`: the built-in status line shows the
+/// worktree's branch, and a `statusLine` command runs in the worktree, so
+/// git tells it the same branch.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_status_line_of_a_worktree_session_shows_its_branch() {
+    use tack_tui::testing::{CommandBuilder, PtySession, keys};
+    let wait = std::time::Duration::from_secs(30);
+    let env = Env::new(Script::new([])).await;
+    repo(&env);
+    env.trust();
+    let pty = |name: &str| {
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+        cmd.env_clear();
+        for (key, value) in env.vars() {
+            cmd.env(key, value);
+        }
+        cmd.env("TERM", "xterm-256color");
+        cmd.args(["-w", name]);
+        cmd.cwd(env.cwd());
+        PtySession::spawn(cmd, 120, 30).unwrap()
+    };
+    let mut built_in = pty("x");
+    built_in.wait_for_text("⎇ worktree-x", wait).unwrap();
+    built_in.send(keys::CTRL_D).unwrap();
+    assert!(built_in.wait_exit(wait).unwrap().success());
+
+    std::fs::create_dir_all(env.claude_dir()).unwrap();
+    std::fs::write(
+        env.claude_dir().join("settings.json"),
+        json!({"statusLine": {"type": "command",
+            "command": "printf 'on-branch:%s' \"$(git branch --show-current)\""}})
+        .to_string(),
+    )
+    .unwrap();
+    let mut command = pty("y");
+    command.wait_for_text("on-branch:worktree-y", wait).unwrap();
+    command.send(keys::CTRL_D).unwrap();
+    assert!(command.wait_exit(wait).unwrap().success());
+}
+
+/// A repository whose `*.txt` files have a smudge (and clean) filter that
+/// leaves `marker` behind: `tack -w` and `tack batch` check the files out
+/// without running it, as Claude Code's `-w` does (issue 35). Plain `git`
+/// runs it, so the repository is as hostile as it looks.
+#[tokio::test(flavor = "multi_thread")]
+async fn worktrees_and_batch_tasks_run_no_smudge_filter() {
+    let env = Env::new(Script::routed([
+        ("MARK-WORKTREE".to_owned(), vec![Reply::text("Looked.")]),
+        ("MARK-BATCH".to_owned(), vec![Reply::text("Done.")]),
+    ]))
+    .await;
+    let repo = env.cwd().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    common::git_repo_with(&repo, ".gitattributes", "*.txt filter=evil\n");
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "a.txt"]);
+    let id = ["-c", "user.name=T", "-c", "user.email=t@example.com"];
+    git(&repo, &[&id[..], &["commit", "-q", "-m", "a"]].concat());
+    let tools = tempfile::tempdir().unwrap();
+    let marker = tools.path().join("filtered");
+    let filter = common::marker_script(tools.path(), "filter", &marker);
+    for key in ["smudge", "clean"] {
+        let name = format!("filter.evil.{key}");
+        git(&repo, &["config", &name, &filter.to_string_lossy()]);
+    }
+
+    let out = env
+        .tack()
+        .current_dir(&repo)
+        .args(["-p", "MARK-WORKTREE look", "-w", "x"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(common::stdout(&out), "Looked.\n");
+    assert!(!marker.exists(), "tack -w ran the smudge filter");
+
+    let line = json!({"id": "t", "prompt": "MARK-BATCH look", "cwd": "repo"});
+    std::fs::write(env.cwd().join("tasks.jsonl"), format!("{line}\n")).unwrap();
+    let results = env.cwd().join("results.jsonl");
+    let out = env
+        .tack()
+        .args(["batch", "tasks.jsonl", "--out"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let result: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&results).unwrap().trim()).unwrap();
+    assert_eq!(result["status"], "success", "{result}");
+    assert!(!marker.exists(), "tack batch ran the smudge filter");
+
+    std::fs::remove_file(repo.join("a.txt")).unwrap();
+    git(&repo, &["checkout", "--", "a.txt"]);
+    assert!(marker.exists(), "plain git runs the filter");
+}

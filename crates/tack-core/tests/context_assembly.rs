@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use tack_core::context::{
-    ContextCache, ContextOptions, GitSnapshot, MemoryFile, MemoryKind, OutputStylePrompt,
-    PromptContext, SystemPromptOptions, default_system_prompt, discover_memory_files,
-    format_memory_files, git_snapshot, load_prompt_context, system_prompt_layers,
+    ContextCache, ContextOptions, MemoryFile, MemoryKind, OutputStylePrompt, PromptContext,
+    SystemPromptOptions, default_system_prompt, discover_memory_files, format_memory_files,
+    load_prompt_context, system_prompt_layers,
 };
+use tack_git::snapshot::{GitSnapshot, git_snapshot};
 
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -20,6 +20,7 @@ const FRONT_END: &[&str] = &[
     "tack-config",
     "tack-mcp",
     "tack-plugins",
+    "tack-git",
 ];
 
 /// Crate → the tack crates it may depend on, beyond [`FRONT_END`] for
@@ -29,13 +30,21 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tack-protocol", &[]),
     ("tack-sys", &[]),
     ("tack-sandbox", &["tack-sys"]),
+    // Every git thing: the in-process reader and the one hardened runner.
+    ("tack-git", &["tack-sys"]),
     // Speaks raw JSON so that tests of every layer can use it.
     ("tack-testkit", &[]),
     ("tack-api", &["tack-protocol", "tack-sys"]),
     ("tack-tool", &["tack-protocol", "tack-sys"]),
     (
         "tack-core",
-        &["tack-protocol", "tack-api", "tack-tool", "tack-sys"],
+        &[
+            "tack-protocol",
+            "tack-api",
+            "tack-tool",
+            "tack-git",
+            "tack-sys",
+        ],
     ),
     (
         "tack-tools",
@@ -49,7 +58,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tack-hooks", &["tack-sys"]),
     ("tack-store", &["tack-protocol", "tack-sys"]),
     ("tack-config", &["tack-sys"]),
-    ("tack-plugins", &["tack-sys"]),
+    ("tack-plugins", &["tack-git", "tack-sys"]),
     // OTLP export; knows no session, only counters and events.
     ("tack-telemetry", &[]),
     (
@@ -79,6 +88,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "tack-plugins",
             "tack-sandbox",
             "tack-telemetry",
+            "tack-git",
             "tack-sys",
         ],
     ),

@@ -1,13 +1,14 @@
 //! Cloning a marketplace or a plugin with the real `git`, treating the
-//! repository as hostile: no hooks and no `ext::` transport, only the
-//! file, git, http(s) and ssh protocols, no submodules, no terminal prompt
-//! for credentials, a timeout that stops the whole process group, and the
-//! URL after `--` so it is never read as an option.
+//! repository as hostile: tack-git's runner (no hooks, no filters, no
+//! `ext::` transport, only the file, git, http(s) and ssh protocols, no
+//! terminal prompt for credentials, a timeout that stops the whole process
+//! group), no submodules, and the URL after `--` so it is never read as an
+//! option.
 
 use std::path::Path;
 use std::time::Duration;
 
-use tack_sys::run::{CommandSpec, Ended, Program, run_command};
+use tack_git::run::{GitCommand, GitOutput};
 
 use crate::error::InstallError;
 
@@ -62,56 +63,16 @@ pub fn head(repo: &Path, timeout: Duration) -> Result<String, InstallError> {
     run("rev-parse", &["rev-parse", "HEAD"], repo, timeout).map(|out| out.trim().to_owned())
 }
 
+/// `git <args>` in `cwd` through tack-git's hardened runner (no hooks, no
+/// filters, no `ext::`, only the usual protocols, no prompt, a timeout);
+/// its stdout.
 fn run(action: &str, args: &[&str], cwd: &Path, timeout: Duration) -> Result<String, InstallError> {
-    let fail = |message: String| InstallError::Git {
-        action: action.to_owned(),
-        message,
-    };
-    let mut all: Vec<String> = [
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "protocol.ext.allow=never",
-        "-c",
-        "core.fsmonitor=false",
-        "-c",
-        "submodule.recurse=false",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    all.extend(args.iter().map(|s| (*s).to_owned()));
-    let spec = CommandSpec {
-        program: Program::Exec {
-            program: "git".to_owned(),
-            args: all,
-        },
-        cwd: cwd.to_path_buf(),
-        env: [
-            ("GIT_TERMINAL_PROMPT", "0"),
-            ("GIT_ALLOW_PROTOCOL", "file:git:http:https:ssh"),
-        ]
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect(),
-        stdin: None,
-        timeout,
-        output_cap: OUTPUT_CAP,
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| fail(e.to_string()))?;
-    let finished = runtime.block_on(run_command(&spec, std::future::pending()));
-    match finished.ended {
-        Ended::Exited(0) => Ok(finished.stdout),
-        Ended::Exited(code) => Err(fail(format!(
-            "exit code {code}: {}",
-            finished.stderr.trim()
-        ))),
-        Ended::Signaled(signal) => Err(fail(format!("killed by signal {signal}"))),
-        Ended::TimedOut(after) => Err(fail(format!("stopped after {} s", after.as_secs()))),
-        Ended::Cancelled => Err(fail("cancelled".to_owned())),
-        Ended::SpawnFailed(e) => Err(fail(format!("cannot run git: {e}"))),
-    }
+    GitCommand::new(cwd, args, timeout)
+        .output_cap(OUTPUT_CAP)
+        .run_blocking()
+        .and_then(GitOutput::success)
+        .map_err(|e| InstallError::Git {
+            action: action.to_owned(),
+            message: e.to_string(),
+        })
 }

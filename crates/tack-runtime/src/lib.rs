@@ -81,7 +81,6 @@ mod telemetry;
 mod transcript;
 mod trust;
 mod user_shell;
-pub mod worktree;
 
 pub use auth::AuthError;
 pub use checkpoints::RewindError;
@@ -112,7 +111,7 @@ pub use sandbox::{SandboxMode, sandbox_report};
 pub use session_tools::UnknownTools;
 pub use slash::slash_commands;
 pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
-pub use start::{StartError, git_branch, start};
+pub use start::{StartError, start};
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};
 
@@ -121,9 +120,7 @@ pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};
 // front end depends on the runtime (and tack-protocol) alone.
 pub use tack_core::LoopEvent;
 pub use tack_core::compact::COMPACT_SUMMARY_PREFIX;
-pub use tack_core::context::{
-    GIT_TIMEOUT, GitPrefetch, MemoryFile, discover_memory_files, project_memory_file,
-};
+pub use tack_core::context::{MemoryFile, discover_memory_files, project_memory_file};
 pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use tack_core::context::GitPrefetch;
+use tack_git::prefetch::GitPrefetch;
 use tack_hooks::CallbackMatcher;
 use tack_permissions::PermissionMode;
 use tack_protocol::ThinkingConfig;

@@ -846,7 +846,7 @@ fn write_history(
 fn record_meta(cwd: &Path, options: &SessionOptions) -> RecordMeta {
     RecordMeta {
         cwd: cwd.to_string_lossy().into_owned(),
-        git_branch: git_branch(cwd),
+        git_branch: tack_git::head::branch_name(cwd),
         version: VERSION.to_owned(),
         entrypoint: if options.interactive {
             "cli"
@@ -855,22 +855,6 @@ fn record_meta(cwd: &Path, options: &SessionOptions) -> RecordMeta {
         }
         .to_owned(),
     }
-}
-
-/// The current git branch, read from `.git/HEAD` (no `git` process at
-/// start-up): `HEAD` when detached, empty outside a repository.
-pub fn git_branch(cwd: &Path) -> String {
-    for dir in cwd.ancestors() {
-        let head = dir.join(".git").join("HEAD");
-        if let Ok(text) = std::fs::read_to_string(&head) {
-            return text
-                .trim()
-                .strip_prefix("ref: refs/heads/")
-                .unwrap_or("HEAD")
-                .to_owned();
-        }
-    }
-    String::new()
 }
 
 /// Today's date (UTC) for the user context.

@@ -105,7 +105,7 @@ fn task_from(line: TaskLine, base: &Path) -> anyhow::Result<Task> {
 /// An id names the task's folder and its line in the results: letters,
 /// digits, `.`, `_`, `-` (SWE-bench's `owner__repo-123` fits).
 fn check_id(id: &str) -> anyhow::Result<()> {
-    if !tack_runtime::worktree::is_folder_name(id, 200) {
+    if !tack_git::worktree::is_folder_name(id, 200) {
         bail!(
             "the id {id:?} must be 1-200 letters, digits, `.`, `_` or `-`, not starting with `.`"
         );

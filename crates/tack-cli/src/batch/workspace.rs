@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use tack_runtime::worktree::{self, Worktree, WorktreeError};
+use tack_git::worktree::{self, Worktree, WorktreeError};
 
 use super::task::{Source, Task, is_url};
 

@@ -293,13 +293,13 @@ impl Driver {
         self.model = info.model.clone();
         self.app
             .set_custom_commands(&menu_entries(&info.slash_commands));
-        let branch = tack_runtime::git_branch(&info.cwd);
+        let branch = tack_git::head::head(&info.cwd).map(|head| head.name().to_owned());
         events.push(UiEvent::Status(StatusPatch {
             model: Some(info.model.clone()),
             context_window: Some(tack_api::model_limits(&info.model).context_window),
             session_cost_usd: Some(0.0),
             permission_mode: Some(info.permission_mode),
-            git_branch: Some((!branch.is_empty()).then_some(branch)),
+            git_branch: Some(branch),
             session_id: Some(info.session_id.clone()),
             ..StatusPatch::default()
         }));

@@ -100,13 +100,13 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
             settings.and_then(|m| m.value().parse::<PermissionMode>().ok())
         })
         .unwrap_or_default();
-    let branch = tack_runtime::git_branch(&place.cwd);
+    let branch = tack_git::head::head(&place.cwd).map(|head| head.name().to_owned());
     app.handle_event(
         UiEvent::Status(tack_tui::StatusPatch {
             model: Some(model.clone()),
             context_window: Some(tack_api::model_limits(&model).context_window),
             permission_mode: Some(mode),
-            git_branch: Some((!branch.is_empty()).then_some(branch)),
+            git_branch: Some(branch),
             ..tack_tui::StatusPatch::default()
         }),
         Instant::now(),

@@ -1,6 +1,6 @@
 //! What the model is told besides the conversation: the system prompt layers,
 //! the user context (CLAUDE.md / AGENTS.md memory files, date) and the system
-//! context (git state). Computed once per session and memoised.
+//! context (git state, read by tack-git). Computed once per session and memoised.
 //!
 //! - [`load_prompt_context`] gathers everything; the memory files and the git
 //!   commands run concurrently, each on a thread of its own.
@@ -9,15 +9,6 @@
 //!   also what keeps the cached prompt prefix byte-identical across turns).
 //! - Placing the pieces in a request is `crate::request::build_request`'s job.
 
-mod git;
-mod git_files;
-mod git_index;
-mod git_log;
-mod git_objects;
-mod git_prefetch;
-#[cfg(test)]
-mod git_sandbox;
-mod git_status;
 mod memory_files;
 mod path_rules;
 mod rules;
@@ -27,10 +18,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tack_git::prefetch::GitPrefetch;
+use tack_git::snapshot::{SNAPSHOT_TIMEOUT, git_snapshot};
 use tokio::sync::OnceCell;
 
-pub use git::{GitSnapshot, MAX_STATUS_CHARS, SAFE_CONFIG as GIT_SAFE_CONFIG, git_snapshot};
-pub use git_prefetch::GitPrefetch;
 pub use memory_files::PathRule;
 pub use memory_files::project_memory_file;
 pub use memory_files::{
@@ -42,9 +33,6 @@ pub use rules::split_frontmatter;
 pub use system_prompt::{
     OutputStylePrompt, SystemPromptOptions, default_system_prompt, system_prompt_layers,
 };
-
-/// The default bound on each `git` command of the snapshot.
-pub const GIT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The three parts of context the loop sends with every request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,7 +97,7 @@ impl ContextOptions {
             today: today.into(),
             include_memory_files: true,
             include_git: true,
-            git_timeout: GIT_TIMEOUT,
+            git_timeout: SNAPSHOT_TIMEOUT,
             git_prefetch: None,
             additional_dirs: Vec::new(),
             external_imports_approved: false,

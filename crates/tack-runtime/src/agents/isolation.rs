@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use tack_tool::ToolEnv;
 
-use crate::worktree::{self, Worktree};
+use tack_git::worktree::{self, Worktree};
 
 /// A sub-agent's worktree while it runs.
 pub(crate) struct Isolated {

@@ -11,8 +11,8 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::git::{GitSnapshot, git_snapshot, snapshot_in_process};
-use super::git_files::Fact;
+use crate::files::Fact;
+use crate::snapshot::{GitSnapshot, git_snapshot, snapshot_in_process};
 
 /// A snapshot being taken on a thread of its own; cheap to clone.
 #[derive(Clone)]
@@ -56,7 +56,7 @@ impl GitPrefetch {
     }
 
     /// The pending snapshot if it is of `cwd` and not taken yet.
-    pub(crate) fn take(&self, cwd: &Path) -> Option<Receiver<Option<GitSnapshot>>> {
+    pub fn take(&self, cwd: &Path) -> Option<Receiver<Option<GitSnapshot>>> {
         if self.0.cwd != cwd {
             return None;
         }

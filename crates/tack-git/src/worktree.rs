@@ -2,29 +2,29 @@
 //! in `.claude/worktrees/<name>/` on branch `worktree-<name>`), an agent
 //! definition's `isolation: worktree`, and each task of `tack batch`.
 //!
-//! Every git command runs with tack-core's safe configuration (no hooks, no
-//! fsmonitor, no external diff): creating a worktree checks files out, and a
-//! repository's `post-checkout` hook must not run because tack made one.
+//! Every git command runs through the hardened runner ([`crate::run`]):
+//! creating a worktree checks files out, and a repository's smudge filters
+//! and `post-checkout` hook must not run because tack made one (Claude
+//! Code's `-w` runs neither). A file with a filter is checked out as stored.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::process::Command;
+use crate::run::{GitCommand, GitError};
 
 /// How long one git command may take (a checkout of a large repository).
 const GIT_TIMEOUT: Duration = Duration::from_secs(300);
+/// The most output one git command may give (the patch of a whole task).
+const OUTPUT_CAP: usize = 512 << 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorktreeError {
     #[error("{0} is not in a git repository")]
     NotARepository(PathBuf),
-    #[error("`git {args}` failed: {message}")]
-    Git { args: String, message: String },
-    #[error("`git {0}` took longer than 5 minutes")]
-    TimedOut(String),
-    #[error("cannot run git: {0}")]
-    Spawn(std::io::Error),
+    #[error("`git {args}` failed: {error}")]
+    Git { args: String, error: GitError },
+    #[error("{0}")]
+    Io(std::io::Error),
     #[error("worktree name {0:?}: use letters, digits, `.`, `_` and `-` (at most 64)")]
     BadName(String),
 }
@@ -92,7 +92,10 @@ pub fn generated_name() -> String {
 pub async fn repo_root(dir: &Path) -> Result<PathBuf, WorktreeError> {
     match git(dir, &["rev-parse", "--show-toplevel"]).await {
         Ok(out) => Ok(PathBuf::from(out.trim_end_matches('\n'))),
-        Err(WorktreeError::Git { .. }) => Err(WorktreeError::NotARepository(dir.to_owned())),
+        Err(WorktreeError::Git {
+            error: GitError::Exited { .. },
+            ..
+        }) => Err(WorktreeError::NotARepository(dir.to_owned())),
         Err(e) => Err(e),
     }
 }
@@ -200,9 +203,9 @@ pub async fn copy_included(root: &Path, into: &Path) -> Result<usize, WorktreeEr
             continue;
         }
         if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(WorktreeError::Spawn)?;
+            std::fs::create_dir_all(parent).map_err(WorktreeError::Io)?;
         }
-        std::fs::copy(&from, &to).map_err(WorktreeError::Spawn)?;
+        std::fs::copy(&from, &to).map_err(WorktreeError::Io)?;
         copied += 1;
     }
     Ok(copied)
@@ -256,57 +259,27 @@ impl Worktree {
     }
 }
 
-/// Runs `git` in `dir` with the safe configuration; its stdout on success.
+/// Runs `git` in `dir`, hardened; its stdout on success.
 async fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
     git_with_input(dir, args, "").await
 }
 
 /// [`git`] with `input` on its stdin.
 async fn git_with_input(dir: &Path, args: &[&str], input: &str) -> Result<String, WorktreeError> {
-    let mut command = Command::new("git");
-    command.arg("--no-pager");
-    for setting in tack_core::context::GIT_SAFE_CONFIG {
-        command.arg("-c").arg(setting);
+    let mut command = GitCommand::new(dir, args, GIT_TIMEOUT).output_cap(OUTPUT_CAP);
+    if !input.is_empty() {
+        command = command.stdin(input.as_bytes());
     }
-    command
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_NO_LAZY_FETCH", "1")
-        .env("GIT_ALLOW_PROTOCOL", "file:git:http:https:ssh")
-        .stdin(if input.is_empty() {
-            Stdio::null()
-        } else {
-            Stdio::piped()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().map_err(WorktreeError::Spawn)?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // Written beside the read: git answers as it reads, and a full
-        // stdout pipe would otherwise stop both.
-        let input = input.to_owned();
-        tokio::spawn(async move {
-            use tokio::io::AsyncWriteExt;
-            let _ = stdin.write_all(input.as_bytes()).await;
-        });
-    }
-    let joined = args.join(" ");
-    let out = tokio::time::timeout(GIT_TIMEOUT, child.wait_with_output())
-        .await
-        .map_err(|_| WorktreeError::TimedOut(joined.clone()))?
-        .map_err(WorktreeError::Spawn)?;
+    let fail = |error| WorktreeError::Git {
+        args: args.join(" "),
+        error,
+    };
+    let out = command.run().await.map_err(fail)?;
     // `check-ignore` exits 1 when it matched nothing: an empty answer.
-    let nothing_matched = args.first() == Some(&"check-ignore") && out.status.code() == Some(1);
-    if !out.status.success() && !nothing_matched {
-        let message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-        return Err(WorktreeError::Git {
-            args: joined,
-            message,
-        });
+    if args.first() == Some(&"check-ignore") && out.code == 1 {
+        return Ok(out.stdout);
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    out.success().map_err(fail)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::git_files::{Fact, GitEnv, RepoDirs, discover};
+use crate::files::{Fact, GitEnv, RepoDirs, discover};
 
 pub(crate) struct Sandbox {
     _tmp: tempfile::TempDir,

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
-use super::super::git_files::{Fact, config_text};
-use super::super::git_sandbox::Sandbox;
 use super::short_status;
+use crate::files::{Fact, config_text};
+use crate::sandbox::Sandbox;
 
 /// What tack reads, as `git status --short --branch` would print it.
 fn ours(s: &Sandbox, dir: &Path) -> Fact<String> {

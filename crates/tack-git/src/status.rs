@@ -23,10 +23,11 @@ use std::sync::{Arc, Mutex};
 
 use sha1::{Digest, Sha1};
 
-use super::git_files::{Fact, GitEnv, RepoDirs};
-use super::git_index::{self, Index, IndexEntry, StatData};
-use super::git_log;
-use super::git_objects::{ObjectId, ObjectStore, from_hex};
+use crate::files::{Fact, GitEnv, RepoDirs};
+use crate::head;
+use crate::index::{self, Index, IndexEntry, StatData};
+use crate::log;
+use crate::objects::{ObjectId, ObjectStore, from_hex};
 
 /// Most index entries, tree entries or walked paths read in-process; git's
 /// own caches (untracked cache, fsmonitor, cache-tree) win beyond that.
@@ -48,7 +49,7 @@ pub(crate) struct ShortStatus {
 }
 
 /// The status of the repository as seen from `cwd` (paths relative to it,
-/// as git prints them). `config` is [`super::git_files::config_text`]'s.
+/// as git prints them). `config` is [`crate::files::config_text`]'s.
 pub(crate) fn short_status(
     repo: &RepoDirs,
     env: &GitEnv,
@@ -58,7 +59,7 @@ pub(crate) fn short_status(
     if config_changes_status(config) || !owned_by_us(repo) {
         return Fact::Unsure;
     }
-    let Fact::Known(branch) = head_branch(repo) else {
+    let Fact::Known(branch) = head::branch_in(&repo.git_dir) else {
         return Fact::Unsure;
     };
     let Ok(prefix) = cwd.strip_prefix(&repo.work_tree) else {
@@ -78,7 +79,7 @@ pub(crate) fn short_status(
     {
         return Fact::Unsure;
     }
-    let head = match git_log::head_commit(repo) {
+    let head = match log::head_commit(repo) {
         Fact::Known(head) => head,
         Fact::Unsure => return Fact::Unsure,
     };
@@ -177,22 +178,6 @@ fn owned_by_us(repo: &RepoDirs) -> bool {
         .all(|dir| std::fs::metadata(dir).is_ok_and(|m| m.uid() == me))
 }
 
-/// The branch HEAD names, `None` when detached.
-fn head_branch(repo: &RepoDirs) -> Fact<Option<String>> {
-    let Ok(head) = std::fs::read_to_string(repo.git_dir.join("HEAD")) else {
-        return Fact::Unsure;
-    };
-    let head = head.trim_end();
-    match head.strip_prefix("ref: ") {
-        Some(name) => match name.strip_prefix("refs/heads/") {
-            Some(branch) if !branch.is_empty() => Fact::Known(Some(branch.to_owned())),
-            _ => Fact::Unsure,
-        },
-        None if from_hex(head).is_some() => Fact::Known(None),
-        None => Fact::Unsure,
-    }
-}
-
 /// The index and its file's mtime (for racily clean entries); an empty
 /// index when there is none yet.
 fn read_index(repo: &RepoDirs) -> Option<(Index, (u32, u32))> {
@@ -210,7 +195,7 @@ fn read_index(repo: &RepoDirs) -> Option<(Index, (u32, u32))> {
     };
     let meta = std::fs::metadata(&path).ok()?;
     let mtime = (meta.mtime() as u32, meta.mtime_nsec() as u32);
-    match git_index::parse(&bytes) {
+    match index::parse(&bytes) {
         Fact::Known(index) => Some((index, mtime)),
         Fact::Unsure => None,
     }
@@ -645,11 +630,11 @@ mod tests {
     #[test]
     fn blob_ids_are_gits() {
         // `printf 'hello\n' | git hash-object --stdin`
-        let id = super::super::git_objects::to_hex(&blob_id(b"hello\n"));
+        let id = crate::objects::to_hex(&blob_id(b"hello\n"));
         assert_eq!(id, "ce013625030ba8dba906f756967f9e9ca394464a");
     }
 }
 
 #[cfg(test)]
-#[path = "git_status_tests.rs"]
-mod git_status_tests;
+#[path = "status_tests.rs"]
+mod repo_tests;

@@ -11,17 +11,17 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::path::Path;
 
-use super::git_files::{self, Fact, RepoDirs};
-use super::git_objects::{Kind, ObjectId, ObjectStore, from_hex, to_hex};
+use crate::files::{self, Fact, RepoDirs};
+use crate::objects::{Kind, ObjectId, ObjectStore, from_hex, to_hex};
 
 /// Git's shortest automatic abbreviation.
 const MIN_ABBREV: usize = 7;
 
 /// The newest `limit` commits reachable from HEAD, one line each, joined with
 /// newlines; empty on an unborn branch.
-/// `config` is [`git_files::config_text`]'s.
+/// `config` is [`crate::files::config_text`]'s.
 pub(crate) fn recent_commits(repo: &RepoDirs, config: &str, limit: usize) -> Fact<String> {
-    if history_is_rewritten(repo) || git_files::config_mentions(config, OUTPUT_KEYS) {
+    if history_is_rewritten(repo) || files::config_mentions(config, OUTPUT_KEYS) {
         return Fact::Unsure;
     }
     let head = match head_commit(repo) {
@@ -243,5 +243,5 @@ mod tests {
 }
 
 #[cfg(test)]
-#[path = "git_log_tests.rs"]
+#[path = "log_tests.rs"]
 mod repo_tests;

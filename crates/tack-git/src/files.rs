@@ -131,8 +131,21 @@ fn looks_like_git_dir(dir: &Path) -> bool {
 /// another: read once for all the facts below. `Unsure` if one exists but
 /// cannot be read.
 pub(crate) fn config_text(repo: &RepoDirs, env: &GitEnv) -> Fact<String> {
+    read_config(config_files(Some(repo), env))
+}
+
+/// [`config_text`] for git run in `cwd`, which may be in no repository
+/// (then the system and global files only).
+pub(crate) fn config_text_at(cwd: &Path, env: &GitEnv) -> Fact<String> {
+    match discover(cwd, env) {
+        Fact::Known(repo) => read_config(config_files(repo.as_ref(), env)),
+        Fact::Unsure => Fact::Unsure,
+    }
+}
+
+fn read_config(files: Vec<PathBuf>) -> Fact<String> {
     let mut text = String::new();
-    for file in config_files(repo, env) {
+    for file in files {
         match std::fs::read(&file) {
             Ok(bytes) => {
                 text.push_str(&String::from_utf8_lossy(&bytes));
@@ -156,7 +169,7 @@ pub(crate) fn config_mentions(config: &str, fragments: &[&str]) -> bool {
 /// The config files git could read: both usual system locations (the one
 /// compiled into the `git` on `PATH` is not known without running it), the
 /// global ones, the repository's and the worktree's.
-fn config_files(repo: &RepoDirs, env: &GitEnv) -> Vec<PathBuf> {
+fn config_files(repo: Option<&RepoDirs>, env: &GitEnv) -> Vec<PathBuf> {
     let mut files = vec![PathBuf::from("/etc/gitconfig")];
     if let Some(prefix) = &env.git_prefix {
         files.push(prefix.join("etc/gitconfig"));
@@ -166,8 +179,10 @@ fn config_files(repo: &RepoDirs, env: &GitEnv) -> Vec<PathBuf> {
         None => files.extend(env.home.as_ref().map(|h| h.join(".config/git/config"))),
     }
     files.extend(env.home.as_ref().map(|h| h.join(".gitconfig")));
-    files.push(repo.common_dir.join("config"));
-    files.push(repo.git_dir.join("config.worktree"));
+    if let Some(repo) = repo {
+        files.push(repo.common_dir.join("config"));
+        files.push(repo.git_dir.join("config.worktree"));
+    }
     files
 }
 

@@ -8,8 +8,8 @@
 //! entries marked assume-unchanged, skip-worktree or intent-to-add, and an
 //! extension git itself requires understanding of.
 
-use super::git_files::Fact;
-use super::git_objects::ObjectId;
+use crate::files::Fact;
+use crate::objects::ObjectId;
 
 /// The stat data git keeps per entry (each field as git truncates it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

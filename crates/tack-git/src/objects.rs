@@ -16,7 +16,7 @@ use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use super::git_files::Fact;
+use crate::files::Fact;
 
 /// A SHA-1 object id.
 pub(crate) type ObjectId = [u8; 20];

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 
-use super::super::git_files::{Fact, RepoDirs, config_text};
-use super::super::git_sandbox::Sandbox;
 use super::recent_commits;
+use crate::files::{Fact, RepoDirs, config_text};
+use crate::sandbox::Sandbox;
 
 /// What tack reads for `git log --oneline -n 5`.
 fn ours(s: &Sandbox, repo: &RepoDirs) -> Fact<String> {
