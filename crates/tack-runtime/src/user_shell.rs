@@ -14,10 +14,10 @@ use tack_protocol::{ContentBlock, Message};
 use tack_sys::run::{CommandSpec, Ended, run_command};
 use tokio_util::sync::CancellationToken;
 
-/// How long a command may run (the Bash tool's default).
-pub const SHELL_TIMEOUT: Duration = Duration::from_secs(120);
-/// Output kept per stream (the Bash tool's cap).
-const MAX_OUTPUT: usize = 30_000;
+/// How long a command may run: the Bash tool's default.
+pub const SHELL_TIMEOUT: Duration = tack_tool::DEFAULT_BASH_TIMEOUT;
+/// Output kept per stream: the Bash tool's cap.
+const MAX_OUTPUT: usize = tack_tools::BASH_MAX_OUTPUT;
 
 /// What a `!command` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
