@@ -10,6 +10,8 @@
 
 pub mod content;
 pub mod control;
+pub mod json_kind;
+pub mod name;
 pub mod permission_mode;
 pub mod request;
 pub mod response;
