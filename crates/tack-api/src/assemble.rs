@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
+use tack_protocol::json_kind::kind_of;
 use tack_protocol::{ContentBlock, Delta, MessageResponse, SseEvent};
 
 use crate::classify::classify_stream_error;
@@ -378,17 +379,6 @@ fn tool_identity(block: &ContentBlock) -> (String, String) {
             (field("id"), field("name"))
         }
         _ => Default::default(),
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

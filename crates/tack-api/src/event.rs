@@ -1,5 +1,6 @@
 use std::time::Duration;
 
+use futures::{Stream, StreamExt};
 use tack_protocol::{ContentBlock, MessageResponse, SseEvent};
 
 use crate::error::ApiError;
@@ -28,6 +29,22 @@ pub enum StreamEvent {
     },
     /// The whole message (content, stop_reason, final usage).
     MessageDone(MessageResponse),
+}
+
+/// The whole message a stream ends with, read to the end (retries, raw events
+/// and finished blocks skipped): for side requests that want only the answer.
+/// `Ok(None)` when the stream ended without one; its error when it failed.
+pub async fn final_message(
+    stream: impl Stream<Item = Result<StreamEvent, ApiError>>,
+) -> Result<Option<MessageResponse>, ApiError> {
+    let mut stream = std::pin::pin!(stream);
+    while let Some(event) = stream.next().await {
+        match event? {
+            StreamEvent::MessageDone(message) => return Ok(Some(message)),
+            StreamEvent::Retry { .. } | StreamEvent::Sse(_) | StreamEvent::BlockDone { .. } => {}
+        }
+    }
+    Ok(None)
 }
 
 /// The model streamed tool input that is not a JSON object.

@@ -56,7 +56,7 @@ pub use cloud::google::GoogleAuth;
 pub use cloud::vertex::{VERTEX_ANTHROPIC_VERSION, VertexConfig, vertex_model_id};
 pub use config::{Auth, ClientConfig};
 pub use error::ApiError;
-pub use event::{StreamEvent, ToolInputError};
+pub use event::{StreamEvent, ToolInputError, final_message};
 pub use models::{
     DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, ModelInfo, ModelLimits, Prices,
     known_models, model_info, model_limits,

@@ -16,6 +16,7 @@ mod progress;
 mod sdk;
 mod serve;
 mod session_worktree;
+mod settings_env;
 
 use std::process::ExitCode;
 
@@ -158,16 +159,8 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     let sources = flags::setting_sources(&cli)?;
     let loaded =
         tack_runtime::load_settings_from(&place, cli.settings.as_deref(), sources.as_deref())?;
-    // Settings' `env` is the session's environment, over the inherited one: what
-    // tack reads (`place.env`), what every subprocess (Bash tool, hooks,
-    // apiKeyHelper) inherits, and what reqwest reads HTTP(S)_PROXY / NO_PROXY
-    // from. Set here, while the process has one thread and before the runtime
-    // exists; tests never get here (they run the binary, or pass an `Env`).
-    for (key, value) in loaded.settings.env() {
-        // SAFETY: single-threaded: no runtime, no other thread yet.
-        unsafe { std::env::set_var(key, value) };
-    }
-    place.env.apply(loaded.settings.env());
+    // SAFETY: single-threaded: the runtime does not exist yet, nor any other thread.
+    unsafe { settings_env::apply(&mut place, &loaded) };
     let mut options = print::session_options(&cli);
     flags::apply(&cli, &mut options)?;
     // `git status` is the slowest part of the first request's context and

@@ -1,21 +1,25 @@
-//! `apiKeyHelper`: a shell command whose output is the API key.
+//! `apiKeyHelper`: a shell command whose output is the API key, run through
+//! tack-sys's one process runner (its own process group, stopped whole at the
+//! timeout).
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tack_sys::run::{CommandSpec, Ended, Program, run_command};
 
 use crate::error::ConfigError;
 
 /// How long [`run_api_key_helper`] waits by default.
 pub const API_KEY_HELPER_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Output kept of the helper (a key is far shorter; more is an error).
+const MAX_OUTPUT: usize = 1024 * 1024;
+
 /// Runs `command` with `/bin/sh -c` in `cwd` (inheriting the process
 /// environment, stdin closed) and returns its stdout, trimmed. It must exit 0
 /// within `timeout` and print something; otherwise the error says why (with
-/// the first line of its stderr). On timeout its whole process group is killed.
-pub fn run_api_key_helper(
+/// the first line of its stderr). On timeout its whole process group is stopped.
+pub async fn run_api_key_helper(
     command: &str,
     cwd: &Path,
     timeout: Duration,
@@ -24,53 +28,27 @@ pub fn run_api_key_helper(
         command: command.to_owned(),
         message,
     };
-    let mut child = Command::new("/bin/sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| fail(format!("could not start: {e}")))?;
-    let read = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut buf);
-            }
-            String::from_utf8_lossy(&buf).into_owned()
-        })
+    let mut spec = CommandSpec::shell(command, cwd, timeout, MAX_OUTPUT);
+    spec.program = Program::Exec {
+        program: "/bin/sh".to_owned(),
+        args: vec!["-c".to_owned(), command.to_owned()],
     };
-    let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            Ok(None) => {
-                if let Ok(pgid) = i32::try_from(child.id()) {
-                    tack_sys::signal_group(pgid, libc::SIGKILL);
-                }
-                let _ = child.wait();
-                return Err(fail(format!("timed out after {}s", timeout.as_secs_f64())));
-            }
-            Err(e) => return Err(fail(format!("could not be waited for: {e}"))),
-        }
+    let done = run_command(&spec, std::future::pending()).await;
+    let code = match done.ended {
+        Ended::Exited(0) => None,
+        Ended::Exited(c) => Some(format!("status {c}")),
+        Ended::Signaled(_) => Some("a signal".to_owned()),
+        Ended::Cancelled => return Err(fail("was cancelled".to_owned())),
+        Ended::TimedOut(t) => return Err(fail(format!("timed out after {}s", t.as_secs_f64()))),
+        Ended::SpawnFailed(e) => return Err(fail(format!("could not start: {e}"))),
     };
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    let first_err = stderr
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    if !status.success() {
-        let code = status
-            .code()
-            .map_or_else(|| "a signal".to_owned(), |c| format!("status {c}"));
+    if let Some(code) = code {
+        let first_err = done
+            .stderr
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
         let detail = if first_err.is_empty() {
             String::new()
         } else {
@@ -78,7 +56,10 @@ pub fn run_api_key_helper(
         };
         return Err(fail(format!("exited with {code}{detail}")));
     }
-    let key = stdout.trim();
+    if done.truncated && done.stdout.len() >= MAX_OUTPUT {
+        return Err(fail(format!("printed more than {MAX_OUTPUT} bytes")));
+    }
+    let key = done.stdout.trim();
     if key.is_empty() {
         return Err(fail("printed nothing".to_owned()));
     }
@@ -89,37 +70,49 @@ pub fn run_api_key_helper(
 mod tests {
     use super::*;
 
-    fn run(command: &str, timeout: Duration) -> Result<String, String> {
-        run_api_key_helper(command, Path::new("/"), timeout).map_err(|e| e.to_string())
+    async fn run(command: &str, timeout: Duration) -> Result<String, String> {
+        run_api_key_helper(command, Path::new("/"), timeout)
+            .await
+            .map_err(|e| e.to_string())
     }
 
-    #[test]
-    fn stdout_trimmed_is_the_key() {
+    #[tokio::test]
+    async fn stdout_trimmed_is_the_key() {
         let t = API_KEY_HELPER_TIMEOUT;
         assert_eq!(
-            run("printf '  sk-ant-helper\\n\\n'", t),
+            run("printf '  sk-ant-helper\\n\\n'", t).await,
             Ok("sk-ant-helper".to_owned())
         );
-        assert_eq!(run("pwd", t), Ok("/".to_owned()));
+        assert_eq!(run("pwd", t).await, Ok("/".to_owned()));
     }
 
-    #[test]
-    fn failures_say_why() {
+    #[tokio::test]
+    async fn failures_say_why() {
         let t = API_KEY_HELPER_TIMEOUT;
         assert_eq!(
-            run("echo no vault >&2; exit 3", t),
+            run("echo no vault >&2; exit 3", t).await,
             Err(
                 "apiKeyHelper `echo no vault >&2; exit 3` exited with status 3: no vault"
                     .to_owned()
             )
         );
         assert_eq!(
-            run("true", t),
+            run("true", t).await,
             Err("apiKeyHelper `true` printed nothing".to_owned())
         );
-        let start = Instant::now();
         assert_eq!(
-            run("sleep 5; echo late", Duration::from_millis(200)),
+            run("kill -9 $$", t).await,
+            Err("apiKeyHelper `kill -9 $$` exited with a signal".to_owned())
+        );
+        assert_eq!(
+            run("head -c 1100000 /dev/zero | tr '\\0' k", t).await,
+            Err(format!(
+                "apiKeyHelper `head -c 1100000 /dev/zero | tr '\\0' k` printed more than {MAX_OUTPUT} bytes"
+            ))
+        );
+        let start = std::time::Instant::now();
+        assert_eq!(
+            run("sleep 5; echo late", Duration::from_millis(200)).await,
             Err("apiKeyHelper `sleep 5; echo late` timed out after 0.2s".to_owned())
         );
         assert!(start.elapsed() < Duration::from_secs(3));

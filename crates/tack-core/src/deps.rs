@@ -19,10 +19,10 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use tack_api::{ApiError, ModelClient, StreamEvent};
+use tack_api::{ApiError, ModelClient, StreamEvent, final_message};
+use tack_protocol::content::join_texts;
 use tack_protocol::{Message, MessagesRequest};
 use tokio_util::sync::CancellationToken;
 
@@ -61,22 +61,15 @@ pub trait QueryDeps: Send + Sync {
         request: MessagesRequest,
         cancel: CancellationToken,
     ) -> BoxFuture<'_, Result<String, CompactError>> {
-        let mut stream = self.call_model(request, cancel);
+        let stream = self.call_model(request, cancel);
         Box::pin(async move {
-            while let Some(event) = stream.next().await {
-                match event.map_err(CompactError::Api)? {
-                    StreamEvent::MessageDone(response) => {
-                        let text: String = Message::assistant(response.content).text();
-                        return extract_summary(&text).ok_or(CompactError::EmptySummary);
-                    }
-                    StreamEvent::Retry { .. }
-                    | StreamEvent::Sse(_)
-                    | StreamEvent::BlockDone { .. } => {}
-                }
-            }
-            Err(CompactError::Api(ApiError::Connection {
-                message: "the summary stream ended before the message was complete".into(),
-            }))
+            let Some(response) = final_message(stream).await.map_err(CompactError::Api)? else {
+                return Err(CompactError::Api(ApiError::Connection {
+                    message: "the summary stream ended before the message was complete".into(),
+                }));
+            };
+            let text = join_texts(&response.content, "");
+            extract_summary(&text).ok_or(CompactError::EmptySummary)
         })
     }
 

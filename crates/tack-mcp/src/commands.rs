@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use tack_protocol::name::is_valid_name;
+
 use crate::config::store::{StoreError, delete_server, put_server};
 use crate::config::{
     ConfigScope, LoadOptions, McpConfig, McpConfigError, McpPaths, ProjectApprovals, RemoteConfig,
@@ -376,11 +378,7 @@ fn usage(message: &str) -> CommandError {
 }
 
 fn check_name(name: &str) -> Result<(), CommandError> {
-    let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
+    if is_valid_name(name) {
         Ok(())
     } else {
         Err(usage(&format!(

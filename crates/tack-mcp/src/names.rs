@@ -6,6 +6,8 @@
 //! and the API rejects the request; tack cuts them to 64 characters, the last 9
 //! being `_` and a hash of the full name, so that two long names stay distinct.
 
+use tack_protocol::name::is_name_char;
+
 /// The API's limit on tool name length.
 pub const MAX_TOOL_NAME_LEN: usize = 64;
 
@@ -14,13 +16,7 @@ const PREFIX: &str = "mcp__";
 /// `name` with every character outside `[A-Za-z0-9_-]` replaced by `_`.
 pub fn normalize_name(name: &str) -> String {
     name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if is_name_char(c) { c } else { '_' })
         .collect()
 }
 

@@ -23,6 +23,8 @@ use rmcp::model::{CallToolResult, ContentBlock as McpBlock, ResourceContents};
 use tack_protocol::{ContentBlock, ImageSource, ToolResultContent};
 use tack_tool::{ToolError, ToolOutput};
 
+use crate::names::normalize_name;
+
 /// Image types the Messages API accepts.
 const API_IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
 
@@ -35,19 +37,9 @@ pub(crate) struct OutputFiles {
 
 impl OutputFiles {
     pub(crate) fn new(session_dir: &Path, tool_use_id: &str) -> OutputFiles {
-        let stem = tool_use_id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
         OutputFiles {
             dir: session_dir.join("mcp-output"),
-            stem,
+            stem: normalize_name(tool_use_id),
         }
     }
 

@@ -53,14 +53,22 @@ impl Message {
 
     /// Concatenated text of the text blocks (what a user would call "the answer").
     pub fn text(&self) -> String {
-        let mut out = String::new();
-        for block in &self.content {
-            if let ContentBlock::Text { text, .. } = block {
-                out.push_str(text);
-            }
-        }
-        out
+        join_texts(&self.content, "")
     }
+}
+
+/// The text of each text block of `blocks`, in order (other blocks skipped).
+pub fn texts(blocks: &[ContentBlock]) -> impl Iterator<Item = &str> {
+    blocks.iter().filter_map(|b| match b {
+        ContentBlock::Text { text, .. } => Some(text.as_str()),
+        _ => None,
+    })
+}
+
+/// The [`texts`] of `blocks` joined by `separator`: the one join of a
+/// message's or a tool result's text blocks.
+pub fn join_texts(blocks: &[ContentBlock], separator: &str) -> String {
+    texts(blocks).collect::<Vec<_>>().join(separator)
 }
 
 impl<'de> Deserialize<'de> for Message {
@@ -267,16 +275,7 @@ impl ToolResultContent {
     pub fn to_text(&self) -> String {
         match self {
             ToolResultContent::Text(text) => text.clone(),
-            ToolResultContent::Blocks(blocks) => {
-                let texts: Vec<&str> = blocks
-                    .iter()
-                    .filter_map(|b| match b {
-                        ContentBlock::Text { text, .. } => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                texts.join("\n")
-            }
+            ToolResultContent::Blocks(blocks) => join_texts(blocks, "\n"),
         }
     }
 }
@@ -296,5 +295,36 @@ impl From<&str> for ToolResultContent {
 impl From<Vec<ContentBlock>> for ToolResultContent {
     fn from(blocks: Vec<ContentBlock>) -> Self {
         ToolResultContent::Blocks(blocks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn text_blocks_are_joined_and_other_blocks_skipped() {
+        let blocks = vec![
+            ContentBlock::text("a"),
+            ContentBlock::tool_use("t1", "Bash", Value::Null),
+            ContentBlock::text("b"),
+        ];
+        let message = Message::assistant(blocks.clone());
+        let result = ToolResultContent::Blocks(blocks.clone());
+        assert_eq!(
+            (
+                texts(&blocks).collect::<Vec<_>>(),
+                message.text(),
+                result.to_text(),
+                join_texts(&[], "\n"),
+            ),
+            (
+                vec!["a", "b"],
+                "ab".to_owned(),
+                "a\nb".to_owned(),
+                String::new()
+            )
+        );
     }
 }

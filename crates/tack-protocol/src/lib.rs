@@ -12,6 +12,8 @@
 pub mod content;
 pub mod control;
 pub mod extensions;
+pub mod json_kind;
+pub mod name;
 pub mod permission_mode;
 pub mod request;
 pub mod response;

@@ -42,13 +42,9 @@ pub(crate) async fn client_config(
     let Some(command) = api_key_helper else {
         return Err(AuthError::Missing);
     };
-    let cwd = cwd.to_path_buf();
-    let key = tokio::task::spawn_blocking(move || {
-        tack_config::run_api_key_helper(&command, &cwd, tack_config::API_KEY_HELPER_TIMEOUT)
-    })
-    .await
-    .map_err(|e| AuthError::Helper(format!("apiKeyHelper did not finish: {e}")))?
-    .map_err(|e| AuthError::Helper(e.to_string()))?;
+    let key = tack_config::run_api_key_helper(&command, cwd, tack_config::API_KEY_HELPER_TIMEOUT)
+        .await
+        .map_err(|e| AuthError::Helper(e.to_string()))?;
     config.auth = Auth::Both(key);
     Ok((config, "apiKeyHelper"))
 }

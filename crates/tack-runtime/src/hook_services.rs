@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use tack_api::{ModelClient, StreamEvent};
+use tack_api::{ModelClient, final_message};
 use tack_hooks::HookServices;
-use tack_protocol::{ContentBlock, Message, MessagesRequest, SystemPrompt};
+use tack_protocol::content::join_texts;
+use tack_protocol::{Message, MessagesRequest, SystemPrompt};
 use tokio_util::sync::CancellationToken;
 
 /// Tokens a prompt hook's answer may take (`{"ok": false, "reason": ...}`).
@@ -60,25 +60,11 @@ impl HookServices for RuntimeHookServices {
         let client = Arc::clone(&self.client);
         Box::pin(async move {
             // Dropping the future (timeout, interrupt) drops the stream.
-            let mut stream = client.stream(request, CancellationToken::new());
-            while let Some(event) = stream.next().await {
-                match event.map_err(|e| e.to_string())? {
-                    StreamEvent::MessageDone(message) => {
-                        return Ok(message
-                            .content
-                            .iter()
-                            .filter_map(|b| match b {
-                                ContentBlock::Text { text, .. } => Some(text.as_str()),
-                                _ => None,
-                            })
-                            .collect());
-                    }
-                    StreamEvent::Retry { .. }
-                    | StreamEvent::Sse(_)
-                    | StreamEvent::BlockDone { .. } => {}
-                }
+            let stream = client.stream(request, CancellationToken::new());
+            match final_message(stream).await.map_err(|e| e.to_string())? {
+                Some(message) => Ok(join_texts(&message.content, "")),
+                None => Err("the model's answer ended without a message".to_owned()),
             }
-            Err("the model's answer ended without a message".to_owned())
         })
     }
 }

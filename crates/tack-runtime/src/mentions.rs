@@ -18,6 +18,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
+use tack_protocol::content;
 use tack_protocol::{ContentBlock, Message};
 
 use crate::event::Notice;
@@ -48,14 +49,7 @@ pub(crate) async fn resolve(
     mcp: Option<&SessionMcp>,
     resources: &Path,
 ) -> Attached {
-    let texts: Vec<&str> = message
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let texts: Vec<&str> = content::texts(&message.content).collect();
     let mut attached = Attached::default();
     for path in mentioned_paths(&texts) {
         attach_file(path, cwd, gate, &mut attached);

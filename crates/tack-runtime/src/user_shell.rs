@@ -16,10 +16,10 @@ use tokio_util::sync::CancellationToken;
 
 use serde::{Deserialize, Serialize};
 
-/// How long a command may run (the Bash tool's default).
-pub const SHELL_TIMEOUT: Duration = Duration::from_secs(120);
-/// Output kept per stream (the Bash tool's cap).
-const MAX_OUTPUT: usize = 30_000;
+/// How long a command may run: the Bash tool's default.
+pub const SHELL_TIMEOUT: Duration = tack_tool::DEFAULT_BASH_TIMEOUT;
+/// Output kept per stream: the Bash tool's cap.
+const MAX_OUTPUT: usize = tack_tools::BASH_MAX_OUTPUT;
 
 /// Why a `#note` was not written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]

@@ -3,8 +3,8 @@
 //! transcripts, interrupts, background agents, definitions, hooks, rules.
 //! The web tools' side requests are metered into the session here too.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
@@ -13,74 +13,20 @@ use tack_core::LoopEvent;
 use tack_protocol::stream_json::ResultRecord;
 use tack_protocol::{ContentBlock, Message, Usage};
 use tack_runtime::{
-    Env, Notice, Place, RuntimeEvent, RuntimeEvents, RuntimeHandle, SessionOptions, SubagentEvent,
-    TurnEnd, UserInput,
+    Notice, RuntimeEvent, RuntimeEvents, SessionOptions, SubagentEvent, TurnEnd, UserInput,
 };
-use tack_testkit::{MockServer, RecordedRequest, Reply, Script};
+use tack_testkit::{RecordedRequest, Reply, Script};
+
+use crate::fixture::Fixture;
 
 const MAIN: &str = "claude-sonnet-4-5";
 const HAIKU: &str = "claude-haiku-4-5";
 const OPUS: &str = "claude-opus-4-1";
 
-struct Fixture {
-    project: tempfile::TempDir,
-    home: tempfile::TempDir,
-    server: MockServer,
-}
-
 impl Fixture {
-    async fn new(script: Script) -> Fixture {
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir(project.path().join(".git")).unwrap();
-        Fixture {
-            project,
-            home: tempfile::tempdir().unwrap(),
-            server: MockServer::start(script).await.unwrap(),
-        }
-    }
-
-    fn cwd(&self) -> PathBuf {
-        self.project.path().canonicalize().unwrap()
-    }
-
-    fn write(&self, path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    fn project_file(&self, rel: &str, text: &str) {
-        self.write(&self.cwd().join(rel), text);
-    }
-
-    fn home_file(&self, rel: &str, text: &str) {
-        self.write(&self.home.path().join(rel), text);
-    }
-
-    fn place(&self) -> Place {
-        let vars: HashMap<String, String> = [
-            ("HOME", self.home.path().to_string_lossy().into_owned()),
-            ("ANTHROPIC_BASE_URL", self.server.base_url()),
-            ("ANTHROPIC_API_KEY", "test".to_owned()),
-            ("CLAUDE_CODE_MAX_RETRIES", "0".to_owned()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-        Place::new(self.cwd(), Env(vars)).unwrap()
-    }
-
-    async fn start(&self, options: SessionOptions) -> (RuntimeHandle, RuntimeEvents, PathBuf) {
-        let place = self.place();
-        let loaded = tack_runtime::load_settings(&place, None).unwrap();
-        let runtime = tack_runtime::start(place, &loaded, options).await.unwrap();
-        let transcript = runtime.info().transcript_path.clone().unwrap();
-        let (handle, events) = runtime.spawn();
-        (handle, events, transcript)
-    }
-
     /// A session with default options that takes `prompt` and ends.
     async fn one_turn(&self, prompt: &str) -> Seen {
-        let (handle, mut events, _) = self.start(SessionOptions::default()).await;
+        let (handle, mut events, _) = self.spawn(SessionOptions::default()).await;
         handle.submit(UserInput::text(prompt)).unwrap();
         drop(handle);
         run_to_end(&mut events).await
@@ -237,7 +183,7 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
     ]))
     .await;
     fx.project_file(".claude/agents/reader.md", READER);
-    let (handle, mut events, transcript) = fx.start(SessionOptions::default()).await;
+    let (handle, mut events, transcript) = fx.spawn(SessionOptions::default()).await;
     handle.submit(UserInput::text("go")).unwrap();
     drop(handle);
     let seen = run_to_end(&mut events).await;
@@ -408,7 +354,7 @@ async fn an_interrupt_stops_every_running_subagent_within_100_ms() {
         endless(),
     ]))
     .await;
-    let (handle, mut events, _) = fx.start(SessionOptions::default()).await;
+    let (handle, mut events, _) = fx.spawn(SessionOptions::default()).await;
     handle.submit(UserInput::text("go")).unwrap();
     // Both sub-agents are streaming once each has its first assistant text
     // in flight: wait for their requests.
@@ -495,7 +441,7 @@ async fn a_background_agent_returns_at_once_and_task_output_reads_its_result() {
         Reply::text("the answer is 42"),
     ]))
     .await;
-    let (handle, mut events, _) = fx.start(one_call_per_turn()).await;
+    let (handle, mut events, _) = fx.spawn(one_call_per_turn()).await;
     handle.submit(UserInput::text("start it")).unwrap();
     let mut seen = Seen::default();
     seen.until(&mut events, |s| {
@@ -534,7 +480,7 @@ async fn task_stop_stops_a_background_agent() {
         Reply::tool_use("toolu_sleep", "Bash", json!({"command": "sleep 30"})),
     ]))
     .await;
-    let (handle, mut events, _) = fx.start(one_call_per_turn()).await;
+    let (handle, mut events, _) = fx.spawn(one_call_per_turn()).await;
     handle.submit(UserInput::text("start it")).unwrap();
     let mut seen = Seen::default();
     // The background agent is running its `sleep 30`.
@@ -606,7 +552,7 @@ async fn definitions_come_from_files_the_flag_and_the_built_ins_and_a_bad_file_i
         agents: Some(flag.to_owned()),
         ..SessionOptions::default()
     };
-    let (handle, mut events, _) = fx.start(options).await;
+    let (handle, mut events, _) = fx.spawn(options).await;
     handle.submit(UserInput::text("hi")).unwrap();
     drop(handle);
     let seen = run_to_end(&mut events).await;
@@ -710,7 +656,7 @@ async fn a_deny_rule_applies_inside_a_subagent() {
         disallowed_tools: vec!["Bash(rm *)".into()],
         ..SessionOptions::default()
     };
-    let (handle, mut events, _) = fx.start(options).await;
+    let (handle, mut events, _) = fx.spawn(options).await;
     handle.submit(UserInput::text("go")).unwrap();
     drop(handle);
     let seen = run_to_end(&mut events).await;
@@ -755,7 +701,7 @@ async fn a_web_search_side_request_counts_in_the_session_cost() {
         allowed_tools: vec!["WebSearch".into()],
         ..SessionOptions::default()
     };
-    let (handle, mut events, _) = fx.start(options).await;
+    let (handle, mut events, _) = fx.spawn(options).await;
     handle.submit(UserInput::text("search")).unwrap();
     drop(handle);
     let seen = run_to_end(&mut events).await;

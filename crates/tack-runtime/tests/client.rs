@@ -3,7 +3,6 @@
 //! messages appended without a turn, interrupt receipts before the result,
 //! and the options the SDKs pass.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
@@ -12,55 +11,12 @@ use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 use tack_permissions::PermissionMode;
 use tack_protocol::{Message, ThinkingConfig};
 use tack_runtime::{
-    AskAnswer, Env, HookAnswer, InterruptOutcome, Op, Place, RuntimeEvent, RuntimeEvents,
-    SessionChoice, SessionOptions, UserInput,
+    AskAnswer, HookAnswer, InterruptOutcome, Op, RuntimeEvent, RuntimeEvents, SessionChoice,
+    SessionOptions, UserInput,
 };
-use tack_testkit::{MockServer, Reply, Script};
+use tack_testkit::{Reply, Script};
 
-struct Fixture {
-    project: tempfile::TempDir,
-    home: tempfile::TempDir,
-    server: MockServer,
-}
-
-impl Fixture {
-    async fn new(script: Script) -> Fixture {
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir(project.path().join(".git")).unwrap();
-        Fixture {
-            project,
-            home: tempfile::tempdir().unwrap(),
-            server: MockServer::start(script).await.unwrap(),
-        }
-    }
-
-    fn cwd(&self) -> std::path::PathBuf {
-        self.project.path().canonicalize().unwrap()
-    }
-
-    fn place(&self) -> Place {
-        let vars: HashMap<String, String> = [
-            ("HOME", self.home.path().to_string_lossy().into_owned()),
-            ("ANTHROPIC_BASE_URL", self.server.base_url()),
-            ("ANTHROPIC_API_KEY", "test".to_owned()),
-            ("CLAUDE_CODE_MAX_RETRIES", "0".to_owned()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-        Place::new(self.cwd(), Env(vars)).unwrap()
-    }
-
-    async fn start(&self, options: SessionOptions) -> tack_runtime::Runtime {
-        let place = self.place();
-        let loaded = tack_runtime::load_settings(&place, None).unwrap();
-        tack_runtime::start(place, &loaded, options).await.unwrap()
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.server.requests().into_iter().map(|r| r.body).collect()
-    }
-}
+use crate::fixture::Fixture;
 
 fn on(event: &str, matcher: Option<&str>, id: &str) -> CallbackMatcher {
     CallbackMatcher {

@@ -2,66 +2,19 @@
 //! session's state (`/cost`, `/context`), settings for one turn (custom
 //! commands), the conversation to show on resume, and the idle notification.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 use tack_core::LoopEvent;
 use tack_protocol::ContentBlock;
 use tack_runtime::{
-    Env, Notice, NoticeLevel, Op, Place, RuleView, RuntimeEvent, RuntimeEvents, SessionChoice,
+    Notice, NoticeLevel, Op, RuleView, RuntimeEvent, RuntimeEvents, SessionChoice,
     SessionOptions, TurnOptions, UserInput,
 };
-use tack_testkit::{MockServer, Reply, Script};
+use tack_testkit::{Reply, Script};
 
-struct Fixture {
-    project: tempfile::TempDir,
-    home: tempfile::TempDir,
-    server: MockServer,
-}
-
-impl Fixture {
-    async fn new(script: Script) -> Fixture {
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir(project.path().join(".git")).unwrap();
-        Fixture {
-            project,
-            home: tempfile::tempdir().unwrap(),
-            server: MockServer::start(script).await.unwrap(),
-        }
-    }
-
-    fn cwd(&self) -> std::path::PathBuf {
-        self.project.path().canonicalize().unwrap()
-    }
-
-    fn place(&self) -> Place {
-        let vars: HashMap<String, String> = [
-            ("HOME", self.home.path().to_string_lossy().into_owned()),
-            ("ANTHROPIC_BASE_URL", self.server.base_url()),
-            ("ANTHROPIC_API_KEY", "test".to_owned()),
-            ("CLAUDE_CODE_MAX_RETRIES", "0".to_owned()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-        Place::new(self.cwd(), Env(vars)).unwrap()
-    }
-
-    /// The user's own settings (always trusted).
-    fn user_settings(&self, settings: Value) {
-        let dir = self.home.path().join(".claude");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("settings.json"), settings.to_string()).unwrap();
-    }
-
-    async fn start(&self, options: SessionOptions) -> tack_runtime::Runtime {
-        let place = self.place();
-        let loaded = tack_runtime::load_settings(&place, None).unwrap();
-        tack_runtime::start(place, &loaded, options).await.unwrap()
-    }
-}
+use crate::fixture::Fixture;
 
 /// Events until the next `TurnEnded` (inclusive), as short descriptions.
 async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {

@@ -8,6 +8,7 @@
 
 mod agents;
 mod client;
+mod fixture;
 mod front_end;
 mod prompts;
 mod proptests;

@@ -1,52 +1,16 @@
 //! The runtime with a front end that answers permission prompts, driven with
 //! no CLI code: a minimal front end in the test.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_core::LoopEvent;
 use tack_protocol::ContentBlock;
-use tack_runtime::{
-    AskAnswer, Env, PermissionAnswer, Place, RuntimeEvent, RuntimeEvents, SessionOptions, UserInput,
-};
-use tack_testkit::{MockServer, Reply, Script};
+use tack_runtime::{AskAnswer, PermissionAnswer, RuntimeEvent, RuntimeEvents, SessionOptions, UserInput};
+use tack_testkit::{Reply, Script};
 
-struct Fixture {
-    project: tempfile::TempDir,
-    home: tempfile::TempDir,
-    server: MockServer,
-}
-
-impl Fixture {
-    async fn new(script: Script) -> Fixture {
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir(project.path().join(".git")).unwrap();
-        Fixture {
-            project,
-            home: tempfile::tempdir().unwrap(),
-            server: MockServer::start(script).await.unwrap(),
-        }
-    }
-
-    fn cwd(&self) -> std::path::PathBuf {
-        self.project.path().canonicalize().unwrap()
-    }
-
-    fn place(&self) -> Place {
-        let vars: HashMap<String, String> = [
-            ("HOME", self.home.path().to_string_lossy().into_owned()),
-            ("ANTHROPIC_BASE_URL", self.server.base_url()),
-            ("ANTHROPIC_API_KEY", "test".to_owned()),
-            ("CLAUDE_CODE_MAX_RETRIES", "0".to_owned()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-        Place::new(self.cwd(), Env(vars)).unwrap()
-    }
-}
+use crate::fixture::Fixture;
 
 fn bash(id: &str, command: &str) -> Reply {
     Reply::message()

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use percent_encoding::percent_decode_str;
+
 /// How an OTLP exporter sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
@@ -188,32 +190,10 @@ fn pairs(list: &str) -> Vec<(String, String)> {
         .filter_map(|item| {
             let (k, v) = item.split_once('=')?;
             let k = k.trim();
-            (!k.is_empty()).then(|| (k.to_owned(), percent_decode(v.trim())))
+            let v = percent_decode_str(v.trim()).decode_utf8_lossy();
+            (!k.is_empty()).then(|| (k.to_owned(), v.into_owned()))
         })
         .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

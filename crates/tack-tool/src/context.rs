@@ -34,6 +34,10 @@ pub struct ToolEnv {
     agent: Option<AgentIdentity>,
 }
 
+/// How long a Bash command may run when neither the call nor
+/// `BASH_DEFAULT_TIMEOUT_MS` says (Claude Code's two minutes).
+pub const DEFAULT_BASH_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// A sub-agent, as hooks and permission prompts name it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AgentIdentity {
@@ -58,7 +62,7 @@ impl ToolEnv {
             additional_dirs: Vec::new(),
             session_dir,
             read_files: Mutex::new(HashMap::new()),
-            bash_default_timeout: Duration::from_secs(120),
+            bash_default_timeout: DEFAULT_BASH_TIMEOUT,
             agent: None,
         }
     }

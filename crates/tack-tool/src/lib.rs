@@ -23,7 +23,10 @@ pub mod input;
 mod output;
 
 pub use budget::{apply_message_budget, apply_result_budget};
-pub use context::{AgentIdentity, ProgressSink, ReadRecord, ToolContext, ToolEnv, ToolProgress};
+pub use context::{
+    AgentIdentity, DEFAULT_BASH_TIMEOUT, ProgressSink, ReadRecord, ToolContext, ToolEnv,
+    ToolProgress,
+};
 pub use output::{ToolError, ToolOutput, ToolResult, TurnEnd};
 
 use std::path::PathBuf;

@@ -35,7 +35,7 @@ const MAX_TIMEOUT: Duration = Duration::from_millis(600_000);
 /// Claude Code's `BASH_MAX_OUTPUT_LENGTH` default: the result shows at most this
 /// many bytes of output, the first and last halves of it. Output beyond it is
 /// saved whole to a file in the session dir, named in the result.
-pub(crate) const MAX_OUTPUT: usize = 30_000;
+pub const MAX_OUTPUT: usize = 30_000;
 /// How long to keep reading pipes after the group is gone: a process that left
 /// the group (setsid) may hold them open forever.
 const PIPE_DRAIN: Duration = Duration::from_millis(500);

@@ -85,6 +85,19 @@ pub(crate) struct NewOutput {
 }
 
 impl Task {
+    /// A running task; `pgid` is a shell's process group (`None`: a registered task).
+    fn new(id: String, command: &str, output_path: PathBuf, pgid: Option<i32>) -> Task {
+        Task {
+            id,
+            command: command.to_owned(),
+            output_path,
+            pgid,
+            status: watch::channel(TaskStatus::Running).0,
+            stop: CancellationToken::new(),
+            read_offset: Mutex::new(0),
+        }
+    }
+
     pub(crate) fn status(&self) -> TaskStatus {
         *self.status.borrow()
     }
@@ -240,29 +253,24 @@ impl BackgroundTasks {
             .cloned()
     }
 
-    /// Registers a task its caller runs (e.g. a background sub-agent): a fresh
-    /// id `prefix` + 8 base36 characters, and an output file under
-    /// `session_dir/tasks` that the caller writes through the returned handle.
-    pub fn register(&self, prefix: char, label: &str, session_dir: &Path) -> io::Result<OwnedTask> {
-        let dir = private_dir(&session_dir.join("tasks"))?;
-        let (id, output_path, file) = create_output_file(&dir, prefix)?;
-        let (status, _) = watch::channel(TaskStatus::Running);
-        let task = Arc::new(Task {
-            id: id.clone(),
-            command: label.to_owned(),
-            output_path,
-            pgid: None,
-            status,
-            stop: CancellationToken::new(),
-            read_offset: Mutex::new(0),
-        });
+    /// Adds `task` to the registry: TaskOutput and TaskStop find it by id.
+    fn insert(&self, task: Task) -> Arc<Task> {
+        let task = Arc::new(task);
         self.inner
             .tasks
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, task.clone());
+            .insert(task.id.clone(), task.clone());
+        task
+    }
+
+    /// Registers a task its caller runs (e.g. a background sub-agent): a fresh
+    /// id `prefix` + 8 base36 characters, and an output file under
+    /// `session_dir/tasks` that the caller writes through the returned handle.
+    pub fn register(&self, prefix: char, label: &str, session_dir: &Path) -> io::Result<OwnedTask> {
+        let (id, output_path, file) = task_output_file(session_dir, prefix)?;
         Ok(OwnedTask {
-            task,
+            task: self.insert(Task::new(id, label, output_path, None)),
             file,
             finished: false,
         })
@@ -278,8 +286,7 @@ impl BackgroundTasks {
         cwd: &Path,
         session_dir: &Path,
     ) -> io::Result<Arc<Task>> {
-        let dir = private_dir(&session_dir.join("tasks"))?;
-        let (id, output_path, file) = create_output_file(&dir, 'b')?;
+        let (id, output_path, file) = task_output_file(session_dir, 'b')?;
         let mut child = shell
             .current_dir(cwd)
             .stdin(Stdio::null())
@@ -288,21 +295,7 @@ impl BackgroundTasks {
             .process_group(0)
             .spawn()?;
         let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
-        let (status, _) = watch::channel(TaskStatus::Running);
-        let task = Arc::new(Task {
-            id: id.clone(),
-            command: command.to_string(),
-            output_path,
-            pgid: Some(pgid),
-            status,
-            stop: CancellationToken::new(),
-            read_offset: Mutex::new(0),
-        });
-        self.inner
-            .tasks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, task.clone());
+        let task = self.insert(Task::new(id, command, output_path, Some(pgid)));
 
         let grace = self.inner.grace;
         let monitor = task.clone();
@@ -363,7 +356,7 @@ pub enum StopError {
 
 /// Creates `dir` with mode 0700, or checks that the existing one is a real
 /// directory (not a symlink) owned by us, tightening its mode to 0700.
-pub(crate) fn private_dir(dir: &Path) -> io::Result<PathBuf> {
+fn private_dir(dir: &Path) -> io::Result<PathBuf> {
     if let Some(parent) = dir.parent() {
         fs::create_dir_all(parent)?;
     }
@@ -390,10 +383,22 @@ pub(crate) fn private_dir(dir: &Path) -> io::Result<PathBuf> {
     Ok(dir.to_path_buf())
 }
 
-fn create_output_file(dir: &Path, prefix: char) -> io::Result<(String, PathBuf, File)> {
+/// A new task's output file, `session_dir/tasks/<id>.output`.
+fn task_output_file(session_dir: &Path, prefix: char) -> io::Result<(String, PathBuf, File)> {
+    create_private_file(&session_dir.join("tasks"), prefix, "output")
+}
+
+/// A new file `dir/<id>.<extension>` (`dir` made private, the file created
+/// 0600, never through a symlink), `id` a fresh [`new_task_id`] with `prefix`.
+pub(crate) fn create_private_file(
+    dir: &Path,
+    prefix: char,
+    extension: &str,
+) -> io::Result<(String, PathBuf, File)> {
+    let dir = private_dir(dir)?;
     loop {
         let id = new_task_id(prefix);
-        let path = dir.join(format!("{id}.output"));
+        let path = dir.join(format!("{id}.{extension}"));
         match OpenOptions::new()
             .write(true)
             .create_new(true)

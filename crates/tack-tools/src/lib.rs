@@ -47,6 +47,7 @@ use std::time::Duration;
 
 use tack_tool::{Tool, ToolEnv};
 
+pub use bash::MAX_OUTPUT as BASH_MAX_OUTPUT;
 pub use bg_tasks::{BackgroundTasks, OwnedTask, StopError, TaskEnd, new_task_id};
 pub use file_state::resolve as resolve_tool_path;
 pub use numbered_lines::numbered;

@@ -5,12 +5,11 @@
 //! shows only part of a stream names the file and the stream's real size
 //! (Claude Code: "Output too large (14.2MB). Full output saved to: <path>").
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::bg_tasks::{new_task_id, private_dir};
+use crate::bg_tasks::create_private_file;
 use crate::head_tail::HeadTail;
 
 /// Where a stream went, for the result's first lines.
@@ -67,7 +66,8 @@ impl OutputCapture {
     }
 
     fn spill(&mut self, start: &[u8]) {
-        match create_file(&self.dir, self.stream).and_then(|(mut file, path)| {
+        let created = create_private_file(&self.dir, 'b', self.stream);
+        match created.and_then(|(_, path, mut file)| {
             file.write_all(start)?;
             Ok((file, path))
         }) {
@@ -104,24 +104,6 @@ impl OutputCapture {
             (None, None) => Saved::Failed("no file was written".to_owned()),
         };
         (text, saved)
-    }
-}
-
-fn create_file(dir: &Path, stream: &str) -> io::Result<(File, PathBuf)> {
-    let dir = private_dir(dir)?;
-    loop {
-        let path = dir.join(format!("{}.{stream}", new_task_id('b')));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&path)
-        {
-            Ok(file) => return Ok((file, path)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
     }
 }
 

@@ -1,9 +1,8 @@
 //! A side request to the model (the small model applying a WebFetch prompt, the
 //! web search), streamed through the session's [`ModelClient`] and read to the end.
 
-use futures::StreamExt;
-use tack_api::{ApiError, ModelClient, StreamEvent};
-use tack_protocol::{ContentBlock, MessageResponse, MessagesRequest};
+use tack_api::{ApiError, ModelClient, final_message};
+use tack_protocol::{MessageResponse, MessagesRequest};
 use tokio_util::sync::CancellationToken;
 
 /// The final message of `request`. Cancelling `cancel` ends the stream promptly
@@ -13,26 +12,9 @@ pub(crate) async fn complete(
     request: MessagesRequest,
     cancel: CancellationToken,
 ) -> Result<MessageResponse, ApiError> {
-    let mut stream = client.stream(request, cancel);
-    while let Some(event) = stream.next().await {
-        match event? {
-            StreamEvent::MessageDone(message) => return Ok(message),
-            StreamEvent::Retry { .. } | StreamEvent::Sse(_) | StreamEvent::BlockDone { .. } => {}
-        }
-    }
-    Err(ApiError::Protocol {
-        message: "the response stream ended without a message".into(),
-    })
-}
-
-/// The text blocks of a response, joined (what the model "said").
-pub(crate) fn text_of(blocks: &[ContentBlock]) -> String {
-    let texts: Vec<&str> = blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text, .. } => Some(text.as_str()),
-            _ => None,
+    final_message(client.stream(request, cancel))
+        .await?
+        .ok_or_else(|| ApiError::Protocol {
+            message: "the response stream ended without a message".into(),
         })
-        .collect();
-    texts.join("")
 }

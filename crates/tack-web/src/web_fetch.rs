@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tack_api::ModelClient;
+use tack_protocol::content::join_texts;
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
 use crate::cache::PageCache;
@@ -140,7 +141,7 @@ impl WebFetchTool {
                     page.url, page.bytes
                 ))
             })?;
-        let mut text = model_call::text_of(&answer.content);
+        let mut text = join_texts(&answer.content, "");
         if text.trim().is_empty() {
             text = "The model gave no answer about this page.".into();
         }

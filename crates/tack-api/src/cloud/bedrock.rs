@@ -7,9 +7,11 @@ use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
+use percent_encoding::{AsciiSet, utf8_percent_encode};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::cloud::RESERVED;
 use crate::cloud::event_stream::Message;
 use crate::decode::decode;
 use crate::error::ApiError;
@@ -82,11 +84,12 @@ impl BedrockConfig {
     /// by [`bedrock_model_id`]); the id is path-encoded with `:` kept (an ARN's `/`
     /// becomes `%2F`), as the SDKs do.
     pub(crate) fn stream_url(&self, model: &str) -> String {
+        const PATH_ID: &AsciiSet = &RESERVED.remove(b':');
         let id = bedrock_model_id(model, &self.region);
         format!(
             "{}/model/{}/invoke-with-response-stream",
             self.endpoint(),
-            crate::cloud::percent_encode(&id, b":")
+            utf8_percent_encode(&id, PATH_ID)
         )
     }
 }

@@ -6,11 +6,13 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
+use percent_encoding::utf8_percent_encode;
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+use crate::cloud::RESERVED;
 use crate::error::ApiError;
 
 /// Google's token endpoint, for files that name none.
@@ -191,7 +193,7 @@ async fn exchange(
     };
     let body: String = form
         .iter()
-        .map(|(k, v)| format!("{k}={}", crate::cloud::percent_encode(v, b"")))
+        .map(|(k, v)| format!("{k}={}", utf8_percent_encode(v, RESERVED)))
         .collect::<Vec<_>>()
         .join("&");
     let response = http

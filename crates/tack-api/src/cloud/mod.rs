@@ -16,6 +16,7 @@ pub(crate) mod vertex;
 use std::time::SystemTime;
 
 use bytes::Bytes;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC};
 use serde_json::{Map, Value};
 use tack_protocol::MessagesRequest;
 
@@ -130,15 +131,10 @@ pub(crate) async fn authorize(
     }
 }
 
-/// Percent-encodes every byte but the unreserved characters and `keep`.
-pub(crate) fn percent_encode(text: &str, keep: &[u8]) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) || keep.contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+/// What is percent-encoded in a form value or a path segment: every byte but
+/// RFC 3986's unreserved characters (letters, digits, `-`, `_`, `.`, `~`).
+pub(crate) const RESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');

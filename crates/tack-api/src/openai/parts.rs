@@ -2,6 +2,7 @@
 //! prompt as one string, images as data URLs, a tool result as text plus images.
 
 use serde_json::{Value, json};
+use tack_protocol::content::join_texts;
 use tack_protocol::{ContentBlock, ImageSource, SystemPrompt, ToolChoice, ToolResultContent};
 
 /// The system prompt's blocks joined by blank lines (`cache_control` dropped).
@@ -31,16 +32,11 @@ pub(crate) fn tool_result(content: Option<&ToolResultContent>) -> (String, Vec<S
         None => (String::new(), Vec::new()),
         Some(ToolResultContent::Text(text)) => (text.clone(), Vec::new()),
         Some(ToolResultContent::Blocks(blocks)) => {
-            let mut texts = Vec::new();
-            let mut images = Vec::new();
-            for block in blocks {
-                match block {
-                    ContentBlock::Text { text, .. } => texts.push(text.as_str()),
-                    ContentBlock::Image { source, .. } => images.push(image_url(source)),
-                    _ => {}
-                }
-            }
-            (texts.join("\n"), images)
+            let images = blocks.iter().filter_map(|block| match block {
+                ContentBlock::Image { source, .. } => Some(image_url(source)),
+                _ => None,
+            });
+            (join_texts(blocks, "\n"), images.collect())
         }
     }
 }

@@ -26,7 +26,7 @@ use tack_runtime::{
 };
 use tack_tui::commands::MenuEntry;
 use tack_tui::input::FileIndex;
-use tack_tui::input::external_editor::edit_in_editor;
+use tack_tui::input::external_editor::{edit_in_editor, launch_editor};
 use tack_tui::status::{StatusLineCommand, StatusLineInput, run_status_line};
 use tack_tui::{
     App, InlineTerminal, NoticeLevel, Prompt, StatusPatch, TerminalGuard, TurnSummary, UiAction,
@@ -720,14 +720,7 @@ impl Driver {
             };
             let path = file.clone();
             let status = self
-                .suspended(move || {
-                    std::process::Command::new("sh")
-                        .arg("-c")
-                        .arg(format!("{editor} \"$1\""))
-                        .arg("tack-editor")
-                        .arg(&path)
-                        .status()
-                })
+                .suspended(move || launch_editor(&editor, &path))
                 .await?;
             return Ok(match status {
                 Ok(s) if s.success() => {

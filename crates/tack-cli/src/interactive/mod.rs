@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
-use tack_runtime::{Env, LoadedSettings, Place, SessionChoice};
+use tack_runtime::{Env, Place, SessionChoice};
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
 use tack_tui::{
@@ -27,6 +27,7 @@ use tack_tui::{
 };
 
 use crate::cli::Cli;
+use crate::settings_env;
 use driver::{Driver, Setup};
 
 /// Runs the terminal UI until the user leaves. `color`: NO_COLOR was not set.
@@ -38,7 +39,8 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
     }
     let mut place = Place::new(cwd, Env::from_process())?;
     let mut loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
-    apply_env(&mut place, &loaded);
+    // SAFETY: single-threaded: no runtime, no highlighter loader, no other thread yet.
+    unsafe { settings_env::apply(&mut place, &loaded) };
     let project_dir = tack_config::find_project_dir(&place.cwd);
     let project_dir = project_dir.canonicalize().unwrap_or(project_dir);
 
@@ -84,7 +86,8 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
             None,
             session_only,
         )?;
-        apply_env(&mut place, &loaded);
+        // SAFETY: still single-threaded: the trust dialog reads keys synchronously.
+        unsafe { settings_env::apply(&mut place, &loaded) };
     }
     let mut options = crate::print::session_options(cli);
     options.permission_prompts = true;
@@ -137,17 +140,6 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         let (driver, actions) = Driver::new(setup);
         driver.run(actions).await
     })
-}
-
-/// Settings' `env` over the inherited environment, for tack and every
-/// subprocess. Only called while the process has one thread (before the
-/// async runtime and the highlighter's loader exist).
-fn apply_env(place: &mut Place, loaded: &LoadedSettings) {
-    for (key, value) in loaded.settings.env() {
-        // SAFETY: single-threaded: no runtime, no other thread yet.
-        unsafe { std::env::set_var(key, value) };
-    }
-    place.env.apply(loaded.settings.env());
 }
 
 /// The trust dialog, before anything of the folder's settings runs: `true`

@@ -76,13 +76,14 @@ pub(crate) fn rule_paths(path: &Path) -> Option<Vec<String>> {
 }
 
 /// The frontmatter of `text` (between a first line `---` and the next line
-/// `---`, after a byte-order mark) and the rest; `None` and all of `text`
-/// without one.
+/// `---`, either with trailing blanks, after a byte-order mark) and the rest;
+/// `None` and all of `text` without one. The one splitter of every markdown
+/// file with a frontmatter: rules, commands, skills, output styles, agents.
 pub fn split_frontmatter(text: &str) -> (Option<&str>, &str) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
+        .split_once('\n')
+        .and_then(|(first, rest)| (first.trim_end() == "---").then_some(rest))
     else {
         return (None, text);
     };
@@ -200,6 +201,11 @@ mod tests {
             (Some("paths: x\n"), "# Body\n")
         );
         assert_eq!(split_frontmatter("# No\n---\n"), (None, "# No\n---\n"));
+        assert_eq!(
+            split_frontmatter("\u{feff}--- \r\na: 1\r\n---\t\r\nbody"),
+            (Some("a: 1\r\n"), "body")
+        );
+        assert_eq!(split_frontmatter("---"), (None, "---"));
         assert_eq!(
             split_frontmatter("---\nunclosed\n"),
             (None, "---\nunclosed\n")

@@ -17,9 +17,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use tack_protocol::json_kind::kind_of;
 use tack_sys::config_file::{is_missing, read_config_file};
 
-use super::server::{IssueKind, ServerConfig, kind_of};
+use super::server::{IssueKind, ServerConfig};
 
 /// Where a server entry comes from. The derived order is the precedence: an
 /// entry of a later scope replaces one of the same name from an earlier scope.

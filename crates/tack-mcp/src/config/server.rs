@@ -21,6 +21,7 @@ use std::fmt;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use tack_protocol::json_kind::kind_of;
 
 use super::expand::{MissingVar, expand};
 
@@ -318,17 +319,6 @@ fn string_map(
             ))),
         })
         .collect()
-}
-
-pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use tack_protocol::json_kind::kind_of;
 use tack_sys::config_file::{is_missing, read_config_file};
 
 use super::file::{ConfigScope, MAX_USER_FILE_BYTES, McpConfigError, parse_json};
 use super::load::McpPaths;
-use super::server::{ServerConfig, kind_of};
+use super::server::ServerConfig;
 
 /// Why an entry could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -16,6 +16,8 @@
 //! so the caller can name `file:line` and skip that definition.
 
 use serde_json::Value;
+use tack_core::context::split_frontmatter;
+use tack_protocol::name::is_valid_name;
 use yaml_rust2::Yaml;
 
 use super::definition::{AgentDefinition, AgentModel, AgentSource, AgentTools};
@@ -39,23 +41,24 @@ impl DefinitionError {
 
 /// A markdown definition file's text.
 pub fn parse_markdown(text: &str, source: AgentSource) -> Result<AgentDefinition, DefinitionError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let lines: Vec<&str> = text.lines().collect();
-    if lines.first().map(|l| l.trim_end()) != Some("---") {
-        return Err(DefinitionError::at(
-            1,
-            "no YAML frontmatter: the file must start with a `---` line",
-        ));
-    }
-    let Some(close) = lines.iter().skip(1).position(|l| l.trim_end() == "---") else {
-        return Err(DefinitionError::at(
-            lines.len().max(1),
-            "the frontmatter is not closed by a `---` line",
-        ));
+    let (Some(frontmatter), body) = split_frontmatter(text) else {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        return Err(if text.lines().next().map(str::trim_end) == Some("---") {
+            DefinitionError::at(
+                text.lines().count(),
+                "the frontmatter is not closed by a `---` line",
+            )
+        } else {
+            DefinitionError::at(
+                1,
+                "no YAML frontmatter: the file must start with a `---` line",
+            )
+        });
     };
     // Frontmatter lines are 2..=close+1 of the file; YAML numbers them from 1.
-    let frontmatter = lines[1..=close].join("\n");
-    let docs = tack_config::load_yaml(&frontmatter).map_err(|e| {
+    let lines: Vec<&str> = frontmatter.lines().collect();
+    let close = lines.len();
+    let docs = tack_config::load_yaml(frontmatter).map_err(|e| {
         // An error found at the end of the frontmatter is on its last line.
         DefinitionError::at(
             (e.line + 1).min(close + 1),
@@ -69,7 +72,7 @@ pub fn parse_markdown(text: &str, source: AgentSource) -> Result<AgentDefinition
         ));
     };
     let line_of = |key: &str| -> usize {
-        lines[1..=close]
+        lines
             .iter()
             .position(|l| {
                 l.strip_prefix(key)
@@ -117,7 +120,12 @@ pub fn parse_markdown(text: &str, source: AgentSource) -> Result<AgentDefinition
     let description = string("description")?
         .filter(|d| !d.trim().is_empty())
         .ok_or_else(|| DefinitionError::at(2, "the frontmatter has no `description`"))?;
-    let prompt = lines[close + 2..].join("\n").trim().to_owned();
+    let prompt = body
+        .lines()
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_owned();
     if prompt.is_empty() {
         return Err(DefinitionError::at(
             close + 2,
@@ -250,11 +258,7 @@ fn tools_of(list: Option<Vec<String>>) -> AgentTools {
 }
 
 fn check_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
+    if is_valid_name(name) {
         Ok(())
     } else {
         Err(format!(

@@ -2,7 +2,7 @@
 //! back to one of the user's prompts (Claude Code's "restore conversation").
 
 use tack_core::session::Session;
-use tack_protocol::{ContentBlock, Message};
+use tack_protocol::{Message, content};
 
 use super::Driver;
 use crate::checkpoints::RewindError;
@@ -109,11 +109,6 @@ impl Driver {
 /// What the user typed of a prompt: its text without the context the
 /// runtime added (`<system-reminder>` blocks).
 fn prompt_text(message: &Message) -> String {
-    let texts = message.content.iter().filter_map(|block| match block {
-        ContentBlock::Text { text, .. } if !text.starts_with("<system-reminder>") => {
-            Some(text.as_str())
-        }
-        _ => None,
-    });
+    let texts = content::texts(&message.content).filter(|t| !t.starts_with("<system-reminder>"));
     texts.collect::<Vec<_>>().join("\n")
 }
