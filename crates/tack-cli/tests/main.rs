@@ -46,6 +46,7 @@ mod sdk;
 mod sdk_e2e;
 mod sdk_features;
 mod sdk_protocol;
+mod sdk_resume;
 mod sdk_run_end;
 mod sdk_suite;
 mod settings;

@@ -49,9 +49,12 @@ use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::skills::Skills;
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
-use crate::transcript::{PendingAttachments, StoreSink, TranscriptPlace, session_mirror};
+use crate::transcript::{
+    PendingAttachments, StoreSink, TranscriptPlace, prompt_json, session_mirror,
+};
 
 mod conversation;
+mod refused;
 use conversation::{Conversation, conversation, conversation_resumed, transcript_path};
 
 /// tack's version, in `system/init` and every transcript record.
@@ -823,12 +826,17 @@ fn write_history(
     let mut records = Vec::with_capacity(history.len());
     let mut out = Vec::with_capacity(history.len());
     for (_, message) in history {
-        let kind = match message.role {
-            tack_protocol::Role::User => "user",
-            tack_protocol::Role::Assistant => "assistant",
+        // A prompt keeps the shape the source recorded it in (plain text a
+        // string), so the fork's prompts read back as the source's do.
+        let (kind, value) = match message.role {
+            tack_protocol::Role::User => ("user", prompt_json(&message)),
+            tack_protocol::Role::Assistant => (
+                "assistant",
+                serde_json::to_value(&message).unwrap_or_default(),
+            ),
         };
         let mut record = transcript.chain_record(kind);
-        record.message = Some(serde_json::to_value(&message).unwrap_or_default());
+        record.message = Some(value);
         if let Some(parent) = records
             .last()
             .map(|r: &tack_store::TranscriptRecord| r.uuid.clone())
