@@ -30,6 +30,7 @@ mod mentions;
 mod otel;
 mod output_styles;
 mod permissions;
+mod plugin_auto_update;
 mod plugins;
 mod plugins_cli;
 mod print;

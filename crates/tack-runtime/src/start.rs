@@ -117,7 +117,12 @@ pub async fn start(
     let (emit, events) = emitter(&loaded.notices, &env);
     remove_pending_writes(&config_dir);
     let plugins = plugins(&options, &cwd, loaded, &emit);
-    let auto_update = crate::extensions::spawn_auto_update(loaded, &env, &emit);
+    // Only the terminal UI refreshes marketplaces (a `git` clone or fetch):
+    // `-p`, SDK and `tack batch` sessions start with no network of their own.
+    let auto_update = match options.interactive {
+        true => crate::extensions::spawn_auto_update(loaded, &env, &emit),
+        false => None,
+    };
 
     let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
