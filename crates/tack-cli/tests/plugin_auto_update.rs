@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::common;
 use crate::interactive::{WAIT, tack as tui};
 use crate::plugins::market_m;
+use crate::plugins_cli::commit_all;
 
 use common::{Env, git, stderr, write};
 use pretty_assertions::assert_eq;
@@ -67,13 +68,6 @@ fn subcommands(log: &Path) -> Vec<String> {
             word.to_owned()
         })
         .collect()
-}
-
-fn commit_all(repo: &Path, message: &str) -> String {
-    git(repo, &["add", "-A"]);
-    let who = ["-c", "user.name=T", "-c", "user.email=t@example.com"];
-    git(repo, &[&who[..], &["commit", "-qm", message]].concat());
-    git(repo, &["rev-parse", "HEAD"])
 }
 
 /// A git marketplace (a local repository through `file://`) that asks for
