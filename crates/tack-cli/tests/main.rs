@@ -21,6 +21,7 @@ mod hardening2;
 mod hardening3;
 mod harness;
 mod hook_events;
+mod hot_symbols;
 mod interactive;
 mod kill;
 mod kubernetes;
