@@ -7,6 +7,13 @@ section `.text[.unlikely|.hot|...].<mangled name>` there. Callgrind reports a
 position-independent binary's instructions at the addresses the link gave them.
 
 usage: hot_symbols.py BINARY MAP CALLGRIND_OUT... > hot-symbols.txt
+       hot_symbols.py --check LIST MAP [MIN_PERCENT]
+
+--check: how many of LIST's names the link of MAP has (a function each); exits
+1 when fewer than MIN_PERCENT (default 95) are found. The names carry crate
+hashes, which change with the build's profile and dependencies: a list made
+from another build (or before a dependency change) is stale, and the link
+then orders only the few names it still finds (see scripts/check-hot-symbols.sh).
 """
 
 import bisect
@@ -55,7 +62,27 @@ def executed(binary, profile, costs):
                 after_call = False
 
 
+def check(list_path, map_path, min_percent):
+    """Prints how many of the list's names the link has; False when too few."""
+    with open(list_path) as f:
+        wanted = [line.strip() for line in f if line.strip()]
+    linked = set(sections(map_path)[2])
+    found = sum(1 for name in wanted if name in linked)
+    percent = 100.0 * found / len(wanted) if wanted else 0.0
+    print(f"hot-symbols: {found} of {len(wanted)} names found in the link ({percent:.1f}%, "
+          f"at least {min_percent}% wanted)")
+    return percent >= min_percent
+
+
 def main():
+    if sys.argv[1:2] == ["--check"]:
+        list_path, map_path = sys.argv[2], sys.argv[3]
+        min_percent = float(sys.argv[4]) if len(sys.argv) > 4 else 95.0
+        if not check(list_path, map_path, min_percent):
+            print("hot-symbols: the list is stale: run scripts/hot-symbols.sh "
+                  "(after `cargo clean --release -p tack-cli`) and commit it", file=sys.stderr)
+            sys.exit(1)
+        return
     binary, map_path, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
     starts, ends, names = sections(map_path)
     costs = collections.Counter()

@@ -82,7 +82,7 @@ fn repo(env: &Env) {
 
 /// Marketplace `m` in `market`, its plugin `kit` 1.0.0 with the command
 /// `hello` (`body`).
-fn market_m(market: &Path, body: &str) {
+pub(crate) fn market_m(market: &Path, body: &str) {
     write(
         market.join(".claude-plugin/marketplace.json"),
         &json!({"name": "m", "owner": {"name": "t"},
@@ -559,72 +559,4 @@ async fn a_projects_plugins_and_marketplaces_wait_for_trust() {
         command_body(&env.request_bodies()[0]),
         "Say HELLO to world.\n"
     );
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn an_auto_update_marketplace_updates_its_plugins_beside_a_session() {
-    let market = tempfile::tempdir().unwrap();
-    let market = market.path();
-    market_m(market, "Say HELLO to $ARGUMENTS.\n");
-    // The turn lasts until the update is written (at most 30 s); the
-    // session's end then waits for the updater's report.
-    let wait = "for i in $(seq 300); do grep -q 1.1.0 \"$HOME/.claude/plugins/installed_plugins.json\" && break; sleep 0.1; done";
-    let env = Env::new(Script::new([
-        Reply::tool_use("t1", "Bash", json!({"command": wait})),
-        Reply::text("done"),
-        Reply::text("hi"),
-    ]))
-    .await;
-    let installed = env.claude_dir().join("plugins/installed_plugins.json");
-    for args in [
-        vec!["plugin", "marketplace", "add", market.to_str().unwrap()],
-        vec!["plugin", "install", "kit@m"],
-    ] {
-        let out = env.tack().args(&args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    }
-    // A new version in the marketplace; the user asked for auto-updates.
-    write(
-        market.join("kit/.claude-plugin/plugin.json"),
-        r#"{"name": "kit", "version": "1.1.0"}"#,
-    );
-    let known_path = env.claude_dir().join("plugins/known_marketplaces.json");
-    let mut known: Value =
-        serde_json::from_str(&std::fs::read_to_string(&known_path).unwrap()).unwrap();
-    known["m"]["autoUpdate"] = json!(true);
-    write(&known_path, &known.to_string());
-
-    let out = env
-        .tack()
-        .args(["-p", "wait", "--allowedTools", "Bash"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        stderr(&out),
-        "plugin kit@m auto-updated to 1.1.0 (was 1.0.0); it loads in the next session\n"
-    );
-    let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(&installed).unwrap()).unwrap();
-    let install = &record["plugins"]["kit@m"][0];
-    assert_eq!(
-        (
-            &install["version"],
-            install["installPath"]
-                .as_str()
-                .unwrap()
-                .ends_with("/cache/m/kit/1.1.0")
-        ),
-        (&json!("1.1.0"), true)
-    );
-
-    // Off with DISABLE_AUTOUPDATER (and nothing to update now anyway).
-    let out = env
-        .tack()
-        .env("DISABLE_AUTOUPDATER", "1")
-        .args(["-p", "/kit:hello you"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stderr(&out), "");
 }

@@ -168,7 +168,7 @@ fn build_marketplace(root: &Path) {
 }
 
 /// Commits everything in `repo`; the new commit.
-fn commit_all(repo: &Path, message: &str) -> String {
+pub(crate) fn commit_all(repo: &Path, message: &str) -> String {
     git(repo, &["add", "-A"]);
     let who = ["-c", "user.name=t", "-c", "user.email=t@t"];
     git(repo, &[&who[..], &["commit", "-qm", message]].concat());

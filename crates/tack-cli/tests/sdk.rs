@@ -6,7 +6,8 @@
 //! prints, on the files in the project and on the requests the server saw.
 //!
 //! The SDKs come from `.ci/install-sdks.sh` (under `target/sdk`, or
-//! `$TACK_SDK_DIR`); a test whose SDK is not installed prints why and passes.
+//! `$TACK_SDK_DIR`); a test whose SDK is not installed prints why and passes,
+//! unless `TACK_REQUIRE_SDKS` is set (`.ci/run` sets it): then it fails.
 //! Every driver report also carries `parser`: each record tack printed, put
 //! through the SDK's own parser and checked against the keys the SDK's types
 //! require (`tests/sdk/records.json`); it must come back clean.
@@ -88,8 +89,19 @@ pub(crate) fn typescript() -> Result<Sdk, String> {
     })
 }
 
+/// A test that cannot run for `reason` (an SDK, or what it drives, is not
+/// installed): it says why and passes, but fails under `TACK_REQUIRE_SDKS`,
+/// where a missing SDK is an install step that did not run.
+pub(crate) fn skip(reason: &str) {
+    assert!(
+        std::env::var_os("TACK_REQUIRE_SDKS").is_none(),
+        "TACK_REQUIRE_SDKS is set but {reason}"
+    );
+    println!("skipped: {reason}");
+}
+
 /// Runs `scenario` of the SDK's driver in `env`'s project; `None` (after
-/// printing why) when the SDK is not installed.
+/// [`skip`]) when the SDK is not installed.
 pub(crate) async fn drive(sdk: &Result<Sdk, String>, scenario: &str, env: &Env) -> Option<Value> {
     drive_with(sdk, scenario, env, &[]).await
 }
@@ -104,7 +116,7 @@ pub(crate) async fn drive_with(
     let sdk = match sdk {
         Ok(sdk) => sdk,
         Err(reason) => {
-            println!("skipped: {reason}");
+            skip(reason);
             return None;
         }
     };

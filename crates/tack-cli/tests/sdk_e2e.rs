@@ -4,7 +4,8 @@
 //! observations the driver prints, and on the requests the server saw.
 //!
 //! The SDK comes from `.ci/install-sdks.sh` (under `target/sdk`, or
-//! `$TACK_SDK_DIR`); without it a test prints why and passes.
+//! `$TACK_SDK_DIR`); without it a test prints why and passes, or fails
+//! under `TACK_REQUIRE_SDKS` (`crate::sdk::skip`).
 
 use crate::common;
 
@@ -18,10 +19,8 @@ use tack_testkit::{Reply, Script};
 fn python() -> Option<PathBuf> {
     let program = crate::sdk::sdk_dir().join("py/bin/python");
     if !program.exists() {
-        println!(
-            "skipped: {} not found: run .ci/install-sdks.sh",
-            program.display()
-        );
+        let reason = format!("{} not found: run .ci/install-sdks.sh", program.display());
+        crate::sdk::skip(&reason);
         return None;
     }
     Some(program)

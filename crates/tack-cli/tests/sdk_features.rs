@@ -270,7 +270,7 @@ async fn typescript_set_permission_mode_answers_the_mode_in_effect() {
 #[tokio::test(flavor = "multi_thread")]
 async fn typescript_sdk_changes_mcp_servers_while_the_session_runs() {
     let Some(fixture) = crate::mcp::fixture() else {
-        println!("skipped: tack-mcp-fixture is not built (run the whole workspace's tests)");
+        crate::sdk::skip("tack-mcp-fixture is not built (run the whole workspace's tests)");
         return;
     };
     let env = Env::new(Script::new([

@@ -6,7 +6,8 @@
 //! through `query()`.
 //!
 //! The SDK comes from `.ci/install-sdks.sh` (under `target/sdk`, or
-//! `$TACK_SDK_DIR`); without it a test prints why and passes.
+//! `$TACK_SDK_DIR`); without it a test prints why and passes, or fails
+//! under `TACK_REQUIRE_SDKS` (`crate::sdk::skip`).
 
 use crate::common;
 use crate::sdk_e2e::drive_file;

@@ -2,8 +2,9 @@
 //! `known_marketplaces.json`, or on an `extraKnownMarketplaces` entry of a
 //! settings file the session may use): refreshed, and the plugins installed
 //! from them here made again at the marketplace's current version. The
-//! runtime runs this on a thread of its own after a session starts (never on
-//! the start-up path); the new versions load in the next session.
+//! runtime runs this on a thread of its own after a terminal UI session
+//! starts (never on the start-up path, never for `-p`, SDK or `tack batch`
+//! sessions); the new versions load in the next session.
 
 use crate::context::Context;
 use crate::error::InstallError;

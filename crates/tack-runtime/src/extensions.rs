@@ -3,7 +3,8 @@
 //! slash commands and skills (the user's, a trusted project's and the
 //! plugins'), the output styles, and the hooks of settings and plugins.
 //! Directory walks and reads only; nothing here runs, except the marketplace
-//! auto-update, on a thread of its own after the start ([`spawn_auto_update`]).
+//! auto-update, on a thread of its own after the start of a terminal UI
+//! session ([`spawn_auto_update`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -87,9 +88,11 @@ fn installed_plugins(loaded: &LoadedSettings, emit: &Emitter) -> Vec<tack_plugin
 /// start never waits for it (nothing read on the start-up path), the
 /// `autoUpdate` marketplaces are refreshed and their installed plugins
 /// updated under the plugins folder's lock; each update is a notice (it
-/// loads in the next session). `DISABLE_AUTOUPDATER` turns it off. A
-/// marketplace fetched from a URL is not refreshed here (the session has no
-/// fetcher for it; `tack plugin marketplace update` does it).
+/// loads in the next session). `DISABLE_AUTOUPDATER` turns it off. Only
+/// the terminal UI's sessions call it (`start`): a `-p`, SDK or `tack batch`
+/// session runs no `git` for it, and `tack plugin marketplace update` does
+/// it by command. A marketplace fetched from a URL is not refreshed here
+/// (the session has no fetcher for it; that command does it).
 pub(crate) fn spawn_auto_update(
     loaded: &LoadedSettings,
     env: &Env,

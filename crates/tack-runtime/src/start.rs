@@ -49,9 +49,12 @@ use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::skills::Skills;
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
-use crate::transcript::{PendingAttachments, StoreSink, TranscriptPlace, session_mirror};
+use crate::transcript::{
+    PendingAttachments, StoreSink, TranscriptPlace, prompt_json, session_mirror,
+};
 
 mod conversation;
+mod refused;
 use conversation::{Conversation, conversation, conversation_resumed, transcript_path};
 
 /// tack's version, in `system/init` and every transcript record.
@@ -114,7 +117,12 @@ pub async fn start(
     let (emit, events) = emitter(&loaded.notices, &env);
     remove_pending_writes(&config_dir);
     let plugins = plugins(&options, &cwd, loaded, &emit);
-    let auto_update = crate::extensions::spawn_auto_update(loaded, &env, &emit);
+    // Only the terminal UI refreshes marketplaces (a `git` clone or fetch):
+    // `-p`, SDK and `tack batch` sessions start with no network of their own.
+    let auto_update = match options.interactive {
+        true => crate::extensions::spawn_auto_update(loaded, &env, &emit),
+        false => None,
+    };
 
     let structured_output = structured_output_tool(&options)?;
     let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
@@ -823,12 +831,17 @@ fn write_history(
     let mut records = Vec::with_capacity(history.len());
     let mut out = Vec::with_capacity(history.len());
     for (_, message) in history {
-        let kind = match message.role {
-            tack_protocol::Role::User => "user",
-            tack_protocol::Role::Assistant => "assistant",
+        // A prompt keeps the shape the source recorded it in (plain text a
+        // string), so the fork's prompts read back as the source's do.
+        let (kind, value) = match message.role {
+            tack_protocol::Role::User => ("user", prompt_json(&message)),
+            tack_protocol::Role::Assistant => (
+                "assistant",
+                serde_json::to_value(&message).unwrap_or_default(),
+            ),
         };
         let mut record = transcript.chain_record(kind);
-        record.message = Some(serde_json::to_value(&message).unwrap_or_default());
+        record.message = Some(value);
         if let Some(parent) = records
             .last()
             .map(|r: &tack_store::TranscriptRecord| r.uuid.clone())

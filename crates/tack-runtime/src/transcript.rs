@@ -271,7 +271,7 @@ fn with_attachments(
 
 /// A prompt as Claude Code records it: plain text stays a string
 /// (`{"role":"user","content":"..."}`), anything else is blocks.
-fn prompt_json(message: &Message) -> Value {
+pub(crate) fn prompt_json(message: &Message) -> Value {
     match message.content.as_slice() {
         [ContentBlock::Text { text, .. }] => json!({"role": "user", "content": text}),
         _ => message_json(message),

@@ -49,7 +49,8 @@ use tack_protocol::control::{
 use tack_protocol::stream_json::{StreamJsonRecord, SystemRecord, UserRecord};
 use tack_runtime::records::Records;
 use tack_runtime::{
-    LoadedSettings, Op, Place, RuntimeEvent, RuntimeHandle, SdkBridge, SessionOptions, UserInput,
+    LoadedSettings, Op, Place, RuntimeEvent, RuntimeHandle, SdkBridge, SessionChoice,
+    SessionOptions, UserInput,
 };
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -112,10 +113,18 @@ pub async fn run(
         (false, false) => None,
     };
     options.session_state = session_state.is_some();
+    let resumed = match &options.session {
+        SessionChoice::Resume(id) if !id.is_empty() => id.clone(),
+        _ => uuid::Uuid::new_v4().to_string(),
+    };
     let runtime = match tack_runtime::start(place, &loaded, options).await {
         Ok(runtime) => runtime,
         Err(e) => {
-            if let Some((id, _)) = &init {
+            // A refused resume is an error result (the SDKs raise its text);
+            // the rest answer `initialize` with the error.
+            if let Some(record) = e.result_record(&resumed) {
+                write_line(&StreamJsonRecord::Result(record))?;
+            } else if let Some((id, _)) = &init {
                 write_line(&ControlResponse::error(id.clone(), e.to_string()).into_line())?;
             }
             return Err(e.into());
