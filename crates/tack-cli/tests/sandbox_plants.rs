@@ -212,3 +212,28 @@ async fn an_added_home_keeps_tacks_gits_and_sshs_files_read_only() {
     assert!(!home_var.join(".ssh/authorized_keys").exists());
     assert!(home_var.join("notes.txt").exists());
 }
+
+/// A command that ignores the timeout's SIGTERM is ended with its namespace
+/// a second later, before the caller's kill grace, so what it planted is
+/// still found and moved aside.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plant_by_a_command_that_ignores_its_timeout_is_still_moved_aside() {
+    let call = (
+        "stubborn".to_owned(),
+        json!({
+            "command": "trap '' TERM; mkdir -p sub/.git && touch sub/.git/config && sleep 30",
+            "timeout": 500,
+        }),
+    );
+    let settings = json!({"permissions": {"allow": ["Bash(*)"]}, "sandbox": {"enabled": true}});
+    let env = project(script(vec![vec![call]]), settings).await;
+    run(&env, &[]).await;
+    let cwd = env.cwd();
+    assert_eq!(
+        (
+            cwd.join("sub/.git").exists(),
+            cwd.join("sub/.git.blocked-by-sandbox/config").exists()
+        ),
+        (false, true)
+    );
+}

@@ -194,6 +194,7 @@ extern "C" fn forward(sig: libc::c_int) {
     // its namespace, before the caller's kill grace (2 s) runs out: the
     // outer process must live to check what the command left
     // (`crate::planted`).
+    // SAFETY: alarm(2) is async-signal-safe and touches no memory.
     unsafe { libc::alarm(STOP_GRACE) };
 }
 
@@ -201,6 +202,8 @@ extern "C" fn forward(sig: libc::c_int) {
 const STOP_GRACE: libc::c_uint = 1;
 
 extern "C" fn stop_now(_sig: libc::c_int) {
+    // SAFETY: _exit(2) is async-signal-safe; PID 1 ending ends the namespace,
+    // which is what is wanted.
     unsafe { libc::_exit(128 + libc::SIGTERM) };
 }
 
@@ -216,6 +219,7 @@ fn forward_stop_signals(command: libc::pid_t) {
         unsafe { libc::signal(sig, handler) };
     }
     let stop = stop_now as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only calls _exit, which is async-signal-safe.
     unsafe { libc::signal(libc::SIGALRM, stop) };
 }
 
