@@ -206,7 +206,13 @@ mod tests {
             protocol: Protocol::HttpJson,
             endpoint: format!("http://user:s3cret@127.0.0.1:{port}/v1/metrics"),
         };
-        let clients = Clients::new(None).unwrap();
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth();
+        let clients = Clients::new(Some(tls)).unwrap();
         let request =
             opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest::default();
         let payload = Payload {
