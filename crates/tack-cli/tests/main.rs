@@ -44,6 +44,7 @@ mod rules;
 mod runtime;
 mod sandbox;
 mod sandbox_network;
+mod sandbox_plants;
 mod sdk;
 mod sdk_e2e;
 mod sdk_features;

@@ -56,7 +56,7 @@ pub(crate) async fn run(
 }
 
 /// [`run`], with `cmd` (a `tack` of `env`) as given.
-fn run_command(
+pub(crate) fn run_command(
     env: &Env,
     mut cmd: assert_cmd::Command,
 ) -> (std::process::Output, Vec<BTreeMap<String, String>>) {
@@ -163,7 +163,8 @@ async fn filesystem_escapes_are_blocked_with_bash_allowed_and_their_twins_work()
         ("write_in", "rc=0".to_owned()),
         ("hook", read_only(".git/hooks/pre-commit")),
         ("git_config", read_only(".git/config")),
-        ("git_other", "rc=0".to_owned()),
+        // The whole git dir: what git runs can be named from any file in it.
+        ("git_other", read_only(".git/description")),
         ("deny_write", read_only("locked.txt")),
         ("settings", read_only(".claude/settings.json")),
         ("settings_new", read_only(".claude/settings.local.json")),

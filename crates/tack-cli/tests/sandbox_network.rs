@@ -14,7 +14,8 @@ use std::net::TcpListener;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::sandbox::{bash, project, run, script, trimmed};
+use crate::common::stderr;
+use crate::sandbox::{bash, project, run, run_command, script, trimmed};
 
 /// An HTTP origin on `ip` that answers every request with `body`.
 fn origin(ip: &str, body: &'static str) -> u16 {
@@ -170,4 +171,109 @@ async fn a_new_destination_asks_the_sdk_and_its_answer_decides() {
         "{}",
         texts[1]
     );
+}
+
+/// `python3 -c` fetching `url` with urllib (which honours the proxy
+/// variables and `NO_PROXY`).
+fn urllib(url: &str) -> String {
+    format!(
+        "python3 -c 'import urllib.request; print(urllib.request.urlopen(\"{url}\", timeout=5).read().decode())' 2>&1 | tail -1"
+    )
+}
+
+/// A server on the host's own loopback (a dev server, a database's HTTP
+/// port): `allowedDomains: ["127.0.0.1"]` lets the sandbox reach it through
+/// the proxy by curl, urllib and SOCKS (it is not in `NO_PROXY` then, which
+/// would lead to the namespace's own loopback); a port the settings leave
+/// out is refused by the proxy, with its reason in the tool result.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_allowed_loopback_server_on_the_host_is_reached_and_another_port_is_refused() {
+    let port = origin("127.0.0.1", "host");
+    let other = origin("127.0.0.1", "other");
+    let url = format!("http://127.0.0.1:{port}/");
+    let calls = vec![
+        bash("curl", &format!("curl -s -m 5 {url}; echo \" rc=$?\"")),
+        bash("urllib", &urllib(&url)),
+        bash(
+            "socks",
+            &format!("curl -s -m 5 --socks5-hostname 127.0.0.1:1080 {url}; echo \" rc=$?\""),
+        ),
+    ];
+    let settings = json!({
+        "permissions": {"allow": ["Bash(*)"]},
+        "sandbox": {"enabled": true, "network": {"allowedDomains": ["127.0.0.1"]}},
+    });
+    let env = project(script(vec![calls]), settings).await;
+    let (_, results) = run(&env, &[]).await;
+    assert_eq!(
+        trimmed(&results),
+        vec![BTreeMap::from([
+            ("curl", "host rc=0"),
+            ("urllib", "host"),
+            ("socks", "host rc=0"),
+        ])]
+    );
+
+    let calls = vec![
+        bash("allowed", &format!("curl -s -m 5 {url}; echo \" rc=$?\"")),
+        bash(
+            "denied",
+            &format!("curl -s -m 5 http://127.0.0.1:{other}/; echo \" rc=$?\""),
+        ),
+    ];
+    let settings = json!({
+        "permissions": {"allow": ["Bash(*)"]},
+        "sandbox": {"enabled": true, "network": {"allowedDomains": [format!("127.0.0.1:{port}")]}},
+    });
+    let env = project(script(vec![calls]), settings).await;
+    let (_, results) = run(&env, &[]).await;
+    let why = "not in sandbox.network.allowedDomains, and not allowed";
+    let denied = format!(
+        "tack sandbox: connection to 127.0.0.1:{other} refused: {why}\n rc=0\n\n\
+         sandbox: network access to 127.0.0.1:{other} denied ({why})"
+    );
+    assert_eq!(
+        trimmed(&results),
+        vec![BTreeMap::from([
+            ("allowed", "host rc=0"),
+            ("denied", denied.as_str()),
+        ])]
+    );
+}
+
+/// The proxy's sockets live under TMPDIR: a TMPDIR of 150 characters puts
+/// their paths past `sun_path`'s 108 bytes, and the sandbox still has its
+/// network (HTTP and SOCKS).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_tmpdir_leaves_the_sandbox_its_network() {
+    let port = origin("127.0.0.2", "hello");
+    let base = tempfile::tempdir().unwrap();
+    let pad = 150 - base.path().as_os_str().len() - 1;
+    let tmpdir = base.path().join("t".repeat(pad));
+    std::fs::create_dir(&tmpdir).unwrap();
+    assert_eq!(tmpdir.as_os_str().len(), 150);
+    let url = format!("http://127.0.0.2:{port}/");
+    let calls = vec![
+        bash("http", &format!("curl -s -m 5 {url}; echo \" rc=$?\"")),
+        bash(
+            "socks",
+            &format!("curl -s -m 5 --proxy \"$ALL_PROXY\" {url}; echo \" rc=$?\""),
+        ),
+    ];
+    let settings = json!({
+        "permissions": {"allow": ["Bash(*)"]},
+        "sandbox": {"enabled": true, "network": {"allowedDomains": ["127.0.0.2"]}},
+    });
+    let env = project(script(vec![calls]), settings).await;
+    let mut cmd = env.tack();
+    cmd.env("TMPDIR", &tmpdir);
+    let (out, results) = run_command(&env, cmd);
+    assert_eq!(
+        trimmed(&results),
+        vec![BTreeMap::from([
+            ("http", "hello rc=0"),
+            ("socks", "hello rc=0")
+        ])]
+    );
+    assert!(!stderr(&out).contains("sandbox"), "{}", stderr(&out));
 }

@@ -16,7 +16,8 @@ use crate::gate::{Gate, GateNetworkAsk};
 pub use tack_sandbox::Mode as SandboxMode;
 
 /// Where the sandbox can write and what it protects, per `mode`.
-fn config(settings: &Settings, mode: Mode, roots: &[PathBuf], home: Option<&Path>) -> Config {
+fn config(settings: &Settings, mode: Mode, place: &SandboxPlace<'_>) -> Config {
+    let roots = &place.roots;
     let s = settings.sandbox();
     let mut policy = Policy {
         writable: roots.iter().chain(s.allow_write()).cloned().collect(),
@@ -25,9 +26,9 @@ fn config(settings: &Settings, mode: Mode, roots: &[PathBuf], home: Option<&Path
         deny_read: s.deny_read().to_vec(),
         allow_unix_sockets: s.unix_sockets_allowed(),
         allow_local_binding: s.allow_local_binding(),
-        bridges: Vec::new(),
+        ..Policy::default()
     };
-    policy.protect_roots(roots, home);
+    policy.protect_roots(roots, place.home, &place.user_files);
     Config {
         mode,
         auto_allow: s.auto_allow_bash_if_sandboxed(),
@@ -110,6 +111,10 @@ pub(crate) struct SandboxPlace<'a> {
     /// and settings files protected.
     pub roots: Vec<PathBuf>,
     pub home: Option<&'a Path>,
+    /// What tack and git read outside the projects, protected when a
+    /// writable tree holds it: tack's config dirs, Claude Code's and its
+    /// `.claude.json` (the trust store), `$XDG_CONFIG_HOME/git`.
+    pub user_files: Vec<PathBuf>,
 }
 
 /// `None` when the sandbox is off. Says once what it is when it cannot work.
@@ -132,7 +137,7 @@ pub(crate) async fn start(
     for root in &place.roots {
         let _ = std::fs::create_dir(root.join(".claude"));
     }
-    let config = config(place.settings, mode, &place.roots, place.home);
+    let config = config(place.settings, mode, &place);
     let (dir, network) = match private_dir(place.session_id) {
         Ok(dir) => {
             let network = start_network(place.settings, gate, &dir.join("net"), emit).await;

@@ -109,9 +109,10 @@ pub async fn start(
     let Place {
         cwd,
         config_dir,
+        claude_dir,
+        claude_json,
         home_dir,
         env,
-        ..
     } = place;
     let settings = &loaded.settings;
     let (emit, events) = emitter(&loaded.notices, &env);
@@ -176,6 +177,14 @@ pub async fn start(
             session_id: &session_id,
             roots: [cwd.clone()].into_iter().chain(perms.add_dirs).collect(),
             home: ctx_opts.home_dir.as_deref(),
+            user_files: [config_dir.clone(), claude_dir]
+                .into_iter()
+                .chain(claude_json)
+                .chain(
+                    env.get("XDG_CONFIG_HOME")
+                        .map(|x| Path::new(&x).join("git")),
+                )
+                .collect(),
         },
         &gate,
         &emit,

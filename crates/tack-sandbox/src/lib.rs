@@ -14,10 +14,12 @@
 
 #[cfg(target_os = "linux")]
 mod linux;
+pub mod planted;
 mod policy;
 pub mod proxy;
 mod relay;
 mod sandbox;
+mod socket_path;
 
 #[cfg(target_os = "linux")]
 pub use linux::{KernelSupport, init_main, kernel_support};

@@ -44,6 +44,15 @@ pub struct Policy {
     /// Loopback ports inside the namespace forwarded to the proxy's Unix
     /// sockets outside: the only way out of the network namespace.
     pub bridges: Vec<Bridge>,
+    /// The project and the added directories: walked before and after each
+    /// command for what git and tack would run (`crate::planted`); their
+    /// git dirs are bound read-only by their real paths.
+    pub scan_roots: Vec<PathBuf>,
+    /// Files outside the projects that code outside the sandbox reads or
+    /// runs (tack's config dirs, git's global config, `~/.ssh`), inside a
+    /// writable tree: bound read-only when they exist (they are in
+    /// `read_only` too), moved aside when the command creates them.
+    pub watched: Vec<PathBuf>,
 }
 
 /// `127.0.0.1:port` inside the namespace → the Unix socket at `socket`.
@@ -64,11 +73,14 @@ pub const PROTECTED_IN_PROJECT: &[&str] = &[
     ".claude/agents",
     ".claude/hooks",
     ".mcp.json",
+    ".vscode",
+    ".idea",
 ];
 
-/// Shell rc files (in the home folder), protected the same way when the
-/// home folder is writable.
-pub const SHELL_RC_FILES: &[&str] = &[
+/// Files in the home folder that code outside the sandbox reads or runs
+/// (shell rc files, git's global config, ssh's config and keys), protected
+/// the same way when they are inside a writable tree.
+pub const HOME_FILES: &[&str] = &[
     ".bashrc",
     ".bash_profile",
     ".bash_login",
@@ -77,24 +89,36 @@ pub const SHELL_RC_FILES: &[&str] = &[
     ".zprofile",
     ".zshenv",
     ".gitconfig",
+    ".config/git",
+    ".ssh",
 ];
 
 impl Policy {
-    /// The protected paths of each writable root that is a project (or the
-    /// home folder), added to [`Policy::protected`].
-    pub fn protect_roots(&mut self, roots: &[PathBuf], home: Option<&std::path::Path>) {
+    /// The protected paths of each writable root that is a project, added to
+    /// [`Policy::protected`]; the home folder's [`HOME_FILES`] and
+    /// `user_files` (tack's config dirs and trust store,
+    /// `$XDG_CONFIG_HOME/git`) to [`Policy::watched`] when a writable tree
+    /// holds them (outside every one, Landlock keeps them).
+    pub fn protect_roots(
+        &mut self,
+        roots: &[PathBuf],
+        home: Option<&std::path::Path>,
+        user_files: &[PathBuf],
+    ) {
         for root in roots {
             for rel in PROTECTED_IN_PROJECT {
                 self.protected.push(root.join(rel));
             }
         }
-        if let Some(home) = home {
-            let home_writable = self.writable.iter().any(|w| home.starts_with(w));
-            if home_writable {
-                for rc in SHELL_RC_FILES {
-                    self.protected.push(home.join(rc));
-                }
-            }
-        }
+        let home_files = home
+            .into_iter()
+            .flat_map(|home| HOME_FILES.iter().map(move |f| home.join(f)));
+        let outside: Vec<PathBuf> = home_files
+            .chain(user_files.iter().cloned())
+            .filter(|p| self.writable.iter().any(|w| p.starts_with(w)))
+            .collect();
+        self.read_only.extend(outside.iter().cloned());
+        self.watched.extend(outside);
+        self.scan_roots = roots.to_vec();
     }
 }

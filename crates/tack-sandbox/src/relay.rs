@@ -7,6 +7,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use tokio::net::{TcpStream, UnixListener};
+
+use crate::socket_path::SocketPath;
 use tokio::task::JoinHandle;
 
 /// The relays' sockets; dropping it stops them and removes the sockets.
@@ -29,7 +31,7 @@ pub fn relay_ports(dir: &Path, http: Option<u16>, socks: Option<u16>) -> io::Res
         let Some(port) = port else { continue };
         let path = dir.join(name);
         let _ = std::fs::remove_file(&path);
-        let listener = UnixListener::bind(&path)?;
+        let listener = UnixListener::bind(SocketPath::new(&path)?.path())?;
         relays.tasks.push(tokio::spawn(relay(listener, port)));
         if name.starts_with("http") {
             relays.http_socket = Some(path);

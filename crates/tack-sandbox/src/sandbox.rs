@@ -89,6 +89,9 @@ pub enum Plan {
     Refused(String),
 }
 
+/// The names of the namespace's loopback, in `NO_PROXY` unless listed.
+const LOOPBACK_NAMES: &[&str] = &["localhost", "127.0.0.1", "::1"];
+
 /// Ports inside every namespace (each command has its own loopback).
 pub const HTTP_PROXY_PORT: u16 = 3128;
 pub const SOCKS_PROXY_PORT: u16 = 1080;
@@ -266,10 +269,30 @@ impl Sandbox {
             }
         }
         if http.is_some() || socks.is_some() {
-            c.env("NO_PROXY", "localhost,127.0.0.1,::1");
-            c.env("no_proxy", "localhost,127.0.0.1,::1");
+            let direct = self.direct_names();
+            c.env("NO_PROXY", &direct);
+            c.env("no_proxy", &direct);
         }
         c
+    }
+
+    /// `NO_PROXY`: the loopback names a client should connect to directly,
+    /// which reaches the namespace's own loopback (a server the command
+    /// started). A loopback name `allowedDomains` lists is left out, so the
+    /// clients that honour the proxy variables reach the host's own server
+    /// through the proxy (which connects a listed loopback host), or hear
+    /// the proxy's refusal of another port, with its reason.
+    fn direct_names(&self) -> String {
+        let listed = |name: &str| match &self.network {
+            Network::Proxy(proxy) => proxy.lists(name),
+            Network::None | Network::Ports(_) => false,
+        };
+        LOOPBACK_NAMES
+            .iter()
+            .filter(|name| !listed(name))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     fn init_args(&self, script: &str) -> Vec<OsString> {

@@ -83,9 +83,12 @@ pub(crate) async fn send<T: Message + Serialize>(
             headers.insert(k, v);
         }
     }
-    let http_err = |source| ExportError::Http {
-        endpoint: endpoint.clone(),
-        source,
+    // A warning names the endpoint: never with its password (nor the
+    // request's URL, which reqwest's error would print whole).
+    let shown = without_userinfo(endpoint);
+    let http_err = |source: reqwest::Error| ExportError::Http {
+        endpoint: shown.clone(),
+        source: source.without_url(),
     };
     let (url, body, content_type, client) = match protocol {
         Protocol::HttpProtobuf => (
@@ -127,7 +130,7 @@ pub(crate) async fn send<T: Message + Serialize>(
     let status = response.status();
     if !status.is_success() {
         return Err(ExportError::Status {
-            endpoint: endpoint.clone(),
+            endpoint: shown,
             status: status.as_u16(),
         });
     }
@@ -144,9 +147,21 @@ pub(crate) async fn send<T: Message + Serialize>(
     match code.as_str() {
         "0" => Ok(()),
         _ => Err(ExportError::Grpc {
-            endpoint: endpoint.clone(),
+            endpoint: shown,
             code,
         }),
+    }
+}
+
+/// `url` with its `user:password@` shown as `***@`.
+fn without_userinfo(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let authority_end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    match url[start..authority_end].rfind('@') {
+        Some(at) => format!("{}***{}", &url[..start], &url[start + at..]),
+        None => url.to_owned(),
     }
 }
 
@@ -155,4 +170,62 @@ fn grpc_status(headers: &HeaderMap) -> Option<String> {
         .get("grpc-status")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn an_endpoints_userinfo_is_never_shown() {
+        let shown = [
+            "https://user:s3cret@collector:4318/v1/metrics",
+            "http://token@collector",
+            "http://collector:4317/a@b",
+            "collector:4317",
+        ]
+        .map(without_userinfo);
+        assert_eq!(
+            shown,
+            [
+                "https://***@collector:4318/v1/metrics",
+                "http://***@collector",
+                "http://collector:4317/a@b",
+                "collector:4317",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_exports_message_has_no_password() {
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let exporter = Exporter::Otlp {
+            protocol: Protocol::HttpJson,
+            endpoint: format!("http://user:s3cret@127.0.0.1:{port}/v1/metrics"),
+        };
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth();
+        let clients = Clients::new(Some(tls)).unwrap();
+        let request =
+            opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest::default();
+        let payload = Payload {
+            request: &request,
+            grpc_path: "/x",
+            headers: &[],
+        };
+        let err = send(&clients, &exporter, &payload).await.unwrap_err();
+        let text = err.to_string();
+        assert!(!text.contains("s3cret"), "{text}");
+        assert!(
+            text.starts_with(&format!("http://***@127.0.0.1:{port}/v1/metrics: ")),
+            "{text}"
+        );
+    }
 }

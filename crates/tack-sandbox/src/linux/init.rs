@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::io;
 use std::os::unix::process::CommandExt;
 
+use crate::planted::{self, Snapshot};
 use crate::policy::{FORCE_UNAVAILABLE_ENV, Policy};
 
 use super::{Step, bridge, caps, landlock_rules, mounts, seccomp};
@@ -81,6 +82,16 @@ fn outer(policy: &Policy, command: &[OsString]) -> Result<i32, Step> {
         // SAFETY: SIG_IGN installs no handler of ours; `sig` is a valid signal.
         unsafe { libc::signal(sig, libc::SIG_IGN) };
     }
+    // What git and tack would run, as it is before the command: bound
+    // read-only inside, and compared with what is there after it.
+    let watched: Vec<std::path::PathBuf> = policy
+        .protected
+        .iter()
+        .chain(&policy.watched)
+        .cloned()
+        .collect();
+    let before = Snapshot::take(&policy.scan_roots, &watched);
+    let policy = &with_plantables_read_only(policy, &before);
     // SAFETY: the process is single-threaded (the unshare above succeeded,
     // and nothing since started a thread), so the child is a whole copy: no
     // lock is held by a thread that does not exist there.
@@ -104,7 +115,30 @@ fn outer(policy: &Policy, command: &[OsString]) -> Result<i32, Step> {
         // parent's atexit handlers or flushing buffers copied from it.
         unsafe { libc::_exit(code) };
     }
-    Ok(wait_exit_code(pid))
+    let code = wait_exit_code(pid);
+    // Every process of the namespace is gone: nothing can race the check.
+    let after = Snapshot::take(&policy.scan_roots, &watched);
+    for line in before.disarm(&after) {
+        eprintln!("{line}");
+    }
+    Ok(code)
+}
+
+/// `policy` with every plantable thing found, and the git dirs of each root
+/// and of each repository found, in `read_only`.
+fn with_plantables_read_only(policy: &Policy, found: &Snapshot) -> Policy {
+    let mut policy = policy.clone();
+    let repos = found
+        .paths()
+        .filter(|p| p.ends_with(".git"))
+        .filter_map(|p| p.parent())
+        .chain(policy.scan_roots.iter().map(|r| r.as_path()));
+    let git_dirs: Vec<_> = repos.flat_map(planted::git_dirs).collect();
+    policy.read_only.extend(found.paths().cloned());
+    policy.read_only.extend(git_dirs);
+    policy.read_only.sort();
+    policy.read_only.dedup();
+    policy
 }
 
 /// Waits for `pid` and turns its end into an exit code (128 + signal).
@@ -179,6 +213,21 @@ extern "C" fn forward(sig: libc::c_int) {
         // ours; `-pid` (pid > 0) names the command's process group only.
         unsafe { libc::kill(-pid, sig) };
     }
+    // A command that outlives a stop signal by [`STOP_GRACE`] is ended with
+    // its namespace, before the caller's kill grace (2 s) runs out: the
+    // outer process must live to check what the command left
+    // (`crate::planted`).
+    // SAFETY: alarm(2) is async-signal-safe and touches no memory.
+    unsafe { libc::alarm(STOP_GRACE) };
+}
+
+/// Seconds a command has to exit after a stop signal.
+const STOP_GRACE: libc::c_uint = 1;
+
+extern "C" fn stop_now(_sig: libc::c_int) {
+    // SAFETY: _exit(2) is async-signal-safe; PID 1 ending ends the namespace,
+    // which is what is wanted.
+    unsafe { libc::_exit(128 + libc::SIGTERM) };
 }
 
 /// The command is in a session of its own, out of the caller's process
@@ -194,6 +243,9 @@ fn forward_stop_signals(command: libc::pid_t) {
         // async-signal-safe things (an atomic load and kill(2)).
         unsafe { libc::signal(sig, handler) };
     }
+    let stop = stop_now as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only calls _exit, which is async-signal-safe.
+    unsafe { libc::signal(libc::SIGALRM, stop) };
 }
 
 /// The command's process: a session of its own (no controlling terminal, so

@@ -20,6 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+use crate::socket_path::SocketPath;
+
 pub const MAX_CONNECTIONS: usize = 256;
 
 /// The copying threads' stacks: a copy loop needs little.
@@ -31,7 +33,12 @@ const BUFFER: usize = 16 * 1024;
 /// that error (a client going away before it was accepted, an interrupted
 /// call or a momentary lack of descriptors or memory is waited out).
 pub fn serve(listener: TcpListener, target: PathBuf) -> io::Error {
-    let target: Arc<Path> = Arc::from(target);
+    // Opened now, in the init after the command's fork: the command never
+    // holds the folder's descriptor.
+    let target = match SocketPath::new(&target) {
+        Ok(target) => Arc::new(target),
+        Err(err) => return err,
+    };
     let live = Arc::new(AtomicUsize::new(0));
     loop {
         let client = match listener.accept() {
@@ -53,7 +60,7 @@ pub fn serve(listener: TcpListener, target: PathBuf) -> io::Error {
             .name("tack-bridge".into())
             .stack_size(STACK)
             .spawn(move || {
-                relay(client, &target);
+                relay(client, target.path());
                 count.fetch_sub(1, Ordering::AcqRel);
             });
         if spawned.is_err() {

@@ -78,6 +78,11 @@ impl Decider {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Whether an `allowedDomains` entry names `host` exactly.
+    pub(crate) fn lists(&self, host: &Host) -> bool {
+        self.allowed.iter().any(|p| p.names(host))
+    }
+
     /// Decides one connection; a refusal is recorded before it is returned.
     pub(crate) async fn admit(&self, host: &Host, port: u16) -> Result<Admission, Refusal> {
         if let Some(decided) = self.by_patterns(host, port) {

@@ -136,6 +136,11 @@ impl Pattern {
         matches!(self.kind, PatternKind::Exact(_))
     }
 
+    /// Whether this entry names `host` exactly, on any port or one.
+    pub(crate) fn names(&self, host: &Host) -> bool {
+        matches!(&self.kind, PatternKind::Exact(exact) if exact == host)
+    }
+
     pub(crate) fn matches(&self, host: &Host, port: u16) -> bool {
         if self.port.is_some_and(|only| only != port) {
             return false;

@@ -146,7 +146,8 @@ fn bind(path: &Path) -> std::io::Result<UnixListener> {
         Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(named(err)),
         Ok(()) | Err(_) => {}
     }
-    let listener = UnixListener::bind(path).map_err(named)?;
+    let short = crate::socket_path::SocketPath::new(path).map_err(named)?;
+    let listener = UnixListener::bind(short.path()).map_err(named)?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(named)?;
     Ok(listener)
 }
@@ -217,6 +218,13 @@ impl ProxyHandle {
     /// 100; the Bash tool reports them after each command).
     pub fn take_refusals(&self) -> Vec<Refusal> {
         self.running.decider.take_refusals()
+    }
+
+    /// Whether an `allowedDomains` entry names `host` exactly (on any port
+    /// or one): for a loopback name, that the user wants the host's own
+    /// loopback reached through the proxy, not the namespace's.
+    pub fn lists(&self, host: &str) -> bool {
+        host::Host::parse(host).is_some_and(|h| self.running.decider.lists(&h))
     }
 }
 
