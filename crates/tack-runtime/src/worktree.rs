@@ -256,6 +256,23 @@ impl Worktree {
     }
 }
 
+/// Clears what a killed run may have left at `path`, a worktree of `repo`:
+/// the folder, then git's record of it (even a locked one, as a `worktree
+/// add` killed half-way leaves it). Nothing there is not an error.
+pub async fn clear_leftover(repo: &Path, path: &Path) -> Result<(), WorktreeError> {
+    match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(WorktreeError::Spawn(e));
+        }
+        _ => {}
+    }
+    let path_arg = path.to_string_lossy();
+    let args = ["worktree", "remove", "--force", "--force", "--", &path_arg];
+    // Fails when git has no record of it, which is what is wanted.
+    let _ = git(repo, &args).await;
+    Ok(())
+}
+
 /// Runs `git` in `dir` with the safe configuration; its stdout on success.
 async fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
     git_with_input(dir, args, "").await
@@ -281,6 +298,10 @@ async fn git_with_input(dir: &Path, args: &[&str], input: &str) -> Result<String
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // Its own process group: the terminal's Ctrl+C goes to tack's group
+        // and must not kill a `git add` or `worktree add` half-way (tack
+        // decides what an interrupt stops; `tack batch` lets these finish).
+        .process_group(0)
         .kill_on_drop(true);
     let mut child = command.spawn().map_err(WorktreeError::Spawn)?;
     if let Some(mut stdin) = child.stdin.take() {
