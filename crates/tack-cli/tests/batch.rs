@@ -296,21 +296,29 @@ async fn shards_split_the_tasks_by_line_position() {
     );
 }
 
-/// Waits (polled, bounded) for `child` to exit; kills it past the deadline.
-fn exit_within(
-    child: &mut std::process::Child,
-    limit: Duration,
-) -> Option<std::process::ExitStatus> {
+/// Runs `cmd` (stderr captured) until it exits, or kills it past `limit`:
+/// its status (`None` when it had to be killed) and its stderr.
+fn run_within(cmd: &mut Command, limit: Duration) -> (Option<std::process::ExitStatus>, String) {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let started = Instant::now();
-    while started.elapsed() < limit {
+    let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
-            return Some(status);
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
         }
         std::thread::sleep(Duration::from_millis(10));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
+    };
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    (status, said)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -348,15 +356,8 @@ async fn a_second_batch_on_the_same_results_file_refuses_at_once() {
         assert!(started.elapsed() < Duration::from_secs(60), "never started");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let mut second = batch(&env, &out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let refused = exit_within(&mut second, Duration::from_secs(30));
+    let (refused, said) = run_within(&mut batch(&env, &out), Duration::from_secs(30));
     std::fs::write(&release, "").unwrap();
-    let mut said = String::new();
-    std::io::Read::read_to_string(&mut second.stderr.take().unwrap(), &mut said).unwrap();
     assert_eq!(refused.and_then(|s| s.code()), Some(1), "{said}");
     assert!(
         said.contains(&format!(
@@ -365,8 +366,8 @@ async fn a_second_batch_on_the_same_results_file_refuses_at_once() {
         )),
         "{said}"
     );
-    let first = exit_within(&mut first, Duration::from_secs(60));
-    assert!(first.is_some_and(|s| s.success()), "{first:?}");
+    let first = first.wait().unwrap();
+    assert!(first.success(), "{first:?}");
     let ids: Vec<String> = results(&out)
         .iter()
         .map(|r| r["id"].as_str().unwrap().to_owned())
@@ -413,14 +414,7 @@ async fn a_fifo_for_results_is_refused_not_waited_on() {
     let c_path = std::ffi::CString::new(out.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
-    let mut run = batch(&env, &out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status = exit_within(&mut run, Duration::from_secs(30));
-    let mut said = String::new();
-    std::io::Read::read_to_string(&mut run.stderr.take().unwrap(), &mut said).unwrap();
+    let (status, said) = run_within(&mut batch(&env, &out), Duration::from_secs(30));
     assert_eq!(status.and_then(|s| s.code()), Some(1), "hung or: {said}");
     assert!(
         said.contains(&format!(
