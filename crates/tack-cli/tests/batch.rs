@@ -35,7 +35,7 @@ fn marker(id: &str) -> String {
 }
 
 /// Processes whose working folder is inside `dir`.
-fn sessions_in(dir: &Path) -> usize {
+pub(crate) fn sessions_in(dir: &Path) -> usize {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return 0;
     };
@@ -45,7 +45,7 @@ fn sessions_in(dir: &Path) -> usize {
         .count()
 }
 
-fn results(path: &Path) -> Vec<Value> {
+pub(crate) fn results(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -294,4 +294,158 @@ async fn shards_split_the_tasks_by_line_position() {
         "{}",
         common::stderr(&bad)
     );
+}
+
+/// Runs `cmd` (stderr captured) until it exits, or kills it past `limit`:
+/// its status (`None` when it had to be killed) and its stderr.
+fn run_within(cmd: &mut Command, limit: Duration) -> (Option<std::process::ExitStatus>, String) {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    (status, said)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_batch_on_the_same_results_file_refuses_at_once() {
+    // Each task waits in its session until the test lets it go, so the
+    // first batch is surely running when the second starts.
+    let wait = "while [ ! -e \"$HOME/release\" ]; do sleep 0.02; done; echo x > made.txt";
+    let routes = (0..3).map(|i| {
+        let id = task_id(i);
+        let replies = vec![
+            Reply::tool_use("b1", "Bash", json!({"command": wait})),
+            Reply::text(&format!("done {id}")),
+        ];
+        (marker(&id), replies)
+    });
+    let env = Env::new(Script::routed(routes)).await;
+    let release = env.home.path().join("release");
+    let repo = env.cwd().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    common::git_repo_with(&repo, "base.txt", "base\n");
+    let tasks: String = (0..3)
+        .map(|i| {
+            let id = task_id(i);
+            let line = json!({"id": id, "prompt": marker(&id), "repo": "repo"});
+            format!("{line}\n")
+        })
+        .collect();
+    std::fs::write(env.cwd().join("tasks.jsonl"), tasks).unwrap();
+    let out = env.cwd().join("results.jsonl");
+
+    let mut first = batch(&env, &out).stderr(Stdio::null()).spawn().unwrap();
+    let work = env.cwd().join("results.jsonl.worktrees");
+    let started = Instant::now();
+    while sessions_in(&work) < 3 {
+        assert!(started.elapsed() < Duration::from_secs(60), "never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (refused, said) = run_within(&mut batch(&env, &out), Duration::from_secs(30));
+    std::fs::write(&release, "").unwrap();
+    assert_eq!(refused.and_then(|s| s.code()), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "another `tack batch` is writing {} (it holds the file's lock)",
+            out.display()
+        )),
+        "{said}"
+    );
+    let first = first.wait().unwrap();
+    assert!(first.success(), "{first:?}");
+    let ids: Vec<String> = results(&out)
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    assert_eq!(BTreeSet::from_iter(ids), (0..3).map(task_id).collect());
+    for result in results(&out) {
+        let patch = result["model_patch"].as_str().unwrap();
+        assert_eq!(patch.matches("+++ b/made.txt").count(), 1, "{patch}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commit_that_would_be_an_option_to_git_is_refused() {
+    let env = Env::new(Script::new([])).await;
+    let repo = env.cwd().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    common::git_repo_with(&repo, "base.txt", "base\n");
+    let line = json!({"id": "a", "prompt": "p", "repo": "repo", "commit": "--output=stolen"});
+    std::fs::write(env.cwd().join("tasks.jsonl"), format!("{line}\n")).unwrap();
+    let out = env.cwd().join("r.jsonl");
+    let run = batch(&env, &out).output().unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", common::stderr(&run));
+    assert!(
+        common::stderr(&run).contains(
+            "tasks.jsonl line 1: `commit` \"--output=stolen\" is not a commit name (it may not be empty or start with `-`)"
+        ),
+        "{}",
+        common::stderr(&run)
+    );
+    assert!(!out.exists());
+    assert_eq!(env.server.requests().len(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fifo_for_results_is_refused_not_waited_on() {
+    let env = Env::new(Script::new([])).await;
+    std::fs::write(
+        env.cwd().join("tasks.jsonl"),
+        format!("{}\n", json!({"id": "a", "prompt": "p"})),
+    )
+    .unwrap();
+    let out = env.cwd().join("r.jsonl");
+    let c_path = std::ffi::CString::new(out.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let (status, said) = run_within(&mut batch(&env, &out), Duration::from_secs(30));
+    assert_eq!(status.and_then(|s| s.code()), Some(1), "hung or: {said}");
+    assert!(
+        said.contains(&format!(
+            "the results file {} is not a regular file",
+            out.display()
+        )),
+        "{said}"
+    );
+    assert_eq!(env.server.requests().len(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gigabyte_task_line_is_refused_without_reading_it_all() {
+    let env = Env::new(Script::new([])).await;
+    // One line of 1 GiB: a sparse file, so the test writes almost nothing.
+    let tasks = std::fs::File::create(env.cwd().join("tasks.jsonl")).unwrap();
+    std::io::Write::write_all(&mut &tasks, br#"{"id": "big", "prompt": ""#).unwrap();
+    tasks.set_len(1 << 30).unwrap();
+    drop(tasks);
+    let mut cmd = common::capped_tack(&env, 2 << 30);
+    cmd.args(["batch", "tasks.jsonl", "--out", "r.jsonl"]);
+    let (run, peak) = common::output_and_peak_rss(cmd);
+    assert_eq!(run.status.code(), Some(1), "{}", common::stderr(&run));
+    assert!(
+        common::stderr(&run).contains(
+            "tasks.jsonl line 1: the line is longer than 16 MiB, the most a task may have"
+        ),
+        "{}",
+        common::stderr(&run)
+    );
+    // Before the fix the whole line was read: over 1 GiB.
+    assert!(peak < 100 << 20, "peak RSS {} MiB", peak >> 20);
+    assert!(!env.cwd().join("r.jsonl").exists());
 }

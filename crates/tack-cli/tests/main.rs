@@ -9,6 +9,7 @@
 mod agent_worktrees;
 mod agents;
 mod batch;
+mod batch_kill;
 mod cloud;
 mod common;
 mod custom_commands;

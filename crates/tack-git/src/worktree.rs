@@ -259,6 +259,23 @@ impl Worktree {
     }
 }
 
+/// Clears what a killed run may have left at `path`, a worktree of `repo`:
+/// the folder, then git's record of it (even a locked one, as a `worktree
+/// add` killed half-way leaves it). Nothing there is not an error.
+pub async fn clear_leftover(repo: &Path, path: &Path) -> Result<(), WorktreeError> {
+    match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(WorktreeError::Io(e));
+        }
+        _ => {}
+    }
+    let path_arg = path.to_string_lossy();
+    let args = ["worktree", "remove", "--force", "--force", "--", &path_arg];
+    // Fails when git has no record of it, which is what is wanted.
+    let _ = git(repo, &args).await;
+    Ok(())
+}
+
 /// Runs `git` in `dir`, hardened; its stdout on success.
 async fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
     git_with_input(dir, args, "").await

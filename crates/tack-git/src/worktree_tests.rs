@@ -176,3 +176,39 @@ async fn worktreeinclude_copies_the_ignored_files_it_names_and_nothing_else() {
     // Copied files are ignored, so they are not part of the worktree's changes.
     assert!(!wt.has_changes().await.unwrap());
 }
+
+#[tokio::test]
+async fn clearing_a_leftover_takes_a_locked_record_a_stray_folder_and_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    repo_with_a_commit(&repo);
+    let listed = || git_ok(&repo, &["worktree", "list", "--porcelain"]);
+
+    // A `worktree add` killed half-way: its record locked, its folder gone
+    // (`prune` keeps a locked record, and `add` then refuses the path).
+    let half = tmp.path().join("half");
+    create(&repo, &half, "HEAD", None).await.unwrap();
+    git_ok(
+        &repo,
+        &["worktree", "lock", "--reason", "initializing", "../half"],
+    );
+    std::fs::remove_dir_all(&half).unwrap();
+    clear_leftover(&repo, &half).await.unwrap();
+    assert_eq!(listed().matches("worktree ").count(), 1, "{}", listed());
+    create(&repo, &half, "HEAD", None)
+        .await
+        .unwrap()
+        .remove(false)
+        .await
+        .unwrap();
+
+    // A folder git never recorded, and then nothing at all.
+    let stray = tmp.path().join("stray");
+    std::fs::create_dir_all(stray.join("sub")).unwrap();
+    std::fs::write(stray.join("sub/f.txt"), "x").unwrap();
+    clear_leftover(&repo, &stray).await.unwrap();
+    assert!(!stray.exists());
+    clear_leftover(&repo, &stray).await.unwrap();
+    assert_eq!(listed().matches("worktree ").count(), 1, "{}", listed());
+}

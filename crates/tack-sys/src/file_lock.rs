@@ -65,6 +65,26 @@ fn flock(fd: BorrowedFd<'_>, operation: libc::c_int) -> io::Result<()> {
     }
 }
 
+/// Takes the exclusive lock on an open `file` without waiting: `None` when
+/// another open file (this process's or another's) holds it. For a lock
+/// whose holder must be told apart from a wait (`tack batch` on a results
+/// file another run is writing refuses at once).
+pub fn try_lock_exclusive(file: File) -> io::Result<Option<FileLock>> {
+    loop {
+        // SAFETY: flock on a descriptor this function owns.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(Some(FileLock { _file: file }));
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => return Ok(None),
+            Some(libc::EINTR) => continue,
+            _ => return Err(err),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +134,19 @@ mod tests {
         drop(lock);
         assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), "line\n");
         waiter.join().unwrap();
+    }
+
+    #[test]
+    fn trying_a_held_lock_says_so_at_once_and_a_freed_one_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results");
+        std::fs::write(&path, "").unwrap();
+        let first = try_lock_exclusive(File::open(&path).unwrap()).unwrap();
+        assert!(first.is_some());
+        let second = try_lock_exclusive(File::open(&path).unwrap()).unwrap();
+        assert!(second.is_none());
+        drop(first);
+        let third = try_lock_exclusive(File::open(&path).unwrap()).unwrap();
+        assert!(third.is_some());
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
@@ -24,6 +24,15 @@ pub struct ChildOutcome {
     pub stopped: bool,
 }
 
+impl ChildOutcome {
+    /// The session ended by itself: it exited (not killed by a signal,
+    /// whoever sent it) and the batch did not stop it. Only such a session's
+    /// work is a task's result.
+    pub fn ended_by_itself(&self) -> bool {
+        self.exit_code.is_some() && !self.stopped
+    }
+}
+
 /// What to run: the flags common to every task, then the task's own.
 pub struct ChildSpec<'a> {
     pub program: &'a Path,
@@ -37,6 +46,9 @@ pub struct ChildSpec<'a> {
 
 const STDERR_TAIL: usize = 4_000;
 
+/// Runs the session to its end, or until `stop` (then it is ended, and the
+/// outcome says `stopped`). When this returns, no process of the session's
+/// group is left to write in its folder: the patch taken next is final.
 pub async fn run_child(
     spec: ChildSpec<'_>,
     stop: &CancellationToken,
@@ -52,48 +64,53 @@ pub async fn run_child(
         // which stops each session itself.
         .process_group(0)
         .kill_on_drop(true);
-    // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+    let batch = std::process::id();
+    // SAFETY: prctl and getppid are async-signal-safe; nothing else runs
+    // between fork and exec.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             // A batch killed with SIGKILL takes its sessions with it.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // It may have died before the line above: then nothing would.
+            if u32::try_from(libc::getppid()) != Ok(batch) {
+                return Err(std::io::Error::other("the batch is gone"));
+            }
             Ok(())
         });
     }
     let mut child = command.spawn()?;
-    let pid = child.id();
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(spec.prompt.as_bytes()).await?;
-    }
+    let pid = child.id().and_then(|p| i32::try_from(p).ok());
+    let mut stdin = child.stdin.take();
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
-    let read_out = async {
-        let mut out = Vec::new();
-        if let Some(s) = stdout.as_mut() {
-            let _ = s.read_to_end(&mut out).await;
+    let write_in = async {
+        if let Some(mut pipe) = stdin.take() {
+            // A session that ends before reading its prompt says why on
+            // stderr and in its exit code: that is its outcome.
+            let _ = pipe.write_all(spec.prompt.as_bytes()).await;
         }
-        out
     };
-    let read_err = async {
-        let mut err = Vec::new();
-        if let Some(s) = stderr.as_mut() {
-            let _ = s.read_to_end(&mut err).await;
-        }
-        err
-    };
+    let read_out = read_all(stdout.as_mut());
+    let read_err = read_all(stderr.as_mut());
     let limit = async {
         match spec.hard_limit {
             Some(limit) => tokio::time::sleep(limit).await,
             None => std::future::pending().await,
         }
     };
-    let mut stopped = false;
-    let ((out, err), status) = tokio::select! {
-        both = async { tokio::join!(read_out, read_err) } => (both, child.wait().await?),
-        () = stop.cancelled() => { stopped = true; (Default::default(), end(&mut child, pid).await?) }
-        () = limit => { stopped = true; (Default::default(), end(&mut child, pid).await?) }
+    let ((), out, err) = tokio::select! {
+        // A session that has ended is taken as ended, whatever else is ready.
+        biased;
+        all = async { tokio::join!(write_in, read_out, read_err) } => all,
+        () = stop.cancelled() => return stopped(&mut child, pid).await,
+        () = limit => return stopped(&mut child, pid).await,
     };
-    let result = parse_result(&out);
+    // Its output is closed, so it has ended (or is ending): whatever is
+    // left in its group (a tool's straggler) is stopped before the patch.
+    if let Some(pid) = pid {
+        tack_sys::process_group::signal_group(pid, libc::SIGKILL);
+    }
+    let status = child.wait().await?;
     let text = String::from_utf8_lossy(&err);
     let start = text.len().saturating_sub(STDERR_TAIL);
     let start = (start..text.len())
@@ -101,27 +118,46 @@ pub async fn run_child(
         .unwrap_or(text.len());
     Ok(ChildOutcome {
         exit_code: status.code(),
-        result,
+        result: parse_result(&out),
         stderr_tail: text[start..].trim().to_owned(),
-        stopped,
+        stopped: false,
     })
 }
 
-/// Stops a session and what it started: TERM to its group, KILL after 2 s.
-async fn end(
-    child: &mut tokio::process::Child,
-    pid: Option<u32>,
-) -> std::io::Result<std::process::ExitStatus> {
-    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
-        tack_sys::process_group::signal_group(pid, libc::SIGTERM);
-        if let Ok(status) = tokio::time::timeout(Duration::from_secs(2), child.wait()).await {
-            tack_sys::process_group::signal_group(pid, libc::SIGKILL);
-            return status;
-        }
-        tack_sys::process_group::signal_group(pid, libc::SIGKILL);
+async fn read_all<R: AsyncRead + Unpin>(pipe: Option<&mut R>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    if let Some(pipe) = pipe {
+        let _ = pipe.read_to_end(&mut bytes).await;
     }
-    child.kill().await?;
-    child.wait().await
+    bytes
+}
+
+/// Stops a session and what it started: TERM to its group, KILL after 2 s.
+async fn stopped(
+    child: &mut tokio::process::Child,
+    pid: Option<i32>,
+) -> std::io::Result<ChildOutcome> {
+    let status = match pid {
+        Some(pid) => {
+            tack_sys::process_group::signal_group(pid, libc::SIGTERM);
+            let waited = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+            tack_sys::process_group::signal_group(pid, libc::SIGKILL);
+            match waited {
+                Ok(status) => status?,
+                Err(_) => child.wait().await?,
+            }
+        }
+        None => {
+            child.kill().await?;
+            child.wait().await?
+        }
+    };
+    Ok(ChildOutcome {
+        exit_code: status.code(),
+        result: None,
+        stderr_tail: String::new(),
+        stopped: true,
+    })
 }
 
 /// The `result` record print mode's json format prints last.

@@ -1,9 +1,10 @@
 //! `tack batch TASKS --parallel N --out RESULTS`: many headless sessions on
 //! one machine. Each task runs as `tack -p` in its own git worktree (so
 //! parallel tasks never touch each other's files); its result, with its
-//! changes as a patch, is appended to the results file when it ends. A rerun
-//! skips the tasks already there, so a crash, Ctrl+C or `kill -9` loses only
-//! the tasks that were running. `results.jsonl` carries SWE-bench's
+//! changes as a patch, is appended to the results file when its session ends
+//! by itself, and only then. A rerun skips the tasks already there, so a
+//! crash, Ctrl+C or `kill -9` loses only the tasks that were running, and
+//! they run again. `results.jsonl` carries SWE-bench's
 //! prediction fields (`instance_id`, `model_name_or_path`, `model_patch`).
 
 mod child;
@@ -132,6 +133,13 @@ pub fn run(args: BatchArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
     progress.finish_line();
     eprintln!("tack batch: {}", progress.summary());
     Ok(match ended {
+        Ended::AllRun if progress.unfinished() > 0 => {
+            eprintln!(
+                "tack batch: {} tasks did not finish (see above); rerun to run them",
+                progress.unfinished()
+            );
+            ExitCode::from(1)
+        }
         Ended::AllRun => ExitCode::SUCCESS,
         Ended::Budget(left) => {
             eprintln!("tack batch: the budget is spent; {left} tasks not started (rerun to go on)");
@@ -178,11 +186,14 @@ async fn drive(
             joined = running.join_next() => {
                 let Some(joined) = joined else { continue };
                 let finished = joined.context("a task's driver failed")?;
-                if let Some(line) = finished.line {
-                    results.append(&line)?;
+                match finished.line {
+                    Some(line) => {
+                        results.append(&line)?;
+                        let status = finished.status;
+                        progress.finished_one(&finished.id, &status, finished.cost, finished.turns, finished.took);
+                    }
+                    None => progress.unfinished_one(&finished.id, &finished.status),
                 }
-                let status = finished.status;
-                progress.finished_one(&finished.id, &status, finished.cost, finished.turns, finished.took);
             }
             _ = &mut ctrl_c, if !interrupted => {
                 interrupted = true;
@@ -202,50 +213,95 @@ async fn drive(
 
 struct Finished {
     id: String,
-    /// The results line; `None` for a task stopped by Ctrl+C (it runs again).
+    /// The results line; `None` for a task that did not finish (it runs
+    /// again on a rerun).
     line: Option<Value>,
+    /// The status, or for a task with no line why it has none.
     status: String,
     cost: f64,
     turns: u64,
     took: Duration,
 }
 
-async fn run_task(shared: Arc<Shared>, task: Task, budget_left: Option<f64>) -> Finished {
-    let started = Instant::now();
-    let dir = shared.work.join(&task.id);
-    let outcome = match workspace::prepare(&task, &dir, &shared.work, &shared.repos).await {
-        Ok(ws) => {
-            let session_id = uuid::Uuid::new_v4().to_string();
-            let spec = child_spec(&shared, &task, &ws.run_dir, &session_id, budget_left);
-            let ran = run_child(spec, &shared.stop).await;
-            let run_dir = ws.run_dir.clone();
-            let (patch, removed) = ws.finish(&shared.repos).await;
-            if let Err(e) = removed {
-                eprintln!(
-                    "tack batch: {}: could not remove its worktree: {e:#}",
-                    task.id
-                );
-            }
-            Outcome::Ran {
-                ran,
-                patch,
-                session_id,
-                run_dir,
-            }
+impl Finished {
+    /// A task that did not finish: no line, so a rerun runs it.
+    fn unfinished(task: &Task, why: String, took: Duration) -> Finished {
+        Finished {
+            id: task.id.clone(),
+            line: None,
+            status: why,
+            cost: 0.0,
+            turns: 0,
+            took,
         }
-        Err(e) => Outcome::NotStarted(e),
-    };
-    finished(&task, outcome, started.elapsed(), &shared)
+    }
 }
 
-enum Outcome {
-    Ran {
-        ran: std::io::Result<ChildOutcome>,
-        patch: anyhow::Result<String>,
-        session_id: String,
-        run_dir: PathBuf,
-    },
-    NotStarted(anyhow::Error),
+/// Runs one task: its worktree made, its session run to its end, then its
+/// patch taken and the worktree removed. Only a session that ended by itself
+/// gives a line; one the batch stopped, one killed, or one that could not
+/// start or whose patch could not be taken leaves none, and runs again.
+async fn run_task(shared: Arc<Shared>, task: Task, budget_left: Option<f64>) -> Finished {
+    let started = Instant::now();
+    let unfinished = |why: String| Finished::unfinished(&task, why, started.elapsed());
+    if shared.stop.is_cancelled() {
+        return unfinished("interrupted".to_owned());
+    }
+    let dir = shared.work.join(&task.id);
+    let ws = match workspace::prepare(&task, &dir, &shared.work, &shared.repos).await {
+        Ok(ws) => ws,
+        Err(e) => return unfinished(format!("could not start: {e:#}")),
+    };
+    let session_id = uuid::Uuid::new_v4().to_string();
+    let ran = if shared.stop.is_cancelled() {
+        None
+    } else {
+        let spec = child_spec(&shared, &task, &ws.run_dir, &session_id, budget_left);
+        Some(run_child(spec, &shared.stop).await)
+    };
+    let run_dir = ws.run_dir.clone();
+    let (patch, removed) = ws.finish(&shared.repos).await;
+    if let Err(e) = removed {
+        eprintln!(
+            "tack batch: {}: could not remove its worktree: {e:#}",
+            task.id
+        );
+    }
+    let ran = match ran {
+        None => return unfinished("interrupted".to_owned()),
+        Some(Err(e)) => return unfinished(format!("could not run its session: {e}")),
+        Some(Ok(ran)) if ran.stopped && shared.stop.is_cancelled() => {
+            return unfinished("interrupted".to_owned());
+        }
+        Some(Ok(ran)) if ran.stopped => {
+            return unfinished("stopped past its time limit".to_owned());
+        }
+        Some(Ok(ran)) if !ran.ended_by_itself() => {
+            return unfinished("its session was killed".to_owned());
+        }
+        Some(Ok(ran)) => ran,
+    };
+    let patch = match patch {
+        Ok(patch) => patch,
+        Err(e) => return unfinished(format!("could not take its patch: {e:#}")),
+    };
+    let mut line = json!({
+        "id": task.id,
+        "instance_id": task.id,
+        "model_name_or_path": task.model.as_ref().or(shared.args.model.as_ref()).map_or("tack", String::as_str),
+        "duration_ms": started.elapsed().as_millis() as u64,
+        "model_patch": patch,
+        "session_id": session_id,
+    });
+    let (status, cost, turns) = record_run(&mut line, ran, &session_id, &run_dir);
+    Finished {
+        id: task.id.clone(),
+        line: Some(line),
+        status,
+        cost,
+        turns,
+        took: started.elapsed(),
+    }
 }
 
 fn child_spec<'a>(
@@ -283,79 +339,20 @@ fn child_spec<'a>(
     }
 }
 
-/// The task's results line.
-fn finished(task: &Task, outcome: Outcome, took: Duration, shared: &Shared) -> Finished {
-    let model = task.model.as_ref().or(shared.args.model.as_ref());
-    let mut line = json!({
-        "id": task.id,
-        "instance_id": task.id,
-        "model_name_or_path": model.map_or("tack", String::as_str),
-        "duration_ms": took.as_millis() as u64,
-    });
-    let (status, cost, turns) = match outcome {
-        Outcome::NotStarted(e) => {
-            line["status"] = "error".into();
-            line["error"] = format!("{e:#}").into();
-            line["model_patch"] = "".into();
-            ("error".to_owned(), 0.0, 0)
-        }
-        Outcome::Ran { ran: Ok(ran), .. } if ran.stopped && shared.stop.is_cancelled() => {
-            return Finished {
-                id: task.id.clone(),
-                line: None,
-                status: "interrupted".to_owned(),
-                cost: 0.0,
-                turns: 0,
-                took,
-            };
-        }
-        Outcome::Ran {
-            ran,
-            patch,
-            session_id,
-            run_dir,
-        } => record_run(&mut line, ran, patch, &session_id, &run_dir),
-    };
-    Finished {
-        id: task.id.clone(),
-        line: Some(line),
-        status,
-        cost,
-        turns,
-        took,
-    }
-}
-
-/// Fills a results line from a session that ran; (status, cost, turns).
+/// Fills a results line from a session that ended by itself; (status,
+/// cost, turns).
 fn record_run(
     line: &mut Value,
-    ran: std::io::Result<ChildOutcome>,
-    patch: anyhow::Result<String>,
+    ran: ChildOutcome,
     session_id: &str,
     run_dir: &Path,
 ) -> (String, f64, u64) {
-    match patch {
-        Ok(patch) => line["model_patch"] = patch.into(),
-        Err(e) => {
-            line["model_patch"] = "".into();
-            line["patch_error"] = format!("{e:#}").into();
-        }
-    }
-    line["session_id"] = session_id.into();
     if let Ok(place) =
         tack_runtime::Place::new(run_dir.to_owned(), tack_runtime::Env::from_process())
         && let Ok(path) = place.session_store().transcript_path(run_dir, session_id)
     {
         line["transcript"] = path.to_string_lossy().into_owned().into();
     }
-    let ran = match ran {
-        Ok(ran) => ran,
-        Err(e) => {
-            line["status"] = "error".into();
-            line["error"] = format!("cannot run the session: {e}").into();
-            return ("error".to_owned(), 0.0, 0);
-        }
-    };
     line["exit_code"] = ran.exit_code.into();
     let status = match (&ran.result, ran.exit_code) {
         (_, Some(124)) => "timeout",

@@ -11,6 +11,8 @@ pub struct Progress {
     skipped: usize,
     done: usize,
     failed: usize,
+    /// Ended with no result line (they run again on a rerun).
+    unfinished: usize,
     running: usize,
     spent: f64,
     started: Instant,
@@ -24,6 +26,7 @@ impl Progress {
             skipped,
             done: 0,
             failed: 0,
+            unfinished: 0,
             running: 0,
             spent: 0.0,
             started: Instant::now(),
@@ -53,6 +56,24 @@ impl Progress {
             let _ = writeln!(std::io::stderr(), "{line}");
         }
         self.draw();
+    }
+
+    /// A task that ended without a result: why, on its own line even on a
+    /// terminal (it needs the user's eye).
+    pub fn unfinished_one(&mut self, id: &str, why: &str) {
+        self.running = self.running.saturating_sub(1);
+        self.unfinished += 1;
+        let clear = if self.tty { "\r\x1b[2K" } else { "" };
+        let _ = writeln!(
+            std::io::stderr(),
+            "{clear}tack batch: {id}: {why}; no result written, a rerun runs it again"
+        );
+        self.draw();
+    }
+
+    /// Tasks that ended with no result line this run.
+    pub fn unfinished(&self) -> usize {
+        self.unfinished
     }
 
     pub fn spent(&self) -> f64 {

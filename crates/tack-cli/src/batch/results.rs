@@ -2,28 +2,57 @@
 //! is done (never before), so after a crash, Ctrl+C or `kill -9` the file
 //! holds exactly the finished tasks and a rerun skips them. A line torn by a
 //! crash mid-write (no final newline) is cut off at start.
+//!
+//! One run at a time writes a results file: the first holds an exclusive
+//! `flock` on it (released by the kernel when that run dies, however it
+//! dies), and a second run on the same file refuses at once. Only a regular
+//! file is taken (a FIFO or a device would block or never hold results).
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use tack_sys::file_lock::{FileLock, try_lock_exclusive};
 
 pub struct ResultsFile {
     path: PathBuf,
     file: File,
+    /// Held while this run may write the file.
+    _lock: FileLock,
 }
 
 impl ResultsFile {
-    /// Opens (or creates) the file and returns it with the ids already in it.
+    /// Opens (or creates) the file, takes its lock and returns it with the
+    /// ids already in it.
     pub fn open(path: &Path) -> anyhow::Result<(ResultsFile, HashSet<String>)> {
         let cannot = || format!("cannot open the results file {}", path.display());
-        let text = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e).with_context(cannot),
+        // Not blocking: opening a FIFO for reading would wait for a writer.
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .with_context(cannot)?;
+        if !file.metadata().with_context(cannot)?.is_file() {
+            bail!(
+                "the results file {} is not a regular file (a FIFO, a device or a folder)",
+                path.display()
+            );
+        }
+        let lock =
+            try_lock_exclusive(file.try_clone().with_context(cannot)?).with_context(cannot)?;
+        let Some(lock) = lock else {
+            bail!(
+                "another `tack batch` is writing {} (it holds the file's lock); wait for it to end, or give this run another --out",
+                path.display()
+            );
         };
+        let mut text = Vec::new();
+        file.read_to_end(&mut text).with_context(cannot)?;
         let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let mut done = HashSet::new();
         for line in text[..whole].split(|&b| b == b'\n') {
@@ -36,11 +65,6 @@ impl ResultsFile {
                 done.insert(id.to_owned());
             }
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .with_context(cannot)?;
         if whole < text.len() {
             // A torn last line: its task did not finish as far as we know.
             file.set_len(whole as u64).with_context(cannot)?;
@@ -48,6 +72,7 @@ impl ResultsFile {
         let results = ResultsFile {
             path: path.to_owned(),
             file,
+            _lock: lock,
         };
         Ok((results, done))
     }
@@ -95,6 +120,20 @@ mod tests {
             text,
             "{\"id\":\"a\",\"status\":\"success\"}\n{\"id\":\"b\",\"status\":\"error\"}\n{\"id\":\"c\"}\n"
         );
+    }
+
+    #[test]
+    fn a_second_opener_is_refused_while_the_first_holds_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let first = ResultsFile::open(&path).unwrap();
+        let err = ResultsFile::open(&path).err().unwrap();
+        assert!(
+            format!("{err:#}").contains("holds the file's lock"),
+            "{err:#}"
+        );
+        drop(first);
+        assert!(ResultsFile::open(&path).is_ok());
     }
 
     #[test]

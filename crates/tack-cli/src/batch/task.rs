@@ -3,6 +3,7 @@
 //! `problem_statement`, `base_commit`), so its dataset rows run as they are.
 
 use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -44,19 +45,47 @@ pub struct Task {
     pub model: Option<String>,
 }
 
-/// Reads a tasks file: one JSON object per line (blank lines skipped). Any bad
-/// line is an error naming it; nothing runs on a half-read file.
+/// The longest line a tasks file may have. SWE-bench's longest problem
+/// statements are tens of KiB; this leaves room for far larger prompts while
+/// a file of one endless line is refused after reading this much, not held
+/// in memory whole.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Reads a tasks file: one JSON object per line (blank lines skipped), each
+/// at most [`MAX_LINE_BYTES`]. Any bad line is an error naming it; nothing
+/// runs on a half-read file.
 pub fn read_tasks(path: &Path) -> anyhow::Result<Vec<Task>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the tasks file {}", path.display()))?;
+    let cannot = || format!("cannot read the tasks file {}", path.display());
+    let mut reader = BufReader::new(std::fs::File::open(path).with_context(cannot)?);
     let base = path.parent().unwrap_or(Path::new("."));
     let mut seen = HashSet::new();
     let mut tasks = Vec::new();
-    for (index, line) in text.lines().enumerate() {
+    let mut bytes = Vec::new();
+    for number in 1.. {
+        let at = || format!("{} line {number}", path.display());
+        bytes.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        let read = (&mut reader)
+            .take(limit)
+            .read_until(b'\n', &mut bytes)
+            .with_context(cannot)?;
+        if read == 0 {
+            break;
+        }
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+        } else if read as u64 == limit {
+            bail!(
+                "{}: the line is longer than {} MiB, the most a task may have",
+                at(),
+                MAX_LINE_BYTES / (1024 * 1024)
+            );
+        }
+        let line = std::str::from_utf8(&bytes)
+            .map_err(|_| anyhow::anyhow!("{}: the line is not UTF-8", at()))?;
         if line.trim().is_empty() {
             continue;
         }
-        let at = || format!("{} line {}", path.display(), index + 1);
         let line: TaskLine = serde_json::from_str(line).with_context(at)?;
         let task = task_from(line, base).with_context(at)?;
         if !seen.insert(task.id.clone()) {
@@ -84,6 +113,12 @@ fn task_from(line: TaskLine, base: &Path) -> anyhow::Result<Task> {
                 base.join(repo).to_string_lossy().into_owned()
             };
             let commit = line.commit.unwrap_or_else(|| "HEAD".to_owned());
+            // It reaches git's command line: a leading `-` would be an option.
+            if commit.starts_with('-') || commit.trim().is_empty() {
+                bail!(
+                    "`commit` {commit:?} is not a commit name (it may not be empty or start with `-`)"
+                );
+            }
             Source::Repo { repo, commit }
         }
     };

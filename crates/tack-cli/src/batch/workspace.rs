@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::Context;
 use tack_git::worktree::{self, Worktree, WorktreeError};
@@ -64,11 +65,7 @@ pub async fn prepare(
     match &task.source {
         Source::Repo { repo, commit } => {
             let local = repos.local(repo, work).await?;
-            let key = local.to_string_lossy().into_owned();
-            let lock = repos.lock_for(&key);
-            let _held = lock.lock().await;
-            clear_leftover(&local, dir).await;
-            let worktree = worktree::create(&local, dir, commit, None)
+            let worktree = fresh_worktree(&local, dir, commit, repos)
                 .await
                 .with_context(|| format!("cannot make a worktree of {repo} at {commit}"))?;
             Ok(Workspace {
@@ -80,10 +77,7 @@ pub async fn prepare(
         Source::Dir(folder) => match worktree::repo_root(folder).await {
             Ok(root) => {
                 let (canonical, root_canonical) = (folder.canonicalize()?, root.canonicalize()?);
-                let lock = repos.lock_for(&root.to_string_lossy());
-                let _held = lock.lock().await;
-                clear_leftover(&root, dir).await;
-                let worktree = worktree::create(&root, dir, "HEAD", None)
+                let worktree = fresh_worktree(&root, dir, "HEAD", repos)
                     .await
                     .with_context(|| format!("cannot make a worktree of {}", root.display()))?;
                 Ok(Workspace {
@@ -112,19 +106,36 @@ pub async fn prepare(
     }
 }
 
-/// A folder a killed run left at `dir`: git's record of it and the files.
-async fn clear_leftover(repo: &Path, dir: &Path) {
-    if dir.exists() {
-        let stale = Worktree {
-            path: dir.to_owned(),
-            repo: repo.to_owned(),
-            branch: None,
-            base: String::new(),
-        };
-        let _ = stale.remove(false).await;
-        let _ = std::fs::remove_dir_all(dir);
+/// A worktree of `repo` at `dir`, made after clearing whatever a killed run
+/// left there: the folder, git's record of it (locked, when its `worktree
+/// add` was killed half-way). A `git` of a run killed with SIGKILL may
+/// still be finishing in it (only the sessions die with the batch): when
+/// making it fails, what is there is cleared again and it is tried again.
+async fn fresh_worktree(
+    repo: &Path,
+    dir: &Path,
+    commit: &str,
+    repos: &Repos,
+) -> anyhow::Result<Worktree> {
+    let lock = repos.lock_for(&repo.to_string_lossy());
+    let _held = lock.lock().await;
+    // A commit that is not there will not appear: no second try for that.
+    let base = worktree::resolve_commit(repo, commit).await?;
+    let mut attempt = 1;
+    loop {
+        worktree::clear_leftover(repo, dir).await?;
+        match worktree::create(repo, dir, &base, None).await {
+            Ok(made) => return Ok(made),
+            Err(e) if attempt == ATTEMPTS => return Err(e.into()),
+            Err(_) => {}
+        }
+        tokio::time::sleep(Duration::from_millis(200) * attempt).await;
+        attempt += 1;
     }
 }
+
+/// How many times a task's worktree is tried before the task fails.
+const ATTEMPTS: u32 = 3;
 
 impl Workspace {
     /// The task's patch (everything changed, new files included), then the
