@@ -55,4 +55,5 @@ mod structured_output;
 mod terminal;
 mod tls;
 mod transcripts;
+mod usage_dedup;
 mod worktree;

@@ -70,6 +70,7 @@ pub trait QueryDeps: Send + Sync {
                         return extract_summary(&text).ok_or(CompactError::EmptySummary);
                     }
                     StreamEvent::Retry { .. }
+                    | StreamEvent::RequestId(_)
                     | StreamEvent::Sse(_)
                     | StreamEvent::BlockDone { .. } => {}
                 }

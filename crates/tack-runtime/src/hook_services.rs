@@ -74,6 +74,7 @@ impl HookServices for RuntimeHookServices {
                             .collect());
                     }
                     StreamEvent::Retry { .. }
+                    | StreamEvent::RequestId(_)
                     | StreamEvent::Sse(_)
                     | StreamEvent::BlockDone { .. } => {}
                 }

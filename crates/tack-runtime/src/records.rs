@@ -118,7 +118,7 @@ impl Records {
                             session_id: session_id(),
                             uuid: if i == 0 { a.uuid.clone() } else { new_uuid() },
                             timestamp: Some(timestamp_now()),
-                            request_id: None,
+                            request_id: a.request_id.clone(),
                             error: None,
                             extra: Map::new(),
                         })

@@ -17,7 +17,10 @@ pub(crate) async fn complete(
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::MessageDone(message) => return Ok(message),
-            StreamEvent::Retry { .. } | StreamEvent::Sse(_) | StreamEvent::BlockDone { .. } => {}
+            StreamEvent::Retry { .. }
+            | StreamEvent::RequestId(_)
+            | StreamEvent::Sse(_)
+            | StreamEvent::BlockDone { .. } => {}
         }
     }
     Err(ApiError::Protocol {
