@@ -15,6 +15,7 @@ mod custom_commands;
 mod doctor;
 mod events;
 mod fidelity;
+mod file_modes;
 mod git_context;
 mod hardening;
 mod hardening2;

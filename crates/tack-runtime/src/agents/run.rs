@@ -281,9 +281,5 @@ async fn run_in(
 fn write_agent_meta(transcript: &std::path::Path, agent_type: &str, tool_use_id: &str) {
     let meta = serde_json::json!({"agentType": agent_type, "toolUseId": tool_use_id});
     let path = transcript.with_extension("meta.json");
-    let _ = tack_sys::write_atomic_with_mode(
-        &path,
-        meta.to_string().as_bytes(),
-        Some(tack_sys::private_file::FILE_MODE),
-    );
+    let _ = tack_sys::write_atomic_private(&path, meta.to_string().as_bytes());
 }
