@@ -53,6 +53,7 @@ mod settings;
 mod skills;
 mod stream_json_samples;
 mod structured_output;
+mod subagent_tasks;
 mod terminal;
 mod tls;
 mod transcripts;

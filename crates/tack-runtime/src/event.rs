@@ -381,7 +381,8 @@ mod tests {
     }
 }
 
-/// One step of a background agent's life.
+/// One step of a sub-agent's life as a task: every Agent call is one, run in
+/// the foreground (the call waits for it) or the background.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TaskEvent {
     Started {
@@ -389,6 +390,12 @@ pub enum TaskEvent {
         /// The Agent call that started it.
         tool_use_id: String,
         description: String,
+        /// Its definition's name.
+        subagent_type: String,
+        /// What it was asked.
+        prompt: String,
+        /// Started with `run_in_background` (its call returned at once).
+        background: bool,
     },
     Finished {
         task_id: String,
@@ -396,7 +403,19 @@ pub enum TaskEvent {
         /// `completed`, `failed` or `stopped`.
         status: &'static str,
         summary: String,
-        /// Where its final message is (what TaskOutput reads).
+        /// Where its final message is (what TaskOutput reads); a foreground
+        /// agent's transcript.
         output_file: std::path::PathBuf,
+        usage: TaskUsage,
+        background: bool,
     },
+}
+
+/// What a finished task used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TaskUsage {
+    /// Input, output and cache tokens of its model calls.
+    pub total_tokens: u64,
+    pub tool_uses: u32,
+    pub duration_ms: u64,
 }

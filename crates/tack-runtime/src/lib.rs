@@ -73,6 +73,7 @@ mod slash;
 mod snapshot;
 mod start;
 mod structured_output;
+mod task_records;
 mod telemetry;
 mod transcript;
 mod trust;
@@ -92,7 +93,7 @@ pub use config::{
 pub use event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
     PermissionAnswer, PermissionRequest, PluginSummary, REJECTED, RuntimeEvent, SessionInfo,
-    SubagentEvent, TaskEvent, TranscriptMirrorFrame, TurnEnd,
+    SubagentEvent, TaskEvent, TaskUsage, TranscriptMirrorFrame, TurnEnd,
 };
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
