@@ -6,7 +6,7 @@ use tack_protocol::{ContentBlock, MessageResponse, SseEvent};
 use crate::error::ApiError;
 
 /// What [`crate::ModelClient::stream`] yields, in this order:
-/// `Retry*` → (`Sse` | `BlockDone`)* → `MessageDone`.
+/// `Retry*` → `RequestId`? → (`Sse` | `BlockDone`)* → `MessageDone`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
     /// The last attempt failed with a retryable error before any content; the
@@ -17,6 +17,11 @@ pub enum StreamEvent {
         delay: Duration,
         error: ApiError,
     },
+    /// The answering attempt's request id (the `request-id` response header;
+    /// `x-request-id` on servers that name it so), before its first content.
+    /// Transcripts carry it as `requestId`: usage readers count a message
+    /// once per (`message.id`, `requestId`).
+    RequestId(String),
     /// A raw SSE event as received (text/thinking/tool-input deltas for live display).
     Sse(SseEvent),
     /// The block at `index` is complete. For `tool_use` the input has been parsed
@@ -41,7 +46,10 @@ pub async fn final_message(
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::MessageDone(message) => return Ok(Some(message)),
-            StreamEvent::Retry { .. } | StreamEvent::Sse(_) | StreamEvent::BlockDone { .. } => {}
+            StreamEvent::Retry { .. }
+            | StreamEvent::RequestId(_)
+            | StreamEvent::Sse(_)
+            | StreamEvent::BlockDone { .. } => {}
         }
     }
     Ok(None)

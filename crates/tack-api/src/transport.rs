@@ -275,10 +275,16 @@ impl<D: Decode> Driver<D> {
                                     self.idle = Some(Box::pin(tokio::time::sleep_until(deadline)))
                                 }
                             }
+                            // Held with the attempt's events: a retried
+                            // attempt's id is never seen.
+                            let held = request_id(response.headers())
+                                .map(StreamEvent::RequestId)
+                                .into_iter()
+                                .collect();
                             self.phase = Phase::Streaming(Box::new(Attempt {
                                 response,
                                 decoder: (self.new_decoder)(),
-                                held: VecDeque::new(),
+                                held,
                                 committed: false,
                             }));
                         }
@@ -382,6 +388,16 @@ impl<D: Decode> Driver<D> {
         self.pending.clear();
         Some(Err(error))
     }
+}
+
+/// A response's request id: Anthropic's `request-id`, else the
+/// `x-request-id` that OpenAI-compatible servers send.
+fn request_id(headers: &HeaderMap) -> Option<String> {
+    ["request-id", "x-request-id"]
+        .iter()
+        .find_map(|name| crate::classify::header(headers, name))
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned)
 }
 
 /// Adds the JSON + SSE content headers and the user's `extra` headers

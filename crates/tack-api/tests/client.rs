@@ -51,13 +51,36 @@ async fn collect(client: &AnthropicClient) -> Vec<Result<StreamEvent, ApiError>>
         .await
 }
 
-/// Everything but the raw SSE events, which the testkit chunks as it likes.
+/// Everything but the raw SSE events, which the testkit chunks as it likes,
+/// and the request id (asserted by `the_answering_attempts_request_id_comes_first`).
 fn summary(events: &[Result<StreamEvent, ApiError>]) -> Vec<Result<StreamEvent, ApiError>> {
     events
         .iter()
-        .filter(|e| !matches!(e, Ok(StreamEvent::Sse(_))))
+        .filter(|e| !matches!(e, Ok(StreamEvent::Sse(_) | StreamEvent::RequestId(_))))
         .cloned()
         .collect()
+}
+
+/// The request id of the attempt that answered (the testkit's `request-id`
+/// header, `req_mock_<n>` for its n-th request), after the retries and
+/// before any content; the failed attempt's id is never reported.
+#[tokio::test]
+async fn the_answering_attempts_request_id_comes_first() {
+    let server = MockServer::start(Script::new([Reply::overloaded(), Reply::text("ok")]))
+        .await
+        .unwrap();
+    let events = collect(&client(&server)).await;
+    let kinds: Vec<String> = events
+        .iter()
+        .filter(|e| !matches!(e, Ok(StreamEvent::Sse(_) | StreamEvent::BlockDone { .. })))
+        .map(|e| match e {
+            Ok(StreamEvent::Retry { .. }) => "retry".to_owned(),
+            Ok(StreamEvent::RequestId(id)) => id.clone(),
+            Ok(StreamEvent::MessageDone(_)) => "done".to_owned(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["retry", "req_mock_2", "done"]);
 }
 
 fn message(
@@ -480,8 +503,9 @@ async fn retries_then_succeeds() {
         matches!(&events[1], Ok(e) if retry(2, 3, unavailable.clone())(e)),
         "{events:?}"
     );
+    assert_eq!(events[2], Ok(StreamEvent::RequestId("req_mock_3".into())));
     assert!(matches!(
-        &events[2],
+        &events[3],
         Ok(StreamEvent::Sse(SseEvent::MessageStart { .. }))
     ));
     let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else {
@@ -652,7 +676,14 @@ async fn no_retry_once_content_streamed() {
             .collect();
         assert_eq!(
             kinds,
-            vec!["message_start", "ping", "block_start", "delta", "err"]
+            vec![
+                "other",
+                "message_start",
+                "ping",
+                "block_start",
+                "delta",
+                "err"
+            ]
         );
         let Some(Err(error)) = events.last() else {
             panic!()
@@ -679,7 +710,8 @@ async fn watchdog_fires_on_a_stalled_stream() {
         events.last(),
         Some(&Err(ApiError::IdleTimeout(Duration::from_millis(300))))
     );
-    assert_eq!(events.len(), 4, "{events:?}");
+    // The request id, three SSE events, the timeout.
+    assert_eq!(events.len(), 5, "{events:?}");
     assert!(
         elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(5),
         "{elapsed:?}"

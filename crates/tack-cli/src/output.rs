@@ -40,11 +40,7 @@ impl Printer {
     ) -> Self {
         Printer {
             format,
-            records: Records {
-                session_id: info.session_id.clone(),
-                partial,
-                parent_tool_use_id: None,
-            },
+            records: Records::new(info.session_id.clone(), partial),
             progress,
             narrate: false,
             subagent_text: false,
@@ -131,9 +127,11 @@ impl Printer {
             // Only the SDKs ask for these (Agent SDK mode renders them).
             RuntimeEvent::SessionState(_) => {}
             RuntimeEvent::Task(task) => {
+                let records = self.records.task(&task);
                 if self.format == OutputFormat::StreamJson {
-                    let record = self.records.task(&task);
-                    self.record(&record)?;
+                    for record in records {
+                        self.record(&record)?;
+                    }
                 }
             }
             RuntimeEvent::Ended => {

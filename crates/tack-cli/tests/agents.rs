@@ -53,9 +53,14 @@ async fn stream_json_shows_the_subagents_records_with_parent_tool_use_id() {
         kinds(&records),
         [
             "system/init",
+            // The Agent call starts when its block is complete, before the
+            // message's record (printed at the message's end).
+            "system/task_started",
             "assistant",
             "assistant",
             "user",
+            "system/task_updated",
+            "system/task_notification",
             "user",
             "assistant",
             "result/success"
@@ -68,8 +73,11 @@ async fn stream_json_shows_the_subagents_records_with_parent_tool_use_id() {
         [
             Value::Null,
             Value::Null,
+            Value::Null,
             sub.clone(),
             sub,
+            Value::Null,
+            Value::Null,
             Value::Null,
             Value::Null,
             Value::Null
@@ -81,12 +89,12 @@ async fn stream_json_shows_the_subagents_records_with_parent_tool_use_id() {
     );
     // The sub-agent's Glob result, then its answer as the Task call's result.
     assert_eq!(
-        records[3]["message"]["content"][0]["tool_use_id"],
+        records[4]["message"]["content"][0]["tool_use_id"],
         "toolu_glob"
     );
-    let answer = records[4]["message"]["content"][0]["content"].to_string();
+    let answer = records[7]["message"]["content"][0]["content"].to_string();
     assert!(answer.contains("There is 1 file."), "{answer}");
-    assert_eq!(records[6]["result"], "The agent says 1.");
+    assert_eq!(records[9]["result"], "The agent says 1.");
     // The sub-agent's request: its prompt, only its tool.
     let bodies = env.request_bodies();
     assert!(bodies[1]["system"].to_string().contains("You count files."));

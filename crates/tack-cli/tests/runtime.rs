@@ -80,11 +80,7 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
     let runtime = tack_runtime::start(place, &loaded, SessionOptions::default())
         .await
         .unwrap();
-    let records = Records {
-        session_id: runtime.info().session_id.clone(),
-        partial: false,
-        parent_tool_use_id: None,
-    };
+    let records = Records::new(runtime.info().session_id.clone(), false);
     let (handle, mut events) = runtime.spawn();
     handle.submit(UserInput::text("list")).unwrap();
     drop(handle);

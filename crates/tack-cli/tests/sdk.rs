@@ -1056,7 +1056,12 @@ async fn session_store(sdk: Result<Sdk, String>) {
         report["observations"],
         json!({
             "first": result(2, "The sub-agent reported."),
-            "mirrored": {"main_same_as_file": true, "subagents": 1, "subagents_same_as_files": [true]},
+            "mirrored": {
+                "main_same_as_file": true, "subagents": 1, "subagents_same_as_files": [true],
+                "subagent_metadata": [[{"type": "agent_metadata", "agentType": "general-purpose",
+                                        "toolUseId": "toolu_agent"}]],
+                "subagent_parent_tool_use_ids": ["toolu_agent"],
+            },
             "second": result(1, "Still here."),
             "second_same_session": true,
             "records_added_by_the_resumed_turn": 2,

@@ -171,7 +171,10 @@ async fn a_background_agents_end_wakes_a_turn_whose_hooks_are_served() {
                 {"is_error": false, "result": "DONE"},
                 {"is_error": false, "result": "FINISHED"},
             ],
-            "system": ["init", "task_notification", "task_started"],
+            "system": [
+                "background_tasks_changed", "background_tasks_changed", "init",
+                "task_notification", "task_started", "task_updated",
+            ],
             "hook_asked": ["Write"],
             "out_txt": "DONE",
         })

@@ -37,8 +37,11 @@ async fn a_declared_end_of_input_ends_the_run_after_the_woken_turn() {
                 {"is_error": false, "num_turns": 2, "result": "FINISHED"},
             ],
             // The first turn's result waits for the agent it started.
-            "order": ["task_started", "task_notification", "result", "result"],
-            "system": ["init", "task_notification", "task_started"],
+            "order": ["task_started", "task_updated", "task_notification", "result", "result"],
+            "system": [
+                "background_tasks_changed", "background_tasks_changed", "init",
+                "task_notification", "task_started", "task_updated",
+            ],
             "hook_asked": ["Write"],
             "out_txt": "DONE",
         })

@@ -48,8 +48,7 @@ impl OutputFiles {
         let path = self
             .dir
             .join(format!("{}-{index}.{}", self.stem, extension(mime)));
-        std::fs::create_dir_all(&self.dir)
-            .and_then(|()| std::fs::write(&path, bytes))
+        tack_sys::private_file::write_private(&path, bytes)
             .map_err(|e| format!("could not be saved: {e}"))?;
         Ok(path)
     }

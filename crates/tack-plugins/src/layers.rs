@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::error::InstallError;
 use crate::source::MarketplaceSource;
-use crate::store::{read_object, write_value};
+use crate::store::{read_object, write_settings};
 
 /// Which settings file a layer is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,5 +239,5 @@ pub fn set_setting(
             }
         }
     }
-    write_value(path, &Value::Object(file))
+    write_settings(path, &Value::Object(file))
 }

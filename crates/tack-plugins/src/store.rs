@@ -53,9 +53,11 @@ impl PluginsDir {
     /// (same file system, so the move is a rename).
     pub(crate) fn staging(&self, what: &str) -> Result<tempfile::TempDir, InstallError> {
         let dir = self.root.join(".staging");
-        std::fs::create_dir_all(&dir).map_err(|source| InstallError::Write {
-            path: dir.clone(),
-            source,
+        tack_sys::private_file::create_dirs_private(&dir).map_err(|source| {
+            InstallError::Write {
+                path: dir.clone(),
+                source,
+            }
         })?;
         tempfile::Builder::new()
             .prefix(what)
@@ -82,7 +84,7 @@ impl PluginsDir {
             path: self.root.clone(),
             source,
         };
-        std::fs::create_dir_all(&self.root).map_err(write)?;
+        tack_sys::private_file::create_dirs_private(&self.root).map_err(write)?;
         tack_sys::lock_exclusive(&self.root).map_err(write)
     }
 }
@@ -120,18 +122,36 @@ pub(crate) fn read_value(path: &Path) -> Result<Option<Value>, InstallError> {
 }
 
 /// Writes `value` as Claude Code does (two-space indent, a final newline),
-/// atomically, creating the folder.
+/// atomically, creating the folder: a file of the plugins folder, the
+/// user's alone (0600 in folders 0700).
 pub(crate) fn write_value(path: &Path, value: &Value) -> Result<(), InstallError> {
-    let write = |source| InstallError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(write)?;
+    let text = json_text(value);
+    tack_sys::write_atomic_private(path, text.as_bytes()).map_err(write_error(path))
+}
+
+/// [`write_value`] for a settings file, which may be a project's: an
+/// existing file keeps its mode, a new one is 0600 (missing folders 0700).
+pub(crate) fn write_settings(path: &Path, value: &Value) -> Result<(), InstallError> {
+    let text = json_text(value);
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        tack_sys::private_file::create_dirs_private(dir).map_err(write_error(path))?;
     }
+    let mode = Some(tack_sys::private_file::FILE_MODE);
+    tack_sys::write_atomic_with_mode(path, text.as_bytes(), mode).map_err(write_error(path))
+}
+
+fn json_text(value: &Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
-    tack_sys::write_atomic(path, text.as_bytes()).map_err(write)
+    text
+}
+
+fn write_error(path: &Path) -> impl Fn(std::io::Error) -> InstallError + '_ {
+    move |source| InstallError::Write {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Now, as Claude Code writes times (`2026-01-11T03:25:18.278Z`).
@@ -151,14 +171,17 @@ pub(crate) fn remove_dir(path: &Path) -> Result<(), InstallError> {
     }
 }
 
-/// Moves `from` to `to`, replacing what is there.
+/// Moves `from` to `to`, replacing what is there. What moves in (a copy,
+/// a clone) is made the user's alone first, as everything under the config
+/// dir is.
 pub(crate) fn replace_dir(from: &Path, to: &Path) -> Result<(), InstallError> {
     let write = |source| InstallError::Write {
         path: to.to_path_buf(),
         source,
     };
+    tack_sys::private_file::restrict_tree(from).map_err(write)?;
     if let Some(parent) = to.parent() {
-        std::fs::create_dir_all(parent).map_err(write)?;
+        tack_sys::private_file::create_dirs_private(parent).map_err(write)?;
     }
     remove_dir(to)?;
     std::fs::rename(from, to).map_err(write)

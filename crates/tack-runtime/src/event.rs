@@ -283,7 +283,8 @@ impl From<Notice> for RuntimeEvent {
     }
 }
 
-/// One step of a background agent's life.
+/// One step of a sub-agent's life as a task: every Agent call is one, run in
+/// the foreground (the call waits for it) or the background.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskEvent {
@@ -292,14 +293,23 @@ pub enum TaskEvent {
         /// The Agent call that started it.
         tool_use_id: String,
         description: String,
+        /// Its definition's name.
+        subagent_type: String,
+        /// What it was asked.
+        prompt: String,
+        /// Started with `run_in_background` (its call returned at once).
+        background: bool,
     },
     Finished {
         task_id: String,
         tool_use_id: String,
         status: TaskStatus,
         summary: String,
-        /// Where its final message is (what TaskOutput reads).
+        /// Where its final message is (what TaskOutput reads); a foreground
+        /// agent's transcript.
         output_file: std::path::PathBuf,
+        usage: TaskUsage,
+        background: bool,
     },
 }
 
@@ -321,4 +331,13 @@ impl TaskStatus {
             TaskStatus::Stopped => "stopped",
         }
     }
+}
+
+/// What a finished task used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TaskUsage {
+    /// Input, output and cache tokens of its model calls.
+    pub total_tokens: u64,
+    pub tool_uses: u32,
+    pub duration_ms: u64,
 }

@@ -77,6 +77,7 @@ mod slash;
 mod snapshot;
 mod start;
 mod structured_output;
+mod task_records;
 mod telemetry;
 mod transcript;
 mod trust;
@@ -90,7 +91,7 @@ pub use config::{
 };
 pub use event::{
     AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
-    PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus,
+    PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus, TaskUsage,
     TranscriptMirrorFrame, TurnEnd,
 };
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};

@@ -19,7 +19,7 @@ use tack_protocol::stream_json::{
 use tack_store::timestamp_now;
 
 use crate::event::{
-    ConversationReset, HookActivity, SessionInfo, SubagentEvent, TaskEvent, TranscriptMirrorFrame,
+    ConversationReset, HookActivity, SessionInfo, SubagentEvent, TranscriptMirrorFrame,
 };
 use crate::transcript::{assistant_response, split_tool_results, tool_use_result};
 
@@ -35,6 +35,17 @@ pub struct Records {
     /// `--include-partial-messages`: raw stream events become `stream_event`s.
     pub partial: bool,
     pub parent_tool_use_id: Option<String>,
+    /// The live background tasks (`background_tasks_changed`), kept by
+    /// [`Records::task`].
+    pub(crate) background: Vec<BackgroundEntry>,
+}
+
+/// A live background task (an entry of `background_tasks_changed`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BackgroundEntry {
+    pub task_id: String,
+    pub subagent_type: String,
+    pub description: String,
 }
 
 /// A value of tack-protocol as JSON (its strings and lossy paths cannot fail
@@ -54,6 +65,16 @@ fn plugin_errors(failures: &[PluginFailure]) -> Map<String, Value> {
 }
 
 impl Records {
+    /// The records of session `session_id`.
+    pub fn new(session_id: String, partial: bool) -> Records {
+        Records {
+            session_id,
+            partial,
+            parent_tool_use_id: None,
+            background: Vec::new(),
+        }
+    }
+
     /// `system/init`.
     pub fn init(&self, info: &SessionInfo) -> StreamJsonRecord {
         StreamJsonRecord::System(SystemRecord::Init(Box::new(SystemInit {
@@ -98,7 +119,7 @@ impl Records {
                             session_id: session_id(),
                             uuid: if i == 0 { a.uuid.clone() } else { new_uuid() },
                             timestamp: Some(timestamp_now()),
-                            request_id: None,
+                            request_id: a.request_id.clone(),
                             error: None,
                             extra: Map::new(),
                         })
@@ -194,9 +215,8 @@ impl Records {
     /// `parent_tool_use_id` set to the Agent call (never `stream_event`s).
     pub fn subagent_event(&self, event: &SubagentEvent) -> Vec<StreamJsonRecord> {
         Records {
-            session_id: self.session_id.clone(),
-            partial: false,
             parent_tool_use_id: Some(event.parent_tool_use_id.clone()),
+            ..Records::new(self.session_id.clone(), false)
         }
         .loop_event(&event.event)
     }
@@ -247,7 +267,6 @@ impl Records {
         record
     }
 
-    /// `transcript_mirror`.
     /// `system/session_state_changed`; `host_only`: asked for by the SDK
     /// itself (`CLAUDE_CODE_SDK_READS_SESSION_STATE`), which keeps it from
     /// its caller.
@@ -263,38 +282,7 @@ impl Records {
         StreamJsonRecord::System(SystemRecord::Other(map))
     }
 
-    /// `system/task_started` / `system/task_notification`.
-    pub fn task(&self, event: &TaskEvent) -> StreamJsonRecord {
-        let fields = match event {
-            TaskEvent::Started {
-                task_id,
-                tool_use_id,
-                description,
-            } => serde_json::json!({
-                "subtype": "task_started", "task_id": task_id, "tool_use_id": tool_use_id,
-                "description": description, "task_type": "local_agent",
-            }),
-            TaskEvent::Finished {
-                task_id,
-                tool_use_id,
-                status,
-                summary,
-                output_file,
-            } => serde_json::json!({
-                "subtype": "task_notification", "task_id": task_id,
-                "tool_use_id": tool_use_id, "status": status, "summary": summary,
-                "output_file": output_file,
-            }),
-        };
-        let mut map = match fields {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        map.insert("session_id".into(), Value::String(self.session_id.clone()));
-        map.insert("uuid".into(), Value::String(new_uuid()));
-        StreamJsonRecord::System(SystemRecord::Other(map))
-    }
-
+    /// `transcript_mirror`.
     pub fn mirror(frame: &TranscriptMirrorFrame) -> StreamJsonRecord {
         StreamJsonRecord::TranscriptMirror(stream_json::TranscriptMirror {
             file_path: frame.file_path.to_string_lossy().into_owned(),

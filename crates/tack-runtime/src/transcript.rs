@@ -315,7 +315,8 @@ pub fn split_tool_results(message: &Message) -> Vec<Message> {
 }
 
 /// An assistant message as Claude Code records it: one record per content
-/// block, chained, all with the message's `id`; the last has the event's uuid
+/// block, chained, all with the message's `id`, `requestId` and whole
+/// `usage` (usage readers count each (`id`, `requestId`) once); the last has the event's uuid
 /// (the one the session knows the message by). Remembers which record holds
 /// each tool call in `calls`.
 fn assistant_records(
@@ -333,6 +334,7 @@ fn assistant_records(
     let mut records: Vec<TranscriptRecord> = Vec::with_capacity(blocks.len());
     for (i, block) in blocks.into_iter().enumerate() {
         let mut record = t.chain_record("assistant");
+        record.request_id.clone_from(&a.request_id);
         if let Some(previous) = records.last() {
             record.parent_uuid.clone_from(&previous.uuid);
         }

@@ -155,12 +155,9 @@ fn trust_in(path: &Path, dir: &Path, external_imports: bool) -> Result<(), Trust
     let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
     text.push('\n');
     // Under the config dir: the user's alone, as transcripts are.
-    let mode = Some(tack_sys::private_file::FILE_MODE);
-    tack_sys::write_atomic_with_mode(path, text.as_bytes(), mode).map_err(|source| {
-        TrustError::Write {
-            path: path.to_owned(),
-            source,
-        }
+    tack_sys::write_atomic_private(path, text.as_bytes()).map_err(|source| TrustError::Write {
+        path: path.to_owned(),
+        source,
     })
 }
 

@@ -9,8 +9,8 @@ use serde_json::json;
 use tack_core::LoopEvent;
 use tack_protocol::ContentBlock;
 use tack_runtime::{
-    Notice, NoticeLevel, Op, RuleView, RuntimeEvent, RuntimeEvents, SessionChoice,
-    SessionOptions, TurnOptions, UserInput,
+    Notice, NoticeLevel, Op, RuleView, RuntimeEvent, RuntimeEvents, SessionChoice, SessionOptions,
+    TurnOptions, UserInput,
 };
 use tack_testkit::{Reply, Script};
 

@@ -7,7 +7,9 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_core::LoopEvent;
 use tack_protocol::ContentBlock;
-use tack_runtime::{AskAnswer, PermissionAnswer, RuntimeEvent, RuntimeEvents, SessionOptions, UserInput};
+use tack_runtime::{
+    AskAnswer, PermissionAnswer, RuntimeEvent, RuntimeEvents, SessionOptions, UserInput,
+};
 use tack_testkit::{Reply, Script};
 
 use crate::fixture::Fixture;

@@ -40,8 +40,7 @@ impl SessionStore {
         if recent {
             return false;
         }
-        let _ = std::fs::create_dir_all(self.config_dir());
-        if let Ok(file) = std::fs::File::create(&stamp) {
+        if let Ok(file) = tack_sys::private_file::create_private(&stamp) {
             let _ = file.set_modified(now);
         }
         true

@@ -174,8 +174,8 @@ impl FileHistory {
         let version = self.versions.entry(path.to_path_buf()).or_insert(0);
         *version += 1;
         let file = self.dir.join(format!("{}@v{version}", path_hash(path)));
-        std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
-        std::fs::write(&file, &content).map_err(io(&file))?;
+        // The user's files, under the config dir: the user's alone.
+        tack_sys::private_file::write_private(&file, &content).map_err(io(&file))?;
         self.used += content.len() as u64;
         Ok(Backup::Saved {
             file,

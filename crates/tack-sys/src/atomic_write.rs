@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use rand::Rng;
 
+use crate::private_file;
+
 /// This process's journal of temporary files (`<dir>/<pid>`), once set.
 static JOURNAL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
@@ -68,18 +70,12 @@ fn is_temp_name(path: &Path) -> bool {
 }
 
 /// Lists `tmp` in the journal before it is created (best effort: a journal
-/// that cannot be written only means no cleanup later).
+/// that cannot be written only means no cleanup later). The journal names
+/// files under the user's config dir: it is private too.
 fn journal(tmp: &Path) {
     let Some(path) = JOURNAL.get() else { return };
-    if let Some(dir) = path.parent() {
-        let _ = fs::create_dir_all(dir);
-    }
     let line = format!("{}\n", tmp.display());
-    let _ = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(line.as_bytes()));
+    let _ = private_file::open_private_append(path).and_then(|mut f| f.write_all(line.as_bytes()));
 }
 
 /// Replaces `path` with `data`: writes a temp file in the same directory
@@ -98,24 +94,45 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
 /// [`write_atomic`]; a file that does not exist yet is created with `new_mode`
 /// (e.g. `0o600` for a file holding secrets) instead of the umask's default.
 pub fn write_atomic_with_mode(path: &Path, data: &[u8], new_mode: Option<u32>) -> io::Result<()> {
-    let dir = match path.parent() {
+    let dir = parent_of(path);
+    fs::create_dir_all(dir)?;
+    let mode = fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode())
+        .or(new_mode);
+    replace(path, dir, data, mode)
+}
+
+/// [`write_atomic`] for a file under the user's config dir: missing folders
+/// are created 0700 (existing ones are left alone), and the file is 0600
+/// whatever it was (from the temporary file's creation on, so its content is
+/// never readable by others).
+pub fn write_atomic_private(path: &Path, data: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path);
+    private_file::create_dirs_private(dir)?;
+    replace(path, dir, data, Some(private_file::FILE_MODE))
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
+    }
+}
+
+/// Writes `data` to a temporary file in `dir` (created with `mode`, or the
+/// umask's default) and renames it over `path`.
+fn replace(path: &Path, dir: &Path, data: &[u8], mode: Option<u32>) -> io::Result<()> {
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    fs::create_dir_all(dir)?;
-    let existing_perms = fs::metadata(path)
-        .ok()
-        .map(|m| m.permissions())
-        .or_else(|| new_mode.map(fs::Permissions::from_mode));
-
-    let (tmp_path, mut file) = create_temp(dir, &name.to_string_lossy())?;
+    let (tmp_path, mut file) = create_temp(dir, &name.to_string_lossy(), mode)?;
     let result = (|| {
         file.write_all(data)?;
-        if let Some(perms) = existing_perms {
-            file.set_permissions(perms)?;
+        if let Some(mode) = mode {
+            // The umask may have narrowed the creation mode; an old file's
+            // mode may be wider than the one asked for at creation.
+            file.set_permissions(fs::Permissions::from_mode(mode))?;
         }
         file.sync_all()?;
         drop(file);
@@ -129,7 +146,7 @@ pub fn write_atomic_with_mode(path: &Path, data: &[u8], new_mode: Option<u32>) -
     result
 }
 
-fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
+fn create_temp(dir: &Path, name: &str, mode: Option<u32>) -> io::Result<(PathBuf, File)> {
     let mut rng = rand::rng();
     loop {
         let tmp = dir.join(format!(".{name}.tack-{:016x}.tmp", rng.random::<u64>()));
@@ -137,6 +154,7 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
         match OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(mode.map_or(0o666, |m| m & 0o777))
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&tmp)
         {

@@ -16,7 +16,6 @@
 //! the loop should leave their results out of both budgets. Results with
 //! non-text blocks (images) are left as they are.
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -113,7 +112,6 @@ fn persist(tool_use_id: &str, output: ToolOutput, text: &str, dir: &Path) -> Too
 }
 
 fn write_result(tool_use_id: &str, text: &str, dir: &Path) -> io::Result<PathBuf> {
-    fs::create_dir_all(dir)?;
     // Ids come from the API (`toolu_…`); anything else is made filename-safe.
     let name: String = tool_use_id
         .chars()
@@ -126,7 +124,8 @@ fn write_result(tool_use_id: &str, text: &str, dir: &Path) -> io::Result<PathBuf
         })
         .collect();
     let path = dir.join(format!("{name}.txt"));
-    fs::write(&path, text)?;
+    // Under the config dir: the user's alone, as the transcript is.
+    tack_sys::private_file::write_private(&path, text.as_bytes())?;
     Ok(path)
 }
 

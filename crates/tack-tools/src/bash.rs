@@ -250,7 +250,7 @@ impl BashTool {
         ctx: &ToolContext,
     ) -> Result<Run, ToolError> {
         let session_dir = ctx.env.session_dir();
-        std::fs::create_dir_all(session_dir)?;
+        tack_sys::private_file::create_dirs_private(session_dir)?;
         let cwd_dir = match &self.sandbox {
             Some(sandbox) if confined => sandbox.tmp_dir(),
             _ => session_dir,

@@ -358,7 +358,7 @@ pub enum StopError {
 /// directory (not a symlink) owned by us, tightening its mode to 0700.
 fn private_dir(dir: &Path) -> io::Result<PathBuf> {
     if let Some(parent) = dir.parent() {
-        fs::create_dir_all(parent)?;
+        tack_sys::private_file::create_dirs_private(parent)?;
     }
     match DirBuilder::new().mode(0o700).create(dir) {
         Ok(()) => return Ok(dir.to_path_buf()),

@@ -394,6 +394,7 @@ mod tests {
                 message: Message::assistant(content),
                 id: "msg_1".into(),
                 model: "claude-sonnet-4-5".into(),
+                request_id: None,
                 usage,
                 stop_reason: None,
                 api_duration: Duration::ZERO,

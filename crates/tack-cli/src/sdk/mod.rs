@@ -166,11 +166,7 @@ pub async fn run(
     let mut front = Front {
         input: Some(handle),
         printer,
-        records: Records {
-            session_id: info.session_id.clone(),
-            partial: cli.include_partial_messages,
-            parent_tool_use_id: None,
-        },
+        records: Records::new(info.session_id.clone(), cli.include_partial_messages),
         asks: asks::Asks::new(permission_timeout, settle),
         bg_ceiling,
         answers: FuturesUnordered::new(),

@@ -450,7 +450,11 @@ async def session_store(tack: str) -> dict:
     and the session resumed from the store alone."""
     import shutil
 
-    from claude_agent_sdk import InMemorySessionStore, project_key_for_directory
+    from claude_agent_sdk import (
+        InMemorySessionStore,
+        get_subagent_messages_from_store,
+        project_key_for_directory,
+    )
 
     store = InMemorySessionStore()
 
@@ -472,10 +476,27 @@ async def session_store(tack: str) -> dict:
     subs = [
         await store.load({**key, "subpath": f"subagents/{p.stem}"}) for p in sub_files
     ]
+    # A sub-agent's store entries are its transcript's lines plus its
+    # .meta.json sidecar as an `agent_metadata` entry, which attributes its
+    # messages to the Agent call that started it.
+    def transcript(entries):
+        return [e for e in entries if e.get("type") != "agent_metadata"]
+
+    agent_ids = [p.stem.removeprefix("agent-") for p in sub_files]
+    from_store = [
+        await get_subagent_messages_from_store(store, sid, a, directory=os.getcwd())
+        for a in agent_ids
+    ]
     mirrored = {
         "main_same_as_file": await store.load(key) == lines(main_file),
         "subagents": len(sub_files),
-        "subagents_same_as_files": [s == lines(p) for s, p in zip(subs, sub_files)],
+        "subagents_same_as_files": [transcript(s) == lines(p) for s, p in zip(subs, sub_files)],
+        "subagent_metadata": [
+            [e for e in s if e.get("type") == "agent_metadata"] for s in subs
+        ],
+        "subagent_parent_tool_use_ids": sorted(
+            {m.parent_tool_use_id for ms in from_store for m in ms}
+        ),
     }
     before = len(lines(main_file))
     shutil.rmtree(projects)

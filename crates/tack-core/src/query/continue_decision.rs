@@ -104,7 +104,7 @@ pub(crate) async fn decide_continue(end: IterationEnd, env: &DecisionEnv<'_>) ->
             }
             // From here on the partial answer is kept.
             state.messages.push(assistant.message.clone());
-            env.out.emit(LoopEvent::AssistantMessage(assistant)).await;
+            env.out.emit(LoopEvent::AssistantMessage(*assistant)).await;
             if let Some((next, resume)) = max_output_tokens::try_recovery(&state) {
                 env.meta(resume).await;
                 return Decision::Continue(next);

@@ -92,6 +92,9 @@ pub struct AssistantMessageEvent {
     /// The API's message id (`msg_...`); empty if the stream was cut before `message_start`.
     pub id: String,
     pub model: String,
+    /// The API's request id for the response (`requestId` in transcripts),
+    /// when the client reported one.
+    pub request_id: Option<String>,
     pub usage: Usage,
     /// `None` when the message was cut short by an abort.
     pub stop_reason: Option<StopReason>,

@@ -325,7 +325,7 @@ impl Query<'_> {
             return Ok(IterationEnd {
                 state,
                 needs_follow_up: false,
-                withheld: Some(Withheld::MaxOutputTokens(assistant)),
+                withheld: Some(Withheld::MaxOutputTokens(Box::new(assistant))),
             });
         }
         state.messages.push(assistant.message.clone());
@@ -737,6 +737,7 @@ struct Partial {
     uuid: String,
     id: String,
     model: String,
+    request_id: Option<String>,
     usage: Usage,
     blocks: Vec<ContentBlock>,
     content_started: bool,
@@ -753,6 +754,7 @@ impl Partial {
             message: Message::assistant(self.blocks),
             id: self.id,
             model: self.model,
+            request_id: self.request_id,
             usage: self.usage,
             stop_reason,
             api_duration,
@@ -786,6 +788,7 @@ async fn stream_response(
         uuid: deps.new_id(),
         id: String::new(),
         model: request.model.clone(),
+        request_id: None,
         usage: Usage::default(),
         blocks: Vec::new(),
         content_started: false,
@@ -841,6 +844,7 @@ async fn stream_response(
                     return partial.failed(error);
                 }
             }
+            Some(Ok(StreamEvent::RequestId(id))) => partial.request_id = Some(id),
             Some(Ok(StreamEvent::Sse(event))) => {
                 match &event {
                     SseEvent::MessageStart { message } => {
@@ -889,6 +893,7 @@ async fn stream_response(
                     message: Message::assistant(response.content),
                     id: response.id,
                     model: response.model,
+                    request_id: partial.request_id,
                     usage: response.usage,
                     stop_reason: response.stop_reason,
                     api_duration: started.elapsed(),

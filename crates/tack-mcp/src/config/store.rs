@@ -109,13 +109,10 @@ fn edit(
     if change(servers) {
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
-        // User and local entries may hold credentials; .mcp.json is shared.
-        let new_mode = if scope == ConfigScope::Project {
-            0o644
-        } else {
-            0o600
-        };
-        write_atomically(&path, &text, new_mode)?;
+        // User and local entries may hold credentials (~/.claude.json is
+        // the user's alone); .mcp.json is shared.
+        let private = scope != ConfigScope::Project;
+        write_atomically(&path, &text, private)?;
     }
     Ok(path)
 }
@@ -134,13 +131,16 @@ fn object_at<'a>(
         .ok_or_else(|| format!("`{key}` must be an object, found {kind}"))
 }
 
-/// Writes `text` to `path` atomically; an existing file keeps its
-/// permissions, a new one gets `new_mode`.
-fn write_atomically(path: &Path, text: &str, new_mode: u32) -> Result<(), StoreError> {
-    tack_sys::write_atomic_with_mode(path, text.as_bytes(), Some(new_mode)).map_err(|source| {
-        StoreError::Write {
-            path: path.to_path_buf(),
-            source,
-        }
+/// Writes `text` to `path` atomically: 0600 when `private`; else an
+/// existing file keeps its permissions and a new one is 0644.
+fn write_atomically(path: &Path, text: &str, private: bool) -> Result<(), StoreError> {
+    let written = if private {
+        tack_sys::write_atomic_private(path, text.as_bytes())
+    } else {
+        tack_sys::write_atomic_with_mode(path, text.as_bytes(), Some(0o644))
+    };
+    written.map_err(|source| StoreError::Write {
+        path: path.to_path_buf(),
+        source,
     })
 }

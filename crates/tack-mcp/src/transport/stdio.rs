@@ -1,7 +1,6 @@
 //! stdio servers: the child leads its own process group, its stderr goes to a
 //! log file, and the whole group is killed when the connection goes away.
 
-use std::fs::File;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
 use std::pin::Pin;
@@ -109,11 +108,7 @@ pub(crate) fn spawn(
     env: &[(String, String)],
     log: &Path,
 ) -> Result<(StdioTransport, ChildGuard, ExitWatch, watch::Receiver<u64>), String> {
-    if let Some(dir) = log.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create the log directory {}: {e}", dir.display()))?;
-    }
-    let stderr = File::create(log)
+    let stderr = tack_sys::private_file::create_private(log)
         .map_err(|e| format!("cannot create the log file {}: {e}", log.display()))?;
     let mut child = Command::new(&config.command)
         .args(&config.args)

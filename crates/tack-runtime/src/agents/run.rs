@@ -142,6 +142,17 @@ fn tool_env(parent: &ToolEnv, agent: AgentIdentity, cwd: std::path::PathBuf) -> 
     env
 }
 
+/// Where agent `agent_id` of the session in `session_dir` keeps its
+/// transcript; `None` when nothing is persisted.
+pub(crate) fn transcript_of(
+    shared: &AgentsShared,
+    session_dir: &std::path::Path,
+    agent_id: &str,
+) -> Option<std::path::PathBuf> {
+    (shared.record_meta.as_ref())
+        .map(|_| tack_store::subagent_transcript_path(session_dir, agent_id))
+}
+
 /// Runs `launch` to its end. `cancel` stops it (an interrupt, TaskStop). An
 /// `Err` is a sub-agent that could not start (its transcript, its worktree).
 /// An isolated one's worktree is settled however it ended.
@@ -178,17 +189,19 @@ async fn run_in(
         agent_type: def.name.clone(),
     };
     let env = Arc::new(tool_env(parent_env, identity, cwd));
-    let transcript_path = shared
-        .record_meta
-        .as_ref()
-        .map(|_| tack_store::subagent_transcript_path(env.session_dir(), &launch.agent_id));
+    let transcript_path = transcript_of(shared, env.session_dir(), &launch.agent_id);
     let sink = match (&shared.record_meta, &transcript_path) {
         (Some(meta), Some(path)) => {
             let transcript = Transcript::open(path, &shared.session_id, meta.clone(), None)
                 .map_err(|e| format!("cannot write the agent's transcript: {e}"))?
                 .sidechain(&launch.agent_id)
                 .mirrored(shared.mirror.clone());
-            write_agent_meta(path, &launch.definition.name, &launch.parent_tool_use_id);
+            write_agent_meta(
+                shared,
+                path,
+                &launch.definition.name,
+                &launch.parent_tool_use_id,
+            );
             Some(Arc::new(StoreSink::new(transcript)) as Arc<dyn TranscriptSink>)
         }
         _ => None,
@@ -278,12 +291,25 @@ async fn run_in(
 /// Claude Code's sidecar beside a sub-agent's transcript
 /// (`agent-<id>.meta.json`): the SDKs' `get_subagent_messages` reads the
 /// spawning call's id from it. Best effort: the transcript matters, not this.
-fn write_agent_meta(transcript: &std::path::Path, agent_type: &str, tool_use_id: &str) {
-    let meta = serde_json::json!({"agentType": agent_type, "toolUseId": tool_use_id});
+/// Mirrored (`--session-mirror`) as the SDKs' SessionStore wants it: an
+/// `agent_metadata` entry of the sub-agent's transcript.
+fn write_agent_meta(
+    shared: &AgentsShared,
+    transcript: &std::path::Path,
+    agent_type: &str,
+    tool_use_id: &str,
+) {
+    let mut meta = serde_json::json!({"agentType": agent_type, "toolUseId": tool_use_id});
     let path = transcript.with_extension("meta.json");
-    let _ = tack_sys::write_atomic_with_mode(
-        &path,
-        meta.to_string().as_bytes(),
-        Some(tack_sys::private_file::FILE_MODE),
-    );
+    let _ = tack_sys::write_atomic_private(&path, meta.to_string().as_bytes());
+    if shared.mirror.0.is_some() {
+        meta["type"] = "agent_metadata".into();
+        let frame = crate::event::TranscriptMirrorFrame {
+            file_path: transcript.to_path_buf(),
+            entries: vec![meta],
+        };
+        shared
+            .emit
+            .emit(RuntimeEvent::TranscriptMirror(Box::new(frame)));
+    }
 }

@@ -16,9 +16,9 @@ use tokio_util::sync::DropGuard;
 
 use super::definition::{AGENT_TOOL_NAME, AgentDefinition, AgentTools, LEGACY_AGENT_TOOL_NAME};
 use super::isolation::with_worktree_note;
-use super::run::{Finished, Launch, run_subagent};
+use super::run::{Finished, Launch, run_subagent, transcript_of};
 use super::{AgentsShared, Woken};
-use crate::event::{RuntimeEvent, TaskEvent, TaskStatus};
+use crate::event::{RuntimeEvent, TaskEvent, TaskStatus, TaskUsage};
 
 /// The type used when a call names none.
 const DEFAULT_TYPE: &str = "general-purpose";
@@ -168,11 +168,34 @@ impl AgentTool {
             "description": input.description,
         }));
         let launch = self.launch(agent_id.clone(), def, input, ctx);
-        let finished = run_subagent(&self.shared, launch, &ctx.env, ctx.cancel.child_token())
-            .await
-            .map_err(ToolError::new)?;
+        let started = Instant::now();
+        self.shared
+            .emit
+            .emit(RuntimeEvent::Task(Box::new(task_started(
+                &launch, input, false,
+            ))));
+        let ran = run_subagent(&self.shared, launch, &ctx.env, ctx.cancel.child_token()).await;
+        let status = match &ran {
+            _ if ctx.cancel.is_cancelled() => TaskStatus::Stopped,
+            Ok(f) if f.result.subtype == ResultSubtype::Success && !f.result.is_error => {
+                TaskStatus::Completed
+            }
+            Ok(_) | Err(_) => TaskStatus::Failed,
+        };
+        let output_file = transcript_of(&self.shared, ctx.env.session_dir(), &agent_id);
+        self.shared
+            .emit
+            .emit(RuntimeEvent::Task(Box::new(TaskEvent::Finished {
+                task_id: agent_id.clone(),
+                tool_use_id: ctx.tool_use_id.clone(),
+                status,
+                summary: format!("Agent \"{}\" {}", input.description, status.as_str()),
+                output_file: output_file.unwrap_or_default(),
+                usage: task_usage(ran.as_ref().ok(), started),
+                background: false,
+            })));
         drop(slot);
-        Ok((agent_id, finished))
+        Ok((agent_id, ran.map_err(ToolError::new)?))
     }
 
     /// A skill with `context: fork`: its expanded body is the prompt of a
@@ -339,29 +362,27 @@ impl AgentTool {
         let stop = task.stop_requested();
         let tool_use_id = ctx.tool_use_id.clone();
         let description = input.description.clone();
-        shared
-            .emit
-            .emit(RuntimeEvent::Task(Box::new(TaskEvent::Started {
-                task_id: agent_id.clone(),
-                tool_use_id: tool_use_id.clone(),
-                description: description.clone(),
-            })));
+        shared.emit.emit(RuntimeEvent::Task(Box::new(task_started(
+            &launch, input, true,
+        ))));
         let output_file = output.clone();
         shared.wake_owed.fetch_add(1, Ordering::SeqCst);
+        let started = Instant::now();
         tokio::spawn(async move {
             let _slot = slot;
             let run = run_subagent(&shared, launch, &env, cancel.clone());
-            let (text, end) = tokio::select! {
+            let (text, end, usage) = tokio::select! {
                 finished = run => match finished {
                     Ok(f) if f.result.subtype == ResultSubtype::Success && !f.result.is_error => {
-                        (with_worktree_note(&f.result.result, f.worktree.as_ref()), TaskEnd::Completed)
+                        let text = with_worktree_note(&f.result.result, f.worktree.as_ref());
+                        (text, TaskEnd::Completed, task_usage(Some(&f), started))
                     }
-                    Ok(f) => (failure_text(&f), TaskEnd::Failed),
-                    Err(e) => (e, TaskEnd::Failed),
+                    Ok(f) => (failure_text(&f), TaskEnd::Failed, task_usage(Some(&f), started)),
+                    Err(e) => (e, TaskEnd::Failed, task_usage(None, started)),
                 },
                 () = stop.cancelled() => {
                     cancel.cancel();
-                    (String::new(), TaskEnd::Killed)
+                    (String::new(), TaskEnd::Killed, task_usage(None, started))
                 }
             };
             let task_id = task.id().to_owned();
@@ -384,6 +405,8 @@ impl AgentTool {
                     status,
                     summary: format!("Agent \"{description}\" {}", status.as_str()),
                     output_file,
+                    usage,
+                    background: true,
                 })));
             // Sent for a stopped agent too: the session counts agents in
             // flight until it hears of their end.
@@ -412,6 +435,34 @@ impl AgentTool {
     }
 }
 
+/// A launch's `TaskEvent::Started`.
+fn task_started(launch: &Launch, input: &AgentInput, background: bool) -> TaskEvent {
+    TaskEvent::Started {
+        task_id: launch.agent_id.clone(),
+        tool_use_id: launch.parent_tool_use_id.clone(),
+        description: input.description.clone(),
+        subagent_type: launch.definition.name.clone(),
+        prompt: input.prompt.clone(),
+        background,
+    }
+}
+
+/// What a sub-agent used: `None` when it never finished.
+fn task_usage(f: Option<&Finished>, started: Instant) -> TaskUsage {
+    TaskUsage {
+        total_tokens: f.map_or(0, |f| total_tokens(&f.result.usage)),
+        tool_uses: f.map_or(0, |f| f.tool_uses),
+        duration_ms: started.elapsed().as_millis() as u64,
+    }
+}
+
+fn total_tokens(usage: &tack_protocol::Usage) -> u64 {
+    usage.input_tokens
+        + usage.output_tokens
+        + usage.cache_read_input_tokens
+        + usage.cache_creation_input_tokens
+}
+
 fn failure_text(f: &Finished) -> String {
     let why = if f.result.errors.is_empty() {
         f.result.subtype.as_str().to_owned()
@@ -433,10 +484,7 @@ fn report(
         return Err(ToolError::new(failure_text(&f)));
     }
     let usage = &f.result.usage;
-    let total_tokens = usage.input_tokens
-        + usage.output_tokens
-        + usage.cache_read_input_tokens
-        + usage.cache_creation_input_tokens;
+    let total_tokens = total_tokens(usage);
     let duration_ms = started.elapsed().as_millis() as u64;
     let text = if f.result.result.trim().is_empty() {
         "(the agent gave no final message)".to_owned()

@@ -342,6 +342,7 @@ fn assistant() -> LoopEvent {
         usage: Usage::default(),
         stop_reason: Some(StopReason::EndTurn),
         api_duration: Duration::from_millis(321),
+        request_id: Some("req_1".into()),
     })
 }
 
@@ -500,6 +501,9 @@ fn events() -> Vec<RuntimeEvent> {
             task_id: "a1".into(),
             tool_use_id: "toolu_3".into(),
             description: "survey".into(),
+            subagent_type: "Explore".into(),
+            prompt: "look around".into(),
+            background: true,
         })),
         RuntimeEvent::Task(Box::new(TaskEvent::Finished {
             task_id: "a1".into(),
@@ -507,6 +511,12 @@ fn events() -> Vec<RuntimeEvent> {
             status: TaskStatus::Completed,
             summary: "Agent \"survey\" completed".into(),
             output_file: PathBuf::from("/tmp/a1.output"),
+            usage: crate::event::TaskUsage {
+                total_tokens: 1200,
+                tool_uses: 3,
+                duration_ms: 4500,
+            },
+            background: true,
         })),
         RuntimeEvent::SessionState(SessionState::Running),
         RuntimeEvent::SessionState(SessionState::Idle),

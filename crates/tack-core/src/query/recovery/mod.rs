@@ -41,7 +41,7 @@ pub enum Withheld {
     PromptTooLong(ApiError),
     /// The response stopped at max_tokens without a tool_use. The message is not
     /// yielded yet: escalation voids it, the other paths yield it.
-    MaxOutputTokens(AssistantMessageEvent),
+    MaxOutputTokens(Box<AssistantMessageEvent>),
 }
 
 /// True if `error` is one the prompt-too-long recoveries may answer.
