@@ -28,6 +28,51 @@
 //!   [`model_limits`]: window and output cap with the unknown-model defaults.
 //! - [`estimate_request`] / [`estimate_messages`] / [`estimate_block`]: a local
 //!   bytes/4 token estimate for budget decisions.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - `ModelClient` trait and its event order; `final_message` (a side request's answer):
+//!   `tack-api/src/lib.rs`, `event.rs`
+//! - SSE framing (bytes in, frames out, each byte scanned once): `tack-api/src/sse.rs`
+//! - SSE frame → event, fast path by event name: `tack-api/src/decode.rs`
+//! - message assembly, tool input parsed once at `content_block_stop`:
+//!   `tack-api/src/assemble.rs`
+//! - HTTP status + body → `ApiError`; prompt-too-long counts: `tack-api/src/classify.rs`
+//! - backoff, `retry-after`: `tack-api/src/retry.rs`
+//! - the reqwest client, retry loop, idle watchdog, cancellation, shared by every HTTP client
+//!   (generic over a wire decoder, `Decode`): `tack-api/src/transport.rs`
+//! - the Anthropic client: headers, URLs, `count_tokens`; on Bedrock and Vertex each request
+//!   authorized by the transport's `Authorize` hook (`PlatformAuth`) and Bedrock's body decoded
+//!   by `StreamDecoder::event_stream` (the transport takes a decoder constructor):
+//!   `tack-api/src/anthropic.rs`
+//! - Anthropic models on Bedrock and Vertex: `Platform` in `ClientConfig` (one client, so one
+//!   retry loop, watchdog and assembly: the same `StreamEvent`s), each platform's URL, body
+//!   envelope (`anthropic_version`, Bedrock's `anthropic_beta`) and authentication
+//!   (`cloud::prepare` / `cloud::authorize`); model ids as Claude Code maps them
+//!   (`bedrock_model_id`: the region's inference profile, ARNs path-encoded; `vertex_model_id`:
+//!   `family@date`; per-model Vertex regions): `tack-api/src/cloud/{mod,bedrock,vertex}.rs`
+//! - Bedrock's `application/vnd.amazon.eventstream` framing (prelude and message CRC-32s
+//!   checked; any split), each message's base64 event fed to the SSE path's decoder and
+//!   assembler (`StreamDecoder::event_stream`); exception frames and AWS error bodies → the
+//!   `ApiError` the same status gives (throttling retried with backoff, "Input is too long" →
+//!   `PromptTooLong`, so reactive compaction runs):
+//!   `tack-api/src/cloud/{event_stream,bedrock}.rs`, `tack-api/src/assemble.rs`,
+//!   `tack-api/src/classify.rs`
+//! - SigV4 (the `aws-sigv4` crate, service `bedrock`), a Bedrock API key (Bearer) or none (a
+//!   gateway); Google access tokens: `authorized_user` refresh grant or `service_account` RS256
+//!   JWT (signed with `ring`), from the file's `token_uri`, cached until a minute before
+//!   expiry; no metadata server, no IMDS: `tack-api/src/cloud/{bedrock,google}.rs`
+//! - OpenAI-compatible clients: `MessagesRequest` → Chat Completions / Responses body, their
+//!   streams → Anthropic-shaped SSE events (`synth.rs` feeds the same `Assembler`), OpenAI
+//!   error bodies (context length → `PromptTooLong`, a refusal of tools → a clear error):
+//!   `tack-api/src/openai/{mod,chat_request,chat_stream,responses_request,responses_stream,synth,parts,errors}.rs`
+//! - model limits (`model_limits`, unknown-model defaults; Claude models, then approximate
+//!   OpenAI rows `OTHER_MODELS`), prices, cost (through the process's `PriceBook`:
+//!   `modelPrices`, free local providers), token estimate:
+//!   `tack-api/src/{models,pricing,tokens}.rs`
 
 mod anthropic;
 mod assemble;

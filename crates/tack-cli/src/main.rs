@@ -1,6 +1,72 @@
 //! `tack`: the binary. Print mode (`print.rs`), interactive mode
 //! (`interactive/`), Agent SDK mode (`sdk/`) and `tack demo` (`demo.rs`) are
 //! front ends of the session runtime (`tack-runtime`).
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - the release link's function order: the functions a session runs placed together, most
+//!   instructions first, so a session maps ~4 MiB of code instead of ~8.6 (`hot-symbols.txt`
+//!   from `scripts/hot-symbols.sh` + `hot_symbols.py`: every function callgrind sees the
+//!   stripped release binary run, named through the link's map; passed to LLD by `build.rs`;
+//!   names carry crate hashes, so rerun after a workspace dependency change); the relocation
+//!   table's pages handed back once the loader is done (`tack-sys/src/relocation_pages.rs`,
+//!   first thing in `main`): `tack-cli/{build.rs,hot-symbols.txt}`, `scripts/hot-symbols.sh`,
+//!   `tack-sys/src/relocation_pages.rs`
+//! - flags, print mode (text / json / stream-json out; a sub-agent's text only with
+//!   `forwardSubagentText`; background agents awaited through `Command::EndInput` up to
+//!   `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS`, text and json printing the last turn's result,
+//!   stream-json every one: `runtime/input_end.rs`; `--timeout`: the turn interrupted at the
+//!   wall-clock limit, exit 124: `print_until`), terminal progress, demo, `tack trust`:
+//!   `tack-cli/src/{cli,main,print,output,progress,demo}.rs`
+//! - settings' `env` set in the process and the session's `Env` (every front end, while
+//!   single-threaded): `tack-cli/src/settings_env.rs`
+//! - `tack doctor`: settings, trust, credentials, hooks, MCP servers (scope, file, transport,
+//!   approval; none started): `tack-cli/src/doctor.rs`
+//! - start-up and peak-memory benches (whole `tack -p` processes):
+//!   `tack-cli/benches/{startup,memory}.rs`
+//! - the Agent SDKs' flags: implemented, or refused with an error naming them:
+//!   `tack-cli/src/flags.rs`
+//! - Agent SDK mode: `initialize` before the session starts (TypeScript's `sdkMcpServers`
+//!   become `{"type": "sdk"}` servers; `sdkMcpServerConfigs` gives a server its tool-call
+//!   timeout, kept by the `SdkBridge`, and its tools' `always_ask` / `always_deny` policies,
+//!   rules of their own source `sdkMcpServerConfigs` through
+//!   `SessionOptions::sdk_tool_policy`), stdin read on a thread of its own from the first line
+//!   with answers to `mcp_message` requests routed there (`mcp.rs`: the `SdkHost`), stdin read
+//!   beside the turn, the SDK's control requests (`get_context_usage` from the runtime's
+//!   `SessionSnapshot`, `stop_task` through `Command::StopTask`, `end_user_input` through
+//!   `Command::EndInput`: the session ends itself once nothing is left to run or wake),
+//!   `can_use_tool` / `hook_callback` with timeouts and cancels, interrupt receipts before the
+//!   result: `tack-cli/src/sdk/{mod,initialize,server_configs,requests,asks,mcp}.rs`
+//! - interactive mode (`tack` with no `-p`): trust dialog, first frame, then the loop (keys,
+//!   runtime events, background work in; UI drawn; actions to commands, one handler each):
+//!   `tack-cli/src/interactive/{mod,driver}.rs`
+//! - runtime events → UI events; a resumed conversation replayed as history:
+//!   `tack-cli/src/interactive/map.rs`
+//! - what `/cost` `/context` `/status` `/permissions` `/hooks` `/config` `/memory` show:
+//!   `tack-cli/src/interactive/info.rs`
+//! - `tack plugin …`: flags, output like `claude plugin`, the `marketplace.json` URL fetch
+//!   (reqwest + tack-api's TLS); a command that changes the state holds an exclusive `flock` on
+//!   the plugins folder for its whole read-modify-write (`PluginsDir::lock`,
+//!   `tack-sys/src/file_lock.rs`), so concurrent installs lose no entry:
+//!   `tack-cli/src/plugin.rs`
+//! - `--worktree [name]`: the session in a new worktree (base `origin/HEAD` if known, never
+//!   fetched; `.worktreeinclude`'s ignored files copied in: `worktree::copy_included`, regular
+//!   files only), the process's folder moved there before anything reads it; settled at the end
+//!   (removed if unchanged, else kept and named): `tack-cli/src/session_worktree.rs`, `main.rs`
+//! - `tack batch`: the tasks file (SWE-bench's names too), one `tack -p --output-format json`
+//!   child per task (own process group, `PR_SET_PDEATHSIG`, stdin prompt, `--session-id`), up
+//!   to `--parallel` at once on a current-thread runtime, each in a worktree / snapshot copy
+//!   made under a per-repository lock; results appended whole and synced when a task ends (a
+//!   torn last line cut at start), so a rerun skips what finished; `--shard I/N`, batch budget,
+//!   progress line: `tack-cli/src/batch/{mod,task,results,workspace,child,progress}.rs`
+//! - engines people run: Ray (`tack_ray.py`: one Ray task per task, the driver appends
+//!   results), a Kubernetes Indexed Job (`--shard $(JOB_COMPLETION_INDEX)/N`), a Harbor agent
+//!   class (Harbor's claude-code agent installing tack); the static build and its empty-root
+//!   smoke test: `integrations/{ray,kubernetes,harbor}/`, `scripts/build-static.sh`; tests
+//!   `tack-cli/tests/{batch,ray,kubernetes,worktree,agent_worktrees,harness}.rs`
 
 mod batch;
 mod cli;

@@ -60,6 +60,23 @@
 //!
 //! The library reads no environment variables and changes nothing: the caller
 //! passes the directories in ([`Locations::discover`] takes a lookup).
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - the one loader of repository YAML (frontmatter): alias expansion, nesting and size
+//!   bounded; the one frontmatter splitter (rules, commands, skills, output styles, agents):
+//!   `tack-config/src/yaml.rs`; `tack-core/src/context/rules.rs` (`split_frontmatter`)
+//! - `sandbox.*` settings merged, Claude Code's path forms, an untrusted project only
+//!   tightening them: `tack-config/src/sandbox.rs`
+//! - settings sources and merge, apiKeyHelper:
+//!   `tack-config/src/{source,settings,file,helper}.rs`
+//! - unknown settings keys: file:line and the nearest known key:
+//!   `tack-config/src/unknown_keys.rs`
+//! - `providers` (`api`, `baseUrl`, `apiKeyEnv`, `headers`) and `modelPrices` settings:
+//!   `tack-config/src/providers.rs`
 
 mod error;
 mod file;

@@ -36,6 +36,29 @@
 //!
 //! A [`HookObserver`] (`HookRunner::with_observer`) hears of each command hook
 //! as it starts and ends: stream-json's hook lifecycle records.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - hook config, runner, outcome semantics; each command hook's start and end to a
+//!   `HookObserver` (the runtime's `RuntimeEvent::Hook`, stream-json's `hook_started` /
+//!   `hook_response`): `tack-hooks/src/{config,runner,outcome,lifecycle}.rs`; the runtime's
+//!   observer: `tack-runtime/src/hooks.rs` (`HookEvents`)
+//! - the 18 events tack fires and each one's input fields (the SDKs' `*HookInput` names),
+//!   matcher target and block audience; handler options: `if` (decided by the caller through a
+//!   `Condition`: the gate puts the rule alone into a copy of the permission engine as a deny
+//!   rule), `once` (per session, shared by the runner's clones), `async` / `asyncRewake` +
+//!   `rewakeMessage` (an exit 2 goes to the runner's `Rewake`: the runtime submits it as a new
+//!   user turn, holding the command channel weakly): `tack-hooks/src/{event,config,runner}.rs`
+//! - `type: "http"` and `type: "prompt"` hooks: run through a `HookServices` the session's
+//!   owner gives the runner (their results fold like a command's stdout; prompt `{ok: false}`
+//!   is a block); the runtime's: one reqwest client, the session's metered model client and
+//!   small fast model: `tack-hooks/src/remote.rs`; `tack-runtime/src/hook_services.rs`
+//! - callback hooks (an SDK's hooks, by callback id) and the executor trait that reaches them:
+//!   `tack-hooks/src/callback.rs`; the runtime's executor: `tack-runtime/src/hooks.rs`
+//!   (`FrontEndCallbacks`)
 
 mod callback;
 mod config;

@@ -21,6 +21,32 @@
 //!
 //! The library reads no environment variable: lookups and directories are
 //! passed in.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - MCP configuration: scopes, approvals, `${VAR}`, atomic edits:
+//!   `tack-mcp/src/config/{server,file,load,expand,store}.rs`
+//! - MCP transports: stdio (process group, stderr log), streamable HTTP, legacy SSE, and
+//!   servers in the Agent SDK's process (`{"type": "sdk"}`: `SdkBridge` over the front end's
+//!   `SdkHost`, an rmcp `Transport` per server, TypeScript's manifests answering the
+//!   handshake): `tack-mcp/src/transport/{stdio,http,sse,sdk}.rs`
+//! - MCP start-up, statuses, tool snapshot + generation:
+//!   `tack-mcp/src/{manager,connection,handler}.rs`
+//! - servers changed while the session runs (the SDKs' `mcp_reconnect`, `mcp_toggle`,
+//!   `mcp_set_servers`: what a call named, or a host's `sdk` server, is what a later call may
+//!   remove; settings, `.mcp.json`, `--mcp-config` and plugin servers stay), through
+//!   `Command::McpControl`; an SDK session always has a manager, empty or not:
+//!   `tack-mcp/src/control.rs`, `tack-runtime/src/mcp.rs` (`SessionMcp::control`)
+//! - MCP tools (`mcp__server__tool`), result → content blocks, which tools reach the API:
+//!   `tack-mcp/src/{tool,result,names,tool_checks}.rs`
+//! - ToolSearch deferral: `tack-mcp/src/tool_search.rs`
+//! - MCP resources, `@server:uri` mentions, prompts: `tack-mcp/src/{resources,prompts}.rs`
+//! - `--permission-prompt-tool`, `tack mcp` subcommands:
+//!   `tack-mcp/src/{permission_prompt,commands}.rs`
+//! - test MCP server (rmcp): `tack-mcp/src/bin/tack-mcp-fixture/`
 
 mod commands;
 mod config;

@@ -18,6 +18,16 @@
 //! tree-sitter-bash ([`bash`]); every simple command of a compound command must be
 //! allowed, and redirection targets are checked as file writes/reads. Paths are
 //! resolved (`~`, `..`, symlinks) before any check ([`path`]).
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - permission rules, modes, bash parsing, path resolution:
+//!   `tack-permissions/src/{rule,mode,path}.rs`, `bash/`
+//! - permission decisions: tool calls, then Bash scripts command by command:
+//!   `tack-permissions/src/engine/{mod,bash_decision}.rs`
 
 pub mod bash;
 pub mod engine;

@@ -17,6 +17,32 @@
 //! a session loads. Repositories and marketplace files are hostile input:
 //! `git` runs without hooks or `ext::` ([`git`]), paths stay inside their
 //! folder, every JSON read is bounded.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - plugin manifests (`.claude-plugin/plugin.json`) and a plugin's component paths, kept
+//!   inside its folder: `tack-plugins/src/{manifest,plugin}.rs`
+//! - marketplaces and installed plugins where Claude Code keeps them
+//!   (`$CLAUDE_CONFIG_DIR/plugins/`: `known_marketplaces.json`, `installed_plugins.json` v2,
+//!   `marketplaces/<name>/`, `cache/<marketplace>/<plugin>/<version>/`): sources,
+//!   `marketplace.json` (`strict`, entry components), add/update/remove,
+//!   install/uninstall/enable/disable/update, `validate`, the hostile-repo `git` runner and
+//!   copier:
+//!   `tack-plugins/src/{source,marketplace,marketplaces,known,installed,install,validate,git,copy,store}.rs`
+//! - settings layers for plugins (`enabledPlugins`, `extraKnownMarketplaces`,
+//!   `strictKnownMarketplaces`; writes keep other keys) and `enabled_plugins` (what a session
+//!   loads; broken ones are warnings): `tack-plugins/src/{layers,enabled}.rs`
+//! - marketplace `autoUpdate` (Claude Code's switch in `known_marketplaces.json`, or on an
+//!   `extraKnownMarketplaces` entry): refreshed and their installed plugins made again at the
+//!   current version, under the plugins folder's lock, on a thread a terminal UI session spawns
+//!   after reading its settings (never on the start-up path; never in a `-p`, SDK or `tack
+//!   batch` session, which runs no `git` at its start; `DISABLE_AUTOUPDATER` turns it off; URL
+//!   marketplaces are left to `tack plugin marketplace update`); each update a notice, loaded
+//!   by the next session: `tack-plugins/src/auto_update.rs`, `tack-runtime/src/extensions.rs`
+//!   `spawn_auto_update`
 
 mod auto_update;
 mod context;

@@ -8,6 +8,25 @@
 //! types, stop reasons and SSE events without a version bump: unknown values are
 //! kept (as opaque JSON or an `Other` string) and round-trip unchanged, never rejected.
 //! A *known* type that is malformed (a `tool_use` without an `id`) is still an error.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - Messages, content blocks (unknown ones kept; a message's text blocks joined by
+//!   `join_texts`), usage arithmetic, stop reasons, SSE events:
+//!   `tack-protocol/src/{content,usage,response,sse,request}.rs`
+//! - the characters of a tool, MCP server or agent name (`[A-Za-z0-9_-]`); a JSON value's kind
+//!   in error messages: `tack-protocol/src/{name,json_kind}.rs`
+//! - stream-json output records (Claude Code's field names): `tack-protocol/src/stream_json.rs`
+//! - Agent SDK control protocol: stdin lines, control requests both ways, responses:
+//!   `tack-protocol/src/control/` (`lines.rs` the envelopes, `sdk_request.rs` /
+//!   `cli_request.rs` the requests each way, `cli_answers.rs` / `sdk_answers.rs` their answers,
+//!   `response.rs`, `permission_update.rs`); what the SDKs send and expect:
+//!   `docs/sdk-protocol.md`
+//! - server tool blocks (`server_tool_use`, `web_search_tool_result`) kept verbatim, typed
+//!   views: `tack-protocol/src/server_tool.rs`
 
 pub mod content;
 pub mod control;

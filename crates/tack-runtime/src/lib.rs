@@ -36,6 +36,165 @@
 //! A session's tools include WebFetch, WebSearch and the Agent tool
 //! ([`agents`]): a sub-agent is this machinery driven by a tool, its loop events
 //! emitted as [`RuntimeEvent::Subagent`].
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - `CLAUDE_CODE_USE_BEDROCK` / `CLAUDE_CODE_USE_VERTEX`: Claude Code's variables, the
+//!   `~/.aws` files and application-default credentials → a `Platform` and where its
+//!   credentials came from (`tack doctor`); the session model shown as the platform's id:
+//!   `tack-runtime/src/cloud.rs`, `auth.rs`, `model.rs`; `tack-cli/src/doctor.rs`
+//! - the session's sandbox from settings and `--sandbox`, its temp dir and proxy; auto-allow
+//!   (`Gate::decide`); network asks as permission requests: `tack-runtime/src/sandbox.rs`,
+//!   `tack-runtime/src/gate.rs`, `tack-runtime/src/gate/network.rs`
+//! - the runtime's commands and events; the handle front ends hold:
+//!   `tack-runtime/src/{command,event}.rs`
+//! - building a ready session: credentials, resume, transcript, model, tools, gate, hooks,
+//!   context (one function per concern; the prompt context loads beside the rest and is awaited
+//!   where the tools need it; `session_tools` does not import `start`):
+//!   `tack-runtime/src/{start,auth,model}.rs`
+//! - the session task: queue, commands mid-turn, interrupt, `/compact`, `/clear` (new id, new
+//!   transcript via `transcript.rs`'s `TranscriptPlace`, `ConversationReset`),
+//!   `Started`/`TurnEnded`: `tack-runtime/src/runtime/{mod,conversation}.rs`; one turn's run
+//!   (prompt made ready, events passed on) in `runtime/turn.rs`
+//! - a sub-agent's life as a task (every Agent call, foreground or background):
+//!   `RuntimeEvent::Task` (stream-json `system/task_started`, then `task_updated` and
+//!   `task_notification` at its end, `task_type: "local_agent"`; a background one joins and
+//!   leaves `background_tasks_changed` around them: `task_records.rs`); a background agent's
+//!   end (`agents::Woken`, counted in flight by `AgentsShared::wake_owed`) wakes the session
+//!   for a turn of its own with a `<task-notification>` message; `RuntimeEvent::SessionState`
+//!   (`running` / `idle`, idle only when no agent's end is still owed; only with
+//!   `SessionOptions::session_state`) becomes `system/session_state_changed` in SDK mode when
+//!   `CLAUDE_CODE_SDK_READS_SESSION_STATE` (marked `sdk_host_only`) or
+//!   `CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS` asks, so the SDKs keep stdin open for the woken
+//!   turn: `tack-runtime/src/agents/{mod,tool}.rs`, `runtime/mod.rs` (`Driver::woken`,
+//!   `set_state`), `records.rs`, `task_records.rs`, `tack-cli/src/sdk/mod.rs`
+//! - custom slash commands (`.claude/commands/*.md`, `~/.claude/commands`, `<config
+//!   dir>/commands`): loading, frontmatter (its one YAML parse, `parse_frontmatter`, with the
+//!   bounded `tack_config::load_yaml`), expansion into Claude Code's `<command-name>` message;
+//!   a user message's `/name` dispatched for every front end (`/compact`, `/clear` and its
+//!   aliases, `/skills`, custom, skills, unknown; `/compact` and `/clear` messages end with a
+//!   result like a turn); the list `system/init`, `initialize` and the UI's menu show:
+//!   `tack-runtime/src/custom_commands/{mod,load,frontmatter}.rs`, `tack-runtime/src/slash.rs`
+//! - skills (`<Claude user dir>/skills/<name>/SKILL.md`, `<config dir>/skills`, a trusted
+//!   project's `.claude/skills` and those of folders down to the cwd as `dir:name`): loading
+//!   (frontmatter through the commands' `parse_frontmatter`), the `Skill` tool (body on demand,
+//!   `${CLAUDE_SKILL_DIR}`; a `context: fork` skill's body is the prompt of a foreground
+//!   sub-agent of its `agent` type, default general-purpose, run by the session's Agent tool
+//!   (`AgentTool::run_forked_skill`), its answer the result as `Skill "x" completed (forked
+//!   execution).`), the first prompt's listing reminder (names and descriptions only), `/name`
+//!   and `/skills`; `Skill(name)` rules in `tack-permissions/src/rule.rs`
+//!   (`Specifier::SkillName`): `tack-runtime/src/skills/{mod,load,tool}.rs`
+//! - output styles: the built-ins (default, Proactive, Concise, Explanatory, Learning; tack's
+//!   own words), `output-styles/*.md` of the user and of a trusted project (frontmatter through
+//!   `parse_frontmatter`), `outputStyle` picks one (case-insensitive; unknown → warning,
+//!   default); its part of the system prompt (`# Output Style: <name>` last, no "be concise",
+//!   the coding section only with `keep-coding-instructions`) and the reminder every prompt
+//!   carries: `tack-runtime/src/output_styles/{mod,builtin,load}.rs`; the prompt in
+//!   `tack-core/src/context/system_prompt.rs` (`OutputStylePrompt`)
+//! - plugins of a session (`--plugin-dir`, the SDKs' `plugins`; installed ones join the same
+//!   list): `session_plugins` reads each plugin's components once and hands them to the loaders
+//!   above (commands and skills `/plugin:name`, also plain `/name` when no command or skill has
+//!   that exact name and it is the only plugin command or skill of that plain name, as Claude
+//!   Code registers plugin skills (`slash.rs` `invocable`; the `Skill` tool takes the full name
+//!   only); agents `plugin:agent`; hooks with `${CLAUDE_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_DATA}`
+//!   replaced and set in the hook's env; MCP servers `plugin:<plugin>:<server>`, tools
+//!   `mcp__plugin_<plugin>_<server>__<tool>`); a broken plugin or component is a warning and
+//!   `system/init`'s `plugin_errors`; `output_style_paths()` for the output styles' loader.
+//!   Manifests and component paths: `tack-plugins`: `tack-runtime/src/plugins.rs`
+//! - what the extension points bring to a session, read once at start: plugins (`--plugin-dir`s
+//!   and the installed, enabled ones: `tack_plugins::enabled_plugins` over `plugin_layers`,
+//!   nothing read unless a settings file names `enabledPlugins`), commands and skills, output
+//!   styles (plugins' as `plugin:style`), settings' and plugins' hooks:
+//!   `tack-runtime/src/extensions.rs`
+//! - `` !`cmd` `` lines of a custom command's or skill's body, run before the prompt is sent
+//!   or, for the model's `Skill` call, before the body is returned (invariant 25);
+//!   PreSkillShellCommand hooks first (`command_name`, `command_source`, `invoked_by` from
+//!   `ShellOwner`): `tack-runtime/src/custom_commands/inline_shell.rs`, `gate/skill_shell.rs`
+//!   (`Gate::inline_shell`), `skills/tool.rs`
+//! - settings loading with workspace trust; the trust store (`tack trust`):
+//!   `tack-runtime/src/{config,trust}.rs`; what untrusted settings lose:
+//!   `tack-config/src/settings.rs` (`IgnoredUntrusted`)
+//! - the transcript writer (core's `TranscriptSink`; one record per content block, each with
+//!   the message's `id`, whole `usage` and the response's `requestId` from the `request-id`
+//!   header (`StreamEvent::RequestId`), so usage readers that count each (`id`, `requestId`)
+//!   once total the result's usage: `tack-cli/tests/usage_dedup.rs`); `--session-mirror` (each
+//!   written record also a `RuntimeEvent::TranscriptMirror`, through tack-store's
+//!   `TranscriptMirror` hook on every transcript, sub-agents' included, with their `.meta.json`
+//!   as an `agent_metadata` entry); `--resume-drops-turn`'s check before a truncating resume:
+//!   `tack-runtime/src/transcript.rs`, `tack-store/src/{writer,drops_turn}.rs`
+//! - the permission gate: rules, PreToolUse/PostToolUse hooks (a PreToolUse `additionalContext`
+//!   is kept by tool_use id and appended to that call's result with PostToolUse's), prompts to
+//!   the front end, permission updates; the Read decision for an `@` mention
+//!   (`Gate::mention_read`): `tack-runtime/src/gate.rs`
+//! - the gate's other tool events: PermissionRequest (when the engine says Ask, before any
+//!   prompt, print mode included), PermissionDenied (a rule's or the mode's denial; `retry`),
+//!   PostToolUseFailure (core's `CanUseTool::post_tool_use`, on an error outcome), hooks' `if`
+//!   conditions: `tack-runtime/src/gate/tool_hooks.rs`
+//! - `@path` / `@server:uri` mentions of a submitted message, for every front end:
+//!   `tack-runtime/src/mentions.rs`
+//! - a prompt past the context window answered locally: `tack-runtime/src/prompt_size.rs`
+//! - the user's `!cmd` (into the conversation as `<bash-input>` / `<bash-stdout>`) and `#note`
+//!   (tack-core's `project_memory_file`): `tack-runtime/src/user_shell.rs`
+//! - every hook event, each wired on its own (core's `LoopHooks` for Stop / PreCompact; Stop
+//!   and a sub-agent's SubagentStop share `SessionHooks::stop_hooks`; SubagentStart's context
+//!   joins the sub-agent's prompt; PostCompact and InstructionsLoaded `compact` after each
+//!   compaction; InstructionsLoaded `session_start` before SessionStart):
+//!   `tack-runtime/src/hooks.rs`
+//! - CwdChanged / FileChanged / ConfigChange without a watcher thread: mtimes compared after
+//!   each main-agent tool call and before each prompt; FileChanged matchers' file names and
+//!   hooks' `watchPaths` are the watched files: `tack-runtime/src/hook_watch.rs`
+//! - stream-json records and result records from events (an API error is Claude Code's
+//!   `success` with `is_error`, its text in `result`, `terminal_reason: "api_error"`; the user
+//!   line's `uuid` and `origin` echoed): `tack-runtime/src/records.rs`, `command.rs`
+//!   (`TurnEcho`)
+//! - a thinking budget the API accepts (≥ 1,024, below `max_tokens`, which rises to 32,000):
+//!   `tack-runtime/src/model.rs` (`fit_thinking`)
+//! - HTTP client built off the start-up path: `tack-runtime/src/client.rs`
+//! - model → provider: `<provider>/<id>` to that provider's client (built on first use, prefix
+//!   stripped, answers named `<provider>/<id>`), anything else to the Anthropic client; the
+//!   `openai` provider from `OPENAI_API_KEY` / `OPENAI_BASE_URL`; the settings' `PriceBook`:
+//!   `tack-runtime/src/providers.rs` (`ProviderRouter`)
+//! - a session's tools: built-ins (one background-task registry shared with the Agent tool),
+//!   WebFetch / WebSearch with their side requests metered into the session's `UsageLedger`,
+//!   the Agent tool: `tack-runtime/src/{session_tools,metered}.rs`
+//! - sub-agents: definitions (built-ins, `.claude/agents/*.md`, `--agents`) and precedence, the
+//!   Agent tool (`Task`), the sub-session driver (fresh context, tool subset incl. the
+//!   session's MCP tools through a weak `McpManager` handle, deferred behind the sub-agent's
+//!   own ToolSearch by the session's rule (`mcp::subagent_tool_set`), sidechain transcript,
+//!   `RuntimeEvent::Subagent`), read-only Bash, SubagentStop hooks; a sub-agent's `ToolEnv`
+//!   carries its `AgentIdentity`, so hook inputs and permission requests for its calls name it:
+//!   `tack-runtime/src/agents/{definition,parse,load,tool,run,read_only,stop_hooks}.rs`
+//! - file checkpointing for every front end (`CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING` or
+//!   `SessionOptions::file_checkpointing`, on in the terminal UI): the gate keeps a file tool's
+//!   file once its call is allowed, each turn begins a checkpoint, `Command::RewindFiles` (the
+//!   SDK's `rewind_files`): `tack-runtime/src/checkpoints.rs`, `gate.rs` (`CanUseTool::check`),
+//!   `runtime/mod.rs`
+//! - rewinding the conversation: `Command::RewindPoints` (the prompts still in the
+//!   conversation, each with its turn's checkpoint id) and `Command::RewindConversation`
+//!   (refused while a turn runs; drops the prompt and what followed, `Session::rewind_to`
+//!   writes `TranscriptEntry::Branch` so the next record's `parentUuid` is the record before it
+//!   and a resume follows the new branch; answers with the prompt's text and the conversation
+//!   left); `/clear`: `tack-runtime/src/runtime/conversation.rs`, `tack-core/src/session.rs`
+//! - a session's telemetry: every `RuntimeEvent` observed as the `Emitter` sends it
+//!   (`api_request`, `api_error`, `tool_result`, tokens, cost, lines, commits, active time),
+//!   the prompt from `runtime/turn.rs`, the gate's decisions and their `source`
+//!   (`gate/telemetry.rs`), the flush before `Ended`; the test receiver (tonic's generated gRPC
+//!   services and axum HTTP routes on one port): `tack-runtime/src/{telemetry,emit}.rs`;
+//!   `tack-cli/tests/otel.rs`, `otel/receiver.rs`
+//! - a session's state for a front end (context usage, totals, rules, hooks):
+//!   `tack-runtime/src/snapshot.rs`
+//! - `isolation: worktree` (an agent definition's or an Agent call's): the sub-agent's
+//!   `ToolEnv` in the worktree's copy of its parent's folder; settled however it ended; a kept
+//!   worktree's path and branch in the Agent result: `tack-runtime/src/agents/isolation.rs`,
+//!   `agents/run.rs` (`run_subagent`)
+//! - structured output (`--json-schema`, `initialize.jsonSchema`): the `StructuredOutput` tool
+//!   (its input schema the user's, validated with `boon`; 5 invalid answers per turn), the
+//!   Stop-seam reminder, `result.structured_output`:
+//!   `tack-runtime/src/structured_output/{mod,schema}.rs`; end-turn tools in core: `tack-tool`
+//!   `TurnEnd`, `Terminal::{Answered,StructuredOutputRetryExhausted}`
 
 pub mod agents;
 mod asks;

@@ -25,6 +25,23 @@
 //! skipped, tool calls left without a result get a synthetic interrupted result,
 //! and only what follows the last compact boundary is loaded. Each repair is
 //! returned as a [`LoadWarning`]; the library prints nothing.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - JSONL transcripts: append + fsync (off the caller's path), load + repair, listing (Claude
+//!   Code's dir first, then tack's own; invariant 21):
+//!   `tack-store/src/{writer,syncer,load,list,summary}.rs`
+//! - sidechain transcripts (`<session-dir>/subagents/agent-<id>.jsonl`):
+//!   `tack-store/src/{writer,load,list}.rs` (`Transcript::sidechain`, `load_sidechain`)
+//! - `cleanupPeriodDays` (transcripts, their folders, `file-history/<session>/`):
+//!   `tack-store/src/cleanup.rs` (run by `tack-runtime/src/start.rs`)
+//! - file checkpoints: a file's content kept before a turn's first change to it (keyed by the
+//!   turn's user message uuid), rewind to a message, limits (10 MiB a file, 100 MiB a session);
+//!   the one place naming the folder, `file_history_dir` = `<config
+//!   dir>/file-history/<session>/`: `tack-store/src/file_history.rs`
 
 mod cleanup;
 mod drops_turn;

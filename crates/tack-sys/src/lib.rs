@@ -12,6 +12,30 @@
 //! an exclusive lock around a state file's read-modify-write
 //! ([`file_lock`]), and handing back the relocation table's pages after
 //! start-up ([`relocation_pages`]).
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - atomic writes (journalled temp files, removed at the next start), process-group signals,
+//!   an exclusive `flock` on a file or folder: one of each for every crate:
+//!   `tack-sys/src/{atomic_write,process_group,file_lock}.rs`
+//! - everything under the config dirs (`~/.claude`, `~/.tack`, `~/.claude.json`) the user's
+//!   alone whatever the umask: files 0600, folders tack creates 0700 (`write_atomic_private`,
+//!   `private_file::{create_private, write_private, open_private_append, create_dirs_private,
+//!   restrict_tree}`: transcripts, tool results, checkpoints, task output, MCP logs and
+//!   results, trust, plugins, the sweep stamp, the write journal); tested by
+//!   `tack-cli/tests/file_modes.rs` under umask 022:
+//!   `tack-sys/src/{private_file,atomic_write}.rs`
+//! - running a command with a timeout (own process group, stdin, capped output, TERM then KILL
+//!   of the group): hooks, the status line, `!cmd` (the Bash tool's timeout and output cap),
+//!   apiKeyHelper: `tack-sys/src/run.rs`
+//! - reading a configuration file (regular files only, size capped); untrusted text made
+//!   visible for a terminal: `tack-sys/src/{config_file,terminal_text}.rs`
+//! - child subreaper; killing every descendant at exit: `tack-sys/src/reaper.rs`
+//! - work nobody waits for (the `cleanupPeriodDays` sweep) on a `SCHED_IDLE` thread:
+//!   `tack-sys/src/idle_thread.rs`
 
 pub mod atomic_write;
 pub mod config_file;

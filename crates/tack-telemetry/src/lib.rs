@@ -13,6 +13,18 @@
 //! session's end, which waits at most the time it is given. A collector that
 //! is down costs one warning (through the owner's callback) and nothing
 //! else: a failed export is dropped, never retried, never blocks a session.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - OpenTelemetry export (off unless `CLAUDE_CODE_ENABLE_TELEMETRY`): the variables →
+//!   `Config`, Claude Code's counters and events recorded into a handle (no I/O), one task
+//!   exporting each interval and on the session end's flush (2 s at most), OTLP requests from
+//!   the official `opentelemetry-proto` messages, sent as http/protobuf, http/json or gRPC
+//!   (HTTP/2 POST, 5-byte frame, `grpc-status` from the trailers) over reqwest, or as JSON
+//!   lines on stderr: `tack-telemetry/src/{config,record,encode,export,lib}.rs`
 
 mod config;
 mod encode;

@@ -83,6 +83,16 @@
 //! `web_search_tool_result`) and cited text stream as the API sends them; they do
 //! not make the stop reason `tool_use`. Unknown fields are errors, reported with line
 //! and column; semantic errors name the reply's index.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - scripted model server (`tack-mock-api`); the same script streamed as Chat Completions or
+//!   Responses on `/v1/chat/completions`, `/v1/responses`: `tack-testkit/src/` (`openai.rs`)
+//! - the scripted server's Bedrock (event-stream, SigV4 header shape checked), Vertex
+//!   (`:streamRawPredict`) and OAuth token (`/token`) routes: `tack-testkit/src/cloud.rs`
 
 mod cache_sim;
 mod cloud;

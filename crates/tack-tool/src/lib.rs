@@ -16,6 +16,16 @@
 //! (the message wrapped in `<tool_use_error>` tags) that the model reads and reacts to.
 //! Cancellation is the context's token: a tool must return promptly once it fires
 //! and must stop any child process it started (the executor also drops the future).
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - `Tool` trait, `ToolContext`, session file-read records: `tack-tool/src/{lib,context}.rs`
+//! - tool input schemas from the Rust input types, input parsing with errors naming the field
+//!   and the expected shape (every tool: built-ins and web): `tack-tool/src/input.rs`
+//! - large tool results to disk (per result, per message): `tack-tool/src/budget.rs`
 
 pub mod budget;
 mod context;

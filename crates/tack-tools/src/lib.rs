@@ -13,6 +13,20 @@
 //! (Read writes them, Write/Edit/MultiEdit check them), the background task
 //! registry (Bash starts tasks, TaskOutput reads them, TaskStop kills them) and the
 //! [`TodoList`] (TodoWrite replaces it, the UI reads it).
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - one file per built-in tool:
+//!   `tack-tools/src/{read,write,edit,multi_edit,bash,task_output,task_stop,glob,grep,ls,todo_write}.rs`
+//! - background tasks (shells, and tasks their owner runs: background sub-agents); stopping one
+//!   by id for TaskStop and the SDK's `stop_task`: `tack-tools/src/bg_tasks.rs`
+//! - opening files without blocking (no devices, FIFOs); Read's one streaming pass:
+//!   `tack-tools/src/{regular_file,line_scan}.rs`
+//! - Bash output: bounded preview, the whole output saved to the session dir:
+//!   `tack-tools/src/{output_capture,head_tail}.rs`
 
 mod bash;
 mod bg_tasks;

@@ -95,6 +95,30 @@
 //! budgets, and a pty harness ([`testing`], feature `testing`) that runs a
 //! program in a pseudo-terminal and reads its screen and scrollback with a
 //! terminal emulator.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - the UI's `/rewind` and Esc Esc: the picker (prompts newest last, then restore code and
+//!   conversation / conversation / code / never mind, the code options only when a dry run
+//!   changes files), the driver's dry runs and restores; a conversation restore clears the
+//!   terminal and shows what is left (the one redraw of history):
+//!   `tack-tui/src/dialogs/rewind.rs`, `tack-cli/src/interactive/driver/rewind.rs`
+//! - terminal UI vocabulary (`UiEvent` in, `UiAction` out): `tack-tui/src/event.rs`
+//! - terminal UI state machine: events, keys, live area:
+//!   `tack-tui/src/app/{mod,keys,live,view}.rs`
+//! - inline viewport: history to scrollback once (a streamed line becomes history in the row
+//!   where it streamed), live area by diff: `tack-tui/src/render/inline.rs`
+//! - streaming markdown (single newlines are line breaks; each line committed as it completes,
+//!   a code fence or table when it ends), code highlighting:
+//!   `tack-tui/src/markdown/{stream,render,highlight}.rs`
+//! - prompt editor, history file, pastes, `@` mentions, `$EDITOR`: `tack-tui/src/input/`
+//! - the UI's built-in slash commands and the menu (custom commands listed from the runtime),
+//!   dialogs, status line: `tack-tui/src/{commands,dialogs,status}/`
+//! - pty + terminal-emulator harness for end-to-end tests: `tack-tui/src/testing.rs` (feature
+//!   `testing`)
 
 pub mod app;
 pub mod cells;

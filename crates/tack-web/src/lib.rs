@@ -23,6 +23,15 @@
 //! The server tool blocks themselves (`server_tool_use`, `web_search_tool_result`)
 //! are kept verbatim by `tack-protocol` wherever they appear, including in the
 //! main conversation; see `tack_protocol::server_tool`.
+//!
+//! # Where things are
+//!
+//! Each concept of this crate and the files that hold it (moved here from
+//! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
+//!
+//! - WebFetch and WebSearch; URL policy (https upgrade, redirects), HTML to Markdown, fetch
+//!   cache, small-model prompt, search report:
+//!   `tack-web/src/{web_fetch,web_search,url_policy,fetch,convert,cache,page_prompt,search_report}.rs`
 
 mod cache;
 mod convert;
