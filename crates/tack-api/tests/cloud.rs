@@ -76,11 +76,16 @@ fn request() -> MessagesRequest {
     MessagesRequest::new("claude-sonnet-4-5", 1024, vec![Message::user_text("hi")])
 }
 
+/// The stream's events, the request id aside: it names the server's request
+/// (a token exchange before it takes a number), not what was streamed.
 async fn events(client: &AnthropicClient) -> Vec<Result<StreamEvent, ApiError>> {
-    client
+    let all: Vec<_> = client
         .stream(request(), CancellationToken::new())
         .collect()
-        .await
+        .await;
+    all.into_iter()
+        .filter(|e| !matches!(e, Ok(StreamEvent::RequestId(_))))
+        .collect()
 }
 
 /// The events the Anthropic API path gives for the same script.

@@ -203,7 +203,7 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
         .unwrap();
     let commands = &answer["response"]["response"]["commands"];
     assert_eq!(
-        commands.as_array().unwrap()[2..],
+        commands.as_array().unwrap()[3..],
         [
             json!({"name": "deploy", "argumentHint": "<stage>", "description": "Deploys the app"}),
             json!({"name": "hidden", "argumentHint": "", "description": "Only for people"}),
