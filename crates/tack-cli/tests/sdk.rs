@@ -744,7 +744,7 @@ async fn plugins(sdk: Result<Sdk, String>) {
         report["observations"],
         json!({
             "plugins": [{"name": "kit", "path": root, "source": "kit@inline", "version": "1.2.0"}],
-            "slash_commands": ["clear", "compact", "kit:commit", "kit:review"],
+            "slash_commands": ["clear", "compact", "init", "kit:commit", "kit:review"],
             "skills": ["kit:review"],
             "result": {"subtype": "success", "is_error": false, "num_turns": 1,
                 "result": "Committed.", "terminal_reason": "completed", "permission_denials": []},

@@ -75,10 +75,10 @@ async fn setting_sources_gate_commands_and_init_names_the_configured_style() {
     assert_eq!(
         observations,
         json!({
-            "user": {"output_style": "default", "slash_commands": ["clear", "compact"]},
-            "all": {"output_style": "local-test-style", "slash_commands": ["clear", "compact", "testcmd"]},
-            "none": {"output_style": "default", "slash_commands": ["clear", "compact"]},
-            "omitted": {"output_style": "local-test-style", "slash_commands": ["clear", "compact", "testcmd"]},
+            "user": {"output_style": "default", "slash_commands": ["clear", "compact", "init"]},
+            "all": {"output_style": "local-test-style", "slash_commands": ["clear", "compact", "init", "testcmd"]},
+            "none": {"output_style": "default", "slash_commands": ["clear", "compact", "init"]},
+            "omitted": {"output_style": "local-test-style", "slash_commands": ["clear", "compact", "init", "testcmd"]},
         })
     );
 }
