@@ -325,7 +325,7 @@ const EVENT_KINDS: usize = 16;
 
 /// A `result` record as Claude Code wrote it (the spec's samples).
 fn result_record() -> ResultRecord {
-    let sample = include_str!("../../../../../shared/spec/samples/claude-code-4-turn.stream.jsonl");
+    let sample = include_str!("../../../tack-cli/tests/fixtures/claude-code-4-turn.stream.jsonl");
     let line = sample
         .lines()
         .find(|l| l.contains(r#""type":"result""#))
