@@ -394,22 +394,6 @@ async fn init_and_initialize_report_the_output_style_setting() {
     );
 }
 
-/// SessionEnd and SessionStart as the hooks saw them: `(event, reason or source)`.
-fn session_hooks(cwd: &std::path::Path) -> Vec<(String, String)> {
-    let log = std::fs::read_to_string(cwd.join("hooks.jsonl")).unwrap();
-    log.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            let why = v.get("source").or_else(|| v.get("reason")).unwrap();
-            (
-                v["hook_event_name"].as_str().unwrap().to_owned(),
-                why.as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn every_alias_of_clear_fires_the_same_hooks_in_print_and_sdk_mode() {
     let want: Vec<(String, String)> = [
@@ -435,7 +419,11 @@ async fn every_alias_of_clear_fires_the_same_hooks_in_print_and_sdk_mode() {
                 tack.args(["-p", alias]).output().unwrap()
             };
             assert!(out.status.success(), "{alias}: {}", common::stderr(&out));
-            assert_eq!(session_hooks(&env.cwd()), want, "{alias} (sdk: {sdk})");
+            assert_eq!(
+                common::session_hooks(&env.cwd()),
+                want,
+                "{alias} (sdk: {sdk})"
+            );
             assert_eq!(env.server.requests().len(), 0, "{alias}: no model call");
         }
     }

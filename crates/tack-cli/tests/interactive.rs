@@ -602,19 +602,7 @@ async fn every_alias_of_clear_fires_the_runtimes_hooks_in_the_terminal() {
     }
     pty.send(keys::CTRL_D).unwrap();
     assert!(pty.wait_exit(WAIT).unwrap().success());
-    let log = std::fs::read_to_string(cwd.join("hooks.jsonl")).unwrap();
-    let seen: Vec<(String, String)> = log
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            let why = v.get("source").or_else(|| v.get("reason")).unwrap();
-            (
-                v["hook_event_name"].as_str().unwrap().to_owned(),
-                why.as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+    let seen = common::session_hooks(&cwd);
     let mut want = vec![("SessionStart", "startup")];
     for _ in 0..3 {
         want.extend([("SessionEnd", "clear"), ("SessionStart", "clear")]);

@@ -371,3 +371,19 @@ pub fn git_repo_with(dir: &Path, file: &str, content: &str) {
     let id = ["-c", "user.name=T", "-c", "user.email=t@example.com"];
     git(dir, &[&id[..], &["commit", "-q", "-m", "base"]].concat());
 }
+
+/// SessionEnd and SessionStart as the hooks saw them: `(event, reason or source)`.
+pub fn session_hooks(cwd: &std::path::Path) -> Vec<(String, String)> {
+    let log = std::fs::read_to_string(cwd.join("hooks.jsonl")).unwrap();
+    log.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let why = v.get("source").or_else(|| v.get("reason")).unwrap();
+            (
+                v["hook_event_name"].as_str().unwrap().to_owned(),
+                why.as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
