@@ -35,7 +35,7 @@ pub(crate) fn plugins(
 ) -> SessionPlugins {
     let claude_dir = loaded.locations.claude_user_dir.as_deref();
     let installed = installed_plugins(loaded, emit);
-    let plugins = session_plugins(&options.plugin_dirs, installed, cwd, claude_dir);
+    let plugins = session_plugins(&options.extensions.plugin_dirs, installed, cwd, claude_dir);
     for failure in &plugins.failures {
         emit.notice(Notice::warning(failure.warning()));
     }

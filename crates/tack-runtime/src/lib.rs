@@ -256,7 +256,10 @@ pub use event::{
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
-pub use options::{PluginDir, SdkToolPolicy, SessionChoice, SessionOptions};
+pub use options::{
+    ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, PluginDir,
+    RequestOptions, SdkToolPolicy, SessionChoice, SessionOptions,
+};
 pub use place::{Env, NoConfigDir, Place};
 pub use plugins::{SessionPlugins, session_plugins};
 pub use protocol::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer, REJECTED};

@@ -120,7 +120,7 @@ pub async fn start(
     let plugins = plugins(&options, &cwd, loaded, &emit);
     // Only the terminal UI refreshes marketplaces (a `git` clone or fetch):
     // `-p`, SDK and `tack batch` sessions start with no network of their own.
-    let auto_update = match options.interactive {
+    let auto_update = match options.front_end.interactive {
         true => crate::extensions::spawn_auto_update(loaded, &env, &emit),
         false => None,
     };
@@ -152,7 +152,8 @@ pub async fn start(
     );
     let tool_env = tool_env(&cwd, transcript_path.with_extension(""), &perms, &env);
     let history = tack_store::file_history_dir(&config_dir, &session_id);
-    let checkpoints = Checkpoints::for_session(options.file_checkpointing, &env, history);
+    let checkpoints =
+        Checkpoints::for_session(options.conversation.file_checkpointing, &env, history);
     let Guard(hooks, gate, turn_cancel) = hooks_and_gate(
         &hook_sources(settings, &plugins),
         &options,
@@ -173,7 +174,7 @@ pub async fn start(
     let sandbox = crate::sandbox::start(
         crate::sandbox::SandboxPlace {
             settings,
-            flag: options.sandbox,
+            flag: options.permissions.sandbox,
             session_id: &session_id,
             roots: [cwd.clone()].into_iter().chain(perms.add_dirs).collect(),
             home: ctx_opts.home_dir.as_deref(),
@@ -316,8 +317,11 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         t.set_session(&session_id);
         gate.set_telemetry(t.clone());
     }
-    let meta = options.persist.then(|| record_meta(&cwd, &options));
-    let mirror = session_mirror(options.session_mirror, &emit);
+    let meta = options
+        .conversation
+        .persist
+        .then(|| record_meta(&cwd, &options));
+    let mirror = session_mirror(options.conversation.mirror, &emit);
     let session_tools = session_tools(ToolsParts {
         env: &env,
         on_provider,
@@ -334,11 +338,11 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         session_id: &session_id,
         record_meta: meta.clone(),
         mirror: mirror.clone(),
-        agents_flag: options.agents.as_deref(),
+        agents_flag: options.extensions.agents.as_deref(),
         home: home_dir.as_deref(),
         project: &project_dir,
         tool_env: &tool_env,
-        only: options.tools.as_deref(),
+        only: options.extensions.tools.as_deref(),
         mcp: mcp.as_ref().map(|m| m.manager().weak()),
         structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
         skills: &skills,
@@ -368,7 +372,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         can_use_tool: gate.clone(),
         deps,
         config: request.config,
-        max_budget_usd: options.max_budget_usd,
+        max_budget_usd: options.request.max_budget_usd,
         transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
     };
     let session = Session::new(parts).with_history(history);
@@ -401,7 +405,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         base_config: request.base,
         request_env: request.env,
         bypass_allowed,
-        max_turns: options.max_turns,
+        max_turns: options.request.max_turns,
         emit,
         events,
         turn_cancel,
@@ -411,7 +415,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         agent_model: session_tools.model,
         tasks: session_tools.tasks,
         woken: session_tools.woken,
-        session_state: options.session_state,
+        session_state: options.front_end.session_state,
         auto_update,
         context,
         custom_commands,
@@ -428,7 +432,7 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
 fn structured_output_tool(
     options: &SessionOptions,
 ) -> Result<Option<Arc<StructuredOutputTool>>, StartError> {
-    let Some(schema) = &options.json_schema else {
+    let Some(schema) = &options.request.json_schema else {
         return Ok(None);
     };
     let schema = OutputSchema::compile(schema.clone()).map_err(StartError::JsonSchema)?;
@@ -483,7 +487,9 @@ async fn model_client(
         Err(AuthError::Missing) if on_provider => (ClientConfig::from_env(|k| env.get(k)), "none"),
         other => other?,
     };
-    client_config.betas.extend(options.betas.iter().cloned());
+    client_config
+        .betas
+        .extend(options.request.betas.iter().cloned());
     let account = Account {
         key_source: api_key_source,
         provider: client_config.platform.name(),
@@ -518,18 +524,19 @@ fn start_mcp(
     let (mcp_config, mcp_notices) = crate::mcp::load(
         &loaded.locations,
         &loaded.settings,
-        &options.mcp_config,
-        options.strict_mcp_config,
+        &options.extensions.mcp_config,
+        options.extensions.strict_mcp_config,
         plugins,
     )?;
     for notice in mcp_notices {
         emit.notice(notice);
     }
     // An SDK may add servers while the session runs (`mcp_set_servers`).
-    let mcp_config = mcp_config.or_else(|| options.sdk_mcp.is_some().then(Default::default));
+    let mcp_config =
+        mcp_config.or_else(|| options.extensions.sdk_mcp.is_some().then(Default::default));
     Ok(mcp_config.as_ref().map(|config| {
         let logs = store.project_dir(cwd).join("mcp-logs");
-        SessionMcp::start(config, cwd, &logs, env, options.sdk_mcp.clone())
+        SessionMcp::start(config, cwd, &logs, env, options.extensions.sdk_mcp.clone())
     }))
 }
 
@@ -561,7 +568,8 @@ fn permissions(
     emit: &Emitter,
 ) -> Result<Permissions, StartError> {
     let mode = options
-        .permission_mode
+        .permissions
+        .mode
         .or_else(|| {
             settings
                 .permissions()
@@ -574,10 +582,10 @@ fn permissions(
     }
     let mut rule_sources = settings_rule_sources(settings.permissions());
     rule_sources.push(cli_rule_source(
-        options.allowed_tools.clone(),
-        options.disallowed_tools.clone(),
+        options.permissions.allowed_tools.clone(),
+        options.permissions.disallowed_tools.clone(),
     ));
-    let policy = &options.sdk_tool_policy;
+    let policy = &options.permissions.sdk_tool_policy;
     if policy != &SdkToolPolicy::default() {
         rule_sources.push((
             RuleSource::named("sdkMcpServerConfigs"),
@@ -598,7 +606,7 @@ fn permissions(
         .iter()
         .map(|d| d.value().clone())
         .collect();
-    add_dirs.extend(options.add_dirs.iter().map(|d| cwd.join(d)));
+    add_dirs.extend(options.permissions.add_dirs.iter().map(|d| cwd.join(d)));
     let ctx = PermissionContext::new(
         mode,
         rules,
@@ -607,7 +615,7 @@ fn permissions(
         &add_dirs,
     );
     let bypass_allowed = (mode == PermissionMode::BypassPermissions
-        || options.allow_bypass_permissions)
+        || options.permissions.allow_bypass)
         && !settings.permissions().bypass_mode_disabled();
     Ok(Permissions {
         ctx,
@@ -630,8 +638,8 @@ fn context_options(
     let mut ctx_opts = ContextOptions::new(cwd.to_path_buf(), today());
     ctx_opts.system_prompt.output_style = styles.active.system_prompt();
     ctx_opts.home_dir = home_dir;
-    ctx_opts.system_prompt.custom = options.system_prompt.clone();
-    ctx_opts.system_prompt.append = options.append_system_prompt.clone();
+    ctx_opts.system_prompt.custom = options.request.system_prompt.clone();
+    ctx_opts.system_prompt.append = options.request.append_system_prompt.clone();
     ctx_opts.system_prompt.model = model.to_owned();
     ctx_opts.additional_dirs = perms.add_dirs.clone();
     ctx_opts.external_imports_approved = loaded.trust.external_imports;
@@ -679,11 +687,14 @@ fn request_config(
     model: &str,
     emit: &Emitter,
 ) -> RequestSettings {
-    let request_env =
-        RequestEnv::from_env(env).with_choices(options.thinking.clone(), options.effort.clone());
+    let request_env = RequestEnv::from_env(env).with_choices(
+        options.request.thinking.clone(),
+        options.request.effort.clone(),
+    );
     let mut base = QueryConfig::new(model.to_owned());
-    base.max_turns = options.max_turns;
+    base.max_turns = options.request.max_turns;
     base.fallback_model = options
+        .request
         .fallback_model
         .clone()
         .or_else(|| settings.fallback_model().and_then(|c| c.first().cloned()))
@@ -740,11 +751,11 @@ fn hooks_and_gate(
     };
     let hooks = SessionHooks::new(
         hook_sources,
-        &options.hook_callbacks,
+        &options.extensions.hook_callbacks,
         place,
         HookReporting {
-            verbose: options.verbose,
-            all_events: options.hook_events,
+            verbose: options.front_end.verbose,
+            all_events: options.front_end.hook_events,
         },
         emit.clone(),
     )?
@@ -754,12 +765,12 @@ fn hooks_and_gate(
         Gate::new(
             ctx,
             hooks.clone(),
-            options.permission_prompts.then(|| emit.clone()),
+            options.permissions.prompts.then(|| emit.clone()),
             turn_cancel.clone(),
             files,
             checkpoints,
         )
-        .deferring(!options.interactive),
+        .deferring(!options.front_end.interactive),
     );
     Ok(Guard(hooks, gate, turn_cancel))
 }
@@ -787,7 +798,7 @@ fn open_transcript(
     };
     let mut transcript = Transcript::open(path, &conversation.session_id, meta, conversation.leaf)?
         .mirrored(mirror.clone());
-    if options.fork_session {
+    if options.conversation.fork {
         history = write_history(&mut transcript, history)?;
     }
     let sink = StoreSink::new(transcript)
@@ -815,7 +826,8 @@ async fn mcp_tools(
         emit.notice(notice);
     }
     if let Some(name) = options
-        .permission_prompt_tool
+        .permissions
+        .prompt_tool
         .as_deref()
         .filter(|n| n.starts_with("mcp__"))
     {
@@ -870,7 +882,7 @@ fn record_meta(cwd: &Path, options: &SessionOptions) -> RecordMeta {
         cwd: cwd.to_string_lossy().into_owned(),
         git_branch: tack_git::head::branch_name(cwd),
         version: VERSION.to_owned(),
-        entrypoint: if options.interactive {
+        entrypoint: if options.front_end.interactive {
             "cli"
         } else {
             "sdk-cli"

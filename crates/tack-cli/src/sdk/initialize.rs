@@ -19,27 +19,30 @@ pub fn apply(request: &InitializeRequest, options: &mut SessionOptions) -> anyho
     if let Some(hooks) = &request.hooks {
         for (event, matchers) in hooks {
             for m in matchers {
-                options.hook_callbacks.push(callback_matcher(event, m)?);
+                options
+                    .extensions
+                    .hook_callbacks
+                    .push(callback_matcher(event, m)?);
             }
         }
     }
     if let Some(agents) = request.agents.as_ref().filter(|a| !a.is_empty()) {
         // The runtime reads them as `--agents` JSON: one path for both.
-        options.agents = Some(serde_json::to_string(agents)?);
+        options.extensions.agents = Some(serde_json::to_string(agents)?);
     }
     if let Some(schema) = &request.json_schema {
         // The TypeScript SDK also passes `--json-schema`; either one is the schema.
-        options.json_schema = Some(schema.clone());
+        options.request.json_schema = Some(schema.clone());
     }
     if let Some(servers) = request.sdk_mcp_servers.as_ref().filter(|s| !s.is_empty()) {
         sdk_mcp_servers(servers, request, options);
     }
     if let Some(parts) = &request.system_prompt {
         // The TypeScript SDK's default is `[""]`: no default prompt at all.
-        options.system_prompt = Some(parts.join("\n\n"));
+        options.request.system_prompt = Some(parts.join("\n\n"));
     }
     if let Some(append) = &request.append_system_prompt {
-        options.append_system_prompt = Some(append.clone());
+        options.request.append_system_prompt = Some(append.clone());
     }
     Ok(())
 }
@@ -55,21 +58,22 @@ fn sdk_mcp_servers(servers: &[String], request: &InitializeRequest, options: &mu
         .map(|name| (name.clone(), json!({"type": "sdk", "name": name})))
         .collect();
     options
+        .extensions
         .mcp_config
         .push(json!({ "mcpServers": entries }).to_string());
     if let Some(configs) = request.extra.get("sdkMcpServerConfigs") {
         super::server_configs::apply(
             configs,
             servers,
-            options.sdk_mcp.as_ref(),
-            &mut options.sdk_tool_policy,
+            options.extensions.sdk_mcp.as_ref(),
+            &mut options.permissions.sdk_tool_policy,
         );
     }
     let manifests = request
         .extra
         .get("sdkMcpServerManifests")
         .and_then(serde_json::Value::as_object);
-    if let (Some(bridge), Some(manifests)) = (&options.sdk_mcp, manifests) {
+    if let (Some(bridge), Some(manifests)) = (&options.extensions.sdk_mcp, manifests) {
         for (name, manifest) in manifests {
             bridge.set_manifest(name, manifest);
         }
@@ -219,7 +223,7 @@ mod tests {
             on_failure,
         };
         assert_eq!(
-            options.hook_callbacks,
+            options.extensions.hook_callbacks,
             [
                 CallbackMatcher {
                     event: "PreToolUse".into(),
@@ -245,15 +249,15 @@ mod tests {
             ]
         );
         assert_eq!(
-            options.system_prompt.as_deref(),
+            options.request.system_prompt.as_deref(),
             Some("You are terse.\n\nAnswer in French.")
         );
         assert_eq!(
-            options.append_system_prompt.as_deref(),
+            options.request.append_system_prompt.as_deref(),
             Some("Never use emoji.")
         );
         assert_eq!(
-            options.json_schema,
+            options.request.json_schema,
             Some(json!({"type": "object", "required": ["a"]}))
         );
     }
@@ -288,6 +292,7 @@ mod tests {
         let r = request(json!({"sdkMcpServers": ["calc", "notes"]}));
         apply(&r, &mut options).unwrap();
         let passed: Vec<serde_json::Value> = options
+            .extensions
             .mcp_config
             .iter()
             .map(|c| serde_json::from_str(c).unwrap())
@@ -308,7 +313,7 @@ mod tests {
                                          "tools": ["Read"], "model": "haiku", "maxTurns": 3}});
         apply(&request(json!({"agents": agents})), &mut options).unwrap();
         let passed: serde_json::Value =
-            serde_json::from_str(options.agents.as_deref().unwrap()).unwrap();
+            serde_json::from_str(options.extensions.agents.as_deref().unwrap()).unwrap();
         assert_eq!(passed, agents);
     }
 

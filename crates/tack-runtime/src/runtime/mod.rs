@@ -87,7 +87,7 @@ pub(crate) struct Parts {
     pub output_style_reminder: Option<String>,
     /// Background agents that ended on their own: each wakes a turn.
     pub woken: Wakes,
-    /// `SessionOptions::session_state`.
+    /// `FrontEndOptions::session_state`.
     pub session_state: bool,
     /// The plugin auto-update's thread: its notices come before `Ended`.
     pub auto_update: Option<std::thread::JoinHandle<()>>,
