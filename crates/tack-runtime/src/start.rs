@@ -45,7 +45,7 @@ use crate::options::{SdkToolPolicy, SessionOptions};
 use crate::place::{Env, Place};
 use crate::plugins::SessionPlugins;
 use crate::providers::{self, ProviderRouter};
-use crate::runtime::Runtime;
+use crate::runtime::{Book, Extensions, Policy, Runtime, Services, TurnSettings};
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
 use crate::skills::Skills;
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
@@ -133,16 +133,12 @@ pub async fn start(
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
 
-    let (client, account, on_provider) =
-        model_client(settings, &options, &env, &cwd, &model).await?;
-    let deps: Arc<dyn QueryDeps> = Arc::new(ProductionDeps::new(client.clone()));
-    let ledger = UsageLedger::default();
+    let model = model_client(settings, &options, &env, &cwd, model, &emit).await?;
     let mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
 
     let conversation = conversation(&store, &cwd, &options, &emit)?;
     let session_id = conversation.session_id.clone();
     let transcript_path = transcript_path(&store, &cwd, settings, &options, &conversation)?;
-    let request = request_config(&options, &env, settings, &model, &emit);
     let (custom_commands, skills) = commands_and_skills(
         &project_dir,
         &ctx_opts,
@@ -154,10 +150,10 @@ pub async fn start(
     let history = tack_store::file_history_dir(&config_dir, &session_id);
     let checkpoints =
         Checkpoints::for_session(options.conversation.file_checkpointing, &env, history);
-    let Guard(hooks, gate, turn_cancel) = hooks_and_gate(
+    let policy = policy(
         &hook_sources(settings, &plugins),
         &options,
-        perms.ctx,
+        (perms.ctx, perms.bypass_allowed),
         HookPlace {
             project_dir: &project_dir,
             cwd: &cwd,
@@ -187,47 +183,38 @@ pub async fn start(
                 )
                 .collect(),
         },
-        &gate,
+        &policy.gate,
         &emit,
     )
     .await;
-    let home_dir = ctx_opts.home_dir;
-    let (permission_mode, bypass_allowed) = (perms.mode, perms.bypass_allowed);
     assemble(Prepared {
         options,
-        store,
-        cwd,
-        env,
+        at: Where {
+            store,
+            cwd,
+            env,
+            home_dir: ctx_opts.home_dir,
+            project_dir,
+        },
         emit,
         events,
-        plugins,
-        structured_output,
-        permission_mode,
-        bypass_allowed,
+        extensions: Loaded {
+            plugins,
+            styles,
+            custom_commands,
+            skills,
+            auto_update,
+        },
         model,
-        project_dir,
-        styles,
-        home_dir,
-        context_load,
-        auto_update,
-        client,
-        account,
-        on_provider,
-        deps,
-        ledger,
-        mcp,
-        conversation,
-        session_id,
-        transcript_path,
-        request,
-        custom_commands,
-        skills,
-        tool_env,
+        policy,
+        permission_mode: perms.mode,
         checkpoints,
-        hooks,
-        gate,
-        turn_cancel,
         sandbox,
+        conversation: (conversation, session_id, transcript_path),
+        context_load,
+        mcp,
+        tool_env,
+        structured_output,
     })
     .await
 }
@@ -235,42 +222,53 @@ pub async fn start(
 /// What [`start`] found and started, for [`assemble`]: everything that could
 /// fail on the user's input has been checked; nothing is written yet.
 struct Prepared {
-    sandbox: Option<Arc<tack_sandbox::Sandbox>>,
     options: SessionOptions,
+    at: Where,
+    emit: Emitter,
+    events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    extensions: Loaded,
+    model: SessionModel,
+    policy: Policy,
+    permission_mode: PermissionMode,
+    checkpoints: Option<Arc<Checkpoints>>,
+    sandbox: Option<Arc<tack_sandbox::Sandbox>>,
+    /// The conversation, its session id and its transcript's path.
+    conversation: (Conversation, String, PathBuf),
+    context_load: tokio::task::JoinHandle<LoadedContext>,
+    mcp: Option<SessionMcp>,
+    tool_env: Arc<ToolEnv>,
+    structured_output: Option<Arc<StructuredOutputTool>>,
+}
+
+/// Where the session runs.
+struct Where {
     store: SessionStore,
     cwd: PathBuf,
     env: Env,
-    emit: Emitter,
-    events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    plugins: SessionPlugins,
-    structured_output: Option<Arc<StructuredOutputTool>>,
-    permission_mode: PermissionMode,
-    bypass_allowed: bool,
-    model: String,
-    project_dir: PathBuf,
-    styles: Styles,
     home_dir: Option<PathBuf>,
-    context_load: tokio::task::JoinHandle<LoadedContext>,
+    project_dir: PathBuf,
+}
+
+/// The session's extensions as read at start.
+struct Loaded {
+    plugins: SessionPlugins,
+    styles: Styles,
+    custom_commands: CustomCommands,
+    skills: Arc<Skills>,
     /// The plugin auto-update's thread, if one runs.
     auto_update: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The session's model, the client that serves it and its request settings.
+struct SessionModel {
+    model: String,
     client: Arc<dyn ModelClient>,
     account: Account,
     /// The session's model is another provider's ([`crate::providers`]).
     on_provider: bool,
     deps: Arc<dyn QueryDeps>,
     ledger: UsageLedger,
-    mcp: Option<SessionMcp>,
-    conversation: Conversation,
-    session_id: String,
-    transcript_path: PathBuf,
     request: RequestSettings,
-    custom_commands: CustomCommands,
-    skills: Arc<Skills>,
-    tool_env: Arc<ToolEnv>,
-    checkpoints: Option<Arc<Checkpoints>>,
-    hooks: Option<Arc<SessionHooks>>,
-    gate: Arc<Gate>,
-    turn_cancel: TurnCancel,
 }
 
 /// The second half of [`start`]: the tools (once the prompt context is in),
@@ -278,40 +276,45 @@ struct Prepared {
 async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     let Prepared {
         options,
-        store,
-        cwd,
-        env,
+        at:
+            Where {
+                store,
+                cwd,
+                env,
+                home_dir,
+                project_dir,
+            },
         emit,
         events,
-        plugins,
-        structured_output,
+        extensions:
+            Loaded {
+                plugins,
+                styles,
+                custom_commands,
+                skills,
+                auto_update,
+            },
+        model:
+            SessionModel {
+                model,
+                client,
+                account,
+                on_provider,
+                deps,
+                ledger,
+                request,
+            },
+        policy,
         permission_mode,
-        bypass_allowed,
-        model,
-        project_dir,
-        styles,
-        home_dir,
-        context_load,
-        auto_update,
-        client,
-        account,
-        on_provider,
-        deps,
-        ledger,
-        mut mcp,
-        conversation,
-        session_id,
-        transcript_path,
-        request,
-        custom_commands,
-        skills,
-        tool_env,
         checkpoints,
-        hooks,
-        gate,
-        turn_cancel,
         sandbox,
+        conversation: (conversation, session_id, transcript_path),
+        context_load,
+        mut mcp,
+        tool_env,
+        structured_output,
     } = p;
+    let (gate, hooks) = (policy.gate.clone(), policy.hooks.clone());
     let context = loaded_context(context_load, &emit, &gate).await;
     if let Some(t) = emit.telemetry() {
         t.set_session(&session_id);
@@ -399,31 +402,35 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
-        gate,
-        hooks,
         info,
-        base_config: request.base,
-        request_env: request.env,
-        bypass_allowed,
-        max_turns: options.request.max_turns,
         emit,
         events,
-        turn_cancel,
-        mcp,
-        builtin,
-        tool_search: env.get("ENABLE_TOOL_SEARCH"),
-        agent_model: session_tools.model,
-        tasks: session_tools.tasks,
-        woken: session_tools.woken,
+        policy,
+        settings: TurnSettings {
+            base_config: request.base,
+            request_env: request.env,
+            max_turns: options.request.max_turns,
+            agent_model: session_tools.model,
+            structured_output,
+            context,
+            skill_listing: skills.listing(),
+            output_style_reminder: styles.active.reminder(),
+            start_context: None,
+        },
+        extensions: Extensions {
+            custom_commands,
+            skills,
+        },
+        services: Services {
+            mcp,
+            builtin,
+            tool_search: env.get("ENABLE_TOOL_SEARCH"),
+            tasks: session_tools.tasks,
+            woken: session_tools.woken,
+            auto_update,
+        },
+        book: Book::new(transcripts, checkpoints),
         session_state: options.front_end.session_state,
-        auto_update,
-        context,
-        custom_commands,
-        checkpoints,
-        structured_output,
-        transcripts,
-        skills,
-        output_style_reminder: styles.active.reminder(),
     }))
 }
 
@@ -467,8 +474,8 @@ fn emitter(notices: &[Notice], env: &Env) -> (Emitter, mpsc::UnboundedReceiver<R
     (emit, events)
 }
 
-/// The model client, built on a blocking thread from here on, and where its
-/// credentials came from.
+/// The session's model: its client, built on a blocking thread from here on,
+/// where its credentials came from, and its request settings.
 ///
 /// Other providers ([`crate::providers`]) get their clients on first use; a
 /// session whose model is a provider's needs no Anthropic credentials.
@@ -477,12 +484,13 @@ async fn model_client(
     options: &SessionOptions,
     env: &Env,
     cwd: &Path,
-    model: &str,
-) -> Result<(Arc<dyn ModelClient>, Account, bool), StartError> {
+    model: String,
+    emit: &Emitter,
+) -> Result<SessionModel, StartError> {
     let specs = providers::provider_specs(settings, env);
     tack_api::set_price_book(providers::price_book(settings, &specs));
     let helper = settings.api_key_helper().map(|h| h.value().clone());
-    let on_provider = providers::route(&specs, model).is_some();
+    let on_provider = providers::route(&specs, &model).is_some();
     let (mut client_config, api_key_source) = match client_config(env, helper, cwd).await {
         Err(AuthError::Missing) if on_provider => (ClientConfig::from_env(|k| env.get(k)), "none"),
         other => other?,
@@ -495,11 +503,17 @@ async fn model_client(
         provider: client_config.platform.name(),
     };
     let default = Arc::new(DeferredClient::spawn(client_config.clone()));
-    Ok((
-        Arc::new(ProviderRouter::new(default, specs, client_config)),
+    let client: Arc<dyn ModelClient> = Arc::new(ProviderRouter::new(default, specs, client_config));
+    let request = request_config(options, env, settings, &model, emit);
+    Ok(SessionModel {
+        deps: Arc::new(ProductionDeps::new(client.clone())),
+        client,
         account,
         on_provider,
-    ))
+        ledger: UsageLedger::default(),
+        request,
+        model,
+    })
 }
 
 /// Where the session's key came from (`apiKeySource`) and which API serves
@@ -728,21 +742,19 @@ fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) ->
     Arc::new(tool_env)
 }
 
-/// The hooks and the permission gate every tool call passes.
-struct Guard(Option<Arc<SessionHooks>>, Arc<Gate>, TurnCancel);
-
-/// The session's hooks (every settings file's, plus the SDK's callbacks) and
+/// The session's [`Policy`]: its hooks (every settings file's, plus the SDK's
+/// callbacks) and (every settings file's, plus the SDK's callbacks) and
 /// the gate deciding with `ctx`, writing "always allow" rules to the settings
 /// files of `place.project_dir` and `home_dir`.
-fn hooks_and_gate(
+fn policy(
     hook_sources: &[HookSource],
     options: &SessionOptions,
-    ctx: PermissionContext,
+    (ctx, bypass_allowed): (PermissionContext, bool),
     place: HookPlace<'_>,
     home_dir: Option<&Path>,
     emit: &Emitter,
     checkpoints: Option<Arc<Checkpoints>>,
-) -> Result<Guard, StartError> {
+) -> Result<Policy, StartError> {
     let project_dir = place.project_dir.to_path_buf();
     let files = SettingsFiles {
         local: project_dir.join(".claude/settings.local.json"),
@@ -772,7 +784,12 @@ fn hooks_and_gate(
         )
         .deferring(!options.front_end.interactive),
     );
-    Ok(Guard(hooks, gate, turn_cancel))
+    Ok(Policy {
+        gate,
+        hooks,
+        turn_cancel,
+        bypass_allowed,
+    })
 }
 
 /// Opens the transcript (when persisting) and returns it with the history
