@@ -201,6 +201,13 @@ pub struct SessionInfo {
     /// Each MCP server and its status (`connected`, `failed`, ...).
     pub mcp_servers: Vec<tack_protocol::stream_json::McpServerStatus>,
     pub version: String,
+    /// The session's sub-agents, commands, styles, skills and plugins.
+    pub extensions: ExtensionsInfo,
+}
+
+/// What a session's extensions offer, as `system/init` lists it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExtensionsInfo {
     /// The sub-agent types the Agent tool offers (`system/init`'s `agents`).
     pub agents: Vec<AgentSummary>,
     /// The slash commands a user message may start with: built-ins, then

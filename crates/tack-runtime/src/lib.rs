@@ -249,9 +249,9 @@ pub use config::{
     LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,
 };
 pub use event::{
-    AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
-    PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus, TaskUsage,
-    TranscriptMirrorFrame, TurnEnd,
+    AgentSummary, ConversationReset, ExtensionsInfo, HookActivity, HookCallback, HookResponse,
+    Notice, NoticeLevel, PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent,
+    TaskStatus, TaskUsage, TranscriptMirrorFrame, TurnEnd,
 };
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use mcp::McpError;

@@ -31,7 +31,7 @@ use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
 use crate::custom_commands::CustomCommands;
 use crate::emit::Emitter;
-use crate::event::{Notice, RuntimeEvent, SessionInfo};
+use crate::event::{ExtensionsInfo, Notice, RuntimeEvent, SessionInfo};
 use crate::extensions::{Styles, commands_and_skills, hook_sources, output_styles, plugins};
 use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
@@ -46,7 +46,9 @@ use crate::place::{Env, Place};
 use crate::plugins::SessionPlugins;
 use crate::providers::{self, ProviderRouter};
 use crate::runtime::{Book, Extensions, Policy, Runtime, Services, TurnSettings};
-use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
+use crate::session_tools::{
+    ToolChoices, ToolsModels, ToolsParts, ToolsPlace, UnknownTools, session_tools,
+};
 use crate::skills::Skills;
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
 use crate::transcript::{
@@ -327,30 +329,35 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     let mirror = session_mirror(options.conversation.mirror, &emit);
     let session_tools = session_tools(ToolsParts {
         env: &env,
-        on_provider,
-        client,
-        deps: deps.clone(),
-        ledger: ledger.clone(),
-        model: &model,
-        gate: &gate,
-        hooks: hooks.clone(),
+        policy: &policy,
         emit: &emit,
         context: context.clone(),
-        base_config: &request.base,
-        request_env: &request.env,
-        session_id: &session_id,
-        record_meta: meta.clone(),
-        mirror: mirror.clone(),
-        agents_flag: options.extensions.agents.as_deref(),
-        home: home_dir.as_deref(),
-        project: &project_dir,
-        tool_env: &tool_env,
-        only: options.extensions.tools.as_deref(),
-        mcp: mcp.as_ref().map(|m| m.manager().weak()),
-        structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
-        skills: &skills,
-        plugin_agents: &plugins.agents,
-        sandbox,
+        models: ToolsModels {
+            on_provider,
+            client,
+            deps: deps.clone(),
+            ledger: ledger.clone(),
+            model: &model,
+            base_config: &request.base,
+            request_env: &request.env,
+        },
+        place: ToolsPlace {
+            session_id: &session_id,
+            record_meta: meta.clone(),
+            mirror: mirror.clone(),
+            home: home_dir.as_deref(),
+            project: &project_dir,
+            tool_env: &tool_env,
+        },
+        choices: ToolChoices {
+            agents_flag: options.extensions.agents.as_deref(),
+            only: options.extensions.tools.as_deref(),
+            mcp: mcp.as_ref().map(|m| m.manager().weak()),
+            structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
+            skills: &skills,
+            plugin_agents: &plugins.agents,
+            sandbox,
+        },
     })?;
     let builtin = session_tools.tools;
 
@@ -381,6 +388,15 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     let session = Session::new(parts).with_history(history);
     let session = with_loop_hooks(session, ledger, hooks.clone(), structured_output.is_some());
     let info = SessionInfo {
+        extensions: ExtensionsInfo {
+            agents: session_tools.agents,
+            slash_commands: crate::slash::slash_commands(&custom_commands, &skills),
+            output_style: styles.named.clone(),
+            output_styles: styles.all.names(),
+            skills: skills.names(),
+            plugins: plugins.summaries(),
+            plugin_errors: plugins.failures,
+        },
         session_id,
         cwd,
         model,
@@ -392,13 +408,6 @@ async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         resumed: conversation_resumed(&options),
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
         version: VERSION.to_owned(),
-        agents: session_tools.agents,
-        slash_commands: crate::slash::slash_commands(&custom_commands, &skills),
-        output_style: styles.named.clone(),
-        output_styles: styles.all.names(),
-        skills: skills.names(),
-        plugins: plugins.summaries(),
-        plugin_errors: plugins.failures,
     };
     Ok(Runtime::new(crate::runtime::Parts {
         session,

@@ -49,7 +49,12 @@ impl Seen {
         match event {
             RuntimeEvent::Notice(n) => self.notices.push(n),
             RuntimeEvent::Started(info) => {
-                self.agents = info.agents.iter().map(|a| a.name.clone()).collect();
+                self.agents = info
+                    .extensions
+                    .agents
+                    .iter()
+                    .map(|a| a.name.clone())
+                    .collect();
             }
             RuntimeEvent::Loop(e) => self.parent.push(e),
             RuntimeEvent::Subagent(e) => self.sub.push(*e),

@@ -280,6 +280,7 @@ async fn custom_commands_load_by_precedence_and_a_bad_file_is_a_warning() {
     let runtime = fx.start(SessionOptions::default()).await;
     let listed: Vec<(String, String, String, tack_runtime::CommandSource)> = runtime
         .info()
+        .extensions
         .slash_commands
         .iter()
         .map(|c| {

@@ -292,7 +292,7 @@ impl Driver {
         }
         self.model = info.model.clone();
         self.app
-            .set_custom_commands(&menu_entries(&info.slash_commands));
+            .set_custom_commands(&menu_entries(&info.extensions.slash_commands));
         let branch = tack_git::head::head(&info.cwd).map(|head| head.name().to_owned());
         events.push(UiEvent::Status(StatusPatch {
             model: Some(info.model.clone()),

@@ -113,6 +113,7 @@ fn callback_matcher(event: &str, m: &HookCallbackMatcher) -> anyhow::Result<Call
 /// where the credentials come from.
 pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeResponse {
     let commands = info
+        .extensions
         .slash_commands
         .iter()
         .map(|c| SlashCommand {
@@ -127,6 +128,7 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
     InitializeResponse {
         commands,
         agents: info
+            .extensions
             .agents
             .iter()
             .map(|a| AgentInfo {
@@ -136,8 +138,8 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
                 extra: Default::default(),
             })
             .collect(),
-        output_style: info.output_style.clone(),
-        available_output_styles: info.output_styles.clone(),
+        output_style: info.extensions.output_style.clone(),
+        available_output_styles: info.extensions.output_styles.clone(),
         models: models(&info.model),
         account: AccountInfo {
             api_key_source: Some(info.api_key_source.clone()),
@@ -320,6 +322,32 @@ mod tests {
     #[test]
     fn the_answer_lists_what_the_session_has() {
         let info = SessionInfo {
+            extensions: tack_runtime::ExtensionsInfo {
+                agents: vec![tack_runtime::AgentSummary {
+                    name: "Explore".into(),
+                    description: "Searches".into(),
+                    model: Some("claude-haiku-4-5".into()),
+                }],
+                slash_commands: tack_runtime::slash_commands(
+                    &CustomCommands(vec![CustomCommand {
+                        name: "review".into(),
+                        scope: CommandScope::Project,
+                        description: Some("Review a PR".into()),
+                        argument_hint: Some("<pr>".into()),
+                        allowed_tools: vec![],
+                        model: None,
+                        body: "Review PR $1.\n".into(),
+                        path: PathBuf::from("/p/.claude/commands/review.md"),
+                        runs_shell: true,
+                    }]),
+                    &Default::default(),
+                ),
+                output_style: "Explanatory".into(),
+                output_styles: vec!["default".into(), "Explanatory".into()],
+                skills: vec![],
+                plugins: vec![],
+                plugin_errors: vec![],
+            },
             session_id: "s".into(),
             cwd: PathBuf::from("/p"),
             model: "claude-sonnet-4-5".into(),
@@ -331,30 +359,6 @@ mod tests {
             resumed: false,
             mcp_servers: vec![],
             version: "0.1.0".into(),
-            agents: vec![tack_runtime::AgentSummary {
-                name: "Explore".into(),
-                description: "Searches".into(),
-                model: Some("claude-haiku-4-5".into()),
-            }],
-            slash_commands: tack_runtime::slash_commands(
-                &CustomCommands(vec![CustomCommand {
-                    name: "review".into(),
-                    scope: CommandScope::Project,
-                    description: Some("Review a PR".into()),
-                    argument_hint: Some("<pr>".into()),
-                    allowed_tools: vec![],
-                    model: None,
-                    body: "Review PR $1.\n".into(),
-                    path: PathBuf::from("/p/.claude/commands/review.md"),
-                    runs_shell: true,
-                }]),
-                &Default::default(),
-            ),
-            output_style: "Explanatory".into(),
-            output_styles: vec!["default".into(), "Explanatory".into()],
-            skills: vec![],
-            plugins: vec![],
-            plugin_errors: vec![],
         };
         let r = request(json!({"hooks": {}}));
         let answer = serde_json::to_value(response(&r, &info)).unwrap();
