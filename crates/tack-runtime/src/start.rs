@@ -11,27 +11,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tack_api::{ClientConfig, ModelClient};
 use tack_config::Settings;
-use tack_core::QueryConfig;
-use tack_core::context::{ContextOptions, LoadedContext, PromptContext, load_context};
-use tack_core::deps::{ProductionDeps, QueryDeps};
-use tack_core::executor::ToolSet;
-use tack_core::query::LoopHooks;
-use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
+use tack_core::context::{ContextOptions, LoadedContext, load_context};
 use tack_permissions::{PermissionContext, PermissionMode, RuleLists, RuleSource};
-use tack_protocol::Message;
-use tack_store::{Mirror, RecordMeta, SessionStore, Transcript};
-use tack_tool::{Tool, ToolEnv};
+use tack_store::SessionStore;
+use tack_tool::ToolEnv;
 use tokio::sync::mpsc;
 
-use crate::auth::{AuthError, client_config};
+use crate::auth::AuthError;
 use crate::checkpoints::Checkpoints;
-use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
-use crate::custom_commands::CustomCommands;
 use crate::emit::Emitter;
-use crate::event::{ExtensionsInfo, Notice, RuntimeEvent, SessionInfo};
+use crate::event::{Notice, RuntimeEvent};
 use crate::extensions::{Styles, commands_and_skills, hook_sources, output_styles, plugins};
 use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
@@ -40,24 +31,21 @@ use crate::gate::{
 use crate::hooks::watched_settings;
 use crate::hooks::{HookPlace, HookReporting, HookSource, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
-use crate::model::{RequestEnv, resolve_model, session_model};
+use crate::model::session_model;
 use crate::options::{SdkToolPolicy, SessionOptions};
 use crate::place::{Env, Place};
 use crate::plugins::SessionPlugins;
-use crate::providers::{self, ProviderRouter};
-use crate::runtime::{Book, Extensions, Policy, Runtime, Services, TurnSettings};
-use crate::session_tools::{
-    ToolChoices, ToolsModels, ToolsParts, ToolsPlace, UnknownTools, session_tools,
-};
-use crate::skills::Skills;
-use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
-use crate::transcript::{
-    PendingAttachments, StoreSink, TranscriptPlace, prompt_json, session_mirror,
-};
+use crate::runtime::{Policy, Runtime};
+use crate::session_tools::UnknownTools;
+use crate::structured_output::{OutputSchema, SchemaError, StructuredOutputTool};
 
+mod assemble;
 mod conversation;
+mod model;
 mod refused;
-use conversation::{Conversation, conversation, conversation_resumed, transcript_path};
+use assemble::{Loaded, Prepared, Where, assemble};
+use conversation::{conversation, transcript_path};
+use model::model_client;
 
 /// tack's version, in `system/init` and every transcript record.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -221,228 +209,6 @@ pub async fn start(
     .await
 }
 
-/// What [`start`] found and started, for [`assemble`]: everything that could
-/// fail on the user's input has been checked; nothing is written yet.
-struct Prepared {
-    options: SessionOptions,
-    at: Where,
-    emit: Emitter,
-    events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    extensions: Loaded,
-    model: SessionModel,
-    policy: Policy,
-    permission_mode: PermissionMode,
-    checkpoints: Option<Arc<Checkpoints>>,
-    sandbox: Option<Arc<tack_sandbox::Sandbox>>,
-    /// The conversation, its session id and its transcript's path.
-    conversation: (Conversation, String, PathBuf),
-    context_load: tokio::task::JoinHandle<LoadedContext>,
-    mcp: Option<SessionMcp>,
-    tool_env: Arc<ToolEnv>,
-    structured_output: Option<Arc<StructuredOutputTool>>,
-}
-
-/// Where the session runs.
-struct Where {
-    store: SessionStore,
-    cwd: PathBuf,
-    env: Env,
-    home_dir: Option<PathBuf>,
-    project_dir: PathBuf,
-}
-
-/// The session's extensions as read at start.
-struct Loaded {
-    plugins: SessionPlugins,
-    styles: Styles,
-    custom_commands: CustomCommands,
-    skills: Arc<Skills>,
-    /// The plugin auto-update's thread, if one runs.
-    auto_update: Option<std::thread::JoinHandle<()>>,
-}
-
-/// The session's model, the client that serves it and its request settings.
-struct SessionModel {
-    model: String,
-    client: Arc<dyn ModelClient>,
-    account: Account,
-    /// The session's model is another provider's ([`crate::providers`]).
-    on_provider: bool,
-    deps: Arc<dyn QueryDeps>,
-    ledger: UsageLedger,
-    request: RequestSettings,
-}
-
-/// The second half of [`start`]: the tools (once the prompt context is in),
-/// the transcript, the session and what front ends are told of it.
-async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
-    let Prepared {
-        options,
-        at:
-            Where {
-                store,
-                cwd,
-                env,
-                home_dir,
-                project_dir,
-            },
-        emit,
-        events,
-        extensions:
-            Loaded {
-                plugins,
-                styles,
-                custom_commands,
-                skills,
-                auto_update,
-            },
-        model:
-            SessionModel {
-                model,
-                client,
-                account,
-                on_provider,
-                deps,
-                ledger,
-                request,
-            },
-        policy,
-        permission_mode,
-        checkpoints,
-        sandbox,
-        conversation: (conversation, session_id, transcript_path),
-        context_load,
-        mut mcp,
-        tool_env,
-        structured_output,
-    } = p;
-    let (gate, hooks) = (policy.gate.clone(), policy.hooks.clone());
-    let context = loaded_context(context_load, &emit, &gate).await;
-    if let Some(t) = emit.telemetry() {
-        t.set_session(&session_id);
-        gate.set_telemetry(t.clone());
-    }
-    let meta = options
-        .conversation
-        .persist
-        .then(|| record_meta(&cwd, &options));
-    let mirror = session_mirror(options.conversation.mirror, &emit);
-    let session_tools = session_tools(ToolsParts {
-        env: &env,
-        policy: &policy,
-        emit: &emit,
-        context: context.clone(),
-        models: ToolsModels {
-            on_provider,
-            client,
-            deps: deps.clone(),
-            ledger: ledger.clone(),
-            model: &model,
-            base_config: &request.base,
-            request_env: &request.env,
-        },
-        place: ToolsPlace {
-            session_id: &session_id,
-            record_meta: meta.clone(),
-            mirror: mirror.clone(),
-            home: home_dir.as_deref(),
-            project: &project_dir,
-            tool_env: &tool_env,
-        },
-        choices: ToolChoices {
-            agents_flag: options.extensions.agents.as_deref(),
-            only: options.extensions.tools.as_deref(),
-            mcp: mcp.as_ref().map(|m| m.manager().weak()),
-            structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
-            skills: &skills,
-            plugin_agents: &plugins.agents,
-            sandbox,
-        },
-    })?;
-    let builtin = session_tools.tools;
-
-    // The transcript opens once everything above is known to be valid.
-    let transcripts = TranscriptPlace::new(store, &cwd, meta.clone(), mirror.clone());
-    let (sink, history) = open_transcript(
-        meta,
-        &transcript_path,
-        conversation,
-        &options,
-        &gate,
-        &mirror,
-        &transcripts.attachments,
-    )?;
-    let tools = mcp_tools(mcp.as_mut(), &builtin, &gate, &options, &model, &env, &emit).await?;
-    let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
-    let parts = SessionParts {
-        session_id: session_id.clone(),
-        context: context.clone(),
-        tools,
-        tool_env,
-        can_use_tool: gate.clone(),
-        deps,
-        config: request.config,
-        max_budget_usd: options.request.max_budget_usd,
-        transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
-    };
-    let session = Session::new(parts).with_history(history);
-    let session = with_loop_hooks(session, ledger, hooks.clone(), structured_output.is_some());
-    let info = SessionInfo {
-        extensions: ExtensionsInfo {
-            agents: session_tools.agents,
-            slash_commands: crate::slash::slash_commands(&custom_commands, &skills),
-            output_style: styles.named.clone(),
-            output_styles: styles.all.names(),
-            skills: skills.names(),
-            plugins: plugins.summaries(),
-            plugin_errors: plugins.failures,
-        },
-        session_id,
-        cwd,
-        model,
-        tools: tool_names,
-        permission_mode,
-        api_key_source: account.key_source.to_owned(),
-        api_provider: account.provider.to_owned(),
-        transcript_path: sink.map(|s| s.path().to_path_buf()),
-        resumed: conversation_resumed(&options),
-        mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
-        version: VERSION.to_owned(),
-    };
-    Ok(Runtime::new(crate::runtime::Parts {
-        session,
-        info,
-        emit,
-        events,
-        policy,
-        settings: TurnSettings {
-            base_config: request.base,
-            request_env: request.env,
-            max_turns: options.request.max_turns,
-            agent_model: session_tools.model,
-            structured_output,
-            context,
-            skill_listing: skills.listing(),
-            output_style_reminder: styles.active.reminder(),
-            start_context: None,
-        },
-        extensions: Extensions {
-            custom_commands,
-            skills,
-        },
-        services: Services {
-            mcp,
-            builtin,
-            tool_search: env.get("ENABLE_TOOL_SEARCH"),
-            tasks: session_tools.tasks,
-            woken: session_tools.woken,
-            auto_update,
-        },
-        book: Book::new(transcripts, checkpoints),
-        session_state: options.front_end.session_state,
-    }))
-}
-
 /// `--json-schema`'s `StructuredOutput` tool; a schema that cannot be used
 /// stops the start.
 fn structured_output_tool(
@@ -455,23 +221,6 @@ fn structured_output_tool(
     Ok(Some(Arc::new(StructuredOutputTool::new(schema))))
 }
 
-/// `session` with its usage ledger and the loop's hook seams: the session's hooks, behind the
-/// structured-output reminder when there is a schema.
-fn with_loop_hooks(
-    session: Session,
-    ledger: UsageLedger,
-    hooks: Option<Arc<SessionHooks>>,
-    structured_output: bool,
-) -> Session {
-    let session = session.with_usage_ledger(ledger);
-    let inner = hooks.map(|h| h as Arc<dyn LoopHooks>);
-    match (structured_output, inner) {
-        (true, inner) => session.with_stop_hooks(Arc::new(AnswerReminder { inner })),
-        (false, Some(hooks)) => session.with_stop_hooks(hooks),
-        (false, None) => session,
-    }
-}
-
 /// The session's event stream, its first events the settings' notices.
 fn emitter(notices: &[Notice], env: &Env) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent>) {
     let (tx, events) = mpsc::unbounded_channel();
@@ -481,56 +230,6 @@ fn emitter(notices: &[Notice], env: &Env) -> (Emitter, mpsc::UnboundedReceiver<R
         emit.notice(notice.clone());
     }
     (emit, events)
-}
-
-/// The session's model: its client, built on a blocking thread from here on,
-/// where its credentials came from, and its request settings.
-///
-/// Other providers ([`crate::providers`]) get their clients on first use; a
-/// session whose model is a provider's needs no Anthropic credentials.
-async fn model_client(
-    settings: &Settings,
-    options: &SessionOptions,
-    env: &Env,
-    cwd: &Path,
-    model: String,
-    emit: &Emitter,
-) -> Result<SessionModel, StartError> {
-    let specs = providers::provider_specs(settings, env);
-    tack_api::set_price_book(providers::price_book(settings, &specs));
-    let helper = settings.api_key_helper().map(|h| h.value().clone());
-    let on_provider = providers::route(&specs, &model).is_some();
-    let (mut client_config, api_key_source) = match client_config(env, helper, cwd).await {
-        Err(AuthError::Missing) if on_provider => (ClientConfig::from_env(|k| env.get(k)), "none"),
-        other => other?,
-    };
-    client_config
-        .betas
-        .extend(options.request.betas.iter().cloned());
-    let account = Account {
-        key_source: api_key_source,
-        provider: client_config.platform.name(),
-    };
-    let default = Arc::new(DeferredClient::spawn(client_config.clone()));
-    let client: Arc<dyn ModelClient> = Arc::new(ProviderRouter::new(default, specs, client_config));
-    let request = request_config(options, env, settings, &model, emit);
-    Ok(SessionModel {
-        deps: Arc::new(ProductionDeps::new(client.clone())),
-        client,
-        account,
-        on_provider,
-        ledger: UsageLedger::default(),
-        request,
-        model,
-    })
-}
-
-/// Where the session's key came from (`apiKeySource`) and which API serves
-/// its default model (`apiProvider`: `firstParty`, `bedrock`, `vertex`).
-#[derive(Debug, Clone, Copy)]
-struct Account {
-    key_source: &'static str,
-    provider: &'static str,
 }
 
 /// MCP servers start now, all at once, while the rest of start-up goes on;
@@ -679,63 +378,6 @@ async fn spawn_context(ctx_opts: ContextOptions) -> tokio::task::JoinHandle<Load
     load
 }
 
-/// The prompt context once loaded, its warnings emitted, its path rules
-/// handed to the gate.
-async fn loaded_context(
-    load: tokio::task::JoinHandle<LoadedContext>,
-    emit: &Emitter,
-    gate: &Gate,
-) -> Arc<PromptContext> {
-    let loaded = load.await.unwrap_or_default();
-    for warning in &loaded.warnings {
-        emit.notice(Notice::warning(format!("warning: {warning}")));
-    }
-    gate.set_path_rules(loaded.path_rules);
-    Arc::new(loaded.context)
-}
-
-/// The request settings: the first request's and the base later turns'
-/// options apply to.
-struct RequestSettings {
-    base: QueryConfig,
-    env: RequestEnv,
-    config: QueryConfig,
-}
-
-/// Model and request settings; warns about a model without a price.
-fn request_config(
-    options: &SessionOptions,
-    env: &Env,
-    settings: &Settings,
-    model: &str,
-    emit: &Emitter,
-) -> RequestSettings {
-    let request_env = RequestEnv::from_env(env).with_choices(
-        options.request.thinking.clone(),
-        options.request.effort.clone(),
-    );
-    let mut base = QueryConfig::new(model.to_owned());
-    base.max_turns = options.request.max_turns;
-    base.fallback_model = options
-        .request
-        .fallback_model
-        .clone()
-        .or_else(|| settings.fallback_model().and_then(|c| c.first().cloned()))
-        .map(|m| resolve_model(&m));
-    base.auto_compact = settings.auto_compact_enabled();
-    let config = request_env.apply(&base, model);
-    for m in std::iter::once(model).chain(config.fallback_model.as_deref()) {
-        if let Some(warning) = tack_api::unpriced_model_warning(m) {
-            emit.notice(Notice::warning(format!("warning: {warning}")));
-        }
-    }
-    RequestSettings {
-        base,
-        env: request_env,
-        config,
-    }
-}
-
 /// Where the tools work: the cwd, the session's directory (beside the
 /// transcript, `<id>.jsonl` → `<id>/`: sub-agents, tool output), the permission
 /// directories and `BASH_DEFAULT_TIMEOUT_MS`.
@@ -799,122 +441,6 @@ fn policy(
         turn_cancel,
         bypass_allowed,
     })
-}
-
-/// Opens the transcript (when persisting) and returns it with the history
-/// keyed by record uuid; a forked session's transcript starts with the
-/// history it continues.
-#[allow(clippy::type_complexity)]
-fn open_transcript(
-    meta: Option<RecordMeta>,
-    path: &Path,
-    conversation: Conversation,
-    options: &SessionOptions,
-    gate: &Arc<Gate>,
-    mirror: &Mirror,
-    attachments: &PendingAttachments,
-) -> Result<(Option<Arc<StoreSink>>, Vec<(String, Message)>), StartError> {
-    let mut history: Vec<(String, Message)> = conversation
-        .history
-        .into_iter()
-        .map(|m| (uuid::Uuid::new_v4().to_string(), m))
-        .collect();
-    let Some(meta) = meta else {
-        return Ok((None, history));
-    };
-    let mut transcript = Transcript::open(path, &conversation.session_id, meta, conversation.leaf)?
-        .mirrored(mirror.clone());
-    if options.conversation.fork {
-        history = write_history(&mut transcript, history)?;
-    }
-    let sink = StoreSink::new(transcript)
-        .with_gate(gate.clone())
-        .with_attachments(attachments.clone());
-    Ok((Some(Arc::new(sink)), history))
-}
-
-/// The session's tools with the MCP servers': waits for every server's tool
-/// list (their tools must be in the first request) and sets an MCP
-/// `--permission-prompt-tool`.
-async fn mcp_tools(
-    mcp: Option<&mut SessionMcp>,
-    builtin: &[Arc<dyn tack_tool::Tool>],
-    gate: &Gate,
-    options: &SessionOptions,
-    model: &str,
-    env: &Env,
-    emit: &Emitter,
-) -> Result<ToolSet, StartError> {
-    let Some(mcp) = mcp else {
-        return Ok(ToolSet::new(builtin.to_vec()));
-    };
-    for notice in mcp.settle().await {
-        emit.notice(notice);
-    }
-    if let Some(name) = options
-        .permissions
-        .prompt_tool
-        .as_deref()
-        .filter(|n| n.starts_with("mcp__"))
-    {
-        gate.set_prompt_tool(tack_mcp::PermissionPromptTool::new(mcp.manager(), name)?);
-    }
-    let window = tack_api::model_limits(model).context_window;
-    let keep = |t: &dyn tack_tool::Tool| !gate.removes_tool(t);
-    Ok(mcp.tool_set(
-        builtin,
-        window,
-        env.get("ENABLE_TOOL_SEARCH").as_deref(),
-        &keep,
-    ))
-}
-
-/// Writes a forked session's history into its new transcript (one chained
-/// write); returns the history with the records' uuids.
-fn write_history(
-    transcript: &mut Transcript,
-    history: Vec<(String, Message)>,
-) -> Result<Vec<(String, Message)>, tack_store::StoreError> {
-    let mut records = Vec::with_capacity(history.len());
-    let mut out = Vec::with_capacity(history.len());
-    for (_, message) in history {
-        // A prompt keeps the shape the source recorded it in (plain text a
-        // string), so the fork's prompts read back as the source's do.
-        let (kind, value) = match message.role {
-            tack_protocol::Role::User => ("user", prompt_json(&message)),
-            tack_protocol::Role::Assistant => (
-                "assistant",
-                serde_json::to_value(&message).unwrap_or_default(),
-            ),
-        };
-        let mut record = transcript.chain_record(kind);
-        record.message = Some(value);
-        if let Some(parent) = records
-            .last()
-            .map(|r: &tack_store::TranscriptRecord| r.uuid.clone())
-        {
-            record.parent_uuid = parent;
-        }
-        out.push((record.uuid.clone().unwrap_or_default(), message));
-        records.push(record);
-    }
-    transcript.append_batch(records)?;
-    Ok(out)
-}
-
-/// What every transcript record says about where it was written.
-fn record_meta(cwd: &Path, options: &SessionOptions) -> RecordMeta {
-    RecordMeta {
-        cwd: cwd.to_string_lossy().into_owned(),
-        git_branch: tack_git::head::branch_name(cwd),
-        version: VERSION.to_owned(),
-        entrypoint: if options.front_end.interactive {
-            "cli"
-        } else {
-            "sdk-cli"
-        }
-        .to_owned(),
-    }
 }
 
 /// Today's date (UTC) for the user context.
