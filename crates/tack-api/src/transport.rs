@@ -17,6 +17,7 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::assemble::StreamDecoder;
+use crate::body::{Capped, ERROR_BODY_LIMIT, read_capped, size};
 use crate::classify::Classified;
 use crate::error::ApiError;
 use crate::event::StreamEvent;
@@ -140,7 +141,7 @@ impl Transport {
             }
             request.send().await.map_err(|e| connection(&e))
         };
-        let response = tokio::select! {
+        let mut response = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(cancelled()),
             r = tokio::time::timeout(self.request_timeout, request) => match r {
@@ -157,13 +158,22 @@ impl Transport {
         let body = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(cancelled()),
-            r = tokio::time::timeout(self.idle_timeout, response.bytes()) => match r {
+            r = tokio::time::timeout(self.idle_timeout, read_capped(&mut response, ERROR_BODY_LIMIT)) => match r {
                 Ok(Ok(body)) => body,
                 // The status is what matters; classify with what we have.
-                Ok(Err(_)) | Err(_) => Bytes::new(),
+                Ok(Err(_)) | Err(_) => Capped { bytes: Vec::new(), truncated: false },
             },
         };
-        Err((self.classify)(status, &headers, &body))
+        let mut classified = (self.classify)(status, &headers, &body.bytes);
+        if body.truncated
+            && let Some(message) = classified.error.message_mut()
+        {
+            message.push_str(&format!(
+                " (the body was cut at {})",
+                size(ERROR_BODY_LIMIT)
+            ));
+        }
+        Err(classified)
     }
 
     /// Streams the answer to `body` POSTed to `url`, decoded by a fresh decoder

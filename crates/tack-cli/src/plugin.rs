@@ -344,13 +344,12 @@ fn fetch_url(url: &str) -> Result<Vec<u8>, String> {
         if !status.is_success() {
             return Err(format!("HTTP {status}"));
         }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
-            body.extend_from_slice(&chunk);
-            if body.len() > MAX_FETCH_BYTES {
-                return Err("the file is too large".to_owned());
-            }
+        let body = tack_api::body::read_capped(&mut response, MAX_FETCH_BYTES)
+            .await
+            .map_err(|e| e.to_string())?;
+        if body.truncated {
+            return Err("the file is too large".to_owned());
         }
-        Ok(body)
+        Ok(body.bytes)
     })
 }

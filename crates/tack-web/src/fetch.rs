@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION};
+use tack_api::body::read_capped;
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 use url::Url;
@@ -254,25 +255,14 @@ impl Fetcher {
             // Refused before a byte of the body is read.
             return Err(not_text(&convert::essence(&content_type)));
         }
-        let cap = self.limits.max_bytes;
-        let expected = response.content_length().unwrap_or(0);
-        let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(cap).min(cap));
-        let mut truncated = false;
-        loop {
-            let chunk = response.chunk().await.map_err(|e| FetchError::Body {
+        // Dropping the response after the cap closes the connection: nothing more is read.
+        let capped = read_capped(&mut response, self.limits.max_bytes)
+            .await
+            .map_err(|e| FetchError::Body {
                 url: url.to_string(),
                 message: chain(&e),
             })?;
-            let Some(chunk) = chunk else { break };
-            let room = cap - body.len();
-            if chunk.len() > room {
-                body.extend_from_slice(&chunk[..room]);
-                truncated = true;
-                // Dropping the response closes the connection: nothing more is read.
-                break;
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let (body, truncated) = (capped.bytes, capped.truncated);
         drop(response);
         let kind = match declared {
             Kind::Unknown => convert::sniff(&body),
