@@ -577,3 +577,58 @@ async fn a_sub_agent_whose_definition_names_a_provider_model_runs_there() {
         ]
     );
 }
+
+/// `ANTHROPIC_CUSTOM_HEADERS` (a gateway's credential) go to the host they were
+/// set for: the default API's, and a provider entry at that same host, never a
+/// provider with `api: anthropic` elsewhere.
+#[tokio::test(flavor = "multi_thread")]
+async fn custom_headers_stay_with_the_host_they_were_set_for() {
+    let env = Env::new(Script::new([Reply::text("main"), Reply::text("same")])).await;
+    let other = tack_testkit::MockServer::start(Script::new([Reply::text("other")]))
+        .await
+        .unwrap();
+    let settings = json!({"providers": {
+        "gw": {"api": "anthropic", "baseUrl": other.base_url(), "apiKeyEnv": "GW_KEY"},
+        "same": {"api": "anthropic", "baseUrl": format!("{}/", env.server.base_url())},
+    }})
+    .to_string();
+    for model in ["gw/claude-x", "claude-sonnet-4-5", "same/claude-y"] {
+        let out = env
+            .tack()
+            .env(
+                "ANTHROPIC_CUSTOM_HEADERS",
+                "X-Gateway-Key: g-secret\nX-Team: a",
+            )
+            .env("GW_KEY", "k-gw")
+            .args(["--settings", &settings, "--model", model, "-p", "hi"])
+            .output()
+            .unwrap();
+        succeed(&out);
+    }
+    let seen =
+        |server: &tack_testkit::MockServer| -> Vec<(String, Option<String>, Option<String>)> {
+            server
+                .requests()
+                .iter()
+                .map(|r| {
+                    (
+                        r.body["model"].as_str().unwrap_or_default().to_owned(),
+                        r.header("x-gateway-key").map(str::to_owned),
+                        r.header("x-team").map(str::to_owned),
+                    )
+                })
+                .collect()
+        };
+    assert_eq!(seen(&other), vec![("claude-x".to_owned(), None, None)]);
+    let with = |model: &str| {
+        (
+            model.to_owned(),
+            Some("g-secret".to_owned()),
+            Some("a".to_owned()),
+        )
+    };
+    assert_eq!(
+        seen(&env.server),
+        vec![with("claude-sonnet-4-5"), with("claude-y")]
+    );
+}
