@@ -632,3 +632,35 @@ async fn custom_headers_stay_with_the_host_they_were_set_for() {
         vec![with("claude-sonnet-4-5"), with("claude-y")]
     );
 }
+
+/// A provider URL tack cannot use is refused when the settings are read, with
+/// the provider's key named: not at its first request.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_provider_url_that_is_not_http_is_refused_at_start() {
+    let env = Env::new(Script::new([Reply::text("main")])).await;
+    let mut errors = Vec::new();
+    for url in ["file:///etc/passwd", "http//127.0.0.1:8080/v1", "https://"] {
+        let settings = json!({"providers": {"local": {"api": "openai-chat", "baseUrl": url}}});
+        let out = env
+            .tack()
+            .args(["--settings", &settings.to_string(), "-p", "hi"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        errors.push(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let at = "Error: invalid settings in --settings:1:";
+    assert_eq!(
+        errors,
+        [
+            format!(
+                "{at}74: `providers.local.baseUrl`: `file:///etc/passwd` is not an http or https URL\n"
+            ),
+            format!(
+                "{at}79: `providers.local.baseUrl`: `http//127.0.0.1:8080/v1` is not a URL (relative URL without a base)\n"
+            ),
+            format!("{at}64: `providers.local.baseUrl`: `https://` is not a URL (empty host)\n"),
+        ]
+    );
+    assert_eq!(env.server.requests().len(), 0);
+}
