@@ -664,3 +664,40 @@ async fn a_provider_url_that_is_not_http_is_refused_at_start() {
     );
     assert_eq!(env.server.requests().len(), 0);
 }
+
+/// `extraBody` may not set what the client owns (`stream`, `model`, the
+/// conversation): refused when the settings are read, the key named.
+#[tokio::test(flavor = "multi_thread")]
+async fn extra_body_may_not_set_what_the_client_owns() {
+    let env = Env::new(Script::new([Reply::text("main")])).await;
+    let mut errors = Vec::new();
+    for (api, extra) in [
+        ("openai-chat", json!({"stream": false})),
+        ("openai-responses", json!({"top_k": 2, "input": []})),
+        ("anthropic", json!({"model": "x"})),
+    ] {
+        let settings = json!({"providers": {"p": {"api": api, "extraBody": extra}}});
+        let out = env
+            .tack()
+            .args([
+                "--settings",
+                &settings.to_string(),
+                "--model",
+                "p/m",
+                "-p",
+                "hi",
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        errors.push(stderr.split_once(": `").map(|(_, e)| e.to_owned()));
+    }
+    let owned = |key: &str| {
+        Some(format!(
+            "providers.p.extraBody`: `{key}` is set by tack for every request (model, messages, input, stream); remove it\n"
+        ))
+    };
+    assert_eq!(errors, [owned("stream"), owned("input"), owned("model")]);
+    assert_eq!(env.server.requests().len(), 0);
+}

@@ -63,8 +63,9 @@ pub struct Provider {
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     /// Merged into every request body, over tack's own fields (server options:
-    /// `chat_template_kwargs`, `reasoning_effort`, `top_k`, `tool_choice`...).
-    #[serde(default)]
+    /// `chat_template_kwargs`, `reasoning_effort`, `top_k`, `tool_choice`...),
+    /// but never the fields the client owns (`model`, `messages`, `input`, `stream`).
+    #[serde(default, deserialize_with = "extra_body")]
     pub extra_body: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -82,6 +83,24 @@ fn http_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error>
             "`{text}` is not an http or https URL"
         ))),
         Err(e) => Err(D::Error::custom(format!("`{text}` is not a URL ({e})"))),
+    }
+}
+
+/// Request fields tack sets itself: an `extraBody` that set them would turn
+/// the streaming client off, or send another model or conversation.
+const CLIENT_OWNED: [&str; 4] = ["model", "messages", "input", "stream"];
+
+/// An `extraBody`: refused as invalid settings if it sets a [`CLIENT_OWNED`] field.
+fn extra_body<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
+    let body = serde_json::Map::deserialize(d)?;
+    match CLIENT_OWNED.iter().find(|k| body.contains_key(**k)) {
+        Some(key) => Err(D::Error::custom(format!(
+            "`{key}` is set by tack for every request ({}); remove it",
+            CLIENT_OWNED.join(", ")
+        ))),
+        None => Ok(body),
     }
 }
 
