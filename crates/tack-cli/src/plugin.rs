@@ -14,6 +14,7 @@ use tack_plugins::{
     git::GIT_TIMEOUT,
 };
 use tack_runtime::Place;
+use tack_sys::terminal_text::visible;
 
 use crate::cli::{MarketplaceCommand, PluginCommand};
 
@@ -28,7 +29,7 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
     let loaded = tack_runtime::load_settings(place, None)?;
     let (layers, warnings) = tack_runtime::plugin_layers(&loaded.locations);
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", visible(&w.to_string()));
     }
     let fetch = fetch_url;
     let ctx = Context {
@@ -50,7 +51,9 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
         ctx.plugins_dir().tidy();
     }
     drop(lock);
+    // Names, descriptions and paths come from marketplaces and plugins.
     let text = result?;
+    let text = visible(&text);
     print!("{text}");
     if !text.ends_with('\n') {
         println!();
@@ -140,7 +143,10 @@ fn marketplace(ctx: &Context, command: MarketplaceCommand) -> anyhow::Result<Str
         MarketplaceCommand::List { json } => {
             let (rows, broken) = tack_plugins::list_marketplaces(ctx)?;
             for b in broken {
-                eprintln!("warning: known_marketplaces.json: {b}");
+                eprintln!(
+                    "warning: known_marketplaces.json: {}",
+                    visible(&b.to_string())
+                );
             }
             if json {
                 let items: Vec<_> = rows
@@ -310,7 +316,7 @@ fn validate(path: &Path) -> ExitCode {
     println!(
         "Validating {} manifest: {}\n",
         report.kind,
-        report.path.display()
+        visible(&report.path.display().to_string())
     );
     if report.errors.is_empty() {
         println!("✔ Validation passed");
@@ -319,7 +325,7 @@ fn validate(path: &Path) -> ExitCode {
     let n = report.errors.len();
     println!("✘ Found {n} error{}:\n", if n == 1 { "" } else { "s" });
     for e in &report.errors {
-        println!("  ❯ {e}");
+        println!("  ❯ {}", visible(&e.to_string()));
     }
     println!("\n✘ Validation failed");
     ExitCode::from(1)
