@@ -22,6 +22,7 @@ use crate::classify::Classified;
 use crate::error::ApiError;
 use crate::event::StreamEvent;
 use crate::retry::{self, RetryPolicy};
+use tack_sys::error_text::chain;
 
 /// A response body's bytes → [`StreamEvent`]s, one per attempt.
 pub(crate) trait Decode: Send + 'static {
@@ -463,19 +464,4 @@ pub(crate) fn connection(e: &reqwest::Error) -> Classified {
         error: ApiError::Connection { message: chain(e) },
         retry: true,
     }
-}
-
-/// An error with its sources: reqwest's own message rarely says what went wrong.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
-    message
 }

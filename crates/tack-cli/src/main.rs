@@ -137,7 +137,7 @@ fn run_main() -> ExitCode {
         Err(e) => {
             // An error may quote a name or a file from outside (a plugin, a
             // marketplace, settings): its escapes are shown, never obeyed.
-            let text = format!("{e:#}");
+            let text = tack_sys::error_text::chain(e.as_ref());
             eprintln!("Error: {}", tack_sys::terminal_text::visible(&text));
             ExitCode::from(1)
         }

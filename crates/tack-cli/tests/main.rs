@@ -37,7 +37,7 @@ mod permissions;
 mod plugin_auto_update;
 mod plugins;
 mod plugins_cli;
-mod plugins_escapes;
+mod plugins_hostile;
 mod print;
 mod providers;
 mod ray;

@@ -10,6 +10,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION};
 use tack_api::body::read_capped;
+use tack_sys::error_text::chain;
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 use url::Url;
@@ -367,18 +368,4 @@ fn address(url: &Url) -> String {
         Some(port) => format!("{host}:{port}"),
         None => host.to_owned(),
     }
-}
-
-/// An error and its causes, `: `-separated, without repeats.
-fn chain(err: &dyn StdError) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut source: Option<&dyn StdError> = Some(err);
-    while let Some(e) = source {
-        let text = e.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = e.source();
-    }
-    parts.join(": ")
 }

@@ -1,7 +1,8 @@
-//! End-to-end: names and descriptions from a marketplace or a plugin carrying
-//! terminal escape sequences (issue 35) are shown, not obeyed: `Error:` lines,
-//! `tack plugin details` and `tack plugin validate` print each control
-//! character as its visible picture (ESC as `␛`).
+//! End-to-end: `tack plugin` against hostile marketplaces (issue 35). Names
+//! and descriptions carrying terminal escape sequences are shown, not obeyed:
+//! `Error:` lines, `tack plugin details` and `tack plugin validate` print each
+//! control character as its visible picture (ESC as `␛`). A file too large is
+//! refused with its reason said once.
 
 use std::path::{Path, PathBuf};
 
@@ -128,5 +129,19 @@ fn plugin_details_show_a_description_with_escapes() {
             "kit@mk\n  Description: desc ␛]0;title␇ here<U+009B>2J\n  Marketplace: mk\n  Not installed\n",
             "Error: plugin `no␛[31m` not found in marketplace `mk`\n"
         ]
+    );
+}
+
+#[test]
+fn a_marketplace_file_too_large_is_refused_with_the_reason_said_once() {
+    let fx = Fixture::new();
+    let market = fx.market("m", "mk", "kit", &"x".repeat(9 << 20));
+    let added = fx.tack(&["plugin", "marketplace", "add", text(&market)]);
+    assert_eq!(
+        stderr(&added),
+        format!(
+            "Error: cannot read {}: it is larger than 8 MB\n",
+            market.join(".claude-plugin/marketplace.json").display()
+        )
     );
 }
