@@ -331,31 +331,76 @@ fn validate(path: &Path) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// GETs `url` with tack's TLS setup, at most [`MAX_FETCH_BYTES`].
+/// GETs `url` with tack's TLS setup, at most [`MAX_FETCH_BYTES`] within [`FETCH_TIMEOUT`].
 fn fetch_url(url: &str) -> Result<Vec<u8>, String> {
+    fetch_within(url, FETCH_TIMEOUT)
+}
+
+/// [`fetch_url`] with its time limit given.
+fn fetch_within(url: &str, timeout: Duration) -> Result<Vec<u8>, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
+    // reqwest says "error sending request" for a server that never answers.
+    let failed = |e: reqwest::Error| match e.is_timeout() {
+        true => format!("timed out after {timeout:?}"),
+        false => tack_sys::error_text::chain(&e),
+    };
     runtime.block_on(async {
         let tls = tack_api::tls::client_config(false).map_err(|e| e.to_string())?;
         let client = reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .tcp_nodelay(true)
-            .timeout(FETCH_TIMEOUT)
+            .timeout(timeout)
             .build()
             .map_err(|e| e.to_string())?;
-        let mut response = client.get(url).send().await.map_err(|e| format!("{e:#}"))?;
+        let mut response = client.get(url).send().await.map_err(failed)?;
         let status = response.status();
         if !status.is_success() {
             return Err(format!("HTTP {status}"));
         }
         let body = tack_api::body::read_capped(&mut response, MAX_FETCH_BYTES)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(failed)?;
         if body.truncated {
             return Err("the file is too large".to_owned());
         }
         Ok(body.bytes)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    /// A server that reads each request, sends `answer` and then nothing more;
+    /// its URL.
+    fn stalling(answer: &'static [u8]) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/marketplace.json", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for mut stream in listener.incoming().flatten() {
+                let _ = stream.read(&mut [0u8; 4096]);
+                let _ = stream.write_all(answer);
+                held.push(stream);
+            }
+        });
+        url
+    }
+
+    #[test]
+    fn a_marketplace_url_that_stalls_says_it_timed_out_and_after_how_long() {
+        let silent = stalling(b"");
+        let half = stalling(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"name\"");
+        let limit = Duration::from_millis(300);
+        let errors = [fetch_within(&silent, limit), fetch_within(&half, limit)];
+        let timed_out = Err::<Vec<u8>, _>("timed out after 300ms".to_owned());
+        assert_eq!(errors, [timed_out.clone(), timed_out]);
+    }
 }
