@@ -4,12 +4,12 @@
 //! time and memory, for the Anthropic client and the OpenAI-compatible one.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::common::Env;
+use crate::common::{Env, output_and_peak_rss_within};
 
 /// What the hostile server answers every request with.
 #[derive(Clone, Copy)]
@@ -69,67 +69,6 @@ fn serve(hostile: Hostile) -> String {
     format!("http://{addr}")
 }
 
-/// How tack ended: its stderr and stdout, after at most `limit`.
-struct Ended {
-    took: Duration,
-    stdout: String,
-    stderr: String,
-    success: bool,
-}
-
-/// Runs `cmd`, killing it after `limit` (then the test fails).
-fn run_bounded(cmd: &mut Command, limit: Duration) -> Ended {
-    let started = Instant::now();
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "tack still running after {limit:?}; stderr: {}",
-                err.join().unwrap()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    Ended {
-        took: started.elapsed(),
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-        success: status.success(),
-    }
-}
-
-/// The largest resident set of this test's children so far, in bytes.
-fn children_max_rss() -> u64 {
-    // SAFETY: `usage` is a plain C struct that getrusage fills in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid pointer to a `rusage` the call may write.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    assert_eq!(rc, 0);
-    u64::try_from(usage.ru_maxrss).unwrap() * 1024
-}
-
 /// `tack -p hi` against `base` (the Anthropic API, or provider `local`
 /// speaking `api` when given), ended within 20 s with `cause` in its stderr
 /// and its memory under 128 MiB.
@@ -154,15 +93,16 @@ async fn ends_with(hostile: Hostile, api: Option<&str>, cause: &str) {
                 .args(["--model", "local/qwen3"]);
         }
     }
-    let ended = run_bounded(&mut cmd, Duration::from_secs(20));
-    assert!(!ended.success, "stdout: {}", ended.stdout);
+    let started = Instant::now();
+    let (out, rss) = output_and_peak_rss_within(cmd, Some(Duration::from_secs(20)))
+        .expect("tack still running after 20 s");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
     assert!(
-        ended.stderr.contains(cause),
-        "took {:?}; stderr: {}",
-        ended.took,
-        ended.stderr
+        stderr.contains(cause),
+        "took {:?}; stderr: {stderr}",
+        started.elapsed()
     );
-    let rss = children_max_rss();
     assert!(rss < 128 << 20, "tack's peak RSS was {} MiB", rss >> 20);
 }
 
