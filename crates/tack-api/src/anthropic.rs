@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ModelClient;
 use crate::assemble::StreamDecoder;
+use crate::body::{ERROR_BODY_LIMIT, read_capped, size};
 use crate::classify::{Classified, classify_response};
 use crate::cloud::Platform;
 use crate::cloud::bedrock::BedrockConfig;
@@ -137,15 +138,23 @@ impl AnthropicClient {
                 .send(&self.inner.count_tokens_url, &body, &never)
                 .await
             {
-                Ok(response) => {
-                    let read = tokio::time::timeout(transport.request_timeout, response.bytes());
-                    match read.await {
-                        Ok(Ok(bytes)) => {
+                Ok(mut response) => {
+                    let read = read_capped(&mut response, ERROR_BODY_LIMIT);
+                    match tokio::time::timeout(transport.request_timeout, read).await {
+                        Ok(Ok(body)) => {
                             #[derive(Deserialize)]
                             struct Count {
                                 input_tokens: u64,
                             }
-                            return serde_json::from_slice::<Count>(&bytes)
+                            if body.truncated {
+                                return Err(ApiError::Protocol {
+                                    message: format!(
+                                        "count_tokens response larger than {}",
+                                        size(ERROR_BODY_LIMIT)
+                                    ),
+                                });
+                            }
+                            return serde_json::from_slice::<Count>(&body.bytes)
                                 .map(|c| c.input_tokens)
                                 .map_err(|e| ApiError::Protocol {
                                     message: format!("bad count_tokens response: {e}"),

@@ -63,7 +63,7 @@ impl StreamDecoder {
     /// events before it are already in `out`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
         match &mut self.framing {
-            Framing::Sse(framer) => framer.push(chunk),
+            Framing::Sse(framer) => framer.push(chunk)?,
             Framing::EventStream(framer) => framer.push(chunk),
         }
         self.drain(out)

@@ -289,6 +289,26 @@ impl ApiError {
         }
     }
 
+    /// The message of a class that carries one (to add what the body did not say).
+    pub(crate) fn message_mut(&mut self) -> Option<&mut String> {
+        match self {
+            ApiError::InvalidRequest { message, .. }
+            | ApiError::PromptTooLong { message, .. }
+            | ApiError::Authentication { message }
+            | ApiError::Billing { message }
+            | ApiError::Permission { message }
+            | ApiError::NotFound { message }
+            | ApiError::RequestTooLarge { message }
+            | ApiError::RateLimited { message, .. }
+            | ApiError::Overloaded { message, .. }
+            | ApiError::Server { message, .. }
+            | ApiError::Connection { message }
+            | ApiError::Protocol { message }
+            | ApiError::Other { message, .. } => Some(message),
+            ApiError::IdleTimeout(_) | ApiError::Cancelled => None,
+        }
+    }
+
     /// The server's requested wait (`retry-after-ms` / `retry-after`), if any.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {

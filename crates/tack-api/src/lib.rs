@@ -24,6 +24,7 @@
 //!   [`AnthropicClient::vertex`]): same loop, same events.
 //! - [`ApiError::is_retryable`], [`ApiError::retry_after`], [`ApiError::status`].
 //! - [`StreamDecoder`]: SSE bytes → [`StreamEvent`]s, for replaying recorded streams.
+//! - [`body::read_capped`]: a response body read to a limit, never whole (every crate's).
 //! - [`model_info`] (context window, output cap, [`Prices`]) and [`cost`];
 //!   [`model_limits`]: window and output cap with the unknown-model defaults.
 //! - [`estimate_request`] / [`estimate_messages`] / [`estimate_block`]: a local
@@ -36,7 +37,10 @@
 //!
 //! - `ModelClient` trait and its event order; `final_message` (a side request's answer):
 //!   `tack-api/src/lib.rs`, `event.rs`
-//! - SSE framing (bytes in, frames out, each byte scanned once): `tack-api/src/sse.rs`
+//! - SSE framing (bytes in, frames out, each byte scanned once; an event past 16 MiB is a
+//!   protocol error): `tack-api/src/sse.rs`
+//! - every body read in one piece is read to a cap (`body::read_capped`: error bodies cut at
+//!   64 KiB, hook answers, marketplace files, WebFetch pages): `tack-api/src/body.rs`
 //! - SSE frame → event, fast path by event name: `tack-api/src/decode.rs`
 //! - message assembly, tool input parsed once at `content_block_stop`:
 //!   `tack-api/src/assemble.rs`
@@ -76,6 +80,7 @@
 
 mod anthropic;
 mod assemble;
+pub mod body;
 mod classify;
 mod cloud;
 mod config;

@@ -9,8 +9,15 @@
 //! `field: value` drops one leading space; `id`, `retry` and unknown fields are
 //! ignored; an event without data is not dispatched; a nameless event is `message`;
 //! an unterminated event at end of stream is dropped.
+//!
+//! An event is bounded ([`EVENT_LIMIT`]): a server that sends a line without
+//! end, or `data:` lines without the blank line that ends the event, gets a
+//! protocol error once the unfinished event passes it, not all of tack's memory.
 
 use std::ops::Range;
+
+use crate::body::{EVENT_LIMIT, size};
+use crate::error::ApiError;
 
 /// One complete SSE event, borrowed from the framer until the next call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +46,9 @@ pub(crate) struct SseFramer {
 
 impl SseFramer {
     /// Appends a chunk. Frames become available through [`SseFramer::next_frame`].
-    pub fn push(&mut self, chunk: &[u8]) {
+    /// An error once the event not yet ended (what is left after the frames
+    /// before it were taken) is larger than [`EVENT_LIMIT`].
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), ApiError> {
         if self.start > 0 {
             // Only the unfinished event (usually a few bytes) moves.
             let start = self.start;
@@ -54,7 +63,17 @@ impl SseFramer {
                 *r = r.start - start..r.end - start;
             }
         }
+        if self.buf.len() > EVENT_LIMIT {
+            return Err(ApiError::Protocol {
+                message: format!(
+                    "an SSE event larger than {} (no end after {} bytes); the stream was abandoned",
+                    size(EVENT_LIMIT),
+                    self.buf.len()
+                ),
+            });
+        }
         self.buf.extend_from_slice(chunk);
+        Ok(())
     }
 
     /// Marks the end of the stream (lets a final lone `\r` end its line).
@@ -178,7 +197,7 @@ mod tests {
         let mut framer = SseFramer::default();
         let mut out = Vec::new();
         for c in input.chunks(chunk.max(1)) {
-            framer.push(c);
+            framer.push(c).unwrap();
             out.extend(frames(&mut framer));
         }
         framer.finish();
@@ -213,11 +232,11 @@ mod tests {
     #[test]
     fn split_crlf_is_one_line_end() {
         let mut framer = SseFramer::default();
-        framer.push(b"event: a\r");
+        framer.push(b"event: a\r").unwrap();
         assert_eq!(frames(&mut framer), pairs(&[]));
-        framer.push(b"\ndata: 1\r");
-        framer.push(b"\n\r");
-        framer.push(b"\nevent: b\r\ndata: 2\r\n\r");
+        framer.push(b"\ndata: 1\r").unwrap();
+        framer.push(b"\n\r").unwrap();
+        framer.push(b"\nevent: b\r\ndata: 2\r\n\r").unwrap();
         assert_eq!(frames(&mut framer), pairs(&[("a", "1")]));
         framer.finish();
         assert_eq!(frames(&mut framer), pairs(&[("b", "2")]));
@@ -228,10 +247,37 @@ mod tests {
         let mut framer = SseFramer::default();
         let event = b"event: content_block_delta\ndata: {\"x\":1}\n\n";
         for _ in 0..1000 {
-            framer.push(event);
+            framer.push(event).unwrap();
             assert_eq!(frames(&mut framer).len(), 1);
         }
-        framer.push(b"event: partial\nda");
+        framer.push(b"event: partial\nda").unwrap();
         assert_eq!(framer.buf.len() - framer.start, b"event: partial\nda".len());
+    }
+
+    #[test]
+    fn an_event_past_the_limit_is_an_error_not_a_buffer() {
+        for head in [&b"data: "[..], b"data: a\ndata: b\n"] {
+            let mut framer = SseFramer::default();
+            framer.push(head).unwrap();
+            let chunk = vec![b'x'; 1 << 20];
+            let mut pushed = head.len();
+            let error = loop {
+                match framer.push(&chunk) {
+                    Ok(()) => pushed += chunk.len(),
+                    Err(e) => break e,
+                }
+                assert_eq!(frames(&mut framer), pairs(&[]));
+            };
+            assert_eq!(
+                error,
+                ApiError::Protocol {
+                    message: format!(
+                        "an SSE event larger than 16 MiB (no end after {pushed} bytes); \
+                         the stream was abandoned"
+                    )
+                }
+            );
+            assert!(framer.buf.len() <= EVENT_LIMIT + chunk.len() + head.len());
+        }
     }
 }

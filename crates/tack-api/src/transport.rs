@@ -17,10 +17,12 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::assemble::StreamDecoder;
+use crate::body::{Capped, ERROR_BODY_LIMIT, read_capped, size};
 use crate::classify::Classified;
 use crate::error::ApiError;
 use crate::event::StreamEvent;
 use crate::retry::{self, RetryPolicy};
+use tack_sys::error_text::chain;
 
 /// A response body's bytes → [`StreamEvent`]s, one per attempt.
 pub(crate) trait Decode: Send + 'static {
@@ -140,7 +142,7 @@ impl Transport {
             }
             request.send().await.map_err(|e| connection(&e))
         };
-        let response = tokio::select! {
+        let mut response = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(cancelled()),
             r = tokio::time::timeout(self.request_timeout, request) => match r {
@@ -157,13 +159,22 @@ impl Transport {
         let body = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(cancelled()),
-            r = tokio::time::timeout(self.idle_timeout, response.bytes()) => match r {
+            r = tokio::time::timeout(self.idle_timeout, read_capped(&mut response, ERROR_BODY_LIMIT)) => match r {
                 Ok(Ok(body)) => body,
                 // The status is what matters; classify with what we have.
-                Ok(Err(_)) | Err(_) => Bytes::new(),
+                Ok(Err(_)) | Err(_) => Capped { bytes: Vec::new(), truncated: false },
             },
         };
-        Err((self.classify)(status, &headers, &body))
+        let mut classified = (self.classify)(status, &headers, &body.bytes);
+        if body.truncated
+            && let Some(message) = classified.error.message_mut()
+        {
+            message.push_str(&format!(
+                " (the body was cut at {})",
+                size(ERROR_BODY_LIMIT)
+            ));
+        }
+        Err(classified)
     }
 
     /// Streams the answer to `body` POSTed to `url`, decoded by a fresh decoder
@@ -453,19 +464,4 @@ pub(crate) fn connection(e: &reqwest::Error) -> Classified {
         error: ApiError::Connection { message: chain(e) },
         retry: true,
     }
-}
-
-/// An error with its sources: reqwest's own message rarely says what went wrong.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
-    message
 }

@@ -135,7 +135,10 @@ fn run_main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("Error: {e:#}");
+            // An error may quote a name or a file from outside (a plugin, a
+            // marketplace, settings): its escapes are shown, never obeyed.
+            let text = tack_sys::error_text::chain(e.as_ref());
+            eprintln!("Error: {}", tack_sys::terminal_text::visible(&text));
             ExitCode::from(1)
         }
     }

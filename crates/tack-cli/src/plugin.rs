@@ -14,6 +14,7 @@ use tack_plugins::{
     git::GIT_TIMEOUT,
 };
 use tack_runtime::Place;
+use tack_sys::terminal_text::visible;
 
 use crate::cli::{MarketplaceCommand, PluginCommand};
 
@@ -28,7 +29,7 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
     let loaded = tack_runtime::load_settings(place, None)?;
     let (layers, warnings) = tack_runtime::plugin_layers(&loaded.locations);
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", visible(&w.to_string()));
     }
     let fetch = fetch_url;
     let ctx = Context {
@@ -50,7 +51,9 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
         ctx.plugins_dir().tidy();
     }
     drop(lock);
+    // Names, descriptions and paths come from marketplaces and plugins.
     let text = result?;
+    let text = visible(&text);
     print!("{text}");
     if !text.ends_with('\n') {
         println!();
@@ -140,7 +143,10 @@ fn marketplace(ctx: &Context, command: MarketplaceCommand) -> anyhow::Result<Str
         MarketplaceCommand::List { json } => {
             let (rows, broken) = tack_plugins::list_marketplaces(ctx)?;
             for b in broken {
-                eprintln!("warning: known_marketplaces.json: {b}");
+                eprintln!(
+                    "warning: known_marketplaces.json: {}",
+                    visible(&b.to_string())
+                );
             }
             if json {
                 let items: Vec<_> = rows
@@ -310,7 +316,7 @@ fn validate(path: &Path) -> ExitCode {
     println!(
         "Validating {} manifest: {}\n",
         report.kind,
-        report.path.display()
+        visible(&report.path.display().to_string())
     );
     if report.errors.is_empty() {
         println!("✔ Validation passed");
@@ -319,38 +325,82 @@ fn validate(path: &Path) -> ExitCode {
     let n = report.errors.len();
     println!("✘ Found {n} error{}:\n", if n == 1 { "" } else { "s" });
     for e in &report.errors {
-        println!("  ❯ {e}");
+        println!("  ❯ {}", visible(&e.to_string()));
     }
     println!("\n✘ Validation failed");
     ExitCode::from(1)
 }
 
-/// GETs `url` with tack's TLS setup, at most [`MAX_FETCH_BYTES`].
+/// GETs `url` with tack's TLS setup, at most [`MAX_FETCH_BYTES`] within [`FETCH_TIMEOUT`].
 fn fetch_url(url: &str) -> Result<Vec<u8>, String> {
+    fetch_within(url, FETCH_TIMEOUT)
+}
+
+/// [`fetch_url`] with its time limit given.
+fn fetch_within(url: &str, timeout: Duration) -> Result<Vec<u8>, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
+    // reqwest says "error sending request" for a server that never answers.
+    let failed = |e: reqwest::Error| match e.is_timeout() {
+        true => format!("timed out after {timeout:?}"),
+        false => tack_sys::error_text::chain(&e),
+    };
     runtime.block_on(async {
         let tls = tack_api::tls::client_config(false).map_err(|e| e.to_string())?;
         let client = reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .tcp_nodelay(true)
-            .timeout(FETCH_TIMEOUT)
+            .timeout(timeout)
             .build()
             .map_err(|e| e.to_string())?;
-        let mut response = client.get(url).send().await.map_err(|e| format!("{e:#}"))?;
+        let mut response = client.get(url).send().await.map_err(failed)?;
         let status = response.status();
         if !status.is_success() {
             return Err(format!("HTTP {status}"));
         }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
-            body.extend_from_slice(&chunk);
-            if body.len() > MAX_FETCH_BYTES {
-                return Err("the file is too large".to_owned());
-            }
+        let body = tack_api::body::read_capped(&mut response, MAX_FETCH_BYTES)
+            .await
+            .map_err(failed)?;
+        if body.truncated {
+            return Err("the file is too large".to_owned());
         }
-        Ok(body)
+        Ok(body.bytes)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    /// A server that reads each request, sends `answer` and then nothing more;
+    /// its URL.
+    fn stalling(answer: &'static [u8]) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/marketplace.json", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for mut stream in listener.incoming().flatten() {
+                let _ = stream.read(&mut [0u8; 4096]);
+                let _ = stream.write_all(answer);
+                held.push(stream);
+            }
+        });
+        url
+    }
+
+    #[test]
+    fn a_marketplace_url_that_stalls_says_it_timed_out_and_after_how_long() {
+        let silent = stalling(b"");
+        let half = stalling(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"name\"");
+        let limit = Duration::from_millis(300);
+        let errors = [fetch_within(&silent, limit), fetch_within(&half, limit)];
+        let timed_out = Err::<Vec<u8>, _>("timed out after 300ms".to_owned());
+        assert_eq!(errors, [timed_out.clone(), timed_out]);
+    }
 }

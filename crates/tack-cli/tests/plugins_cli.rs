@@ -690,7 +690,7 @@ fn git_runs_no_hooks_and_no_ext_transport_from_anything_it_is_given() {
     ]);
     fx.ok(&["plugin", "install", "kit"]);
     let err = fx.fails(&["plugin", "install", "evil"]);
-    assert!(err.contains("git clone failed"), "{err}");
+    assert!(err.contains(&format!("git clone {ext} failed")), "{err}");
     assert!(!marker.exists(), "a hook or the ext:: transport ran");
 }
 

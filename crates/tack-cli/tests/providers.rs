@@ -577,3 +577,127 @@ async fn a_sub_agent_whose_definition_names_a_provider_model_runs_there() {
         ]
     );
 }
+
+/// `ANTHROPIC_CUSTOM_HEADERS` (a gateway's credential) go to the host they were
+/// set for: the default API's, and a provider entry at that same host, never a
+/// provider with `api: anthropic` elsewhere.
+#[tokio::test(flavor = "multi_thread")]
+async fn custom_headers_stay_with_the_host_they_were_set_for() {
+    let env = Env::new(Script::new([Reply::text("main"), Reply::text("same")])).await;
+    let other = tack_testkit::MockServer::start(Script::new([Reply::text("other")]))
+        .await
+        .unwrap();
+    let settings = json!({"providers": {
+        "gw": {"api": "anthropic", "baseUrl": other.base_url(), "apiKeyEnv": "GW_KEY"},
+        "same": {"api": "anthropic", "baseUrl": format!("{}/", env.server.base_url())},
+    }})
+    .to_string();
+    for model in ["gw/claude-x", "claude-sonnet-4-5", "same/claude-y"] {
+        let out = env
+            .tack()
+            .env(
+                "ANTHROPIC_CUSTOM_HEADERS",
+                "X-Gateway-Key: g-secret\nX-Team: a",
+            )
+            .env("GW_KEY", "k-gw")
+            .args(["--settings", &settings, "--model", model, "-p", "hi"])
+            .output()
+            .unwrap();
+        succeed(&out);
+    }
+    let seen =
+        |server: &tack_testkit::MockServer| -> Vec<(String, Option<String>, Option<String>)> {
+            server
+                .requests()
+                .iter()
+                .map(|r| {
+                    (
+                        r.body["model"].as_str().unwrap_or_default().to_owned(),
+                        r.header("x-gateway-key").map(str::to_owned),
+                        r.header("x-team").map(str::to_owned),
+                    )
+                })
+                .collect()
+        };
+    assert_eq!(seen(&other), vec![("claude-x".to_owned(), None, None)]);
+    let with = |model: &str| {
+        (
+            model.to_owned(),
+            Some("g-secret".to_owned()),
+            Some("a".to_owned()),
+        )
+    };
+    assert_eq!(
+        seen(&env.server),
+        vec![with("claude-sonnet-4-5"), with("claude-y")]
+    );
+}
+
+/// A provider URL tack cannot use is refused when the settings are read, with
+/// the provider's key named: not at its first request.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_provider_url_that_is_not_http_is_refused_at_start() {
+    let env = Env::new(Script::new([Reply::text("main")])).await;
+    let mut errors = Vec::new();
+    for url in ["file:///etc/passwd", "http//127.0.0.1:8080/v1", "https://"] {
+        let settings = json!({"providers": {"local": {"api": "openai-chat", "baseUrl": url}}});
+        let out = env
+            .tack()
+            .args(["--settings", &settings.to_string(), "-p", "hi"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        errors.push(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let at = "Error: invalid settings in --settings:1:";
+    assert_eq!(
+        errors,
+        [
+            format!(
+                "{at}74: `providers.local.baseUrl`: `file:///etc/passwd` is not an http or https URL\n"
+            ),
+            format!(
+                "{at}79: `providers.local.baseUrl`: `http//127.0.0.1:8080/v1` is not a URL (relative URL without a base)\n"
+            ),
+            format!("{at}64: `providers.local.baseUrl`: `https://` is not a URL (empty host)\n"),
+        ]
+    );
+    assert_eq!(env.server.requests().len(), 0);
+}
+
+/// `extraBody` may not set what the client owns (`stream`, `model`, the
+/// conversation): refused when the settings are read, the key named.
+#[tokio::test(flavor = "multi_thread")]
+async fn extra_body_may_not_set_what_the_client_owns() {
+    let env = Env::new(Script::new([Reply::text("main")])).await;
+    let mut errors = Vec::new();
+    for (api, extra) in [
+        ("openai-chat", json!({"stream": false})),
+        ("openai-responses", json!({"top_k": 2, "input": []})),
+        ("anthropic", json!({"model": "x"})),
+    ] {
+        let settings = json!({"providers": {"p": {"api": api, "extraBody": extra}}});
+        let out = env
+            .tack()
+            .args([
+                "--settings",
+                &settings.to_string(),
+                "--model",
+                "p/m",
+                "-p",
+                "hi",
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        errors.push(stderr.split_once(": `").map(|(_, e)| e.to_owned()));
+    }
+    let owned = |key: &str| {
+        Some(format!(
+            "providers.p.extraBody`: `{key}` is set by tack for every request (model, messages, input, stream); remove it\n"
+        ))
+    };
+    assert_eq!(errors, [owned("stream"), owned("input"), owned("model")]);
+    assert_eq!(env.server.requests().len(), 0);
+}

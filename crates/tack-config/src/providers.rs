@@ -16,7 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
 
 /// Which wire API a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -51,8 +52,9 @@ impl ProviderApi {
 pub struct Provider {
     pub api: ProviderApi,
     /// Up to the version path (`http://127.0.0.1:8080/v1`); the API's own
-    /// default when unset.
-    #[serde(default)]
+    /// default when unset. An absolute `http` or `https` URL with a host,
+    /// checked when the settings are read.
+    #[serde(default, deserialize_with = "http_url")]
     pub base_url: Option<String>,
     /// The environment variable holding the key; none: no credentials sent.
     #[serde(default)]
@@ -61,9 +63,45 @@ pub struct Provider {
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     /// Merged into every request body, over tack's own fields (server options:
-    /// `chat_template_kwargs`, `reasoning_effort`, `top_k`, `tool_choice`...).
-    #[serde(default)]
+    /// `chat_template_kwargs`, `reasoning_effort`, `top_k`, `tool_choice`...),
+    /// but never the fields the client owns (`model`, `messages`, `input`, `stream`).
+    #[serde(default, deserialize_with = "extra_body")]
     pub extra_body: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A `baseUrl`: refused as invalid settings (the file, the line and
+/// `providers.NAME.baseUrl` named) unless tack can send requests there.
+fn http_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let Some(text) = Option::<String>::deserialize(d)? else {
+        return Ok(None);
+    };
+    match url::Url::parse(&text) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+            Ok(Some(text))
+        }
+        Ok(_) => Err(D::Error::custom(format!(
+            "`{text}` is not an http or https URL"
+        ))),
+        Err(e) => Err(D::Error::custom(format!("`{text}` is not a URL ({e})"))),
+    }
+}
+
+/// Request fields tack sets itself: an `extraBody` that set them would turn
+/// the streaming client off, or send another model or conversation.
+const CLIENT_OWNED: [&str; 4] = ["model", "messages", "input", "stream"];
+
+/// An `extraBody`: refused as invalid settings if it sets a [`CLIENT_OWNED`] field.
+fn extra_body<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
+    let body = serde_json::Map::deserialize(d)?;
+    match CLIENT_OWNED.iter().find(|k| body.contains_key(**k)) {
+        Some(key) => Err(D::Error::custom(format!(
+            "`{key}` is set by tack for every request ({}); remove it",
+            CLIENT_OWNED.join(", ")
+        ))),
+        None => Ok(body),
+    }
 }
 
 /// One entry of `modelPrices`: USD per million tokens.

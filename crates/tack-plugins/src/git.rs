@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use tack_git::run::{GitCommand, GitOutput};
+use tack_git::run::{GitCommand, GitError, GitOutput};
 
 use crate::error::InstallError;
 
@@ -41,7 +41,7 @@ pub fn clone(
     }
     args.extend(["--", url, dest_text.as_str()]);
     let cwd = dest.parent().unwrap_or(Path::new("/"));
-    run("clone", &args, cwd, timeout)?;
+    run(&format!("clone {url}"), &args, cwd, timeout)?;
     if let Some(sha) = sha {
         if !sha.chars().all(|c| c.is_ascii_hexdigit()) {
             return Err(InstallError::refused(format!(
@@ -65,7 +65,7 @@ pub fn head(repo: &Path, timeout: Duration) -> Result<String, InstallError> {
 
 /// `git <args>` in `cwd` through tack-git's hardened runner (no hooks, no
 /// filters, no `ext::`, only the usual protocols, no prompt, a timeout);
-/// its stdout.
+/// its stdout. `action` is what a failure names (`clone <url>`).
 fn run(action: &str, args: &[&str], cwd: &Path, timeout: Duration) -> Result<String, InstallError> {
     GitCommand::new(cwd, args, timeout)
         .output_cap(OUTPUT_CAP)
@@ -73,6 +73,43 @@ fn run(action: &str, args: &[&str], cwd: &Path, timeout: Duration) -> Result<Str
         .and_then(GitOutput::success)
         .map_err(|e| InstallError::Git {
             action: action.to_owned(),
-            message: e.to_string(),
+            message: match e {
+                GitError::TimedOut(after) => format!("timed out after {after:?}"),
+                other => other.to_string(),
+            },
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    /// A server that takes connections and never answers; its URL.
+    fn stalling() -> (std::net::TcpListener, String) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/market.git", listener.local_addr().unwrap());
+        (listener, url)
+    }
+
+    #[test]
+    fn a_clone_that_stalls_says_what_timed_out_and_after_how_long() {
+        let (_listener, url) = stalling();
+        let dir = tempfile::tempdir().unwrap();
+        let started = std::time::Instant::now();
+        let error = clone(
+            &url,
+            None,
+            None,
+            &dir.path().join("repo"),
+            Duration::from_millis(500),
+        )
+        .unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(
+            error.to_string(),
+            format!("git clone {url} failed: timed out after 500ms")
+        );
+    }
 }

@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use tack_api::body::read_capped;
 use tack_api::{ModelClient, final_message};
-use tack_hooks::HookServices;
+use tack_hooks::{HookServices, OUTPUT_CAP};
 use tack_protocol::content::join_texts;
 use tack_protocol::{Message, MessagesRequest, SystemPrompt};
 use tokio_util::sync::CancellationToken;
@@ -40,10 +41,18 @@ impl HookServices for RuntimeHookServices {
             r
         });
         Box::pin(async move {
-            let response = request?.send().await.map_err(|e| e.to_string())?;
+            let mut response = request?.send().await.map_err(|e| e.to_string())?;
             let status = response.status().as_u16();
-            let text = response.text().await.map_err(|e| e.to_string())?;
-            Ok((status, text))
+            let body = read_capped(&mut response, OUTPUT_CAP)
+                .await
+                .map_err(|e| e.to_string())?;
+            if body.truncated && (200..300).contains(&status) {
+                return Err(format!(
+                    "the answer is larger than {} MiB",
+                    OUTPUT_CAP >> 20
+                ));
+            }
+            Ok((status, String::from_utf8_lossy(&body.bytes).into_owned()))
         })
     }
 
@@ -66,5 +75,43 @@ impl HookServices for RuntimeHookServices {
                 None => Err("the model's answer ended without a message".to_owned()),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// An endpoint answering 200 with a body that never ends.
+    async fn endless() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut head = [0u8; 4096];
+            let _ = stream.read(&mut head).await;
+            let head = "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n";
+            if stream.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            let mut chunk = b"10000\r\n".to_vec();
+            chunk.extend(vec![b'{'; 0x10000]);
+            chunk.extend(b"\r\n");
+            while stream.write_all(&chunk).await.is_ok() {}
+        });
+        format!("http://{addr}/hook")
+    }
+
+    #[tokio::test]
+    async fn an_endless_hook_answer_is_an_error_not_a_buffer() {
+        let client = tack_api::AnthropicClient::new(tack_api::ClientConfig::default()).unwrap();
+        let services = RuntimeHookServices {
+            client: Arc::new(client),
+            small_model: "haiku".into(),
+        };
+        let answer = services.post(&endless().await, &[], b"{}".to_vec()).await;
+        assert_eq!(answer, Err("the answer is larger than 1 MiB".to_owned()));
     }
 }

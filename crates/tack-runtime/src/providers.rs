@@ -211,6 +211,10 @@ impl ProviderRouter {
     }
 }
 
+/// The client of `spec`, from the default client's settings `anthropic`
+/// (retries, timeouts). Their `extra_headers` (`ANTHROPIC_CUSTOM_HEADERS`, often a
+/// gateway's credential) were set for the default client's host: an entry
+/// elsewhere gets only its own `headers`.
 fn build(spec: &ProviderSpec, anthropic: &ClientConfig) -> Result<Arc<dyn ModelClient>, ApiError> {
     let openai = |api| {
         let mut config = OpenAiConfig::new(
@@ -238,6 +242,11 @@ fn build(spec: &ProviderSpec, anthropic: &ClientConfig) -> Result<Arc<dyn ModelC
                 config.base_url = url.clone();
             }
             config.auth = spec.api_key.clone().map_or(Auth::None, Auth::ApiKey);
+            let same_host = anthropic.platform == tack_api::Platform::Anthropic
+                && same_origin(&anthropic.base_url, &config.base_url);
+            if !same_host {
+                config.extra_headers.clear();
+            }
             config.extra_headers.extend(spec.headers.iter().cloned());
             Arc::new(AnthropicClient::new(config)?)
         }
@@ -258,12 +267,24 @@ fn build(spec: &ProviderSpec, anthropic: &ClientConfig) -> Result<Arc<dyn ModelC
                 }
             };
             let mut config = anthropic.clone();
+            if anthropic.platform != platform {
+                config.extra_headers.clear();
+            }
             config.platform = platform;
             config.auth = Auth::None;
             config.extra_headers.extend(spec.headers.iter().cloned());
             Arc::new(AnthropicClient::new(config)?)
         }
     })
+}
+
+/// Whether `a` and `b` name the same scheme, host and port (an unparsable URL
+/// matches nothing).
+fn same_origin(a: &str, b: &str) -> bool {
+    match (url::Url::parse(a), url::Url::parse(b)) {
+        (Ok(a), Ok(b)) => a.origin().is_tuple() && a.origin() == b.origin(),
+        _ => false,
+    }
 }
 
 impl ModelClient for ProviderRouter {

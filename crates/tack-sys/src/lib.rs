@@ -33,12 +33,14 @@
 //!   apiKeyHelper: `tack-sys/src/run.rs`
 //! - reading a configuration file (regular files only, size capped); untrusted text made
 //!   visible for a terminal: `tack-sys/src/{config_file,terminal_text}.rs`
+//! - an error and its causes as one line, each cause said once: `tack-sys/src/error_text.rs`
 //! - child subreaper; killing every descendant at exit: `tack-sys/src/reaper.rs`
 //! - work nobody waits for (the `cleanupPeriodDays` sweep) on a `SCHED_IDLE` thread:
 //!   `tack-sys/src/idle_thread.rs`
 
 pub mod atomic_write;
 pub mod config_file;
+pub mod error_text;
 pub mod file_lock;
 pub mod idle_thread;
 mod pid_dir;

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION};
+use tack_api::body::read_capped;
+use tack_sys::error_text::chain;
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 use url::Url;
@@ -254,25 +256,14 @@ impl Fetcher {
             // Refused before a byte of the body is read.
             return Err(not_text(&convert::essence(&content_type)));
         }
-        let cap = self.limits.max_bytes;
-        let expected = response.content_length().unwrap_or(0);
-        let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(cap).min(cap));
-        let mut truncated = false;
-        loop {
-            let chunk = response.chunk().await.map_err(|e| FetchError::Body {
+        // Dropping the response after the cap closes the connection: nothing more is read.
+        let capped = read_capped(&mut response, self.limits.max_bytes)
+            .await
+            .map_err(|e| FetchError::Body {
                 url: url.to_string(),
                 message: chain(&e),
             })?;
-            let Some(chunk) = chunk else { break };
-            let room = cap - body.len();
-            if chunk.len() > room {
-                body.extend_from_slice(&chunk[..room]);
-                truncated = true;
-                // Dropping the response closes the connection: nothing more is read.
-                break;
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let (body, truncated) = (capped.bytes, capped.truncated);
         drop(response);
         let kind = match declared {
             Kind::Unknown => convert::sniff(&body),
@@ -377,18 +368,4 @@ fn address(url: &Url) -> String {
         Some(port) => format!("{host}:{port}"),
         None => host.to_owned(),
     }
-}
-
-/// An error and its causes, `: `-separated, without repeats.
-fn chain(err: &dyn StdError) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut source: Option<&dyn StdError> = Some(err);
-    while let Some(e) = source {
-        let text = e.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = e.source();
-    }
-    parts.join(": ")
 }

@@ -11,7 +11,7 @@ use crate::error::ApiError;
 const PRELUDE: usize = 12;
 const MIN_MESSAGE: usize = PRELUDE + 4;
 /// Bedrock's own limit is far below; anything larger is a broken stream.
-const MAX_MESSAGE: usize = 16 * 1024 * 1024;
+const MAX_MESSAGE: usize = crate::body::EVENT_LIMIT;
 
 /// One decoded message: its string headers (other header types are skipped) and payload.
 #[derive(Debug, Clone, PartialEq, Eq)]

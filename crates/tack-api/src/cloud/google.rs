@@ -12,6 +12,7 @@ use serde_json::json;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+use crate::body::{ERROR_BODY_LIMIT, read_capped, size};
 use crate::cloud::RESERVED;
 use crate::error::ApiError;
 
@@ -196,7 +197,7 @@ async fn exchange(
         .map(|(k, v)| format!("{k}={}", utf8_percent_encode(v, RESERVED)))
         .collect::<Vec<_>>()
         .join("&");
-    let response = http
+    let mut response = http
         .post(token_uri)
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body)
@@ -206,9 +207,18 @@ async fn exchange(
             message: format!("Google token endpoint {token_uri}: {e}"),
         })?;
     let status = response.status();
-    let bytes = response.bytes().await.map_err(|e| ApiError::Connection {
-        message: format!("Google token endpoint {token_uri}: {e}"),
-    })?;
+    let body = read_capped(&mut response, ERROR_BODY_LIMIT)
+        .await
+        .map_err(|e| ApiError::Connection {
+            message: format!("Google token endpoint {token_uri}: {e}"),
+        })?;
+    let bytes = body.bytes;
+    if body.truncated && status.is_success() {
+        return Err(failed(format!(
+            "the answer is larger than {}",
+            size(ERROR_BODY_LIMIT)
+        )));
+    }
     if !status.is_success() {
         return Err(failed(format!(
             "HTTP {}: {}",

@@ -105,7 +105,7 @@ struct Details {
 
 impl Decode for ChatDecoder {
     fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
-        self.framer.push(chunk);
+        self.framer.push(chunk)?;
         self.drain(out)
     }
 

@@ -86,7 +86,7 @@ struct ResponsesUsage {
 
 impl Decode for ResponsesDecoder {
     fn feed(&mut self, chunk: &[u8], out: &mut VecDeque<StreamEvent>) -> Result<(), ApiError> {
-        self.framer.push(chunk);
+        self.framer.push(chunk)?;
         while let Some(frame) = self.framer.next_frame() {
             if self.synth.is_finished() {
                 continue;

@@ -32,7 +32,7 @@ fn frame(input: &[u8], cuts: &[usize]) -> (Frames, usize) {
         }
     };
     for to in cuts {
-        framer.push(&input[from..to]);
+        framer.push(&input[from..to]).unwrap();
         drain(&mut framer, &mut out);
         live = live.max(framer.buf.len() - framer.start);
         from = to;

@@ -281,11 +281,21 @@ pub fn capped_tack(env: &Env, bytes: u64) -> std::process::Command {
 /// set size in bytes (`wait4` on that child alone, not every child this test
 /// process ever had, which under `cargo test` includes other tests' SDK
 /// drivers).
+pub fn output_and_peak_rss(cmd: std::process::Command) -> (std::process::Output, u64) {
+    output_and_peak_rss_within(cmd, None).expect("no time limit")
+}
+
+/// [`output_and_peak_rss`], the child killed once it has run for `limit`
+/// (then `None`).
 #[allow(clippy::zombie_processes)] // reaped by `wait4`, which std cannot do
-pub fn output_and_peak_rss(mut cmd: std::process::Command) -> (std::process::Output, u64) {
+pub fn output_and_peak_rss_within(
+    mut cmd: std::process::Command,
+    limit: Option<std::time::Duration>,
+) -> Option<(std::process::Output, u64)> {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt as _;
     use std::process::Stdio;
+    let started = std::time::Instant::now();
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -304,14 +314,28 @@ pub fn output_and_peak_rss(mut cmd: std::process::Command) -> (std::process::Out
     let pid = libc::pid_t::try_from(child.id()).unwrap();
     // SAFETY: `rusage` is plain integers and `timeval`s: all zeros is valid.
     let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
-    // SAFETY: valid out-pointers; `child` is not waited for elsewhere.
-    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    let flags = if limit.is_some() { libc::WNOHANG } else { 0 };
+    let mut killed = false;
+    loop {
+        // SAFETY: valid out-pointers; `child` is not waited for elsewhere.
+        let reaped = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+        if reaped == pid {
+            break;
+        }
+        assert_eq!(reaped, 0);
+        if limit.is_some_and(|limit| started.elapsed() > limit) && !killed {
+            // Not reaped yet, so the pid is still this child's.
+            child.kill().unwrap();
+            killed = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let output = std::process::Output {
         status: std::process::ExitStatus::from_raw(status),
         stdout: stdout.join().unwrap(),
         stderr: stderr.join().unwrap(),
     };
-    (output, u64::try_from(usage.ru_maxrss).unwrap() * 1024)
+    (!killed).then(|| (output, u64::try_from(usage.ru_maxrss).unwrap() * 1024))
 }
 
 /// `git <args>` in `dir` with no system config and `dir` as home; its stdout.

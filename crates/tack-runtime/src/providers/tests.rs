@@ -128,6 +128,7 @@ async fn the_router_sends_each_model_to_its_provider() {
         .unwrap();
     let config = ClientConfig {
         base_url: anthropic.base_url(),
+        extra_headers: vec![("X-Gateway-Key".into(), "g".into())],
         ..ClientConfig::default()
     };
     let default: Arc<dyn ModelClient> = Arc::new(AnthropicClient::new(config.clone()).unwrap());
@@ -166,6 +167,22 @@ async fn the_router_sends_each_model_to_its_provider() {
     assert_eq!(
         bedrock.requests()[0].path,
         "/model/anthropic.claude-x-v1:0/invoke-with-response-stream"
+    );
+    // The default client's custom headers went to its host only.
+    let gateway_key = |server: &MockServer| {
+        server
+            .requests()
+            .iter()
+            .map(|r| r.header("x-gateway-key").map(str::to_owned))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        [
+            gateway_key(&anthropic),
+            gateway_key(&local),
+            gateway_key(&bedrock)
+        ],
+        [vec![Some("g".to_owned())], vec![None], vec![None]]
     );
     let Err(ApiError::InvalidRequest { message, .. }) = text_of(&router, "nokeys/claude").await
     else {
