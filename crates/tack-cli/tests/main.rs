@@ -23,6 +23,7 @@ mod hardening2;
 mod hardening3;
 mod harness;
 mod hook_events;
+mod hook_handlers;
 mod hostile_bodies;
 mod hot_symbols;
 mod interactive;

@@ -99,14 +99,32 @@ pub enum HookKind {
         /// The model, if not the runner's small fast model.
         model: Option<String>,
     },
+    /// `type: "mcp_tool"`: a tool of a connected MCP server is called with
+    /// `input` (its strings' `${path}` replaced from the hook input); the
+    /// tool's text is read like a command hook's stdout.
+    McpTool {
+        server: String,
+        tool: String,
+        /// The `input` object as JSON text (`{}` when absent).
+        input: String,
+    },
+    /// `type: "agent"`: a small sub-agent with read-only tools checks
+    /// `prompt` (`$ARGUMENTS` replaced by the input JSON) and answers
+    /// `{"ok": bool, "reason": ...}`, read as a prompt hook's answer.
+    Agent {
+        prompt: String,
+        /// The model, if not the runner's small fast model.
+        model: Option<String>,
+    },
 }
 
-/// One hook handler of a matcher group (a command, an HTTP endpoint or a
-/// prompt; see [`HookKind`]).
+/// One hook handler of a matcher group (a command, an HTTP endpoint, a
+/// prompt, an MCP tool or an agent; see [`HookKind`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CommandHook {
     /// Shell text (run with `sh -c`), or the program when `args` is set; for
-    /// other kinds, what names the hook in messages (its URL, its prompt).
+    /// other kinds, what names the hook in messages (its URL, its prompt,
+    /// `mcp__<server>__<tool>`).
     pub command: String,
     /// The handler's type.
     pub kind: HookKind,
@@ -270,6 +288,9 @@ struct RawHandler {
     allowed_env_vars: Vec<String>,
     prompt: Option<String>,
     model: Option<String>,
+    server: Option<String>,
+    tool: Option<String>,
+    input: Option<Value>,
 }
 
 /// Events tack runs.
@@ -317,13 +338,35 @@ fn handler(
             };
             (url, kind)
         }
-        "prompt" => {
+        "prompt" | "agent" => {
             let prompt = required(h.prompt, "prompt")?;
-            let kind = HookKind::Prompt {
-                prompt: prompt.clone(),
-                model: h.model,
+            let kind = match h.kind.as_str() {
+                "agent" => HookKind::Agent {
+                    prompt: prompt.clone(),
+                    model: h.model,
+                },
+                _ => HookKind::Prompt {
+                    prompt: prompt.clone(),
+                    model: h.model,
+                },
             };
             (prompt, kind)
+        }
+        "mcp_tool" => {
+            let server = required(h.server, "server")?;
+            let tool = required(h.tool, "tool")?;
+            let input = match h.input {
+                None | Some(Value::Null) => Value::Object(serde_json::Map::new()),
+                Some(v @ Value::Object(_)) => v,
+                Some(_) => return Err(format!("{place}.input must be an object")),
+            };
+            let name = format!("mcp__{server}__{tool}");
+            let kind = HookKind::McpTool {
+                server,
+                tool,
+                input: input.to_string(),
+            };
+            (name, kind)
         }
         _ => return Ok(None),
     };
@@ -398,7 +441,7 @@ impl HooksConfig {
                     match handler(h, &place, env) {
                         Ok(Some(hook)) => hooks.push(hook),
                         Ok(None) => self.warnings.push(format!(
-                            "{source_desc}: {place} is ignored (tack runs `command`, `http` and `prompt` hooks)"
+                            "{source_desc}: {place} is ignored (tack runs `command`, `http`, `mcp_tool`, `prompt` and `agent` hooks)"
                         )),
                         Err(message) => return Err(err(message)),
                     }
@@ -542,7 +585,10 @@ mod tests {
             "PreToolUse": [
                 {"matcher": "Bash", "hooks": [{"type": "command", "command": "a.sh", "timeout": 5}]},
                 {"matcher": "*", "hooks": [{"type": "command", "command": "a.sh", "timeout": 5},
-                                            {"type": "agent", "prompt": "x"}]}
+                                            {"type": "agent", "prompt": "x"},
+                                            {"type": "mcp_tool", "server": "s", "tool": "t",
+                                             "input": {"path": "${tool_input.file_path}"}},
+                                            {"type": "script", "command": "x"}]}
             ],
             "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
             "FileChanged": [{"hooks": []}]
@@ -555,13 +601,36 @@ mod tests {
         .unwrap();
         assert_eq!(
             c.warnings(),
-            &["user: hooks.PreToolUse[1].hooks[1] is ignored (tack runs `command`, `http` and `prompt` hooks)".to_owned()]
+            &["user: hooks.PreToolUse[1].hooks[3] is ignored (tack runs `command`, `http`, `mcp_tool`, `prompt` and `agent` hooks)".to_owned()]
+        );
+        let kinds: Vec<HookKind> = c
+            .matching("PreToolUse", Some("Write"))
+            .into_iter()
+            .map(|h| h.kind)
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                HookKind::Command,
+                HookKind::Agent {
+                    prompt: "x".to_owned(),
+                    model: None
+                },
+                HookKind::McpTool {
+                    server: "s".to_owned(),
+                    tool: "t".to_owned(),
+                    input: r#"{"path":"${tool_input.file_path}"}"#.to_owned()
+                },
+            ]
         );
         let names = |hs: Vec<CommandHook>| hs.into_iter().map(|h| h.command).collect::<Vec<_>>();
-        assert_eq!(names(c.matching("PreToolUse", Some("Bash"))), vec!["a.sh"]);
+        assert_eq!(
+            names(c.matching("PreToolUse", Some("Bash"))),
+            vec!["a.sh", "x", "mcp__s__t"]
+        );
         assert_eq!(
             names(c.matching("PreToolUse", Some("Edit"))),
-            vec!["a.sh", "b.sh"]
+            vec!["a.sh", "x", "mcp__s__t", "b.sh"]
         );
         assert_eq!(names(c.matching("Stop", None)), vec!["stop.sh"]);
         assert!(c.has_hooks("Stop"));
@@ -581,6 +650,18 @@ mod tests {
         let e = HooksConfig::from_value("x", &json!({"Stop": [{"hooks": [{"type": "command"}]}]}))
             .unwrap_err();
         assert_eq!(e.message, "hooks.Stop[0].hooks[0] has no `command`");
+        let e = HooksConfig::from_value(
+            "x",
+            &json!({"Stop": [{"hooks": [{"type": "mcp_tool", "server": "s"}]}]}),
+        )
+        .unwrap_err();
+        assert_eq!(e.message, "hooks.Stop[0].hooks[0] has no `tool`");
+        let e = HooksConfig::from_value(
+            "x",
+            &json!({"Stop": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t", "input": [1]}]}]}),
+        )
+        .unwrap_err();
+        assert_eq!(e.message, "hooks.Stop[0].hooks[0].input must be an object");
         assert!(
             HooksConfig::from_value(
                 "x",

@@ -29,8 +29,9 @@
 //! - Every event: `should_continue() == false` stops the turn (`stop_reason` to the
 //!   user); `system_messages` and `errors` are shown to the user.
 //!
-//! A handler is a command, an HTTP endpoint or a prompt ([`HookKind`]; the last
-//! two run through the [`HookServices`] the owner gives the runner). `if` is
+//! A handler is a command, an HTTP endpoint, a prompt, an MCP tool or an agent
+//! ([`HookKind`]; all but the command run through the [`HookServices`] the
+//! owner gives the runner). `if` is
 //! decided by the caller ([`HookRunner::run_if`]), `once` by the runner, and an
 //! `asyncRewake` hook that exits with 2 is handed to the runner's [`Rewake`].
 //!
@@ -52,10 +53,12 @@
 //!   rule), `once` (per session, shared by the runner's clones), `async` / `asyncRewake` +
 //!   `rewakeMessage` (an exit 2 goes to the runner's `Rewake`: the runtime submits it as a new
 //!   user turn, holding the command channel weakly): `tack-hooks/src/{event,config,runner}.rs`
-//! - `type: "http"` and `type: "prompt"` hooks: run through a `HookServices` the session's
-//!   owner gives the runner (their results fold like a command's stdout; prompt `{ok: false}`
-//!   is a block); the runtime's: one reqwest client, the session's metered model client and
-//!   small fast model: `tack-hooks/src/remote.rs`; `tack-runtime/src/hook_services.rs`
+//! - `type: "http"`, `"prompt"`, `"mcp_tool"` and `"agent"` hooks: run through a `HookServices`
+//!   the session's owner gives the runner (their results fold like a command's stdout; prompt
+//!   and agent `{ok: false}` is a block; an mcp_tool's `input` strings take `${path}` from the
+//!   hook input); the runtime's: one reqwest client, the session's metered model client and
+//!   small fast model, its MCP servers, a read-only sub-agent: `tack-hooks/src/remote.rs`;
+//!   `tack-runtime/src/hook_services.rs`
 //! - callback hooks (an SDK's hooks, by callback id) and the executor trait that reaches them:
 //!   `tack-hooks/src/callback.rs`; the runtime's executor: `tack-runtime/src/hooks.rs`
 //!   (`FrontEndCallbacks`)
@@ -78,5 +81,7 @@ pub use event::{BlockAudience, HookEvent};
 pub use lifecycle::{HookEnd, HookLabel, HookObserver};
 pub use outcome::{HookOutcome, PermissionDecision, StopHookGuard};
 pub use process::{HookRun, OUTPUT_CAP, RunStatus};
-pub use remote::{HookServices, PROMPT_HOOK_SYSTEM, expand_env};
-pub use runner::{AsyncReports, Condition, DEFAULT_TIMEOUT, HookRunner, PROMPT_TIMEOUT, Rewake};
+pub use remote::{AGENT_HOOK_SYSTEM, HookServices, PROMPT_HOOK_SYSTEM, expand_env, substitute};
+pub use runner::{
+    AGENT_TIMEOUT, AsyncReports, Condition, DEFAULT_TIMEOUT, HookRunner, PROMPT_TIMEOUT, Rewake,
+};

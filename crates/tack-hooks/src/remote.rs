@@ -1,5 +1,7 @@
 //! Hooks that are not processes: `type: "http"` (the input JSON POSTed to a
-//! URL) and `type: "prompt"` (a small model call decides).
+//! URL), `type: "prompt"` (a small model call decides), `type: "mcp_tool"`
+//! (a connected MCP server's tool is called) and `type: "agent"` (a small
+//! read-only sub-agent decides).
 //!
 //! The runner does not own a network client or a model client: whoever owns
 //! the session hands it a [`HookServices`] (the runtime's posts with its HTTP
@@ -14,6 +16,13 @@
 //!   "..."}`; `ok: false` is a block (`decision: "block"` with the reason:
 //!   PreToolUse denies, Stop continues, ...). An answer that is not that JSON
 //!   is a non-blocking error.
+//! - mcp_tool: the hook's `input` object, each string's `${path}` replaced by
+//!   that field of the hook input (`${tool_input.file_path}`; a missing one by
+//!   nothing), is the tool's arguments; the text of its result is the hook's
+//!   stdout. A server that is not connected, a tool it lacks, an error result
+//!   or a timeout is a non-blocking error: the event goes on.
+//! - agent: like prompt, but the question goes to a sub-agent that may read
+//!   the project (Read, Grep, Glob) before it answers `{"ok": ...}`.
 
 use std::time::{Duration, Instant};
 
@@ -43,12 +52,86 @@ pub trait HookServices: Send + Sync {
         system: &str,
         prompt: String,
     ) -> BoxFuture<'static, Result<String, String>>;
+
+    /// Calls `tool` of the connected MCP server `server` with `arguments`:
+    /// the text of its result, or why none came (a result marked as an error
+    /// is an `Err` with its text).
+    fn call_mcp_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+    ) -> BoxFuture<'static, Result<String, String>> {
+        let _ = (server, tool, arguments);
+        Box::pin(std::future::ready(Err(
+            "no MCP servers are available to hooks".to_owned(),
+        )))
+    }
+
+    /// Runs a small agent with read-only tools on `prompt` (its system
+    /// prompt `system`; `model`: the hook's, else the small fast model) until
+    /// it answers: the answer's JSON text (`{"ok": ..., "reason": ...}`).
+    fn run_agent(
+        &self,
+        model: Option<&str>,
+        system: &str,
+        prompt: String,
+    ) -> BoxFuture<'static, Result<String, String>> {
+        let _ = (model, system, prompt);
+        Box::pin(std::future::ready(Err("no agent can run here".to_owned())))
+    }
 }
 
 /// The system prompt of a prompt hook's model call.
 pub const PROMPT_HOOK_SYSTEM: &str = "You are evaluating a hook in an agentic coding tool. \
 Read the hook input and the condition, then answer with a JSON object only: \
 {\"ok\": true} when the condition is met, or {\"ok\": false, \"reason\": \"why\"} when it is not.";
+
+/// The system prompt of an agent hook's sub-agent.
+pub const AGENT_HOOK_SYSTEM: &str = "You are verifying a condition for a hook in an agentic coding tool. \
+Use the tools to read what you need in the project, then answer by calling the StructuredOutput tool \
+once: {\"ok\": true} when the condition is met, or {\"ok\": false, \"reason\": \"why\"} when it is not.";
+
+/// `template` with each string's `${path}` replaced by the field of `input`
+/// at the dotted `path` (a string as it is, another value as JSON, a missing
+/// one by nothing); object keys and other values are kept.
+pub fn substitute(template: &Value, input: &Value) -> Value {
+    match template {
+        Value::String(s) => Value::String(substitute_str(s, input)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| substitute(v, input)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), substitute(v, input)))
+                .collect(),
+        ),
+        Value::Null | Value::Bool(_) | Value::Number(_) => template.clone(),
+    }
+}
+
+fn substitute_str(s: &str, input: &Value) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[i..]);
+            return out;
+        };
+        let field = after[..end]
+            .trim()
+            .split('.')
+            .try_fold(input, |v, key| v.get(key));
+        match field {
+            Some(Value::String(text)) => out.push_str(text),
+            Some(Value::Null) | None => {}
+            Some(other) => out.push_str(&other.to_string()),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// `$VAR` and `${VAR}` in `value` replaced: names in `allowed` by their value
 /// in `env` (empty when unset), other names by nothing.
@@ -136,12 +219,29 @@ pub(crate) async fn run_remote(
                 })
             }
             (Some(s), HookKind::Prompt { prompt, model }) => {
-                let text = match prompt.contains("$ARGUMENTS") {
-                    true => prompt.replace("$ARGUMENTS", &input.to_string()),
-                    false => format!("{prompt}\n\nHook input:\n{input}"),
-                };
-                let asked = s.ask_model(model.as_deref(), PROMPT_HOOK_SYSTEM, text);
+                let asked = s.ask_model(
+                    model.as_deref(),
+                    PROMPT_HOOK_SYSTEM,
+                    question(prompt, input),
+                );
                 Box::pin(async move { verdict(&asked.await?).map(|s| (RunStatus::Exited(0), s)) })
+            }
+            (Some(s), HookKind::Agent { prompt, model }) => {
+                let asked =
+                    s.run_agent(model.as_deref(), AGENT_HOOK_SYSTEM, question(prompt, input));
+                Box::pin(async move { verdict(&asked.await?).map(|s| (RunStatus::Exited(0), s)) })
+            }
+            (
+                Some(s),
+                HookKind::McpTool {
+                    server,
+                    tool,
+                    input: template,
+                },
+            ) => {
+                let template: Value = serde_json::from_str(template).unwrap_or_default();
+                let called = s.call_mcp_tool(server, tool, substitute(&template, input));
+                Box::pin(async move { called.await.map(|text| (RunStatus::Exited(0), text)) })
             }
         };
     let (status, stdout) = tokio::select! {
@@ -159,6 +259,15 @@ pub(crate) async fn run_remote(
         stderr: String::new(),
         truncated: false,
         duration: started.elapsed(),
+    }
+}
+
+/// A prompt or agent hook's question: `$ARGUMENTS` replaced by the input
+/// JSON, or the input appended.
+fn question(prompt: &str, input: &Value) -> String {
+    match prompt.contains("$ARGUMENTS") {
+        true => prompt.replace("$ARGUMENTS", &input.to_string()),
+        false => format!("{prompt}\n\nHook input:\n{input}"),
     }
 }
 
@@ -216,6 +325,20 @@ mod tests {
                 &env
             ),
             "Bearer s3cret and s3cret;  $ 5$"
+        );
+    }
+
+    #[test]
+    fn substitution_fills_strings_from_the_hook_input() {
+        let input = json!({"tool_input": {"file_path": "/p/a.rs", "limit": 5}, "cwd": "/p"});
+        let template = json!({"path": "${tool_input.file_path}", "n": 3,
+            "note": "${cwd}: ${tool_input.limit} ${missing.x} ${tool_input}",
+            "list": ["${cwd}", true], "open": "a ${b"});
+        assert_eq!(
+            substitute(&template, &input),
+            json!({"path": "/p/a.rs", "n": 3,
+                "note": "/p: 5  {\"file_path\":\"/p/a.rs\",\"limit\":5}",
+                "list": ["/p", true], "open": "a ${b"})
         );
     }
 

@@ -25,6 +25,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default timeout of a `type: "prompt"` hook (Claude Code's).
 pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Default timeout of a `type: "agent"` hook (Claude Code's).
+pub const AGENT_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Decides a hook's `if` condition (a permission rule such as `Bash(git *)`)
 /// for the tool call of the event being run: true when the call matches.
 pub type Condition<'a> = &'a (dyn Fn(&str) -> bool + Sync);
@@ -99,8 +102,8 @@ impl HookRunner {
         }
     }
 
-    /// What runs `http` and `prompt` hooks (without it they fail with a
-    /// non-blocking error).
+    /// What runs `http`, `prompt`, `mcp_tool` and `agent` hooks (without it
+    /// they fail with a non-blocking error).
     pub fn with_services(mut self, services: Arc<dyn HookServices>) -> HookRunner {
         self.services = Some(services);
         self
@@ -307,7 +310,10 @@ impl HookRunner {
         let (cwd, services, cancel) = (self.cwd.clone(), self.services.clone(), cancel.clone());
         let default = match hook.kind {
             HookKind::Prompt { .. } => PROMPT_TIMEOUT,
-            HookKind::Command | HookKind::Http { .. } => self.default_timeout,
+            HookKind::Agent { .. } => AGENT_TIMEOUT,
+            HookKind::Command | HookKind::Http { .. } | HookKind::McpTool { .. } => {
+                self.default_timeout
+            }
         };
         let timeout = hook.timeout.unwrap_or(default);
         async move {
@@ -315,7 +321,10 @@ impl HookRunner {
                 HookKind::Command => {
                     run_hook(&hook, input.bytes, &cwd, &env, timeout, &cancel).await
                 }
-                HookKind::Http { .. } | HookKind::Prompt { .. } => {
+                HookKind::Http { .. }
+                | HookKind::Prompt { .. }
+                | HookKind::Agent { .. }
+                | HookKind::McpTool { .. } => {
                     run_remote(
                         services.as_deref(),
                         &hook,

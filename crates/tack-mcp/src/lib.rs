@@ -46,6 +46,8 @@
 //! - MCP resources, `@server:uri` mentions, prompts: `tack-mcp/src/{resources,prompts}.rs`
 //! - `--permission-prompt-tool`, `tack mcp` subcommands:
 //!   `tack-mcp/src/{permission_prompt,commands}.rs`
+//! - a server's tool called by a `type: "mcp_tool"` hook (`McpManager::call_tool_text`):
+//!   `tack-mcp/src/hook_call.rs`
 //! - test MCP server (rmcp): `tack-mcp/src/bin/tack-mcp-fixture/`
 
 mod commands;
@@ -53,6 +55,7 @@ mod config;
 mod connection;
 mod control;
 mod handler;
+mod hook_call;
 mod manager;
 pub mod names;
 mod permission_prompt;

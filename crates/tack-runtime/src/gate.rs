@@ -372,6 +372,20 @@ impl Gate {
         }
     }
 
+    /// Why the permission rules deny this call, if they do; no hook runs
+    /// and what would ask is not denied (an agent hook's reads).
+    pub(crate) fn rules_deny(
+        &self,
+        tool: &dyn Tool,
+        input: &Value,
+        ctx: &ToolContext,
+    ) -> Option<String> {
+        match self.decide(tool, input, ctx, true) {
+            Decision::Deny { reason, rule } => Some(self.deny_message(reason, rule.as_deref())),
+            Decision::Allow { .. } | Decision::Ask { .. } => None,
+        }
+    }
+
     /// The engine's decision; `hook_allowed`: a PreToolUse hook said `allow`.
     fn decide(
         &self,

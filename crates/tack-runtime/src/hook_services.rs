@@ -1,17 +1,22 @@
-//! What `http` and `prompt` hooks run on ([`tack_hooks::HookServices`]):
-//! one reqwest client for hook endpoints (TLS as tack-api's, TCP_NODELAY,
-//! no redirects followed) and the session's
-//! model client for prompt hooks, billed like every other model call.
+//! What `http`, `prompt`, `mcp_tool` and `agent` hooks run on
+//! ([`tack_hooks::HookServices`]): one reqwest client for hook endpoints (TLS
+//! as tack-api's, TCP_NODELAY, no redirects followed), the session's model
+//! client for prompt hooks, billed like every other model call, the
+//! session's MCP servers (only those already connected), and a read-only
+//! sub-agent for agent hooks (`hook_agent.rs`).
 
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use serde_json::Value;
 use tack_api::body::read_capped;
 use tack_api::{ModelClient, final_message};
 use tack_hooks::{HookServices, OUTPUT_CAP};
 use tack_protocol::content::join_texts;
 use tack_protocol::{Message, MessagesRequest, SystemPrompt};
 use tokio_util::sync::CancellationToken;
+
+use crate::hook_agent::HookAgent;
 
 /// Tokens a prompt hook's answer may take (`{"ok": false, "reason": ...}`).
 const PROMPT_MAX_TOKENS: u32 = 1024;
@@ -21,6 +26,10 @@ pub(crate) struct RuntimeHookServices {
     pub client: Arc<dyn ModelClient>,
     /// The model of a prompt hook that names none.
     pub small_model: String,
+    /// The session's MCP servers (`None`: it has none).
+    pub mcp: Option<tack_mcp::WeakMcpManager>,
+    /// What agent hooks run on (`None`: they fail, as without services).
+    pub agent: Option<HookAgent>,
 }
 
 impl HookServices for RuntimeHookServices {
@@ -76,6 +85,40 @@ impl HookServices for RuntimeHookServices {
             }
         })
     }
+
+    fn call_mcp_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+    ) -> BoxFuture<'static, Result<String, String>> {
+        let manager = self
+            .mcp
+            .as_ref()
+            .and_then(tack_mcp::WeakMcpManager::upgrade);
+        let (server, tool) = (server.to_owned(), tool.to_owned());
+        Box::pin(async move {
+            let manager =
+                manager.ok_or_else(|| format!("MCP server \"{server}\" is not connected"))?;
+            // Dropping the future (timeout, interrupt) drops the call.
+            let never = CancellationToken::new();
+            manager
+                .call_tool_text(&server, &tool, arguments, &never)
+                .await
+        })
+    }
+
+    fn run_agent(
+        &self,
+        model: Option<&str>,
+        system: &str,
+        prompt: String,
+    ) -> BoxFuture<'static, Result<String, String>> {
+        match &self.agent {
+            Some(agent) => agent.run(model, system, prompt),
+            None => Box::pin(std::future::ready(Err("no agent can run here".to_owned()))),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -110,6 +153,8 @@ mod tests {
         let services = RuntimeHookServices {
             client: Arc::new(client),
             small_model: "haiku".into(),
+            mcp: None,
+            agent: None,
         };
         let answer = services.post(&endless().await, &[], b"{}".to_vec()).await;
         assert_eq!(answer, Err("the answer is larger than 1 MiB".to_owned()));

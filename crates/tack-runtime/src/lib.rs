@@ -213,6 +213,7 @@ mod extensions;
 pub use extensions::plugin_layers;
 mod gate;
 mod handle;
+mod hook_agent;
 mod hook_services;
 mod hook_watch;
 mod hooks;

@@ -27,6 +27,7 @@ use crate::agents::{
 };
 use crate::emit::Emitter;
 use crate::event::{AgentSummary, Notice};
+use crate::hook_agent::{HOOK_AGENT_TOOLS, HookAgent};
 use crate::hook_services::RuntimeHookServices;
 use crate::metered::MeteredClient;
 use crate::model::{RequestEnv, resolve_model};
@@ -123,6 +124,38 @@ fn small_fast_model(env: &Env, model: &str, on_provider: bool) -> String {
     )
 }
 
+/// What the session's `http`, `prompt`, `mcp_tool` and `agent` hooks run on:
+/// the metered `client`, the small model, the MCP servers, and the session's
+/// read-only `tools` for agent hooks.
+fn set_hook_services(
+    p: &ToolsParts<'_>,
+    client: Arc<dyn ModelClient>,
+    small_model: &str,
+    tools: &[Arc<dyn Tool>],
+) {
+    let Some(hooks) = &p.policy.hooks else {
+        return;
+    };
+    hooks.set_services(Arc::new(RuntimeHookServices {
+        client,
+        small_model: small_model.to_owned(),
+        mcp: p.choices.mcp.clone(),
+        agent: Some(HookAgent {
+            tools: (tools.iter())
+                .filter(|t| HOOK_AGENT_TOOLS.contains(&t.name()))
+                .cloned()
+                .collect(),
+            deps: Arc::clone(&p.models.deps),
+            gate: Arc::downgrade(&p.policy.gate),
+            tool_env: Arc::clone(p.place.tool_env),
+            base_config: p.models.base_config.clone(),
+            request_env: p.models.request_env.clone(),
+            ledger: p.models.ledger.clone(),
+            small_model: small_model.to_owned(),
+        }),
+    }));
+}
+
 /// The session's tools; a `--tools` name that is not one of them is an error.
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
@@ -143,16 +176,12 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     {
         fetch.cache_ttl = Duration::from_millis(ms);
     }
-    let metered: Arc<dyn ModelClient> =
-        Arc::new(MeteredClient::new(p.models.client, p.models.ledger.clone()));
-    if let Some(hooks) = &p.policy.hooks {
-        hooks.set_services(Arc::new(RuntimeHookServices {
-            client: Arc::clone(&metered),
-            small_model: small_model.clone(),
-        }));
-    }
+    let metered: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(
+        Arc::clone(&p.models.client),
+        p.models.ledger.clone(),
+    ));
     let web = tack_web::web_tools(
-        metered,
+        Arc::clone(&metered),
         &small_model,
         p.models.model,
         fetch,
@@ -196,6 +225,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .into_iter()
         .filter(|t| picked(t.name()) && !p.policy.gate.removes_tool(t.as_ref()))
         .collect();
+    set_hook_services(&p, metered, &small_model, &tools);
 
     let dirs = AgentDirs {
         home: p.place.home.map(Path::to_path_buf),
