@@ -202,3 +202,58 @@ async fn after_clear_a_rule_loads_again() {
         (rule.clone(), rule)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_path_rule_loaded_by_a_read_fires_instructions_loaded_with_why() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("t1", "Read", json!({"file_path": "src/api/v1.rs"})),
+        Reply::text("done"),
+    ]))
+    .await;
+    let cwd = env.cwd();
+    std::fs::create_dir_all(cwd.join(".git")).unwrap();
+    write(
+        cwd.join(".claude/rules/api.md"),
+        "---\npaths:\n  - \"src/api/**/*.rs\"\n---\nAPI-RULE, see @../../docs/api-notes.md\n",
+    );
+    write(cwd.join("docs/api-notes.md"), "API-NOTES\n");
+    write(cwd.join("src/api/v1.rs"), "fn v1() {}\n");
+    let log = "(cat; echo) >> \"$CLAUDE_PROJECT_DIR/loaded.jsonl\"";
+    write(
+        cwd.join(".claude/settings.json"),
+        &json!({"hooks": {"InstructionsLoaded": [{"matcher": "path_glob_match|include",
+            "hooks": [{"type": "command", "command": log}]}]}})
+        .to_string(),
+    );
+    env.trust();
+    let out = env.tack().args(["-p", "read it"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(cwd.join("loaded.jsonl")).unwrap_or_default();
+    let loaded: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            for key in ["session_id", "transcript_path", "permission_mode", "cwd"] {
+                v.as_object_mut().unwrap().remove(key);
+            }
+            v
+        })
+        .collect();
+    let (rule, notes) = (
+        cwd.join(".claude/rules/api.md"),
+        cwd.join("docs/api-notes.md"),
+    );
+    let trigger = cwd.join("src/api/v1.rs");
+    assert_eq!(
+        loaded,
+        vec![
+            json!({"hook_event_name": "InstructionsLoaded", "file_path": rule,
+                "memory_type": "Project", "load_reason": "path_glob_match",
+                "globs": ["src/api/**/*.rs"], "trigger_file_path": trigger}),
+            json!({"hook_event_name": "InstructionsLoaded", "file_path": notes,
+                "memory_type": "Project", "load_reason": "include",
+                "trigger_file_path": trigger, "parent_file_path": rule}),
+        ]
+    );
+}

@@ -45,7 +45,7 @@
 //!   `.claude/rules/`, Claude Code's nested memory; `PathRules::for_file`: user `paths` rules,
 //!   nested folders, project `paths` rules; after a compaction or `/clear` they load again:
 //!   `Gate::forget_loaded_rules`); `tack-runtime/src/rules.rs` `instructions_for_tool_call` is
-//!   the one place a rule loads mid-session (InstructionsLoaded hooks go there):
+//!   the one place a rule loads mid-session (each file with its `LoadReason`, for InstructionsLoaded):
 //!   `tack-core/src/context/{rules,path_rules,memory_files}.rs`, `tack-runtime/src/rules.rs`,
 //!   the gate's `post_tool_use`
 //! - normalisation, user-context placement, cache breakpoints: `tack-core/src/request/*.rs`

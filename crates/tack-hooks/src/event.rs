@@ -134,6 +134,12 @@ pub enum HookEvent {
         /// `session_start`, `nested_traversal`, `path_glob_match`, `include`,
         /// `compact` (matched by matchers).
         load_reason: String,
+        /// `path_glob_match`: the rule's `paths` globs.
+        globs: Option<Vec<String>>,
+        /// Loaded mid-session: the file the tool call touched.
+        trigger_file_path: Option<String>,
+        /// `include`: the file that imported it.
+        parent_file_path: Option<String>,
     },
     /// A settings file changed while the session runs.
     ConfigChange {
@@ -454,8 +460,23 @@ impl HookEvent {
                 file_path,
                 memory_type,
                 load_reason,
-            } => json!({"file_path": file_path, "memory_type": memory_type,
-                        "load_reason": load_reason}),
+                globs,
+                trigger_file_path,
+                parent_file_path,
+            } => {
+                let mut v = json!({"file_path": file_path, "memory_type": memory_type,
+                                   "load_reason": load_reason});
+                if let Some(globs) = globs {
+                    v["globs"] = json!(globs);
+                }
+                if let Some(path) = trigger_file_path {
+                    v["trigger_file_path"] = json!(path);
+                }
+                if let Some(path) = parent_file_path {
+                    v["parent_file_path"] = json!(path);
+                }
+                v
+            }
             HookEvent::ConfigChange { source, file_path } => {
                 json!({"source": source, "file_path": file_path})
             }

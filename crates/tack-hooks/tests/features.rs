@@ -97,9 +97,25 @@ async fn every_new_event_sends_claude_codes_input_fields() {
                 file_path: "/p/CLAUDE.md".into(),
                 memory_type: "Project".into(),
                 load_reason: "session_start".into(),
+                globs: None,
+                trigger_file_path: None,
+                parent_file_path: None,
             },
             json!({"file_path": "/p/CLAUDE.md", "memory_type": "Project",
                    "load_reason": "session_start"}),
+        ),
+        (
+            HookEvent::InstructionsLoaded {
+                file_path: "/p/.claude/rules/rs.md".into(),
+                memory_type: "Project".into(),
+                load_reason: "path_glob_match".into(),
+                globs: Some(vec!["src/**/*.rs".into()]),
+                trigger_file_path: Some("/p/src/a.rs".into()),
+                parent_file_path: None,
+            },
+            json!({"file_path": "/p/.claude/rules/rs.md", "memory_type": "Project",
+                   "load_reason": "path_glob_match", "globs": ["src/**/*.rs"],
+                   "trigger_file_path": "/p/src/a.rs"}),
         ),
         (
             HookEvent::ConfigChange {
@@ -152,6 +168,9 @@ async fn matchers_of_the_new_events() {
         file_path: "/p/CLAUDE.md".into(),
         memory_type: "Project".into(),
         load_reason: reason.into(),
+        globs: None,
+        trigger_file_path: None,
+        parent_file_path: None,
     };
     assert_eq!(
         r.run(&loaded("session_start"), &never()).await.runs().len(),

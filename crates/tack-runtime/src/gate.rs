@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
+use tack_core::context::attachment_text;
 use tack_core::executor::ToolCallOutcome;
 use tack_core::permission::{CanUseTool, PermissionDecision, PostToolUseOutcome};
 use tack_hooks::{HookEvent, PermissionDecision as HookDecision};
@@ -809,12 +810,16 @@ impl Gate {
         ctx: &ToolContext,
     ) -> PostToolUseOutcome {
         let mut outcome = self.post_tool_use_hooks(tool, input, result, ctx).await;
-        if let Some(rules) = self.path_rules.get() {
-            let (texts, warnings) =
-                crate::rules::instructions_for_tool_call(rules, tool.name(), input, &ctx.env);
-            outcome.attachments = texts;
+        let loaded = (self.path_rules.get()).and_then(|rules| {
+            crate::rules::instructions_for_tool_call(rules, tool.name(), input, &ctx.env)
+        });
+        if let Some((trigger, files, warnings)) = loaded {
+            outcome.attachments = files.iter().map(|f| attachment_text(&f.file)).collect();
             for warning in warnings {
                 self.notify(format!("warning: {warning}"));
+            }
+            if let Some(hooks) = &self.hooks {
+                hooks.instructions_loaded_for(&files, &trigger).await;
             }
         }
         outcome

@@ -22,7 +22,9 @@
 //! - PostToolUseFailure, PermissionRequest, PermissionDenied: in the gate
 //!   (`gate/tool_hooks.rs`).
 //! - PostCompact after each compaction, then InstructionsLoaded `compact`;
-//!   InstructionsLoaded `session_start` before SessionStart.
+//!   InstructionsLoaded `session_start` before SessionStart; InstructionsLoaded
+//!   `path_glob_match` / `nested_traversal` / `include` when a tool call's
+//!   file loads rules mid-session (the gate, after the call).
 //! - CwdChanged after a main-agent tool call moved the cwd; FileChanged and
 //!   ConfigChange after each main-agent tool call and before each prompt
 //!   ([`crate::hook_watch`]).
@@ -46,6 +48,7 @@ use std::sync::{Arc, PoisonError};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
+use tack_core::context::{LoadReason, LoadedFile};
 use tack_core::query::{LoopHooks, StopHookInput, StopHookOutcome};
 use tack_hooks::{
     AsyncReports, CallbackCall, CallbackMatcher, Condition, HookCallbacks, HookEnd, HookEvent,
@@ -589,6 +592,35 @@ impl SessionHooks {
                 file_path: file.path.to_string_lossy().into_owned(),
                 memory_type: format!("{:?}", file.kind),
                 load_reason: reason.to_owned(),
+                globs: None,
+                trigger_file_path: None,
+                parent_file_path: None,
+            };
+            self.run(&event, &CancellationToken::new()).await;
+        }
+    }
+
+    /// InstructionsLoaded for each file a tool call's touch of `trigger`
+    /// loaded (a `paths` rule, a folder's memory, what they import).
+    pub(crate) async fn instructions_loaded_for(&self, loaded: &[LoadedFile], trigger: &Path) {
+        if !self.has("InstructionsLoaded") {
+            return;
+        }
+        for LoadedFile { file, reason } in loaded {
+            let (globs, parent) = match reason {
+                LoadReason::PathGlobMatch { globs } => (Some(globs.clone()), None),
+                LoadReason::Include { parent } => {
+                    (None, Some(parent.to_string_lossy().into_owned()))
+                }
+                LoadReason::NestedTraversal => (None, None),
+            };
+            let event = HookEvent::InstructionsLoaded {
+                file_path: file.path.to_string_lossy().into_owned(),
+                memory_type: format!("{:?}", file.kind),
+                load_reason: reason.as_str().to_owned(),
+                globs,
+                trigger_file_path: Some(trigger.to_string_lossy().into_owned()),
+                parent_file_path: parent,
             };
             self.run(&event, &CancellationToken::new()).await;
         }

@@ -4,13 +4,13 @@
 //!
 //! [`instructions_for_tool_call`] is the one place a rule loads mid-session:
 //! the gate calls it after each successful call, and what it returns joins
-//! the message after the tool results (`PostToolUseOutcome::attachments`).
-//! An InstructionsLoaded hook belongs there.
+//! the message after the tool results (`PostToolUseOutcome::attachments`),
+//! and the gate fires InstructionsLoaded for each file it loaded.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tack_core::context::{PathRules, attachment_text};
+use tack_core::context::{LoadedFile, PathRules};
 use tack_tool::ToolEnv;
 
 /// The file a call of `tool` touches, if it is a file tool: Read, Edit,
@@ -26,23 +26,22 @@ fn touched_file(tool: &str, input: &Value, env: &ToolEnv) -> Option<PathBuf> {
     Some(env.resolve(path))
 }
 
-/// The rules the call of `tool` with `input` loads (each a text for the
-/// model: `Contents of <path>:` and the rule), and warnings for the user
-/// about what could not be read. Each rule loads once a session.
+/// What the call of `tool` with `input` loads: the file it touched and the
+/// files it loaded (each with why; `attachment_text` is its text for the
+/// model), and warnings for the user about what could not be read. Each
+/// rule loads once a session.
 pub(crate) fn instructions_for_tool_call(
     rules: &PathRules,
     tool: &str,
     input: &Value,
     env: &ToolEnv,
-) -> (Vec<String>, Vec<String>) {
+) -> Option<(PathBuf, Vec<LoadedFile>, Vec<String>)> {
     if rules.is_empty() {
-        return (Vec::new(), Vec::new());
+        return None;
     }
-    let Some(file) = touched_file(tool, input, env) else {
-        return (Vec::new(), Vec::new());
-    };
-    let (files, warnings) = rules.for_file(&lexical(&file));
-    (files.iter().map(attachment_text).collect(), warnings)
+    let file = lexical(&touched_file(tool, input, env)?);
+    let (files, warnings) = rules.for_file(&file);
+    Some((file, files, warnings))
 }
 
 /// `path` without `.` and `..` components (a model may write `src/../x`).

@@ -28,7 +28,7 @@ pub use memory_files::{
     DiscoveredMemory, ImportAccess, MAX_FILE_BYTES, MAX_FILE_CHARS, MemoryFile, MemoryKind,
     discover_memory, discover_memory_files, find_repo_root, format_memory_files,
 };
-pub use path_rules::{PathRules, attachment_text};
+pub use path_rules::{LoadReason, LoadedFile, PathRules, attachment_text};
 pub use rules::split_frontmatter;
 pub use system_prompt::{
     OutputStylePrompt, SystemPromptOptions, default_system_prompt, system_prompt_layers,

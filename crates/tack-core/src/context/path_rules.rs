@@ -15,6 +15,36 @@ use super::memory_files::{
 };
 use super::rules::glob_set;
 
+/// Why a file loaded mid-session (an InstructionsLoaded hook's
+/// `load_reason`, with what goes with it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadReason {
+    /// A rule whose `paths` globs (as written) match the touched file.
+    PathGlobMatch { globs: Vec<String> },
+    /// A folder's memory between the cwd and the touched file.
+    NestedTraversal,
+    /// Imported (`@path`) by the file `parent`.
+    Include { parent: PathBuf },
+}
+
+impl LoadReason {
+    /// The hook's `load_reason`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LoadReason::PathGlobMatch { .. } => "path_glob_match",
+            LoadReason::NestedTraversal => "nested_traversal",
+            LoadReason::Include { .. } => "include",
+        }
+    }
+}
+
+/// A file that loaded because a tool call touched a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedFile {
+    pub file: MemoryFile,
+    pub reason: LoadReason,
+}
+
 /// A session's path rules and nested folders, and which it has loaded.
 /// Shared by every tool call of the session (sub-agents' too).
 #[derive(Debug, Default)]
@@ -117,11 +147,14 @@ impl PathRules {
     /// cwd down to the file (and that folder's `paths` rules it matches),
     /// then the project's `paths` rules it matches; each rule followed by
     /// what it imports. With warnings about what could not be read.
-    pub fn for_file(&self, file: &Path) -> (Vec<MemoryFile>, Vec<String>) {
+    pub fn for_file(&self, file: &Path) -> (Vec<LoadedFile>, Vec<String>) {
         let mut state = self.state();
         let mut found = Vec::new();
         for rule in take_matching(&mut state.rules, file, MemoryKind::User) {
-            found.push(load_rule_body(&rule.path, rule.kind, &self.access));
+            found.push((
+                rule_reasons(&rule),
+                load_rule_body(&rule.path, rule.kind, &self.access),
+            ));
         }
         for dir in self.new_dirs(&mut state, file) {
             let mut nested = discover_nested(&dir, &self.access);
@@ -129,15 +162,29 @@ impl PathRules {
             state
                 .rules
                 .extend(rules.into_iter().map(|r| Rule::new(r, false)));
-            found.push(nested);
+            found.push((None, nested));
         }
         for rule in take_matching(&mut state.rules, file, MemoryKind::Project) {
-            found.push(load_rule_body(&rule.path, rule.kind, &self.access));
+            found.push((
+                rule_reasons(&rule),
+                load_rule_body(&rule.path, rule.kind, &self.access),
+            ));
         }
         let mut files = Vec::new();
         let mut warnings = Vec::new();
-        for part in found {
-            files.extend(part.files);
+        for (rule, part) in found {
+            files.extend(part.files.into_iter().map(|file| {
+                let reason = match &rule {
+                    None => LoadReason::NestedTraversal,
+                    Some((path, globs)) if *path == file.path => LoadReason::PathGlobMatch {
+                        globs: globs.clone(),
+                    },
+                    Some((path, _)) => LoadReason::Include {
+                        parent: path.clone(),
+                    },
+                };
+                LoadedFile { file, reason }
+            }));
             warnings.extend(part.warnings);
         }
         (files, warnings)
@@ -159,6 +206,12 @@ impl PathRules {
         dirs.retain(|d| state.dirs.insert(d.clone()));
         dirs
     }
+}
+
+/// A rule's file and globs: its body loads for them, what it imports
+/// because of it.
+fn rule_reasons(rule: &PathRule) -> Option<(PathBuf, Vec<String>)> {
+    Some((rule.path.clone(), rule.patterns.clone()))
 }
 
 /// The rules of `kind` that `file` matches and that were not loaded, now
