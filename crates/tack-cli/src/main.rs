@@ -52,7 +52,8 @@
 //!   the plugins folder for its whole read-modify-write (`PluginsDir::lock`,
 //!   `tack-sys/src/file_lock.rs`), so concurrent installs lose no entry:
 //!   `tack-cli/src/plugin.rs`
-//! - `--worktree [name]`: the session in a new worktree (base `origin/HEAD` if known, never
+//! - `--worktree [name]`: the session in a new worktree (WorktreeCreate / WorktreeRemove hooks
+//!   replace git's creation and hear of removal; `worktree.baseRef`; base `origin/HEAD` if known, never
 //!   fetched; `.worktreeinclude`'s ignored files copied in: `worktree::copy_included`, regular
 //!   files only), the process's folder moved there before anything reads it; settled at the end
 //!   (removed if unchanged, else kept and named): `tack-cli/src/session_worktree.rs`, `main.rs`
@@ -206,7 +207,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     let Some(name) = cli.worktree.take() else {
         return run_session(cli, cwd);
     };
-    let worktree = session_worktree::enter(&cwd, &name)?;
+    let worktree = session_worktree::enter(&cwd, &name, &cli)?;
     // Single-threaded still: hooks, tools and git read the process's folder.
     std::env::set_current_dir(&worktree.cwd)?;
     let ran = run_session(cli, worktree.cwd.clone());

@@ -68,3 +68,4 @@ mod tls;
 mod transcripts;
 mod usage_dedup;
 mod worktree;
+mod worktree_hooks;

@@ -25,6 +25,25 @@ pub(crate) const PERMISSION_MODES: &[&str] = &[
     "manual",
 ];
 
+/// One file's `worktree` object: tack reads `baseRef` (Claude Code's other
+/// keys are kept unread).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FileWorktree {
+    pub base_ref: Option<WorktreeBase>,
+}
+
+/// `worktree.baseRef`: which ref new worktrees branch from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorktreeBase {
+    /// The remote's default branch (`origin/HEAD`), else local HEAD.
+    #[default]
+    Fresh,
+    /// Local HEAD (unpushed commits and the current branch's state).
+    Head,
+}
+
 /// The top-level keys [`FileSettings`] reads; every other key is kept as is in
 /// `extra` and otherwise ignored (and warned about unless Claude Code reads it).
 const KNOWN_KEYS: &[&str] = unknown_keys::TACK_KEYS;
@@ -55,6 +74,7 @@ pub(crate) struct FileSettings {
     pub providers: Option<BTreeMap<String, Provider>>,
     pub model_prices: Option<BTreeMap<String, ModelPrice>>,
     pub sandbox: Option<Object<crate::sandbox::FileSandbox>>,
+    pub worktree: Option<Object<FileWorktree>>,
     /// Unknown keys (filled after parsing; never an error).
     #[serde(skip)]
     pub extra: Map<String, Value>,
@@ -257,12 +277,21 @@ mod tests {
             "hooks": {}, "disableAllHooks": false, "apiKeyHelper": "h", "cleanupPeriodDays": 1,
             "includeCoAuthoredBy": true, "attribution": {}, "enableAllProjectMcpServers": true,
             "enabledMcpjsonServers": [], "disabledMcpjsonServers": [], "autoCompactEnabled": true,
-            "outputStyle": "o", "statusLine": {}, "providers": {}, "modelPrices": {}, "sandbox": {}}"#;
+            "outputStyle": "o", "statusLine": {}, "providers": {}, "modelPrices": {}, "sandbox": {},
+            "worktree": {"baseRef": "head", "sparsePaths": ["a"]}}"#;
         let all: Map<String, Value> = serde_json::from_str(text).unwrap();
         assert_eq!(all.len(), KNOWN_KEYS.len());
         let parsed = parse(&source(), text).unwrap();
         assert!(parsed.extra.is_empty());
         assert_eq!(parsed.model.as_deref(), Some("m"));
+        let worktree = parsed.worktree.map(|Object(w)| w.base_ref);
+        assert_eq!(worktree, Some(Some(WorktreeBase::Head)));
+        let err = parse(&source(), r#"{"worktree": {"baseRef": "main"}}"#).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("unknown variant `main`, expected `fresh` or `head`"),
+            "{err}"
+        );
     }
 
     #[test]

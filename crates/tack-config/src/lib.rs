@@ -89,6 +89,7 @@ mod unknown_keys;
 pub mod yaml;
 
 pub use error::ConfigError;
+pub use file::WorktreeBase;
 pub use helper::{API_KEY_HELPER_TIMEOUT, run_api_key_helper};
 pub use providers::{ModelPrice, Provider, ProviderApi};
 pub use sandbox::SandboxSettings;

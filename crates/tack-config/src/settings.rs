@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use tack_sys::config_file::{MAX_CONFIG_BYTES, is_missing, read_config_file};
 
 use crate::error::ConfigError;
-use crate::file::{self, FileSettings};
+use crate::file::{self, FileSettings, WorktreeBase};
 use crate::providers::{ModelPrice, Provider};
 use crate::sandbox::{self, SandboxSettings};
 use crate::source::{Locations, Scope, Source};
@@ -103,6 +103,7 @@ pub struct Settings {
     providers: BTreeMap<String, Provider>,
     model_prices: BTreeMap<String, ModelPrice>,
     sandbox: SandboxSettings,
+    worktree_base: Option<WorktreeBase>,
     extra: Map<String, Value>,
     ignored_untrusted: Vec<IgnoredUntrusted>,
     warnings: Vec<SettingsWarning>,
@@ -283,6 +284,7 @@ impl Settings {
             providers,
             model_prices,
             sandbox,
+            worktree,
             extra,
             unknown,
         } = file;
@@ -310,6 +312,10 @@ impl Settings {
         set(&mut self.auto_compact_enabled, auto_compact_enabled);
         set(&mut self.output_style, output_style);
         set(&mut self.status_line, status_line);
+        set(
+            &mut self.worktree_base,
+            worktree.and_then(|file::Object(w)| w.base_ref),
+        );
         self.disable_all_hooks = disable_all_hooks.unwrap_or(self.disable_all_hooks);
         self.extra.extend(extra);
         // Maps: by key, the highest source wins.
@@ -394,6 +400,12 @@ impl Settings {
     /// it over the inherited environment, for the session and every subprocess.
     pub fn env(&self) -> &BTreeMap<String, String> {
         &self.env
+    }
+
+    /// `worktree.baseRef`: which ref `--worktree` branches from (default
+    /// [`WorktreeBase::Fresh`]).
+    pub fn worktree_base(&self) -> WorktreeBase {
+        self.worktree_base.unwrap_or_default()
     }
 
     /// `apiKeyHelper`: a `/bin/sh` command printing the API key (see

@@ -34,6 +34,7 @@ pub(crate) const TACK_KEYS: &[&str] = &[
     "providers",
     "modelPrices",
     "sandbox",
+    "worktree",
 ];
 
 /// Top-level keys of Claude Code's settings that tack does not use.
@@ -85,7 +86,6 @@ const CLAUDE_CODE_KEYS: &[&str] = &[
     "teammateMode",
     "terminalProgressBarEnabled",
     "theme",
-    "worktree",
 ];
 
 /// `permissions` keys tack reads.

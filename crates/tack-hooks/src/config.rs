@@ -314,6 +314,8 @@ pub const EVENTS: &[&str] = &[
     "CwdChanged",
     "FileChanged",
     "PreSkillShellCommand",
+    "WorktreeCreate",
+    "WorktreeRemove",
 ];
 
 /// One handler of a group (`place` names it in errors); `None` for a type

@@ -181,6 +181,18 @@ pub enum HookEvent {
         /// or `other`.
         invoked_by: &'static str,
     },
+    /// A worktree is to be made (`--worktree`): the hooks make it instead
+    /// of git and print its absolute path (the last line of stdout, or
+    /// `hookSpecificOutput.worktreePath`); any failure fails the creation.
+    WorktreeCreate {
+        /// The worktree's name (given or generated).
+        name: String,
+    },
+    /// A worktree the session made is being removed (it cannot block).
+    WorktreeRemove {
+        /// The worktree's folder.
+        worktree_path: String,
+    },
 }
 
 /// Which events can block, and who reads the blocking message.
@@ -217,6 +229,8 @@ impl HookEvent {
             HookEvent::CwdChanged { .. } => "CwdChanged",
             HookEvent::FileChanged { .. } => "FileChanged",
             HookEvent::PreSkillShellCommand { .. } => "PreSkillShellCommand",
+            HookEvent::WorktreeCreate { .. } => "WorktreeCreate",
+            HookEvent::WorktreeRemove { .. } => "WorktreeRemove",
         }
     }
 
@@ -232,7 +246,9 @@ impl HookEvent {
             | HookEvent::PreSkillShellCommand { tool_name, .. } => Some(tool_name),
             HookEvent::UserPromptSubmit { .. }
             | HookEvent::Stop { .. }
-            | HookEvent::CwdChanged { .. } => None,
+            | HookEvent::CwdChanged { .. }
+            | HookEvent::WorktreeCreate { .. }
+            | HookEvent::WorktreeRemove { .. } => None,
             HookEvent::SubagentStop { agent_type, .. }
             | HookEvent::SubagentStart { agent_type, .. } => Some(agent_type),
             HookEvent::PostCompact { trigger, .. } => Some(trigger),
@@ -272,7 +288,9 @@ impl HookEvent {
             | HookEvent::SessionStart { .. }
             | HookEvent::SessionEnd { .. }
             | HookEvent::PreCompact { .. }
-            | HookEvent::Notification { .. } => None,
+            | HookEvent::Notification { .. }
+            | HookEvent::WorktreeCreate { .. }
+            | HookEvent::WorktreeRemove { .. } => None,
         }
     }
 
@@ -288,7 +306,8 @@ impl HookEvent {
             | HookEvent::SubagentStop { .. } => BlockAudience::Model,
             HookEvent::UserPromptSubmit { .. }
             | HookEvent::PreCompact { .. }
-            | HookEvent::ConfigChange { .. } => BlockAudience::User,
+            | HookEvent::ConfigChange { .. }
+            | HookEvent::WorktreeCreate { .. } => BlockAudience::User,
             HookEvent::SessionStart { .. }
             | HookEvent::SessionEnd { .. }
             | HookEvent::Notification { .. }
@@ -297,7 +316,8 @@ impl HookEvent {
             | HookEvent::PostCompact { .. }
             | HookEvent::InstructionsLoaded { .. }
             | HookEvent::CwdChanged { .. }
-            | HookEvent::FileChanged { .. } => BlockAudience::None,
+            | HookEvent::FileChanged { .. }
+            | HookEvent::WorktreeRemove { .. } => BlockAudience::None,
         }
     }
 
@@ -347,7 +367,9 @@ impl HookEvent {
             | HookEvent::InstructionsLoaded { .. }
             | HookEvent::ConfigChange { .. }
             | HookEvent::CwdChanged { .. }
-            | HookEvent::FileChanged { .. } => None,
+            | HookEvent::FileChanged { .. }
+            | HookEvent::WorktreeCreate { .. }
+            | HookEvent::WorktreeRemove { .. } => None,
         }
     }
 
@@ -486,6 +508,8 @@ impl HookEvent {
             HookEvent::FileChanged { file_path, event } => {
                 json!({"file_path": file_path, "event": event})
             }
+            HookEvent::WorktreeCreate { name } => json!({"name": name}),
+            HookEvent::WorktreeRemove { worktree_path } => json!({"worktree_path": worktree_path}),
             HookEvent::PreSkillShellCommand {
                 tool_name,
                 tool_input,

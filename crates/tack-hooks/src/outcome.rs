@@ -58,6 +58,8 @@ pub struct HookOutcome {
     pub(crate) retry: bool,
     /// SessionStart, CwdChanged, FileChanged: the files to watch from now on.
     pub(crate) watch_paths: Option<Vec<String>>,
+    /// WorktreeCreate: where a hook made the worktree.
+    pub(crate) worktree_path: Option<String>,
 }
 
 impl HookOutcome {
@@ -80,7 +82,14 @@ impl HookOutcome {
             updated_permissions: Vec::new(),
             retry: false,
             watch_paths: None,
+            worktree_path: None,
         }
+    }
+
+    /// WorktreeCreate: the folder a hook made (the last line of its plain
+    /// stdout, or `hookSpecificOutput.worktreePath`; the last hook wins).
+    pub fn worktree_path(&self) -> Option<&str> {
+        self.worktree_path.as_deref()
     }
 
     /// SessionStart, CwdChanged, FileChanged: `watchPaths`, the files
@@ -222,6 +231,10 @@ impl HookOutcome {
             RunStatus::Exited(0) => {
                 if json.is_none() {
                     let text = run.stdout.trim();
+                    if matches!(event, HookEvent::WorktreeCreate { .. }) {
+                        let last = text.lines().rev().map(str::trim).find(|l| !l.is_empty());
+                        self.worktree_path = last.map(str::to_owned).or(self.worktree_path.take());
+                    }
                     if !text.is_empty() {
                         if event.stdout_is_context() {
                             self.additional_context.push(text.to_string());
@@ -327,6 +340,11 @@ impl HookOutcome {
             && h.get("retry").and_then(Value::as_bool) == Some(true)
         {
             self.retry = true;
+        }
+        if let Some(path) = h.get("worktreePath").and_then(Value::as_str)
+            && matches!(event, HookEvent::WorktreeCreate { .. })
+        {
+            self.worktree_path = Some(path.to_owned());
         }
         if matches!(event, HookEvent::PermissionRequest { .. }) {
             self.permission_request(cmd, h.get("decision"));

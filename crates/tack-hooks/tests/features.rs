@@ -483,3 +483,43 @@ async fn prompt_hooks_let_a_small_model_decide() {
         vec![json!({"model": null, "prompt": format!("Done?\n\nHook input:\n{input}")})]
     );
 }
+
+#[tokio::test]
+async fn worktree_create_reads_the_path_from_stdout_or_json() {
+    let fx = Fx::new();
+    let create = |name: &str| HookEvent::WorktreeCreate {
+        name: name.to_owned(),
+    };
+    let plain = dumping(&fx, "WorktreeCreate", "echo made; echo /w/plain; echo");
+    let outcome = plain.run(&create("a"), &never()).await;
+    assert_eq!(outcome.worktree_path(), Some("/w/plain"));
+    assert_eq!(
+        dumped(&fx, "WorktreeCreate"),
+        with(base(&fx, "WorktreeCreate"), json!({"name": "a"}))
+    );
+    let json_out = r#"echo '{"hookSpecificOutput": {"hookEventName": "WorktreeCreate", "worktreePath": "/w/json"}}'"#;
+    let outcome = dumping(&fx, "WorktreeCreate", json_out)
+        .run(&create("b"), &never())
+        .await;
+    assert_eq!(outcome.worktree_path(), Some("/w/json"));
+    let failed = dumping(&fx, "WorktreeCreate", "echo /w/x; exit 2")
+        .run(&create("c"), &never())
+        .await;
+    assert_eq!(
+        failed.blocked(),
+        Some("blocked by hook `".to_owned() + failed.runs()[0].command.as_str() + "`")
+    );
+    let remove = dumping(&fx, "WorktreeRemove", "exit 2");
+    let event = HookEvent::WorktreeRemove {
+        worktree_path: "/w/plain".to_owned(),
+    };
+    let outcome = remove.run(&event, &never()).await;
+    assert_eq!(outcome.blocked(), None);
+    assert_eq!(
+        dumped(&fx, "WorktreeRemove"),
+        with(
+            base(&fx, "WorktreeRemove"),
+            json!({"worktree_path": "/w/plain"})
+        )
+    );
+}

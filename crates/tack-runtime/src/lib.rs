@@ -245,6 +245,7 @@ mod telemetry;
 mod transcript;
 mod trust;
 mod user_shell;
+mod worktree_hooks;
 
 pub use auth::AuthError;
 pub use checkpoints::RewindError;
@@ -281,6 +282,7 @@ pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_to
 pub use start::{StartError, start};
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};
+pub use worktree_hooks::WorktreeHooks;
 
 // The runtime is a front end's one API boundary: the types of the crates behind
 // it that appear in its events, commands and views are re-exported here, so a

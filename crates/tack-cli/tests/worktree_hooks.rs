@@ -1,0 +1,172 @@
+//! `--worktree` with WorktreeCreate / WorktreeRemove hooks and the
+//! `worktree.baseRef` setting, through the real binary and real git.
+
+use crate::common;
+
+use std::path::Path;
+
+use common::{Env, git, stderr, write};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_testkit::{Reply, Script};
+
+/// A trusted git repository whose project settings are `settings`.
+fn project(env: &Env, settings: Value) {
+    common::git_repo_with(&env.cwd(), "a.txt", "a\n");
+    write(env.cwd().join(".git/info/exclude"), ".claude/\n*.json\n");
+    write(
+        env.cwd().join(".claude/settings.json"),
+        &settings.to_string(),
+    );
+    env.trust();
+}
+
+/// The hook input logged at `path`, without the per-run fields.
+fn logged(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut v: Value = serde_json::from_str(text.trim()).unwrap();
+    for key in ["session_id", "transcript_path", "cwd"] {
+        v.as_object_mut().unwrap().remove(key);
+    }
+    v
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worktree_create_hook_makes_the_folder_the_session_runs_in() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("b1", "Bash", json!({"command": "pwd > where.txt"})),
+        Reply::text("Done."),
+    ]))
+    .await;
+    let made = env.home.path().join("elsewhere");
+    let create = "cat > \"$CLAUDE_PROJECT_DIR/create.json\"; mkdir -p \"$WT_DIR\"; \
+                  echo 'making it' >&2; echo 'made:'; echo \"$WT_DIR\"";
+    project(
+        &env,
+        json!({"hooks": {"WorktreeCreate": [{"hooks": [{"type": "command", "command": create}]}]}}),
+    );
+    let out = env
+        .tack()
+        .env("WT_DIR", &made)
+        .args(["-p", "go", "-w", "feat", "--dangerously-skip-permissions"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        logged(&env.cwd().join("create.json")),
+        json!({"hook_event_name": "WorktreeCreate", "name": "feat"})
+    );
+    let made = made.canonicalize().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(made.join("where.txt"))
+            .unwrap()
+            .trim(),
+        made.display().to_string()
+    );
+    // git made nothing; the folder is not a git checkout, so it is kept.
+    assert!(!env.cwd().join(".claude/worktrees/feat").exists());
+    assert_eq!(git(&env.cwd(), &["branch", "--list", "worktree-*"]), "");
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!("Worktree kept at {}", made.display())),
+        "{said}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unchanged_hook_made_checkout_goes_to_the_worktree_remove_hook() {
+    let env = Env::new(Script::new([Reply::text("Nothing to do.")])).await;
+    let made = env.home.path().join("hooked");
+    let create = "cat > /dev/null; git -C \"$CLAUDE_PROJECT_DIR\" worktree add -q -b hooked \"$WT_DIR\" >&2; \
+                  echo \"$WT_DIR\"";
+    let remove = "cat > \"$CLAUDE_PROJECT_DIR/remove.json\"; \
+                  git -C \"$CLAUDE_PROJECT_DIR\" worktree remove --force \"$WT_DIR\"";
+    project(
+        &env,
+        json!({"hooks": {
+            "WorktreeCreate": [{"hooks": [{"type": "command", "command": create}]}],
+            "WorktreeRemove": [{"hooks": [{"type": "command", "command": remove}]}]}}),
+    );
+    let out = env
+        .tack()
+        .env("WT_DIR", &made)
+        .args(["-p", "look", "-w", "feat"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        logged(&env.cwd().join("remove.json")),
+        json!({"hook_event_name": "WorktreeRemove", "worktree_path": made})
+    );
+    assert!(!made.exists(), "the remove hook did not run");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_worktree_create_hook_starts_no_session() {
+    let env = Env::new(Script::new([Reply::text("never")])).await;
+    project(
+        &env,
+        json!({"hooks": {"WorktreeCreate": [{"hooks": [{"type": "command",
+            "command": "echo 'no space left' >&2; exit 1"}]}]}}),
+    );
+    let out = env
+        .tack()
+        .args(["-p", "go", "-w", "feat"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(
+        said.contains("cannot make the worktree feat") && said.contains("no space left"),
+        "{said}"
+    );
+    assert_eq!(env.server.requests().len(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn base_ref_head_branches_from_local_head_and_fresh_from_origin() {
+    let touch = |id: &str| Reply::tool_use(id, "Bash", json!({"command": "echo x > made.txt"}));
+    let env = Env::new(Script::new([
+        touch("b1"),
+        Reply::text("Made."),
+        touch("b2"),
+        Reply::text("Made."),
+    ]))
+    .await;
+    project(&env, json!({}));
+    let cwd = env.cwd();
+    // The remote's default branch is the first commit; local HEAD is ahead.
+    let pushed = git(&cwd, &["rev-parse", "HEAD"]);
+    git(&cwd, &["update-ref", "refs/remotes/origin/main", &pushed]);
+    git(
+        &cwd,
+        &[
+            "symbolic-ref",
+            "refs/remotes/origin/HEAD",
+            "refs/remotes/origin/main",
+        ],
+    );
+    std::fs::write(cwd.join("b.txt"), "b\n").unwrap();
+    git(&cwd, &["add", "b.txt"]);
+    let id = ["-c", "user.name=T", "-c", "user.email=t@example.com"];
+    git(&cwd, &[&id[..], &["commit", "-q", "-m", "local"]].concat());
+    let local = git(&cwd, &["rev-parse", "HEAD"]);
+    let run = |name: &str| {
+        let out = env
+            .tack()
+            .args(["-p", "go", "-w", name, "--dangerously-skip-permissions"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        git(
+            &cwd.join(".claude/worktrees").join(name),
+            &["rev-parse", "HEAD"],
+        )
+    };
+    assert_eq!(run("fresh"), pushed);
+    write(
+        cwd.join(".claude/settings.json"),
+        &json!({"worktree": {"baseRef": "head"}}).to_string(),
+    );
+    assert_eq!(run("head"), local);
+}
