@@ -579,3 +579,62 @@ async fn decisions_say_where_they_came_from() {
         })]
     );
 }
+
+/// The settings' `otelHeadersHelper` at `env`'s user level.
+fn headers_helper(env: &Env, command: &str) {
+    std::fs::create_dir_all(env.claude_dir()).unwrap();
+    std::fs::write(
+        env.claude_dir().join("settings.json"),
+        json!({"otelHeadersHelper": command}).to_string(),
+    )
+    .unwrap();
+}
+
+/// `(signal, authorization)` of each request received, sorted.
+fn authorizations(receiver: &Receiver) -> Vec<(&'static str, Option<String>)> {
+    let mut how: Vec<_> = receiver
+        .received()
+        .iter()
+        .map(|r| (r.signal, r.authorization.clone()))
+        .collect();
+    how.sort();
+    how
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_otel_headers_helper_gives_the_exporters_their_headers() {
+    let receiver = Receiver::start().await;
+    let env = session_env().await;
+    headers_helper(
+        &env,
+        r#"printf '{"authorization": "Bearer from-helper", "X-Team": "infra"}'"#,
+    );
+    let (stderr, _) = run(&env, &otlp_vars("http/protobuf", &receiver.url));
+    assert_eq!(stderr, "");
+    let helper = Some("Bearer from-helper".to_owned());
+    assert_eq!(
+        authorizations(&receiver),
+        vec![("logs", helper.clone()), ("metrics", helper)]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_headers_helper_that_fails_is_a_warning_that_never_shows_its_output() {
+    let receiver = Receiver::start().await;
+    let env = session_env().await;
+    let token = env.home.path().join("token");
+    std::fs::write(&token, "Bearer s3cret-token\n").unwrap();
+    headers_helper(&env, &format!("cat '{}'", token.display()));
+    let (stderr, _) = run(&env, &otlp_vars("http/protobuf", &receiver.url));
+    assert!(
+        stderr.contains("did not print a JSON object of string values"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+    // The configured headers are sent still.
+    let configured = Some("Bearer secret".to_owned());
+    assert_eq!(
+        authorizations(&receiver),
+        vec![("logs", configured.clone()), ("metrics", configured)]
+    );
+}

@@ -39,4 +39,8 @@ pub enum ConfigError {
     /// The `apiKeyHelper` command failed, timed out or printed nothing.
     #[error("apiKeyHelper `{command}` {message}")]
     ApiKeyHelper { command: String, message: String },
+    /// The `otelHeadersHelper` command failed or did not print a JSON object
+    /// of strings (the message never holds what it printed).
+    #[error("otelHeadersHelper `{command}` {message}")]
+    OtelHeadersHelper { command: String, message: String },
 }

@@ -61,6 +61,7 @@ pub(crate) struct FileSettings {
     pub hooks: Option<BTreeMap<String, Vec<Value>>>,
     pub disable_all_hooks: Option<bool>,
     pub api_key_helper: Option<String>,
+    pub otel_headers_helper: Option<String>,
     #[serde(default, deserialize_with = "days")]
     pub cleanup_period_days: Option<u32>,
     pub include_co_authored_by: Option<bool>,
@@ -274,7 +275,8 @@ mod tests {
     #[test]
     fn every_known_key_is_read() {
         let text = r#"{"model": "m", "fallbackModel": "f", "permissions": {}, "env": {},
-            "hooks": {}, "disableAllHooks": false, "apiKeyHelper": "h", "cleanupPeriodDays": 1,
+            "hooks": {}, "disableAllHooks": false, "apiKeyHelper": "h", "otelHeadersHelper": "o",
+            "cleanupPeriodDays": 1,
             "includeCoAuthoredBy": true, "attribution": {}, "enableAllProjectMcpServers": true,
             "enabledMcpjsonServers": [], "disabledMcpjsonServers": [], "autoCompactEnabled": true,
             "outputStyle": "o", "statusLine": {}, "providers": {}, "modelPrices": {}, "sandbox": {},

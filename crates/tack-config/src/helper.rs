@@ -1,4 +1,5 @@
-//! `apiKeyHelper`: a shell command whose output is the API key, run through
+//! `apiKeyHelper` and `otelHeadersHelper`: shell commands whose output is
+//! the API key or the telemetry exporters' headers, run through
 //! tack-sys's one process runner (its own process group, stopped whole at the
 //! timeout).
 
@@ -24,10 +25,41 @@ pub async fn run_api_key_helper(
     cwd: &Path,
     timeout: Duration,
 ) -> Result<String, ConfigError> {
-    let fail = |message: String| ConfigError::ApiKeyHelper {
+    run_helper(command, cwd, timeout)
+        .await
+        .map_err(|message| ConfigError::ApiKeyHelper {
+            command: command.to_owned(),
+            message,
+        })
+}
+
+/// `otelHeadersHelper`: runs `command` as [`run_api_key_helper`] does; its
+/// stdout must be a JSON object of strings, the OTLP exporters' headers.
+/// No error repeats what it printed (header values are secrets).
+pub async fn run_otel_headers_helper(
+    command: &str,
+    cwd: &Path,
+    timeout: Duration,
+) -> Result<Vec<(String, String)>, ConfigError> {
+    let fail = |message: String| ConfigError::OtelHeadersHelper {
         command: command.to_owned(),
         message,
     };
+    let out = run_helper(command, cwd, timeout).await.map_err(fail)?;
+    let not_headers = || fail("did not print a JSON object of string values".to_owned());
+    let parsed: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&out).map_err(|_| not_headers())?;
+    parsed
+        .into_iter()
+        .map(|(name, value)| match value {
+            serde_json::Value::String(v) => Ok((name, v)),
+            _ => Err(not_headers()),
+        })
+        .collect()
+}
+
+/// One helper's run: its stdout, trimmed, or why there is none.
+async fn run_helper(command: &str, cwd: &Path, timeout: Duration) -> Result<String, String> {
     let mut spec = CommandSpec::shell(command, cwd, timeout, MAX_OUTPUT);
     spec.program = Program::Exec {
         program: "/bin/sh".to_owned(),
@@ -38,9 +70,9 @@ pub async fn run_api_key_helper(
         Ended::Exited(0) => None,
         Ended::Exited(c) => Some(format!("status {c}")),
         Ended::Signaled(_) => Some("a signal".to_owned()),
-        Ended::Cancelled => return Err(fail("was cancelled".to_owned())),
-        Ended::TimedOut(t) => return Err(fail(format!("timed out after {}s", t.as_secs_f64()))),
-        Ended::SpawnFailed(e) => return Err(fail(format!("could not start: {e}"))),
+        Ended::Cancelled => return Err("was cancelled".to_owned()),
+        Ended::TimedOut(t) => return Err(format!("timed out after {}s", t.as_secs_f64())),
+        Ended::SpawnFailed(e) => return Err(format!("could not start: {e}")),
     };
     if let Some(code) = code {
         let first_err = done
@@ -54,14 +86,14 @@ pub async fn run_api_key_helper(
         } else {
             format!(": {first_err}")
         };
-        return Err(fail(format!("exited with {code}{detail}")));
+        return Err(format!("exited with {code}{detail}"));
     }
     if done.truncated && done.stdout.len() >= MAX_OUTPUT {
-        return Err(fail(format!("printed more than {MAX_OUTPUT} bytes")));
+        return Err(format!("printed more than {MAX_OUTPUT} bytes"));
     }
     let key = done.stdout.trim();
     if key.is_empty() {
-        return Err(fail("printed nothing".to_owned()));
+        return Err("printed nothing".to_owned());
     }
     Ok(key.to_owned())
 }
@@ -116,5 +148,29 @@ mod tests {
             Err("apiKeyHelper `sleep 5; echo late` timed out after 0.2s".to_owned())
         );
         assert!(start.elapsed() < Duration::from_secs(3));
+    }
+
+    #[tokio::test]
+    async fn otel_headers_come_as_a_json_object_and_errors_keep_them_secret() {
+        let t = API_KEY_HELPER_TIMEOUT;
+        let run = |c: &'static str| async move {
+            run_otel_headers_helper(c, Path::new("/"), t)
+                .await
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            run(r#"echo '{"Authorization": "Bearer s3cret", "X-Team": "a"}'"#).await,
+            Ok(vec![
+                ("Authorization".to_owned(), "Bearer s3cret".to_owned()),
+                ("X-Team".to_owned(), "a".to_owned()),
+            ])
+        );
+        for c in ["echo Bearer s3cret", r#"echo '{"Authorization": 5}'"#] {
+            let e = run(c).await.unwrap_err();
+            assert_eq!(
+                e,
+                format!("otelHeadersHelper `{c}` did not print a JSON object of string values")
+            );
+        }
     }
 }

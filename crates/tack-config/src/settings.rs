@@ -91,6 +91,7 @@ pub struct Settings {
     hooks: Vec<(Arc<Source>, Hooks)>,
     disable_all_hooks: bool,
     api_key_helper: Option<Sourced<String>>,
+    otel_headers_helper: Option<Sourced<String>>,
     cleanup_period_days: Option<u32>,
     include_co_authored_by: Option<bool>,
     attribution: Option<Map<String, Value>>,
@@ -225,6 +226,10 @@ impl Settings {
             "apiKeyHelper",
             usize::from(file.api_key_helper.take().is_some()),
         );
+        note(
+            "otelHeadersHelper",
+            usize::from(file.otel_headers_helper.take().is_some()),
+        );
         note("statusLine", usize::from(file.status_line.take().is_some()));
         note("providers", file.providers.take().map_or(0, |p| p.len()));
         note(
@@ -272,6 +277,7 @@ impl Settings {
             hooks,
             disable_all_hooks,
             api_key_helper,
+            otel_headers_helper,
             cleanup_period_days,
             include_co_authored_by,
             attribution,
@@ -302,6 +308,10 @@ impl Settings {
         set(&mut self.model, model);
         set(&mut self.fallback_model, fallback_model);
         set(&mut self.api_key_helper, api_key_helper.map(sourced));
+        set(
+            &mut self.otel_headers_helper,
+            otel_headers_helper.map(sourced),
+        );
         set(&mut self.cleanup_period_days, cleanup_period_days);
         set(&mut self.include_co_authored_by, include_co_authored_by);
         set(&mut self.attribution, attribution);
@@ -406,6 +416,13 @@ impl Settings {
     /// [`WorktreeBase::Fresh`]).
     pub fn worktree_base(&self) -> WorktreeBase {
         self.worktree_base.unwrap_or_default()
+    }
+
+    /// `otelHeadersHelper`: a `/bin/sh` command printing the telemetry
+    /// exporters' headers as a JSON object (see
+    /// [`run_otel_headers_helper`](crate::run_otel_headers_helper)).
+    pub fn otel_headers_helper(&self) -> Option<&Sourced<String>> {
+        self.otel_headers_helper.as_ref()
     }
 
     /// `apiKeyHelper`: a `/bin/sh` command printing the API key (see

@@ -28,7 +28,9 @@ fn position_is_inside(e: &ConfigError, text: &str) -> bool {
         ConfigError::Parse { line, column, .. } | ConfigError::Invalid { line, column, .. } => {
             (*line, *column)
         }
-        ConfigError::Io { .. } | ConfigError::ApiKeyHelper { .. } => return false,
+        ConfigError::Io { .. }
+        | ConfigError::ApiKeyHelper { .. }
+        | ConfigError::OtelHeadersHelper { .. } => return false,
     };
     let lines: Vec<&str> = text.split('\n').collect();
     line >= 1

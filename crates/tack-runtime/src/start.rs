@@ -105,7 +105,8 @@ pub async fn start(
         env,
     } = place;
     let settings = &loaded.settings;
-    let (emit, events) = emitter(&loaded.notices, &env);
+    let headers_helper = (settings.otel_headers_helper()).map(|h| (h.value().clone(), cwd.clone()));
+    let (emit, events) = emitter(&loaded.notices, &env, headers_helper);
     remove_pending_writes(&config_dir);
     let plugins = plugins(&options, &cwd, loaded, &emit);
     // Only the terminal UI refreshes marketplaces (a `git` clone or fetch):
@@ -222,9 +223,13 @@ fn structured_output_tool(
 }
 
 /// The session's event stream, its first events the settings' notices.
-fn emitter(notices: &[Notice], env: &Env) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent>) {
+fn emitter(
+    notices: &[Notice],
+    env: &Env,
+    headers_helper: Option<(String, PathBuf)>,
+) -> (Emitter, mpsc::UnboundedReceiver<RuntimeEvent>) {
     let (tx, events) = mpsc::unbounded_channel();
-    let telemetry = crate::telemetry::start(env, &tx);
+    let telemetry = crate::telemetry::start(env, &tx, headers_helper);
     let emit = Emitter::new(tx, telemetry);
     for notice in notices {
         emit.notice(notice.clone());

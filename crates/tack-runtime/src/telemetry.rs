@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tack_core::LoopEvent;
 use tack_protocol::{ContentBlock, Message};
-use tack_telemetry::{Config, Metric, Telemetry};
+use tack_telemetry::{Config, HeadersHelper, Metric, Telemetry};
 use tokio::sync::mpsc;
 
 use crate::event::{Notice, RuntimeEvent};
@@ -51,10 +51,16 @@ struct Call {
     decision: Option<(&'static str, &'static str)>,
 }
 
-/// `None` unless the environment turns telemetry on.
+/// How often `otelHeadersHelper` is asked again (Claude Code's default
+/// `CLAUDE_CODE_OTEL_HEADERS_HELPER_DEBOUNCE_MS`: 29 minutes).
+const HEADERS_HELPER_EVERY: Duration = Duration::from_secs(29 * 60);
+
+/// `None` unless the environment turns telemetry on. `headers_helper`: the
+/// settings' `otelHeadersHelper` and the folder it runs in.
 pub(crate) fn start(
     env: &Env,
     events: &mpsc::UnboundedSender<RuntimeEvent>,
+    headers_helper: Option<(String, std::path::PathBuf)>,
 ) -> Option<Arc<SessionTelemetry>> {
     let config = Config::from_env(|k| env.get(k))?;
     let notices = events.downgrade();
@@ -72,7 +78,22 @@ pub(crate) fn start(
         ));
     }
     let tls = tack_api::tls::client_config(false).ok();
-    let meter = Telemetry::start(config, VERSION, tls, warn).ok()?;
+    let every = env
+        .get("CLAUDE_CODE_OTEL_HEADERS_HELPER_DEBOUNCE_MS")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(HEADERS_HELPER_EVERY, Duration::from_millis);
+    let helper = headers_helper.map(|(command, cwd)| {
+        let helper: HeadersHelper = Arc::new(move || {
+            let (command, cwd) = (command.clone(), cwd.clone());
+            Box::pin(async move {
+                let timeout = tack_config::API_KEY_HELPER_TIMEOUT;
+                (tack_config::run_otel_headers_helper(&command, &cwd, timeout).await)
+                    .map_err(|e| e.to_string())
+            })
+        });
+        (helper, every)
+    });
+    let meter = Telemetry::start(config, VERSION, tls, helper, warn).ok()?;
     Some(Arc::new(SessionTelemetry {
         meter,
         terminal: env.get("TERM_PROGRAM"),

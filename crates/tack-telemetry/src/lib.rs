@@ -25,10 +25,13 @@
 //!   the official `opentelemetry-proto` messages, sent as http/protobuf, http/json or gRPC
 //!   (HTTP/2 POST, 5-byte frame, `grpc-status` from the trailers) over reqwest, or as JSON
 //!   lines on stderr: `tack-telemetry/src/{config,record,encode,export,lib}.rs`
+//! - `otelHeadersHelper`'s headers over the configured ones, asked again after a debounce:
+//!   `tack-telemetry/src/headers.rs`
 
 mod config;
 mod encode;
 mod export;
+mod headers;
 mod record;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,9 +43,11 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use config::{Config, Exporter, Protocol, Signal, Temporality};
 pub use export::ExportError;
+pub use headers::HeadersHelper;
 pub use record::{Attrs, Event, Metric, iso_timestamp, now_ns};
 
 use export::{Clients, Payload};
+use headers::DynamicHeaders;
 use record::Record;
 
 const METRICS_PATH: &str = "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export";
@@ -75,11 +80,15 @@ struct Inner {
 impl Telemetry {
     /// Spawns the export task (call within a tokio runtime). `version` is
     /// `service.version`; `tls` the product's rustls configuration for
-    /// `https` collectors; `warn` is called once, at the first failure.
+    /// `https` collectors; `helper` gives headers over the configured ones,
+    /// asked again when the duration has passed (`otelHeadersHelper`);
+    /// `warn` is called once at the first failed export, and at each failure
+    /// of the helper.
     pub fn start(
         config: Config,
         version: &str,
         tls: Option<rustls::ClientConfig>,
+        helper: Option<(HeadersHelper, Duration)>,
         warn: impl Fn(String) + Send + Sync + 'static,
     ) -> Result<Telemetry, reqwest::Error> {
         let clients = Clients::new(tls)?;
@@ -93,7 +102,8 @@ impl Telemetry {
             warned: AtomicBool::new(false),
             warn: Box::new(warn),
         });
-        tokio::spawn(run(Arc::downgrade(&inner), clients, requests));
+        let dynamic = helper.map(|(helper, every)| DynamicHeaders::new(helper, every));
+        tokio::spawn(run(Arc::downgrade(&inner), clients, dynamic, requests));
         Ok(Telemetry { inner })
     }
 
@@ -158,6 +168,7 @@ impl Telemetry {
 async fn run(
     inner: Weak<Inner>,
     clients: Clients,
+    mut dynamic: Option<DynamicHeaders>,
     mut requests: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
 ) {
     let Some(config) = inner.upgrade().map(|i| i.config.clone()) else {
@@ -170,6 +181,7 @@ async fn run(
     // The first tick of an interval is immediate: nothing to send yet.
     metrics_tick.tick().await;
     logs_tick.tick().await;
+    refresh(&inner, dynamic.as_mut()).await;
     loop {
         let (metrics, logs, reply) = tokio::select! {
             _ = metrics_tick.tick() => (true, false, None),
@@ -179,12 +191,16 @@ async fn run(
                 None => return,
             },
         };
+        refresh(&inner, dynamic.as_mut()).await;
         let Some(inner) = inner.upgrade() else { return };
+        let dynamic = dynamic.as_ref();
         if metrics {
-            export_metrics(&inner, &clients, start_ns, &mut last_ns).await;
+            let headers = with_dynamic(&inner.config.metrics_headers, dynamic);
+            export_metrics(&inner, &clients, &headers, start_ns, &mut last_ns).await;
         }
         if logs {
-            export_logs(&inner, &clients).await;
+            let headers = with_dynamic(&inner.config.logs_headers, dynamic);
+            export_logs(&inner, &clients, &headers).await;
         }
         if let Some(reply) = reply {
             let _ = reply.send(());
@@ -192,7 +208,33 @@ async fn run(
     }
 }
 
-async fn export_metrics(inner: &Inner, clients: &Clients, start_ns: u64, last_ns: &mut u64) {
+/// Asks the headers helper if it is due; a failure is a warning.
+async fn refresh(inner: &Weak<Inner>, dynamic: Option<&mut DynamicHeaders>) {
+    let Some(dynamic) = dynamic else { return };
+    if let Some(why) = dynamic.refresh().await
+        && let Some(inner) = inner.upgrade()
+    {
+        (inner.warn)(format!("otelHeadersHelper: {why}"));
+    }
+}
+
+fn with_dynamic(
+    configured: &[(String, String)],
+    dynamic: Option<&DynamicHeaders>,
+) -> Vec<(String, String)> {
+    match dynamic {
+        Some(d) => d.over(configured),
+        None => configured.to_vec(),
+    }
+}
+
+async fn export_metrics(
+    inner: &Inner,
+    clients: &Clients,
+    headers: &[(String, String)],
+    start_ns: u64,
+    last_ns: &mut u64,
+) {
     let now = now_ns();
     let request = {
         let mut record = inner.record.lock().unwrap_or_else(PoisonError::into_inner);
@@ -216,7 +258,7 @@ async fn export_metrics(inner: &Inner, clients: &Clients, start_ns: u64, last_ns
     let payload = Payload {
         request: &request,
         grpc_path: METRICS_PATH,
-        headers: &inner.config.metrics_headers,
+        headers,
     };
     for exporter in &inner.config.metrics.exporters {
         if let Err(e) = export::send(clients, exporter, &payload).await {
@@ -225,7 +267,7 @@ async fn export_metrics(inner: &Inner, clients: &Clients, start_ns: u64, last_ns
     }
 }
 
-async fn export_logs(inner: &Inner, clients: &Clients) {
+async fn export_logs(inner: &Inner, clients: &Clients, headers: &[(String, String)]) {
     let events = std::mem::take(
         &mut inner
             .record
@@ -240,7 +282,7 @@ async fn export_logs(inner: &Inner, clients: &Clients) {
     let payload = Payload {
         request: &request,
         grpc_path: LOGS_PATH,
-        headers: &inner.config.logs_headers,
+        headers,
     };
     for exporter in &inner.config.logs.exporters {
         if let Err(e) = export::send(clients, exporter, &payload).await {
