@@ -258,3 +258,48 @@ async fn a_fork_skill_runs_in_its_agent_and_returns_the_agents_answer() {
             "content": "Skill \"review\" completed (forked execution).\n\nResult:\nLGTM from the fork"})
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typing_a_fork_skills_name_runs_it_in_its_agent_too() {
+    let env = Env::new(Script::new([Reply::text("LGTM from the fork")])).await;
+    let skills = env.home.path().join(".claude/skills");
+    write(
+        skills.join("review/SKILL.md"),
+        "---\ndescription: Reviews code\ncontext: fork\nagent: reviewer\n---\nReview $ARGUMENTS carefully.\n",
+    );
+    let agents = r#"{"reviewer": {"description": "Reviews", "prompt": "You are the REVIEWER.", "tools": ["Read"]}}"#;
+    let out = env
+        .tack()
+        .args(["-p", "/review src", "--agents", agents])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = "Skill \"review\" completed (forked execution).\n\nResult:\nLGTM from the fork";
+    assert_eq!(stdout(&out), format!("{said}\n"));
+    // One request: the sub-agent's, with the skill's body as its prompt; no
+    // model call in the main conversation.
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 1);
+    let system = bodies[0]["system"].to_string();
+    assert!(system.contains("You are the REVIEWER."), "{system}");
+    let dir = skills.join("review");
+    assert_eq!(
+        common::last_texts(&bodies[0]).last().unwrap(),
+        &format!(
+            "Base directory for this skill: {}\n\nReview src carefully.\n",
+            dir.display()
+        )
+    );
+    // The conversation keeps the user's line and the agent's answer.
+    let transcript = std::fs::read_to_string(&env.transcripts()[0]).unwrap();
+    let user: Vec<Value> = transcript
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "user" && r["isSidechain"] == false)
+        .map(|r| r["message"]["content"].clone())
+        .collect();
+    assert_eq!(
+        user,
+        vec![json!([{"type": "text", "text": "/review src"}, {"type": "text", "text": said}])]
+    );
+}

@@ -105,6 +105,13 @@ pub(crate) enum Dispatch {
     Custom(UserInput, TurnOptions),
     /// `/skills`: the list, answered without a model call.
     Skills { uuid: Option<String> },
+    /// A skill with `context: fork`: it runs in a sub-agent as when the
+    /// model invokes it (the user's message as it came, the skill, its args).
+    ForkedSkill {
+        input: UserInput,
+        name: String,
+        args: String,
+    },
     /// `/name` that names no command: answered without a model call. Claude
     /// Code does the same ("Unknown skill"), rather than spending a request on
     /// a typo; a path such as `/tmp` that exists is a prompt.
@@ -185,6 +192,13 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
                     }),
                 };
                 (command.message(args, rest), options)
+            }
+            Invocable::Skill(skill) if skill.fork => {
+                return Dispatch::ForkedSkill {
+                    name: skill.name.clone(),
+                    args: args.to_owned(),
+                    input,
+                };
             }
             Invocable::Skill(skill) => {
                 let options = TurnOptions {

@@ -2,6 +2,7 @@
 //! [`RuntimeEvent`]s (see the crate docs for the model).
 
 mod conversation;
+mod forked_skill;
 mod input_end;
 mod ops;
 mod parts;
@@ -205,6 +206,12 @@ enum Work {
     },
     /// `/skills`: the list as the result, no request.
     Skills(Option<String>),
+    /// `/name` of a `context: fork` skill: run in a sub-agent.
+    ForkedSkill {
+        input: UserInput,
+        name: String,
+        args: String,
+    },
     /// [`Op::RewindConversation`].
     Rewind(String, Responder),
     /// On resume: the calls a deferred turn left pending run, and the turn
@@ -216,7 +223,9 @@ impl Work {
     /// The front end's id of the user message this work carries.
     fn uuid(&self) -> Option<&str> {
         match self {
-            Work::Turn(input, _) | Work::Append(input) => input.uuid.as_deref(),
+            Work::Turn(input, _) | Work::Append(input) | Work::ForkedSkill { input, .. } => {
+                input.uuid.as_deref()
+            }
             Work::Unknown { uuid, .. } | Work::Clear(uuid) | Work::Skills(uuid) => uuid.as_deref(),
             Work::Compact(_, echo) => echo.as_ref().and_then(|e| e.uuid.as_deref()),
             Work::Shell(..) | Work::Rewind(..) | Work::ResumePending => None,
@@ -310,6 +319,9 @@ impl Driver {
                     Work::Skills(uuid) => {
                         let report = Ok(self.extensions.skills.report());
                         self.answered(&session, report, TurnEcho { uuid, origin: None })
+                    }
+                    Work::ForkedSkill { input, name, args } => {
+                        self.forked_skill(&mut session, input, name, args).await
                     }
                     Work::Rewind(id, reply) => {
                         let rewound = self.rewind_conversation(&mut session, &id).await;

@@ -67,6 +67,9 @@ impl Driver {
                     Dispatch::Custom(input, options) => Work::Turn(input, options),
                     Dispatch::Unknown { name, uuid } => Work::Unknown { name, uuid },
                     Dispatch::Skills { uuid } => Work::Skills(uuid),
+                    Dispatch::ForkedSkill { input, name, args } => {
+                        Work::ForkedSkill { input, name, args }
+                    }
                 };
                 self.queue.push_back(work);
             }
@@ -94,7 +97,9 @@ impl Driver {
                 if wanted.cancel_queued {
                     // Queued user messages go; a queued /compact stays.
                     self.queue.retain(|work| match work {
-                        Work::Turn(input, _) | Work::Append(input) => {
+                        Work::Turn(input, _)
+                        | Work::Append(input)
+                        | Work::ForkedSkill { input, .. } => {
                             cancelled.extend(input.uuid.clone());
                             false
                         }
