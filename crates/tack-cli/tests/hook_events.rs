@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
 /// A trusted project (with `.git`) whose `.claude/settings.json` is `settings`.
-async fn project(script: Script, settings: Value) -> Env {
+pub(crate) async fn project(script: Script, settings: Value) -> Env {
     let env = Env::new(script).await;
     std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
     write(

@@ -4,22 +4,11 @@
 
 use crate::common;
 
-use common::{Env, last_tool_results, request_tool, stderr, write};
+use crate::hook_events::project;
+use common::{last_tool_results, request_tool, stderr, write};
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 use tack_testkit::{Reply, Script};
-
-/// A trusted project (with `.git`) whose `.claude/settings.json` is `settings`.
-async fn project(script: Script, settings: Value) -> Env {
-    let env = Env::new(script).await;
-    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
-    write(
-        env.cwd().join(".claude/settings.json"),
-        &settings.to_string(),
-    );
-    env.trust();
-    env
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_mcp_tool_hook_calls_the_server_with_the_input_and_its_answer_denies() {

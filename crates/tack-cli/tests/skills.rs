@@ -212,6 +212,20 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
     );
 }
 
+/// The `--agents` value with the `reviewer` agent the `review` skill forks to.
+const REVIEWER: &str = r#"{"reviewer": {"description": "Reviews", "prompt": "You are the REVIEWER.", "tools": ["Read"]}}"#;
+
+/// The user's `review` skill (`context: fork`, agent `reviewer`); returns
+/// the skills folder.
+fn review_skill(env: &Env) -> std::path::PathBuf {
+    let skills = env.home.path().join(".claude/skills");
+    write(
+        skills.join("review/SKILL.md"),
+        "---\ndescription: Reviews code\ncontext: fork\nagent: reviewer\n---\nReview $ARGUMENTS carefully.\n",
+    );
+    skills
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fork_skill_runs_in_its_agent_and_returns_the_agents_answer() {
     let env = Env::new(Script::new([
@@ -220,15 +234,10 @@ async fn a_fork_skill_runs_in_its_agent_and_returns_the_agents_answer() {
         Reply::text("the review says LGTM"),
     ]))
     .await;
-    let skills = env.home.path().join(".claude/skills");
-    write(
-        skills.join("review/SKILL.md"),
-        "---\ndescription: Reviews code\ncontext: fork\nagent: reviewer\n---\nReview $ARGUMENTS carefully.\n",
-    );
-    let agents = r#"{"reviewer": {"description": "Reviews", "prompt": "You are the REVIEWER.", "tools": ["Read"]}}"#;
+    let skills = review_skill(&env);
     let out = env
         .tack()
-        .args(["-p", "review it", "--agents", agents])
+        .args(["-p", "review it", "--agents", REVIEWER])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -262,15 +271,10 @@ async fn a_fork_skill_runs_in_its_agent_and_returns_the_agents_answer() {
 #[tokio::test(flavor = "multi_thread")]
 async fn typing_a_fork_skills_name_runs_it_in_its_agent_too() {
     let env = Env::new(Script::new([Reply::text("LGTM from the fork")])).await;
-    let skills = env.home.path().join(".claude/skills");
-    write(
-        skills.join("review/SKILL.md"),
-        "---\ndescription: Reviews code\ncontext: fork\nagent: reviewer\n---\nReview $ARGUMENTS carefully.\n",
-    );
-    let agents = r#"{"reviewer": {"description": "Reviews", "prompt": "You are the REVIEWER.", "tools": ["Read"]}}"#;
+    let skills = review_skill(&env);
     let out = env
         .tack()
-        .args(["-p", "/review src", "--agents", agents])
+        .args(["-p", "/review src", "--agents", REVIEWER])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
