@@ -144,8 +144,16 @@
 //! - every hook event, each wired on its own (core's `LoopHooks` for Stop / PreCompact; Stop
 //!   and a sub-agent's SubagentStop share `SessionHooks::stop_hooks`; SubagentStart's context
 //!   joins the sub-agent's prompt; PostCompact and InstructionsLoaded `compact` after each
-//!   compaction; InstructionsLoaded `session_start` before SessionStart):
+//!   compaction; InstructionsLoaded `session_start` before SessionStart, and
+//!   `path_glob_match` / `nested_traversal` / `include` after a tool call loads rules):
 //!   `tack-runtime/src/hooks.rs`
+//! - what `http`, `prompt`, `mcp_tool` and `agent` hooks run on (the metered model client, the
+//!   session's MCP servers, a read-only sub-agent answering through `StructuredOutput`):
+//!   `tack-runtime/src/{hook_services,hook_agent}.rs`
+//! - `--worktree`'s WorktreeCreate / WorktreeRemove hooks, run before the session exists from
+//!   the settings of the folder tack started in: `tack-runtime/src/worktree_hooks.rs`
+//! - `/name` of a `context: fork` skill: the Skill tool's sub-agent, the answer into the
+//!   conversation without a model call: `tack-runtime/src/runtime/forked_skill.rs`
 //! - CwdChanged / FileChanged / ConfigChange without a watcher thread: mtimes compared after
 //!   each main-agent tool call and before each prompt; FileChanged matchers' file names and
 //!   hooks' `watchPaths` are the watched files: `tack-runtime/src/hook_watch.rs`
