@@ -196,32 +196,29 @@
 //!   `tack-runtime/src/structured_output/{mod,schema}.rs`; end-turn tools in core: `tack-tool`
 //!   `TurnEnd`, `Terminal::{Answered,StructuredOutputRetryExhausted}`
 
-pub mod agents;
+mod agents;
 mod asks;
 mod auth;
 mod checkpoints;
 mod client;
 mod cloud;
 mod config;
-pub mod custom_commands;
 mod emit;
 mod event;
 mod extensions;
-pub use extensions::plugin_layers;
 mod gate;
 mod handle;
 mod hook_services;
 mod hook_watch;
 mod hooks;
 mod init_prompt;
+mod inline_shell;
 mod mcp;
 mod mentions;
 mod metered;
 mod model;
 mod options;
-pub mod output_styles;
 mod place;
-pub mod plugins;
 mod prompt_size;
 pub mod protocol;
 mod providers;
@@ -231,7 +228,7 @@ mod runtime;
 mod sandbox;
 pub mod serve;
 mod session_tools;
-pub mod skills;
+mod skill_tool;
 mod slash;
 mod snapshot;
 mod start;
@@ -256,9 +253,8 @@ pub use event::{
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
-pub use options::{PluginDir, SdkToolPolicy, SessionChoice, SessionOptions};
+pub use options::{SdkToolPolicy, SessionChoice, SessionOptions};
 pub use place::{Env, NoConfigDir, Place};
-pub use plugins::{SessionPlugins, session_plugins};
 pub use protocol::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer, REJECTED};
 pub use protocol::op::{McpControl, Op, OpId, ReceiptWanted, Submission, TurnOptions, UserInput};
 pub use protocol::reply::{
@@ -283,6 +279,9 @@ pub use tack_core::compact::COMPACT_SUMMARY_PREFIX;
 pub use tack_core::context::{MemoryFile, discover_memory_files, project_memory_file};
 pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
+pub use tack_extensions::custom_commands::{CommandScope, CustomCommand, CustomCommands};
+pub use tack_extensions::plugins::{PluginDir, plugin_layers};
+pub use tack_extensions::skills::Skills;
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 pub use tack_mcp::{SdkBridge, SdkHost};
 pub use tack_protocol::extensions::{CommandSource, PluginFailure, PluginSummary, SlashCommand};

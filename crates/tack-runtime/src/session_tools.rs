@@ -15,16 +15,18 @@ use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
 use tack_core::deps::QueryDeps;
 use tack_core::session::UsageLedger;
+use tack_extensions::agents::{
+    AGENT_TOOL_NAME, AgentDirs, AgentModel, LEGACY_AGENT_TOOL_NAME, load_catalog,
+};
+use tack_extensions::plugins::PluginPaths;
+use tack_extensions::skills::Skills;
 use tack_store::RecordMeta;
 use tack_tool::{Tool, ToolEnv};
 use tack_tools::{BackgroundTasks, BuiltinOptions};
 use tack_web::{WebFetchConfig, WebSearchConfig};
 use tokio_util::sync::CancellationToken;
 
-use crate::agents::{
-    AGENT_TOOL_NAME, AgentDirs, AgentModel, AgentTool, AgentsShared, LEGACY_AGENT_TOOL_NAME,
-    ModelCell, load_catalog,
-};
+use crate::agents::{AgentTool, AgentsShared, ModelCell};
 use crate::emit::Emitter;
 use crate::event::{AgentSummary, Notice};
 use crate::gate::Gate;
@@ -33,8 +35,7 @@ use crate::hooks::SessionHooks;
 use crate::metered::MeteredClient;
 use crate::model::{RequestEnv, resolve_model};
 use crate::place::Env;
-use crate::plugins::PluginPaths;
-use crate::skills::{SKILL_TOOL_NAME, SkillTool, Skills};
+use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {

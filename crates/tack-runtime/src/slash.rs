@@ -2,23 +2,24 @@
 //! message, whichever front end sent it (`-p`, an SDK's user message, the
 //! terminal UI's prompt): the built-ins `/compact`, `/clear` (with its
 //! aliases `/reset` and `/new`) and `/skills`, the session's custom commands
-//! ([`crate::custom_commands`]) and its user-invocable [skills](crate::skills).
+//! (tack-extensions' `custom_commands`) and its user-invocable skills
+//! (tack-extensions' `skills`).
 //! Also what a front end lists (the
 //! Agent SDKs' `initialize` answer, stream-json's `slash_commands`, the
 //! terminal UI's menu).
 
 use std::path::Path;
 
+use tack_extensions::custom_commands::inline_shell::{InlineShell, ShellOwner};
+use tack_extensions::custom_commands::{
+    CommandScope, CustomCommand, CustomCommands, parse_invocation, plain_name_of,
+};
+use tack_extensions::skills::{Skill, SkillSource, Skills};
 use tack_protocol::ContentBlock;
 use tack_protocol::extensions::{CommandSource, SlashCommand};
 
-use crate::custom_commands::{
-    CommandScope, CustomCommand, CustomCommands, InlineShell, ShellOwner, parse_invocation,
-    plain_name_of,
-};
 use crate::init_prompt::INIT_PROMPT;
 use crate::protocol::op::{TurnOptions, UserInput};
-use crate::skills::{Skill, SkillSource, Skills};
 
 const COMPACT: &str = "compact";
 /// `/clear` and Claude Code's aliases for it.
@@ -220,7 +221,6 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::custom_commands::CustomCommand;
     use pretty_assertions::assert_eq;
     use tack_protocol::Message;
 

@@ -19,6 +19,10 @@ use tack_core::deps::{ProductionDeps, QueryDeps};
 use tack_core::executor::ToolSet;
 use tack_core::query::LoopHooks;
 use tack_core::session::{Session, SessionParts, TranscriptSink, UsageLedger};
+use tack_extensions::custom_commands::CustomCommands;
+use tack_extensions::output_styles::Styles;
+use tack_extensions::plugins::SessionPlugins;
+use tack_extensions::skills::Skills;
 use tack_permissions::{PermissionContext, PermissionMode, RuleLists, RuleSource};
 use tack_protocol::Message;
 use tack_store::{Mirror, RecordMeta, SessionStore, Transcript};
@@ -29,10 +33,9 @@ use crate::auth::{AuthError, client_config};
 use crate::checkpoints::Checkpoints;
 use crate::client::DeferredClient;
 use crate::config::LoadedSettings;
-use crate::custom_commands::CustomCommands;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo};
-use crate::extensions::{Styles, commands_and_skills, hook_sources, output_styles, plugins};
+use crate::extensions::{commands_and_skills, hook_sources, output_styles, plugins};
 use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
@@ -43,11 +46,9 @@ use crate::mcp::{McpError, SessionMcp};
 use crate::model::{RequestEnv, resolve_model, session_model};
 use crate::options::{SdkToolPolicy, SessionOptions};
 use crate::place::{Env, Place};
-use crate::plugins::SessionPlugins;
 use crate::providers::{self, ProviderRouter};
 use crate::runtime::Runtime;
 use crate::session_tools::{ToolsParts, UnknownTools, session_tools};
-use crate::skills::Skills;
 use crate::structured_output::{AnswerReminder, OutputSchema, SchemaError, StructuredOutputTool};
 use crate::transcript::{
     PendingAttachments, StoreSink, TranscriptPlace, prompt_json, session_mirror,

@@ -10,24 +10,22 @@
 //! whitespace-separated words.
 //!
 //! A plugin's commands are `/plugin:name` (also plain `/name` when no other
-//! command or skill has that name, as Claude Code allows: `slash.rs`).
+//! command or skill has that name, as Claude Code allows: tack-runtime's
+//! `slash.rs`).
 //!
 //! A body's `` !`cmd` `` lines run before the prompt is sent, their output in
-//! their place ([`inline_shell`]): each under the permission rules plus the
-//! command's `allowed-tools`, as a Bash call would be; one that is not
-//! allowed does not run and the prompt says why. An untrusted project's
-//! commands run none.
+//! their place ([`inline_shell`] finds them; tack-runtime runs them): each
+//! under the permission rules plus the command's `allowed-tools`, as a Bash
+//! call would be; one that is not allowed does not run and the prompt says
+//! why. An untrusted project's commands run none.
 
-mod frontmatter;
-pub(crate) mod inline_shell;
+pub mod inline_shell;
 mod load;
 
 use std::path::PathBuf;
 
 use tack_protocol::{ContentBlock, Message};
 
-pub use frontmatter::{Frontmatter, parse_frontmatter, read_markdown, split_frontmatter};
-pub use inline_shell::{InlineShell, ShellOwner};
 pub use load::{CommandDirs, load_commands};
 
 /// Where a command was found.
@@ -148,7 +146,7 @@ impl CustomCommands {
 
 /// Whether a plugin's `qualified` name (`plugin:name`, `plugin:dir:name`)
 /// ends with the plain `name`.
-pub(crate) fn plain_name_of(qualified: &str, name: &str) -> bool {
+pub fn plain_name_of(qualified: &str, name: &str) -> bool {
     qualified
         .strip_suffix(name)
         .is_some_and(|rest| rest.ends_with(':'))

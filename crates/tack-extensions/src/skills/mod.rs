@@ -8,21 +8,21 @@
 //!
 //! Progressive disclosure: only names and descriptions reach the model (a
 //! `<system-reminder>` listing on the first prompt, as Claude Code's
-//! `skill_listing` attachment); the [`SkillTool`] (`Skill`) loads a body on
-//! demand, `${CLAUDE_SKILL_DIR}` replaced by the skill's folder. `/name args`
-//! invokes a user-invocable skill like a custom command ([`crate::slash`]).
+//! `skill_listing` attachment); the `Skill` tool (tack-runtime's
+//! `skill_tool.rs`) loads a body on demand ([`Skill::tool_text`]),
+//! `${CLAUDE_SKILL_DIR}` replaced by the skill's folder. `/name args` invokes
+//! a user-invocable skill like a custom command (tack-runtime's `slash.rs`).
 
 mod load;
-mod tool;
 
 use std::path::PathBuf;
 
 use tack_protocol::{ContentBlock, Message};
 
-use crate::custom_commands::{CommandScope, CustomCommand, ShellOwner};
+use crate::custom_commands::inline_shell::ShellOwner;
+use crate::custom_commands::{CommandScope, CustomCommand};
 
 pub use load::{SkillDirs, load_skills};
-pub use tool::{SKILL_TOOL_NAME, SkillTool};
 
 /// Where a skill was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub struct Skill {
 
 impl Skill {
     /// Who holds this skill's `` !`command` `` lines, loaded by `invoked_by`.
-    pub(crate) fn shell_owner(&self, invoked_by: &'static str) -> ShellOwner {
+    pub fn shell_owner(&self, invoked_by: &'static str) -> ShellOwner {
         let source = match self.source {
             SkillSource::Project => CommandScope::Project,
             SkillSource::User => CommandScope::User,
