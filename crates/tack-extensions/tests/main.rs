@@ -3,4 +3,5 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
+mod load;
 mod proptests;

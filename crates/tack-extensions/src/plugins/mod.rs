@@ -88,7 +88,7 @@ pub struct PluginHooks {
 type ComponentPaths = fn(&Plugin) -> Result<Vec<PathBuf>, PluginError>;
 
 /// A session's plugins and their components, read once at start.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionPlugins {
     pub plugins: Vec<Plugin>,
     pub failures: Vec<PluginFailure>,
