@@ -148,6 +148,59 @@ async fn a_broken_skill_is_a_warning_and_the_session_goes_on() {
     assert!(stderr(&out).contains("; skill skipped"), "{}", stderr(&out));
 }
 
+/// A repository's skill description cannot drive the terminal: `/skills` and
+/// the list a front end shows make its escape sequences visible; the model's
+/// listing has it as written.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_skill_description_with_escape_sequences_is_shown_not_sent() {
+    let env = Env::new(Script::new([Reply::text("fine")])).await;
+    write(
+        env.home.path().join(".claude/skills/evil/SKILL.md"),
+        "---\ndescription: \"Deploys\\e]0;pwned\\a \\x9b2J\"\n---\nEvil.\n",
+    );
+    let out = env.tack().args(["-p", "/skills"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "Skills:\n/evil (user): Deploys\u{241b}]0;pwned\u{2407} <U+009B>2J\n"
+    );
+
+    let input = [
+        json!({"type": "control_request", "request_id": "init",
+            "request": {"subtype": "initialize"}}),
+        json!({"type": "user", "session_id": "", "parent_tool_use_id": null,
+            "message": {"role": "user", "content": "hi"}}),
+    ]
+    .map(|l| format!("{l}\n"))
+    .concat();
+    let out = env
+        .tack()
+        .args(STREAM_JSON)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let records = lines(&out.stdout);
+    let answer = records
+        .iter()
+        .find(|r| r["type"] == "control_response")
+        .unwrap();
+    assert_eq!(
+        answer["response"]["response"]["commands"][3],
+        json!({"name": "evil", "argumentHint": "",
+            "description": "Deploys\u{241b}]0;pwned\u{2407} <U+009B>2J"})
+    );
+    assert_eq!(
+        first_prompt(&env)[1..],
+        [
+            "hi".to_owned(),
+            "<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n\
+             - evil: Deploys\u{1b}]0;pwned\u{7} \u{9b}2J\n</system-reminder>"
+                .to_owned(),
+        ]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
     let env = Env::new(Script::new([Reply::text("a"), Reply::text("b")])).await;

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use tack_extensions::custom_commands::inline_shell::{InlineShell, ShellOwner};
 use tack_extensions::custom_commands::{
-    CommandScope, CustomCommand, CustomCommands, parse_invocation, plain_name_of,
+    CustomCommand, CustomCommands, parse_invocation, plain_name_of,
 };
 use tack_extensions::skills::{Skill, SkillSource, Skills};
 use tack_protocol::ContentBlock;
@@ -64,31 +64,13 @@ pub fn slash_commands(custom: &CustomCommands, skills: &Skills) -> Vec<SlashComm
             custom
                 .iter()
                 .filter(|c| !builtin(&c.name))
-                .map(|c| SlashCommand {
-                    name: c.name.clone(),
-                    description: c.summary(),
-                    argument_hint: c.argument_hint.clone().unwrap_or_default(),
-                    source: match c.scope {
-                        CommandScope::Project => CommandSource::Project,
-                        CommandScope::User => CommandSource::User,
-                        CommandScope::Plugin => CommandSource::Plugin,
-                    },
-                }),
+                .map(CustomCommand::listed),
         )
         .chain(
             skills
                 .iter()
                 .filter(|s| s.user_invocable && !builtin(&s.name) && custom.get(&s.name).is_none())
-                .map(|s| SlashCommand {
-                    name: s.name.clone(),
-                    description: s.description.clone(),
-                    argument_hint: s.argument_hint.clone().unwrap_or_default(),
-                    source: match s.source {
-                        SkillSource::Project => CommandSource::Project,
-                        SkillSource::User => CommandSource::User,
-                        SkillSource::Plugin => CommandSource::Plugin,
-                    },
-                }),
+                .map(Skill::listed),
         )
         .collect()
 }
@@ -222,6 +204,7 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use tack_extensions::custom_commands::CommandScope;
     use tack_protocol::Message;
 
     fn commands() -> CustomCommands {

@@ -24,7 +24,9 @@ mod load;
 
 use std::path::PathBuf;
 
+use tack_protocol::extensions::{CommandSource, SlashCommand};
 use tack_protocol::{ContentBlock, Message};
+use tack_sys::terminal_text::visible;
 
 pub use load::{CommandDirs, load_commands};
 
@@ -45,6 +47,17 @@ impl CommandScope {
             CommandScope::Project => "projectSettings",
             CommandScope::User => "userSettings",
             CommandScope::Plugin => "plugin",
+        }
+    }
+}
+
+impl CommandScope {
+    /// Where a front end's list says a command or skill comes from.
+    pub fn listed(self) -> CommandSource {
+        match self {
+            CommandScope::Project => CommandSource::Project,
+            CommandScope::User => CommandSource::User,
+            CommandScope::Plugin => CommandSource::Plugin,
         }
     }
 }
@@ -99,6 +112,17 @@ impl CustomCommand {
         self.description
             .clone()
             .unwrap_or_else(|| first_line.to_owned())
+    }
+
+    /// How a front end lists it, its text made safe for a terminal (a
+    /// repository's description cannot send escape sequences).
+    pub fn listed(&self) -> SlashCommand {
+        SlashCommand {
+            name: visible(&self.name).into_owned(),
+            description: visible(&self.summary()).into_owned(),
+            argument_hint: visible(self.argument_hint.as_deref().unwrap_or_default()).into_owned(),
+            source: self.scope.listed(),
+        }
     }
 
     /// The user message of `/name args`: Claude Code's command tags, then the
