@@ -14,7 +14,9 @@ use tack_extensions::custom_commands::{
 use tack_extensions::output_styles::{
     OutputStyle, StyleDirs, StyleSource, Styles, load_output_styles,
 };
-use tack_extensions::plugins::{PluginDir, PluginHooks, PluginPaths, session_plugins};
+use tack_extensions::plugins::{
+    PluginDir, PluginHooks, PluginPaths, installed_plugins, session_plugins,
+};
 use tack_extensions::skills::{Skill, SkillDirs, SkillSource, load_skills};
 use tack_mcp::{ConfigScope, ServerConfig, ServerEntry, StdioConfig};
 use tack_plugins::{Plugin, PluginSource};
@@ -439,5 +441,36 @@ fn agent_definition_files_load_by_precedence_and_a_broken_one_names_its_line() {
     assert_eq!(
         catalog.get("reviewer").map(|d| (&d.description, &d.source)),
         Some((&"From the flag".to_owned(), &AgentSource::Flag))
+    );
+}
+
+#[test]
+fn installed_plugins_are_read_only_when_settings_enable_some() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let home_dir = home.path().display().to_string();
+    let locations = tack_config::Locations::discover(project.path(), |key| {
+        (key == "HOME").then(|| home_dir.clone())
+    });
+    let settings = |json: &str| {
+        write(home.path(), ".claude/settings.json", json);
+        tack_config::Settings::load(&locations, None).unwrap()
+    };
+    assert_eq!(
+        installed_plugins(&locations, &settings(r#"{"model": "opus"}"#)),
+        (vec![], vec![])
+    );
+    assert_eq!(
+        installed_plugins(
+            &locations,
+            &settings(r#"{"enabledPlugins": {"kit@market": true}}"#)
+        ),
+        (
+            vec![],
+            vec![
+                "warning: plugin kit@market is enabled but not installed (`tack plugin install kit@market`)"
+                    .to_owned()
+            ]
+        )
     );
 }
