@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use tack_config::Settings;
 use tack_core::context::ContextOptions;
-
 use tack_extensions::custom_commands::{CommandDirs, CustomCommands, load_commands};
 use tack_extensions::output_styles::{StyleDirs, Styles, load_output_styles};
 use tack_extensions::plugins::{SessionPlugins, installed_plugins, plugin_layers, session_plugins};
