@@ -11,7 +11,7 @@ use anyhow::Context;
 use serde_json::json;
 use tack_testkit::{MockServer, Reply, Script};
 
-use tack_runtime::{Env, Place, SessionOptions};
+use tack_runtime::{Env, Place, RequestOptions, SessionOptions};
 
 use crate::cli::Cli;
 
@@ -110,7 +110,10 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         notices: Vec::new(),
     };
     let options = SessionOptions {
-        model: Some("claude-sonnet-4-5".into()),
+        request: RequestOptions {
+            model: Some("claude-sonnet-4-5".into()),
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let code = crate::print::run(cli, place, loaded, options, PROMPT.to_owned(), true).await?;

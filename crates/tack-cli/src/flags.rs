@@ -20,12 +20,12 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
     let stream_json_in = cli.input_format == InputFormat::StreamJson;
     match cli.permission_prompt_tool.as_deref() {
         None => {}
-        Some("stdio") if stream_json_in => options.permission_prompts = true,
+        Some("stdio") if stream_json_in => options.permissions.prompts = true,
         Some("stdio") => {
             bail!("--permission-prompt-tool stdio needs --input-format stream-json")
         }
         Some(tool) if tool.starts_with("mcp__") => {
-            options.permission_prompt_tool = Some(tool.to_owned());
+            options.permissions.prompt_tool = Some(tool.to_owned());
         }
         Some(tool) => bail!(
             "--permission-prompt-tool {tool}: expected `stdio` or an MCP tool name (mcp__server__tool)"
@@ -35,16 +35,16 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
     match cli.permission_prompts.as_deref() {
         None | Some("host") => {}
         Some("none") => {
-            options.permission_prompts = false;
-            options.permission_prompt_tool = None;
+            options.permissions.prompts = false;
+            options.permissions.prompt_tool = None;
         }
         Some(other) => bail!("--permission-prompts {other}: expected `host` or `none`"),
     }
-    options.tools = match cli.tools.as_deref() {
+    options.extensions.tools = match cli.tools.as_deref() {
         None | Some("default") => None,
         Some(list) => Some(crate::cli::split_rules(&[list.to_owned()])),
     };
-    let resuming = !matches!(options.session, SessionChoice::New { .. });
+    let resuming = !matches!(options.conversation.session, SessionChoice::New { .. });
     if cli.fork_session && !resuming {
         bail!("--fork-session needs --continue or --resume");
     }
@@ -53,21 +53,22 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
             "--session-id cannot be combined with --continue or --resume in tack (--fork-session alone gives the fork a new id)"
         );
     }
-    options.fork_session = cli.fork_session;
+    options.conversation.fork = cli.fork_session;
     if let Some(uuid) = &cli.resume_session_at {
         if !resuming {
             bail!("--resume-session-at needs --continue or --resume");
         }
-        options.resume_session_at = Some(uuid.clone());
+        options.conversation.resume_at = Some(uuid.clone());
     }
-    options.resume_drops_turn = match (&cli.resume_drops_turn, &options.resume_session_at) {
-        (Some(_), None) => bail!("--resume-drops-turn needs --resume-session-at"),
-        (drops, _) => drops.clone(),
-    };
+    options.conversation.resume_drops_turn =
+        match (&cli.resume_drops_turn, &options.conversation.resume_at) {
+            (Some(_), None) => bail!("--resume-drops-turn needs --resume-session-at"),
+            (drops, _) => drops.clone(),
+        };
     if cli.session_mirror && cli.output_format != OutputFormat::StreamJson {
         bail!("--session-mirror requires --output-format=stream-json");
     }
-    options.session_mirror = cli.session_mirror;
+    options.conversation.mirror = cli.session_mirror;
     if cli.replay_user_messages
         && (!stream_json_in || cli.output_format != OutputFormat::StreamJson)
     {
@@ -78,20 +79,21 @@ pub fn apply(cli: &Cli, options: &mut SessionOptions) -> anyhow::Result<()> {
     if cli.include_hook_events && cli.output_format != OutputFormat::StreamJson {
         bail!("--include-hook-events requires --output-format=stream-json");
     }
-    options.hook_events = cli.include_hook_events;
-    options.thinking = thinking(cli)?;
-    options.effort.clone_from(&cli.effort);
-    options.betas = crate::cli::split_rules(&cli.betas);
+    options.front_end.hook_events = cli.include_hook_events;
+    options.request.thinking = thinking(cli)?;
+    options.request.effort.clone_from(&cli.effort);
+    options.request.betas = crate::cli::split_rules(&cli.betas);
     if let Some(schema) = &cli.json_schema {
         let schema = serde_json::from_str(schema).context("--json-schema: not valid JSON")?;
-        options.json_schema = Some(schema);
+        options.request.json_schema = Some(schema);
     }
-    options.allow_bypass_permissions = cli.allow_dangerously_skip_permissions;
+    options.permissions.allow_bypass = cli.allow_dangerously_skip_permissions;
     if let Some(path) = &cli.system_prompt_file {
-        options.system_prompt = Some(read_prompt_file("--system-prompt-file", path)?);
+        options.request.system_prompt = Some(read_prompt_file("--system-prompt-file", path)?);
     }
     if let Some(path) = &cli.append_system_prompt_file {
-        options.append_system_prompt = Some(read_prompt_file("--append-system-prompt-file", path)?);
+        options.request.append_system_prompt =
+            Some(read_prompt_file("--append-system-prompt-file", path)?);
     }
     Ok(())
 }
@@ -149,6 +151,9 @@ fn read_prompt_file(flag: &str, path: &Path) -> anyhow::Result<String> {
 mod tests {
     use clap::Parser;
     use pretty_assertions::assert_eq;
+    use tack_runtime::{
+        ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, RequestOptions,
+    };
 
     use super::*;
 
@@ -191,44 +196,69 @@ mod tests {
         ])
         .unwrap();
         let want = SessionOptions {
-            permission_prompts: true,
-            tools: Some(vec!["Read".into(), "Bash".into()]),
-            session: SessionChoice::Resume("abc".into()),
-            fork_session: true,
-            resume_session_at: Some("m1".into()),
-            thinking: Some(ThinkingConfig::Enabled {
-                budget_tokens: 4000,
-                display: Some("summarized".into()),
-            }),
-            effort: Some("high".into()),
-            betas: vec!["a-1".into(), "b-2".into()],
-            allow_bypass_permissions: true,
-            verbose: true,
-            mcp_config: vec![r#"{"mcpServers": {}}"#.into()],
-            strict_mcp_config: true,
-            agents: Some("{}".into()),
-            hook_events: true,
+            request: RequestOptions {
+                thinking: Some(ThinkingConfig::Enabled {
+                    budget_tokens: 4000,
+                    display: Some("summarized".into()),
+                }),
+                effort: Some("high".into()),
+                betas: vec!["a-1".into(), "b-2".into()],
+                ..Default::default()
+            },
+            permissions: PermissionOptions {
+                prompts: true,
+                allow_bypass: true,
+                ..Default::default()
+            },
+            conversation: ConversationOptions {
+                session: SessionChoice::Resume("abc".into()),
+                fork: true,
+                resume_at: Some("m1".into()),
+                ..Default::default()
+            },
+            extensions: ExtensionOptions {
+                tools: Some(vec!["Read".into(), "Bash".into()]),
+                mcp_config: vec![r#"{"mcpServers": {}}"#.into()],
+                strict_mcp_config: true,
+                agents: Some("{}".into()),
+                ..Default::default()
+            },
+            front_end: FrontEndOptions {
+                verbose: true,
+                hook_events: true,
+                ..Default::default()
+            },
             ..SessionOptions::default()
         };
         assert_eq!(got, want);
-        assert_eq!(options(&["--tools", ""]).unwrap().tools, Some(vec![]));
-        assert_eq!(options(&["--tools=default"]).unwrap().tools, None);
         assert_eq!(
-            options(&["--thinking=adaptive"]).unwrap().thinking,
+            options(&["--tools", ""]).unwrap().extensions.tools,
+            Some(vec![])
+        );
+        assert_eq!(
+            options(&["--tools=default"]).unwrap().extensions.tools,
+            None
+        );
+        assert_eq!(
+            options(&["--thinking=adaptive"]).unwrap().request.thinking,
             Some(ThinkingConfig::Adaptive { display: None })
         );
         assert_eq!(
-            options(&["--max-thinking-tokens=0"]).unwrap().thinking,
+            options(&["--max-thinking-tokens=0"])
+                .unwrap()
+                .request
+                .thinking,
             Some(ThinkingConfig::Disabled)
         );
         assert_eq!(
             options(&["--json-schema", r#"{"type": "object"}"#])
                 .unwrap()
+                .request
                 .json_schema,
             Some(serde_json::json!({"type": "object"}))
         );
         // `permissionPrompts: 'none'`: nobody is asked, not even the SDK's callback.
-        let prompts = |args: &[&str]| options(args).map(|o| o.permission_prompts).ok();
+        let prompts = |args: &[&str]| options(args).map(|o| o.permissions.prompts).ok();
         assert_eq!(
             [
                 prompts(&[

@@ -33,7 +33,7 @@
 //!   become `{"type": "sdk"}` servers; `sdkMcpServerConfigs` gives a server its tool-call
 //!   timeout, kept by the `SdkBridge`, and its tools' `always_ask` / `always_deny` policies,
 //!   rules of their own source `sdkMcpServerConfigs` through
-//!   `SessionOptions::sdk_tool_policy`), stdin read on a thread of its own from the first line
+//!   `PermissionOptions::sdk_tool_policy`), stdin read on a thread of its own from the first line
 //!   with answers to `mcp_message` requests routed there (`mcp.rs`: the `SdkHost`), stdin read
 //!   beside the turn, the SDK's control requests (`get_context_usage` from the runtime's
 //!   `SessionSnapshot`, `stop_task` through `Command::StopTask`, `end_user_input` through
@@ -232,12 +232,12 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     // `git status` is the slowest part of the first request's context and
     // needs only the cwd: start it before the prompt is read and the session
     // is assembled (a custom system prompt leaves git out).
-    if options.system_prompt.is_none() {
+    if options.request.system_prompt.is_none() {
         let prefetch = GitPrefetch::start(place.cwd.clone(), SNAPSHOT_TIMEOUT);
         options.git_prefetch = Some(prefetch);
     }
     if let Some(socket) = cli.serve.clone() {
-        options.permission_prompts = true;
+        options.permissions.prompts = true;
         return runtime()?.block_on(serve::run(place, loaded, options, socket));
     }
     match cli.input_format {

@@ -10,7 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
 use tack_runtime::{
-    Env, LoadedSettings, Op, Place, PluginDir, SessionChoice, SessionOptions, UserInput,
+    ConversationOptions, Env, ExtensionOptions, FrontEndOptions, LoadedSettings, Op,
+    PermissionOptions, Place, PluginDir, RequestOptions, SessionChoice, SessionOptions, UserInput,
 };
 
 use crate::cli::{Cli, InputFormat, OutputFormat, split_rules};
@@ -85,37 +86,52 @@ pub fn session_options(cli: &Cli) -> SessionOptions {
         }
     };
     SessionOptions {
-        model: cli.model.clone(),
-        fallback_model: cli.fallback_model.clone(),
-        permission_mode: if cli.dangerously_skip_permissions {
-            Some(PermissionMode::BypassPermissions)
-        } else {
-            cli.permission_mode
+        request: RequestOptions {
+            model: cli.model.clone(),
+            fallback_model: cli.fallback_model.clone(),
+            system_prompt: cli.system_prompt.clone(),
+            append_system_prompt: cli.append_system_prompt.clone(),
+            max_turns: cli.max_turns,
+            max_budget_usd: cli.max_budget_usd,
+            ..Default::default()
         },
-        allowed_tools: split_rules(&cli.allowed_tools),
-        disallowed_tools: split_rules(&cli.disallowed_tools),
-        add_dirs: cli.add_dir.clone(),
-        sandbox: cli.sandbox,
-        system_prompt: cli.system_prompt.clone(),
-        append_system_prompt: cli.append_system_prompt.clone(),
-        max_turns: cli.max_turns,
-        max_budget_usd: cli.max_budget_usd,
-        session,
-        persist: !cli.no_session_persistence,
-        verbose: cli.verbose,
-        mcp_config: cli.mcp_config.clone(),
-        strict_mcp_config: cli.strict_mcp_config,
-        agents: cli.agents.clone(),
-        plugin_dirs: cli
-            .plugin_dir
-            .iter()
-            .map(PluginDir::new)
-            .chain(
-                cli.plugin_dir_no_mcp
-                    .iter()
-                    .map(|p| PluginDir::new(p).without_mcp()),
-            )
-            .collect(),
+        permissions: PermissionOptions {
+            mode: if cli.dangerously_skip_permissions {
+                Some(PermissionMode::BypassPermissions)
+            } else {
+                cli.permission_mode
+            },
+            allowed_tools: split_rules(&cli.allowed_tools),
+            disallowed_tools: split_rules(&cli.disallowed_tools),
+            add_dirs: cli.add_dir.clone(),
+            sandbox: cli.sandbox,
+            ..Default::default()
+        },
+        conversation: ConversationOptions {
+            session,
+            persist: !cli.no_session_persistence,
+            ..Default::default()
+        },
+        extensions: ExtensionOptions {
+            mcp_config: cli.mcp_config.clone(),
+            strict_mcp_config: cli.strict_mcp_config,
+            agents: cli.agents.clone(),
+            plugin_dirs: cli
+                .plugin_dir
+                .iter()
+                .map(PluginDir::new)
+                .chain(
+                    cli.plugin_dir_no_mcp
+                        .iter()
+                        .map(|p| PluginDir::new(p).without_mcp()),
+                )
+                .collect(),
+            ..Default::default()
+        },
+        front_end: FrontEndOptions {
+            verbose: cli.verbose,
+            ..Default::default()
+        },
         ..SessionOptions::default()
     }
 }

@@ -52,7 +52,7 @@
 //! - a PreToolUse hook's `defer` (`-p` and the SDKs; a warning in the terminal UI):
 //!   `PermissionDecision::Defer` ends the turn with the message's calls pending and no result
 //!   sent (`Terminal::ToolDeferred`, the result's `stop_reason: "tool_deferred"` and
-//!   `deferred_tool_use`); an SDK resume (`SessionOptions::run_pending`) takes back the results
+//!   `deferred_tool_use`); an SDK resume (`ConversationOptions::run_pending`) takes back the results
 //!   the loader made up for them (`LoadedSession::reopen_last_tool_uses`) and runs them first
 //!   (`Work::ResumePending`, `Session::resume_pending`, `query` on a conversation ending in
 //!   tool_uses), holding the `initialize` answer until they are checked (the SDK closes stdin

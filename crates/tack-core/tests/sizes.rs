@@ -119,3 +119,90 @@ fn function_lengths_follow_rustfmt_layout() {
         vec![("long".to_owned(), 7), ("inner".to_owned(), 8)]
     );
 }
+
+/// The most fields a struct of the session runtime may have: a session is
+/// built from named parts, not from bags every feature threads a field
+/// through.
+const MAX_RUNTIME_STRUCT_FIELDS: usize = 15;
+
+/// (struct, fields) for each struct in `source`, laid out as rustfmt lays
+/// it out, with more than `limit` named fields.
+fn wide_structs(source: &str, limit: usize) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let rest = match trimmed.strip_prefix("pub") {
+            Some(after) if after.starts_with('(') => {
+                after.split_once(')').map(|(_, r)| r.trim_start())
+            }
+            Some(after) => Some(after.trim_start()),
+            None => Some(trimmed),
+        };
+        let Some(decl) = rest.and_then(|r| r.strip_prefix("struct ")) else {
+            continue;
+        };
+        if !line.trim_end().ends_with('{') {
+            continue;
+        }
+        let name: String = decl
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let indent = &line[..line.len() - trimmed.len()];
+        let (close, field_indent) = (format!("{indent}}}"), format!("{indent}    "));
+        let fields = lines[start + 1..]
+            .iter()
+            .take_while(|l| l.trim_end() != close)
+            .filter(|l| {
+                let Some(f) = l.strip_prefix(&field_indent) else {
+                    return false;
+                };
+                let f = f
+                    .strip_prefix("pub")
+                    .map_or(f, |r| match r.split_once(')') {
+                        Some((_, after)) if r.starts_with('(') => after,
+                        _ => r,
+                    });
+                let f = f.trim_start();
+                let ident = f
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(f.len());
+                ident > 0 && f[ident..].trim_start().starts_with(':') && !f.starts_with("//")
+            })
+            .count();
+        if fields > limit {
+            out.push((name, fields));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_struct_of_the_runtime_has_more_than_fifteen_fields() {
+    let crates = crate_dirs();
+    let dir = &crates["tack-runtime"];
+    let mut files = Vec::new();
+    rust_files(&dir.join("src"), &mut files);
+    let mut wide = Vec::new();
+    for file in &files {
+        let source = fs::read_to_string(file).expect("readable");
+        for (name, fields) in wide_structs(&source, MAX_RUNTIME_STRUCT_FIELDS) {
+            let file = file.strip_prefix(dir).expect("in the crate").display();
+            wide.push(format!("{file}: struct {name}, {fields} fields"));
+        }
+    }
+    assert!(files.len() > 50, "only {} files found", files.len());
+    assert_eq!(wide, Vec::<String>::new());
+}
+
+#[test]
+fn struct_fields_are_counted_as_rustfmt_lays_them_out() {
+    let source = "pub(crate) struct Wide<'a> {\n    pub a: u32,\n    /// b: not a field\n    pub(crate) b: &'a str,\n    c: Vec<(u8,\n        u8)>,\n}\n\
+                  struct Unit;\n\
+                  mod m {\n    pub struct Inner {\n        x: u8,\n        y: u8,\n    }\n}\n";
+    assert_eq!(
+        wide_structs(source, 1),
+        vec![("Wide".to_owned(), 3), ("Inner".to_owned(), 2)]
+    );
+}

@@ -39,12 +39,12 @@ pub enum RuntimeEvent {
     /// like any message (Claude Code's result after a local command).
     CompactEnded { error: Option<String> },
     /// A tool call needs the user's answer (only when the front end said it
-    /// answers prompts: `SessionOptions::permission_prompts`): an ask,
+    /// answers prompts: `PermissionOptions::prompts`): an ask,
     /// answered by `Op::Answer` with [`PermissionRequest::id`] and an
     /// `AskAnswer::Permission`.
     PermissionRequest(Box<PermissionRequest>),
     /// A hook registered by the front end's client
-    /// (`SessionOptions::hook_callbacks`) fired: the front end calls it and
+    /// (`ExtensionOptions::hook_callbacks`) fired: the front end calls it and
     /// answers with `Op::Answer` (`AskAnswer::Hook`). The runtime stops
     /// waiting at the hook's timeout or when the turn is interrupted
     /// ([`RuntimeEvent::AskWithdrawn`]): the front end then abandons the call.
@@ -201,6 +201,13 @@ pub struct SessionInfo {
     /// Each MCP server and its status (`connected`, `failed`, ...).
     pub mcp_servers: Vec<tack_protocol::stream_json::McpServerStatus>,
     pub version: String,
+    /// The session's sub-agents, commands, styles, skills and plugins.
+    pub extensions: ExtensionsInfo,
+}
+
+/// What a session's extensions offer, as `system/init` lists it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExtensionsInfo {
     /// The sub-agent types the Agent tool offers (`system/init`'s `agents`).
     pub agents: Vec<AgentSummary>,
     /// The slash commands a user message may start with: built-ins, then

@@ -37,7 +37,7 @@ pub(crate) fn plugins(
     let claude_dir = loaded.locations.claude_user_dir.as_deref();
     let (installed, warnings) = installed_plugins(&loaded.locations, &loaded.settings);
     warn(emit, warnings);
-    let plugins = session_plugins(&options.plugin_dirs, installed, cwd, claude_dir);
+    let plugins = session_plugins(&options.extensions.plugin_dirs, installed, cwd, claude_dir);
     warn(emit, plugins.failures.iter().map(PluginFailure::warning));
     plugins
 }

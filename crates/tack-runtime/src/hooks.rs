@@ -32,10 +32,10 @@
 //! turn (tack-hooks). Errors, `systemMessage`s and (verbose) plain output
 //! become [`Notice`]s. Nothing is spawned for an event without hooks. Each
 //! command hook's start and end is a [`RuntimeEvent::Hook`] (SessionStart's
-//! always, every event's with `SessionOptions::hook_events`).
+//! always, every event's with `FrontEndOptions::hook_events`).
 //!
 //! A front end's client may register callback hooks
-//! (`SessionOptions::hook_callbacks`): they run beside the settings hooks of
+//! (`ExtensionOptions::hook_callbacks`): they run beside the settings hooks of
 //! the same event, each call a [`RuntimeEvent::HookCallback`] the front end
 //! answers ([`FrontEndCallbacks`]).
 

@@ -236,14 +236,17 @@ pub use config::{
     LoadedSettings, SettingsError, load_settings, load_settings_from, load_settings_trusting,
 };
 pub use event::{
-    AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice, NoticeLevel,
-    PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus, TaskUsage,
-    TranscriptMirrorFrame, TurnEnd,
+    AgentSummary, ConversationReset, ExtensionsInfo, HookActivity, HookCallback, HookResponse,
+    Notice, NoticeLevel, PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent,
+    TaskStatus, TaskUsage, TranscriptMirrorFrame, TurnEnd,
 };
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
-pub use options::{SdkToolPolicy, SessionChoice, SessionOptions};
+pub use options::{
+    ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, RequestOptions,
+    SdkToolPolicy, SessionChoice, SessionOptions,
+};
 pub use place::{Env, NoConfigDir, Place};
 pub use protocol::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer, REJECTED};
 pub use protocol::op::{McpControl, Op, OpId, ReceiptWanted, Submission, TurnOptions, UserInput};

@@ -29,6 +29,7 @@ pub fn resolve_model(name: &str) -> String {
 /// Bedrock or Vertex the id is the platform's, as Claude Code shows it.
 pub fn session_model(options: &SessionOptions, env: &Env, settings: &Settings) -> String {
     let name = options
+        .request
         .model
         .clone()
         .or_else(|| env.get("ANTHROPIC_MODEL"))
@@ -50,9 +51,9 @@ pub(crate) struct RequestEnv {
     prompt_caching: bool,
     max_output_tokens: Option<u32>,
     thinking_tokens: Option<u32>,
-    /// `SessionOptions::thinking`: beats `MAX_THINKING_TOKENS`.
+    /// `RequestOptions::thinking`: beats `MAX_THINKING_TOKENS`.
     thinking: Option<ThinkingConfig>,
-    /// `SessionOptions::effort`.
+    /// `RequestOptions::effort`.
     effort: Option<String>,
 }
 

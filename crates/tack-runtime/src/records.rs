@@ -84,15 +84,25 @@ impl Records {
             mcp_servers: info.mcp_servers.clone(),
             model: info.model.clone(),
             permission_mode: info.permission_mode.as_str().to_owned(),
-            slash_commands: info.slash_commands.iter().map(|c| c.name.clone()).collect(),
+            slash_commands: info
+                .extensions
+                .slash_commands
+                .iter()
+                .map(|c| c.name.clone())
+                .collect(),
             api_key_source: info.api_key_source.clone(),
             claude_code_version: info.version.clone(),
-            output_style: info.output_style.clone(),
-            agents: info.agents.iter().map(|a| a.name.clone()).collect(),
-            skills: info.skills.clone(),
-            plugins: info.plugins.iter().map(json_of).collect(),
+            output_style: info.extensions.output_style.clone(),
+            agents: info
+                .extensions
+                .agents
+                .iter()
+                .map(|a| a.name.clone())
+                .collect(),
+            skills: info.extensions.skills.clone(),
+            plugins: info.extensions.plugins.iter().map(json_of).collect(),
             uuid: new_uuid(),
-            extra: plugin_errors(&info.plugin_errors),
+            extra: plugin_errors(&info.extensions.plugin_errors),
         })))
     }
 

@@ -26,40 +26,56 @@ use tack_tools::{BackgroundTasks, BuiltinOptions};
 use tack_web::{WebFetchConfig, WebSearchConfig};
 use tokio_util::sync::CancellationToken;
 
-use crate::agents::{AgentTool, AgentsShared, ModelCell};
+use crate::agents::{
+    AgentLifetime, AgentModels, AgentRecords, AgentTool, AgentsShared, ModelCell, Toolbox,
+};
 use crate::emit::Emitter;
 use crate::event::{AgentSummary, Notice};
-use crate::gate::Gate;
 use crate::hook_services::RuntimeHookServices;
-use crate::hooks::SessionHooks;
 use crate::metered::MeteredClient;
 use crate::model::{RequestEnv, resolve_model};
 use crate::place::Env;
+use crate::runtime::Policy;
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
     pub env: &'a Env,
+    pub policy: &'a Policy,
+    pub emit: &'a Emitter,
+    pub context: Arc<PromptContext>,
+    pub models: ToolsModels<'a>,
+    pub place: ToolsPlace<'a>,
+    pub choices: ToolChoices<'a>,
+}
+
+/// The session's model and what its (and its sub-agents') requests go with.
+pub(crate) struct ToolsModels<'a> {
     /// `model` is another provider's: side requests stay with it.
     pub on_provider: bool,
     pub client: Arc<dyn ModelClient>,
     pub deps: Arc<dyn QueryDeps>,
     pub ledger: UsageLedger,
     pub model: &'a str,
-    pub gate: &'a Arc<Gate>,
-    pub hooks: Option<Arc<SessionHooks>>,
-    pub emit: &'a Emitter,
-    pub context: Arc<PromptContext>,
     pub base_config: &'a QueryConfig,
     pub request_env: &'a RequestEnv,
+}
+
+/// Where the tools work and what they record under.
+pub(crate) struct ToolsPlace<'a> {
     pub session_id: &'a str,
     pub record_meta: Option<RecordMeta>,
     /// `--session-mirror`'s, for sub-agents' transcripts too.
     pub mirror: tack_store::Mirror,
-    pub agents_flag: Option<&'a str>,
     pub home: Option<&'a Path>,
     pub project: &'a Path,
     pub tool_env: &'a Arc<ToolEnv>,
+}
+
+/// Which tools, sub-agents and skills the session offers, and with what.
+pub(crate) struct ToolChoices<'a> {
+    /// `--agents`' JSON.
+    pub agents_flag: Option<&'a str>,
     /// `--tools`: only these (`Some(&[])`: none); `None`: all.
     pub only: Option<&'a [String]>,
     /// The session's MCP servers, for sub-agents.
@@ -114,14 +130,14 @@ fn small_fast_model(env: &Env, model: &str, on_provider: bool) -> String {
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
     let builtin = tack_tools::builtin_tools_with(
-        p.tool_env,
+        p.place.tool_env,
         BuiltinOptions {
             tasks: Some(tasks.clone()),
-            sandbox: p.sandbox.clone(),
+            sandbox: p.choices.sandbox.clone(),
             ..BuiltinOptions::default()
         },
     );
-    let small_model = small_fast_model(p.env, p.model, p.on_provider);
+    let small_model = small_fast_model(p.env, p.models.model, p.models.on_provider);
     let mut fetch = WebFetchConfig::default();
     if let Some(ms) = p
         .env
@@ -130,8 +146,9 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     {
         fetch.cache_ttl = Duration::from_millis(ms);
     }
-    let metered: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(p.client, p.ledger.clone()));
-    if let Some(hooks) = &p.hooks {
+    let metered: Arc<dyn ModelClient> =
+        Arc::new(MeteredClient::new(p.models.client, p.models.ledger.clone()));
+    if let Some(hooks) = &p.policy.hooks {
         hooks.set_services(Arc::new(RuntimeHookServices {
             client: Arc::clone(&metered),
             small_model: small_model.clone(),
@@ -140,20 +157,21 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     let web = tack_web::web_tools(
         metered,
         &small_model,
-        p.model,
+        p.models.model,
         fetch,
         WebSearchConfig::default(),
     );
     let skill: Option<Arc<SkillTool>> = p
+        .choices
         .skills
         .listing()
-        .map(|_| Arc::new(SkillTool::new(p.skills.clone())));
+        .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
         .chain(web)
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .collect();
-    if let Some(wanted) = p.only {
+    if let Some(wanted) = p.choices.only {
         let known: Vec<String> = all
             .iter()
             .map(|t| t.name().to_owned())
@@ -172,18 +190,22 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             return Err(UnknownTools { unknown, known });
         }
     }
-    let picked = |name: &str| p.only.is_none_or(|wanted| wanted.iter().any(|w| w == name));
+    let picked = |name: &str| {
+        p.choices
+            .only
+            .is_none_or(|wanted| wanted.iter().any(|w| w == name))
+    };
     let tools: Vec<Arc<dyn Tool>> = all
         .into_iter()
-        .filter(|t| picked(t.name()) && !p.gate.removes_tool(t.as_ref()))
+        .filter(|t| picked(t.name()) && !p.policy.gate.removes_tool(t.as_ref()))
         .collect();
 
     let dirs = AgentDirs {
-        home: p.home.map(Path::to_path_buf),
-        project: p.project.to_path_buf(),
-        plugins: p.plugin_agents.to_vec(),
+        home: p.place.home.map(Path::to_path_buf),
+        project: p.place.project.to_path_buf(),
+        plugins: p.choices.plugin_agents.to_vec(),
     };
-    let (catalog, warnings) = load_catalog(&dirs, p.agents_flag);
+    let (catalog, warnings) = load_catalog(&dirs, p.choices.agents_flag);
     for w in warnings {
         p.emit.notice(Notice::warning(w));
     }
@@ -199,44 +221,52 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             },
         })
         .collect();
-    let model = ModelCell::new(p.model.to_owned());
+    let model = ModelCell::new(p.models.model.to_owned());
     let (wake, woken) = tokio::sync::mpsc::unbounded_channel();
     let wake_owed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let shared = Arc::new(AgentsShared {
         catalog,
-        tools: tools.clone(),
-        mcp: p.mcp,
-        tool_search: p.env.get("ENABLE_TOOL_SEARCH"),
-        deps: p.deps,
-        gate: p.gate.clone(),
-        hooks: p.hooks,
+        toolbox: Toolbox {
+            tools: tools.clone(),
+            mcp: p.choices.mcp,
+            tool_search: p.env.get("ENABLE_TOOL_SEARCH"),
+        },
+        gate: p.policy.gate.clone(),
+        hooks: p.policy.hooks.clone(),
         emit: p.emit.clone(),
-        ledger: p.ledger,
         context: p.context,
-        base_config: p.base_config.clone(),
-        request_env: p.request_env.clone(),
-        model: model.clone(),
-        small_model,
-        tasks: tasks.clone(),
-        record_meta: p.record_meta,
-        mirror: p.mirror,
-        session_id: p.session_id.to_owned(),
-        session_over: CancellationToken::new(),
-        wake,
-        wake_owed: wake_owed.clone(),
+        models: AgentModels {
+            deps: p.models.deps,
+            ledger: p.models.ledger,
+            base_config: p.models.base_config.clone(),
+            request_env: p.models.request_env.clone(),
+            model: model.clone(),
+            small_model,
+        },
+        records: AgentRecords {
+            record_meta: p.place.record_meta,
+            mirror: p.place.mirror,
+            session_id: p.place.session_id.to_owned(),
+        },
+        lifetime: AgentLifetime {
+            tasks: tasks.clone(),
+            session_over: CancellationToken::new(),
+            wake,
+            wake_owed: wake_owed.clone(),
+        },
     });
     let agent = Arc::new(AgentTool::new(shared));
     if let Some(skill) = &skill {
         skill.set_agent_tool(&agent);
-        skill.set_gate(p.gate);
+        skill.set_gate(&p.policy.gate);
     }
     let agent: Arc<dyn Tool> = agent;
     let mut tools = tools;
     let agent_picked = picked(AGENT_TOOL_NAME) || picked(LEGACY_AGENT_TOOL_NAME);
-    if agent_picked && !p.gate.removes_tool(agent.as_ref()) {
+    if agent_picked && !p.policy.gate.removes_tool(agent.as_ref()) {
         tools.push(agent);
     }
-    tools.extend(p.structured_output);
+    tools.extend(p.choices.structured_output);
     Ok(SessionTools {
         tools,
         agents,

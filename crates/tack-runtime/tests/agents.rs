@@ -13,7 +13,8 @@ use tack_core::LoopEvent;
 use tack_protocol::stream_json::ResultRecord;
 use tack_protocol::{ContentBlock, Message, Usage};
 use tack_runtime::{
-    Notice, RuntimeEvent, RuntimeEvents, SessionOptions, SubagentEvent, TurnEnd, UserInput,
+    ExtensionOptions, Notice, PermissionOptions, RequestOptions, RuntimeEvent, RuntimeEvents,
+    SessionOptions, SubagentEvent, TurnEnd, UserInput,
 };
 use tack_testkit::{RecordedRequest, Reply, Script};
 
@@ -48,7 +49,12 @@ impl Seen {
         match event {
             RuntimeEvent::Notice(n) => self.notices.push(n),
             RuntimeEvent::Started(info) => {
-                self.agents = info.agents.iter().map(|a| a.name.clone()).collect();
+                self.agents = info
+                    .extensions
+                    .agents
+                    .iter()
+                    .map(|a| a.name.clone())
+                    .collect();
             }
             RuntimeEvent::Loop(e) => self.parent.push(e),
             RuntimeEvent::Subagent(e) => self.sub.push(*e),
@@ -420,8 +426,14 @@ fn background_id(seen: &Seen) -> String {
 /// the next scripted reply.
 fn one_call_per_turn() -> SessionOptions {
     SessionOptions {
-        max_turns: Some(1),
-        allowed_tools: vec!["Bash(sleep 30)".into()],
+        request: RequestOptions {
+            max_turns: Some(1),
+            ..Default::default()
+        },
+        permissions: PermissionOptions {
+            allowed_tools: vec!["Bash(sleep 30)".into()],
+            ..Default::default()
+        },
         ..SessionOptions::default()
     }
 }
@@ -549,7 +561,10 @@ async fn definitions_come_from_files_the_flag_and_the_built_ins_and_a_bad_file_i
                    "tester": {"description": "flag tester", "prompt": "T", "model": "haiku"},
                    "nameless": {"prompt": "no description"}}"#;
     let options = SessionOptions {
-        agents: Some(flag.to_owned()),
+        extensions: ExtensionOptions {
+            agents: Some(flag.to_owned()),
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let (handle, mut events, _) = fx.spawn(options).await;
@@ -653,7 +668,10 @@ async fn a_deny_rule_applies_inside_a_subagent() {
     .await;
     fx.project_file("keep.txt", "precious");
     let options = SessionOptions {
-        disallowed_tools: vec!["Bash(rm *)".into()],
+        permissions: PermissionOptions {
+            disallowed_tools: vec!["Bash(rm *)".into()],
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let (handle, mut events, _) = fx.spawn(options).await;
@@ -698,7 +716,10 @@ async fn a_web_search_side_request_counts_in_the_session_cost() {
     ]))
     .await;
     let options = SessionOptions {
-        allowed_tools: vec!["WebSearch".into()],
+        permissions: PermissionOptions {
+            allowed_tools: vec!["WebSearch".into()],
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let (handle, mut events, _) = fx.spawn(options).await;

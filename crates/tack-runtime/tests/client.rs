@@ -11,8 +11,9 @@ use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 use tack_permissions::PermissionMode;
 use tack_protocol::{Message, ThinkingConfig};
 use tack_runtime::{
-    AskAnswer, HookAnswer, InterruptOutcome, Op, RuntimeEvent, RuntimeEvents, SessionChoice,
-    SessionOptions, UserInput,
+    AskAnswer, ConversationOptions, ExtensionOptions, HookAnswer, InterruptOutcome, Op,
+    PermissionOptions, RequestOptions, RuntimeEvent, RuntimeEvents, SessionChoice, SessionOptions,
+    UserInput,
 };
 use tack_testkit::{Reply, Script};
 
@@ -79,15 +80,18 @@ async fn client_hooks_see_every_event_and_their_answers_apply() {
     ]))
     .await;
     let options = SessionOptions {
-        hook_callbacks: vec![
-            on("SessionStart", None, "start"),
-            on("UserPromptSubmit", None, "prompt"),
-            on("PreToolUse", Some("Bash"), "pre"),
-            on("PreToolUse", Some("Read"), "pre_read"),
-            on("PostToolUse", None, "post"),
-            on("Stop", None, "stop"),
-            on("SessionEnd", None, "end"),
-        ],
+        extensions: ExtensionOptions {
+            hook_callbacks: vec![
+                on("SessionStart", None, "start"),
+                on("UserPromptSubmit", None, "prompt"),
+                on("PreToolUse", Some("Bash"), "pre"),
+                on("PreToolUse", Some("Read"), "pre_read"),
+                on("PostToolUse", None, "post"),
+                on("Stop", None, "stop"),
+                on("SessionEnd", None, "end"),
+            ],
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let runtime = fx.start(options).await;
@@ -146,8 +150,14 @@ async fn a_client_hook_that_denies_stops_the_call() {
     ]))
     .await;
     let options = SessionOptions {
-        hook_callbacks: vec![on("PreToolUse", None, "guard")],
-        permission_mode: Some(PermissionMode::BypassPermissions),
+        permissions: PermissionOptions {
+            mode: Some(PermissionMode::BypassPermissions),
+            ..Default::default()
+        },
+        extensions: ExtensionOptions {
+            hook_callbacks: vec![on("PreToolUse", None, "guard")],
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let runtime = fx.start(options).await;
@@ -304,7 +314,10 @@ async fn switching_to_bypass_needs_the_session_to_allow_it() {
     );
     let runtime = fx
         .start(SessionOptions {
-            allow_bypass_permissions: true,
+            permissions: PermissionOptions {
+                allow_bypass: true,
+                ..Default::default()
+            },
             ..SessionOptions::default()
         })
         .await;
@@ -323,13 +336,19 @@ async fn tools_thinking_effort_and_betas_shape_the_request() {
     let fx = Fixture::new(Script::new([Reply::text("hi")])).await;
     let runtime = fx
         .start(SessionOptions {
-            tools: Some(vec!["Read".into(), "Glob".into()]),
-            thinking: Some(ThinkingConfig::Enabled {
-                budget_tokens: 2000,
-                display: None,
-            }),
-            effort: Some("high".into()),
-            betas: vec!["extra-beta-1".into()],
+            request: RequestOptions {
+                thinking: Some(ThinkingConfig::Enabled {
+                    budget_tokens: 2000,
+                    display: None,
+                }),
+                effort: Some("high".into()),
+                betas: vec!["extra-beta-1".into()],
+                ..Default::default()
+            },
+            extensions: ExtensionOptions {
+                tools: Some(vec!["Read".into(), "Glob".into()]),
+                ..Default::default()
+            },
             ..SessionOptions::default()
         })
         .await;
@@ -364,7 +383,10 @@ async fn tools_thinking_effort_and_betas_shape_the_request() {
     let place = fx.place();
     let loaded = tack_runtime::load_settings(&place, None).unwrap();
     let options = SessionOptions {
-        tools: Some(vec!["Read".into(), "Telepathy".into()]),
+        extensions: ExtensionOptions {
+            tools: Some(vec!["Read".into(), "Telepathy".into()]),
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let Err(e) = tack_runtime::start(place, &loaded, options).await else {
@@ -401,8 +423,11 @@ async fn a_fork_continues_in_a_new_session_and_resume_at_cuts_the_history() {
 
     let runtime = fx
         .start(SessionOptions {
-            session: SessionChoice::Resume(original.clone()),
-            fork_session: true,
+            conversation: ConversationOptions {
+                session: SessionChoice::Resume(original.clone()),
+                fork: true,
+                ..Default::default()
+            },
             ..SessionOptions::default()
         })
         .await;
@@ -431,8 +456,11 @@ async fn a_fork_continues_in_a_new_session_and_resume_at_cuts_the_history() {
         .to_owned();
     let runtime = fx
         .start(SessionOptions {
-            session: SessionChoice::Resume(original),
-            resume_session_at: Some(first_answer),
+            conversation: ConversationOptions {
+                session: SessionChoice::Resume(original),
+                resume_at: Some(first_answer),
+                ..Default::default()
+            },
             ..SessionOptions::default()
         })
         .await;

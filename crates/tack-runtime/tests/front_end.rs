@@ -9,8 +9,8 @@ use serde_json::json;
 use tack_core::LoopEvent;
 use tack_protocol::ContentBlock;
 use tack_runtime::{
-    Notice, NoticeLevel, Op, RuleView, RuntimeEvent, RuntimeEvents, SessionChoice, SessionOptions,
-    TurnOptions, UserInput,
+    ConversationOptions, Notice, NoticeLevel, Op, PermissionOptions, RuleView, RuntimeEvent,
+    RuntimeEvents, SessionChoice, SessionOptions, TurnOptions, UserInput,
 };
 use tack_testkit::{Reply, Script};
 
@@ -103,7 +103,10 @@ async fn a_snapshot_reports_the_context_the_cost_and_the_rules() {
     .await;
     let runtime = fx
         .start(SessionOptions {
-            allowed_tools: vec!["Read".into()],
+            permissions: PermissionOptions {
+                allowed_tools: vec!["Read".into()],
+                ..Default::default()
+            },
             ..SessionOptions::default()
         })
         .await;
@@ -213,7 +216,10 @@ async fn a_resumed_runtime_holds_the_conversation_to_show() {
 
     let resumed = fx
         .start(SessionOptions {
-            session: SessionChoice::Resume(id),
+            conversation: ConversationOptions {
+                session: SessionChoice::Resume(id),
+                ..Default::default()
+            },
             ..SessionOptions::default()
         })
         .await;
@@ -274,6 +280,7 @@ async fn custom_commands_load_by_precedence_and_a_bad_file_is_a_warning() {
     let runtime = fx.start(SessionOptions::default()).await;
     let listed: Vec<(String, String, String, tack_runtime::CommandSource)> = runtime
         .info()
+        .extensions
         .slash_commands
         .iter()
         .map(|c| {
@@ -457,8 +464,14 @@ async fn a_conversation_rewind_drops_the_prompt_and_after_and_a_resume_shows_the
     }
     let runtime = fx
         .start(SessionOptions {
-            file_checkpointing: true,
-            permission_mode: Some(tack_runtime::PermissionMode::AcceptEdits),
+            permissions: PermissionOptions {
+                mode: Some(tack_runtime::PermissionMode::AcceptEdits),
+                ..Default::default()
+            },
+            conversation: ConversationOptions {
+                file_checkpointing: true,
+                ..Default::default()
+            },
             ..SessionOptions::default()
         })
         .await;
@@ -508,7 +521,10 @@ async fn a_conversation_rewind_drops_the_prompt_and_after_and_a_resume_shows_the
 
     let resumed = fx
         .start(SessionOptions {
-            session: SessionChoice::Resume(id),
+            conversation: ConversationOptions {
+                session: SessionChoice::Resume(id),
+                ..Default::default()
+            },
             ..SessionOptions::default()
         })
         .await;

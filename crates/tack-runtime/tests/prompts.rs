@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use tack_core::LoopEvent;
 use tack_protocol::ContentBlock;
 use tack_runtime::{
-    AskAnswer, PermissionAnswer, RuntimeEvent, RuntimeEvents, SessionOptions, UserInput,
+    AskAnswer, PermissionAnswer, PermissionOptions, RuntimeEvent, RuntimeEvents, SessionOptions,
+    UserInput,
 };
 use tack_testkit::{Reply, Script};
 
@@ -28,7 +29,10 @@ async fn session_asking(fx: &Fixture, prompts: &[&str]) -> RuntimeEvents {
     let place = fx.place();
     let loaded = tack_runtime::load_settings(&place, None).unwrap();
     let options = SessionOptions {
-        permission_prompts: true,
+        permissions: PermissionOptions {
+            prompts: true,
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let runtime = tack_runtime::start(place, &loaded, options).await.unwrap();

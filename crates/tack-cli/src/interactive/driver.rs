@@ -166,7 +166,7 @@ impl Driver {
 
     /// Runs until the user leaves.
     pub async fn run(mut self, mut actions: Vec<UiAction>) -> anyhow::Result<ExitCode> {
-        let choice = match &self.options.session {
+        let choice = match &self.options.conversation.session {
             // `--resume` without an id: a new session, and the picker.
             SessionChoice::Resume(id) if id.is_empty() => SessionChoice::New { id: None },
             other => other.clone(),
@@ -231,7 +231,7 @@ impl Driver {
         self.generation += 1;
         let generation = self.generation;
         let mut options = self.options.clone();
-        options.session = choice;
+        options.conversation.session = choice;
         let (place, loaded, tx) = (self.place.clone(), self.loaded.clone(), self.tx.clone());
         tokio::spawn(async move {
             let result = tack_runtime::start(place, &loaded, options).await;
@@ -292,7 +292,7 @@ impl Driver {
         }
         self.model = info.model.clone();
         self.app
-            .set_custom_commands(&menu_entries(&info.slash_commands));
+            .set_custom_commands(&menu_entries(&info.extensions.slash_commands));
         let branch = tack_git::head::head(&info.cwd).map(|head| head.name().to_owned());
         events.push(UiEvent::Status(StatusPatch {
             model: Some(info.model.clone()),
@@ -464,7 +464,7 @@ impl Driver {
         let Some(handle) = self.handle().cloned() else {
             return self.not_ready(UiAction::SetPermissionMode(mode));
         };
-        self.options.permission_mode = Some(mode);
+        self.options.permissions.mode = Some(mode);
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let error = match handle.set_permission_mode(mode).await {
@@ -488,7 +488,7 @@ impl Driver {
             return self.not_ready(UiAction::SetModel(name));
         };
         let _ = handle.send(Op::SetModel(Some(name.clone())));
-        self.options.model = Some(name.clone());
+        self.options.request.model = Some(name.clone());
         self.model = tack_runtime::resolve_model(&name);
         let model = self.model.clone();
         let mut actions = self.ui([UiEvent::Status(StatusPatch {

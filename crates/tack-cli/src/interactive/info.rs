@@ -33,11 +33,11 @@ or with --mcp-config."
 
 /// `/agents`: the sub-agent types the Agent tool offers.
 pub fn agents(info: &SessionInfo) -> String {
-    if info.agents.is_empty() {
+    if info.extensions.agents.is_empty() {
         return "No sub-agents: the Agent tool is not offered in this session.".to_owned();
     }
     let mut lines = vec!["Sub-agents (the Agent tool's subagent_type):".to_owned()];
-    for agent in &info.agents {
+    for agent in &info.extensions.agents {
         let model = agent.model.as_deref().unwrap_or("session model");
         lines.push(format!("  {} ({model})", agent.name));
         lines.push(format!("    {}", agent.description));
@@ -440,6 +440,26 @@ mod tests {
 
     fn session_info() -> SessionInfo {
         SessionInfo {
+            extensions: tack_runtime::ExtensionsInfo {
+                agents: vec![
+                    AgentSummary {
+                        name: "general-purpose".into(),
+                        description: "Researches and does multi-step tasks".into(),
+                        model: None,
+                    },
+                    AgentSummary {
+                        name: "reviewer".into(),
+                        description: "Reviews a diff".into(),
+                        model: Some("haiku".into()),
+                    },
+                ],
+                slash_commands: Vec::new(),
+                output_style: "default".into(),
+                output_styles: vec!["default".into()],
+                skills: Vec::new(),
+                plugins: Vec::new(),
+                plugin_errors: Vec::new(),
+            },
             session_id: "0b5e".into(),
             cwd: PathBuf::from("/p"),
             model: "claude-sonnet-4-5".into(),
@@ -462,24 +482,6 @@ mod tests {
                 },
             ],
             version: "0.1.0".into(),
-            agents: vec![
-                AgentSummary {
-                    name: "general-purpose".into(),
-                    description: "Researches and does multi-step tasks".into(),
-                    model: None,
-                },
-                AgentSummary {
-                    name: "reviewer".into(),
-                    description: "Reviews a diff".into(),
-                    model: Some("haiku".into()),
-                },
-            ],
-            slash_commands: Vec::new(),
-            output_style: "default".into(),
-            output_styles: vec!["default".into()],
-            skills: Vec::new(),
-            plugins: Vec::new(),
-            plugin_errors: Vec::new(),
         }
     }
 
@@ -498,8 +500,11 @@ mod tests {
              Define more in .claude/agents/*.md (this project) or ~/.claude/agents/*.md (you)."
         );
         let bare = SessionInfo {
+            extensions: tack_runtime::ExtensionsInfo {
+                agents: Vec::new(),
+                ..info.extensions
+            },
             mcp_servers: Vec::new(),
-            agents: Vec::new(),
             ..info
         };
         assert!(mcp(&bare).starts_with("No MCP servers."), "{}", mcp(&bare));

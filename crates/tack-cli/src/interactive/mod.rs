@@ -90,14 +90,15 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         unsafe { settings_env::apply(&mut place, &loaded) };
     }
     let mut options = crate::print::session_options(cli);
-    options.permission_prompts = true;
-    options.interactive = true;
+    options.permissions.prompts = true;
+    options.front_end.interactive = true;
     // As Claude Code's UI does: `/rewind` can put files back. Nothing touches
     // the disk until a file tool first changes a file.
-    options.file_checkpointing = true;
+    options.conversation.file_checkpointing = true;
     let model = tack_runtime::session_model(&options, &place.env, &loaded.settings);
     let mode = options
-        .permission_mode
+        .permissions
+        .mode
         .or_else(|| {
             let settings = loaded.settings.permissions().default_mode();
             settings.and_then(|m| m.value().parse::<PermissionMode>().ok())
@@ -118,7 +119,8 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
     tack_tui::draw(&mut app, &mut term)?;
     tack_tui::markdown::preload_highlighter();
 
-    let pick_session = matches!(&options.session, SessionChoice::Resume(id) if id.is_empty());
+    let pick_session =
+        matches!(&options.conversation.session, SessionChoice::Resume(id) if id.is_empty());
     let setup = Setup {
         app,
         term,

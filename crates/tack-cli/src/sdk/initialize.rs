@@ -19,27 +19,30 @@ pub fn apply(request: &InitializeRequest, options: &mut SessionOptions) -> anyho
     if let Some(hooks) = &request.hooks {
         for (event, matchers) in hooks {
             for m in matchers {
-                options.hook_callbacks.push(callback_matcher(event, m)?);
+                options
+                    .extensions
+                    .hook_callbacks
+                    .push(callback_matcher(event, m)?);
             }
         }
     }
     if let Some(agents) = request.agents.as_ref().filter(|a| !a.is_empty()) {
         // The runtime reads them as `--agents` JSON: one path for both.
-        options.agents = Some(serde_json::to_string(agents)?);
+        options.extensions.agents = Some(serde_json::to_string(agents)?);
     }
     if let Some(schema) = &request.json_schema {
         // The TypeScript SDK also passes `--json-schema`; either one is the schema.
-        options.json_schema = Some(schema.clone());
+        options.request.json_schema = Some(schema.clone());
     }
     if let Some(servers) = request.sdk_mcp_servers.as_ref().filter(|s| !s.is_empty()) {
         sdk_mcp_servers(servers, request, options);
     }
     if let Some(parts) = &request.system_prompt {
         // The TypeScript SDK's default is `[""]`: no default prompt at all.
-        options.system_prompt = Some(parts.join("\n\n"));
+        options.request.system_prompt = Some(parts.join("\n\n"));
     }
     if let Some(append) = &request.append_system_prompt {
-        options.append_system_prompt = Some(append.clone());
+        options.request.append_system_prompt = Some(append.clone());
     }
     Ok(())
 }
@@ -55,21 +58,22 @@ fn sdk_mcp_servers(servers: &[String], request: &InitializeRequest, options: &mu
         .map(|name| (name.clone(), json!({"type": "sdk", "name": name})))
         .collect();
     options
+        .extensions
         .mcp_config
         .push(json!({ "mcpServers": entries }).to_string());
     if let Some(configs) = request.extra.get("sdkMcpServerConfigs") {
         super::server_configs::apply(
             configs,
             servers,
-            options.sdk_mcp.as_ref(),
-            &mut options.sdk_tool_policy,
+            options.extensions.sdk_mcp.as_ref(),
+            &mut options.permissions.sdk_tool_policy,
         );
     }
     let manifests = request
         .extra
         .get("sdkMcpServerManifests")
         .and_then(serde_json::Value::as_object);
-    if let (Some(bridge), Some(manifests)) = (&options.sdk_mcp, manifests) {
+    if let (Some(bridge), Some(manifests)) = (&options.extensions.sdk_mcp, manifests) {
         for (name, manifest) in manifests {
             bridge.set_manifest(name, manifest);
         }
@@ -109,6 +113,7 @@ fn callback_matcher(event: &str, m: &HookCallbackMatcher) -> anyhow::Result<Call
 /// where the credentials come from.
 pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeResponse {
     let commands = info
+        .extensions
         .slash_commands
         .iter()
         .map(|c| SlashCommand {
@@ -123,6 +128,7 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
     InitializeResponse {
         commands,
         agents: info
+            .extensions
             .agents
             .iter()
             .map(|a| AgentInfo {
@@ -132,8 +138,8 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
                 extra: Default::default(),
             })
             .collect(),
-        output_style: info.output_style.clone(),
-        available_output_styles: info.output_styles.clone(),
+        output_style: info.extensions.output_style.clone(),
+        available_output_styles: info.extensions.output_styles.clone(),
         models: models(&info.model),
         account: AccountInfo {
             api_key_source: Some(info.api_key_source.clone()),
@@ -219,7 +225,7 @@ mod tests {
             on_failure,
         };
         assert_eq!(
-            options.hook_callbacks,
+            options.extensions.hook_callbacks,
             [
                 CallbackMatcher {
                     event: "PreToolUse".into(),
@@ -245,15 +251,15 @@ mod tests {
             ]
         );
         assert_eq!(
-            options.system_prompt.as_deref(),
+            options.request.system_prompt.as_deref(),
             Some("You are terse.\n\nAnswer in French.")
         );
         assert_eq!(
-            options.append_system_prompt.as_deref(),
+            options.request.append_system_prompt.as_deref(),
             Some("Never use emoji.")
         );
         assert_eq!(
-            options.json_schema,
+            options.request.json_schema,
             Some(json!({"type": "object", "required": ["a"]}))
         );
     }
@@ -288,6 +294,7 @@ mod tests {
         let r = request(json!({"sdkMcpServers": ["calc", "notes"]}));
         apply(&r, &mut options).unwrap();
         let passed: Vec<serde_json::Value> = options
+            .extensions
             .mcp_config
             .iter()
             .map(|c| serde_json::from_str(c).unwrap())
@@ -308,13 +315,39 @@ mod tests {
                                          "tools": ["Read"], "model": "haiku", "maxTurns": 3}});
         apply(&request(json!({"agents": agents})), &mut options).unwrap();
         let passed: serde_json::Value =
-            serde_json::from_str(options.agents.as_deref().unwrap()).unwrap();
+            serde_json::from_str(options.extensions.agents.as_deref().unwrap()).unwrap();
         assert_eq!(passed, agents);
     }
 
     #[test]
     fn the_answer_lists_what_the_session_has() {
         let info = SessionInfo {
+            extensions: tack_runtime::ExtensionsInfo {
+                agents: vec![tack_runtime::AgentSummary {
+                    name: "Explore".into(),
+                    description: "Searches".into(),
+                    model: Some("claude-haiku-4-5".into()),
+                }],
+                slash_commands: tack_runtime::slash_commands(
+                    &CustomCommands(vec![CustomCommand {
+                        name: "review".into(),
+                        scope: CommandScope::Project,
+                        description: Some("Review a PR".into()),
+                        argument_hint: Some("<pr>".into()),
+                        allowed_tools: vec![],
+                        model: None,
+                        body: "Review PR $1.\n".into(),
+                        path: PathBuf::from("/p/.claude/commands/review.md"),
+                        runs_shell: true,
+                    }]),
+                    &Default::default(),
+                ),
+                output_style: "Explanatory".into(),
+                output_styles: vec!["default".into(), "Explanatory".into()],
+                skills: vec![],
+                plugins: vec![],
+                plugin_errors: vec![],
+            },
             session_id: "s".into(),
             cwd: PathBuf::from("/p"),
             model: "claude-sonnet-4-5".into(),
@@ -326,30 +359,6 @@ mod tests {
             resumed: false,
             mcp_servers: vec![],
             version: "0.1.0".into(),
-            agents: vec![tack_runtime::AgentSummary {
-                name: "Explore".into(),
-                description: "Searches".into(),
-                model: Some("claude-haiku-4-5".into()),
-            }],
-            slash_commands: tack_runtime::slash_commands(
-                &CustomCommands(vec![CustomCommand {
-                    name: "review".into(),
-                    scope: CommandScope::Project,
-                    description: Some("Review a PR".into()),
-                    argument_hint: Some("<pr>".into()),
-                    allowed_tools: vec![],
-                    model: None,
-                    body: "Review PR $1.\n".into(),
-                    path: PathBuf::from("/p/.claude/commands/review.md"),
-                    runs_shell: true,
-                }]),
-                &Default::default(),
-            ),
-            output_style: "Explanatory".into(),
-            output_styles: vec!["default".into(), "Explanatory".into()],
-            skills: vec![],
-            plugins: vec![],
-            plugin_errors: vec![],
         };
         let r = request(json!({"hooks": {}}));
         let answer = serde_json::to_value(response(&r, &info)).unwrap();

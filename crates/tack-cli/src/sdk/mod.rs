@@ -86,8 +86,8 @@ pub async fn run(
     let bg_ceiling = crate::print::background_wait_ceiling(&place.env);
     let host = Arc::new(mcp::McpHost::default());
     let bridge = SdkBridge::new(host.clone());
-    options.sdk_mcp = Some(bridge.clone());
-    options.run_pending = true;
+    options.extensions.sdk_mcp = Some(bridge.clone());
+    options.conversation.run_pending = true;
     let mut lines = mcp::spawn_reader(host, bridge.clone()).context("cannot read stdin")?;
     let first = first_line(&mut lines).await?;
     let init = first.as_deref().and_then(initialize_request);
@@ -112,8 +112,8 @@ pub async fn run(
         (false, true) => Some(true),
         (false, false) => None,
     };
-    options.session_state = session_state.is_some();
-    let resumed = match &options.session {
+    options.front_end.session_state = session_state.is_some();
+    let resumed = match &options.conversation.session {
         SessionChoice::Resume(id) if !id.is_empty() => id.clone(),
         _ => uuid::Uuid::new_v4().to_string(),
     };

@@ -79,6 +79,19 @@ impl ModelCell {
 /// agents.
 pub(crate) struct AgentsShared {
     pub catalog: Catalog,
+    pub toolbox: Toolbox,
+    pub gate: Arc<Gate>,
+    pub hooks: Option<Arc<SessionHooks>>,
+    pub emit: Emitter,
+    /// The session's context: its user and system context go to sub-agents.
+    pub context: Arc<PromptContext>,
+    pub models: AgentModels,
+    pub records: AgentRecords,
+    pub lifetime: AgentLifetime,
+}
+
+/// The tools a sub-agent picks from.
+pub(crate) struct Toolbox {
     /// The session's tools, without the Agent tool or MCP's.
     pub tools: Vec<Arc<dyn Tool>>,
     /// The session's MCP servers: their tools as they are when a sub-agent
@@ -86,25 +99,33 @@ pub(crate) struct AgentsShared {
     pub mcp: Option<tack_mcp::WeakMcpManager>,
     /// `ENABLE_TOOL_SEARCH`: whether a sub-agent's MCP tools are deferred.
     pub tool_search: Option<String>,
+}
+
+/// What a sub-agent's requests are sent with, and where their usage counts.
+pub(crate) struct AgentModels {
     pub deps: Arc<dyn QueryDeps>,
-    pub gate: Arc<Gate>,
-    pub hooks: Option<Arc<SessionHooks>>,
-    pub emit: Emitter,
     pub ledger: UsageLedger,
-    /// The session's context: its user and system context go to sub-agents.
-    pub context: Arc<PromptContext>,
     pub base_config: QueryConfig,
     pub request_env: RequestEnv,
+    /// The session's model, as `set_model` leaves it.
     pub model: ModelCell,
     /// `ANTHROPIC_SMALL_FAST_MODEL`, else haiku.
     pub small_model: String,
-    pub tasks: BackgroundTasks,
+}
+
+/// Where a sub-agent's transcript is written and mirrored.
+pub(crate) struct AgentRecords {
     /// Stamped on sidechain records; `None`: no transcripts
     /// (`--no-session-persistence`).
     pub record_meta: Option<RecordMeta>,
     /// `--session-mirror`: sub-agents' records are mirrored too.
     pub mirror: tack_store::Mirror,
     pub session_id: String,
+}
+
+/// Background agents: how they are tracked, stopped, and wake the session.
+pub(crate) struct AgentLifetime {
+    pub tasks: BackgroundTasks,
     /// Fires when the session's Agent tool is dropped (the session ended):
     /// background agents stop.
     pub session_over: CancellationToken,

@@ -54,8 +54,8 @@ pub(crate) struct Finished {
 pub(crate) fn model_of(shared: &AgentsShared, launch: &Launch) -> String {
     match (&launch.model, &launch.definition.model) {
         (Some(m), _) | (None, AgentModel::Named(m)) => resolve_model(m),
-        (None, AgentModel::Inherit) => shared.model.get(),
-        (None, AgentModel::SmallFast) => shared.small_model.clone(),
+        (None, AgentModel::Inherit) => shared.models.model.get(),
+        (None, AgentModel::SmallFast) => shared.models.small_model.clone(),
     }
 }
 
@@ -79,7 +79,7 @@ pub(crate) fn tools_for(
                         .is_some_and(|rest| rest.starts_with("__")))
         })
     };
-    let mcp: Vec<Arc<dyn Tool>> = match shared.mcp.as_ref().and_then(|m| m.upgrade()) {
+    let mcp: Vec<Arc<dyn Tool>> = match shared.toolbox.mcp.as_ref().and_then(|m| m.upgrade()) {
         Some(manager) => manager
             .tools()
             .into_iter()
@@ -96,6 +96,7 @@ pub(crate) fn tools_for(
         allowed && !names(t.as_ref(), &def.disallowed_tools)
     };
     let mut tools: Vec<Arc<dyn Tool>> = shared
+        .toolbox
         .tools
         .iter()
         .filter(picked)
@@ -110,7 +111,7 @@ pub(crate) fn tools_for(
     tools.extend(agent_tool);
     let mcp = mcp.iter().filter(picked).cloned().collect();
     let window = tack_api::model_limits(model).context_window;
-    crate::mcp::subagent_tool_set(tools, mcp, window, shared.tool_search.as_deref())
+    crate::mcp::subagent_tool_set(tools, mcp, window, shared.toolbox.tool_search.as_deref())
 }
 
 /// The sub-agent's system prompt: its definition's, with the environment.
@@ -149,7 +150,7 @@ pub(crate) fn transcript_of(
     session_dir: &std::path::Path,
     agent_id: &str,
 ) -> Option<std::path::PathBuf> {
-    (shared.record_meta.as_ref())
+    (shared.records.record_meta.as_ref())
         .map(|_| tack_store::subagent_transcript_path(session_dir, agent_id))
 }
 
@@ -190,12 +191,12 @@ async fn run_in(
     };
     let env = Arc::new(tool_env(parent_env, identity, cwd));
     let transcript_path = transcript_of(shared, env.session_dir(), &launch.agent_id);
-    let sink = match (&shared.record_meta, &transcript_path) {
+    let sink = match (&shared.records.record_meta, &transcript_path) {
         (Some(meta), Some(path)) => {
-            let transcript = Transcript::open(path, &shared.session_id, meta.clone(), None)
+            let transcript = Transcript::open(path, &shared.records.session_id, meta.clone(), None)
                 .map_err(|e| format!("cannot write the agent's transcript: {e}"))?
                 .sidechain(&launch.agent_id)
-                .mirrored(shared.mirror.clone());
+                .mirrored(shared.records.mirror.clone());
             write_agent_meta(
                 shared,
                 path,
@@ -211,20 +212,20 @@ async fn run_in(
         user_context: shared.context.user_context.clone(),
         system_context: shared.context.system_context.clone(),
     };
-    let config = shared.request_env.apply(
+    let config = shared.models.request_env.apply(
         &QueryConfig {
             max_turns: None,
-            ..shared.base_config.clone()
+            ..shared.models.base_config.clone()
         },
         &model,
     );
     let parts = SessionParts {
-        session_id: shared.session_id.clone(),
+        session_id: shared.records.session_id.clone(),
         context: Arc::new(context),
         tools: tools_for(shared, def, launch.agent_tool.clone(), &model),
         tool_env: env,
         can_use_tool: shared.gate.clone(),
-        deps: shared.deps.clone(),
+        deps: shared.models.deps.clone(),
         config,
         max_budget_usd: None,
         transcript: sink,
@@ -259,7 +260,10 @@ async fn run_in(
         match turn.next().await {
             Some(SessionEvent::Loop(event)) => {
                 if let LoopEvent::AssistantMessage(a) = &event {
-                    shared.ledger.record(&a.model, &a.usage, a.api_duration);
+                    shared
+                        .models
+                        .ledger
+                        .record(&a.model, &a.usage, a.api_duration);
                     tool_uses += a
                         .message
                         .content
@@ -302,7 +306,7 @@ fn write_agent_meta(
     let mut meta = serde_json::json!({"agentType": agent_type, "toolUseId": tool_use_id});
     let path = transcript.with_extension("meta.json");
     let _ = tack_sys::write_atomic_private(&path, meta.to_string().as_bytes());
-    if shared.mirror.0.is_some() {
+    if shared.records.mirror.0.is_some() {
         meta["type"] = "agent_metadata".into();
         let frame = crate::event::TranscriptMirrorFrame {
             file_path: transcript.to_path_buf(),

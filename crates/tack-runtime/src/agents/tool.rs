@@ -56,7 +56,7 @@ pub(crate) const MAX_RUNNING_AGENTS: usize = 20;
 impl AgentTool {
     /// The session's Agent tool.
     pub(crate) fn new(shared: Arc<AgentsShared>) -> AgentTool {
-        let guard = shared.session_over.clone().drop_guard();
+        let guard = shared.lifetime.session_over.clone().drop_guard();
         AgentTool {
             shared,
             nesting: Nesting {
@@ -352,6 +352,7 @@ impl AgentTool {
     ) -> ToolResult {
         let mut task = self
             .shared
+            .lifetime
             .tasks
             .register('a', &input.description, ctx.env.session_dir())
             .map_err(|e| ToolError::new(format!("Could not start the background agent: {e}")))?;
@@ -360,7 +361,7 @@ impl AgentTool {
         let launch = launch(agent_id.clone());
         let shared = self.shared.clone();
         let env = ctx.env.clone();
-        let cancel = shared.session_over.child_token();
+        let cancel = shared.lifetime.session_over.child_token();
         let stop = task.stop_requested();
         let tool_use_id = ctx.tool_use_id.clone();
         let description = input.description.clone();
@@ -368,7 +369,7 @@ impl AgentTool {
             &launch, input, true,
         ))));
         let output_file = output.clone();
-        shared.wake_owed.fetch_add(1, Ordering::SeqCst);
+        shared.lifetime.wake_owed.fetch_add(1, Ordering::SeqCst);
         let started = Instant::now();
         tokio::spawn(async move {
             let _slot = slot;
@@ -418,7 +419,7 @@ impl AgentTool {
                 status: status.as_str(),
                 result: text,
             };
-            let _ = shared.wake.send(woken);
+            let _ = shared.lifetime.wake.send(woken);
         });
         Ok(ToolOutput::text(format!(
             "Async agent launched successfully.\nagentId: {agent_id} (the task id for TaskOutput \

@@ -23,8 +23,8 @@ use super::reply::{
 };
 use crate::checkpoints::RewindError;
 use crate::event::{
-    AgentSummary, ConversationReset, HookActivity, HookCallback, HookResponse, Notice,
-    PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus,
+    AgentSummary, ConversationReset, ExtensionsInfo, HookActivity, HookCallback, HookResponse,
+    Notice, PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus,
     TranscriptMirrorFrame, TurnEnd,
 };
 use crate::snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot};
@@ -406,6 +406,24 @@ fn loop_events() -> Vec<LoopEvent> {
 
 fn events() -> Vec<RuntimeEvent> {
     let info = SessionInfo {
+        extensions: ExtensionsInfo {
+            agents: vec![AgentSummary {
+                name: "general-purpose".into(),
+                description: "any task".into(),
+                model: None,
+            }],
+            slash_commands: vec![],
+            output_style: "default".into(),
+            output_styles: vec!["default".into()],
+            skills: vec![],
+            plugins: vec![PluginSummary {
+                name: "fmt".into(),
+                path: PathBuf::from("/h/plugins/fmt"),
+                source: "fmt@market".into(),
+                version: Some("1.0.0".into()),
+            }],
+            plugin_errors: vec![],
+        },
         session_id: "s-1".into(),
         cwd: PathBuf::from("/p"),
         model: "claude-sonnet-4-5".into(),
@@ -417,22 +435,6 @@ fn events() -> Vec<RuntimeEvent> {
         resumed: false,
         mcp_servers: vec![],
         version: "0.1.0".into(),
-        agents: vec![AgentSummary {
-            name: "general-purpose".into(),
-            description: "any task".into(),
-            model: None,
-        }],
-        slash_commands: vec![],
-        output_style: "default".into(),
-        output_styles: vec!["default".into()],
-        skills: vec![],
-        plugins: vec![PluginSummary {
-            name: "fmt".into(),
-            path: PathBuf::from("/h/plugins/fmt"),
-            source: "fmt@market".into(),
-            version: Some("1.0.0".into()),
-        }],
-        plugin_errors: vec![],
     };
     let mut events = vec![
         RuntimeEvent::Notice(Notice::warning("settings: unknown key")),

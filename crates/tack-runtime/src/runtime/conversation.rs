@@ -18,11 +18,11 @@ impl Driver {
     pub(super) async fn clear(&mut self, session: &mut Session, uuid: Option<String>) -> bool {
         self.ensure_started();
         let echo = TurnEcho { uuid, origin: None };
-        if let Some(h) = &self.hooks {
+        if let Some(h) = &self.policy.hooks {
             h.session_end("clear").await;
         }
         let new_id = uuid::Uuid::new_v4().to_string();
-        let (path, sink) = match self.transcripts.open(&new_id) {
+        let (path, sink) = match self.book.transcripts.open(&new_id) {
             Ok(opened) => opened,
             Err(e) => {
                 let reason = format!("/clear failed: {e}");
@@ -33,8 +33,8 @@ impl Driver {
         session.clear(new_id.clone(), sink.clone().map(|s| s as _));
         self.info.session_id.clone_from(&new_id);
         self.info.transcript_path = sink.map(|s| s.path().to_path_buf());
-        self.start_context = None;
-        self.checkpoint_ids.clear();
+        self.settings.start_context = None;
+        self.book.checkpoint_ids.clear();
         self.context_gone();
         let reset = crate::event::ConversationReset {
             old_session_id: old_id,
@@ -47,9 +47,9 @@ impl Driver {
         {
             return false;
         }
-        if let Some(h) = self.hooks.clone() {
+        if let Some(h) = self.policy.hooks.clone() {
             h.set_session(&self.info.session_id, &path);
-            self.start_context = h.session_start("clear", &self.info.model).await;
+            self.settings.start_context = h.session_start("clear", &self.info.model).await;
         }
         self.answered(session, Ok(String::new()), echo)
     }
@@ -68,7 +68,8 @@ impl Driver {
             .ok_or(RewindError::NotAPrompt)?;
         let kept: std::collections::HashSet<&str> =
             session.prompts().map(|(uuid, _)| uuid).collect();
-        self.checkpoint_ids
+        self.book
+            .checkpoint_ids
             .retain(|uuid, _| kept.contains(uuid.as_str()));
         self.context_gone();
         Ok(ConversationRewound {
@@ -89,7 +90,9 @@ impl Driver {
         if let (Some(newest), Some(checkpoint)) = (newest, checkpoint)
             && before.as_deref() != Some(newest)
         {
-            self.checkpoint_ids.insert(newest.to_owned(), checkpoint);
+            self.book
+                .checkpoint_ids
+                .insert(newest.to_owned(), checkpoint);
         }
     }
 
@@ -100,7 +103,7 @@ impl Driver {
             .map(|(uuid, message)| RewindPoint {
                 id: uuid.to_owned(),
                 text: prompt_text(message),
-                checkpoint: self.checkpoint_ids.get(uuid).cloned(),
+                checkpoint: self.book.checkpoint_ids.get(uuid).cloned(),
             })
             .collect()
     }

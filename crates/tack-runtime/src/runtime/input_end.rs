@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 use super::{Driver, Work};
 use crate::agents::Woken;
-use crate::event::RuntimeEvent;
+use crate::event::{RuntimeEvent, TurnEnd};
 use crate::protocol::op::{TurnOptions, UserInput};
 
 /// Whether input has ended, and the wait for background agents after it.
@@ -23,6 +23,11 @@ pub(super) struct InputEnd {
     ended: bool,
     ceiling: Option<Duration>,
     deadline: Option<Instant>,
+    /// Some work has been taken from the queue.
+    pub(super) worked: bool,
+    /// After `EndInput`, a turn's result held while a background agent's end
+    /// is owed (as Claude Code holds it): out when that end comes.
+    pub(super) held: Option<Box<TurnEnd>>,
 }
 
 impl InputEnd {
@@ -66,7 +71,8 @@ impl Driver {
     /// it in a turn of its own unless it was stopped.
     pub(super) fn woken(&mut self, woken: Woken) {
         self.release_held_end();
-        self.woken
+        self.services
+            .woken
             .1
             .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
         if woken.status != "stopped" {
@@ -82,7 +88,7 @@ impl Driver {
     }
 
     pub(super) fn release_held_end(&mut self) {
-        if let Some(end) = self.held_end.take() {
+        if let Some(end) = self.input_end.held.take() {
             self.emit.emit(RuntimeEvent::TurnEnded(end));
         }
     }

@@ -4,43 +4,33 @@
 mod conversation;
 mod input_end;
 mod ops;
+mod parts;
 mod turn;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tack_core::LoopEvent;
 use tack_core::QueryConfig;
-use tack_core::context::PromptContext;
 use tack_core::session::{ResultSubtype, Session, SessionResult};
-use tack_extensions::custom_commands::CustomCommands;
-use tack_extensions::skills::Skills;
 use tack_protocol::Message;
-use tack_tools::BackgroundTasks;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::agents::{ModelCell, Woken};
-use crate::checkpoints::Checkpoints;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
-use crate::gate::{Gate, TurnCancel};
 use crate::handle::{Envelope, Responder, RuntimeHandle};
-use crate::hooks::SessionHooks;
 use crate::inline_shell::expand_message;
-use crate::mcp::SessionMcp;
-use crate::model::{RequestEnv, resolve_model};
 use crate::protocol::ask::{AskAnswer, AskId};
 use crate::protocol::op::{TurnEcho, TurnOptions, UserInput};
-use crate::protocol::reply::{AnswerError, InterruptOutcome, Reply, RewindPoint, SessionState};
+use crate::protocol::reply::{AnswerError, InterruptOutcome, Reply, SessionState};
 use crate::records::{error_line, result_record};
-use crate::snapshot::{ContextUsage, Figures, SessionSnapshot};
-use crate::structured_output::StructuredOutputTool;
-use crate::transcript::TranscriptPlace;
+use crate::snapshot::{ContextUsage, SessionSnapshot};
 use crate::user_shell::{SHELL_TIMEOUT, run_shell};
 use input_end::InputEnd;
 use ops::{Control, Interrupter};
+pub(crate) use parts::{Book, Extensions, Policy, Services, TurnSettings, Wakes};
 
 /// What the Notification hook says when the session waits for the user.
 const IDLE_MESSAGE: &str = "tack is waiting for your input";
@@ -48,57 +38,17 @@ const IDLE_MESSAGE: &str = "tack is waiting for your input";
 /// What [`crate::start`] assembled.
 pub(crate) struct Parts {
     pub session: Session,
-    pub gate: Arc<Gate>,
-    pub hooks: Option<Arc<SessionHooks>>,
     pub info: SessionInfo,
-    /// The session's own settings, before `set_model`.
-    pub base_config: QueryConfig,
-    pub request_env: RequestEnv,
-    /// The session may be switched to `bypassPermissions`.
-    pub bypass_allowed: bool,
-    pub max_turns: Option<u32>,
     pub emit: Emitter,
     pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    pub turn_cancel: TurnCancel,
-    /// The session's MCP servers, if any are configured.
-    pub mcp: Option<SessionMcp>,
-    /// The built-in tools (the tool set is rebuilt from them when an MCP
-    /// server's tools change).
-    pub builtin: Vec<Arc<dyn tack_tool::Tool>>,
-    /// `ENABLE_TOOL_SEARCH`.
-    pub tool_search: Option<String>,
-    /// The model sub-agents inherit; follows `set_model`.
-    pub agent_model: ModelCell,
-    /// The session's background shells and sub-agents (`stop_task`).
-    pub tasks: BackgroundTasks,
-    /// What the first request carries besides the messages (for `/context`).
-    pub context: Arc<PromptContext>,
-    /// The session's custom slash commands.
-    pub custom_commands: CustomCommands,
-    /// File checkpointing, when on.
-    pub checkpoints: Option<Arc<Checkpoints>>,
-    /// `--json-schema`'s tool (also among `builtin`), told of each new turn.
-    pub structured_output: Option<Arc<StructuredOutputTool>>,
-    /// Where a `/clear`'s new transcript goes.
-    pub transcripts: TranscriptPlace,
-    /// The session's skills (`/name`, `/skills`, the first prompt's listing).
-    pub skills: Arc<Skills>,
-    /// The active output style's reminder, sent with every prompt.
-    pub output_style_reminder: Option<String>,
-    /// Background agents that ended on their own: each wakes a turn.
-    pub woken: Wakes,
-    /// `SessionOptions::session_state`.
+    pub policy: Policy,
+    pub settings: TurnSettings,
+    pub extensions: Extensions,
+    pub services: Services,
+    pub book: Book,
+    /// Emit [`RuntimeEvent::SessionState`]s.
     pub session_state: bool,
-    /// The plugin auto-update's thread: its notices come before `Ended`.
-    pub auto_update: Option<std::thread::JoinHandle<()>>,
 }
-
-/// Background agents' ends as they come, and how many started agents'
-/// ends have not been taken yet.
-pub(crate) type Wakes = (
-    mpsc::UnboundedReceiver<Woken>,
-    Arc<std::sync::atomic::AtomicUsize>,
-);
 
 /// A ready session. [`Runtime::spawn`] starts it.
 pub struct Runtime {
@@ -176,31 +126,15 @@ impl Runtime {
     pub fn spawn(self) -> (RuntimeHandle, RuntimeEvents) {
         let Parts {
             session,
-            gate,
-            hooks,
             info,
-            base_config,
-            request_env,
-            bypass_allowed,
-            max_turns,
             emit,
             events,
-            turn_cancel,
-            mcp,
-            builtin,
-            tool_search,
-            agent_model,
-            tasks,
-            context,
-            custom_commands,
-            checkpoints,
-            structured_output,
-            transcripts,
-            skills,
-            output_style_reminder,
-            woken,
+            policy,
+            settings,
+            extensions,
+            services,
+            book,
             session_state,
-            auto_update,
         } = self.parts;
         let (tx, commands) = mpsc::unbounded_channel();
         let handle = RuntimeHandle {
@@ -209,52 +143,35 @@ impl Runtime {
             events: emit.weak_sender(),
             next_id: Default::default(),
         };
-        hooks
+        policy
+            .hooks
             .iter()
             .for_each(|h| h.set_rewake(crate::hooks::rewake_to(&handle)));
         let mut driver = Driver {
-            gate,
-            hooks,
             info,
-            base_config,
-            request_env,
-            bypass_allowed,
-            start_context: None,
-            max_turns,
             emit,
-            turn_cancel,
-            started: false,
+            policy,
+            settings,
+            extensions,
+            services,
+            book,
             queue: VecDeque::new(),
-            commands,
-            commands_open: true,
+            inbox: Inbox {
+                rx: commands,
+                open: true,
+            },
             pending_model: None,
-            mcp,
-            builtin,
-            tool_search,
-            agent_model,
-            tasks,
-            idle_after: self.idle_after,
-            idle_armed: false,
-            context,
-            figures: Figures::default(),
+            idle: Idle {
+                after: self.idle_after,
+                armed: false,
+            },
+            told: Told {
+                started: false,
+                state: None,
+                session_state,
+            },
             turn_running: false,
-            custom_commands,
-            checkpoints,
-            checkpoint_ids: HashMap::new(),
-            rewind_points: Vec::new(),
-            structured_output,
-            transcripts,
-            skill_listing: skills.listing(),
-            skills,
-            output_style_reminder,
-            woken,
-            state: None,
-            session_state,
-            auto_update,
             input_end: InputEnd::default(),
-            worked: false,
-            held_end: None,
-            conversation_waiters: Vec::new(),
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
@@ -308,95 +225,74 @@ impl Work {
 }
 
 /// Everything but the session (which a running turn borrows), so commands can
-/// be handled while a turn runs.
+/// be handled while a turn runs: the session's parts and the loop's state.
 struct Driver {
-    gate: Arc<Gate>,
-    hooks: Option<Arc<SessionHooks>>,
     info: SessionInfo,
-    base_config: QueryConfig,
-    request_env: RequestEnv,
-    bypass_allowed: bool,
-    /// SessionStart hooks' context, appended to the first prompt.
-    start_context: Option<String>,
-    max_turns: Option<u32>,
     emit: Emitter,
-    turn_cancel: TurnCancel,
-    /// `Started` was emitted.
-    started: bool,
+    policy: Policy,
+    settings: TurnSettings,
+    extensions: Extensions,
+    services: Services,
+    book: Book,
     queue: VecDeque<Work>,
-    commands: mpsc::UnboundedReceiver<Envelope>,
-    commands_open: bool,
+    inbox: Inbox,
     /// A `set_model` that arrived during a turn, applied after it.
     pending_model: Option<Option<String>>,
-    mcp: Option<SessionMcp>,
-    builtin: Vec<Arc<dyn tack_tool::Tool>>,
-    tool_search: Option<String>,
-    agent_model: ModelCell,
-    tasks: BackgroundTasks,
-    /// Fire Notification `idle_prompt` after this long without a command.
-    idle_after: Option<Duration>,
-    /// A turn ended and no command has come since.
-    idle_armed: bool,
-    context: Arc<PromptContext>,
-    figures: Figures,
+    idle: Idle,
+    told: Told,
     turn_running: bool,
-    custom_commands: CustomCommands,
-    checkpoints: Option<Arc<Checkpoints>>,
-    /// The checkpoint of each prompt still in the conversation (session
-    /// uuid → the id its turn's checkpoint is kept under).
-    checkpoint_ids: HashMap<String, String>,
-    /// The prompts a rewind can go back to, as of the last idle moment.
-    rewind_points: Vec<RewindPoint>,
-    structured_output: Option<Arc<StructuredOutputTool>>,
-    transcripts: TranscriptPlace,
-    skills: Arc<Skills>,
-    /// The skills the model may invoke, told once with the first prompt
-    /// (Claude Code's `skill_listing` attachment); bodies load on demand.
-    skill_listing: Option<String>,
-    /// The output style's reminder for every prompt (none for Default).
-    output_style_reminder: Option<String>,
-    woken: Wakes,
+    /// [`Op::EndInput`] came: the session ends once it has nothing left
+    /// to run or wait for (or has waited its ceiling).
+    input_end: InputEnd,
+}
+
+/// The ops coming in, while anyone can still send one.
+struct Inbox {
+    rx: mpsc::UnboundedReceiver<Envelope>,
+    open: bool,
+}
+
+/// The Notification hook's `idle_prompt`.
+struct Idle {
+    /// Fire it after this long without a command.
+    after: Option<Duration>,
+    /// A turn ended and no command has come since.
+    armed: bool,
+}
+
+/// What the front end has been told of the session as a whole.
+struct Told {
+    /// `Started` was emitted.
+    started: bool,
     /// The last `SessionState` emitted (`None`: none yet).
     state: Option<SessionState>,
     /// Emit them at all.
     session_state: bool,
-    auto_update: Option<std::thread::JoinHandle<()>>,
-    /// [`Op::EndInput`] came: the session ends once it has nothing left
-    /// to run or wait for (or has waited its ceiling).
-    input_end: InputEnd,
-    /// Some work has been taken from the queue.
-    worked: bool,
-    /// After `EndInput`, a turn's result held while a background agent's end
-    /// is owed (as Claude Code holds it): out when that end comes.
-    held_end: Option<Box<TurnEnd>>,
-    /// `Op::Conversation`s that came while the session was busy: answered
-    /// when the work running ends.
-    conversation_waiters: Vec<Responder>,
 }
 
 impl Driver {
     async fn run(mut self, mut session: Session) {
         // SessionStart runs here rather than in `start`: a client's callback
         // hook can only be answered once the front end reads events.
-        if let Some(h) = self.hooks.clone() {
+        if let Some(h) = self.policy.hooks.clone() {
             let source = if self.info.resumed {
                 "resume"
             } else {
                 "startup"
             };
-            self.start_context = h.session_start(source, &self.info.model).await;
+            self.settings.start_context = h.session_start(source, &self.info.model).await;
         }
         if self.info.resumed && session.has_pending_tools() {
             self.queue.push_front(Work::ResumePending);
         }
         loop {
             if let Some(work) = self.queue.pop_front() {
-                self.worked = true;
+                self.input_end.worked = true;
                 self.set_state(SessionState::Running);
                 let alive = match work {
                     Work::Turn(input, options) => {
                         let alive = self.turn(&mut session, input, options).await;
-                        self.idle_armed = self.idle_after.is_some();
+                        self.idle.armed = self.idle.after.is_some();
                         alive
                     }
                     Work::Compact(instructions, echo) => {
@@ -412,7 +308,7 @@ impl Driver {
                         self.blocked(&session, reason, TurnEcho { uuid, origin: None })
                     }
                     Work::Skills(uuid) => {
-                        let report = Ok(self.skills.report());
+                        let report = Ok(self.extensions.skills.report());
                         self.answered(&session, report, TurnEcho { uuid, origin: None })
                     }
                     Work::Rewind(id, reply) => {
@@ -431,35 +327,39 @@ impl Driver {
                 }
                 continue;
             }
-            let owed = self.woken.1.load(std::sync::atomic::Ordering::SeqCst);
+            let owed = self
+                .services
+                .woken
+                .1
+                .load(std::sync::atomic::Ordering::SeqCst);
             // Input over: at stdin's end at once; when no more is coming
             // (`EndInput`), once no background agent's end is owed either.
             let ended = match self.input_end.ended() {
-                true => owed == 0 && (self.worked || !self.commands_open),
-                false => !self.commands_open,
+                true => owed == 0 && (self.input_end.worked || !self.inbox.open),
+                false => !self.inbox.open,
             };
             if ended {
                 break;
             }
             // Idle once work has run and no background agent's end is owed.
-            if self.state == Some(SessionState::Running) && owed == 0 {
+            if self.told.state == Some(SessionState::Running) && owed == 0 {
                 self.set_state(SessionState::Idle);
             }
-            let idle = match self.idle_after.filter(|_| self.idle_armed) {
+            let idle = match self.idle.after.filter(|_| self.idle.armed) {
                 Some(after) => futures::future::Either::Left(tokio::time::sleep(after)),
                 None => futures::future::Either::Right(std::future::pending()),
             };
             tokio::select! {
-                command = self.commands.recv(), if self.commands_open => match command {
+                command = self.inbox.rx.recv(), if self.inbox.open => match command {
                     Some(command) => match self.op(command, Some(&session)) {
                         Control::None => {}
                         Control::Interrupt(interrupter) => {
                             interrupter.answer(InterruptOutcome::Idle, &self.queue);
                         }
                     },
-                    None => self.commands_open = false,
+                    None => self.inbox.open = false,
                 },
-                Some(woken) = self.woken.0.recv() => self.woken(woken),
+                Some(woken) = self.services.woken.0.recv() => self.woken(woken),
                 waited = self.input_end.wait_over(owed) => {
                     self.emit.notice(Notice::warning(format!(
                         "stopped waiting for {owed} background agent(s) after {} s (CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS)",
@@ -468,8 +368,8 @@ impl Driver {
                     break;
                 }
                 () = idle => {
-                    self.idle_armed = false;
-                    if let Some(h) = self.hooks.clone().filter(|h| h.has("Notification")) {
+                    self.idle.armed = false;
+                    if let Some(h) = self.policy.hooks.clone().filter(|h| h.has("Notification")) {
                         // Like the permission prompt's: it must not hold up a command.
                         tokio::spawn(async move {
                             h.notification("idle_prompt", IDLE_MESSAGE.to_owned()).await;
@@ -483,13 +383,13 @@ impl Driver {
             }
         }
         self.release_held_end();
-        if let Some(h) = &self.hooks {
+        if let Some(h) = &self.policy.hooks {
             h.session_end("other").await;
         }
-        if let Some(mcp) = &self.mcp {
+        if let Some(mcp) = &self.services.mcp {
             mcp.shutdown().await;
         }
-        crate::extensions::await_auto_update(self.auto_update.take()).await;
+        crate::extensions::await_auto_update(self.services.auto_update.take()).await;
         if let Some(t) = self.emit.telemetry() {
             t.flush().await;
         }
@@ -497,9 +397,9 @@ impl Driver {
     }
 
     fn set_state(&mut self, state: SessionState) {
-        if self.state != Some(state) {
-            self.state = Some(state);
-            if self.session_state {
+        if self.told.state != Some(state) {
+            self.told.state = Some(state);
+            if self.told.session_state {
                 self.emit.emit(RuntimeEvent::SessionState(state));
             }
         }
@@ -507,30 +407,20 @@ impl Driver {
 
     /// Sets the model; returns the config and model it replaced.
     fn set_model(&mut self, session: &mut Session, model: Option<String>) -> (QueryConfig, String) {
-        let model = match model {
-            Some(m) => resolve_model(&m),
-            None => self.base_config.model.clone(),
-        };
-        let config = self.request_env.apply(
-            &QueryConfig {
-                max_turns: session.config().max_turns,
-                ..self.base_config.clone()
-            },
-            &model,
-        );
+        let (config, model) = self.settings.config_for(session.config(), model);
         let before = session.config().clone();
         session.set_config(config);
-        self.agent_model.set(model.clone());
+        self.settings.agent_model.set(model.clone());
         (before, std::mem::replace(&mut self.info.model, model))
     }
 
     /// Takes the conversation's figures while the session is free.
     fn refresh(&mut self, session: &Session) {
-        for waiter in self.conversation_waiters.drain(..) {
+        for waiter in self.book.conversation_waiters.drain(..) {
             waiter.send(Reply::Conversation(session.messages().to_vec()));
         }
-        self.rewind_points = self.points(session);
-        let f = &mut self.figures;
+        self.book.rewind_points = self.points(session);
+        let f = &mut self.book.figures;
         f.totals = session.totals().clone();
         f.messages = session.messages().len();
         f.messages_tokens = tack_api::estimate_messages(session.messages());
@@ -544,19 +434,19 @@ impl Driver {
     }
 
     fn snapshot(&self) -> SessionSnapshot {
-        let f = &self.figures;
+        let f = &self.book.figures;
         let window = f.limits.map_or_else(
             || tack_api::model_limits(&self.info.model).context_window,
             |l| l.window,
         );
         let tokens = |bytes: usize| (bytes as u64).div_ceil(4);
-        let ctx = &self.context;
+        let ctx = &self.settings.context;
         let system_bytes: usize = ctx.system_prompt.iter().map(String::len).sum::<usize>()
             + ctx.system_context.as_ref().map_or(0, String::len);
         SessionSnapshot {
             session_id: self.info.session_id.clone(),
             model: self.info.model.clone(),
-            permission_mode: self.gate.mode(),
+            permission_mode: self.policy.gate.mode(),
             totals: f.totals.clone(),
             turns_duration: f.turns_duration,
             context: ContextUsage {
@@ -572,17 +462,22 @@ impl Driver {
                     .map(|l| l.autocompact_threshold()),
             },
             messages: f.messages,
-            rules: self.gate.rule_views(),
+            rules: self.policy.gate.rule_views(),
             turn_running: self.turn_running,
-            hooks: self.hooks.as_ref().map(|h| h.views()).unwrap_or_default(),
-            sandbox: self.gate.sandbox_status(),
+            hooks: self
+                .policy
+                .hooks
+                .as_ref()
+                .map(|h| h.views())
+                .unwrap_or_default(),
+            sandbox: self.policy.gate.sandbox_status(),
         }
     }
 
     /// `system/init` before the first thing the session shows.
     fn ensure_started(&mut self) {
-        if !self.started {
-            self.started = true;
+        if !self.told.started {
+            self.told.started = true;
             self.emit
                 .emit(RuntimeEvent::Started(Box::new(self.info.clone())));
         }
@@ -599,7 +494,7 @@ impl Driver {
         loop {
             tokio::select! {
                 biased;
-                command = self.commands.recv(), if self.commands_open => match command {
+                command = self.inbox.rx.recv(), if self.inbox.open => match command {
                     Some(command) => match self.op(command, None) {
                         Control::None => {}
                         Control::Interrupt(interrupter) => {
@@ -607,7 +502,7 @@ impl Driver {
                             interrupts.push(interrupter);
                         }
                     },
-                    None => self.commands_open = false,
+                    None => self.inbox.open = false,
                 },
                 out = &mut work => return out,
             }
@@ -617,16 +512,21 @@ impl Driver {
     /// A server's tools changed (`tools/list_changed`, a server came or went):
     /// the next turn gets the new list (one being fetched is waited for).
     async fn refresh_tools(&mut self, session: &mut Session) {
-        if let Some(mcp) = &self.mcp {
+        if let Some(mcp) = &self.services.mcp {
             mcp.await_tool_lists().await;
         }
-        let Some(mcp) = self.mcp.as_mut().filter(|m| m.changed()) else {
+        let Some(mcp) = self.services.mcp.as_mut().filter(|m| m.changed()) else {
             return;
         };
         let window = tack_api::model_limits(&session.config().model).context_window;
-        let gate = self.gate.clone();
+        let gate = self.policy.gate.clone();
         let keep = move |t: &dyn tack_tool::Tool| !gate.removes_tool(t);
-        let tools = mcp.tool_set(&self.builtin, window, self.tool_search.as_deref(), &keep);
+        let tools = mcp.tool_set(
+            &self.services.builtin,
+            window,
+            self.services.tool_search.as_deref(),
+            &keep,
+        );
         session.set_tools(tools);
     }
 
@@ -637,11 +537,11 @@ impl Driver {
         input: UserInput,
         options: TurnOptions,
     ) -> bool {
-        for bad in self.gate.add_turn_rules(&options.allowed_tools) {
+        for bad in self.policy.gate.add_turn_rules(&options.allowed_tools) {
             self.emit.notice(Notice::warning(format!("warning: {bad}")));
         }
         // A command's `!`cmd` lines run now, with its allowed-tools in force.
-        let (gate, cancel) = (self.gate.clone(), CancellationToken::new());
+        let (gate, cancel) = (self.policy.gate.clone(), CancellationToken::new());
         let (policy, cwd) = (options.inline_shell, &self.info.cwd);
         let (owner, stop) = (options.shell_owner.clone(), cancel.clone());
         let may_run = move |c: String| {
@@ -652,7 +552,7 @@ impl Driver {
         let message = expand_message(input.message, policy, &may_run, cwd, &cancel).await;
         let input = UserInput { message, ..input };
         let restore = options.model.map(|m| self.set_model(session, Some(m)));
-        let checkpoint = self.checkpoints.as_ref().map(|c| {
+        let checkpoint = self.book.checkpoints.as_ref().map(|c| {
             // A message without an id is named by its uuid in the session.
             let id = input.uuid.clone();
             let id = id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
@@ -664,10 +564,10 @@ impl Driver {
         let alive = self.run_turn(session, input).await;
         self.turn_running = false;
         self.note_checkpoint(session, before, checkpoint);
-        self.gate.clear_turn_rules();
+        self.policy.gate.clear_turn_rules();
         if let Some((config, model)) = restore {
             session.set_config(config);
-            self.agent_model.set(model.clone());
+            self.settings.agent_model.set(model.clone());
             self.info.model = model;
         }
         alive
@@ -723,8 +623,8 @@ impl Driver {
         echo: TurnEcho,
         aborted_reason: &str,
     ) -> bool {
-        self.figures.turns_duration += result.duration;
-        let mut record = result_record(result, stop_reason, self.gate.take_denials());
+        self.book.figures.turns_duration += result.duration;
+        let mut record = result_record(result, stop_reason, self.policy.gate.take_denials());
         echo.apply(&mut record);
         // Claude Code says where the interrupt found the turn.
         if result.terminal == Some(tack_core::Terminal::Aborted) {
@@ -734,11 +634,18 @@ impl Driver {
         let end = Box::new(TurnEnd {
             record,
             ok,
-            error_line: (!ok).then(|| error_line(result, self.max_turns)),
+            error_line: (!ok).then(|| error_line(result, self.settings.max_turns)),
         });
         self.release_held_end();
-        if self.input_end.ended() && self.woken.1.load(std::sync::atomic::Ordering::SeqCst) > 0 {
-            self.held_end = Some(end);
+        if self.input_end.ended()
+            && self
+                .services
+                .woken
+                .1
+                .load(std::sync::atomic::Ordering::SeqCst)
+                > 0
+        {
+            self.input_end.held = Some(end);
             return true;
         }
         self.emit.emit(RuntimeEvent::TurnEnded(end))
@@ -785,7 +692,7 @@ impl Driver {
             model_usage: Default::default(),
             session_id: session.session_id().to_owned(),
         };
-        let mut record = result_record(&result, None, self.gate.take_denials());
+        let mut record = result_record(&result, None, self.policy.gate.take_denials());
         echo.apply(&mut record);
         if ok {
             record.terminal_reason = Some("completed".to_owned());
@@ -800,8 +707,8 @@ impl Driver {
     /// The context the model saw is gone (a compaction, `/clear`, a
     /// rewind): its size is unknown and path rules load again.
     fn context_gone(&mut self) {
-        self.figures.last_context = None;
-        self.gate.forget_loaded_rules();
+        self.book.figures.last_context = None;
+        self.policy.gate.forget_loaded_rules();
     }
 
     /// The manual `/compact`: PreCompact hooks, one summary call, the boundary
@@ -830,16 +737,16 @@ impl Driver {
         session: &mut Session,
         instructions: Option<String>,
     ) -> Option<String> {
-        if let Some(h) = self.hooks.clone()
+        if let Some(h) = self.policy.hooks.clone()
             && let Err(message) = h.pre_compact("manual", instructions.as_deref()).await
         {
             return Some(message);
         }
-        if let Some(tool) = &self.structured_output {
+        if let Some(tool) = &self.settings.structured_output {
             tool.new_turn();
         }
         let cancel = CancellationToken::new();
-        self.turn_cancel.set(Some(cancel.clone()));
+        self.policy.turn_cancel.set(Some(cancel.clone()));
         let mut interrupts = Vec::new();
         let compacted = self
             .with_commands(
@@ -848,14 +755,14 @@ impl Driver {
                 &mut interrupts,
             )
             .await;
-        self.turn_cancel.set(None);
+        self.policy.turn_cancel.set(None);
         for interrupter in interrupts {
             interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
         }
         match compacted {
             Ok(event) => {
                 self.context_gone();
-                crate::hooks::after_compaction(self.hooks.as_ref(), &event).await;
+                crate::hooks::after_compaction(self.policy.hooks.as_ref(), &event).await;
                 self.emit
                     .emit(RuntimeEvent::Loop(LoopEvent::Compacted(event)));
                 None

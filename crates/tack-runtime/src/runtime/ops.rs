@@ -5,16 +5,13 @@
 use std::collections::VecDeque;
 
 use tack_core::session::Session;
-use tack_permissions::PermissionMode;
 
 use super::{Driver, Work};
 use crate::checkpoints::RewindError;
 use crate::handle::{Envelope, Responder};
 use crate::mcp::SessionMcp;
 use crate::protocol::op::{Op, TurnOptions};
-use crate::protocol::reply::{
-    InterruptOutcome, InterruptReceipt, McpControlError, ModeError, Reply,
-};
+use crate::protocol::reply::{InterruptOutcome, InterruptReceipt, McpControlError, Reply};
 use crate::slash::{Dispatch, dispatch};
 use crate::user_shell::add_note;
 
@@ -55,11 +52,15 @@ impl Driver {
     pub(super) fn op(&mut self, envelope: Envelope, session: Option<&Session>) -> Control {
         let Envelope { op, reply } = envelope;
         // Anything but a look at the state means someone is there.
-        self.idle_armed &= matches!(op, Op::Snapshot | Op::Conversation);
+        self.idle.armed &= matches!(op, Op::Snapshot | Op::Conversation);
         match op {
             Op::Submit(input) => {
                 let echo = input.echo();
-                let work = match dispatch(input, &self.custom_commands, &self.skills) {
+                let work = match dispatch(
+                    input,
+                    &self.extensions.custom_commands,
+                    &self.extensions.skills,
+                ) {
                     Dispatch::Prompt(input) => Work::Turn(input, TurnOptions::default()),
                     Dispatch::Compact(instructions) => Work::Compact(instructions, Some(echo)),
                     Dispatch::Clear(uuid) => Work::Clear(uuid),
@@ -75,7 +76,7 @@ impl Driver {
             Op::Snapshot => reply.send(Reply::Snapshot(Box::new(self.snapshot()))),
             Op::Conversation => match session {
                 Some(session) => reply.send(Reply::Conversation(session.messages().to_vec())),
-                None => self.conversation_waiters.push(reply),
+                None => self.book.conversation_waiters.push(reply),
             },
             Op::Compact { instructions } => {
                 self.queue.push_back(Work::Compact(instructions, None));
@@ -113,16 +114,12 @@ impl Driver {
                 });
             }
             Op::Append(input) => self.queue.push_back(Work::Append(input)),
-            Op::SetPermissionMode(PermissionMode::BypassPermissions) if !self.bypass_allowed => {
-                reply.send(Reply::PermissionMode(Err(ModeError::BypassUnavailable)));
-            }
             Op::SetPermissionMode(mode) => {
-                self.gate.set_mode(mode);
-                if let Some(h) = &self.hooks {
-                    h.set_permission_mode(mode.as_str());
+                let set = self.policy.set_mode(mode);
+                if set.is_ok() {
+                    self.info.permission_mode = mode;
                 }
-                self.info.permission_mode = mode;
-                reply.send(Reply::PermissionMode(Ok(())));
+                reply.send(Reply::PermissionMode(set));
             }
             Op::SetModel(model) => self.pending_model = Some(model),
             Op::RunShell { command } => self.queue.push_back(Work::Shell(command, reply)),
@@ -131,7 +128,7 @@ impl Driver {
                 reply.send(Reply::Note(add_note(&project, &note)));
             }
             Op::StopTask { task_id } => {
-                let tasks = self.tasks.clone();
+                let tasks = self.services.tasks.clone();
                 // Stopping waits for the task's end: the session goes on meanwhile.
                 tokio::spawn(async move {
                     let stopped = tasks.stop_by_id(&task_id).await.map(|_| ());
@@ -142,7 +139,7 @@ impl Driver {
                 user_message_id,
                 dry_run,
             } => {
-                let checkpoints = self.checkpoints.clone();
+                let checkpoints = self.book.checkpoints.clone();
                 // Reading and writing the files: off the session task.
                 tokio::task::spawn_blocking(move || {
                     let rewound = match checkpoints {
@@ -152,7 +149,7 @@ impl Driver {
                     reply.send(Reply::FilesRewound(rewound));
                 });
             }
-            Op::RewindPoints => reply.send(Reply::RewindPoints(self.rewind_points.clone())),
+            Op::RewindPoints => reply.send(Reply::RewindPoints(self.book.rewind_points.clone())),
             Op::EndInput { wait_ceiling } => self.input_end.end(wait_ceiling),
             Op::RewindConversation { user_message_id } => {
                 if self.turn_running || !self.queue.is_empty() {
@@ -162,11 +159,11 @@ impl Driver {
                 }
             }
             Op::McpStatus => {
-                let statuses = self.mcp.as_ref().map(SessionMcp::statuses);
+                let statuses = self.services.mcp.as_ref().map(SessionMcp::statuses);
                 reply.send(Reply::McpStatus(statuses.unwrap_or_default()));
             }
             Op::McpControl(control) => {
-                let done = self.mcp.as_ref().map(|m| m.control(control));
+                let done = self.services.mcp.as_ref().map(|m| m.control(control));
                 tokio::spawn(async move {
                     let done = match done {
                         Some(done) => done.await.map_err(McpControlError::Failed),

@@ -30,8 +30,8 @@ impl Driver {
             let attached = mentions::resolve(
                 &message,
                 &self.info.cwd,
-                &self.gate,
-                self.mcp.as_ref(),
+                &self.policy.gate,
+                self.services.mcp.as_ref(),
                 &resources,
             )
             .await;
@@ -41,13 +41,15 @@ impl Driver {
             message.content.extend(attached.blocks);
             files = attached.files;
         }
-        let prompt = with_context(message, self.skill_listing.take());
-        let prompt = with_context(prompt, self.output_style_reminder.clone());
-        let prompt = with_context(prompt, self.start_context.take());
+        let prompt = self.settings.with_reminders(message);
         // Async hooks that finished since the last prompt speak now.
-        let reported = self.hooks.as_ref().and_then(|h| h.take_async_reports());
+        let reported = self
+            .policy
+            .hooks
+            .as_ref()
+            .and_then(|h| h.take_async_reports());
         let prompt = with_context(prompt, reported);
-        let prompt = match self.hooks.clone() {
+        let prompt = match self.policy.hooks.clone() {
             Some(h) => match h.user_prompt_submit(prompt).await {
                 PromptVerdict::Send(p) => p,
                 PromptVerdict::Blocked(reason) => return self.blocked(session, reason, echo),
@@ -58,11 +60,11 @@ impl Driver {
             self.ensure_started();
             return self.turn_ended(&result, None, echo, "");
         }
-        if let Some(tool) = &self.structured_output {
+        if let Some(tool) = &self.settings.structured_output {
             tool.new_turn();
         }
         // Written after the prompt, so only now that it is sure to be sent.
-        self.transcripts.attachments.set(files);
+        self.book.transcripts.attachments.set(files);
         self.drive(session, Some(prompt), echo).await
     }
 
@@ -90,7 +92,7 @@ impl Driver {
         echo: TurnEcho,
     ) -> bool {
         let cancel = CancellationToken::new();
-        self.turn_cancel.set(Some(cancel.clone()));
+        self.policy.turn_cancel.set(Some(cancel.clone()));
         let mut interrupts = Vec::new();
         let mut stop_reason: Option<String> = None;
         // Tool calls of the last assistant message still wait for results:
@@ -113,12 +115,12 @@ impl Driver {
                         LoopEvent::AssistantMessage(a) => {
                             stop_reason = a.stop_reason.as_ref().map(|s| s.as_str().to_owned());
                             tools_running = a.message.tool_uses().next().is_some();
-                            self.figures.last_context = Some(context_tokens(&a.usage));
+                            self.book.figures.last_context = Some(context_tokens(&a.usage));
                         }
                         LoopEvent::ToolResults(_) => tools_running = false,
                         LoopEvent::Compacted(c) => {
                             self.context_gone();
-                            crate::hooks::after_compaction(self.hooks.as_ref(), c).await;
+                            crate::hooks::after_compaction(self.policy.hooks.as_ref(), c).await;
                         }
                         _ => {}
                     }
@@ -144,7 +146,7 @@ impl Driver {
             }
         }
         drop(turn);
-        self.turn_cancel.set(None);
+        self.policy.turn_cancel.set(None);
         for interrupter in interrupts {
             interrupter.answer(InterruptOutcome::Interrupted, &self.queue);
         }

@@ -32,9 +32,9 @@ pub(super) fn conversation(
     options: &SessionOptions,
     emit: &Emitter,
 ) -> Result<Conversation, StartError> {
-    let path = match &options.session {
+    let path = match &options.conversation.session {
         SessionChoice::New { .. }
-            if options.fork_session || options.resume_session_at.is_some() =>
+            if options.conversation.fork || options.conversation.resume_at.is_some() =>
         {
             return Err(StartError::NothingToResume);
         }
@@ -61,24 +61,26 @@ pub(super) fn conversation(
         SessionChoice::Resume(id) => store.find_session(cwd, id)?,
         SessionChoice::Continue => store.latest_session(cwd)?.path,
     };
-    if let (Some(at), Some(drops)) = (&options.resume_session_at, &options.resume_drops_turn)
-        && let Some(reason) = tack_store::check_drops_turn(&path, at, drops)?
+    if let (Some(at), Some(drops)) = (
+        &options.conversation.resume_at,
+        &options.conversation.resume_drops_turn,
+    ) && let Some(reason) = tack_store::check_drops_turn(&path, at, drops)?
     {
         return Err(StartError::ResumeRejected(reason));
     }
-    let mut loaded = match &options.resume_session_at {
+    let mut loaded = match &options.conversation.resume_at {
         Some(uuid) => tack_store::load_until(&path, uuid)?,
         None => tack_store::load(&path)?,
     };
     // The SDKs run the calls a deferred turn left pending (the runtime's
     // `ResumePending`); elsewhere they are recorded interrupted.
-    if options.run_pending && options.resume_session_at.is_none() {
+    if options.conversation.run_pending && options.conversation.resume_at.is_none() {
         loaded.reopen_last_tool_uses();
     }
     for w in &loaded.warnings {
         emit.notice(Notice::warning(format!("warning: {}: {w}", path.display())));
     }
-    Ok(if options.fork_session {
+    Ok(if options.conversation.fork {
         Conversation {
             session_id: uuid::Uuid::new_v4().to_string(),
             history: loaded.messages,
@@ -97,7 +99,7 @@ pub(super) fn conversation(
 
 /// Whether the session continues an earlier conversation.
 pub(super) fn conversation_resumed(options: &SessionOptions) -> bool {
-    match options.session {
+    match options.conversation.session {
         SessionChoice::New { .. } => false,
         SessionChoice::Continue | SessionChoice::Resume(_) => true,
     }
@@ -132,7 +134,11 @@ pub(super) fn transcript_path(
             store.remove_older_than(cutoff, Some(&keep));
         });
     }
-    if matches!(options.session, SessionChoice::New { id: Some(_) }) && path.exists() {
+    if matches!(
+        options.conversation.session,
+        SessionChoice::New { id: Some(_) }
+    ) && path.exists()
+    {
         return Err(StartError::SessionIdInUse(session_id.to_owned()));
     }
     Ok(path)

@@ -1,0 +1,313 @@
+//! The parts a running session is made of, each built by [`crate::start`]
+//! and held by the driver beside its loop state:
+//!
+//! - [`Policy`]: who may do what (the permission gate, the hooks, the
+//!   running turn's cancel switch);
+//! - [`TurnSettings`]: what every request is sent with, and what the next
+//!   prompt carries besides the user's words;
+//! - [`Extensions`]: the slash commands and skills a prompt may name;
+//! - [`Services`]: what runs beside the conversation (MCP servers, the
+//!   built-in tools, background tasks, the plugin auto-update);
+//! - [`Book`]: the conversation's bookkeeping (transcripts, checkpoints,
+//!   rewind points, the figures `/context` shows).
+//!
+//! A new setting belongs to one of them, so it touches one part.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tack_core::QueryConfig;
+use tack_core::context::PromptContext;
+use tack_extensions::custom_commands::CustomCommands;
+use tack_extensions::skills::Skills;
+use tack_permissions::PermissionMode;
+use tack_protocol::Message;
+use tack_tools::BackgroundTasks;
+use tokio::sync::mpsc;
+
+use crate::agents::{ModelCell, Woken};
+use crate::checkpoints::Checkpoints;
+use crate::gate::{Gate, TurnCancel};
+use crate::handle::Responder;
+use crate::hooks::{SessionHooks, with_context};
+use crate::mcp::SessionMcp;
+use crate::model::{RequestEnv, resolve_model};
+use crate::protocol::reply::{ModeError, RewindPoint};
+use crate::snapshot::Figures;
+use crate::structured_output::StructuredOutputTool;
+use crate::transcript::TranscriptPlace;
+
+/// Who may do what.
+pub(crate) struct Policy {
+    pub gate: Arc<Gate>,
+    pub hooks: Option<Arc<SessionHooks>>,
+    /// The running turn's cancel switch, which the gate's prompts watch.
+    pub turn_cancel: TurnCancel,
+    /// The session may be switched to `bypassPermissions`.
+    pub bypass_allowed: bool,
+}
+
+impl Policy {
+    /// Switches the permission mode, for the gate and the hooks' input;
+    /// `bypassPermissions` only when the session allows it.
+    pub fn set_mode(&self, mode: PermissionMode) -> Result<(), ModeError> {
+        if mode == PermissionMode::BypassPermissions && !self.bypass_allowed {
+            return Err(ModeError::BypassUnavailable);
+        }
+        self.gate.set_mode(mode);
+        if let Some(h) = &self.hooks {
+            h.set_permission_mode(mode.as_str());
+        }
+        Ok(())
+    }
+}
+
+/// What every request is sent with, and what the next prompt carries.
+pub(crate) struct TurnSettings {
+    /// The session's own request settings, before any `set_model`.
+    pub base_config: QueryConfig,
+    pub request_env: RequestEnv,
+    pub max_turns: Option<u32>,
+    /// The model sub-agents inherit; follows `set_model`.
+    pub agent_model: ModelCell,
+    /// `--json-schema`'s tool (also among the built-in tools), told of each
+    /// new turn.
+    pub structured_output: Option<Arc<StructuredOutputTool>>,
+    /// What the first request carries besides the messages (for `/context`).
+    pub context: Arc<PromptContext>,
+    /// The skills the model may invoke, told once with the first prompt
+    /// (Claude Code's `skill_listing` attachment); bodies load on demand.
+    pub skill_listing: Option<String>,
+    /// The output style's reminder for every prompt (none for Default).
+    pub output_style_reminder: Option<String>,
+    /// SessionStart hooks' context, told with the next prompt.
+    pub start_context: Option<String>,
+}
+
+impl TurnSettings {
+    /// The request settings for `model` (`None`: the session's own), keeping
+    /// `max_turns` as `current` has it; and the model's id.
+    pub fn config_for(
+        &self,
+        current: &QueryConfig,
+        model: Option<String>,
+    ) -> (QueryConfig, String) {
+        let model = match model {
+            Some(m) => resolve_model(&m),
+            None => self.base_config.model.clone(),
+        };
+        let base = QueryConfig {
+            max_turns: current.max_turns,
+            ..self.base_config.clone()
+        };
+        (self.request_env.apply(&base, &model), model)
+    }
+
+    /// `message` with what goes along with the next prompt: the skill
+    /// listing and SessionStart's context once, the style's reminder each
+    /// time.
+    pub fn with_reminders(&mut self, message: Message) -> Message {
+        let message = with_context(message, self.skill_listing.take());
+        let message = with_context(message, self.output_style_reminder.clone());
+        with_context(message, self.start_context.take())
+    }
+}
+
+/// The slash commands and skills a prompt may name.
+pub(crate) struct Extensions {
+    pub custom_commands: CustomCommands,
+    pub skills: Arc<Skills>,
+}
+
+/// Background agents' ends as they come, and how many started agents'
+/// ends have not been taken yet.
+pub(crate) type Wakes = (
+    mpsc::UnboundedReceiver<Woken>,
+    Arc<std::sync::atomic::AtomicUsize>,
+);
+
+/// What runs beside the conversation.
+pub(crate) struct Services {
+    /// The session's MCP servers, if any are configured.
+    pub mcp: Option<SessionMcp>,
+    /// The built-in tools (the tool set is rebuilt from them when an MCP
+    /// server's tools change).
+    pub builtin: Vec<Arc<dyn tack_tool::Tool>>,
+    /// `ENABLE_TOOL_SEARCH`.
+    pub tool_search: Option<String>,
+    /// The session's background shells and sub-agents (`stop_task`).
+    pub tasks: BackgroundTasks,
+    /// Background agents that ended on their own: each wakes a turn.
+    pub woken: Wakes,
+    /// The plugin auto-update's thread: its notices come before `Ended`.
+    pub auto_update: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The conversation's bookkeeping beside the session itself.
+pub(crate) struct Book {
+    /// Where a `/clear`'s new transcript goes.
+    pub transcripts: TranscriptPlace,
+    /// File checkpointing, when on.
+    pub checkpoints: Option<Arc<Checkpoints>>,
+    /// The checkpoint of each prompt still in the conversation (session
+    /// uuid → the id its turn's checkpoint is kept under).
+    pub checkpoint_ids: HashMap<String, String>,
+    /// The prompts a rewind can go back to, as of the last idle moment.
+    pub rewind_points: Vec<RewindPoint>,
+    /// `Op::Conversation`s that came while the session was busy: answered
+    /// when the work running ends.
+    pub conversation_waiters: Vec<Responder>,
+    /// The conversation's figures as of the last idle moment.
+    pub figures: Figures,
+}
+
+impl Book {
+    pub fn new(transcripts: TranscriptPlace, checkpoints: Option<Arc<Checkpoints>>) -> Book {
+        Book {
+            transcripts,
+            checkpoints,
+            checkpoint_ids: HashMap::new(),
+            rewind_points: Vec::new(),
+            conversation_waiters: Vec::new(),
+            figures: Figures::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use pretty_assertions::assert_eq;
+    use tack_permissions::{PermissionContext, RuleSet};
+    use tack_protocol::ContentBlock;
+
+    use super::*;
+    use crate::gate::SettingsFiles;
+    use crate::place::Env;
+
+    fn policy(bypass_allowed: bool) -> Policy {
+        let ctx = PermissionContext::new(
+            PermissionMode::Default,
+            RuleSet::new(),
+            Path::new("/p"),
+            Path::new("/h"),
+            &[],
+        );
+        let files = SettingsFiles {
+            local: PathBuf::from("/p/.claude/settings.local.json"),
+            project: PathBuf::from("/p/.claude/settings.json"),
+            user: None,
+        };
+        let turn_cancel = TurnCancel::default();
+        let gate = Gate::new(ctx, None, None, turn_cancel.clone(), files, None);
+        Policy {
+            gate: Arc::new(gate),
+            hooks: None,
+            turn_cancel,
+            bypass_allowed,
+        }
+    }
+
+    #[test]
+    fn bypass_needs_the_session_to_allow_it_and_other_modes_switch_the_gate() {
+        let strict = policy(false);
+        let outcomes = [
+            strict.set_mode(PermissionMode::BypassPermissions),
+            strict.set_mode(PermissionMode::AcceptEdits),
+        ];
+        assert_eq!(
+            (outcomes, strict.gate.mode()),
+            (
+                [Err(ModeError::BypassUnavailable), Ok(())],
+                PermissionMode::AcceptEdits
+            )
+        );
+        let lax = policy(true);
+        assert_eq!(
+            (
+                lax.set_mode(PermissionMode::BypassPermissions),
+                lax.gate.mode()
+            ),
+            (Ok(()), PermissionMode::BypassPermissions)
+        );
+    }
+
+    fn settings(model: &str, env: &[(&str, &str)]) -> TurnSettings {
+        let env = Env(env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect());
+        let mut base_config = QueryConfig::new(model.to_owned());
+        base_config.max_turns = Some(3);
+        TurnSettings {
+            base_config,
+            request_env: RequestEnv::from_env(&env),
+            max_turns: Some(3),
+            agent_model: ModelCell::new(model.to_owned()),
+            structured_output: None,
+            context: Arc::new(PromptContext::default()),
+            skill_listing: Some("skills: a, b".into()),
+            output_style_reminder: Some("be brief".into()),
+            start_context: Some("hook said hi".into()),
+        }
+    }
+
+    fn texts(message: &Message) -> Vec<String> {
+        let text = |b: &ContentBlock| match b {
+            ContentBlock::Text { text, .. } => Some(text.clone()),
+            _ => None,
+        };
+        message.content.iter().filter_map(text).collect()
+    }
+
+    #[test]
+    fn the_listing_and_start_context_go_once_the_style_reminder_every_time() {
+        let mut s = settings("claude-sonnet-4-5", &[]);
+        let first = s.with_reminders(Message::user_text("one"));
+        let second = s.with_reminders(Message::user_text("two"));
+        let reminder = |t: &str| tack_core::request::system_reminder(t);
+        assert_eq!(
+            (texts(&first), texts(&second)),
+            (
+                vec![
+                    "one".to_owned(),
+                    reminder("skills: a, b"),
+                    reminder("be brief"),
+                    reminder("hook said hi"),
+                ],
+                vec!["two".to_owned(), reminder("be brief")],
+            )
+        );
+    }
+
+    #[test]
+    fn a_model_switch_keeps_the_running_max_turns_and_the_env_knobs() {
+        let s = settings(
+            "claude-sonnet-4-5",
+            &[("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "1000")],
+        );
+        let mut current = s.base_config.clone();
+        current.max_turns = Some(7);
+        let (switched, model) = s.config_for(&current, Some("haiku".into()));
+        let (back, base_model) = s.config_for(&current, None);
+        assert_eq!(
+            (
+                model.as_str(),
+                switched.model.as_str(),
+                switched.max_turns,
+                switched.max_tokens
+            ),
+            (
+                resolve_model("haiku").as_str(),
+                model.as_str(),
+                Some(7),
+                1000
+            )
+        );
+        assert_eq!(
+            (base_model.as_str(), back.model.as_str(), back.max_turns),
+            ("claude-sonnet-4-5", "claude-sonnet-4-5", Some(7))
+        );
+    }
+}
