@@ -10,7 +10,7 @@
 //!    `--resume`), the transcript, model, tools, permission gate, hooks and
 //!    prompt context. Every problem is a [`StartError`] before anything is sent.
 //! 2. [`Runtime::spawn`]: the session becomes a task; the front end keeps a
-//!    [`RuntimeHandle`] to send [`Command`]s (user messages, with
+//!    [`RuntimeHandle`] to send [`Op`]s (user messages, with
 //!    [`TurnOptions`] for one turn if need be; messages appended without a
 //!    turn, the user's `!command` and `#note`, interrupt, set permission
 //!    mode, set model, compact, and a
@@ -49,12 +49,15 @@
 //! - the session's sandbox from settings and `--sandbox`, its temp dir and proxy; auto-allow
 //!   (`Gate::decide`); network asks as permission requests: `tack-runtime/src/sandbox.rs`,
 //!   `tack-runtime/src/gate.rs`, `tack-runtime/src/gate/network.rs`
-//! - the runtime's commands and events; the handle front ends hold:
-//!   `tack-runtime/src/{command,event}.rs`
+//! - the runtime's ops, replies, asks and events; the handle front ends hold:
+//!   `tack-runtime/src/protocol/{op,reply,ask}.rs`, `event.rs`, `handle.rs`
+//! - a front end's choices in five groups (`SessionOptions`): `options.rs`; the parts a
+//!   running session holds (`Policy`, `TurnSettings`, `Extensions`, `Services`, `Book`):
+//!   `runtime/parts.rs`
 //! - building a ready session: credentials, resume, transcript, model, tools, gate, hooks,
 //!   context (one function per concern; the prompt context loads beside the rest and is awaited
 //!   where the tools need it; `session_tools` does not import `start`):
-//!   `tack-runtime/src/{start,auth,model}.rs`
+//!   `tack-runtime/src/{start,auth,model}.rs`, `start/{model,assemble,conversation}.rs`
 //! - the session task: queue, commands mid-turn, interrupt, `/compact`, `/clear` (new id, new
 //!   transcript via `transcript.rs`'s `TranscriptPlace`, `ConversationReset`),
 //!   `Started`/`TurnEnded`: `tack-runtime/src/runtime/{mod,conversation}.rs`; one turn's run
@@ -66,7 +69,7 @@
 //!   end (`agents::Woken`, counted in flight by `AgentsShared::wake_owed`) wakes the session
 //!   for a turn of its own with a `<task-notification>` message; `RuntimeEvent::SessionState`
 //!   (`running` / `idle`, idle only when no agent's end is still owed; only with
-//!   `SessionOptions::session_state`) becomes `system/session_state_changed` in SDK mode when
+//!   `FrontEndOptions::session_state`) becomes `system/session_state_changed` in SDK mode when
 //!   `CLAUDE_CODE_SDK_READS_SESSION_STATE` (marked `sdk_host_only`) or
 //!   `CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS` asks, so the SDKs keep stdin open for the woken
 //!   turn: `tack-runtime/src/agents/{mod,tool}.rs`, `runtime/mod.rs` (`Driver::woken`,
