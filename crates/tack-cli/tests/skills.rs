@@ -34,6 +34,27 @@ fn first_prompt(env: &Env) -> Vec<String> {
     common::last_texts(&env.request_bodies()[0])
 }
 
+/// A stream-json session that initializes and says "hi": its records.
+fn initialize_and_say_hi(env: &Env) -> Vec<Value> {
+    let out = env
+        .tack()
+        .args(STREAM_JSON)
+        .write_stdin(common::initialize_then(&["hi"]))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    lines(&out.stdout)
+}
+
+/// The commands of the `initialize` answer among stream-json `records`.
+fn initialize_commands(records: &[Value]) -> Value {
+    let answer = records
+        .iter()
+        .find(|r| r["type"] == "control_response")
+        .unwrap();
+    answer["response"]["response"]["commands"].clone()
+}
+
 /// The tool_result block of the second request.
 fn tool_result(env: &Env) -> Value {
     let body = &env.request_bodies()[1];
@@ -148,6 +169,39 @@ async fn a_broken_skill_is_a_warning_and_the_session_goes_on() {
     assert!(stderr(&out).contains("; skill skipped"), "{}", stderr(&out));
 }
 
+/// A repository's skill description cannot drive the terminal: `/skills` and
+/// the list a front end shows make its escape sequences visible; the model's
+/// listing has it as written.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_skill_description_with_escape_sequences_is_shown_not_sent() {
+    let env = Env::new(Script::new([Reply::text("fine")])).await;
+    write(
+        env.home.path().join(".claude/skills/evil/SKILL.md"),
+        "---\ndescription: \"Deploys\\e]0;pwned\\a \\x9b2J\"\n---\nEvil.\n",
+    );
+    let out = env.tack().args(["-p", "/skills"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "Skills:\n/evil (user): Deploys\u{241b}]0;pwned\u{2407} <U+009B>2J\n"
+    );
+
+    assert_eq!(
+        initialize_commands(&initialize_and_say_hi(&env))[3],
+        json!({"name": "evil", "argumentHint": "",
+            "description": "Deploys\u{241b}]0;pwned\u{2407} <U+009B>2J"})
+    );
+    assert_eq!(
+        first_prompt(&env)[1..],
+        [
+            "hi".to_owned(),
+            "<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n\
+             - evil: Deploys\u{1b}]0;pwned\u{7} \u{9b}2J\n</system-reminder>"
+                .to_owned(),
+        ]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
     let env = Env::new(Script::new([Reply::text("a"), Reply::text("b")])).await;
@@ -156,24 +210,7 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
         env.cwd().join(".claude/skills/lint/SKILL.md"),
         "---\ndescription: Lints the code\n---\nLint.\n",
     );
-    let input = [
-        json!({"type": "control_request", "request_id": "init",
-            "request": {"subtype": "initialize"}}),
-        json!({"type": "user", "session_id": "", "parent_tool_use_id": null,
-            "message": {"role": "user", "content": "hi"}}),
-    ]
-    .map(|l| format!("{l}\n"))
-    .concat();
-    let run = || {
-        let out = env
-            .tack()
-            .args(STREAM_JSON)
-            .write_stdin(input.clone())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
-        lines(&out.stdout)
-    };
+    let run = || initialize_and_say_hi(&env);
     let init = |records: &[Value]| {
         let init = records.iter().find(|r| r["subtype"] == "init").unwrap();
         (init["skills"].clone(), init["slash_commands"].clone())
@@ -197,11 +234,7 @@ async fn init_and_initialize_list_the_skills_and_project_skills_need_trust() {
             json!(["clear", "compact", "init", "deploy", "hidden", "lint"])
         )
     );
-    let answer = records
-        .iter()
-        .find(|r| r["type"] == "control_response")
-        .unwrap();
-    let commands = &answer["response"]["response"]["commands"];
+    let commands = initialize_commands(&records);
     assert_eq!(
         commands.as_array().unwrap()[3..],
         [

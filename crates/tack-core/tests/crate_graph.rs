@@ -71,6 +71,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "tack-sys",
         ],
     ),
+    // Commands, skills, output styles, plugins and agent definitions, loaded
+    // from files with plain inputs: no session, nothing run.
+    (
+        "tack-extensions",
+        &[
+            "tack-protocol",
+            "tack-core",
+            "tack-config",
+            "tack-hooks",
+            "tack-mcp",
+            "tack-plugins",
+            "tack-sys",
+        ],
+    ),
     (
         "tack-runtime",
         &[
@@ -86,6 +100,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "tack-hooks",
             "tack-mcp",
             "tack-plugins",
+            "tack-extensions",
             "tack-sandbox",
             "tack-telemetry",
             "tack-git",

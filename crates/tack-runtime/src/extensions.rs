@@ -1,32 +1,33 @@
-//! What the session's extension points contribute, read once at start:
-//! its plugins (`--plugin-dir`s and the installed, enabled ones), the custom
-//! slash commands and skills (the user's, a trusted project's and the
-//! plugins'), the output styles, and the hooks of settings and plugins.
-//! Directory walks and reads only; nothing here runs, except the marketplace
-//! auto-update, on a thread of its own after the start of a terminal UI
-//! session ([`spawn_auto_update`]).
+//! What the session's extension points contribute, read once at start by
+//! tack-extensions' loaders from the session's folders and settings, their
+//! warnings emitted as notices: its plugins (`--plugin-dir`s and the
+//! installed, enabled ones), the custom slash commands and skills (the
+//! user's, a trusted project's and the plugins'), the output styles, and the
+//! hooks of settings and plugins. Directory walks and reads only; nothing
+//! here runs, except the marketplace auto-update, on a thread of its own
+//! after the start of a terminal UI session ([`spawn_auto_update`]).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use tack_config::Settings;
 use tack_core::context::ContextOptions;
+use tack_extensions::custom_commands::{CommandDirs, CustomCommands, load_commands};
+use tack_extensions::output_styles::{StyleDirs, Styles, load_output_styles};
+use tack_extensions::plugins::{SessionPlugins, installed_plugins, plugin_layers, session_plugins};
+use tack_extensions::skills::{SkillDirs, Skills, load_skills};
+use tack_protocol::extensions::PluginFailure;
 
 use crate::config::LoadedSettings;
-use crate::custom_commands::{CommandDirs, CustomCommands, load_commands};
 use crate::emit::Emitter;
 use crate::event::Notice;
 use crate::hooks::HookSource;
 use crate::options::SessionOptions;
-use crate::output_styles::{
-    DEFAULT_STYLE, OutputStyle, OutputStyles, StyleDirs, load_output_styles,
-};
 use crate::place::Env;
-use crate::plugins::{SessionPlugins, session_plugins};
-use crate::skills::{SkillDirs, Skills, load_skills};
 
-/// The session's plugins (`--plugin-dir`s; none: nothing read), each that
-/// could not be used, whole or in part, a warning.
+/// The session's plugins (`--plugin-dir`s, then the installed ones the
+/// settings enable; none: nothing read), each that could not be used, whole
+/// or in part, a warning.
 pub(crate) fn plugins(
     options: &SessionOptions,
     cwd: &Path,
@@ -34,54 +35,18 @@ pub(crate) fn plugins(
     emit: &Emitter,
 ) -> SessionPlugins {
     let claude_dir = loaded.locations.claude_user_dir.as_deref();
-    let installed = installed_plugins(loaded, emit);
+    let (installed, warnings) = installed_plugins(&loaded.locations, &loaded.settings);
+    warn(emit, warnings);
     let plugins = session_plugins(&options.extensions.plugin_dirs, installed, cwd, claude_dir);
-    for failure in &plugins.failures {
-        emit.notice(Notice::warning(failure.warning()));
-    }
+    warn(emit, plugins.failures.iter().map(PluginFailure::warning));
     plugins
 }
 
-/// The installed plugins the settings enable, as `tack plugin` (and Claude
-/// Code) keep them; nothing is read unless a settings file names
-/// `enabledPlugins` or `extraKnownMarketplaces`. A project's enabling counts
-/// once it is trusted (else one warning a plugin); the marketplaces settings
-/// name are reported, not added (invariant 24).
-fn installed_plugins(loaded: &LoadedSettings, emit: &Emitter) -> Vec<tack_plugins::Plugin> {
-    let Some(claude_dir) = loaded.locations.claude_user_dir.as_deref() else {
-        return Vec::new();
-    };
-    let keys = loaded.settings.unknown_keys();
-    let (enables, declares) = (
-        keys.contains_key("enabledPlugins"),
-        keys.contains_key("extraKnownMarketplaces"),
-    );
-    if !enables && !declares {
-        return Vec::new();
-    }
-    let trusted = loaded.locations.workspace_trusted;
-    let (layers, mut warnings) = plugin_layers(&loaded.locations);
-    if declares {
-        let dir = tack_plugins::PluginsDir::new(claude_dir);
-        let known = tack_plugins::KnownMarketplaces::read(&dir).unwrap_or_default();
-        let added = |name: &str| known.get(name).is_some();
-        warnings.extend(tack_plugins::marketplace_notes(&layers, trusted, added));
-    }
-    let mut plugins = Vec::new();
-    if enables {
-        let (enabled, more) = tack_plugins::enabled_plugins(&tack_plugins::EnabledInputs {
-            layers: &layers,
-            project_trusted: trusted,
-            claude_dir,
-            project_dir: &loaded.locations.project_dir,
-        });
-        plugins = enabled;
-        warnings.extend(more);
-    }
+/// Each of a loader's warnings as a notice.
+fn warn(emit: &Emitter, warnings: impl IntoIterator<Item = String>) {
     for warning in warnings {
-        emit.notice(Notice::warning(format!("warning: {warning}")));
+        emit.notice(Notice::warning(warning));
     }
-    plugins
 }
 
 /// Claude Code's marketplace `autoUpdate`: on a thread of its own, so the
@@ -163,29 +128,6 @@ pub(crate) async fn await_auto_update(thread: Option<std::thread::JoinHandle<()>
     }
 }
 
-/// Every settings file, read for its plugin keys (`enabledPlugins`,
-/// `extraKnownMarketplaces`, ...), lowest precedence first; a file that
-/// cannot be read is a warning.
-pub fn plugin_layers(
-    locations: &tack_config::Locations,
-) -> (Vec<tack_plugins::SettingsLayer>, Vec<String>) {
-    use tack_plugins::LayerLevel;
-    let files: Vec<(LayerLevel, std::path::PathBuf)> = locations
-        .files()
-        .into_iter()
-        .filter_map(|source| {
-            let level = match source.scope() {
-                tack_config::Scope::User => LayerLevel::User,
-                tack_config::Scope::Project => LayerLevel::Project,
-                tack_config::Scope::Local => LayerLevel::Local,
-                tack_config::Scope::Flag => LayerLevel::Flag,
-            };
-            Some((level, source.file_path()?.to_path_buf()))
-        })
-        .collect();
-    tack_plugins::read_layers(&files)
-}
-
 /// The custom slash commands and the skills (directory walks; templates and
 /// instructions, no code run), each file that could not be used a warning.
 pub(crate) fn commands_and_skills(
@@ -223,19 +165,8 @@ pub(crate) fn commands_and_skills(
         plugins: plugins.skills.clone(),
     });
     warnings.extend(skill_warnings);
-    for warning in warnings {
-        emit.notice(Notice::warning(warning));
-    }
+    warn(emit, warnings);
     (commands, Arc::new(skills))
-}
-
-/// The output styles a session can pick and the one it has.
-pub(crate) struct Styles {
-    pub(crate) all: OutputStyles,
-    pub(crate) active: OutputStyle,
-    /// The name `outputStyle` gives, as Claude Code reports it in
-    /// `system/init` even when no such style exists (the default applies).
-    pub(crate) named: String,
 }
 
 /// The output styles (a few folders' `*.md`; read, nothing run) and the one
@@ -268,20 +199,9 @@ pub(crate) fn output_styles(
             })
             .collect(),
     });
-    for warning in warnings {
-        emit.notice(Notice::warning(warning));
-    }
-    let wanted = loaded.settings.output_style().unwrap_or(DEFAULT_STYLE);
-    let (active, named) = match all.get(wanted) {
-        Some(style) => (style.clone(), style.name.clone()),
-        None => {
-            emit.notice(Notice::warning(format!(
-                "warning: outputStyle `{wanted}`: no such output style; using the default"
-            )));
-            (OutputStyle::default_style(), wanted.to_owned())
-        }
-    };
-    Styles { all, active, named }
+    let (styles, unknown) = all.choose(loaded.settings.output_style());
+    warn(emit, warnings.into_iter().chain(unknown));
+    styles
 }
 
 /// Every settings file's `hooks`, lowest first, then the plugins'; none

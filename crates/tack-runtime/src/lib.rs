@@ -16,8 +16,8 @@
 //!    mode, set model, compact, and a
 //!    [`SessionSnapshot`] of the state for a front end's `/cost`, `/context`,
 //!    `/status`) and reads [`RuntimeEvents`]. A user message that starts
-//!    with `/compact`, `/skills`, a [custom command](custom_commands)'s or a
-//!    user-invocable [skill](skills)'s `/name` is that command, whichever
+//!    with `/compact`, `/skills`, a custom command's or a user-invocable
+//!    skill's `/name` (tack-extensions loads them) is that command, whichever
 //!    front end sent it.
 //!    A front end where a person types sets
 //!    [`Runtime::with_idle_notification`]; one that shows a resumed
@@ -34,7 +34,7 @@
 //! [`records::Records`] turns events into stream-json records.
 //!
 //! A session's tools include WebFetch, WebSearch and the Agent tool
-//! ([`agents`]): a sub-agent is this machinery driven by a tool, its loop events
+//! (`agents/`): a sub-agent is this machinery driven by a tool, its loop events
 //! emitted as [`RuntimeEvent::Subagent`].
 //!
 //! # Where things are
@@ -74,49 +74,39 @@
 //!   `CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS` asks, so the SDKs keep stdin open for the woken
 //!   turn: `tack-runtime/src/agents/{mod,tool}.rs`, `runtime/mod.rs` (`Driver::woken`,
 //!   `set_state`), `records.rs`, `task_records.rs`, `tack-cli/src/sdk/mod.rs`
-//! - custom slash commands (`.claude/commands/*.md`, `~/.claude/commands`, `<config
-//!   dir>/commands`): loading, frontmatter (its one YAML parse, `parse_frontmatter`, with the
-//!   bounded `tack_config::load_yaml`), expansion into Claude Code's `<command-name>` message;
-//!   a user message's `/name` dispatched for every front end (`/compact`, `/clear` and its
-//!   aliases, `/skills`, custom, skills, unknown; `/compact` and `/clear` messages end with a
-//!   result like a turn); the list `system/init`, `initialize` and the UI's menu show:
-//!   `tack-runtime/src/custom_commands/{mod,load,frontmatter}.rs`, `tack-runtime/src/slash.rs`
-//! - skills (`<Claude user dir>/skills/<name>/SKILL.md`, `<config dir>/skills`, a trusted
-//!   project's `.claude/skills` and those of folders down to the cwd as `dir:name`): loading
-//!   (frontmatter through the commands' `parse_frontmatter`), the `Skill` tool (body on demand,
-//!   `${CLAUDE_SKILL_DIR}`; a `context: fork` skill's body is the prompt of a foreground
-//!   sub-agent of its `agent` type, default general-purpose, run by the session's Agent tool
-//!   (`AgentTool::run_forked_skill`), its answer the result as `Skill "x" completed (forked
-//!   execution).`), the first prompt's listing reminder (names and descriptions only), `/name`
-//!   and `/skills`; `Skill(name)` rules in `tack-permissions/src/rule.rs`
-//!   (`Specifier::SkillName`): `tack-runtime/src/skills/{mod,load,tool}.rs`
-//! - output styles: the built-ins (default, Proactive, Concise, Explanatory, Learning; tack's
-//!   own words), `output-styles/*.md` of the user and of a trusted project (frontmatter through
-//!   `parse_frontmatter`), `outputStyle` picks one (case-insensitive; unknown → warning,
-//!   default); its part of the system prompt (`# Output Style: <name>` last, no "be concise",
-//!   the coding section only with `keep-coding-instructions`) and the reminder every prompt
-//!   carries: `tack-runtime/src/output_styles/{mod,builtin,load}.rs`; the prompt in
+//! - custom commands, skills, output styles, plugins and agent definitions are loaded by
+//!   tack-extensions (its `lib.rs` maps them: files, frontmatter, precedence, trust); what a
+//!   session does with them is here
+//! - a user message's `/name` dispatched for every front end (`/compact`, `/clear` and its
+//!   aliases, `/init`, `/skills`, custom commands, skills, unknown; `/compact` and `/clear`
+//!   messages end with a result like a turn); a plugin's command or skill also as plain
+//!   `/name` when no command or skill has that exact name and it is the only plugin one of
+//!   that plain name, as Claude Code registers plugin skills (`invocable`); the list
+//!   `system/init`, `initialize` and the UI's menu show (each entry tack-extensions'
+//!   terminal-safe `listed()`): `tack-runtime/src/slash.rs`
+//! - the `Skill` tool: a skill's body on demand (`${CLAUDE_SKILL_DIR}`; the full name only); a
+//!   `context: fork` skill's body is the prompt of a foreground sub-agent of its `agent` type,
+//!   default general-purpose, run by the session's Agent tool (`AgentTool::run_forked_skill`),
+//!   its answer the result as `Skill "x" completed (forked execution).`; the first prompt's
+//!   listing reminder (names and descriptions only); `Skill(name)` rules in
+//!   `tack-permissions/src/rule.rs` (`Specifier::SkillName`): `tack-runtime/src/skill_tool.rs`
+//! - the output style a session has: its part of the system prompt (`# Output Style: <name>`
+//!   last, no "be concise", the coding section only with `keep-coding-instructions`) and the
+//!   reminder every prompt carries: `start.rs`; the prompt in
 //!   `tack-core/src/context/system_prompt.rs` (`OutputStylePrompt`)
-//! - plugins of a session (`--plugin-dir`, the SDKs' `plugins`; installed ones join the same
-//!   list): `session_plugins` reads each plugin's components once and hands them to the loaders
-//!   above (commands and skills `/plugin:name`, also plain `/name` when no command or skill has
-//!   that exact name and it is the only plugin command or skill of that plain name, as Claude
-//!   Code registers plugin skills (`slash.rs` `invocable`; the `Skill` tool takes the full name
-//!   only); agents `plugin:agent`; hooks with `${CLAUDE_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_DATA}`
-//!   replaced and set in the hook's env; MCP servers `plugin:<plugin>:<server>`, tools
-//!   `mcp__plugin_<plugin>_<server>__<tool>`); a broken plugin or component is a warning and
-//!   `system/init`'s `plugin_errors`; `output_style_paths()` for the output styles' loader.
-//!   Manifests and component paths: `tack-plugins`: `tack-runtime/src/plugins.rs`
-//! - what the extension points bring to a session, read once at start: plugins (`--plugin-dir`s
-//!   and the installed, enabled ones: `tack_plugins::enabled_plugins` over `plugin_layers`,
-//!   nothing read unless a settings file names `enabledPlugins`), commands and skills, output
-//!   styles (plugins' as `plugin:style`), settings' and plugins' hooks:
-//!   `tack-runtime/src/extensions.rs`
+//! - what the extension points bring to a session, read once at start by tack-extensions'
+//!   loaders, their warnings (and plugins' `PluginFailure`s, also `system/init`'s
+//!   `plugin_errors`) emitted as notices: plugins (`--plugin-dir`s and the installed, enabled
+//!   ones, nothing read unless a settings file names `enabledPlugins`), commands and skills,
+//!   output styles (plugins' as `plugin:style`), settings' and plugins' hooks (with
+//!   `${CLAUDE_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_DATA}` set in the hook's env); plugins' MCP
+//!   servers join the session's in `mcp.rs`; the marketplace auto-update of a terminal UI
+//!   session: `tack-runtime/src/extensions.rs`
 //! - `` !`cmd` `` lines of a custom command's or skill's body, run before the prompt is sent
 //!   or, for the model's `Skill` call, before the body is returned (invariant 25);
 //!   PreSkillShellCommand hooks first (`command_name`, `command_source`, `invoked_by` from
-//!   `ShellOwner`): `tack-runtime/src/custom_commands/inline_shell.rs`, `gate/skill_shell.rs`
-//!   (`Gate::inline_shell`), `skills/tool.rs`
+//!   `ShellOwner`): `tack-runtime/src/inline_shell.rs`, `gate/skill_shell.rs`
+//!   (`Gate::inline_shell`), `skill_tool.rs`
 //! - settings loading with workspace trust; the trust store (`tack trust`):
 //!   `tack-runtime/src/{config,trust}.rs`; what untrusted settings lose:
 //!   `tack-config/src/settings.rs` (`IgnoredUntrusted`)
@@ -171,13 +161,13 @@
 //! - a session's tools: built-ins (one background-task registry shared with the Agent tool),
 //!   WebFetch / WebSearch with their side requests metered into the session's `UsageLedger`,
 //!   the Agent tool: `tack-runtime/src/{session_tools,metered}.rs`
-//! - sub-agents: definitions (built-ins, `.claude/agents/*.md`, `--agents`) and precedence, the
-//!   Agent tool (`Task`), the sub-session driver (fresh context, tool subset incl. the
+//! - sub-agents (definitions and their precedence: tack-extensions' `agents/`): the Agent
+//!   tool (`Task`), the sub-session driver (fresh context, tool subset incl. the
 //!   session's MCP tools through a weak `McpManager` handle, deferred behind the sub-agent's
 //!   own ToolSearch by the session's rule (`mcp::subagent_tool_set`), sidechain transcript,
 //!   `RuntimeEvent::Subagent`), read-only Bash, SubagentStop hooks; a sub-agent's `ToolEnv`
 //!   carries its `AgentIdentity`, so hook inputs and permission requests for its calls name it:
-//!   `tack-runtime/src/agents/{definition,parse,load,tool,run,read_only,stop_hooks}.rs`
+//!   `tack-runtime/src/agents/{tool,run,read_only,stop_hooks}.rs`
 //! - file checkpointing for every front end (`CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING` or
 //!   `SessionOptions::file_checkpointing`, on in the terminal UI): the gate keeps a file tool's
 //!   file once its call is allowed, each turn begins a checkpoint, `Command::RewindFiles` (the
@@ -207,18 +197,16 @@
 //!   `tack-runtime/src/structured_output/{mod,schema}.rs`; end-turn tools in core: `tack-tool`
 //!   `TurnEnd`, `Terminal::{Answered,StructuredOutputRetryExhausted}`
 
-pub mod agents;
+mod agents;
 mod asks;
 mod auth;
 mod checkpoints;
 mod client;
 mod cloud;
 mod config;
-pub mod custom_commands;
 mod emit;
 mod event;
 mod extensions;
-pub use extensions::plugin_layers;
 mod gate;
 mod handle;
 mod hook_agent;
@@ -226,14 +214,13 @@ mod hook_services;
 mod hook_watch;
 mod hooks;
 mod init_prompt;
+mod inline_shell;
 mod mcp;
 mod mentions;
 mod metered;
 mod model;
 mod options;
-pub mod output_styles;
 mod place;
-pub mod plugins;
 mod prompt_size;
 pub mod protocol;
 mod providers;
@@ -243,7 +230,7 @@ mod runtime;
 mod sandbox;
 pub mod serve;
 mod session_tools;
-pub mod skills;
+mod skill_tool;
 mod slash;
 mod snapshot;
 mod start;
@@ -270,11 +257,10 @@ pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{
-    ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, PluginDir,
-    RequestOptions, SdkToolPolicy, SessionChoice, SessionOptions,
+    ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, RequestOptions,
+    SdkToolPolicy, SessionChoice, SessionOptions,
 };
 pub use place::{Env, NoConfigDir, Place};
-pub use plugins::{SessionPlugins, session_plugins};
 pub use protocol::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer, REJECTED};
 pub use protocol::op::{McpControl, Op, OpId, ReceiptWanted, Submission, TurnOptions, UserInput};
 pub use protocol::reply::{
@@ -300,6 +286,9 @@ pub use tack_core::compact::COMPACT_SUMMARY_PREFIX;
 pub use tack_core::context::{MemoryFile, discover_memory_files, project_memory_file};
 pub use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 pub use tack_core::session::{ModelUsage, SessionTotals};
+pub use tack_extensions::custom_commands::{CommandScope, CustomCommand, CustomCommands};
+pub use tack_extensions::plugins::{PluginDir, plugin_layers};
+pub use tack_extensions::skills::Skills;
 pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 pub use tack_mcp::{SdkBridge, SdkHost};
 pub use tack_protocol::extensions::{CommandSource, PluginFailure, PluginSummary, SlashCommand};

@@ -20,8 +20,8 @@ use serde_json::Value;
 
 use crate::event::Notice;
 use crate::place::Env;
-use crate::plugins::SessionPlugins;
 use crate::protocol::op::McpControl;
+use tack_extensions::plugins::SessionPlugins;
 
 /// How long a turn waits for a server's changed tool list before it starts
 /// without it.

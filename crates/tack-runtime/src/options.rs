@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use tack_extensions::plugins::PluginDir;
 use tack_git::prefetch::GitPrefetch;
 use tack_hooks::CallbackMatcher;
 use tack_permissions::PermissionMode;
@@ -186,27 +187,4 @@ pub struct FrontEndOptions {
 pub struct SdkToolPolicy {
     pub always_ask: Vec<String>,
     pub always_deny: Vec<String>,
-}
-
-/// A `--plugin-dir`: a plugin folder for one session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PluginDir {
-    /// Relative to the cwd.
-    pub path: PathBuf,
-    /// Its MCP servers start (not with `--plugin-dir-no-mcp`, the TypeScript
-    /// SDK's `skipMcpDiscovery`).
-    pub mcp: bool,
-}
-
-impl PluginDir {
-    pub fn new(path: impl Into<PathBuf>) -> PluginDir {
-        PluginDir {
-            path: path.into(),
-            mcp: true,
-        }
-    }
-
-    pub fn without_mcp(self) -> PluginDir {
-        PluginDir { mcp: false, ..self }
-    }
 }

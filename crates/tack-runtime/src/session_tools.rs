@@ -15,6 +15,11 @@ use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
 use tack_core::deps::QueryDeps;
 use tack_core::session::UsageLedger;
+use tack_extensions::agents::{
+    AGENT_TOOL_NAME, AgentDirs, AgentModel, LEGACY_AGENT_TOOL_NAME, load_catalog,
+};
+use tack_extensions::plugins::PluginPaths;
+use tack_extensions::skills::Skills;
 use tack_store::RecordMeta;
 use tack_tool::{Tool, ToolEnv};
 use tack_tools::{BackgroundTasks, BuiltinOptions};
@@ -22,8 +27,7 @@ use tack_web::{WebFetchConfig, WebSearchConfig};
 use tokio_util::sync::CancellationToken;
 
 use crate::agents::{
-    AGENT_TOOL_NAME, AgentDirs, AgentLifetime, AgentModel, AgentModels, AgentRecords, AgentTool,
-    AgentsShared, LEGACY_AGENT_TOOL_NAME, ModelCell, Toolbox, load_catalog,
+    AgentLifetime, AgentModels, AgentRecords, AgentTool, AgentsShared, ModelCell, Toolbox,
 };
 use crate::emit::Emitter;
 use crate::event::{AgentSummary, Notice};
@@ -32,9 +36,8 @@ use crate::hook_services::RuntimeHookServices;
 use crate::metered::MeteredClient;
 use crate::model::{RequestEnv, resolve_model};
 use crate::place::Env;
-use crate::plugins::PluginPaths;
 use crate::runtime::Policy;
-use crate::skills::{SKILL_TOOL_NAME, SkillTool, Skills};
+use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {

@@ -2,23 +2,24 @@
 //! message, whichever front end sent it (`-p`, an SDK's user message, the
 //! terminal UI's prompt): the built-ins `/compact`, `/clear` (with its
 //! aliases `/reset` and `/new`) and `/skills`, the session's custom commands
-//! ([`crate::custom_commands`]) and its user-invocable [skills](crate::skills).
+//! (tack-extensions' `custom_commands`) and its user-invocable skills
+//! (tack-extensions' `skills`).
 //! Also what a front end lists (the
 //! Agent SDKs' `initialize` answer, stream-json's `slash_commands`, the
 //! terminal UI's menu).
 
 use std::path::Path;
 
+use tack_extensions::custom_commands::inline_shell::{InlineShell, ShellOwner};
+use tack_extensions::custom_commands::{
+    CustomCommand, CustomCommands, parse_invocation, plain_name_of,
+};
+use tack_extensions::skills::{Skill, SkillSource, Skills};
 use tack_protocol::ContentBlock;
 use tack_protocol::extensions::{CommandSource, SlashCommand};
 
-use crate::custom_commands::{
-    CommandScope, CustomCommand, CustomCommands, InlineShell, ShellOwner, parse_invocation,
-    plain_name_of,
-};
 use crate::init_prompt::INIT_PROMPT;
 use crate::protocol::op::{TurnOptions, UserInput};
-use crate::skills::{Skill, SkillSource, Skills};
 
 const COMPACT: &str = "compact";
 /// `/clear` and Claude Code's aliases for it.
@@ -63,31 +64,13 @@ pub fn slash_commands(custom: &CustomCommands, skills: &Skills) -> Vec<SlashComm
             custom
                 .iter()
                 .filter(|c| !builtin(&c.name))
-                .map(|c| SlashCommand {
-                    name: c.name.clone(),
-                    description: c.summary(),
-                    argument_hint: c.argument_hint.clone().unwrap_or_default(),
-                    source: match c.scope {
-                        CommandScope::Project => CommandSource::Project,
-                        CommandScope::User => CommandSource::User,
-                        CommandScope::Plugin => CommandSource::Plugin,
-                    },
-                }),
+                .map(CustomCommand::listed),
         )
         .chain(
             skills
                 .iter()
                 .filter(|s| s.user_invocable && !builtin(&s.name) && custom.get(&s.name).is_none())
-                .map(|s| SlashCommand {
-                    name: s.name.clone(),
-                    description: s.description.clone(),
-                    argument_hint: s.argument_hint.clone().unwrap_or_default(),
-                    source: match s.source {
-                        SkillSource::Project => CommandSource::Project,
-                        SkillSource::User => CommandSource::User,
-                        SkillSource::Plugin => CommandSource::Plugin,
-                    },
-                }),
+                .map(Skill::listed),
         )
         .collect()
 }
@@ -234,8 +217,8 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::custom_commands::CustomCommand;
     use pretty_assertions::assert_eq;
+    use tack_extensions::custom_commands::CommandScope;
     use tack_protocol::Message;
 
     fn commands() -> CustomCommands {

@@ -13,6 +13,8 @@ use std::time::Duration;
 
 use tack_config::Settings;
 use tack_core::context::{ContextOptions, LoadedContext, load_context};
+use tack_extensions::output_styles::Styles;
+use tack_extensions::plugins::SessionPlugins;
 use tack_permissions::{PermissionContext, PermissionMode, RuleLists, RuleSource};
 use tack_store::SessionStore;
 use tack_tool::ToolEnv;
@@ -23,7 +25,7 @@ use crate::checkpoints::Checkpoints;
 use crate::config::LoadedSettings;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent};
-use crate::extensions::{Styles, commands_and_skills, hook_sources, output_styles, plugins};
+use crate::extensions::{commands_and_skills, hook_sources, output_styles, plugins};
 use crate::gate::{
     Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
@@ -34,7 +36,6 @@ use crate::mcp::{McpError, SessionMcp};
 use crate::model::session_model;
 use crate::options::{SdkToolPolicy, SessionOptions};
 use crate::place::{Env, Place};
-use crate::plugins::SessionPlugins;
 use crate::runtime::{Policy, Runtime};
 use crate::session_tools::UnknownTools;
 use crate::structured_output::{OutputSchema, SchemaError, StructuredOutputTool};

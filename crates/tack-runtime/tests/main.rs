@@ -11,4 +11,3 @@ mod client;
 mod fixture;
 mod front_end;
 mod prompts;
-mod proptests;

@@ -198,7 +198,7 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
     use tack_runtime::PermissionMode;
-    use tack_runtime::custom_commands::{CommandScope, CustomCommand, CustomCommands};
+    use tack_runtime::{CommandScope, CustomCommand, CustomCommands};
 
     use super::*;
 

@@ -2,9 +2,9 @@
 //!
 //! # The model
 //! A sub-agent is the runtime's machinery driven by a tool. An Agent call
-//! ([`tool::AgentTool`]) picks a definition ([`definition`]: built-ins,
-//! `.claude/agents/*.md` and `~/.claude/agents/*.md` (and `.tack/`), `--agents`
-//! JSON; [`load`]) and runs a core [`tack_core::session::Session`] of its own
+//! ([`tool::AgentTool`]) picks a definition (tack-extensions' `agents`:
+//! built-ins, `.claude/agents/*.md` and `~/.claude/agents/*.md` (and `.tack/`),
+//! plugins', `--agents` JSON) and runs a core [`tack_core::session::Session`] of its own
 //! ([`run`]) with
 //! - a fresh context: the definition's prompt as the system prompt, plus the
 //!   session's project context (memory files, date, git), no parent history;
@@ -28,10 +28,7 @@
 //! (TaskOutput reads its result, TaskStop stops it); background agents stop
 //! when the session ends.
 
-mod definition;
 mod isolation;
-mod load;
-mod parse;
 mod read_only;
 mod run;
 mod stop_hooks;
@@ -43,6 +40,7 @@ use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
 use tack_core::deps::QueryDeps;
 use tack_core::session::UsageLedger;
+use tack_extensions::agents::Catalog;
 use tack_store::RecordMeta;
 use tack_tool::Tool;
 use tack_tools::BackgroundTasks;
@@ -53,10 +51,6 @@ use crate::gate::Gate;
 use crate::hooks::SessionHooks;
 use crate::model::RequestEnv;
 
-pub(crate) use definition::{AGENT_TOOL_NAME, LEGACY_AGENT_TOOL_NAME};
-pub use definition::{AgentDefinition, AgentModel, AgentSource, AgentTools, Catalog};
-pub use load::{AgentDirs, load_catalog};
-pub use parse::{DefinitionError, parse_flag, parse_markdown};
 pub(crate) use tool::AgentTool;
 
 /// The session's current model, shared with the Agent tool (`inherit`).

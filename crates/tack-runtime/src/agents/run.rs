@@ -8,13 +8,13 @@ use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
 use tack_core::executor::ToolSet;
 use tack_core::session::{Session, SessionEvent, SessionParts, SessionResult, TranscriptSink};
+use tack_extensions::agents::{AgentDefinition, AgentModel, AgentTools};
 use tack_protocol::{ContentBlock, Message};
 use tack_store::Transcript;
 use tack_tool::{AgentIdentity, Tool, ToolEnv};
 use tokio_util::sync::CancellationToken;
 
 use super::AgentsShared;
-use super::definition::{AgentDefinition, AgentModel, AgentTools};
 use super::isolation::{self, KeptWorktree};
 use super::read_only::ReadOnlyBash;
 use super::stop_hooks::SubagentHooks;

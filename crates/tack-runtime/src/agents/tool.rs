@@ -10,11 +10,13 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tack_core::session::ResultSubtype;
+use tack_extensions::agents::{
+    AGENT_TOOL_NAME, AgentDefinition, AgentTools, LEGACY_AGENT_TOOL_NAME,
+};
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 use tack_tools::TaskEnd;
 use tokio_util::sync::DropGuard;
 
-use super::definition::{AGENT_TOOL_NAME, AgentDefinition, AgentTools, LEGACY_AGENT_TOOL_NAME};
 use super::isolation::with_worktree_note;
 use super::run::{Finished, Launch, run_subagent, transcript_of};
 use super::{AgentsShared, Woken};

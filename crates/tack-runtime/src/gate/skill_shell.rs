@@ -11,7 +11,7 @@ use tack_hooks::{HookEvent, PermissionDecision as HookDecision};
 use tokio_util::sync::CancellationToken;
 
 use super::Gate;
-use crate::custom_commands::ShellOwner;
+use tack_extensions::custom_commands::inline_shell::ShellOwner;
 
 const EVENT: &str = "PreSkillShellCommand";
 

@@ -8,8 +8,8 @@ use tack_protocol::Message;
 use tack_protocol::PermissionMode;
 use tack_protocol::stream_json::ResultRecord;
 
-use crate::custom_commands::{InlineShell, ShellOwner};
 use crate::protocol::ask::{AskAnswer, AskId};
+use tack_extensions::custom_commands::inline_shell::{InlineShell, ShellOwner};
 
 /// The front end's name for one op; the op's [`crate::protocol::reply::Reply`]
 /// (if it has one) carries it back. Front ends pick them; the runtime only

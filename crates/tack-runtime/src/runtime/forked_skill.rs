@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::Driver;
 use crate::protocol::op::UserInput;
 use crate::protocol::reply::InterruptOutcome;
-use crate::skills::SKILL_TOOL_NAME;
+use crate::skill_tool::SKILL_TOOL_NAME;
 
 impl Driver {
     /// Runs the forked skill `name` with `args` for the user's `input`

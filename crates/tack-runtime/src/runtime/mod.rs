@@ -19,10 +19,10 @@ use tack_protocol::Message;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::custom_commands::inline_shell::expand_message;
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
 use crate::handle::{Envelope, Responder, RuntimeHandle};
+use crate::inline_shell::expand_message;
 use crate::protocol::ask::{AskAnswer, AskId};
 use crate::protocol::op::{TurnEcho, TurnOptions, UserInput};
 use crate::protocol::reply::{AnswerError, InterruptOutcome, Reply, SessionState};

@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
+use tack_extensions::custom_commands::CustomCommands;
+use tack_extensions::skills::Skills;
 use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tack_tools::BackgroundTasks;
@@ -25,14 +27,12 @@ use tokio::sync::mpsc;
 
 use crate::agents::{ModelCell, Woken};
 use crate::checkpoints::Checkpoints;
-use crate::custom_commands::CustomCommands;
 use crate::gate::{Gate, TurnCancel};
 use crate::handle::Responder;
 use crate::hooks::{SessionHooks, with_context};
 use crate::mcp::SessionMcp;
 use crate::model::{RequestEnv, resolve_model};
 use crate::protocol::reply::{ModeError, RewindPoint};
-use crate::skills::Skills;
 use crate::snapshot::Figures;
 use crate::structured_output::StructuredOutputTool;
 use crate::transcript::TranscriptPlace;

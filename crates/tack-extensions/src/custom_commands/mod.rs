@@ -10,24 +10,24 @@
 //! whitespace-separated words.
 //!
 //! A plugin's commands are `/plugin:name` (also plain `/name` when no other
-//! command or skill has that name, as Claude Code allows: `slash.rs`).
+//! command or skill has that name, as Claude Code allows: tack-runtime's
+//! `slash.rs`).
 //!
 //! A body's `` !`cmd` `` lines run before the prompt is sent, their output in
-//! their place ([`inline_shell`]): each under the permission rules plus the
-//! command's `allowed-tools`, as a Bash call would be; one that is not
-//! allowed does not run and the prompt says why. An untrusted project's
-//! commands run none.
+//! their place ([`inline_shell`] finds them; tack-runtime runs them): each
+//! under the permission rules plus the command's `allowed-tools`, as a Bash
+//! call would be; one that is not allowed does not run and the prompt says
+//! why. An untrusted project's commands run none.
 
-mod frontmatter;
-pub(crate) mod inline_shell;
+pub mod inline_shell;
 mod load;
 
 use std::path::PathBuf;
 
+use tack_protocol::extensions::{CommandSource, SlashCommand};
 use tack_protocol::{ContentBlock, Message};
+use tack_sys::terminal_text::visible;
 
-pub use frontmatter::{Frontmatter, parse_frontmatter, read_markdown, split_frontmatter};
-pub use inline_shell::{InlineShell, ShellOwner};
 pub use load::{CommandDirs, load_commands};
 
 /// Where a command was found.
@@ -47,6 +47,17 @@ impl CommandScope {
             CommandScope::Project => "projectSettings",
             CommandScope::User => "userSettings",
             CommandScope::Plugin => "plugin",
+        }
+    }
+}
+
+impl CommandScope {
+    /// Where a front end's list says a command or skill comes from.
+    pub fn listed(self) -> CommandSource {
+        match self {
+            CommandScope::Project => CommandSource::Project,
+            CommandScope::User => CommandSource::User,
+            CommandScope::Plugin => CommandSource::Plugin,
         }
     }
 }
@@ -103,6 +114,17 @@ impl CustomCommand {
             .unwrap_or_else(|| first_line.to_owned())
     }
 
+    /// How a front end lists it, its text made safe for a terminal (a
+    /// repository's description cannot send escape sequences).
+    pub fn listed(&self) -> SlashCommand {
+        SlashCommand {
+            name: visible(&self.name).into_owned(),
+            description: visible(&self.summary()).into_owned(),
+            argument_hint: visible(self.argument_hint.as_deref().unwrap_or_default()).into_owned(),
+            source: self.scope.listed(),
+        }
+    }
+
     /// The user message of `/name args`: Claude Code's command tags, then the
     /// expanded template, then the message's other blocks (`rest`).
     pub fn message(&self, args: &str, rest: Vec<ContentBlock>) -> Message {
@@ -148,7 +170,7 @@ impl CustomCommands {
 
 /// Whether a plugin's `qualified` name (`plugin:name`, `plugin:dir:name`)
 /// ends with the plain `name`.
-pub(crate) fn plain_name_of(qualified: &str, name: &str) -> bool {
+pub fn plain_name_of(qualified: &str, name: &str) -> bool {
     qualified
         .strip_suffix(name)
         .is_some_and(|rest| rest.ends_with(':'))

@@ -4,9 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::custom_commands::read_markdown;
-
 use super::{OutputStyle, OutputStyles, StyleSource};
+use crate::frontmatter::read_markdown;
 
 /// Where output styles are looked for.
 #[derive(Debug, Clone, Default)]

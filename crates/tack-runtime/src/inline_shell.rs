@@ -1,7 +1,6 @@
-//! `` !`command` `` in a custom command's (or skill's) body, as Claude Code
-//! runs them: before the prompt is sent, each in turn, its output put where
-//! the line was (commit-commands' `/commit` starts with
-//! `` !`git status` `` and `` !`git diff HEAD` ``).
+//! `` !`command` `` in a custom command's (or skill's) body (found by
+//! tack-extensions' `inline_shell::find`), as Claude Code runs them: before
+//! the prompt is sent, each in turn, its output put where the line was.
 //!
 //! Invariant: a body's command runs only if a Bash call of it would run
 //! without asking (the permission rules, plus the command's `allowed-tools`
@@ -12,74 +11,15 @@
 
 use std::path::Path;
 
+use tack_extensions::custom_commands::inline_shell::{InlineShell, find};
 use tack_protocol::{ContentBlock, Message};
 use tokio_util::sync::CancellationToken;
 
-use super::CustomCommand;
 use crate::user_shell::{SHELL_TIMEOUT, run_shell, shell_output_shown};
-
-/// Whether a turn's message has `` !`command` `` lines to run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum InlineShell {
-    /// A plain prompt: `` !`…` `` is text.
-    #[default]
-    Off,
-    /// A custom command's or skill's body: its lines run (if allowed).
-    Run,
-    /// An untrusted project's command: none runs, the prompt says so.
-    Untrusted,
-}
-
-/// Whose text holds the `` !`command` `` lines, for PreSkillShellCommand.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShellOwner {
-    /// The skill's or command's name.
-    pub name: String,
-    /// `projectSettings`, `userSettings` or `plugin`.
-    pub source: Option<&'static str>,
-    /// `user` (typed, or sent by an SDK host), `claude` or `other`.
-    pub invoked_by: &'static str,
-}
 
 /// Decides whether a line may run (`Err`: why not, shown in its place).
 pub(crate) type MayRun<'a> =
     &'a (dyn Fn(String) -> futures::future::BoxFuture<'static, Result<(), String>> + Sync);
-
-impl InlineShell {
-    pub(crate) fn of(command: &CustomCommand) -> InlineShell {
-        if command.runs_shell {
-            InlineShell::Run
-        } else {
-            InlineShell::Untrusted
-        }
-    }
-}
-
-/// The `` !`command` `` spans of `text` (a `!` at the start or after
-/// whitespace, then a backticked command on one line): (start, end, command).
-pub(crate) fn find(text: &str) -> Vec<(usize, usize, &str)> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("!`").map(|i| i + from) {
-        let starts_a_word = text[..at]
-            .chars()
-            .next_back()
-            .is_none_or(char::is_whitespace);
-        let body = at + 2;
-        let Some(len) = text[body..].find(['`', '\n']) else {
-            break;
-        };
-        let end = body + len;
-        let command = &text[body..end];
-        if starts_a_word && text[end..].starts_with('`') && !command.trim().is_empty() {
-            out.push((at, end + 1, command));
-            from = end + 1;
-        } else {
-            from = body;
-        }
-    }
-    out
-}
 
 /// `text` with each `` !`command` `` replaced by its output (stdout, then
 /// stderr), or by why it did not run.
@@ -123,7 +63,8 @@ pub(crate) async fn expand(
 }
 
 /// The message of a custom command with its body's lines run: the body is
-/// the second block (after the command tags, [`CustomCommand::message`]).
+/// the second block (after the command tags, tack-extensions'
+/// `CustomCommand::message`).
 pub(crate) async fn expand_message(
     mut message: Message,
     policy: InlineShell,
@@ -144,13 +85,6 @@ pub(crate) async fn expand_message(
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    #[test]
-    fn finds_backticked_commands_after_a_bang_that_starts_a_word() {
-        let text = "Status: !`git status`\n- diff: !`git diff HEAD`\nnot!`x` !`` !`open\n`";
-        let found: Vec<&str> = find(text).into_iter().map(|(.., c)| c).collect();
-        assert_eq!(found, ["git status", "git diff HEAD"]);
-    }
 
     #[tokio::test]
     async fn allowed_commands_run_and_others_say_why_not() {

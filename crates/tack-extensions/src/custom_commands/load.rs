@@ -4,8 +4,8 @@
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
-use super::frontmatter::read_markdown;
 use super::{CommandScope, CustomCommand, CustomCommands};
+use crate::frontmatter::read_markdown;
 use crate::plugins::PluginPaths;
 
 /// How deep folders under a commands folder are read (`a/b/c.md` is `a:b:c`).

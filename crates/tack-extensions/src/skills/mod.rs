@@ -8,21 +8,23 @@
 //!
 //! Progressive disclosure: only names and descriptions reach the model (a
 //! `<system-reminder>` listing on the first prompt, as Claude Code's
-//! `skill_listing` attachment); the [`SkillTool`] (`Skill`) loads a body on
-//! demand, `${CLAUDE_SKILL_DIR}` replaced by the skill's folder. `/name args`
-//! invokes a user-invocable skill like a custom command ([`crate::slash`]).
+//! `skill_listing` attachment); the `Skill` tool (tack-runtime's
+//! `skill_tool.rs`) loads a body on demand ([`Skill::tool_text`]),
+//! `${CLAUDE_SKILL_DIR}` replaced by the skill's folder. `/name args` invokes
+//! a user-invocable skill like a custom command (tack-runtime's `slash.rs`).
 
 mod load;
-mod tool;
 
 use std::path::PathBuf;
 
+use tack_protocol::extensions::SlashCommand;
 use tack_protocol::{ContentBlock, Message};
+use tack_sys::terminal_text::visible;
 
-use crate::custom_commands::{CommandScope, CustomCommand, ShellOwner};
+use crate::custom_commands::inline_shell::ShellOwner;
+use crate::custom_commands::{CommandScope, CustomCommand};
 
 pub use load::{SkillDirs, load_skills};
-pub use tool::{SKILL_TOOL_NAME, SkillTool};
 
 /// Where a skill was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,16 +61,31 @@ pub struct Skill {
 
 impl Skill {
     /// Who holds this skill's `` !`command` `` lines, loaded by `invoked_by`.
-    pub(crate) fn shell_owner(&self, invoked_by: &'static str) -> ShellOwner {
-        let source = match self.source {
+    pub fn shell_owner(&self, invoked_by: &'static str) -> ShellOwner {
+        ShellOwner {
+            name: self.name.clone(),
+            source: Some(self.scope().setting_source()),
+            invoked_by,
+        }
+    }
+
+    /// Where it comes from, as a command's scope.
+    fn scope(&self) -> CommandScope {
+        match self.source {
             SkillSource::Project => CommandScope::Project,
             SkillSource::User => CommandScope::User,
             SkillSource::Plugin => CommandScope::Plugin,
-        };
-        ShellOwner {
-            name: self.name.clone(),
-            source: Some(source.setting_source()),
-            invoked_by,
+        }
+    }
+
+    /// How a front end lists `/name`, its text made safe for a terminal (the
+    /// model's [`Skills::listing`] keeps the description as written).
+    pub fn listed(&self) -> SlashCommand {
+        SlashCommand {
+            name: visible(&self.name).into_owned(),
+            description: visible(&self.description).into_owned(),
+            argument_hint: visible(self.argument_hint.as_deref().unwrap_or_default()).into_owned(),
+            source: self.scope().listed(),
         }
     }
 
@@ -98,11 +115,7 @@ impl Skill {
         let dir = self.dir.to_string_lossy();
         CustomCommand {
             name: self.name.clone(),
-            scope: match self.source {
-                SkillSource::Project => CommandScope::Project,
-                SkillSource::User => CommandScope::User,
-                SkillSource::Plugin => CommandScope::Plugin,
-            },
+            scope: self.scope(),
             description: Some(self.description.clone()),
             argument_hint: self.argument_hint.clone(),
             allowed_tools: self.allowed_tools.clone(),
@@ -150,7 +163,8 @@ impl Skills {
         })
     }
 
-    /// What `/skills` answers.
+    /// What `/skills` answers, safe for a terminal: a description's escape
+    /// sequences and other controls are shown, not sent.
     pub fn report(&self) -> String {
         if self.0.is_empty() {
             return "No skills found.".to_owned();
@@ -164,7 +178,7 @@ impl Skills {
                     SkillSource::User => "user",
                     SkillSource::Plugin => "plugin",
                 };
-                format!("/{} ({source}): {}", s.name, s.description)
+                visible(&format!("/{} ({source}): {}", s.name, s.description)).into_owned()
             })
             .collect();
         format!("Skills:\n{}", lines.join("\n"))
@@ -207,6 +221,53 @@ mod tests {
         assert_eq!(
             skills.report(),
             "Skills:\n/a (user): a things\n/b (user): b things"
+        );
+    }
+
+    #[test]
+    fn what_a_terminal_shows_of_a_skill_or_command_has_no_escape_sequence() {
+        let hostile = "Deploys\x1b]0;pwned\x07 \u{9b}2J\x1b[8m";
+        let evil = Skill {
+            description: hostile.into(),
+            argument_hint: Some("<stage\x1b[2K>".into()),
+            ..skill("evil", true)
+        };
+        let skills = Skills(vec![evil.clone()]);
+        assert_eq!(
+            skills.report(),
+            "Skills:\n/evil (user): Deploys␛]0;pwned␇ <U+009B>2J␛[8m"
+        );
+        assert_eq!(
+            evil.listed(),
+            SlashCommand {
+                name: "evil".into(),
+                description: "Deploys␛]0;pwned␇ <U+009B>2J␛[8m".into(),
+                argument_hint: "<stage␛[2K>".into(),
+                source: tack_protocol::extensions::CommandSource::User,
+            }
+        );
+        let command = CustomCommand {
+            description: None,
+            ..evil.as_command()
+        };
+        assert_eq!(
+            command.listed().description,
+            "Run /h/.claude/skills/evil/go.sh $ARGUMENTS"
+        );
+        let command = CustomCommand {
+            body: format!("{hostile}\n"),
+            ..command
+        };
+        assert_eq!(
+            command.listed().description,
+            "Deploys␛]0;pwned␇ <U+009B>2J␛[8m"
+        );
+        // The model's listing is text, as written.
+        assert_eq!(
+            skills.listing(),
+            Some(format!(
+                "The following skills are available for use with the Skill tool:\n\n- evil: {hostile}"
+            ))
         );
     }
 

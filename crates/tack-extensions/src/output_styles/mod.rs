@@ -43,6 +43,16 @@ pub struct OutputStyle {
     pub path: Option<PathBuf>,
 }
 
+/// The output styles a session can pick and the one it has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Styles {
+    pub all: OutputStyles,
+    pub active: OutputStyle,
+    /// The name `outputStyle` gives, as Claude Code reports it in
+    /// `system/init` even when no such style exists (the default applies).
+    pub named: String,
+}
+
 /// Every style a session can pick, built-ins first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputStyles(pub Vec<OutputStyle>);
@@ -62,6 +72,29 @@ impl OutputStyles {
     /// Every style's name, for the SDK's `available_output_styles`.
     pub fn names(&self) -> Vec<String> {
         self.0.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// These styles with the one `wanted` names (`outputStyle`; `None`: the
+    /// default) active. An unknown name is a warning and the default style,
+    /// still reported by that name.
+    pub fn choose(self, wanted: Option<&str>) -> (Styles, Option<String>) {
+        let wanted = wanted.unwrap_or(DEFAULT_STYLE);
+        let (active, named, warning) = match self.get(wanted) {
+            Some(style) => (style.clone(), style.name.clone(), None),
+            None => (
+                OutputStyle::default_style(),
+                wanted.to_owned(),
+                Some(format!(
+                    "warning: outputStyle `{wanted}`: no such output style; using the default"
+                )),
+            ),
+        };
+        let styles = Styles {
+            all: self,
+            active,
+            named,
+        };
+        (styles, warning)
     }
 }
 

@@ -4,8 +4,8 @@
 //! in it is bounded.
 
 use proptest::prelude::*;
-use tack_runtime::agents::{AgentSource, parse_markdown};
-use tack_runtime::custom_commands::{parse_frontmatter, split_frontmatter};
+use tack_extensions::agents::{AgentSource, parse_markdown};
+use tack_extensions::frontmatter::{parse_frontmatter, split_frontmatter};
 
 fn frontmatter_line() -> impl Strategy<Value = String> {
     prop_oneof![

@@ -5,20 +5,23 @@
 //! - commands (`commands/`): [`crate::custom_commands`], `/plugin:command`;
 //! - agents (`agents/`): [`crate::agents`], `plugin:agent` in the Agent tool;
 //! - skills (`skills/`): [`crate::skills`], `plugin:skill`;
-//! - hooks (`hooks/hooks.json`, manifest `hooks`): [`crate::hooks`], with
-//!   `${CLAUDE_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_DATA}` replaced and set in the
-//!   hook's environment;
-//! - MCP servers (`.mcp.json`, manifest `mcpServers`): [`crate::mcp`], named
-//!   `plugin:<plugin>:<server>` (tools `mcp__plugin_<plugin>_<server>__<tool>`).
+//! - hooks (`hooks/hooks.json`, manifest `hooks`): checked with tack-hooks'
+//!   `HooksConfig`, `${CLAUDE_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_DATA}` replaced
+//!   and set in the hook's environment ([`PluginHooks`]; the session runs them);
+//! - MCP servers (`.mcp.json`, manifest `mcpServers`): tack-mcp's
+//!   [`ServerEntry`]s named `plugin:<plugin>:<server>` (tools
+//!   `mcp__plugin_<plugin>_<server>__<tool>`);
+//! - output styles (`output-styles/`): [`SessionPlugins::output_style_paths`]
+//!   for [`crate::output_styles`], `plugin:style`.
 //!
-//! Output styles are not loaded here yet: [`Plugin::output_style_paths`] lists
-//! each plugin's.
-//!
-//! Where plugins come from: `--plugin-dir` (the SDKs' `plugins` option) for
-//! one session; the installed, enabled plugins join the same list
-//! ([`session_plugins`]). A plugin that cannot be read, or a component of one,
-//! is a [`PluginFailure`] (a warning, and `system/init`'s `plugin_errors`);
-//! the session goes on without it. No plugin: nothing here reads anything.
+//! Where plugins come from: `--plugin-dir` ([`PluginDir`]; the SDKs' `plugins`
+//! option) for one session; the installed, enabled plugins join the same list
+//! ([`session_plugins`], [`installed_plugins`]). A plugin that cannot be read,
+//! or a component of one, is a [`PluginFailure`] (a warning, and
+//! `system/init`'s `plugin_errors`); the session goes on without it. No
+//! plugin: nothing here reads anything.
+
+mod installed;
 
 use std::path::{Path, PathBuf};
 
@@ -27,7 +30,30 @@ use tack_mcp::{ConfigIssue, ConfigScope, ServerConfig, ServerEntry};
 use tack_plugins::{HooksField, McpField, Plugin, PluginError, PluginSource};
 use tack_protocol::extensions::{PluginFailure, PluginSummary};
 
-use crate::options::PluginDir;
+pub use installed::{installed_plugins, plugin_layers};
+
+/// A `--plugin-dir`: a plugin folder for one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginDir {
+    /// Relative to the cwd.
+    pub path: PathBuf,
+    /// Its MCP servers start (not with `--plugin-dir-no-mcp`, the TypeScript
+    /// SDK's `skipMcpDiscovery`).
+    pub mcp: bool,
+}
+
+impl PluginDir {
+    pub fn new(path: impl Into<PathBuf>) -> PluginDir {
+        PluginDir {
+            path: path.into(),
+            mcp: true,
+        }
+    }
+
+    pub fn without_mcp(self) -> PluginDir {
+        PluginDir { mcp: false, ..self }
+    }
+}
 
 /// A part of a loaded `plugin` that did not load.
 fn component_failure(plugin: &Plugin, kind: &str, message: String) -> PluginFailure {
@@ -49,7 +75,7 @@ pub struct PluginPaths {
 
 /// One hooks configuration of a plugin, its placeholders replaced.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PluginHooks {
+pub struct PluginHooks {
     /// Names it in messages: `plugin <id> (<file>)`.
     pub source: String,
     /// The events object (`{"SessionStart": [...]}`).
@@ -62,16 +88,16 @@ pub(crate) struct PluginHooks {
 type ComponentPaths = fn(&Plugin) -> Result<Vec<PathBuf>, PluginError>;
 
 /// A session's plugins and their components, read once at start.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionPlugins {
     pub plugins: Vec<Plugin>,
     pub failures: Vec<PluginFailure>,
     pub commands: Vec<PluginPaths>,
     pub agents: Vec<PluginPaths>,
     pub skills: Vec<PluginPaths>,
-    pub(crate) hooks: Vec<PluginHooks>,
-    pub(crate) mcp_servers: Vec<ServerEntry>,
-    pub(crate) mcp_issues: Vec<ConfigIssue>,
+    pub hooks: Vec<PluginHooks>,
+    pub mcp_servers: Vec<ServerEntry>,
+    pub mcp_issues: Vec<ConfigIssue>,
 }
 
 /// The session's plugins: each `--plugin-dir` (relative to `cwd`; without
@@ -145,7 +171,7 @@ impl SessionPlugins {
     }
 
     /// Each plugin's output style files and folders, for the output styles'
-    /// loader (not built yet); a path that cannot be used is left out (it is
+    /// loader; a path that cannot be used is left out (it is
     /// reported by `tack plugin validate`).
     pub fn output_style_paths(&self) -> Vec<PluginPaths> {
         self.plugins

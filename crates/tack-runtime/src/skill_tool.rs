@@ -12,13 +12,13 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
+use tack_extensions::custom_commands::inline_shell::InlineShell;
+use tack_extensions::skills::{Skill, Skills};
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
-use super::{Skill, Skills};
 use crate::agents::AgentTool;
-use crate::custom_commands::InlineShell;
-use crate::custom_commands::inline_shell::expand;
 use crate::gate::Gate;
+use crate::inline_shell::expand;
 
 pub const SKILL_TOOL_NAME: &str = "Skill";
 

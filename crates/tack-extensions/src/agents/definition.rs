@@ -101,12 +101,12 @@ impl AgentDefinition {
 }
 
 /// Claude Code's current name for the tool.
-pub(crate) const AGENT_TOOL_NAME: &str = "Agent";
+pub const AGENT_TOOL_NAME: &str = "Agent";
 /// Its earlier name, accepted in rules, hooks, definitions and transcripts.
-pub(crate) const LEGACY_AGENT_TOOL_NAME: &str = "Task";
+pub const LEGACY_AGENT_TOOL_NAME: &str = "Task";
 
 /// True for either name of the Agent tool.
-pub(crate) fn is_agent_tool_name(name: &str) -> bool {
+pub fn is_agent_tool_name(name: &str) -> bool {
     name == AGENT_TOOL_NAME || name == LEGACY_AGENT_TOOL_NAME
 }
 

@@ -3,9 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::custom_commands::read_markdown;
-
 use super::{Skill, SkillSource, Skills};
+use crate::frontmatter::read_markdown;
 use crate::plugins::PluginPaths;
 
 /// Where skills are looked for.
