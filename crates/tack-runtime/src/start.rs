@@ -202,7 +202,7 @@ pub async fn start(
         permission_mode: perms.mode,
         checkpoints,
         sandbox,
-        conversation: (conversation, session_id, transcript_path),
+        conversation: (conversation, transcript_path),
         context_load,
         mcp,
         tool_env,

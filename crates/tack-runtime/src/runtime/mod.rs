@@ -646,7 +646,7 @@ impl Driver {
         let end = Box::new(TurnEnd {
             record,
             ok,
-            error_line: (!ok).then(|| error_line(result, self.settings.max_turns)),
+            error_line: (!ok).then(|| error_line(result, self.settings.base_config.max_turns)),
         });
         self.release_held_end();
         if self.input_end.ended()

@@ -67,7 +67,6 @@ pub(crate) struct TurnSettings {
     /// The session's own request settings, before any `set_model`.
     pub base_config: QueryConfig,
     pub request_env: RequestEnv,
-    pub max_turns: Option<u32>,
     /// The model sub-agents inherit; follows `set_model`.
     pub agent_model: ModelCell,
     /// `--json-schema`'s tool (also among the built-in tools), told of each
@@ -243,7 +242,6 @@ mod tests {
         TurnSettings {
             base_config,
             request_env: RequestEnv::from_env(&env),
-            max_turns: Some(3),
             agent_model: ModelCell::new(model.to_owned()),
             structured_output: None,
             context: Arc::new(PromptContext::default()),

@@ -49,8 +49,8 @@ pub(super) struct Prepared {
     pub(super) permission_mode: PermissionMode,
     pub(super) checkpoints: Option<Arc<Checkpoints>>,
     pub(super) sandbox: Option<Arc<tack_sandbox::Sandbox>>,
-    /// The conversation, its session id and its transcript's path.
-    pub(super) conversation: (Conversation, String, PathBuf),
+    /// The conversation and its transcript's path.
+    pub(super) conversation: (Conversation, PathBuf),
     pub(super) context_load: tokio::task::JoinHandle<LoadedContext>,
     pub(super) mcp: Option<SessionMcp>,
     pub(super) tool_env: Arc<ToolEnv>,
@@ -106,12 +106,13 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         permission_mode,
         checkpoints,
         sandbox,
-        conversation: (conversation, session_id, transcript_path),
+        conversation: (conversation, transcript_path),
         context_load,
         mut mcp,
         tool_env,
         structured_output,
     } = p;
+    let session_id = conversation.session_id.clone();
     let (gate, hooks) = (policy.gate.clone(), policy.hooks.clone());
     let context = loaded_context(context_load, &emit, &gate).await;
     if let Some(t) = emit.telemetry() {
@@ -220,7 +221,6 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         settings: TurnSettings {
             base_config: engine.request.base,
             request_env: engine.request.env,
-            max_turns: options.request.max_turns,
             agent_model: session_tools.model,
             structured_output,
             context,
