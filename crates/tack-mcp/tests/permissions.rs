@@ -37,6 +37,7 @@ fn decide(ctx: &PermissionContext, tool: &Arc<dyn Tool>) -> &'static str {
         Decision::Allow { .. } => "allow",
         Decision::Deny { .. } => "deny",
         Decision::Ask { .. } => "ask",
+        Decision::Classify { .. } => "classify",
     }
 }
 

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub enum PermissionMode {
     /// Read-only tools inside the working directories run; everything else asks.
+    /// Shown as "Manual" (Claude Code's name since auto mode; `manual` is accepted).
     #[default]
+    #[serde(alias = "manual")]
     Default,
     /// As `Default`, plus file edits (and `mkdir`/`touch`/`mv`/`cp`, and output
     /// redirections) inside the working directories run without asking.
@@ -24,7 +26,8 @@ pub enum PermissionMode {
     BypassPermissions,
     /// Anything not pre-allowed by a rule or a mode default is denied (never asks).
     DontAsk,
-    /// Claude Code's classifier mode. tack has no classifier: behaves as `Default`.
+    /// A classifier model decides what no rule, safety check or local fast
+    /// path (read-only calls, edits inside the working directories) decides.
     Auto,
 }
 
@@ -38,6 +41,20 @@ impl PermissionMode {
             PermissionMode::BypassPermissions => "bypassPermissions",
             PermissionMode::DontAsk => "dontAsk",
             PermissionMode::Auto => "auto",
+        }
+    }
+}
+
+impl PermissionMode {
+    /// The name a person reads (`default` is "Manual").
+    pub fn label(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "Manual",
+            PermissionMode::AcceptEdits => "Accept edits",
+            PermissionMode::Plan => "Plan",
+            PermissionMode::BypassPermissions => "Bypass permissions",
+            PermissionMode::DontAsk => "Don't ask",
+            PermissionMode::Auto => "Auto",
         }
     }
 }
@@ -100,6 +117,8 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", m.as_str()));
         }
         assert_eq!("manual".parse(), Ok(PermissionMode::Default));
+        let manual: PermissionMode = serde_json::from_str("\"manual\"").unwrap();
+        assert_eq!(manual, PermissionMode::Default);
         assert!("yolo".parse::<PermissionMode>().is_err());
     }
 }

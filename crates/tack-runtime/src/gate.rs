@@ -258,7 +258,7 @@ impl Gate {
             .ctx()
             .decide("Read", &[], &input, true, &[path.to_path_buf()]);
         match decision {
-            Decision::Allow { .. } | Decision::Ask { .. } => Ok(()),
+            Decision::Allow { .. } | Decision::Ask { .. } | Decision::Classify { .. } => Ok(()),
             Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),
         }
     }
@@ -275,7 +275,7 @@ impl Gate {
         match decision {
             Decision::Allow { .. } => Ok(()),
             Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),
-            Decision::Ask { reason, .. } => Err(format!(
+            Decision::Ask { reason, .. } | Decision::Classify { reason, .. } => Err(format!(
                 "{reason}; a command's `allowed-tools` or a permission rule must allow it"
             )),
         }
@@ -291,7 +291,7 @@ impl Gate {
     ) -> Option<String> {
         match self.decide(tool, input, ctx, true) {
             Decision::Deny { reason, rule } => Some(self.deny_message(reason, rule.as_deref())),
-            Decision::Allow { .. } | Decision::Ask { .. } => None,
+            Decision::Allow { .. } | Decision::Ask { .. } | Decision::Classify { .. } => None,
         }
     }
 
@@ -464,6 +464,10 @@ impl Gate {
                 self.denied(tool, effective, ctx, message).await
             }
             Decision::Ask {
+                reason,
+                suggestions,
+            }
+            | Decision::Classify {
                 reason,
                 suggestions,
             } => match &self.prompts {
@@ -694,6 +698,31 @@ impl Gate {
                 );
             }
         }
+    }
+
+    /// A front end's "allow calls like this" (`Op::AddAllowRule`): `rule`
+    /// joins the session's allow rules and the local settings file.
+    pub(crate) fn add_allow_rule(&self, rule: &str) -> Result<PathBuf, String> {
+        if tack_sys::terminal_text::has_control(rule, true) {
+            return Err(format!(
+                "`{}` contains control characters",
+                tack_sys::terminal_text::visible(rule)
+            ));
+        }
+        self.ctx
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .rules_mut()
+            .add(&RuleSource::named("session"), RuleBehavior::Allow, rule)
+            .map_err(|e| e.to_string())?;
+        let file = &self.files.local;
+        tack_permissions::add_allow_rule_to_local_settings(file, rule).map_err(|e| {
+            format!(
+                "added for this session, but not saved to {}: {e}",
+                file.display()
+            )
+        })?;
+        Ok(file.clone())
     }
 
     /// The PreToolUse hooks' context of the call `tool_use_id`, once.

@@ -272,7 +272,10 @@ pub use runtime::{Answers, Runtime, RuntimeEvents};
 pub use sandbox::{SandboxMode, sandbox_report};
 pub use session_tools::UnknownTools;
 pub use slash::slash_commands;
-pub use snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot, context_tokens};
+pub use snapshot::{
+    AUTO_DECISIONS_KEPT, AutoDecider, AutoDecisionView, ContextUsage, HookView, RuleView,
+    SessionSnapshot, context_tokens,
+};
 pub use start::{StartError, start};
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};

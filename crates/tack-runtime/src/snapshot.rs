@@ -36,6 +36,49 @@ pub struct SessionSnapshot {
     pub hooks: Vec<HookView>,
     /// The Bash sandbox's state, one line (`/sandbox`).
     pub sandbox: String,
+    /// Auto mode's recent decisions, oldest first (at most
+    /// [`AUTO_DECISIONS_KEPT`]): what `/permissions` explains.
+    #[serde(default)]
+    pub auto_decisions: Vec<AutoDecisionView>,
+    /// Allow rules auto mode sets aside while it is on (interpreters and
+    /// runners, `Bash`, `Bash(*)`; every shell rule under
+    /// `autoMode.classifyAllShell`), as written.
+    #[serde(default)]
+    pub set_aside: Vec<String>,
+}
+
+/// How many auto-mode decisions a session keeps for `/permissions`.
+pub const AUTO_DECISIONS_KEPT: usize = 50;
+
+/// What decided a call in auto mode.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum AutoDecider {
+    /// A permission rule (`rule` as written) or a safety check.
+    Rule { rule: String },
+    /// A local fast path (read-only, an edit inside the working directories).
+    FastPath,
+    /// The classifier, at stage 1 (the short verdict) or 2 (the reasoned one).
+    Classifier { stage: u8 },
+    /// The classifier could not answer (error, garbled verdict).
+    ClassifierFailed,
+    /// A person, after the classifier blocked too often or could not answer.
+    Person,
+}
+
+/// One auto-mode decision.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AutoDecisionView {
+    pub tool_use_id: String,
+    pub tool_name: String,
+    /// The call in one line (a command, a path), shortened.
+    pub summary: String,
+    pub allowed: bool,
+    pub decided_by: AutoDecider,
+    /// Why, in the decider's words.
+    pub reason: String,
+    /// A rule that would allow a call like this one (for a block), best first.
+    pub rule: Option<String>,
 }
 
 /// One command hook as a front end lists it.

@@ -362,6 +362,8 @@ mod tests {
             turn_running: false,
             hooks: Vec::new(),
             sandbox: "sandbox: off (Bash commands run unconfined)".to_owned(),
+            auto_decisions: Vec::new(),
+            set_aside: Vec::new(),
         }
     }
 

@@ -84,13 +84,22 @@ pub enum Decision {
         /// Rules that would allow this call, for "allow always" (best first).
         suggestions: Vec<String>,
     },
+    /// Auto mode: no rule, safety check or fast path decides; the classifier
+    /// does. Where auto mode cannot classify (nobody configured it), this is
+    /// an `Ask`.
+    Classify {
+        /// What would need approval in the default mode.
+        reason: String,
+        /// Rules that would allow this call, for "allow always" (best first).
+        suggestions: Vec<String>,
+    },
 }
 
 impl Decision {
     /// Print mode and other prompt-less callers: `Ask` becomes `Deny`.
     pub fn without_prompt(self) -> Decision {
         match self {
-            Decision::Ask { reason, .. } => Decision::Deny {
+            Decision::Ask { reason, .. } | Decision::Classify { reason, .. } => Decision::Deny {
                 reason: format!("{reason} (no permission prompt available)"),
                 rule: None,
             },

@@ -38,6 +38,7 @@ impl Gate {
             Decision::Ask { .. } if !answered => "config",
             Decision::Ask { .. } if accepted => "user_temporary",
             Decision::Ask { .. } => "user_reject",
+            Decision::Classify { .. } => "classifier",
         }
     }
 }

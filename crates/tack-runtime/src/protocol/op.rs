@@ -100,6 +100,11 @@ pub enum Op {
     /// owed. `wait_ceiling` caps the wait for background agents; at the cap
     /// the session ends and the agents are stopped.
     EndInput { wait_ceiling: Option<Duration> },
+    /// Allow calls like a blocked one from now on: `rule` (as written,
+    /// `Bash(npm install:*)`) joins the session's allow rules and the
+    /// project's local settings file. Replied to with the file it was saved
+    /// to, or why it was not added.
+    AddAllowRule { rule: String },
     /// The answer to the ask `ask` (a permission request, a hook callback).
     /// Replied to with whether it was still waiting.
     Answer { ask: AskId, answer: AskAnswer },

@@ -35,6 +35,8 @@ pub enum Reply {
     RewindPoints(Vec<RewindPoint>),
     ConversationRewound(Result<ConversationRewound, RewindError>),
     Answered(Result<(), AnswerError>),
+    /// `AddAllowRule`: the settings file the rule was saved to.
+    RuleAdded(Result<PathBuf, String>),
 }
 
 /// What an interrupt did.
@@ -65,6 +67,20 @@ pub enum ModeError {
         "bypassPermissions mode is not available in this session: start it with --dangerously-skip-permissions or --allow-dangerously-skip-permissions (and without permissions.disableBypassPermissionsMode)"
     )]
     BypassUnavailable,
+    /// Auto mode is off for this session (`permissions.disableAutoMode`,
+    /// or no model to classify with), saying why.
+    #[error("auto mode is not available in this session: {0}")]
+    AutoModeUnavailable(String),
+}
+
+impl ModeError {
+    /// Claude Code's error code for the SDKs' `set_permission_mode`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ModeError::BypassUnavailable => "bypass_permissions_unavailable",
+            ModeError::AutoModeUnavailable(_) => "auto_mode_unavailable",
+        }
+    }
 }
 
 /// Why an MCP change was not made.

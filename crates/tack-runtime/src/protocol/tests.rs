@@ -69,9 +69,10 @@ fn op_kind(op: &Op) -> usize {
         Op::RewindConversation { .. } => 16,
         Op::EndInput { .. } => 17,
         Op::Answer { .. } => 18,
+        Op::AddAllowRule { .. } => 19,
     }
 }
-const OP_KINDS: usize = 19;
+const OP_KINDS: usize = 20;
 
 fn ops() -> Vec<Op> {
     vec![
@@ -122,6 +123,9 @@ fn ops() -> Vec<Op> {
             dry_run: true,
         },
         Op::RewindPoints,
+        Op::AddAllowRule {
+            rule: "Bash(npm install:*)".into(),
+        },
         Op::RewindConversation {
             user_message_id: "u-1".into(),
         },
@@ -227,6 +231,8 @@ fn snapshot() -> SessionSnapshot {
             is_async: false,
         }],
         sandbox: "Sandbox: off".into(),
+        auto_decisions: Vec::new(),
+        set_aside: Vec::new(),
     }
 }
 
@@ -289,6 +295,11 @@ fn replies() -> Vec<Reply> {
         Reply::ConversationRewound(Err(RewindError::TurnRunning)),
         Reply::Answered(Ok(())),
         Reply::Answered(Err(AnswerError::NotWaiting(AskId(9)))),
+        Reply::RuleAdded(Ok("/p/.claude/settings.local.json".into())),
+        Reply::RuleAdded(Err("`Bash(` is not a rule".into())),
+        Reply::PermissionMode(Err(ModeError::AutoModeUnavailable(
+            "permissions.disableAutoMode is set".into(),
+        ))),
     ]
 }
 

@@ -483,6 +483,8 @@ impl Driver {
                 .map(|h| h.views())
                 .unwrap_or_default(),
             sandbox: self.policy.gate.sandbox_status(),
+            auto_decisions: Vec::new(),
+            set_aside: Vec::new(),
         }
     }
 

@@ -181,6 +181,9 @@ impl Driver {
             Op::Answer { ask, answer } => {
                 reply.send(Reply::Answered(self.emit.asks().answer(ask, answer)));
             }
+            Op::AddAllowRule { rule } => {
+                reply.send(Reply::RuleAdded(self.policy.gate.add_allow_rule(&rule)));
+            }
         }
         Control::None
     }
