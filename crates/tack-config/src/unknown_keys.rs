@@ -36,6 +36,9 @@ pub(crate) const TACK_KEYS: &[&str] = &[
     "modelPrices",
     "sandbox",
     "worktree",
+    "autoMode",
+    "useAutoModeDuringPlan",
+    "skipAutoPermissionPrompt",
 ];
 
 /// Top-level keys of Claude Code's settings that tack does not use.
@@ -96,10 +99,12 @@ pub(crate) const TACK_PERMISSION_KEYS: &[&str] = &[
     "defaultMode",
     "additionalDirectories",
     "disableBypassPermissionsMode",
+    "disableAutoMode",
+    "denyInsteadOfPrompting",
 ];
 
 /// `permissions` keys of Claude Code's that tack does not use.
-const CLAUDE_CODE_PERMISSION_KEYS: &[&str] = &["disableAutoMode"];
+const CLAUDE_CODE_PERMISSION_KEYS: &[&str] = &[];
 
 /// Something in the settings that is not an error but that the user should
 /// hear about.
