@@ -36,7 +36,7 @@ pub mod path;
 pub mod rule;
 pub mod settings_rules;
 
-pub use engine::{Decision, PermissionContext};
+pub use engine::{AutoOptions, Decision, PermissionContext, sets_aside};
 pub use mode::{PermissionMode, UnknownMode};
 pub use rule::{LEGACY_TOOL_NAMES, Rule, Specifier, ToolPattern, canonical_tool_name, parse_rule};
 pub use settings_rules::{

@@ -94,6 +94,7 @@ fn label(d: &Decision) -> &'static str {
         Decision::Allow { .. } => "allow",
         Decision::Deny { .. } => "deny",
         Decision::Ask { .. } => "ask",
+        Decision::Classify { .. } => "classify",
     }
 }
 

@@ -55,6 +55,7 @@ fn label(d: &Decision) -> &'static str {
         Decision::Allow { .. } => "allow",
         Decision::Deny { .. } => "deny",
         Decision::Ask { .. } => "ask",
+        Decision::Classify { .. } => "classify",
     }
 }
 

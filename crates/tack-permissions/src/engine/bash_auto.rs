@@ -1,0 +1,61 @@
+//! Auto mode's Bash checks: the safety check (writes to protected paths by a
+//! redirection or a file command ask a person) and the read-only fast path
+//! (commands the parser proves read-only, reading inside the working
+//! directories).
+
+use super::PermissionContext;
+use crate::bash::{ParsedScript, RedirectKind, SimpleCommand, basename, read_only_operands};
+use crate::path::is_inside_any;
+
+/// Commands whose operands are files they create, change or remove: the
+/// safety check looks at every static operand of theirs.
+const WRITING_COMMANDS: &[&str] = &[
+    "mkdir", "touch", "cp", "mv", "rm", "rmdir", "tee", "ln", "truncate", "chmod", "chown",
+    "install",
+];
+
+impl PermissionContext {
+    /// The protected paths (see `is_protected_in_auto`) the script writes
+    /// through a redirection or as an operand of a file command, as written.
+    pub(super) fn protected_writes(&self, script: &ParsedScript) -> Vec<String> {
+        let mut out = Vec::new();
+        let redirects = script
+            .redirects
+            .iter()
+            .filter(|r| r.kind == RedirectKind::Write)
+            .filter_map(|r| r.target.as_ref());
+        let operands = script
+            .commands
+            .iter()
+            .filter(|c| {
+                c.name()
+                    .is_some_and(|n| WRITING_COMMANDS.contains(&basename(n)))
+            })
+            .flat_map(|c| {
+                c.argv[1..]
+                    .iter()
+                    .filter(|w| w.value.as_deref().is_some_and(|v| !v.starts_with('-')))
+            });
+        for w in redirects.chain(operands) {
+            if self
+                .word_path(w)
+                .is_some_and(|p| self.is_protected_in_auto(&p))
+                && !out.contains(&w.raw)
+            {
+                out.push(w.raw.clone());
+            }
+        }
+        out
+    }
+
+    /// A command the parser proves read-only ([`read_only_operands`]) whose
+    /// every operand is inside the working directories.
+    pub(super) fn read_only_in_project(&self, cmd: &SimpleCommand) -> bool {
+        read_only_operands(cmd).is_some_and(|operands| {
+            operands.iter().all(|w| {
+                self.word_path(w)
+                    .is_some_and(|p| is_inside_any(&p, &self.working_dirs))
+            })
+        })
+    }
+}
