@@ -161,6 +161,17 @@ fn protected_writes_ask_a_person() {
             suggestions: vec!["Bash(rm:*)".into()],
         }
     );
+    // After a `cd`, a relative target is tried against the new directory too.
+    assert_eq!(
+        bash(&c, "cd ~ && echo x >> .bashrc"),
+        Decision::Ask {
+            reason: format!("Bash writes to a protected path (.bashrc): {PROTECTED}"),
+            suggestions: vec![
+                "Bash(cd ~)".into(),
+                format!("Edit(/{})", fx.proj.join(".bashrc").display())
+            ],
+        }
+    );
     let config = fx.proj.join(".git/config");
     assert_eq!(
         edit(&c, ".git/config"),

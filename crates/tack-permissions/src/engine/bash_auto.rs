@@ -3,9 +3,11 @@
 //! (commands the parser proves read-only, reading inside the working
 //! directories).
 
+use std::path::Path;
+
 use super::PermissionContext;
 use crate::bash::{ParsedScript, RedirectKind, SimpleCommand, basename, read_only_operands};
-use crate::path::is_inside_any;
+use crate::path::{is_inside_any, resolve};
 
 /// Commands whose operands are files they create, change or remove: the
 /// safety check looks at every static operand of theirs.
@@ -17,7 +19,22 @@ const WRITING_COMMANDS: &[&str] = &[
 impl PermissionContext {
     /// The protected paths (see `is_protected_in_auto`) the script writes
     /// through a redirection or as an operand of a file command, as written.
+    /// A relative path is also tried against every static `cd` destination
+    /// of the script (`cd ~ && echo x >> .bashrc`).
     pub(super) fn protected_writes(&self, script: &ParsedScript) -> Vec<String> {
+        let mut bases = vec![self.cwd.clone()];
+        for c in &script.commands {
+            if c.name().is_some_and(|n| matches!(n, "cd" | "pushd")) {
+                let dir = match c.argv.get(1).and_then(|w| w.value.as_deref()) {
+                    None if c.argv.len() == 1 => Some(self.home.clone()),
+                    Some(d) => resolve(Path::new(d), &self.cwd, &self.home)
+                        .ok()
+                        .map(|p| p.lexical),
+                    None => None,
+                };
+                bases.extend(dir);
+            }
+        }
         let mut out = Vec::new();
         let redirects = script
             .redirects
@@ -37,11 +54,11 @@ impl PermissionContext {
                     .filter(|w| w.value.as_deref().is_some_and(|v| !v.starts_with('-')))
             });
         for w in redirects.chain(operands) {
-            if self
-                .word_path(w)
-                .is_some_and(|p| self.is_protected_in_auto(&p))
-                && !out.contains(&w.raw)
-            {
+            let guarded = bases.iter().any(|base| {
+                self.word_path_from(w, base)
+                    .is_some_and(|p| self.is_protected_in_auto(&p))
+            });
+            if guarded && !out.contains(&w.raw) {
                 out.push(w.raw.clone());
             }
         }

@@ -389,12 +389,17 @@ impl PermissionContext {
 
     /// The path a static word names (`~` expanded, relative to the cwd).
     pub(super) fn word_path(&self, w: &Word) -> Option<ResolvedPath> {
+        self.word_path_from(w, &self.cwd)
+    }
+
+    /// The path a static word names, relative to `base`.
+    pub(super) fn word_path_from(&self, w: &Word, base: &Path) -> Option<ResolvedPath> {
         let v = w.value.as_deref()?;
         // `~user`, `~+`, `~-` expand to directories tack does not know.
         if v.is_empty() || (v.starts_with('~') && v != "~" && !v.starts_with("~/")) {
             return None;
         }
-        resolve(Path::new(v), &self.cwd, &self.home).ok()
+        resolve(Path::new(v), base, &self.home).ok()
     }
 
     /// `Ok((reason, rule))` when every part of the script is allowed (`rule`: the
