@@ -5,35 +5,22 @@
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 
+use crate::engine::Fx;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tack_permissions::{
     AutoOptions, Decision, PermissionContext, PermissionMode, RuleBehavior, RuleSet, RuleSource,
 };
 
-struct Fx {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    proj: PathBuf,
-    home: PathBuf,
-}
-
+/// The engine tests' fixture, with a build directory, a `.git`, `~/.claude`
+/// and a file `a` in the project.
 fn fx() -> Fx {
-    let dir = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(dir.path()).unwrap();
-    let proj = root.join("proj");
-    let home = root.join("home");
-    std::fs::create_dir_all(proj.join("src")).unwrap();
-    std::fs::create_dir_all(proj.join("build")).unwrap();
-    std::fs::create_dir_all(proj.join(".git")).unwrap();
-    std::fs::create_dir_all(home.join(".claude")).unwrap();
-    std::fs::write(proj.join("a"), "a").unwrap();
-    Fx {
-        _dir: dir,
-        root,
-        proj,
-        home,
-    }
+    let fx = crate::engine::fx();
+    std::fs::create_dir_all(fx.proj.join("build")).unwrap();
+    std::fs::create_dir_all(fx.proj.join(".git")).unwrap();
+    std::fs::create_dir_all(fx.home.join(".claude")).unwrap();
+    std::fs::write(fx.proj.join("a"), "a").unwrap();
+    fx
 }
 
 fn ctx(fx: &Fx, mode: PermissionMode, rules: &[(RuleBehavior, &str)]) -> PermissionContext {

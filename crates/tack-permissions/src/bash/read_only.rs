@@ -85,24 +85,9 @@ const SPECS: &[Spec] = &[
         pattern_first: false,
         max_operands: usize::MAX,
     },
-    Spec {
-        name: "head",
-        short: "qvz0123456789",
-        short_value: "nc",
-        long: &["--quiet", "--silent", "--verbose", "--zero-terminated"],
-        long_value: &["--lines", "--bytes"],
-        pattern_first: false,
-        max_operands: usize::MAX,
-    },
-    Spec {
-        name: "tail",
-        short: "qvzr0123456789",
-        short_value: "nc",
-        long: &["--quiet", "--silent", "--verbose", "--zero-terminated"],
-        long_value: &["--lines", "--bytes"],
-        pattern_first: false,
-        max_operands: usize::MAX,
-    },
+    // `tail` without `-f`/`-F`, which would follow the file forever.
+    head_or_tail("head"),
+    head_or_tail("tail"),
     Spec {
         name: "wc",
         short: "clmwL",
@@ -322,6 +307,19 @@ const SPECS: &[Spec] = &[
         max_operands: usize::MAX,
     },
 ];
+
+/// `head` and `tail` take the same inert options (`-n 5`, `-5`, `-c 10`, `-q`).
+const fn head_or_tail(name: &'static str) -> Spec {
+    Spec {
+        name,
+        short: "qvz0123456789",
+        short_value: "nc",
+        long: &["--quiet", "--silent", "--verbose", "--zero-terminated"],
+        long_value: &["--lines", "--bytes"],
+        pattern_first: false,
+        max_operands: usize::MAX,
+    }
+}
 
 /// The words of `cmd` that name files it reads, when `cmd` is a read-only
 /// command (see the module docs); `None` when it is not one or an option is

@@ -245,25 +245,13 @@ mod tests {
     #[test]
     fn protected_home_paths_cover_both_forms_once() {
         let got = protected_home_paths(Path::new("/h"), Path::new("/h"));
-        assert_eq!(
-            got,
-            [
-                ".bashrc",
-                ".bash_profile",
-                ".bash_login",
-                ".profile",
-                ".zshrc",
-                ".zshenv",
-                ".zprofile",
-                ".zlogin",
-                ".config/fish/config.fish",
-                ".claude",
-                ".claude.json"
-            ]
+        let mut want: Vec<PathBuf> = SHELL_STARTUP_FILES
             .iter()
             .map(|n| Path::new("/h").join(n))
-            .collect::<Vec<_>>()
-        );
+            .collect();
+        want.extend([Path::new("/h/.claude").into(), "/h/.claude.json".into()]);
+        assert_eq!(got, want);
+        assert_eq!(got[0], Path::new("/h/.bashrc"));
         assert_eq!(
             protected_home_paths(Path::new("/l"), Path::new("/real")).len(),
             22
