@@ -148,6 +148,13 @@ fn protected_writes_ask_a_person() {
             suggestions: vec!["Bash(rm:*)".into()],
         }
     );
+    assert_eq!(
+        bash(&c, "echo x >> \"$HOME/.profile\""),
+        Decision::Ask {
+            reason: format!("Bash writes to a protected path (\"$HOME/.profile\"): {PROTECTED}"),
+            suggestions: Vec::new(),
+        }
+    );
     // After a `cd`, a relative target is tried against the new directory too.
     assert_eq!(
         bash(&c, "cd ~ && echo x >> .bashrc"),

@@ -324,7 +324,8 @@ const fn head_or_tail(name: &'static str) -> Spec {
 /// The words of `cmd` that name files it reads, when `cmd` is a read-only
 /// command (see the module docs); `None` when it is not one or an option is
 /// not known to be inert. Every word must be static and no `NAME=` prefix
-/// given. `find` is handled by [`find_operands`].
+/// given. `find` takes only its starting points as operands, and only with
+/// primaries that test and print.
 pub fn read_only_operands(cmd: &SimpleCommand) -> Option<Vec<&Word>> {
     if !cmd.env.is_empty() || !cmd.argv.iter().all(Word::is_static) {
         return None;

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::PermissionContext;
-use crate::bash::{ParsedScript, RedirectKind, SimpleCommand, basename, read_only_operands};
+use crate::bash::{ParsedScript, RedirectKind, SimpleCommand, Word, basename, read_only_operands};
 use crate::path::{is_inside_any, resolve};
 
 /// Commands whose operands are files they create, change or remove: the
@@ -51,9 +51,11 @@ impl PermissionContext {
             .flat_map(|c| {
                 c.argv[1..]
                     .iter()
-                    .filter(|w| w.value.as_deref().is_some_and(|v| !v.starts_with('-')))
+                    .filter(|w| w.value.as_deref().is_none_or(|v| !v.starts_with('-')))
             });
         for w in redirects.chain(operands) {
+            let home = under_home(w);
+            let w = home.as_ref().unwrap_or(w);
             let guarded = bases.iter().any(|base| {
                 self.word_path_from(w, base)
                     .is_some_and(|p| self.is_protected_in_auto(&p))
@@ -74,5 +76,53 @@ impl PermissionContext {
                     .is_some_and(|p| is_inside_any(&p, &self.working_dirs))
             })
         })
+    }
+}
+
+/// `$HOME/x`, `${HOME}/x`, `"$HOME/x"` as `~/x`, when nothing else in the word
+/// expands: the one variable the safety check resolves.
+fn under_home(w: &Word) -> Option<Word> {
+    if w.value.is_some() {
+        return None;
+    }
+    let raw = w.raw.as_str();
+    let raw = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    let rest = raw
+        .strip_prefix("${HOME}")
+        .or_else(|| raw.strip_prefix("$HOME"))?;
+    let plain = rest.starts_with('/')
+        && !rest
+            .chars()
+            .any(|c| matches!(c, '$' | '`' | '"' | '\'' | '\\' | '*' | '?' | '[' | '{'));
+    plain.then(|| Word {
+        raw: w.raw.clone(),
+        value: Some(format!("~{rest}")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::bash::parse_script;
+
+    fn home(s: &str) -> Option<String> {
+        let script = parse_script(&format!("touch {s}")).unwrap();
+        under_home(&script.commands[0].argv[1]).and_then(|w| w.value)
+    }
+
+    #[test]
+    fn home_variable_is_resolved_only_when_nothing_else_expands() {
+        assert_eq!(home("$HOME/.bashrc"), Some("~/.bashrc".into()));
+        assert_eq!(home("${HOME}/.zshrc"), Some("~/.zshrc".into()));
+        assert_eq!(home("\"$HOME/.profile\""), Some("~/.profile".into()));
+        assert_eq!(home("$HOME/$f"), None);
+        assert_eq!(home("$HOMEDIR/x"), None);
+        assert_eq!(home("$HOME/*"), None);
+        assert_eq!(home("plain"), None);
     }
 }
