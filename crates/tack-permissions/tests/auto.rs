@@ -273,6 +273,41 @@ fn read_only_commands_inside_the_project_are_fast_paths() {
 }
 
 #[test]
+fn a_cd_into_the_project_is_followed() {
+    let fx = fx();
+    let c = auto(&fx);
+    let proj = fx.proj.display();
+    for cmd in [
+        "cd src && ls".to_string(),
+        format!("cd {proj} && git status"),
+        "cd src && cat main.rs | head -5".into(),
+    ] {
+        assert_eq!(bash(&c, &cmd), fast("read-only"), "{cmd}");
+    }
+    assert_eq!(bash(&c, "cd src && touch new.rs"), fast(FILES));
+    assert_eq!(
+        bash(&c, "cd src && echo x > out.txt"),
+        fast("writes output inside the working directories")
+    );
+    // Relative to either directory (a failed `cd` leaves the cwd): `../build`
+    // from the cwd is outside the project.
+    assert_eq!(
+        bash(&c, "cd src && rm -rf ../build"),
+        Decision::Classify {
+            reason: "Bash: `rm -rf ../build` is not allowed by any rule".into(),
+            suggestions: vec!["Bash(cd:*)".into(), "Bash(rm:*)".into()],
+        }
+    );
+    for cmd in [
+        "cd /etc && cat passwd",
+        "cd src && cd .. && ls",
+        "cd $d && ls",
+    ] {
+        assert!(matches!(bash(&c, cmd), Decision::Classify { .. }), "{cmd}");
+    }
+}
+
+#[test]
 fn a_symlink_leaving_the_project_is_not_read_only_inside() {
     let fx = fx();
     std::fs::create_dir_all(fx.root.join("outside")).unwrap();

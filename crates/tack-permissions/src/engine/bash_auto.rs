@@ -3,11 +3,12 @@
 //! (commands the parser proves read-only, reading inside the working
 //! directories).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::PermissionContext;
 use crate::bash::{ParsedScript, RedirectKind, SimpleCommand, Word, basename, read_only_operands};
-use crate::path::{is_inside_any, resolve};
+use crate::mode::PermissionMode;
+use crate::path::{ResolvedPath, is_inside_any, resolve};
 
 /// Commands whose operands are files they create, change or remove: the
 /// safety check looks at every static operand of theirs.
@@ -68,14 +69,67 @@ impl PermissionContext {
     }
 
     /// A command the parser proves read-only ([`read_only_operands`]) whose
-    /// every operand is inside the working directories.
-    pub(super) fn read_only_in_project(&self, cmd: &SimpleCommand) -> bool {
+    /// every operand is inside the working directories (resolved against every
+    /// one of `bases`, see [`PermissionContext::script_bases`]).
+    pub(super) fn read_only_in_project(&self, cmd: &SimpleCommand, bases: &[PathBuf]) -> bool {
         read_only_operands(cmd).is_some_and(|operands| {
             operands.iter().all(|w| {
-                self.word_path(w)
-                    .is_some_and(|p| is_inside_any(&p, &self.working_dirs))
+                self.word_paths(w, Some(bases))
+                    .is_some_and(|paths| paths.iter().all(|p| is_inside_any(p, &self.working_dirs)))
             })
         })
+    }
+
+    /// The directories a relative path of the script may be relative to: the
+    /// cwd; in auto mode also the destination of the script's one `cd` or
+    /// `pushd` into a working directory (a `cd` that fails leaves the cwd, so
+    /// both count). `None` when a directory change cannot be followed.
+    pub(super) fn script_bases(&self, script: &ParsedScript) -> Option<Vec<PathBuf>> {
+        let mut changes = script.commands.iter().filter(|c| {
+            !c.argv.is_empty()
+                && c.name()
+                    .is_none_or(|n| matches!(basename(n), "cd" | "pushd" | "popd"))
+        });
+        let mut bases = vec![self.cwd.clone()];
+        match (changes.next(), changes.next()) {
+            (None, _) => {}
+            (Some(cd), None) if self.mode == PermissionMode::Auto => {
+                let target = self.cd_target(cd)?;
+                bases.extend(target.forms().map(Path::to_path_buf));
+                bases.dedup();
+            }
+            (Some(_), _) => return None,
+        }
+        Some(bases)
+    }
+
+    /// `cd DIR` / `pushd DIR` to a static directory inside the working
+    /// directories.
+    pub(super) fn cd_target(&self, cmd: &SimpleCommand) -> Option<ResolvedPath> {
+        if !cmd.env.is_empty() || !matches!(cmd.name()?, "cd" | "pushd") || cmd.argv.len() != 2 {
+            return None;
+        }
+        let w = &cmd.argv[1];
+        if w.value.as_deref()?.starts_with('-') {
+            return None;
+        }
+        self.word_path(w)
+            .filter(|p| is_inside_any(p, &self.working_dirs))
+    }
+
+    /// Every path a static word may name: an absolute or `~` path once, a
+    /// relative one against each of `bases`. `None` when the word is dynamic,
+    /// a path cannot be resolved, or the word is relative and `bases` unknown.
+    pub(super) fn word_paths(
+        &self,
+        w: &Word,
+        bases: Option<&[PathBuf]>,
+    ) -> Option<Vec<ResolvedPath>> {
+        let v = w.value.as_deref()?;
+        if v.starts_with('/') || v == "~" || v.starts_with("~/") {
+            return self.word_path(w).map(|p| vec![p]);
+        }
+        bases?.iter().map(|b| self.word_path_from(w, b)).collect()
     }
 }
 

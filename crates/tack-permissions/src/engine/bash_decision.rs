@@ -1,7 +1,7 @@
 //! Bash decisions: each simple command of a script, its redirections and the
 //! commands it wraps, against the rules (in the order of the parent module).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -429,11 +429,7 @@ impl PermissionContext {
             return Err(format!("sets shell variable `{}`", a.name));
         }
         let auto = self.mode == PermissionMode::Auto;
-        let cwd_changes = script.commands.iter().any(|c| {
-            c.name()
-                .is_none_or(|n| matches!(basename(n), "cd" | "pushd" | "popd"))
-                && !c.argv.is_empty()
-        });
+        let bases = self.script_bases(script);
         let mut reasons = Vec::new();
         let mut rule = None;
         let mut files = false;
@@ -447,11 +443,15 @@ impl PermissionContext {
             }
             let read_only = is_harmless(cmd)
                 || (read_only_git && is_read_only_git(cmd))
-                || (auto && !cwd_changes && self.read_only_in_project(cmd));
+                || (auto && self.cd_target(cmd).is_some())
+                || (auto
+                    && bases
+                        .as_ref()
+                        .is_some_and(|b| self.read_only_in_project(cmd, b)));
             if read_only {
                 continue;
             }
-            if !cwd_changes && self.file_command(cmd) {
+            if bases.as_ref().is_some_and(|b| self.file_command(cmd, b)) {
                 files = true;
                 continue;
             }
@@ -459,7 +459,7 @@ impl PermissionContext {
         }
         let mut writes = false;
         for red in &script.redirects {
-            match self.redirect_allowed(red, cwd_changes) {
+            match self.redirect_allowed(red, bases.as_deref()) {
                 Ok(by_mode) => writes |= by_mode,
                 Err(reason) => reasons.push(reason),
             }
@@ -493,7 +493,8 @@ impl PermissionContext {
 
     /// `Ok(true)` for a write the mode allows inside the working directories,
     /// `Ok(false)` for a redirection allowed otherwise, `Err(why)` if not allowed.
-    fn redirect_allowed(&self, red: &Redirect, cwd_changes: bool) -> Result<bool, String> {
+    /// `bases`: see [`PermissionContext::script_bases`].
+    fn redirect_allowed(&self, red: &Redirect, bases: Option<&[PathBuf]>) -> Result<bool, String> {
         let write = match red.kind {
             RedirectKind::Write => true,
             RedirectKind::Read => false,
@@ -508,26 +509,39 @@ impl PermissionContext {
         if DEVICE_TARGETS.contains(&v) {
             return Ok(false);
         }
-        if cwd_changes && !v.starts_with('/') {
-            return Err(format!(
-                "relative redirection target `{v}` after a directory change"
-            ));
-        }
-        let Some(p) = self.word_path(target) else {
-            return Err(format!("redirection target `{v}` cannot be resolved"));
+        let Some(paths) = self.word_paths(target, bases) else {
+            return Err(if bases.is_none() && !v.starts_with('/') {
+                format!("relative redirection target `{v}` after a directory change")
+            } else {
+                format!("redirection target `{v}` cannot be resolved")
+            });
         };
+        let mut writes = false;
+        for p in &paths {
+            writes |= self.redirect_path_allowed(p, write, v)?;
+        }
+        Ok(writes)
+    }
+
+    /// One path a redirection may name: see [`PermissionContext::redirect_allowed`].
+    fn redirect_path_allowed(
+        &self,
+        p: &ResolvedPath,
+        write: bool,
+        v: &str,
+    ) -> Result<bool, String> {
         let by_mode = matches!(
             self.mode,
             PermissionMode::AcceptEdits | PermissionMode::Auto
-        ) && is_inside_any(&p, &self.working_dirs)
-            && !self.is_protected(&p);
-        if write && self.path_allow(&p, &["Edit"]) {
+        ) && is_inside_any(p, &self.working_dirs)
+            && !self.is_protected(p);
+        if write && self.path_allow(p, &["Edit"]) {
             return Ok(false);
         }
         let ok = if write {
             by_mode
         } else {
-            self.path_allow(&p, &["Read", "Edit"]) || is_inside_any(&p, &self.working_dirs)
+            self.path_allow(p, &["Read", "Edit"]) || is_inside_any(p, &self.working_dirs)
         };
         if ok {
             Ok(write)
@@ -572,8 +586,9 @@ impl PermissionContext {
     /// acceptEdits: `mkdir`/`touch`/`mv`/`cp`, auto mode: those and `rm`/`rmdir`,
     /// whose operands are all static and inside the working directories (not
     /// protected, not denied; for `mv`, `rm` and `rmdir` not a working
-    /// directory or an ancestor of one).
-    fn file_command(&self, cmd: &SimpleCommand) -> bool {
+    /// directory or an ancestor of one). Relative operands are resolved
+    /// against every one of `bases` ([`PermissionContext::script_bases`]).
+    fn file_command(&self, cmd: &SimpleCommand, bases: &[PathBuf]) -> bool {
         let commands = match self.mode {
             PermissionMode::AcceptEdits => ACCEPT_EDITS_COMMANDS,
             PermissionMode::Auto => AUTO_FILE_COMMANDS,
@@ -608,16 +623,18 @@ impl PermissionContext {
                 }
                 continue;
             }
-            let Some(p) = self.word_path(w) else {
+            let Some(paths) = self.word_paths(w, Some(bases)) else {
                 return false;
             };
-            if !is_inside_any(&p, &self.working_dirs)
-                || self.is_protected(&p)
-                || self.path_deny(&p, true).is_some()
-                || (removes
-                    && p.forms()
-                        .any(|f| self.working_dirs.iter().any(|wd| is_inside(wd, f))))
-            {
+            let refused = |p: &ResolvedPath| {
+                !is_inside_any(p, &self.working_dirs)
+                    || self.is_protected(p)
+                    || self.path_deny(p, true).is_some()
+                    || (removes
+                        && p.forms()
+                            .any(|f| self.working_dirs.iter().any(|wd| is_inside(wd, f))))
+            };
+            if paths.iter().any(refused) {
                 return false;
             }
             operands += 1;
