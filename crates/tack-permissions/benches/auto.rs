@@ -86,6 +86,7 @@ fn session() -> Vec<Call> {
         bash("cargo build 2>&1 | tail -5"),
         bash("rg -n unwrap src"),
         bash("python3 scripts/gen.py"),
+        bash("cd src && ls"),
     ]
 }
 

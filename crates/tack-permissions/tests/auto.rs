@@ -330,6 +330,7 @@ fn interpreter_rules_are_set_aside_in_auto_mode_only() {
         (RuleBehavior::Allow, "Bash(python3:*)"),
         (RuleBehavior::Allow, "Bash(npm run *)"),
         (RuleBehavior::Allow, "Bash(make:*)"),
+        (RuleBehavior::Allow, "Bash(python3:*)"),
     ];
     let c = ctx(&fx, PermissionMode::Auto, &rules);
     assert_eq!(
@@ -368,7 +369,7 @@ fn interpreter_rules_are_set_aside_in_auto_mode_only() {
             rule: Some("Bash(python3:*)".into()),
         }
     );
-    assert_eq!(c.rules().rules().len(), 3);
+    assert_eq!(c.rules().rules().len(), 4);
 }
 
 #[test]

@@ -230,14 +230,16 @@ impl PermissionContext {
     }
 
     /// The allow rules auto mode sets aside while it is on, as written (for
-    /// `/permissions`), whatever the current mode: they stay in the rule set
-    /// and apply in every other mode.
+    /// `/permissions`), once each, whatever the current mode: they stay in the
+    /// rule set and apply in every other mode.
     pub fn set_aside_rules(&self) -> Vec<String> {
-        self.rules
-            .with(RuleBehavior::Allow)
-            .filter(|r| sets_aside(&r.rule, self.auto.classify_all_shell))
-            .map(|r| r.rule.text.clone())
-            .collect()
+        let mut out: Vec<String> = Vec::new();
+        for r in self.rules.with(RuleBehavior::Allow) {
+            if sets_aside(&r.rule, self.auto.classify_all_shell) && !out.contains(&r.rule.text) {
+                out.push(r.rule.text.clone());
+            }
+        }
+        out
     }
 
     /// True when `r` counts: not an allow rule auto mode sets aside right now.
