@@ -514,6 +514,20 @@ fn other_tools_in_auto_mode() {
         edit(&c, "src/main.rs"),
         fast("edit inside the working directories")
     );
+    let passwd = fx.root.join("outside/deep/er/notes");
+    assert_eq!(
+        read(&c, passwd.to_str().unwrap()),
+        Decision::Classify {
+            reason: format!(
+                "Read touches a path outside the working directories ({})",
+                passwd.display()
+            ),
+            suggestions: vec![format!(
+                "Read(/{}/**)",
+                fx.root.join("outside/deep/er").display()
+            )],
+        }
+    );
     let outside = fx.root.join("elsewhere/x.txt");
     assert_eq!(
         edit(&c, outside.to_str().unwrap()),
