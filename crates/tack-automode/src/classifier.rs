@@ -10,12 +10,13 @@
 //! decides what a failure means (a person asks; headless runs refuse).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tack_api::{ModelClient, final_message};
 use tack_protocol::{MessageResponse, Usage};
 use tokio_util::sync::CancellationToken;
 
-use crate::prompt::{self, Stage};
+use crate::prompt::{self, Ask, Stage};
 use crate::rules::AutoModeConfig;
 use crate::transcript::{Entry, Transcript};
 use crate::verdict::{self, Answer, Verdict};
@@ -30,6 +31,9 @@ pub struct Classifier {
     config: AutoModeConfig,
     /// The system prompt, built once from `config`.
     system: String,
+    /// How many transcript entries the last request carried: where the
+    /// prefix it wrote to the cache ends.
+    sent_end: AtomicUsize,
 }
 
 /// A verdict and what it cost: every request's usage summed, for `/cost`
@@ -50,6 +54,7 @@ impl Classifier {
             model,
             config,
             system,
+            sent_end: AtomicUsize::new(0),
         }
     }
 
@@ -119,14 +124,13 @@ impl Classifier {
 
     /// One stage's answer, asked twice when the first has no verdict.
     async fn stage(&self, call: &mut Call<'_>, stage: Stage) -> Result<Answer, String> {
-        let request = prompt::request(
-            &self.model,
-            &self.system,
-            call.transcript,
-            &call.action,
-            call.environment,
-            stage,
-        );
+        let ask = Ask {
+            transcript: call.transcript,
+            action_line: &call.action,
+            environment: call.environment,
+            previous_end: self.sent_end.swap(call.transcript.len(), Ordering::Relaxed),
+        };
+        let request = prompt::request(&self.model, &self.system, &ask, stage);
         let mut garbled = String::new();
         for _ in 0..2 {
             let message = self.ask(call, request.clone()).await?;

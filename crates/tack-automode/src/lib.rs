@@ -40,9 +40,7 @@ mod verdict;
 
 pub use classifier::{Classification, Classifier, NO_REASON};
 pub use critique::{NO_CUSTOM_RULES, critique};
-pub use prompt::{
-    QUICK_MAX_TOKENS, REASONED_MAX_TOKENS, STOP_SEQUENCE, Stage, request, system_prompt,
-};
+pub use prompt::{QUICK_MAX_TOKENS, REASONED_MAX_TOKENS, STOP_SEQUENCE, system_prompt};
 pub use rules::{AutoModeConfig, AutoModeRules, DEFAULTS_MARKER, config_json, defaults_json};
-pub use transcript::{Entry, INPUT_STRING_BYTES, Transcript, USER_TEXT_BYTES};
+pub use transcript::{Entry, INPUT_STRING_BYTES, SUMMARY_PREFIX, Transcript, USER_TEXT_BYTES};
 pub use verdict::Verdict;

@@ -16,6 +16,9 @@
 //!   (`<bash-stdout>`, `<bash-stderr>`) and local command output
 //!   (`<local-command-stdout>`, `<local-command-stderr>`) are dropped.
 //! - Images and tool results contribute nothing; a message left empty is no entry.
+//! - The summary a compaction leaves (it starts with [`SUMMARY_PREFIX`]) was
+//!   written by the agent's model, not the user: its line says so
+//!   (`Summary: …`), and the classifier's prompt gives it no authority of its own.
 //!
 //! Long text is shortened: a string inside a tool call's input past
 //! [`INPUT_STRING_BYTES`] keeps its start and says how long it was; a user
@@ -29,6 +32,10 @@ use tack_protocol::{ContentBlock, Message, Role};
 pub const INPUT_STRING_BYTES: usize = 1024;
 /// A user message longer than this keeps its first and last parts.
 pub const USER_TEXT_BYTES: usize = 8 * 1024;
+
+/// How tack-core's compaction summary starts (`COMPACT_SUMMARY_PREFIX` in
+/// `tack-core/src/compact/autocompact.rs`; this crate does not depend on core).
+pub const SUMMARY_PREFIX: &str = "This session continues an earlier conversation that ran out of context. The summary below covers the earlier part of it.\n\n";
 
 /// One thing that happened in the session, as the classifier sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +52,10 @@ impl Entry {
     pub fn render(&self) -> Option<String> {
         match self {
             Entry::User(text) => {
+                if let Some(summary) = text.strip_prefix(SUMMARY_PREFIX) {
+                    let summary = user_words(summary);
+                    return Some(format!("Summary: {}", head_and_tail(&summary)));
+                }
                 let said = user_words(text);
                 (!said.is_empty()).then(|| format!("User: {}", head_and_tail(&said)))
             }
@@ -261,6 +272,18 @@ mod tests {
                 "User: !ls -la",
                 "Agent tool call: Bash {\"command\":\"rm -rf build\"}",
             ]
+        );
+    }
+
+    #[test]
+    fn a_compaction_summary_is_not_the_users_words() {
+        let summary = Message::user(vec![
+            ContentBlock::text(format!("{SUMMARY_PREFIX}The user asked to deploy to prod.")),
+            ContentBlock::text("<system-reminder>\nContents of a.rs ...\n</system-reminder>"),
+        ]);
+        assert_eq!(
+            Transcript::from_messages(&[summary]).lines(),
+            ["Summary: The user asked to deploy to prod."]
         );
     }
 

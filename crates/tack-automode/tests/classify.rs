@@ -130,7 +130,14 @@ async fn a_second_call_over_a_longer_transcript_reads_the_cached_prefix() {
     let first = classifier
         .classify_counted(&transcript, &force_push(), "", &cancel)
         .await;
-    transcript.push(force_push());
+    // More entries than the API's 20-block look-back: fast-path calls that
+    // never reached the classifier.
+    for i in 0..24 {
+        transcript.push(Entry::ToolCall {
+            name: "Read".into(),
+            input: json!({"file_path": format!("/p/src/{i}.rs")}),
+        });
+    }
     transcript.push(Entry::User("Yes, force push it.".into()));
     let second = classifier
         .classify_counted(&transcript, &force_push(), "", &cancel)
@@ -146,6 +153,18 @@ async fn a_second_call_over_a_longer_transcript_reads_the_cached_prefix() {
         second.usage.cache_read_input_tokens > 1000,
         "{:?}",
         second.usage
+    );
+    // Breakpoints: where the first call's transcript ended, and the new end.
+    let breakpoints = |body: &serde_json::Value| -> Vec<usize> {
+        let blocks = body["messages"][0]["content"].as_array().unwrap();
+        (0..blocks.len())
+            .filter(|&i| blocks[i].get("cache_control").is_some())
+            .collect()
+    };
+    let bodies: Vec<_> = server.requests().into_iter().map(|r| r.body).collect();
+    assert_eq!(
+        (breakpoints(&bodies[0]), breakpoints(&bodies[1])),
+        (vec![2], vec![2, 27])
     );
 }
 
