@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_automode::{Classification, Entry, Transcript, Verdict};
+use tack_automode::{Classification, Entry, NO_REASON, Transcript, Verdict};
 use tack_testkit::{MockServer, Reply, Script};
 use tokio_util::sync::CancellationToken;
 
@@ -257,6 +257,32 @@ async fn stage_two_may_still_allow() {
         )
         .await;
     assert_eq!(verdict, Verdict::Allow { stage: 2 });
+}
+
+#[tokio::test]
+async fn a_block_without_a_reason_gets_one() {
+    let server = MockServer::start(Script::new([
+        quick("yes"),
+        Reply::text("<block>yes</block>"),
+    ]))
+    .await
+    .unwrap();
+    let verdict = classifier(&server)
+        .classify(
+            &Transcript::new(),
+            &force_push(),
+            "",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(
+        verdict,
+        Verdict::Block {
+            stage: 2,
+            category: None,
+            reason: NO_REASON.into()
+        }
+    );
 }
 
 #[tokio::test]

@@ -29,3 +29,32 @@ fn config_prints_the_merged_lists() {
     );
     assert_eq!(config_json(&AutoModeConfig::defaults()), defaults_json());
 }
+
+#[test]
+fn the_classifiers_system_prompt_with_the_defaults() {
+    insta::assert_snapshot!(tack_automode::system_prompt(&AutoModeRules::defaults()));
+}
+
+#[test]
+fn verdicts_serialize_as_tagged_objects() {
+    use tack_automode::Verdict;
+    let verdicts = [
+        Verdict::Allow { stage: 1 },
+        Verdict::Block {
+            stage: 2,
+            category: Some("History rewrite".into()),
+            reason: "It rewrites main.".into(),
+        },
+        Verdict::Failed {
+            why: "unreachable".into(),
+        },
+    ];
+    assert_eq!(
+        serde_json::to_value(&verdicts).unwrap(),
+        json!([
+            {"verdict": "allow", "stage": 1},
+            {"verdict": "block", "stage": 2, "category": "History rewrite", "reason": "It rewrites main."},
+            {"verdict": "failed", "why": "unreachable"},
+        ])
+    );
+}
