@@ -168,39 +168,11 @@ async fn a_second_call_over_a_longer_transcript_reads_the_cached_prefix() {
     );
 }
 
-#[tokio::test]
-async fn an_error_reply_is_a_failure_saying_what_failed() {
-    let server = MockServer::start(Script::new([Reply::http_error(
-        500,
-        "api_error",
-        "Internal server error",
-    )]))
-    .await
-    .unwrap();
-    let verdict = classifier(&server)
-        .classify(
-            &Transcript::new(),
-            &force_push(),
-            "",
-            &CancellationToken::new(),
-        )
-        .await;
-    assert_eq!(
-        verdict,
-        Verdict::Failed {
-            why: "auto mode's classifier (claude-sonnet-4-5) could not be reached: server error 500: Internal server error".into()
-        }
-    );
-}
-
-#[tokio::test]
-async fn a_garbled_verdict_is_asked_again_once_then_fails() {
-    let server = MockServer::start(Script::new([
-        Reply::text("Sure, that looks fine to me."),
-        Reply::text("<block>perhaps</block>"),
-    ]))
-    .await
-    .unwrap();
+/// `replies` answering the classification of a force push on an empty transcript.
+async fn force_push_against(replies: Vec<Reply>) -> (Classification, MockServer) {
+    let server = MockServer::start(Script::new(replies))
+        .await
+        .expect("mock server");
     let classification = classifier(&server)
         .classify_counted(
             &Transcript::new(),
@@ -209,6 +181,31 @@ async fn a_garbled_verdict_is_asked_again_once_then_fails() {
             &CancellationToken::new(),
         )
         .await;
+    (classification, server)
+}
+
+#[tokio::test]
+async fn an_error_reply_is_a_failure_saying_what_failed() {
+    let error = Reply::http_error(500, "api_error", "Internal server error");
+    let (classification, _server) = force_push_against(vec![error]).await;
+    assert_eq!(
+        (classification.verdict, classification.requests),
+        (
+            Verdict::Failed {
+                why: "auto mode's classifier (claude-sonnet-4-5) could not be reached: server error 500: Internal server error".into()
+            },
+            1
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_garbled_verdict_is_asked_again_once_then_fails() {
+    let (classification, server) = force_push_against(vec![
+        Reply::text("Sure, that looks fine to me."),
+        Reply::text("<block>perhaps</block>"),
+    ])
+    .await;
     assert_eq!(
         (classification.verdict, classification.requests, server.requests().len()),
         (
@@ -223,17 +220,8 @@ async fn a_garbled_verdict_is_asked_again_once_then_fails() {
 
 #[tokio::test]
 async fn one_garbled_answer_is_forgiven() {
-    let server = MockServer::start(Script::new([Reply::text("Hmm."), quick("no")]))
-        .await
-        .unwrap();
-    let classification = classifier(&server)
-        .classify_counted(
-            &Transcript::new(),
-            &force_push(),
-            "",
-            &CancellationToken::new(),
-        )
-        .await;
+    let (classification, _server) =
+        force_push_against(vec![Reply::text("Hmm."), quick("no")]).await;
     assert_eq!(
         (classification.verdict, classification.requests),
         (Verdict::Allow { stage: 1 }, 2)
@@ -242,41 +230,23 @@ async fn one_garbled_answer_is_forgiven() {
 
 #[tokio::test]
 async fn stage_two_may_still_allow() {
-    let server = MockServer::start(Script::new([
+    let (classification, _server) = force_push_against(vec![
         quick("yes"),
         Reply::text("The user asked for exactly this force push. <block>no</block>"),
-    ]))
-    .await
-    .unwrap();
-    let verdict = classifier(&server)
-        .classify(
-            &Transcript::new(),
-            &force_push(),
-            "",
-            &CancellationToken::new(),
-        )
-        .await;
-    assert_eq!(verdict, Verdict::Allow { stage: 2 });
+    ])
+    .await;
+    assert_eq!(
+        (classification.verdict, classification.requests),
+        (Verdict::Allow { stage: 2 }, 2)
+    );
 }
 
 #[tokio::test]
 async fn a_block_without_a_reason_gets_one() {
-    let server = MockServer::start(Script::new([
-        quick("yes"),
-        Reply::text("<block>yes</block>"),
-    ]))
-    .await
-    .unwrap();
-    let verdict = classifier(&server)
-        .classify(
-            &Transcript::new(),
-            &force_push(),
-            "",
-            &CancellationToken::new(),
-        )
-        .await;
+    let (classification, _server) =
+        force_push_against(vec![quick("yes"), Reply::text("<block>yes</block>")]).await;
     assert_eq!(
-        verdict,
+        classification.verdict,
         Verdict::Block {
             stage: 2,
             category: None,

@@ -1,27 +1,37 @@
 //! `tack auto-mode critique`: one plain-text model call over the user's own rules.
 
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
 use tack_automode::{AutoModeConfig, NO_CUSTOM_RULES, critique};
 use tack_testkit::{MockServer, Reply, Script};
 use tokio_util::sync::CancellationToken;
 
 use crate::common::{MODEL, anthropic};
 
-#[tokio::test]
-async fn the_users_own_rules_are_reviewed_in_one_call() {
-    let server = MockServer::start(Script::new([Reply::text(
-        "\"Deploys are fine\" is too broad: say which environment.\n",
-    )]))
-    .await
-    .unwrap();
-    let user = json!({"allow": ["$defaults", "Deploys are fine."], "environment": ["git.corp.example is ours."]});
+/// The critique of the rules in `user` (user settings), `replies` answering.
+async fn critique_against(
+    replies: Vec<Reply>,
+    user: Value,
+) -> (Result<String, String>, MockServer) {
+    let server = MockServer::start(Script::new(replies))
+        .await
+        .expect("mock server");
     let (config, _) = AutoModeConfig::from_sources(&[("user settings", &user)]);
     let answer = critique(
         anthropic(&server).as_ref(),
         MODEL,
         &config,
         &CancellationToken::new(),
+    )
+    .await;
+    (answer, server)
+}
+
+#[tokio::test]
+async fn the_users_own_rules_are_reviewed_in_one_call() {
+    let (answer, server) = critique_against(
+        vec![Reply::text("\"Deploys are fine\" is too broad: say which environment.\n")],
+        json!({"allow": ["$defaults", "Deploys are fine."], "environment": ["git.corp.example is ours."]}),
     )
     .await;
     assert_eq!(
@@ -45,14 +55,7 @@ async fn the_users_own_rules_are_reviewed_in_one_call() {
 
 #[tokio::test]
 async fn without_rules_of_ones_own_nothing_is_asked() {
-    let server = MockServer::start(Script::new([])).await.unwrap();
-    let answer = critique(
-        anthropic(&server).as_ref(),
-        MODEL,
-        &AutoModeConfig::defaults(),
-        &CancellationToken::new(),
-    )
-    .await;
+    let (answer, server) = critique_against(Vec::new(), json!({"allow": ["$defaults"]})).await;
     assert_eq!(
         (answer, server.requests().len()),
         (Ok(NO_CUSTOM_RULES.to_owned()), 0)
@@ -61,22 +64,9 @@ async fn without_rules_of_ones_own_nothing_is_asked() {
 
 #[tokio::test]
 async fn a_failed_critique_says_what_failed() {
-    let server = MockServer::start(Script::new([Reply::http_error(
-        401,
-        "authentication_error",
-        "invalid x-api-key",
-    )]))
-    .await
-    .unwrap();
-    let user = json!({"hard_deny": ["Never touch prod."]});
-    let (config, _) = AutoModeConfig::from_sources(&[("user settings", &user)]);
-    let answer = critique(
-        anthropic(&server).as_ref(),
-        MODEL,
-        &config,
-        &CancellationToken::new(),
-    )
-    .await;
+    let error = Reply::http_error(401, "authentication_error", "invalid x-api-key");
+    let (answer, _server) =
+        critique_against(vec![error], json!({"hard_deny": ["Never touch prod."]})).await;
     assert_eq!(
         answer,
         Err("the critique request to claude-sonnet-4-5 failed: authentication failed: invalid x-api-key (check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN)".to_owned())
