@@ -23,7 +23,7 @@
 //! - the four lists, merging the trusted sources, `"$defaults"`,
 //!   `tack auto-mode defaults|config` JSON: `rules.rs`; the default entries: `defaults.rs`
 //! - the transcript (what is kept of a user message, tool-call lines,
-//!   shortening): `transcript.rs`
+//!   shortening, the window of a long session): `transcript.rs`
 //! - the system prompt and the two stages' requests (cache breakpoints, caps,
 //!   stop sequence): `prompt.rs`
 //! - the verdict format and its reader: `verdict.rs`
@@ -40,7 +40,11 @@ mod verdict;
 
 pub use classifier::{Classification, Classifier, NO_REASON};
 pub use critique::{NO_CUSTOM_RULES, critique};
-pub use prompt::{QUICK_MAX_TOKENS, REASONED_MAX_TOKENS, STOP_SEQUENCE, system_prompt};
+pub use prompt::{
+    QUICK_MAX_TOKENS, REASONED_MAX_TOKENS, STOP_SEQUENCE, TRANSCRIPT_BUDGET, system_prompt,
+};
 pub use rules::{AutoModeConfig, AutoModeRules, DEFAULTS_MARKER, config_json, defaults_json};
-pub use transcript::{Entry, INPUT_STRING_BYTES, SUMMARY_PREFIX, Transcript, USER_TEXT_BYTES};
+pub use transcript::{
+    Entry, INPUT_STRING_BYTES, SUMMARY_PREFIX, TOOL_CALL_BYTES, Transcript, USER_TEXT_BYTES,
+};
 pub use verdict::Verdict;

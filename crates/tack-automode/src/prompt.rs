@@ -18,12 +18,15 @@ use tack_protocol::{
 };
 
 use crate::rules::AutoModeRules;
-use crate::transcript::Transcript;
+use crate::transcript::{Transcript, Window};
 
 /// Stage 1's output cap and stop sequence: the verdict and nothing else.
 pub const QUICK_MAX_TOKENS: u32 = 2112;
 /// Stage 2's output cap: room to reason before the verdict.
 pub const REASONED_MAX_TOKENS: u32 = 10240;
+/// A transcript past this many bytes (about 100,000 tokens) is windowed
+/// ([`Transcript::window`]): the classifier's context is never outgrown.
+pub const TRANSCRIPT_BUDGET: usize = 400_000;
 /// Stage 1 stops here, so its answer is `<block>yes` or `<block>no`.
 pub const STOP_SEQUENCE: &str = "</block>";
 
@@ -141,11 +144,25 @@ pub(crate) fn request(model: &str, system: &str, ask: &Ask<'_>, stage: Stage) ->
         previous_end,
     } = *ask;
     let lines = transcript.lines();
-    let mut content: Vec<ContentBlock> = Vec::with_capacity(lines.len() + 1);
-    content.extend(lines.iter().map(|line| ContentBlock::text(line.as_str())));
+    let Window { earlier, start } = transcript.window(TRANSCRIPT_BUDGET);
+    let mut content: Vec<ContentBlock> = Vec::with_capacity(earlier.len() + lines.len() + 2);
+    content.extend(earlier.into_iter().map(ContentBlock::text));
+    if start > 0 {
+        content.push(ContentBlock::text(format!(
+            "[The session's first {start} entries are left out here, but for the user's most recent lines among them, above.]"
+        )));
+    }
+    // Block `first + i` holds line `start + i`.
+    let first = content.len();
+    content.extend(
+        lines[start..]
+            .iter()
+            .map(|line| ContentBlock::text(line.as_str())),
+    );
     for end in [previous_end, lines.len()] {
-        if end > 0
-            && let Some(ContentBlock::Text { cache_control, .. }) = content.get_mut(end - 1)
+        if end > start
+            && let Some(ContentBlock::Text { cache_control, .. }) =
+                content.get_mut(first + end - 1 - start)
         {
             *cache_control = Some(CacheControl::ephemeral());
         }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_automode::{Classification, Entry, NO_REASON, Transcript, Verdict};
+use tack_automode::{Classification, Entry, NO_REASON, TRANSCRIPT_BUDGET, Transcript, Verdict};
 use tack_testkit::{MockServer, Reply, Script};
 use tokio_util::sync::CancellationToken;
 
@@ -166,6 +166,56 @@ async fn a_second_call_over_a_longer_transcript_reads_the_cached_prefix() {
         (breakpoints(&bodies[0]), breakpoints(&bodies[1])),
         (vec![2], vec![2, 27])
     );
+}
+
+#[tokio::test]
+async fn a_long_session_is_windowed_and_keeps_the_users_words() {
+    let server = MockServer::start(Script::new([quick("no")])).await.unwrap();
+    let mut transcript = Transcript::new();
+    transcript.push(Entry::User(
+        "Force pushing my feature branch is fine.".into(),
+    ));
+    for i in 0..500 {
+        transcript.push(Entry::ToolCall {
+            name: "Write".into(),
+            input: json!({"file_path": format!("/p/src/{i:04}.rs"), "content": "x".repeat(1000)}),
+        });
+    }
+    let verdict = classifier(&server)
+        .classify(&transcript, &force_push(), "", &CancellationToken::new())
+        .await;
+    assert_eq!(verdict, Verdict::Allow { stage: 1 });
+
+    let body = &server.requests()[0].body;
+    let blocks = body["messages"][0]["content"].as_array().unwrap();
+    let texts: Vec<&str> = blocks.iter().map(|b| b["text"].as_str().unwrap()).collect();
+    let recent = &texts[2..texts.len() - 1];
+    let start = 501 - recent.len();
+    let carried: usize = recent.iter().map(|t| t.len()).sum();
+    assert_eq!(
+        (
+            texts[0],
+            texts[1].to_owned(),
+            recent[0],
+            recent.last().copied()
+        ),
+        (
+            "User: Force pushing my feature branch is fine.",
+            format!(
+                "[The session's first {start} entries are left out here, but for the user's most recent lines among them, above.]"
+            ),
+            transcript.lines()[start].as_str(),
+            transcript.lines().last().map(String::as_str),
+        )
+    );
+    assert!(
+        (TRANSCRIPT_BUDGET / 2..=TRANSCRIPT_BUDGET).contains(&carried),
+        "{carried}"
+    );
+    let breakpoints: Vec<usize> = (0..blocks.len())
+        .filter(|&i| blocks[i].get("cache_control").is_some())
+        .collect();
+    assert_eq!(breakpoints, vec![blocks.len() - 2]);
 }
 
 /// `replies` answering the classification of a force push on an empty transcript.
