@@ -25,7 +25,8 @@ pub const QUICK_MAX_TOKENS: u32 = 2112;
 /// Stage 2's output cap: room to reason before the verdict.
 pub const REASONED_MAX_TOKENS: u32 = 10240;
 /// A transcript past this many bytes (about 100,000 tokens) is windowed
-/// ([`Transcript::window`]): the classifier's context is never outgrown.
+/// (the latest entries, after the user's own earlier lines): the
+/// classifier's context is never outgrown.
 pub const TRANSCRIPT_BUDGET: usize = 400_000;
 /// Stage 1 stops here, so its answer is `<block>yes` or `<block>no`.
 pub const STOP_SEQUENCE: &str = "</block>";

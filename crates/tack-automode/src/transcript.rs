@@ -25,7 +25,7 @@
 //! whole line is cut at [`TOOL_CALL_BYTES`]; a user message past
 //! [`USER_TEXT_BYTES`] keeps its start and its end (where the request usually
 //! is). A transcript longer than a request's budget is windowed
-//! ([`Transcript::window`]), the user's own lines kept.
+//! (`Transcript::window`), the user's own lines kept.
 
 use serde_json::Value;
 use tack_protocol::{ContentBlock, Message, Role};

@@ -356,3 +356,18 @@ async fn an_agent_written_sub_agent_prompt_is_a_tool_call_line() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_classification_can_run_on_any_task() {
+    fn send_and_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    let server = MockServer::start(Script::new([quick("no")])).await.unwrap();
+    let classifier = std::sync::Arc::new(classifier(&server));
+    send_and_sync(&classifier);
+    let transcript = Transcript::new();
+    let cancel = CancellationToken::new();
+    let action = force_push();
+    let call = classifier.classify(&transcript, &action, "", &cancel);
+    send(&call);
+    assert_eq!(call.await, Verdict::Allow { stage: 1 });
+}
