@@ -36,6 +36,15 @@ pub struct Classifier {
     sent_end: AtomicUsize,
 }
 
+impl std::fmt::Debug for Classifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Classifier")
+            .field("model", &self.model)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A verdict and what it cost: every request's usage summed, for `/cost`
 /// and `modelUsage` under the classifier's model.
 #[derive(Debug, Clone, PartialEq)]
