@@ -332,7 +332,13 @@ impl Gate {
     /// called). `Err`: why not.
     pub(crate) fn inline_bash(&self, command: &str) -> Result<(), String> {
         let input = serde_json::json!({ "command": command });
-        let decision = self.ctx().decide("Bash", &[], &input, true, &[]);
+        // The user typed the command whose line this is: its `allowed-tools`
+        // are their word, which auto mode does not set aside.
+        let mut ctx = self.ctx().clone();
+        if ctx.mode() == PermissionMode::Auto {
+            ctx.set_mode(PermissionMode::Default);
+        }
+        let decision = ctx.decide("Bash", &[], &input, true, &[]);
         match decision {
             Decision::Allow { .. } => Ok(()),
             Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),

@@ -101,7 +101,9 @@ impl AutoMode {
 
     /// A user message entering the conversation (its text only).
     pub(crate) fn note_user(&self, message: &Message) {
-        let text = message.text();
+        // Each block on its own line: a command's tags and its expanded
+        // prompt stay apart.
+        let text = tack_protocol::content::join_texts(&message.content, "\n");
         if !text.trim().is_empty() {
             lock(&self.transcript).push(Entry::User(text));
         }
