@@ -17,7 +17,7 @@ use tack_permissions::Decision;
 use tack_protocol::Message;
 use tack_tool::{Tool, ToolContext};
 
-use crate::snapshot::{AUTO_DECISIONS_KEPT, AutoDecider, AutoDecisionView};
+use crate::snapshot::{AUTO_DECISIONS_KEPT, AutoDecider, AutoDecisionView, ClassifierUsage};
 
 /// Blocks in a row after which a person decides the next classified call.
 pub(crate) const MAX_IN_A_ROW: u32 = 3;
@@ -45,6 +45,10 @@ struct Tally {
     in_a_row: u32,
     total: u32,
     decisions: VecDeque<AutoDecisionView>,
+    /// Classified calls, their requests and usage (for `/cost`).
+    calls: u32,
+    requests: u32,
+    usage: tack_protocol::Usage,
 }
 
 /// What the classifier's answer means for the call.
@@ -140,9 +144,16 @@ impl AutoMode {
         };
         let transcript = lock(&self.transcript).clone();
         let environment = lock(&self.environment).clone();
-        let verdict = classifier
-            .classify(&transcript, &action, &environment, &ctx.cancel)
+        let counted = classifier
+            .classify_counted(&transcript, &action, &environment, &ctx.cancel)
             .await;
+        {
+            let mut tally = lock(&self.tally);
+            tally.calls += 1;
+            tally.requests += counted.requests;
+            tally.usage += &counted.usage;
+        }
+        let verdict = counted.verdict;
         let summary = summary(input);
         let view = |allowed, decided_by, reason: String| AutoDecisionView {
             tool_use_id: ctx.tool_use_id.clone(),
@@ -255,6 +266,19 @@ impl AutoMode {
             reason,
             rule: None,
         });
+    }
+
+    /// What the classifier has cost so far; `None` before its first request.
+    pub(crate) fn usage(&self) -> Option<ClassifierUsage> {
+        let model = self.classifier.get()?.model().to_owned();
+        let tally = lock(&self.tally);
+        (tally.requests > 0).then(|| ClassifierUsage {
+            cost_usd: tack_api::cost(&model, &tally.usage).usd,
+            model,
+            calls: tally.calls,
+            requests: tally.requests,
+            usage: tally.usage.clone(),
+        })
     }
 
     pub(crate) fn decisions(&self) -> Vec<AutoDecisionView> {

@@ -233,6 +233,7 @@ fn snapshot() -> SessionSnapshot {
         sandbox: "Sandbox: off".into(),
         auto_decisions: Vec::new(),
         set_aside: Vec::new(),
+        classifier: None,
     }
 }
 

@@ -485,6 +485,7 @@ impl Driver {
             sandbox: self.policy.gate.sandbox_status(),
             auto_decisions: self.policy.gate.auto_decisions(),
             set_aside: self.policy.gate.set_aside_rules(),
+            classifier: self.policy.gate.auto().and_then(|a| a.usage()),
         }
     }
 
