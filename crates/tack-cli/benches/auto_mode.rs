@@ -3,9 +3,9 @@
 //! install, deletes, a curl) in a git project, through the optimised `tack -p
 //! --permission-mode auto`. The agent's model is one scripted server; the
 //! classifier is a provider on a second one that allows everything, so its
-//! request count is the number of calls auto mode classified. Claude Code
-//! 2.1.328 classifies every call that is not read-only; the bench prints
-//! both counts, then the session's wall time in auto mode against
+//! request count is the number of calls auto mode classified. The budget
+//! counts Claude Code 2.1.328 as classifying every call that is not
+//! read-only; the bench prints both counts, then the session's wall time in auto mode against
 //! `bypassPermissions` (the same calls, no checks): what auto mode adds per
 //! call with both servers answering at once.
 //!
@@ -22,53 +22,71 @@ use tack_testkit::{MockServer, Reply, Script};
 
 const ROUNDS: usize = 5;
 
-/// One round of 20 calls; `read_only`: Claude Code would not classify it.
+/// One round of 20 calls, as an agent works: look around, read, search,
+/// edit, make and remove files, run the tests (the same commands each
+/// round), install something and fetch something (new each round). The flag:
+/// Claude Code's rule as the budget states it classifies the call (it is not
+/// read-only).
 fn round(i: usize) -> Vec<(&'static str, Value, bool)> {
     let bash = |c: String| json!({ "command": c });
     vec![
-        ("Bash", bash("ls".into()), true),
-        ("Bash", bash("ls -la src".into()), true),
-        ("Glob", json!({"pattern": "**/*.rs"}), true),
-        ("Read", json!({"file_path": "src/lib.rs"}), true),
-        ("Read", json!({"file_path": "README.md"}), true),
-        ("Grep", json!({"pattern": "fn "}), true),
-        ("Bash", bash("cat README.md".into()), true),
-        ("Bash", bash("head -n 5 src/lib.rs".into()), true),
+        ("Bash", bash("ls".into()), false),
+        ("Glob", json!({"pattern": "**/*.rs"}), false),
+        ("Read", json!({"file_path": "src/lib.rs"}), false),
+        ("Read", json!({"file_path": "README.md"}), false),
+        ("Grep", json!({"pattern": "fn "}), false),
         ("Bash", bash("git status".into()), false),
         ("Bash", bash("git diff".into()), false),
-        ("Bash", bash("git log --oneline -5".into()), false),
-        ("Bash", bash("find . -name '*.rs'".into()), false),
-        ("Bash", bash("wc -l src/lib.rs".into()), false),
+        ("Bash", bash("grep -rn TODO src | wc -l".into()), false),
+        ("Bash", bash("cd src && ls".into()), false),
         (
             "Edit",
             json!({"file_path": "src/lib.rs", "old_string": format!("// r{i}"), "new_string": format!("// r{}", i + 1)}),
-            false,
+            true,
+        ),
+        (
+            "Write",
+            json!({"file_path": format!("src/m{i}.rs"), "content": "pub fn m() {}\n"}),
+            true,
         ),
         (
             "Bash",
             bash(format!("mkdir -p build/r{i} && touch build/r{i}/out.txt")),
-            false,
+            true,
         ),
-        ("Bash", bash(format!("rm build/r{i}/out.txt")), false),
+        (
+            "Bash",
+            bash(format!("cp src/lib.rs build/r{i}/lib.rs.bak")),
+            true,
+        ),
+        ("Bash", bash(format!("rm build/r{i}/out.txt")), true),
         (
             "Bash",
             bash("cargo test --offline -q 2>&1 | tail -1".into()),
-            false,
+            true,
         ),
         (
             "Bash",
             bash("python3 -m pytest -q 2>&1 | tail -1".into()),
-            false,
+            true,
+        ),
+        ("Bash", bash("git log --oneline -3".into()), false),
+        (
+            "Bash",
+            bash(format!("pip install --no-index pkg{i} 2>&1 | tail -1")),
+            true,
         ),
         (
             "Bash",
-            bash("pip install --no-index left-pad 2>&1 | tail -1".into()),
-            false,
+            bash(format!(
+                "curl -s --max-time 1 http://127.0.0.1:9/{i} || true"
+            )),
+            true,
         ),
         (
             "Bash",
-            bash("curl -s --max-time 1 http://127.0.0.1:9/ || true".into()),
-            false,
+            bash(format!("echo round {i} >> build/notes.txt")),
+            true,
         ),
     ]
 }
@@ -76,7 +94,7 @@ fn round(i: usize) -> Vec<(&'static str, Value, bool)> {
 fn main() {
     let runtime = common::runtime();
     let calls: Vec<(&str, Value, bool)> = (0..ROUNDS).flat_map(round).collect();
-    let non_read_only = calls.iter().filter(|c| !c.2).count();
+    let non_read_only = calls.iter().filter(|c| c.2).count();
     let script = || {
         Script::new(
             calls

@@ -453,3 +453,29 @@ async fn in_the_terminal_a_failing_classifier_and_three_blocks_ask_a_person() {
     pty.send(keys::CTRL_D).unwrap();
     assert!(pty.wait_exit(WAIT).unwrap().success());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_the_classifier_allowed_runs_again_without_asking_it() {
+    let again = || {
+        Reply::tool_use(
+            "r",
+            "Bash",
+            json!({"command": "echo again | tee -a log.txt"}),
+        )
+    };
+    let env = Env::new(Script::new([
+        again(),
+        allow(),
+        again(),
+        again(),
+        Reply::text("Done."),
+    ]))
+    .await;
+    let out = auto_tack(&env, "log three times").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(classifier_requests(&env).len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(env.cwd().join("log.txt")).unwrap(),
+        "again\nagain\nagain\n"
+    );
+}

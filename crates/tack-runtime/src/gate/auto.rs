@@ -49,6 +49,10 @@ struct Tally {
     calls: u32,
     requests: u32,
     usage: tack_protocol::Usage,
+    /// Calls the classifier allowed (tool, input, directory), with the stage
+    /// that did: the same call again is allowed without a request. Blocks
+    /// are not kept: a later message of the user's may allow what was blocked.
+    allowed: std::collections::HashMap<(String, String, std::path::PathBuf), u8>,
 }
 
 /// What the classifier's answer means for the call.
@@ -138,6 +142,29 @@ impl AutoMode {
                 limit: false,
             };
         };
+        let summary = summary(input);
+        let view = |allowed, decided_by, reason: String| AutoDecisionView {
+            tool_use_id: ctx.tool_use_id.clone(),
+            tool_name: tool.name().to_owned(),
+            summary: summary.clone(),
+            allowed,
+            decided_by,
+            reason,
+            rule: suggestion.map(str::to_owned),
+        };
+        let key = (tool.name().to_owned(), input.to_string(), ctx.env.cwd());
+        {
+            let mut tally = lock(&self.tally);
+            if let Some(stage) = tally.allowed.get(&key).copied() {
+                tally.in_a_row = 0;
+                tally.keep(view(
+                    true,
+                    AutoDecider::Classifier { stage },
+                    "the classifier allowed this same call earlier in the session".to_owned(),
+                ));
+                return Judged::Allow;
+            }
+        }
         let action = Entry::ToolCall {
             name: tool.name().to_owned(),
             input: input.clone(),
@@ -154,20 +181,11 @@ impl AutoMode {
             tally.usage += &counted.usage;
         }
         let verdict = counted.verdict;
-        let summary = summary(input);
-        let view = |allowed, decided_by, reason: String| AutoDecisionView {
-            tool_use_id: ctx.tool_use_id.clone(),
-            tool_name: tool.name().to_owned(),
-            summary: summary.clone(),
-            allowed,
-            decided_by,
-            reason,
-            rule: suggestion.map(str::to_owned),
-        };
         match verdict {
             Verdict::Allow { stage } => {
                 let mut tally = lock(&self.tally);
                 tally.in_a_row = 0;
+                tally.allowed.insert(key, stage);
                 tally.keep(view(
                     true,
                     AutoDecider::Classifier { stage },
