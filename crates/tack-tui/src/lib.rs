@@ -136,10 +136,10 @@ pub mod wrap;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use app::{App, AppConfig};
+pub use app::{App, AppConfig, ModeOptions};
 pub use event::{
-    CodeChanges, NoticeLevel, PermissionAnswer, PermissionRequest, Prompt, Restore, RewindChoice,
-    StatusPatch, TurnSummary, UiAction, UiEvent,
+    AutoDecision, CodeChanges, Decider, NoticeLevel, PermissionAnswer, PermissionRequest, Prompt,
+    Restore, RewindChoice, StatusPatch, TurnSummary, UiAction, UiEvent,
 };
 pub use render::InlineTerminal;
 pub use terminal::{TerminalGuard, draw};

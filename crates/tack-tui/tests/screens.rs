@@ -391,6 +391,41 @@ fn queued_prompt_shell_mode_and_accept_edits() {
 }
 
 #[test]
+fn auto_mode_footer_and_its_intro() {
+    let clock = Clock::new();
+    let mut app = app(70, 16);
+    for _ in 0..3 {
+        app.handle_key(key(KeyCode::BackTab), clock.at(0));
+    }
+    app.handle_event(
+        UiEvent::ModeSet(tack_protocol::PermissionMode::Auto),
+        clock.at(10),
+    );
+    assert_snapshot!(Screen::new().render(&mut app, 70, 16));
+}
+
+#[test]
+fn auto_decisions_view() {
+    let clock = Clock::new();
+    let mut app = app(80, 24);
+    app.handle_event(crate::keys::auto_decisions(), clock.at(0));
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    assert_snapshot!(Screen::new().render(&mut app, 80, 24));
+    app.handle_key(key(KeyCode::Char('a')), clock.at(0));
+    app.handle_event(
+        UiEvent::RuleAdded {
+            rule: "Bash(npm install:*)".into(),
+            saved: Ok("/p/.claude/settings.local.json".into()),
+        },
+        clock.at(0),
+    );
+    assert_snapshot!(
+        "auto_decisions_view_rule_added",
+        Screen::new().render(&mut app, 80, 24)
+    );
+}
+
+#[test]
 fn transcript_view_expands_tool_results() {
     let clock = Clock::new();
     let mut app = app(70, 30);

@@ -5,6 +5,7 @@
 
 mod keys;
 mod live;
+mod modes;
 mod view;
 
 use std::collections::VecDeque;
@@ -17,12 +18,15 @@ use tack_protocol::TodoItem;
 
 use crate::cells::{HistoryCell, ToolCall, ToolResult};
 use crate::commands::{MenuEntry, menu_entries};
-use crate::dialogs::{PermissionDialog, ResumePicker, RewindPicker, TrustDialog};
+use crate::dialogs::{DecisionsView, PermissionDialog, ResumePicker, RewindPicker, TrustDialog};
 use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
 use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
 use crate::status::StatusInfo;
 use crate::theme::Theme;
 use live::{Committed, Live};
+use modes::{AUTO_INTRO, ModeCycle};
+
+pub use modes::ModeOptions;
 
 /// Two presses of Esc or Ctrl+C closer than this are a double press.
 pub const DOUBLE_PRESS: Duration = Duration::from_millis(1000);
@@ -45,6 +49,8 @@ pub struct AppConfig {
     /// then [`App::set_file_index`]).
     pub files: FileIndex,
     pub status: StatusInfo,
+    /// The permission modes Shift+Tab may offer.
+    pub modes: ModeOptions,
 }
 
 /// A dialog or view that takes the keys.
@@ -54,6 +60,8 @@ enum Overlay {
     Resume(ResumePicker),
     Rewind(RewindPicker),
     Trust(TrustDialog),
+    /// `/permissions`' auto-mode decisions.
+    Decisions(DecisionsView),
     /// The full transcript; `scroll` rows up from the bottom.
     Transcript {
         scroll: usize,
@@ -109,6 +117,7 @@ pub struct App {
     menu: Vec<MenuEntry>,
     files: FileIndex,
     status: StatusInfo,
+    modes: ModeCycle,
     todos: Vec<TodoItem>,
     show_todos: bool,
     show_help: bool,
@@ -141,6 +150,7 @@ impl App {
             menu: menu_entries(&config.custom_commands),
             files: config.files,
             status: config.status,
+            modes: ModeCycle::new(config.modes),
             todos: Vec::new(),
             show_todos: true,
             show_help: false,
@@ -269,7 +279,8 @@ impl App {
                 Overlay::Permission(_)
                 | Overlay::Resume(_)
                 | Overlay::Rewind(_)
-                | Overlay::Trust(_),
+                | Overlay::Trust(_)
+                | Overlay::Decisions(_),
             ) => return,
             Some(Overlay::Transcript { .. }) => self.overlay = None,
             None => {}
@@ -401,9 +412,53 @@ impl App {
                 self.commit_live();
                 self.notice(level, &text);
             }
+            UiEvent::ModeSet(mode) => {
+                // Shift+Tab may have moved on meanwhile: only the mode shown
+                // is introduced.
+                if mode == self.status.permission_mode && self.modes.switched(mode) {
+                    self.notice(NoticeLevel::Info, AUTO_INTRO);
+                }
+            }
+            UiEvent::ModeUnavailable { mode, reason } => {
+                actions.extend(self.mode_unavailable(mode, &reason));
+            }
+            UiEvent::AutoDecisions(decisions) => {
+                self.overlay = Some(Overlay::Decisions(DecisionsView::new(decisions)));
+            }
+            UiEvent::RuleAdded { rule, saved } => {
+                let (level, text) = match &saved {
+                    Ok(file) => (NoticeLevel::Info, format!("Added {rule} to {file}")),
+                    Err(e) => (NoticeLevel::Error, format!("Could not add {rule}: {e}")),
+                };
+                if let Some(Overlay::Decisions(view)) = &mut self.overlay {
+                    view.say(text.clone());
+                }
+                self.notice(level, &text);
+            }
         }
         self.commit_live();
         actions
+    }
+
+    /// The runtime refused `mode`: Shift+Tab skips it from now on (said
+    /// once), and if it is the mode shown, the next one is asked for.
+    fn mode_unavailable(&mut self, mode: PermissionMode, reason: &str) -> Vec<UiAction> {
+        if self.modes.refused(mode) {
+            let mut reason = reason.to_owned();
+            if let Some(first) = reason.get(..1) {
+                reason.replace_range(..1, &first.to_uppercase());
+            }
+            self.notice(
+                NoticeLevel::Warning,
+                &format!("{reason}. Shift+Tab skips {} mode.", mode.label()),
+            );
+        }
+        if self.status.permission_mode != mode {
+            return Vec::new();
+        }
+        let next = self.modes.next(mode);
+        self.status.permission_mode = next;
+        vec![UiAction::SetPermissionMode(next)]
     }
 
     fn notice(&mut self, level: NoticeLevel, text: &str) {

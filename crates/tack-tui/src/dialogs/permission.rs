@@ -6,7 +6,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::boxed;
+use super::{boxed, row_marker};
 use crate::cells::{render_diff, summary, tool_change};
 use crate::event::{PermissionAnswer, PermissionRequest};
 use crate::input::Editor;
@@ -128,13 +128,7 @@ impl PermissionDialog {
         tail.push(Line::default());
         tail.push(Line::from("Do you want to proceed?"));
         for (i, option) in self.options().into_iter().enumerate() {
-            let selected = i == self.selected;
-            let marker = if selected { "❯ " } else { "  " };
-            let style = if selected {
-                theme.selected()
-            } else {
-                theme.text()
-            };
+            let (marker, style) = row_marker(theme, i == self.selected);
             tail.extend(wrap_spans(
                 &[Span::styled(format!("{}. {option}", i + 1), style)],
                 inner,

@@ -12,7 +12,7 @@ use tack_protocol::PermissionMode;
 use tack_tui::commands::MenuEntry;
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
-use tack_tui::{App, AppConfig, Theme, ThemeKind, UiAction};
+use tack_tui::{App, AppConfig, ModeOptions, Theme, ThemeKind, UiAction};
 
 pub fn status() -> StatusInfo {
     StatusInfo {
@@ -28,7 +28,12 @@ pub fn status() -> StatusInfo {
 }
 
 pub fn app_with(width: u16, height: u16, theme: Theme, custom: Vec<MenuEntry>) -> App {
-    App::new(AppConfig {
+    App::new(config(width, height, theme, custom))
+}
+
+/// What [`app_with`] starts from.
+pub fn config(width: u16, height: u16, theme: Theme, custom: Vec<MenuEntry>) -> AppConfig {
+    AppConfig {
         theme,
         width,
         height,
@@ -47,7 +52,27 @@ pub fn app_with(width: u16, height: u16, theme: Theme, custom: Vec<MenuEntry>) -
             .to_vec(),
         ),
         status: status(),
+        modes: ModeOptions::default(),
+    }
+}
+
+/// An app whose Shift+Tab offers `modes`.
+pub fn app_modes(modes: ModeOptions) -> App {
+    App::new(AppConfig {
+        modes,
+        ..config(60, 20, Theme::new(ThemeKind::Dark, false), Vec::new())
     })
+}
+
+/// The notices history shows, oldest first.
+pub fn notices(app: &App) -> Vec<String> {
+    app.cells()
+        .iter()
+        .filter_map(|c| match c {
+            tack_tui::cells::HistoryCell::Notice { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 pub fn app(width: u16, height: u16) -> App {
