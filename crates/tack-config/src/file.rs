@@ -76,6 +76,7 @@ pub(crate) struct FileSettings {
     pub model_prices: Option<BTreeMap<String, ModelPrice>>,
     pub sandbox: Option<Object<crate::sandbox::FileSandbox>>,
     pub worktree: Option<Object<FileWorktree>>,
+    pub skip_auto_permission_prompt: Option<bool>,
     /// Unknown keys (filled after parsing; never an error).
     #[serde(skip)]
     pub extra: Map<String, Value>,
@@ -280,7 +281,7 @@ mod tests {
             "includeCoAuthoredBy": true, "attribution": {}, "enableAllProjectMcpServers": true,
             "enabledMcpjsonServers": [], "disabledMcpjsonServers": [], "autoCompactEnabled": true,
             "outputStyle": "o", "statusLine": {}, "providers": {}, "modelPrices": {}, "sandbox": {},
-            "worktree": {"baseRef": "head", "sparsePaths": ["a"]}}"#;
+            "worktree": {"baseRef": "head", "sparsePaths": ["a"]}, "skipAutoPermissionPrompt": true}"#;
         let all: Map<String, Value> = serde_json::from_str(text).unwrap();
         assert_eq!(all.len(), KNOWN_KEYS.len());
         let parsed = parse(&source(), text).unwrap();

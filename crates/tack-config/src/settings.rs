@@ -105,6 +105,7 @@ pub struct Settings {
     model_prices: BTreeMap<String, ModelPrice>,
     sandbox: SandboxSettings,
     worktree_base: Option<WorktreeBase>,
+    skip_auto_permission_prompt: Option<bool>,
     extra: Map<String, Value>,
     ignored_untrusted: Vec<IgnoredUntrusted>,
     warnings: Vec<SettingsWarning>,
@@ -291,6 +292,7 @@ impl Settings {
             model_prices,
             sandbox,
             worktree,
+            skip_auto_permission_prompt,
             extra,
             unknown,
         } = file;
@@ -325,6 +327,10 @@ impl Settings {
         set(
             &mut self.worktree_base,
             worktree.and_then(|file::Object(w)| w.base_ref),
+        );
+        set(
+            &mut self.skip_auto_permission_prompt,
+            skip_auto_permission_prompt,
         );
         self.disable_all_hooks = disable_all_hooks.unwrap_or(self.disable_all_hooks);
         self.extra.extend(extra);
@@ -450,6 +456,12 @@ impl Settings {
     /// `autoCompactEnabled` (default: true).
     pub fn auto_compact_enabled(&self) -> bool {
         self.auto_compact_enabled.unwrap_or(true)
+    }
+
+    /// `skipAutoPermissionPrompt`: the terminal UI says nothing on the first
+    /// switch to auto mode (default: false).
+    pub fn skip_auto_permission_prompt(&self) -> bool {
+        self.skip_auto_permission_prompt.unwrap_or(false)
     }
 
     pub fn output_style(&self) -> Option<&str> {

@@ -36,6 +36,7 @@ pub(crate) const TACK_KEYS: &[&str] = &[
     "modelPrices",
     "sandbox",
     "worktree",
+    "skipAutoPermissionPrompt",
 ];
 
 /// Top-level keys of Claude Code's settings that tack does not use.

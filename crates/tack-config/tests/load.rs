@@ -388,6 +388,24 @@ fn the_other_keys() {
 }
 
 #[test]
+fn skip_auto_permission_prompt_is_read_the_highest_source_winning() {
+    let dirs = Dirs::new();
+    assert!(!dirs.load().unwrap().skip_auto_permission_prompt());
+    dirs.write(
+        "~/.claude/settings.json",
+        r#"{"skipAutoPermissionPrompt": true}"#,
+    );
+    let s = dirs.load().unwrap();
+    assert!(s.skip_auto_permission_prompt());
+    assert_eq!(s.warnings(), []);
+    dirs.write(
+        ".claude/settings.json",
+        r#"{"skipAutoPermissionPrompt": false}"#,
+    );
+    assert!(!dirs.load().unwrap().skip_auto_permission_prompt());
+}
+
+#[test]
 fn unknown_keys_are_kept_and_ignored() {
     let dirs = Dirs::new();
     dirs.write(
