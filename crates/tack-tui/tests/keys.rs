@@ -243,6 +243,32 @@ fn the_first_switch_to_auto_is_introduced_once() {
 }
 
 #[test]
+fn the_runtimes_answer_to_the_last_request_decides_the_mode_shown() {
+    use PermissionMode::{AcceptEdits, Auto, Default, Plan};
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    let status = |mode| {
+        UiEvent::Status(tack_tui::StatusPatch {
+            permission_mode: Some(mode),
+            ..tack_tui::StatusPatch::default()
+        })
+    };
+    // Pressed while the session starts: the mode it started in does not
+    // undo them; the requests are answered in order, the last one counts.
+    shift_tabs(&mut app, 3, &clock);
+    app.handle_event(status(Default), clock.at(5));
+    assert_eq!(app.permission_mode(), Auto);
+    app.handle_event(UiEvent::ModeSet(AcceptEdits), clock.at(10));
+    app.handle_event(UiEvent::ModeSet(Plan), clock.at(10));
+    assert_eq!((app.permission_mode(), notices(&app).len()), (Auto, 0));
+    app.handle_event(UiEvent::ModeSet(Auto), clock.at(10));
+    assert_eq!((app.permission_mode(), notices(&app).len()), (Auto, 1));
+    // Answered: a new session's mode shows again.
+    app.handle_event(status(Plan), clock.at(20));
+    assert_eq!(app.permission_mode(), Plan);
+}
+
+#[test]
 fn the_decisions_view_turns_a_block_into_a_rule() {
     let clock = Clock::new();
     let mut app = app(60, 30);

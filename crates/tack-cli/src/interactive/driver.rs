@@ -118,6 +118,9 @@ pub struct Driver {
     replies: HashMap<String, AskId>,
     /// Actions for a runtime that is not ready yet.
     waiting: Vec<UiAction>,
+    /// The task that hands the UI the last mode change's answer (each one
+    /// waits for the one before: the UI must hear them in order).
+    mode_answer: Option<tokio::task::JoinHandle<()>>,
     opened: Instant,
     exit: Option<ExitCode>,
 }
@@ -149,6 +152,7 @@ impl Driver {
             generation: 0,
             replies: HashMap::new(),
             waiting: Vec::new(),
+            mode_answer: None,
             opened: Instant::now(),
             exit: None,
         };
@@ -640,9 +644,11 @@ impl Driver {
                     }));
                 };
                 let view = self.snapshot_view(name);
+                // Asked now: it answers after the ops sent before it.
+                let snapshot = handle.snapshot();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
-                    let events = match handle.snapshot().await {
+                    let events = match snapshot.await {
                         Ok(s) => view(&s),
                         Err(e) => vec![UiEvent::Notice {
                             level: NoticeLevel::Error,

@@ -97,12 +97,12 @@ impl App {
             KeyCode::Esc => return self.esc(now),
             KeyCode::BackTab => {
                 let mode = self.modes.next(self.status.permission_mode);
-                self.status.permission_mode = mode;
+                self.hint = None;
                 if mode == PermissionMode::Default {
                     // The footer names the other modes; Manual is said here.
                     self.set_hint("Manual mode: actions no rule allows ask first", now);
                 }
-                return vec![UiAction::SetPermissionMode(mode)];
+                return self.request_mode(mode);
             }
             KeyCode::Char('g') if ctrl => {
                 return vec![UiAction::OpenExternalEditor {

@@ -49,8 +49,6 @@ pub struct AppConfig {
     /// then [`App::set_file_index`]).
     pub files: FileIndex,
     pub status: StatusInfo,
-    /// The permission modes Shift+Tab may offer.
-    pub modes: ModeOptions,
 }
 
 /// A dialog or view that takes the keys.
@@ -118,6 +116,8 @@ pub struct App {
     files: FileIndex,
     status: StatusInfo,
     modes: ModeCycle,
+    /// The mode last asked of the runtime, until it answers.
+    requested_mode: Option<PermissionMode>,
     todos: Vec<TodoItem>,
     show_todos: bool,
     show_help: bool,
@@ -150,7 +150,8 @@ impl App {
             menu: menu_entries(&config.custom_commands),
             files: config.files,
             status: config.status,
-            modes: ModeCycle::new(config.modes),
+            modes: ModeCycle::default(),
+            requested_mode: None,
             todos: Vec::new(),
             show_todos: true,
             show_help: false,
@@ -165,6 +166,12 @@ impl App {
     /// others). Typed, they go to the runtime as they are; it expands them.
     pub fn set_custom_commands(&mut self, custom: &[MenuEntry]) {
         self.menu = menu_entries(custom);
+    }
+
+    /// What Shift+Tab may offer (the session's start-up choices; by
+    /// default neither bypass mode nor silence on the switch to auto).
+    pub fn set_mode_options(&mut self, options: ModeOptions) {
+        self.modes = ModeCycle::new(options);
     }
 
     /// The terminal was resized. History already written stays as it is.
@@ -393,7 +400,14 @@ impl App {
                     actions.extend(self.send(next, display, now));
                 }
             }
-            UiEvent::Status(patch) => self.status.apply(patch),
+            UiEvent::Status(mut patch) => {
+                // A mode asked for and not answered yet beats the mode a
+                // session started in.
+                if self.requested_mode.is_some() {
+                    patch.permission_mode = None;
+                }
+                self.status.apply(patch);
+            }
             UiEvent::Sessions(sessions) => {
                 self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions)));
             }
@@ -413,10 +427,14 @@ impl App {
                 self.notice(level, &text);
             }
             UiEvent::ModeSet(mode) => {
-                // Shift+Tab may have moved on meanwhile: only the mode shown
-                // is introduced.
-                if mode == self.status.permission_mode && self.modes.switched(mode) {
-                    self.notice(NoticeLevel::Info, AUTO_INTRO);
+                // Shift+Tab may have moved on meanwhile: only the answer to
+                // the last request is shown (and introduced).
+                if self.requested_mode.is_none_or(|asked| asked == mode) {
+                    self.requested_mode = None;
+                    self.status.permission_mode = mode;
+                    if self.modes.switched(mode) {
+                        self.notice(NoticeLevel::Info, AUTO_INTRO);
+                    }
                 }
             }
             UiEvent::ModeUnavailable { mode, reason } => {
@@ -441,7 +459,7 @@ impl App {
     }
 
     /// The runtime refused `mode`: Shift+Tab skips it from now on (said
-    /// once), and if it is the mode shown, the next one is asked for.
+    /// once), and if it was the last one asked for, the next one is.
     fn mode_unavailable(&mut self, mode: PermissionMode, reason: &str) -> Vec<UiAction> {
         if self.modes.refused(mode) {
             let mut reason = reason.to_owned();
@@ -453,12 +471,18 @@ impl App {
                 &format!("{reason}. Shift+Tab skips {} mode.", mode.label()),
             );
         }
-        if self.status.permission_mode != mode {
+        if self.requested_mode != Some(mode) {
             return Vec::new();
         }
         let next = self.modes.next(mode);
-        self.status.permission_mode = next;
-        vec![UiAction::SetPermissionMode(next)]
+        self.request_mode(next)
+    }
+
+    /// Shows `mode` now and asks the runtime for it.
+    fn request_mode(&mut self, mode: PermissionMode) -> Vec<UiAction> {
+        self.status.permission_mode = mode;
+        self.requested_mode = Some(mode);
+        vec![UiAction::SetPermissionMode(mode)]
     }
 
     fn notice(&mut self, level: NoticeLevel, text: &str) {

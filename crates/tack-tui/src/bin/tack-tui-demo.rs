@@ -137,7 +137,6 @@ fn main() -> io::Result<()> {
             context_window: 200_000,
             ..StatusInfo::default()
         },
-        modes: tack_tui::ModeOptions::default(),
     });
     let mut stdout = io::stdout();
     let _guard = TerminalGuard::enter(&mut stdout)?;

@@ -28,12 +28,7 @@ pub fn status() -> StatusInfo {
 }
 
 pub fn app_with(width: u16, height: u16, theme: Theme, custom: Vec<MenuEntry>) -> App {
-    App::new(config(width, height, theme, custom))
-}
-
-/// What [`app_with`] starts from.
-pub fn config(width: u16, height: u16, theme: Theme, custom: Vec<MenuEntry>) -> AppConfig {
-    AppConfig {
+    App::new(AppConfig {
         theme,
         width,
         height,
@@ -52,16 +47,14 @@ pub fn config(width: u16, height: u16, theme: Theme, custom: Vec<MenuEntry>) -> 
             .to_vec(),
         ),
         status: status(),
-        modes: ModeOptions::default(),
-    }
+    })
 }
 
 /// An app whose Shift+Tab offers `modes`.
 pub fn app_modes(modes: ModeOptions) -> App {
-    App::new(AppConfig {
-        modes,
-        ..config(60, 20, Theme::new(ThemeKind::Dark, false), Vec::new())
-    })
+    let mut app = app(60, 20);
+    app.set_mode_options(modes);
+    app
 }
 
 /// The notices history shows, oldest first.

@@ -17,9 +17,15 @@ impl Driver {
             return self.not_ready(UiAction::SetPermissionMode(mode));
         };
         self.options.permissions.mode = Some(mode);
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let event = match handle.set_permission_mode(mode).await {
+        // Sent now, so the runtime sees the presses (and any later op) in order.
+        let set = handle.set_permission_mode(mode);
+        let (tx, before) = (self.tx.clone(), self.mode_answer.take());
+        self.mode_answer = Some(tokio::spawn(async move {
+            let answer = set.await;
+            if let Some(before) = before {
+                let _ = before.await;
+            }
+            let event = match answer {
                 Ok(Ok(())) => UiEvent::ModeSet(mode),
                 Ok(Err(refused)) => mode_refused(mode, &refused),
                 Err(e) => UiEvent::Notice {
@@ -28,7 +34,7 @@ impl Driver {
                 },
             };
             let _ = tx.send(Internal::Ui(vec![event]));
-        });
+        }));
         self.refresh_status_line();
         Vec::new()
     }
@@ -39,10 +45,10 @@ impl Driver {
         let Some(handle) = self.handle().cloned() else {
             return self.not_ready(UiAction::AddAllowRule { rule });
         };
+        let added = handle.request(Op::AddAllowRule { rule: rule.clone() });
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let op = Op::AddAllowRule { rule: rule.clone() };
-            let saved = match handle.request(op).await {
+            let saved = match added.await {
                 Ok(Reply::RuleAdded(saved)) => saved.map(|file| file.display().to_string()),
                 Ok(other) => Err(format!("the session answered {other:?}")),
                 Err(e) => Err(e.to_string()),
