@@ -24,7 +24,7 @@ use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
 use crate::status::StatusInfo;
 use crate::theme::Theme;
 use live::{Committed, Live};
-use modes::{AUTO_INTRO, ModeCycle};
+use modes::ModeCycle;
 
 pub use modes::ModeOptions;
 
@@ -400,14 +400,7 @@ impl App {
                     actions.extend(self.send(next, display, now));
                 }
             }
-            UiEvent::Status(mut patch) => {
-                // A mode asked for and not answered yet beats the mode a
-                // session started in.
-                if self.requested_mode.is_some() {
-                    patch.permission_mode = None;
-                }
-                self.status.apply(patch);
-            }
+            UiEvent::Status(patch) => self.status_patch(patch),
             UiEvent::Sessions(sessions) => {
                 self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions)));
             }
@@ -426,63 +419,17 @@ impl App {
                 self.commit_live();
                 self.notice(level, &text);
             }
-            UiEvent::ModeSet(mode) => {
-                // Shift+Tab may have moved on meanwhile: only the answer to
-                // the last request is shown (and introduced).
-                if self.requested_mode.is_none_or(|asked| asked == mode) {
-                    self.requested_mode = None;
-                    self.status.permission_mode = mode;
-                    if self.modes.switched(mode) {
-                        self.notice(NoticeLevel::Info, AUTO_INTRO);
-                    }
-                }
-            }
+            UiEvent::ModeSet(mode) => self.mode_set(mode),
             UiEvent::ModeUnavailable { mode, reason } => {
                 actions.extend(self.mode_unavailable(mode, &reason));
             }
             UiEvent::AutoDecisions(decisions) => {
                 self.overlay = Some(Overlay::Decisions(DecisionsView::new(decisions)));
             }
-            UiEvent::RuleAdded { rule, saved } => {
-                let (level, text) = match &saved {
-                    Ok(file) => (NoticeLevel::Info, format!("Added {rule} to {file}")),
-                    Err(e) => (NoticeLevel::Error, format!("Could not add {rule}: {e}")),
-                };
-                if let Some(Overlay::Decisions(view)) = &mut self.overlay {
-                    view.say(text.clone());
-                }
-                self.notice(level, &text);
-            }
+            UiEvent::RuleAdded { rule, saved } => self.rule_added(&rule, saved),
         }
         self.commit_live();
         actions
-    }
-
-    /// The runtime refused `mode`: Shift+Tab skips it from now on (said
-    /// once), and if it was the last one asked for, the next one is.
-    fn mode_unavailable(&mut self, mode: PermissionMode, reason: &str) -> Vec<UiAction> {
-        if self.modes.refused(mode) {
-            let mut reason = reason.to_owned();
-            if let Some(first) = reason.get(..1) {
-                reason.replace_range(..1, &first.to_uppercase());
-            }
-            self.notice(
-                NoticeLevel::Warning,
-                &format!("{reason}. Shift+Tab skips {} mode.", mode.label()),
-            );
-        }
-        if self.requested_mode != Some(mode) {
-            return Vec::new();
-        }
-        let next = self.modes.next(mode);
-        self.request_mode(next)
-    }
-
-    /// Shows `mode` now and asks the runtime for it.
-    fn request_mode(&mut self, mode: PermissionMode) -> Vec<UiAction> {
-        self.status.permission_mode = mode;
-        self.requested_mode = Some(mode);
-        vec![UiAction::SetPermissionMode(mode)]
     }
 
     fn notice(&mut self, level: NoticeLevel, text: &str) {

@@ -2,8 +2,14 @@
 //! Manual → accept edits → plan → auto → bypass permissions → Manual.
 //! Bypass only when the session allows it; auto until the runtime refuses it
 //! (auto mode turned off), after which the cycle skips it without a word.
+//! Also the UI's side of a mode change: the mode shown at once, the
+//! runtime's answers (only the last request's counts), the notice of the
+//! first switch to auto, and the answer to the decisions view's rule.
 
 use tack_protocol::PermissionMode;
+
+use super::{App, Overlay};
+use crate::event::{NoticeLevel, StatusPatch, UiAction};
 
 /// What the session offers, from its start-up choices.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,6 +85,70 @@ impl ModeCycle {
         mode == PermissionMode::Auto
             && !self.options.skip_auto_intro
             && !std::mem::replace(&mut self.intro_shown, true)
+    }
+}
+
+impl App {
+    /// Shows `mode` now and asks the runtime for it.
+    pub(super) fn request_mode(&mut self, mode: PermissionMode) -> Vec<UiAction> {
+        self.status.permission_mode = mode;
+        self.requested_mode = Some(mode);
+        vec![UiAction::SetPermissionMode(mode)]
+    }
+
+    /// The runtime switched to `mode`. Shift+Tab may have moved on
+    /// meanwhile: only the answer to the last request is shown (and auto
+    /// introduced).
+    pub(super) fn mode_set(&mut self, mode: PermissionMode) {
+        if self.requested_mode.is_none_or(|asked| asked == mode) {
+            self.requested_mode = None;
+            self.status.permission_mode = mode;
+            if self.modes.switched(mode) {
+                self.notice(NoticeLevel::Info, AUTO_INTRO);
+            }
+        }
+    }
+
+    /// The runtime refused `mode`: Shift+Tab skips it from now on (said
+    /// once), and if it was the last one asked for, the next one is.
+    pub(super) fn mode_unavailable(&mut self, mode: PermissionMode, reason: &str) -> Vec<UiAction> {
+        if self.modes.refused(mode) {
+            let mut reason = reason.to_owned();
+            if let Some(first) = reason.get(..1) {
+                reason.replace_range(..1, &first.to_uppercase());
+            }
+            self.notice(
+                NoticeLevel::Warning,
+                &format!("{reason}. Shift+Tab skips {} mode.", mode.label()),
+            );
+        }
+        if self.requested_mode != Some(mode) {
+            return Vec::new();
+        }
+        let next = self.modes.next(mode);
+        self.request_mode(next)
+    }
+
+    /// Facts for the status line. A mode asked for and not answered yet
+    /// beats the mode a session started in.
+    pub(super) fn status_patch(&mut self, mut patch: StatusPatch) {
+        if self.requested_mode.is_some() {
+            patch.permission_mode = None;
+        }
+        self.status.apply(patch);
+    }
+
+    /// The answer to the decisions view's `a`: said in history, and in the
+    /// view if it is still open.
+    pub(super) fn rule_added(&mut self, rule: &str, saved: Result<String, String>) {
+        let (level, text) = match &saved {
+            Ok(file) => (NoticeLevel::Info, format!("Added {rule} to {file}")),
+            Err(e) => (NoticeLevel::Error, format!("Could not add {rule}: {e}")),
+        };
+        if let Some(Overlay::Decisions(view)) = &mut self.overlay {
+            view.say(text.clone());
+        }
+        self.notice(level, &text);
     }
 }
 
