@@ -127,3 +127,31 @@ impl DecisionsView {
         boxed(lines, theme, width)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Decider;
+    use crate::theme::ThemeKind;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn what_the_model_wrote_cannot_drive_the_terminal() {
+        let view = DecisionsView::new(vec![AutoDecision {
+            tool_name: "Bash\x1b]0;title\x07".into(),
+            summary: "rm -rf x\n\x1b[2Jclear".into(),
+            allowed: false,
+            decided_by: Decider::Classifier { stage: 1 },
+            reason: "deletes\x1b[31m files".into(),
+            rule: Some("Bash(rm\x1b[0m:*)".into()),
+        }]);
+        let lines = view.render(&Theme::new(ThemeKind::Dark, false), 100);
+        let text: String = lines
+            .iter()
+            .flat_map(|l| l.spans.iter().map(|s| s.content.as_ref()))
+            .collect();
+        assert!(!text.chars().any(|c| c.is_control()), "{text:?}");
+        assert!(text.contains("rm -rf x clear"), "{text:?}");
+        assert_eq!(lines.len(), 9);
+    }
+}
