@@ -329,6 +329,10 @@ pub enum Command {
     /// git worktree; results (with each task's patch) appended to `--out`,
     /// finished tasks skipped on a rerun.
     Batch(crate::batch::BatchArgs),
+    /// Auto mode's classifier rules: `defaults`, `config` (in effect here),
+    /// `critique` (a model's review of yours), `reset` (like `claude auto-mode`).
+    #[command(subcommand, name = "auto-mode")]
+    AutoMode(crate::auto_mode::AutoModeCommand),
     /// Trust this folder (or DIR): its project settings may then allow tools,
     /// run hooks and set the environment, as the terminal UI's trust dialog does.
     Trust {

@@ -69,6 +69,7 @@
 //!   smoke test: `integrations/{ray,kubernetes,harbor}/`, `scripts/build-static.sh`; tests
 //!   `tack-cli/tests/{batch,ray,kubernetes,worktree,agent_worktrees,harness}.rs`
 
+mod auto_mode;
 mod batch;
 mod cli;
 mod demo;
@@ -188,6 +189,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Demo) => return runtime()?.block_on(demo::run(&cli)),
         Some(Command::Batch(args)) => return batch::run(args, &cwd),
+        Some(Command::AutoMode(command)) => {
+            return auto_mode::run(&Place::new(cwd, Env::from_process())?, command);
+        }
         Some(Command::Doctor) => {
             return doctor::run(&Place::new(cwd, Env::from_process())?);
         }

@@ -126,6 +126,12 @@ impl Printer {
             }
             // Only the SDKs ask for these (Agent SDK mode renders them).
             RuntimeEvent::SessionState(_) => {}
+            RuntimeEvent::PermissionDenied(denied) => {
+                if self.format == OutputFormat::StreamJson {
+                    let record = self.records.permission_denied(&denied);
+                    self.record(&record)?;
+                }
+            }
             RuntimeEvent::Task(task) => {
                 let records = self.records.task(&task);
                 if self.format == OutputFormat::StreamJson {

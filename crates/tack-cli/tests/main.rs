@@ -8,6 +8,7 @@
 
 mod agent_worktrees;
 mod agents;
+mod auto_mode;
 mod batch;
 mod batch_kill;
 mod cloud;

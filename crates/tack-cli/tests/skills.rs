@@ -337,6 +337,7 @@ async fn typing_a_fork_skills_name_runs_it_in_its_agent_too() {
         .collect();
     assert_eq!(
         user,
-        vec![json!([{"type": "text", "text": "/review src"}, {"type": "text", "text": said}])]
+        vec![json!([{"type": "text", "text": "/review src"},
+                    {"type": "text", "text": format!("<local-command-stdout>{said}</local-command-stdout>")}])]
     );
 }

@@ -76,6 +76,10 @@ pub(crate) struct FileSettings {
     pub model_prices: Option<BTreeMap<String, ModelPrice>>,
     pub sandbox: Option<Object<crate::sandbox::FileSandbox>>,
     pub worktree: Option<Object<FileWorktree>>,
+    /// `autoMode`, as written: the classifier's rules (read by tack-automode,
+    /// and only from trusted sources).
+    pub auto_mode: Option<Object<Map<String, Value>>>,
+    pub use_auto_mode_during_plan: Option<bool>,
     pub skip_auto_permission_prompt: Option<bool>,
     /// Unknown keys (filled after parsing; never an error).
     #[serde(skip)]
@@ -96,6 +100,9 @@ pub(crate) struct FilePermissions {
     pub additional_directories: Option<Vec<String>>,
     #[serde(default, deserialize_with = "disable")]
     pub disable_bypass_permissions_mode: Option<String>,
+    #[serde(default, deserialize_with = "disable")]
+    pub disable_auto_mode: Option<String>,
+    pub deny_instead_of_prompting: Option<bool>,
 }
 
 /// Parses one file. Empty (whitespace-only) text is an empty settings object.
@@ -281,7 +288,8 @@ mod tests {
             "includeCoAuthoredBy": true, "attribution": {}, "enableAllProjectMcpServers": true,
             "enabledMcpjsonServers": [], "disabledMcpjsonServers": [], "autoCompactEnabled": true,
             "outputStyle": "o", "statusLine": {}, "providers": {}, "modelPrices": {}, "sandbox": {},
-            "worktree": {"baseRef": "head", "sparsePaths": ["a"]}, "skipAutoPermissionPrompt": true}"#;
+            "worktree": {"baseRef": "head", "sparsePaths": ["a"]}, "autoMode": {},
+            "useAutoModeDuringPlan": true, "skipAutoPermissionPrompt": false}"#;
         let all: Map<String, Value> = serde_json::from_str(text).unwrap();
         assert_eq!(all.len(), KNOWN_KEYS.len());
         let parsed = parse(&source(), text).unwrap();

@@ -40,6 +40,8 @@ pub struct Permissions {
     default_mode: Option<Sourced<String>>,
     additional_directories: Vec<Sourced<PathBuf>>,
     disable_bypass_permissions_mode: bool,
+    disable_auto_mode: Option<Arc<Source>>,
+    deny_instead_of_prompting: Option<bool>,
 }
 
 impl Permissions {
@@ -75,6 +77,18 @@ impl Permissions {
     pub fn bypass_mode_disabled(&self) -> bool {
         self.disable_bypass_permissions_mode
     }
+
+    /// The source that set `disableAutoMode: "disable"`, if one did (any
+    /// source may: turning auto mode off only tightens).
+    pub fn auto_mode_disabled_by(&self) -> Option<&Source> {
+        self.disable_auto_mode.as_deref()
+    }
+
+    /// `denyInsteadOfPrompting` (highest source): what would ask a person is
+    /// denied instead (unattended runs).
+    pub fn deny_instead_of_prompting(&self) -> bool {
+        self.deny_instead_of_prompting.unwrap_or(false)
+    }
 }
 
 /// One source's `hooks`: event → matcher groups, as written.
@@ -105,6 +119,8 @@ pub struct Settings {
     model_prices: BTreeMap<String, ModelPrice>,
     sandbox: SandboxSettings,
     worktree_base: Option<WorktreeBase>,
+    auto_mode: Vec<(Arc<Source>, Value)>,
+    use_auto_mode_during_plan: Option<bool>,
     skip_auto_permission_prompt: Option<bool>,
     extra: Map<String, Value>,
     ignored_untrusted: Vec<IgnoredUntrusted>,
@@ -292,6 +308,8 @@ impl Settings {
             model_prices,
             sandbox,
             worktree,
+            auto_mode,
+            use_auto_mode_during_plan,
             skip_auto_permission_prompt,
             extra,
             unknown,
@@ -329,9 +347,16 @@ impl Settings {
             worktree.and_then(|file::Object(w)| w.base_ref),
         );
         set(
+            &mut self.use_auto_mode_during_plan,
+            use_auto_mode_during_plan,
+        );
+        set(
             &mut self.skip_auto_permission_prompt,
             skip_auto_permission_prompt,
         );
+        if let Some(file::Object(a)) = auto_mode {
+            self.auto_mode.push((source.clone(), Value::Object(a)));
+        }
         self.disable_all_hooks = disable_all_hooks.unwrap_or(self.disable_all_hooks);
         self.extra.extend(extra);
         // Maps: by key, the highest source wins.
@@ -374,8 +399,33 @@ impl Settings {
                 }
             }
             perms.disable_bypass_permissions_mode |= p.disable_bypass_permissions_mode.is_some();
+            if p.disable_auto_mode.is_some() && perms.disable_auto_mode.is_none() {
+                perms.disable_auto_mode = Some(source.clone());
+            }
+            set(
+                &mut perms.deny_instead_of_prompting,
+                p.deny_instead_of_prompting,
+            );
         }
         self.sources.push(source);
+    }
+
+    /// Every source's `autoMode` object, lowest first. Only user settings and
+    /// `--settings` may shape the classifier (a repository cannot widen what
+    /// it allows): the caller filters by [`Source::scope`] and warns about the rest.
+    pub fn auto_mode_by_source(&self) -> &[(Arc<Source>, Value)] {
+        &self.auto_mode
+    }
+
+    /// `useAutoModeDuringPlan` (default true): plan mode classifies what it
+    /// would ask about, when auto mode is available.
+    pub fn use_auto_mode_during_plan(&self) -> bool {
+        self.use_auto_mode_during_plan.unwrap_or(true)
+    }
+
+    /// `skipAutoPermissionPrompt`: no explanation when auto mode is first switched on.
+    pub fn skip_auto_permission_prompt(&self) -> bool {
+        self.skip_auto_permission_prompt.unwrap_or(false)
     }
 
     /// The merged `sandbox` object.
@@ -456,12 +506,6 @@ impl Settings {
     /// `autoCompactEnabled` (default: true).
     pub fn auto_compact_enabled(&self) -> bool {
         self.auto_compact_enabled.unwrap_or(true)
-    }
-
-    /// `skipAutoPermissionPrompt`: the terminal UI says nothing on the first
-    /// switch to auto mode (default: false).
-    pub fn skip_auto_permission_prompt(&self) -> bool {
-        self.skip_auto_permission_prompt.unwrap_or(false)
     }
 
     pub fn output_style(&self) -> Option<&str> {

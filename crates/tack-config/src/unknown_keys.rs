@@ -36,6 +36,8 @@ pub(crate) const TACK_KEYS: &[&str] = &[
     "modelPrices",
     "sandbox",
     "worktree",
+    "autoMode",
+    "useAutoModeDuringPlan",
     "skipAutoPermissionPrompt",
 ];
 
@@ -97,10 +99,12 @@ pub(crate) const TACK_PERMISSION_KEYS: &[&str] = &[
     "defaultMode",
     "additionalDirectories",
     "disableBypassPermissionsMode",
+    "disableAutoMode",
+    "denyInsteadOfPrompting",
 ];
 
 /// `permissions` keys of Claude Code's that tack does not use.
-const CLAUDE_CODE_PERMISSION_KEYS: &[&str] = &["disableAutoMode"];
+const CLAUDE_CODE_PERMISSION_KEYS: &[&str] = &[];
 
 /// Something in the settings that is not an error but that the user should
 /// hear about.

@@ -388,24 +388,6 @@ fn the_other_keys() {
 }
 
 #[test]
-fn skip_auto_permission_prompt_is_read_the_highest_source_winning() {
-    let dirs = Dirs::new();
-    assert!(!dirs.load().unwrap().skip_auto_permission_prompt());
-    dirs.write(
-        "~/.claude/settings.json",
-        r#"{"skipAutoPermissionPrompt": true}"#,
-    );
-    let s = dirs.load().unwrap();
-    assert!(s.skip_auto_permission_prompt());
-    assert_eq!(s.warnings(), []);
-    dirs.write(
-        ".claude/settings.json",
-        r#"{"skipAutoPermissionPrompt": false}"#,
-    );
-    assert!(!dirs.load().unwrap().skip_auto_permission_prompt());
-}
-
-#[test]
 fn unknown_keys_are_kept_and_ignored() {
     let dirs = Dirs::new();
     dirs.write(
@@ -740,4 +722,50 @@ fn edit_and_read_rules_add_their_paths_to_the_sandbox() {
     );
     assert_eq!(s.sandbox().deny_read(), [home.join(".aws")]);
     assert_eq!(s.sandbox().deny_write(), [PathBuf::from("/etc/hosts")]);
+}
+
+#[test]
+fn auto_mode_settings_keep_their_sources() {
+    let dirs = Dirs::new();
+    dirs.write(
+        "~/.claude/settings.json",
+        r#"{"autoMode": {"environment": ["$defaults", "git.example.com is ours"]},
+            "permissions": {"denyInsteadOfPrompting": true}, "skipAutoPermissionPrompt": true}"#,
+    );
+    dirs.write(
+        ".claude/settings.json",
+        r#"{"autoMode": {"allow": ["anything"]}, "useAutoModeDuringPlan": false,
+            "permissions": {"disableAutoMode": "disable"}}"#,
+    );
+    let s = dirs.load().unwrap();
+    let by_source: Vec<(Scope, serde_json::Value)> = s
+        .auto_mode_by_source()
+        .iter()
+        .map(|(source, value)| (source.scope(), value.clone()))
+        .collect();
+    assert_eq!(
+        by_source,
+        [
+            (
+                Scope::User,
+                json!({"environment": ["$defaults", "git.example.com is ours"]})
+            ),
+            (Scope::Project, json!({"allow": ["anything"]})),
+        ]
+    );
+    let p = s.permissions();
+    assert_eq!(
+        p.auto_mode_disabled_by().map(Source::scope),
+        Some(Scope::Project)
+    );
+    assert!(p.deny_instead_of_prompting());
+    assert!(!s.use_auto_mode_during_plan());
+    assert!(s.skip_auto_permission_prompt());
+    assert_eq!(s.warnings(), []);
+
+    let fresh = Dirs::new().load().unwrap();
+    assert!(fresh.use_auto_mode_during_plan());
+    assert!(!fresh.skip_auto_permission_prompt());
+    assert!(!fresh.permissions().deny_instead_of_prompting());
+    assert_eq!(fresh.permissions().auto_mode_disabled_by(), None);
 }

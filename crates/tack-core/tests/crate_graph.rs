@@ -61,6 +61,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tack-plugins", &["tack-git", "tack-sys"]),
     // OTLP export; knows no session, only counters and events.
     ("tack-telemetry", &[]),
+    // Auto mode's classifier: rules, transcript, the model call over any
+    // `ModelClient`; no session, no permission engine.
+    ("tack-automode", &["tack-protocol", "tack-api"]),
     (
         "tack-mcp",
         &[
@@ -103,6 +106,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "tack-extensions",
             "tack-sandbox",
             "tack-telemetry",
+            "tack-automode",
             "tack-git",
             "tack-sys",
         ],

@@ -14,7 +14,11 @@
 //! [`add_allow_rule_to_local_settings`].
 //!
 //! Precedence is deny → ask → (plan) → (bypass) → allow → mode default, whatever
-//! the source of each rule (see [`engine`]). Bash commands are parsed with
+//! the source of each rule (see [`engine`]). Auto mode puts its safety checks
+//! (protected paths, shell start-up files: `Ask`) before the allow rules, sets
+//! aside the allow rules that run interpreters ([`sets_aside`]), allows what its
+//! fast paths prove (read-only, inside the working directories) and answers
+//! [`Decision::Classify`] for the rest: the caller's classifier model decides. Bash commands are parsed with
 //! tree-sitter-bash ([`bash`]); every simple command of a compound command must be
 //! allowed, and redirection targets are checked as file writes/reads. Paths are
 //! resolved (`~`, `..`, symlinks) before any check ([`path`]).
@@ -28,6 +32,9 @@
 //!   `tack-permissions/src/{rule,mode,path}.rs`, `bash/`
 //! - permission decisions: tool calls, then Bash scripts command by command:
 //!   `tack-permissions/src/engine/{mod,bash_decision}.rs`
+//! - auto mode: its options and set-aside rules `engine/auto.rs`, its Bash safety
+//!   check and read-only fast path `engine/bash_auto.rs`, the commands the parser
+//!   proves read-only `bash/read_only.rs`
 
 pub mod bash;
 pub mod engine;
@@ -36,7 +43,7 @@ pub mod path;
 pub mod rule;
 pub mod settings_rules;
 
-pub use engine::{Decision, PermissionContext};
+pub use engine::{AutoOptions, Decision, PermissionContext, sets_aside};
 pub use mode::{PermissionMode, UnknownMode};
 pub use rule::{LEGACY_TOOL_NAMES, Rule, Specifier, ToolPattern, canonical_tool_name, parse_rule};
 pub use settings_rules::{

@@ -94,6 +94,7 @@ fn label(d: &Decision) -> &'static str {
         Decision::Allow { .. } => "allow",
         Decision::Deny { .. } => "deny",
         Decision::Ask { .. } => "ask",
+        Decision::Classify { .. } => "classify",
     }
 }
 
@@ -147,4 +148,46 @@ fn bypass_corpus() {
         );
     }
     eprintln!("bypass corpus: {n} cases, all as expected");
+}
+
+/// The corpus's default-mode cases in auto mode: deny and ask rules decide as
+/// before, what the default mode asks about goes to the classifier, except
+/// what auto mode's fast paths prove (listed here: a new fast path shows up),
+/// and the allow rules it sets aside no longer allow.
+#[test]
+fn auto_mode_on_the_corpus() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/bash_bypass.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let fx = fixture();
+    let mut changed = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut case: Value = serde_json::from_str(line).unwrap();
+        if case.get("mode").is_some() {
+            continue;
+        }
+        let expected = case["expected"].as_str().unwrap().to_string();
+        case["mode"] = json!("auto");
+        let got = label(&decide(&fx, &case));
+        if got != expected && !(expected == "ask" && got == "classify") {
+            let text = |k: &str| case.get(k).and_then(Value::as_str);
+            let what = text("command").or_else(|| text("path")).unwrap_or_default();
+            changed.push(format!("{what}: {expected} -> {got}"));
+        }
+    }
+    assert_eq!(
+        changed,
+        [
+            "git status --short: ask -> allow",
+            "npm run test: allow -> classify",
+            "npm run test -- --watch: allow -> classify",
+            "npm run test -- --watch: allow -> classify",
+            "cargo --version: allow -> classify",
+            "git diff > out.patch: ask -> allow",
+            "anything --goes: allow -> classify",
+            "git diff $(: allow -> classify",
+            "mkdir -p src/new: ask -> allow",
+            "./src/new.rs: ask -> allow",
+            "./x: ask -> allow",
+        ]
+    );
 }

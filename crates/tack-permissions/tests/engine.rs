@@ -11,14 +11,15 @@ use tack_permissions::{
     Decision, PermissionContext, PermissionMode, RuleBehavior, RuleSet, RuleSource,
 };
 
-struct Fx {
+/// A project, a home and directories around them, in a fresh temporary directory.
+pub(crate) struct Fx {
     _dir: tempfile::TempDir,
-    root: PathBuf,
-    proj: PathBuf,
-    home: PathBuf,
+    pub(crate) root: PathBuf,
+    pub(crate) proj: PathBuf,
+    pub(crate) home: PathBuf,
 }
 
-fn fx() -> Fx {
+pub(crate) fn fx() -> Fx {
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let proj = root.join("proj");
@@ -55,6 +56,7 @@ fn label(d: &Decision) -> &'static str {
         Decision::Allow { .. } => "allow",
         Decision::Deny { .. } => "deny",
         Decision::Ask { .. } => "ask",
+        Decision::Classify { .. } => "classify",
     }
 }
 

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
+mod auto;
 mod corpus;
 mod engine;
 mod proptests;

@@ -150,6 +150,7 @@ proptest! {
             PermissionMode::AcceptEdits,
             PermissionMode::DontAsk,
             PermissionMode::BypassPermissions,
+            PermissionMode::Auto,
         ]),
     ) {
         let (_dir, ctx) = context(mode);

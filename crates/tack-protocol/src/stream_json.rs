@@ -45,6 +45,7 @@ pub enum SystemRecord {
     Informational(Informational),
     HookStarted(HookStarted),
     HookResponse(HookResponse),
+    PermissionDenied(PermissionDeniedRecord),
     /// Any other subtype (`status`, hook events, ...), verbatim including its
     /// `subtype`.
     #[serde(untagged)]
@@ -123,6 +124,28 @@ pub struct CompactMetadata {
 pub struct Informational {
     pub content: String,
     pub level: String,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `system/permission_denied`: a tool call was refused without asking anyone
+/// (a deny rule, the mode, auto mode's classifier).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermissionDeniedRecord {
+    pub tool_name: String,
+    pub tool_use_id: String,
+    /// What the model was told.
+    pub message: String,
+    /// `rule`, `mode`, `classifier`, `safetyCheck`, `hook`, `other`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_reason_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_reason: Option<String>,
+    /// The sub-agent that made the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
     pub session_id: String,
     pub uuid: String,
     #[serde(flatten)]

@@ -356,3 +356,25 @@ fn error_body_round_trips_with_details() {
     }));
     assert_eq!(body.error.kind, "rate_limit_error");
 }
+
+#[test]
+fn permission_denied_record_round_trips_in_claude_codes_shape() {
+    let sample = json!({
+        "type": "system", "subtype": "permission_denied",
+        "tool_name": "Bash", "tool_use_id": "toolu_01",
+        "message": "Permission to use Bash has been denied because Claude Code is running in don't ask mode.",
+        "decision_reason_type": "mode",
+        "session_id": "s-1", "uuid": "u-1"
+    });
+    let record: tack_protocol::stream_json::StreamJsonRecord = round_trip(sample);
+    let tack_protocol::stream_json::StreamJsonRecord::System(
+        tack_protocol::stream_json::SystemRecord::PermissionDenied(denied),
+    ) = record
+    else {
+        panic!("not a permission_denied record: {record:?}");
+    };
+    assert_eq!(
+        (denied.decision_reason_type.as_deref(), denied.agent_id),
+        (Some("mode"), None)
+    );
+}

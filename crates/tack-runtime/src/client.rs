@@ -23,17 +23,33 @@ pub struct DeferredClient {
 
 struct Inner {
     client: OnceCell<Built>,
-    pending: Mutex<Option<JoinHandle<Built>>>,
+    pending: Mutex<Option<Pending>>,
+}
+
+/// The client being built, or the settings to build it from on first use.
+enum Pending {
+    Building(JoinHandle<Built>),
+    Later(Box<ClientConfig>),
 }
 
 impl DeferredClient {
     /// Starts building the client; must be called within a tokio runtime.
     pub fn spawn(config: ClientConfig) -> DeferredClient {
         let handle = tokio::task::spawn_blocking(move || AnthropicClient::new(config));
+        DeferredClient::with(Pending::Building(handle))
+    }
+
+    /// Builds the client only when the first request needs it (a client a
+    /// session may never use, such as auto mode's classifier).
+    pub fn on_first_use(config: ClientConfig) -> DeferredClient {
+        DeferredClient::with(Pending::Later(Box::new(config)))
+    }
+
+    fn with(pending: Pending) -> DeferredClient {
         DeferredClient {
             inner: Arc::new(Inner {
                 client: OnceCell::new(),
-                pending: Mutex::new(Some(handle)),
+                pending: Mutex::new(Some(pending)),
             }),
         }
     }
@@ -48,7 +64,14 @@ impl Inner {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .take();
-                match pending {
+                let handle = match pending {
+                    Some(Pending::Building(handle)) => Some(handle),
+                    Some(Pending::Later(config)) => Some(tokio::task::spawn_blocking(move || {
+                        AnthropicClient::new(*config)
+                    })),
+                    None => None,
+                };
+                match handle {
                     Some(handle) => handle.await.unwrap_or_else(|e| {
                         Err(ApiError::Connection {
                             message: format!("setting up the HTTP client failed: {e}"),
@@ -114,6 +137,30 @@ mod tests {
             );
         }
         assert_eq!(server.requests().len(), 2);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_client_built_on_first_use_serves_requests() {
+        let server = MockServer::start(Script::new([Reply::text("late")]))
+            .await
+            .unwrap();
+        let config = ClientConfig {
+            base_url: server.base_url(),
+            ..ClientConfig::default()
+        };
+        let client = DeferredClient::on_first_use(config);
+        let request = MessagesRequest::new("m", 10, vec![Message::user_text("hi")]);
+        let events: Vec<_> = client
+            .stream(request, CancellationToken::new())
+            .collect()
+            .await;
+        let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else {
+            panic!("no message: {events:?}");
+        };
+        assert_eq!(
+            done.content,
+            vec![tack_protocol::ContentBlock::text("late")]
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]

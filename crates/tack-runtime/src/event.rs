@@ -85,6 +85,23 @@ pub enum RuntimeEvent {
     /// `system/session_state_changed`, which the SDKs read to know when the
     /// run is over.
     SessionState(SessionState),
+    /// A tool call was refused without asking anyone (a deny rule, the mode,
+    /// auto mode's classifier or its denial limit): stream-json's
+    /// `system/permission_denied`. The model gets the message as the call's
+    /// result.
+    PermissionDenied(Box<PermissionDenied>),
+}
+
+/// One refusal ([`RuntimeEvent::PermissionDenied`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermissionDenied {
+    pub tool_name: String,
+    pub tool_use_id: String,
+    pub message: String,
+    /// `rule`, `mode`, `classifier`, `hook`, `other` (Claude Code's names).
+    pub reason_type: String,
+    /// The sub-agent that made the call.
+    pub agent_id: Option<String>,
 }
 
 /// Records written to one transcript file.

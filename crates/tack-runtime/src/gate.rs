@@ -44,9 +44,11 @@ use crate::hooks::SessionHooks;
 use crate::protocol::ask::{AskAnswer, PermissionAnswer};
 use crate::snapshot::RuleView;
 
+mod auto;
 mod network;
 mod original;
 mod rule_sources;
+pub(crate) use auto::AutoMode;
 pub(crate) use network::GateNetworkAsk;
 pub use rule_sources::{RulesError, build_rules, cli_rule_source, settings_rule_sources};
 mod skill_shell;
@@ -100,6 +102,20 @@ pub struct Gate {
     sandbox: std::sync::OnceLock<Arc<tack_sandbox::Sandbox>>,
     /// Where decisions are reported when telemetry is on.
     telemetry: std::sync::OnceLock<Arc<crate::telemetry::SessionTelemetry>>,
+    /// Where refusals are reported (`system/permission_denied`).
+    events: Option<Emitter>,
+    /// Auto mode's classifier and counters (`None`: a session that cannot
+    /// use it, such as a hook agent's).
+    auto: Option<Arc<AutoMode>>,
+}
+
+/// How a call reached a prompt.
+#[derive(Debug, Clone, Copy)]
+struct Asked {
+    /// A PreToolUse hook rewrote its input.
+    hook_updated: bool,
+    /// A PreToolUse hook asked for the prompt.
+    hook_asked: bool,
 }
 
 /// The settings files a "don't ask again" answer writes to.
@@ -136,7 +152,43 @@ impl Gate {
             pre_context: Mutex::new(HashMap::new()),
             sandbox: std::sync::OnceLock::new(),
             telemetry: std::sync::OnceLock::new(),
+            events: None,
+            auto: None,
         }
+    }
+
+    /// Reports refusals as `RuntimeEvent::PermissionDenied` on `events`.
+    pub(crate) fn reporting(mut self, events: Emitter) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    /// Gives the session auto mode (available or, with a reason, not).
+    pub(crate) fn with_auto(mut self, auto: Arc<AutoMode>) -> Self {
+        self.auto = Some(auto);
+        self
+    }
+
+    pub(crate) fn auto(&self) -> Option<&Arc<AutoMode>> {
+        self.auto.as_ref()
+    }
+
+    /// Auto mode's recent decisions, for `/permissions`.
+    pub(crate) fn auto_decisions(&self) -> Vec<crate::snapshot::AutoDecisionView> {
+        self.auto
+            .as_ref()
+            .map(|a| a.decisions())
+            .unwrap_or_default()
+    }
+
+    /// The resolved working directories (cwd first).
+    pub(crate) fn working_dirs(&self) -> Vec<PathBuf> {
+        self.ctx().working_dirs().to_vec()
+    }
+
+    /// The allow rules auto mode sets aside while it is on.
+    pub(crate) fn set_aside_rules(&self) -> Vec<String> {
+        self.ctx().set_aside_rules()
     }
 
     pub(crate) fn set_telemetry(&self, telemetry: Arc<crate::telemetry::SessionTelemetry>) {
@@ -166,11 +218,20 @@ impl Gate {
         self.ctx.read().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Switches the mode; plan mode entered from auto mode goes on
+    /// classifying what it would ask about (`useAutoModeDuringPlan`).
     pub(crate) fn set_mode(&self, mode: PermissionMode) {
-        self.ctx
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .set_mode(mode);
+        let mut ctx = self.ctx.write().unwrap_or_else(PoisonError::into_inner);
+        let from_auto = ctx.mode() == PermissionMode::Auto;
+        ctx.set_mode(mode);
+        let during_plan = mode == PermissionMode::Plan
+            && from_auto
+            && self.auto.as_ref().is_some_and(|a| a.during_plan());
+        let options = ctx.auto_options();
+        ctx.set_auto_options(tack_permissions::AutoOptions {
+            during_plan,
+            ..options
+        });
     }
 
     /// Lets `tool` answer the prompts nobody else answers.
@@ -271,7 +332,13 @@ impl Gate {
     /// called). `Err`: why not.
     pub(crate) fn inline_bash(&self, command: &str) -> Result<(), String> {
         let input = serde_json::json!({ "command": command });
-        let decision = self.ctx().decide("Bash", &[], &input, true, &[]);
+        // The user typed the command whose line this is: its `allowed-tools`
+        // are their word, which auto mode does not set aside.
+        let mut ctx = self.ctx().clone();
+        if ctx.mode() == PermissionMode::Auto {
+            ctx.set_mode(PermissionMode::Default);
+        }
+        let decision = ctx.decide("Bash", &[], &input, true, &[]);
         match decision {
             Decision::Allow { .. } => Ok(()),
             Decision::Deny { reason, rule } => Err(self.deny_message(reason, rule.as_deref())),
@@ -445,6 +512,10 @@ impl Gate {
             updated = outcome.updated_input().cloned();
         }
         let effective = updated.as_ref().unwrap_or(input);
+        let auto = self.auto.as_ref().filter(|_| self.classifies());
+        if let Some(auto) = auto {
+            auto.note_call(tool, effective);
+        }
         let hook_asked = hook_asks.is_some();
         let decision = match hook_asks {
             Some(reason) => Decision::Ask {
@@ -453,15 +524,65 @@ impl Gate {
             },
             None => self.decide(tool, effective, ctx, hook_allowed),
         };
+        let hook_updated = updated.is_some();
         let allow = |v: Option<Value>| match v {
             Some(v) => PermissionDecision::AllowWithInput(v),
             None => PermissionDecision::Allow,
         };
+        if let Some(auto) = auto {
+            auto.record_engine(&decision, tool, effective, ctx);
+        }
         match decision {
             Decision::Allow { .. } => allow(updated),
             Decision::Deny { reason, rule } => {
+                let kind = if rule.is_some() { "rule" } else { "mode" };
                 let message = self.deny_message(reason, rule.as_deref());
-                self.denied(tool, effective, ctx, message).await
+                self.denied(tool, effective, ctx, message, kind).await
+            }
+            Decision::Classify {
+                reason,
+                suggestions,
+            } if let Some(auto) = auto => {
+                let asked = Asked {
+                    hook_updated,
+                    hook_asked,
+                };
+                match auto
+                    .judge(
+                        tool,
+                        effective,
+                        ctx,
+                        suggestions.first().map(String::as_str),
+                    )
+                    .await
+                {
+                    auto::Judged::Allow => allow(updated),
+                    auto::Judged::Block { message } => {
+                        self.denied(tool, effective, ctx, message, "classifier")
+                            .await
+                    }
+                    auto::Judged::Person { why, limit } => {
+                        let refusal = if limit {
+                            format!("{why}; with nobody to ask, this call was not run: {reason}")
+                        } else {
+                            format!("{why}; with nobody to ask, this call was not run")
+                        };
+                        let decided = self
+                            .ask_someone(
+                                tool,
+                                effective,
+                                ctx,
+                                (why, suggestions),
+                                asked,
+                                Some(refusal),
+                            )
+                            .await;
+                        if self.someone_answers() {
+                            auto.record_person(&decided, tool, effective, ctx);
+                        }
+                        decided
+                    }
+                }
             }
             Decision::Ask {
                 reason,
@@ -470,39 +591,88 @@ impl Gate {
             | Decision::Classify {
                 reason,
                 suggestions,
-            } => match &self.prompts {
-                _ if let Some(decided) = self
-                    .permission_request(tool, effective, ctx, &suggestions, updated.is_some())
-                    .await =>
-                {
-                    decided
+            } => {
+                let asked = Asked {
+                    hook_updated,
+                    hook_asked,
+                };
+                let decided = self
+                    .ask_someone(tool, effective, ctx, (reason, suggestions), asked, None)
+                    .await;
+                if let Some(auto) = auto.filter(|_| self.someone_answers()) {
+                    auto.record_person(&decided, tool, effective, ctx);
                 }
-                None if self.prompt_tool.get().is_some() => {
-                    self.ask_tool(tool, effective, ctx, updated.is_some()).await
-                }
-                None if hook_asked => {
-                    let message =
-                        format!("{reason} (no permission prompt available in print mode)");
-                    self.deny(tool, effective, ctx, message)
-                }
-                None => {
-                    let message = format!("{reason} (no permission prompt available)");
-                    self.denied(tool, effective, ctx, message).await
-                }
-                Some(prompts) => {
-                    let hook_updated = updated.is_some();
-                    self.ask(
-                        prompts,
-                        tool,
-                        effective,
-                        ctx,
-                        reason,
-                        suggestions,
-                        hook_updated,
-                    )
+                decided
+            }
+        }
+    }
+
+    /// Auto mode decides this session's calls now: the mode is auto, or plan
+    /// with `useAutoModeDuringPlan` (the engine classifies only then).
+    fn classifies(&self) -> bool {
+        let ctx = self.ctx();
+        match ctx.mode() {
+            PermissionMode::Auto => true,
+            PermissionMode::Plan => ctx.auto_options().during_plan,
+            _ => false,
+        }
+    }
+
+    /// A front end or the `--permission-prompt-tool` answers prompts.
+    fn someone_answers(&self) -> bool {
+        self.prompts.is_some() || self.prompt_tool.get().is_some()
+    }
+
+    /// A person decides: a PermissionRequest hook, the front end, the
+    /// `--permission-prompt-tool`; with none of them the call is refused
+    /// (`refusal`, else the reason and that no prompt is available).
+    async fn ask_someone(
+        &self,
+        tool: &dyn Tool,
+        effective: &Value,
+        ctx: &ToolContext,
+        (reason, suggestions): (String, Vec<String>),
+        asked: Asked,
+        refusal: Option<String>,
+    ) -> PermissionDecision {
+        let Asked {
+            hook_updated,
+            hook_asked,
+        } = asked;
+        if let Some(decided) = self
+            .permission_request(tool, effective, ctx, &suggestions, hook_updated)
+            .await
+        {
+            return decided;
+        }
+        match &self.prompts {
+            None if self.prompt_tool.get().is_some() => {
+                self.ask_tool(tool, effective, ctx, hook_updated).await
+            }
+            None if let Some(message) = refusal => {
+                self.denied(tool, effective, ctx, message, "classifier")
                     .await
-                }
-            },
+            }
+            None if hook_asked => {
+                let message = format!("{reason} (no permission prompt available in print mode)");
+                self.deny(tool, effective, ctx, message)
+            }
+            None => {
+                let message = format!("{reason} (no permission prompt available)");
+                self.denied(tool, effective, ctx, message, "mode").await
+            }
+            Some(prompts) => {
+                self.ask(
+                    prompts,
+                    tool,
+                    effective,
+                    ctx,
+                    reason,
+                    suggestions,
+                    hook_updated,
+                )
+                .await
+            }
         }
     }
 

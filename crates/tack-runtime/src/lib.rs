@@ -250,8 +250,8 @@ pub use config::{
 };
 pub use event::{
     AgentSummary, ConversationReset, ExtensionsInfo, HookActivity, HookCallback, HookResponse,
-    Notice, NoticeLevel, PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent,
-    TaskStatus, TaskUsage, TranscriptMirrorFrame, TurnEnd,
+    Notice, NoticeLevel, PermissionDenied, PermissionRequest, RuntimeEvent, SessionInfo,
+    SubagentEvent, TaskEvent, TaskStatus, TaskUsage, TranscriptMirrorFrame, TurnEnd,
 };
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use mcp::McpError;
@@ -273,9 +273,10 @@ pub use sandbox::{SandboxMode, sandbox_report};
 pub use session_tools::UnknownTools;
 pub use slash::slash_commands;
 pub use snapshot::{
-    AUTO_DECISIONS_KEPT, AutoDecider, AutoDecisionView, ContextUsage, HookView, RuleView,
+    AUTO_DECISIONS_KEPT, AutoDecider, AutoDecisionView, ClassifierUsage, ContextUsage, HookView, RuleView,
     SessionSnapshot, context_tokens,
 };
+pub use start::auto::{auto_mode_config, auto_mode_critique};
 pub use start::{StartError, start};
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};

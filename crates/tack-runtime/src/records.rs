@@ -19,7 +19,8 @@ use tack_protocol::stream_json::{
 use tack_store::timestamp_now;
 
 use crate::event::{
-    ConversationReset, HookActivity, SessionInfo, SubagentEvent, TranscriptMirrorFrame,
+    ConversationReset, HookActivity, PermissionDenied, SessionInfo, SubagentEvent,
+    TranscriptMirrorFrame,
 };
 use crate::transcript::{assistant_response, split_tool_results, tool_use_result};
 
@@ -229,6 +230,23 @@ impl Records {
             ..Records::new(self.session_id.clone(), false)
         }
         .loop_event(&event.event)
+    }
+
+    /// `system/permission_denied`.
+    pub fn permission_denied(&self, denied: &PermissionDenied) -> StreamJsonRecord {
+        StreamJsonRecord::System(SystemRecord::PermissionDenied(
+            stream_json::PermissionDeniedRecord {
+                tool_name: denied.tool_name.clone(),
+                tool_use_id: denied.tool_use_id.clone(),
+                message: denied.message.clone(),
+                decision_reason_type: Some(denied.reason_type.clone()),
+                decision_reason: Some(denied.message.clone()),
+                agent_id: denied.agent_id.clone(),
+                session_id: self.session_id.clone(),
+                uuid: new_uuid(),
+                extra: Map::new(),
+            },
+        ))
     }
 
     /// `system/hook_started` or `system/hook_response`.

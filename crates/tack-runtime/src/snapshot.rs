@@ -45,6 +45,21 @@ pub struct SessionSnapshot {
     /// `autoMode.classifyAllShell`), as written.
     #[serde(default)]
     pub set_aside: Vec<String>,
+    /// What auto mode's classifier has cost so far (also in `totals`, under
+    /// its model); `None` before its first request.
+    #[serde(default)]
+    pub classifier: Option<ClassifierUsage>,
+}
+
+/// Auto mode's classifier requests of a session, apart from the agent's.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClassifierUsage {
+    pub model: String,
+    /// Classified calls, and the requests they took (a block takes two).
+    pub calls: u32,
+    pub requests: u32,
+    pub usage: Usage,
+    pub cost_usd: f64,
 }
 
 /// How many auto-mode decisions a session keeps for `/permissions`.

@@ -15,7 +15,7 @@ use tack_config::Settings;
 use tack_core::context::{ContextOptions, LoadedContext, load_context};
 use tack_extensions::output_styles::Styles;
 use tack_extensions::plugins::SessionPlugins;
-use tack_permissions::{PermissionContext, PermissionMode, RuleLists, RuleSource};
+use tack_permissions::{AutoOptions, PermissionContext, PermissionMode, RuleLists, RuleSource};
 use tack_store::SessionStore;
 use tack_tool::ToolEnv;
 use tokio::sync::mpsc;
@@ -27,7 +27,7 @@ use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent};
 use crate::extensions::{commands_and_skills, hook_sources, output_styles, plugins};
 use crate::gate::{
-    Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
+    AutoMode, Gate, RulesError, SettingsFiles, TurnCancel, build_rules, cli_rule_source,
     settings_rule_sources,
 };
 use crate::hooks::watched_settings;
@@ -41,6 +41,7 @@ use crate::session_tools::UnknownTools;
 use crate::structured_output::{OutputSchema, SchemaError, StructuredOutputTool};
 
 mod assemble;
+pub(crate) mod auto;
 mod conversation;
 mod model;
 mod refused;
@@ -118,7 +119,26 @@ pub async fn start(
     };
 
     let structured_output = structured_output_tool(&options)?;
-    let perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
+    let mut options = options;
+    // `permissions.denyInsteadOfPrompting`: an unattended run refuses what
+    // would wait for a person.
+    options.permissions.prompts &= !settings.permissions().deny_instead_of_prompting();
+    let mut perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
+    let auto_setup = auto::auto_setup(settings, &emit);
+    if let Some(why) = auto_setup.auto.unavailable()
+        && perms.mode == PermissionMode::Auto
+    {
+        emit.notice(Notice::warning(format!(
+            "warning: auto mode is not available ({why}); starting in Manual mode"
+        )));
+        perms.mode = PermissionMode::Default;
+        perms.ctx.set_mode(PermissionMode::Default);
+    }
+    // Plan mode classifies only when entered from auto mode (`Gate::set_mode`).
+    perms.ctx.set_auto_options(AutoOptions {
+        classify_all_shell: auto_setup.config.classify_all_shell,
+        during_plan: false,
+    });
     let model = session_model(&options, &env, settings);
     let project_dir = tack_config::find_project_dir(&cwd);
     let styles = output_styles(&project_dir, &config_dir, (loaded, &plugins), &emit);
@@ -126,6 +146,7 @@ pub async fn start(
     let context_load = spawn_context(ctx_opts.clone()).await;
 
     let model = model_client(settings, &options, &env, &cwd, model, &emit).await?;
+    let auto = auto::arm(auto_setup, &env, &model);
     let mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
 
     let conversation = conversation(&store, &cwd, &options, &emit)?;
@@ -145,7 +166,7 @@ pub async fn start(
     let policy = policy(
         &hook_sources(settings, &plugins),
         &options,
-        (perms.ctx, perms.bypass_allowed),
+        (perms.ctx, perms.bypass_allowed, auto),
         HookPlace {
             project_dir: &project_dir,
             cwd: &cwd,
@@ -406,7 +427,7 @@ fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) ->
 fn policy(
     hook_sources: &[HookSource],
     options: &SessionOptions,
-    (ctx, bypass_allowed): (PermissionContext, bool),
+    (ctx, bypass_allowed, auto): (PermissionContext, bool, Arc<AutoMode>),
     place: HookPlace<'_>,
     home_dir: Option<&Path>,
     emit: &Emitter,
@@ -439,7 +460,9 @@ fn policy(
             files,
             checkpoints,
         )
-        .deferring(!options.front_end.interactive),
+        .deferring(!options.front_end.interactive)
+        .reporting(emit.clone())
+        .with_auto(auto),
     );
     Ok(Policy {
         gate,

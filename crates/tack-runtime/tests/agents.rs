@@ -59,7 +59,9 @@ impl Seen {
             RuntimeEvent::Loop(e) => self.parent.push(e),
             RuntimeEvent::Subagent(e) => self.sub.push(*e),
             RuntimeEvent::TurnEnded(end) => self.turns.push(*end),
-            RuntimeEvent::Task(_) | RuntimeEvent::SessionState(_) => {}
+            RuntimeEvent::Task(_)
+            | RuntimeEvent::SessionState(_)
+            | RuntimeEvent::PermissionDenied(_) => {}
             RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::PermissionRequest(_)
             | RuntimeEvent::Hook(_)

@@ -64,6 +64,7 @@ async fn drive_hooks(
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
+            | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::AskWithdrawn { .. }
             | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Subagent(_) => {}

@@ -50,6 +50,7 @@ async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
+            | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

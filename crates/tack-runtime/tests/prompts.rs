@@ -91,6 +91,7 @@ async fn drive_noting(
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
+            | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::AskWithdrawn { .. }
             | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Subagent(_) => {}

@@ -75,6 +75,18 @@ pub fn cost(s: &SessionSnapshot, wall: Duration) -> String {
             u.cost_usd
         ));
     }
+    if let Some(c) = &s.classifier {
+        out.push_str(&format!(
+            "\nAuto mode's classifier ({}, included above): {} calls classified in {} requests, {} input, {} output, {} cache read (${:.4})",
+            c.model,
+            c.calls,
+            c.requests,
+            tokens(c.usage.input_tokens),
+            tokens(c.usage.output_tokens),
+            tokens(c.usage.cache_read_input_tokens),
+            c.cost_usd
+        ));
+    }
     out
 }
 
@@ -419,7 +431,34 @@ mod tests {
             sandbox: "sandbox: off (Bash commands run unconfined)".to_owned(),
             auto_decisions: Vec::new(),
             set_aside: Vec::new(),
+            classifier: None,
         }
+    }
+
+    #[test]
+    fn cost_shows_the_classifier_apart() {
+        let s = SessionSnapshot {
+            classifier: Some(tack_runtime::ClassifierUsage {
+                model: "claude-haiku-4-5".into(),
+                calls: 3,
+                requests: 4,
+                usage: tack_protocol::Usage {
+                    input_tokens: 1200,
+                    output_tokens: 40,
+                    cache_read_input_tokens: 9000,
+                    ..Default::default()
+                },
+                cost_usd: 0.0021,
+            }),
+            ..snapshot()
+        };
+        let shown = cost(&s, Duration::from_secs(1));
+        assert_eq!(
+            shown.lines().last(),
+            Some(
+                "Auto mode's classifier (claude-haiku-4-5, included above): 3 calls classified in 4 requests, 1.2k input, 40 output, 9.0k cache read ($0.0021)"
+            )
+        );
     }
 
     #[test]

@@ -151,6 +151,8 @@ impl EventMap {
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_) => {}
+            // The call's result says why; the transcript shows it.
+            RuntimeEvent::PermissionDenied(_) => {}
             // `/clear` (or `/reset`, `/new`): the runtime started a new
             // conversation, with its hooks.
             RuntimeEvent::ConversationReset(reset) => {

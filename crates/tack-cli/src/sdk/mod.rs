@@ -378,6 +378,7 @@ impl Front {
             | RuntimeEvent::Subagent(_)
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
+            | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Ended => self.printer.event(event),
         }

@@ -56,7 +56,14 @@ pub fn answer(
                     // `setPermissionMode` with it).
                     Ok(Ok(())) => ControlResponse::success(&id, &serde_json::json!({"mode": mode}))
                         .unwrap_or_else(|e| ControlResponse::error(&id, e.to_string())),
-                    Ok(Err(why)) => ControlResponse::error(id, why.to_string()),
+                    Ok(Err(why)) => {
+                        let mut refused = ControlResponse::error(id, why.to_string());
+                        // Claude Code's code, for hosts that branch on it.
+                        if let ControlResponse::Error(e) = &mut refused {
+                            e.extra.insert("code".into(), why.code().into());
+                        }
+                        refused
+                    }
                     Err(e) => ControlResponse::error(id, e.to_string()),
                 }
             }

@@ -6,12 +6,14 @@
 
 mod parse;
 mod pattern;
+mod read_only;
 
 pub use parse::{
     Assignment, Hazard, MAX_SCRIPT_LEN, ParsedScript, Redirect, RedirectKind, SimpleCommand,
     Unparseable, Word, parse_command, parse_script,
 };
 pub use pattern::{BashPattern, Match, glob_match, render};
+pub use read_only::read_only_operands;
 
 /// Commands that run another command (or shell text) given in their arguments.
 /// A prefix or wildcard rule never allows them (only an exact rule or a tool-wide

@@ -1,17 +1,17 @@
 //! Bash decisions: each simple command of a script, its redirections and the
 //! commands it wraps, against the rules (in the order of the parent module).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Call, Decision, PermissionContext, abs_rule_path, param_match};
+use super::{Call, Decision, PermissionContext, abs_rule_path, param_match, protected_reason};
 use crate::bash::{
-    self, Hazard, Match, ParsedScript, RedirectKind, SimpleCommand, Word, basename, is_harmless,
-    is_read_only_git, is_safe_env, is_safe_shell_variable, is_wrapper, parse_script,
+    self, Hazard, Match, ParsedScript, Redirect, RedirectKind, SimpleCommand, Word, basename,
+    is_harmless, is_read_only_git, is_safe_env, is_safe_shell_variable, is_wrapper, parse_script,
 };
 use crate::mode::PermissionMode;
-use crate::path::{ResolvedPath, is_inside_any, resolve};
+use crate::path::{ResolvedPath, is_inside, is_inside_any, resolve};
 use crate::rule::{Specifier, ToolPattern};
 use crate::settings_rules::{RuleBehavior, SourcedRule};
 
@@ -45,6 +45,11 @@ const SUBCOMMAND_TOOLS: &[&str] = &[
 ];
 /// Bash commands acceptEdits allows inside the working directories.
 const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "mv", "cp"];
+/// Bash commands auto mode allows inside the working directories.
+const AUTO_FILE_COMMANDS: &[&str] = &["mkdir", "touch", "mv", "cp", "rm", "rmdir"];
+/// File commands that remove their operands: never a working directory or an
+/// ancestor of one.
+const REMOVING_COMMANDS: &[&str] = &["mv", "rm", "rmdir"];
 
 impl PermissionContext {
     pub(super) fn decide_bash(&self, call: &Call, hook_allowed: bool) -> Decision {
@@ -59,7 +64,10 @@ impl PermissionContext {
         };
         let deny = bash_rules(RuleBehavior::Deny);
         let ask = bash_rules(RuleBehavior::Ask);
-        let allow = bash_rules(RuleBehavior::Allow);
+        let allow: Vec<_> = bash_rules(RuleBehavior::Allow)
+            .into_iter()
+            .filter(|r| self.in_force(r))
+            .collect();
 
         // Tool-wide and parameter rules.
         for r in &deny {
@@ -162,14 +170,19 @@ impl PermissionContext {
             }
             return Decision::allow("bypassPermissions mode");
         }
+        let auto = self.mode == PermissionMode::Auto;
+        if auto && let Ok(script) = &parsed {
+            let guarded = self.protected_writes(script);
+            if !guarded.is_empty() {
+                return Decision::ask(protected_reason("Bash", &guarded), suggestions);
+            }
+        }
         let trimmed = command.trim();
         for r in &allow {
             match &r.rule.specifier {
-                Specifier::None => {
-                    return Decision::allow(format!("allowed by rule `{}`", r.rule.text));
-                }
+                Specifier::None => return Decision::allow_rule(r),
                 Specifier::Bash(bash::BashPattern::Script(s)) if s.trim() == trimmed => {
-                    return Decision::allow(format!("allowed by rule `{}`", r.rule.text));
+                    return Decision::allow_rule(r);
                 }
                 Specifier::Bash(_)
                 | Specifier::Path(_)
@@ -183,8 +196,8 @@ impl PermissionContext {
             Ok(s) => s,
             Err(e) => return self.no_rule(format!("Bash: {e}"), suggestions),
         };
-        match self.bash_allowed(&script, &allow, call.is_read_only) {
-            Ok(reason) => Decision::allow(reason),
+        match self.bash_allowed(&script, &allow, call.is_read_only || auto) {
+            Ok((reason, rule)) => Decision::Allow { reason, rule },
             Err(reason) => self.no_rule(format!("Bash: {reason}"), suggestions),
         }
     }
@@ -375,24 +388,31 @@ impl PermissionContext {
     }
 
     /// The path a static word names (`~` expanded, relative to the cwd).
-    fn word_path(&self, w: &Word) -> Option<ResolvedPath> {
+    pub(super) fn word_path(&self, w: &Word) -> Option<ResolvedPath> {
+        self.word_path_from(w, &self.cwd)
+    }
+
+    /// The path a static word names, relative to `base`.
+    pub(super) fn word_path_from(&self, w: &Word, base: &Path) -> Option<ResolvedPath> {
         let v = w.value.as_deref()?;
         // `~user`, `~+`, `~-` expand to directories tack does not know.
         if v.is_empty() || (v.starts_with('~') && v != "~" && !v.starts_with("~/")) {
             return None;
         }
-        resolve(Path::new(v), &self.cwd, &self.home).ok()
+        resolve(Path::new(v), base, &self.home).ok()
     }
 
-    /// `Ok(reason)` when every part of the script is allowed, else the first reason not.
+    /// `Ok((reason, rule))` when every part of the script is allowed (`rule`: the
+    /// first allow rule that allowed a command), else every reason not.
     /// `read_only_git`: the caller allows read-only git commands
-    /// ([`is_read_only_git`]) without a rule (a custom command's `!` lines).
+    /// ([`is_read_only_git`]) without a rule (a custom command's `!` lines, and
+    /// auto mode).
     fn bash_allowed(
         &self,
         script: &ParsedScript,
         allow: &[&SourcedRule],
         read_only_git: bool,
-    ) -> Result<String, String> {
+    ) -> Result<(String, Option<String>), String> {
         if let Some(h) = script.hazards.first() {
             return Err(match h {
                 Hazard::Arithmetic => "arithmetic evaluation needs approval".into(),
@@ -408,73 +428,129 @@ impl PermissionContext {
         {
             return Err(format!("sets shell variable `{}`", a.name));
         }
-        let cwd_changes = script.commands.iter().any(|c| {
-            c.name()
-                .is_none_or(|n| matches!(basename(n), "cd" | "pushd" | "popd"))
-                && !c.argv.is_empty()
-        });
+        let auto = self.mode == PermissionMode::Auto;
+        let bases = self.script_bases(script);
         let mut reasons = Vec::new();
+        let mut rule = None;
+        let mut files = false;
         for cmd in &script.commands {
             if cmd.argv.is_empty() {
                 continue;
             }
-            let by_rule = self.command_allowed_by_rules(cmd, allow);
-            if by_rule.is_some()
-                || is_harmless(cmd)
+            if let Some(r) = self.command_allowed_by_rules(cmd, allow) {
+                rule.get_or_insert_with(|| r.rule.text.clone());
+                continue;
+            }
+            let read_only = is_harmless(cmd)
                 || (read_only_git && is_read_only_git(cmd))
-                || (!cwd_changes && self.accept_edits_command(cmd))
-            {
+                || (auto && self.cd_target(cmd).is_some())
+                || (auto
+                    && bases
+                        .as_ref()
+                        .is_some_and(|b| self.read_only_in_project(cmd, b)));
+            if read_only {
+                continue;
+            }
+            if bases.as_ref().is_some_and(|b| self.file_command(cmd, b)) {
+                files = true;
                 continue;
             }
             reasons.push(format!("`{}` is not allowed by any rule", cmd.text));
         }
+        let mut writes = false;
         for red in &script.redirects {
-            let write = match red.kind {
-                RedirectKind::Write => true,
-                RedirectKind::Read => false,
-                RedirectKind::Descriptor | RedirectKind::Input => continue,
-            };
-            let Some(target) = &red.target else {
-                reasons.push(format!("redirection `{}` has no target", red.op));
-                continue;
-            };
-            let Some(v) = target.value.as_deref() else {
-                reasons.push(format!("redirection target `{}` is not static", target.raw));
-                continue;
-            };
-            if DEVICE_TARGETS.contains(&v) {
-                continue;
-            }
-            if cwd_changes && !v.starts_with('/') {
-                reasons.push(format!(
-                    "relative redirection target `{v}` after a directory change"
-                ));
-                continue;
-            }
-            let Some(p) = self.word_path(target) else {
-                reasons.push(format!("redirection target `{v}` cannot be resolved"));
-                continue;
-            };
-            let ok = if write {
-                self.path_allow(&p, &["Edit"])
-                    || (self.mode == PermissionMode::AcceptEdits
-                        && is_inside_any(&p, &self.working_dirs)
-                        && !self.is_protected(&p))
-            } else {
-                self.path_allow(&p, &["Read", "Edit"]) || is_inside_any(&p, &self.working_dirs)
-            };
-            if !ok {
-                reasons.push(format!(
-                    "{} `{v}` ({}) needs approval",
-                    if write { "writes to" } else { "reads from" },
-                    p.real[0].display()
-                ));
+            match self.redirect_allowed(red, bases.as_deref()) {
+                Ok(by_mode) => writes |= by_mode,
+                Err(reason) => reasons.push(reason),
             }
         }
-        if reasons.is_empty() {
-            Ok("every command and redirection is allowed".into())
+        if !reasons.is_empty() {
+            return Err(reasons.join("; "));
+        }
+        if !auto {
+            return Ok(("every command and redirection is allowed".into(), rule));
+        }
+        let mut parts = Vec::new();
+        if files {
+            parts.push(
+                "only creates, copies, moves or removes files inside the working directories",
+            );
+        }
+        if writes {
+            parts.push("writes output inside the working directories");
+        }
+        let reason = match (&rule, parts.is_empty()) {
+            (Some(r), true) => format!("allowed by rule `{r}`"),
+            (Some(r), false) => format!(
+                "allowed by rule `{r}`; auto mode fast path: {}",
+                parts.join("; ")
+            ),
+            (None, true) => "auto mode fast path: read-only".into(),
+            (None, false) => format!("auto mode fast path: {}", parts.join("; ")),
+        };
+        Ok((reason, rule))
+    }
+
+    /// `Ok(true)` for a write the mode allows inside the working directories,
+    /// `Ok(false)` for a redirection allowed otherwise, `Err(why)` if not allowed.
+    /// `bases`: see [`PermissionContext::script_bases`].
+    fn redirect_allowed(&self, red: &Redirect, bases: Option<&[PathBuf]>) -> Result<bool, String> {
+        let write = match red.kind {
+            RedirectKind::Write => true,
+            RedirectKind::Read => false,
+            RedirectKind::Descriptor | RedirectKind::Input => return Ok(false),
+        };
+        let Some(target) = &red.target else {
+            return Err(format!("redirection `{}` has no target", red.op));
+        };
+        let Some(v) = target.value.as_deref() else {
+            return Err(format!("redirection target `{}` is not static", target.raw));
+        };
+        if DEVICE_TARGETS.contains(&v) {
+            return Ok(false);
+        }
+        let Some(paths) = self.word_paths(target, bases) else {
+            return Err(if bases.is_none() && !v.starts_with('/') {
+                format!("relative redirection target `{v}` after a directory change")
+            } else {
+                format!("redirection target `{v}` cannot be resolved")
+            });
+        };
+        let mut writes = false;
+        for p in &paths {
+            writes |= self.redirect_path_allowed(p, write, v)?;
+        }
+        Ok(writes)
+    }
+
+    /// One path a redirection may name: see [`PermissionContext::redirect_allowed`].
+    fn redirect_path_allowed(
+        &self,
+        p: &ResolvedPath,
+        write: bool,
+        v: &str,
+    ) -> Result<bool, String> {
+        let by_mode = matches!(
+            self.mode,
+            PermissionMode::AcceptEdits | PermissionMode::Auto
+        ) && is_inside_any(p, &self.working_dirs)
+            && !self.is_protected(p);
+        if write && self.path_allow(p, &["Edit"]) {
+            return Ok(false);
+        }
+        let ok = if write {
+            by_mode
         } else {
-            Err(reasons.join("; "))
+            self.path_allow(p, &["Read", "Edit"]) || is_inside_any(p, &self.working_dirs)
+        };
+        if ok {
+            Ok(write)
+        } else {
+            Err(format!(
+                "{} `{v}` ({}) needs approval",
+                if write { "writes to" } else { "reads from" },
+                p.real[0].display()
+            ))
         }
     }
 
@@ -507,18 +583,30 @@ impl PermissionContext {
         })
     }
 
-    /// acceptEdits: `mkdir`/`touch`/`mv`/`cp` whose operands are all static and
-    /// inside the working directories (not protected, not denied).
-    fn accept_edits_command(&self, cmd: &SimpleCommand) -> bool {
-        if self.mode != PermissionMode::AcceptEdits || !cmd.env.is_empty() {
+    /// acceptEdits: `mkdir`/`touch`/`mv`/`cp`, auto mode: those and `rm`/`rmdir`,
+    /// whose operands are all static and inside the working directories (not
+    /// protected, not denied; for `mv`, `rm` and `rmdir` not a working
+    /// directory or an ancestor of one). Relative operands are resolved
+    /// against every one of `bases` ([`PermissionContext::script_bases`]).
+    fn file_command(&self, cmd: &SimpleCommand, bases: &[PathBuf]) -> bool {
+        let commands = match self.mode {
+            PermissionMode::AcceptEdits => ACCEPT_EDITS_COMMANDS,
+            PermissionMode::Auto => AUTO_FILE_COMMANDS,
+            PermissionMode::Default
+            | PermissionMode::Plan
+            | PermissionMode::BypassPermissions
+            | PermissionMode::DontAsk => return false,
+        };
+        if !cmd.env.is_empty() {
             return false;
         }
         let Some(name) = cmd.name() else {
             return false;
         };
-        if !ACCEPT_EDITS_COMMANDS.contains(&name) {
+        if !commands.contains(&name) {
             return false;
         }
+        let removes = REMOVING_COMMANDS.contains(&name);
         let mut operands = 0;
         let mut options_done = false;
         for w in &cmd.argv[1..] {
@@ -535,13 +623,18 @@ impl PermissionContext {
                 }
                 continue;
             }
-            let Some(p) = self.word_path(w) else {
+            let Some(paths) = self.word_paths(w, Some(bases)) else {
                 return false;
             };
-            if !is_inside_any(&p, &self.working_dirs)
-                || self.is_protected(&p)
-                || self.path_deny(&p, true).is_some()
-            {
+            let refused = |p: &ResolvedPath| {
+                !is_inside_any(p, &self.working_dirs)
+                    || self.is_protected(p)
+                    || self.path_deny(p, true).is_some()
+                    || (removes
+                        && p.forms()
+                            .any(|f| self.working_dirs.iter().any(|wd| is_inside(wd, f))))
+            };
+            if paths.iter().any(refused) {
                 return false;
             }
             operands += 1;

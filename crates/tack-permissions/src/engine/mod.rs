@@ -17,6 +17,22 @@
 //!    output redirections) inside the working directories; dontAsk → `Deny`;
 //!    otherwise `Ask`.
 //!
+//! **Auto mode** keeps steps 1-2, then:
+//! 3. **safety checks**: writes to protected paths (the above, plus the shell
+//!    start-up files in the home directory, `~/.claude/` and `~/.claude.json`),
+//!    by a file tool, a Bash redirection or a file command → `Ask`: a person
+//!    decides, never the classifier.
+//! 4. A PreToolUse hook's allow does not skip what follows.
+//! 5. **allow rules**, except the ones auto mode sets aside ([`auto::sets_aside`]).
+//! 6. **fast paths** → `Allow`: the mode defaults above, edits inside the working
+//!    directories, and Bash commands the parser proves read-only (`ls`, `cat`,
+//!    `grep`, read-only git, ...) or only creating, copying, moving or removing
+//!    files inside the working directories (`bash_auto.rs`).
+//! 7. everything else → `Classify` (a path that cannot be resolved still asks).
+//!
+//! Plan mode with `useAutoModeDuringPlan` ([`AutoOptions::during_plan`]) also
+//! classifies what it would otherwise ask about.
+//!
 //! Print mode has no one to ask: the caller turns `Ask` into `Deny`
 //! ([`Decision::without_prompt`]) and lists it in `permission_denials`.
 
@@ -30,7 +46,11 @@ use crate::path::{ResolvedPath, is_inside, is_inside_any, resolve, resolve_dir};
 use crate::rule::{PathBases, Specifier, ToolPattern, canonical_tool_name, domain_matches};
 use crate::settings_rules::{RuleBehavior, RuleSet, SourcedRule};
 
+mod auto;
+mod bash_auto;
 mod bash_decision;
+
+pub use auto::{AutoOptions, sets_aside};
 
 /// Tools whose rules are `Edit(path)` rules.
 const WRITE_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
@@ -67,8 +87,11 @@ const PROTECTED_DIRS: &[&str] = &[".git", ".claude", ".tack"];
 pub enum Decision {
     /// Run the tool.
     Allow {
-        /// Why (the rule or mode default), for logs.
+        /// Why (the rule, mode default or fast path), for logs.
         reason: String,
+        /// The allow rule that matched, as written; `None` when a mode
+        /// default, a fast path or a hook allowed the call.
+        rule: Option<String>,
     },
     /// Do not run it; `reason` goes to the model.
     Deny {
@@ -115,6 +138,14 @@ impl Decision {
     fn allow(reason: impl Into<String>) -> Decision {
         Decision::Allow {
             reason: reason.into(),
+            rule: None,
+        }
+    }
+
+    fn allow_rule(r: &SourcedRule) -> Decision {
+        Decision::Allow {
+            reason: format!("allowed by rule `{}`", r.rule.text),
+            rule: Some(r.rule.text.clone()),
         }
     }
 
@@ -145,6 +176,10 @@ pub struct PermissionContext {
     cwd: PathBuf,
     home: PathBuf,
     working_dirs: Vec<PathBuf>,
+    auto: AutoOptions,
+    /// Files and directories outside the project auto mode protects
+    /// ([`auto::protected_home_paths`]).
+    protected_home: Vec<PathBuf>,
 }
 
 /// A tool call as the engine sees it.
@@ -179,7 +214,39 @@ impl PermissionContext {
             cwd: cwd.to_path_buf(),
             home: home.to_path_buf(),
             working_dirs,
+            auto: AutoOptions::default(),
+            protected_home: auto::protected_home_paths(home, &resolve_dir(home, cwd, home)),
         }
+    }
+
+    /// Auto mode's settings (`autoMode.classifyAllShell`, `useAutoModeDuringPlan`).
+    pub fn set_auto_options(&mut self, options: AutoOptions) {
+        self.auto = options;
+    }
+
+    /// Auto mode's settings.
+    pub fn auto_options(&self) -> AutoOptions {
+        self.auto
+    }
+
+    /// The allow rules auto mode sets aside while it is on, as written (for
+    /// `/permissions`), once each, whatever the current mode: they stay in the
+    /// rule set and apply in every other mode.
+    pub fn set_aside_rules(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in self.rules.with(RuleBehavior::Allow) {
+            if sets_aside(&r.rule, self.auto.classify_all_shell) && !out.contains(&r.rule.text) {
+                out.push(r.rule.text.clone());
+            }
+        }
+        out
+    }
+
+    /// True when `r` counts: not an allow rule auto mode sets aside right now.
+    fn in_force(&self, r: &SourcedRule) -> bool {
+        self.mode != PermissionMode::Auto
+            || r.behavior != RuleBehavior::Allow
+            || !sets_aside(&r.rule, self.auto.classify_all_shell)
     }
 
     /// The current mode.
@@ -224,7 +291,8 @@ impl PermissionContext {
     }
 
     /// The decision when a PreToolUse hook answered `allow`: deny and ask rules
-    /// still apply, everything else is allowed.
+    /// still apply, everything else is allowed. In auto mode a hook's allow
+    /// changes nothing: this is [`PermissionContext::decide`].
     pub fn decide_hook_allowed(
         &self,
         tool_name: &str,
@@ -259,6 +327,7 @@ impl PermissionContext {
                 .map(|p| resolve(p, &self.cwd, &self.home).map_err(|e| e.to_string()))
                 .collect(),
         };
+        let hook_allowed = hook_allowed && self.mode != PermissionMode::Auto;
         let decision = if canonical == "Bash" {
             self.decide_bash(&call, hook_allowed)
         } else {
@@ -283,6 +352,14 @@ impl PermissionContext {
             home: &self.home,
             root: r.source.root.as_deref(),
         }
+    }
+
+    /// Auto mode's safety check: a protected path of the working directories,
+    /// or one of [`auto::protected_home_paths`].
+    fn is_protected_in_auto(&self, p: &ResolvedPath) -> bool {
+        self.is_protected(p)
+            || p.forms()
+                .any(|f| self.protected_home.iter().any(|h| is_inside(f, h)))
     }
 
     fn is_protected(&self, p: &ResolvedPath) -> bool {
@@ -443,9 +520,22 @@ impl PermissionContext {
             }
             return Decision::allow("bypassPermissions mode");
         }
+        let auto = self.mode == PermissionMode::Auto;
+        if auto && writes {
+            let guarded: Vec<String> = call
+                .paths
+                .iter()
+                .filter_map(|p| p.as_ref().ok())
+                .filter(|p| self.is_protected_in_auto(p))
+                .map(|p| p.lexical.display().to_string())
+                .collect();
+            if !guarded.is_empty() {
+                return Decision::ask(protected_reason(what, &guarded), suggestions);
+            }
+        }
         for r in self.rules.with(RuleBehavior::Allow) {
-            if self.rule_matches_tool(r, call) == Match::Yes {
-                return Decision::allow(format!("allowed by rule `{}`", r.rule.text));
+            if self.in_force(r) && self.rule_matches_tool(r, call) == Match::Yes {
+                return Decision::allow_rule(r);
             }
         }
         if NO_PERMISSION_TOOLS.contains(&call.canonical) {
@@ -460,13 +550,17 @@ impl PermissionContext {
         if call.is_read_only && inside && (file_tool || !call.paths.is_empty()) {
             return Decision::allow("read-only, inside the working directories");
         }
-        if self.mode == PermissionMode::AcceptEdits
+        if (self.mode == PermissionMode::AcceptEdits || auto)
             && WRITE_TOOLS.contains(&call.canonical)
             && inside
             && !call.paths.is_empty()
             && !protected
         {
-            return Decision::allow("acceptEdits: edit inside the working directories");
+            return Decision::allow(if auto {
+                "auto mode fast path: edit inside the working directories"
+            } else {
+                "acceptEdits: edit inside the working directories"
+            });
         }
         let reason = if protected {
             format!("{what} writes to a protected path (.git, .claude, .tack)")
@@ -490,14 +584,27 @@ impl PermissionContext {
             .collect()
     }
 
+    /// What the mode does when nothing decided: dontAsk denies, auto mode (and
+    /// plan mode with `useAutoModeDuringPlan`) classifies, the others ask.
     fn no_rule(&self, reason: String, suggestions: Vec<String>) -> Decision {
-        if self.mode == PermissionMode::DontAsk {
-            return Decision::Deny {
+        match self.mode {
+            PermissionMode::DontAsk => Decision::Deny {
                 reason: format!("{reason}; dontAsk mode denies anything not pre-allowed"),
                 rule: None,
-            };
+            },
+            PermissionMode::Auto => Decision::Classify {
+                reason,
+                suggestions,
+            },
+            PermissionMode::Plan if self.auto.during_plan => Decision::Classify {
+                reason,
+                suggestions,
+            },
+            PermissionMode::Default
+            | PermissionMode::AcceptEdits
+            | PermissionMode::Plan
+            | PermissionMode::BypassPermissions => Decision::ask(reason, suggestions),
         }
-        Decision::ask(reason, suggestions)
     }
 
     fn suggest_tool(&self, call: &Call) -> Vec<String> {
@@ -532,6 +639,14 @@ impl PermissionContext {
         }
         vec![call.canonical.to_string()]
     }
+}
+
+/// Why auto mode asks a person about a write to protected paths.
+fn protected_reason(what: &str, paths: &[String]) -> String {
+    format!(
+        "{what} writes to a protected path ({}): auto mode asks a person about project metadata, settings and shell start-up files",
+        paths.join(", ")
+    )
 }
 
 /// `//abs/path` form of an absolute path, glob-escaped.

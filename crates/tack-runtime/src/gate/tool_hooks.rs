@@ -128,14 +128,17 @@ impl Gate {
         }
     }
 
-    /// A denial by a rule or the mode: PermissionDenied hooks hear of it
-    /// first (`retry: true` adds that the model may try again).
+    /// A denial by a rule, the mode or auto mode's classifier (`kind`:
+    /// `rule`, `mode`, `classifier`): PermissionDenied hooks hear of it first
+    /// (`retry: true` adds that the model may try again), then the front end
+    /// (`system/permission_denied`).
     pub(super) async fn denied(
         &self,
         tool: &dyn Tool,
         input: &Value,
         ctx: &ToolContext,
         mut message: String,
+        kind: &str,
     ) -> PermissionDecision {
         if let Some(hooks) = self.hooks.as_ref().filter(|h| h.has("PermissionDenied")) {
             let event = HookEvent::PermissionDenied {
@@ -153,6 +156,17 @@ impl Gate {
                     "\n\nA PermissionDenied hook says you may retry this call (the denial may not hold again).",
                 );
             }
+        }
+        if let Some(events) = &self.events {
+            events.emit(crate::event::RuntimeEvent::PermissionDenied(Box::new(
+                crate::event::PermissionDenied {
+                    tool_name: tool.name().to_owned(),
+                    tool_use_id: ctx.tool_use_id.clone(),
+                    message: message.clone(),
+                    reason_type: kind.to_owned(),
+                    agent_id: ctx.env.agent().map(|a| a.id.clone()),
+                },
+            )));
         }
         self.deny(tool, input, ctx, message)
     }

@@ -233,6 +233,7 @@ fn snapshot() -> SessionSnapshot {
         sandbox: "Sandbox: off".into(),
         auto_decisions: Vec::new(),
         set_aside: Vec::new(),
+        classifier: None,
     }
 }
 
@@ -330,9 +331,10 @@ fn event_kind(event: &RuntimeEvent) -> usize {
         RuntimeEvent::TranscriptMirror(_) => 13,
         RuntimeEvent::Task(_) => 14,
         RuntimeEvent::SessionState(_) => 15,
+        RuntimeEvent::PermissionDenied(_) => 16,
     }
 }
-const EVENT_KINDS: usize = 16;
+const EVENT_KINDS: usize = 17;
 
 /// A `result` record as Claude Code wrote it (the spec's samples).
 fn result_record() -> ResultRecord {
@@ -533,6 +535,13 @@ fn events() -> Vec<RuntimeEvent> {
         })),
         RuntimeEvent::SessionState(SessionState::Running),
         RuntimeEvent::SessionState(SessionState::Idle),
+        RuntimeEvent::PermissionDenied(Box::new(crate::event::PermissionDenied {
+            tool_name: "Bash".into(),
+            tool_use_id: "toolu_1".into(),
+            message: "Auto mode blocked this call: it deletes files outside the project".into(),
+            reason_type: "classifier".into(),
+            agent_id: None,
+        })),
     ];
     events.extend(loop_events().into_iter().map(RuntimeEvent::Loop));
     events.extend(

@@ -48,7 +48,12 @@ impl Driver {
         };
         if let Ok(result) = &answer {
             let mut message: Message = input.message.clone();
-            message.content.push(ContentBlock::text(result.clone()));
+            // The sub-agent's words, not the user's: wrapped as a command's
+            // output, which auto mode's classifier does not read as the
+            // user's instruction.
+            message.content.push(ContentBlock::text(format!(
+                "<local-command-stdout>{result}</local-command-stdout>"
+            )));
             let appended = UserInput { message, ..input };
             if !self.append(session, appended).await {
                 return false;

@@ -483,8 +483,9 @@ impl Driver {
                 .map(|h| h.views())
                 .unwrap_or_default(),
             sandbox: self.policy.gate.sandbox_status(),
-            auto_decisions: Vec::new(),
-            set_aside: Vec::new(),
+            auto_decisions: self.policy.gate.auto_decisions(),
+            set_aside: self.policy.gate.set_aside_rules(),
+            classifier: self.policy.gate.auto().and_then(|a| a.usage()),
         }
     }
 

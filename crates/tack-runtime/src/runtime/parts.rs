@@ -54,6 +54,15 @@ impl Policy {
         if mode == PermissionMode::BypassPermissions && !self.bypass_allowed {
             return Err(ModeError::BypassUnavailable);
         }
+        if mode == PermissionMode::Auto {
+            let why = match self.gate.auto() {
+                Some(auto) => auto.unavailable().map(str::to_owned),
+                None => Some("this session has no classifier".to_owned()),
+            };
+            if let Some(why) = why {
+                return Err(ModeError::AutoModeUnavailable(why));
+            }
+        }
         self.gate.set_mode(mode);
         if let Some(h) = &self.hooks {
             h.set_permission_mode(mode.as_str());

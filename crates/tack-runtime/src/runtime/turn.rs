@@ -23,6 +23,9 @@ impl Driver {
         if let Some(t) = self.emit.telemetry() {
             t.user_prompt(&input.message);
         }
+        if let Some(auto) = self.policy.gate.auto() {
+            auto.note_user(&input.message);
+        }
         let mut message = input.message;
         let resources = session.tool_env().session_dir().join("mcp-resources");
         let mut files = Vec::new();

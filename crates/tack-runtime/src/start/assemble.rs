@@ -191,6 +191,9 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         max_budget_usd: options.request.max_budget_usd,
         transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
     };
+    if let Some(auto) = gate.auto().filter(|_| !history.is_empty()) {
+        auto.note_history(history.iter().map(|(_, m)| m));
+    }
     let session = Session::new(parts).with_history(history);
     let session = with_loop_hooks(
         session,
@@ -274,6 +277,10 @@ pub(super) async fn loaded_context(
         emit.notice(Notice::warning(format!("warning: {warning}")));
     }
     gate.set_path_rules(loaded.path_rules);
+    if let Some(auto) = gate.auto() {
+        let git = loaded.context.system_context.as_deref();
+        auto.set_environment(super::auto::environment(&gate.working_dirs(), git));
+    }
     Arc::new(loaded.context)
 }
 

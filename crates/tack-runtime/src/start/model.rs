@@ -30,6 +30,21 @@ pub(super) struct SessionModel {
     pub(super) deps: Arc<dyn QueryDeps>,
     pub(super) ledger: UsageLedger,
     pub(super) request: RequestSettings,
+    /// Auto mode's classifier requests: the same providers, a short retry
+    /// policy, the HTTP client built on the first classified call.
+    pub(super) classifier_client: Arc<dyn ModelClient>,
+}
+
+/// How auto mode's classifier retries: 5 tries over about 7 s (Claude Code's;
+/// fewer when the session's own policy allows fewer), then the call goes to a
+/// person or, with nobody to ask, is refused.
+fn classifier_retry(session: &tack_api::RetryPolicy) -> tack_api::RetryPolicy {
+    tack_api::RetryPolicy {
+        max_retries: session.max_retries.min(4),
+        base_delay: std::time::Duration::from_millis(500),
+        max_delay: std::time::Duration::from_secs(4),
+        max_retry_after: std::time::Duration::from_secs(4),
+    }
 }
 
 /// The session's model: its client, built on a blocking thread from here on,
@@ -61,6 +76,13 @@ pub(super) async fn model_client(
         provider: client_config.platform.name(),
     };
     let default = Arc::new(DeferredClient::spawn(client_config.clone()));
+    let mut classifier_config = client_config.clone();
+    classifier_config.retry = classifier_retry(&client_config.retry);
+    let classifier_client: Arc<dyn ModelClient> = Arc::new(ProviderRouter::new(
+        Arc::new(DeferredClient::on_first_use(classifier_config.clone())),
+        specs.clone(),
+        classifier_config,
+    ));
     let client: Arc<dyn ModelClient> = Arc::new(ProviderRouter::new(default, specs, client_config));
     let request = request_config(options, env, settings, &model, emit);
     Ok(SessionModel {
@@ -71,6 +93,7 @@ pub(super) async fn model_client(
         ledger: UsageLedger::default(),
         request,
         model,
+        classifier_client,
     })
 }
 
