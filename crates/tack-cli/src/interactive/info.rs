@@ -251,8 +251,9 @@ pub fn permissions(s: &SessionSnapshot) -> String {
         }
         0 => {}
         n => out.push_str(&format!(
-            "\nAuto mode: {n} recent decisions, {blocked} blocked, listed below \
-             (a on a block allows calls like it)."
+            "\nAuto mode: {n} recent decision{}, {blocked} blocked, listed below \
+             (a on a block allows calls like it).",
+            if n == 1 { "" } else { "s" }
         )),
     }
     out.push_str(

@@ -147,6 +147,9 @@ impl App {
         };
         if let Some(Overlay::Decisions(view)) = &mut self.overlay {
             view.say(text.clone());
+            if saved.is_ok() {
+                view.rule_saved(rule);
+            }
         }
         self.notice(level, &text);
     }

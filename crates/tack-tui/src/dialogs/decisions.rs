@@ -18,6 +18,8 @@ pub struct DecisionsView {
     selected: usize,
     /// The last thing said (a rule added, why it was not).
     said: Option<String>,
+    /// Rules added from here: not offered again.
+    added: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +41,7 @@ impl DecisionsView {
             decisions,
             selected,
             said: None,
+            added: Vec::new(),
         }
     }
 
@@ -47,12 +50,17 @@ impl DecisionsView {
         self.said = Some(text);
     }
 
-    /// The rule `a` would add: the selected decision's, if it is a block.
+    /// `rule` was saved: it is not offered again.
+    pub fn rule_saved(&mut self, rule: &str) {
+        self.added.push(rule.to_owned());
+    }
+
+    /// The rule `a` would add: the selected decision's, if it is a block
+    /// and the rule was not added yet.
     fn rule(&self) -> Option<&str> {
         let decision = self.decisions.get(self.selected)?;
-        (!decision.allowed)
-            .then_some(decision.rule.as_deref())
-            .flatten()
+        let rule = decision.rule.as_deref().filter(|_| !decision.allowed)?;
+        (!self.added.iter().any(|a| a == rule)).then_some(rule)
     }
 
     pub fn key(&mut self, key: KeyEvent) -> DecisionsOutcome {
@@ -67,6 +75,7 @@ impl DecisionsView {
                 None => {
                     let why = match self.decisions.get(self.selected) {
                         Some(d) if d.allowed => "This call was allowed: nothing to add.",
+                        Some(d) if d.rule.is_some() => "Its rule was added.",
                         _ => "No rule fits this call: add one in a settings file.",
                     };
                     self.said = Some(why.to_owned());
