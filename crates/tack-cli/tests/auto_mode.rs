@@ -428,7 +428,8 @@ async fn in_the_terminal_a_failing_classifier_and_three_blocks_ask_a_person() {
     cmd.args(["--permission-mode", "auto"]);
     cmd.cwd(env.cwd());
     let mut pty = PtySession::spawn(cmd, 120, 40).unwrap();
-    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.wait_for_text("auto mode on (shift+tab to cycle)", WAIT)
+        .unwrap();
     pty.send(b"install it\r").unwrap();
     pty.wait_for_text("auto mode's classifier could not decide", WAIT)
         .unwrap();

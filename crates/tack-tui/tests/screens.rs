@@ -210,6 +210,24 @@ fn bash_request() -> PermissionRequest {
     }
 }
 
+/// In auto mode a person is asked when the classifier cannot decide: the
+/// dialog says why, under the command too.
+#[test]
+fn permission_dialog_in_auto_mode_says_why() {
+    let clock = Clock::new();
+    let mut app = app(70, 24);
+    for _ in 0..3 {
+        app.handle_key(key(KeyCode::BackTab), clock.at(0));
+    }
+    submit(&mut app, "build it", clock.at(0));
+    let request = PermissionRequest {
+        reason: "3 consecutive actions were blocked by auto mode".into(),
+        ..bash_request()
+    };
+    app.handle_event(UiEvent::PermissionRequest(request), clock.at(100));
+    assert_snapshot!(Screen::new().render(&mut app, 70, 24));
+}
+
 #[test]
 fn permission_dialog_for_a_command() {
     let clock = Clock::new();

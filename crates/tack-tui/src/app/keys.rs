@@ -8,9 +8,7 @@ use tack_protocol::PermissionMode;
 use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;
 use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
-use crate::dialogs::{
-    DecisionsOutcome, DialogOutcome, PermissionDialog, PickerOutcome, RewindOutcome, TrustOutcome,
-};
+use crate::dialogs::{DecisionsOutcome, DialogOutcome, PickerOutcome, RewindOutcome, TrustOutcome};
 use crate::event::{NoticeLevel, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
 
@@ -431,7 +429,7 @@ impl App {
                     self.overlay = self
                         .waiting_permissions
                         .pop_front()
-                        .map(|r| Overlay::Permission(PermissionDialog::new(r)));
+                        .map(|r| Overlay::Permission(self.permission_dialog(r)));
                     vec![UiAction::AnswerPermission { id, answer }]
                 }
             },

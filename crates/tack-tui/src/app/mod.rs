@@ -372,7 +372,7 @@ impl App {
                 if matches!(self.overlay, Some(Overlay::Permission(_))) {
                     self.waiting_permissions.push_back(request);
                 } else {
-                    self.overlay = Some(Overlay::Permission(PermissionDialog::new(request)));
+                    self.overlay = Some(Overlay::Permission(self.permission_dialog(request)));
                 }
             }
             UiEvent::Compacted { summary, .. } => {

@@ -9,7 +9,8 @@
 use tack_protocol::PermissionMode;
 
 use super::{App, Overlay};
-use crate::event::{NoticeLevel, StatusPatch, UiAction};
+use crate::dialogs::PermissionDialog;
+use crate::event::{NoticeLevel, PermissionRequest, StatusPatch, UiAction};
 
 /// What the session offers, from its start-up choices.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -127,6 +128,20 @@ impl App {
         }
         let next = self.modes.next(mode);
         self.request_mode(next)
+    }
+
+    /// The dialog for `request`. Where auto mode may decide, a person is
+    /// asked for a reason (the classifier failed or blocked too often, a
+    /// safety check): every dialog says it.
+    pub(super) fn permission_dialog(&self, request: PermissionRequest) -> PermissionDialog {
+        let dialog = PermissionDialog::new(request);
+        match self.status.permission_mode {
+            PermissionMode::Auto | PermissionMode::Plan => dialog.saying_why(),
+            PermissionMode::Default
+            | PermissionMode::AcceptEdits
+            | PermissionMode::BypassPermissions
+            | PermissionMode::DontAsk => dialog,
+        }
     }
 
     /// Facts for the status line. A mode asked for and not answered yet
