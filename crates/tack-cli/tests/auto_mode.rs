@@ -383,7 +383,7 @@ async fn disable_auto_mode_starts_in_manual_and_the_sdk_switch_is_refused_with_i
         .find(|l| l["type"] == "control_response")
         .unwrap();
     assert_eq!(answer["response"]["subtype"], "error");
-    assert_eq!(answer["response"]["code"], "auto_mode_unavailable");
+    assert_eq!(answer["response"]["error_code"], "auto_mode_unavailable");
 }
 
 /// In the terminal a person is asked, saying why, when the classifier cannot

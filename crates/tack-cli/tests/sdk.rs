@@ -672,7 +672,9 @@ async fn sdk_mcp(sdk: Result<Sdk, String>) {
     let Some(report) = drive(&sdk, "sdk_mcp", &env).await else {
         return;
     };
-    assert_eq!(clean_parser_kinds(&report).len(), 13, "{report:#}");
+    // 14: t4's refusal by a deny rule (no prompt) is a
+    // system/permission_denied record too.
+    assert_eq!(clean_parser_kinds(&report).len(), 14, "{report:#}");
     let pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
     let image = json!([{"type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": pixel}}]);

@@ -482,10 +482,9 @@ async fn requests_tack_cannot_serve_get_clear_errors_and_the_rest_apply() {
             // Without `enable_file_checkpointing` there is nothing to rewind to.
             error("r2", "File rewinding is not enabled."),
             json!({"subtype": "error", "request_id": "r3", "error": "Unsupported control request subtype: seed_read_state", "error_code": "unsupported_request"}),
-            error(
-                "r4",
-                "bypassPermissions mode is not available in this session: start it with --dangerously-skip-permissions or --allow-dangerously-skip-permissions (and without permissions.disableBypassPermissionsMode)"
-            ),
+            json!({"subtype": "error", "request_id": "r4",
+                "error": "bypassPermissions mode is not available in this session: start it with --dangerously-skip-permissions or --allow-dangerously-skip-permissions (and without permissions.disableBypassPermissionsMode)",
+                "error_code": "bypass_permissions_unavailable"}),
             ok("r5", json!({"mode": "acceptEdits"})),
             error(
                 "r6",

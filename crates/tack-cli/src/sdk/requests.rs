@@ -60,7 +60,7 @@ pub fn answer(
                         let mut refused = ControlResponse::error(id, why.to_string());
                         // Claude Code's code, for hosts that branch on it.
                         if let ControlResponse::Error(e) = &mut refused {
-                            e.extra.insert("code".into(), why.code().into());
+                            e.extra.insert("error_code".into(), why.code().into());
                         }
                         refused
                     }
