@@ -5,12 +5,12 @@
 //! block of the (scripted) classifier into an allow rule.
 
 use crate::common;
-use crate::interactive::{WAIT, tack, turn_over};
+use crate::interactive::{WAIT, tack, tack_command, turn_over};
 
 use common::Env;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
-use tack_tui::testing::{CommandBuilder, PtySession, keys};
+use tack_tui::testing::{PtySession, keys};
 
 const INTRO: &str = "Auto mode is on: a classifier model decides";
 
@@ -22,6 +22,21 @@ fn shift_tabs(pty: &mut PtySession, footers: &[&str]) {
             panic!("no {footer:?} in {:#?}", pty.all_rows());
         }
     }
+}
+
+/// `tack --permission-mode auto` in a `cols` x `rows` terminal, in a trusted
+/// git project, the classifier on `classifier`; started when its footer
+/// shows auto mode.
+pub(crate) fn tack_in_auto(env: &Env, classifier: &str, cols: u16, rows: u16) -> PtySession {
+    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
+    env.trust();
+    let mut cmd = tack_command(env);
+    cmd.env("CLAUDE_CODE_AUTO_MODE_MODEL", classifier);
+    cmd.args(["--permission-mode", "auto"]);
+    let mut pty = PtySession::spawn(cmd, cols, rows).unwrap();
+    pty.wait_for_text("auto mode on (shift+tab to cycle)", WAIT)
+        .unwrap();
+    pty
 }
 
 fn times(pty: &mut PtySession, text: &str) -> usize {
@@ -137,19 +152,7 @@ async fn a_block_becomes_an_allow_rule_in_the_decisions_view() {
         Reply::text("It was blocked."),
     ]))
     .await;
-    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
-    env.trust();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
-    cmd.env_clear();
-    for (key, value) in env.vars() {
-        cmd.env(key, value);
-    }
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("CLAUDE_CODE_AUTO_MODE_MODEL", classifier);
-    cmd.args(["--permission-mode", "auto"]);
-    cmd.cwd(env.cwd());
-    let mut pty = PtySession::spawn(cmd, 100, 40).unwrap();
-    pty.wait_for_text("auto mode on", WAIT).unwrap();
+    let mut pty = tack_in_auto(&env, classifier, 100, 40);
     pty.send(b"add left-pad\r").unwrap();
     turn_over(&mut pty, "It was blocked.");
 
