@@ -312,6 +312,33 @@ fn the_decisions_view_turns_a_block_into_a_rule() {
     assert_eq!(app.input(), "a");
 }
 
+#[test]
+fn the_decisions_view_never_hides_a_permission_request() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    let request = PermissionRequest {
+        id: "toolu_9".into(),
+        tool_name: "Bash".into(),
+        input: json!({"command": "make"}),
+        reason: String::new(),
+        suggestions: Vec::new(),
+        original: None,
+    };
+    app.handle_event(UiEvent::PermissionRequest(request), clock.at(0));
+    app.handle_event(auto_decisions(), clock.at(10));
+    assert_eq!(
+        notices(&app),
+        vec!["Answer the dialog first; /permissions then lists auto mode's decisions.".to_owned()]
+    );
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(20)),
+        vec![UiAction::AnswerPermission {
+            id: "toolu_9".into(),
+            answer: PermissionAnswer::Allow
+        }]
+    );
+}
+
 /// A read, a blocked install (with a rule to allow it), a blocked curl no
 /// rule fits: oldest first.
 pub(crate) fn auto_decisions() -> UiEvent {

@@ -424,7 +424,15 @@ impl App {
                 actions.extend(self.mode_unavailable(mode, &reason));
             }
             UiEvent::AutoDecisions(decisions) => {
-                self.overlay = Some(Overlay::Decisions(DecisionsView::new(decisions)));
+                if self.is_waiting_for_user() {
+                    // A question of the runtime's stays open.
+                    self.notice(
+                        NoticeLevel::Warning,
+                        "Answer the dialog first; /permissions then lists auto mode's decisions.",
+                    );
+                } else {
+                    self.overlay = Some(Overlay::Decisions(DecisionsView::new(decisions)));
+                }
             }
             UiEvent::RuleAdded { rule, saved } => self.rule_added(&rule, saved),
         }
