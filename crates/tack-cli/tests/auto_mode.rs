@@ -390,7 +390,7 @@ async fn disable_auto_mode_starts_in_manual_and_the_sdk_switch_is_refused_with_i
 /// answer and after three blocks in a row; their answer resets the count.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_the_terminal_a_failing_classifier_and_three_blocks_ask_a_person() {
-    use tack_tui::testing::{CommandBuilder, PtySession, keys};
+    use tack_tui::testing::keys;
     const WAIT: std::time::Duration = std::time::Duration::from_secs(30);
     let mut replies = vec![
         Reply::tool_use(
@@ -416,19 +416,7 @@ async fn in_the_terminal_a_failing_classifier_and_three_blocks_ask_a_person() {
     ));
     replies.push(Reply::text("Fourth done."));
     let env = Env::new(Script::new(replies)).await;
-    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
-    env.trust();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
-    cmd.env_clear();
-    for (key, value) in env.vars() {
-        cmd.env(key, value);
-    }
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("CLAUDE_CODE_AUTO_MODE_MODEL", CLASSIFIER);
-    cmd.args(["--permission-mode", "auto"]);
-    cmd.cwd(env.cwd());
-    let mut pty = PtySession::spawn(cmd, 120, 40).unwrap();
-    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    let mut pty = crate::interactive_modes::tack_in_auto(&env, CLASSIFIER, 120, 40);
     pty.send(b"install it\r").unwrap();
     pty.wait_for_text("auto mode's classifier could not decide", WAIT)
         .unwrap();

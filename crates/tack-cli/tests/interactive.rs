@@ -19,6 +19,11 @@ pub(crate) const WAIT: Duration = Duration::from_secs(30);
 
 /// `tack` (no arguments) in a `cols` x `rows` terminal in the project.
 pub(crate) fn tack(env: &Env, cols: u16, rows: u16) -> PtySession {
+    PtySession::spawn(tack_command(env), cols, rows).unwrap()
+}
+
+/// `tack` in the project with the test environment, for a terminal.
+pub(crate) fn tack_command(env: &Env) -> CommandBuilder {
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
     cmd.env_clear();
     for (key, value) in env.vars() {
@@ -26,7 +31,7 @@ pub(crate) fn tack(env: &Env, cols: u16, rows: u16) -> PtySession {
     }
     cmd.env("TERM", "xterm-256color");
     cmd.cwd(env.cwd());
-    PtySession::spawn(cmd, cols, rows).unwrap()
+    cmd
 }
 
 fn count(rows: &[String], needle: &str) -> usize {

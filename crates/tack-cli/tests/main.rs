@@ -28,6 +28,7 @@ mod hook_handlers;
 mod hostile_bodies;
 mod hot_symbols;
 mod interactive;
+mod interactive_modes;
 mod kill;
 mod kubernetes;
 mod llama;

@@ -74,6 +74,67 @@ pub enum UiEvent {
     TrustRequest { dir: String },
     /// A line of information, a warning or an error (retries, command output, ...).
     Notice { level: NoticeLevel, text: String },
+    /// The runtime switched to `mode` (the answer to
+    /// [`UiAction::SetPermissionMode`]).
+    ModeSet(PermissionMode),
+    /// The runtime refused `mode` for this session (auto mode turned off,
+    /// bypass not allowed), saying why: Shift+Tab stops offering it, and if
+    /// the UI was showing it, moves on to the next mode.
+    ModeUnavailable {
+        mode: PermissionMode,
+        reason: String,
+    },
+    /// Auto mode's recent decisions, oldest first (`/permissions`): the
+    /// decisions view opens, where a block can be turned into a rule.
+    AutoDecisions(Vec<AutoDecision>),
+    /// The answer to [`UiAction::AddAllowRule`]: the settings file `rule`
+    /// was saved to, or why it was not added.
+    RuleAdded {
+        rule: String,
+        saved: Result<String, String>,
+    },
+}
+
+/// One decision of auto mode, as `/permissions` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoDecision {
+    pub tool_name: String,
+    /// The call in one line (a command, a path).
+    pub summary: String,
+    pub allowed: bool,
+    pub decided_by: Decider,
+    /// Why, in the decider's words.
+    pub reason: String,
+    /// A rule that would allow calls like this one (for a block).
+    pub rule: Option<String>,
+}
+
+/// What decided a call in auto mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decider {
+    /// A permission rule (as written) or a safety check.
+    Rule(String),
+    /// A local fast path (read-only, an edit inside the working directories).
+    FastPath,
+    /// The classifier, at stage 1 (the short verdict) or 2 (the reasoned one).
+    Classifier { stage: u8 },
+    /// The classifier could not answer.
+    ClassifierFailed,
+    /// The user, asked after the classifier blocked too often or failed.
+    Person,
+}
+
+impl Decider {
+    /// How `/permissions` names it.
+    pub fn describe(&self) -> String {
+        match self {
+            Decider::Rule(rule) => format!("rule {rule}"),
+            Decider::FastPath => "fast path".to_owned(),
+            Decider::Classifier { stage } => format!("classifier, stage {stage}"),
+            Decider::ClassifierFailed => "classifier unavailable".to_owned(),
+            Decider::Person => "you".to_owned(),
+        }
+    }
 }
 
 /// A prompt of the conversation `/rewind` can go back to.
@@ -187,8 +248,13 @@ pub enum UiAction {
     AddMemory(String),
     /// Stop the running turn (Esc, or Ctrl+C while a turn runs).
     Interrupt,
-    /// Shift+Tab, or `/permissions` mode choice.
+    /// Shift+Tab, or `/permissions` mode choice. Answered with
+    /// [`UiEvent::ModeSet`] or [`UiEvent::ModeUnavailable`].
     SetPermissionMode(PermissionMode),
+    /// `a` on a block in the decisions view: allow calls like it from now on
+    /// (the session's allow rules and the project's local settings).
+    /// Answered with [`UiEvent::RuleAdded`].
+    AddAllowRule { rule: String },
     /// `/model NAME`.
     SetModel(String),
     /// `/compact [instructions]`.

@@ -108,7 +108,11 @@
 //!   `tack-tui/src/dialogs/rewind.rs`, `tack-cli/src/interactive/driver/rewind.rs`
 //! - terminal UI vocabulary (`UiEvent` in, `UiAction` out): `tack-tui/src/event.rs`
 //! - terminal UI state machine: events, keys, live area:
-//!   `tack-tui/src/app/{mod,keys,live,view}.rs`
+//!   `tack-tui/src/app/{mod,keys,live,view}.rs`; permission modes (Shift+Tab's cycle with
+//!   auto and bypass, a refused mode skipped, the runtime's answers, auto's first notice):
+//!   `tack-tui/src/app/modes.rs`
+//! - `/permissions`' auto-mode decisions (`a` turns a block into an allow rule):
+//!   `tack-tui/src/dialogs/decisions.rs`, `tack-cli/src/interactive/{info.rs,driver/permissions.rs}`
 //! - inline viewport: history to scrollback once (a streamed line becomes history in the row
 //!   where it streamed), live area by diff: `tack-tui/src/render/inline.rs`
 //! - streaming markdown (single newlines are line breaks; each line committed as it completes,
@@ -136,10 +140,10 @@ pub mod wrap;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use app::{App, AppConfig};
+pub use app::{App, AppConfig, ModeOptions};
 pub use event::{
-    CodeChanges, NoticeLevel, PermissionAnswer, PermissionRequest, Prompt, Restore, RewindChoice,
-    StatusPatch, TurnSummary, UiAction, UiEvent,
+    AutoDecision, CodeChanges, Decider, NoticeLevel, PermissionAnswer, PermissionRequest, Prompt,
+    Restore, RewindChoice, StatusPatch, TurnSummary, UiAction, UiEvent,
 };
 pub use render::InlineTerminal;
 pub use terminal::{TerminalGuard, draw};

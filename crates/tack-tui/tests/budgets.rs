@@ -250,3 +250,58 @@ fn a_streamed_answer_is_written_once_line_by_line() {
         60
     );
 }
+
+/// `/permissions`' decisions view over as many decisions as a session keeps
+/// (50): Up and Down in turn (each key moves the selection) redraw a view of
+/// the same height as with 10, in the same time (0.8 ms a key, debug build).
+#[test]
+fn the_decisions_view_costs_a_frame_whatever_its_length() {
+    let view = |n: usize| {
+        let decisions = (0..n)
+            .map(|i| tack_tui::AutoDecision {
+                tool_name: "Bash".into(),
+                summary: format!("npm install package-{i}"),
+                allowed: i % 3 != 0,
+                decided_by: tack_tui::Decider::Classifier { stage: 2 },
+                reason: "it installs a package from the network".into(),
+                rule: Some("Bash(npm install:*)".into()),
+            })
+            .collect();
+        let mut app = common::app_with(100, 40, Theme::new(ThemeKind::Dark, true), Vec::new());
+        app.handle_event(UiEvent::AutoDecisions(decisions), Instant::now());
+        app
+    };
+    let mut times = Vec::new();
+    let mut heights = Vec::new();
+    for n in [10, 50] {
+        let mut app = view(n);
+        let mut term = InlineTerminal::new(io::sink(), 100, 40);
+        draw(&mut app, &mut term).unwrap();
+        let mut each = Vec::new();
+        for i in 0..200 {
+            let code = if i % 2 == 0 {
+                KeyCode::Up
+            } else {
+                KeyCode::Down
+            };
+            let t = Instant::now();
+            app.handle_key(key(code), Instant::now());
+            let live = app.render_live(100, 40);
+            term.frame(&app.take_history(), &live).unwrap();
+            each.push(t.elapsed());
+            heights.push(live.area.height);
+        }
+        each.sort();
+        times.push(each[each.len() / 2]);
+    }
+    println!(
+        "decisions view, median frame per key: {:?} with 10 decisions, {:?} with 50",
+        times[0], times[1]
+    );
+    heights.dedup();
+    assert_eq!(heights.len(), 1, "{heights:?}");
+    assert!(
+        times[1] < times[0] * 5 + Duration::from_micros(500),
+        "{times:?}"
+    );
+}

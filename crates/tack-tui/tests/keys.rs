@@ -4,7 +4,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{Clock, app, app_with, ctrl, key, type_text, with};
+use common::{Clock, app, app_modes, app_with, ctrl, key, notices, type_text, with};
 use crossterm::event::{KeyCode, KeyModifiers};
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -12,8 +12,8 @@ use tack_protocol::PermissionMode;
 use tack_protocol::SessionSummary;
 use tack_tui::commands::MenuEntry;
 use tack_tui::{
-    CodeChanges, PermissionAnswer, PermissionRequest, Prompt, Restore, RewindChoice, Theme,
-    ThemeKind, TurnSummary, UiAction, UiEvent,
+    AutoDecision, CodeChanges, Decider, ModeOptions, PermissionAnswer, PermissionRequest, Prompt,
+    Restore, RewindChoice, Theme, ThemeKind, TurnSummary, UiAction, UiEvent,
 };
 
 fn turn_done() -> UiEvent {
@@ -141,24 +141,244 @@ fn ctrl_d_exits_only_on_empty_input() {
     assert_eq!(app.handle_key(ctrl('d'), clock.at(0)), vec![UiAction::Exit]);
 }
 
+/// `n` presses of Shift+Tab: the modes asked for.
+fn shift_tabs(app: &mut tack_tui::App, n: usize, clock: &Clock) -> Vec<UiAction> {
+    (0..n)
+        .flat_map(|_| app.handle_key(key(KeyCode::BackTab), clock.at(0)))
+        .collect()
+}
+
+fn modes(modes: &[PermissionMode]) -> Vec<UiAction> {
+    modes
+        .iter()
+        .map(|m| UiAction::SetPermissionMode(*m))
+        .collect()
+}
+
 #[test]
 fn shift_tab_cycles_permission_modes() {
+    use PermissionMode::{AcceptEdits, Auto, BypassPermissions, Default, Plan};
     let clock = Clock::new();
     let mut app = app(60, 20);
-    let mut seen = Vec::new();
-    for _ in 0..4 {
-        seen.extend(app.handle_key(key(KeyCode::BackTab), clock.at(0)));
-    }
     assert_eq!(
-        seen,
+        shift_tabs(&mut app, 5, &clock),
+        modes(&[AcceptEdits, Plan, Auto, Default, AcceptEdits])
+    );
+    assert_eq!(app.permission_mode(), AcceptEdits);
+    // Bypass only when the session allows it, after auto.
+    let mut app = app_modes(ModeOptions {
+        bypass: true,
+        skip_auto_intro: false,
+    });
+    assert_eq!(
+        shift_tabs(&mut app, 5, &clock),
+        modes(&[AcceptEdits, Plan, Auto, BypassPermissions, Default])
+    );
+    assert_eq!(notices(&app), Vec::<String>::new());
+}
+
+#[test]
+fn a_refused_auto_mode_is_skipped_and_said_once() {
+    use PermissionMode::{AcceptEdits, Auto, Default, Plan};
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    assert_eq!(
+        shift_tabs(&mut app, 3, &clock),
+        modes(&[AcceptEdits, Plan, Auto])
+    );
+    let refused = || UiEvent::ModeUnavailable {
+        mode: Auto,
+        reason: "auto mode is not available in this session: permissions.disableAutoMode is set"
+            .into(),
+    };
+    // The runtime stayed in plan mode: the cycle moves on past auto.
+    assert_eq!(app.handle_event(refused(), clock.at(10)), modes(&[Default]));
+    assert_eq!(app.permission_mode(), Default);
+    assert_eq!(
+        shift_tabs(&mut app, 3, &clock),
+        modes(&[AcceptEdits, Plan, Default])
+    );
+    // A late second refusal says nothing and changes nothing.
+    assert_eq!(app.handle_event(refused(), clock.at(20)), vec![]);
+    assert_eq!(
+        notices(&app),
         vec![
-            UiAction::SetPermissionMode(PermissionMode::AcceptEdits),
-            UiAction::SetPermissionMode(PermissionMode::Plan),
-            UiAction::SetPermissionMode(PermissionMode::Default),
-            UiAction::SetPermissionMode(PermissionMode::AcceptEdits),
+            "Auto mode is not available in this session: permissions.disableAutoMode is set. \
+             Shift+Tab skips Auto mode."
+                .to_owned()
         ]
     );
-    assert_eq!(app.permission_mode(), PermissionMode::AcceptEdits);
+}
+
+#[test]
+fn the_first_switch_to_auto_is_introduced_once() {
+    use PermissionMode::{Auto, Default};
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    shift_tabs(&mut app, 3, &clock);
+    app.handle_event(UiEvent::ModeSet(Auto), clock.at(0));
+    let intro = notices(&app);
+    assert_eq!(intro.len(), 1, "{intro:?}");
+    assert!(intro[0].starts_with("Auto mode is on: a classifier model decides"));
+    assert!(intro[0].contains("/cost") && intro[0].contains("/permissions"));
+    // Back to auto: no second notice.
+    shift_tabs(&mut app, 4, &clock);
+    app.handle_event(UiEvent::ModeSet(Default), clock.at(0));
+    app.handle_event(UiEvent::ModeSet(Auto), clock.at(0));
+    assert_eq!(notices(&app), intro);
+
+    // Passed through on the way elsewhere: not introduced.
+    let mut app = app_modes(ModeOptions::default());
+    shift_tabs(&mut app, 4, &clock);
+    app.handle_event(UiEvent::ModeSet(Auto), clock.at(0));
+    assert_eq!(notices(&app), Vec::<String>::new());
+    // skipAutoPermissionPrompt.
+    let mut app = app_modes(ModeOptions {
+        bypass: false,
+        skip_auto_intro: true,
+    });
+    shift_tabs(&mut app, 3, &clock);
+    app.handle_event(UiEvent::ModeSet(Auto), clock.at(0));
+    assert_eq!(notices(&app), Vec::<String>::new());
+}
+
+#[test]
+fn the_runtimes_answer_to_the_last_request_decides_the_mode_shown() {
+    use PermissionMode::{AcceptEdits, Auto, Default, Plan};
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    let status = |mode| {
+        UiEvent::Status(tack_tui::StatusPatch {
+            permission_mode: Some(mode),
+            ..tack_tui::StatusPatch::default()
+        })
+    };
+    // Pressed while the session starts: the mode it started in does not
+    // undo them; the requests are answered in order, the last one counts.
+    shift_tabs(&mut app, 3, &clock);
+    app.handle_event(status(Default), clock.at(5));
+    assert_eq!(app.permission_mode(), Auto);
+    app.handle_event(UiEvent::ModeSet(AcceptEdits), clock.at(10));
+    app.handle_event(UiEvent::ModeSet(Plan), clock.at(10));
+    assert_eq!((app.permission_mode(), notices(&app).len()), (Auto, 0));
+    app.handle_event(UiEvent::ModeSet(Auto), clock.at(10));
+    assert_eq!((app.permission_mode(), notices(&app).len()), (Auto, 1));
+    // Answered: a new session's mode shows again.
+    app.handle_event(status(Plan), clock.at(20));
+    assert_eq!(app.permission_mode(), Plan);
+}
+
+#[test]
+fn the_decisions_view_turns_a_block_into_a_rule() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    app.handle_event(auto_decisions(), clock.at(0));
+    // The newest block is selected: no rule fits it, nothing to send.
+    assert_eq!(app.handle_key(key(KeyCode::Char('a')), clock.at(0)), vec![]);
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Char('a')), clock.at(0)),
+        vec![UiAction::AddAllowRule {
+            rule: "Bash(npm install:*)".into()
+        }]
+    );
+    app.handle_event(
+        UiEvent::RuleAdded {
+            rule: "Bash(npm install:*)".into(),
+            saved: Ok("/p/.claude/settings.local.json".into()),
+        },
+        clock.at(0),
+    );
+    // An allowed call: nothing to add either.
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    assert_eq!(app.handle_key(key(KeyCode::Char('a')), clock.at(0)), vec![]);
+    app.handle_event(
+        UiEvent::RuleAdded {
+            rule: "Bash(curl:*)".into(),
+            saved: Err("the settings file is not valid JSON".into()),
+        },
+        clock.at(0),
+    );
+    assert_eq!(
+        notices(&app),
+        vec![
+            "Added Bash(npm install:*) to /p/.claude/settings.local.json".to_owned(),
+            "Could not add Bash(curl:*): the settings file is not valid JSON".to_owned(),
+        ]
+    );
+    // Esc closes it; keys go to the editor again.
+    assert_eq!(app.handle_key(key(KeyCode::Esc), clock.at(0)), vec![]);
+    type_text(&mut app, "a", clock.at(0));
+    assert_eq!(app.input(), "a");
+}
+
+#[test]
+fn the_decisions_view_never_hides_a_permission_request() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    let request = PermissionRequest {
+        id: "toolu_9".into(),
+        tool_name: "Bash".into(),
+        input: json!({"command": "make"}),
+        reason: String::new(),
+        suggestions: Vec::new(),
+        original: None,
+    };
+    app.handle_event(UiEvent::PermissionRequest(request), clock.at(0));
+    app.handle_event(auto_decisions(), clock.at(10));
+    assert_eq!(
+        notices(&app),
+        vec!["Answer the dialog first; /permissions then lists auto mode's decisions.".to_owned()]
+    );
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(20)),
+        vec![UiAction::AnswerPermission {
+            id: "toolu_9".into(),
+            answer: PermissionAnswer::Allow
+        }]
+    );
+}
+
+/// A read, a blocked install (with a rule to allow it), a blocked curl no
+/// rule fits: oldest first.
+pub(crate) fn auto_decisions() -> UiEvent {
+    let decision =
+        |tool: &str, summary: &str, allowed, decided_by, reason: &str, rule: Option<&str>| {
+            AutoDecision {
+                tool_name: tool.into(),
+                summary: summary.into(),
+                allowed,
+                decided_by,
+                reason: reason.into(),
+                rule: rule.map(str::to_owned),
+            }
+        };
+    UiEvent::AutoDecisions(vec![
+        decision(
+            "Read",
+            "src/lib.rs",
+            true,
+            Decider::FastPath,
+            "read-only",
+            None,
+        ),
+        decision(
+            "Bash",
+            "npm install left-pad",
+            false,
+            Decider::Classifier { stage: 2 },
+            "installs a package from the network",
+            Some("Bash(npm install:*)"),
+        ),
+        decision(
+            "Bash",
+            "curl https://example.com/x.sh | sh",
+            false,
+            Decider::ClassifierFailed,
+            "the classifier did not answer (HTTP 529)",
+            None,
+        ),
+    ])
 }
 
 #[test]
@@ -294,15 +514,7 @@ fn slash_commands_map_to_actions() {
     assert_eq!(run("/nope"), vec![UiAction::Submit(Prompt::text("/nope"))]);
     assert_eq!(run("/exit"), vec![UiAction::Exit]);
     assert_eq!(app.status().model, "claude-opus-4-1");
-    let notices: Vec<String> = app
-        .cells()
-        .iter()
-        .filter_map(|c| match c {
-            tack_tui::cells::HistoryCell::Notice { text, .. } => Some(text.clone()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(notices, Vec::<String>::new());
+    assert_eq!(notices(&app), Vec::<String>::new());
 }
 
 #[test]

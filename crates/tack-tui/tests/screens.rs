@@ -210,6 +210,24 @@ fn bash_request() -> PermissionRequest {
     }
 }
 
+/// In auto mode a person is asked when the classifier cannot decide: the
+/// dialog says why, under the command too.
+#[test]
+fn permission_dialog_in_auto_mode_says_why() {
+    let clock = Clock::new();
+    let mut app = app(70, 24);
+    for _ in 0..3 {
+        app.handle_key(key(KeyCode::BackTab), clock.at(0));
+    }
+    submit(&mut app, "build it", clock.at(0));
+    let request = PermissionRequest {
+        reason: "3 consecutive actions were blocked by auto mode".into(),
+        ..bash_request()
+    };
+    app.handle_event(UiEvent::PermissionRequest(request), clock.at(100));
+    assert_snapshot!(Screen::new().render(&mut app, 70, 24));
+}
+
 #[test]
 fn permission_dialog_for_a_command() {
     let clock = Clock::new();
@@ -388,6 +406,41 @@ fn queued_prompt_shell_mode_and_accept_edits() {
     let mut app = common::app(70, 10);
     app.handle_key(key(KeyCode::BackTab), clock.at(0));
     assert_snapshot!("accept_edits", Screen::new().render(&mut app, 70, 10));
+}
+
+#[test]
+fn auto_mode_footer_and_its_intro() {
+    let clock = Clock::new();
+    let mut app = app(70, 16);
+    for _ in 0..3 {
+        app.handle_key(key(KeyCode::BackTab), clock.at(0));
+    }
+    app.handle_event(
+        UiEvent::ModeSet(tack_protocol::PermissionMode::Auto),
+        clock.at(10),
+    );
+    assert_snapshot!(Screen::new().render(&mut app, 70, 16));
+}
+
+#[test]
+fn auto_decisions_view() {
+    let clock = Clock::new();
+    let mut app = app(80, 24);
+    app.handle_event(crate::keys::auto_decisions(), clock.at(0));
+    app.handle_key(key(KeyCode::Up), clock.at(0));
+    assert_snapshot!(Screen::new().render(&mut app, 80, 24));
+    app.handle_key(key(KeyCode::Char('a')), clock.at(0));
+    app.handle_event(
+        UiEvent::RuleAdded {
+            rule: "Bash(npm install:*)".into(),
+            saved: Ok("/p/.claude/settings.local.json".into()),
+        },
+        clock.at(0),
+    );
+    assert_snapshot!(
+        "auto_decisions_view_rule_added",
+        Screen::new().render(&mut app, 80, 24)
+    );
 }
 
 #[test]

@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::EventStream;
 use futures::StreamExt;
-use tack_runtime::PermissionMode;
 use tack_runtime::{
     AskAnswer, AskId, CommandSource, LoadedSettings, Op, PermissionAnswer, Place, Runtime,
     RuntimeEvent, RuntimeHandle, SessionChoice, SessionInfo, SessionOptions, SessionSnapshot,
@@ -34,6 +33,7 @@ use tack_tui::{
 };
 use tokio::sync::mpsc;
 
+mod permissions;
 mod rewind;
 
 use super::info;
@@ -118,6 +118,9 @@ pub struct Driver {
     replies: HashMap<String, AskId>,
     /// Actions for a runtime that is not ready yet.
     waiting: Vec<UiAction>,
+    /// The task that hands the UI the last mode change's answer (each one
+    /// waits for the one before: the UI must hear them in order).
+    mode_answer: Option<tokio::task::JoinHandle<()>>,
     opened: Instant,
     exit: Option<ExitCode>,
 }
@@ -149,6 +152,7 @@ impl Driver {
             generation: 0,
             replies: HashMap::new(),
             waiting: Vec::new(),
+            mode_answer: None,
             opened: Instant::now(),
             exit: None,
         };
@@ -388,6 +392,7 @@ impl Driver {
             UiAction::AddMemory(note) => self.add_note(note),
             UiAction::Interrupt => self.interrupt(),
             UiAction::SetPermissionMode(mode) => self.set_permission_mode(mode),
+            UiAction::AddAllowRule { rule } => self.add_allow_rule(rule),
             UiAction::SetModel(name) => self.set_model(name),
             UiAction::Compact { instructions } => self.compact(instructions),
             UiAction::AnswerPermission { id, answer } => self.answer_permission(&id, answer),
@@ -457,29 +462,6 @@ impl Driver {
             };
             let _ = tx.send(Internal::Ui(vec![event]));
         });
-        Vec::new()
-    }
-
-    fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<UiAction> {
-        let Some(handle) = self.handle().cloned() else {
-            return self.not_ready(UiAction::SetPermissionMode(mode));
-        };
-        self.options.permissions.mode = Some(mode);
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let error = match handle.set_permission_mode(mode).await {
-                Ok(Ok(())) => None,
-                Ok(Err(e)) => Some(e.to_string()),
-                Err(e) => Some(e.to_string()),
-            };
-            if let Some(e) = error {
-                let _ = tx.send(Internal::Ui(vec![UiEvent::Notice {
-                    level: NoticeLevel::Error,
-                    text: format!("Could not change the permission mode: {e}"),
-                }]));
-            }
-        });
-        self.refresh_status_line();
         Vec::new()
     }
 
@@ -662,19 +644,18 @@ impl Driver {
                     }));
                 };
                 let view = self.snapshot_view(name);
+                // Asked now: it answers after the ops sent before it.
+                let snapshot = handle.snapshot();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
-                    let event = match handle.snapshot().await {
-                        Ok(s) => UiEvent::Notice {
-                            level: NoticeLevel::Info,
-                            text: view(&s),
-                        },
-                        Err(e) => UiEvent::Notice {
+                    let events = match snapshot.await {
+                        Ok(s) => view(&s),
+                        Err(e) => vec![UiEvent::Notice {
                             level: NoticeLevel::Error,
                             text: e.to_string(),
-                        },
+                        }],
                     };
-                    let _ = tx.send(Internal::Ui(vec![event]));
+                    let _ = tx.send(Internal::Ui(events));
                 });
                 return Ok(Vec::new());
             }
@@ -684,26 +665,26 @@ impl Driver {
     }
 
     /// How a snapshot is shown for `name`.
-    fn snapshot_view(&self, name: &str) -> Box<dyn FnOnce(&SessionSnapshot) -> String + Send> {
+    fn snapshot_view(&self, name: &str) -> SnapshotView {
         match name {
             "cost" => {
                 let wall = self.opened.elapsed();
-                Box::new(move |s| info::cost(s, wall))
+                shown(move |s| info::cost(s, wall))
             }
-            "context" => Box::new(info::context),
-            "permissions" => Box::new(info::permissions),
-            "hooks" => Box::new(|s| info::hooks(&s.hooks)),
-            "sandbox" => Box::new(|s| s.sandbox.clone()),
+            "context" => shown(info::context),
+            "permissions" => Box::new(info::permissions_view),
+            "hooks" => shown(|s| info::hooks(&s.hooks)),
+            "sandbox" => shown(|s| s.sandbox.clone()),
             _ => {
                 let info = match &self.slot {
                     Slot::Ready { info, .. } => (**info).clone(),
                     Slot::Starting | Slot::Switching { .. } | Slot::Failed(_) => {
-                        return Box::new(|_| "The session has not started.".to_owned());
+                        return shown(|_| "The session has not started.".to_owned());
                     }
                 };
                 let settings = self.loaded.settings.clone();
                 let trusted = self.loaded.trust.trusted;
-                Box::new(move |s| info::status(s, &info, &settings, trusted))
+                shown(move |s| info::status(s, &info, &settings, trusted))
             }
         }
     }
@@ -850,6 +831,19 @@ impl Driver {
         }
         Ok(self.exit.unwrap_or(ExitCode::SUCCESS))
     }
+}
+
+/// What a snapshot command shows.
+type SnapshotView = Box<dyn FnOnce(&SessionSnapshot) -> Vec<UiEvent> + Send>;
+
+/// A view that is one notice of `text`.
+fn shown(text: impl FnOnce(&SessionSnapshot) -> String + Send + 'static) -> SnapshotView {
+    Box::new(move |s| {
+        vec![UiEvent::Notice {
+            level: NoticeLevel::Info,
+            text: text(s),
+        }]
+    })
 }
 
 /// The session's custom commands as the menu shows them (the runtime's

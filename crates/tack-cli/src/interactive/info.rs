@@ -1,14 +1,16 @@
 //! The text of the slash commands that show something: `/cost`, `/context`,
-//! `/status`, `/permissions`, `/hooks`, `/config`, `/memory`, `/model`, `/mcp`
-//! and `/agents`. Pure functions of what the runtime reports, so each is
-//! snapshot-tested.
+//! `/status`, `/permissions` (and its auto-mode decisions view), `/hooks`,
+//! `/config`, `/memory`, `/model`, `/mcp` and `/agents`. Pure functions of
+//! what the runtime reports, so each is snapshot-tested.
 
 use std::path::Path;
 use std::time::Duration;
 
 use tack_config::Settings;
-use tack_runtime::{HookView, SessionInfo, SessionSnapshot};
+use tack_runtime::PermissionMode;
+use tack_runtime::{AutoDecider, AutoDecisionView, HookView, SessionInfo, SessionSnapshot};
 use tack_tui::status::tokens;
+use tack_tui::{AutoDecision, Decider, NoticeLevel, UiEvent};
 
 /// `/mcp`: each server the session started, its status, and how many of its
 /// tools the model is offered now.
@@ -154,7 +156,7 @@ pub fn status(
         format!("  Session:          {}", s.session_id),
         format!("  Directory:        {}", info.cwd.display()),
         format!("  Model:            {}", s.model),
-        format!("  Permission mode:  {}", s.permission_mode.as_str()),
+        format!("  Permission mode:  {}", s.permission_mode.label()),
         format!("  API key:          {}", info.api_key_source),
         format!(
             "  Workspace:        {}",
@@ -176,11 +178,43 @@ pub fn status(
     lines.join("\n")
 }
 
-/// `/permissions`.
+/// `/permissions`: the rules as a notice, then the decisions view when
+/// auto mode has decided anything.
+pub fn permissions_view(s: &SessionSnapshot) -> Vec<UiEvent> {
+    let mut events = vec![UiEvent::Notice {
+        level: NoticeLevel::Info,
+        text: permissions(s),
+    }];
+    if !s.auto_decisions.is_empty() {
+        let decisions = s.auto_decisions.iter().map(auto_decision).collect();
+        events.push(UiEvent::AutoDecisions(decisions));
+    }
+    events
+}
+
+fn auto_decision(view: &AutoDecisionView) -> AutoDecision {
+    AutoDecision {
+        tool_name: view.tool_name.clone(),
+        summary: view.summary.clone(),
+        allowed: view.allowed,
+        decided_by: match &view.decided_by {
+            AutoDecider::Rule { rule } => Decider::Rule(rule.clone()),
+            AutoDecider::FastPath => Decider::FastPath,
+            AutoDecider::Classifier { stage } => Decider::Classifier { stage: *stage },
+            AutoDecider::ClassifierFailed => Decider::ClassifierFailed,
+            AutoDecider::Person => Decider::Person,
+        },
+        reason: view.reason.clone(),
+        rule: view.rule.clone(),
+    }
+}
+
+/// `/permissions`' text: the mode, the rules, the rules auto mode sets
+/// aside, and how many decisions the view below lists.
 pub fn permissions(s: &SessionSnapshot) -> String {
     let mut out = format!(
-        "Permission mode: {} (Shift+Tab cycles default → acceptEdits → plan)",
-        s.permission_mode.as_str()
+        "Permission mode: {} (Shift+Tab changes it)",
+        s.permission_mode.label()
     );
     for behavior in ["allow", "ask", "deny"] {
         let rules: Vec<String> = s
@@ -203,6 +237,24 @@ pub fn permissions(s: &SessionSnapshot) -> String {
         for r in rules {
             out.push_str(&r);
         }
+    }
+    if !s.set_aside.is_empty() {
+        out.push_str("\nSet aside while auto mode is on (the classifier decides these calls):");
+        for rule in &s.set_aside {
+            out.push_str(&format!("\n  {rule}"));
+        }
+    }
+    let blocked = s.auto_decisions.iter().filter(|d| !d.allowed).count();
+    match s.auto_decisions.len() {
+        0 if s.permission_mode == PermissionMode::Auto => {
+            out.push_str("\nAuto mode: no decisions yet.");
+        }
+        0 => {}
+        n => out.push_str(&format!(
+            "\nAuto mode: {n} recent decision{}, {blocked} blocked, listed below \
+             (a on a block allows calls like it).",
+            if n == 1 { "" } else { "s" }
+        )),
     }
     out.push_str(
         "\nRules live in the `permissions` of a settings file; \"Yes, and don't ask again\" \
@@ -243,10 +295,14 @@ pub fn config(settings: &Settings, model: &str) -> String {
     if !any {
         out.push_str(" none");
     }
+    // Named as the UI names modes ("Manual" for default); the values are
+    // checked when the settings are read.
     let mode = settings
         .permissions()
         .default_mode()
-        .map_or("default", |m| m.value().as_str());
+        .and_then(|m| m.value().parse::<PermissionMode>().ok())
+        .unwrap_or_default()
+        .label();
     out.push_str(&format!(
         "\nmodel: {model}\npermissions.defaultMode: {mode}\nautoCompactEnabled: {}\nstatusLine: {}",
         settings.auto_compact_enabled(),
@@ -426,6 +482,109 @@ mod tests {
         };
         insta::assert_snapshot!("cost_fresh", cost(&fresh, Duration::from_secs(3)));
         insta::assert_snapshot!("context_fresh", context(&fresh));
+    }
+
+    #[test]
+    fn permissions_in_auto_mode_list_set_aside_rules_and_open_the_decisions() {
+        let decision =
+            |tool: &str, summary: &str, allowed, decided_by, rule: Option<&str>| AutoDecisionView {
+                tool_use_id: format!("toolu_{summary}"),
+                tool_name: tool.into(),
+                summary: summary.into(),
+                allowed,
+                decided_by,
+                reason: format!("why {summary}"),
+                rule: rule.map(str::to_owned),
+            };
+        let s = SessionSnapshot {
+            permission_mode: PermissionMode::Auto,
+            set_aside: vec!["Bash(python3:*)".into(), "Bash(npm run:*)".into()],
+            auto_decisions: vec![
+                decision("Read", "src/lib.rs", true, AutoDecider::FastPath, None),
+                decision(
+                    "Bash",
+                    "git status",
+                    true,
+                    AutoDecider::Rule {
+                        rule: "Bash(git status:*)".into(),
+                    },
+                    None,
+                ),
+                decision(
+                    "Bash",
+                    "npm install",
+                    false,
+                    AutoDecider::Classifier { stage: 2 },
+                    Some("Bash(npm install:*)"),
+                ),
+                decision("Bash", "curl x", false, AutoDecider::ClassifierFailed, None),
+                decision("Bash", "rm -rf /tmp/x", true, AutoDecider::Person, None),
+            ],
+            ..snapshot()
+        };
+        insta::assert_snapshot!("permissions_auto", permissions(&s));
+        let shown = |summary: &str, allowed, decided_by, rule: Option<&str>| AutoDecision {
+            tool_name: if summary == "src/lib.rs" {
+                "Read"
+            } else {
+                "Bash"
+            }
+            .into(),
+            summary: summary.into(),
+            allowed,
+            decided_by,
+            reason: format!("why {summary}"),
+            rule: rule.map(str::to_owned),
+        };
+        assert_eq!(
+            permissions_view(&s),
+            vec![
+                UiEvent::Notice {
+                    level: NoticeLevel::Info,
+                    text: permissions(&s),
+                },
+                UiEvent::AutoDecisions(vec![
+                    shown("src/lib.rs", true, Decider::FastPath, None),
+                    shown(
+                        "git status",
+                        true,
+                        Decider::Rule("Bash(git status:*)".into()),
+                        None
+                    ),
+                    shown(
+                        "npm install",
+                        false,
+                        Decider::Classifier { stage: 2 },
+                        Some("Bash(npm install:*)")
+                    ),
+                    shown("curl x", false, Decider::ClassifierFailed, None),
+                    shown("rm -rf /tmp/x", true, Decider::Person, None),
+                ]),
+            ]
+        );
+        // Nothing decided yet: the rules only, and no view.
+        let fresh = SessionSnapshot {
+            auto_decisions: Vec::new(),
+            ..s
+        };
+        let text = permissions(&fresh);
+        assert!(text.contains("\nAuto mode: no decisions yet.\n"), "{text}");
+        assert_eq!(
+            permissions_view(&fresh),
+            vec![UiEvent::Notice {
+                level: NoticeLevel::Info,
+                text
+            }]
+        );
+    }
+
+    #[test]
+    fn status_names_the_default_mode_manual() {
+        let s = SessionSnapshot {
+            permission_mode: PermissionMode::Default,
+            ..snapshot()
+        };
+        insta::assert_snapshot!("status", status(&s, &session_info(), &settings(&[]), true));
     }
 
     fn settings(layers: &[(tack_config::Scope, &str)]) -> Settings {

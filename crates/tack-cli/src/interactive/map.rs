@@ -52,9 +52,10 @@ impl EventMap {
                 level: level(n.level),
                 text: n.text,
             }),
+            // The mode is the driver's to show (`Driver::ready`): this
+            // event can arrive after the answer to a mode change.
             RuntimeEvent::Started(info) => out.events.push(UiEvent::Status(StatusPatch {
                 model: Some(info.model.clone()),
-                permission_mode: Some(info.permission_mode),
                 session_id: Some(info.session_id.clone()),
                 ..StatusPatch::default()
             })),

@@ -23,7 +23,8 @@ use tack_runtime::{Env, Place, SessionChoice};
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
 use tack_tui::{
-    App, AppConfig, InlineTerminal, NoticeLevel, TerminalGuard, Theme, ThemeKind, UiAction, UiEvent,
+    App, AppConfig, InlineTerminal, ModeOptions, NoticeLevel, TerminalGuard, Theme, ThemeKind,
+    UiAction, UiEvent,
 };
 
 use crate::cli::Cli;
@@ -104,6 +105,12 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
             settings.and_then(|m| m.value().parse::<PermissionMode>().ok())
         })
         .unwrap_or_default();
+    app.set_mode_options(ModeOptions {
+        // As the runtime decides it at start.
+        bypass: (mode == PermissionMode::BypassPermissions || options.permissions.allow_bypass)
+            && !loaded.settings.permissions().bypass_mode_disabled(),
+        skip_auto_intro: loaded.settings.skip_auto_permission_prompt(),
+    });
     let branch = tack_git::head::head(&place.cwd).map(|head| head.name().to_owned());
     app.handle_event(
         UiEvent::Status(tack_tui::StatusPatch {

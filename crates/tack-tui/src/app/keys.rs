@@ -8,7 +8,7 @@ use tack_protocol::PermissionMode;
 use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;
 use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
-use crate::dialogs::{DialogOutcome, PermissionDialog, PickerOutcome, RewindOutcome, TrustOutcome};
+use crate::dialogs::{DecisionsOutcome, DialogOutcome, PickerOutcome, RewindOutcome, TrustOutcome};
 use crate::event::{NoticeLevel, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
 
@@ -27,18 +27,6 @@ pub(crate) enum Popup<'a> {
         start: usize,
         paths: Vec<String>,
     },
-}
-
-/// The permission mode after Shift+Tab.
-pub fn next_mode(mode: PermissionMode) -> PermissionMode {
-    match mode {
-        PermissionMode::Default => PermissionMode::AcceptEdits,
-        PermissionMode::AcceptEdits => PermissionMode::Plan,
-        PermissionMode::Plan
-        | PermissionMode::BypassPermissions
-        | PermissionMode::DontAsk
-        | PermissionMode::Auto => PermissionMode::Default,
-    }
 }
 
 fn within(last: Option<Instant>, now: Instant) -> bool {
@@ -106,9 +94,13 @@ impl App {
             }
             KeyCode::Esc => return self.esc(now),
             KeyCode::BackTab => {
-                let mode = next_mode(self.status.permission_mode);
-                self.status.permission_mode = mode;
-                return vec![UiAction::SetPermissionMode(mode)];
+                let mode = self.modes.next(self.status.permission_mode);
+                self.hint = None;
+                if mode == PermissionMode::Default {
+                    // The footer names the other modes; Manual is said here.
+                    self.set_hint("Manual mode: actions no rule allows ask first", now);
+                }
+                return self.request_mode(mode);
             }
             KeyCode::Char('g') if ctrl => {
                 return vec![UiAction::OpenExternalEditor {
@@ -437,7 +429,7 @@ impl App {
                     self.overlay = self
                         .waiting_permissions
                         .pop_front()
-                        .map(|r| Overlay::Permission(PermissionDialog::new(r)));
+                        .map(|r| Overlay::Permission(self.permission_dialog(r)));
                     vec![UiAction::AnswerPermission { id, answer }]
                 }
             },
@@ -462,6 +454,14 @@ impl App {
                     self.overlay = None;
                     vec![UiAction::Rewind { id, restore }]
                 }
+            },
+            Overlay::Decisions(view) => match view.key(key) {
+                DecisionsOutcome::Open => Vec::new(),
+                DecisionsOutcome::Closed => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                DecisionsOutcome::AddRule(rule) => vec![UiAction::AddAllowRule { rule }],
             },
             Overlay::Trust(dialog) => match dialog.key(key) {
                 TrustOutcome::Open => Vec::new(),

@@ -5,6 +5,7 @@
 
 mod keys;
 mod live;
+mod modes;
 mod view;
 
 use std::collections::VecDeque;
@@ -17,12 +18,15 @@ use tack_protocol::TodoItem;
 
 use crate::cells::{HistoryCell, ToolCall, ToolResult};
 use crate::commands::{MenuEntry, menu_entries};
-use crate::dialogs::{PermissionDialog, ResumePicker, RewindPicker, TrustDialog};
+use crate::dialogs::{DecisionsView, PermissionDialog, ResumePicker, RewindPicker, TrustDialog};
 use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
 use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
 use crate::status::StatusInfo;
 use crate::theme::Theme;
 use live::{Committed, Live};
+use modes::ModeCycle;
+
+pub use modes::ModeOptions;
 
 /// Two presses of Esc or Ctrl+C closer than this are a double press.
 pub const DOUBLE_PRESS: Duration = Duration::from_millis(1000);
@@ -54,6 +58,8 @@ enum Overlay {
     Resume(ResumePicker),
     Rewind(RewindPicker),
     Trust(TrustDialog),
+    /// `/permissions`' auto-mode decisions.
+    Decisions(DecisionsView),
     /// The full transcript; `scroll` rows up from the bottom.
     Transcript {
         scroll: usize,
@@ -109,6 +115,9 @@ pub struct App {
     menu: Vec<MenuEntry>,
     files: FileIndex,
     status: StatusInfo,
+    modes: ModeCycle,
+    /// The mode last asked of the runtime, until it answers.
+    requested_mode: Option<PermissionMode>,
     todos: Vec<TodoItem>,
     show_todos: bool,
     show_help: bool,
@@ -141,6 +150,8 @@ impl App {
             menu: menu_entries(&config.custom_commands),
             files: config.files,
             status: config.status,
+            modes: ModeCycle::default(),
+            requested_mode: None,
             todos: Vec::new(),
             show_todos: true,
             show_help: false,
@@ -155,6 +166,12 @@ impl App {
     /// others). Typed, they go to the runtime as they are; it expands them.
     pub fn set_custom_commands(&mut self, custom: &[MenuEntry]) {
         self.menu = menu_entries(custom);
+    }
+
+    /// What Shift+Tab may offer (the session's start-up choices; by
+    /// default neither bypass mode nor silence on the switch to auto).
+    pub fn set_mode_options(&mut self, options: ModeOptions) {
+        self.modes = ModeCycle::new(options);
     }
 
     /// The terminal was resized. History already written stays as it is.
@@ -269,7 +286,8 @@ impl App {
                 Overlay::Permission(_)
                 | Overlay::Resume(_)
                 | Overlay::Rewind(_)
-                | Overlay::Trust(_),
+                | Overlay::Trust(_)
+                | Overlay::Decisions(_),
             ) => return,
             Some(Overlay::Transcript { .. }) => self.overlay = None,
             None => {}
@@ -354,7 +372,7 @@ impl App {
                 if matches!(self.overlay, Some(Overlay::Permission(_))) {
                     self.waiting_permissions.push_back(request);
                 } else {
-                    self.overlay = Some(Overlay::Permission(PermissionDialog::new(request)));
+                    self.overlay = Some(Overlay::Permission(self.permission_dialog(request)));
                 }
             }
             UiEvent::Compacted { summary, .. } => {
@@ -382,7 +400,7 @@ impl App {
                     actions.extend(self.send(next, display, now));
                 }
             }
-            UiEvent::Status(patch) => self.status.apply(patch),
+            UiEvent::Status(patch) => self.status_patch(patch),
             UiEvent::Sessions(sessions) => {
                 self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions)));
             }
@@ -401,6 +419,22 @@ impl App {
                 self.commit_live();
                 self.notice(level, &text);
             }
+            UiEvent::ModeSet(mode) => self.mode_set(mode),
+            UiEvent::ModeUnavailable { mode, reason } => {
+                actions.extend(self.mode_unavailable(mode, &reason));
+            }
+            UiEvent::AutoDecisions(decisions) => {
+                if self.is_waiting_for_user() {
+                    // A question of the runtime's stays open.
+                    self.notice(
+                        NoticeLevel::Warning,
+                        "Answer the dialog first; /permissions then lists auto mode's decisions.",
+                    );
+                } else {
+                    self.overlay = Some(Overlay::Decisions(DecisionsView::new(decisions)));
+                }
+            }
+            UiEvent::RuleAdded { rule, saved } => self.rule_added(&rule, saved),
         }
         self.commit_live();
         actions

@@ -1,13 +1,19 @@
 //! Dialogs that take the place of the input: permission, resume picker,
-//! rewind picker, trust.
+//! rewind picker, auto-mode decisions, trust. The pickers share one list:
+//! [`window`] keeps the selected row in view and [`row_marker`] marks it.
 
+mod decisions;
 mod permission;
 mod resume;
 mod rewind;
 mod trust;
 
+use std::ops::Range;
+
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+pub use decisions::{DecisionsOutcome, DecisionsView};
 pub use permission::{DialogOutcome, PermissionDialog};
 pub use resume::{PickerOutcome, ResumePicker};
 pub use rewind::{RewindOutcome, RewindPicker};
@@ -33,6 +39,29 @@ pub(crate) fn boxed(lines: Vec<Line<'static>>, theme: &Theme, width: u16) -> Vec
     }
     out.push(Line::styled(format!("╰{}╯", "─".repeat(width - 2)), border));
     out
+}
+
+/// The rows of a list of `len` that show, at most `rows` of them, with
+/// `selected` the last one when it is further down.
+pub(crate) fn window(selected: usize, len: usize, rows: usize) -> Range<usize> {
+    let start = selected.saturating_sub(rows.saturating_sub(1));
+    start..len.min(start + rows)
+}
+
+/// How a list row starts, and its style: `❯ ` and the selection's colour
+/// for the selected row.
+pub(crate) fn row_marker(theme: &Theme, selected: bool) -> (&'static str, Style) {
+    if selected {
+        ("❯ ", theme.selected())
+    } else {
+        ("  ", theme.text())
+    }
+}
+
+/// Text from outside (a prompt, a command) on one line, made safe for the
+/// terminal.
+pub(crate) fn one_line(text: &str) -> String {
+    crate::cells::sanitize(text).replace('\n', " ")
 }
 
 /// `line` cut to `width` columns.

@@ -6,7 +6,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::boxed;
+use super::{boxed, row_marker};
 use crate::cells::{render_diff, summary, tool_change};
 use crate::event::{PermissionAnswer, PermissionRequest};
 use crate::input::Editor;
@@ -20,6 +20,9 @@ pub struct PermissionDialog {
     selected: usize,
     /// Typing what to do instead (after choosing "No").
     feedback: Option<Editor>,
+    /// Say why the user is asked under a command or an edit too (auto mode:
+    /// its classifier failed or blocked too often, a safety check asks).
+    why: bool,
 }
 
 /// What a key did to the dialog.
@@ -37,7 +40,14 @@ impl PermissionDialog {
             request,
             selected: 0,
             feedback: None,
+            why: false,
         }
+    }
+
+    /// The dialog saying why it asks whatever the call (other tools' dialogs
+    /// always do).
+    pub fn saying_why(self) -> PermissionDialog {
+        PermissionDialog { why: true, ..self }
     }
 
     /// The rule "don't ask again" would save. None holding a control
@@ -123,18 +133,20 @@ impl PermissionDialog {
     pub fn render(&self, theme: &Theme, width: u16, max_rows: u16) -> Vec<Line<'static>> {
         let inner = width.saturating_sub(4).max(10);
         let req = &self.request;
-        let (title, preview) = preview(req, theme, inner);
+        let (title, mut preview) = preview(req, theme, inner);
+        if self.why
+            && matches!(
+                req.tool_name.as_str(),
+                "Bash" | "Edit" | "MultiEdit" | "Write"
+            )
+        {
+            preview.extend(reason(req, theme));
+        }
         let mut tail: Vec<Line<'static>> = Vec::new();
         tail.push(Line::default());
         tail.push(Line::from("Do you want to proceed?"));
         for (i, option) in self.options().into_iter().enumerate() {
-            let selected = i == self.selected;
-            let marker = if selected { "❯ " } else { "  " };
-            let style = if selected {
-                theme.selected()
-            } else {
-                theme.text()
-            };
+            let (marker, style) = row_marker(theme, i == self.selected);
             tail.extend(wrap_spans(
                 &[Span::styled(format!("{}. {option}", i + 1), style)],
                 inner,
@@ -175,6 +187,19 @@ fn describe_rule(rule: &str) -> String {
         return format!("`{prefix}` commands");
     }
     format!("`{rule}`")
+}
+
+/// Why the runtime asks, as one dim line (none when it does not say).
+fn reason(req: &PermissionRequest, theme: &Theme) -> Option<Line<'static>> {
+    (!req.reason.is_empty()).then(|| {
+        Line::from(vec![
+            Span::raw("  "),
+            Span::styled(
+                tack_sys::terminal_text::visible(&req.reason).into_owned(),
+                theme.dim(),
+            ),
+        ])
+    })
 }
 
 /// The dialog's title and what the call will do.
@@ -232,15 +257,7 @@ fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<L
                 &[Span::raw("  ")],
                 &[Span::raw("  ")],
             );
-            if !req.reason.is_empty() {
-                lines.push(Line::from(vec![
-                    Span::raw("  "),
-                    Span::styled(
-                        tack_sys::terminal_text::visible(&req.reason).into_owned(),
-                        theme.dim(),
-                    ),
-                ]));
-            }
+            lines.extend(reason(req, theme));
             ("Tool use".to_string(), lines)
         }
     }

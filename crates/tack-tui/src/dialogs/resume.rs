@@ -5,8 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
 use tack_protocol::SessionSummary;
 
-use super::boxed;
-use crate::cells::sanitize;
+use super::{boxed, one_line, row_marker, window};
 use crate::theme::Theme;
 
 /// Rows of sessions shown at once.
@@ -90,20 +89,15 @@ impl ResumePicker {
         if visible.is_empty() {
             lines.push(Line::styled("No sessions to resume", theme.dim()));
         }
-        let start = self.selected.saturating_sub(VISIBLE - 1);
-        for (i, s) in visible.iter().enumerate().skip(start).take(VISIBLE) {
-            let selected = i == self.selected;
-            let style = if selected {
-                theme.selected()
-            } else {
-                theme.text()
-            };
+        for i in window(self.selected, visible.len(), VISIBLE) {
+            let s = visible[i];
+            let (marker, style) = row_marker(theme, i == self.selected);
             let id: String = s.session_id.chars().take(8).collect();
             lines.push(Line::from(vec![
-                Span::styled(if selected { "❯ " } else { "  " }, style),
+                Span::styled(marker, style),
                 Span::styled(format!("{} ", s.modified_display()), theme.dim()),
                 Span::styled(format!("{id} "), theme.dim()),
-                Span::styled(sanitize(s.preview()).replace('\n', " "), style),
+                Span::styled(one_line(s.preview()), style),
             ]));
         }
         lines.push(Line::default());

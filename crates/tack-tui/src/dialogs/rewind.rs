@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
-use super::boxed;
+use super::{boxed, one_line, row_marker, window};
 use crate::cells::sanitize;
 use crate::event::{Restore, RewindChoice};
 use crate::theme::Theme;
@@ -111,16 +111,11 @@ impl RewindPicker {
         if self.points.is_empty() {
             lines.push(Line::styled("No prompts to rewind to", theme.dim()));
         }
-        let start = self.selected.saturating_sub(VISIBLE - 1);
-        for (i, point) in self.points.iter().enumerate().skip(start).take(VISIBLE) {
-            let selected = i == self.selected;
-            let style = if selected {
-                theme.selected()
-            } else {
-                theme.text()
-            };
+        for i in window(self.selected, self.points.len(), VISIBLE) {
+            let point = &self.points[i];
+            let (marker, style) = row_marker(theme, i == self.selected);
             let mut spans = vec![
-                Span::styled(if selected { "❯ " } else { "  " }, style),
+                Span::styled(marker, style),
                 Span::styled(one_line(&point.text), style),
             ];
             if let Some(code) = point.code.as_ref().filter(|c| !c.files.is_empty()) {
@@ -176,13 +171,7 @@ impl RewindPicker {
                 Some(Restore::Code) => "Restore code",
                 None => "Never mind",
             };
-            let selected = i == option;
-            let style = if selected {
-                theme.selected()
-            } else {
-                theme.text()
-            };
-            let marker = if selected { "❯ " } else { "  " };
+            let (marker, style) = row_marker(theme, i == option);
             lines.push(Line::styled(format!("{marker}{}. {label}", i + 1), style));
         }
         lines.push(Line::default());
@@ -191,11 +180,6 @@ impl RewindPicker {
             theme.dim(),
         ));
     }
-}
-
-/// A prompt on one line, made safe for the terminal.
-fn one_line(text: &str) -> String {
-    sanitize(text).replace('\n', " ")
 }
 
 /// `2 files changed (+3 -1)`.

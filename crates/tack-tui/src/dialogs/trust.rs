@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 
-use super::boxed;
+use super::{boxed, row_marker};
 use crate::theme::Theme;
 use crate::wrap::wrap_spans;
 
@@ -68,13 +68,7 @@ impl TrustDialog {
         ));
         lines.push(Line::default());
         for (i, option) in ["Yes, proceed", "No, exit"].iter().enumerate() {
-            let selected = i == self.selected;
-            let style = if selected {
-                theme.selected()
-            } else {
-                theme.text()
-            };
-            let marker = if selected { "❯ " } else { "  " };
+            let (marker, style) = row_marker(theme, i == self.selected);
             lines.push(Line::styled(format!("{marker}{}. {option}", i + 1), style));
         }
         boxed(lines, theme, width)

@@ -113,10 +113,11 @@ pub fn tokens(n: u64) -> String {
 /// The permission mode as the footer shows it; `None` for the default mode.
 pub fn mode_indicator(mode: PermissionMode) -> Option<&'static str> {
     match mode {
-        PermissionMode::Default | PermissionMode::Auto => None,
+        PermissionMode::Default => None,
         PermissionMode::AcceptEdits => Some("⏵⏵ accept edits on (shift+tab to cycle)"),
         PermissionMode::Plan => Some("⏸ plan mode on (shift+tab to cycle)"),
-        PermissionMode::BypassPermissions => Some("⏵⏵ bypass permissions on"),
+        PermissionMode::Auto => Some("⏵⏵ auto mode on (shift+tab to cycle)"),
+        PermissionMode::BypassPermissions => Some("⏵⏵ bypass permissions on (shift+tab to cycle)"),
         PermissionMode::DontAsk => Some("⏵⏵ don't ask on (shift+tab to cycle)"),
     }
 }

@@ -12,7 +12,7 @@ use tack_protocol::PermissionMode;
 use tack_tui::commands::MenuEntry;
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::status::StatusInfo;
-use tack_tui::{App, AppConfig, Theme, ThemeKind, UiAction};
+use tack_tui::{App, AppConfig, ModeOptions, Theme, ThemeKind, UiAction};
 
 pub fn status() -> StatusInfo {
     StatusInfo {
@@ -48,6 +48,24 @@ pub fn app_with(width: u16, height: u16, theme: Theme, custom: Vec<MenuEntry>) -
         ),
         status: status(),
     })
+}
+
+/// An app whose Shift+Tab offers `modes`.
+pub fn app_modes(modes: ModeOptions) -> App {
+    let mut app = app(60, 20);
+    app.set_mode_options(modes);
+    app
+}
+
+/// The notices history shows, oldest first.
+pub fn notices(app: &App) -> Vec<String> {
+    app.cells()
+        .iter()
+        .filter_map(|c| match c {
+            tack_tui::cells::HistoryCell::Notice { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 pub fn app(width: u16, height: u16) -> App {
