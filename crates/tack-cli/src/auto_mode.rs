@@ -30,14 +30,14 @@ pub enum AutoModeCommand {
 
 pub fn run(place: &Place, command: AutoModeCommand) -> anyhow::Result<ExitCode> {
     match command {
-        AutoModeCommand::Defaults => println!("{}", tack_automode::defaults_json()),
+        AutoModeCommand::Defaults => println!("{}", tack_runtime::auto_mode_defaults_json()),
         AutoModeCommand::Config { settings } => {
             let loaded = tack_runtime::load_settings(place, settings.as_deref())?;
             let (config, warnings) = tack_runtime::auto_mode_config(&loaded.settings);
             for w in warnings {
                 eprintln!("warning: {}", tack_sys::terminal_text::visible(&w));
             }
-            println!("{}", tack_automode::config_json(&config));
+            println!("{}", tack_runtime::auto_mode_config_json(&config));
         }
         AutoModeCommand::Critique => {
             let loaded = tack_runtime::load_settings(place, None)?;

@@ -25,7 +25,7 @@ use serde_json::Value;
 use tack_core::context::attachment_text;
 use tack_core::executor::ToolCallOutcome;
 use tack_core::permission::{CanUseTool, PermissionDecision, PostToolUseOutcome};
-use tack_hooks::{HookEvent, PermissionDecision as HookDecision};
+use tack_hooks::HookEvent;
 use tack_permissions::{
     Decision, PermissionContext, PermissionMode, RuleBehavior, RuleSource, Specifier, ToolPattern,
     canonical_tool_name,
@@ -453,64 +453,14 @@ impl Gate {
     }
 
     async fn check(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> PermissionDecision {
-        let mut hook_allowed = false;
-        let mut hook_asks: Option<String> = None;
-        let mut updated: Option<Value> = None;
-        if let Some(hooks) = self.hooks.as_ref().filter(|h| h.has("PreToolUse")) {
-            let event = HookEvent::PreToolUse {
-                tool_name: tool.name().to_owned(),
-                tool_input: input.clone(),
-                tool_use_id: ctx.tool_use_id.clone(),
-            };
-            let cond = self.condition(tool, input, ctx);
-            let outcome = hooks
-                .run_for(&event, ctx.env.agent(), Some(&cond), &ctx.cancel)
-                .await;
-            if let Some(context) = outcome.additional_context() {
-                self.pre_context
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(ctx.tool_use_id.clone(), context);
-            }
-            if !outcome.should_continue() {
-                let why = outcome
-                    .stop_reason()
-                    .unwrap_or("a PreToolUse hook stopped the session");
-                let message = format!("Execution stopped by PreToolUse hook: {why}");
-                self.record_denial(tool, input, ctx);
-                return PermissionDecision::Stop { message };
-            }
-            match outcome.permission_decision() {
-                Some((HookDecision::Deny, reason)) => {
-                    let reason = reason
-                        .map(str::to_owned)
-                        .or_else(|| outcome.blocked())
-                        .unwrap_or_else(|| "no reason given".to_owned());
-                    let message = format!("PreToolUse hook denied this tool call: {reason}");
-                    return self.deny(tool, input, ctx, message);
-                }
-                Some((HookDecision::Defer, _)) if self.defers => {
-                    return PermissionDecision::Defer;
-                }
-                Some((HookDecision::Defer, _)) => {
-                    if let Some(emit) = &self.prompts {
-                        emit.notice(crate::event::Notice::warning(
-                            "warning: a PreToolUse hook's `defer` applies only with -p; ignored",
-                        ));
-                    }
-                }
-                Some((HookDecision::Ask, reason)) => {
-                    hook_asks = Some(
-                        reason
-                            .unwrap_or("a PreToolUse hook asked for approval")
-                            .to_owned(),
-                    );
-                }
-                Some((HookDecision::Allow, _)) => hook_allowed = true,
-                None => {}
-            }
-            updated = outcome.updated_input().cloned();
-        }
+        let tool_hooks::PreHook {
+            allowed: hook_allowed,
+            asks: hook_asks,
+            updated,
+        } = match self.pre_tool_use(tool, input, ctx).await {
+            Ok(pre) => pre,
+            Err(decided) => return decided,
+        };
         let effective = updated.as_ref().unwrap_or(input);
         let auto = self.auto.as_ref().filter(|_| self.classifies());
         if let Some(auto) = auto {

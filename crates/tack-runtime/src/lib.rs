@@ -278,6 +278,10 @@ pub use snapshot::{
 };
 pub use start::auto::{auto_mode_config, auto_mode_critique};
 pub use start::{StartError, start};
+/// `tack auto-mode defaults|config`: the classifier's rules as JSON.
+pub use tack_automode::{
+    config_json as auto_mode_config_json, defaults_json as auto_mode_defaults_json,
+};
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};
 pub use worktree_hooks::WorktreeHooks;

@@ -17,6 +17,8 @@
 //! - PreToolUse's `additionalContext` (of a call that then ran) is appended
 //!   to the call's result or error the same way, before PostToolUse's.
 
+use std::sync::PoisonError;
+
 use serde_json::Value;
 use tack_core::executor::ToolCallOutcome;
 use tack_core::permission::{PermissionDecision, PostToolUseOutcome};
@@ -128,6 +130,74 @@ impl Gate {
         }
     }
 
+    /// PreToolUse hooks on a call: `Err` when they decided it (a deny, a
+    /// stop, a defer), else what they said for the rules to weigh.
+    pub(super) async fn pre_tool_use(
+        &self,
+        tool: &dyn Tool,
+        input: &Value,
+        ctx: &ToolContext,
+    ) -> Result<PreHook, PermissionDecision> {
+        let mut pre = PreHook::default();
+        let Some(hooks) = self.hooks.as_ref().filter(|h| h.has("PreToolUse")) else {
+            return Ok(pre);
+        };
+        let event = HookEvent::PreToolUse {
+            tool_name: tool.name().to_owned(),
+            tool_input: input.clone(),
+            tool_use_id: ctx.tool_use_id.clone(),
+        };
+        let cond = self.condition(tool, input, ctx);
+        let outcome = hooks
+            .run_for(&event, ctx.env.agent(), Some(&cond), &ctx.cancel)
+            .await;
+        if let Some(context) = outcome.additional_context() {
+            self.pre_context
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(ctx.tool_use_id.clone(), context);
+        }
+        if !outcome.should_continue() {
+            let why = outcome
+                .stop_reason()
+                .unwrap_or("a PreToolUse hook stopped the session");
+            let message = format!("Execution stopped by PreToolUse hook: {why}");
+            self.record_denial(tool, input, ctx);
+            return Err(PermissionDecision::Stop { message });
+        }
+        match outcome.permission_decision() {
+            Some((HookDecision::Deny, reason)) => {
+                let reason = reason
+                    .map(str::to_owned)
+                    .or_else(|| outcome.blocked())
+                    .unwrap_or_else(|| "no reason given".to_owned());
+                let message = format!("PreToolUse hook denied this tool call: {reason}");
+                return Err(self.deny(tool, input, ctx, message));
+            }
+            Some((HookDecision::Defer, _)) if self.defers => {
+                return Err(PermissionDecision::Defer);
+            }
+            Some((HookDecision::Defer, _)) => {
+                if let Some(emit) = &self.prompts {
+                    emit.notice(crate::event::Notice::warning(
+                        "warning: a PreToolUse hook's `defer` applies only with -p; ignored",
+                    ));
+                }
+            }
+            Some((HookDecision::Ask, reason)) => {
+                pre.asks = Some(
+                    reason
+                        .unwrap_or("a PreToolUse hook asked for approval")
+                        .to_owned(),
+                );
+            }
+            Some((HookDecision::Allow, _)) => pre.allowed = true,
+            None => {}
+        }
+        pre.updated = outcome.updated_input().cloned();
+        Ok(pre)
+    }
+
     /// A denial by a rule, the mode or auto mode's classifier (`kind`:
     /// `rule`, `mode`, `classifier`): PermissionDenied hooks hear of it first
     /// (`retry: true` adds that the model may try again), then the front end
@@ -231,4 +301,16 @@ impl Gate {
             attachments: Vec::new(),
         }
     }
+}
+
+/// What the PreToolUse hooks said of a call they did not decide.
+#[derive(Debug, Default)]
+pub(super) struct PreHook {
+    /// A hook said `allow` (deny and ask rules still apply; auto mode still
+    /// classifies).
+    pub allowed: bool,
+    /// A hook said `ask`, with this reason.
+    pub asks: Option<String>,
+    /// A hook's `updatedInput`.
+    pub updated: Option<Value>,
 }

@@ -115,10 +115,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     let session_id = conversation.session_id.clone();
     let (gate, hooks) = (policy.gate.clone(), policy.hooks.clone());
     let context = loaded_context(context_load, &emit, &gate).await;
-    if let Some(t) = emit.telemetry() {
-        t.set_session(&session_id);
-        gate.set_telemetry(t.clone());
-    }
+    report_telemetry(&emit, &session_id, &gate);
     let meta = options
         .conversation
         .persist
@@ -191,9 +188,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         max_budget_usd: options.request.max_budget_usd,
         transcript: sink.clone().map(|s| s as Arc<dyn TranscriptSink>),
     };
-    if let Some(auto) = gate.auto().filter(|_| !history.is_empty()) {
-        auto.note_history(history.iter().map(|(_, m)| m));
-    }
+    note_history(&gate, &history);
     let session = Session::new(parts).with_history(history);
     let session = with_loop_hooks(
         session,
@@ -262,6 +257,21 @@ pub(super) fn with_loop_hooks(
         (true, inner) => session.with_stop_hooks(Arc::new(AnswerReminder { inner })),
         (false, Some(hooks)) => session.with_stop_hooks(hooks),
         (false, None) => session,
+    }
+}
+
+/// Telemetry (when on) learns the session and hears the gate's decisions.
+fn report_telemetry(emit: &Emitter, session_id: &str, gate: &Gate) {
+    if let Some(t) = emit.telemetry() {
+        t.set_session(session_id);
+        gate.set_telemetry(t.clone());
+    }
+}
+
+/// Auto mode's classifier reads the conversation a resumed session continues.
+fn note_history(gate: &Gate, history: &[(String, Message)]) {
+    if let Some(auto) = gate.auto().filter(|_| !history.is_empty()) {
+        auto.note_history(history.iter().map(|(_, m)| m));
     }
 }
 
