@@ -467,3 +467,49 @@ async fn a_call_the_classifier_allowed_runs_again_without_asking_it() {
         "again\nagain\nagain\n"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sub_agent_works_in_auto_mode_too() {
+    const WORKER: &str =
+        r#"{"worker": {"description": "Works", "prompt": "You work.", "tools": ["Bash"]}}"#;
+    let agent = json!({"subagent_type": "worker", "description": "work", "prompt": "Log it."});
+    let env = Env::new(Script::new(
+        [
+            Reply::tool_use("a1", "Agent", agent),
+            // The sub-agent: one call the classifier allows, one it blocks.
+            Reply::tool_use("s1", "Bash", json!({"command": "echo sub | tee s.txt"})),
+            allow(),
+            Reply::tool_use("s2", "Bash", json!({"command": "rm -rf ../other"})),
+        ]
+        .into_iter()
+        .chain(block("it deletes files outside the project"))
+        .chain([
+            Reply::text("Logged; the delete was blocked."),
+            Reply::text("Done."),
+        ]),
+    ))
+    .await;
+    let out = auto_tack(&env, "log via the worker")
+        .args(["--agents", WORKER])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(env.cwd().join("s.txt")).unwrap(),
+        "sub\n"
+    );
+    let classified = classifier_requests(&env);
+    assert_eq!(classified.len(), 3);
+    // The classifier read the user's words and the agent-written prompt as
+    // the Agent call it was.
+    let text = classified[0].to_string();
+    assert!(
+        text.contains("log via the worker") && text.contains("Log it."),
+        "{text}"
+    );
+    let records = lines(&out.stdout);
+    let denied = records_of(&records, "permission_denied");
+    assert_eq!(denied.len(), 1, "{records:#?}");
+    assert_eq!(denied[0]["tool_use_id"], "s2");
+    assert!(denied[0]["agent_id"].is_string(), "{}", denied[0]);
+}
