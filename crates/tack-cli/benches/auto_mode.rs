@@ -38,7 +38,7 @@ fn round(i: usize) -> Vec<(&'static str, Value, bool)> {
         ("Bash", bash("git status".into()), false),
         ("Bash", bash("git diff".into()), false),
         ("Bash", bash("grep -rn TODO src | wc -l".into()), false),
-        ("Bash", bash("cd src && ls".into()), false),
+        ("Bash", bash("ls src | wc -l".into()), false),
         (
             "Edit",
             json!({"file_path": "src/lib.rs", "old_string": format!("// r{i}"), "new_string": format!("// r{}", i + 1)}),
@@ -136,6 +136,13 @@ fn main() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(agent.requests().len(), calls.len() + 1);
+        if std::env::var_os("AUTO_BENCH_SHOW").is_some() {
+            for r in judge.requests() {
+                let text = r.body["messages"].to_string();
+                let at = text.rfind("command").unwrap_or(0);
+                eprintln!("{}", text[at..].chars().take(90).collect::<String>());
+            }
+        }
         (took, judge.requests().len())
     };
     let (_, classified) = run("auto");
