@@ -208,6 +208,7 @@ pub async fn start(
             env,
             home_dir: ctx_opts.home_dir,
             project_dir,
+            worktree_base: settings.worktree_base(),
         },
         emit,
         events,
