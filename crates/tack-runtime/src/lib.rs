@@ -272,7 +272,7 @@ pub use protocol::reply::{
     AnswerError, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControlError,
     ModeError, Reply, RewindPoint, SessionState,
 };
-pub use providers::{ProviderSpec, provider_specs, route as route_model};
+pub use providers::{BadOpenAiBaseUrl, ProviderSpec, provider_specs, route as route_model};
 pub use runtime::{Answers, Runtime, RuntimeEvents};
 pub use sandbox::{SandboxMode, sandbox_report};
 pub use session_tools::UnknownTools;
