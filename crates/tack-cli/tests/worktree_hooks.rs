@@ -21,6 +21,35 @@ fn project(env: &Env, settings: Value) {
     env.trust();
 }
 
+/// A trusted git repository whose settings have the WorktreeCreate hook
+/// `create` and the WorktreeRemove hook `remove`.
+fn hooked_project(env: &Env, create: &str, remove: &str) {
+    project(
+        env,
+        json!({"hooks": {
+            "WorktreeCreate": [{"hooks": [{"type": "command", "command": create}]}],
+            "WorktreeRemove": [{"hooks": [{"type": "command", "command": remove}]}]}}),
+    );
+}
+
+/// A WorktreeCreate hook's part that makes `$WT_DIR` a git worktree on
+/// branch `hooked`.
+const GIT_ADD: &str = "git -C \"$CLAUDE_PROJECT_DIR\" worktree add -q -b hooked \"$WT_DIR\" >&2";
+
+/// A WorktreeRemove hook that logs its input and removes `$WT_DIR`.
+const GIT_REMOVE: &str = "cat > \"$CLAUDE_PROJECT_DIR/remove.json\"; \
+                          git -C \"$CLAUDE_PROJECT_DIR\" worktree remove --force \"$WT_DIR\"";
+
+/// `-p go` with every tool allowed.
+const BYPASSING: [&str; 4] = ["-p", "go", "--permission-mode", "bypassPermissions"];
+
+/// `tack args` with `WT_DIR` (where the hooks make the worktree) `made`,
+/// which must succeed.
+fn run_in(env: &Env, made: &Path, args: &[&str]) {
+    let out = env.tack().env("WT_DIR", made).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// The hook input logged at `path`, without the per-run fields.
 fn logged(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
@@ -97,23 +126,9 @@ async fn a_worktree_create_hook_makes_the_folder_the_session_runs_in() {
 async fn an_unchanged_hook_made_checkout_goes_to_the_worktree_remove_hook() {
     let env = Env::new(Script::new([Reply::text("Nothing to do.")])).await;
     let made = env.home.path().join("hooked");
-    let create = "cat > /dev/null; git -C \"$CLAUDE_PROJECT_DIR\" worktree add -q -b hooked \"$WT_DIR\" >&2; \
-                  echo \"$WT_DIR\"";
-    let remove = "cat > \"$CLAUDE_PROJECT_DIR/remove.json\"; \
-                  git -C \"$CLAUDE_PROJECT_DIR\" worktree remove --force \"$WT_DIR\"";
-    project(
-        &env,
-        json!({"hooks": {
-            "WorktreeCreate": [{"hooks": [{"type": "command", "command": create}]}],
-            "WorktreeRemove": [{"hooks": [{"type": "command", "command": remove}]}]}}),
-    );
-    let out = env
-        .tack()
-        .env("WT_DIR", &made)
-        .args(["-p", "look", "-w", "feat"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let create = format!("cat > /dev/null; {GIT_ADD}; echo \"$WT_DIR\"");
+    hooked_project(&env, &create, GIT_REMOVE);
+    run_in(&env, &made, &["-p", "look", "-w", "feat"]);
     assert_eq!(
         logged(&env.cwd().join("remove.json")),
         json!({"hook_event_name": "WorktreeRemove", "worktree_path": made})
@@ -205,24 +220,11 @@ async fn an_isolated_agent_works_where_the_worktree_create_hook_says() {
     ]))
     .await;
     let made = env.home.path().canonicalize().unwrap().join("agent-wt");
-    let create = "cat > \"$CLAUDE_PROJECT_DIR/create.json\"; \
-                  git -C \"$CLAUDE_PROJECT_DIR\" worktree add -q -b hooked \"$WT_DIR\" >&2; \
-                  echo 'made:'; echo \"$WT_DIR\"";
-    let remove = "cat > \"$CLAUDE_PROJECT_DIR/remove.json\"; \
-                  git -C \"$CLAUDE_PROJECT_DIR\" worktree remove --force \"$WT_DIR\"";
-    project(
-        &env,
-        json!({"hooks": {
-            "WorktreeCreate": [{"hooks": [{"type": "command", "command": create}]}],
-            "WorktreeRemove": [{"hooks": [{"type": "command", "command": remove}]}]}}),
+    let create = format!(
+        "cat > \"$CLAUDE_PROJECT_DIR/create.json\"; {GIT_ADD}; echo 'made:'; echo \"$WT_DIR\""
     );
-    let out = env
-        .tack()
-        .env("WT_DIR", &made)
-        .args(["-p", "go", "--permission-mode", "bypassPermissions"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    hooked_project(&env, &create, GIT_REMOVE);
+    run_in(&env, &made, &BYPASSING);
     let created = logged(&env.cwd().join("create.json"));
     let name = created["name"].as_str().unwrap_or_default().to_owned();
     assert!(name.starts_with("agent-"), "{created}");
@@ -262,19 +264,8 @@ async fn an_isolated_agents_hook_made_folder_outside_git_is_kept_and_named() {
     let made = env.home.path().canonicalize().unwrap().join("plain");
     let create = "cat > /dev/null; mkdir -p \"$WT_DIR\"; echo \"$WT_DIR\"";
     let remove = "cat > \"$CLAUDE_PROJECT_DIR/remove.json\"";
-    project(
-        &env,
-        json!({"hooks": {
-            "WorktreeCreate": [{"hooks": [{"type": "command", "command": create}]}],
-            "WorktreeRemove": [{"hooks": [{"type": "command", "command": remove}]}]}}),
-    );
-    let out = env
-        .tack()
-        .env("WT_DIR", &made)
-        .args(["-p", "go", "--permission-mode", "bypassPermissions"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    hooked_project(&env, create, remove);
+    run_in(&env, &made, &BYPASSING);
     assert_eq!(
         std::fs::read_to_string(made.join("made.txt")).unwrap(),
         "x\n"
