@@ -8,7 +8,7 @@
 pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 /// The largest single streamed event (an SSE event, an event-stream message).
-pub(crate) const EVENT_LIMIT: usize = 16 * 1024 * 1024;
+pub const EVENT_LIMIT: usize = 16 * 1024 * 1024;
 
 /// A body read up to a limit.
 #[derive(Debug, Clone, PartialEq, Eq)]

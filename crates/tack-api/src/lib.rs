@@ -38,7 +38,7 @@
 //! - `ModelClient` trait and its event order; `final_message` (a side request's answer):
 //!   `tack-api/src/lib.rs`, `event.rs`
 //! - SSE framing (bytes in, frames out, each byte scanned once; an event past 16 MiB is a
-//!   protocol error): `tack-api/src/sse.rs`
+//!   protocol error; tack-mcp's legacy SSE transport frames with it too): `tack-api/src/sse.rs`
 //! - every body read in one piece is read to a cap (`body::read_capped`: error bodies cut at
 //!   64 KiB, hook answers, marketplace files, WebFetch pages): `tack-api/src/body.rs`
 //! - SSE frame → event, fast path by event name: `tack-api/src/decode.rs`
@@ -91,7 +91,7 @@ mod models;
 mod openai;
 mod pricing;
 mod retry;
-mod sse;
+pub mod sse;
 pub mod tls;
 mod tokens;
 mod transport;

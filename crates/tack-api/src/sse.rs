@@ -21,13 +21,15 @@ use crate::error::ApiError;
 
 /// One complete SSE event, borrowed from the framer until the next call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Frame<'a> {
+pub struct Frame<'a> {
     pub event: &'a [u8],
     pub data: &'a [u8],
 }
 
+/// Frames SSE bytes into events, holding one unfinished event (at most
+/// [`EVENT_LIMIT`]) at a time.
 #[derive(Debug, Default)]
-pub(crate) struct SseFramer {
+pub struct SseFramer {
     buf: Vec<u8>,
     /// Everything before `start` is consumed (dispatched or ignored lines).
     start: usize,

@@ -167,7 +167,14 @@ fn credentials_and_model(
         }
         Ok(None) => missing = !anthropic_credentials(place, settings, out),
     }
-    let specs = tack_runtime::provider_specs(settings, &place.env);
+    let specs = match tack_runtime::provider_specs(settings, &place.env) {
+        Ok(specs) => specs,
+        Err(e) => {
+            let _ = writeln!(out, "providers: {e}");
+            platform_ok = false;
+            Default::default()
+        }
+    };
     let (model, from) = match (env("ANTHROPIC_MODEL"), settings.model()) {
         (Some(m), _) => (m, "ANTHROPIC_MODEL"),
         (None, Some(m)) => (m.to_owned(), "settings"),

@@ -190,3 +190,22 @@ async fn doctor_shows_the_provider_of_the_model_and_needs_no_anthropic_key_for_i
         "{stdout}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_names_a_malformed_openai_base_url_as_a_problem() {
+    let env = Env::new(Script::new([])).await;
+    let out = env
+        .tack()
+        .env("OPENAI_BASE_URL", "http//127.0.0.1:8080/v1")
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "providers: OPENAI_BASE_URL: `http//127.0.0.1:8080/v1` is not a URL (relative URL without a base)\n"
+        ) && stdout.ends_with("problems above would stop a session\n"),
+        "{stdout}"
+    );
+}

@@ -665,6 +665,40 @@ async fn a_provider_url_that_is_not_http_is_refused_at_start() {
     assert_eq!(env.server.requests().len(), 0);
 }
 
+/// `OPENAI_BASE_URL` tack cannot send requests to is refused at start, the
+/// variable named, whatever model the session runs: not at its first request.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_malformed_openai_base_url_is_refused_at_start() {
+    let env = Env::new(Script::new([Reply::text("main")])).await;
+    let mut errors = Vec::new();
+    for (url, model) in [
+        ("file:///etc/passwd", "openai/gpt-x"),
+        ("127.0.0.1:8080/v1", "openai/gpt-x"),
+        ("http//127.0.0.1:8080/v1", "claude-sonnet-4-5"),
+    ] {
+        let out = env
+            .tack()
+            .env("OPENAI_BASE_URL", url)
+            .args(["--model", model, "-p", "hi"])
+            .output()
+            .unwrap();
+        errors.push((
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+    }
+    let refused = |why: &str| (Some(1), format!("Error: OPENAI_BASE_URL: {why}\n"));
+    assert_eq!(
+        errors,
+        [
+            refused("`file:///etc/passwd` is not an http or https URL"),
+            refused("`127.0.0.1:8080/v1` is not a URL (relative URL without a base)"),
+            refused("`http//127.0.0.1:8080/v1` is not a URL (relative URL without a base)"),
+        ]
+    );
+    assert_eq!(env.server.requests().len(), 0);
+}
+
 /// `extraBody` may not set what the client owns (`stream`, `model`, the
 /// conversation): refused when the settings are read, the key named.
 #[tokio::test(flavor = "multi_thread")]

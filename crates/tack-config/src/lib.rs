@@ -91,7 +91,7 @@ pub mod yaml;
 pub use error::ConfigError;
 pub use file::WorktreeBase;
 pub use helper::{API_KEY_HELPER_TIMEOUT, run_api_key_helper, run_otel_headers_helper};
-pub use providers::{ModelPrice, Provider, ProviderApi};
+pub use providers::{ModelPrice, Provider, ProviderApi, check_http_url};
 pub use sandbox::SandboxSettings;
 pub use settings::{DEFAULT_CLEANUP_PERIOD_DAYS, IgnoredUntrusted, Permissions, Settings, Sourced};
 pub use source::{Locations, Scope, Source, find_project_dir};

@@ -75,14 +75,17 @@ fn http_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error>
     let Some(text) = Option::<String>::deserialize(d)? else {
         return Ok(None);
     };
-    match url::Url::parse(&text) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
-            Ok(Some(text))
-        }
-        Ok(_) => Err(D::Error::custom(format!(
-            "`{text}` is not an http or https URL"
-        ))),
-        Err(e) => Err(D::Error::custom(format!("`{text}` is not a URL ({e})"))),
+    check_http_url(&text).map_err(D::Error::custom)?;
+    Ok(Some(text))
+}
+
+/// Whether tack can send requests to `text` (an http or https URL with a
+/// host), or why not: a provider's `baseUrl`, `OPENAI_BASE_URL`.
+pub fn check_http_url(text: &str) -> Result<(), String> {
+    match url::Url::parse(text) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => Ok(()),
+        Ok(_) => Err(format!("`{text}` is not an http or https URL")),
+        Err(e) => Err(format!("`{text}` is not a URL ({e})")),
     }
 }
 

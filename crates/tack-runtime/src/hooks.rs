@@ -305,6 +305,11 @@ impl SessionHooks {
             .has_hooks(event)
     }
 
+    /// The folder the hooks run in.
+    pub(crate) fn cwd(&self) -> PathBuf {
+        self.runner().cwd().to_path_buf()
+    }
+
     /// The session hooks are told of from now on (`/clear` changed its id).
     pub fn set_session(&self, session_id: &str, transcript_path: &Path) {
         self.runner

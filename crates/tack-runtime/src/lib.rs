@@ -140,8 +140,11 @@
 //! - what `http`, `prompt`, `mcp_tool` and `agent` hooks run on (the metered model client, the
 //!   session's MCP servers, a read-only sub-agent answering through `StructuredOutput`):
 //!   `tack-runtime/src/{hook_services,hook_agent}.rs`
-//! - `--worktree`'s WorktreeCreate / WorktreeRemove hooks, run before the session exists from
-//!   the settings of the folder tack started in: `tack-runtime/src/worktree_hooks.rs`
+//! - the worktrees tack makes, `--worktree`'s and an `isolation: worktree` sub-agent's, made
+//!   and removed one way (WorktreeCreate / WorktreeRemove hooks or git, `worktree.baseRef`):
+//!   `tack-runtime/src/made_worktree.rs`; their hooks (`--worktree`'s run before the session
+//!   exists, from the settings of the folder tack started in; a sub-agent's are the
+//!   session's): `tack-runtime/src/worktree_hooks.rs`
 //! - `/name` of a `context: fork` skill: the Skill tool's sub-agent, the answer into the
 //!   conversation without a model call: `tack-runtime/src/runtime/forked_skill.rs`
 //! - CwdChanged / FileChanged / ConfigChange without a watcher thread: mtimes compared after
@@ -215,6 +218,7 @@ mod hook_watch;
 mod hooks;
 mod init_prompt;
 mod inline_shell;
+mod made_worktree;
 mod mcp;
 mod mentions;
 mod metered;
@@ -254,6 +258,7 @@ pub use event::{
     SubagentEvent, TaskEvent, TaskStatus, TaskUsage, TranscriptMirrorFrame, TurnEnd,
 };
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
+pub use made_worktree::{KeptWorktree, MadeWorktree, MakeWorktreeError, Settled, make_worktree};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, resolve_model, session_model};
 pub use options::{
@@ -267,7 +272,7 @@ pub use protocol::reply::{
     AnswerError, ConversationRewound, InterruptOutcome, InterruptReceipt, McpControlError,
     ModeError, Reply, RewindPoint, SessionState,
 };
-pub use providers::{ProviderSpec, provider_specs, route as route_model};
+pub use providers::{BadOpenAiBaseUrl, ProviderSpec, provider_specs, route as route_model};
 pub use runtime::{Answers, Runtime, RuntimeEvents};
 pub use sandbox::{SandboxMode, sandbox_report};
 pub use session_tools::UnknownTools;

@@ -62,12 +62,22 @@ impl ProviderSpec {
     }
 }
 
+/// `OPENAI_BASE_URL` names nothing tack can send requests to (refused at
+/// start, as a provider's `baseUrl` is when the settings are read).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("OPENAI_BASE_URL: {0}")]
+pub struct BadOpenAiBaseUrl(pub String);
+
 /// Every provider of the session: the `providers` setting, plus an `openai`
 /// one when the environment has `OPENAI_API_KEY` or `OPENAI_BASE_URL` and the
 /// settings define none. That one speaks the Responses API to OpenAI itself
 /// (what OpenAI's SDKs and Codex use there), and Chat Completions to an
-/// `OPENAI_BASE_URL` (what nearly every compatible server speaks).
-pub fn provider_specs(settings: &Settings, env: &Env) -> BTreeMap<String, ProviderSpec> {
+/// `OPENAI_BASE_URL` (what nearly every compatible server speaks), which must
+/// then be an http or https URL.
+pub fn provider_specs(
+    settings: &Settings,
+    env: &Env,
+) -> Result<BTreeMap<String, ProviderSpec>, BadOpenAiBaseUrl> {
     let mut specs: BTreeMap<String, ProviderSpec> = settings
         .providers()
         .iter()
@@ -91,6 +101,9 @@ pub fn provider_specs(settings: &Settings, env: &Env) -> BTreeMap<String, Provid
     let key = env.get("OPENAI_API_KEY");
     let base_url = env.get("OPENAI_BASE_URL");
     if !specs.contains_key(OPENAI_PROVIDER) && (key.is_some() || base_url.is_some()) {
+        if let Some(url) = &base_url {
+            tack_config::check_http_url(url).map_err(BadOpenAiBaseUrl)?;
+        }
         let api = match base_url {
             Some(_) => ProviderApi::OpenaiChat,
             None => ProviderApi::OpenaiResponses,
@@ -106,7 +119,7 @@ pub fn provider_specs(settings: &Settings, env: &Env) -> BTreeMap<String, Provid
         };
         specs.insert(OPENAI_PROVIDER.into(), spec);
     }
-    specs
+    Ok(specs)
 }
 
 /// A `bedrock` or `vertex` entry's platform: what `CLAUDE_CODE_USE_BEDROCK`

@@ -71,6 +71,8 @@ pub(crate) struct ToolsPlace<'a> {
     pub home: Option<&'a Path>,
     pub project: &'a Path,
     pub tool_env: &'a Arc<ToolEnv>,
+    /// The settings' `worktree.baseRef`, for sub-agents' worktrees.
+    pub worktree_base: tack_config::WorktreeBase,
 }
 
 /// Which tools, sub-agents and skills the session offers, and with what.
@@ -284,6 +286,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             wake,
             wake_owed: wake_owed.clone(),
         },
+        worktree_base: p.place.worktree_base,
     });
     let agent = Arc::new(AgentTool::new(shared));
     if let Some(skill) = &skill {

@@ -63,6 +63,8 @@ pub enum StartError {
     Rules(#[from] RulesError),
     #[error(transparent)]
     Auth(#[from] AuthError),
+    #[error(transparent)]
+    OpenAiBaseUrl(#[from] crate::providers::BadOpenAiBaseUrl),
     #[error("--resume needs a session id in print mode; recent sessions:\n{0}")]
     ResumeNeedsId(String),
     #[error("Session ID {0} is already in use.")]
@@ -208,6 +210,7 @@ pub async fn start(
             env,
             home_dir: ctx_opts.home_dir,
             project_dir,
+            worktree_base: settings.worktree_base(),
         },
         emit,
         events,

@@ -1,6 +1,9 @@
-//! `--worktree`'s hooks, run before the session exists, from the settings
-//! of the folder tack was started in (an untrusted project's hooks are
-//! withheld as for the session; plugins' hooks are not read here):
+//! The WorktreeCreate and WorktreeRemove hooks, for the worktrees
+//! [`crate::made_worktree`] makes: `--worktree`'s run before the session
+//! exists, from the settings of the folder tack was started in (an untrusted
+//! project's hooks are withheld as for the session; plugins' hooks are not
+//! read there); an `isolation: worktree` sub-agent's are the session's own
+//! hooks (plugins' included).
 //!
 //! - WorktreeCreate (input `name`) makes the worktree instead of git: the
 //!   hooks print the folder they made (the last line of stdout, or
@@ -10,15 +13,51 @@
 //!   made is removed; it cannot block, and its failures are only reported.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use tack_hooks::{HookConfigError, HookEvent, HookRunner, HooksConfig};
+use tack_hooks::{HookConfigError, HookEvent, HookOutcome, HookRunner, HooksConfig};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::LoadedSettings;
+use crate::hooks::SessionHooks;
 
 /// The WorktreeCreate and WorktreeRemove hooks of a session's settings.
 pub struct WorktreeHooks {
-    runner: HookRunner,
+    runner: Runner,
+}
+
+/// Who runs the hooks.
+enum Runner {
+    /// Read from the settings before the session exists (`--worktree`).
+    Settings(Box<HookRunner>),
+    /// The session's (a sub-agent's worktree): its failures are the
+    /// session's notices too.
+    Session(Arc<SessionHooks>),
+}
+
+impl Runner {
+    fn has(&self, event: &str) -> bool {
+        match self {
+            Runner::Settings(r) => r.has_hooks(event),
+            Runner::Session(h) => h.has(event),
+        }
+    }
+
+    /// The folder the hooks run in (a relative path they print is in it).
+    fn cwd(&self) -> PathBuf {
+        match self {
+            Runner::Settings(r) => r.cwd().to_path_buf(),
+            Runner::Session(h) => h.cwd(),
+        }
+    }
+
+    async fn run(&self, event: &HookEvent) -> HookOutcome {
+        let cancel = CancellationToken::new();
+        match self {
+            Runner::Settings(r) => r.run(event, &cancel).await,
+            Runner::Session(h) => h.run(event, &cancel).await,
+        }
+    }
 }
 
 impl WorktreeHooks {
@@ -43,12 +82,22 @@ impl WorktreeHooks {
         let runner = HookRunner::new(config, &loaded.locations.project_dir, "", Path::new(""))
             .with_cwd(cwd)
             .with_env(env.map(|(k, v)| (k.clone(), v.clone())).collect());
-        Ok(Some(WorktreeHooks { runner }))
+        Ok(Some(WorktreeHooks {
+            runner: Runner::Settings(Box::new(runner)),
+        }))
+    }
+
+    /// The session's own hooks, for its sub-agents' worktrees; `None` when
+    /// it has neither event's.
+    pub(crate) fn of_session(hooks: &Arc<SessionHooks>) -> Option<WorktreeHooks> {
+        (hooks.has("WorktreeCreate") || hooks.has("WorktreeRemove")).then(|| WorktreeHooks {
+            runner: Runner::Session(hooks.clone()),
+        })
     }
 
     /// True when WorktreeCreate hooks make the worktree instead of git.
     pub fn creates(&self) -> bool {
-        self.runner.has_hooks("WorktreeCreate")
+        self.runner.has("WorktreeCreate")
     }
 
     /// Runs the WorktreeCreate hooks for the worktree `name`: the folder
@@ -57,7 +106,7 @@ impl WorktreeHooks {
         let event = HookEvent::WorktreeCreate {
             name: name.to_owned(),
         };
-        let outcome = self.runner.run(&event, &CancellationToken::new()).await;
+        let outcome = self.runner.run(&event).await;
         let mut problems: Vec<String> = outcome.errors().to_vec();
         problems.extend(outcome.blocked());
         if !problems.is_empty() {
@@ -77,15 +126,19 @@ impl WorktreeHooks {
     }
 
     /// Runs the WorktreeRemove hooks for `path`: what went wrong, for the
-    /// user.
+    /// user (nothing for the session's hooks: it reports their failures
+    /// itself).
     pub async fn remove(&self, path: &Path) -> Vec<String> {
-        if !self.runner.has_hooks("WorktreeRemove") {
+        if !self.runner.has("WorktreeRemove") {
             return Vec::new();
         }
         let event = HookEvent::WorktreeRemove {
             worktree_path: path.to_string_lossy().into_owned(),
         };
-        let outcome = self.runner.run(&event, &CancellationToken::new()).await;
-        outcome.errors().to_vec()
+        let outcome = self.runner.run(&event).await;
+        match &self.runner {
+            Runner::Settings(_) => outcome.errors().to_vec(),
+            Runner::Session(_) => Vec::new(),
+        }
     }
 }

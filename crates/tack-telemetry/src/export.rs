@@ -24,12 +24,19 @@ pub enum ExportError {
     Status { endpoint: String, status: u16 },
     #[error("{endpoint}: grpc-status {code}")]
     Grpc { endpoint: String, code: String },
+    /// A gRPC answer longer than [`ANSWER_LIMIT`] (an Export answer is a few
+    /// bytes): not read further.
+    #[error("{endpoint}: the answer is larger than {} KiB", ANSWER_LIMIT >> 10)]
+    TooLarge { endpoint: String },
     #[error("could not encode the request: {0}")]
     Encode(#[from] serde_json::Error),
 }
 
 /// One request's time limit.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most of a gRPC answer read (for its trailers' `grpc-status`).
+const ANSWER_LIMIT: usize = 64 * 1024;
 
 /// The HTTP clients (built when telemetry starts, never otherwise).
 pub(crate) struct Clients {
@@ -140,7 +147,14 @@ pub(crate) async fn send<T: Message + Serialize>(
     // A trailers-only answer carries grpc-status in the headers.
     let head_status = grpc_status(response.headers());
     let response: http::Response<reqwest::Body> = response.into();
-    let collected = response.into_body().collect().await.map_err(http_err)?;
+    let limited = http_body_util::Limited::new(response.into_body(), ANSWER_LIMIT);
+    let collected = match limited.collect().await {
+        Ok(collected) => collected,
+        Err(e) => match e.downcast::<reqwest::Error>() {
+            Ok(e) => return Err(http_err(*e)),
+            Err(_) => return Err(ExportError::TooLarge { endpoint: shown }),
+        },
+    };
     let code = head_status
         .or_else(|| collected.trailers().and_then(grpc_status))
         .unwrap_or_else(|| "missing".to_owned());

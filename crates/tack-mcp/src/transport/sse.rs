@@ -6,17 +6,24 @@
 //! event names (relative to that URL) where to POST client messages; every
 //! `message` event carries one server message. POSTs are answered `202
 //! Accepted`; the answers to requests arrive on the stream.
+//!
+//! Nothing the server sends is held whole: the stream is framed by
+//! tack-api's SSE framer (an event larger than 16 MiB ends the connection)
+//! and a failed POST's body is read to 64 KiB.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::StreamExt;
+use futures::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
 use rmcp::RoleClient;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
-use sse_stream::SseStream;
+use tack_api::body::{ERROR_BODY_LIMIT, read_capped};
+use tack_api::sse::SseFramer;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -33,6 +40,9 @@ pub(crate) enum SseError {
     NotAnEventStream(String),
     #[error("the event stream ended before the server sent its `endpoint` event")]
     NoEndpoint,
+    /// An event past the framer's limit.
+    #[error("the event stream: {0}")]
+    Stream(tack_api::ApiError),
     #[error("the `endpoint` event names `{0}`, which is not a valid URL")]
     BadEndpoint(String),
     #[error("{0}")]
@@ -76,27 +86,30 @@ impl LegacySse {
         if !content_type.starts_with("text/event-stream") {
             return Err(SseError::NotAnEventStream(content_type));
         }
-        let mut events = SseStream::from_bytes_stream(response.bytes_stream());
+        let mut events = Events {
+            body: response.bytes_stream().boxed(),
+            framer: SseFramer::default(),
+            done: false,
+        };
         let endpoint = loop {
             match events.next().await {
-                Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
-                    let data = event.data.unwrap_or_default();
+                Some(Ok((name, data))) if name == "endpoint" => {
                     break url
                         .join(data.trim())
                         .map_err(|_| SseError::BadEndpoint(data))?;
                 }
-                // Comments, keep-alives and early messages before the endpoint.
+                // Early messages before the endpoint.
                 Some(Ok(_)) => {}
-                Some(Err(_)) | None => return Err(SseError::NoEndpoint),
+                Some(Err(e)) => return Err(e),
+                None => return Err(SseError::NoEndpoint),
             }
         };
         let (tx, incoming) = mpsc::channel(256);
         let reader = tokio::spawn(async move {
-            while let Some(Ok(event)) = events.next().await {
-                let is_message = matches!(event.event.as_deref(), None | Some("message"));
-                let Some(data) = event.data.filter(|_| is_message) else {
+            while let Some(Ok((name, data))) = events.next().await {
+                if name != "message" {
                     continue;
-                };
+                }
                 // A message that does not parse is skipped: the request it
                 // answers times out with a clear error instead.
                 if let Ok(message) = serde_json::from_str::<ServerJsonRpcMessage>(&data)
@@ -114,6 +127,42 @@ impl LegacySse {
             incoming,
             reader,
         })
+    }
+}
+
+/// The server's events, framed as they arrive.
+struct Events {
+    body: BoxStream<'static, reqwest::Result<Bytes>>,
+    framer: SseFramer,
+    done: bool,
+}
+
+impl Events {
+    /// The next event's name (`message` when unnamed) and data; `None` at
+    /// the stream's end, and after an error.
+    async fn next(&mut self) -> Option<Result<(String, String), SseError>> {
+        loop {
+            if let Some(frame) = self.framer.next_frame() {
+                let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                return Some(Ok((text(frame.event), text(frame.data))));
+            }
+            if self.done {
+                return None;
+            }
+            let failed = match self.body.next().await {
+                Some(Ok(chunk)) => self.framer.push(&chunk).err().map(SseError::Stream),
+                Some(Err(e)) => Some(SseError::Http(e)),
+                None => {
+                    self.framer.finish();
+                    self.done = true;
+                    None
+                }
+            };
+            if let Some(e) = failed {
+                self.done = true;
+                return Some(Err(e));
+            }
+        }
     }
 }
 
@@ -159,7 +208,7 @@ impl Transport<RoleClient> for LegacySse {
         }
         async move {
             let body = serde_json::to_vec(&item)?;
-            let response = request
+            let mut response = request
                 .header(http::header::CONTENT_TYPE, "application/json")
                 .body(body)
                 .send()
@@ -168,7 +217,11 @@ impl Transport<RoleClient> for LegacySse {
             if status.is_success() {
                 return Ok(());
             }
-            let text = response.text().await.unwrap_or_default();
+            let read = read_capped(&mut response, ERROR_BODY_LIMIT).await;
+            let text = read.map_or_else(
+                |_| String::new(),
+                |c| String::from_utf8_lossy(&c.bytes).into_owned(),
+            );
             check_status(status, || text.chars().take(500).collect())
         }
     }

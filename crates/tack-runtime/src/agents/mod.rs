@@ -88,6 +88,8 @@ pub(crate) struct AgentsShared {
     pub models: AgentModels,
     pub records: AgentRecords,
     pub lifetime: AgentLifetime,
+    /// The settings' `worktree.baseRef`, for `isolation: worktree`.
+    pub worktree_base: tack_config::WorktreeBase,
 }
 
 /// The tools a sub-agent picks from.

@@ -15,7 +15,7 @@ use tack_tool::{AgentIdentity, Tool, ToolEnv};
 use tokio_util::sync::CancellationToken;
 
 use super::AgentsShared;
-use super::isolation::{self, KeptWorktree};
+use super::isolation;
 use super::read_only::ReadOnlyBash;
 use super::stop_hooks::SubagentHooks;
 use crate::event::{RuntimeEvent, SubagentEvent};
@@ -47,7 +47,7 @@ pub(crate) struct Finished {
     pub tool_uses: u32,
     pub model: String,
     /// Its worktree, kept because it changed files.
-    pub worktree: Option<KeptWorktree>,
+    pub worktree: Option<crate::made_worktree::KeptWorktree>,
 }
 
 /// The model a launch runs on.
@@ -166,9 +166,9 @@ pub(crate) async fn run_subagent(
     if !launch.worktree {
         return run_in(shared, launch, parent_env, parent_env.cwd(), cancel).await;
     }
-    let isolated = isolation::enter(parent_env, &launch.agent_id).await?;
-    let ran = run_in(shared, launch, parent_env, isolated.cwd.clone(), cancel).await;
-    let kept = isolated.settle().await;
+    let made = isolation::enter(shared, parent_env, &launch.agent_id).await?;
+    let ran = run_in(shared, launch, parent_env, made.cwd.clone(), cancel).await;
+    let kept = isolation::settle(shared, made).await;
     ran.map(|finished| Finished {
         worktree: kept,
         ..finished

@@ -26,7 +26,8 @@ fn specs_from_settings_and_the_openai_environment() {
                                     "apiKeyEnv": "LOCAL_KEY", "headers": {"X-Team": "a"},
                                     "extraBody": {"top_k": 20}}}}"#,
     );
-    let specs = provider_specs(&s, &env(&[("LOCAL_KEY", "k1"), ("OPENAI_API_KEY", "sk-o")]));
+    let specs =
+        provider_specs(&s, &env(&[("LOCAL_KEY", "k1"), ("OPENAI_API_KEY", "sk-o")])).unwrap();
     let expected: BTreeMap<String, ProviderSpec> = [
         (
             "local".to_owned(),
@@ -61,12 +62,50 @@ fn specs_from_settings_and_the_openai_environment() {
     let specs = provider_specs(
         &settings("{}"),
         &env(&[("OPENAI_BASE_URL", "http://h:1/v1")]),
-    );
+    )
+    .unwrap();
     assert_eq!(
         specs.get("openai").map(|s| (s.api, s.api_key.clone())),
         Some((ProviderApi::OpenaiChat, None))
     );
-    assert!(provider_specs(&settings("{}"), &env(&[])).is_empty());
+    assert!(
+        provider_specs(&settings("{}"), &env(&[]))
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn an_openai_base_url_tack_cannot_send_to_is_refused_unless_unused() {
+    let with = |settings_text: &str, url: &str| {
+        provider_specs(&settings(settings_text), &env(&[("OPENAI_BASE_URL", url)]))
+            .map(|specs| specs.keys().cloned().collect::<Vec<_>>())
+    };
+    let got = [
+        with("{}", "file:///etc/passwd"),
+        with("{}", "127.0.0.1:8080/v1"),
+        with("{}", "http//127.0.0.1:8080/v1"),
+        // The settings' own `openai` provider: the variable is not used.
+        with(
+            r#"{"providers": {"openai": {"api": "openai-chat", "baseUrl": "http://h:1/v1"}}}"#,
+            "http//127.0.0.1:8080/v1",
+        ),
+    ];
+    assert_eq!(
+        got,
+        [
+            Err(BadOpenAiBaseUrl(
+                "`file:///etc/passwd` is not an http or https URL".into()
+            )),
+            Err(BadOpenAiBaseUrl(
+                "`127.0.0.1:8080/v1` is not a URL (relative URL without a base)".into()
+            )),
+            Err(BadOpenAiBaseUrl(
+                "`http//127.0.0.1:8080/v1` is not a URL (relative URL without a base)".into()
+            )),
+            Ok(vec!["openai".to_owned()]),
+        ]
+    );
 }
 
 #[test]
@@ -77,7 +116,7 @@ fn routing_locality_and_prices() {
                           "v6": {"api": "openai-chat", "baseUrl": "http://[::1]:9/v1"}},
             "modelPrices": {"lan/big": {"input": 1, "output": 4}}}"#,
     );
-    let specs = provider_specs(&s, &env(&[]));
+    let specs = provider_specs(&s, &env(&[])).unwrap();
     assert_eq!(
         route(&specs, "local/qwen3/8b"),
         Some(("local".into(), "qwen3/8b"))
@@ -143,7 +182,7 @@ async fn the_router_sends_each_model_to_its_provider() {
         ("AWS_ACCESS_KEY_ID", "AKID"),
         ("AWS_SECRET_ACCESS_KEY", "secret"),
     ]);
-    let router = ProviderRouter::new(default, provider_specs(&s, &keys), config);
+    let router = ProviderRouter::new(default, provider_specs(&s, &keys).unwrap(), config);
     assert_eq!(
         text_of(&router, "local/qwen3").await,
         Ok(("local/qwen3".into(), "from local".into()))

@@ -64,6 +64,8 @@ pub(super) struct Where {
     pub(super) env: Env,
     pub(super) home_dir: Option<PathBuf>,
     pub(super) project_dir: PathBuf,
+    /// The settings' `worktree.baseRef`, for sub-agents' worktrees.
+    pub(super) worktree_base: tack_config::WorktreeBase,
 }
 
 /// The session's extensions as read at start.
@@ -142,6 +144,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             home: at.home_dir.as_deref(),
             project: &at.project_dir,
             tool_env: &tool_env,
+            worktree_base: at.worktree_base,
         },
         choices: ToolChoices {
             agents_flag: options.extensions.agents.as_deref(),

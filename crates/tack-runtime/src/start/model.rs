@@ -60,7 +60,7 @@ pub(super) async fn model_client(
     model: String,
     emit: &Emitter,
 ) -> Result<SessionModel, StartError> {
-    let specs = providers::provider_specs(settings, env);
+    let specs = providers::provider_specs(settings, env)?;
     tack_api::set_price_book(providers::price_book(settings, &specs));
     let helper = settings.api_key_helper().map(|h| h.value().clone());
     let on_provider = providers::route(&specs, &model).is_some();
