@@ -112,43 +112,8 @@ mod tests {
     use tack_protocol::Message;
     use tack_testkit::{MockServer, Reply, Script};
 
-    #[tokio::test(flavor = "current_thread")]
-    async fn streams_through_the_client_once_it_is_built() {
-        let server = MockServer::start(Script::new([Reply::text("a"), Reply::text("b")]))
-            .await
-            .unwrap();
-        let config = ClientConfig {
-            base_url: server.base_url(),
-            ..ClientConfig::default()
-        };
-        let client = DeferredClient::spawn(config);
-        for expected in ["a", "b"] {
-            let request = MessagesRequest::new("m", 10, vec![Message::user_text("hi")]);
-            let events: Vec<_> = client
-                .stream(request, CancellationToken::new())
-                .collect()
-                .await;
-            let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else {
-                panic!("no message: {events:?}");
-            };
-            assert_eq!(
-                done.content,
-                vec![tack_protocol::ContentBlock::text(expected)]
-            );
-        }
-        assert_eq!(server.requests().len(), 2);
-    }
-
-    #[tokio::test(flavor = "current_thread")]
-    async fn a_client_built_on_first_use_serves_requests() {
-        let server = MockServer::start(Script::new([Reply::text("late")]))
-            .await
-            .unwrap();
-        let config = ClientConfig {
-            base_url: server.base_url(),
-            ..ClientConfig::default()
-        };
-        let client = DeferredClient::on_first_use(config);
+    /// The text of `client`'s answer to one request.
+    async fn answer(client: &DeferredClient) -> Vec<tack_protocol::ContentBlock> {
         let request = MessagesRequest::new("m", 10, vec![Message::user_text("hi")]);
         let events: Vec<_> = client
             .stream(request, CancellationToken::new())
@@ -157,10 +122,42 @@ mod tests {
         let Some(Ok(StreamEvent::MessageDone(done))) = events.last() else {
             panic!("no message: {events:?}");
         };
+        done.content.clone()
+    }
+
+    async fn server(replies: &[&str]) -> (MockServer, ClientConfig) {
+        let server = MockServer::start(Script::new(replies.iter().map(|r| Reply::text(r))))
+            .await
+            .unwrap();
+        let config = ClientConfig {
+            base_url: server.base_url(),
+            ..ClientConfig::default()
+        };
+        (server, config)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn streams_through_the_client_once_it_is_built() {
+        let (server, config) = server(&["a", "b"]).await;
+        let client = DeferredClient::spawn(config);
+        for expected in ["a", "b"] {
+            assert_eq!(
+                answer(&client).await,
+                vec![tack_protocol::ContentBlock::text(expected)]
+            );
+        }
+        assert_eq!(server.requests().len(), 2);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_client_built_on_first_use_serves_requests() {
+        let (server, config) = server(&["late"]).await;
+        let client = DeferredClient::on_first_use(config);
         assert_eq!(
-            done.content,
+            answer(&client).await,
             vec![tack_protocol::ContentBlock::text("late")]
         );
+        assert_eq!(server.requests().len(), 1);
     }
 
     #[tokio::test(flavor = "current_thread")]
