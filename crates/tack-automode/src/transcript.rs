@@ -113,7 +113,7 @@ impl Transcript {
 
     /// The transcript of a conversation: each user message's text and each
     /// assistant `tool_use`, in order (see the module's doc for what is left out).
-    pub fn from_messages(messages: &[Message]) -> Transcript {
+    pub fn from_messages<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Transcript {
         let mut transcript = Transcript::new();
         for message in messages {
             match message.role {

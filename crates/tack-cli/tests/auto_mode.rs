@@ -513,3 +513,41 @@ async fn a_sub_agent_works_in_auto_mode_too() {
     assert_eq!(denied[0]["tool_use_id"], "s2");
     assert!(denied[0]["agent_id"].is_string(), "{}", denied[0]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_session_classifies_with_the_conversation_it_continues() {
+    let env = Env::new(Script::new([
+        Reply::text("Noted."),
+        Reply::tool_use(
+            "w1",
+            "Bash",
+            json!({"command": "echo pineapple | tee w.txt"}),
+        ),
+        allow(),
+        Reply::text("Written."),
+    ]))
+    .await;
+    let id = "5f0c2b8e-0000-4000-8000-000000000036";
+    let first = env
+        .tack()
+        .args(["-p", "the word to write is PINEAPPLE", "--session-id", id])
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{}", stderr(&first));
+    let out = auto_tack(&env, "now write it")
+        .args(["--resume", id])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let classified = classifier_requests(&env);
+    assert_eq!(classified.len(), 1);
+    let text = classified[0]["messages"].to_string();
+    let (earlier, now) = (
+        text.find("the word to write is PINEAPPLE"),
+        text.find("now write it"),
+    );
+    assert!(
+        earlier.is_some() && now.is_some() && earlier < now,
+        "{text}"
+    );
+}

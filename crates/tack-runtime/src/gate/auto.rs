@@ -103,8 +103,7 @@ impl AutoMode {
 
     /// The conversation a resumed session continues.
     pub(crate) fn note_history<'a>(&self, messages: impl IntoIterator<Item = &'a Message>) {
-        let messages: Vec<Message> = messages.into_iter().cloned().collect();
-        *lock(&self.transcript) = Transcript::from_messages(&messages);
+        *lock(&self.transcript) = Transcript::from_messages(messages);
     }
 
     /// A user message entering the conversation (its text only).
