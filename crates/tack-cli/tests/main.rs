@@ -18,6 +18,7 @@ mod doctor;
 mod events;
 mod fidelity;
 mod file_modes;
+mod first_run;
 mod git_context;
 mod hardening;
 mod hardening2;
