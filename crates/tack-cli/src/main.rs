@@ -81,10 +81,12 @@ mod output;
 mod plugin;
 mod print;
 mod progress;
+mod refusals;
 mod sdk;
 mod serve;
 mod session_worktree;
 mod settings_env;
+mod tool_lines;
 
 use std::process::ExitCode;
 
@@ -187,7 +189,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Plugin(command)) => {
             return plugin::run(&Place::new(cwd, Env::from_process())?, command);
         }
-        Some(Command::Demo) => return runtime()?.block_on(demo::run(&cli)),
+        Some(Command::Demo) => return demo::run(&cli),
         Some(Command::Batch(args)) => return batch::run(args, &cwd),
         Some(Command::AutoMode(command)) => {
             return auto_mode::run(&Place::new(cwd, Env::from_process())?, command);
@@ -222,7 +224,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
 /// A session (print, SDK or interactive) in `cwd`.
 fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     if cli.demo {
-        return runtime()?.block_on(demo::run(&cli));
+        return demo::run(&cli);
     }
     if !cli.print && cli.input_format != cli::InputFormat::StreamJson && cli.serve.is_none() {
         let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
@@ -251,7 +253,7 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     match cli.input_format {
         cli::InputFormat::Text => {
             let prompt = print::read_prompt(&cli)?;
-            runtime()?.block_on(print::run(&cli, place, loaded, options, prompt, false))
+            runtime()?.block_on(print::run(&cli, place, loaded, options, prompt, None))
         }
         cli::InputFormat::StreamJson => runtime()?.block_on(sdk::run(&cli, place, loaded, options)),
     }
