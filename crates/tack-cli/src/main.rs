@@ -19,8 +19,11 @@
 //!   `forwardSubagentText`; background agents awaited through `Command::EndInput` up to
 //!   `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS`, text and json printing the last turn's result,
 //!   stream-json every one: `runtime/input_end.rs`; `--timeout`: the turn interrupted at the
-//!   wall-clock limit, exit 124: `print_until`), terminal progress, demo, `tack trust`:
-//!   `tack-cli/src/{cli,main,print,output,progress,demo}.rs`
+//!   wall-clock limit, exit 124: `print_until`; refused calls said at the end, text mode exits 1:
+//!   `refusals.rs`; a closed stdout ends quietly, 141), terminal progress and the demo's piped
+//!   transcript (calls paired with results, drawn by the terminal UI's cell: `tool_lines.rs`),
+//!   demo (the terminal UI on a terminal), `tack trust`:
+//!   `tack-cli/src/{cli,main,print,output,progress,tool_lines,refusals,demo}.rs`
 //! - settings' `env` set in the process and the session's `Env` (every front end, while
 //!   single-threaded): `tack-cli/src/settings_env.rs`
 //! - `tack doctor`: settings, trust, credentials, hooks, MCP servers (scope, file, transport,
