@@ -127,7 +127,11 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             PROMPT.to_owned(),
             Some(narration),
         );
-        crate::runtime()?.block_on(session)?
+        let code = crate::runtime()?.block_on(session)?;
+        if code == ExitCode::from(crate::print::STDOUT_CLOSED_EXIT) {
+            return Ok(code);
+        }
+        code
     };
     let test = std::process::Command::new("sh")
         .arg("test.sh")

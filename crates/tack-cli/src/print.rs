@@ -197,7 +197,7 @@ pub async fn run(
 
 /// The exit code after stdout was closed under us: 128 + SIGPIPE, what a
 /// shell reports for a tool the signal ended (`yes | head -1`).
-const STDOUT_CLOSED_EXIT: u8 = 141;
+pub const STDOUT_CLOSED_EXIT: u8 = 141;
 
 /// The error is a write to a closed pipe.
 fn stdout_closed(e: &anyhow::Error) -> bool {

@@ -121,3 +121,76 @@ impl ToolLines {
         input
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+    use tack_protocol::Role;
+
+    fn message(role: Role, content: Vec<ContentBlock>) -> Message {
+        Message { role, content }
+    }
+
+    fn result(id: &str, text: &str, is_error: bool) -> ContentBlock {
+        ContentBlock::ToolResult {
+            tool_use_id: id.into(),
+            content: Some(text.to_owned().into()),
+            is_error,
+            cache_control: None,
+        }
+    }
+
+    #[test]
+    fn each_result_goes_under_its_own_call_whatever_the_order() {
+        let mut lines = ToolLines::new(Path::new("/p"));
+        let call = |id: &str, command: &str| ContentBlock::ToolUse {
+            id: id.into(),
+            name: "Bash".into(),
+            input: json!({"command": command}),
+            cache_control: None,
+        };
+        let text = ContentBlock::Text {
+            text: "Running both.\n".into(),
+            citations: None,
+            cache_control: None,
+        };
+        let asked = message(
+            Role::Assistant,
+            vec![text, call("a", "echo a"), call("b", "false")],
+        );
+        assert_eq!(lines.assistant(&asked), ["Running both."]);
+        assert_eq!(lines.running().as_deref(), Some("Running 2 tools"));
+        let answered = message(
+            Role::User,
+            vec![result("b", "Exit code 1", true), result("a", "a", false)],
+        );
+        assert_eq!(
+            lines.results(&answered),
+            [
+                vec!["● Bash(false)", "  ⎿  Exit code 1"],
+                vec!["● Bash(echo a)", "  ⎿  a"],
+            ]
+        );
+        assert_eq!(lines.running(), None);
+    }
+
+    #[test]
+    fn a_path_under_the_project_is_shown_relative_to_it() {
+        let mut lines = ToolLines::new(Path::new("/p"));
+        let read = ContentBlock::ToolUse {
+            id: "r".into(),
+            name: "Read".into(),
+            input: json!({"file_path": "/p/src/a.rs"}),
+            cache_control: None,
+        };
+        lines.assistant(&message(Role::Assistant, vec![read]));
+        assert_eq!(lines.running().as_deref(), Some("Running Read(src/a.rs)"));
+        let answered = message(Role::User, vec![result("r", "1\tfn a() {}\n", false)]);
+        assert_eq!(
+            lines.results(&answered),
+            [vec!["● Read(src/a.rs)", "  ⎿  Read 1 line"]]
+        );
+    }
+}
