@@ -189,33 +189,6 @@ pub async fn run(
     prompt: String,
     narrate: Option<Narration>,
 ) -> anyhow::Result<ExitCode> {
-    match run_to_end(cli, place, loaded, options, prompt, narrate).await {
-        Err(e) if stdout_closed(&e) => Ok(ExitCode::from(STDOUT_CLOSED_EXIT)),
-        other => other,
-    }
-}
-
-/// The exit code after stdout was closed under us: 128 + SIGPIPE, what a
-/// shell reports for a tool the signal ended (`yes | head -1`).
-pub const STDOUT_CLOSED_EXIT: u8 = 141;
-
-/// The error is a write to a closed pipe.
-fn stdout_closed(e: &anyhow::Error) -> bool {
-    e.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
-async fn run_to_end(
-    cli: &Cli,
-    place: Place,
-    loaded: LoadedSettings,
-    options: SessionOptions,
-    prompt: String,
-    narrate: Option<Narration>,
-) -> anyhow::Result<ExitCode> {
     let wait_ceiling = Some(background_wait_ceiling(&place.env));
     let cwd = place.cwd.clone();
     let runtime = tack_runtime::start(place, &loaded, options).await?;
@@ -236,8 +209,12 @@ async fn run_to_end(
     // ends wake run, before the session ends.
     handle.send(Op::EndInput { wait_ceiling })?;
     let limit = cli.timeout.map(Duration::from_secs_f64);
-    let timed_out = print_until(&mut printer, &mut events, handle, limit).await?;
-    printer.finish()?;
+    let ended = print_until(&mut printer, &mut events, handle, limit).await;
+    let ended = ended.and_then(|timed_out| Ok(printer.finish().map(|()| timed_out)?));
+    let timed_out = match ended {
+        Err(e) if stdout_closed(&e) => return Ok(ExitCode::from(STDOUT_CLOSED_EXIT)),
+        other => other?,
+    };
     for line in printer.refusals.summary() {
         eprintln!("{}", tack_sys::terminal_text::visible(&line));
     }
@@ -246,6 +223,19 @@ async fn run_to_end(
         (true, _) => ExitCode::from(TIMED_OUT_EXIT),
         (false, true) => ExitCode::SUCCESS,
         (false, false) => ExitCode::from(1),
+    })
+}
+
+/// The exit code after stdout was closed under us: 128 + SIGPIPE, what a
+/// shell reports for a tool the signal ended (`yes | head -1`).
+pub const STDOUT_CLOSED_EXIT: u8 = 141;
+
+/// The error is a write to a closed pipe.
+fn stdout_closed(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use tack_tui::testing::{CommandBuilder, PtySession, keys};
+use tack_tui::testing::{CommandBuilder, PtySession};
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -64,11 +64,7 @@ fn on_a_terminal_the_demo_is_the_terminal_ui_with_a_dialog_to_answer() {
         c.contains("sh test.sh passes.") && !c.contains("esc to interrupt")
     })
     .unwrap();
-    pty.send(b"/exit").unwrap();
-    pty.wait_for_text("Exit tack", WAIT).unwrap();
-    pty.send(keys::ENTER).unwrap();
-    let status = pty.wait_exit(WAIT).unwrap();
-    assert!(status.success());
+    crate::interactive::exit(&mut pty);
 
     let rows = pty.all_rows();
     let shown = rows.join("\n");
