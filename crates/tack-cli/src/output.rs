@@ -183,6 +183,9 @@ impl Printer {
     }
 
     fn loop_event(&mut self, event: &LoopEvent) -> std::io::Result<()> {
+        if let LoopEvent::ToolResults(r) = event {
+            self.refusals.results(&r.message);
+        }
         if let Some(progress) = &mut self.progress {
             progress.event(event);
         }

@@ -215,10 +215,13 @@ pub async fn run(
         Err(e) if stdout_closed(&e) => return Ok(ExitCode::from(STDOUT_CLOSED_EXIT)),
         other => other?,
     };
-    for line in printer.refusals.summary() {
-        eprintln!("{}", tack_sys::terminal_text::visible(&line));
+    let text = cli.output_format == OutputFormat::Text;
+    if text {
+        for line in printer.refusals.summary() {
+            eprintln!("{}", tack_sys::terminal_text::visible(&line));
+        }
     }
-    let refused = cli.output_format == OutputFormat::Text && !printer.refusals.is_empty();
+    let refused = text && printer.refusals.for_want_of_a_prompt();
     Ok(match (timed_out, printer.ok && !refused) {
         (true, _) => ExitCode::from(TIMED_OUT_EXIT),
         (false, true) => ExitCode::SUCCESS,

@@ -84,11 +84,11 @@ impl Progress {
         self.lines(&[text.to_owned()]);
     }
 
-    /// Lines of progress, the spinner stopped and erased first (under its
-    /// lock: it cannot draw in between).
+    /// Lines of progress, the spinner's line erased first, under its lock
+    /// (it cannot draw in between; if it is running, it draws again below
+    /// them on its next frame).
     fn lines(&self, lines: &[String]) {
-        let mut state = lock(&self.state);
-        state.waiting_since = None;
+        let _drawing = lock(&self.state);
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r\x1b[2K");
         for text in lines {
@@ -99,6 +99,7 @@ impl Progress {
 
     /// Stops the spinner and erases its line (before the answer is printed).
     pub fn clear(&mut self) {
+        lock(&self.state).waiting_since = None;
         self.lines(&[]);
     }
 
@@ -147,6 +148,7 @@ impl Progress {
                 match self.calls.running() {
                     Some(running) => {
                         let lines: Vec<String> = texts.into_iter().map(|t| t + "\n").collect();
+                        self.clear();
                         self.lines(&lines);
                         self.spin(running);
                     }
@@ -154,6 +156,7 @@ impl Progress {
                 }
             }
             LoopEvent::ToolResults(r) => {
+                self.clear();
                 let mut lines = Vec::new();
                 for call in self.calls.results(&r.message) {
                     lines.extend(call);

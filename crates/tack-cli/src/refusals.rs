@@ -1,32 +1,49 @@
-//! The calls print mode refused, said at the end of the run (stderr) with how
-//! to allow them. Print mode asks no questions: a call that needs a "yes" is
-//! refused, the model is told so and carries on, and the answer it prints may
-//! read as if all went well.
+//! The calls print mode refused, said at the end of a text-mode run (stderr)
+//! with how to allow those refused for want of someone to ask. Print mode asks
+//! no questions: a call that needs a "yes" is refused, the model is told so
+//! and carries on, and the answer it prints may read as if all went well.
 //!
 //! Exit code: Claude Code's `claude -p` exits 0 here and reports the calls
 //! only in `permission_denials` (its users ask for more: anthropics/claude-code
-//! issues 76867 and 90578). tack says which calls were refused in every output
-//! format, and in text mode (a person or a shell script reading the answer)
-//! exits 1, as a run that did not do what it was asked. json and stream-json
-//! keep Claude Code's exit 0: their readers have `permission_denials` in the
-//! result record, and tools built on Claude Code's exit codes (`tack batch`
-//! included) read them that way.
+//! issues 76867 and 90578). tack, in text mode (a person or a shell script
+//! reading the answer), lists every refused call and exits 1 when one was
+//! refused for want of a prompt: the run did not do what it was asked, and a
+//! flag would have let it. A call a deny rule or a hook refused is the
+//! configuration's decision: listed, exit 0. json and stream-json keep
+//! Claude Code's silence and exit 0: their readers have `permission_denials`
+//! in the result record, and tools built on Claude Code's exit codes (`tack
+//! batch` included) read them that way.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use serde_json::Value;
 use tack_protocol::stream_json::PermissionDenial;
+use tack_protocol::{ContentBlock, Message};
 use tack_runtime::PermissionDenied;
 
 /// Tools whose calls `--permission-mode acceptEdits` allows in the project.
 const EDIT_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit"];
 
-/// Every turn's refused calls, once each.
+/// What the gate tells the model when nobody could be asked
+/// (`tack-runtime/src/gate.rs`, `ask_someone`).
+const NO_PROMPT: &str = "(no permission prompt available";
+
+/// Why a call was refused.
+#[derive(Debug, Clone, PartialEq)]
+enum Why {
+    /// Nobody could be asked: a flag would allow it.
+    NoPrompt,
+    /// A deny rule: no flag allows it.
+    Rule,
+    /// A hook, the mode, the classifier: what the model was told.
+    Told(String),
+}
+
+/// Every turn's refused calls, once each, and why.
 #[derive(Debug, Default)]
 pub struct Refusals {
     calls: Vec<PermissionDenial>,
-    /// The calls a deny rule refused: no flag allows those.
-    by_rule: HashSet<String>,
+    why: HashMap<String, Why>,
 }
 
 impl Refusals {
@@ -43,19 +60,50 @@ impl Refusals {
         }
     }
 
-    /// The runtime's word on a denial: which were a deny rule's.
+    /// The runtime's word on a denial (a sub-agent's too).
     pub fn denied(&mut self, denied: &PermissionDenied) {
-        if denied.reason_type == "rule" {
-            self.by_rule.insert(denied.tool_use_id.clone());
+        let why = if denied.reason_type == "rule" {
+            Why::Rule
+        } else if denied.message.contains(NO_PROMPT) {
+            Why::NoPrompt
+        } else {
+            Why::Told(denied.message.clone())
+        };
+        self.why.insert(denied.tool_use_id.clone(), why);
+    }
+
+    /// A turn's tool results: what each refused call's model was told.
+    pub fn results(&mut self, message: &Message) {
+        for block in &message.content {
+            let ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error: true,
+                ..
+            } = block
+            else {
+                continue;
+            };
+            let text = content.as_ref().map(|c| c.to_text()).unwrap_or_default();
+            let why = if text.contains(NO_PROMPT) {
+                Why::NoPrompt
+            } else {
+                Why::Told(text)
+            };
+            self.why.entry(tool_use_id.clone()).or_insert(why);
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.calls.is_empty()
+    /// A call was refused that a flag would have allowed.
+    pub fn for_want_of_a_prompt(&self) -> bool {
+        self.calls
+            .iter()
+            .any(|c| self.why.get(&c.tool_use_id) == Some(&Why::NoPrompt))
     }
 
     /// What the end of the run says: the refused calls, then the flags that
-    /// would allow those a flag can allow. Empty when none was refused.
+    /// would allow those refused for want of a prompt. Empty when none was
+    /// refused.
     pub fn summary(&self) -> Vec<String> {
         if self.calls.is_empty() {
             return Vec::new();
@@ -70,9 +118,17 @@ impl Refusals {
         let (mut edits, mut allowable) = (false, false);
         for call in &self.calls {
             let shown = shown(call);
-            if self.by_rule.contains(&call.tool_use_id) {
-                lines.push(format!("  {shown}: a deny rule in the settings refuses it"));
-                continue;
+            match self.why.get(&call.tool_use_id) {
+                Some(Why::Rule) => {
+                    lines.push(format!("  {shown}: a deny rule in the settings refuses it"));
+                    continue;
+                }
+                Some(Why::Told(told)) => {
+                    let first = told.lines().next().unwrap_or("");
+                    lines.push(format!("  {shown}: {first}"));
+                    continue;
+                }
+                Some(Why::NoPrompt) | None => {}
             }
             lines.push(format!("  {shown}"));
             allowable = true;
@@ -150,6 +206,7 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;
+    use tack_protocol::Role;
 
     fn denial(id: &str, tool: &str, input: Value) -> PermissionDenial {
         PermissionDenial {
@@ -174,8 +231,22 @@ mod tests {
             "WebFetch",
             json!({"url": "https://x.test", "prompt": "p"}),
         );
+        let hooked = denial("t5", "Bash", json!({"command": "git push"}));
         refusals.turn(&[bash.clone(), write]);
-        refusals.turn(&[bash, rm, fetch]);
+        refusals.turn(&[bash, rm, fetch, hooked]);
+        let no_prompt = "Claude requested permissions (no permission prompt available)";
+        refusals.results(&Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::tool_result("t1", no_prompt.to_owned(), true),
+                ContentBlock::tool_result(
+                    "t5",
+                    "Blocked by hook: not on Fridays\nmore".to_owned(),
+                    true,
+                ),
+            ],
+        });
+        assert!(refusals.for_want_of_a_prompt());
         refusals.denied(&PermissionDenied {
             tool_name: "Bash".into(),
             tool_use_id: "t3".into(),
@@ -186,11 +257,12 @@ mod tests {
         assert_eq!(
             refusals.summary(),
             [
-                "tack: 4 tool calls were refused:",
+                "tack: 5 tool calls were refused:",
                 "  Bash(npm test)",
                 "  Write(/p/a.txt)",
                 "  Bash(rm -rf /): a deny rule in the settings refuses it",
                 "  WebFetch(https://x.test)",
+                "  Bash(git push): Blocked by hook: not on Fridays",
                 "Print mode cannot ask for permission. To allow them, run again with \
                  --allowedTools 'Bash(npm test),WebFetch', \
                  or --permission-mode acceptEdits (file edits in the project), \
@@ -226,6 +298,7 @@ mod tests {
                 "  Bash(a …): a deny rule in the settings refuses it",
             ]
         );
+        assert!(!refusals.for_want_of_a_prompt());
         assert!(Refusals::default().summary().is_empty());
     }
 }
