@@ -34,6 +34,15 @@ pub(crate) fn tack_command(env: &Env) -> CommandBuilder {
     cmd
 }
 
+/// `/exit`, confirmed; the process ends with success.
+pub(crate) fn exit(pty: &mut PtySession) {
+    pty.send(b"/exit").unwrap();
+    pty.wait_for_text("Exit tack", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(status.success());
+}
+
 fn count(rows: &[String], needle: &str) -> usize {
     rows.iter().filter(|r| r.contains(needle)).count()
 }
@@ -148,12 +157,7 @@ async fn a_whole_session_lands_in_the_scrollback_exactly_once() {
     pty.send(b"and now?\r").unwrap();
     turn_over(&mut pty, "Back in the old session.");
 
-    // Exit.
-    pty.send(b"/exit").unwrap();
-    pty.wait_for_text("Exit tack", WAIT).unwrap();
-    pty.send(keys::ENTER).unwrap();
-    let status = pty.wait_exit(WAIT).unwrap();
-    assert!(status.success());
+    exit(&mut pty);
 
     let rows = pty.all_rows();
     let shown = rows.join("\n");
