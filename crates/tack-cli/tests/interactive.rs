@@ -512,8 +512,11 @@ async fn the_readme_shows_a_real_session() {
     assert_eq!(shown, capture);
 }
 
-/// "Yes, and don't ask again": the rule lands in `.claude/settings.local.json`
-/// and the next command it covers runs without a dialog.
+/// A whole short session as a user sees it: the welcome lines (version,
+/// model, directory), a Bash dialog whose "don't ask again" names the
+/// command's prefix in the project and saves it in the current rule form
+/// (`Bash(touch *)`) to `.claude/settings.local.json`, the next command it
+/// covers run without a dialog, and on Ctrl+D the line saying how to resume.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() {
     let bash = |id: &str, command: &str| -> Reply {
@@ -531,14 +534,44 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
     env.trust();
     let mut pty = tack(&env, 100, 30);
     pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    let home = env
+        .vars()
+        .into_iter()
+        .find(|(k, _)| *k == "HOME")
+        .map(|(_, v)| v);
+    let cwd = env.cwd().display().to_string();
+    let shown_cwd = match home
+        .as_ref()
+        .and_then(|h| env.cwd().strip_prefix(h).ok().map(Path::to_owned))
+    {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => cwd.clone(),
+    };
+    let screen: Vec<String> = pty
+        .screen_text()
+        .lines()
+        .take(3)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        screen,
+        [
+            format!("✻ tack v{}", env!("CARGO_PKG_VERSION")),
+            "  claude-sonnet-4-5 · /help for commands".to_owned(),
+            format!("  {shown_cwd}"),
+        ]
+    );
+
     pty.send(b"make the first file\r").unwrap();
     pty.wait_for_text("don't ask again", WAIT).unwrap();
+    let offer = format!("2. Yes, and don't ask again for `touch` commands in {shown_cwd}");
+    assert!(pty.screen_text().contains(&offer), "{}", pty.screen_text());
     pty.send(b"2").unwrap();
     turn_over(&mut pty, "Made the first.");
     let local = std::fs::read_to_string(env.cwd().join(".claude/settings.local.json")).unwrap();
     let local: Value = serde_json::from_str(&local).unwrap();
     let allow = local["permissions"]["allow"].as_array().unwrap();
-    assert_eq!(allow, &[json!("Bash(touch:*)")], "{local}");
+    assert_eq!(allow, &[json!("Bash(touch *)")], "{local}");
 
     // A dialog would hold the turn (nothing answers it), so the turn ending
     // is the proof that none was shown.
@@ -547,6 +580,38 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
     pty.send(keys::CTRL_D).unwrap();
     assert!(pty.wait_exit(WAIT).unwrap().success());
     assert!(env.cwd().join("first.txt").is_file() && env.cwd().join("second.txt").is_file());
+    let transcripts = env.transcripts();
+    let [transcript] = transcripts.as_slice() else {
+        panic!("one session: {transcripts:?}");
+    };
+    let id = transcript.file_stem().unwrap().to_string_lossy();
+    let said: Vec<String> = pty
+        .all_rows()
+        .into_iter()
+        .skip_while(|r| !r.contains("tack --resume"))
+        .filter(|r| !r.trim().is_empty())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            format!("Resume this session with: tack --resume {id}"),
+            "or, in this directory: tack -c".to_owned(),
+        ]
+    );
+}
+
+/// A session in which nothing was said leaves no resume line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_an_empty_session_says_nothing_of_resuming() {
+    let env = Env::new(Script::new([])).await;
+    env.trust();
+    let mut pty = tack(&env, 80, 24);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.send(b"/exit\r").unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    let rows = pty.all_rows();
+    assert!(rows.iter().any(|r| r.starts_with("✻ tack v")), "{rows:#?}");
+    assert!(!rows.iter().any(|r| r.contains("--resume")), "{rows:#?}");
 }
 
 /// A 60-line answer of single newlines, streamed in 5 ms chunks: each line on

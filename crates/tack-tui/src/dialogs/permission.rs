@@ -1,5 +1,7 @@
-//! The permission dialog: Yes / Yes and don't ask again / No, and tell tack what
-//! to do instead. Shows the command, or the diff of an edit.
+//! The permission dialog, as Claude Code's: Yes / Yes, and switch to accept
+//! edits (an edit) or Yes, and don't ask again for `prefix` commands in the
+//! project (a command; the rule saved is the one named) / No, and tell tack
+//! what to do instead. Shows the command, or the diff of an edit.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Modifier;

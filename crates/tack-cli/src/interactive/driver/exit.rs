@@ -20,9 +20,10 @@ impl Driver {
         if asked.is_ok_and(|messages| messages.is_ok_and(|m| !m.is_empty())) {
             let mut out = std::io::stdout().lock();
             let id = &info.session_id;
+            // Two short lines: neither wraps in 80 columns.
             let _ = writeln!(
                 out,
-                "Resume this session with: tack --resume {id} (or tack -c in this directory)"
+                "Resume this session with: tack --resume {id}\nor, in this directory: tack -c"
             );
             let _ = out.flush();
         }
