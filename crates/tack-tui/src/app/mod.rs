@@ -372,23 +372,7 @@ impl App {
                 }
             }
             UiEvent::AssistantMessageDone => self.live.finish_streams(),
-            UiEvent::ToolUseStarted { id, name, input } => {
-                if name == "TodoWrite"
-                    && let Some(todos) = input
-                        .get("todos")
-                        .cloned()
-                        .and_then(|t| serde_json::from_value::<Vec<TodoItem>>(t).ok())
-                {
-                    self.todos = todos;
-                }
-                let input = self.paths.input(&name, &input);
-                self.live.tool_started(ToolCall {
-                    id,
-                    name,
-                    input,
-                    result: None,
-                });
-            }
+            UiEvent::ToolUseStarted { id, name, input } => self.tool_started(id, name, &input),
             UiEvent::ToolProgress { id, text } => self.live.tool_progress(&id, text),
             UiEvent::ToolUseFinished {
                 id,
@@ -401,14 +385,7 @@ impl App {
                     .tool_finished(&id, ToolResult { is_error, content });
             }
             UiEvent::Todos(todos) => self.todos = todos,
-            UiEvent::PermissionRequest(mut request) => {
-                request.input = self.paths.input(&request.tool_name, &request.input);
-                if matches!(self.overlay, Some(Overlay::Permission(_))) {
-                    self.waiting_permissions.push_back(request);
-                } else {
-                    self.overlay = Some(Overlay::Permission(self.permission_dialog(request)));
-                }
-            }
+            UiEvent::PermissionRequest(request) => self.permission_request(request),
             UiEvent::Compacted { summary, .. } => {
                 self.commit_live();
                 self.push_cell(HistoryCell::Compacted { summary });
@@ -439,10 +416,8 @@ impl App {
                 self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions, clock)));
             }
             UiEvent::RewindPoints(mut points) => {
-                for point in &mut points {
-                    for file in &mut point.files {
-                        *file = self.paths.show(file);
-                    }
+                for file in points.iter_mut().flat_map(|p| &mut p.files) {
+                    *file = self.paths.show(file);
                 }
                 self.overlay = Some(Overlay::Rewind(RewindPicker::new(points)));
             }
@@ -478,6 +453,36 @@ impl App {
         self.commit_live();
         self.pause_while_asking(now);
         actions
+    }
+
+    /// A tool call started: shown with its paths shortened; TodoWrite's
+    /// list replaces the todos.
+    fn tool_started(&mut self, id: String, name: String, input: &serde_json::Value) {
+        if name == "TodoWrite"
+            && let Some(todos) = input
+                .get("todos")
+                .cloned()
+                .and_then(|t| serde_json::from_value::<Vec<TodoItem>>(t).ok())
+        {
+            self.todos = todos;
+        }
+        let input = self.paths.input(&name, input);
+        self.live.tool_started(ToolCall {
+            id,
+            name,
+            input,
+            result: None,
+        });
+    }
+
+    /// A dialog for `request` (its paths shortened), or queued behind the open one.
+    fn permission_request(&mut self, mut request: PermissionRequest) {
+        request.input = self.paths.input(&request.tool_name, &request.input);
+        if matches!(self.overlay, Some(Overlay::Permission(_))) {
+            self.waiting_permissions.push_back(request);
+        } else {
+            self.overlay = Some(Overlay::Permission(self.permission_dialog(request)));
+        }
     }
 
     /// Stops the turn's clock while a dialog waits for the user, and starts
