@@ -566,6 +566,20 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
     pty.wait_for_text("don't ask again", WAIT).unwrap();
     let offer = format!("2. Yes, and don't ask again for `touch` commands in {shown_cwd}");
     assert!(pty.screen_text().contains(&offer), "{}", pty.screen_text());
+    // While the dialog waits nothing is drawn (the spinner stands still)
+    // and nothing wakes up (no timer): after a moment to settle, a second
+    // with no byte written and (nearly) no thread scheduled.
+    let quiet = |pty: &mut PtySession, how_long: Duration| {
+        let _ = pty.wait_until("a quiet moment", how_long, |_| false);
+    };
+    quiet(&mut pty, Duration::from_millis(300));
+    let pid = pty.pid().unwrap();
+    let (bytes, woke) = (pty.bytes_received(), wakeups(pid));
+    quiet(&mut pty, Duration::from_secs(1));
+    let (drawn, woke) = (pty.bytes_received() - bytes, wakeups(pid) - woke);
+    println!("a second of a waiting dialog: {drawn} bytes drawn, {woke} wake-ups");
+    // A 200 ms spinner timer alone would be 5 a second.
+    assert_eq!((drawn, woke <= 2), (0, true), "{woke} wake-ups");
     pty.send(b"2").unwrap();
     turn_over(&mut pty, "Made the first.");
     let local = std::fs::read_to_string(env.cwd().join(".claude/settings.local.json")).unwrap();
@@ -598,6 +612,26 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
             "or, in this directory: tack -c".to_owned(),
         ]
     );
+}
+
+/// How often the threads of `pid` have been scheduled off the CPU so far
+/// (voluntary and not): each wake-up ends in one.
+fn wakeups(pid: u32) -> u64 {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    let mut total = 0;
+    for task in tasks.flatten() {
+        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+            continue;
+        };
+        for line in status.lines() {
+            if let Some((key, n)) = line.split_once(':')
+                && key.ends_with("ctxt_switches")
+            {
+                total += n.trim().parse::<u64>().unwrap_or(0);
+            }
+        }
+    }
+    total
 }
 
 /// A session in which nothing was said leaves no resume line.
