@@ -547,20 +547,12 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
         Some(rest) => format!("~/{}", rest.display()),
         None => cwd.clone(),
     };
-    let screen: Vec<String> = pty
+    let welcome: Vec<String> = pty
         .screen_text()
         .lines()
         .take(3)
         .map(str::to_owned)
         .collect();
-    assert_eq!(
-        screen,
-        [
-            format!("✻ tack v{}", env!("CARGO_PKG_VERSION")),
-            "  claude-sonnet-4-5 · /help for commands".to_owned(),
-            format!("  {shown_cwd}"),
-        ]
-    );
 
     pty.send(b"make the first file\r").unwrap();
     pty.wait_for_text("don't ask again", WAIT).unwrap();
@@ -586,6 +578,19 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
     let local: Value = serde_json::from_str(&local).unwrap();
     let allow = local["permissions"]["allow"].as_array().unwrap();
     assert_eq!(allow, &[json!("Bash(touch *)")], "{local}");
+    // The welcome named the model the session asks for.
+    let model = env.request_bodies()[0]["model"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        welcome,
+        [
+            format!("✻ tack v{}", env!("CARGO_PKG_VERSION")),
+            format!("  {model} · /help for commands"),
+            format!("  {shown_cwd}"),
+        ]
+    );
 
     // A dialog would hold the turn (nothing answers it), so the turn ending
     // is the proof that none was shown.
