@@ -48,7 +48,7 @@ pub(crate) fn turn_over(pty: &mut PtySession, text: &str) {
     .unwrap();
 }
 
-fn write_reply(id: &str, file: &str) -> Reply {
+pub(crate) fn write_reply(id: &str, file: &str) -> Reply {
     Reply::message()
         .text(&format!("I will write {file}."))
         .tool_use(

@@ -5,7 +5,7 @@
 //! block of the (scripted) classifier into an allow rule.
 
 use crate::common;
-use crate::interactive::{WAIT, tack, tack_command, turn_over};
+use crate::interactive::{WAIT, tack, tack_command, turn_over, write_reply};
 
 use common::Env;
 use serde_json::{Value, json};
@@ -195,14 +195,9 @@ async fn a_block_becomes_an_allow_rule_in_the_decisions_view() {
 /// session in accept-edits mode (the runtime's), so the next edit is not asked.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_dialog_switches_the_session_to_accept_edits() {
-    let write = |id: &str, file: &str| -> Reply {
-        Reply::message()
-            .tool_use(id, "Write", json!({"file_path": file, "content": "x\n"}))
-            .into()
-    };
     let env = Env::new(Script::new([
-        write("toolu_1", "one.txt"),
-        write("toolu_2", "two.txt"),
+        write_reply("toolu_1", "one.txt"),
+        write_reply("toolu_2", "two.txt"),
         Reply::text("Both written."),
     ]))
     .await;
