@@ -21,6 +21,7 @@ use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
 use tack_runtime::{Env, LoadedSettings, Place, SessionChoice, SessionOptions};
 use tack_tui::input::{FileIndex, PromptHistory};
+use tack_tui::paths::ShownPaths;
 use tack_tui::status::StatusInfo;
 use tack_tui::{
     App, AppConfig, InlineTerminal, ModeOptions, NoticeLevel, TerminalGuard, Theme, ThemeKind,
@@ -157,6 +158,18 @@ pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode
             git_branch: Some(branch),
             ..tack_tui::StatusPatch::default()
         }),
+        Instant::now(),
+    );
+    app.set_paths(ShownPaths::new(
+        Some(place.cwd.clone()),
+        place.home_dir.clone(),
+    ));
+    app.handle_event(
+        UiEvent::Welcome {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            model: model.clone(),
+            cwd: place.cwd.display().to_string(),
+        },
         Instant::now(),
     );
     // Input-ready: the first frame, before anything slow.
