@@ -86,6 +86,7 @@ mod print;
 mod progress;
 mod refusals;
 mod sdk;
+mod self_command;
 mod serve;
 mod session_worktree;
 mod settings_env;

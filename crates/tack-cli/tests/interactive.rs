@@ -536,7 +536,16 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
     ]))
     .await;
     env.trust();
-    let mut pty = tack(&env, 100, 30);
+    // With this binary on PATH, the exit line names it `tack` (otherwise by
+    // its path, as the demo's hint does).
+    let mut cmd = tack_command(&env);
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_tack")).parent().unwrap();
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_owned()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    cmd.env("PATH", path);
+    let mut pty = PtySession::spawn(cmd, 100, 30).unwrap();
     pty.wait_for_text("? for shortcuts", WAIT).unwrap();
     let home = env
         .vars()

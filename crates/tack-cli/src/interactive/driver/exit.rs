@@ -20,10 +20,12 @@ impl Driver {
         if asked.is_ok_and(|messages| messages.is_ok_and(|m| !m.is_empty())) {
             let mut out = std::io::stdout().lock();
             let id = &info.session_id;
-            // Two short lines: neither wraps in 80 columns.
+            // `tack`, or this binary's path when PATH does not find it.
+            let tack = crate::self_command::tack_command();
+            // Two short lines: neither wraps in 80 columns (with `tack`).
             let _ = writeln!(
                 out,
-                "Resume this session with: tack --resume {id}\nor, in this directory: tack -c"
+                "Resume this session with: {tack} --resume {id}\nor, in this directory: {tack} -c"
             );
             let _ = out.flush();
         }
