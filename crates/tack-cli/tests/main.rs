@@ -34,6 +34,7 @@ mod kubernetes;
 mod llama;
 mod mcp;
 mod mentions;
+mod models;
 mod otel;
 mod output_styles;
 mod permissions;
