@@ -60,6 +60,12 @@ pub enum UiEvent {
     TurnResult(TurnSummary),
     /// Facts for the status line; each `Some` field replaces the shown value.
     Status(StatusPatch),
+    /// The models `/model` offers, and the session's model (answer to
+    /// `/model` without a name).
+    Models {
+        options: Vec<crate::dialogs::ModelOption>,
+        current: String,
+    },
     /// Past sessions of this project, for the `/resume` picker
     /// (answer to [`UiAction::ListSessions`]).
     Sessions(Vec<SessionSummary>),

@@ -11,5 +11,6 @@ mod common;
 mod inline;
 mod keys;
 mod markdown;
+mod model_picker;
 mod pty;
 mod screens;
