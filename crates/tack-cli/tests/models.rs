@@ -378,3 +378,48 @@ async fn opusplan_plans_on_opus_and_works_on_sonnet() {
         ["claude-opus-5-5", "claude-sonnet-5-5", "claude-opus-5-5"].map(Value::from)
     );
 }
+
+/// Claude Code's sample (`claude-code-max-tokens.stream.jsonl`): an answer
+/// cut at a 128k model's cap is continued, not escalated; an unknown id
+/// asked at 32k is escalated to 64k first.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_answer_is_continued_at_the_cap_and_escalated_below_it() {
+    let cut = || -> Reply {
+        Reply::message()
+            .text("This i")
+            .stop_reason("max_tokens")
+            .into()
+    };
+    let env = Env::new(Script::new([
+        cut(),
+        Reply::text("s the rest."),
+        cut(),
+        Reply::text("This is all."),
+    ]))
+    .await;
+    let results = [
+        run(&env, &[], &[])["result"].clone(),
+        run(&env, &["--model", "my-model-7"], &[])["result"].clone(),
+    ];
+    let asked: Vec<(Value, Value, usize)> = env
+        .request_bodies()
+        .iter()
+        .map(|b| {
+            let messages = b["messages"].as_array().unwrap().len();
+            (b["model"].clone(), b["max_tokens"].clone(), messages)
+        })
+        .collect();
+    let (opus, other) = (json!("claude-opus-5-5"), json!("my-model-7"));
+    assert_eq!(
+        asked,
+        [
+            (opus.clone(), json!(128_000), 1),
+            // The cut answer kept, then the request to resume.
+            (opus, json!(128_000), 3),
+            (other.clone(), json!(32_000), 1),
+            // The same request again, with room.
+            (other, json!(64_000), 1),
+        ]
+    );
+    assert_eq!(results[1], json!("This is all."));
+}

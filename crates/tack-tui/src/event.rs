@@ -63,7 +63,7 @@ pub enum UiEvent {
     /// The models `/model` offers, and the session's model (answer to
     /// `/model` without a name).
     Models {
-        options: Vec<crate::dialogs::ModelOption>,
+        options: Vec<ModelOption>,
         current: String,
     },
     /// Past sessions of this project, for the `/resume` picker
@@ -306,4 +306,17 @@ impl Prompt {
     pub fn text(text: impl Into<String>) -> Prompt {
         Prompt { text: text.into() }
     }
+}
+
+/// One row: what `/model` is given when it is picked, and what it shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelOption {
+    /// What the picker sends (`sonnet`, `opusplan`, …).
+    pub alias: String,
+    /// The model the alias names now (the environment's pins applied).
+    pub model: String,
+    pub description: String,
+    /// USD per million input and output tokens.
+    pub input_usd: f64,
+    pub output_usd: f64,
 }

@@ -7,7 +7,7 @@ use common::{Clock, Screen, app, key, type_text};
 use crossterm::event::KeyCode;
 use insta::assert_snapshot;
 use pretty_assertions::assert_eq;
-use tack_tui::dialogs::ModelOption;
+use tack_tui::event::ModelOption;
 use tack_tui::{UiAction, UiEvent};
 
 fn models(current: &str) -> UiEvent {

@@ -4,7 +4,7 @@
 
 use tack_runtime::Env;
 use tack_runtime::ModelAliases;
-use tack_tui::dialogs::ModelOption;
+use tack_tui::event::ModelOption;
 
 /// Each alias the picker offers, the model it names under `env` and that
 /// model's price (a model missing from the table: the rate it is charged at).

@@ -104,6 +104,16 @@ pub(crate) struct ModelNames {
     pub current: String,
 }
 
+impl ModelNames {
+    /// A session's names as it starts: its own in force.
+    pub fn of(own: String) -> ModelNames {
+        ModelNames {
+            current: own.clone(),
+            own,
+        }
+    }
+}
+
 impl TurnSettings {
     /// The request settings for `model` (`None`: the session's own), keeping
     /// `max_turns` as `current` has it; and the model's id. `planning`: the
@@ -282,10 +292,7 @@ mod tests {
         TurnSettings {
             base_config,
             request_env: RequestEnv::from_env(&env),
-            model_names: ModelNames {
-                own: model.to_owned(),
-                current: model.to_owned(),
-            },
+            model_names: ModelNames::of(model.to_owned()),
             agent_model: ModelCell::new(model.to_owned()),
             structured_output: None,
             context: Arc::new(PromptContext::default()),

@@ -222,10 +222,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         settings: TurnSettings {
             base_config: engine.request.base,
             request_env: engine.request.env,
-            model_names: ModelNames {
-                own: engine.name.clone(),
-                current: engine.name,
-            },
+            model_names: ModelNames::of(engine.name),
             agent_model: session_tools.model,
             structured_output,
             context,

@@ -15,7 +15,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 pub use decisions::{DecisionsOutcome, DecisionsView};
-pub use model::{ModelOption, ModelOutcome, ModelPicker};
+pub use model::{ModelOutcome, ModelPicker};
 pub use permission::{DialogOutcome, PermissionDialog};
 pub use resume::{PickerOutcome, ResumePicker};
 pub use rewind::{RewindOutcome, RewindPicker};

@@ -6,20 +6,8 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
 use super::{boxed, one_line, row_marker};
+use crate::event::ModelOption;
 use crate::theme::Theme;
-
-/// One row: what `/model` is given when it is picked, and what it shows.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelOption {
-    /// What the picker sends (`sonnet`, `opusplan`, …).
-    pub alias: String,
-    /// The model the alias names now (the environment's pins applied).
-    pub model: String,
-    pub description: String,
-    /// USD per million input and output tokens.
-    pub input_usd: f64,
-    pub output_usd: f64,
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelPicker {
