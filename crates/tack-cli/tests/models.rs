@@ -335,17 +335,7 @@ async fn the_fallback_model_takes_over_after_three_529s() {
 async fn opusplan_plans_on_opus_and_works_on_sonnet() {
     use std::io::{BufRead, Write};
     let env = Env::new(Script::new([Reply::text("ok")]).looping()).await;
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
-        .env_clear()
-        .envs(env.vars())
-        .current_dir(env.cwd())
-        .args(common::STREAM_JSON)
-        .args(["--model", "opusplan", "--permission-mode", "plan"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = env.stream_json_with(&["--model", "opusplan", "--permission-mode", "plan"]);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let mut step = |line: Value, until: &str| {
