@@ -305,6 +305,21 @@ mod tests {
         );
     }
 
+    /// Claude Code 2.1.328's own figure (`claude-code-max-tokens.stream.jsonl`
+    /// in the spec samples): 25,055 input and 30 output tokens on
+    /// claude-opus-5-5 cost $0.10082.
+    #[test]
+    fn the_sample_result_of_claude_code() {
+        let usage = Usage {
+            input_tokens: 25_055,
+            output_tokens: 30,
+            inference_geo: Some(String::new()),
+            ..Usage::default()
+        };
+        let c = cost("claude-opus-5-5", &usage);
+        assert!(c.known && close(c.usd, 0.10082), "{c:?}");
+    }
+
     #[test]
     fn unknown_model_is_flagged_and_charged_at_the_dearest_rates() {
         let usage = Usage {
