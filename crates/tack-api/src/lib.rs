@@ -76,8 +76,10 @@
 //! - model limits (`model_limits`, unknown-model defaults; Claude models, then approximate
 //!   OpenAI rows `OTHER_MODELS`), prices, cost (through the process's `PriceBook`:
 //!   `modelPrices`, free local providers), token estimate:
-//!   `tack-api/src/{models,pricing,tokens}.rs`
+//!   `tack-api/src/{models,pricing,tokens}.rs`; the aliases that name the current models
+//!   and the `/model` picker's rows: `tack-api/src/aliases.rs`
 
+pub mod aliases;
 mod anthropic;
 mod assemble;
 pub mod body;
@@ -108,8 +110,8 @@ pub use config::{Auth, ClientConfig};
 pub use error::ApiError;
 pub use event::{StreamEvent, ToolInputError, final_message};
 pub use models::{
-    DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, ModelInfo, ModelLimits, Prices,
-    known_models, model_info, model_limits,
+    DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL, LongPrompt, ModelInfo,
+    ModelLimits, Prices, known_models, model_info, model_limits,
 };
 pub use openai::{OpenAiApi, OpenAiClient, OpenAiConfig};
 pub use pricing::{

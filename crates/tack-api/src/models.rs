@@ -1,7 +1,13 @@
 //! What tack knows about each Claude model: context window, output cap, prices.
 //!
-//! Source: errors spec §6 (pricing and models pages dated 2026-08-21/22).
-//! Re-check before relying on the figures for billing.
+//! Sources, by row: the current models (`claude-opus-5-5`, `claude-sonnet-5-5`,
+//! `claude-haiku-5-5`, `claude-fable-5-2`), `claude-sonnet-4-5`'s limits and the
+//! unknown-model figures are Claude Code 2.1.328's, measured on the scripted
+//! server (issue 37, 2026-12): the `model` it sends, `total_cost_usd` for fixed
+//! token counts, `contextWindow` and `maxOutputTokens`. The older rows come from
+//! the errors spec §6 (pricing and models pages dated 2026-08-21/22) and are kept
+//! for ids given explicitly. Re-check before relying on the figures for billing.
+//! The aliases that name these models are in [`crate::aliases`].
 
 /// USD per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -16,6 +22,18 @@ pub struct Prices {
     pub cache_read: f64,
 }
 
+/// A dearer rate for a request whose prompt is long: above `above` prompt
+/// tokens (input + cache writes + cache reads of that one request,
+/// [`tack_protocol::Usage::total_input`]), input and output cost these
+/// prices instead; cache prices stay as they are (Claude Code's table gives
+/// only the two).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LongPrompt {
+    pub above: u64,
+    pub input: f64,
+    pub output: f64,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ModelInfo {
     /// The canonical id (alias) of the model family, e.g. `claude-sonnet-4-5`.
@@ -24,7 +42,13 @@ pub struct ModelInfo {
     pub context_window: u64,
     pub max_output_tokens: u64,
     pub prices: Prices,
+    /// The long-prompt tier, for the models that have one.
+    pub long_prompt: Option<LongPrompt>,
 }
+
+/// The model a session uses when none is named, and whose rates a model
+/// missing from the table is charged at (Claude Code 2.1.328's).
+pub const DEFAULT_MODEL: &str = "claude-opus-5-5";
 
 /// The model's data, matching `model` by family: `claude-sonnet-4-5-20250929`,
 /// `claude-sonnet-4-5`, `anthropic.claude-sonnet-4-5-20250929-v1:0` and
@@ -51,13 +75,13 @@ pub fn known_models() -> impl Iterator<Item = ModelInfo> {
     MODELS.iter().map(|(_, info)| *info)
 }
 
-/// Context window assumed for a model missing from the table: the window of
-/// every Claude model before the 1M ones, and what stream-json reports as its
-/// `contextWindow`.
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
+/// Context window assumed for a model missing from the table, what stream-json
+/// reports as its `contextWindow` (Claude Code 2.1.328's: 1M).
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 1_000_000;
 /// Output cap assumed for a model missing from the table (stream-json's
-/// `maxOutputTokens`): the lowest cap of the Claude 4 families, so a request
-/// sized by it is accepted by any of them.
+/// `maxOutputTokens`, and its requests' `max_tokens`): Claude Code's 32k, the
+/// lowest cap of the Claude 4 families, so a request sized by it is accepted
+/// by any of them.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u64 = 32_000;
 
 /// A model's context window and output cap, in tokens.
@@ -72,7 +96,7 @@ pub struct ModelLimits {
 }
 
 /// The limits of `model` (matched as in [`model_info`]); for an unknown model
-/// 200,000 / 32,000 with `known: false`. The one place the unknown-model
+/// 1,000,000 / 32,000 with `known: false`. The one place the unknown-model
 /// defaults are decided.
 pub fn model_limits(model: &str) -> ModelLimits {
     match model_info(model) {
@@ -125,6 +149,17 @@ const fn prices(input: f64, output: f64) -> Prices {
     }
 }
 
+/// Prices given one by one: input, output, cache write 5m and 1h, cache read.
+const fn listed(input: f64, output: f64, write_5m: f64, write_1h: f64, read: f64) -> Prices {
+    Prices {
+        input,
+        output,
+        cache_write_5m: write_5m,
+        cache_write_1h: write_1h,
+        cache_read: read,
+    }
+}
+
 const fn info(
     id: &'static str,
     context_window: u64,
@@ -136,6 +171,7 @@ const fn info(
         context_window,
         max_output_tokens,
         prices,
+        long_prompt: None,
     }
 }
 
@@ -145,6 +181,51 @@ const M: u64 = 1_000_000;
 /// Family pattern → data. First match wins, so no pattern may match another's ids
 /// (guaranteed by [`matches_family`]'s version rule).
 pub(crate) const MODELS: &[(&str, ModelInfo)] = &[
+    // Claude Code 2.1.328's models (issue 37, 2026-12): cache prices as
+    // measured, not derived from the input price.
+    (
+        "opus-5-5",
+        info(
+            "claude-opus-5-5",
+            M,
+            128 * K,
+            listed(4.0, 20.0, 5.0, 8.0, 0.2),
+        ),
+    ),
+    (
+        "sonnet-5-5",
+        info(
+            "claude-sonnet-5-5",
+            M,
+            128 * K,
+            listed(2.0, 10.0, 2.5, 4.0, 0.1),
+        ),
+    ),
+    (
+        "haiku-5-5",
+        ModelInfo {
+            long_prompt: Some(LongPrompt {
+                above: 100 * K,
+                input: 0.5,
+                output: 2.5,
+            }),
+            ..info(
+                "claude-haiku-5-5",
+                M,
+                128 * K,
+                listed(0.1, 0.5, 0.125, 0.2, 0.01),
+            )
+        },
+    ),
+    (
+        "fable-5-2",
+        info(
+            "claude-fable-5-2",
+            M,
+            128 * K,
+            listed(8.0, 40.0, 10.0, 16.0, 0.2),
+        ),
+    ),
     (
         "opus-5",
         info("claude-opus-5", M, 128 * K, prices(5.0, 25.0)),
@@ -184,7 +265,8 @@ pub(crate) const MODELS: &[(&str, ModelInfo)] = &[
     ),
     (
         "sonnet-4-5",
-        info("claude-sonnet-4-5", 200 * K, 64 * K, prices(3.0, 15.0)),
+        // Output cap: Claude Code 2.1.328 reports (and asks for) 32k.
+        info("claude-sonnet-4-5", 200 * K, 32 * K, prices(3.0, 15.0)),
     ),
     (
         "sonnet-4",
@@ -283,6 +365,12 @@ mod tests {
             ("claude-opus-4-20250514", Some("claude-opus-4-0")),
             ("claude-opus-4-0", Some("claude-opus-4-0")),
             ("claude-opus-5", Some("claude-opus-5")),
+            ("claude-opus-5-5", Some("claude-opus-5-5")),
+            ("claude-opus-5-5[1m]", Some("claude-opus-5-5")),
+            ("claude-sonnet-5-5", Some("claude-sonnet-5-5")),
+            ("claude-haiku-5-5", Some("claude-haiku-5-5")),
+            ("claude-fable-5-2", Some("claude-fable-5-2")),
+            ("claude-fable-5-3", None),
             ("claude-sonnet-5", Some("claude-sonnet-5")),
             ("claude-sonnet-4-6", Some("claude-sonnet-4-6")),
             ("claude-sonnet-4-5-20250929", Some("claude-sonnet-4-5")),
@@ -320,7 +408,7 @@ mod tests {
                     known: true,
                 },
                 ModelLimits {
-                    context_window: 200_000,
+                    context_window: 1_000_000,
                     max_output_tokens: 32_000,
                     known: false,
                 },
@@ -334,6 +422,60 @@ mod tests {
                 known: true,
             }
         );
+    }
+
+    /// Claude Code 2.1.328's table (issue 37), row by row: window, output
+    /// cap, the five prices and the long-prompt tier.
+    #[test]
+    fn current_models_as_claude_code_has_them() {
+        let row = |id: &'static str, prices: Prices, long_prompt: Option<LongPrompt>| ModelInfo {
+            id,
+            context_window: 1_000_000,
+            max_output_tokens: 128_000,
+            prices,
+            long_prompt,
+        };
+        let got = [
+            "claude-opus-5-5",
+            "claude-sonnet-5-5",
+            "claude-haiku-5-5",
+            "claude-fable-5-2",
+        ]
+        .map(model_info);
+        assert_eq!(
+            got,
+            [
+                Some(row(
+                    "claude-opus-5-5",
+                    listed(4.0, 20.0, 5.0, 8.0, 0.2),
+                    None
+                )),
+                Some(row(
+                    "claude-sonnet-5-5",
+                    listed(2.0, 10.0, 2.5, 4.0, 0.1),
+                    None
+                )),
+                Some(row(
+                    "claude-haiku-5-5",
+                    listed(0.1, 0.5, 0.125, 0.2, 0.01),
+                    Some(LongPrompt {
+                        above: 100_000,
+                        input: 0.5,
+                        output: 2.5
+                    })
+                )),
+                Some(row(
+                    "claude-fable-5-2",
+                    listed(8.0, 40.0, 10.0, 16.0, 0.2),
+                    None
+                )),
+            ]
+        );
+        assert_eq!(
+            model_info("claude-sonnet-4-5").map(|i| (i.context_window, i.max_output_tokens)),
+            Some((200_000, 32_000))
+        );
+        assert_eq!(model_info(DEFAULT_MODEL).map(|i| i.id), Some(DEFAULT_MODEL));
     }
 
     #[test]
@@ -351,6 +493,7 @@ mod tests {
                     cache_write_1h: 4.0,
                     cache_read: 0.2,
                 },
+                long_prompt: None,
             })
         );
         let haiku = model_info("claude-3-5-haiku-20241022").map(|i| i.prices);

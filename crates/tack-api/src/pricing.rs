@@ -1,16 +1,23 @@
 //! The USD cost of one response (errors spec §6 formula).
 //!
+//! Each token category at its price; a request whose prompt (input + cache
+//! writes + cache reads of that request) is above a model's long-prompt
+//! threshold pays the long-prompt input and output prices
+//! ([`crate::models::LongPrompt`]); `inference_geo: "us"` in the response's
+//! usage multiplies every token category by 1.1 (web searches are a fee per
+//! request and stay as they are).
+//!
 //! A model missing from tack's table is not free: its cost is estimated at the
-//! rates of the most expensive model tack knows ([`fallback_pricing`]), so a
-//! `--max-budget-usd` still stops it (early rather than late), and the front
-//! end says so once ([`unpriced_model_warning`]).
+//! default model's rates ([`fallback_pricing`], as Claude Code 2.1.328 does),
+//! so a `--max-budget-usd` still stops it, and the front end says so once
+//! ([`unpriced_model_warning`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use tack_protocol::Usage;
 
-use crate::models::{MODELS, Prices, model_info};
+use crate::models::{DEFAULT_MODEL, LongPrompt, Prices, model_info};
 
 /// Prices beyond the built-in table: the `modelPrices` setting (by full model
 /// name, `provider/id` included) and providers that cost nothing (a local
@@ -63,11 +70,13 @@ pub fn set_price_book(book: PriceBook) {
     *BOOK.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(book));
 }
 
-/// The book's price for `model`, else the built-in table's.
-fn prices_of(model: &str) -> Option<Prices> {
+/// The book's price for `model` (no long-prompt tier), else the built-in
+/// table's.
+fn prices_of(model: &str) -> Option<(Prices, Option<LongPrompt>)> {
     let book = BOOK.read().unwrap_or_else(PoisonError::into_inner).clone();
     book.and_then(|b| b.prices(model))
-        .or_else(|| model_info(model).map(|info| info.prices))
+        .map(|p| (p, None))
+        .or_else(|| model_info(model).map(|info| (info.prices, info.long_prompt)))
 }
 
 /// A client-side cost estimate. `known: false` means the model is not in tack's
@@ -78,18 +87,23 @@ pub struct Cost {
     pub known: bool,
 }
 
-/// The model whose rates an unpriced model is charged at (the most expensive
-/// in the table by output price, then input price; the first of a tie) and
-/// those rates.
+/// The model whose rates an unpriced model is charged at (the default model,
+/// [`DEFAULT_MODEL`]) and those rates.
 pub fn fallback_pricing() -> (&'static str, Prices) {
-    let mut best = MODELS[0].1;
-    for (_, info) in &MODELS[1..] {
-        let (p, b) = (info.prices, best.prices);
-        if (p.output, p.input) > (b.output, b.input) {
-            best = *info;
-        }
-    }
-    (best.id, best.prices)
+    let info = model_info(DEFAULT_MODEL);
+    // The default model is a row of the table (tested); the fallback of the
+    // fallback is free of panics, not of meaning.
+    let prices = info.map_or(
+        Prices {
+            input: 0.0,
+            output: 0.0,
+            cache_write_5m: 0.0,
+            cache_write_1h: 0.0,
+            cache_read: 0.0,
+        },
+        |i| i.prices,
+    );
+    (DEFAULT_MODEL, prices)
 }
 
 /// Whether tack knows `model`'s prices.
@@ -113,14 +127,36 @@ pub fn unpriced_model_warning(model: &str) -> Option<String> {
 
 /// USD per web search request ($10 per 1,000).
 const WEB_SEARCH_USD: f64 = 0.01;
+/// The token prices' factor for a response served in the US only
+/// (`inference_geo: "us"`).
+const US_GEO_FACTOR: f64 = 1.1;
 
-/// The cost of `usage` on `model`. Cache writes are priced by TTL when the
-/// `cache_creation` split is present, otherwise all at the 5-minute rate.
+/// The cost of `usage` (one response's) on `model`. Cache writes are priced by
+/// TTL when the `cache_creation` split is present, otherwise all at the
+/// 5-minute rate; the long-prompt tier and `inference_geo` as the module says.
 pub fn cost(model: &str, usage: &Usage) -> Cost {
-    let (p, known) = match prices_of(model) {
-        Some(prices) => (prices, true),
+    let (mut p, known) = match prices_of(model) {
+        Some((prices, long)) => {
+            let mut p = prices;
+            if let Some(long) = long.filter(|l| usage.total_input() > l.above) {
+                p.input = long.input;
+                p.output = long.output;
+            }
+            (p, true)
+        }
         None => (fallback_pricing().1, false),
     };
+    if usage.inference_geo.as_deref() == Some("us") {
+        for price in [
+            &mut p.input,
+            &mut p.output,
+            &mut p.cache_write_5m,
+            &mut p.cache_write_1h,
+            &mut p.cache_read,
+        ] {
+            *price *= US_GEO_FACTOR;
+        }
+    }
     let (write_5m, write_1h) = match usage.cache_creation {
         Some(split) if split.ephemeral_5m_input_tokens + split.ephemeral_1h_input_tokens > 0 => (
             split.ephemeral_5m_input_tokens,
@@ -194,6 +230,96 @@ mod tests {
         assert!(close(cost("claude-haiku-4-5", &usage).usd, 6.0));
     }
 
+    /// Claude Code 2.1.328's figures (issue 37): 1M input + 1M output, then
+    /// the cache categories, the long-prompt tier and the US-only factor.
+    #[test]
+    fn current_models_cache_tiers_long_prompts_and_geo() {
+        let io = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        let cache = Usage {
+            cache_creation_input_tokens: 2_000_000,
+            cache_creation: Some(CacheCreation {
+                ephemeral_5m_input_tokens: 1_000_000,
+                ephemeral_1h_input_tokens: 1_000_000,
+            }),
+            cache_read_input_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        let small = Usage {
+            input_tokens: 100_000,
+            output_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        let long = Usage {
+            input_tokens: 60_000,
+            cache_read_input_tokens: 40_001,
+            output_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        let geo = Usage {
+            inference_geo: Some("us".into()),
+            ..io.clone()
+        };
+        let got: Vec<(&str, &str, f64)> = [
+            ("claude-opus-5-5", "io", &io),
+            ("claude-sonnet-5-5", "io", &io),
+            ("claude-haiku-5-5", "io", &io),
+            ("claude-fable-5-2", "io", &io),
+            ("claude-sonnet-4-5", "io", &io),
+            ("claude-opus-5-5", "cache", &cache),
+            ("claude-sonnet-5-5", "cache", &cache),
+            ("claude-haiku-5-5", "cache", &cache),
+            ("claude-fable-5-2", "cache", &cache),
+            ("claude-haiku-5-5", "100k prompt", &small),
+            ("claude-haiku-5-5", "100,001 prompt", &long),
+            ("claude-opus-5-5", "us", &geo),
+        ]
+        .into_iter()
+        .map(|(model, what, usage)| {
+            let c = cost(model, usage);
+            assert!(c.known, "{model}");
+            (model, what, (c.usd * 1e6).round() / 1e6)
+        })
+        .collect();
+        assert_eq!(
+            got,
+            [
+                ("claude-opus-5-5", "io", 24.0),
+                ("claude-sonnet-5-5", "io", 12.0),
+                // 1M prompt tokens: above the 100k threshold.
+                ("claude-haiku-5-5", "io", 3.0),
+                ("claude-fable-5-2", "io", 48.0),
+                ("claude-sonnet-4-5", "io", 18.0),
+                ("claude-opus-5-5", "cache", 13.2),
+                ("claude-sonnet-5-5", "cache", 6.6),
+                ("claude-haiku-5-5", "cache", 0.335),
+                ("claude-fable-5-2", "cache", 26.2),
+                ("claude-haiku-5-5", "100k prompt", 0.51),
+                // 60,000 · 0.5 + 40,001 · 0.01 + 1M · 2.5, per million
+                ("claude-haiku-5-5", "100,001 prompt", 2.530_4),
+                ("claude-opus-5-5", "us", 26.4),
+            ]
+        );
+    }
+
+    /// Claude Code 2.1.328's own figure (`claude-code-max-tokens.stream.jsonl`
+    /// in the spec samples): 25,055 input and 30 output tokens on
+    /// claude-opus-5-5 cost $0.10082.
+    #[test]
+    fn the_sample_result_of_claude_code() {
+        let usage = Usage {
+            input_tokens: 25_055,
+            output_tokens: 30,
+            inference_geo: Some(String::new()),
+            ..Usage::default()
+        };
+        let c = cost("claude-opus-5-5", &usage);
+        assert!(c.known && close(c.usd, 0.10082), "{c:?}");
+    }
+
     #[test]
     fn unknown_model_is_flagged_and_charged_at_the_dearest_rates() {
         let usage = Usage {
@@ -202,13 +328,13 @@ mod tests {
             ..Usage::default()
         };
         let c = cost("gpt-9", &usage);
-        assert!(!c.known && close(c.usd, 90.0), "{c:?}");
-        assert_eq!(fallback_pricing().0, "claude-opus-4-1");
+        assert!(!c.known && close(c.usd, 24.0), "{c:?}");
+        assert_eq!(fallback_pricing().0, "claude-opus-5-5");
         assert_eq!(
             unpriced_model_warning("gpt-9").as_deref(),
             Some(
-                "no price known for model \"gpt-9\": costs are estimated at claude-opus-4-1's \
-                 rates ($15/$75 per million input/output tokens)"
+                "no price known for model \"gpt-9\": costs are estimated at claude-opus-5-5's \
+                 rates ($4/$20 per million input/output tokens)"
             )
         );
         assert_eq!(unpriced_model_warning("claude-sonnet-4-5"), None);

@@ -88,7 +88,9 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     );
     let options = SessionOptions {
         request: RequestOptions {
-            model: Some("claude-sonnet-4-5".into()),
+            // Named, so the user's own model settings cannot send the demo
+            // elsewhere; today's default, priced as such.
+            model: Some(tack_runtime::DEFAULT_MODEL.into()),
             ..Default::default()
         },
         ..SessionOptions::default()

@@ -180,7 +180,7 @@ fn credentials_and_model(
         (None, Some(m)) => (m.to_owned(), "settings"),
         (None, None) => (tack_runtime::DEFAULT_MODEL.to_owned(), "default"),
     };
-    let resolved = tack_runtime::resolve_model(&model);
+    let resolved = tack_runtime::ModelAliases::from_env(&place.env).resolve(&model, false);
     let provider = tack_runtime::route_model(&specs, &resolved).and_then(|(n, _)| specs.get(&n));
     // A model of another provider needs no Anthropic key.
     let ok = platform_ok && !(missing && provider.is_none());

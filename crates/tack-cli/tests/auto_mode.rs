@@ -341,9 +341,15 @@ async fn the_classifier_works_on_a_non_anthropic_provider() {
     assert_eq!(
         paths,
         [
-            ("/v1/messages".to_owned(), json!("claude-sonnet-4-5")),
+            (
+                "/v1/messages".to_owned(),
+                json!(tack_runtime::DEFAULT_MODEL)
+            ),
             ("/v1/chat/completions".to_owned(), json!("judge-1")),
-            ("/v1/messages".to_owned(), json!("claude-sonnet-4-5")),
+            (
+                "/v1/messages".to_owned(),
+                json!(tack_runtime::DEFAULT_MODEL)
+            ),
         ]
     );
 }

@@ -52,6 +52,9 @@ fn run_read(env: &Env, mut cmd: assert_cmd::Command) -> Vec<Value> {
         .args([
             "-p",
             "read notes.txt",
+            // A model each platform's table names (its ids are the test's).
+            "--model",
+            "claude-sonnet-4-5",
             "--output-format",
             "stream-json",
             "--verbose",

@@ -38,7 +38,7 @@ fn sent(env: &Env) -> (Value, Vec<String>) {
 /// What each front end must have sent for `/review 42`.
 fn expected() -> (Value, Vec<String>) {
     (
-        json!("claude-haiku-4-5"),
+        json!("claude-haiku-5-5"),
         vec![
             "<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>42</command-args>".to_owned(),
             "Review PR 42 and say LGTM.\n".to_owned(),

@@ -37,7 +37,7 @@ settings files (lowest first):
   warning: Ignoring 1 permissions.allow entry, 1 hooks entry from .claude/settings.json: this workspace has not been trusted. Run `tack trust` in {project} to trust it.
 credentials: ANTHROPIC_API_KEY (…)
 API: {base}
-model: claude-sonnet-4-5 (from default; 200k context, 64k output)
+model: claude-opus-5-5 (from default; 1000k context, 128k output)
   provider: anthropic (the default)
 hooks: none
 permissions: mode default; 0 allow, 0 ask, 1 deny rules

@@ -145,8 +145,9 @@ async fn a_thinking_budget_comes_with_room_for_the_answer() {
         .iter()
         .map(|b| json!({"max_tokens": b["max_tokens"], "thinking": b["thinking"]}))
         .collect();
+    // The default model's cap (128k) leaves the answer room beside the budget.
     let expected =
-        json!({"max_tokens": 32000, "thinking": {"type": "enabled", "budget_tokens": 8000}});
+        json!({"max_tokens": 128000, "thinking": {"type": "enabled", "budget_tokens": 8000}});
     assert_eq!(sent, vec![expected.clone(), expected]);
 }
 

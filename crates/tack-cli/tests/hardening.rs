@@ -427,13 +427,14 @@ async fn an_unpriced_model_still_stops_on_budget_and_says_so() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let result = &lines(&out.stdout)[0];
     assert_eq!(result["subtype"], "error_max_budget_usd", "{result}");
-    // 100 input and 20 output tokens at $15 / $75 per million.
-    assert_eq!(result["total_cost_usd"], json!(0.003));
-    assert_eq!(env.request_bodies().len(), 1);
+    // Twice 100 input and 20 output tokens at the default model's $4 / $20
+    // per million: the first ($0.0008) is under the budget, the second over.
+    assert_eq!(result["total_cost_usd"], json!(0.0016));
+    assert_eq!(env.request_bodies().len(), 2);
     assert_eq!(
         stderr(&out),
         "warning: no price known for model \"nonsense-model\": costs are estimated at \
-         claude-opus-4-1's rates ($15/$75 per million input/output tokens)\n\
+         claude-opus-5-5's rates ($4/$20 per million input/output tokens)\n\
          Error: Reached maximum budget ($0.001)\n"
     );
 }

@@ -173,6 +173,8 @@ async fn item10_a_50_mb_stream_json_message_is_too_long_without_a_request() {
         .tack()
         .timeout(HANG)
         .args(common::STREAM_JSON)
+        // A 200k window, as the figures below say.
+        .args(["--model", "claude-sonnet-4-5"])
         .write_stdin(stdin)
         .output()
         .unwrap();
@@ -215,7 +217,8 @@ async fn item10_a_print_prompt_past_the_context_window_is_too_long_without_a_req
     let out = env
         .tack()
         .timeout(HANG)
-        .args(["-p"])
+        // A 200k window: a 1 MiB prompt is past it.
+        .args(["-p", "--model", "claude-sonnet-4-5"])
         .write_stdin("y".repeat(1 << 20))
         .output()
         .unwrap();

@@ -271,7 +271,7 @@ async fn every_kind_of_input_reaches_the_runtime() {
     cmd.cwd(&cwd);
     let mut pty = PtySession::spawn(cmd, 100, 30).unwrap();
     pty.wait_for_text("? for shortcuts", WAIT).unwrap();
-    pty.wait_for_text("display_name:claude-sonnet-4-5", WAIT)
+    pty.wait_for_text("display_name:claude-opus-5-5", WAIT)
         .unwrap();
 
     // `!`: shown now, and in the next prompt's context.
@@ -300,11 +300,11 @@ async fn every_kind_of_input_reaches_the_runtime() {
 
     // /model, then a custom command with $ARGUMENTS.
     pty.send(b"/model haiku\r").unwrap();
-    pty.wait_for_text("Model set to claude-haiku-4-5", WAIT)
+    pty.wait_for_text("Model set to claude-haiku-5-5", WAIT)
         .unwrap();
-    pty.wait_for_text("display_name:claude-haiku-4-5", WAIT)
+    pty.wait_for_text("display_name:claude-haiku-5-5", WAIT)
         .unwrap();
-    let stale = pty.wait_for_text("display_name:claude-sonnet-4-5", Duration::from_millis(800));
+    let stale = pty.wait_for_text("display_name:claude-opus-5-5", Duration::from_millis(800));
     assert!(
         stale.is_err(),
         "an older status-line run overwrote the newer line"
@@ -353,10 +353,10 @@ async fn every_kind_of_input_reaches_the_runtime() {
     assert_eq!(
         models[..4],
         [
-            "claude-sonnet-4-5",
-            "claude-sonnet-4-5",
-            "claude-sonnet-4-5",
-            "claude-haiku-4-5"
+            "claude-opus-5-5",
+            "claude-opus-5-5",
+            "claude-opus-5-5",
+            "claude-haiku-5-5"
         ]
     );
     // `@notes.txt` went with the prompt.

@@ -36,6 +36,7 @@ mod kubernetes;
 mod llama;
 mod mcp;
 mod mentions;
+mod models;
 mod otel;
 mod output_styles;
 mod permissions;

@@ -157,7 +157,7 @@ fn expected_metrics() -> Value {
         Value::Object(a)
     };
     let sum = |name: &str, unit: &str, points: Vec<Value>| json!({"name": name, "unit": unit, "temporality": 1, "monotonic": true, "points": points});
-    let model = "claude-sonnet-4-5";
+    let model = tack_runtime::DEFAULT_MODEL;
     let tokens = |kind: &str, n: f64| json!({"attributes": with(json!({"model": model, "type": kind})), "value": n});
     json!({
         "resource": {
@@ -196,7 +196,7 @@ fn expected_metrics() -> Value {
 }
 
 fn expected_events() -> Value {
-    let model = "claude-sonnet-4-5";
+    let model = tack_runtime::DEFAULT_MODEL;
     let event = |name: &str, extra: Value| {
         let mut a = json!({
             "session.id": "<session.id>",
@@ -502,7 +502,7 @@ async fn api_errors_and_prompts_are_events() {
     };
     let error = |status: &str, attempt: &str, message: &str| {
         event(json!({
-            "event.name": "api_error", "model": "claude-sonnet-4-5", "error": message,
+            "event.name": "api_error", "model": tack_runtime::DEFAULT_MODEL, "error": message,
             "status_code": status, "duration_ms": "<duration_ms>", "attempt": attempt,
         }))
     };

@@ -500,9 +500,9 @@ async fn requests_tack_cannot_serve_get_clear_errors_and_the_rest_apply() {
     let init = sdk.seen.iter().find(|l| l["subtype"] == "init").unwrap();
     assert_eq!(
         (&init["permissionMode"], &init["model"]),
-        (&json!("acceptEdits"), &json!("claude-haiku-4-5"))
+        (&json!("acceptEdits"), &json!("claude-haiku-5-5"))
     );
-    assert_eq!(env.request_bodies()[0]["model"], "claude-haiku-4-5");
+    assert_eq!(env.request_bodies()[0]["model"], "claude-haiku-5-5");
     let (code, _, _) = sdk.finish().await;
     assert_eq!(code, Some(0));
 }
@@ -685,7 +685,8 @@ async fn get_context_usage_answers_with_the_last_request_s_usage() {
         .cache(0, 9_000)
         .into()]))
     .await;
-    let mut sdk = Sdk::start(&env, &[], &[]);
+    // A 200k model: the figures below are its.
+    let mut sdk = Sdk::start(&env, &["--model", "claude-sonnet-4-5"], &[]);
     sdk.user("hi", json!({})).await;
     sdk.result().await;
     sdk.request("u1", json!({"subtype": "get_context_usage"}))

@@ -105,9 +105,9 @@ async fn the_model_comes_from_settings_below_env_and_flags() {
     assert_eq!(
         models,
         [
-            "claude-haiku-4-5",
+            "claude-haiku-5-5",
             "claude-opus-4-1",
-            "claude-sonnet-4-5",
+            "claude-sonnet-5-5",
             "claude-opus-4-1"
         ]
     );
@@ -188,14 +188,14 @@ async fn inline_settings_json_is_the_top_settings_layer() {
     let init = &lines(&out.stdout)[0];
     assert_eq!(
         (&init["model"], &init["permissionMode"]),
-        (&json!("claude-sonnet-4-5"), &json!("default"))
+        (&json!("claude-sonnet-5-5"), &json!("default"))
     );
     let models: Vec<Value> = env
         .request_bodies()
         .iter()
         .map(|b| b["model"].clone())
         .collect();
-    assert_eq!(models, ["claude-opus-4-1", "claude-sonnet-4-5"]);
+    assert_eq!(models, ["claude-opus-4-1", "claude-sonnet-5-5"]);
 
     // A --settings file that does not exist is an error.
     let out = env

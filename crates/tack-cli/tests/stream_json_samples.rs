@@ -72,7 +72,9 @@ fn modelled_fields_are_not_left_in_extra() {
     assert_eq!(result.num_turns, 5);
     assert_eq!(result.usage.usage.input_tokens, 50683);
     assert!(!result.extra.contains_key("session_id"));
-    assert!(result.usage.extra.contains_key("inference_geo"));
+    // Modelled since it enters the cost (1.1x in the US).
+    assert!(!result.usage.extra.contains_key("inference_geo"));
+    assert_eq!(result.usage.usage.inference_geo.as_deref(), Some(""));
     assert_eq!(
         result.model_usage["claude-opus-5-5"].context_window,
         1_000_000

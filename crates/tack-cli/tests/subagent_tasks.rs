@@ -107,7 +107,7 @@ fn subagent_records(call: &str, glob: &str, file: &str) -> Vec<Value> {
                "session_id": "[session_id]", "uuid": "[uuid]", "timestamp": "[timestamp]",
                "request_id": "[request_id]",
                "message": {"id": "[message id]", "type": "message", "role": "assistant",
-                           "model": "claude-sonnet-4-5", "stop_reason": null,
+                           "model": tack_runtime::DEFAULT_MODEL, "stop_reason": null,
                            "stop_sequence": null, "usage": usage, "context_management": null,
                            "content": [{"type": "tool_use", "id": glob, "name": "Glob",
                                         "input": {"pattern": "*.txt"}}]}}),

@@ -149,7 +149,8 @@ async fn max_output_tokens_escalates_once_then_resumes_three_times_then_surfaces
             cut("part 3"),
             cut("part 4"),
         ],
-        QueryConfig::new(MODEL),
+        // A model whose output cap (128k) is above the escalated 64k.
+        QueryConfig::new("claude-sonnet-5-5"),
         vec![],
         None,
     )

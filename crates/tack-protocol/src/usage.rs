@@ -35,6 +35,10 @@ pub struct Usage {
     pub server_tool_use: Option<ServerToolUse>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<String>,
+    /// Where the response was served (`"us"` costs 1.1×; `""` or absent:
+    /// anywhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference_geo: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,6 +112,9 @@ impl AddAssign<&Usage> for Usage {
         self.server_tool_use = add_opt(self.server_tool_use, o.server_tool_use);
         if self.service_tier.is_none() {
             self.service_tier.clone_from(&o.service_tier);
+        }
+        if self.inference_geo.is_none() {
+            self.inference_geo.clone_from(&o.inference_geo);
         }
     }
 }

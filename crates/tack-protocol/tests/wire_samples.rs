@@ -166,6 +166,7 @@ fn usage_adds_every_counter_and_applies_cumulative_deltas() {
         }),
         server_tool_use: None,
         service_tier: Some("standard".into()),
+        inference_geo: None,
     };
     let b = Usage {
         input_tokens: 1,
@@ -178,6 +179,7 @@ fn usage_adds_every_counter_and_applies_cumulative_deltas() {
         }),
         server_tool_use: None,
         service_tier: None,
+        inference_geo: Some("us".into()),
     };
     assert_eq!(
         a.clone() + &b,
@@ -192,6 +194,7 @@ fn usage_adds_every_counter_and_applies_cumulative_deltas() {
             }),
             server_tool_use: None,
             service_tier: Some("standard".into()),
+            inference_geo: Some("us".into()),
         }
     );
 

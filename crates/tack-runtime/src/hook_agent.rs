@@ -26,7 +26,7 @@ use tack_tool::{Tool, ToolContext, ToolEnv};
 use tokio_util::sync::CancellationToken;
 
 use crate::gate::Gate;
-use crate::model::{RequestEnv, resolve_model};
+use crate::model::RequestEnv;
 use crate::structured_output::{AnswerReminder, OutputSchema, StructuredOutputTool};
 
 /// Model calls an agent hook may make (Claude Code's).
@@ -58,7 +58,10 @@ impl HookAgent {
         system: &str,
         prompt: String,
     ) -> BoxFuture<'static, Result<String, String>> {
-        let model = model.map_or_else(|| self.small_model.clone(), resolve_model);
+        let model = model.map_or_else(
+            || self.small_model.clone(),
+            |m| self.request_env.resolve(m, false),
+        );
         let schema = json!({"type": "object",
             "properties": {"ok": {"type": "boolean"}, "reason": {"type": "string"}},
             "required": ["ok"]});

@@ -260,7 +260,7 @@ pub use event::{
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use made_worktree::{KeptWorktree, MadeWorktree, MakeWorktreeError, Settled, make_worktree};
 pub use mcp::McpError;
-pub use model::{DEFAULT_MODEL, resolve_model, session_model};
+pub use model::{DEFAULT_MODEL, ModelAliases, resolve_model, session_model, session_model_name};
 pub use options::{
     ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, RequestOptions,
     SdkToolPolicy, SessionChoice, SessionOptions,

@@ -1,6 +1,8 @@
 //! The model of a session and the request settings that follow from it.
 
+use tack_api::aliases::{Alias, Family, alias};
 use tack_core::QueryConfig;
+use tack_permissions::PermissionMode;
 use tack_protocol::ThinkingConfig;
 
 use tack_config::Settings;
@@ -8,40 +10,104 @@ use tack_config::Settings;
 use crate::options::SessionOptions;
 use crate::place::Env;
 
-/// The model when neither a flag, `ANTHROPIC_MODEL` nor settings name one.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+/// The model when neither a flag, `ANTHROPIC_MODEL` nor settings name one,
+/// and no `ANTHROPIC_DEFAULT_MODEL` / `ANTHROPIC_DEFAULT_OPUS_MODEL` pins it.
+pub const DEFAULT_MODEL: &str = tack_api::DEFAULT_MODEL;
 
-/// Resolves `sonnet` / `opus` / `haiku` to model ids; anything else is an id.
-pub fn resolve_model(name: &str) -> String {
-    match name {
-        "sonnet" => "claude-sonnet-4-5".into(),
-        "opus" => "claude-opus-4-1".into(),
-        "haiku" => "claude-haiku-4-5".into(),
-        other => other.to_owned(),
+/// The aliases (`tack_api::aliases`) as the environment pins them, read once
+/// at start-up. Precedence, decided here:
+///
+/// - no model named, or `default`: `ANTHROPIC_DEFAULT_MODEL` (itself an alias
+///   or an id), else `ANTHROPIC_DEFAULT_OPUS_MODEL`, else [`DEFAULT_MODEL`];
+/// - `opus`, `best`, `opus[1m]`, and `opusplan` in plan mode:
+///   `ANTHROPIC_DEFAULT_OPUS_MODEL`, else `claude-opus-5-5`;
+/// - `sonnet`, `sonnet[1m]`, and `opusplan` outside plan mode:
+///   `ANTHROPIC_DEFAULT_SONNET_MODEL`, else `claude-sonnet-5-5`;
+/// - `haiku`, `haiku[1m]`: `ANTHROPIC_DEFAULT_HAIKU_MODEL`, else
+///   `claude-haiku-5-5`; `fable`: `ANTHROPIC_DEFAULT_FABLE_MODEL`, else
+///   `claude-fable-5-2`;
+/// - anything else is a model id, sent as given.
+///
+/// (`ANTHROPIC_MODEL` names the session's model like `--model` does, below
+/// the flag: see [`session_model_name`].)
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelAliases {
+    default: Option<String>,
+    opus: Option<String>,
+    sonnet: Option<String>,
+    haiku: Option<String>,
+    fable: Option<String>,
+}
+
+impl ModelAliases {
+    pub fn from_env(env: &Env) -> ModelAliases {
+        ModelAliases {
+            default: env.get("ANTHROPIC_DEFAULT_MODEL"),
+            opus: env.get(Family::Opus.env_var()),
+            sonnet: env.get(Family::Sonnet.env_var()),
+            haiku: env.get(Family::Haiku.env_var()),
+            fable: env.get(Family::Fable.env_var()),
+        }
+    }
+
+    /// The model id `name` stands for; `planning`: the session is in plan
+    /// mode (what `opusplan` follows).
+    pub fn resolve(&self, name: &str, planning: bool) -> String {
+        match alias(name) {
+            None => name.to_owned(),
+            Some(Alias::Default) => match &self.default {
+                Some(d) if alias(d) != Some(Alias::Default) => self.resolve(d, planning),
+                _ => self.family(Family::Opus),
+            },
+            Some(Alias::Family(family)) => self.family(family),
+            Some(Alias::OpusPlan) if planning => self.family(Family::Opus),
+            Some(Alias::OpusPlan) => self.family(Family::Sonnet),
+        }
+    }
+
+    fn family(&self, family: Family) -> String {
+        let pinned = match family {
+            Family::Opus => &self.opus,
+            Family::Sonnet => &self.sonnet,
+            Family::Haiku => &self.haiku,
+            Family::Fable => &self.fable,
+        };
+        pinned.clone().unwrap_or_else(|| family.model().to_owned())
     }
 }
 
-/// The model a session with `options` starts with: `--model`, else
-/// `ANTHROPIC_MODEL`, else settings' `model`, else [`DEFAULT_MODEL`]; aliases
-/// resolved. A front end can show it before the session has started.
-///
-/// An alias takes `ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU}_MODEL` when set, and on
-/// Bedrock or Vertex the id is the platform's, as Claude Code shows it.
-pub fn session_model(options: &SessionOptions, env: &Env, settings: &Settings) -> String {
-    let name = options
+/// Resolves an alias to its model id with no environment pins and outside
+/// plan mode; anything else is an id.
+pub fn resolve_model(name: &str) -> String {
+    ModelAliases::default().resolve(name, false)
+}
+
+/// The name the session's model is chosen by, before aliases: `--model`,
+/// else `ANTHROPIC_MODEL`, else settings' `model`, else `default`.
+pub fn session_model_name(options: &SessionOptions, env: &Env, settings: &Settings) -> String {
+    options
         .request
         .model
         .clone()
         .or_else(|| env.get("ANTHROPIC_MODEL"))
         .or_else(|| settings.model().map(str::to_owned))
-        .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
-    let pinned = match name.as_str() {
-        "sonnet" => env.get("ANTHROPIC_DEFAULT_SONNET_MODEL"),
-        "opus" => env.get("ANTHROPIC_DEFAULT_OPUS_MODEL"),
-        "haiku" => env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL"),
-        _ => None,
-    };
-    crate::cloud::platform_model(env, pinned.unwrap_or_else(|| resolve_model(&name)))
+        .unwrap_or_else(|| "default".to_owned())
+}
+
+/// The model a session with `options` starts with ([`session_model_name`]
+/// resolved under the environment's pins, [`ModelAliases`]; `opusplan` as
+/// the `--permission-mode` flag has it). A front end can show it before the
+/// session has started. On Bedrock or Vertex the id is the platform's, as
+/// Claude Code shows it.
+pub fn session_model(options: &SessionOptions, env: &Env, settings: &Settings) -> String {
+    let planning = options.permissions.mode == Some(PermissionMode::Plan);
+    model_for(&session_model_name(options, env, settings), env, planning)
+}
+
+/// `name` resolved under `env`'s pins, as the platform names it.
+pub(crate) fn model_for(name: &str, env: &Env, planning: bool) -> String {
+    let model = ModelAliases::from_env(env).resolve(name, planning);
+    crate::cloud::platform_model(env, model)
 }
 
 /// Environment knobs of the requests (read once at start-up), and the
@@ -55,6 +121,8 @@ pub(crate) struct RequestEnv {
     thinking: Option<ThinkingConfig>,
     /// `RequestOptions::effort`.
     effort: Option<String>,
+    /// The aliases as the environment pins them.
+    aliases: ModelAliases,
 }
 
 impl RequestEnv {
@@ -70,7 +138,14 @@ impl RequestEnv {
                 .filter(|n| *n > 0),
             thinking: None,
             effort: None,
+            aliases: ModelAliases::from_env(env),
         }
+    }
+
+    /// The model id `name` stands for under the environment's pins
+    /// ([`ModelAliases::resolve`]).
+    pub(crate) fn resolve(&self, name: &str, planning: bool) -> String {
+        self.aliases.resolve(name, planning)
     }
 
     /// With the front end's thinking and effort choices.
@@ -85,6 +160,14 @@ impl RequestEnv {
     }
 
     /// `base` with `model`'s window and output cap and these knobs applied.
+    ///
+    /// `max_tokens` is what Claude Code asks: the model's output cap (128,000
+    /// for the current models, 32,000 for an unknown Claude id), so the loop's
+    /// 8k→64k escalation only runs for a model whose cap is above the first
+    /// request's (an unknown id: 32k, then 64k). Another provider's model tack
+    /// has no figures for (`provider/id`) starts at the loop's 8k default, as
+    /// a local server may not take more, and escalates from there.
+    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS` wins over both.
     pub(crate) fn apply(&self, base: &QueryConfig, model: &str) -> QueryConfig {
         let info = tack_api::model_info(model);
         let mut config = QueryConfig {
@@ -93,10 +176,11 @@ impl RequestEnv {
         };
         config.prompt_caching = self.prompt_caching;
         config.context_window = info.map(|i| i.context_window);
-        config.max_tokens = QueryConfig::new(model).max_tokens;
-        if let Some(max) = info.map(|i| i.max_output_tokens) {
-            config.max_tokens = config.max_tokens.min(max as u32);
-        }
+        let limits = tack_api::model_limits(model);
+        config.max_tokens = match limits.known || !model.contains('/') {
+            true => u32::try_from(limits.max_output_tokens).unwrap_or(u32::MAX),
+            false => QueryConfig::new(model).max_tokens,
+        };
         if let Some(n) = self.max_output_tokens {
             config.max_tokens = n;
             config.max_tokens_configured = true;
@@ -151,5 +235,99 @@ fn fit_thinking(config: &mut QueryConfig, may_raise: bool, model_cap: Option<u32
     }
     if *budget_tokens < MIN_THINKING_BUDGET {
         config.thinking = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn aliases(vars: &[(&str, &str)]) -> ModelAliases {
+        ModelAliases::from_env(&Env(vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()))
+    }
+
+    #[test]
+    fn aliases_with_and_without_the_environment_pins() {
+        let names = [
+            "default",
+            "opus",
+            "best",
+            "opus[1m]",
+            "sonnet",
+            "haiku[1m]",
+            "fable",
+            "my-id",
+        ];
+        let none = aliases(&[]);
+        assert_eq!(
+            names.map(|n| none.resolve(n, false)),
+            [
+                "claude-opus-5-5",
+                "claude-opus-5-5",
+                "claude-opus-5-5",
+                "claude-opus-5-5",
+                "claude-sonnet-5-5",
+                "claude-haiku-5-5",
+                "claude-fable-5-2",
+                "my-id"
+            ]
+        );
+        let pinned = aliases(&[
+            ("ANTHROPIC_DEFAULT_OPUS_MODEL", "o"),
+            ("ANTHROPIC_DEFAULT_SONNET_MODEL", "s"),
+            ("ANTHROPIC_DEFAULT_HAIKU_MODEL", "h"),
+            ("ANTHROPIC_DEFAULT_FABLE_MODEL", "f"),
+        ]);
+        assert_eq!(
+            names.map(|n| pinned.resolve(n, false)),
+            ["o", "o", "o", "o", "s", "h", "f", "my-id"]
+        );
+        assert_eq!(
+            [
+                pinned.resolve("opusplan", true),
+                pinned.resolve("opusplan", false)
+            ],
+            ["o", "s"]
+        );
+        // ANTHROPIC_DEFAULT_MODEL beats the Opus pin for the default only,
+        // and may itself be an alias.
+        let default = aliases(&[
+            ("ANTHROPIC_DEFAULT_MODEL", "haiku"),
+            ("ANTHROPIC_DEFAULT_OPUS_MODEL", "o"),
+        ]);
+        assert_eq!(
+            [
+                default.resolve("default", false),
+                default.resolve("best", false)
+            ],
+            ["claude-haiku-5-5", "o"]
+        );
+        let looped = aliases(&[("ANTHROPIC_DEFAULT_MODEL", "default")]);
+        assert_eq!(looped.resolve("default", false), "claude-opus-5-5");
+    }
+
+    #[test]
+    fn max_tokens_is_the_models_cap_unless_the_environment_sets_it() {
+        let base = QueryConfig::new("x");
+        let plain = RequestEnv::default();
+        let capped = RequestEnv::from_env(&Env([(
+            "CLAUDE_CODE_MAX_OUTPUT_TOKENS".to_owned(),
+            "1000".to_owned(),
+        )]
+        .into()));
+        let got = [
+            plain.apply(&base, "claude-opus-5-5").max_tokens,
+            plain.apply(&base, "claude-sonnet-4-5").max_tokens,
+            plain.apply(&base, "claude-3-5-haiku").max_tokens,
+            plain.apply(&base, "claude-unknown-9").max_tokens,
+            plain.apply(&base, "local/qwen3").max_tokens,
+            capped.apply(&base, "claude-opus-5-5").max_tokens,
+        ];
+        assert_eq!(got, [128_000, 32_000, 8_000, 32_000, 8_000, 1000]);
     }
 }

@@ -34,7 +34,7 @@ use crate::event::{AgentSummary, Notice};
 use crate::hook_agent::{HOOK_AGENT_TOOLS, HookAgent};
 use crate::hook_services::RuntimeHookServices;
 use crate::metered::MeteredClient;
-use crate::model::{RequestEnv, resolve_model};
+use crate::model::{ModelAliases, RequestEnv};
 use crate::place::Env;
 use crate::runtime::Policy;
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
@@ -122,11 +122,11 @@ pub(crate) struct SessionTools {
 /// to Anthropic unless told to).
 fn small_fast_model(env: &Env, model: &str, on_provider: bool) -> String {
     let default = if on_provider { model } else { "haiku" };
-    resolve_model(
-        &env.get("ANTHROPIC_SMALL_FAST_MODEL")
-            .or_else(|| env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL"))
-            .unwrap_or_else(|| default.to_owned()),
-    )
+    let name = env
+        .get("ANTHROPIC_SMALL_FAST_MODEL")
+        .or_else(|| env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL"))
+        .unwrap_or_else(|| default.to_owned());
+    ModelAliases::from_env(env).resolve(&name, false)
 }
 
 /// What the session's `http`, `prompt`, `mcp_tool` and `agent` hooks run on:
@@ -326,10 +326,10 @@ mod tests {
         let none = env(&[]);
         let set = env(&[("ANTHROPIC_SMALL_FAST_MODEL", "local/tiny")]);
         let got = [
-            small_fast_model(&none, "claude-sonnet-4-5", false),
+            small_fast_model(&none, "some-model", false),
             small_fast_model(&none, "local/qwen3", true),
             small_fast_model(&set, "local/qwen3", true),
         ];
-        assert_eq!(got, ["claude-haiku-4-5", "local/qwen3", "local/tiny"]);
+        assert_eq!(got, ["claude-haiku-5-5", "local/qwen3", "local/tiny"]);
     }
 }

@@ -33,7 +33,7 @@ use crate::gate::{
 use crate::hooks::watched_settings;
 use crate::hooks::{HookPlace, HookReporting, HookSource, HooksError, SessionHooks};
 use crate::mcp::{McpError, SessionMcp};
-use crate::model::session_model;
+use crate::model::{model_for, session_model_name};
 use crate::options::{SdkToolPolicy, SessionOptions};
 use crate::place::{Env, Place};
 use crate::runtime::{Policy, Runtime};
@@ -141,13 +141,15 @@ pub async fn start(
         classify_all_shell: auto_setup.config.classify_all_shell,
         during_plan: false,
     });
-    let model = session_model(&options, &env, settings);
+    let model_name = session_model_name(&options, &env, settings);
+    let model = model_for(&model_name, &env, perms.mode == PermissionMode::Plan);
     let project_dir = tack_config::find_project_dir(&cwd);
     let styles = output_styles(&project_dir, &config_dir, (loaded, &plugins), &emit);
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
 
-    let model = model_client(settings, &options, &env, &cwd, model, &emit).await?;
+    let names = (model_name, model);
+    let model = model_client(settings, &options, &env, &cwd, names, &emit).await?;
     let auto = auto::arm(auto_setup, &env, &model);
     let mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
 

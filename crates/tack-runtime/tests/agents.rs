@@ -20,9 +20,21 @@ use tack_testkit::{RecordedRequest, Reply, Script};
 
 use crate::fixture::Fixture;
 
-const MAIN: &str = "claude-sonnet-4-5";
-const HAIKU: &str = "claude-haiku-4-5";
-const OPUS: &str = "claude-opus-4-1";
+/// The parent's model, named in the tests that price it (not the default).
+const MAIN: &str = "claude-sonnet-5-5";
+const HAIKU: &str = "claude-haiku-5-5";
+const OPUS: &str = "claude-opus-5-5";
+
+/// Options of a session on [`MAIN`].
+fn on_main() -> SessionOptions {
+    SessionOptions {
+        request: RequestOptions {
+            model: Some(MAIN.into()),
+            ..Default::default()
+        },
+        ..SessionOptions::default()
+    }
+}
 
 impl Fixture {
     /// A session with default options that takes `prompt` and ends.
@@ -191,7 +203,7 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
     ]))
     .await;
     fx.project_file(".claude/agents/reader.md", READER);
-    let (handle, mut events, transcript) = fx.spawn(SessionOptions::default()).await;
+    let (handle, mut events, transcript) = fx.spawn(on_main()).await;
     handle.submit(UserInput::text("go")).unwrap();
     drop(handle);
     let seen = run_to_end(&mut events).await;
@@ -722,7 +734,7 @@ async fn a_web_search_side_request_counts_in_the_session_cost() {
             allowed_tools: vec!["WebSearch".into()],
             ..Default::default()
         },
-        ..SessionOptions::default()
+        ..on_main()
     };
     let (handle, mut events, _) = fx.spawn(options).await;
     handle.submit(UserInput::text("search")).unwrap();

@@ -126,16 +126,15 @@ async fn a_snapshot_reports_the_context_the_cost_and_the_rules() {
     until_turn_end(&mut events).await;
     let after = handle.snapshot().await.unwrap();
     assert_eq!(after.context.used, Some(1_000 + 200 + 3_000 + 50));
-    assert_eq!(after.context.window, 200_000);
-    assert_eq!(
-        after.context.autocompact_at,
-        Some(200_000 - 20_000 - 13_000)
-    );
+    // The default model's window (1M for Claude Code 2.1.328's default).
+    let window = tack_api::model_limits(tack_runtime::DEFAULT_MODEL).context_window;
+    assert_eq!(after.context.window, window);
+    assert_eq!(after.context.autocompact_at, Some(window - 20_000 - 13_000));
     assert_eq!(after.messages, 2);
     assert_eq!(after.totals.usage.input_tokens, 1_000);
     assert!(after.totals.total_cost_usd > 0.0);
     assert!(!after.turn_running);
-    assert_eq!(after.model, "claude-sonnet-4-5");
+    assert_eq!(after.model, tack_runtime::DEFAULT_MODEL);
     assert_eq!(
         after.rules,
         vec![RuleView {
@@ -194,10 +193,10 @@ async fn turn_options_hold_for_one_turn_only() {
     assert_eq!(
         models,
         [
-            "claude-haiku-4-5",
-            "claude-haiku-4-5",
-            "claude-sonnet-4-5",
-            "claude-sonnet-4-5"
+            "claude-haiku-5-5",
+            "claude-haiku-5-5",
+            tack_runtime::DEFAULT_MODEL,
+            tack_runtime::DEFAULT_MODEL
         ]
     );
     assert_eq!(handle.snapshot().await.unwrap().rules, Vec::new());
@@ -340,7 +339,7 @@ async fn custom_commands_load_by_precedence_and_a_bad_file_is_a_warning() {
     // The session goes on, and the command expands.
     assert_eq!(until_turn_end(&mut events).await, ["turn ended ok=true"]);
     let body = &fx.server.requests()[0].body;
-    assert_eq!(body["model"], "claude-haiku-4-5");
+    assert_eq!(body["model"], "claude-haiku-5-5");
     let last = body["messages"].as_array().unwrap().last().unwrap().clone();
     let texts: Vec<&str> = last["content"]
         .as_array()

@@ -123,6 +123,7 @@ pub struct MessageReply {
     pub(crate) stop_reason: Option<String>,
     pub(crate) usage: Option<(u64, u64)>,
     pub(crate) cache: Option<(u64, u64)>,
+    pub(crate) usage_fields: Vec<(String, Value)>,
     pub(crate) model: Option<String>,
     pub(crate) pacing: Duration,
     pub(crate) block_gap: Duration,
@@ -261,6 +262,13 @@ impl MessageReply {
     /// Fixes `cache_creation_input_tokens` and `cache_read_input_tokens`.
     pub fn cache(mut self, creation: u64, read: u64) -> Self {
         self.cache = Some((creation, read));
+        self
+    }
+
+    /// Sets (or replaces) one field of the message's `usage` object, e.g.
+    /// `inference_geo` or the `cache_creation` split by TTL.
+    pub fn usage_field(mut self, name: &str, value: Value) -> Self {
+        self.usage_fields.push((name.to_owned(), value));
         self
     }
 

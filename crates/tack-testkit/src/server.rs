@@ -440,6 +440,7 @@ fn message_meta(
             cache_read_input_tokens,
             output_tokens,
         },
+        usage_fields: message.usage_fields.clone(),
     }
 }
 

@@ -20,12 +20,16 @@ pub(crate) struct MessageMeta {
     pub(crate) id: String,
     pub(crate) model: String,
     pub(crate) usage: Usage,
+    /// Usage fields set or replaced by the script ([`MessageReply::usage_field`]).
+    pub(crate) usage_fields: Vec<(String, Value)>,
 }
 
 /// The `usage` object, with `output_tokens` given separately because
-/// `message_start` carries a provisional value.
-pub(crate) fn usage_json(usage: &Usage, output_tokens: u64) -> Value {
-    json!({
+/// `message_start` carries a provisional value, and the script's own fields
+/// over the derived ones.
+pub(crate) fn usage_json(meta: &MessageMeta, output_tokens: u64) -> Value {
+    let usage = &meta.usage;
+    let mut json = json!({
         "input_tokens": usage.input_tokens,
         "cache_creation_input_tokens": usage.cache_creation_input_tokens,
         "cache_read_input_tokens": usage.cache_read_input_tokens,
@@ -35,7 +39,11 @@ pub(crate) fn usage_json(usage: &Usage, output_tokens: u64) -> Value {
         },
         "output_tokens": output_tokens,
         "service_tier": "standard",
-    })
+    });
+    for (name, value) in &meta.usage_fields {
+        json[name.as_str()] = value.clone();
+    }
+    json
 }
 
 /// The Message object with the given content and stop reason (`null` for
@@ -54,7 +62,7 @@ pub(crate) fn message_json(
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": null,
-        "usage": usage_json(&meta.usage, output_tokens),
+        "usage": usage_json(meta, output_tokens),
     })
 }
 

@@ -69,6 +69,12 @@ pub enum UiEvent {
     TurnResult(TurnSummary),
     /// Facts for the status line; each `Some` field replaces the shown value.
     Status(StatusPatch),
+    /// The models `/model` offers, and the session's model (answer to
+    /// `/model` without a name).
+    Models {
+        options: Vec<ModelOption>,
+        current: String,
+    },
     /// Past sessions of this project, for the `/resume` picker
     /// (answer to [`UiAction::ListSessions`]); their times are said from
     /// `clock` ("3 minutes ago").
@@ -315,4 +321,17 @@ impl Prompt {
     pub fn text(text: impl Into<String>) -> Prompt {
         Prompt { text: text.into() }
     }
+}
+
+/// One row: what `/model` is given when it is picked, and what it shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelOption {
+    /// What the picker sends (`sonnet`, `opusplan`, …).
+    pub alias: String,
+    /// The model the alias names now (the environment's pins applied).
+    pub model: String,
+    pub description: String,
+    /// USD per million input and output tokens.
+    pub input_usd: f64,
+    pub output_usd: f64,
 }

@@ -12,5 +12,6 @@ mod details;
 mod inline;
 mod keys;
 mod markdown;
+mod model_picker;
 mod pty;
 mod screens;

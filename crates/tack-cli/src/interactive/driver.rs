@@ -472,7 +472,8 @@ impl Driver {
         };
         let _ = handle.send(Op::SetModel(Some(name.clone())));
         self.options.request.model = Some(name.clone());
-        self.model = tack_runtime::resolve_model(&name);
+        self.model =
+            tack_runtime::session_model(&self.options, &self.place.env, &self.loaded.settings);
         let model = self.model.clone();
         let mut actions = self.ui([UiEvent::Status(StatusPatch {
             model: Some(model.clone()),
@@ -637,7 +638,11 @@ impl Driver {
                     "The session has not started.".to_owned()
                 }
             },
-            "model" => info::model(&self.model),
+            "model" => {
+                let options = super::model_picker::model_options(&self.place.env);
+                let current = self.model.clone();
+                return Ok(self.ui([UiEvent::Models { options, current }]));
+            }
             "config" => info::config(&self.loaded.settings, &self.model),
             "memory" => return self.memory(args).await,
             "cost" | "context" | "permissions" | "status" | "hooks" | "sandbox" => {

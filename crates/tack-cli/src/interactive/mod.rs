@@ -11,6 +11,7 @@
 mod driver;
 mod info;
 mod map;
+mod model_picker;
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;

@@ -370,7 +370,7 @@ mod tests {
             .collect();
         assert_eq!(
             &models[..5],
-            ["default", "sonnet", "opus", "haiku", "claude-opus-5"]
+            ["default", "sonnet", "opus", "haiku", "claude-opus-5-5"]
         );
         assert_eq!(models.len(), 4 + tack_api::known_models().count());
         let mut rest = answer.as_object().unwrap().clone();

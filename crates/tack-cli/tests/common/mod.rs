@@ -88,11 +88,17 @@ impl Env {
     /// `tack` reading and writing stream-json with stdin and stdout piped
     /// (stderr dropped): a session that stays open between turns.
     pub fn stream_json(&self) -> std::process::Child {
+        self.stream_json_with(&[])
+    }
+
+    /// [`Env::stream_json`] with more flags.
+    pub fn stream_json_with(&self, args: &[&str]) -> std::process::Child {
         std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
             .env_clear()
             .envs(self.vars())
             .current_dir(self.cwd())
             .args(STREAM_JSON)
+            .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())

@@ -19,7 +19,6 @@ use super::isolation;
 use super::read_only::ReadOnlyBash;
 use super::stop_hooks::SubagentHooks;
 use crate::event::{RuntimeEvent, SubagentEvent};
-use crate::model::resolve_model;
 use crate::transcript::StoreSink;
 
 /// One Agent call to run.
@@ -53,7 +52,7 @@ pub(crate) struct Finished {
 /// The model a launch runs on.
 pub(crate) fn model_of(shared: &AgentsShared, launch: &Launch) -> String {
     match (&launch.model, &launch.definition.model) {
-        (Some(m), _) | (None, AgentModel::Named(m)) => resolve_model(m),
+        (Some(m), _) | (None, AgentModel::Named(m)) => shared.models.request_env.resolve(m, false),
         (None, AgentModel::Inherit) => shared.models.model.get(),
         (None, AgentModel::SmallFast) => shared.models.small_model.clone(),
     }

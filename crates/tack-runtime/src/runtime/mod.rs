@@ -16,6 +16,7 @@ use std::time::Duration;
 use tack_core::LoopEvent;
 use tack_core::QueryConfig;
 use tack_core::session::{ResultSubtype, Session, SessionResult};
+use tack_permissions::PermissionMode;
 use tack_protocol::Message;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -32,7 +33,7 @@ use crate::snapshot::{ContextUsage, SessionSnapshot};
 use crate::user_shell::{SHELL_TIMEOUT, run_shell};
 use input_end::InputEnd;
 use ops::{Control, Interrupter};
-pub(crate) use parts::{Book, Extensions, Policy, Services, TurnSettings, Wakes};
+pub(crate) use parts::{Book, Extensions, ModelNames, Policy, Services, TurnSettings, Wakes};
 
 /// What the Notification hook says when the session waits for the user.
 const IDLE_MESSAGE: &str = "tack is waiting for your input";
@@ -234,6 +235,14 @@ impl Work {
     }
 }
 
+/// What [`Driver::set_model`] replaced: the session's request settings, the
+/// model id and the name it was chosen by.
+struct Replaced {
+    config: QueryConfig,
+    model: String,
+    name: String,
+}
+
 /// Everything but the session (which a running turn borrows), so commands can
 /// be handled while a turn runs: the session's parts and the loop's state.
 struct Driver {
@@ -418,13 +427,44 @@ impl Driver {
         }
     }
 
-    /// Sets the model; returns the config and model it replaced.
-    fn set_model(&mut self, session: &mut Session, model: Option<String>) -> (QueryConfig, String) {
-        let (config, model) = self.settings.config_for(session.config(), model);
+    /// Sets the model (`None`: the session's own) as the permission mode in
+    /// force resolves it; returns what it replaced.
+    fn set_model(&mut self, session: &mut Session, model: Option<String>) -> Replaced {
+        let planning = self.policy.gate.mode() == PermissionMode::Plan;
+        let name = model
+            .clone()
+            .unwrap_or_else(|| self.settings.model_names.own.clone());
+        let (config, model) = self.settings.config_for(session.config(), model, planning);
         let before = session.config().clone();
         session.set_config(config);
         self.settings.agent_model.set(model.clone());
-        (before, std::mem::replace(&mut self.info.model, model))
+        Replaced {
+            config: before,
+            model: std::mem::replace(&mut self.info.model, model),
+            name: std::mem::replace(&mut self.settings.model_names.current, name),
+        }
+    }
+
+    /// Puts back what [`Driver::set_model`] replaced.
+    fn restore_model(&mut self, session: &mut Session, replaced: Replaced) {
+        session.set_config(replaced.config);
+        self.settings.agent_model.set(replaced.model.clone());
+        self.info.model = replaced.model;
+        self.settings.model_names.current = replaced.name;
+    }
+
+    /// The model in force when the mode has changed since it was chosen
+    /// (`opusplan`: Opus in plan mode, Sonnet outside it).
+    fn follow_mode(&mut self, session: &mut Session) {
+        let mode = self.policy.gate.mode();
+        if self
+            .settings
+            .model_for_mode(mode, &self.info.model)
+            .is_some()
+        {
+            let name = self.settings.model_names.current.clone();
+            self.set_model(session, Some(name));
+        }
     }
 
     /// Takes the conversation's figures while the session is free.
@@ -567,6 +607,7 @@ impl Driver {
         };
         let message = expand_message(input.message, policy, &may_run, cwd, &cancel).await;
         let input = UserInput { message, ..input };
+        self.follow_mode(session);
         let restore = options.model.map(|m| self.set_model(session, Some(m)));
         let checkpoint = self.book.checkpoints.as_ref().map(|c| {
             // A message without an id is named by its uuid in the session.
@@ -581,10 +622,8 @@ impl Driver {
         self.turn_running = false;
         self.note_checkpoint(session, before, checkpoint);
         self.policy.gate.clear_turn_rules();
-        if let Some((config, model)) = restore {
-            session.set_config(config);
-            self.settings.agent_model.set(model.clone());
-            self.info.model = model;
+        if let Some(replaced) = restore {
+            self.restore_model(session, replaced);
         }
         alive
     }

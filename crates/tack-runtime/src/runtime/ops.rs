@@ -123,6 +123,15 @@ impl Driver {
                 let set = self.policy.set_mode(mode);
                 if set.is_ok() {
                     self.info.permission_mode = mode;
+                    // `opusplan` switches with the mode, once the session is free.
+                    if self
+                        .settings
+                        .model_for_mode(mode, &self.info.model)
+                        .is_some()
+                    {
+                        let name = self.settings.model_names.current.clone();
+                        self.pending_model = Some(Some(name));
+                    }
                 }
                 reply.send(Reply::PermissionMode(set));
             }

@@ -31,7 +31,7 @@ use crate::gate::{Gate, TurnCancel};
 use crate::handle::Responder;
 use crate::hooks::{SessionHooks, with_context};
 use crate::mcp::SessionMcp;
-use crate::model::{RequestEnv, resolve_model};
+use crate::model::RequestEnv;
 use crate::protocol::reply::{ModeError, RewindPoint};
 use crate::snapshot::Figures;
 use crate::structured_output::StructuredOutputTool;
@@ -76,6 +76,9 @@ pub(crate) struct TurnSettings {
     /// The session's own request settings, before any `set_model`.
     pub base_config: QueryConfig,
     pub request_env: RequestEnv,
+    /// The names (alias or id) the session's own model and the model in force
+    /// were chosen by: `opusplan` resolves anew when the mode changes.
+    pub model_names: ModelNames,
     /// The model sub-agents inherit; follows `set_model`.
     pub agent_model: ModelCell,
     /// `--json-schema`'s tool (also among the built-in tools), told of each
@@ -92,16 +95,42 @@ pub(crate) struct TurnSettings {
     pub start_context: Option<String>,
 }
 
+/// The names models were chosen by, before aliases.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ModelNames {
+    /// The session's own (`--model`, `ANTHROPIC_MODEL`, settings, `default`).
+    pub own: String,
+    /// The one in force (`set_model` changes it).
+    pub current: String,
+}
+
+impl ModelNames {
+    /// A session's names as it starts: its own in force.
+    pub fn of(own: String) -> ModelNames {
+        ModelNames {
+            current: own.clone(),
+            own,
+        }
+    }
+}
+
 impl TurnSettings {
     /// The request settings for `model` (`None`: the session's own), keeping
-    /// `max_turns` as `current` has it; and the model's id.
+    /// `max_turns` as `current` has it; and the model's id. `planning`: the
+    /// session is in plan mode (what `opusplan` follows). The session's own
+    /// model keeps the id it started with (the platform's, on Bedrock or
+    /// Vertex) unless its name follows the mode.
     pub fn config_for(
         &self,
         current: &QueryConfig,
         model: Option<String>,
+        planning: bool,
     ) -> (QueryConfig, String) {
         let model = match model {
-            Some(m) => resolve_model(&m),
+            Some(m) => self.request_env.resolve(&m, planning),
+            None if is_opusplan(&self.model_names.own) => {
+                self.request_env.resolve(&self.model_names.own, planning)
+            }
             None => self.base_config.model.clone(),
         };
         let base = QueryConfig {
@@ -109,6 +138,14 @@ impl TurnSettings {
             ..self.base_config.clone()
         };
         (self.request_env.apply(&base, &model), model)
+    }
+
+    /// The model the name in force stands for in `mode`, when that is not
+    /// `model` (the one in use): `opusplan` after a change of mode.
+    pub fn model_for_mode(&self, mode: PermissionMode, model: &str) -> Option<String> {
+        let name = &self.model_names.current;
+        let wanted = self.request_env.resolve(name, mode == PermissionMode::Plan);
+        (is_opusplan(name) && wanted != model).then_some(wanted)
     }
 
     /// `message` with what goes along with the next prompt: the skill
@@ -119,6 +156,10 @@ impl TurnSettings {
         let message = with_context(message, self.output_style_reminder.clone());
         with_context(message, self.start_context.take())
     }
+}
+
+fn is_opusplan(name: &str) -> bool {
+    tack_api::aliases::alias(name) == Some(tack_api::aliases::Alias::OpusPlan)
 }
 
 /// The slash commands and skills a prompt may name.
@@ -251,6 +292,7 @@ mod tests {
         TurnSettings {
             base_config,
             request_env: RequestEnv::from_env(&env),
+            model_names: ModelNames::of(model.to_owned()),
             agent_model: ModelCell::new(model.to_owned()),
             structured_output: None,
             context: Arc::new(PromptContext::default()),
@@ -270,7 +312,7 @@ mod tests {
 
     #[test]
     fn the_listing_and_start_context_go_once_the_style_reminder_every_time() {
-        let mut s = settings("claude-sonnet-4-5", &[]);
+        let mut s = settings("some-model", &[]);
         let first = s.with_reminders(Message::user_text("one"));
         let second = s.with_reminders(Message::user_text("two"));
         let reminder = |t: &str| tack_core::request::system_reminder(t);
@@ -290,14 +332,11 @@ mod tests {
 
     #[test]
     fn a_model_switch_keeps_the_running_max_turns_and_the_env_knobs() {
-        let s = settings(
-            "claude-sonnet-4-5",
-            &[("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "1000")],
-        );
+        let s = settings("some-model", &[("CLAUDE_CODE_MAX_OUTPUT_TOKENS", "1000")]);
         let mut current = s.base_config.clone();
         current.max_turns = Some(7);
-        let (switched, model) = s.config_for(&current, Some("haiku".into()));
-        let (back, base_model) = s.config_for(&current, None);
+        let (switched, model) = s.config_for(&current, Some("haiku".into()), false);
+        let (back, base_model) = s.config_for(&current, None, false);
         assert_eq!(
             (
                 model.as_str(),
@@ -305,16 +344,50 @@ mod tests {
                 switched.max_turns,
                 switched.max_tokens
             ),
-            (
-                resolve_model("haiku").as_str(),
-                model.as_str(),
-                Some(7),
-                1000
-            )
+            ("claude-haiku-5-5", model.as_str(), Some(7), 1000)
         );
         assert_eq!(
             (base_model.as_str(), back.model.as_str(), back.max_turns),
-            ("claude-sonnet-4-5", "claude-sonnet-4-5", Some(7))
+            ("some-model", "some-model", Some(7))
+        );
+    }
+
+    #[test]
+    fn opusplan_follows_the_mode_and_the_environment_pins_aliases() {
+        let s = settings(
+            "opusplan",
+            &[("ANTHROPIC_DEFAULT_SONNET_MODEL", "my-sonnet")],
+        );
+        let current = s.base_config.clone();
+        let model = |planning| s.config_for(&current, None, planning).1;
+        let switched = |name: &str| s.config_for(&current, Some(name.into()), false).1;
+        assert_eq!(
+            [
+                model(true),
+                model(false),
+                switched("sonnet"),
+                switched("opus")
+            ],
+            [
+                "claude-opus-5-5",
+                "my-sonnet",
+                "my-sonnet",
+                "claude-opus-5-5"
+            ]
+        );
+        assert_eq!(
+            [
+                s.model_for_mode(PermissionMode::Plan, "my-sonnet"),
+                s.model_for_mode(PermissionMode::Plan, "claude-opus-5-5"),
+                s.model_for_mode(PermissionMode::Default, "claude-opus-5-5"),
+                settings("opus", &[]).model_for_mode(PermissionMode::Plan, "x"),
+            ],
+            [
+                Some("claude-opus-5-5".to_owned()),
+                None,
+                Some("my-sonnet".to_owned()),
+                None
+            ]
         );
     }
 }

@@ -29,7 +29,7 @@ use crate::hooks::SessionHooks;
 use crate::mcp::SessionMcp;
 use crate::options::SessionOptions;
 use crate::place::Env;
-use crate::runtime::{Book, Extensions, Policy, Runtime, Services, TurnSettings};
+use crate::runtime::{Book, Extensions, ModelNames, Policy, Runtime, Services, TurnSettings};
 use crate::session_tools::{ToolChoices, ToolsModels, ToolsParts, ToolsPlace, session_tools};
 use crate::structured_output::{AnswerReminder, StructuredOutputTool};
 use crate::transcript::{
@@ -222,6 +222,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         settings: TurnSettings {
             base_config: engine.request.base,
             request_env: engine.request.env,
+            model_names: ModelNames::of(engine.name),
             agent_model: session_tools.model,
             structured_output,
             context,

@@ -12,7 +12,6 @@ use crate::emit::Emitter;
 use crate::event::Notice;
 use crate::gate::AutoMode;
 use crate::metered::MeteredClient;
-use crate::model::resolve_model;
 use crate::place::Env;
 
 /// The session's auto mode and the classifier's rules.
@@ -77,9 +76,11 @@ pub async fn auto_mode_critique(
     let settings = &loaded.settings;
     let options = crate::options::SessionOptions::default();
     let (emit, _events) = super::emitter(&[], &place.env, None);
-    let model = crate::model::session_model(&options, &place.env, settings);
+    let name = crate::model::session_model_name(&options, &place.env, settings);
+    let model = crate::model::model_for(&name, &place.env, false);
+    let names = (name, model);
     let model =
-        super::model::model_client(settings, &options, &place.env, &place.cwd, model, &emit)
+        super::model::model_client(settings, &options, &place.env, &place.cwd, names, &emit)
             .await
             .map_err(|e| e.to_string())?;
     let (config, _) = auto_mode_config(settings);
@@ -97,9 +98,9 @@ pub(super) fn classifier_model(env: &Env, model: &SessionModel) -> String {
         .get("CLAUDE_CODE_AUTO_MODE_MODEL")
         .filter(|m| !m.trim().is_empty())
     {
-        Some(m) => resolve_model(m.trim()),
+        Some(m) => model.request.env.resolve(m.trim(), false),
         None if model.on_provider => model.model.clone(),
-        None => resolve_model("sonnet"),
+        None => model.request.env.resolve("sonnet", false),
     }
 }
 

@@ -15,7 +15,7 @@ use crate::auth::{AuthError, client_config};
 use crate::client::DeferredClient;
 use crate::emit::Emitter;
 use crate::event::Notice;
-use crate::model::{RequestEnv, resolve_model};
+use crate::model::RequestEnv;
 use crate::options::SessionOptions;
 use crate::place::Env;
 use crate::providers::{self, ProviderRouter};
@@ -23,6 +23,8 @@ use crate::providers::{self, ProviderRouter};
 /// The session's model, the client that serves it and its request settings.
 pub(super) struct SessionModel {
     pub(super) model: String,
+    /// The name `model` was chosen by (an alias or the id itself).
+    pub(super) name: String,
     pub(super) client: Arc<dyn ModelClient>,
     pub(super) account: Account,
     /// The session's model is another provider's ([`crate::providers`]).
@@ -57,7 +59,7 @@ pub(super) async fn model_client(
     options: &SessionOptions,
     env: &Env,
     cwd: &Path,
-    model: String,
+    (name, model): (String, String),
     emit: &Emitter,
 ) -> Result<SessionModel, StartError> {
     let specs = providers::provider_specs(settings, env)?;
@@ -93,6 +95,7 @@ pub(super) async fn model_client(
         ledger: UsageLedger::default(),
         request,
         model,
+        name,
         classifier_client,
     })
 }
@@ -132,7 +135,7 @@ pub(super) fn request_config(
         .fallback_model
         .clone()
         .or_else(|| settings.fallback_model().and_then(|c| c.first().cloned()))
-        .map(|m| resolve_model(&m));
+        .map(|m| request_env.resolve(&m, false));
     base.auto_compact = settings.auto_compact_enabled();
     let config = request_env.apply(&base, model);
     for m in std::iter::once(model).chain(config.fallback_model.as_deref()) {

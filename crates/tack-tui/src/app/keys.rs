@@ -8,7 +8,9 @@ use tack_protocol::PermissionMode;
 use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;
 use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
-use crate::dialogs::{DecisionsOutcome, DialogOutcome, PickerOutcome, RewindOutcome, TrustOutcome};
+use crate::dialogs::{
+    DecisionsOutcome, DialogOutcome, ModelOutcome, PickerOutcome, RewindOutcome, TrustOutcome,
+};
 use crate::event::{NoticeLevel, PermissionAnswer, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
 
@@ -465,6 +467,18 @@ impl App {
                 PickerOutcome::Picked(session_id) => {
                     self.overlay = None;
                     vec![UiAction::Resume { session_id }]
+                }
+            },
+            Overlay::Model(picker) => match picker.key(key) {
+                ModelOutcome::Open => Vec::new(),
+                ModelOutcome::Cancelled => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                ModelOutcome::Picked(alias) => {
+                    self.overlay = None;
+                    self.status.model = alias.clone();
+                    vec![UiAction::SetModel(alias)]
                 }
             },
             Overlay::Rewind(picker) => match picker.key(key) {

@@ -18,7 +18,9 @@ use tack_protocol::TodoItem;
 
 use crate::cells::{HistoryCell, ToolCall, ToolResult};
 use crate::commands::{MenuEntry, menu_entries};
-use crate::dialogs::{DecisionsView, PermissionDialog, ResumePicker, RewindPicker, TrustDialog};
+use crate::dialogs::{
+    DecisionsView, ModelPicker, PermissionDialog, ResumePicker, RewindPicker, TrustDialog,
+};
 use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
 use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
 use crate::paths::ShownPaths;
@@ -58,6 +60,8 @@ enum Overlay {
     Permission(PermissionDialog),
     Resume(ResumePicker),
     Rewind(RewindPicker),
+    /// `/model`'s picker.
+    Model(ModelPicker),
     Trust(TrustDialog),
     /// `/permissions`' auto-mode decisions.
     Decisions(DecisionsView),
@@ -304,6 +308,7 @@ impl App {
                 Overlay::Permission(_)
                 | Overlay::Resume(_)
                 | Overlay::Rewind(_)
+                | Overlay::Model(_)
                 | Overlay::Trust(_)
                 | Overlay::Decisions(_),
             ) => return,
@@ -412,6 +417,9 @@ impl App {
                 }
             }
             UiEvent::Status(patch) => self.status_patch(patch),
+            UiEvent::Models { options, current } => {
+                self.overlay = Some(Overlay::Model(ModelPicker::new(options, &current)));
+            }
             UiEvent::Sessions { sessions, clock } => {
                 self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions, clock)));
             }

@@ -3,6 +3,7 @@
 //! [`window`] keeps the selected row in view and [`row_marker`] marks it.
 
 mod decisions;
+mod model;
 mod permission;
 mod resume;
 mod rewind;
@@ -14,6 +15,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 pub use decisions::{DecisionsOutcome, DecisionsView};
+pub use model::{ModelOutcome, ModelPicker};
 pub use permission::{DialogOutcome, PermissionDialog};
 pub use resume::{PickerOutcome, ResumePicker};
 pub use rewind::{RewindOutcome, RewindPicker};

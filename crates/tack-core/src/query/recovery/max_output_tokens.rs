@@ -1,7 +1,11 @@
 //! Output cut at max_tokens (seed 002, "max_output_tokens"):
 //!
-//! 1. **Escalate**: if the request used the default cap ([`DEFAULT_MAX_OUTPUT_TOKENS`]
-//!    = 8k, no override), retry the *same* request once with
+//! 1. **Escalate**: if the request was sized below the escalated cap with no
+//!    override (the loop's default [`DEFAULT_MAX_OUTPUT_TOKENS`] = 8k; the
+//!    runtime sizes a Claude model's first request at its output cap, so this
+//!    runs for an unknown id's 32k and another provider's 8k, not for a 128k
+//!    model, which goes straight to recovery as Claude Code does), retry the
+//!    *same* request once with
 //!    [`escalated_max_tokens`] (64k, or the model's output cap if smaller) and no
 //!    extra message. The cut response is voided (tombstone), not kept.
 //! 2. **Recover**: otherwise, up to [`MAX_OUTPUT_TOKENS_RECOVERY_LIMIT`] (3) times,
@@ -95,7 +99,8 @@ mod tests {
 
     #[test]
     fn escalates_once_from_the_default_then_recovers_three_times() {
-        let config = QueryConfig::new("claude-sonnet-4-5");
+        // Output cap 128k: the escalation is to 64k.
+        let config = QueryConfig::new("claude-sonnet-5-5");
         let state = State::initial(vec![Message::user_text("write")], None);
         let escalated = try_escalate(&state, &config, &config.model).expect("escalates");
         assert_eq!(
