@@ -395,8 +395,8 @@ async fn control(sdk: Result<Sdk, String>) {
             "context_usage": {
                 "categories": ["System prompt", "System tools", "Memory files", "Messages", "Free space"],
                 "totalTokens": 120,
-                "rawMaxTokens": 200_000,
-                "model": "claude-sonnet-4-5",
+                "rawMaxTokens": 1_000_000,
+                "model": tack_runtime::DEFAULT_MODEL,
             },
             "stop_task": "No task found with ID: nope",
         })
