@@ -33,6 +33,7 @@ mod kill;
 mod kubernetes;
 mod llama;
 mod mcp;
+mod mcp_scopes;
 mod mentions;
 mod otel;
 mod output_styles;
