@@ -9,10 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::json;
-use tack_plugins::{
-    Context, InstallScope, InstalledPlugins, Marketplace, MarketplaceEntry, PluginSource,
-    git::GIT_TIMEOUT,
-};
+use tack_plugins::{Context, InstallScope, InstalledPlugins, git::GIT_TIMEOUT};
 use tack_runtime::Place;
 use tack_sys::terminal_text::visible;
 
@@ -98,7 +95,10 @@ fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String>
         }
         PluginCommand::Enable { plugin, scope } => toggle(ctx, &plugin, &scope, true)?,
         PluginCommand::Disable { plugin, scope } => toggle(ctx, &plugin, &scope, false)?,
-        PluginCommand::List { json } => list(ctx, json)?,
+        PluginCommand::List { json, available } => match available {
+            true => crate::plugin_catalog::available(ctx, json)?,
+            false => list(ctx, json)?,
+        },
         PluginCommand::Update { plugin, scope } => {
             let scope = scope.as_deref().map(InstallScope::parse).transpose()?;
             let mut out = String::new();
@@ -118,7 +118,7 @@ fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String>
             }
             out
         }
-        PluginCommand::Details { plugin } => details(ctx, &plugin)?,
+        PluginCommand::Details { plugin } => crate::plugin_catalog::details(ctx, &plugin)?,
         PluginCommand::Validate { .. } => String::new(),
     })
 }
@@ -220,95 +220,6 @@ fn list(ctx: &Context, as_json: bool) -> anyhow::Result<String> {
         );
     }
     Ok(out)
-}
-
-fn details(ctx: &Context, spec: &str) -> anyhow::Result<String> {
-    let id = match tack_plugins::installed_id(ctx, spec) {
-        Ok(id) => id,
-        Err(_) if spec.contains('@') => spec.to_owned(),
-        Err(e) => return Err(e.into()),
-    };
-    let (name, market) = id.rsplit_once('@').unwrap_or((id.as_str(), ""));
-    let mut out = format!("{id}\n");
-    let entry: Option<MarketplaceEntry> = tack_plugins::open_marketplace(ctx, market)
-        .ok()
-        .and_then(|(_, m): (_, Marketplace)| m.entry(name).cloned());
-    if let Some(e) = &entry {
-        if let Some(d) = &e.description {
-            writeln!(out, "  Description: {d}")?;
-        }
-        writeln!(out, "  Marketplace: {market}")?;
-    }
-    let installed = InstalledPlugins::read(&ctx.plugins_dir())?;
-    let installs = installed.plugins.get(&id).cloned().unwrap_or_default();
-    if installs.is_empty() {
-        out.push_str("  Not installed\n");
-    }
-    for i in &installs {
-        writeln!(
-            out,
-            "  Installed ({}): {} at {}",
-            i.scope.name(),
-            i.version.as_deref().unwrap_or("unknown"),
-            i.install_path.display()
-        )?;
-    }
-    if let Some(i) = installs.first() {
-        components(&mut out, &i.install_path, name, market, entry.as_ref())?;
-    }
-    Ok(out)
-}
-
-/// The components of the plugin at `root`, one line per kind.
-fn components(
-    out: &mut String,
-    root: &Path,
-    name: &str,
-    market: &str,
-    entry: Option<&MarketplaceEntry>,
-) -> anyhow::Result<()> {
-    let source = PluginSource::Installed {
-        marketplace: market.to_owned(),
-    };
-    let mut plugin = tack_plugins::Plugin::load_or_named(root, name, source)?;
-    if let Some(e) = entry {
-        e.apply_to(&mut plugin).map_err(anyhow::Error::msg)?;
-    }
-    let names = |paths: Vec<std::path::PathBuf>| -> Vec<String> {
-        let mut found = Vec::new();
-        for p in paths {
-            match std::fs::read_dir(&p) {
-                Ok(dir) => found.extend(
-                    dir.flatten()
-                        .map(|e| e.file_name().to_string_lossy().into_owned()),
-                ),
-                Err(_) => found.push(
-                    p.file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                ),
-            }
-        }
-        found.sort();
-        found
-    };
-    for (kind, list) in [
-        ("Commands", names(plugin.command_paths()?)),
-        ("Agents", names(plugin.agent_paths()?)),
-        ("Skills", names(plugin.skill_paths()?)),
-        ("Output styles", names(plugin.output_style_paths()?)),
-    ] {
-        if !list.is_empty() {
-            writeln!(out, "  {kind}: {}", list.join(", "))?;
-        }
-    }
-    if !plugin.hooks()?.is_empty() {
-        out.push_str("  Hooks: yes\n");
-    }
-    if !plugin.mcp_servers()?.is_empty() {
-        out.push_str("  MCP servers: yes\n");
-    }
-    Ok(())
 }
 
 fn validate(path: &Path) -> ExitCode {

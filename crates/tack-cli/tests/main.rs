@@ -40,6 +40,7 @@ mod output_styles;
 mod permissions;
 mod plugin_auto_update;
 mod plugins;
+mod plugins_catalog;
 mod plugins_cli;
 mod plugins_hostile;
 mod print;
