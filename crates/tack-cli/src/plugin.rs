@@ -19,14 +19,20 @@ use crate::cli::{MarketplaceCommand, PluginCommand};
 const MAX_FETCH_BYTES: usize = 8 << 20;
 const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
-    if let PluginCommand::Validate { path } = &command {
-        return Ok(validate(&place.cwd.join(path)));
-    }
+/// Runs `f` with the context `tack plugin`'s operations are given for
+/// `place`; the settings files' warnings go to `warn`. With `changes`, under
+/// the plugins folder's lock for the whole read-modify-write (and the tidy
+/// after it).
+pub fn with_context<T>(
+    place: &Place,
+    changes: bool,
+    warn: &dyn Fn(&str),
+    f: impl FnOnce(&Context) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
     let loaded = tack_runtime::load_settings(place, None)?;
     let (layers, warnings) = tack_runtime::plugin_layers(&loaded.locations);
     for w in warnings {
-        eprintln!("warning: {}", visible(&w.to_string()));
+        warn(&w);
     }
     let fetch = fetch_url;
     let ctx = Context {
@@ -38,16 +44,22 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
         fetch: &fetch,
         git_timeout: GIT_TIMEOUT,
     };
-    // Commands that change the state hold the plugins folder for their
-    // whole read-modify-write (and the tidy after it).
-    let lock = changes_state(&command)
-        .then(|| ctx.plugins_dir().lock())
-        .transpose()?;
-    let result = command_text(&ctx, command);
+    let lock = changes.then(|| ctx.plugins_dir().lock()).transpose()?;
+    let result = f(&ctx);
     if lock.is_some() {
         ctx.plugins_dir().tidy();
     }
     drop(lock);
+    result
+}
+
+pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
+    if let PluginCommand::Validate { path } = &command {
+        return Ok(validate(&place.cwd.join(path)));
+    }
+    let warn = |w: &str| eprintln!("warning: {}", visible(w));
+    let changes = changes_state(&command);
+    let result = with_context(place, changes, &warn, |ctx| command_text(ctx, command));
     // Names, descriptions and paths come from marketplaces and plugins.
     let text = result?;
     let text = visible(&text);

@@ -63,6 +63,9 @@ pub enum UiEvent {
     /// Past sessions of this project, for the `/resume` picker
     /// (answer to [`UiAction::ListSessions`]).
     Sessions(Vec<SessionSummary>),
+    /// The plugins the added marketplaces offer, for the `/plugin` browser
+    /// (answer to `/plugin` and to each `/plugin <verb> <id>` it runs).
+    Plugins(Vec<tack_protocol::plugin_catalog::CatalogPlugin>),
     /// The prompts the conversation can be rewound to, oldest first, for the
     /// `/rewind` picker (answer to [`UiAction::ListRewindPoints`]).
     RewindPoints(Vec<RewindChoice>),

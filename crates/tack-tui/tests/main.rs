@@ -11,5 +11,6 @@ mod common;
 mod inline;
 mod keys;
 mod markdown;
+mod plugins;
 mod pty;
 mod screens;

@@ -34,6 +34,7 @@ use tack_tui::{
 use tokio::sync::mpsc;
 
 mod permissions;
+mod plugins;
 mod rewind;
 
 use super::info;
@@ -636,6 +637,7 @@ impl Driver {
             "model" => info::model(&self.model),
             "config" => info::config(&self.loaded.settings, &self.model),
             "memory" => return self.memory(args).await,
+            "plugin" => return Ok(self.plugin_command(args)),
             "cost" | "context" | "permissions" | "status" | "hooks" | "sandbox" => {
                 let Some(handle) = self.handle().cloned() else {
                     return Ok(self.not_ready(UiAction::Command {

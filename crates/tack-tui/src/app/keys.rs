@@ -8,7 +8,9 @@ use tack_protocol::PermissionMode;
 use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;
 use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
-use crate::dialogs::{DecisionsOutcome, DialogOutcome, PickerOutcome, RewindOutcome, TrustOutcome};
+use crate::dialogs::{
+    DecisionsOutcome, DialogOutcome, PickerOutcome, PluginOutcome, RewindOutcome, TrustOutcome,
+};
 use crate::event::{NoticeLevel, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
 
@@ -443,6 +445,18 @@ impl App {
                     self.overlay = None;
                     vec![UiAction::Resume { session_id }]
                 }
+            },
+            Overlay::Plugins(browser) => match browser.key(key) {
+                PluginOutcome::Open => Vec::new(),
+                PluginOutcome::Cancelled => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                // The browser stays open; the driver answers with the new list.
+                PluginOutcome::Run(args) => vec![UiAction::Command {
+                    name: "plugin".to_owned(),
+                    args,
+                }],
             },
             Overlay::Rewind(picker) => match picker.key(key) {
                 RewindOutcome::Open => Vec::new(),

@@ -18,7 +18,9 @@ use tack_protocol::TodoItem;
 
 use crate::cells::{HistoryCell, ToolCall, ToolResult};
 use crate::commands::{MenuEntry, menu_entries};
-use crate::dialogs::{DecisionsView, PermissionDialog, ResumePicker, RewindPicker, TrustDialog};
+use crate::dialogs::{
+    DecisionsView, PermissionDialog, PluginBrowser, ResumePicker, RewindPicker, TrustDialog,
+};
 use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
 use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
 use crate::status::StatusInfo;
@@ -57,6 +59,7 @@ enum Overlay {
     Permission(PermissionDialog),
     Resume(ResumePicker),
     Rewind(RewindPicker),
+    Plugins(PluginBrowser),
     Trust(TrustDialog),
     /// `/permissions`' auto-mode decisions.
     Decisions(DecisionsView),
@@ -286,6 +289,7 @@ impl App {
                 Overlay::Permission(_)
                 | Overlay::Resume(_)
                 | Overlay::Rewind(_)
+                | Overlay::Plugins(_)
                 | Overlay::Trust(_)
                 | Overlay::Decisions(_),
             ) => return,
@@ -403,6 +407,12 @@ impl App {
             UiEvent::Status(patch) => self.status_patch(patch),
             UiEvent::Sessions(sessions) => {
                 self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions)));
+            }
+            UiEvent::Plugins(plugins) => {
+                self.overlay = Some(Overlay::Plugins(match &self.overlay {
+                    Some(Overlay::Plugins(open)) => open.refreshed(plugins),
+                    _ => PluginBrowser::new(plugins),
+                }));
             }
             UiEvent::RewindPoints(points) => {
                 self.overlay = Some(Overlay::Rewind(RewindPicker::new(points)));

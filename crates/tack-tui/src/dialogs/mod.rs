@@ -4,6 +4,7 @@
 
 mod decisions;
 mod permission;
+mod plugins;
 mod resume;
 mod rewind;
 mod trust;
@@ -15,6 +16,7 @@ use ratatui::text::{Line, Span};
 
 pub use decisions::{DecisionsOutcome, DecisionsView};
 pub use permission::{DialogOutcome, PermissionDialog};
+pub use plugins::{PluginBrowser, PluginOutcome};
 pub use resume::{PickerOutcome, ResumePicker};
 pub use rewind::{RewindOutcome, RewindPicker};
 pub use trust::{TrustDialog, TrustOutcome};
