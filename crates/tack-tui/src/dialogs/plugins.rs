@@ -4,11 +4,11 @@
 //! the driver runs with the library calls `tack plugin` uses, answering with
 //! the refreshed list.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::text::{Line, Span};
 use tack_protocol::plugin_catalog::CatalogPlugin;
 
-use super::{boxed, one_line, row_marker, window};
+use super::{ListKey, boxed, list_key, one_line, picker_header, row_marker, window};
 use crate::theme::Theme;
 
 /// Rows of plugins shown at once.
@@ -71,47 +71,18 @@ impl PluginBrowser {
 
     pub fn key(&mut self, key: KeyEvent) -> PluginOutcome {
         let count = self.visible().len();
-        match key.code {
-            KeyCode::Esc => return PluginOutcome::Cancelled,
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
-            KeyCode::Enter => {
-                if let Some(p) = self.visible().get(self.selected) {
-                    let verb = match (p.installed, p.enabled) {
-                        (false, _) => "install",
-                        (true, true) => "disable",
-                        (true, false) => "enable",
-                    };
-                    return PluginOutcome::Run(format!("{verb} {}", p.id()));
-                }
-            }
-            KeyCode::Backspace => {
-                self.filter.pop();
-                self.selected = 0;
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                self.filter.push(c);
-                self.selected = 0;
-            }
-            _ => {}
+        match list_key(key, &mut self.selected, &mut self.filter, count) {
+            ListKey::Cancelled => PluginOutcome::Cancelled,
+            ListKey::Chose => match self.visible().get(self.selected) {
+                Some(p) => PluginOutcome::Run(format!("{} {}", verb(p), p.id())),
+                None => PluginOutcome::Open,
+            },
+            ListKey::Moved | ListKey::Other => PluginOutcome::Open,
         }
-        PluginOutcome::Open
     }
 
     pub fn render(&self, theme: &Theme, width: u16) -> Vec<Line<'static>> {
-        let mut lines = vec![Line::styled(
-            "Plugins",
-            theme.heading().patch(theme.accent()),
-        )];
-        let filter = match self.filter.is_empty() {
-            true => "type to filter".to_string(),
-            false => self.filter.clone(),
-        };
-        lines.push(Line::from(vec![
-            Span::styled("Search: ", theme.dim()),
-            Span::raw(filter),
-        ]));
-        lines.push(Line::default());
+        let mut lines = picker_header(theme, "Plugins", &self.filter);
         let visible = self.visible();
         if visible.is_empty() {
             lines.push(Line::styled(
@@ -151,5 +122,14 @@ impl PluginBrowser {
         };
         lines.push(Line::styled(hint, theme.dim()));
         boxed(lines, theme, width)
+    }
+}
+
+/// What Enter does to `p`.
+fn verb(p: &CatalogPlugin) -> &'static str {
+    match (p.installed, p.enabled) {
+        (false, _) => "install",
+        (true, true) => "disable",
+        (true, false) => "enable",
     }
 }
