@@ -9,8 +9,8 @@
 //! end the call with [`Verdict::Failed`] saying what went wrong: the caller
 //! decides what a failure means (a person asks; headless runs refuse).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use tack_api::{ModelClient, final_message};
 use tack_protocol::{MessageResponse, Usage};
@@ -29,8 +29,10 @@ pub struct Classifier {
     client: Arc<dyn ModelClient>,
     model: String,
     config: AutoModeConfig,
-    /// The system prompt, built once from `config`.
-    system: String,
+    /// The system prompt, built once from `config` on the first
+    /// classification: most sessions with auto mode
+    /// available never classify, and start-up should not pay for it.
+    system: OnceLock<String>,
     /// How many transcript entries the last request carried: where the
     /// prefix it wrote to the cache ends.
     sent_end: AtomicUsize,
@@ -57,12 +59,11 @@ pub struct Classification {
 
 impl Classifier {
     pub fn new(client: Arc<dyn ModelClient>, model: String, config: AutoModeConfig) -> Self {
-        let system = prompt::system_prompt(&config.rules);
         Classifier {
             client,
             model,
             config,
-            system,
+            system: OnceLock::new(),
             sent_end: AtomicUsize::new(0),
         }
     }
@@ -139,7 +140,8 @@ impl Classifier {
             environment: call.environment,
             previous_end: self.sent_end.swap(call.transcript.len(), Ordering::Relaxed),
         };
-        let request = prompt::request(&self.model, &self.system, &ask, stage);
+        let system = (self.system).get_or_init(|| prompt::system_prompt(&self.config.rules));
+        let request = prompt::request(&self.model, system, &ask, stage);
         let mut garbled = String::new();
         for _ in 0..2 {
             let message = self.ask(call, request.clone()).await?;

@@ -9,11 +9,22 @@ use tack_runtime::PermissionMode;
 #[derive(Debug, Parser)]
 #[command(
     name = "tack",
-    version = concat!(env!("CARGO_PKG_VERSION"), " (tack)"),
+    version,
+    disable_version_flag = true,
     about = "tack: an agentic coding CLI, compatible with Claude Code (its terminal UI without -p, its headless mode with -p)",
-    after_help = "Try it without an API key: `tack demo`."
+    after_help = "Examples:
+  tack                                  the terminal UI in this folder
+  tack -p \"why does the test fail?\"     one prompt, the answer printed
+  tack -c                               continue the last session here
+  tack demo                             a real session against a scripted model: no API key
+
+Flags only the Agent SDKs pass are accepted and not listed."
 )]
 pub struct Cli {
+    /// Print the version (`-v` as Claude Code's, and `-V`).
+    #[arg(short = 'v', long = "version", short_alias = 'V', action = clap::ArgAction::Version)]
+    version: (),
+
     #[command(subcommand)]
     pub command: Option<Command>,
 
@@ -21,126 +32,126 @@ pub struct Cli {
     pub prompt: Option<String>,
 
     /// Print the response and exit (non-interactive).
-    #[arg(short = 'p', long = "print")]
+    #[arg(help_heading = "Print mode (-p)", short = 'p', long = "print")]
     pub print: bool,
 
     /// Output format (with -p).
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(help_heading = "Print mode (-p)", long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
 
     /// Input format (with -p): `stream-json` reads user messages as JSON lines from stdin.
-    #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+    #[arg(help_heading = "Print mode (-p)", long, value_enum, default_value_t = InputFormat::Text)]
     pub input_format: InputFormat,
 
     /// Full turn-by-turn output (required for -p with stream-json output).
-    #[arg(long)]
+    #[arg(help_heading = "Print mode (-p)", long)]
     pub verbose: bool,
 
     /// Emit `stream_event` records with partial messages (stream-json only).
-    #[arg(long)]
+    #[arg(help_heading = "Print mode (-p)", long)]
     pub include_partial_messages: bool,
 
     /// Maximum number of model calls in one turn (at least 1).
-    #[arg(long)]
+    #[arg(help_heading = "Print mode (-p)", long)]
     pub max_turns: Option<u32>,
 
     /// Model alias (`sonnet`, `opus`, `haiku`) or full id.
-    #[arg(long)]
+    #[arg(help_heading = "Model", long)]
     pub model: Option<String>,
 
     /// Model to use when the primary one is overloaded.
-    #[arg(long)]
+    #[arg(help_heading = "Model", long)]
     pub fallback_model: Option<String>,
 
     /// Stop once the estimated spend reaches this many US dollars.
-    #[arg(long)]
+    #[arg(help_heading = "Print mode (-p)", long)]
     pub max_budget_usd: Option<f64>,
 
     /// Print mode: a hard wall-clock limit in seconds. The running turn is
     /// interrupted, its result printed, and tack exits with code 124.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(help_heading = "Print mode (-p)", long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
 
     /// Run the session in a new git worktree, `.claude/worktrees/<name>/` on
     /// branch `worktree-<name>` (a name is made up when none is given).
     /// Removed at the end if nothing changed; otherwise kept and named.
-    #[arg(short = 'w', long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+    #[arg(help_heading = "Sessions", short = 'w', long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
     pub worktree: Option<String>,
 
     /// Continue the most recent session in this directory.
-    #[arg(short = 'c', long = "continue")]
+    #[arg(help_heading = "Sessions", short = 'c', long = "continue")]
     pub continue_session: bool,
 
     /// Resume a session by id.
-    #[arg(short = 'r', long, num_args = 0..=1, default_missing_value = "")]
+    #[arg(help_heading = "Sessions", short = 'r', long, num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
 
     /// Use this id (a UUID) for the new session.
-    #[arg(long)]
+    #[arg(help_heading = "Sessions", long)]
     pub session_id: Option<String>,
 
     /// Replace the default system prompt.
-    #[arg(long)]
+    #[arg(help_heading = "Context and extensions", long)]
     pub system_prompt: Option<String>,
 
     /// Append to the system prompt.
-    #[arg(long)]
+    #[arg(help_heading = "Context and extensions", long)]
     pub append_system_prompt: Option<String>,
 
     /// Permission mode for the session.
-    #[arg(long, value_parser = permission_mode())]
+    #[arg(help_heading = "Permissions and sandbox", long, value_parser = permission_mode())]
     pub permission_mode: Option<PermissionMode>,
 
     /// Allowed tools / rules, comma- or space-separated (e.g. "Read,Bash(git diff *)").
-    #[arg(long = "allowedTools", visible_alias = "allowed-tools", action = clap::ArgAction::Append)]
+    #[arg(help_heading = "Permissions and sandbox", long = "allowedTools", visible_alias = "allowed-tools", action = clap::ArgAction::Append)]
     pub allowed_tools: Vec<String>,
 
     /// Disallowed tools / rules.
-    #[arg(long = "disallowedTools", visible_alias = "disallowed-tools", action = clap::ArgAction::Append)]
+    #[arg(help_heading = "Permissions and sandbox", long = "disallowedTools", visible_alias = "disallowed-tools", action = clap::ArgAction::Append)]
     pub disallowed_tools: Vec<String>,
 
     /// Allow every tool call without asking (same as --permission-mode bypassPermissions).
-    #[arg(long)]
+    #[arg(help_heading = "Permissions and sandbox", long)]
     pub dangerously_skip_permissions: bool,
 
     /// Additional working directory (repeatable).
-    #[arg(long, action = clap::ArgAction::Append)]
+    #[arg(help_heading = "Permissions and sandbox", long, action = clap::ArgAction::Append)]
     pub add_dir: Vec<PathBuf>,
 
     /// Confine Bash commands (Codex's modes): read-only, workspace-write, or off.
     /// Beats the `sandbox.enabled` setting.
-    #[arg(long, value_parser = sandbox_mode())]
+    #[arg(help_heading = "Permissions and sandbox", long, value_parser = sandbox_mode())]
     pub sandbox: Option<tack_runtime::SandboxMode>,
 
     /// Settings file or inline JSON (highest settings layer).
-    #[arg(long)]
+    #[arg(help_heading = "Context and extensions", long)]
     pub settings: Option<String>,
 
     /// MCP server configuration: files or JSON strings (`{"mcpServers": {...}}`).
-    #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
+    #[arg(help_heading = "Context and extensions", long, num_args = 1.., action = clap::ArgAction::Append)]
     pub mcp_config: Vec<String>,
 
     /// Load a plugin from this folder for this session only (repeatable).
-    #[arg(long = "plugin-dir", value_name = "DIR", action = clap::ArgAction::Append)]
+    #[arg(help_heading = "Context and extensions", long = "plugin-dir", value_name = "DIR", action = clap::ArgAction::Append)]
     pub plugin_dir: Vec<PathBuf>,
     /// As `--plugin-dir`, without the plugin's MCP servers (the TypeScript
     /// SDK's `skipMcpDiscovery`).
     #[arg(long = "plugin-dir-no-mcp", value_name = "DIR", hide = true, action = clap::ArgAction::Append)]
     pub plugin_dir_no_mcp: Vec<PathBuf>,
     /// Use only the `--mcp-config` servers.
-    #[arg(long)]
+    #[arg(help_heading = "Context and extensions", long)]
     pub strict_mcp_config: bool,
 
     /// Do not write the session transcript.
-    #[arg(long)]
+    #[arg(help_heading = "Sessions", long)]
     pub no_session_persistence: bool,
 
     /// Sub-agent definitions as JSON: {"name": {"description", "prompt", "tools", "model"}}.
-    #[arg(long)]
+    #[arg(help_heading = "Context and extensions", long)]
     pub agents: Option<String>,
 
     /// Run the built-in demo session (no API key, no network).
-    #[arg(long)]
+    #[arg(hide = true, long)]
     pub demo: bool,
 
     /// Serve the session on this Unix socket instead of printing it: clients
@@ -153,24 +164,24 @@ pub struct Cli {
     // ----- Agent SDK mode (`--input-format stream-json`; see sdk/) -----
     /// Who answers permission prompts: `stdio` (the Agent SDK's `canUseTool`
     /// callback, over the control protocol) or an MCP tool (`mcp__server__tool`).
-    #[arg(long)]
+    #[arg(hide = true, long)]
     pub permission_prompt_tool: Option<String>,
 
     /// Which settings files load: a comma-separated subset of `user,project,local`.
-    #[arg(long)]
+    #[arg(help_heading = "Context and extensions", long)]
     pub setting_sources: Option<String>,
 
     /// The built-in tools offered to the model: `default` (all), `""` (none), or
     /// names (`Bash,Edit,Read`).
-    #[arg(long)]
+    #[arg(help_heading = "Context and extensions", long)]
     pub tools: Option<String>,
 
     /// With --continue/--resume: continue in a new session (new id and transcript).
-    #[arg(long)]
+    #[arg(help_heading = "Sessions", long)]
     pub fork_session: bool,
 
     /// Resume only up to this message (a message uuid), with --resume/--continue.
-    #[arg(long)]
+    #[arg(hide = true, long)]
     pub resume_session_at: Option<String>,
 
     /// With --resume-session-at: the prompt (a uuid) whose turn the
@@ -185,47 +196,55 @@ pub struct Cli {
     pub session_mirror: bool,
 
     /// Echo each stdin user message on stdout (stream-json in and out).
-    #[arg(long)]
+    #[arg(hide = true, long)]
     pub replay_user_messages: bool,
 
     /// Emit hook lifecycle records (stream-json).
-    #[arg(long)]
+    #[arg(hide = true, long)]
     pub include_hook_events: bool,
 
     /// Extended thinking with this token budget (0 turns thinking off).
-    #[arg(long)]
+    #[arg(help_heading = "Model", long)]
     pub max_thinking_tokens: Option<u32>,
 
     /// `adaptive` or `disabled` thinking.
-    #[arg(long, value_parser = ["adaptive", "disabled"])]
+    #[arg(help_heading = "Model", long, value_parser = ["adaptive", "disabled"])]
     pub thinking: Option<String>,
 
     /// How thinking is shown (`summarized`, `omitted`, ...), with thinking on.
-    #[arg(long)]
+    #[arg(hide = true, long)]
     pub thinking_display: Option<String>,
 
     /// The model's effort (`output_config.effort`).
-    #[arg(long, value_parser = ["low", "medium", "high", "xhigh", "max"])]
+    #[arg(help_heading = "Model", long, value_parser = ["low", "medium", "high", "xhigh", "max"])]
     pub effort: Option<String>,
 
     /// More `anthropic-beta` values, comma-separated.
-    #[arg(long, action = clap::ArgAction::Append)]
+    #[arg(help_heading = "Model", long, action = clap::ArgAction::Append)]
     pub betas: Vec<String>,
 
     /// Structured output: a JSON Schema the final answer must match.
-    #[arg(long)]
+    #[arg(help_heading = "Print mode (-p)", long)]
     pub json_schema: Option<String>,
 
     /// Let the session switch to bypassPermissions later without starting in it.
-    #[arg(long)]
+    #[arg(help_heading = "Permissions and sandbox", long)]
     pub allow_dangerously_skip_permissions: bool,
 
     /// Replace the default system prompt with this file's text.
-    #[arg(long, conflicts_with = "system_prompt")]
+    #[arg(
+        help_heading = "Context and extensions",
+        long,
+        conflicts_with = "system_prompt"
+    )]
     pub system_prompt_file: Option<PathBuf>,
 
     /// Append this file's text to the system prompt.
-    #[arg(long, conflicts_with = "append_system_prompt")]
+    #[arg(
+        help_heading = "Context and extensions",
+        long,
+        conflicts_with = "append_system_prompt"
+    )]
     pub append_system_prompt_file: Option<PathBuf>,
 
     /// Accepted for the Agent SDKs' `debug` option; tack has no debug log yet

@@ -3,17 +3,28 @@
 //! "model" inspects a small generated project, finds the bug behind a failing
 //! test, fixes it with Edit, runs the test with Bash and reports. Everything
 //! except the model is real: tools, permissions, transcript, cost accounting.
+//!
+//! On a terminal it is the terminal UI, as plain `tack` is, with the prompt
+//! typed for the user and the Edit's permission dialog to answer. Piped, it
+//! is print mode narrating a transcript on stdout (edits allowed up front:
+//! nobody can answer a dialog). Either way it ends with the project's real
+//! path and commands that work from any folder.
 
-use std::path::Path;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use serde_json::json;
 use tack_testkit::{MockServer, Reply, Script};
 
-use tack_runtime::{Env, Place, RequestOptions, SessionOptions};
+use tack_runtime::{Env, LoadedSettings, Place, RequestOptions, SessionOptions};
+use tack_tui::{NoticeLevel, UiEvent};
 
 use crate::cli::Cli;
+use crate::interactive::Start;
+use crate::output::Narration;
+use crate::refusals::shell_quote;
 
 const CALC: &str = "#!/bin/sh\n# Arithmetic helpers.\nadd() {\n  echo $(( $1 - $2 ))\n}\n";
 const TEST: &str = "#!/bin/sh\n. ./calc.sh\ngot=$(add 2 3)\nif [ \"$got\" = 5 ]; then\n  echo \"PASS: add 2 3 = 5\"\nelse\n  echo \"FAIL: add 2 3 = $got, expected 5\"\n  exit 1\nfi\n";
@@ -23,7 +34,8 @@ fn script(project: &Path) -> Script {
     let calc = project.join("calc.sh").to_string_lossy().into_owned();
     let test = project.join("test.sh").to_string_lossy().into_owned();
     let pace = std::time::Duration::from_millis(15);
-    Script::new([
+    Script::new(
+        [
         Reply::message()
             .text("Let me look at the project first.")
             .tool_use("toolu_demo_1", "Glob", json!({"pattern": "*"}))
@@ -56,10 +68,86 @@ fn script(project: &Path) -> Script {
             .text("Fixed: `add` in calc.sh computed `$1 - $2`; it now computes `$1 + $2`, and `sh test.sh` passes.")
             .pacing(pace)
             .into(),
-    ])
+    ]
+    .into_iter()
+    // What a prompt typed after the demo gets.
+    .chain((0..50).map(|_| Reply::text(END))))
 }
 
-pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+const END: &str = "That was the whole of the demo's script. Leave with /exit to see how to try tack on this project with your own API key.";
+
+/// `tack demo`: the terminal UI on a terminal, a transcript on a pipe.
+pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    let project = make_project()?;
+    let base_url = serve(script(&project))?;
+    let place = Place::new(project.clone(), demo_env(&base_url))?;
+    let in_project = format!(
+        "cd {} && {}",
+        shell_quote(&project.to_string_lossy()),
+        crate::self_command::tack_command()
+    );
+    let options = SessionOptions {
+        request: RequestOptions {
+            model: Some("claude-sonnet-4-5".into()),
+            ..Default::default()
+        },
+        ..SessionOptions::default()
+    };
+    let code = if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let notice = format!(
+            "tack demo: a real session against a built-in scripted model (no API key, no network), in {}. \
+             Answer its permission dialog; /exit when done.",
+            project.display()
+        );
+        let start = Start {
+            loaded: settings(&project, false)?,
+            options,
+            project_dir: project.clone(),
+            place,
+            first_prompt: Some(PROMPT.to_owned()),
+            notices: vec![UiEvent::Notice {
+                level: NoticeLevel::Info,
+                text: notice,
+            }],
+        };
+        let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
+        crate::interactive::run_from(cli, start, color)?
+    } else {
+        println!(
+            "tack demo: a real session against a built-in scripted model (no API key, no network)."
+        );
+        println!("project: {}\n", project.display());
+        println!("> {PROMPT}\n");
+        let narration = Narration::new(&project, in_project.clone());
+        let session = crate::print::run(
+            cli,
+            place,
+            settings(&project, true)?,
+            options,
+            PROMPT.to_owned(),
+            Some(narration),
+        );
+        let code = crate::runtime()?.block_on(session)?;
+        if code == ExitCode::from(crate::print::STDOUT_CLOSED_EXIT) {
+            return Ok(code);
+        }
+        code
+    };
+    let test = std::process::Command::new("sh")
+        .arg("test.sh")
+        .current_dir(&project)
+        .output()?;
+    println!(
+        "\nverify yourself: cd {} && sh test.sh  →  {}",
+        shell_quote(&project.to_string_lossy()),
+        String::from_utf8_lossy(&test.stdout).trim()
+    );
+    println!("try tack on it with your own API key: {in_project} -p \"What does calc.sh do?\"");
+    Ok(code)
+}
+
+/// The demo project, in a fresh temporary folder that is kept.
+fn make_project() -> anyhow::Result<PathBuf> {
     let project = tempfile::Builder::new()
         .prefix("tack-demo-")
         .tempdir()
@@ -72,59 +160,76 @@ pub async fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         project.join("README.md"),
         "# calc\n\nRun the tests with `sh test.sh`.\n",
     )?;
+    Ok(project)
+}
 
-    let server = MockServer::start(script(&project))
-        .await
+/// Starts the scripted model server on loopback, on a thread of its own (the
+/// terminal UI runs its own runtime); its base URL. It lives as long as the
+/// process.
+fn serve(script: Script) -> anyhow::Result<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("demo-model".into())
+        .spawn(move || {
+            let runtime = match crate::runtime() {
+                Ok(runtime) => runtime,
+                Err(e) => return drop(tx.send(Err(e))),
+            };
+            runtime.block_on(async move {
+                match MockServer::start(script).await {
+                    Ok(server) => {
+                        let _ = tx.send(Ok(server.base_url()));
+                        std::future::pending::<()>().await;
+                    }
+                    Err(e) => drop(tx.send(Err(e))),
+                }
+            });
+        })
         .context("cannot start the demo model server")?;
+    let url = rx.recv().context("the demo model server did not start")?;
+    url.context("cannot start the demo model server")
+}
+
+/// The user's environment with the model pointed at the demo's server.
+fn demo_env(base_url: &str) -> Env {
     let mut env = Env::from_process();
     for key in [
         "ANTHROPIC_AUTH_TOKEN",
         "ANTHROPIC_MODEL",
         "MAX_THINKING_TOKENS",
         "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
     ] {
         env.0.remove(key);
     }
-    env.0.insert("ANTHROPIC_BASE_URL".into(), server.base_url());
+    env.0
+        .insert("ANTHROPIC_BASE_URL".into(), base_url.to_owned());
     env.0
         .insert("ANTHROPIC_API_KEY".into(), "demo-key-no-network".into());
-    let place = Place::new(project.clone(), env)?;
+    env
+}
 
-    println!(
-        "tack demo: a real session against a built-in scripted model (no API key, no network)."
-    );
-    println!("project: {}", project.display());
-    println!("model server: {} (in-process)\n", server.base_url());
-    println!("> {PROMPT}\n");
-    // The demo's own settings only (none of the user's files): its rules, as
-    // the flag layer.
-    let settings =
-        r#"{"permissions": {"allow": ["Bash(sh test.sh)"], "defaultMode": "acceptEdits"}}"#;
-    let loaded = tack_runtime::LoadedSettings {
-        locations: tack_config::Locations::discover(&project, |_| None),
+/// The demo's own settings only (none of the user's files), as the flag
+/// layer, the project trusted: its test may run; edits ask on a terminal and
+/// are allowed up front on a pipe (`accept_edits`).
+fn settings(project: &Path, accept_edits: bool) -> anyhow::Result<LoadedSettings> {
+    let mode = if accept_edits {
+        r#", "defaultMode": "acceptEdits""#
+    } else {
+        ""
+    };
+    let settings = format!(r#"{{"permissions": {{"allow": ["Bash(sh test.sh)"]{mode}}}}}"#);
+    Ok(LoadedSettings {
+        locations: tack_config::Locations::discover(project, |_| None),
         settings: tack_config::Settings::from_layers(
-            [(tack_config::Source::inline(&project), settings.to_owned())],
+            [(tack_config::Source::inline(project), settings)],
             None,
         )?,
-        trust: tack_runtime::Trust::default(),
-        notices: Vec::new(),
-    };
-    let options = SessionOptions {
-        request: RequestOptions {
-            model: Some("claude-sonnet-4-5".into()),
-            ..Default::default()
+        trust: tack_runtime::Trust {
+            trusted: true,
+            external_imports: false,
         },
-        ..SessionOptions::default()
-    };
-    let code = crate::print::run(cli, place, loaded, options, PROMPT.to_owned(), true).await?;
-    let test = std::process::Command::new("sh")
-        .arg("test.sh")
-        .current_dir(&project)
-        .output()?;
-    println!(
-        "\nverify yourself: cd {} && sh test.sh  →  {}",
-        project.display(),
-        String::from_utf8_lossy(&test.stdout).trim()
-    );
-    Ok(code)
+        notices: Vec::new(),
+    })
 }

@@ -19,8 +19,11 @@
 //!   `forwardSubagentText`; background agents awaited through `Command::EndInput` up to
 //!   `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS`, text and json printing the last turn's result,
 //!   stream-json every one: `runtime/input_end.rs`; `--timeout`: the turn interrupted at the
-//!   wall-clock limit, exit 124: `print_until`), terminal progress, demo, `tack trust`:
-//!   `tack-cli/src/{cli,main,print,output,progress,demo}.rs`
+//!   wall-clock limit, exit 124: `print_until`; refused calls said at the end, text mode exits 1:
+//!   `refusals.rs`; a closed stdout ends quietly, 141), terminal progress and the demo's piped
+//!   transcript (calls paired with results, drawn by the terminal UI's cell: `tool_lines.rs`),
+//!   demo (the terminal UI on a terminal), `tack trust`:
+//!   `tack-cli/src/{cli,main,print,output,progress,tool_lines,refusals,demo}.rs`
 //! - settings' `env` set in the process and the session's `Env` (every front end, while
 //!   single-threaded): `tack-cli/src/settings_env.rs`
 //! - `tack doctor`: settings, trust, credentials, hooks, MCP servers (scope, file, transport,
@@ -82,10 +85,13 @@ mod plugin;
 mod plugin_catalog;
 mod print;
 mod progress;
+mod refusals;
 mod sdk;
+mod self_command;
 mod serve;
 mod session_worktree;
 mod settings_env;
+mod tool_lines;
 
 use std::process::ExitCode;
 
@@ -188,7 +194,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Plugin(command)) => {
             return plugin::run(&Place::new(cwd, Env::from_process())?, command);
         }
-        Some(Command::Demo) => return runtime()?.block_on(demo::run(&cli)),
+        Some(Command::Demo) => return demo::run(&cli),
         Some(Command::Batch(args)) => return batch::run(args, &cwd),
         Some(Command::AutoMode(command)) => {
             return auto_mode::run(&Place::new(cwd, Env::from_process())?, command);
@@ -223,7 +229,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
 /// A session (print, SDK or interactive) in `cwd`.
 fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     if cli.demo {
-        return runtime()?.block_on(demo::run(&cli));
+        return demo::run(&cli);
     }
     if !cli.print && cli.input_format != cli::InputFormat::StreamJson && cli.serve.is_none() {
         let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
@@ -252,7 +258,7 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     match cli.input_format {
         cli::InputFormat::Text => {
             let prompt = print::read_prompt(&cli)?;
-            runtime()?.block_on(print::run(&cli, place, loaded, options, prompt, false))
+            runtime()?.block_on(print::run(&cli, place, loaded, options, prompt, None))
         }
         cli::InputFormat::StreamJson => runtime()?.block_on(sdk::run(&cli, place, loaded, options)),
     }

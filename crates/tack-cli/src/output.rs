@@ -12,18 +12,39 @@ use tack_runtime::{RuntimeEvent, SessionInfo, TurnEnd};
 
 use crate::cli::OutputFormat;
 use crate::progress::Progress;
+use crate::refusals::Refusals;
+use crate::tool_lines::ToolLines;
+
+/// `tack demo`'s transcript on stdout, as the session goes: each text once,
+/// each call with its result under it, then what it cost and how to go on.
+pub struct Narration {
+    calls: ToolLines,
+    /// The shell command that runs tack in the project (`cd … && tack`).
+    in_project: String,
+}
+
+impl Narration {
+    pub fn new(project: &std::path::Path, in_project: String) -> Narration {
+        Narration {
+            calls: ToolLines::new(project),
+            in_project,
+        }
+    }
+}
 
 /// Writes one session's output in the chosen format.
 pub struct Printer {
     format: OutputFormat,
     records: Records,
     progress: Option<Progress>,
-    narrate: bool,
+    narrate: Option<Narration>,
     /// `forwardSubagentText`: a sub-agent's text and thinking are printed too.
     subagent_text: bool,
     transcript: Option<std::path::PathBuf>,
     /// The last turn (or `/compact`) succeeded: the exit code.
     pub ok: bool,
+    /// The calls the permission layer refused, every turn's.
+    pub refusals: Refusals,
     /// text and json: the last turn's end, printed when the session ends
     /// (a background agent's end wakes one more turn, whose result is the
     /// one printed, as `claude -p` prints it).
@@ -42,17 +63,18 @@ impl Printer {
             format,
             records: Records::new(info.session_id.clone(), partial),
             progress,
-            narrate: false,
+            narrate: None,
             subagent_text: false,
             transcript: info.transcript_path.clone(),
             ok: true,
+            refusals: Refusals::default(),
             last_end: None,
             out: Box::new(std::io::stdout()),
         }
     }
 
     /// Narrates the session on stdout as it happens (`tack demo`).
-    pub fn narrating(mut self, narrate: bool) -> Self {
+    pub fn narrating(mut self, narrate: Option<Narration>) -> Self {
         self.narrate = narrate;
         self
     }
@@ -78,13 +100,16 @@ impl Printer {
                 }
             }
             RuntimeEvent::Loop(event) => self.loop_event(&event)?,
-            RuntimeEvent::TurnEnded(end) => match self.format {
-                OutputFormat::StreamJson => self.turn_ended(&end)?,
-                OutputFormat::Text | OutputFormat::Json => {
-                    self.ok = end.ok;
-                    self.last_end = Some(end);
+            RuntimeEvent::TurnEnded(end) => {
+                self.refusals.turn(&end.record.permission_denials);
+                match self.format {
+                    OutputFormat::StreamJson => self.turn_ended(&end)?,
+                    OutputFormat::Text | OutputFormat::Json => {
+                        self.ok = end.ok;
+                        self.last_end = Some(end);
+                    }
                 }
-            },
+            }
             RuntimeEvent::CompactEnded { error } => {
                 self.ok = error.is_none();
                 if let Some(error) = error {
@@ -127,6 +152,7 @@ impl Printer {
             // Only the SDKs ask for these (Agent SDK mode renders them).
             RuntimeEvent::SessionState(_) => {}
             RuntimeEvent::PermissionDenied(denied) => {
+                self.refusals.denied(&denied);
                 if self.format == OutputFormat::StreamJson {
                     let record = self.records.permission_denied(&denied);
                     self.record(&record)?;
@@ -157,10 +183,13 @@ impl Printer {
     }
 
     fn loop_event(&mut self, event: &LoopEvent) -> std::io::Result<()> {
+        if let LoopEvent::ToolResults(r) = event {
+            self.refusals.results(&r.message);
+        }
         if let Some(progress) = &mut self.progress {
             progress.event(event);
         }
-        if self.narrate {
+        if self.narrate.is_some() {
             return self.narrate(event);
         }
         if self.format != OutputFormat::StreamJson {
@@ -173,42 +202,21 @@ impl Printer {
     }
 
     fn narrate(&mut self, event: &LoopEvent) -> std::io::Result<()> {
-        match event {
-            LoopEvent::AssistantMessage(a) => {
-                for block in &a.message.content {
-                    match block {
-                        ContentBlock::Text { text, .. } => writeln!(self.out, "{text}\n")?,
-                        ContentBlock::ToolUse { name, input, .. } => {
-                            writeln!(
-                                self.out,
-                                "● {name}({})",
-                                crate::progress::tool_summary(input)
-                            )?;
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            LoopEvent::ToolResults(r) => {
-                for block in &r.message.content {
-                    if let ContentBlock::ToolResult {
-                        content, is_error, ..
-                    } = block
-                    {
-                        let text = content.as_ref().map(|c| c.to_text()).unwrap_or_default();
-                        let lines: Vec<&str> = text.lines().collect();
-                        let first = lines.first().copied().unwrap_or("(no output)");
-                        let more = if lines.len() > 1 {
-                            format!(" … +{} lines", lines.len() - 1)
-                        } else {
-                            String::new()
-                        };
-                        let mark = if *is_error { " (error)" } else { "" };
-                        writeln!(self.out, "  ⎿ {first}{more}{mark}\n")?;
-                    }
-                }
-            }
-            _ => {}
+        let Some(narration) = &mut self.narrate else {
+            return Ok(());
+        };
+        let blocks = match event {
+            LoopEvent::AssistantMessage(a) => narration.calls.assistant(&a.message),
+            LoopEvent::ToolResults(r) => narration
+                .calls
+                .results(&r.message)
+                .into_iter()
+                .map(|lines| lines.join("\n"))
+                .collect(),
+            _ => return Ok(()),
+        };
+        for block in blocks {
+            writeln!(self.out, "{}\n", tack_sys::terminal_text::visible(&block))?;
         }
         self.out.flush()
     }
@@ -224,7 +232,7 @@ impl Printer {
             OutputFormat::Text => {
                 if let Some(text) = &record.result
                     && !record.is_error
-                    && !self.narrate
+                    && self.narrate.is_none()
                 {
                     writeln!(self.out, "{text}")?;
                 }
@@ -240,7 +248,7 @@ impl Printer {
             }
             OutputFormat::StreamJson => self.record(&StreamJsonRecord::Result(record.clone()))?,
         }
-        self.summary(record);
+        self.summary(record)?;
         if let Some(line) = &end.error_line {
             eprintln!("{}", tack_sys::terminal_text::visible(line));
         }
@@ -248,28 +256,29 @@ impl Printer {
         Ok(())
     }
 
-    /// After the result in narrating mode: cost, turns, where the transcript is.
-    fn summary(&mut self, record: &ResultRecord) {
-        if !self.narrate {
-            return;
-        }
-        let _ = writeln!(
+    /// After the result in narrating mode: cost, turns, where the
+    /// transcript is, how to go on with it.
+    fn summary(&mut self, record: &ResultRecord) -> std::io::Result<()> {
+        let Some(narration) = &self.narrate else {
+            return Ok(());
+        };
+        writeln!(
             self.out,
-            "\n{} · {} model requests · ${:.4} (as priced for {}) · {} ms",
+            "{} · {} model requests · ${:.4} as priced for {}",
             record.subtype,
             record.num_turns,
             record.total_cost_usd,
             record.model_usage.keys().next().map_or("?", String::as_str),
-            record.duration_ms
-        );
+        )?;
         if let Some(path) = &self.transcript {
-            let _ = writeln!(self.out, "transcript: {}", path.display());
-            let _ = writeln!(
+            writeln!(self.out, "transcript: {}", path.display())?;
+            writeln!(
                 self.out,
-                "resume it:  cd <project> && tack -p \"...\" --resume {}",
-                record.session_id
-            );
+                "go on with it (your own API key): {} --resume {}",
+                narration.in_project, record.session_id
+            )?;
         }
+        Ok(())
     }
 
     pub fn record(&mut self, record: &StreamJsonRecord) -> std::io::Result<()> {

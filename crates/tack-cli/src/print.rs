@@ -15,7 +15,7 @@ use tack_runtime::{
 };
 
 use crate::cli::{Cli, InputFormat, OutputFormat, split_rules};
-use crate::output::Printer;
+use crate::output::{Narration, Printer};
 use crate::progress::Progress;
 
 /// Piped stdin is read up to this size (as Claude Code does).
@@ -176,22 +176,26 @@ fn stdin_ready(timeout: Duration) -> bool {
     n > 0
 }
 
-/// Runs print mode to the end; the exit code reflects the last turn. (User
-/// messages as JSON lines on stdin are Agent SDK mode: `crate::sdk`.)
+/// Runs print mode to the end; the exit code reflects the last turn, and
+/// refused calls in text mode (`crate::refusals`). A reader that closes
+/// stdout early (`| head -1`) ends the run quietly, with 141 as a process
+/// SIGPIPE killed. (User messages as JSON lines on stdin are Agent SDK mode:
+/// `crate::sdk`.) `narrate`: `tack demo`'s transcript on stdout.
 pub async fn run(
     cli: &Cli,
     place: Place,
     loaded: LoadedSettings,
     options: SessionOptions,
     prompt: String,
-    narrate: bool,
+    narrate: Option<Narration>,
 ) -> anyhow::Result<ExitCode> {
     let wait_ceiling = Some(background_wait_ceiling(&place.env));
+    let cwd = place.cwd.clone();
     let runtime = tack_runtime::start(place, &loaded, options).await?;
     let progress = (cli.output_format == OutputFormat::Text
         && std::io::stderr().is_terminal()
         && std::io::stdout().is_terminal())
-    .then(Progress::start);
+    .then(|| Progress::start(&cwd));
     let mut printer = Printer::new(
         cli.output_format,
         cli.include_partial_messages,
@@ -205,12 +209,36 @@ pub async fn run(
     // ends wake run, before the session ends.
     handle.send(Op::EndInput { wait_ceiling })?;
     let limit = cli.timeout.map(Duration::from_secs_f64);
-    let timed_out = print_until(&mut printer, &mut events, handle, limit).await?;
-    printer.finish()?;
-    Ok(match (timed_out, printer.ok) {
+    let ended = print_until(&mut printer, &mut events, handle, limit).await;
+    let ended = ended.and_then(|timed_out| Ok(printer.finish().map(|()| timed_out)?));
+    let timed_out = match ended {
+        Err(e) if stdout_closed(&e) => return Ok(ExitCode::from(STDOUT_CLOSED_EXIT)),
+        other => other?,
+    };
+    let text = cli.output_format == OutputFormat::Text;
+    if text {
+        for line in printer.refusals.summary() {
+            eprintln!("{}", tack_sys::terminal_text::visible(&line));
+        }
+    }
+    let refused = text && printer.refusals.for_want_of_a_prompt();
+    Ok(match (timed_out, printer.ok && !refused) {
         (true, _) => ExitCode::from(TIMED_OUT_EXIT),
         (false, true) => ExitCode::SUCCESS,
         (false, false) => ExitCode::from(1),
+    })
+}
+
+/// The exit code after stdout was closed under us: 128 + SIGPIPE, what a
+/// shell reports for a tool the signal ended (`yes | head -1`).
+pub const STDOUT_CLOSED_EXIT: u8 = 141;
+
+/// The error is a write to a closed pipe.
+fn stdout_closed(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
 

@@ -1,5 +1,9 @@
 //! Progress on a terminal (text mode, stderr is a TTY): a spinner with elapsed
-//! time and tokens while the model works, one line per tool call, retries.
+//! time and tokens while the model works (and naming the calls while tools
+//! run), then each call with its result under it (`crate::tool_lines`), the
+//! text that introduced them, retries. The spinner line is erased before any
+//! other line is written, under the lock the spinner draws with, so nothing
+//! is ever glued to it; the answer itself goes to stdout after `clear`.
 //! Never used on a pipe.
 
 use std::io::Write;
@@ -7,9 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use tack_protocol::{Delta, SseEvent};
 use tack_runtime::LoopEvent;
+
+use crate::tool_lines::ToolLines;
 
 const FRAMES: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -24,6 +29,7 @@ struct State {
 pub struct Progress {
     state: Arc<Mutex<State>>,
     stop: Arc<AtomicBool>,
+    calls: ToolLines,
 }
 
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
@@ -32,7 +38,8 @@ fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
 
 impl Progress {
     /// Starts the spinner thread (it draws only while a request is in flight).
-    pub fn start() -> Progress {
+    /// `cwd`: paths under it are shown relative to it.
+    pub fn start(cwd: &std::path::Path) -> Progress {
         let state = Arc::new(Mutex::new(State::default()));
         let stop = Arc::new(AtomicBool::new(false));
         let (s, st) = (state.clone(), stop.clone());
@@ -43,7 +50,10 @@ impl Progress {
                 let state = lock(&s);
                 if let Some(since) = state.waiting_since {
                     frame = (frame + 1) % FRAMES.len();
-                    let tokens = state.output_chars / 4;
+                    let tokens = match state.output_chars / 4 {
+                        0 => String::new(),
+                        n => format!(" · ↓ {n} tokens"),
+                    };
                     let status = if state.status.is_empty() {
                         "Working"
                     } else {
@@ -52,37 +62,58 @@ impl Progress {
                     let mut err = std::io::stderr().lock();
                     let _ = write!(
                         err,
-                        "\r\x1b[2K{} {status}… {}s · ↓ {tokens} tokens",
+                        "\r\x1b[2K{} {}… {}s{tokens}",
                         FRAMES[frame],
+                        tack_sys::terminal_text::visible(status),
                         since.elapsed().as_secs()
                     );
                     let _ = err.flush();
                 }
             }
         });
-        Progress { state, stop }
+        Progress {
+            state,
+            stop,
+            calls: ToolLines::new(cwd),
+        }
     }
 
     /// One line of progress. Its text comes from the model (tool inputs) or
     /// the API: escape sequences in it are shown, not run.
     fn line(&self, text: &str) {
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "\r\x1b[2K{}", tack_sys::terminal_text::visible(text));
+        self.lines(&[text.to_owned()]);
     }
 
+    /// Lines of progress, the spinner's line erased first, under its lock
+    /// (it cannot draw in between; if it is running, it draws again below
+    /// them on its next frame).
+    fn lines(&self, lines: &[String]) {
+        let _drawing = lock(&self.state);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K");
+        for text in lines {
+            let _ = writeln!(err, "{}", tack_sys::terminal_text::visible(text));
+        }
+        let _ = err.flush();
+    }
+
+    /// Stops the spinner and erases its line (before the answer is printed).
     pub fn clear(&mut self) {
         lock(&self.state).waiting_since = None;
-        let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        self.lines(&[]);
+    }
+
+    /// The spinner runs again, saying `status`.
+    fn spin(&self, status: String) {
+        let mut s = lock(&self.state);
+        s.waiting_since = Some(Instant::now());
+        s.output_chars = 0;
+        s.status = status;
     }
 
     pub fn event(&mut self, event: &LoopEvent) {
         match event {
-            LoopEvent::RequestStart { .. } => {
-                let mut s = lock(&self.state);
-                s.waiting_since = Some(Instant::now());
-                s.output_chars = 0;
-                s.status = "Thinking".into();
-            }
+            LoopEvent::RequestStart { .. } => self.spin("Thinking".into()),
             LoopEvent::Stream(SseEvent::ContentBlockDelta { delta, .. }) => {
                 let n = match delta {
                     Delta::TextDelta { text } => text.len(),
@@ -111,10 +142,27 @@ impl Progress {
                 ));
             }
             LoopEvent::AssistantMessage(a) => {
-                lock(&self.state).waiting_since = None;
-                for (_, name, input) in a.message.tool_uses() {
-                    self.line(&format!("● {name}({})", tool_summary(input)));
+                // The text that introduces calls; the last message's text is
+                // the answer, printed once, on stdout.
+                let texts = self.calls.assistant(&a.message);
+                match self.calls.running() {
+                    Some(running) => {
+                        let lines: Vec<String> = texts.into_iter().map(|t| t + "\n").collect();
+                        self.clear();
+                        self.lines(&lines);
+                        self.spin(running);
+                    }
+                    None => self.clear(),
                 }
+            }
+            LoopEvent::ToolResults(r) => {
+                self.clear();
+                let mut lines = Vec::new();
+                for call in self.calls.results(&r.message) {
+                    lines.extend(call);
+                    lines.push(String::new());
+                }
+                self.lines(&lines);
             }
             LoopEvent::ModelFallback { from, to } => {
                 self.line(&format!("{from} is overloaded, switched to {to}"));
@@ -128,7 +176,7 @@ impl Progress {
             LoopEvent::CompactFailed { error, .. } => {
                 self.line(&format!("Automatic compaction failed: {error}"));
             }
-            LoopEvent::ToolResults(_) | LoopEvent::MetaMessage { .. } => {}
+            LoopEvent::MetaMessage { .. } => {}
             LoopEvent::Stream(_)
             | LoopEvent::ToolProgress(_)
             | LoopEvent::Tombstone { .. }
@@ -140,28 +188,5 @@ impl Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-/// The most telling input field of a tool call, shortened to one line.
-pub fn tool_summary(input: &Value) -> String {
-    let keys = [
-        "command",
-        "file_path",
-        "pattern",
-        "path",
-        "url",
-        "description",
-    ];
-    let text = keys
-        .iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str))
-        .map(str::to_owned)
-        .unwrap_or_else(|| input.to_string());
-    let one_line = text.lines().next().unwrap_or("").to_owned();
-    if one_line.chars().count() > 80 {
-        format!("{}…", one_line.chars().take(79).collect::<String>())
-    } else {
-        one_line
     }
 }

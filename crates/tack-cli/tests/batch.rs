@@ -449,3 +449,62 @@ async fn a_gigabyte_task_line_is_refused_without_reading_it_all() {
     assert!(peak < 100 << 20, "peak RSS {} MiB", peak >> 20);
     assert!(!env.cwd().join("r.jsonl").exists());
 }
+
+/// A task that ran without success, or could not start for a folder that is
+/// not there, makes the batch fail, and says why; a rerun that runs nothing
+/// still fails while an unsuccessful result stands.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_without_success_or_a_missing_folder_fails_the_batch() {
+    let env = Env::new(Script::routed([
+        (
+            marker("short"),
+            vec![
+                Reply::tool_use("b1", "Bash", json!({"command": "echo hi"})),
+                Reply::text("never reached"),
+            ],
+        ),
+        (marker("missing"), vec![Reply::text("found")]),
+    ]))
+    .await;
+    std::fs::create_dir(env.cwd().join("plain")).unwrap();
+    let short = json!({"id": "short", "prompt": format!("{} go", marker("short")), "cwd": "plain", "max_turns": 1});
+    let missing =
+        json!({"id": "missing", "prompt": format!("{} go", marker("missing")), "cwd": "not-here"});
+    std::fs::write(
+        env.cwd().join("tasks.jsonl"),
+        format!("{short}\n{missing}\n"),
+    )
+    .unwrap();
+    let out = env.cwd().join("r.jsonl");
+
+    let run = batch(&env, &out).output().unwrap();
+    let said = common::stderr(&run);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    let missing_folder = env.cwd().join("not-here");
+    assert!(
+        said.contains(&format!(
+            "missing: could not start: its `cwd` {} is not a folder (no such folder)",
+            missing_folder.display()
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("cannot run git"), "{said}");
+    let all = results(&out);
+    assert_eq!(
+        all.iter()
+            .map(|r| (r["id"].clone(), r["status"].clone(), r["subtype"].clone()))
+            .collect::<Vec<_>>(),
+        vec![(json!("short"), json!("error"), json!("error_max_turns"))]
+    );
+
+    // The missing folder made, the rerun runs only that task and succeeds
+    // with it; the earlier unsuccessful result still fails the batch.
+    std::fs::create_dir(&missing_folder).unwrap();
+    let rerun = batch(&env, &out).output().unwrap();
+    let said = common::stderr(&rerun);
+    assert_eq!(rerun.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("tack batch: 1 task did not succeed (their `status` in"),
+        "{said}"
+    );
+}

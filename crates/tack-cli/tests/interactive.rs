@@ -34,6 +34,15 @@ pub(crate) fn tack_command(env: &Env) -> CommandBuilder {
     cmd
 }
 
+/// `/exit`, confirmed; the process ends with success.
+pub(crate) fn exit(pty: &mut PtySession) {
+    pty.send(b"/exit").unwrap();
+    pty.wait_for_text("Exit tack", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(status.success());
+}
+
 fn count(rows: &[String], needle: &str) -> usize {
     rows.iter().filter(|r| r.contains(needle)).count()
 }
@@ -48,7 +57,7 @@ pub(crate) fn turn_over(pty: &mut PtySession, text: &str) {
     .unwrap();
 }
 
-fn write_reply(id: &str, file: &str) -> Reply {
+pub(crate) fn write_reply(id: &str, file: &str) -> Reply {
     Reply::message()
         .text(&format!("I will write {file}."))
         .tool_use(
@@ -148,12 +157,7 @@ async fn a_whole_session_lands_in_the_scrollback_exactly_once() {
     pty.send(b"and now?\r").unwrap();
     turn_over(&mut pty, "Back in the old session.");
 
-    // Exit.
-    pty.send(b"/exit").unwrap();
-    pty.wait_for_text("Exit tack", WAIT).unwrap();
-    pty.send(keys::ENTER).unwrap();
-    let status = pty.wait_exit(WAIT).unwrap();
-    assert!(status.success());
+    exit(&mut pty);
 
     let rows = pty.all_rows();
     let shown = rows.join("\n");
@@ -512,8 +516,11 @@ async fn the_readme_shows_a_real_session() {
     assert_eq!(shown, capture);
 }
 
-/// "Yes, and don't ask again": the rule lands in `.claude/settings.local.json`
-/// and the next command it covers runs without a dialog.
+/// A whole short session as a user sees it: the welcome lines (version,
+/// model, directory), a Bash dialog whose "don't ask again" names the
+/// command's prefix in the project and saves it in the current rule form
+/// (`Bash(touch *)`) to `.claude/settings.local.json`, the next command it
+/// covers run without a dialog, and on Ctrl+D the line saying how to resume.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() {
     let bash = |id: &str, command: &str| -> Reply {
@@ -529,16 +536,74 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
     ]))
     .await;
     env.trust();
-    let mut pty = tack(&env, 100, 30);
+    // With this binary on PATH, the exit line names it `tack` (otherwise by
+    // its path, as the demo's hint does).
+    let mut cmd = tack_command(&env);
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_tack")).parent().unwrap();
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_owned()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    cmd.env("PATH", path);
+    let mut pty = PtySession::spawn(cmd, 100, 30).unwrap();
     pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    let home = env
+        .vars()
+        .into_iter()
+        .find(|(k, _)| *k == "HOME")
+        .map(|(_, v)| v);
+    let cwd = env.cwd().display().to_string();
+    let shown_cwd = match home
+        .as_ref()
+        .and_then(|h| env.cwd().strip_prefix(h).ok().map(Path::to_owned))
+    {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => cwd.clone(),
+    };
+    let welcome: Vec<String> = pty
+        .screen_text()
+        .lines()
+        .take(3)
+        .map(str::to_owned)
+        .collect();
+
     pty.send(b"make the first file\r").unwrap();
     pty.wait_for_text("don't ask again", WAIT).unwrap();
+    let offer = format!("2. Yes, and don't ask again for `touch` commands in {shown_cwd}");
+    assert!(pty.screen_text().contains(&offer), "{}", pty.screen_text());
+    // While the dialog waits nothing is drawn (the spinner stands still)
+    // and nothing wakes up (no timer): after a moment to settle, a second
+    // with no byte written and (nearly) no thread scheduled.
+    let quiet = |pty: &mut PtySession, how_long: Duration| {
+        let _ = pty.wait_until("a quiet moment", how_long, |_| false);
+    };
+    quiet(&mut pty, Duration::from_millis(300));
+    let pid = pty.pid().unwrap();
+    let (bytes, woke) = (pty.bytes_received(), wakeups(pid));
+    quiet(&mut pty, Duration::from_secs(1));
+    let (drawn, woke) = (pty.bytes_received() - bytes, wakeups(pid) - woke);
+    println!("a second of a waiting dialog: {drawn} bytes drawn, {woke} wake-ups");
+    // A 200 ms spinner timer alone would be 5 a second.
+    assert_eq!((drawn, woke <= 2), (0, true), "{woke} wake-ups");
     pty.send(b"2").unwrap();
     turn_over(&mut pty, "Made the first.");
     let local = std::fs::read_to_string(env.cwd().join(".claude/settings.local.json")).unwrap();
     let local: Value = serde_json::from_str(&local).unwrap();
     let allow = local["permissions"]["allow"].as_array().unwrap();
-    assert_eq!(allow, &[json!("Bash(touch:*)")], "{local}");
+    assert_eq!(allow, &[json!("Bash(touch *)")], "{local}");
+    // The welcome named the model the session asks for.
+    let model = env.request_bodies()[0]["model"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        welcome,
+        [
+            format!("✻ tack v{}", env!("CARGO_PKG_VERSION")),
+            format!("  {model} · /help for commands"),
+            format!("  {shown_cwd}"),
+        ]
+    );
 
     // A dialog would hold the turn (nothing answers it), so the turn ending
     // is the proof that none was shown.
@@ -547,6 +612,58 @@ async fn dont_ask_again_writes_the_rule_and_the_next_call_runs_without_asking() 
     pty.send(keys::CTRL_D).unwrap();
     assert!(pty.wait_exit(WAIT).unwrap().success());
     assert!(env.cwd().join("first.txt").is_file() && env.cwd().join("second.txt").is_file());
+    let transcripts = env.transcripts();
+    let [transcript] = transcripts.as_slice() else {
+        panic!("one session: {transcripts:?}");
+    };
+    let id = transcript.file_stem().unwrap().to_string_lossy();
+    let said: Vec<String> = pty
+        .all_rows()
+        .into_iter()
+        .skip_while(|r| !r.contains("tack --resume"))
+        .filter(|r| !r.trim().is_empty())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            format!("Resume this session with: tack --resume {id}"),
+            "or, in this directory: tack -c".to_owned(),
+        ]
+    );
+}
+
+/// How often the threads of `pid` have been scheduled off the CPU so far
+/// (voluntary and not): each wake-up ends in one.
+fn wakeups(pid: u32) -> u64 {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    let mut total = 0;
+    for task in tasks.flatten() {
+        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+            continue;
+        };
+        for line in status.lines() {
+            if let Some((key, n)) = line.split_once(':')
+                && key.ends_with("ctxt_switches")
+            {
+                total += n.trim().parse::<u64>().unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+/// A session in which nothing was said leaves no resume line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_an_empty_session_says_nothing_of_resuming() {
+    let env = Env::new(Script::new([])).await;
+    env.trust();
+    let mut pty = tack(&env, 80, 24);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.send(b"/exit\r").unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
+    let rows = pty.all_rows();
+    assert!(rows.iter().any(|r| r.starts_with("✻ tack v")), "{rows:#?}");
+    assert!(!rows.iter().any(|r| r.contains("--resume")), "{rows:#?}");
 }
 
 /// A 60-line answer of single newlines, streamed in 5 ms chunks: each line on

@@ -5,7 +5,7 @@
 //! block of the (scripted) classifier into an allow rule.
 
 use crate::common;
-use crate::interactive::{WAIT, tack, tack_command, turn_over};
+use crate::interactive::{WAIT, tack, tack_command, turn_over, write_reply};
 
 use common::Env;
 use serde_json::{Value, json};
@@ -189,4 +189,29 @@ async fn a_block_becomes_an_allow_rule_in_the_decisions_view() {
         .filter(|b| b["model"] == classifier)
         .count();
     assert_eq!(classified, 2);
+}
+
+/// An edit's dialog: "Yes, and switch to accept edits" allows it and puts the
+/// session in accept-edits mode (the runtime's), so the next edit is not asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_dialog_switches_the_session_to_accept_edits() {
+    let env = Env::new(Script::new([
+        write_reply("toolu_1", "one.txt"),
+        write_reply("toolu_2", "two.txt"),
+        Reply::text("Both written."),
+    ]))
+    .await;
+    env.trust();
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.send(b"write both\r").unwrap();
+    pty.wait_for_text("2. Yes, and switch to accept edits (shift+tab)", WAIT)
+        .unwrap();
+    pty.send(b"2").unwrap();
+    // The second Write needs no dialog: the turn ends on its own.
+    turn_over(&mut pty, "Both written.");
+    assert!(pty.screen_text().contains("accept edits on"));
+    assert!(env.cwd().join("one.txt").is_file() && env.cwd().join("two.txt").is_file());
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(WAIT).unwrap().success());
 }

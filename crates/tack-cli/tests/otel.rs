@@ -44,10 +44,12 @@ async fn session_env() -> Env {
 
 /// Runs the session with `vars`; its stderr and how long it took.
 fn run(env: &Env, vars: &[(&str, &str)]) -> (String, Duration) {
-    run_args(env, &["--allowedTools", "Bash,Edit"], vars)
+    run_args(env, &["--allowedTools", "Bash,Edit"], vars, 0)
 }
 
-fn run_args(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> (String, Duration) {
+/// As [`run`], with `args`; the run exits with `code` (1: a call was
+/// refused for want of a prompt).
+fn run_args(env: &Env, args: &[&str], vars: &[(&str, &str)], code: i32) -> (String, Duration) {
     let start = Instant::now();
     let out = env
         .tack()
@@ -63,7 +65,7 @@ fn run_args(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> (String, Duratio
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Done.\n", "{stderr}");
     (stderr, start.elapsed())
 }
@@ -536,7 +538,8 @@ async fn decisions_say_where_they_came_from() {
         {"type": "command", "command": format!("echo '{allow}'")}]}]}});
     std::fs::create_dir_all(env.claude_dir()).unwrap();
     std::fs::write(env.claude_dir().join("settings.json"), hooks.to_string()).unwrap();
-    run_args(&env, &[], &otlp_vars("grpc", &receiver.url));
+    // The refused Write: exit 1 (`tack-cli/src/refusals.rs`).
+    run_args(&env, &[], &otlp_vars("grpc", &receiver.url), 1);
     let received = receiver.received();
     let logs = &received.iter().find(|r| r.signal == "logs").unwrap().body;
     let decisions: Vec<(String, String, String)> = events_view(logs)

@@ -542,39 +542,6 @@ async fn the_transcript_has_claude_codes_record_shape() {
     );
 }
 
-#[test]
-fn demo_fixes_the_bug_without_key_or_network() {
-    let home = tempfile::tempdir().unwrap();
-    let out = assert_cmd::Command::cargo_bin("tack")
-        .unwrap()
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .env("TACK_CONFIG_DIR", home.path().join(".tack"))
-        .arg("demo")
-        .write_stdin("")
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("● Edit("), "{stdout}");
-    assert!(stdout.contains("⎿ PASS: add 2 3 = 5"), "{stdout}");
-    assert!(
-        stdout.contains("verify yourself:") && stdout.trim_end().ends_with("PASS: add 2 3 = 5"),
-        "{stdout}"
-    );
-    // A real transcript was written.
-    let projects = std::fs::read_dir(home.path().join(".claude/projects"))
-        .unwrap()
-        .count();
-    assert_eq!(projects, 1);
-}
-
 /// `--timeout`: a hard wall-clock limit. The running turn is interrupted (its
 /// Bash call with it), its result printed, and tack exits with 124.
 #[tokio::test(flavor = "multi_thread")]

@@ -52,6 +52,13 @@ async fn esc_esc_restores_code_and_conversation_and_a_resume_goes_on_from_there(
     esc_esc(&mut pty);
     pty.wait_for_text("Restore the code and/or conversation", WAIT)
         .unwrap();
+    // Each row says what its prompt's turn changed.
+    let screen = pty.screen_text();
+    assert!(
+        screen.contains("│   say hello  · no code changes")
+            && screen.contains("│ ❯ please write a.txt  · a.txt"),
+        "{screen}"
+    );
     pty.send(keys::ENTER).unwrap();
     pty.wait_for_text("Restore code and conversation", WAIT)
         .unwrap();

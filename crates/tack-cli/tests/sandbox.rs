@@ -155,9 +155,11 @@ async fn filesystem_escapes_are_blocked_with_bash_allowed_and_their_twins_work()
     let (_, results) = run(&env, &[]).await;
     let r = &results[0];
     let cwd = env.cwd();
-    let denied = |what: &str| format!("rc=1\nbash: line 2: {what}: Permission denied");
-    let read_only = |what: &str| format!("rc=1\nbash: line 2: {what}: Read-only file system");
-    let got: BTreeMap<&str, &str> = r.iter().map(|(k, v)| (k.as_str(), v.trim_end())).collect();
+    let denied = |what: &str| refused(what, false);
+    let read_only = |what: &str| refused(what, true);
+    let got: BTreeMap<&str, String> = (r.iter())
+        .map(|(k, v)| (k.as_str(), cut_note(v).to_owned()))
+        .collect();
     let expected = BTreeMap::from([
         ("write_out", denied(&format!("{out}/f"))),
         ("write_in", "rc=0".to_owned()),
@@ -174,7 +176,6 @@ async fn filesystem_escapes_are_blocked_with_bash_allowed_and_their_twins_work()
         ("planted_in", "x".to_owned()),
         ("swap", "swapped".to_owned()),
     ]);
-    let expected: BTreeMap<&str, &str> = expected.iter().map(|(k, v)| (*k, v.as_str())).collect();
     assert_eq!(got, expected);
     assert!(!exists(&out_dir.join("f")));
     assert!(!exists(&out_dir.join("via-link")));
@@ -354,11 +355,35 @@ async fn process_and_network_escapes_are_blocked_and_their_unsandboxed_twins_wor
     assert_eq!(got, expected);
 }
 
+/// Each result trimmed, and the sandbox's note cut before its list of
+/// writable folders (which names the session's temp dir).
 pub(crate) fn trimmed(results: &[BTreeMap<String, String>]) -> Vec<BTreeMap<&str, &str>> {
     results
         .iter()
-        .map(|r| r.iter().map(|(k, v)| (k.as_str(), v.trim_end())).collect())
+        .map(|r| r.iter().map(|(k, v)| (k.as_str(), cut_note(v))).collect())
         .collect()
+}
+
+pub(crate) fn cut_note(text: &str) -> &str {
+    let text = text.trim_end();
+    text.split(" It may write in: ").next().unwrap_or(text)
+}
+
+/// What `echo x > WHAT; echo rc=$?` (or `>>`) gives when the sandbox refuses
+/// the write, `read_only` (a read-only bind) or outside every writable
+/// tree (Landlock), with the sandbox's note as [`cut_note`] leaves it.
+pub(crate) fn refused(what: &str, read_only: bool) -> String {
+    let (error, why) = if read_only {
+        (
+            "Read-only file system",
+            "kept read-only: code outside the sandbox reads or runs it, or `denyWrite` names it",
+        )
+    } else {
+        ("Permission denied", "outside the folders it may write")
+    };
+    format!(
+        "rc=1\nbash: line 2: {what}: {error}\n\ntack sandbox: this command ran confined, and the sandbox refused `{what}` ({why}), not the files' own permissions."
+    )
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -466,7 +491,7 @@ async fn read_only_mode_writes_only_the_temp_dir_and_excluded_commands_run_outsi
     assert_eq!(
         trimmed(&results),
         vec![BTreeMap::from([
-            ("project", "rc=1\nbash: line 2: ro.txt: Permission denied"),
+            ("project", refused("ro.txt", false).as_str()),
             ("tmp", "t"),
             ("excluded", "(no output)"),
         ])]

@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::sandbox::{bash, project, run, script, trimmed};
+use crate::sandbox::{bash, project, refused, run, script, trimmed};
 
 /// A config that makes the next `git status` run `touch pwned`.
 const FSMONITOR: &str = "printf '[core]\\n\\tfsmonitor = touch pwned\\n'";
 
 fn read_only(what: &str) -> String {
-    format!("rc=1\nbash: line 2: {what}: Read-only file system")
+    refused(what, true)
 }
 
 #[tokio::test(flavor = "multi_thread")]

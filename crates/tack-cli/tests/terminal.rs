@@ -71,3 +71,63 @@ async fn a_terminal_shows_spinner_tool_lines_and_retries_and_a_pipe_does_not() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "All done.\n");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// Print mode's progress on a terminal, read back through a terminal
+/// emulator: each call once with its result under it (two parallel Reads
+/// each under its own), the text that introduced them, an Edit as a diff,
+/// and the answer on a row of its own, the spinner erased.
+#[tokio::test(flavor = "multi_thread")]
+async fn terminal_progress_pairs_results_with_calls_and_leaves_the_answer_alone() {
+    let env = Env::new(Script::new([])).await;
+    let (a, b) = (env.cwd().join("a.txt"), env.cwd().join("b.txt"));
+    std::fs::write(&a, "one\ntwo\nthree\n").unwrap();
+    std::fs::write(&b, "bee\n").unwrap();
+    let pace = Duration::from_millis(30);
+    for reply in [
+        Reply::message()
+            .text("Reading both.")
+            .tool_use("t1", "Read", json!({"file_path": a}))
+            .tool_use("t2", "Read", json!({"file_path": b}))
+            .pacing(pace)
+            .into(),
+        Reply::message()
+            .text("Fixing.")
+            .tool_use(
+                "t3",
+                "Edit",
+                json!({"file_path": a, "old_string": "two", "new_string": "TWO"}),
+            )
+            .pacing(pace)
+            .into(),
+        Reply::message().text("All done.").pacing(pace).into(),
+    ] {
+        env.server.push(reply);
+    }
+    let mut cmd = crate::interactive::tack_command(&env);
+    cmd.args(["-p", "go", "--permission-mode", "acceptEdits"]);
+    let mut pty = tack_tui::testing::PtySession::spawn(cmd, 100, 40).unwrap();
+    let status = pty.wait_exit(Duration::from_secs(60)).unwrap();
+    let rows = pty.all_rows();
+    let shown: Vec<&str> = rows.iter().map(|r| r.trim_end()).collect();
+    let shown = shown.join("\n");
+    assert!(status.success(), "{shown}");
+    assert_eq!(
+        shown.trim_end(),
+        "Reading both.
+
+● Read(a.txt)
+  ⎿  Read 3 lines
+
+● Read(b.txt)
+  ⎿  Read 1 line
+
+Fixing.
+
+● Edit(a.txt)
+  ⎿  Updated a.txt with 1 addition and 1 removal
+     2 - two
+     2 + TWO
+
+All done."
+    );
+}

@@ -413,6 +413,11 @@ mod tests {
             r("Bash(npm run test:*)").specifier,
             Specifier::Bash(BashPattern::Prefix(_))
         ));
+        // The form "don't ask again" writes and the legacy one read alike.
+        assert_eq!(
+            r("Bash(npm run test *)").specifier,
+            r("Bash(npm run test:*)").specifier
+        );
         assert_eq!(
             r("Bash(run_in_background:true)").specifier,
             Specifier::Param {

@@ -112,9 +112,9 @@ fn removing_a_working_directory_or_anything_outside_is_classified() {
         "mv . ../x",
     ] {
         let rule = if cmd.starts_with("mv") {
-            "Bash(mv:*)"
+            "Bash(mv *)"
         } else {
-            "Bash(rm:*)"
+            "Bash(rm *)"
         };
         assert_eq!(bash(&c, cmd), classify(cmd, &[rule]), "{cmd}");
     }
@@ -145,7 +145,7 @@ fn protected_writes_ask_a_person() {
         bash(&c, "rm -rf .git"),
         Decision::Ask {
             reason: format!("Bash writes to a protected path (.git): {PROTECTED}"),
-            suggestions: vec!["Bash(rm:*)".into()],
+            suggestions: vec!["Bash(rm *)".into()],
         }
     );
     assert_eq!(
@@ -219,15 +219,15 @@ fn what_no_fast_path_proves_is_classified() {
     let c = auto(&fx);
     for (cmd, suggestion) in [
         ("sh -c 'ls'", "Bash(sh -c 'ls')"),
-        ("python3 -c 1", "Bash(python3:*)"),
+        ("python3 -c 1", "Bash(python3 *)"),
         ("chmod +x a", "Bash(chmod +x a)"),
-        ("tee f", "Bash(tee:*)"),
-        ("git commit -m x", "Bash(git commit:*)"),
-        ("git push", "Bash(git push:*)"),
-        ("npm install", "Bash(npm install:*)"),
-        ("cargo test", "Bash(cargo test:*)"),
+        ("tee f", "Bash(tee *)"),
+        ("git commit -m x", "Bash(git commit *)"),
+        ("git push", "Bash(git push *)"),
+        ("npm install", "Bash(npm install *)"),
+        ("cargo test", "Bash(cargo test *)"),
         ("curl https://example.com", "Bash(curl https://example.com)"),
-        ("cat /etc/passwd", "Bash(cat:*)"),
+        ("cat /etc/passwd", "Bash(cat *)"),
         ("ls ~", "Bash(ls ~)"),
         ("cat $f", "Bash(cat $f)"),
     ] {
@@ -295,7 +295,7 @@ fn a_cd_into_the_project_is_followed() {
         bash(&c, "cd src && rm -rf ../build"),
         Decision::Classify {
             reason: "Bash: `rm -rf ../build` is not allowed by any rule".into(),
-            suggestions: vec!["Bash(cd:*)".into(), "Bash(rm:*)".into()],
+            suggestions: vec!["Bash(cd *)".into(), "Bash(rm *)".into()],
         }
     );
     for cmd in [
@@ -315,11 +315,11 @@ fn a_symlink_leaving_the_project_is_not_read_only_inside() {
     let c = auto(&fx);
     assert_eq!(
         bash(&c, "cat out/secret"),
-        classify("cat out/secret", &["Bash(cat:*)"])
+        classify("cat out/secret", &["Bash(cat *)"])
     );
     assert_eq!(
         bash(&c, "touch out/x"),
-        classify("touch out/x", &["Bash(touch:*)"])
+        classify("touch out/x", &["Bash(touch *)"])
     );
 }
 
@@ -335,11 +335,11 @@ fn interpreter_rules_are_set_aside_in_auto_mode_only() {
     let c = ctx(&fx, PermissionMode::Auto, &rules);
     assert_eq!(
         bash(&c, "python3 x.py"),
-        classify("python3 x.py", &["Bash(python3:*)"])
+        classify("python3 x.py", &["Bash(python3 *)"])
     );
     assert_eq!(
         bash(&c, "npm run build"),
-        classify("npm run build", &["Bash(npm run:*)"])
+        classify("npm run build", &["Bash(npm run *)"])
     );
     assert_eq!(
         bash(&c, "make build"),
@@ -379,7 +379,7 @@ fn a_tool_wide_bash_rule_is_set_aside() {
         let c = ctx(&fx, PermissionMode::Auto, &[(RuleBehavior::Allow, rule)]);
         assert_eq!(
             bash(&c, "make"),
-            classify("make", &["Bash(make:*)"]),
+            classify("make", &["Bash(make *)"]),
             "{rule}"
         );
         assert_eq!(c.set_aside_rules(), vec![rule.to_string()]);
@@ -409,7 +409,7 @@ fn classify_all_shell_sets_aside_every_shell_rule_but_not_the_fast_paths() {
         classify_all_shell: true,
         during_plan: true,
     });
-    assert_eq!(bash(&c, "make"), classify("make", &["Bash(make:*)"]));
+    assert_eq!(bash(&c, "make"), classify("make", &["Bash(make *)"]));
     assert_eq!(bash(&c, "git status"), fast("read-only"));
     assert_eq!(c.set_aside_rules(), vec!["Bash(make:*)"]);
     assert_eq!(
@@ -454,7 +454,7 @@ fn deny_and_ask_rules_come_first() {
         bash(&c, "touch a"),
         Decision::Ask {
             reason: "Bash command requires approval (rule `Bash(touch:*)`)".into(),
-            suggestions: vec!["Bash(touch:*)".into()],
+            suggestions: vec!["Bash(touch *)".into()],
         }
     );
     assert_eq!(
@@ -488,7 +488,7 @@ fn a_hook_allow_still_goes_to_the_classifier() {
     let input = json!({"command": "npm install"});
     assert_eq!(
         c.decide_hook_allowed("Bash", &[], &input, false, &[]),
-        classify("npm install", &["Bash(npm install:*)"])
+        classify("npm install", &["Bash(npm install *)"])
     );
     assert_eq!(
         c.decide_hook_allowed("WebSearch", &[], &json!({"query": "x"}), true, &[]),

@@ -278,7 +278,7 @@ fn suggestions_for_allow_always() {
     ) else {
         panic!()
     };
-    assert_eq!(suggestions, vec!["Bash(git log:*)", "Bash(grep:*)"]);
+    assert_eq!(suggestions, vec!["Bash(git log *)", "Bash(grep *)"]);
     let Decision::Ask { suggestions, .. } = c.decide(
         "WebFetch",
         &[],

@@ -58,6 +58,7 @@
 //!   direction, half-close passed on, at most 256 connections:
 //!   `tack-sandbox/src/proxy/bridge.rs`
 
+mod explain;
 #[cfg(target_os = "linux")]
 mod linux;
 pub mod planted;

@@ -315,6 +315,18 @@ impl Sandbox {
         }
     }
 
+    /// For a confined command's error output that shows the sandbox refused
+    /// a write: a note saying so, and how the user could allow it
+    /// ([`crate::explain::explain_refusal`]).
+    pub fn explain_refusal(&self, cwd: &Path, stderr: &str) -> Option<String> {
+        crate::explain::explain_refusal(
+            &self.config.policy,
+            cwd,
+            stderr,
+            self.config.allow_unsandboxed,
+        )
+    }
+
     /// One line for `/sandbox` and the session's start.
     pub fn status(&self) -> String {
         if !self.enabled() {

@@ -188,6 +188,12 @@ impl Tool for BashTool {
             if let Some(note) = update_cwd(&ctx.env, run.final_cwd.as_deref()) {
                 notes.push(note);
             }
+            if let Some(sandbox) = self.sandbox.as_ref().filter(|_| confined)
+                && let Some(note) =
+                    sandbox.explain_refusal(&cwd, &lock(&run.stderr).peek(MAX_OUTPUT))
+            {
+                notes.push(note);
+            }
             notes.extend(self.refusals());
             let mut output = run.into_output(&input.command, notes);
             if let (Some(structured), Some(description)) =

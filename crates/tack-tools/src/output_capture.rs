@@ -81,6 +81,12 @@ impl OutputCapture {
         self.preview.total()
     }
 
+    /// What the preview holds, in at most about `budget` bytes; nothing is
+    /// written.
+    pub(crate) fn peek(&self, budget: usize) -> String {
+        self.preview.render(budget)
+    }
+
     /// The stream in at most about `budget` bytes, and where the whole of it
     /// is if that is not all of it. A stream cut only now (it fit its own
     /// preview but not the budget) is written to its file now.

@@ -13,6 +13,8 @@ use tack_protocol::PermissionMode;
 use tack_protocol::SessionSummary;
 use tack_protocol::TodoItem;
 
+use crate::when::WallClock;
+
 /// Something the UI should show. Events of one turn arrive in this order:
 /// [`UiEvent::TurnStarted`], then for each model response any number of
 /// `ThinkingDelta` / `TextDelta`, then `AssistantMessageDone`, then
@@ -20,6 +22,13 @@ use tack_protocol::TodoItem;
 /// concurrently), and finally one [`UiEvent::TurnResult`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum UiEvent {
+    /// Shown once at start: tack's version, the model, the directory (the
+    /// UI shortens it with `~`).
+    Welcome {
+        version: String,
+        model: String,
+        cwd: String,
+    },
     /// The runtime accepted a prompt and started a turn (the spinner starts).
     TurnStarted,
     /// A prompt of the user, as it is to be shown in the history. Sent when a
@@ -61,8 +70,12 @@ pub enum UiEvent {
     /// Facts for the status line; each `Some` field replaces the shown value.
     Status(StatusPatch),
     /// Past sessions of this project, for the `/resume` picker
-    /// (answer to [`UiAction::ListSessions`]).
-    Sessions(Vec<SessionSummary>),
+    /// (answer to [`UiAction::ListSessions`]); their times are said from
+    /// `clock` ("3 minutes ago").
+    Sessions {
+        sessions: Vec<SessionSummary>,
+        clock: WallClock,
+    },
     /// The plugins the added marketplaces offer, for the `/plugin` browser
     /// (answer to `/plugin` and to each `/plugin <verb> <id>` it runs).
     Plugins(Vec<tack_protocol::plugin_catalog::CatalogPlugin>),
@@ -147,6 +160,8 @@ pub struct RewindChoice {
     pub id: String,
     /// What the user typed.
     pub text: String,
+    /// The files this prompt's turn changed (what its row says).
+    pub files: Vec<String>,
     /// What restoring the code to this prompt would change; `None` when no
     /// checkpoint was kept for it (the code options are not offered).
     pub code: Option<CodeChanges>,

@@ -13,7 +13,7 @@ use tack_protocol::SessionSummary;
 use tack_tui::commands::MenuEntry;
 use tack_tui::{
     AutoDecision, CodeChanges, Decider, ModeOptions, PermissionAnswer, PermissionRequest, Prompt,
-    Restore, RewindChoice, Theme, ThemeKind, TurnSummary, UiAction, UiEvent,
+    Restore, RewindChoice, Theme, ThemeKind, TurnSummary, UiAction, UiEvent, WallClock,
 };
 
 fn turn_done() -> UiEvent {
@@ -668,10 +668,16 @@ fn resume_picker_and_trust_dialog() {
         first_prompt: Some(prompt.into()),
     };
     app.handle_event(
-        UiEvent::Sessions(vec![
-            session("aaaa", "fix the parser"),
-            session("bbbb", "write docs"),
-        ]),
+        UiEvent::Sessions {
+            sessions: vec![
+                session("aaaa", "fix the parser"),
+                session("bbbb", "write docs"),
+            ],
+            clock: WallClock {
+                now: std::time::UNIX_EPOCH,
+                utc_offset: Some(0),
+            },
+        },
         clock.at(0),
     );
     type_text(&mut app, "docs", clock.at(0));
@@ -701,6 +707,7 @@ pub(crate) fn rewind_points() -> UiEvent {
         RewindChoice {
             id: "p1".into(),
             text: "add a parser".into(),
+            files: vec!["src/parser.rs".into()],
             code: Some(CodeChanges {
                 files: vec!["src/parser.rs".into()],
                 insertions: 0,
@@ -710,6 +717,7 @@ pub(crate) fn rewind_points() -> UiEvent {
         RewindChoice {
             id: "p2".into(),
             text: "now the tests".into(),
+            files: Vec::new(),
             code: None,
         },
     ])

@@ -8,6 +8,7 @@
 
 mod budgets;
 mod common;
+mod details;
 mod inline;
 mod keys;
 mod markdown;

@@ -11,9 +11,10 @@ use insta::assert_snapshot;
 use serde_json::json;
 use tack_protocol::SessionSummary;
 use tack_protocol::{TodoItem, TodoStatus};
+use tack_tui::paths::ShownPaths;
 use tack_tui::{
     CodeChanges, NoticeLevel, PermissionRequest, RewindChoice, Theme, ThemeKind, TurnSummary,
-    UiEvent,
+    UiEvent, WallClock,
 };
 
 const ANSWER: &str = "I looked at the parser. The bug is in `parse_list`: it drops the last item when the \
@@ -285,36 +286,53 @@ fn resume_picker() {
         modified: std::time::UNIX_EPOCH + Duration::from_secs(secs),
         first_prompt: Some(prompt.into()),
     };
+    // Times said from three minutes after the newest, an hour east of UTC.
     app.handle_event(
-        UiEvent::Sessions(vec![
-            session(
-                "3f1e2d4c-aaaa-4000-8000-000000000001",
-                1_763_900_000,
-                "fix the flaky test in the store",
-            ),
-            session(
-                "9b8a7c6d-bbbb-4000-8000-000000000002",
-                1_763_800_000,
-                "write the README",
-            ),
-            session(
-                "0c1d2e3f-cccc-4000-8000-000000000003",
-                1_763_700_000,
-                "why is start-up slow?",
-            ),
-        ]),
+        UiEvent::Sessions {
+            sessions: vec![
+                session(
+                    "3f1e2d4c-aaaa-4000-8000-000000000001",
+                    1_763_900_000,
+                    "fix the flaky test in the store",
+                ),
+                session(
+                    "9b8a7c6d-bbbb-4000-8000-000000000002",
+                    1_763_800_000,
+                    "write the README",
+                ),
+                session(
+                    "0c1d2e3f-cccc-4000-8000-000000000003",
+                    1_763_700_000,
+                    "why is start-up slow?",
+                ),
+            ],
+            clock: WallClock {
+                now: std::time::UNIX_EPOCH + Duration::from_secs(1_763_900_180),
+                utc_offset: Some(3600),
+            },
+        },
         clock.at(0),
     );
     app.handle_key(key(KeyCode::Down), clock.at(0));
     assert_snapshot!(Screen::new().render(&mut app, 80, 20));
 }
 
+/// Three prompts: two whose turns changed files (the model's absolute
+/// paths, shown relative), the last one changed none; a code restore to the
+/// first two would change files.
 fn rewind_points() -> UiEvent {
-    let point = |id: &str, text: &str, files: &[&str]| RewindChoice {
+    let files = |files: &[&str]| -> Vec<String> {
+        files
+            .iter()
+            .map(|f| format!("/home/ana/shop/{f}"))
+            .collect()
+    };
+    let point = |id: &str, text: &str, changed: &[&str], restored: &[&str]| RewindChoice {
         id: id.into(),
         text: text.into(),
+        files: files(changed),
         code: Some(CodeChanges {
-            files: files.iter().map(|f| f.to_string()).collect(),
+            files: restored.iter().map(|f| f.to_string()).collect(),
             insertions: 4,
             deletions: 30,
         }),
@@ -324,24 +342,35 @@ fn rewind_points() -> UiEvent {
             "p1",
             "add a parser for the config file",
             &["src/parser.rs", "src/lib.rs"],
+            &["src/parser.rs", "src/lib.rs", "tests/parser.rs"],
         ),
         point(
             "p2",
             "now write its tests\nand run them",
+            &["tests/a.rs", "tests/b.rs", "tests/c.rs", "tests/d.rs"],
             &["tests/parser.rs"],
         ),
         RewindChoice {
             id: "p3".into(),
             text: "explain the error".into(),
+            files: Vec::new(),
             code: None,
         },
     ])
+}
+
+fn in_shop(app: &mut tack_tui::App) {
+    app.set_paths(ShownPaths::new(
+        Some("/home/ana/shop".into()),
+        Some("/home/ana".into()),
+    ));
 }
 
 #[test]
 fn rewind_picker() {
     let clock = Clock::new();
     let mut app = app(80, 20);
+    in_shop(&mut app);
     app.handle_event(rewind_points(), clock.at(0));
     app.handle_key(key(KeyCode::Up), clock.at(0));
     assert_snapshot!(Screen::new().render(&mut app, 80, 20));

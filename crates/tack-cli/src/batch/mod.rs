@@ -110,9 +110,14 @@ pub fn run(args: BatchArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot make the work folder {}", work.display()))?;
     let program = std::env::current_exe().context("cannot find the tack binary to run tasks")?;
     let total = tasks.len();
+    // Tasks of this batch whose earlier result was not a success: they are
+    // not run again, but the batch has not succeeded while they stand.
+    let failed_before = (tasks.iter())
+        .filter(|t| done.get(&t.id).is_some_and(|status| status != "success"))
+        .count();
     let pending: Vec<Task> = tasks
         .into_iter()
-        .filter(|t| !done.contains(&t.id))
+        .filter(|t| !done.contains_key(&t.id))
         .collect();
     let mut progress = Progress::new(
         total,
@@ -137,6 +142,15 @@ pub fn run(args: BatchArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
             eprintln!(
                 "tack batch: {} tasks did not finish (see above); rerun to run them",
                 progress.unfinished()
+            );
+            ExitCode::from(1)
+        }
+        Ended::AllRun if progress.failed() + failed_before > 0 => {
+            let n = progress.failed() + failed_before;
+            eprintln!(
+                "tack batch: {n} {} not succeed (their `status` in {}); a task with a result is not run again: remove its line to rerun it",
+                if n == 1 { "task did" } else { "tasks did" },
+                out.display()
             );
             ExitCode::from(1)
         }

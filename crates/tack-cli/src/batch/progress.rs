@@ -76,6 +76,11 @@ impl Progress {
         self.unfinished
     }
 
+    /// Tasks of this run that ended without success.
+    pub fn failed(&self) -> usize {
+        self.failed
+    }
+
     pub fn spent(&self) -> f64 {
         self.spent
     }

@@ -8,7 +8,7 @@
 //! dies), and a second run on the same file refuses at once. Only a regular
 //! file is taken (a FIFO or a device would block or never hold results).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -26,8 +26,8 @@ pub struct ResultsFile {
 
 impl ResultsFile {
     /// Opens (or creates) the file, takes its lock and returns it with the
-    /// ids already in it.
-    pub fn open(path: &Path) -> anyhow::Result<(ResultsFile, HashSet<String>)> {
+    /// ids already in it, each with its `status` (`""` when it has none).
+    pub fn open(path: &Path) -> anyhow::Result<(ResultsFile, HashMap<String, String>)> {
         let cannot = || format!("cannot open the results file {}", path.display());
         // Not blocking: opening a FIFO for reading would wait for a writer.
         let mut file = OpenOptions::new()
@@ -54,7 +54,7 @@ impl ResultsFile {
         let mut text = Vec::new();
         file.read_to_end(&mut text).with_context(cannot)?;
         let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let mut done = HashSet::new();
+        let mut done = HashMap::new();
         for line in text[..whole].split(|&b| b == b'\n') {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
@@ -62,7 +62,8 @@ impl ResultsFile {
             let value: serde_json::Value = serde_json::from_slice(line)
                 .with_context(|| format!("{} holds a line that is not JSON", path.display()))?;
             if let Some(id) = value.get("id").and_then(|v| v.as_str()) {
-                done.insert(id.to_owned());
+                let status = value.get("status").and_then(|v| v.as_str()).unwrap_or("");
+                done.insert(id.to_owned(), status.to_owned());
             }
         }
         if whole < text.len() {
@@ -113,7 +114,13 @@ mod tests {
         drop(f);
 
         let (mut results, done) = ResultsFile::open(&path).unwrap();
-        assert_eq!(done, HashSet::from(["a".to_owned(), "b".to_owned()]));
+        assert_eq!(
+            done,
+            HashMap::from([
+                ("a".to_owned(), "success".to_owned()),
+                ("b".to_owned(), "error".to_owned())
+            ])
+        );
         results.append(&json!({"id": "c"})).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(

@@ -37,7 +37,11 @@ impl Repos {
     /// `<work>/repos/`, made once.
     async fn local(&self, repo: &str, work: &Path) -> anyhow::Result<PathBuf> {
         if !is_url(repo) {
-            return Ok(PathBuf::from(repo));
+            let path = PathBuf::from(repo);
+            if !path.is_dir() {
+                anyhow::bail!("its `repo` {repo} is not a folder (no such folder)");
+            }
+            return Ok(path);
         }
         let name: String = (repo.chars())
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -73,6 +77,12 @@ pub async fn prepare(
                 worktree,
                 copied: false,
             })
+        }
+        Source::Dir(folder) if !folder.is_dir() => {
+            anyhow::bail!(
+                "its `cwd` {} is not a folder (no such folder)",
+                folder.display()
+            )
         }
         Source::Dir(folder) => match worktree::repo_root(folder).await {
             Ok(root) => {

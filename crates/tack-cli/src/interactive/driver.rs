@@ -29,10 +29,11 @@ use tack_tui::input::external_editor::{edit_in_editor, launch_editor};
 use tack_tui::status::{StatusLineCommand, StatusLineInput, run_status_line};
 use tack_tui::{
     App, InlineTerminal, NoticeLevel, Prompt, StatusPatch, TerminalGuard, TurnSummary, UiAction,
-    UiEvent,
+    UiEvent, WallClock,
 };
 use tokio::sync::mpsc;
 
+mod exit;
 mod permissions;
 mod plugins;
 mod rewind;
@@ -530,7 +531,10 @@ impl Driver {
             let event = match store.list_sessions(&cwd) {
                 Ok(mut sessions) => {
                     sessions.retain(|s| Some(&s.session_id) != current.as_ref());
-                    UiEvent::Sessions(sessions)
+                    UiEvent::Sessions {
+                        sessions,
+                        clock: WallClock::system(),
+                    }
                 }
                 Err(e) => UiEvent::Notice {
                     level: NoticeLevel::Error,
@@ -815,6 +819,7 @@ impl Driver {
         self.term.erase_live()?;
         self.keys = None;
         self.guard = None;
+        self.say_how_to_resume().await;
         if let Slot::Ready { handle, .. } = std::mem::replace(&mut self.slot, Slot::Starting) {
             let _ = handle.send(Op::Interrupt { receipt: None });
             drop(handle);

@@ -19,8 +19,9 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use tack_runtime::PermissionMode;
-use tack_runtime::{Env, Place, SessionChoice};
+use tack_runtime::{Env, LoadedSettings, Place, SessionChoice, SessionOptions};
 use tack_tui::input::{FileIndex, PromptHistory};
+use tack_tui::paths::ShownPaths;
 use tack_tui::status::StatusInfo;
 use tack_tui::{
     App, AppConfig, InlineTerminal, ModeOptions, NoticeLevel, TerminalGuard, Theme, ThemeKind,
@@ -33,25 +34,63 @@ use driver::{Driver, Setup};
 
 /// Runs the terminal UI until the user leaves. `color`: NO_COLOR was not set.
 pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
+    needs_terminal()?;
+    let mut place = Place::new(cwd, Env::from_process())?;
+    let loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
+    // SAFETY: single-threaded: no runtime, no highlighter loader, no other thread yet.
+    unsafe { settings_env::apply(&mut place, &loaded) };
+    let project_dir = tack_config::find_project_dir(&place.cwd);
+    let start = Start {
+        project_dir: project_dir.canonicalize().unwrap_or(project_dir),
+        place,
+        loaded,
+        options: crate::print::session_options(cli),
+        first_prompt: cli.prompt.clone().filter(|p| !p.trim().is_empty()),
+        notices: Vec::new(),
+    };
+    run_from(cli, start, color)
+}
+
+/// What a terminal session starts from: `tack`'s flags and files, or what
+/// `tack demo` made.
+pub struct Start {
+    pub place: Place,
+    pub loaded: LoadedSettings,
+    pub options: SessionOptions,
+    pub project_dir: PathBuf,
+    /// Typed for the user at start.
+    pub first_prompt: Option<String>,
+    /// Shown first.
+    pub notices: Vec<UiEvent>,
+}
+
+/// Interactive mode reads keys and draws: both ends must be a terminal.
+pub fn needs_terminal() -> anyhow::Result<()> {
     if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
         bail!(
             "interactive mode needs a terminal: use -p/--print to run a prompt from a script or a pipe"
         );
     }
-    let mut place = Place::new(cwd, Env::from_process())?;
-    let mut loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
-    // SAFETY: single-threaded: no runtime, no highlighter loader, no other thread yet.
-    unsafe { settings_env::apply(&mut place, &loaded) };
-    let project_dir = tack_config::find_project_dir(&place.cwd);
-    let project_dir = project_dir.canonicalize().unwrap_or(project_dir);
+    Ok(())
+}
 
+/// The terminal UI from `start` until the user leaves (the workspace's trust
+/// asked for first if it is not trusted yet).
+pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode> {
+    let Start {
+        mut place,
+        mut loaded,
+        mut options,
+        project_dir,
+        first_prompt,
+        mut notices,
+    } = start;
     let (width, height) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let guard = TerminalGuard::enter(&mut io::stdout())?;
     let theme = Theme::new(
         ThemeKind::from_colorfgbg(place.env.get("COLORFGBG").as_deref()),
         color,
     );
-    let mut notices = Vec::new();
     let history = PromptHistory::load(&place.config_dir, &project_dir).unwrap_or_else(|e| {
         notices.push(warning(format!("Could not read the prompt history: {e}")));
         PromptHistory::in_memory(Vec::new())
@@ -90,7 +129,6 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         // SAFETY: still single-threaded: the trust dialog reads keys synchronously.
         unsafe { settings_env::apply(&mut place, &loaded) };
     }
-    let mut options = crate::print::session_options(cli);
     options.permissions.prompts = true;
     options.front_end.interactive = true;
     // As Claude Code's UI does: `/rewind` can put files back. Nothing touches
@@ -122,6 +160,18 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         }),
         Instant::now(),
     );
+    app.set_paths(ShownPaths::new(
+        Some(place.cwd.clone()),
+        place.home_dir.clone(),
+    ));
+    app.handle_event(
+        UiEvent::Welcome {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            model: model.clone(),
+            cwd: place.cwd.display().to_string(),
+        },
+        Instant::now(),
+    );
     // Input-ready: the first frame, before anything slow.
     tack_tui::draw(&mut app, &mut term)?;
     tack_tui::markdown::preload_highlighter();
@@ -137,7 +187,7 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         options,
         project_dir,
         model,
-        first_prompt: cli.prompt.clone().filter(|p| !p.trim().is_empty()),
+        first_prompt,
         pick_session,
         notices,
     };

@@ -20,7 +20,8 @@ const DEVICE_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/d
 /// Recursion limit for `bash -c '...'` inside `bash -c '...'`.
 const MAX_NESTING: usize = 4;
 /// Commands whose second word is a subcommand, for "allow always" suggestions
-/// (`Bash(git diff:*)` rather than `Bash(git:*)`).
+/// (`Bash(git diff *)` rather than `Bash(git *)`), written in the current
+/// space-star form (the legacy `:*` form is still read).
 const SUBCOMMAND_TOOLS: &[&str] = &[
     "git",
     "npm",
@@ -675,9 +676,9 @@ impl PermissionContext {
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
                 && words[1].starts_with(|c: char| c.is_ascii_lowercase())
             {
-                format!("Bash({} {}:*)", words[0], words[1])
+                format!("Bash({} {} *)", words[0], words[1])
             } else {
-                format!("Bash({}:*)", words[0])
+                format!("Bash({} *)", words[0])
             };
             if !out.contains(&rule) {
                 out.push(rule);

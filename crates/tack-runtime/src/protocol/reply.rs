@@ -125,6 +125,10 @@ pub struct RewindPoint {
     /// The id its turn's file checkpoint is kept under, for `RewindFiles`;
     /// `None` when no checkpoint was kept for it.
     pub checkpoint: Option<String>,
+    /// The files its turn changed (its file tools' paths, as the model
+    /// wrote them), in the order first changed.
+    #[serde(default)]
+    pub files: Vec<String>,
 }
 
 /// Whether the session is working (stream-json's

@@ -288,6 +288,7 @@ fn replies() -> Vec<Reply> {
             id: "u-1".into(),
             text: "fix it".into(),
             checkpoint: None,
+            files: vec!["/p/a.rs".into()],
         }]),
         Reply::ConversationRewound(Ok(ConversationRewound {
             prompt: "fix it".into(),

@@ -1,10 +1,13 @@
 //! The conversation as a whole: `/clear` starts a new one, a rewind goes
 //! back to one of the user's prompts (Claude Code's "restore conversation").
 
+use std::collections::HashSet;
+
 use tack_core::session::Session;
 use tack_protocol::{Message, content};
 
 use super::Driver;
+use super::turn_files::files_changed_by_turns;
 use crate::checkpoints::RewindError;
 use crate::event::RuntimeEvent;
 use crate::protocol::op::TurnEcho;
@@ -98,12 +101,18 @@ impl Driver {
 
     /// The prompts a rewind can go back to, oldest first.
     pub(super) fn points(&self, session: &Session) -> Vec<RewindPoint> {
-        session
-            .prompts()
-            .map(|(uuid, message)| RewindPoint {
+        let prompts: Vec<(&str, &Message)> = session.prompts().collect();
+        // A prompt is one of the conversation's messages, known by address.
+        let at: HashSet<*const Message> = prompts.iter().map(|(_, m)| *m as *const _).collect();
+        let changed = files_changed_by_turns(session.messages(), |m| at.contains(&(m as *const _)));
+        prompts
+            .into_iter()
+            .zip(changed)
+            .map(|((uuid, message), files)| RewindPoint {
                 id: uuid.to_owned(),
                 text: prompt_text(message),
                 checkpoint: self.book.checkpoint_ids.get(uuid).cloned(),
+                files,
             })
             .collect()
     }

@@ -7,6 +7,7 @@ mod input_end;
 mod ops;
 mod parts;
 mod turn;
+mod turn_files;
 
 use std::collections::VecDeque;
 use std::sync::Arc;

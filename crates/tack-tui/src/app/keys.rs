@@ -11,7 +11,7 @@ use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
 use crate::dialogs::{
     DecisionsOutcome, DialogOutcome, PickerOutcome, PluginOutcome, RewindOutcome, TrustOutcome,
 };
-use crate::event::{NoticeLevel, Prompt, UiAction};
+use crate::event::{NoticeLevel, PermissionAnswer, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
 
 /// Menu commands the runtime carries out: sent as the typed text.
@@ -64,6 +64,13 @@ impl App {
 
     /// A key press. Returns what the runtime should do.
     pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Vec<UiAction> {
+        let actions = self.key_press(key, now);
+        // An answered dialog starts the turn's clock again.
+        self.pause_while_asking(now);
+        actions
+    }
+
+    fn key_press(&mut self, key: KeyEvent, now: Instant) -> Vec<UiAction> {
         self.now = Some(now);
         if key.kind == KeyEventKind::Release {
             return Vec::new();
@@ -412,6 +419,14 @@ impl App {
         }
     }
 
+    /// The dialog of the next permission request waiting, if any.
+    fn next_permission(&mut self) {
+        self.overlay = self
+            .waiting_permissions
+            .pop_front()
+            .map(|r| Overlay::Permission(self.permission_dialog(r)));
+    }
+
     fn overlay_key(&mut self, key: KeyEvent) -> Vec<UiAction> {
         let ctrl_c =
             key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
@@ -428,11 +443,19 @@ impl App {
                 DialogOutcome::Open => Vec::new(),
                 DialogOutcome::Answered(answer) => {
                     let id = dialog.request.id.clone();
-                    self.overlay = self
-                        .waiting_permissions
-                        .pop_front()
-                        .map(|r| Overlay::Permission(self.permission_dialog(r)));
+                    self.next_permission();
                     vec![UiAction::AnswerPermission { id, answer }]
+                }
+                DialogOutcome::AllowAndAcceptEdits => {
+                    let id = dialog.request.id.clone();
+                    // The mode first: the edits after this one are not asked.
+                    let mut actions = self.request_mode(PermissionMode::AcceptEdits);
+                    self.next_permission();
+                    actions.push(UiAction::AnswerPermission {
+                        id,
+                        answer: PermissionAnswer::Allow,
+                    });
+                    actions
                 }
             },
             Overlay::Resume(picker) => match picker.key(key) {

@@ -131,6 +131,14 @@ impl Live {
         }
     }
 
+    /// The name of the tool call `id`, while it is live.
+    pub(crate) fn tool_name(&self, id: &str) -> Option<String> {
+        self.items.iter().find_map(|item| match item {
+            LiveItem::Tool(call) if call.id == id => Some(call.name.clone()),
+            _ => None,
+        })
+    }
+
     pub(crate) fn tool_finished(&mut self, id: &str, result: ToolResult) -> bool {
         self.progress.remove(id);
         for item in &mut self.items {

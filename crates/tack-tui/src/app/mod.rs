@@ -23,6 +23,7 @@ use crate::dialogs::{
 };
 use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
 use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
+use crate::paths::ShownPaths;
 use crate::status::StatusInfo;
 use crate::theme::Theme;
 use live::{Committed, Live};
@@ -88,6 +89,10 @@ struct Turn {
     /// only, not with every token.
     shown_streamed: usize,
     thinking: bool,
+    /// Time spent waiting for the user's answer to a dialog (not counted).
+    paused: Duration,
+    /// A dialog is waiting since then: the clock and the spinner stand still.
+    paused_since: Option<Instant>,
 }
 
 /// The terminal UI. See the crate docs for the loop that drives it.
@@ -118,6 +123,8 @@ pub struct App {
     menu: Vec<MenuEntry>,
     files: FileIndex,
     status: StatusInfo,
+    /// How paths are shown (relative to the session's directory).
+    paths: ShownPaths,
     modes: ModeCycle,
     /// The mode last asked of the runtime, until it answers.
     requested_mode: Option<PermissionMode>,
@@ -153,6 +160,7 @@ impl App {
             menu: menu_entries(&config.custom_commands),
             files: config.files,
             status: config.status,
+            paths: ShownPaths::default(),
             modes: ModeCycle::default(),
             requested_mode: None,
             todos: Vec::new(),
@@ -185,6 +193,12 @@ impl App {
 
     pub fn size(&self) -> (u16, u16) {
         (self.width, self.height)
+    }
+
+    /// Where the session runs: paths inside it are shown relative, under
+    /// the home folder with `~`.
+    pub fn set_paths(&mut self, paths: ShownPaths) {
+        self.paths = paths;
     }
 
     pub fn set_file_index(&mut self, files: FileIndex) {
@@ -247,7 +261,11 @@ impl App {
     /// spinner) or a hint is shown. `None` means idle: no timer at all.
     pub fn next_tick(&self) -> Option<Instant> {
         let now = self.now?;
-        let spinner = self.turn.map(|_| now + SPINNER_TICK);
+        // No tick while a dialog waits: the spinner stands still.
+        let spinner = self
+            .turn
+            .filter(|t| t.paused_since.is_none())
+            .map(|_| now + SPINNER_TICK);
         let hint = self.hint.as_ref().map(|(_, until)| *until);
         match (spinner, hint) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -310,6 +328,18 @@ impl App {
         let mut actions = Vec::new();
         let (width, theme) = (self.width, self.theme);
         match event {
+            UiEvent::Welcome {
+                version,
+                model,
+                cwd,
+            } => {
+                let cwd = self.paths.with_tilde(&cwd);
+                self.push_cell(HistoryCell::Welcome {
+                    version,
+                    model,
+                    cwd,
+                });
+            }
             UiEvent::TurnStarted => {
                 if self.turn.is_none() {
                     self.turn = Some(Turn::new(now));
@@ -346,39 +376,20 @@ impl App {
                 }
             }
             UiEvent::AssistantMessageDone => self.live.finish_streams(),
-            UiEvent::ToolUseStarted { id, name, input } => {
-                if name == "TodoWrite"
-                    && let Some(todos) = input
-                        .get("todos")
-                        .cloned()
-                        .and_then(|t| serde_json::from_value::<Vec<TodoItem>>(t).ok())
-                {
-                    self.todos = todos;
-                }
-                self.live.tool_started(ToolCall {
-                    id,
-                    name,
-                    input,
-                    result: None,
-                });
-            }
+            UiEvent::ToolUseStarted { id, name, input } => self.tool_started(id, name, &input),
             UiEvent::ToolProgress { id, text } => self.live.tool_progress(&id, text),
             UiEvent::ToolUseFinished {
                 id,
                 is_error,
                 content,
             } => {
+                let tool = self.live.tool_name(&id).unwrap_or_default();
+                let content = self.paths.result(&tool, &content);
                 self.live
                     .tool_finished(&id, ToolResult { is_error, content });
             }
             UiEvent::Todos(todos) => self.todos = todos,
-            UiEvent::PermissionRequest(request) => {
-                if matches!(self.overlay, Some(Overlay::Permission(_))) {
-                    self.waiting_permissions.push_back(request);
-                } else {
-                    self.overlay = Some(Overlay::Permission(self.permission_dialog(request)));
-                }
-            }
+            UiEvent::PermissionRequest(request) => self.permission_request(request),
             UiEvent::Compacted { summary, .. } => {
                 self.commit_live();
                 self.push_cell(HistoryCell::Compacted { summary });
@@ -405,8 +416,8 @@ impl App {
                 }
             }
             UiEvent::Status(patch) => self.status_patch(patch),
-            UiEvent::Sessions(sessions) => {
-                self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions)));
+            UiEvent::Sessions { sessions, clock } => {
+                self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions, clock)));
             }
             UiEvent::Plugins(plugins) => {
                 self.overlay = Some(Overlay::Plugins(match &self.overlay {
@@ -414,7 +425,10 @@ impl App {
                     _ => PluginBrowser::new(plugins),
                 }));
             }
-            UiEvent::RewindPoints(points) => {
+            UiEvent::RewindPoints(mut points) => {
+                for file in points.iter_mut().flat_map(|p| &mut p.files) {
+                    *file = self.paths.show(file);
+                }
                 self.overlay = Some(Overlay::Rewind(RewindPicker::new(points)));
             }
             UiEvent::HistoryReset => {
@@ -447,7 +461,55 @@ impl App {
             UiEvent::RuleAdded { rule, saved } => self.rule_added(&rule, saved),
         }
         self.commit_live();
+        self.pause_while_asking(now);
         actions
+    }
+
+    /// A tool call started: shown with its paths shortened; TodoWrite's
+    /// list replaces the todos.
+    fn tool_started(&mut self, id: String, name: String, input: &serde_json::Value) {
+        if name == "TodoWrite"
+            && let Some(todos) = input
+                .get("todos")
+                .cloned()
+                .and_then(|t| serde_json::from_value::<Vec<TodoItem>>(t).ok())
+        {
+            self.todos = todos;
+        }
+        let input = self.paths.input(&name, input);
+        self.live.tool_started(ToolCall {
+            id,
+            name,
+            input,
+            result: None,
+        });
+    }
+
+    /// A dialog for `request` (its paths shortened), or queued behind the open one.
+    fn permission_request(&mut self, mut request: PermissionRequest) {
+        request.input = self.paths.input(&request.tool_name, &request.input);
+        if matches!(self.overlay, Some(Overlay::Permission(_))) {
+            self.waiting_permissions.push_back(request);
+        } else {
+            self.overlay = Some(Overlay::Permission(self.permission_dialog(request)));
+        }
+    }
+
+    /// Stops the turn's clock while a dialog waits for the user, and starts
+    /// it again when it is answered.
+    fn pause_while_asking(&mut self, now: Instant) {
+        let asking = self.is_waiting_for_user();
+        let Some(turn) = &mut self.turn else {
+            return;
+        };
+        match (asking, turn.paused_since) {
+            (true, None) => turn.paused_since = Some(now),
+            (false, Some(since)) => {
+                turn.paused += now.saturating_duration_since(since);
+                turn.paused_since = None;
+            }
+            (true, Some(_)) | (false, None) => {}
+        }
     }
 
     fn notice(&mut self, level: NoticeLevel, text: &str) {
@@ -520,6 +582,17 @@ impl Turn {
             streamed: 0,
             shown_streamed: 0,
             thinking: false,
+            paused: Duration::ZERO,
+            paused_since: None,
         }
+    }
+
+    /// How long the turn has run by `now`, time spent waiting on a dialog
+    /// left out.
+    fn elapsed(&self, now: Instant) -> Duration {
+        let until = self.paused_since.unwrap_or(now);
+        until
+            .saturating_duration_since(self.started)
+            .saturating_sub(self.paused)
     }
 }

@@ -134,7 +134,12 @@ impl App {
     /// asked for a reason (the classifier failed or blocked too often, a
     /// safety check): every dialog says it.
     pub(super) fn permission_dialog(&self, request: PermissionRequest) -> PermissionDialog {
-        let dialog = PermissionDialog::new(request);
+        let mode = self.status.permission_mode;
+        let mut dialog = PermissionDialog::new(request)
+            .offering_accept_edits(mode != PermissionMode::AcceptEdits);
+        if let Some(dir) = self.paths.project_shown() {
+            dialog = dialog.in_project(dir);
+        }
         match self.status.permission_mode {
             PermissionMode::Auto | PermissionMode::Plan => dialog.saying_why(),
             PermissionMode::Default

@@ -44,8 +44,7 @@ impl App {
             if !lines.is_empty() || self.history_started {
                 lines.push(Line::default());
             }
-            let now = self.now.unwrap_or(turn.started);
-            let elapsed = now.saturating_duration_since(turn.started);
+            let elapsed = turn.elapsed(self.now.unwrap_or(turn.started));
             let frame = SPINNER
                 [(elapsed.as_millis() / super::SPINNER_TICK.as_millis()) as usize % SPINNER.len()];
             let verb = if turn.thinking { "Thinking" } else { "Working" };

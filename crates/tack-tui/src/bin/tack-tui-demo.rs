@@ -196,20 +196,23 @@ fn main() -> io::Result<()> {
                         let _ = tx.send(answer);
                     }
                 }
-                UiAction::ListSessions => runtime.send(UiEvent::Sessions(vec![
-                    SessionSummary {
-                        session_id: "11111111-1111-4111-8111-111111111111".into(),
-                        path: "/tmp/a.jsonl".into(),
-                        modified: SystemTime::UNIX_EPOCH,
-                        first_prompt: Some("an older session".into()),
-                    },
-                    SessionSummary {
-                        session_id: "22222222-2222-4222-8222-222222222222".into(),
-                        path: "/tmp/b.jsonl".into(),
-                        modified: SystemTime::UNIX_EPOCH,
-                        first_prompt: Some("another one".into()),
-                    },
-                ])),
+                UiAction::ListSessions => runtime.send(UiEvent::Sessions {
+                    clock: tack_tui::WallClock::system(),
+                    sessions: vec![
+                        SessionSummary {
+                            session_id: "11111111-1111-4111-8111-111111111111".into(),
+                            path: "/tmp/a.jsonl".into(),
+                            modified: SystemTime::UNIX_EPOCH,
+                            first_prompt: Some("an older session".into()),
+                        },
+                        SessionSummary {
+                            session_id: "22222222-2222-4222-8222-222222222222".into(),
+                            path: "/tmp/b.jsonl".into(),
+                            modified: SystemTime::UNIX_EPOCH,
+                            first_prompt: Some("another one".into()),
+                        },
+                    ],
+                }),
                 other => runtime.send(UiEvent::Notice {
                     level: NoticeLevel::Info,
                     text: format!("demo: {other:?}"),

@@ -5,6 +5,7 @@
 mod diff;
 mod todo;
 mod tool;
+mod welcome;
 
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -12,6 +13,7 @@ use ratatui::text::{Line, Span};
 pub use diff::{diff_stats, render_diff, tool_change};
 pub use todo::render_todos;
 pub use tool::{ToolCall, ToolResult, render_call, summary};
+pub use welcome::render_welcome;
 
 use crate::event::NoticeLevel;
 use crate::input::InputMode;
@@ -39,6 +41,12 @@ pub enum HistoryCell {
     /// The conversation was summarised.
     Compacted {
         summary: String,
+    },
+    /// The lines at start: version, model, directory (shortened).
+    Welcome {
+        version: String,
+        model: String,
+        cwd: String,
     },
     /// The turn was interrupted or failed.
     TurnEnd {
@@ -82,6 +90,11 @@ impl HistoryCell {
                 }
                 lines
             }
+            HistoryCell::Welcome {
+                version,
+                model,
+                cwd,
+            } => render_welcome(version, model, cwd, theme),
             HistoryCell::TurnEnd { interrupted, error } => {
                 let text = match (interrupted, error) {
                     (_, Some(e)) => format!("Error: {}", sanitize(e)),

@@ -1,5 +1,7 @@
-//! The permission dialog: Yes / Yes and don't ask again / No, and tell tack what
-//! to do instead. Shows the command, or the diff of an edit.
+//! The permission dialog, as Claude Code's: Yes / Yes, and switch to accept
+//! edits (an edit) or Yes, and don't ask again for `prefix` commands in the
+//! project (a command; the rule saved is the one named) / No, and tell tack
+//! what to do instead. Shows the command, or the diff of an edit.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Modifier;
@@ -13,6 +15,9 @@ use crate::input::Editor;
 use crate::theme::Theme;
 use crate::wrap::wrap_spans;
 
+/// Tools that change files: their dialog offers to switch to accept-edits mode.
+const EDIT_TOOLS: [&str; 4] = ["Edit", "MultiEdit", "Write", "NotebookEdit"];
+
 /// The dialog's state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionDialog {
@@ -23,6 +28,11 @@ pub struct PermissionDialog {
     /// Say why the user is asked under a command or an edit too (auto mode:
     /// its classifier failed or blocked too often, a safety check asks).
     why: bool,
+    /// An edit may switch the session to accept-edits mode (not when it is
+    /// in that mode already: the edit is asked for another reason).
+    accept_edits: bool,
+    /// The project's directory as shown, for "don't ask again … in <dir>".
+    project: Option<String>,
 }
 
 /// What a key did to the dialog.
@@ -32,6 +42,17 @@ pub enum DialogOutcome {
     Open,
     /// Answered.
     Answered(PermissionAnswer),
+    /// Allowed, and the session is to switch to accept-edits mode.
+    AllowAndAcceptEdits,
+}
+
+/// What an option of the dialog does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Choice {
+    Allow,
+    AcceptEdits,
+    Always(String),
+    Deny,
 }
 
 impl PermissionDialog {
@@ -41,6 +62,8 @@ impl PermissionDialog {
             selected: 0,
             feedback: None,
             why: false,
+            accept_edits: false,
+            project: None,
         }
     }
 
@@ -48,6 +71,23 @@ impl PermissionDialog {
     /// always do).
     pub fn saying_why(self) -> PermissionDialog {
         PermissionDialog { why: true, ..self }
+    }
+
+    /// An edit's dialog offers "Yes, and switch to accept edits" (instead
+    /// of a rule) when `offer`.
+    pub fn offering_accept_edits(self, offer: bool) -> PermissionDialog {
+        PermissionDialog {
+            accept_edits: offer && EDIT_TOOLS.contains(&self.request.tool_name.as_str()),
+            ..self
+        }
+    }
+
+    /// The project's directory as the dialog names it.
+    pub fn in_project(self, dir: String) -> PermissionDialog {
+        PermissionDialog {
+            project: Some(dir),
+            ..self
+        }
     }
 
     /// The rule "don't ask again" would save. None holding a control
@@ -59,26 +99,40 @@ impl PermissionDialog {
             .filter(|r| !tack_sys::terminal_text::has_control(r, true))
     }
 
-    fn options(&self) -> Vec<String> {
-        let mut out = vec!["Yes".to_string()];
-        if let Some(rule) = self.always_rule() {
-            out.push(format!(
-                "Yes, and don't ask again for {}",
-                describe_rule(rule)
+    fn choices(&self) -> Vec<(String, Choice)> {
+        let mut out = vec![("Yes".to_string(), Choice::Allow)];
+        if self.accept_edits {
+            out.push((
+                "Yes, and switch to accept edits (shift+tab)".to_string(),
+                Choice::AcceptEdits,
             ));
+        } else if let Some(rule) = self.always_rule() {
+            let mut label = format!("Yes, and don't ask again for {}", describe_rule(rule));
+            if let Some(dir) = self
+                .project
+                .as_deref()
+                .filter(|_| rule.starts_with("Bash("))
+            {
+                label.push_str(&format!(" in {}", tack_sys::terminal_text::visible(dir)));
+            }
+            out.push((label, Choice::Always(rule.clone())));
         }
-        out.push("No, and tell tack what to do differently (esc)".to_string());
+        out.push((
+            "No, and tell tack what to do differently (esc)".to_string(),
+            Choice::Deny,
+        ));
         out
     }
 
     fn answer(&mut self, index: usize) -> DialogOutcome {
-        match (index, self.always_rule()) {
-            (0, _) => DialogOutcome::Answered(PermissionAnswer::Allow),
-            (1, Some(rule)) => {
-                DialogOutcome::Answered(PermissionAnswer::AllowAlways { rule: rule.clone() })
-            }
-            _ => {
-                self.selected = self.options().len() - 1;
+        let mut choices = self.choices();
+        let last = choices.len() - 1;
+        match choices.swap_remove(index.min(last)).1 {
+            Choice::Allow => DialogOutcome::Answered(PermissionAnswer::Allow),
+            Choice::AcceptEdits => DialogOutcome::AllowAndAcceptEdits,
+            Choice::Always(rule) => DialogOutcome::Answered(PermissionAnswer::AllowAlways { rule }),
+            Choice::Deny => {
+                self.selected = last;
                 self.feedback = Some(Editor::new());
                 DialogOutcome::Open
             }
@@ -108,8 +162,9 @@ impl PermissionDialog {
             }
             return DialogOutcome::Open;
         }
-        let count = self.options().len();
+        let count = self.choices().len();
         match key.code {
+            KeyCode::BackTab if self.accept_edits => return DialogOutcome::AllowAndAcceptEdits,
             KeyCode::Up | KeyCode::BackTab => self.selected = (self.selected + count - 1) % count,
             KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1) % count,
             KeyCode::Enter => return self.answer(self.selected),
@@ -145,7 +200,7 @@ impl PermissionDialog {
         let mut tail: Vec<Line<'static>> = Vec::new();
         tail.push(Line::default());
         tail.push(Line::from("Do you want to proceed?"));
-        for (i, option) in self.options().into_iter().enumerate() {
+        for (i, (option, _)) in self.choices().into_iter().enumerate() {
             let (marker, style) = row_marker(theme, i == self.selected);
             tail.extend(wrap_spans(
                 &[Span::styled(format!("{}. {option}", i + 1), style)],
@@ -177,16 +232,18 @@ impl PermissionDialog {
     }
 }
 
-/// `Bash(npm test:*)` → "commands starting with `npm test`"; `Edit(src/**)` and
-/// others are shown as written.
+/// `Bash(npm test *)` (or the legacy `Bash(npm test:*)`) → "`npm test`
+/// commands"; `Edit(src/**)` and others are shown as written.
 fn describe_rule(rule: &str) -> String {
-    if let Some(prefix) = rule
-        .strip_prefix("Bash(")
-        .and_then(|r| r.strip_suffix(":*)"))
-    {
-        return format!("`{prefix}` commands");
+    let prefix = rule.strip_prefix("Bash(").and_then(|r| {
+        r.strip_suffix(" *)")
+            .or_else(|| r.strip_suffix(":*)"))
+            .filter(|p| !p.contains('*'))
+    });
+    match prefix {
+        Some(prefix) => format!("`{prefix}` commands"),
+        None => format!("`{rule}`"),
     }
-    format!("`{rule}`")
 }
 
 /// Why the runtime asks, as one dim line (none when it does not say).
@@ -284,11 +341,79 @@ mod tests {
         KeyEvent::new(code, KeyModifiers::NONE)
     }
 
+    fn labels(d: &PermissionDialog) -> Vec<String> {
+        d.choices().into_iter().map(|(label, _)| label).collect()
+    }
+
+    fn edit() -> PermissionRequest {
+        PermissionRequest {
+            tool_name: "Edit".into(),
+            input: json!({"file_path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+            suggestions: vec!["Edit(//p/src/**)".into()],
+            ..request(&[])
+        }
+    }
+
+    #[test]
+    fn a_bash_rule_is_offered_for_the_project_in_either_form() {
+        for rule in ["Bash(npm test *)", "Bash(npm test:*)"] {
+            let d = PermissionDialog::new(request(&[rule])).in_project("~/shop".into());
+            assert_eq!(
+                labels(&d),
+                [
+                    "Yes",
+                    "Yes, and don't ask again for `npm test` commands in ~/shop",
+                    "No, and tell tack what to do differently (esc)"
+                ]
+            );
+        }
+        let d = PermissionDialog::new(request(&["Bash(git * main)"])).in_project("~/shop".into());
+        assert_eq!(
+            labels(&d)[1],
+            "Yes, and don't ask again for `Bash(git * main)` in ~/shop"
+        );
+    }
+
+    #[test]
+    fn an_edit_offers_accept_edits_mode_by_number_enter_or_shift_tab() {
+        let d = PermissionDialog::new(edit()).offering_accept_edits(true);
+        assert_eq!(
+            labels(&d),
+            [
+                "Yes",
+                "Yes, and switch to accept edits (shift+tab)",
+                "No, and tell tack what to do differently (esc)"
+            ]
+        );
+        for keys in [
+            &[KeyCode::Char('2')][..],
+            &[KeyCode::Down, KeyCode::Enter],
+            &[KeyCode::BackTab],
+        ] {
+            let mut d = d.clone();
+            let outcomes: Vec<DialogOutcome> = keys.iter().map(|k| d.key(key(*k))).collect();
+            assert_eq!(
+                outcomes.last(),
+                Some(&DialogOutcome::AllowAndAcceptEdits),
+                "{keys:?}"
+            );
+        }
+        // Already in accept-edits mode (an edit outside the project): the rule.
+        let d = PermissionDialog::new(edit()).offering_accept_edits(false);
+        assert_eq!(
+            labels(&d)[1],
+            "Yes, and don't ask again for `Edit(//p/src/**)`"
+        );
+        // Not an edit: no switch.
+        let d = PermissionDialog::new(request(&[])).offering_accept_edits(true);
+        assert_eq!(labels(&d).len(), 2);
+    }
+
     #[test]
     fn a_rule_with_control_characters_is_never_offered_to_save() {
         let d = PermissionDialog::new(request(&["Bash(echo \x1b]0;x\x07:*)"]));
         assert_eq!(
-            d.options(),
+            labels(&d),
             ["Yes", "No, and tell tack what to do differently (esc)"]
         );
         let mut d = d;

@@ -7,6 +7,7 @@ use tack_protocol::SessionSummary;
 
 use super::{ListKey, boxed, list_key, one_line, picker_header, row_marker, window};
 use crate::theme::Theme;
+use crate::when::WallClock;
 
 /// Rows of sessions shown at once.
 const VISIBLE: usize = 10;
@@ -14,6 +15,8 @@ const VISIBLE: usize = 10;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResumePicker {
     sessions: Vec<SessionSummary>,
+    /// Times are said from it ("3 minutes ago").
+    clock: WallClock,
     filter: String,
     selected: usize,
 }
@@ -26,9 +29,10 @@ pub enum PickerOutcome {
 }
 
 impl ResumePicker {
-    pub fn new(sessions: Vec<SessionSummary>) -> ResumePicker {
+    pub fn new(sessions: Vec<SessionSummary>, clock: WallClock) -> ResumePicker {
         ResumePicker {
             sessions,
+            clock,
             filter: String::new(),
             selected: 0,
         }
@@ -68,9 +72,10 @@ impl ResumePicker {
             let s = visible[i];
             let (marker, style) = row_marker(theme, i == self.selected);
             let id: String = s.session_id.chars().take(8).collect();
+            let when = self.clock.when(s.modified);
             lines.push(Line::from(vec![
                 Span::styled(marker, style),
-                Span::styled(format!("{} ", s.modified_display()), theme.dim()),
+                Span::styled(format!("{when:<15} "), theme.dim()),
                 Span::styled(format!("{id} "), theme.dim()),
                 Span::styled(one_line(s.preview()), style),
             ]));

@@ -11,6 +11,8 @@ use crate::theme::Theme;
 
 /// Rows of prompts shown at once.
 const VISIBLE: usize = 10;
+/// Files named in a prompt's row (more are counted).
+const FILES_NAMED: usize = 3;
 /// Files listed under a code restore.
 const FILES_SHOWN: usize = 5;
 
@@ -114,14 +116,12 @@ impl RewindPicker {
         for i in window(self.selected, self.points.len(), VISIBLE) {
             let point = &self.points[i];
             let (marker, style) = row_marker(theme, i == self.selected);
-            let mut spans = vec![
+            let first = point.text.lines().find(|l| !l.trim().is_empty());
+            lines.push(Line::from(vec![
                 Span::styled(marker, style),
-                Span::styled(one_line(&point.text), style),
-            ];
-            if let Some(code) = point.code.as_ref().filter(|c| !c.files.is_empty()) {
-                spans.push(Span::styled(format!("  {}", summary(code)), theme.dim()));
-            }
-            lines.push(Line::from(spans));
+                Span::styled(one_line(first.unwrap_or("")), style),
+                Span::styled(format!("  · {}", changed(&point.files)), theme.dim()),
+            ]));
         }
         lines.push(Line::default());
         lines.push(Line::styled(
@@ -179,6 +179,20 @@ impl RewindPicker {
             "↑/↓ select · enter confirm · esc back",
             theme.dim(),
         ));
+    }
+}
+
+/// What a prompt's turn changed: its files by name, up to
+/// [`FILES_NAMED`] of them, else how many.
+fn changed(files: &[String]) -> String {
+    match files.len() {
+        0 => "no code changes".to_owned(),
+        n if n <= FILES_NAMED => files
+            .iter()
+            .map(|f| sanitize(f))
+            .collect::<Vec<_>>()
+            .join(", "),
+        n => format!("{n} files changed"),
     }
 }
 

@@ -29,6 +29,7 @@ impl Driver {
                 choices.push(RewindChoice {
                     id: point.id,
                     text: point.text,
+                    files: point.files,
                     code,
                 });
             }
