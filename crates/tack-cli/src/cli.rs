@@ -447,6 +447,9 @@ pub enum PluginCommand {
     List {
         #[arg(long)]
         json: bool,
+        /// Also the plugins the added marketplaces offer, installed or not.
+        #[arg(long)]
+        available: bool,
     },
     /// Install a plugin's current version from its marketplace.
     Update {

@@ -82,6 +82,7 @@ mod interactive;
 mod mcp;
 mod output;
 mod plugin;
+mod plugin_catalog;
 mod print;
 mod progress;
 mod refusals;

@@ -9,10 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::json;
-use tack_plugins::{
-    Context, InstallScope, InstalledPlugins, Marketplace, MarketplaceEntry, PluginSource,
-    git::GIT_TIMEOUT,
-};
+use tack_plugins::{Context, InstallScope, InstalledPlugins, git::GIT_TIMEOUT};
 use tack_runtime::Place;
 use tack_sys::terminal_text::visible;
 
@@ -22,14 +19,20 @@ use crate::cli::{MarketplaceCommand, PluginCommand};
 const MAX_FETCH_BYTES: usize = 8 << 20;
 const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
-    if let PluginCommand::Validate { path } = &command {
-        return Ok(validate(&place.cwd.join(path)));
-    }
+/// Runs `f` with the context `tack plugin`'s operations are given for
+/// `place`; the settings files' warnings go to `warn`. With `changes`, under
+/// the plugins folder's lock for the whole read-modify-write (and the tidy
+/// after it).
+pub fn with_context<T>(
+    place: &Place,
+    changes: bool,
+    warn: &dyn Fn(&str),
+    f: impl FnOnce(&Context) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
     let loaded = tack_runtime::load_settings(place, None)?;
     let (layers, warnings) = tack_runtime::plugin_layers(&loaded.locations);
     for w in warnings {
-        eprintln!("warning: {}", visible(&w.to_string()));
+        warn(&w);
     }
     let fetch = fetch_url;
     let ctx = Context {
@@ -41,16 +44,22 @@ pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
         fetch: &fetch,
         git_timeout: GIT_TIMEOUT,
     };
-    // Commands that change the state hold the plugins folder for their
-    // whole read-modify-write (and the tidy after it).
-    let lock = changes_state(&command)
-        .then(|| ctx.plugins_dir().lock())
-        .transpose()?;
-    let result = command_text(&ctx, command);
+    let lock = changes.then(|| ctx.plugins_dir().lock()).transpose()?;
+    let result = f(&ctx);
     if lock.is_some() {
         ctx.plugins_dir().tidy();
     }
     drop(lock);
+    result
+}
+
+pub fn run(place: &Place, command: PluginCommand) -> anyhow::Result<ExitCode> {
+    if let PluginCommand::Validate { path } = &command {
+        return Ok(validate(&place.cwd.join(path)));
+    }
+    let warn = |w: &str| eprintln!("warning: {}", visible(w));
+    let changes = changes_state(&command);
+    let result = with_context(place, changes, &warn, |ctx| command_text(ctx, command));
     // Names, descriptions and paths come from marketplaces and plugins.
     let text = result?;
     let text = visible(&text);
@@ -98,7 +107,10 @@ fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String>
         }
         PluginCommand::Enable { plugin, scope } => toggle(ctx, &plugin, &scope, true)?,
         PluginCommand::Disable { plugin, scope } => toggle(ctx, &plugin, &scope, false)?,
-        PluginCommand::List { json } => list(ctx, json)?,
+        PluginCommand::List { json, available } => match available {
+            true => crate::plugin_catalog::available(ctx, json)?,
+            false => list(ctx, json)?,
+        },
         PluginCommand::Update { plugin, scope } => {
             let scope = scope.as_deref().map(InstallScope::parse).transpose()?;
             let mut out = String::new();
@@ -118,7 +130,7 @@ fn command_text(ctx: &Context, command: PluginCommand) -> anyhow::Result<String>
             }
             out
         }
-        PluginCommand::Details { plugin } => details(ctx, &plugin)?,
+        PluginCommand::Details { plugin } => crate::plugin_catalog::details(ctx, &plugin)?,
         PluginCommand::Validate { .. } => String::new(),
     })
 }
@@ -220,95 +232,6 @@ fn list(ctx: &Context, as_json: bool) -> anyhow::Result<String> {
         );
     }
     Ok(out)
-}
-
-fn details(ctx: &Context, spec: &str) -> anyhow::Result<String> {
-    let id = match tack_plugins::installed_id(ctx, spec) {
-        Ok(id) => id,
-        Err(_) if spec.contains('@') => spec.to_owned(),
-        Err(e) => return Err(e.into()),
-    };
-    let (name, market) = id.rsplit_once('@').unwrap_or((id.as_str(), ""));
-    let mut out = format!("{id}\n");
-    let entry: Option<MarketplaceEntry> = tack_plugins::open_marketplace(ctx, market)
-        .ok()
-        .and_then(|(_, m): (_, Marketplace)| m.entry(name).cloned());
-    if let Some(e) = &entry {
-        if let Some(d) = &e.description {
-            writeln!(out, "  Description: {d}")?;
-        }
-        writeln!(out, "  Marketplace: {market}")?;
-    }
-    let installed = InstalledPlugins::read(&ctx.plugins_dir())?;
-    let installs = installed.plugins.get(&id).cloned().unwrap_or_default();
-    if installs.is_empty() {
-        out.push_str("  Not installed\n");
-    }
-    for i in &installs {
-        writeln!(
-            out,
-            "  Installed ({}): {} at {}",
-            i.scope.name(),
-            i.version.as_deref().unwrap_or("unknown"),
-            i.install_path.display()
-        )?;
-    }
-    if let Some(i) = installs.first() {
-        components(&mut out, &i.install_path, name, market, entry.as_ref())?;
-    }
-    Ok(out)
-}
-
-/// The components of the plugin at `root`, one line per kind.
-fn components(
-    out: &mut String,
-    root: &Path,
-    name: &str,
-    market: &str,
-    entry: Option<&MarketplaceEntry>,
-) -> anyhow::Result<()> {
-    let source = PluginSource::Installed {
-        marketplace: market.to_owned(),
-    };
-    let mut plugin = tack_plugins::Plugin::load_or_named(root, name, source)?;
-    if let Some(e) = entry {
-        e.apply_to(&mut plugin).map_err(anyhow::Error::msg)?;
-    }
-    let names = |paths: Vec<std::path::PathBuf>| -> Vec<String> {
-        let mut found = Vec::new();
-        for p in paths {
-            match std::fs::read_dir(&p) {
-                Ok(dir) => found.extend(
-                    dir.flatten()
-                        .map(|e| e.file_name().to_string_lossy().into_owned()),
-                ),
-                Err(_) => found.push(
-                    p.file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                ),
-            }
-        }
-        found.sort();
-        found
-    };
-    for (kind, list) in [
-        ("Commands", names(plugin.command_paths()?)),
-        ("Agents", names(plugin.agent_paths()?)),
-        ("Skills", names(plugin.skill_paths()?)),
-        ("Output styles", names(plugin.output_style_paths()?)),
-    ] {
-        if !list.is_empty() {
-            writeln!(out, "  {kind}: {}", list.join(", "))?;
-        }
-    }
-    if !plugin.hooks()?.is_empty() {
-        out.push_str("  Hooks: yes\n");
-    }
-    if !plugin.mcp_servers()?.is_empty() {
-        out.push_str("  MCP servers: yes\n");
-    }
-    Ok(())
 }
 
 fn validate(path: &Path) -> ExitCode {

@@ -13,17 +13,17 @@ use serde_json::{Value, json};
 
 use crate::common::{git, stderr, stdout, write};
 
-const MARKET: &str = "tack-test-market";
+pub(crate) const MARKET: &str = "tack-test-market";
 
 /// A home, a Claude config dir, a project and a marketplace folder.
-struct Fixture {
+pub(crate) struct Fixture {
     home: tempfile::TempDir,
     project: tempfile::TempDir,
     market: tempfile::TempDir,
 }
 
 impl Fixture {
-    fn new() -> Fixture {
+    pub(crate) fn new() -> Fixture {
         let fx = Fixture {
             home: tempfile::tempdir().unwrap(),
             project: tempfile::tempdir().unwrap(),
@@ -37,15 +37,15 @@ impl Fixture {
         self.home.path().join("claude-config")
     }
 
-    fn cwd(&self) -> PathBuf {
+    pub(crate) fn cwd(&self) -> PathBuf {
         self.project.path().canonicalize().unwrap()
     }
 
-    fn market_dir(&self) -> PathBuf {
+    pub(crate) fn market_dir(&self) -> PathBuf {
         self.market.path().canonicalize().unwrap()
     }
 
-    fn plugins(&self) -> PathBuf {
+    pub(crate) fn plugins(&self) -> PathBuf {
         self.claude_dir().join("plugins")
     }
 
@@ -63,19 +63,19 @@ impl Fixture {
         cmd
     }
 
-    fn tack(&self, args: &[&str]) -> std::process::Output {
+    pub(crate) fn tack(&self, args: &[&str]) -> std::process::Output {
         self.command(args).output().unwrap()
     }
 
     /// Runs tack and expects success; its stdout.
-    fn ok(&self, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
         let out = self.tack(args);
         assert!(out.status.success(), "tack {args:?}: {}", stderr(&out));
         stdout(&out)
     }
 
     /// Runs tack and expects failure; its stderr.
-    fn fails(&self, args: &[&str]) -> String {
+    pub(crate) fn fails(&self, args: &[&str]) -> String {
         let out = self.tack(args);
         assert!(
             !out.status.success(),
@@ -327,7 +327,7 @@ fn a_non_strict_entry_supplies_the_components_and_the_name() {
     assert_eq!(
         fx.ok(&["plugin", "details", "loose"]),
         format!(
-            "loose@{MARKET}\n  Marketplace: {MARKET}\n  Installed (user): 0.1.0 at {}\n  Commands: hello.md\n",
+            "loose@{MARKET}\n  Marketplace: {MARKET}\n  Installed (user): 0.1.0 at {}\n  Adds to every prompt: ~0 tokens\n  Commands: loose:hello\n",
             cache.display()
         )
     );

@@ -126,7 +126,7 @@ fn plugin_details_show_a_description_with_escapes() {
     assert_eq!(
         [stdout(&details), stderr(&missing)],
         [
-            "kit@mk\n  Description: desc ␛]0;title␇ here<U+009B>2J\n  Marketplace: mk\n  Not installed\n",
+            "kit@mk\n  Description: desc ␛]0;title␇ here<U+009B>2J\n  Marketplace: mk\n  Not installed (`tack plugin install kit@mk`)\n  Components: none\n",
             "Error: plugin `no␛[31m` not found in marketplace `mk`\n"
         ]
     );

@@ -127,14 +127,7 @@ fn add(
     config: &ServerConfig,
 ) -> Result<String, CommandError> {
     let (entries, _) = load_all_scopes(paths)?;
-    let tack_file = paths.tack_file.as_ref().map(|p| p.display().to_string());
-    let project_file = paths.project_file().display().to_string();
-    let exists = entries.iter().any(|e| {
-        e.name == name
-            && e.scope == scope
-            && (Some(&e.origin) == tack_file.as_ref() || e.origin == project_file)
-    });
-    if exists {
+    if entries.iter().any(|e| e.name == name && e.scope == scope) {
         return Err(usage(&format!(
             "MCP server {name} already exists in {scope} config"
         )));
@@ -283,46 +276,42 @@ fn describe(config: &ServerConfig) -> String {
     out
 }
 
-/// `tack mcp remove <name> [-s scope]`.
+/// `tack mcp remove <name> [-s scope]`: the entry goes from every file of
+/// its scope that has it, Claude Code's `.claude.json` and the `mcp.json` an
+/// older tack wrote alike.
 pub fn mcp_remove(
     paths: &McpPaths,
     name: &str,
     scope: Option<&str>,
 ) -> Result<String, CommandError> {
-    let removed = |scope: ConfigScope, path: &Path| {
-        format!(
-            "Removed MCP server \"{name}\" from {scope} config\nFile modified: {}",
-            path.display()
-        )
+    let removed = |scope: ConfigScope, files: &[std::path::PathBuf]| {
+        let mut out = format!("Removed MCP server \"{name}\" from {scope} config");
+        for path in files {
+            out.push_str(&format!("\nFile modified: {}", path.display()));
+        }
+        out
     };
     if let Some(scope) = scope {
         let scope = parse_scope(Some(scope))?;
-        return match delete_server(paths, scope, name)? {
-            Some(path) => Ok(removed(scope, &path)),
-            None => Err(usage(&format!(
+        return match delete_server(paths, scope, name)?.as_slice() {
+            [] => Err(usage(&format!(
                 "No {scope}-scoped MCP server found with name: {name}"
             ))),
+            files => Ok(removed(scope, files)),
         };
     }
     let (entries, _) = load_all_scopes(paths)?;
-    let tack_file = paths.tack_file.as_ref().map(|p| p.display().to_string());
-    let project_file = paths.project_file().display().to_string();
-    let (editable, foreign): (Vec<&ServerEntry>, Vec<&ServerEntry>) = entries
-        .iter()
-        .filter(|e| e.name == name)
-        .partition(|e| Some(&e.origin) == tack_file.as_ref() || e.origin == project_file);
-    match editable.as_slice() {
-        [] => match foreign.first() {
-            Some(e) => Err(usage(&format!(
-                "MCP server \"{name}\" is defined in {}, which tack reads but does not edit; remove it with `claude mcp remove`",
-                e.origin
-            ))),
-            None => Err(usage(&format!("No MCP server found with name: \"{name}\""))),
-        },
+    let mut scopes: Vec<&ServerEntry> = Vec::new();
+    for e in entries.iter().filter(|e| e.name == name) {
+        if !scopes.iter().any(|s| s.scope == e.scope) {
+            scopes.push(e);
+        }
+    }
+    match scopes.as_slice() {
+        [] => Err(usage(&format!("No MCP server found with name: \"{name}\""))),
         [only] => {
-            let path = delete_server(paths, only.scope, name)?
-                .ok_or_else(|| usage(&format!("No MCP server found with name: \"{name}\"")))?;
-            Ok(removed(only.scope, &path))
+            let files = delete_server(paths, only.scope, name)?;
+            Ok(removed(only.scope, &files))
         }
         several => {
             let mut message = format!("MCP server \"{name}\" exists in multiple scopes:\n");

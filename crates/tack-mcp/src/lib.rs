@@ -2,8 +2,9 @@
 //!
 //! # The model
 //! 1. **Configuration** ([`load_config`]): Claude Code's scopes — user and local
-//!    (tack's `<config dir>/mcp.json`, plus Claude Code's `~/.claude.json`, read
-//!    only), project (`.mcp.json`, each server approved in settings) and
+//!    (Claude Code's `~/.claude.json`, which `tack mcp add` writes as `claude
+//!    mcp add` does, plus the `<config dir>/mcp.json` older tacks wrote),
+//!    project (`.mcp.json`, each server approved in settings) and
 //!    `--mcp-config` (`--strict-mcp-config`: only those) — merged by name.
 //! 2. **Start-up** ([`McpManager::start`]): every server at once, each within
 //!    `MCP_TIMEOUT`, over stdio (own process group, stderr to a log file),

@@ -59,7 +59,7 @@ fn check<'a>(
 #[test]
 fn add_writes_each_scope_like_claude_mcp() {
     let e = env();
-    let tack_file = e.paths.tack_file.clone().unwrap();
+    let claude_file = e.paths.claude_file.clone().unwrap();
     let project = e.paths.project_dir.to_string_lossy().to_string();
     let out = mcp_add(
         &e.paths,
@@ -76,7 +76,7 @@ fn add_writes_each_scope_like_claude_mcp() {
         out,
         format!(
             "Added stdio MCP server fs with command: npx -y mcp-fs to local config\nFile modified: {}",
-            tack_file.display()
+            claude_file.display()
         )
     );
     let out = mcp_add(
@@ -95,7 +95,7 @@ fn add_writes_each_scope_like_claude_mcp() {
         out,
         format!(
             "Added HTTP MCP server issues with URL: https://mcp.example.com/mcp to user config\nHeaders: {{\n  \"Authorization\": \"Bearer ${{TOKEN}}\"\n}}\nFile modified: {}",
-            tack_file.display()
+            claude_file.display()
         )
     );
     let out = mcp_add_json(
@@ -113,7 +113,7 @@ fn add_writes_each_scope_like_claude_mcp() {
         )
     );
     assert_eq!(
-        read(&tack_file),
+        read(&claude_file),
         json!({
             "mcpServers": {"issues": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}},
             "projects": {project: {"mcpServers": {"fs": {"type": "stdio", "command": "npx", "args": ["-y", "mcp-fs"], "env": {"EMPTY": "", "LOG": "warn"}}}}}
@@ -126,7 +126,7 @@ fn add_writes_each_scope_like_claude_mcp() {
     // Credentials may live in the user file: private. .mcp.json is shared.
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(
-        (mode(&tack_file), mode(&e.paths.project_file())),
+        (mode(&claude_file), mode(&e.paths.project_file())),
         (0o600, 0o644)
     );
 }
@@ -134,10 +134,10 @@ fn add_writes_each_scope_like_claude_mcp() {
 #[test]
 fn add_refuses_bad_input_and_loses_nothing() {
     let e = env();
-    let tack_file = e.paths.tack_file.clone().unwrap();
-    std::fs::create_dir_all(tack_file.parent().unwrap()).unwrap();
+    let claude_file = e.paths.claude_file.clone().unwrap();
+    std::fs::create_dir_all(claude_file.parent().unwrap()).unwrap();
     std::fs::write(
-        &tack_file,
+        &claude_file,
         r#"{"theme": "dark", "mcpServers": {"a": {"command": "a"}}}"#,
     )
     .unwrap();
@@ -206,23 +206,23 @@ fn add_refuses_bad_input_and_loses_nothing() {
     )
     .unwrap();
     assert_eq!(
-        read(&tack_file),
+        read(&claude_file),
         json!({"theme": "dark", "mcpServers": {
             "a": {"command": "a"},
             "b": {"type": "stdio", "command": "b", "args": [], "env": {}}
         }})
     );
     // A file that does not parse is not overwritten.
-    std::fs::write(&tack_file, "{broken").unwrap();
+    std::fs::write(&claude_file, "{broken").unwrap();
     let e2 = mcp_add_json(&e.paths, "c", r#"{"command": "c"}"#, Some("user")).unwrap_err();
     assert_eq!(
         e2.to_string(),
         format!(
             "invalid MCP config {}: key must be a string at line 1 column 2",
-            tack_file.display()
+            claude_file.display()
         )
     );
-    assert_eq!(std::fs::read_to_string(&tack_file).unwrap(), "{broken");
+    assert_eq!(std::fs::read_to_string(&claude_file).unwrap(), "{broken");
 }
 
 #[test]
@@ -232,13 +232,13 @@ fn remove_finds_the_scope_or_asks_for_one() {
         mcp_add_json(&e.paths, "twice", r#"{"command": "t"}"#, Some(scope)).unwrap();
     }
     mcp_add_json(&e.paths, "once", r#"{"command": "o"}"#, Some("user")).unwrap();
-    let tack_file = e.paths.tack_file.clone().unwrap();
+    let claude_file = e.paths.claude_file.clone().unwrap();
     assert_eq!(
         mcp_remove(&e.paths, "twice", None).unwrap_err().to_string(),
         format!(
             "MCP server \"twice\" exists in multiple scopes:\n  - project: {}\n  - local: {}\n\nTo remove from a specific scope, use:\n  tack mcp remove \"twice\" -s project\n  tack mcp remove \"twice\" -s local",
             e.paths.project_file().display(),
-            tack_file.display()
+            claude_file.display()
         )
     );
     assert_eq!(
@@ -252,7 +252,7 @@ fn remove_finds_the_scope_or_asks_for_one() {
         mcp_remove(&e.paths, "once", None).unwrap(),
         format!(
             "Removed MCP server \"once\" from user config\nFile modified: {}",
-            tack_file.display()
+            claude_file.display()
         )
     );
     assert_eq!(
@@ -331,5 +331,107 @@ async fn list_and_get_check_servers_live() {
             .await
             .unwrap(),
         "No MCP servers configured. Use `tack mcp add` to add a server."
+    );
+}
+
+#[test]
+fn add_and_remove_edit_claude_codes_file_under_a_lock_and_keep_its_other_keys() {
+    let e = env();
+    let claude_file = e.paths.claude_file.clone().unwrap();
+    let project = e.paths.project_dir.to_string_lossy().to_string();
+    let state = json!({
+        "numStartups": 41,
+        "oauthAccount": {"emailAddress": "a@b.c"},
+        "projects": {project.clone(): {"allowedTools": ["Read"], "hasTrustDialogAccepted": true},
+                     "/elsewhere": {"mcpServers": {"other": {"command": "o"}}}}
+    });
+    std::fs::create_dir_all(claude_file.parent().unwrap()).unwrap();
+    std::fs::write(&claude_file, state.to_string()).unwrap();
+    // Another process holding the folder's lock holds the edit back.
+    let folder = claude_file.parent().unwrap().to_path_buf();
+    let held = tack_sys::file_lock::lock_exclusive(&folder).unwrap();
+    let paths = e.paths.clone();
+    let adder = std::thread::spawn(move || {
+        mcp_add_json(&paths, "fs", r#"{"command": "mcp-fs"}"#, None).unwrap();
+        mcp_add_json(
+            &paths,
+            "web",
+            r#"{"type": "http", "url": "http://x/mcp"}"#,
+            Some("user"),
+        )
+        .unwrap();
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(read(&claude_file), state, "written while the lock was held");
+    drop(held);
+    adder.join().unwrap();
+    let fs = json!({"type": "stdio", "command": "mcp-fs", "args": [], "env": {}});
+    assert_eq!(
+        read(&claude_file),
+        json!({
+            "numStartups": 41,
+            "oauthAccount": {"emailAddress": "a@b.c"},
+            "mcpServers": {"web": {"type": "http", "url": "http://x/mcp", "headers": {}}},
+            "projects": {project.clone(): {"allowedTools": ["Read"], "hasTrustDialogAccepted": true,
+                                           "mcpServers": {"fs": fs}},
+                         "/elsewhere": {"mcpServers": {"other": {"command": "o"}}}}
+        })
+    );
+    mcp_remove(&e.paths, "fs", None).unwrap();
+    mcp_remove(&e.paths, "web", None).unwrap();
+    let mut expected = state;
+    expected["mcpServers"] = json!({});
+    expected["projects"][&project]["mcpServers"] = json!({});
+    assert_eq!(read(&claude_file), expected);
+}
+
+#[test]
+fn servers_an_older_tack_wrote_to_its_own_file_are_read_and_removed_from_it() {
+    let e = env();
+    let tack_file = e.paths.tack_file.clone().unwrap();
+    let claude_file = e.paths.claude_file.clone().unwrap();
+    std::fs::create_dir_all(tack_file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &tack_file,
+        r#"{"mcpServers": {"old": {"command": "old"}, "both": {"command": "t"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &claude_file,
+        r#"{"mcpServers": {"both": {"command": "c"}}}"#,
+    )
+    .unwrap();
+    let (entries, _) = tack_mcp::load_all_scopes(&e.paths).unwrap();
+    let names: Vec<(&str, String)> = entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.origin.clone()))
+        .collect();
+    let (c, t) = (
+        claude_file.display().to_string(),
+        tack_file.display().to_string(),
+    );
+    assert_eq!(
+        names,
+        [("both", c.clone()), ("both", t.clone()), ("old", t.clone())]
+    );
+    assert_eq!(
+        mcp_add_json(&e.paths, "old", r#"{"command": "new"}"#, Some("user"))
+            .unwrap_err()
+            .to_string(),
+        "MCP server old already exists in user config"
+    );
+    assert_eq!(
+        mcp_remove(&e.paths, "both", None).unwrap(),
+        format!(
+            "Removed MCP server \"both\" from user config\nFile modified: {c}\nFile modified: {t}"
+        )
+    );
+    assert_eq!(
+        mcp_remove(&e.paths, "old", Some("user")).unwrap(),
+        format!("Removed MCP server \"old\" from user config\nFile modified: {t}")
+    );
+    assert_eq!(
+        (read(&claude_file), read(&tack_file)),
+        (json!({"mcpServers": {}}), json!({"mcpServers": {}}))
     );
 }

@@ -38,6 +38,10 @@ pub enum InstallError {
     Git { action: String, message: String },
     #[error("cannot fetch {url}: {message}")]
     Fetch { url: String, message: String },
+    /// A folder, file or repository with no marketplace file where one
+    /// should be: `place` names it and `looked` what was looked for.
+    #[error("{place} is not a marketplace: there is no {looked}")]
+    NotAMarketplace { place: String, looked: String },
     /// Anything the user asked for that cannot be done as asked.
     #[error("{0}")]
     Refused(String),

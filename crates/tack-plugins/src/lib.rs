@@ -29,9 +29,11 @@
 //!   (`$CLAUDE_CONFIG_DIR/plugins/`: `known_marketplaces.json`, `installed_plugins.json` v2,
 //!   `marketplaces/<name>/`, `cache/<marketplace>/<plugin>/<version>/`): sources,
 //!   `marketplace.json` (`strict`, entry components), add/update/remove,
-//!   install/uninstall/enable/disable/update, `validate`, the hostile-repo `git` runner and
-//!   copier:
-//!   `tack-plugins/src/{source,marketplace,marketplaces,known,installed,install,validate,git,copy,store}.rs`
+//!   install/uninstall/enable/disable/update, `validate`, the reserved names (one check for
+//!   `add` and `validate`), the hostile-repo `git` runner and copier:
+//!   `tack-plugins/src/{source,marketplace,marketplaces,reserved,known,installed,install,validate,git,copy,store}.rs`
+//! - what the added marketplaces offer, installed or not (`list --available`, `details`,
+//!   `/plugin`): `tack-plugins/src/catalog.rs`
 //! - settings layers for plugins (`enabledPlugins`, `extraKnownMarketplaces`,
 //!   `strictKnownMarketplaces`; writes keep other keys) and `enabled_plugins` (what a session
 //!   loads; broken ones are warnings): `tack-plugins/src/{layers,enabled}.rs`
@@ -45,6 +47,7 @@
 //!   `spawn_auto_update`
 
 mod auto_update;
+mod catalog;
 mod context;
 mod copy;
 mod enabled;
@@ -58,11 +61,13 @@ mod manifest;
 mod marketplace;
 mod marketplaces;
 mod plugin;
+mod reserved;
 mod source;
 mod store;
 mod validate;
 
 pub use auto_update::{AutoUpdated, auto_update};
+pub use catalog::{KnownPlugin, Offered, available_plugins, find_plugin};
 pub use context::{Context, Fetch};
 pub use enabled::{EnabledInputs, enabled_plugins};
 pub use error::{InstallError, PluginError};
@@ -79,7 +84,8 @@ pub use marketplaces::{
     AddedMarketplace, MarketplaceRow, add_marketplace, list_marketplaces, open_marketplace,
     remove_marketplace, update_marketplaces,
 };
-pub use plugin::{MANIFEST_PATH, Plugin, PluginSource, valid_plugin_name};
+pub use plugin::{DefaultPlace, MANIFEST_PATH, Plugin, PluginSource, valid_plugin_name};
+pub use reserved::{RESERVED_NAMES, check_marketplace_name};
 pub use source::{MarketplaceSource, PluginEntrySource, parse_marketplace_arg};
 pub use store::PluginsDir;
 pub use validate::{Validation, validate};

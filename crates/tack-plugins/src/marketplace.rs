@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::error::InstallError;
 use crate::manifest::PluginManifest;
-use crate::plugin::{Plugin, valid_plugin_name};
+use crate::plugin::{DefaultPlace, Plugin, valid_plugin_name};
 use crate::source::PluginEntrySource;
 use crate::store::read_value;
 
@@ -57,9 +57,15 @@ impl Marketplace {
             };
             (location.to_path_buf(), root.to_path_buf())
         };
-        let value = read_value(&path)?.ok_or_else(|| InstallError::Read {
-            path: path.clone(),
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        let value = read_value(&path)?.ok_or_else(|| match location.is_dir() {
+            true => InstallError::NotAMarketplace {
+                place: location.display().to_string(),
+                looked: MARKETPLACE_PATH.to_owned(),
+            },
+            false => InstallError::NotAMarketplace {
+                place: path.display().to_string(),
+                looked: "such file".to_owned(),
+            },
         })?;
         parse_marketplace(&value, &path, &root)
     }
@@ -175,13 +181,34 @@ fn parse_entry(item: &Value) -> Result<MarketplaceEntry, String> {
 
 impl MarketplaceEntry {
     /// The entry's component fields (`commands`, `agents`, `skills`, `hooks`,
-    /// `mcpServers`, `outputStyles`) merged into `plugin`'s manifest: added
-    /// to it when strict, in its place when not.
+    /// `mcpServers`, `outputStyles`) merged into `plugin`'s manifest.
+    ///
+    /// `strict: true` (the default): the plugin's own `plugin.json` is the
+    /// authority and the entry's lists add to it (and to the default
+    /// folders). `strict: false`: the entry is the plugin's whole definition:
+    /// the manifest's component fields are dropped, and a kind the entry
+    /// lists is exactly those paths, its default place (`skills/`, …) not
+    /// read; a kind it does not list still comes from its default place.
+    /// (Claude Code refuses a `strict: false` plugin whose `plugin.json` also
+    /// lists components; tack loads the entry's and ignores the manifest's.)
     pub fn apply_to(&self, plugin: &mut Plugin) -> Result<(), String> {
         let own: PluginManifest = serde_json::from_value(Value::Object(self.raw.clone()))
             .map_err(|e| format!("marketplace entry `{}`: {e}", self.name))?;
-        let m = &mut plugin.manifest;
         if !self.strict {
+            let listed = [
+                (DefaultPlace::Commands, own.commands.is_empty()),
+                (DefaultPlace::Agents, own.agents.is_empty()),
+                (DefaultPlace::Skills, own.skills.is_empty()),
+                (DefaultPlace::OutputStyles, own.output_styles.is_empty()),
+                (DefaultPlace::Hooks, own.hooks.is_empty()),
+                (DefaultPlace::McpServers, own.mcp_servers.is_empty()),
+            ];
+            plugin.replaced_defaults = listed
+                .into_iter()
+                .filter(|(_, empty)| !empty)
+                .map(|(place, _)| place)
+                .collect();
+            let m = &mut plugin.manifest;
             m.commands.clear();
             m.agents.clear();
             m.skills.clear();
@@ -189,6 +216,7 @@ impl MarketplaceEntry {
             m.hooks.clear();
             m.mcp_servers.clear();
         }
+        let m = &mut plugin.manifest;
         extend_new(&mut m.commands, own.commands);
         extend_new(&mut m.agents, own.agents);
         extend_new(&mut m.skills, own.skills);

@@ -14,20 +14,9 @@ use crate::installed::InstallScope;
 use crate::known::{KnownMarketplace, KnownMarketplaces};
 use crate::layers::{extra_marketplaces, marketplace_allowed, set_setting};
 use crate::marketplace::{MARKETPLACE_PATH, Marketplace, parse_marketplace};
+use crate::reserved::check_marketplace_name;
 use crate::source::{MarketplaceSource, parse_marketplace_arg};
 use crate::store::{MAX_JSON_BYTES, now, remove_dir, replace_dir};
-
-/// Names only Anthropic's GitHub repositories may use, as Claude Code
-/// reserves them (so a marketplace cannot pass for the official one).
-const RESERVED_NAMES: &[&str] = &[
-    "claude-code-marketplace",
-    "claude-code-plugins",
-    "claude-plugins-official",
-    "anthropic-marketplace",
-    "anthropic-plugins",
-    "agent-skills",
-    "anthropic-agent-skills",
-];
 
 /// A marketplace read from its source, not yet in place.
 struct Staged {
@@ -73,13 +62,7 @@ pub(crate) fn add_source(
     let mut known = KnownMarketplaces::read(&dir)?;
     let staged = stage(ctx, source)?;
     let name = staged.marketplace.name.clone();
-    if RESERVED_NAMES.contains(&name.as_str())
-        && !matches!(source, MarketplaceSource::Github { repo, .. } if repo.starts_with("anthropics/"))
-    {
-        return Err(InstallError::refused(format!(
-            "the marketplace name `{name}` is reserved for Anthropic's own marketplaces"
-        )));
-    }
+    check_marketplace_name(&staged.marketplace, Some(source)).map_err(InstallError::Refused)?;
     if let Some(expected) = expected.filter(|e| *e != name) {
         return Err(InstallError::refused(format!(
             "marketplace `{expected}` is declared, but its file names it `{name}`"
@@ -154,8 +137,16 @@ fn stage(ctx: &Context, source: &MarketplaceSource) -> Result<Staged, InstallErr
                 Some(p) => inside(&repo, p)?,
                 None => repo.clone(),
             };
+            // Not the staging folder's path: the repository the user named.
+            let marketplace = Marketplace::load(&location).map_err(|e| match e {
+                InstallError::NotAMarketplace { looked, .. } => InstallError::NotAMarketplace {
+                    place: source.describe(),
+                    looked,
+                },
+                other => other,
+            })?;
             Ok(Staged {
-                marketplace: Marketplace::load(&location)?,
+                marketplace,
                 dir: Some(tmp),
                 inner: path.clone(),
             })

@@ -31,6 +31,37 @@ pub struct Plugin {
     /// Defaults when the plugin has no manifest.
     pub manifest: PluginManifest,
     pub source: PluginSource,
+    /// The default places not read because a `strict: false` marketplace
+    /// entry lists that kind itself (`skills/` when the entry has `skills`):
+    /// such an entry is the plugin's whole definition, as in Claude Code.
+    pub replaced_defaults: Vec<DefaultPlace>,
+}
+
+/// A component kind's default place in a plugin's folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultPlace {
+    Commands,
+    Agents,
+    Skills,
+    OutputStyles,
+    /// `hooks/hooks.json`.
+    Hooks,
+    /// `.mcp.json`.
+    McpServers,
+}
+
+impl DefaultPlace {
+    /// The folder or file, relative to the plugin's root.
+    pub fn path(self) -> &'static str {
+        match self {
+            DefaultPlace::Commands => "commands",
+            DefaultPlace::Agents => "agents",
+            DefaultPlace::Skills => "skills",
+            DefaultPlace::OutputStyles => "output-styles",
+            DefaultPlace::Hooks => "hooks/hooks.json",
+            DefaultPlace::McpServers => ".mcp.json",
+        }
+    }
 }
 
 impl Plugin {
@@ -85,6 +116,7 @@ impl Plugin {
             root: root.to_path_buf(),
             manifest,
             source,
+            replaced_defaults: Vec::new(),
         })
     }
 
@@ -116,29 +148,32 @@ impl Plugin {
 
     /// Command files and folders: `commands/`, then the manifest's.
     pub fn command_paths(&self) -> Result<Vec<PathBuf>, PluginError> {
-        self.paths("commands", &self.manifest.commands)
+        self.paths(DefaultPlace::Commands, &self.manifest.commands)
     }
 
     /// Agent files and folders: `agents/`, then the manifest's.
     pub fn agent_paths(&self) -> Result<Vec<PathBuf>, PluginError> {
-        self.paths("agents", &self.manifest.agents)
+        self.paths(DefaultPlace::Agents, &self.manifest.agents)
     }
 
     /// Skill folders: `skills/`, then the manifest's.
     pub fn skill_paths(&self) -> Result<Vec<PathBuf>, PluginError> {
-        self.paths("skills", &self.manifest.skills)
+        self.paths(DefaultPlace::Skills, &self.manifest.skills)
     }
 
     /// Output style files and folders: `output-styles/`, then the manifest's.
     pub fn output_style_paths(&self) -> Result<Vec<PathBuf>, PluginError> {
-        self.paths("output-styles", &self.manifest.output_styles)
+        self.paths(DefaultPlace::OutputStyles, &self.manifest.output_styles)
     }
 
     /// Hook configurations: `hooks/hooks.json` when it exists, then the
     /// manifest's files and inline objects.
     pub fn hooks(&self) -> Result<Vec<HooksField>, PluginError> {
         let mut out = Vec::new();
-        if self.root.join("hooks/hooks.json").is_file() {
+        if self
+            .default_path(DefaultPlace::Hooks)
+            .is_some_and(|p| p.is_file())
+        {
             out.push(HooksField::Path("./hooks/hooks.json".to_owned()));
         }
         for field in &self.manifest.hooks {
@@ -156,7 +191,10 @@ impl Plugin {
     /// manifest's files and inline objects.
     pub fn mcp_servers(&self) -> Result<Vec<McpField>, PluginError> {
         let mut out = Vec::new();
-        if self.root.join(".mcp.json").is_file() {
+        if self
+            .default_path(DefaultPlace::McpServers)
+            .is_some_and(|p| p.is_file())
+        {
             out.push(McpField::Path("./.mcp.json".to_owned()));
         }
         for field in &self.manifest.mcp_servers {
@@ -192,14 +230,18 @@ impl Plugin {
         Ok(self.root.join(&relative[2..]))
     }
 
-    /// The default folder when it exists, then each manifest path (which
-    /// must exist: a missing one is an error, as `claude plugin validate`
-    /// reports it).
-    fn paths(&self, default: &str, extra: &[String]) -> Result<Vec<PathBuf>, PluginError> {
+    /// `place`'s path when it is read: no entry replaced it.
+    fn default_path(&self, place: DefaultPlace) -> Option<PathBuf> {
+        (!self.replaced_defaults.contains(&place)).then(|| self.root.join(place.path()))
+    }
+
+    /// The default folder when it exists (and is not replaced), then each
+    /// manifest path (which must exist: a missing one is an error, as
+    /// `claude plugin validate` reports it).
+    fn paths(&self, default: DefaultPlace, extra: &[String]) -> Result<Vec<PathBuf>, PluginError> {
         let mut out = Vec::new();
-        let default = self.root.join(default);
-        if default.is_dir() {
-            out.push(default);
+        if let Some(dir) = self.default_path(default).filter(|d| d.is_dir()) {
+            out.push(dir);
         }
         for relative in extra {
             let path = self.resolve(relative)?;

@@ -3,7 +3,8 @@
 //! `.claude-plugin/marketplace.json`, or that file). Each problem is one
 //! line naming the file: JSON that does not parse, a missing or bad name, a
 //! component path that is missing or leaves the plugin, a hooks or MCP file
-//! that is not JSON, two plugins of a marketplace with one name.
+//! that is not JSON, two plugins of a marketplace with one name, a
+//! marketplace name `marketplace add` refuses (the same check).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::manifest::{HooksField, McpField};
 use crate::marketplace::{MARKETPLACE_PATH, Marketplace};
 use crate::plugin::{MANIFEST_PATH, Plugin, PluginSource};
+use crate::reserved::check_marketplace_name;
 use crate::source::PluginEntrySource;
 use crate::store::read_value;
 
@@ -120,7 +122,10 @@ fn marketplace_errors(file: &Path) -> Vec<String> {
         Ok(m) => m,
         Err(e) => return vec![e.to_string()],
     };
-    let mut errors = Vec::new();
+    let mut errors: Vec<String> = check_marketplace_name(&market, None)
+        .err()
+        .into_iter()
+        .collect();
     let mut seen = BTreeSet::new();
     for entry in &market.plugins {
         if !seen.insert(entry.name.clone()) {

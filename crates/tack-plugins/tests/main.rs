@@ -5,3 +5,4 @@
 mod enabled;
 mod manifest;
 mod plugin;
+mod strict;

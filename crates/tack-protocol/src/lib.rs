@@ -34,6 +34,7 @@ pub mod extensions;
 pub mod json_kind;
 pub mod name;
 pub mod permission_mode;
+pub mod plugin_catalog;
 pub mod request;
 pub mod response;
 pub mod server_tool;

@@ -225,6 +225,7 @@ mod metered;
 mod model;
 mod options;
 mod place;
+mod plugin_details;
 mod prompt_size;
 pub mod protocol;
 mod providers;
@@ -266,6 +267,7 @@ pub use options::{
     SdkToolPolicy, SessionChoice, SessionOptions,
 };
 pub use place::{Env, NoConfigDir, Place};
+pub use plugin_details::plugin_components;
 pub use protocol::ask::{AskAnswer, AskId, HookAnswer, PermissionAnswer, REJECTED};
 pub use protocol::op::{McpControl, Op, OpId, ReceiptWanted, Submission, TurnOptions, UserInput};
 pub use protocol::reply::{

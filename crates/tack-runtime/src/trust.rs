@@ -136,6 +136,17 @@ fn lookup_in(projects: &Map<String, Value>, dir: &Path, trust: &mut Trust) {
 
 /// [`TrustStore::trust`] in one file.
 fn trust_in(path: &Path, dir: &Path, external_imports: bool) -> Result<(), TrustError> {
+    // `.claude.json` is also edited by `tack mcp add` (and other tacks):
+    // the same lock on its folder, so no edit is lost.
+    let write_error = |source| TrustError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let folder = path.parent().unwrap_or(Path::new("/"));
+    if !folder.is_dir() {
+        tack_sys::private_file::create_dirs_private(folder).map_err(write_error)?;
+    }
+    let _lock = tack_sys::file_lock::lock_exclusive(folder).map_err(write_error)?;
     let mut config = read(path)?;
     let projects = config.entry("projects").or_insert_with(|| json!({}));
     if !projects.is_object() {
@@ -224,6 +235,33 @@ mod tests {
                     "/work/repo": {"hasTrustDialogAccepted": true, "hasClaudeMdExternalIncludesApproved": true}
                 }
             })
+        );
+    }
+
+    #[test]
+    fn trusting_waits_for_the_lock_tack_mcp_add_takes_on_the_files_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TrustStore::new(dir.path());
+        let folder = store.path().parent().unwrap().to_path_buf();
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(store.path(), r#"{"mcpServers": {"added": {}}}"#).unwrap();
+        let held = tack_sys::file_lock::lock_exclusive(&folder).unwrap();
+        let trusting = {
+            let store = store.clone();
+            std::thread::spawn(move || store.trust(Path::new("/r"), false).unwrap())
+        };
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let unchanged = std::fs::read_to_string(store.path()).unwrap();
+        drop(held);
+        trusting.join().unwrap();
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(store.path()).unwrap()).unwrap();
+        assert_eq!(
+            (unchanged.as_str(), written),
+            (
+                r#"{"mcpServers": {"added": {}}}"#,
+                json!({"mcpServers": {"added": {}}, "projects": {"/r": {"hasTrustDialogAccepted": true}}})
+            )
         );
     }
 

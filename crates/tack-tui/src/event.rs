@@ -82,6 +82,9 @@ pub enum UiEvent {
         sessions: Vec<SessionSummary>,
         clock: WallClock,
     },
+    /// The plugins the added marketplaces offer, for the `/plugin` browser
+    /// (answer to `/plugin` and to each `/plugin <verb> <id>` it runs).
+    Plugins(Vec<tack_protocol::plugin_catalog::CatalogPlugin>),
     /// The prompts the conversation can be rewound to, oldest first, for the
     /// `/rewind` picker (answer to [`UiAction::ListRewindPoints`]).
     RewindPoints(Vec<RewindChoice>),

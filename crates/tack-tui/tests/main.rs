@@ -13,5 +13,6 @@ mod inline;
 mod keys;
 mod markdown;
 mod model_picker;
+mod plugins;
 mod pty;
 mod screens;

@@ -35,6 +35,7 @@ use tokio::sync::mpsc;
 
 mod exit;
 mod permissions;
+mod plugins;
 mod rewind;
 
 use super::info;
@@ -645,6 +646,7 @@ impl Driver {
             }
             "config" => info::config(&self.loaded.settings, &self.model),
             "memory" => return self.memory(args).await,
+            "plugin" => return Ok(self.plugin_command(args)),
             "cost" | "context" | "permissions" | "status" | "hooks" | "sandbox" => {
                 let Some(handle) = self.handle().cloned() else {
                     return Ok(self.not_ready(UiAction::Command {

@@ -2,16 +2,17 @@
 //!
 //! | scope | file | where in the file |
 //! |---|---|---|
-//! | user | `<tack config dir>/mcp.json` | `mcpServers` |
-//! | local | `<tack config dir>/mcp.json` | `projects["<abs project dir>"].mcpServers` |
+//! | user | `~/.claude.json` (then `<tack config dir>/mcp.json`) | `mcpServers` |
+//! | local | `~/.claude.json` (then `<tack config dir>/mcp.json`) | `projects["<abs project dir>"].mcpServers` |
 //! | project | `<project>/.mcp.json` | `mcpServers` |
 //! | dynamic | each `--mcp-config` file or JSON string | `mcpServers` |
 //!
-//! tack's `mcp.json` has the layout of Claude Code's `~/.claude.json` (whose
-//! top-level `mcpServers` is the user scope and `projects[path].mcpServers` the
-//! local scope), so entries can be copied between them unchanged. Claude Code's
-//! own `~/.claude.json` is read too, below tack's file at the same scope, and
-//! never written.
+//! `tack mcp add` writes where `claude mcp add` does: Claude Code's
+//! `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`), whose top-level
+//! `mcpServers` is the user scope and `projects[path].mcpServers` the local
+//! scope, so each tool lists the other's servers. tack's own `mcp.json`,
+//! which older tacks wrote in the same layout, is still read (above
+//! `.claude.json` at the same scope) and `tack mcp remove` edits it too.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -19,10 +19,13 @@ pub struct McpPaths {
     pub cwd: PathBuf,
     /// `<project>/.mcp.json`; also the key of the local scope.
     pub project_dir: PathBuf,
-    /// tack's user/local file, `<tack config dir>/mcp.json`: read, and written
-    /// by `tack mcp add/remove`.
+    /// The user/local file older tacks wrote, `<tack config dir>/mcp.json`:
+    /// still read (above Claude Code's file at the same scope) so no server
+    /// is lost, and `tack mcp remove` takes entries out of it; never added to.
     pub tack_file: Option<PathBuf>,
-    /// Claude Code's `~/.claude.json`: read below tack's file, never written.
+    /// Claude Code's `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`):
+    /// the user and local scopes, read and written by `tack mcp add/remove`
+    /// as `claude mcp` does.
     pub claude_file: Option<PathBuf>,
 }
 
@@ -156,7 +159,8 @@ pub struct McpConfig {
     pub not_started: Vec<NotStarted>,
     /// Entries that could not be read (bad type, missing command, ...).
     pub issues: Vec<ConfigIssue>,
-    /// Problems with Claude Code's `~/.claude.json`, which tack only reads.
+    /// Problems with Claude Code's `~/.claude.json` (its servers are then
+    /// skipped, the session goes on).
     pub warnings: Vec<String>,
 }
 

@@ -1,6 +1,10 @@
-//! Writing server entries: read the whole file, change one entry, write a
+//! Writing server entries where Claude Code keeps them (user and local
+//! scopes in `.claude.json`, the project's in `.mcp.json`): under a lock on
+//! the file's folder, read the whole file, change one entry, write a
 //! temporary file beside it, fsync, rename. Other keys of the file are kept; a
-//! file that does not parse is left alone and reported.
+//! file that does not parse is left alone and reported. Servers an older tack
+//! wrote to its own `mcp.json` are still read, and `remove` takes them out
+//! of it too.
 
 use std::path::{Path, PathBuf};
 
@@ -31,16 +35,29 @@ pub enum StoreError {
     Plugin,
 }
 
-/// The file holding `scope`'s servers.
+/// The file `tack mcp add` writes `scope`'s servers to, where Claude Code
+/// keeps them: `.claude.json` for the user and local scopes, `.mcp.json` for
+/// the project.
 pub(crate) fn scope_file(paths: &McpPaths, scope: ConfigScope) -> Result<PathBuf, StoreError> {
     match scope {
         ConfigScope::Project => Ok(paths.project_file()),
         ConfigScope::User | ConfigScope::Local => {
-            paths.tack_file.clone().ok_or(StoreError::NoFile(scope))
+            paths.claude_file.clone().ok_or(StoreError::NoFile(scope))
         }
         ConfigScope::Dynamic => Err(StoreError::Dynamic),
         ConfigScope::Plugin => Err(StoreError::Plugin),
     }
+}
+
+/// Every file `scope`'s servers are read from and may be removed from: the
+/// one [`scope_file`] names, then tack's own `mcp.json` of earlier versions
+/// (user and local scopes).
+pub(crate) fn scope_files(paths: &McpPaths, scope: ConfigScope) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = scope_file(paths, scope).into_iter().collect();
+    if matches!(scope, ConfigScope::User | ConfigScope::Local) {
+        files.extend(paths.tack_file.clone());
+    }
+    files
 }
 
 /// Adds or replaces `name` in `scope`; returns the file written.
@@ -50,39 +67,64 @@ pub(crate) fn put_server(
     name: &str,
     config: &ServerConfig,
 ) -> Result<PathBuf, StoreError> {
-    edit(paths, scope, |servers| {
+    let path = scope_file(paths, scope)?;
+    edit(&path, paths, scope, |servers| {
         servers.insert(name.to_string(), config.to_json());
         true
-    })
+    })?;
+    Ok(path)
 }
 
-/// Removes `name` from `scope`; `Ok(None)` when it was not there.
+/// Removes `name` from `scope`, from each file that has it (Claude Code's
+/// and tack's older `mcp.json` alike); the files changed, none when it was
+/// not there.
 pub(crate) fn delete_server(
     paths: &McpPaths,
     scope: ConfigScope,
     name: &str,
-) -> Result<Option<PathBuf>, StoreError> {
-    let mut found = false;
-    let path = edit(paths, scope, |servers| {
-        found = servers.remove(name).is_some();
-        found
-    })?;
-    Ok(found.then_some(path))
+) -> Result<Vec<PathBuf>, StoreError> {
+    let mut changed = Vec::new();
+    for path in scope_files(paths, scope) {
+        let mut found = false;
+        edit(&path, paths, scope, |servers| {
+            found = servers.remove(name).is_some();
+            found
+        })?;
+        if found {
+            changed.push(path);
+        }
+    }
+    Ok(changed)
 }
 
-/// Applies `change` to the scope's `mcpServers` object and writes the file if
-/// `change` returns true.
+/// Applies `change` to the `mcpServers` object of `scope` in `path` and
+/// writes the file if `change` returns true: under an exclusive lock on the
+/// file's folder (`.claude.json` is Claude Code's big state file, written by
+/// other tack processes too), atomically, every other key kept. A missing
+/// file is not created for a change that changes nothing.
 fn edit(
+    path: &Path,
     paths: &McpPaths,
     scope: ConfigScope,
     change: impl FnOnce(&mut Map<String, Value>) -> bool,
-) -> Result<PathBuf, StoreError> {
-    let path = scope_file(paths, scope)?;
+) -> Result<(), StoreError> {
+    let write_error = |source| StoreError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let folder = path.parent().unwrap_or(Path::new("/"));
+    if !folder.is_dir() {
+        tack_sys::private_file::create_dirs_private(folder).map_err(write_error)?;
+    }
+    let _lock = tack_sys::file_lock::lock_exclusive(folder).map_err(write_error)?;
     let origin = path.display().to_string();
-    let existing = match read_config_file(&path, MAX_USER_FILE_BYTES) {
+    let existing = match read_config_file(path, MAX_USER_FILE_BYTES) {
         Ok(text) => Some(text),
         Err(e) if is_missing(&e) => None,
-        Err(source) => return Err(McpConfigError::Read { path, source }.into()),
+        Err(source) => {
+            let path = path.to_path_buf();
+            return Err(McpConfigError::Read { path, source }.into());
+        }
     };
     let mut doc = match &existing {
         Some(text) if !text.trim().is_empty() => parse_json(text, &origin)?,
@@ -112,9 +154,9 @@ fn edit(
         // User and local entries may hold credentials (~/.claude.json is
         // the user's alone); .mcp.json is shared.
         let private = scope != ConfigScope::Project;
-        write_atomically(&path, &text, private)?;
+        write_atomically(path, &text, private)?;
     }
-    Ok(path)
+    Ok(())
 }
 
 /// The object under `key`, created if absent.

@@ -9,7 +9,8 @@ use super::{App, DOUBLE_PRESS, Overlay, Search};
 use crate::cells::HistoryCell;
 use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
 use crate::dialogs::{
-    DecisionsOutcome, DialogOutcome, ModelOutcome, PickerOutcome, RewindOutcome, TrustOutcome,
+    DecisionsOutcome, DialogOutcome, ModelOutcome, PickerOutcome, PluginOutcome, RewindOutcome,
+    TrustOutcome,
 };
 use crate::event::{NoticeLevel, PermissionAnswer, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
@@ -480,6 +481,18 @@ impl App {
                     self.status.model = alias.clone();
                     vec![UiAction::SetModel(alias)]
                 }
+            },
+            Overlay::Plugins(browser) => match browser.key(key) {
+                PluginOutcome::Open => Vec::new(),
+                PluginOutcome::Cancelled => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                // The browser stays open; the driver answers with the new list.
+                PluginOutcome::Run(args) => vec![UiAction::Command {
+                    name: "plugin".to_owned(),
+                    args,
+                }],
             },
             Overlay::Rewind(picker) => match picker.key(key) {
                 RewindOutcome::Open => Vec::new(),

@@ -19,7 +19,8 @@ use tack_protocol::TodoItem;
 use crate::cells::{HistoryCell, ToolCall, ToolResult};
 use crate::commands::{MenuEntry, menu_entries};
 use crate::dialogs::{
-    DecisionsView, ModelPicker, PermissionDialog, ResumePicker, RewindPicker, TrustDialog,
+    DecisionsView, ModelPicker, PermissionDialog, PluginBrowser, ResumePicker, RewindPicker,
+    TrustDialog,
 };
 use crate::event::{NoticeLevel, PermissionRequest, Prompt, UiAction, UiEvent};
 use crate::input::{Editor, FileIndex, InputMode, Pastes, PromptHistory};
@@ -62,6 +63,7 @@ enum Overlay {
     Rewind(RewindPicker),
     /// `/model`'s picker.
     Model(ModelPicker),
+    Plugins(PluginBrowser),
     Trust(TrustDialog),
     /// `/permissions`' auto-mode decisions.
     Decisions(DecisionsView),
@@ -309,6 +311,7 @@ impl App {
                 | Overlay::Resume(_)
                 | Overlay::Rewind(_)
                 | Overlay::Model(_)
+                | Overlay::Plugins(_)
                 | Overlay::Trust(_)
                 | Overlay::Decisions(_),
             ) => return,
@@ -422,6 +425,12 @@ impl App {
             }
             UiEvent::Sessions { sessions, clock } => {
                 self.overlay = Some(Overlay::Resume(ResumePicker::new(sessions, clock)));
+            }
+            UiEvent::Plugins(plugins) => {
+                self.overlay = Some(Overlay::Plugins(match &self.overlay {
+                    Some(Overlay::Plugins(open)) => open.refreshed(plugins),
+                    _ => PluginBrowser::new(plugins),
+                }));
             }
             UiEvent::RewindPoints(mut points) => {
                 for file in points.iter_mut().flat_map(|p| &mut p.files) {

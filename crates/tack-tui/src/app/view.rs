@@ -88,6 +88,7 @@ impl App {
             Some(Overlay::Resume(picker)) => lines.extend(picker.render(theme, width)),
             Some(Overlay::Rewind(picker)) => lines.extend(picker.render(theme, width)),
             Some(Overlay::Model(picker)) => lines.extend(picker.render(theme, width)),
+            Some(Overlay::Plugins(browser)) => lines.extend(browser.render(theme, width)),
             Some(Overlay::Trust(dialog)) => lines.extend(dialog.render(theme, width)),
             Some(Overlay::Decisions(view)) => lines.extend(view.render(theme, width)),
             Some(Overlay::Transcript { .. }) | None => lines.extend(self.input_box(width)),

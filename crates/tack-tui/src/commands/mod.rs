@@ -28,6 +28,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("init", "Write a CLAUDE.md for this repository"),
     ("config", "Show the settings"),
     ("mcp", "Show MCP servers and their status"),
+    (
+        "plugin",
+        "Browse marketplaces' plugins: install, enable, disable",
+    ),
     ("agents", "Show the configured sub-agents"),
     ("exit", "Exit tack"),
 ];

@@ -5,6 +5,7 @@
 mod decisions;
 mod model;
 mod permission;
+mod plugins;
 mod resume;
 mod rewind;
 mod trust;
@@ -17,6 +18,7 @@ use ratatui::text::{Line, Span};
 pub use decisions::{DecisionsOutcome, DecisionsView};
 pub use model::{ModelOutcome, ModelPicker};
 pub use permission::{DialogOutcome, PermissionDialog};
+pub use plugins::{PluginBrowser, PluginOutcome};
 pub use resume::{PickerOutcome, ResumePicker};
 pub use rewind::{RewindOutcome, RewindPicker};
 pub use trust::{TrustDialog, TrustOutcome};
@@ -58,6 +60,63 @@ pub(crate) fn row_marker(theme: &Theme, selected: bool) -> (&'static str, Style)
     } else {
         ("  ", theme.text())
     }
+}
+
+/// What a key did to a filtered list ([`list_key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKey {
+    /// Moved, or typed into the filter: the list stays open.
+    Moved,
+    Cancelled,
+    /// Enter on the selected row.
+    Chose,
+    /// A key the list does not use.
+    Other,
+}
+
+/// The keys every filtered picker shares: ↑/↓ move `selected` within
+/// `count` rows, typing and Backspace edit `filter` (back to the first row),
+/// Enter chooses, Esc cancels.
+pub(crate) fn list_key(
+    key: crossterm::event::KeyEvent,
+    selected: &mut usize,
+    filter: &mut String,
+    count: usize,
+) -> ListKey {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    match key.code {
+        KeyCode::Esc => return ListKey::Cancelled,
+        KeyCode::Enter => return ListKey::Chose,
+        KeyCode::Up => *selected = selected.saturating_sub(1),
+        KeyCode::Down => *selected = (*selected + 1).min(count.saturating_sub(1)),
+        KeyCode::Backspace => {
+            filter.pop();
+            *selected = 0;
+        }
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            filter.push(c);
+            *selected = 0;
+        }
+        _ => return ListKey::Other,
+    }
+    ListKey::Moved
+}
+
+/// A filtered picker's first lines: its title, the filter typed (or how to
+/// type one), a blank line.
+pub(crate) fn picker_header(theme: &Theme, title: &str, filter: &str) -> Vec<Line<'static>> {
+    let filter = match filter.is_empty() {
+        true => "type to filter".to_string(),
+        false => filter.to_owned(),
+    };
+    vec![
+        Line::styled(title.to_owned(), theme.heading().patch(theme.accent())),
+        Line::from(vec![
+            Span::styled("Search: ", theme.dim()),
+            Span::raw(filter),
+        ]),
+        Line::default(),
+    ]
 }
 
 /// Text from outside (a prompt, a command) on one line, made safe for the

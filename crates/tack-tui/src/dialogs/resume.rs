@@ -1,11 +1,11 @@
 //! The `/resume` picker: past sessions of this project, newest first, filtered
 //! by typing.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::text::{Line, Span};
 use tack_protocol::SessionSummary;
 
-use super::{boxed, one_line, row_marker, window};
+use super::{ListKey, boxed, list_key, one_line, picker_header, row_marker, window};
 use crate::theme::Theme;
 use crate::when::WallClock;
 
@@ -52,43 +52,18 @@ impl ResumePicker {
 
     pub fn key(&mut self, key: KeyEvent) -> PickerOutcome {
         let count = self.visible().len();
-        match key.code {
-            KeyCode::Esc => return PickerOutcome::Cancelled,
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
-            KeyCode::Enter => {
-                if let Some(s) = self.visible().get(self.selected) {
-                    return PickerOutcome::Picked(s.session_id.clone());
-                }
-            }
-            KeyCode::Backspace => {
-                self.filter.pop();
-                self.selected = 0;
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                self.filter.push(c);
-                self.selected = 0;
-            }
-            _ => {}
+        match list_key(key, &mut self.selected, &mut self.filter, count) {
+            ListKey::Cancelled => PickerOutcome::Cancelled,
+            ListKey::Chose => match self.visible().get(self.selected) {
+                Some(s) => PickerOutcome::Picked(s.session_id.clone()),
+                None => PickerOutcome::Open,
+            },
+            ListKey::Moved | ListKey::Other => PickerOutcome::Open,
         }
-        PickerOutcome::Open
     }
 
     pub fn render(&self, theme: &Theme, width: u16) -> Vec<Line<'static>> {
-        let mut lines = vec![Line::styled(
-            "Resume a session",
-            theme.heading().patch(theme.accent()),
-        )];
-        let filter = if self.filter.is_empty() {
-            "type to filter".to_string()
-        } else {
-            self.filter.clone()
-        };
-        lines.push(Line::from(vec![
-            Span::styled("Search: ", theme.dim()),
-            Span::raw(filter),
-        ]));
-        lines.push(Line::default());
+        let mut lines = picker_header(theme, "Resume a session", &self.filter);
         let visible = self.visible();
         if visible.is_empty() {
             lines.push(Line::styled("No sessions to resume", theme.dim()));
