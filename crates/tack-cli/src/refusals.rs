@@ -24,10 +24,6 @@ use tack_runtime::PermissionDenied;
 /// Tools whose calls `--permission-mode acceptEdits` allows in the project.
 const EDIT_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit"];
 
-/// What the gate tells the model when nobody could be asked
-/// (`tack-runtime/src/gate.rs`, `ask_someone`).
-const NO_PROMPT: &str = "(no permission prompt available";
-
 /// Why a call was refused.
 #[derive(Debug, Clone, PartialEq)]
 enum Why {
@@ -64,7 +60,7 @@ impl Refusals {
     pub fn denied(&mut self, denied: &PermissionDenied) {
         let why = if denied.reason_type == "rule" {
             Why::Rule
-        } else if denied.message.contains(NO_PROMPT) {
+        } else if denied.nobody_to_ask {
             Why::NoPrompt
         } else {
             Why::Told(denied.message.clone())
@@ -84,13 +80,12 @@ impl Refusals {
             else {
                 continue;
             };
+            // The runtime's own word ([`Refusals::denied`]) comes first and
+            // is kept; a refusal it did not report is what the model was told.
             let text = content.as_ref().map(|c| c.to_text()).unwrap_or_default();
-            let why = if text.contains(NO_PROMPT) {
-                Why::NoPrompt
-            } else {
-                Why::Told(text)
-            };
-            self.why.entry(tool_use_id.clone()).or_insert(why);
+            self.why
+                .entry(tool_use_id.clone())
+                .or_insert(Why::Told(text));
         }
     }
 
@@ -234,11 +229,18 @@ mod tests {
         let hooked = denial("t5", "Bash", json!({"command": "git push"}));
         refusals.turn(&[bash.clone(), write]);
         refusals.turn(&[bash, rm, fetch, hooked]);
-        let no_prompt = "Claude requested permissions (no permission prompt available)";
+        refusals.denied(&PermissionDenied {
+            tool_name: "Bash".into(),
+            tool_use_id: "t1".into(),
+            message: "Claude requested permissions (no permission prompt available)".into(),
+            reason_type: "mode".into(),
+            nobody_to_ask: true,
+            agent_id: None,
+        });
         refusals.results(&Message {
             role: Role::User,
             content: vec![
-                ContentBlock::tool_result("t1", no_prompt.to_owned(), true),
+                ContentBlock::tool_result("t1", "what the model was told".to_owned(), true),
                 ContentBlock::tool_result(
                     "t5",
                     "Blocked by hook: not on Fridays\nmore".to_owned(),
@@ -252,6 +254,7 @@ mod tests {
             tool_use_id: "t3".into(),
             message: String::new(),
             reason_type: "rule".into(),
+            nobody_to_ask: false,
             agent_id: None,
         });
         assert_eq!(
@@ -289,6 +292,7 @@ mod tests {
             tool_use_id: "t1".into(),
             message: String::new(),
             reason_type: "rule".into(),
+            nobody_to_ask: false,
             agent_id: None,
         });
         assert_eq!(

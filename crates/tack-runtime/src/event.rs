@@ -100,6 +100,10 @@ pub struct PermissionDenied {
     pub message: String,
     /// `rule`, `mode`, `classifier`, `hook`, `other` (Claude Code's names).
     pub reason_type: String,
+    /// Refused only because nobody could be asked (print mode, no prompt
+    /// tool, `--permission-prompts none`): a flag or a rule would allow it.
+    #[serde(default)]
+    pub nobody_to_ask: bool,
     /// The sub-agent that made the call.
     pub agent_id: Option<String>,
 }

@@ -55,6 +55,8 @@ mod skill_shell;
 mod telemetry;
 mod tool_hooks;
 
+use tool_hooks::DeniedBy;
+
 /// The source name of rules that hold for one turn only.
 const TURN_RULES: &str = "command";
 
@@ -485,9 +487,13 @@ impl Gate {
         match decision {
             Decision::Allow { .. } => allow(updated),
             Decision::Deny { reason, rule } => {
-                let kind = if rule.is_some() { "rule" } else { "mode" };
+                let by = if rule.is_some() {
+                    DeniedBy::Rule
+                } else {
+                    DeniedBy::Mode
+                };
                 let message = self.deny_message(reason, rule.as_deref());
-                self.denied(tool, effective, ctx, message, kind).await
+                self.denied(tool, effective, ctx, message, by).await
             }
             Decision::Classify {
                 reason,
@@ -508,7 +514,7 @@ impl Gate {
                 {
                     auto::Judged::Allow => allow(updated),
                     auto::Judged::Block { message } => {
-                        self.denied(tool, effective, ctx, message, "classifier")
+                        self.denied(tool, effective, ctx, message, DeniedBy::Classifier)
                             .await
                     }
                     auto::Judged::Person { why, limit } => {
@@ -600,16 +606,18 @@ impl Gate {
                 self.ask_tool(tool, effective, ctx, hook_updated).await
             }
             None if let Some(message) = refusal => {
-                self.denied(tool, effective, ctx, message, "classifier")
+                self.denied(tool, effective, ctx, message, DeniedBy::Classifier)
                     .await
             }
             None if hook_asked => {
                 let message = format!("{reason} (no permission prompt available in print mode)");
-                self.deny(tool, effective, ctx, message)
+                self.denied(tool, effective, ctx, message, DeniedBy::NobodyToAsk)
+                    .await
             }
             None => {
                 let message = format!("{reason} (no permission prompt available)");
-                self.denied(tool, effective, ctx, message, "mode").await
+                self.denied(tool, effective, ctx, message, DeniedBy::NobodyToAsk)
+                    .await
             }
             Some(prompts) => {
                 self.ask(

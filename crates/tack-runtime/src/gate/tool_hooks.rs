@@ -198,8 +198,8 @@ impl Gate {
         Ok(pre)
     }
 
-    /// A denial by a rule, the mode or auto mode's classifier (`kind`:
-    /// `rule`, `mode`, `classifier`): PermissionDenied hooks hear of it first
+    /// A denial by a rule, the mode, auto mode's classifier or for want of
+    /// someone to ask ([`DeniedBy`]): PermissionDenied hooks hear of it first
     /// (`retry: true` adds that the model may try again), then the front end
     /// (`system/permission_denied`).
     pub(super) async fn denied(
@@ -208,7 +208,7 @@ impl Gate {
         input: &Value,
         ctx: &ToolContext,
         mut message: String,
-        kind: &str,
+        by: DeniedBy,
     ) -> PermissionDecision {
         if let Some(hooks) = self.hooks.as_ref().filter(|h| h.has("PermissionDenied")) {
             let event = HookEvent::PermissionDenied {
@@ -233,7 +233,8 @@ impl Gate {
                     tool_name: tool.name().to_owned(),
                     tool_use_id: ctx.tool_use_id.clone(),
                     message: message.clone(),
-                    reason_type: kind.to_owned(),
+                    reason_type: by.reason_type().to_owned(),
+                    nobody_to_ask: by == DeniedBy::NobodyToAsk,
                     agent_id: ctx.env.agent().map(|a| a.id.clone()),
                 },
             )));
@@ -313,4 +314,29 @@ pub(super) struct PreHook {
     pub asks: Option<String>,
     /// A hook's `updatedInput`.
     pub updated: Option<Value>,
+}
+
+/// Who refused a call, for the denial's event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DeniedBy {
+    /// A deny rule.
+    Rule,
+    /// The permission mode (plan, dontAsk, ...).
+    Mode,
+    /// Auto mode's classifier.
+    Classifier,
+    /// Nobody could be asked: the call needed a "yes".
+    NobodyToAsk,
+}
+
+impl DeniedBy {
+    /// Claude Code's `decision_reason_type`: a refusal for want of a prompt
+    /// is the mode's.
+    fn reason_type(self) -> &'static str {
+        match self {
+            DeniedBy::Rule => "rule",
+            DeniedBy::Mode | DeniedBy::NobodyToAsk => "mode",
+            DeniedBy::Classifier => "classifier",
+        }
+    }
 }

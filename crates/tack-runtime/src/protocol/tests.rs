@@ -541,6 +541,7 @@ fn events() -> Vec<RuntimeEvent> {
             tool_use_id: "toolu_1".into(),
             message: "Auto mode blocked this call: it deletes files outside the project".into(),
             reason_type: "classifier".into(),
+            nobody_to_ask: false,
             agent_id: None,
         })),
     ];
