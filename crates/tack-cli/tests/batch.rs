@@ -45,10 +45,15 @@ pub(crate) fn sessions_in(dir: &Path) -> usize {
         .count()
 }
 
+/// The whole lines of a results file: a line still being written (read
+/// while the batch appends it), or cut by a kill, is not one yet; the batch
+/// cuts a torn last line itself when it opens the file again.
 pub(crate) fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let whole = text.rfind('\n').map_or("", |end| &text[..end]);
+    whole
         .lines()
+        .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
