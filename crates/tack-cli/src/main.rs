@@ -73,6 +73,7 @@
 //!   `tack-cli/tests/{batch,ray,kubernetes,worktree,agent_worktrees,harness}.rs`
 
 mod auto_mode;
+mod background;
 mod batch;
 mod cli;
 mod demo;
@@ -123,8 +124,11 @@ fn main() -> ExitCode {
     // init, so the session can stop them when it ends.
     let _ = tack_sys::reaper::become_subreaper();
     let code = run_main();
-    // Nothing a session started outlives it (the runtime is gone by now).
-    tack_sys::reaper::kill_descendants(std::time::Duration::from_secs(1));
+    // Nothing a session started outlives it (the runtime is gone by now),
+    // but the background session `--bg` started is meant to.
+    if !background::launched() {
+        tack_sys::reaper::kill_descendants(std::time::Duration::from_secs(1));
+    }
     code
 }
 
@@ -186,7 +190,21 @@ fn trust_target(
 fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     print::validate(&cli)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    if cli.bg {
+        let place = Place::new(cwd.clone(), Env::from_process())?;
+        return background::launch::run(&cli, &cwd, &place.claude_dir);
+    }
     match cli.command.take() {
+        Some(
+            command @ (Command::Agents { .. }
+            | Command::Logs { .. }
+            | Command::Stop { .. }
+            | Command::Rm { .. }),
+        ) => {
+            let place = Place::new(cwd, Env::from_process())?;
+            return background::commands::run(&place, &command)
+                .unwrap_or_else(|| unreachable!("a background command"));
+        }
         Some(Command::Mcp(command)) => {
             let place = Place::new(cwd, Env::from_process())?;
             return runtime()?.block_on(mcp::run(&place, command));
@@ -231,7 +249,8 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     if cli.demo {
         return demo::run(&cli);
     }
-    if !cli.print && cli.input_format != cli::InputFormat::StreamJson && cli.serve.is_none() {
+    let served = cli.serve.is_some() || cli.bg_job.is_some();
+    if !cli.print && cli.input_format != cli::InputFormat::StreamJson && !served {
         let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
         return interactive::run(&cli, cwd, color);
     }
@@ -254,6 +273,14 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     if let Some(socket) = cli.serve.clone() {
         options.permissions.prompts = true;
         return runtime()?.block_on(serve::run(place, loaded, options, socket));
+    }
+    if let Some(dir) = &cli.bg_job {
+        options.permissions.prompts = true;
+        // Its running / idle changes are what `state.json`'s status says.
+        options.front_end.session_state = true;
+        let dir = background::session::job_dir(dir)?;
+        let session = background::session::run(place, loaded, options, dir, cli.prompt.clone());
+        return runtime()?.block_on(session);
     }
     match cli.input_format {
         cli::InputFormat::Text => {

@@ -110,7 +110,18 @@ struct Client {
 pub async fn serve(
     listener: UnixListener,
     handle: RuntimeHandle,
+    events: RuntimeEvents,
+) -> io::Result<()> {
+    serve_observed(listener, handle, events, |_| {}).await
+}
+
+/// [`serve`], with `observe` shown every event first, attached client or
+/// not (a background session keeps its job's state from them).
+pub async fn serve_observed(
+    listener: UnixListener,
+    handle: RuntimeHandle,
     mut events: RuntimeEvents,
+    mut observe: impl FnMut(&RuntimeEvent),
 ) -> io::Result<()> {
     let mut kept = Kept::default();
     let mut client: Option<Client> = None;
@@ -162,6 +173,7 @@ pub async fn serve(
             }
             event = events.next() => {
                 let Some(event) = event else { return Ok(()) };
+                observe(&event);
                 kept.observe(&event);
                 let last = matches!(event, RuntimeEvent::Ended);
                 if let Some(c) = &mut client && send(c, &Frame::Event(event)).await.is_err() {

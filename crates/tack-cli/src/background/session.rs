@@ -1,0 +1,150 @@
+//! The background session process (`tack --bg-job DIR`, started by
+//! `--bg`): the session served on the job's socket as `--serve` serves one,
+//! its prompt submitted at once, and `state.json` kept by this process from
+//! the session's own events (no model call to classify it). SIGTERM (what
+//! `tack stop` sends) interrupts the turn and ends the session's input, so
+//! the session ends as any session does: transcript flushed, tools' process
+//! groups killed, then every descendant (`main`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use tack_runtime::{
+    LoadedSettings, Place, RuntimeEvent, RuntimeHandle, SessionOptions, SessionState, UserInput,
+};
+
+use super::job::{self, JobState, State, Status};
+
+/// Runs the job in `dir` with `prompt` (none: it waits for an attach).
+pub async fn run(
+    place: Place,
+    loaded: LoadedSettings,
+    options: SessionOptions,
+    dir: PathBuf,
+    prompt: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let id = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    let mut tracker = Tracker {
+        state: JobState::read(&dir)
+            .unwrap_or_else(|_| JobState::launched(&id, 0, place.cwd.clone(), prompt.as_deref())),
+        dir: dir.clone(),
+    };
+    tracker.state.pid = std::process::id();
+    tracker.save();
+    let socket = job::socket_path(&dir);
+    // A socket left by a killed session of this job is in the way.
+    let _ = std::fs::remove_file(&socket);
+    let listener = tack_runtime::serve::bind(&socket)
+        .with_context(|| format!("cannot listen on {}", socket.display()))?;
+    let runtime = match tack_runtime::start(place, &loaded, options).await {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracker.end(State::Failed);
+            let _ = std::fs::remove_file(&socket);
+            return Err(e.into());
+        }
+    };
+    let (handle, events) = runtime.spawn();
+    if let Some(prompt) = prompt {
+        let _ = handle.submit(UserInput::text(prompt));
+    }
+    let stopping = Arc::new(AtomicBool::new(false));
+    let stop_on_term = tokio::spawn(stop_on_sigterm(handle.clone(), stopping.clone()));
+    let served = tack_runtime::serve::serve_observed(listener, handle, events, |event| {
+        tracker.observe(event)
+    })
+    .await;
+    stop_on_term.abort();
+    let _ = std::fs::remove_file(&socket);
+    let last = if stopping.load(Ordering::Relaxed) {
+        State::Stopped
+    } else {
+        tracker.state.state
+    };
+    tracker.end(last);
+    served.with_context(|| format!("serving {}", socket.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// On SIGTERM: the turn interrupted and the input ended, once.
+async fn stop_on_sigterm(handle: RuntimeHandle, stopping: Arc<AtomicBool>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        return;
+    };
+    if term.recv().await.is_some() {
+        stopping.store(true, Ordering::Relaxed);
+        drop(handle.interrupt());
+        let _ = handle.end_input(Some(Duration::ZERO));
+    }
+}
+
+/// `state.json`, written again whenever an event changes it.
+struct Tracker {
+    state: JobState,
+    dir: PathBuf,
+}
+
+impl Tracker {
+    fn observe(&mut self, event: &RuntimeEvent) {
+        let mut next = self.state.clone();
+        match event {
+            RuntimeEvent::Started(info) => next.session_id = Some(info.session_id.clone()),
+            RuntimeEvent::ConversationReset(reset) => {
+                next.session_id = Some(reset.new_session_id.clone());
+            }
+            RuntimeEvent::SessionState(SessionState::Running) => {
+                next.status = Status::Running;
+                next.state = State::Working;
+            }
+            RuntimeEvent::SessionState(SessionState::Idle) => next.status = Status::Idle,
+            RuntimeEvent::PermissionRequest(_) | RuntimeEvent::HookCallback(_) => {
+                next.state = State::Blocked;
+            }
+            RuntimeEvent::TurnEnded(end) => {
+                next.state = if end.ok { State::Done } else { State::Failed };
+            }
+            // An answered or withdrawn ask: the turn goes on (a reply to an
+            // attached client's op says nothing of it).
+            RuntimeEvent::Reply { .. } => {}
+            _ if next.state == State::Blocked => next.state = State::Working,
+            _ => {}
+        }
+        if next != self.state {
+            self.state = next;
+            self.save();
+        }
+    }
+
+    /// The process is ending on its own, its last work in `state`.
+    fn end(&mut self, state: State) {
+        self.state.state = state;
+        self.state.status = Status::Ended;
+        self.save();
+    }
+
+    fn save(&self) {
+        // Nothing to tell: the session goes on without its row.
+        let _ = self.state.write(&self.dir);
+    }
+}
+
+/// The job folder `--bg-job` names, checked to be one.
+pub fn job_dir(path: &Path) -> anyhow::Result<PathBuf> {
+    let id = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if !job::is_valid_id(id) || !path.is_dir() {
+        anyhow::bail!("{} is not a background job's folder", path.display());
+    }
+    Ok(path.to_path_buf())
+}
