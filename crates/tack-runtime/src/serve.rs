@@ -112,16 +112,17 @@ pub async fn serve(
     handle: RuntimeHandle,
     events: RuntimeEvents,
 ) -> io::Result<()> {
-    serve_observed(listener, handle, events, |_| {}).await
+    serve_observed(listener, handle, events, |_, _| {}).await
 }
 
-/// [`serve`], with `observe` shown every event first, attached client or
-/// not (a background session keeps its job's state from them).
+/// [`serve`], with `observe` shown every event, attached client or not,
+/// with the number of asks still open after it (answered ones are closed):
+/// a background session keeps its job's state from them.
 pub async fn serve_observed(
     listener: UnixListener,
     handle: RuntimeHandle,
     mut events: RuntimeEvents,
-    mut observe: impl FnMut(&RuntimeEvent),
+    mut observe: impl FnMut(&RuntimeEvent, usize),
 ) -> io::Result<()> {
     let mut kept = Kept::default();
     let mut client: Option<Client> = None;
@@ -173,8 +174,8 @@ pub async fn serve_observed(
             }
             event = events.next() => {
                 let Some(event) = event else { return Ok(()) };
-                observe(&event);
                 kept.observe(&event);
+                observe(&event, kept.asks.len());
                 let last = matches!(event, RuntimeEvent::Ended);
                 if let Some(c) = &mut client && send(c, &Frame::Event(event)).await.is_err() {
                     client = None;

@@ -58,10 +58,11 @@ pub async fn run(
     }
     let stopping = Arc::new(AtomicBool::new(false));
     let stop_on_term = tokio::spawn(stop_on_sigterm(handle.clone(), stopping.clone()));
-    let served = tack_runtime::serve::serve_observed(listener, handle, events, |event| {
-        tracker.observe(event)
-    })
-    .await;
+    let served =
+        tack_runtime::serve::serve_observed(listener, handle, events, |event, open_asks| {
+            tracker.observe(event, open_asks)
+        })
+        .await;
     stop_on_term.abort();
     let _ = std::fs::remove_file(&socket);
     let last = if stopping.load(Ordering::Relaxed) {
@@ -94,7 +95,8 @@ struct Tracker {
 }
 
 impl Tracker {
-    fn observe(&mut self, event: &RuntimeEvent) {
+    /// `event`, after which `open_asks` questions wait for an answer.
+    fn observe(&mut self, event: &RuntimeEvent, open_asks: usize) {
         let mut next = self.state.clone();
         match event {
             RuntimeEvent::Started(info) => next.session_id = Some(info.session_id.clone()),
@@ -106,16 +108,15 @@ impl Tracker {
                 next.state = State::Working;
             }
             RuntimeEvent::SessionState(SessionState::Idle) => next.status = Status::Idle,
-            RuntimeEvent::PermissionRequest(_) | RuntimeEvent::HookCallback(_) => {
-                next.state = State::Blocked;
-            }
             RuntimeEvent::TurnEnded(end) => {
                 next.state = if end.ok { State::Done } else { State::Failed };
             }
-            // An answered or withdrawn ask: the turn goes on (a reply to an
-            // attached client's op says nothing of it).
-            RuntimeEvent::Reply { .. } => {}
-            _ if next.state == State::Blocked => next.state = State::Working,
+            _ => {}
+        }
+        match (open_asks, next.state) {
+            (1.., State::Working) => next.state = State::Blocked,
+            // Answered or withdrawn: the turn goes on.
+            (0, State::Blocked) => next.state = State::Working,
             _ => {}
         }
         if next != self.state {
