@@ -112,7 +112,11 @@ fn wait_gone(pid: i64) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_background_session_completes_is_listed_logged_stopped_and_removed() {
-    let env = Env::new(Script::new([Reply::text("the answer is 42")])).await;
+    let env = Env::new(Script::new([
+        Reply::text("the answer is 42"),
+        Reply::text("still 42"),
+    ]))
+    .await;
     let (id, dir) = background(&env, &["what is the answer"]);
 
     let row = wait_for(&dir, "done", "idle");
@@ -181,6 +185,63 @@ async fn a_background_session_completes_is_listed_logged_stopped_and_removed() {
     assert_eq!(stdout(&env, &["rm", &id]), format!("removed {id}\n"));
     assert!(!dir.exists());
     assert_eq!(agents(&env, &["--all"]), json!([]));
+
+    // Resumable by its id as any session: the model sees the conversation.
+    assert_eq!(
+        stdout(&env, &["-p", "-r", &session_id, "and now?"]),
+        "still 42\n"
+    );
+    let resumed = &env.request_bodies()[1];
+    let said: Vec<&str> = resumed["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter_map(|b| b["text"].as_str())
+        .filter(|t| !t.starts_with("<system-reminder>"))
+        .collect();
+    assert_eq!(said, ["what is the answer", "the answer is 42", "and now?"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn twenty_background_sessions_started_at_once_all_complete() {
+    let env = Env::new(Script::new(
+        (0..20)
+            .map(|_| Reply::text("done here"))
+            .collect::<Vec<_>>(),
+    ))
+    .await;
+    let jobs: Vec<(String, PathBuf)> = std::thread::scope(|scope| {
+        let started: Vec<_> = (0..20)
+            .map(|i| {
+                scope.spawn({
+                    let env = &env;
+                    move || background(env, &[&format!("task number {i}")])
+                })
+            })
+            .collect();
+        started.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    let mut reaps = Vec::new();
+    for (_, dir) in &jobs {
+        let row = wait_for(dir, "done", "idle");
+        reaps.push(Reap(row["pid"].as_i64().unwrap()));
+    }
+    let listed = agents(&env, &[]);
+    let mut ids: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    let mut want: Vec<&str> = jobs.iter().map(|(id, _)| id.as_str()).collect();
+    want.sort_unstable();
+    assert_eq!(ids, want);
+    assert_eq!(env.request_bodies().len(), 20);
+    for (id, _) in &jobs {
+        assert_eq!(stdout(&env, &["stop", id]), format!("stopped {id}\n"));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
