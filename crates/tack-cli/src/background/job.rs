@@ -123,6 +123,24 @@ impl JobState {
         tack_sys::atomic_write::write_atomic_private(&job_dir.join("state.json"), &text)
     }
 
+    /// Writes `<job_dir>/state.json` unless there is one: the launcher's
+    /// first row never replaces a row the session already wrote. False if
+    /// there was one.
+    pub fn write_new(&self, job_dir: &Path) -> io::Result<bool> {
+        use std::io::Write;
+        let mut text = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
+        text.push(b'\n');
+        // A temporary file is made 0600.
+        let mut file = tempfile::NamedTempFile::new_in(job_dir)?;
+        file.write_all(&text)?;
+        file.as_file().sync_all()?;
+        match file.persist_noclobber(job_dir.join("state.json")) {
+            Ok(_) => Ok(true),
+            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e.error),
+        }
+    }
+
     /// The row as it stands: a session whose process is gone without having
     /// said it ended was killed, and what it was doing failed.
     pub fn seen(mut self, alive: bool) -> JobState {
@@ -243,6 +261,20 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn the_first_row_never_replaces_one_already_written() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(sample().write_new(dir.path()).unwrap());
+        let later = JobState {
+            state: State::Failed,
+            ..sample()
+        };
+        later.write(dir.path()).unwrap();
+        assert!(!sample().write_new(dir.path()).unwrap());
+        assert_eq!(JobState::read(dir.path()).unwrap(), later);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `tack --bg [prompt]`: makes the job folder, starts the session process
 //! detached from this one (its own session via `setsid`, stdin from
 //! `/dev/null`, output to the folder's `out.log` and `err.log`), writes the
-//! first `state.json`, prints `backgrounded · <id>` and returns. Nothing
+//! first `state.json` unless the session already has (a busy machine may
+//! run it first), prints `backgrounded · <id>` and returns. Nothing
 //! heavy happens here (no settings, no runtime): the session process reads
 //! and checks everything itself, with the same flags minus `--bg`.
 
@@ -49,7 +50,8 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
     let child = spawn_detached(&args, &dir, cwd)?;
     let mut state = JobState::launched(&id, child, cwd.to_path_buf(), cli.prompt.as_deref());
     state.session_id = session_id;
-    state.write(&dir)?;
+    // The session may have written its own row already (it is running).
+    state.write_new(&dir)?;
     super::LAUNCHED.store(true, Ordering::Relaxed);
     println!("backgrounded · {id}");
     Ok(ExitCode::SUCCESS)
