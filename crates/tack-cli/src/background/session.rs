@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tack_runtime::{
-    LoadedSettings, Place, RuntimeEvent, RuntimeHandle, SessionOptions, SessionState, UserInput,
+    LoadedSettings, Place, RuntimeEvent, RuntimeHandle, SessionChoice, SessionOptions,
+    SessionState, UserInput,
 };
 
 use super::job::{self, JobState, State, Status};
@@ -38,6 +39,12 @@ pub async fn run(
         dir: dir.clone(),
     };
     tracker.state.pid = std::process::id();
+    // Its id is known before it starts unless it resumes one.
+    if let (None, SessionChoice::New { id: Some(id) }) =
+        (&tracker.state.session_id, &options.conversation.session)
+    {
+        tracker.state.session_id = Some(id.clone());
+    }
     tracker.save();
     let socket = job::socket_path(&dir);
     // A socket left by a killed session of this job is in the way.
