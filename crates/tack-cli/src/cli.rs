@@ -361,6 +361,26 @@ pub enum Command {
     /// `critique` (a model's review of yours), `reset` (like `claude auto-mode`).
     #[command(subcommand, name = "auto-mode")]
     AutoMode(crate::auto_mode::AutoModeCommand),
+    /// `agents`, `logs`, `stop`, `rm`: background sessions.
+    #[command(flatten)]
+    Background(BackgroundCommand),
+    /// Trust this folder (or DIR): its project settings may then allow tools,
+    /// run hooks and set the environment, as the terminal UI's trust dialog does.
+    Trust {
+        /// The folder to trust (default: the project of the current directory).
+        dir: Option<PathBuf>,
+        /// Also let its CLAUDE.md / AGENTS.md import files from outside the project.
+        #[arg(long)]
+        allow_external_imports: bool,
+        /// Trust the home folder or `/` (and so every project below it).
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+/// The commands of background sessions (`--bg`), as Claude Code names them.
+#[derive(Debug, Subcommand)]
+pub enum BackgroundCommand {
     /// Background sessions (`--bg`): each with its id, folder, state and
     /// status (like `claude agents`).
     Agents {
@@ -377,18 +397,6 @@ pub enum Command {
     Stop { id: String },
     /// Remove an ended background session's folder.
     Rm { id: String },
-    /// Trust this folder (or DIR): its project settings may then allow tools,
-    /// run hooks and set the environment, as the terminal UI's trust dialog does.
-    Trust {
-        /// The folder to trust (default: the project of the current directory).
-        dir: Option<PathBuf>,
-        /// Also let its CLAUDE.md / AGENTS.md import files from outside the project.
-        #[arg(long)]
-        allow_external_imports: bool,
-        /// Trust the home folder or `/` (and so every project below it).
-        #[arg(long)]
-        force: bool,
-    },
 }
 
 #[derive(Debug, Subcommand)]

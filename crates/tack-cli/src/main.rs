@@ -198,15 +198,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         return background::launch::run(&cli, &cwd, &place.claude_dir);
     }
     match cli.command.take() {
-        Some(
-            command @ (Command::Agents { .. }
-            | Command::Logs { .. }
-            | Command::Stop { .. }
-            | Command::Rm { .. }),
-        ) => {
+        Some(Command::Background(command)) => {
             let place = Place::new(cwd, Env::from_process())?;
-            return background::commands::run(&place, &command)
-                .unwrap_or_else(|| unreachable!("a background command"));
+            return background::commands::run(&place, &command);
         }
         Some(Command::Mcp(command)) => {
             let place = Place::new(cwd, Env::from_process())?;

@@ -11,22 +11,25 @@ use serde_json::Value;
 use tack_runtime::Place;
 
 use super::job::{self, JobState, State, Status};
-use crate::cli::Command;
+use crate::cli::BackgroundCommand;
 
 /// How long `stop` lets a session end itself before killing it.
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
-/// Runs one of the background commands; `None` if `command` is another.
-pub fn run(place: &Place, command: &Command) -> Option<anyhow::Result<ExitCode>> {
+/// Runs one of the background commands.
+pub fn run(place: &Place, command: &BackgroundCommand) -> anyhow::Result<ExitCode> {
     let jobs = job::jobs_dir(&place.claude_dir);
-    let done = match command {
-        Command::Agents { json, all } => agents(&jobs, *json, *all),
-        Command::Logs { id } => find(&jobs, id).and_then(|(_, state)| logs(place, &state)),
-        Command::Stop { id } => find(&jobs, id).and_then(|(dir, state)| stop(&dir, &state)),
-        Command::Rm { id } => find(&jobs, id).and_then(|(dir, state)| rm(&dir, &state)),
-        _ => return None,
-    };
-    Some(done.map(|()| ExitCode::SUCCESS))
+    match command {
+        BackgroundCommand::Agents { json, all } => agents(&jobs, *json, *all),
+        BackgroundCommand::Logs { id } => {
+            find(&jobs, id).and_then(|(_, state)| logs(place, &state))
+        }
+        BackgroundCommand::Stop { id } => {
+            find(&jobs, id).and_then(|(dir, state)| stop(&dir, &state))
+        }
+        BackgroundCommand::Rm { id } => find(&jobs, id).and_then(|(dir, state)| rm(&dir, &state)),
+    }?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Every job's row as it stands (a dead process read as killed).
