@@ -148,7 +148,13 @@ fn run_main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match run(cli) {
+    let job = cli.bg_job.clone().map(|dir| (dir, cli.prompt.clone()));
+    let ran = run(cli);
+    if let (Some((dir, prompt)), Err(_)) = (&job, &ran) {
+        // A background session that could not start says so in its row.
+        background::session::failed_to_start(dir, prompt.as_deref());
+    }
+    match ran {
         Ok(code) => code,
         Err(e) => {
             // An error may quote a name or a file from outside (a plugin, a

@@ -326,3 +326,23 @@ async fn kill_9_of_the_session_mid_turn_shows_in_agents_and_loses_no_prompt() {
     assert!(!dir.exists());
     assert_eq!(agents(&env, &["--all"]), json!([]));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_that_cannot_start_is_failed_and_says_why() {
+    let env = Env::new(Script::new([])).await;
+    let missing = env.home.path().join("missing.json");
+    let missing = missing.to_str().unwrap();
+    let (id, dir, _reap) = background(&env, &["--settings", missing, "hello"]);
+    let row = wait_for(&dir, "failed", "ended");
+    assert_eq!(agents(&env, &[]), json!([]));
+    assert_eq!(agents(&env, &["--all"]), json!([row]));
+    let why = std::fs::read_to_string(dir.join("err.log")).unwrap();
+    assert_eq!(
+        why,
+        format!(
+            "Error: cannot read settings file {missing}: No such file or directory (os error 2)\n"
+        )
+    );
+    assert!(env.request_bodies().is_empty());
+    assert_eq!(stdout(&env, &["rm", &id]), format!("removed {id}\n"));
+}

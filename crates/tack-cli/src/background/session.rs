@@ -145,6 +145,26 @@ impl Tracker {
     }
 }
 
+/// Marks the job in `dir` failed and ended, unless its session already
+/// wrote an end: what `agents` shows of a session whose settings, flags or
+/// credentials kept it from starting (the error is in its `err.log`). The
+/// row is written whole if the launcher has not written it yet.
+pub fn failed_to_start(dir: &Path, prompt: Option<&str>) {
+    if job_dir(dir).is_err() {
+        return;
+    }
+    let mut state = JobState::read(dir).unwrap_or_else(|_| {
+        let id = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let cwd = std::env::current_dir().unwrap_or_default();
+        JobState::launched(id, std::process::id(), cwd, prompt)
+    });
+    if state.status != Status::Ended {
+        state.state = State::Failed;
+        state.status = Status::Ended;
+        let _ = state.write(dir);
+    }
+}
+
 /// The job folder `--bg-job` names, checked to be one.
 pub fn job_dir(path: &Path) -> anyhow::Result<PathBuf> {
     let id = path
