@@ -346,3 +346,24 @@ async fn a_session_that_cannot_start_is_failed_and_says_why() {
     assert!(env.request_bodies().is_empty());
     assert_eq!(stdout(&env, &["rm", &id]), format!("removed {id}\n"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_without_a_prompt_waits_idle_and_stops_at_once() {
+    let env = Env::new(Script::new([])).await;
+    let (id, dir, _reap) = background(&env, &[]);
+    let row = wait_for(&dir, "done", "idle");
+    assert_eq!(row["name"], "");
+    // It ends itself on `stop`, well within the grace `stop` gives it.
+    let (out, took) = tack(&env, &["stop", &id]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("stopped {id}\n")
+    );
+    assert!(took < Duration::from_secs(5), "stop took {took:?}");
+    wait_gone(row["pid"].as_i64().unwrap());
+    assert_eq!(
+        (state(&dir)["state"].clone(), state(&dir)["status"].clone()),
+        (json!("stopped"), json!("ended"))
+    );
+    assert!(env.request_bodies().is_empty());
+}

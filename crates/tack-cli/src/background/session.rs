@@ -2,20 +2,17 @@
 //! `--bg`): the session served on the job's socket as `--serve` serves one,
 //! its prompt submitted at once, and `state.json` kept by this process from
 //! the session's own events (no model call to classify it). SIGTERM (what
-//! `tack stop` sends) interrupts the turn and ends the session's input, so
-//! the session ends as any session does: transcript flushed, tools' process
+//! `tack stop` sends) interrupts the turn, ends the session's input and lets
+//! the server's handle go, so the session ends as any session does: transcript flushed, tools' process
 //! groups killed, then every descendant (`main`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use anyhow::Context;
 use tack_runtime::{
-    LoadedSettings, Place, RuntimeEvent, RuntimeHandle, SessionChoice, SessionOptions,
-    SessionState, UserInput,
+    LoadedSettings, Place, RuntimeEvent, SessionChoice, SessionOptions, SessionState, UserInput,
 };
 
 use super::job::{self, JobState, State, Status};
@@ -63,14 +60,15 @@ pub async fn run(
     if let Some(prompt) = prompt {
         let _ = handle.submit(UserInput::text(prompt));
     }
-    let stopping = Arc::new(AtomicBool::new(false));
-    let stop_on_term = tokio::spawn(stop_on_sigterm(handle.clone(), stopping.clone()));
-    let served =
-        tack_runtime::serve::serve_observed(listener, handle, events, |event, open_asks| {
-            tracker.observe(event, open_asks)
-        })
-        .await;
-    stop_on_term.abort();
+    let stopping = AtomicBool::new(false);
+    let served = tack_runtime::serve::serve_observed(
+        listener,
+        handle,
+        events,
+        sigterm(&stopping),
+        |event, open_asks| tracker.observe(event, open_asks),
+    )
+    .await;
     let _ = std::fs::remove_file(&socket);
     let last = if stopping.load(Ordering::Relaxed) {
         State::Stopped
@@ -82,17 +80,17 @@ pub async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// On SIGTERM: the turn interrupted and the input ended, once.
-async fn stop_on_sigterm(handle: RuntimeHandle, stopping: Arc<AtomicBool>) {
+/// Ready at SIGTERM (what `tack stop` sends), having noted it; never if
+/// the signal cannot be watched.
+async fn sigterm(stopping: &AtomicBool) {
     use tokio::signal::unix::{SignalKind, signal};
     let Ok(mut term) = signal(SignalKind::terminate()) else {
-        return;
+        return std::future::pending().await;
     };
-    if term.recv().await.is_some() {
-        stopping.store(true, Ordering::Relaxed);
-        drop(handle.interrupt());
-        let _ = handle.end_input(Some(Duration::ZERO));
+    if term.recv().await.is_none() {
+        return std::future::pending().await;
     }
+    stopping.store(true, Ordering::Relaxed);
 }
 
 /// `state.json`, written again whenever an event changes it.
