@@ -69,6 +69,11 @@ fn state(dir: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(dir.join("state.json")).unwrap()).unwrap()
 }
 
+fn state_and_status(dir: &Path) -> (Value, Value) {
+    let row = state(dir);
+    (row["state"].clone(), row["status"].clone())
+}
+
 /// Waits until `state.json` has `state` and `status`; the whole row.
 fn wait_for(dir: &Path, want_state: &str, want_status: &str) -> Value {
     let until = Instant::now() + Duration::from_secs(30);
@@ -272,10 +277,7 @@ async fn stop_ends_a_session_mid_tool_call_and_the_tools_process() {
     assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
     wait_gone(session);
     wait_gone(tool);
-    assert_eq!(
-        (state(&dir)["state"].clone(), state(&dir)["status"].clone()),
-        (json!("stopped"), json!("ended"))
-    );
+    assert_eq!(state_and_status(&dir), (json!("stopped"), json!("ended")));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -353,6 +355,12 @@ async fn a_session_without_a_prompt_waits_idle_and_stops_at_once() {
     let (id, dir, _reap) = background(&env, &[]);
     let row = wait_for(&dir, "done", "idle");
     assert_eq!(row["name"], "");
+    // Serving: the session has started and watches for `stop`.
+    let until = Instant::now() + Duration::from_secs(30);
+    while !dir.join("session.sock").exists() {
+        assert!(Instant::now() < until, "never served");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // It ends itself on `stop`, well within the grace `stop` gives it.
     let (out, took) = tack(&env, &["stop", &id]);
     assert_eq!(
@@ -361,9 +369,17 @@ async fn a_session_without_a_prompt_waits_idle_and_stops_at_once() {
     );
     assert!(took < Duration::from_secs(5), "stop took {took:?}");
     wait_gone(row["pid"].as_i64().unwrap());
-    assert_eq!(
-        (state(&dir)["state"].clone(), state(&dir)["status"].clone()),
-        (json!("stopped"), json!("ended"))
-    );
+    assert_eq!(state_and_status(&dir), (json!("stopped"), json!("ended")));
     assert!(env.request_bodies().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_right_after_bg_ends_it_whatever_it_had_reached() {
+    let env = Env::new(Script::new([Reply::text("hi")])).await;
+    let (id, dir, _reap) = background(&env, &["hello"]);
+    let pid = state(&dir)["pid"].as_i64().unwrap();
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(pid);
+    assert_eq!(state_and_status(&dir), (json!("stopped"), json!("ended")));
+    assert_eq!(agents(&env, &[]), json!([]));
 }

@@ -148,8 +148,8 @@ fn conversation_lines(record: &Value, out: &mut String) {
 }
 
 /// Ends the session: SIGTERM (it interrupts its turn and ends as a session
-/// does, its tools with it), then, if it is still there after the grace,
-/// SIGKILL to its process group and every process it left.
+/// does, its tools with it, and writes its row), then, if it is still there
+/// after the grace, SIGKILL to its process group and every process it left.
 fn stop(dir: &Path, state: &JobState) -> anyhow::Result<()> {
     if job::alive(state.pid, dir) {
         let pid = i32::try_from(state.pid).context("not a process id")?;
@@ -165,7 +165,13 @@ fn stop(dir: &Path, state: &JobState) -> anyhow::Result<()> {
                 // SAFETY: kill() touches no memory; a pid gone since is ESRCH.
                 unsafe { libc::kill(child, libc::SIGKILL) };
             }
-            let mut ended = state.clone();
+        }
+        // Killed before it could say so (the grace ran out, or the signal came
+        // before the session watched for it): the row says it was stopped.
+        if let Ok(last) = JobState::read(dir)
+            && !last.ended()
+        {
+            let mut ended = last;
             ended.status = Status::Ended;
             ended.state = State::Stopped;
             ended.write(dir)?;

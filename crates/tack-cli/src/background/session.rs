@@ -35,6 +35,10 @@ pub async fn run(
             .unwrap_or_else(|_| JobState::launched(&id, 0, place.cwd.clone(), prompt.as_deref())),
         dir: dir.clone(),
     };
+    // Watched from here on (before, SIGTERM ends the process and `stop`
+    // writes the row).
+    let stopping = AtomicBool::new(false);
+    let stop = sigterm(&stopping);
     tracker.state.pid = std::process::id();
     // Its id is known before it starts unless it resumes one.
     if let (None, SessionChoice::New { id: Some(id) }) =
@@ -60,15 +64,11 @@ pub async fn run(
     if let Some(prompt) = prompt {
         let _ = handle.submit(UserInput::text(prompt));
     }
-    let stopping = AtomicBool::new(false);
-    let served = tack_runtime::serve::serve_observed(
-        listener,
-        handle,
-        events,
-        sigterm(&stopping),
-        |event, open_asks| tracker.observe(event, open_asks),
-    )
-    .await;
+    let served =
+        tack_runtime::serve::serve_observed(listener, handle, events, stop, |event, open_asks| {
+            tracker.observe(event, open_asks)
+        })
+        .await;
     let _ = std::fs::remove_file(&socket);
     let last = if stopping.load(Ordering::Relaxed) {
         State::Stopped
@@ -80,17 +80,20 @@ pub async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Ready at SIGTERM (what `tack stop` sends), having noted it; never if
-/// the signal cannot be watched.
-async fn sigterm(stopping: &AtomicBool) {
+/// Watches SIGTERM (what `tack stop` sends) from now on; the future is
+/// ready at the signal, having noted it, and never if it cannot be watched.
+fn sigterm(stopping: &AtomicBool) -> impl std::future::Future<Output = ()> + '_ {
     use tokio::signal::unix::{SignalKind, signal};
-    let Ok(mut term) = signal(SignalKind::terminate()) else {
-        return std::future::pending().await;
-    };
-    if term.recv().await.is_none() {
-        return std::future::pending().await;
+    let term = signal(SignalKind::terminate());
+    async move {
+        let Ok(mut term) = term else {
+            return std::future::pending().await;
+        };
+        if term.recv().await.is_none() {
+            return std::future::pending().await;
+        }
+        stopping.store(true, Ordering::Relaxed);
     }
-    stopping.store(true, Ordering::Relaxed);
 }
 
 /// `state.json`, written again whenever an event changes it.
