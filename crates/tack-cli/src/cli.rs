@@ -161,6 +161,15 @@ pub struct Cli {
     #[arg(long, value_name = "SOCKET", hide = true)]
     pub serve: Option<PathBuf>,
 
+    /// Run the session in the background: print its id and return at once
+    /// (`tack agents` lists it, `tack logs ID` shows it, `tack stop ID` ends it).
+    #[arg(long)]
+    pub bg: bool,
+
+    /// The background session of this job folder (what `--bg` starts).
+    #[arg(long, value_name = "JOB_DIR", hide = true)]
+    pub bg_job: Option<PathBuf>,
+
     // ----- Agent SDK mode (`--input-format stream-json`; see sdk/) -----
     /// Who answers permission prompts: `stdio` (the Agent SDK's `canUseTool`
     /// callback, over the control protocol) or an MCP tool (`mcp__server__tool`).
@@ -352,6 +361,9 @@ pub enum Command {
     /// `critique` (a model's review of yours), `reset` (like `claude auto-mode`).
     #[command(subcommand, name = "auto-mode")]
     AutoMode(crate::auto_mode::AutoModeCommand),
+    /// `agents`, `logs`, `stop`, `rm`: background sessions.
+    #[command(flatten)]
+    Background(BackgroundCommand),
     /// Trust this folder (or DIR): its project settings may then allow tools,
     /// run hooks and set the environment, as the terminal UI's trust dialog does.
     Trust {
@@ -364,6 +376,27 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+}
+
+/// The commands of background sessions (`--bg`), as Claude Code names them.
+#[derive(Debug, Subcommand)]
+pub enum BackgroundCommand {
+    /// Background sessions (`--bg`): each with its id, folder, state and
+    /// status (like `claude agents`).
+    Agents {
+        /// As JSON: `[{pid, id, cwd, kind, startedAt, sessionId, name, status, state}]`.
+        #[arg(long)]
+        json: bool,
+        /// Also the sessions that ended.
+        #[arg(long)]
+        all: bool,
+    },
+    /// A background session's conversation so far, from its transcript.
+    Logs { id: String },
+    /// End a background session and its tools' processes.
+    Stop { id: String },
+    /// Remove an ended background session's folder.
+    Rm { id: String },
 }
 
 #[derive(Debug, Subcommand)]

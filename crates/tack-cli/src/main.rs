@@ -60,6 +60,9 @@
 //!   fetched; `.worktreeinclude`'s ignored files copied in: `worktree::copy_included`, regular
 //!   files only), the process's folder moved there before anything reads it; settled at the end
 //!   (removed if unchanged, else kept and named): `tack-cli/src/session_worktree.rs`, `main.rs`
+//! - background sessions: `--bg` starts a detached session process serving the protocol on
+//!   `jobs/<id>/session.sock` and keeping `jobs/<id>/state.json` from its own events; `agents`,
+//!   `logs`, `stop`, `rm` read the job folders: `tack-cli/src/background/`, `docs/bg-design.md`
 //! - `tack batch`: the tasks file (SWE-bench's names too), one `tack -p --output-format json`
 //!   child per task (own process group, `PR_SET_PDEATHSIG`, stdin prompt, `--session-id`), up
 //!   to `--parallel` at once on a current-thread runtime, each in a worktree / snapshot copy
@@ -73,6 +76,7 @@
 //!   `tack-cli/tests/{batch,ray,kubernetes,worktree,agent_worktrees,harness}.rs`
 
 mod auto_mode;
+mod background;
 mod batch;
 mod cli;
 mod demo;
@@ -123,8 +127,11 @@ fn main() -> ExitCode {
     // init, so the session can stop them when it ends.
     let _ = tack_sys::reaper::become_subreaper();
     let code = run_main();
-    // Nothing a session started outlives it (the runtime is gone by now).
-    tack_sys::reaper::kill_descendants(std::time::Duration::from_secs(1));
+    // Nothing a session started outlives it (the runtime is gone by now),
+    // but the background session `--bg` started is meant to.
+    if !background::launched() {
+        tack_sys::reaper::kill_descendants(std::time::Duration::from_secs(1));
+    }
     code
 }
 
@@ -141,7 +148,13 @@ fn run_main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match run(cli) {
+    let job = cli.bg_job.clone().map(|dir| (dir, cli.prompt.clone()));
+    let ran = run(cli);
+    if let (Some((dir, prompt)), Err(_)) = (&job, &ran) {
+        // A background session that could not start says so in its row.
+        background::session::failed_to_start(dir, prompt.as_deref());
+    }
+    match ran {
         Ok(code) => code,
         Err(e) => {
             // An error may quote a name or a file from outside (a plugin, a
@@ -186,7 +199,15 @@ fn trust_target(
 fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     print::validate(&cli)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    if cli.bg {
+        let place = Place::new(cwd.clone(), Env::from_process())?;
+        return background::launch::run(&cli, &cwd, &place.claude_dir);
+    }
     match cli.command.take() {
+        Some(Command::Background(command)) => {
+            let place = Place::new(cwd, Env::from_process())?;
+            return background::commands::run(&place, &command);
+        }
         Some(Command::Mcp(command)) => {
             let place = Place::new(cwd, Env::from_process())?;
             return runtime()?.block_on(mcp::run(&place, command));
@@ -231,7 +252,8 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     if cli.demo {
         return demo::run(&cli);
     }
-    if !cli.print && cli.input_format != cli::InputFormat::StreamJson && cli.serve.is_none() {
+    let served = cli.serve.is_some() || cli.bg_job.is_some();
+    if !cli.print && cli.input_format != cli::InputFormat::StreamJson && !served {
         let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
         return interactive::run(&cli, cwd, color);
     }
@@ -254,6 +276,14 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     if let Some(socket) = cli.serve.clone() {
         options.permissions.prompts = true;
         return runtime()?.block_on(serve::run(place, loaded, options, socket));
+    }
+    if let Some(dir) = &cli.bg_job {
+        options.permissions.prompts = true;
+        // Its running / idle changes are what `state.json`'s status says.
+        options.front_end.session_state = true;
+        let dir = background::session::job_dir(dir)?;
+        let session = background::session::run(place, loaded, options, dir, cli.prompt.clone());
+        return runtime()?.block_on(session);
     }
     match cli.input_format {
         cli::InputFormat::Text => {

@@ -9,6 +9,7 @@
 mod agent_worktrees;
 mod agents;
 mod auto_mode;
+mod background;
 mod batch;
 mod batch_kill;
 mod cloud;

@@ -110,8 +110,26 @@ struct Client {
 pub async fn serve(
     listener: UnixListener,
     handle: RuntimeHandle,
-    mut events: RuntimeEvents,
+    events: RuntimeEvents,
 ) -> io::Result<()> {
+    serve_observed(listener, handle, events, std::future::pending(), |_, _| {}).await
+}
+
+/// [`serve`], with `observe` shown every event, attached client or not,
+/// with the number of asks still open after it (answered ones are closed):
+/// a background session keeps its job's state from them. Once `stop` is
+/// ready the session is stopped: its turn interrupted, its input ended and
+/// the server's handle let go (so even a session that never worked ends);
+/// clients' ops are then refused, and the server returns after the end.
+pub async fn serve_observed(
+    listener: UnixListener,
+    handle: RuntimeHandle,
+    mut events: RuntimeEvents,
+    stop: impl std::future::Future<Output = ()>,
+    mut observe: impl FnMut(&RuntimeEvent, usize),
+) -> io::Result<()> {
+    let mut handle = Some(handle);
+    let mut stop = std::pin::pin!(stop);
     let mut kept = Kept::default();
     let mut client: Option<Client> = None;
     let mut connections = 0u64;
@@ -147,6 +165,7 @@ pub async fn serve(
                         if let Op::Answer { ask, .. } = &submission.op {
                             kept.asks.remove(ask);
                         }
+                        let Some(handle) = &handle else { continue };
                         if handle.submit_op(submission).is_err() {
                             // The session's input is gone; its end is coming.
                             continue;
@@ -160,9 +179,16 @@ pub async fn serve(
                     }
                 }
             }
+            () = &mut stop, if handle.is_some() => {
+                if let Some(handle) = handle.take() {
+                    drop(handle.interrupt());
+                    let _ = handle.end_input(Some(std::time::Duration::ZERO));
+                }
+            }
             event = events.next() => {
                 let Some(event) = event else { return Ok(()) };
                 kept.observe(&event);
+                observe(&event, kept.asks.len());
                 let last = matches!(event, RuntimeEvent::Ended);
                 if let Some(c) = &mut client && send(c, &Frame::Event(event)).await.is_err() {
                     client = None;

@@ -103,7 +103,7 @@ fn reap_children() {
 }
 
 /// Descendants of `root` that are still running (zombies have exited).
-fn running_descendants(root: i32) -> Vec<i32> {
+pub fn running_descendants(root: i32) -> Vec<i32> {
     let table = process_table();
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     for (&pid, &(ppid, _)) in &table {
@@ -143,7 +143,7 @@ fn process_table() -> HashMap<i32, (i32, char)> {
 
 /// (ppid, state) from a `/proc/<pid>/stat` line: `pid (comm) S ppid ...`,
 /// where `comm` may itself contain spaces and parentheses.
-fn parse_stat(stat: &str) -> Option<(i32, char)> {
+pub fn parse_stat(stat: &str) -> Option<(i32, char)> {
     let (_, rest) = stat.rsplit_once(')')?;
     let mut fields = rest.split_whitespace();
     let state = fields.next()?.chars().next()?;

@@ -1,0 +1,207 @@
+//! `tack agents [--json [--all]]`, `logs <id>`, `stop <id>`, `rm <id>`: each
+//! reads the job folders (never a daemon's memory) and talks to a session
+//! only through its process (a signal) or its transcript.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::Value;
+use tack_runtime::Place;
+
+use super::job::{self, JobState, State, Status};
+use crate::cli::BackgroundCommand;
+
+/// How long `stop` lets a session end itself before killing it.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// Runs one of the background commands.
+pub fn run(place: &Place, command: &BackgroundCommand) -> anyhow::Result<ExitCode> {
+    let jobs = job::jobs_dir(&place.claude_dir);
+    match command {
+        BackgroundCommand::Agents { json, all } => agents(&jobs, *json, *all),
+        BackgroundCommand::Logs { id } => {
+            find(&jobs, id).and_then(|(_, state)| logs(place, &state))
+        }
+        BackgroundCommand::Stop { id } => {
+            find(&jobs, id).and_then(|(dir, state)| stop(&dir, &state))
+        }
+        BackgroundCommand::Rm { id } => find(&jobs, id).and_then(|(dir, state)| rm(&dir, &state)),
+    }?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every job's row as it stands (a dead process read as killed).
+fn rows(jobs: &Path) -> Vec<(PathBuf, JobState)> {
+    job::list(jobs)
+        .into_iter()
+        .map(|(dir, state)| {
+            let alive = job::alive(state.pid, &dir);
+            (dir, state.seen(alive))
+        })
+        .collect()
+}
+
+fn agents(jobs: &Path, json: bool, all: bool) -> anyhow::Result<()> {
+    let shown: Vec<JobState> = rows(jobs)
+        .into_iter()
+        .map(|(_, state)| state)
+        .filter(|state| all || !state.ended())
+        .collect();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&shown)?);
+        return Ok(());
+    }
+    if shown.is_empty() {
+        println!("No background sessions.");
+        return Ok(());
+    }
+    for state in shown {
+        let name = tack_sys::terminal_text::visible(&state.name).into_owned();
+        println!(
+            "{}  {:<8} {:<8} {}",
+            state.id,
+            as_text(&state.state),
+            as_text(&state.status),
+            name
+        );
+    }
+    Ok(())
+}
+
+fn as_text(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// The job named `key`: its id, or its name if one job alone has it.
+fn find(jobs: &Path, key: &str) -> anyhow::Result<(PathBuf, JobState)> {
+    if job::is_valid_id(key) {
+        let dir = jobs.join(key);
+        if let Ok(state) = JobState::read(&dir) {
+            let alive = job::alive(state.pid, &dir);
+            return Ok((dir, state.seen(alive)));
+        }
+    }
+    let mut named: Vec<_> = rows(jobs)
+        .into_iter()
+        .filter(|(_, s)| s.name == key)
+        .collect();
+    match named.len() {
+        1 => Ok(named.remove(0)),
+        0 => bail!("no background session {key}"),
+        n => bail!("{n} background sessions are named {key}: use the id"),
+    }
+}
+
+/// The conversation so far, read from the session's transcript.
+fn logs(place: &Place, state: &JobState) -> anyhow::Result<()> {
+    let Some(session_id) = &state.session_id else {
+        bail!("background session {} has not started yet", state.id);
+    };
+    let path = place
+        .session_store()
+        .find_session(&state.cwd, session_id)
+        .with_context(|| format!("no transcript of background session {}", state.id))?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut out = String::new();
+    for line in text.lines() {
+        if let Ok(record) = serde_json::from_str::<Value>(line) {
+            conversation_lines(&record, &mut out);
+        }
+    }
+    print!("{}", tack_sys::terminal_text::visible(&out));
+    Ok(())
+}
+
+/// What one transcript record adds to `logs`: the user's words after `> `,
+/// the assistant's text, its tool calls as `⏺ Name`.
+fn conversation_lines(record: &Value, out: &mut String) {
+    let kind = record["type"].as_str().unwrap_or_default();
+    if !matches!(kind, "user" | "assistant")
+        || record["isSidechain"] == Value::Bool(true)
+        || record["isMeta"] == Value::Bool(true)
+    {
+        return;
+    }
+    let content = &record["message"]["content"];
+    let blocks = match content {
+        Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+        Value::Array(blocks) => blocks.clone(),
+        _ => return,
+    };
+    for block in blocks {
+        match (kind, block["type"].as_str(), block["text"].as_str()) {
+            ("user", Some("text"), Some(text)) => out.push_str(&format!("> {text}\n")),
+            ("assistant", Some("text"), Some(text)) => out.push_str(&format!("{text}\n")),
+            ("assistant", Some("tool_use"), _) => {
+                let name = block["name"].as_str().unwrap_or_default();
+                out.push_str(&format!("⏺ {name}\n"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Ends the session: SIGTERM (it interrupts its turn and ends as a session
+/// does, its tools with it, and writes its row), then, if it is still there
+/// after the grace, SIGKILL to its process group and every process it left.
+fn stop(dir: &Path, state: &JobState) -> anyhow::Result<()> {
+    if job::alive(state.pid, dir) {
+        let pid = i32::try_from(state.pid).context("not a process id")?;
+        let left = tack_sys::reaper::running_descendants(pid);
+        // SAFETY: kill() with a pid that was checked to be the session's.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        if !gone_within(state.pid, dir, STOP_GRACE) {
+            tack_sys::process_group::signal_group(pid, libc::SIGKILL);
+            for child in left
+                .into_iter()
+                .chain(tack_sys::reaper::running_descendants(pid))
+            {
+                // SAFETY: kill() touches no memory; a pid gone since is ESRCH.
+                unsafe { libc::kill(child, libc::SIGKILL) };
+            }
+        }
+        // Killed before it could say so (the grace ran out, or the signal came
+        // before the session watched for it): the row says it was stopped.
+        if let Ok(last) = JobState::read(dir)
+            && !last.ended()
+        {
+            let mut ended = last;
+            ended.status = Status::Ended;
+            ended.state = State::Stopped;
+            ended.write(dir)?;
+        }
+    }
+    println!("stopped {}", state.id);
+    Ok(())
+}
+
+fn gone_within(pid: u32, dir: &Path, grace: Duration) -> bool {
+    let until = Instant::now() + grace;
+    while Instant::now() < until {
+        if !job::alive(pid, dir) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    !job::alive(pid, dir)
+}
+
+/// Removes an ended session's folder (its socket and state with it).
+fn rm(dir: &Path, state: &JobState) -> anyhow::Result<()> {
+    if job::alive(state.pid, dir) {
+        bail!(
+            "background session {} is running: `tack stop {}` first",
+            state.id,
+            state.id
+        );
+    }
+    std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+    println!("removed {}", state.id);
+    Ok(())
+}

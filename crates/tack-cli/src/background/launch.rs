@@ -1,0 +1,93 @@
+//! `tack --bg [prompt]`: makes the job folder, starts the session process
+//! detached from this one (its own session via `setsid`, stdin from
+//! `/dev/null`, output to the folder's `out.log` and `err.log`), writes the
+//! first `state.json` unless the session already has (a busy machine may
+//! run it first), prints `backgrounded · <id>` and returns. Nothing
+//! heavy happens here (no settings, no runtime): the session process reads
+//! and checks everything itself, with the same flags minus `--bg`.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::Ordering;
+
+use anyhow::Context;
+
+use super::job::{self, JobState};
+use crate::cli::Cli;
+
+/// Starts the background session `cli` asks for, from the folder `cwd`.
+pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode> {
+    let jobs = job::jobs_dir(claude_dir);
+    tack_sys::private_file::create_dirs_private(&jobs)
+        .with_context(|| format!("cannot make {}", jobs.display()))?;
+    let (id, dir) = loop {
+        let id = job::new_id();
+        let dir = jobs.join(&id);
+        use std::os::unix::fs::DirBuilderExt;
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => break (id, dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot make {}", dir.display())),
+        }
+    };
+    // Its own transcript id, known before it starts, unless it resumes one.
+    let session_id = (cli.resume.is_none() && !cli.continue_session).then(|| {
+        cli.session_id
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
+    });
+    let mut args: Vec<OsString> = std::env::args_os()
+        .skip(1)
+        .filter(|a| a != "--bg")
+        .collect();
+    args.push("--bg-job".into());
+    args.push(dir.clone().into());
+    if let (Some(id), None) = (&session_id, &cli.session_id) {
+        args.push("--session-id".into());
+        args.push(id.into());
+    }
+    let child = spawn_detached(&args, &dir, cwd)?;
+    let mut state = JobState::launched(&id, child, cwd.to_path_buf(), cli.prompt.as_deref());
+    state.session_id = session_id;
+    // The session may have written its own row already (it is running).
+    state.write_new(&dir)?;
+    super::LAUNCHED.store(true, Ordering::Relaxed);
+    println!("backgrounded · {id}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs this binary with `args` in a session of its own; returns its pid.
+fn spawn_detached(args: &[OsString], dir: &Path, cwd: &Path) -> anyhow::Result<u32> {
+    let log = |name: &str| {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(dir.join(name))
+    };
+    let exe = std::env::current_exe().context("cannot find the tack binary")?;
+    let mut command = Command::new(exe);
+    command
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(log("out.log")?)
+        .stderr(log("err.log")?);
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only `setsid`, which is async-signal-safe
+    // and touches no memory of ours.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = command
+        .spawn()
+        .context("cannot start the background session")?;
+    Ok(child.id())
+}

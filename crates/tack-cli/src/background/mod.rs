@@ -1,0 +1,28 @@
+//! Background sessions (`tack --bg`, `agents`, `logs`, `stop`, `rm`), as
+//! Claude Code's: each one its own process serving the session protocol on a
+//! socket in its job folder, the list being the folders themselves.
+//!
+//! - the job folder and `state.json`: `job.rs`
+//! - `--bg`: the launcher that starts the detached session process and
+//!   returns: `launch.rs`
+//! - the session process (`--bg-job DIR`): serves, runs the prompt, keeps
+//!   `state.json`, ends on SIGTERM: `session.rs`
+//! - `agents`, `logs`, `stop`, `rm`: `commands.rs`
+//!
+//! `docs/bg-design.md` says what is decided and what is next.
+
+pub mod commands;
+pub mod job;
+pub mod launch;
+pub mod session;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once `--bg` has started a session: the launcher then leaves its
+/// descendants alone at exit (the session is meant to outlive it).
+static LAUNCHED: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process launched a background session.
+pub fn launched() -> bool {
+    LAUNCHED.load(Ordering::Relaxed)
+}

@@ -1,0 +1,179 @@
+//! The background session process (`tack --bg-job DIR`, started by
+//! `--bg`): the session served on the job's socket as `--serve` serves one,
+//! its prompt submitted at once, and `state.json` kept by this process from
+//! the session's own events (no model call to classify it). SIGTERM (what
+//! `tack stop` sends) interrupts the turn, ends the session's input and lets
+//! the server's handle go, so the session ends as any session does: transcript flushed, tools' process
+//! groups killed, then every descendant (`main`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use tack_runtime::{
+    LoadedSettings, Place, RuntimeEvent, SessionChoice, SessionOptions, SessionState, UserInput,
+};
+
+use super::job::{self, JobState, State, Status};
+
+/// Runs the job in `dir` with `prompt` (none: it waits for an attach).
+pub async fn run(
+    place: Place,
+    loaded: LoadedSettings,
+    options: SessionOptions,
+    dir: PathBuf,
+    prompt: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let id = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    let mut tracker = Tracker {
+        state: JobState::read(&dir)
+            .unwrap_or_else(|_| JobState::launched(&id, 0, place.cwd.clone(), prompt.as_deref())),
+        dir: dir.clone(),
+    };
+    // Watched from here on (before, SIGTERM ends the process and `stop`
+    // writes the row).
+    let stopping = AtomicBool::new(false);
+    let stop = sigterm(&stopping);
+    tracker.state.pid = std::process::id();
+    // Its id is known before it starts unless it resumes one.
+    if let (None, SessionChoice::New { id: Some(id) }) =
+        (&tracker.state.session_id, &options.conversation.session)
+    {
+        tracker.state.session_id = Some(id.clone());
+    }
+    tracker.save();
+    let socket = job::socket_path(&dir);
+    // A socket left by a killed session of this job is in the way.
+    let _ = std::fs::remove_file(&socket);
+    let listener = tack_runtime::serve::bind(&socket)
+        .with_context(|| format!("cannot listen on {}", socket.display()))?;
+    let runtime = match tack_runtime::start(place, &loaded, options).await {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracker.end(State::Failed);
+            let _ = std::fs::remove_file(&socket);
+            return Err(e.into());
+        }
+    };
+    let (handle, events) = runtime.spawn();
+    if let Some(prompt) = prompt {
+        let _ = handle.submit(UserInput::text(prompt));
+    }
+    let served =
+        tack_runtime::serve::serve_observed(listener, handle, events, stop, |event, open_asks| {
+            tracker.observe(event, open_asks)
+        })
+        .await;
+    let _ = std::fs::remove_file(&socket);
+    let last = if stopping.load(Ordering::Relaxed) {
+        State::Stopped
+    } else {
+        tracker.state.state
+    };
+    tracker.end(last);
+    served.with_context(|| format!("serving {}", socket.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Watches SIGTERM (what `tack stop` sends) from now on; the future is
+/// ready at the signal, having noted it, and never if it cannot be watched.
+fn sigterm(stopping: &AtomicBool) -> impl std::future::Future<Output = ()> + '_ {
+    use tokio::signal::unix::{SignalKind, signal};
+    let term = signal(SignalKind::terminate());
+    async move {
+        let Ok(mut term) = term else {
+            return std::future::pending().await;
+        };
+        if term.recv().await.is_none() {
+            return std::future::pending().await;
+        }
+        stopping.store(true, Ordering::Relaxed);
+    }
+}
+
+/// `state.json`, written again whenever an event changes it.
+struct Tracker {
+    state: JobState,
+    dir: PathBuf,
+}
+
+impl Tracker {
+    /// `event`, after which `open_asks` questions wait for an answer.
+    fn observe(&mut self, event: &RuntimeEvent, open_asks: usize) {
+        let mut next = self.state.clone();
+        match event {
+            RuntimeEvent::Started(info) => next.session_id = Some(info.session_id.clone()),
+            RuntimeEvent::ConversationReset(reset) => {
+                next.session_id = Some(reset.new_session_id.clone());
+            }
+            RuntimeEvent::SessionState(SessionState::Running) => {
+                next.status = Status::Running;
+                next.state = State::Working;
+            }
+            RuntimeEvent::SessionState(SessionState::Idle) => next.status = Status::Idle,
+            RuntimeEvent::TurnEnded(end) => {
+                next.state = if end.ok { State::Done } else { State::Failed };
+            }
+            _ => {}
+        }
+        match (open_asks, next.state) {
+            (1.., State::Working) => next.state = State::Blocked,
+            // Answered or withdrawn: the turn goes on.
+            (0, State::Blocked) => next.state = State::Working,
+            _ => {}
+        }
+        if next != self.state {
+            self.state = next;
+            self.save();
+        }
+    }
+
+    /// The process is ending on its own, its last work in `state`.
+    fn end(&mut self, state: State) {
+        self.state.state = state;
+        self.state.status = Status::Ended;
+        self.save();
+    }
+
+    fn save(&self) {
+        // Nothing to tell: the session goes on without its row.
+        let _ = self.state.write(&self.dir);
+    }
+}
+
+/// Marks the job in `dir` failed and ended, unless its session already
+/// wrote an end: what `agents` shows of a session whose settings, flags or
+/// credentials kept it from starting (the error is in its `err.log`). The
+/// row is written whole if the launcher has not written it yet.
+pub fn failed_to_start(dir: &Path, prompt: Option<&str>) {
+    if job_dir(dir).is_err() {
+        return;
+    }
+    let mut state = JobState::read(dir).unwrap_or_else(|_| {
+        let id = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let cwd = std::env::current_dir().unwrap_or_default();
+        JobState::launched(id, std::process::id(), cwd, prompt)
+    });
+    if state.status != Status::Ended {
+        state.state = State::Failed;
+        state.status = Status::Ended;
+        let _ = state.write(dir);
+    }
+}
+
+/// The job folder `--bg-job` names, checked to be one.
+pub fn job_dir(path: &Path) -> anyhow::Result<PathBuf> {
+    let id = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if !job::is_valid_id(id) || !path.is_dir() {
+        anyhow::bail!("{} is not a background job's folder", path.display());
+    }
+    Ok(path.to_path_buf())
+}

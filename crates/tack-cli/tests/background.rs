@@ -1,0 +1,385 @@
+//! Background sessions through the real binary against the scripted server:
+//! `tack --bg` returns an id at once and the session completes on its own;
+//! `agents --json` lists it from its job folder; `logs` reads its transcript;
+//! `stop` ends it and its tools' processes; a session that waits for a
+//! permission is `blocked`; `kill -9` of the session shows in `agents`; `rm`
+//! leaves nothing.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_testkit::{Reply, Script};
+
+use crate::common::{Env, last_texts};
+
+/// `tack ARGS` in the project, its whole output, and how long it took.
+fn tack(env: &Env, args: &[&str]) -> (std::process::Output, Duration) {
+    let start = Instant::now();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (out, start.elapsed())
+}
+
+/// `tack ARGS`'s stdout; it must succeed.
+fn stdout(env: &Env, args: &[&str]) -> String {
+    let (out, _) = tack(env, args);
+    assert!(out.status.success(), "tack {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Starts `tack --bg ARGS`; the job's id and folder, and its session
+/// killed when the test ends.
+fn background(env: &Env, args: &[&str]) -> (String, PathBuf, Reap) {
+    let (out, took) = tack(env, &[&["--bg"], args].concat());
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let id = printed
+        .strip_prefix("backgrounded · ")
+        .and_then(|rest| rest.strip_suffix('\n'))
+        .unwrap_or_else(|| panic!("not an id: {printed:?}"))
+        .to_owned();
+    assert!(
+        id.len() == 8 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+        "{id}"
+    );
+    // The aim is 50 ms from process start (BENCHMARKS.md, release build);
+    // a debug build on a busy machine gets more room.
+    assert!(took < Duration::from_secs(2), "--bg took {took:?}");
+    let dir = env.claude_dir().join("jobs").join(&id);
+    // The row is there when `--bg` returns, with the session's pid.
+    let reap = Reap(state(&dir)["pid"].as_i64().unwrap());
+    (id, dir, reap)
+}
+
+/// A project whose model calls Bash with `command`, once.
+async fn bash_call(command: &str) -> Env {
+    let call = Reply::tool_use("toolu_1", "Bash", json!({ "command": command }));
+    Env::new(Script::new([call])).await
+}
+
+fn state(dir: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(dir.join("state.json")).unwrap()).unwrap()
+}
+
+fn state_and_status(dir: &Path) -> (Value, Value) {
+    let row = state(dir);
+    (row["state"].clone(), row["status"].clone())
+}
+
+/// Waits until `state.json` has `state` and `status`; the whole row.
+fn wait_for(dir: &Path, want_state: &str, want_status: &str) -> Value {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(text) = std::fs::read(dir.join("state.json")) {
+            let row: Value = serde_json::from_slice(&text).unwrap();
+            if row["state"] == want_state && row["status"] == want_status {
+                return row;
+            }
+            assert!(Instant::now() < until, "still {row} in {}", dir.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn agents(env: &Env, args: &[&str]) -> Value {
+    serde_json::from_str(&stdout(env, &[&["agents", "--json"], args].concat())).unwrap()
+}
+
+/// Kills the session `pid` when the test ends, passed or not: a failed test
+/// leaves no background session behind.
+struct Reap(i64);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        if running(self.0) {
+            // SAFETY: kill() with the session's pid, read from its own state.
+            unsafe { libc::kill(i32::try_from(self.0).unwrap(), libc::SIGKILL) };
+        }
+    }
+}
+
+fn running(pid: i64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+fn wait_gone(pid: i64) {
+    let until = Instant::now() + Duration::from_secs(15);
+    while running(pid) {
+        assert!(Instant::now() < until, "process {pid} is still running");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_background_session_completes_is_listed_logged_stopped_and_removed() {
+    let env = Env::new(Script::new([
+        Reply::text("the answer is 42"),
+        Reply::text("still 42"),
+    ]))
+    .await;
+    let (id, dir, _reap) = background(&env, &["what is the answer"]);
+
+    let row = wait_for(&dir, "done", "idle");
+    let pid = row["pid"].as_i64().unwrap();
+    let session_id = row["sessionId"].as_str().unwrap().to_owned();
+    let expected = json!({
+        "pid": pid,
+        "id": id,
+        "cwd": env.cwd(),
+        "kind": "background",
+        "startedAt": row["startedAt"],
+        "sessionId": session_id,
+        "name": "what is the answer",
+        "status": "idle",
+        "state": "done",
+    });
+    assert_eq!(row, expected);
+    assert!(running(pid));
+    assert_eq!(agents(&env, &[]), json!([expected]));
+    // The model got the prompt once.
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 1);
+    assert_eq!(
+        last_texts(&bodies[0]).last().map(String::as_str),
+        Some("what is the answer")
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let socket = dir.join("session.sock");
+    let mode = std::fs::metadata(&socket).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    assert_eq!(
+        stdout(&env, &["logs", &id]),
+        "> what is the answer\nthe answer is 42\n"
+    );
+    // Its transcript is where every session's is, under its own id.
+    let transcript = env.store().find_session(&env.cwd(), &session_id).unwrap();
+    assert!(transcript.ends_with(format!("{session_id}.jsonl")));
+
+    // A running session cannot be removed.
+    let (refused, _) = tack(&env, &["rm", &id]);
+    assert!(!refused.status.success());
+    assert!(dir.exists());
+
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(pid);
+    let mut stopped = expected.clone();
+    stopped["status"] = json!("ended");
+    stopped["state"] = json!("stopped");
+    assert_eq!(state(&dir), stopped);
+    assert!(!socket.exists());
+    assert_eq!(agents(&env, &[]), json!([]));
+    assert_eq!(agents(&env, &["--all"]), json!([state(&dir)]));
+
+    assert_eq!(stdout(&env, &["rm", &id]), format!("removed {id}\n"));
+    assert!(!dir.exists());
+    assert_eq!(agents(&env, &["--all"]), json!([]));
+
+    // Resumable by its id as any session: the model sees the conversation.
+    assert_eq!(
+        stdout(&env, &["-p", "-r", &session_id, "and now?"]),
+        "still 42\n"
+    );
+    let resumed = &env.request_bodies()[1];
+    let said: Vec<&str> = resumed["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter_map(|b| b["text"].as_str())
+        .filter(|t| !t.starts_with("<system-reminder>"))
+        .collect();
+    assert_eq!(said, ["what is the answer", "the answer is 42", "and now?"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn twenty_background_sessions_started_at_once_all_complete() {
+    let env = Env::new(Script::new(
+        (0..20)
+            .map(|_| Reply::text("done here"))
+            .collect::<Vec<_>>(),
+    ))
+    .await;
+    let jobs: Vec<(String, PathBuf, Reap)> = std::thread::scope(|scope| {
+        let started: Vec<_> = (0..20)
+            .map(|i| {
+                scope.spawn({
+                    let env = &env;
+                    move || background(env, &[&format!("task number {i}")])
+                })
+            })
+            .collect();
+        started.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    for (_, dir, _) in &jobs {
+        wait_for(dir, "done", "idle");
+    }
+    let listed = agents(&env, &[]);
+    let mut ids: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    let mut want: Vec<&str> = jobs.iter().map(|(id, _, _)| id.as_str()).collect();
+    want.sort_unstable();
+    assert_eq!(ids, want);
+    assert_eq!(env.request_bodies().len(), 20);
+    for (id, _, _) in &jobs {
+        assert_eq!(stdout(&env, &["stop", id]), format!("stopped {id}\n"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_ends_a_session_mid_tool_call_and_the_tools_process() {
+    let env = bash_call("echo $$ > tool.pid; exec sleep 300").await;
+    let (id, dir, _reap) = background(
+        &env,
+        &["--permission-mode", "bypassPermissions", "sleep a while"],
+    );
+    let pid_file = env.cwd().join("tool.pid");
+    let until = Instant::now() + Duration::from_secs(30);
+    let tool: i64 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(
+            Instant::now() < until,
+            "the tool never ran: {}",
+            state(&dir)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let row = wait_for(&dir, "working", "running");
+    let session = row["pid"].as_i64().unwrap();
+    let _reap_tool = Reap(tool);
+    assert!(running(tool));
+
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(session);
+    wait_gone(tool);
+    assert_eq!(state_and_status(&dir), (json!("stopped"), json!("ended")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_waiting_for_a_permission_is_blocked() {
+    let env = bash_call("touch made.txt").await;
+    let (id, dir, _reap) = background(&env, &["make a file"]);
+    let row = wait_for(&dir, "blocked", "running");
+    assert_eq!(agents(&env, &[]), json!([row]));
+    assert!(!env.cwd().join("made.txt").exists());
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(row["pid"].as_i64().unwrap());
+    assert_eq!(state(&dir)["state"], "stopped");
+    assert!(!env.cwd().join("made.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_of_the_session_mid_turn_shows_in_agents_and_loses_no_prompt() {
+    let env = Env::new(Script::new([Reply::message()
+        .text("a long answer")
+        .stall_after(4, Duration::from_secs(60))
+        .into()]))
+    .await;
+    let (id, dir, _reap) = background(&env, &["think long"]);
+    // The model has the request: the turn is under way.
+    let until = Instant::now() + Duration::from_secs(30);
+    while env.request_bodies().is_empty() {
+        assert!(Instant::now() < until, "no request");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let row = wait_for(&dir, "working", "running");
+    assert!(row["sessionId"].is_string(), "{row}");
+    let pid = row["pid"].as_i64().unwrap();
+    // SAFETY: kill() with the session's pid, read from its own state.
+    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
+    wait_gone(pid);
+
+    let mut killed = row.clone();
+    killed["status"] = json!("killed");
+    killed["state"] = json!("failed");
+    assert_eq!(agents(&env, &[]), json!([killed]));
+    let text = stdout(&env, &["agents"]);
+    assert_eq!(text, format!("{id}  failed   killed   think long\n"));
+    // The prompt was on disk before the model was asked.
+    assert_eq!(stdout(&env, &["logs", &id]), "> think long\n");
+
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    assert_eq!(stdout(&env, &["rm", &id]), format!("removed {id}\n"));
+    assert!(!dir.exists());
+    assert_eq!(agents(&env, &["--all"]), json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_that_cannot_start_is_failed_and_says_why() {
+    let env = Env::new(Script::new([])).await;
+    let missing = env.home.path().join("missing.json");
+    let missing = missing.to_str().unwrap();
+    let (id, dir, _reap) = background(&env, &["--settings", missing, "hello"]);
+    let row = wait_for(&dir, "failed", "ended");
+    assert_eq!(agents(&env, &[]), json!([]));
+    assert_eq!(agents(&env, &["--all"]), json!([row]));
+    let why = std::fs::read_to_string(dir.join("err.log")).unwrap();
+    assert_eq!(
+        why,
+        format!(
+            "Error: cannot read settings file {missing}: No such file or directory (os error 2)\n"
+        )
+    );
+    assert!(env.request_bodies().is_empty());
+    assert_eq!(stdout(&env, &["rm", &id]), format!("removed {id}\n"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_without_a_prompt_waits_idle_and_stops_at_once() {
+    let env = Env::new(Script::new([])).await;
+    let (id, dir, _reap) = background(&env, &[]);
+    let row = wait_for(&dir, "done", "idle");
+    assert_eq!(row["name"], "");
+    // Serving: the session has started and watches for `stop`.
+    let until = Instant::now() + Duration::from_secs(30);
+    while !dir.join("session.sock").exists() {
+        assert!(Instant::now() < until, "never served");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // It ends itself on `stop`, well within the grace `stop` gives it.
+    let (out, took) = tack(&env, &["stop", &id]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("stopped {id}\n")
+    );
+    assert!(took < Duration::from_secs(5), "stop took {took:?}");
+    wait_gone(row["pid"].as_i64().unwrap());
+    assert_eq!(state_and_status(&dir), (json!("stopped"), json!("ended")));
+    assert!(env.request_bodies().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_right_after_bg_ends_it_whatever_it_had_reached() {
+    let env = Env::new(Script::new([Reply::text("hi")])).await;
+    let (id, dir, _reap) = background(&env, &["hello"]);
+    let pid = state(&dir)["pid"].as_i64().unwrap();
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(pid);
+    assert_eq!(state_and_status(&dir), (json!("stopped"), json!("ended")));
+    assert_eq!(agents(&env, &[]), json!([]));
+}
