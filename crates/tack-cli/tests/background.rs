@@ -383,3 +383,121 @@ async fn stop_right_after_bg_ends_it_whatever_it_had_reached() {
     assert_eq!(state_and_status(&dir), (json!("stopped"), json!("ended")));
     assert_eq!(agents(&env, &[]), json!([]));
 }
+
+/// The texts of a request's messages, system reminders left out.
+fn said(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| match &m["content"] {
+            Value::String(text) => vec![text.clone()],
+            blocks => blocks
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b["text"].as_str().map(str::to_owned))
+                .collect(),
+        })
+        .filter(|t| !t.starts_with("<system-reminder>"))
+        .collect()
+}
+
+/// Waits until the model has had `n` requests.
+fn wait_requests(env: &Env, n: usize) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while env.request_bodies().len() < n {
+        assert!(
+            Instant::now() < until,
+            "{} requests",
+            env.request_bodies().len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends `prompt` to the session served at `socket` and waits for its turn
+/// to end.
+async fn follow_up(socket: &Path, prompt: &str) -> bool {
+    use tack_runtime::serve::{Frame, SessionClient};
+    use tack_runtime::{Op, RuntimeEvent, UserInput};
+    let mut client = SessionClient::connect(socket).await.unwrap();
+    client
+        .send(Op::Submit(UserInput::text(prompt)))
+        .await
+        .unwrap();
+    let wait = async {
+        loop {
+            match client.next().await.unwrap() {
+                Some(Frame::Event(RuntimeEvent::TurnEnded(end))) => return end.ok,
+                Some(_) => {}
+                None => panic!("the session closed the connection"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), wait)
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn respawn_after_kill_9_mid_turn_resumes_without_resending_the_prompt() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .text("a long answer")
+            .stall_after(4, Duration::from_secs(60))
+            .into(),
+        Reply::text("back again"),
+    ]))
+    .await;
+    let (id, dir, _reap) = background(&env, &["think long"]);
+    wait_requests(&env, 1);
+    let row = wait_for(&dir, "working", "running");
+    let pid = row["pid"].as_i64().unwrap();
+    // SAFETY: kill() with the session's pid, read from its own state.
+    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
+    wait_gone(pid);
+
+    assert_eq!(stdout(&env, &["respawn", &id]), format!("respawned {id}\n"));
+    let respawned = state(&dir);
+    let new_pid = respawned["pid"].as_i64().unwrap();
+    let _reap_new = Reap(new_pid);
+    assert_ne!(new_pid, pid);
+    assert!(running(new_pid));
+    // Alive, waiting; the turn the kill cut short failed and is not re-run.
+    let mut want = row.clone();
+    want["pid"] = json!(new_pid);
+    want["status"] = json!("idle");
+    want["state"] = json!("failed");
+    assert_eq!(respawned, want);
+    assert_eq!(agents(&env, &[]), json!([want]));
+    // A live session is left alone.
+    let (refused, _) = tack(&env, &["respawn", &id]);
+    assert!(!refused.status.success());
+    assert_eq!(
+        String::from_utf8(refused.stderr).unwrap(),
+        format!("Error: background session {id} is running: not respawned\n")
+    );
+    assert_eq!(
+        stdout(&env, &["respawn", "--all"]),
+        "No background session to respawn.\n"
+    );
+
+    let socket = dir.join("session.sock");
+    let until = Instant::now() + Duration::from_secs(30);
+    while !socket.exists() {
+        assert!(Instant::now() < until, "never served");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(follow_up(&socket, "are you there?").await);
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 2, "the prompt was sent again");
+    assert_eq!(said(&bodies[1]), ["think long", "are you there?"]);
+    assert_eq!(wait_for(&dir, "done", "idle")["pid"], json!(new_pid));
+    assert_eq!(
+        stdout(&env, &["logs", &id]),
+        "> think long\n> are you there?\nback again\n"
+    );
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(new_pid);
+}

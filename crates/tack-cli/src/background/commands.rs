@@ -1,4 +1,5 @@
-//! `tack agents [--json [--all]]`, `logs <id>`, `stop <id>`, `rm <id>`: each
+//! `tack agents [--json [--all]]`, `logs <id>`, `stop <id>`, `rm <id>`
+//! (`respawn`: `respawn.rs`): each
 //! reads the job folders (never a daemon's memory) and talks to a session
 //! only through its process (a signal) or its transcript.
 
@@ -28,6 +29,10 @@ pub fn run(place: &Place, command: &BackgroundCommand) -> anyhow::Result<ExitCod
             find(&jobs, id).and_then(|(dir, state)| stop(&dir, &state))
         }
         BackgroundCommand::Rm { id } => find(&jobs, id).and_then(|(dir, state)| rm(&dir, &state)),
+        BackgroundCommand::Respawn { id: Some(id), .. } => {
+            find(&jobs, id).and_then(|row| super::respawn::run(vec![row], false))
+        }
+        BackgroundCommand::Respawn { id: None, .. } => super::respawn::run(rows(&jobs), true),
     }?;
     Ok(ExitCode::SUCCESS)
 }

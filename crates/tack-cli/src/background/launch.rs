@@ -58,7 +58,7 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
 }
 
 /// Runs this binary with `args` in a session of its own; returns its pid.
-fn spawn_detached(args: &[OsString], dir: &Path, cwd: &Path) -> anyhow::Result<u32> {
+pub(super) fn spawn_detached(args: &[OsString], dir: &Path, cwd: &Path) -> anyhow::Result<u32> {
     let log = |name: &str| {
         use std::os::unix::fs::OpenOptionsExt;
         std::fs::OpenOptions::new()

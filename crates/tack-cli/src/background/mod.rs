@@ -8,12 +8,15 @@
 //! - the session process (`--bg-job DIR`): serves, runs the prompt, keeps
 //!   `state.json`, ends on SIGTERM: `session.rs`
 //! - `agents`, `logs`, `stop`, `rm`: `commands.rs`
+//! - `respawn`: a killed session started again from its transcript:
+//!   `respawn.rs`
 //!
 //! `docs/bg-design.md` says what is decided and what is next.
 
 pub mod commands;
 pub mod job;
 pub mod launch;
+pub mod respawn;
 pub mod session;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -40,6 +40,14 @@ pub async fn run(
     let stopping = AtomicBool::new(false);
     let stop = sigterm(&stopping);
     tracker.state.pid = std::process::id();
+    // Where it works (a `--worktree` session's worktree): where its
+    // transcript is kept, and where `respawn` starts it again.
+    tracker.state.cwd = place.cwd.clone();
+    if prompt.is_none() {
+        // Nothing to do until a prompt comes (a respawned session's cut
+        // turn is not re-run).
+        tracker.state = super::respawn::waiting(tracker.state.clone(), std::process::id());
+    }
     // Its id is known before it starts unless it resumes one.
     if let (None, SessionChoice::New { id: Some(id) }) =
         (&tracker.state.session_id, &options.conversation.session)
