@@ -278,7 +278,7 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
         return runtime()?.block_on(serve::run(place, loaded, options, socket));
     }
     if let Some(dir) = &cli.bg_job {
-        options.permissions.prompts = true;
+        options.permissions.prompts = cli.permission_prompts.as_deref() != Some("none");
         // Its running / idle changes are what `state.json`'s status says.
         options.front_end.session_state = true;
         let dir = background::session::job_dir(dir)?;

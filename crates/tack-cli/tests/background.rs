@@ -501,3 +501,114 @@ async fn respawn_after_kill_9_mid_turn_resumes_without_resending_the_prompt() {
     assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
     wait_gone(new_pid);
 }
+
+/// A user settings file whose Notification hook appends what it is given to
+/// `notes.jsonl` in the home folder; that file's path.
+fn notification_hook(env: &Env) -> PathBuf {
+    let notes = env.home.path().join("notes.jsonl");
+    let settings = json!({"hooks": {"Notification": [{"hooks": [{
+        "type": "command",
+        "command": format!("(cat; echo) >> '{}'", notes.display()),
+    }]}]}});
+    std::fs::create_dir_all(env.claude_dir()).unwrap();
+    std::fs::write(env.claude_dir().join("settings.json"), settings.to_string()).unwrap();
+    notes
+}
+
+/// The `(notification_type, message)` of every Notification the hook got.
+fn notifications(notes: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(notes).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["hook_event_name"], "Notification", "{v}");
+            let field = |k: &str| v[k].as_str().unwrap().to_owned();
+            (field("notification_type"), field("message"))
+        })
+        .collect()
+}
+
+/// Waits until the hook has been told `kind`; all it was told.
+fn wait_notified(notes: &Path, kind: &str) -> Vec<(String, String)> {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let told = notifications(notes);
+        if told.iter().any(|(k, _)| k == kind) {
+            return told;
+        }
+        assert!(Instant::now() < until, "no {kind}: {told:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_waiting_for_a_permission_needs_input_and_the_hook_hears_it() {
+    let env = bash_call("touch made.txt").await;
+    let notes = notification_hook(&env);
+    let (id, dir, _reap) = background(&env, &["make a file"]);
+    let row = wait_for(&dir, "blocked", "running");
+    let mut told = wait_notified(&notes, "agent_needs_input");
+    told.sort();
+    assert_eq!(
+        told,
+        [
+            (
+                "agent_needs_input".to_owned(),
+                format!("Background session make a file ({id}) needs your input")
+            ),
+            (
+                "permission_prompt".to_owned(),
+                "tack needs your permission to use Bash".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(agents(&env, &[]), json!([row]));
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(row["pid"].as_i64().unwrap());
+    assert!(!env.cwd().join("made.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unattended_session_goes_on_alone_and_the_hook_hears_it_complete() {
+    let call = || Reply::tool_use("toolu_1", "Bash", json!({ "command": "touch made.txt" }));
+    let env = Env::new(Script::new([
+        call(),
+        Reply::text("made it"),
+        call(),
+        Reply::text("could not"),
+    ]))
+    .await;
+    let notes = notification_hook(&env);
+
+    // Allowed every call: it runs the tool and completes.
+    let bypass = ["--permission-mode", "bypassPermissions", "make a file"];
+    let (id, dir, _reap) = background(&env, &bypass);
+    wait_for(&dir, "done", "idle");
+    let told = wait_notified(&notes, "agent_completed");
+    let completed = |id: &str| {
+        (
+            "agent_completed".to_owned(),
+            format!("Background session make a file ({id}) has finished"),
+        )
+    };
+    assert_eq!(told, [completed(&id)]);
+    assert!(env.cwd().join("made.txt").exists());
+    std::fs::remove_file(env.cwd().join("made.txt")).unwrap();
+    std::fs::remove_file(&notes).unwrap();
+
+    // Nobody answers: the call is refused at once instead of waiting.
+    let (none_id, none_dir, _reap_none) =
+        background(&env, &["--permission-prompts", "none", "make a file"]);
+    wait_for(&none_dir, "done", "idle");
+    let told = wait_notified(&notes, "agent_completed");
+    assert_eq!(told, [completed(&none_id)]);
+    assert!(!env.cwd().join("made.txt").exists());
+    assert_eq!(
+        stdout(&env, &["logs", &none_id]),
+        "> make a file\n⏺ Bash\ncould not\n"
+    );
+    for id in [id, none_id] {
+        assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    }
+}
