@@ -612,3 +612,40 @@ async fn an_unattended_session_goes_on_alone_and_the_hook_hears_it_complete() {
         assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_piped_to_bg_is_the_sessions_prompt() {
+    use std::io::Write;
+    let env = Env::new(Script::new([Reply::text("fixed")])).await;
+    let mut launcher = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .arg("--bg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let piped = "fix the flaky test\nin ci, please\n";
+    let mut stdin = launcher.stdin.take().unwrap();
+    stdin.write_all(piped.as_bytes()).unwrap();
+    drop(stdin);
+    let out = launcher.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let id = printed
+        .strip_prefix("backgrounded · ")
+        .and_then(|rest| rest.strip_suffix('\n'))
+        .unwrap()
+        .to_owned();
+    let dir = env.claude_dir().join("jobs").join(&id);
+    let _reap = Reap(state(&dir)["pid"].as_i64().unwrap());
+    let row = wait_for(&dir, "done", "idle");
+    assert_eq!(row["name"], "fix the flaky test");
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 1);
+    assert_eq!(said(&bodies[0]), [piped]);
+    assert_eq!(stdout(&env, &["logs", &id]), format!("> {piped}\nfixed\n"));
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(row["pid"].as_i64().unwrap());
+}
