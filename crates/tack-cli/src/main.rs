@@ -240,6 +240,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         return run_session(cli, cwd);
     };
     let worktree = session_worktree::enter(&cwd, &name, &cli)?;
+    background::worktree::record(cli.bg_job.as_deref(), worktree.made())?;
     // Single-threaded still: hooks, tools and git read the process's folder.
     std::env::set_current_dir(&worktree.cwd)?;
     let ran = run_session(cli, worktree.cwd.clone());

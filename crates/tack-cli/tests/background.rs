@@ -649,3 +649,63 @@ async fn a_prompt_piped_to_bg_is_the_sessions_prompt() {
     assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
     wait_gone(row["pid"].as_i64().unwrap());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rm_removes_the_worktree_a_killed_session_made_unless_it_changed() {
+    let env = Env::new(Script::new([
+        Reply::text("looked"),
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "echo new > made.txt"})),
+        Reply::text("made it"),
+    ]))
+    .await;
+    crate::common::git_repo_with(&env.cwd(), "a.txt", "a\n");
+    let git = |args: &[&str]| crate::common::git(&env.cwd(), args);
+    // Runs `--bg -w NAME ARGS` to its end, then kills it (so it cannot settle
+    // its worktree itself); the job's id and the worktree's folder.
+    let killed = |name: &str, args: &[&str]| {
+        let (id, dir, reap) = background(&env, &[&["-w", name], args].concat());
+        let row = wait_for(&dir, "done", "idle");
+        let worktree = env.cwd().join(".claude/worktrees").join(name);
+        // It worked in its worktree: its row says so, and `logs` finds it.
+        assert_eq!(row["cwd"], json!(worktree));
+        let pid = row["pid"].as_i64().unwrap();
+        // SAFETY: kill() with the session's pid, read from its own state.
+        unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
+        wait_gone(pid);
+        drop(reap);
+        assert!(worktree.is_dir());
+        (id, dir, worktree)
+    };
+
+    let (id, dir, worktree) = killed("quiet", &["look around"]);
+    assert_eq!(stdout(&env, &["logs", &id]), "> look around\nlooked\n");
+    assert_eq!(
+        stdout(&env, &["rm", &id]),
+        format!(
+            "removed worktree {} (branch worktree-quiet)\nremoved {id}\n",
+            worktree.display()
+        )
+    );
+    assert!(!worktree.exists());
+    assert!(!dir.exists());
+    assert_eq!(git(&["branch", "--list", "worktree-quiet"]), "");
+
+    let bypass = ["--permission-mode", "bypassPermissions", "make a file"];
+    let (id, dir, worktree) = killed("busy", &bypass);
+    assert_eq!(
+        stdout(&env, &["rm", &id]),
+        format!(
+            "kept worktree {} (branch worktree-busy): it has changes\nremoved {id}\n",
+            worktree.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("made.txt")).unwrap(),
+        "new\n"
+    );
+    assert!(!dir.exists());
+    assert_eq!(
+        git(&["branch", "--list", "worktree-busy"]),
+        "+ worktree-busy"
+    );
+}

@@ -197,7 +197,8 @@ fn gone_within(pid: u32, dir: &Path, grace: Duration) -> bool {
     !job::alive(pid, dir)
 }
 
-/// Removes an ended session's folder (its socket and state with it).
+/// Removes an ended session's folder (its socket and state with it) and
+/// the worktree it made if nothing changed there.
 fn rm(dir: &Path, state: &JobState) -> anyhow::Result<()> {
     if job::alive(state.pid, dir) {
         bail!(
@@ -205,6 +206,9 @@ fn rm(dir: &Path, state: &JobState) -> anyhow::Result<()> {
             state.id,
             state.id
         );
+    }
+    if let Some(said) = super::worktree::settle(dir) {
+        println!("{said}");
     }
     std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
     println!("removed {}", state.id);
