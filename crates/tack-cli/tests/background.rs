@@ -318,8 +318,16 @@ async fn kill_9_of_the_session_mid_turn_shows_in_agents_and_loses_no_prompt() {
     killed["status"] = json!("killed");
     killed["state"] = json!("failed");
     assert_eq!(agents(&env, &[]), json!([killed]));
-    let text = stdout(&env, &["agents"]);
-    assert_eq!(text, format!("{id}  failed   killed   think long\n"));
+    let cwd = env.cwd();
+    let age = aged(&dir, 7200);
+    assert_eq!(
+        stdout(&env, &["agents"]),
+        format!(
+            "ID        STATE   AGE  NAME        CWD\n{id}  killed  {}   think long  {}\n",
+            age,
+            cwd.display()
+        )
+    );
     // The prompt was on disk before the model was asked.
     assert_eq!(stdout(&env, &["logs", &id]), "> think long\n");
 
@@ -564,9 +572,36 @@ async fn a_session_waiting_for_a_permission_needs_input_and_the_hook_hears_it() 
         ]
     );
     assert_eq!(agents(&env, &[]), json!([row]));
+    // The agent view says it needs input; its row says blocked.
+    let age = aged(&dir, 125);
+    assert_eq!(
+        stdout(&env, &["agents"]),
+        format!(
+            "ID        STATE        AGE  NAME         CWD\n{id}  needs input  {}   make a file  {}\n",
+            age,
+            env.cwd().display()
+        )
+    );
     assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
     wait_gone(row["pid"].as_i64().unwrap());
     assert!(!env.cwd().join("made.txt").exists());
+}
+
+/// Makes the job of `dir` look started `secs` ago (its row rewritten: the
+/// session must not be writing it); the age `agents` then shows.
+fn aged(dir: &Path, secs: u64) -> &'static str {
+    let mut row = state(dir);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    row["startedAt"] = json!(u64::try_from(now).unwrap() - secs * 1000);
+    std::fs::write(dir.join("state.json"), row.to_string()).unwrap();
+    match secs {
+        125 => "2m",
+        7200 => "2h",
+        _ => panic!("no age for {secs} s"),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

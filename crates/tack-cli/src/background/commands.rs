@@ -21,7 +21,9 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 pub fn run(place: &Place, command: &BackgroundCommand) -> anyhow::Result<ExitCode> {
     let jobs = job::jobs_dir(&place.claude_dir);
     match command {
-        BackgroundCommand::Agents { json, all } => agents(&jobs, *json, *all),
+        BackgroundCommand::Agents { json, all } => {
+            agents(&jobs, *json, *all, place.home_dir.as_deref())
+        }
         BackgroundCommand::Logs { id } => {
             find(&jobs, id).and_then(|(_, state)| logs(place, &state))
         }
@@ -48,7 +50,7 @@ fn rows(jobs: &Path) -> Vec<(PathBuf, JobState)> {
         .collect()
 }
 
-fn agents(jobs: &Path, json: bool, all: bool) -> anyhow::Result<()> {
+fn agents(jobs: &Path, json: bool, all: bool, home: Option<&Path>) -> anyhow::Result<()> {
     let shown: Vec<JobState> = rows(jobs)
         .into_iter()
         .map(|(_, state)| state)
@@ -62,24 +64,11 @@ fn agents(jobs: &Path, json: bool, all: bool) -> anyhow::Result<()> {
         println!("No background sessions.");
         return Ok(());
     }
-    for state in shown {
-        let name = tack_sys::terminal_text::visible(&state.name).into_owned();
-        println!(
-            "{}  {:<8} {:<8} {}",
-            state.id,
-            as_text(&state.state),
-            as_text(&state.status),
-            name
-        );
-    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    print!("{}", super::table::render(&shown, now, home));
     Ok(())
-}
-
-fn as_text(value: &impl serde::Serialize) -> String {
-    match serde_json::to_value(value) {
-        Ok(Value::String(s)) => s,
-        _ => String::new(),
-    }
 }
 
 /// The job named `key`: its id, or its name if one job alone has it.

@@ -7,7 +7,7 @@
 //!   returns: `launch.rs`
 //! - the session process (`--bg-job DIR`): serves, runs the prompt, keeps
 //!   `state.json`, ends on SIGTERM: `session.rs`
-//! - `agents`, `logs`, `stop`, `rm`: `commands.rs`
+//! - `agents`, `logs`, `stop`, `rm`: `commands.rs` (`agents`' table: `table.rs`)
 //! - the worktree a `--bg -w` session made, settled by `rm`: `worktree.rs`
 //! - `respawn`: a killed session started again from its transcript:
 //!   `respawn.rs`
@@ -19,6 +19,7 @@ pub mod job;
 pub mod launch;
 pub mod respawn;
 pub mod session;
+pub mod table;
 pub mod worktree;
 
 use std::sync::atomic::{AtomicBool, Ordering};
