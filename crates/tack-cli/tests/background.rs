@@ -429,7 +429,15 @@ fn wait_requests(env: &Env, n: usize) {
 async fn follow_up(socket: &Path, prompt: &str) -> bool {
     use tack_runtime::serve::{Frame, SessionClient};
     use tack_runtime::{Op, RuntimeEvent, UserInput};
-    let mut client = SessionClient::connect(socket).await.unwrap();
+    // A killed session's socket may still be there until the new one binds.
+    let until = Instant::now() + Duration::from_secs(30);
+    let mut client = loop {
+        match SessionClient::connect(socket).await {
+            Ok(client) => break client,
+            Err(e) => assert!(Instant::now() < until, "never served: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     client
         .send(Op::Submit(UserInput::text(prompt)))
         .await
@@ -492,11 +500,6 @@ async fn respawn_after_kill_9_mid_turn_resumes_without_resending_the_prompt() {
     );
 
     let socket = dir.join("session.sock");
-    let until = Instant::now() + Duration::from_secs(30);
-    while !socket.exists() {
-        assert!(Instant::now() < until, "never served");
-        std::thread::sleep(Duration::from_millis(20));
-    }
     assert!(follow_up(&socket, "are you there?").await);
     let bodies = env.request_bodies();
     assert_eq!(bodies.len(), 2, "the prompt was sent again");
@@ -743,4 +746,80 @@ async fn rm_removes_the_worktree_a_killed_session_made_unless_it_changed() {
         git(&["branch", "--list", "worktree-busy"]),
         "+ worktree-busy"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn respawn_after_kill_9_mid_tool_call_closes_the_call_as_interrupted() {
+    let env = Env::new(Script::new([
+        Reply::tool_use(
+            "toolu_1",
+            "Bash",
+            json!({ "command": "echo $$ > tool.pid; exec sleep 300" }),
+        ),
+        Reply::text("it was cut short"),
+    ]))
+    .await;
+    let (id, dir, _reap) = background(
+        &env,
+        &["--permission-mode", "bypassPermissions", "sleep a while"],
+    );
+    let pid_file = env.cwd().join("tool.pid");
+    let until = Instant::now() + Duration::from_secs(30);
+    let tool: i64 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < until, "the tool never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // A session killed with -9 cannot end its tools (`stop` does).
+    let _reap_tool = Reap(tool);
+    let pid = wait_for(&dir, "working", "running")["pid"]
+        .as_i64()
+        .unwrap();
+    // SAFETY: kill() with the session's pid, read from its own state.
+    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
+    wait_gone(pid);
+
+    assert_eq!(
+        stdout(&env, &["respawn", "--all"]),
+        format!("respawned {id}\n")
+    );
+    let new_pid = state(&dir)["pid"].as_i64().unwrap();
+    let _reap_new = Reap(new_pid);
+    let socket = dir.join("session.sock");
+    // The cut call is not run again by itself: one request so far.
+    assert_eq!(env.request_bodies().len(), 1);
+    assert!(follow_up(&socket, "what happened?").await);
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 2);
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    let results: Vec<(&str, &str, bool)> = messages
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| {
+            let text = match &b["content"] {
+                Value::String(s) => s.as_str(),
+                other => other[0]["text"].as_str().unwrap(),
+            };
+            (
+                b["tool_use_id"].as_str().unwrap(),
+                text,
+                b["is_error"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [("toolu_1", "Interrupted by user", true)],
+        "{}",
+        serde_json::to_string_pretty(messages).unwrap()
+    );
+    assert_eq!(said(&bodies[1]), ["sleep a while", "what happened?"]);
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(new_pid);
 }
