@@ -756,6 +756,7 @@ async fn respawn_after_kill_9_mid_tool_call_closes_the_call_as_interrupted() {
             "Bash",
             json!({ "command": "echo $$ > tool.pid; exec sleep 300" }),
         ),
+        Reply::tool_use("toolu_2", "Bash", json!({ "command": "touch after.txt" })),
         Reply::text("it was cut short"),
     ]))
     .await;
@@ -794,8 +795,10 @@ async fn respawn_after_kill_9_mid_tool_call_closes_the_call_as_interrupted() {
     // The cut call is not run again by itself: one request so far.
     assert_eq!(env.request_bodies().len(), 1);
     assert!(follow_up(&socket, "what happened?").await);
+    // It kept its flags (`bypassPermissions`): the new call ran unasked.
+    assert!(env.cwd().join("after.txt").exists());
     let bodies = env.request_bodies();
-    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies.len(), 3);
     let messages = bodies[1]["messages"].as_array().unwrap();
     let results: Vec<(&str, &str, bool)> = messages
         .iter()

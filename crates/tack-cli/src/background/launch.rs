@@ -46,6 +46,8 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
         .skip(1)
         .filter(|a| a != "--bg")
         .collect();
+    // What `respawn` starts it with again (no prompt, no session choice).
+    super::respawn::keep_args(&dir, &super::kept_args::kept(&args))?;
     args.push("--bg-job".into());
     args.push(dir.clone().into());
     if let (Some(id), None) = (&session_id, &cli.session_id) {

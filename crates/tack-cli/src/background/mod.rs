@@ -9,6 +9,7 @@
 //!   `state.json`, ends on SIGTERM: `session.rs`
 //! - `agents`, `logs`, `stop`, `rm`: `commands.rs` (`agents`' table: `table.rs`)
 //! - the worktree a `--bg -w` session made, settled by `rm`: `worktree.rs`
+//! - the flags a respawn keeps (`args.json`): `kept_args.rs`
 //! - `respawn`: a killed session started again from its transcript:
 //!   `respawn.rs`
 //!
@@ -16,6 +17,7 @@
 
 pub mod commands;
 pub mod job;
+pub mod kept_args;
 pub mod launch;
 pub mod respawn;
 pub mod session;

@@ -1,13 +1,16 @@
 //! `tack respawn [id|name|--all]`: a background session whose process died
 //! without ending (`kill -9`, a reboot, the OOM killer) is started again in
-//! its own job folder as `tack --bg-job DIR -r <sessionId>`, with no prompt:
+//! its own job folder as `tack [its flags] --bg-job DIR -r <sessionId>`
+//! (the flags it was launched with, minus its prompt and session choice:
+//! `args.json`, `kept_args.rs`), with no prompt:
 //! it resumes from its transcript, where everything it wrote is, and waits
 //! for an attach. A turn the kill cut short is not re-run (its prompt is in
 //! the transcript; the model is not asked again until someone says so).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 
 use super::job::{JobState, State, Status};
 use super::launch;
@@ -50,12 +53,13 @@ fn respawn(dir: &Path, state: &JobState) -> anyhow::Result<()> {
     let Some(session_id) = &state.session_id else {
         bail!("background session {} has no conversation", state.id);
     };
-    let args = [
+    let mut args = kept_args(dir);
+    args.extend([
         "--bg-job".into(),
         dir.as_os_str().to_owned(),
         "-r".into(),
         session_id.into(),
-    ];
+    ]);
     let pid = launch::spawn_detached(&args, dir, &state.cwd)?;
     let on_disk = JobState::read(dir)?;
     if on_disk.pid == state.pid {
@@ -63,6 +67,32 @@ fn respawn(dir: &Path, state: &JobState) -> anyhow::Result<()> {
     }
     super::LAUNCHED.store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(())
+}
+
+/// `args.json`: the flags the session was launched with that a respawn
+/// keeps (`kept_args.rs`).
+const ARGS: &str = "args.json";
+
+/// Keeps `args` in the job folder `dir` for a respawn.
+pub fn keep_args(dir: &Path, args: &[OsString]) -> anyhow::Result<()> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let text = serde_json::to_vec(&args)?;
+    tack_sys::atomic_write::write_atomic_private(&dir.join(ARGS), &text)
+        .with_context(|| format!("cannot write {}", dir.join(ARGS).display()))
+}
+
+/// The flags kept for a respawn (none if the folder has none).
+fn kept_args(dir: &Path) -> Vec<OsString> {
+    std::fs::read(dir.join(ARGS))
+        .ok()
+        .and_then(|text| serde_json::from_slice::<Vec<String>>(&text).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(OsString::from)
+        .collect()
 }
 
 /// The row of a session that runs as `pid` and waits for a prompt: the work

@@ -1,0 +1,199 @@
+//! The arguments a background session is started again with by `respawn`:
+//! those it was launched with, without its prompt (already in its
+//! transcript: never sent twice) and without what chose its conversation or
+//! made its worktree (`respawn` resumes the one it had, in the folder it
+//! worked in). Its permission mode, settings, model and tools stay.
+//!
+//! The arguments are read as clap reads them, from the command's own
+//! description: which flags take a value, and how many.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+
+use clap::CommandFactory;
+
+use crate::cli::Cli;
+
+/// What a respawn must not repeat (clap's ids: the `Cli` fields).
+const DROPPED: [&str; 9] = [
+    "resume",
+    "continue_session",
+    "session_id",
+    "fork_session",
+    "resume_session_at",
+    "resume_drops_turn",
+    "worktree",
+    "bg",
+    "bg_job",
+];
+
+/// How a flag takes its values.
+#[derive(Clone, Copy)]
+struct Flag {
+    dropped: bool,
+    /// Values it takes after it: none, one if one follows (optional), one,
+    /// or all up to the next flag.
+    values: Values,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Values {
+    None,
+    Optional,
+    One,
+    Many,
+}
+
+/// `args` (a session's, without the program) minus the prompt and the
+/// conversation's and worktree's flags.
+pub fn kept(args: &[OsString]) -> Vec<OsString> {
+    let (longs, shorts) = flags();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let Some(token) = args[i].to_str() else {
+            // Not UTF-8: no flag; a positional, so the prompt.
+            i += 1;
+            continue;
+        };
+        if token == "--" {
+            // Everything after is positional: the prompt.
+            break;
+        }
+        let (flag, inline) = if let Some(long) = token.strip_prefix("--") {
+            let (name, value) = long
+                .split_once('=')
+                .map_or((long, false), |(n, _)| (n, true));
+            (longs.get(name).copied(), value)
+        } else if let Some(short) = token.strip_prefix('-').and_then(|s| s.chars().next()) {
+            (shorts.get(&short).copied(), token.len() > 2)
+        } else {
+            // A positional: the prompt.
+            i += 1;
+            continue;
+        };
+        let end = i
+            + 1
+            + flag
+                .filter(|_| !inline)
+                .map_or(0, |f| values_after(f, &args[i + 1..]));
+        let dropped = flag.is_some_and(|f| f.dropped);
+        if !dropped {
+            out.extend_from_slice(&args[i..end]);
+        }
+        i = end;
+    }
+    out
+}
+
+/// How many of `next` are the values of `flag`.
+fn values_after(flag: Flag, next: &[OsString]) -> usize {
+    let is_value = |a: &OsString| !a.to_str().is_some_and(|s| s.starts_with('-'));
+    match flag.values {
+        Values::None => 0,
+        Values::One => usize::from(!next.is_empty()),
+        Values::Optional => usize::from(next.first().is_some_and(is_value)),
+        Values::Many => next.iter().take_while(|a| is_value(a)).count(),
+    }
+}
+
+/// Every flag of `tack`, by long name (and alias) and short letter.
+fn flags() -> (HashMap<String, Flag>, HashMap<char, Flag>) {
+    let mut command = Cli::command();
+    command.build();
+    let mut longs = HashMap::new();
+    let mut shorts = HashMap::new();
+    for arg in command.get_arguments() {
+        let range = arg.get_num_args().unwrap_or_default();
+        let values = match (range.min_values(), range.max_values()) {
+            (_, 0) => Values::None,
+            (0, _) => Values::Optional,
+            (_, 1) => Values::One,
+            _ => Values::Many,
+        };
+        let values = if arg.get_action().takes_values() {
+            values
+        } else {
+            Values::None
+        };
+        let flag = Flag {
+            dropped: DROPPED.contains(&arg.get_id().as_str()),
+            values,
+        };
+        for long in arg.get_long_and_visible_aliases().into_iter().flatten() {
+            longs.insert(long.to_owned(), flag);
+        }
+        for alias in arg.get_all_aliases().into_iter().flatten() {
+            longs.insert(alias.to_owned(), flag);
+        }
+        for short in arg.get_short_and_visible_aliases().into_iter().flatten() {
+            shorts.insert(short, flag);
+        }
+    }
+    (longs, shorts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept_of(args: &[&str]) -> Vec<String> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        kept(&args)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_prompt_and_the_conversations_flags_go_the_rest_stays() {
+        assert_eq!(
+            kept_of(&[
+                "--permission-mode",
+                "bypassPermissions",
+                "fix the tests",
+                "--session-id",
+                "8f0e0c2a-1111-4222-8333-444455556666",
+                "--bg-job",
+                "/j/0a1b2c3d",
+            ]),
+            ["--permission-mode", "bypassPermissions"]
+        );
+        assert_eq!(
+            kept_of(&["-w", "feat", "--model=opus", "-r", "abc", "go", "-c"]),
+            ["--model=opus"]
+        );
+        // `-w` without a name; `--` before a prompt that looks like a flag.
+        assert_eq!(
+            kept_of(&["-w", "--settings", "s.json", "--", "-x marks it"]),
+            ["--settings", "s.json"]
+        );
+        assert_eq!(
+            kept_of(&["--allowedTools", "Bash", "fix it", "--fork-session"]),
+            ["--allowedTools", "Bash"]
+        );
+    }
+
+    #[test]
+    fn what_it_keeps_parses_as_the_same_session_flags() {
+        let args: Vec<OsString> = [
+            "--permission-mode",
+            "acceptEdits",
+            "--disallowedTools",
+            "Bash",
+            "-w",
+            "x",
+            "do it",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        let kept = kept(&args);
+        use clap::Parser;
+        let cli = Cli::try_parse_from(std::iter::once(OsString::from("tack")).chain(kept)).unwrap();
+        assert_eq!(cli.prompt, None);
+        assert_eq!(cli.worktree, None);
+        assert_eq!(cli.disallowed_tools, ["Bash"]);
+        assert!(cli.permission_mode.is_some());
+    }
+}
