@@ -46,8 +46,9 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
         .skip(1)
         .filter(|a| a != "--bg")
         .collect();
-    // What `respawn` starts it with again (no prompt, no session choice).
-    super::respawn::keep_args(&dir, &super::kept_args::kept(&args))?;
+    // What `respawn` starts it with again, less its prompt and session choice
+    // (sorted out then: reading them as clap does is not free).
+    super::respawn::keep_args(&dir, &args)?;
     args.push("--bg-job".into());
     args.push(dir.clone().into());
     if let (Some(id), None) = (&session_id, &cli.session_id) {

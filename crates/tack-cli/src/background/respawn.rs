@@ -69,30 +69,40 @@ fn respawn(dir: &Path, state: &JobState) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `args.json`: the flags the session was launched with that a respawn
-/// keeps (`kept_args.rs`).
+/// `args.json`: the arguments the session was launched with (its own,
+/// less `--bg`); a respawn keeps some (`kept_args.rs`).
 const ARGS: &str = "args.json";
 
-/// Keeps `args` in the job folder `dir` for a respawn.
+/// Keeps the session's arguments `args` in the job folder `dir`.
 pub fn keep_args(dir: &Path, args: &[OsString]) -> anyhow::Result<()> {
     let args: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let text = serde_json::to_vec(&args)?;
-    tack_sys::atomic_write::write_atomic_private(&dir.join(ARGS), &text)
+    // A new file in the new folder, not synced: the launcher's time is the
+    // budget, and a respawn after a crash that lost it runs without flags.
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(dir.join(ARGS))
+        .and_then(|mut file| file.write_all(&text))
         .with_context(|| format!("cannot write {}", dir.join(ARGS).display()))
 }
 
 /// The flags kept for a respawn (none if the folder has none).
 fn kept_args(dir: &Path) -> Vec<OsString> {
-    std::fs::read(dir.join(ARGS))
+    let launched: Vec<OsString> = std::fs::read(dir.join(ARGS))
         .ok()
         .and_then(|text| serde_json::from_slice::<Vec<String>>(&text).ok())
         .unwrap_or_default()
         .into_iter()
         .map(OsString::from)
-        .collect()
+        .collect();
+    super::kept_args::kept(&launched)
 }
 
 /// The row of a session that runs as `pid` and waits for a prompt: the work
