@@ -519,7 +519,8 @@ fn notification_hook(env: &Env) -> PathBuf {
     let notes = env.home.path().join("notes.jsonl");
     let settings = json!({"hooks": {"Notification": [{"hooks": [{
         "type": "command",
-        "command": format!("(cat; echo) >> '{}'", notes.display()),
+        // One write a record: two hooks may run at once.
+        "command": format!("line=$(cat); printf '%s\\n' \"$line\" >> '{}'", notes.display()),
     }]}]}});
     std::fs::create_dir_all(env.claude_dir()).unwrap();
     std::fs::write(env.claude_dir().join("settings.json"), settings.to_string()).unwrap();
@@ -529,8 +530,9 @@ fn notification_hook(env: &Env) -> PathBuf {
 /// The `(notification_type, message)` of every Notification the hook got.
 fn notifications(notes: &Path) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(notes).unwrap_or_default();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
+    // Whole lines only: one may be being written.
+    text.split_inclusive('\n')
+        .filter(|l| l.ends_with('\n') && !l.trim().is_empty())
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap();
             assert_eq!(v["hook_event_name"], "Notification", "{v}");
