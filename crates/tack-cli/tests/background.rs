@@ -246,6 +246,22 @@ async fn twenty_background_sessions_started_at_once_all_complete() {
     }
 }
 
+/// The pid the tool of the job in `dir` wrote to `tool.pid`, once it has.
+fn tool_pid(env: &Env, dir: &Path) -> i64 {
+    let pid_file = env.cwd().join("tool.pid");
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(Instant::now() < until, "the tool never ran: {}", state(dir));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn stop_ends_a_session_mid_tool_call_and_the_tools_process() {
     let env = bash_call("echo $$ > tool.pid; exec sleep 300").await;
@@ -253,22 +269,7 @@ async fn stop_ends_a_session_mid_tool_call_and_the_tools_process() {
         &env,
         &["--permission-mode", "bypassPermissions", "sleep a while"],
     );
-    let pid_file = env.cwd().join("tool.pid");
-    let until = Instant::now() + Duration::from_secs(30);
-    let tool: i64 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|t| t.trim().parse().ok())
-        {
-            break pid;
-        }
-        assert!(
-            Instant::now() < until,
-            "the tool never ran: {}",
-            state(&dir)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let tool = tool_pid(&env, &dir);
     let row = wait_for(&dir, "working", "running");
     let session = row["pid"].as_i64().unwrap();
     let _reap_tool = Reap(tool);
@@ -766,18 +767,7 @@ async fn respawn_after_kill_9_mid_tool_call_closes_the_call_as_interrupted() {
         &env,
         &["--permission-mode", "bypassPermissions", "sleep a while"],
     );
-    let pid_file = env.cwd().join("tool.pid");
-    let until = Instant::now() + Duration::from_secs(30);
-    let tool: i64 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|t| t.trim().parse().ok())
-        {
-            break pid;
-        }
-        assert!(Instant::now() < until, "the tool never ran");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let tool = tool_pid(&env, &dir);
     // A session killed with -9 cannot end its tools (`stop` does).
     let _reap_tool = Reap(tool);
     let pid = wait_for(&dir, "working", "running")["pid"]

@@ -9,7 +9,9 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::path::Path;
 
+use anyhow::Context;
 use clap::CommandFactory;
 
 use crate::cli::Cli;
@@ -42,6 +44,42 @@ enum Values {
     Optional,
     One,
     Many,
+}
+
+/// `args.json`: the arguments the session was launched with (its own,
+/// less `--bg`); a respawn keeps some ([`kept`]).
+const ARGS: &str = "args.json";
+
+/// Keeps the session's arguments `args` in the job folder `dir`.
+pub fn keep(dir: &Path, args: &[OsString]) -> anyhow::Result<()> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let text = serde_json::to_vec(&args)?;
+    // A new file in the new folder, not synced: the launcher's time is the
+    // budget, and a respawn after a crash that lost it runs without flags.
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(dir.join(ARGS))
+        .and_then(|mut file| file.write_all(&text))
+        .with_context(|| format!("cannot write {}", dir.join(ARGS).display()))
+}
+
+/// The flags kept for a respawn (none if the folder has none).
+pub fn load(dir: &Path) -> Vec<OsString> {
+    let launched: Vec<OsString> = std::fs::read(dir.join(ARGS))
+        .ok()
+        .and_then(|text| serde_json::from_slice::<Vec<String>>(&text).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    kept(&launched)
 }
 
 /// `args` (a session's, without the program) minus the prompt and the

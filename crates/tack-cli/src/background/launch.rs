@@ -48,7 +48,7 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
         .collect();
     // What `respawn` starts it with again, less its prompt and session choice
     // (sorted out then: reading them as clap does is not free).
-    super::respawn::keep_args(&dir, &args)?;
+    super::kept_args::keep(&dir, &args)?;
     args.push("--bg-job".into());
     args.push(dir.clone().into());
     if let (Some(id), None) = (&session_id, &cli.session_id) {

@@ -7,10 +7,9 @@
 //! for an attach. A turn the kill cut short is not re-run (its prompt is in
 //! the transcript; the model is not asked again until someone says so).
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 
 use super::job::{JobState, State, Status};
 use super::launch;
@@ -53,7 +52,7 @@ fn respawn(dir: &Path, state: &JobState) -> anyhow::Result<()> {
     let Some(session_id) = &state.session_id else {
         bail!("background session {} has no conversation", state.id);
     };
-    let mut args = kept_args(dir);
+    let mut args = super::kept_args::load(dir);
     args.extend([
         "--bg-job".into(),
         dir.as_os_str().to_owned(),
@@ -67,42 +66,6 @@ fn respawn(dir: &Path, state: &JobState) -> anyhow::Result<()> {
     }
     super::LAUNCHED.store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(())
-}
-
-/// `args.json`: the arguments the session was launched with (its own,
-/// less `--bg`); a respawn keeps some (`kept_args.rs`).
-const ARGS: &str = "args.json";
-
-/// Keeps the session's arguments `args` in the job folder `dir`.
-pub fn keep_args(dir: &Path, args: &[OsString]) -> anyhow::Result<()> {
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let text = serde_json::to_vec(&args)?;
-    // A new file in the new folder, not synced: the launcher's time is the
-    // budget, and a respawn after a crash that lost it runs without flags.
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(dir.join(ARGS))
-        .and_then(|mut file| file.write_all(&text))
-        .with_context(|| format!("cannot write {}", dir.join(ARGS).display()))
-}
-
-/// The flags kept for a respawn (none if the folder has none).
-fn kept_args(dir: &Path) -> Vec<OsString> {
-    let launched: Vec<OsString> = std::fs::read(dir.join(ARGS))
-        .ok()
-        .and_then(|text| serde_json::from_slice::<Vec<String>>(&text).ok())
-        .unwrap_or_default()
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    super::kept_args::kept(&launched)
 }
 
 /// The row of a session that runs as `pid` and waits for a prompt: the work
