@@ -199,6 +199,12 @@ fn trust_target(
 fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     print::validate(&cli)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    // A background session resumes its own; a fork writes a new transcript.
+    let resumed = cli.resume.as_deref().filter(|id| !id.is_empty());
+    if let Some(id) = resumed.filter(|_| cli.bg_job.is_none() && !cli.fork_session) {
+        let place = Place::new(cwd.clone(), Env::from_process())?;
+        background::live::check_resume(&place.claude_dir, id)?;
+    }
     if cli.bg {
         let place = Place::new(cwd.clone(), Env::from_process())?;
         return background::launch::run(&cli, &cwd, &place.claude_dir);
@@ -276,6 +282,9 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     }
     if let Some(socket) = cli.serve.clone() {
         options.permissions.prompts = true;
+        // The server keeps the live turn for clients that attach until the
+        // session goes idle.
+        options.front_end.session_state = true;
         return runtime()?.block_on(serve::run(place, loaded, options, socket));
     }
     if let Some(dir) = &cli.bg_job {

@@ -19,6 +19,7 @@ pub mod commands;
 pub mod job;
 pub mod kept_args;
 pub mod launch;
+pub mod live;
 pub mod respawn;
 pub mod session;
 pub mod table;
