@@ -62,7 +62,8 @@
 //!   (removed if unchanged, else kept and named): `tack-cli/src/session_worktree.rs`, `main.rs`
 //! - background sessions: `--bg` starts a detached session process serving the protocol on
 //!   `jobs/<id>/session.sock` and keeping `jobs/<id>/state.json` from its own events; `agents`,
-//!   `logs`, `stop`, `rm` read the job folders: `tack-cli/src/background/`, `docs/bg-design.md`
+//!   `logs`, `stop`, `rm`, `respawn` read the job folders: `tack-cli/src/background/`,
+//!   `docs/bg-design.md`
 //! - `tack batch`: the tasks file (SWE-bench's names too), one `tack -p --output-format json`
 //!   child per task (own process group, `PR_SET_PDEATHSIG`, stdin prompt, `--session-id`), up
 //!   to `--parallel` at once on a current-thread runtime, each in a worktree / snapshot copy
