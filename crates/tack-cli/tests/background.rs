@@ -818,3 +818,44 @@ async fn respawn_after_kill_9_mid_tool_call_closes_the_call_as_interrupted() {
     assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
     wait_gone(new_pid);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn respawn_of_a_session_killed_before_its_transcript_began_starts_it_as_launched() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .text("a long answer")
+            .stall_after(4, Duration::from_secs(60))
+            .into(),
+        Reply::text("second try"),
+    ]))
+    .await;
+    // A prompt that looks like a flag, after the user's own `--`.
+    let (id, dir, _reap) = background(&env, &["--", "-x marks the spot"]);
+    wait_requests(&env, 1);
+    let row = wait_for(&dir, "working", "running");
+    let pid = row["pid"].as_i64().unwrap();
+    // SAFETY: kill() with the session's pid, read from its own state.
+    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
+    wait_gone(pid);
+    // As if the kill had come before its first record was written.
+    let session_id = row["sessionId"].as_str().unwrap();
+    let transcript = env.store().find_session(&env.cwd(), session_id).unwrap();
+    std::fs::remove_file(transcript).unwrap();
+
+    assert_eq!(stdout(&env, &["respawn", &id]), format!("respawned {id}\n"));
+    let new_pid = state(&dir)["pid"].as_i64().unwrap();
+    let _reap_new = Reap(new_pid);
+    // Nothing of it was kept, so its prompt is sent again, under its id.
+    let done = wait_for(&dir, "done", "idle");
+    assert_eq!(done["pid"], json!(new_pid));
+    assert_eq!(done["sessionId"], json!(session_id));
+    let bodies = env.request_bodies();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(said(&bodies[1]), ["-x marks the spot"]);
+    assert_eq!(
+        stdout(&env, &["logs", &id]),
+        "> -x marks the spot\nsecond try\n"
+    );
+    assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
+    wait_gone(new_pid);
+}

@@ -32,9 +32,11 @@ pub fn run(place: &Place, command: &BackgroundCommand) -> anyhow::Result<ExitCod
         }
         BackgroundCommand::Rm { id } => find(&jobs, id).and_then(|(dir, state)| rm(&dir, &state)),
         BackgroundCommand::Respawn { id: Some(id), .. } => {
-            find(&jobs, id).and_then(|row| super::respawn::run(vec![row], false))
+            find(&jobs, id).and_then(|row| super::respawn::run(place, vec![row], false))
         }
-        BackgroundCommand::Respawn { id: None, .. } => super::respawn::run(rows(&jobs), true),
+        BackgroundCommand::Respawn { id: None, .. } => {
+            super::respawn::run(place, rows(&jobs), true)
+        }
     }?;
     Ok(ExitCode::SUCCESS)
 }

@@ -46,8 +46,9 @@ enum Values {
     Many,
 }
 
-/// `args.json`: the arguments the session was launched with (its own,
-/// less `--bg`); a respawn keeps some ([`kept`]).
+/// `args.json`: the arguments the session was launched with (all of them:
+/// its job folder, session id and prompt too); a respawn keeps some
+/// ([`kept`]), or all if the session died before its transcript began.
 const ARGS: &str = "args.json";
 
 /// Keeps the session's arguments `args` in the job folder `dir`.
@@ -70,16 +71,16 @@ pub fn keep(dir: &Path, args: &[OsString]) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", dir.join(ARGS).display()))
 }
 
-/// The flags kept for a respawn (none if the folder has none).
-pub fn load(dir: &Path) -> Vec<OsString> {
-    let launched: Vec<OsString> = std::fs::read(dir.join(ARGS))
+/// The arguments the session in `dir` was launched with (none if the folder
+/// has none).
+pub fn launched(dir: &Path) -> Vec<OsString> {
+    std::fs::read(dir.join(ARGS))
         .ok()
         .and_then(|text| serde_json::from_slice::<Vec<String>>(&text).ok())
         .unwrap_or_default()
         .into_iter()
         .map(OsString::from)
-        .collect();
-    kept(&launched)
+        .collect()
 }
 
 /// `args` (a session's, without the program) minus the prompt and the

@@ -46,21 +46,25 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
         .skip(1)
         .filter(|a| a != "--bg")
         .collect();
-    // What `respawn` starts it with again, less its prompt and session choice
-    // (sorted out then: reading them as clap does is not free).
-    super::kept_args::keep(&dir, &args)?;
-    args.push("--bg-job".into());
-    args.push(dir.clone().into());
+    // Its own flags go before a `--` of the user's (after it they would be
+    // read as the prompt).
+    let mut own: Vec<OsString> = vec!["--bg-job".into(), dir.clone().into()];
     if let (Some(id), None) = (&session_id, &cli.session_id) {
-        args.push("--session-id".into());
-        args.push(id.into());
+        own.push("--session-id".into());
+        own.push(id.into());
     }
+    let at = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    args.splice(at..at, own);
     if let Some(prompt) = &piped {
         if !args.iter().any(|a| a == "--") {
             args.push("--".into());
         }
         args.push(prompt.into());
     }
+    // What `respawn` starts it with again: all of it if it died before its
+    // transcript began, else less its prompt and session choice (sorted out
+    // then: reading them as clap does is not free).
+    super::kept_args::keep(&dir, &args)?;
     let child = spawn_detached(&args, &dir, cwd)?;
     let prompt = cli.prompt.as_deref().or(piped.as_deref());
     let mut state = JobState::launched(&id, child, cwd.to_path_buf(), prompt);

@@ -10,18 +10,21 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
+use tack_runtime::Place;
 
 use super::job::{JobState, State, Status};
 use super::launch;
 
 /// Respawns `rows` (as `agents` sees them): with `all`, those that were
 /// killed, others passed over; else each, or says why not.
-pub fn run(rows: Vec<(PathBuf, JobState)>, all: bool) -> anyhow::Result<()> {
+pub fn run(place: &Place, rows: Vec<(PathBuf, JobState)>, all: bool) -> anyhow::Result<()> {
+    let store = place.session_store();
     let mut respawned = 0;
     for (dir, state) in rows {
         match why_not(&state) {
             None => {
-                respawn(&dir, &state)?;
+                let has_transcript = |id: &str| store.find_session(&state.cwd, id).is_ok();
+                respawn(&dir, &state, has_transcript)?;
                 println!("respawned {}", state.id);
                 respawned += 1;
             }
@@ -48,17 +51,34 @@ fn why_not(state: &JobState) -> Option<&'static str> {
 
 /// Starts the session of `dir` again from its transcript and puts its new
 /// pid in the row (unless the session has already written its own).
-fn respawn(dir: &Path, state: &JobState) -> anyhow::Result<()> {
+fn respawn(
+    dir: &Path,
+    state: &JobState,
+    has_transcript: impl Fn(&str) -> bool,
+) -> anyhow::Result<()> {
     let Some(session_id) = &state.session_id else {
         bail!("background session {} has no conversation", state.id);
     };
-    let mut args = super::kept_args::load(dir);
-    args.extend([
-        "--bg-job".into(),
-        dir.as_os_str().to_owned(),
-        "-r".into(),
-        session_id.into(),
-    ]);
+    let launched = super::kept_args::launched(dir);
+    let args = if has_transcript(session_id) {
+        let mut args = super::kept_args::kept(&launched);
+        args.extend([
+            "--bg-job".into(),
+            dir.as_os_str().to_owned(),
+            "-r".into(),
+            session_id.into(),
+        ]);
+        args
+    } else if launched.is_empty() {
+        bail!(
+            "background session {} left no transcript and no arguments to start from",
+            state.id
+        );
+    } else {
+        // Killed before its prompt was written: nothing of it was sent or
+        // kept, so it starts again as it was launched, prompt and all.
+        launched
+    };
     let pid = launch::spawn_detached(&args, dir, &state.cwd)?;
     let on_disk = JobState::read(dir)?;
     if on_disk.pid == state.pid {
