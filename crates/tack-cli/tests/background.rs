@@ -820,7 +820,17 @@ async fn respawn_after_kill_9_mid_tool_call_closes_the_call_as_interrupted() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn respawn_of_a_session_killed_before_its_transcript_began_starts_it_as_launched() {
+async fn respawn_of_a_session_killed_before_its_transcript_began_sends_its_prompt() {
+    // The session makes its transcript empty at start: killed before its
+    // first record, or before even that.
+    killed_before_the_first_record(|transcript| std::fs::write(transcript, "").unwrap()).await;
+    killed_before_the_first_record(|transcript| std::fs::remove_file(transcript).unwrap()).await;
+}
+
+/// A session killed mid-turn whose transcript `damage` then takes back to
+/// what a kill before its first record leaves: `respawn` sends its prompt
+/// (nothing of it was kept), under its own id.
+async fn killed_before_the_first_record(damage: impl Fn(&Path)) {
     let env = Env::new(Script::new([
         Reply::message()
             .text("a long answer")
@@ -837,15 +847,12 @@ async fn respawn_of_a_session_killed_before_its_transcript_began_starts_it_as_la
     // SAFETY: kill() with the session's pid, read from its own state.
     unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
     wait_gone(pid);
-    // As if the kill had come before its first record was written.
     let session_id = row["sessionId"].as_str().unwrap();
-    let transcript = env.store().find_session(&env.cwd(), session_id).unwrap();
-    std::fs::remove_file(transcript).unwrap();
+    damage(&env.store().find_session(&env.cwd(), session_id).unwrap());
 
     assert_eq!(stdout(&env, &["respawn", &id]), format!("respawned {id}\n"));
     let new_pid = state(&dir)["pid"].as_i64().unwrap();
     let _reap_new = Reap(new_pid);
-    // Nothing of it was kept, so its prompt is sent again, under its id.
     let done = wait_for(&dir, "done", "idle");
     assert_eq!(done["pid"], json!(new_pid));
     assert_eq!(done["sessionId"], json!(session_id));

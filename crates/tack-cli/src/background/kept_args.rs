@@ -84,45 +84,48 @@ pub fn launched(dir: &Path) -> Vec<OsString> {
 }
 
 /// `args` (a session's, without the program) minus the prompt and the
-/// conversation's and worktree's flags.
-pub fn kept(args: &[OsString]) -> Vec<OsString> {
+/// conversation's and worktree's flags; and the prompt.
+pub fn kept(args: &[OsString]) -> (Vec<OsString>, Option<OsString>) {
     let (longs, shorts) = flags();
     let mut out = Vec::new();
+    let mut prompt = None;
     let mut i = 0;
     while i < args.len() {
-        let Some(token) = args[i].to_str() else {
-            // Not UTF-8: no flag; a positional, so the prompt.
-            i += 1;
-            continue;
-        };
-        if token == "--" {
-            // Everything after is positional: the prompt.
+        let token = args[i].to_str();
+        if token == Some("--") {
+            // What follows is positional: the prompt.
+            prompt = prompt.or_else(|| args.get(i + 1).cloned());
             break;
         }
-        let (flag, inline) = if let Some(long) = token.strip_prefix("--") {
-            let (name, value) = long
-                .split_once('=')
-                .map_or((long, false), |(n, _)| (n, true));
-            (longs.get(name).copied(), value)
-        } else if let Some(short) = token.strip_prefix('-').and_then(|s| s.chars().next()) {
-            (shorts.get(&short).copied(), token.len() > 2)
-        } else {
-            // A positional: the prompt.
-            i += 1;
-            continue;
+        let (flag, inline) = match token {
+            Some(t) if t.starts_with("--") => {
+                let (name, value) = t[2..]
+                    .split_once('=')
+                    .map_or((&t[2..], false), |(n, _)| (n, true));
+                (longs.get(name).copied(), value)
+            }
+            Some(t) if t.starts_with('-') && t.len() > 1 => {
+                let short = t[1..].chars().next().unwrap_or('-');
+                (shorts.get(&short).copied(), t.len() > 2)
+            }
+            // A positional (not UTF-8 is never a flag): the prompt.
+            _ => {
+                prompt = prompt.or_else(|| Some(args[i].clone()));
+                i += 1;
+                continue;
+            }
         };
         let end = i
             + 1
             + flag
                 .filter(|_| !inline)
                 .map_or(0, |f| values_after(f, &args[i + 1..]));
-        let dropped = flag.is_some_and(|f| f.dropped);
-        if !dropped {
+        if !flag.is_some_and(|f| f.dropped) {
             out.extend_from_slice(&args[i..end]);
         }
         i = end;
     }
-    out
+    (out, prompt)
 }
 
 /// How many of `next` are the values of `flag`.
@@ -179,9 +182,28 @@ mod tests {
     fn kept_of(args: &[&str]) -> Vec<String> {
         let args: Vec<OsString> = args.iter().map(OsString::from).collect();
         kept(&args)
+            .0
             .into_iter()
             .map(|a| a.into_string().unwrap())
             .collect()
+    }
+
+    fn prompt_of(args: &[&str]) -> Option<String> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        kept(&args).1.map(|p| p.into_string().unwrap())
+    }
+
+    #[test]
+    fn the_prompt_is_the_first_positional_or_what_follows_a_double_dash() {
+        assert_eq!(
+            prompt_of(&["--model", "opus", "fix it", "--bg-job", "/j/x"]),
+            Some("fix it".to_owned())
+        );
+        assert_eq!(
+            prompt_of(&["-w", "--bg-job", "/j/x", "--", "-x marks it"]),
+            Some("-x marks it".to_owned())
+        );
+        assert_eq!(prompt_of(&["--model", "opus", "--bg-job", "/j/x"]), None);
     }
 
     #[test]
@@ -227,7 +249,7 @@ mod tests {
         .iter()
         .map(OsString::from)
         .collect();
-        let kept = kept(&args);
+        let (kept, _) = kept(&args);
         use clap::Parser;
         let cli = Cli::try_parse_from(std::iter::once(OsString::from("tack")).chain(kept)).unwrap();
         assert_eq!(cli.prompt, None);

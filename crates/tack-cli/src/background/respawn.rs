@@ -2,10 +2,11 @@
 //! without ending (`kill -9`, a reboot, the OOM killer) is started again in
 //! its own job folder as `tack [its flags] --bg-job DIR -r <sessionId>`
 //! (the flags it was launched with, minus its prompt and session choice:
-//! `args.json`, `kept_args.rs`), with no prompt:
-//! it resumes from its transcript, where everything it wrote is, and waits
-//! for an attach. A turn the kill cut short is not re-run (its prompt is in
-//! the transcript; the model is not asked again until someone says so).
+//! `args.json`, `kept_args.rs`), with no prompt: it resumes from its
+//! transcript, where everything it wrote is, and waits for an attach. A turn
+//! the kill cut short is not re-run (its prompt is in the transcript; the
+//! model is not asked again until someone says so). Only a session killed
+//! before its prompt reached the transcript gets its prompt again.
 
 use std::path::{Path, PathBuf};
 
@@ -23,8 +24,12 @@ pub fn run(place: &Place, rows: Vec<(PathBuf, JobState)>, all: bool) -> anyhow::
     for (dir, state) in rows {
         match why_not(&state) {
             None => {
-                let has_transcript = |id: &str| store.find_session(&state.cwd, id).is_ok();
-                respawn(&dir, &state, has_transcript)?;
+                let transcript = |id: &str| match store.find_session(&state.cwd, id) {
+                    Ok(path) if has_a_prompt(&path) => Transcript::WithPrompt,
+                    Ok(_) => Transcript::Empty,
+                    Err(_) => Transcript::None,
+                };
+                respawn(&dir, &state, transcript)?;
                 println!("respawned {}", state.id);
                 respawned += 1;
             }
@@ -37,6 +42,32 @@ pub fn run(place: &Place, rows: Vec<(PathBuf, JobState)>, all: bool) -> anyhow::
         println!("No background session to respawn.");
     }
     Ok(())
+}
+
+/// What a session's transcript holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transcript {
+    /// Its prompt at least: resumed, the prompt not sent again.
+    WithPrompt,
+    /// Made, nothing of the conversation in it yet.
+    Empty,
+    /// Not made.
+    None,
+}
+
+/// Whether the transcript at `path` holds a user record: a session that had
+/// none yet (its file is made empty at start) has nothing to resume.
+fn has_a_prompt(path: &Path) -> bool {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    std::io::BufReader::new(file)
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| {
+            serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|r| r["type"] == "user")
+        })
 }
 
 /// Why the session (as `agents` sees it) is not one to respawn.
@@ -54,31 +85,28 @@ fn why_not(state: &JobState) -> Option<&'static str> {
 fn respawn(
     dir: &Path,
     state: &JobState,
-    has_transcript: impl Fn(&str) -> bool,
+    transcript: impl Fn(&str) -> Transcript,
 ) -> anyhow::Result<()> {
     let Some(session_id) = &state.session_id else {
         bail!("background session {} has no conversation", state.id);
     };
-    let launched = super::kept_args::launched(dir);
-    let args = if has_transcript(session_id) {
-        let mut args = super::kept_args::kept(&launched);
-        args.extend([
-            "--bg-job".into(),
-            dir.as_os_str().to_owned(),
-            "-r".into(),
-            session_id.into(),
-        ]);
-        args
-    } else if launched.is_empty() {
-        bail!(
-            "background session {} left no transcript and no arguments to start from",
-            state.id
-        );
+    let (mut args, prompt) = super::kept_args::kept(&super::kept_args::launched(dir));
+    args.extend(["--bg-job".into(), dir.as_os_str().to_owned()]);
+    let found = transcript(session_id);
+    // A transcript is resumed (an empty one starts afresh under its id).
+    let choice = if found == Transcript::None {
+        "--session-id"
     } else {
-        // Killed before its prompt was written: nothing of it was sent or
-        // kept, so it starts again as it was launched, prompt and all.
-        launched
+        "-r"
     };
+    args.extend([choice.into(), session_id.into()]);
+    // Killed before its prompt was written: nothing of it was sent or kept,
+    // so the prompt goes again.
+    if found != Transcript::WithPrompt
+        && let Some(prompt) = prompt
+    {
+        args.extend(["--".into(), prompt]);
+    }
     let pid = launch::spawn_detached(&args, dir, &state.cwd)?;
     let on_disk = JobState::read(dir)?;
     if on_disk.pid == state.pid {
