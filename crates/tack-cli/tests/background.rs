@@ -125,6 +125,34 @@ fn wait_gone(pid: i64) {
     }
 }
 
+/// `kill -9` of the session whose row is `row`, once it is gone.
+fn kill_9(row: &Value) {
+    let pid = row["pid"].as_i64().unwrap();
+    // SAFETY: kill() with the session's pid, read from its own state.
+    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
+    wait_gone(pid);
+}
+
+/// A model whose first answer stalls mid-stream for a minute (a turn a kill
+/// can cut), then answers `then`.
+async fn stalling_then(then: &[&str]) -> Env {
+    let stall = Reply::message()
+        .text("a long answer")
+        .stall_after(4, Duration::from_secs(60))
+        .into();
+    let replies = std::iter::once(stall).chain(then.iter().map(|t| Reply::text(t)));
+    Env::new(Script::new(replies.collect::<Vec<_>>())).await
+}
+
+/// Starts `tack --bg ARGS` on a stalling model and waits until its turn is
+/// under way (the model has the request); its id, folder and row.
+fn mid_turn(env: &Env, args: &[&str]) -> (String, PathBuf, Reap, Value) {
+    let (id, dir, reap) = background(env, args);
+    wait_requests(env, 1);
+    let row = wait_for(&dir, "working", "running");
+    (id, dir, reap, row)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_background_session_completes_is_listed_logged_stopped_and_removed() {
     let env = Env::new(Script::new([
@@ -296,24 +324,10 @@ async fn a_session_waiting_for_a_permission_is_blocked() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn kill_9_of_the_session_mid_turn_shows_in_agents_and_loses_no_prompt() {
-    let env = Env::new(Script::new([Reply::message()
-        .text("a long answer")
-        .stall_after(4, Duration::from_secs(60))
-        .into()]))
-    .await;
-    let (id, dir, _reap) = background(&env, &["think long"]);
-    // The model has the request: the turn is under way.
-    let until = Instant::now() + Duration::from_secs(30);
-    while env.request_bodies().is_empty() {
-        assert!(Instant::now() < until, "no request");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let row = wait_for(&dir, "working", "running");
+    let env = stalling_then(&[]).await;
+    let (id, dir, _reap, row) = mid_turn(&env, &["think long"]);
     assert!(row["sessionId"].is_string(), "{row}");
-    let pid = row["pid"].as_i64().unwrap();
-    // SAFETY: kill() with the session's pid, read from its own state.
-    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
-    wait_gone(pid);
+    kill_9(&row);
 
     let mut killed = row.clone();
     killed["status"] = json!("killed");
@@ -459,21 +473,10 @@ async fn follow_up(socket: &Path, prompt: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn respawn_after_kill_9_mid_turn_resumes_without_resending_the_prompt() {
-    let env = Env::new(Script::new([
-        Reply::message()
-            .text("a long answer")
-            .stall_after(4, Duration::from_secs(60))
-            .into(),
-        Reply::text("back again"),
-    ]))
-    .await;
-    let (id, dir, _reap) = background(&env, &["think long"]);
-    wait_requests(&env, 1);
-    let row = wait_for(&dir, "working", "running");
+    let env = stalling_then(&["back again"]).await;
+    let (id, dir, _reap, row) = mid_turn(&env, &["think long"]);
     let pid = row["pid"].as_i64().unwrap();
-    // SAFETY: kill() with the session's pid, read from its own state.
-    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
-    wait_gone(pid);
+    kill_9(&row);
 
     assert_eq!(stdout(&env, &["respawn", &id]), format!("respawned {id}\n"));
     let respawned = state(&dir);
@@ -709,10 +712,7 @@ async fn rm_removes_the_worktree_a_killed_session_made_unless_it_changed() {
         let worktree = env.cwd().join(".claude/worktrees").join(name);
         // It worked in its worktree: its row says so, and `logs` finds it.
         assert_eq!(row["cwd"], json!(worktree));
-        let pid = row["pid"].as_i64().unwrap();
-        // SAFETY: kill() with the session's pid, read from its own state.
-        unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
-        wait_gone(pid);
+        kill_9(&row);
         drop(reap);
         assert!(worktree.is_dir());
         (id, dir, worktree)
@@ -770,12 +770,7 @@ async fn respawn_after_kill_9_mid_tool_call_closes_the_call_as_interrupted() {
     let tool = tool_pid(&env, &dir);
     // A session killed with -9 cannot end its tools (`stop` does).
     let _reap_tool = Reap(tool);
-    let pid = wait_for(&dir, "working", "running")["pid"]
-        .as_i64()
-        .unwrap();
-    // SAFETY: kill() with the session's pid, read from its own state.
-    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
-    wait_gone(pid);
+    kill_9(&wait_for(&dir, "working", "running"));
 
     assert_eq!(
         stdout(&env, &["respawn", "--all"]),
@@ -831,22 +826,10 @@ async fn respawn_of_a_session_killed_before_its_transcript_began_sends_its_promp
 /// what a kill before its first record leaves: `respawn` sends its prompt
 /// (nothing of it was kept), under its own id.
 async fn killed_before_the_first_record(damage: impl Fn(&Path)) {
-    let env = Env::new(Script::new([
-        Reply::message()
-            .text("a long answer")
-            .stall_after(4, Duration::from_secs(60))
-            .into(),
-        Reply::text("second try"),
-    ]))
-    .await;
+    let env = stalling_then(&["second try"]).await;
     // A prompt that looks like a flag, after the user's own `--`.
-    let (id, dir, _reap) = background(&env, &["--", "-x marks the spot"]);
-    wait_requests(&env, 1);
-    let row = wait_for(&dir, "working", "running");
-    let pid = row["pid"].as_i64().unwrap();
-    // SAFETY: kill() with the session's pid, read from its own state.
-    unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
-    wait_gone(pid);
+    let (id, dir, _reap, row) = mid_turn(&env, &["--", "-x marks the spot"]);
+    kill_9(&row);
     let session_id = row["sessionId"].as_str().unwrap();
     damage(&env.store().find_session(&env.cwd(), session_id).unwrap());
 
