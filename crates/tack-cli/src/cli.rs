@@ -166,6 +166,11 @@ pub struct Cli {
     #[arg(long)]
     pub bg: bool,
 
+    /// The background session's name in `tack agents` (else the prompt's
+    /// first words); `attach`, `logs` and `stop` take it as well as the id.
+    #[arg(short = 'n', long, value_name = "NAME")]
+    pub name: Option<String>,
+
     /// The background session of this job folder (what `--bg` starts).
     #[arg(long, value_name = "JOB_DIR", hide = true)]
     pub bg_job: Option<PathBuf>,

@@ -293,7 +293,8 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
         // Its running / idle changes are what `state.json`'s status says.
         options.front_end.session_state = true;
         let dir = background::session::job_dir(dir)?;
-        let session = background::session::run(place, loaded, options, dir, cli.prompt.clone());
+        let (prompt, name) = (cli.prompt.clone(), cli.name.clone());
+        let session = background::session::run(place, loaded, options, dir, prompt, name);
         return runtime()?.block_on(session);
     }
     match cli.input_format {

@@ -65,8 +65,31 @@ async fn bash_call(command: &str) -> Env {
     Env::new(Script::new([call])).await
 }
 
+/// The keys of `state.json` that Claude Code's readers look for beside the
+/// agent view's row (`the_state_json_carries_claude_codes_other_keys`).
+const CLAUDE_KEYS: [&str; 6] = [
+    "nameSource",
+    "intent",
+    "detail",
+    "output",
+    "createdAt",
+    "updatedAt",
+];
+
+/// `state.json`'s agent-view row (its other keys left out).
 fn state(dir: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(dir.join("state.json")).unwrap()).unwrap()
+    let mut row: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("state.json")).unwrap()).unwrap();
+    agent_row(&mut row);
+    row
+}
+
+fn agent_row(row: &mut Value) {
+    if let Some(row) = row.as_object_mut() {
+        for key in CLAUDE_KEYS {
+            row.remove(key);
+        }
+    }
 }
 
 fn state_and_status(dir: &Path) -> (Value, Value) {
@@ -74,13 +97,14 @@ fn state_and_status(dir: &Path) -> (Value, Value) {
     (row["state"].clone(), row["status"].clone())
 }
 
-/// Waits until `state.json` has `state` and `status`; the whole row.
+/// Waits until `state.json` has `state` and `status`; its agent-view row.
 fn wait_for(dir: &Path, want_state: &str, want_status: &str) -> Value {
     let until = Instant::now() + Duration::from_secs(30);
     loop {
         if let Ok(text) = std::fs::read(dir.join("state.json")) {
-            let row: Value = serde_json::from_slice(&text).unwrap();
+            let mut row: Value = serde_json::from_slice(&text).unwrap();
             if row["state"] == want_state && row["status"] == want_status {
+                agent_row(&mut row);
                 return row;
             }
             assert!(Instant::now() < until, "still {row} in {}", dir.display());
@@ -149,7 +173,7 @@ async fn stalling_then(then: &[&str]) -> Env {
 fn mid_turn(env: &Env, args: &[&str]) -> (String, PathBuf, Reap, Value) {
     let (id, dir, reap) = background(env, args);
     wait_requests(env, 1);
-    let row = wait_for(&dir, "working", "running");
+    let row = wait_for(&dir, "working", "busy");
     (id, dir, reap, row)
 }
 
@@ -298,7 +322,7 @@ async fn stop_ends_a_session_mid_tool_call_and_the_tools_process() {
         &["--permission-mode", "bypassPermissions", "sleep a while"],
     );
     let tool = tool_pid(&env, &dir);
-    let row = wait_for(&dir, "working", "running");
+    let row = wait_for(&dir, "working", "busy");
     let session = row["pid"].as_i64().unwrap();
     let _reap_tool = Reap(tool);
     assert!(running(tool));
@@ -313,7 +337,7 @@ async fn stop_ends_a_session_mid_tool_call_and_the_tools_process() {
 async fn a_session_waiting_for_a_permission_is_blocked() {
     let env = bash_call("touch made.txt").await;
     let (id, dir, _reap) = background(&env, &["make a file"]);
-    let row = wait_for(&dir, "blocked", "running");
+    let row = wait_for(&dir, "blocked", "waiting");
     assert_eq!(agents(&env, &[]), json!([row]));
     assert!(!env.cwd().join("made.txt").exists());
     assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
@@ -564,7 +588,7 @@ async fn a_session_waiting_for_a_permission_needs_input_and_the_hook_hears_it() 
     let env = bash_call("touch made.txt").await;
     let notes = notification_hook(&env);
     let (id, dir, _reap) = background(&env, &["make a file"]);
-    let row = wait_for(&dir, "blocked", "running");
+    let row = wait_for(&dir, "blocked", "waiting");
     let mut told = wait_notified(&notes, "agent_needs_input");
     told.sort();
     assert_eq!(
@@ -770,7 +794,7 @@ async fn respawn_after_kill_9_mid_tool_call_closes_the_call_as_interrupted() {
     let tool = tool_pid(&env, &dir);
     // A session killed with -9 cannot end its tools (`stop` does).
     let _reap_tool = Reap(tool);
-    kill_9(&wait_for(&dir, "working", "running"));
+    kill_9(&wait_for(&dir, "working", "busy"));
 
     assert_eq!(
         stdout(&env, &["respawn", "--all"]),
@@ -848,4 +872,99 @@ async fn killed_before_the_first_record(damage: impl Fn(&Path)) {
     );
     assert_eq!(stdout(&env, &["stop", &id]), format!("stopped {id}\n"));
     wait_gone(new_pid);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_state_json_carries_claude_codes_other_keys_and_jobs_are_found_by_part_of_a_name() {
+    let env = Env::new(Script::new([
+        Reply::text("the answer is 42\nas always"),
+        Reply::text("a second"),
+    ]))
+    .await;
+    let prompt = "what is the answer\nthink hard";
+    let (id, dir, _reap) = background(&env, &["--name", "answer-one", prompt]);
+    let (other, _, _reap_other) = background(&env, &["-n", "answer-two", "and this"]);
+    wait_for(&dir, "done", "idle");
+    let whole: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("state.json")).unwrap()).unwrap();
+    let claude: Vec<(&str, Value)> = CLAUDE_KEYS
+        .iter()
+        .map(|k| (*k, whole[*k].clone()))
+        .filter(|(k, _)| !k.ends_with("At"))
+        .collect();
+    assert_eq!(
+        claude,
+        vec![
+            ("nameSource", json!("user")),
+            ("intent", json!(prompt)),
+            ("detail", json!("the answer is 42")),
+            ("output", json!("the answer is 42\nas always")),
+        ]
+    );
+    for key in ["createdAt", "updatedAt"] {
+        let at = whole[key].as_str().unwrap();
+        assert!(humantime::parse_rfc3339(at).is_ok(), "{key}: {at}");
+    }
+    assert_eq!(whole["name"], "answer-one");
+    // The agent view's rows carry its keys alone.
+    let rows = agents(&env, &[]);
+    let keys: Vec<Vec<&String>> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_object().unwrap().keys().collect())
+        .collect();
+    let expected = [
+        "cwd",
+        "id",
+        "kind",
+        "name",
+        "pid",
+        "sessionId",
+        "startedAt",
+        "state",
+        "status",
+    ];
+    assert_eq!(keys.len(), 2);
+    for row_keys in keys {
+        assert_eq!(row_keys, expected.iter().collect::<Vec<_>>());
+    }
+
+    // By the id's first digits, the whole name, or a part only one has.
+    for key in [&id[..3], "answer-one", "one"] {
+        let (out, _) = tack(&env, &["logs", key]);
+        assert!(out.status.success(), "logs {key}: {out:?}");
+        let printed = String::from_utf8(out.stdout).unwrap();
+        assert!(printed.starts_with("> what is the answer"), "{printed}");
+    }
+    // A part both have: both listed, nothing done.
+    let (out, _) = tack(&env, &["logs", "answer"]);
+    assert!(!out.status.success());
+    let said = crate::common::stderr(&out);
+    assert!(
+        said.contains("2 background sessions match answer")
+            && said.contains(&format!("{id}  answer-one"))
+            && said.contains(&format!("{other}  answer-two")),
+        "{said}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_a_background_process_holds_is_not_resumed_by_another() {
+    let env = Env::new(Script::new([Reply::text("the answer is 42")])).await;
+    let (id, dir, _reap) = background(&env, &["what is the answer"]);
+    let row = wait_for(&dir, "done", "idle");
+    let session_id = row["sessionId"].as_str().unwrap();
+    let (out, _) = tack(&env, &["-p", "-r", session_id, "and then?"]);
+    assert!(!out.status.success());
+    assert_eq!(
+        crate::common::stderr(&out).trim_end(),
+        format!(
+            "Error: Session {session_id} is running as a background session ({id}). \
+             Run `tack attach {id}` to open it, or `tack stop {id}` first."
+        )
+    );
+    // Nothing reached the model, and the session goes on.
+    assert_eq!(env.request_bodies().len(), 1);
+    assert_eq!(state(&dir)["status"], "idle");
 }

@@ -59,7 +59,8 @@ fn agents(jobs: &Path, json: bool, all: bool, home: Option<&Path>) -> anyhow::Re
         .filter(|state| all || !state.ended())
         .collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&shown)?);
+        let rows: Vec<_> = shown.iter().map(JobState::row).collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());
     }
     if shown.is_empty() {
@@ -73,8 +74,10 @@ fn agents(jobs: &Path, json: bool, all: bool, home: Option<&Path>) -> anyhow::Re
     Ok(())
 }
 
-/// The job named `key`: its id, or its name if one job alone has it.
-fn find(jobs: &Path, key: &str) -> anyhow::Result<(PathBuf, JobState)> {
+/// The job `key` names: its id; else the one job whose id starts with it,
+/// whose name is it, or (failing those) whose name contains it. Several
+/// matches are listed, to be told apart.
+pub(super) fn find(jobs: &Path, key: &str) -> anyhow::Result<(PathBuf, JobState)> {
     if job::is_valid_id(key) {
         let dir = jobs.join(key);
         if let Ok(state) = JobState::read(&dir) {
@@ -82,15 +85,32 @@ fn find(jobs: &Path, key: &str) -> anyhow::Result<(PathBuf, JobState)> {
             return Ok((dir, state.seen(alive)));
         }
     }
-    let mut named: Vec<_> = rows(jobs)
-        .into_iter()
-        .filter(|(_, s)| s.name == key)
-        .collect();
-    match named.len() {
-        1 => Ok(named.remove(0)),
-        0 => bail!("no background session {key}"),
-        n => bail!("{n} background sessions are named {key}: use the id"),
+    if key.is_empty() {
+        bail!("name a background session: its id or its name");
     }
+    let all = rows(jobs);
+    let tries: [&dyn Fn(&JobState) -> bool; 3] =
+        [&|s| s.id.starts_with(key), &|s| s.name == key, &|s| {
+            s.name.contains(key)
+        }];
+    for matches in tries {
+        let mut found: Vec<&(PathBuf, JobState)> = all.iter().filter(|(_, s)| matches(s)).collect();
+        match found.len() {
+            0 => continue,
+            1 => return Ok(found.remove(0).clone()),
+            n => {
+                let list: Vec<String> = found
+                    .iter()
+                    .map(|(_, s)| format!("  {}  {}", s.id, s.name))
+                    .collect();
+                bail!(
+                    "{n} background sessions match {key}; use the id:\n{}",
+                    list.join("\n")
+                );
+            }
+        }
+    }
+    bail!("no background session {key}")
 }
 
 /// The conversation so far, read from the session's transcript.

@@ -50,12 +50,16 @@ pub enum State {
     Stopped,
 }
 
-/// Whether the session's process runs, and how it ended.
+/// Whether the session's process runs, and how it ended (Claude Code's
+/// `agents --json` says busy, waiting or idle of a live one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Alive, in a turn.
-    Running,
+    #[serde(alias = "running")]
+    Busy,
+    /// Alive, in a turn that waits for an answer (a permission).
+    Waiting,
     /// Alive, waiting for a prompt (attach to send one).
     Idle,
     /// Exited on its own (its input ended, or `stop`).
@@ -65,7 +69,15 @@ pub enum Status {
     Killed,
 }
 
-/// `state.json`: the agent view's row of one background session.
+impl Status {
+    /// The process runs (or did when the row was written).
+    pub fn live(self) -> bool {
+        matches!(self, Status::Busy | Status::Waiting | Status::Idle)
+    }
+}
+
+/// `state.json`: the agent view's row of one background session, and the
+/// keys Claude Code's own readers of `state.json` look for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JobState {
@@ -77,18 +89,65 @@ pub struct JobState {
     /// Milliseconds since the Unix epoch.
     pub started_at: u64,
     pub session_id: Option<String>,
-    /// A 2-4 word label taken from the prompt (no model call).
+    /// A 2-4 word label taken from the prompt (no model call), or `--name`.
     pub name: String,
     pub status: Status,
     pub state: State,
+    /// `auto` (the prompt's first words) or `user` (`--name`).
+    #[serde(default = "auto")]
+    pub name_source: String,
+    /// The prompt it was started with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    /// One line: what it waits for, or the last thing it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The last turn's result (at most [`MAX_OUTPUT`] bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// RFC 3339, as Claude Code writes them.
+    #[serde(default)]
+    pub created_at: String,
+    #[serde(default)]
+    pub updated_at: String,
+}
+
+/// Now, as `createdAt` and `updatedAt` are written.
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+fn auto() -> String {
+    "auto".to_owned()
+}
+
+/// The most of a result `state.json` keeps (it is rewritten at each change;
+/// the transcript has all of it).
+pub const MAX_OUTPUT: usize = 4096;
+
+/// One row of `agents --json`: Claude Code's keys, no more.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Row<'a> {
+    pid: u32,
+    id: &'a str,
+    cwd: &'a Path,
+    kind: &'a str,
+    started_at: u64,
+    session_id: Option<&'a str>,
+    name: &'a str,
+    status: Status,
+    state: State,
 }
 
 impl JobState {
     /// A session just launched from `prompt`.
     pub fn launched(id: &str, pid: u32, cwd: PathBuf, prompt: Option<&str>) -> JobState {
-        let started_at = std::time::SystemTime::now()
+        let now = std::time::SystemTime::now();
+        let started_at = now
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let created_at = now_rfc3339();
         JobState {
             pid,
             id: id.to_owned(),
@@ -98,7 +157,7 @@ impl JobState {
             session_id: None,
             name: label(prompt.unwrap_or_default()),
             status: if prompt.is_some() {
-                Status::Running
+                Status::Busy
             } else {
                 Status::Idle
             },
@@ -107,6 +166,34 @@ impl JobState {
             } else {
                 State::Done
             },
+            name_source: auto(),
+            intent: prompt.map(str::to_owned),
+            detail: prompt.map(first_line),
+            output: None,
+            updated_at: created_at.clone(),
+            created_at,
+        }
+    }
+
+    /// Named by the user (`--name`), not from the prompt.
+    pub fn named(mut self, name: &str) -> JobState {
+        self.name = tack_sys::terminal_text::visible(name).into_owned();
+        self.name_source = "user".to_owned();
+        self
+    }
+
+    /// Its `agents --json` row.
+    pub fn row(&self) -> Row<'_> {
+        Row {
+            pid: self.pid,
+            id: &self.id,
+            cwd: &self.cwd,
+            kind: &self.kind,
+            started_at: self.started_at,
+            session_id: self.session_id.as_deref(),
+            name: &self.name,
+            status: self.status,
+            state: self.state,
         }
     }
 
@@ -116,8 +203,10 @@ impl JobState {
         serde_json::from_slice(&text).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
     }
 
-    /// Writes `<job_dir>/state.json` atomically (never half a file), 0600.
-    pub fn write(&self, job_dir: &Path) -> io::Result<()> {
+    /// Writes `<job_dir>/state.json` atomically (never half a file), 0600,
+    /// as of now (`updatedAt`).
+    pub fn write(&mut self, job_dir: &Path) -> io::Result<()> {
+        self.updated_at = now_rfc3339();
         let mut text = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
         text.push(b'\n');
         tack_sys::atomic_write::write_atomic_private(&job_dir.join("state.json"), &text)
@@ -144,7 +233,7 @@ impl JobState {
     /// The row as it stands: a session whose process is gone without having
     /// said it ended was killed, and what it was doing failed.
     pub fn seen(mut self, alive: bool) -> JobState {
-        if !alive && matches!(self.status, Status::Running | Status::Idle) {
+        if !alive && self.status.live() {
             self.status = Status::Killed;
             if matches!(self.state, State::Working | State::Blocked) {
                 self.state = State::Failed;
@@ -157,6 +246,22 @@ impl JobState {
     pub fn ended(&self) -> bool {
         self.status == Status::Ended
     }
+}
+
+/// The first line of `text`, at most 200 characters, terminal-safe.
+pub fn first_line(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or_default();
+    let line: String = line.chars().take(200).collect();
+    tack_sys::terminal_text::visible(&line).into_owned()
+}
+
+/// `text`, cut to at most `max` bytes at a character boundary.
+pub fn cut(text: &str, max: usize) -> String {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
 }
 
 /// The first words of the prompt, at most 4 and 40 characters: the label
@@ -229,6 +334,12 @@ mod tests {
             name: "fix the tests".to_owned(),
             status: Status::Idle,
             state: State::Done,
+            name_source: "auto".to_owned(),
+            intent: Some("fix the tests please".to_owned()),
+            detail: Some("All 12 pass.".to_owned()),
+            output: Some("All 12 pass.\nI changed one line.".to_owned()),
+            created_at: "2026-12-06T10:00:00.000Z".to_owned(),
+            updated_at: "2026-12-06T10:01:00.000Z".to_owned(),
         }
     }
 
@@ -246,15 +357,47 @@ mod tests {
                 "name": "fix the tests",
                 "status": "idle",
                 "state": "done",
+                "nameSource": "auto",
+                "intent": "fix the tests please",
+                "detail": "All 12 pass.",
+                "output": "All 12 pass.\nI changed one line.",
+                "createdAt": "2026-12-06T10:00:00.000Z",
+                "updatedAt": "2026-12-06T10:01:00.000Z",
+            })
+        );
+        // `agents --json` has the agent view's keys alone.
+        assert_eq!(
+            serde_json::to_value(sample().row()).unwrap(),
+            json!({
+                "pid": 4242,
+                "id": "0a1b2c3d",
+                "cwd": "/work/project",
+                "kind": "background",
+                "startedAt": 1_765_000_000_000u64,
+                "sessionId": "8f0e0c2a-1111-4222-8333-444455556666",
+                "name": "fix the tests",
+                "status": "idle",
+                "state": "done",
             })
         );
     }
 
     #[test]
+    fn a_result_is_kept_whole_up_to_its_limit_and_cut_at_a_character() {
+        assert_eq!(cut("héllo", 2), "h");
+        assert_eq!(cut("héllo", 3), "hé");
+        assert_eq!(cut("héllo", 99), "héllo");
+        assert_eq!(first_line("  two\nlines  "), "two");
+        assert_eq!(first_line("\u{1b}[31mred"), "\u{241b}[31mred");
+    }
+
+    #[test]
     fn state_json_round_trips_through_the_folder() {
         let dir = tempfile::tempdir().unwrap();
-        sample().write(dir.path()).unwrap();
-        assert_eq!(JobState::read(dir.path()).unwrap(), sample());
+        let mut written = sample();
+        written.write(dir.path()).unwrap();
+        assert_ne!(written.updated_at, sample().updated_at, "updatedAt is now");
+        assert_eq!(JobState::read(dir.path()).unwrap(), written);
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(dir.path().join("state.json"))
             .unwrap()
@@ -267,7 +410,7 @@ mod tests {
     fn the_first_row_never_replaces_one_already_written() {
         let dir = tempfile::tempdir().unwrap();
         assert!(sample().write_new(dir.path()).unwrap());
-        let later = JobState {
+        let mut later = JobState {
             state: State::Failed,
             ..sample()
         };
@@ -290,7 +433,8 @@ mod tests {
             assert_eq!(serde_json::from_value::<State>(json!(text)).unwrap(), state);
         }
         for (status, text) in [
-            (Status::Running, "running"),
+            (Status::Busy, "busy"),
+            (Status::Waiting, "waiting"),
             (Status::Idle, "idle"),
             (Status::Ended, "ended"),
             (Status::Killed, "killed"),
@@ -301,12 +445,15 @@ mod tests {
                 status
             );
         }
+        // An older tack's rows.
+        let old = serde_json::from_value::<Status>(json!("running"));
+        assert_eq!(old.unwrap(), Status::Busy);
     }
 
     #[test]
     fn a_dead_process_mid_turn_reads_as_killed_and_failed() {
         let working = JobState {
-            status: Status::Running,
+            status: Status::Busy,
             state: State::Working,
             ..sample()
         };

@@ -68,11 +68,23 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
     let child = spawn_detached(&args, &dir, cwd)?;
     let prompt = cli.prompt.as_deref().or(piped.as_deref());
     let mut state = JobState::launched(&id, child, cwd.to_path_buf(), prompt);
+    if let Some(name) = &cli.name {
+        state = state.named(name);
+    }
     state.session_id = session_id;
     // The session may have written its own row already (it is running).
     state.write_new(&dir)?;
     super::LAUNCHED.store(true, Ordering::Relaxed);
     println!("backgrounded · {id}");
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        // For a person (a script reads the first line alone, as Claude
+        // Code's shows them too).
+        let tack = crate::self_command::tack_command();
+        println!("  {tack} agents            list sessions");
+        println!("  {tack} attach {id}    open in this terminal");
+        println!("  {tack} logs {id}      show the conversation");
+        println!("  {tack} stop {id}      stop this session");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

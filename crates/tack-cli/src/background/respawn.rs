@@ -75,7 +75,7 @@ fn why_not(state: &JobState) -> Option<&'static str> {
     match (state.status, &state.session_id) {
         (Status::Killed, Some(_)) => None,
         (Status::Killed, None) => Some("never started a conversation"),
-        (Status::Running | Status::Idle, _) => Some("is running"),
+        (Status::Busy | Status::Waiting | Status::Idle, _) => Some("is running"),
         (Status::Ended, _) => Some("ended (resume it with `tack -r` and its sessionId)"),
     }
 }
@@ -161,7 +161,7 @@ mod tests {
             ..row.clone()
         };
         assert_eq!(why_not(&with(Status::Killed)), None);
-        assert_eq!(why_not(&with(Status::Running)), Some("is running"));
+        assert_eq!(why_not(&with(Status::Busy)), Some("is running"));
         assert_eq!(why_not(&with(Status::Idle)), Some("is running"));
         assert!(why_not(&with(Status::Ended)).is_some());
         let never = JobState {

@@ -25,6 +25,7 @@ pub async fn run(
     options: SessionOptions,
     dir: PathBuf,
     prompt: Option<String>,
+    name: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let id = dir
         .file_name()
@@ -32,8 +33,14 @@ pub async fn run(
         .unwrap_or_default()
         .to_owned();
     let mut tracker = Tracker {
-        state: JobState::read(&dir)
-            .unwrap_or_else(|_| JobState::launched(&id, 0, place.cwd.clone(), prompt.as_deref())),
+        // The launcher's row, or this one if the session is first.
+        state: JobState::read(&dir).unwrap_or_else(|_| {
+            let state = JobState::launched(&id, 0, place.cwd.clone(), prompt.as_deref());
+            match &name {
+                Some(name) => state.named(name),
+                None => state,
+            }
+        }),
         dir: dir.clone(),
         notifier: None,
     };
@@ -127,12 +134,21 @@ impl Tracker {
                 next.session_id = Some(reset.new_session_id.clone());
             }
             RuntimeEvent::SessionState(SessionState::Running) => {
-                next.status = Status::Running;
+                next.status = Status::Busy;
                 next.state = State::Working;
             }
             RuntimeEvent::SessionState(SessionState::Idle) => next.status = Status::Idle,
             RuntimeEvent::TurnEnded(end) => {
                 next.state = if end.ok { State::Done } else { State::Failed };
+                let said = end.record.result.as_deref().or(end.error_line.as_deref());
+                next.detail = said.map(job::first_line);
+                next.output = said.map(|text| job::cut(text, job::MAX_OUTPUT));
+            }
+            RuntimeEvent::Input(input) => {
+                next.detail = Some(job::first_line(&input.message.text()))
+            }
+            RuntimeEvent::PermissionRequest(asked) => {
+                next.detail = Some(format!("Waiting for permission: {}", asked.tool_name));
             }
             _ => {}
         }
@@ -142,6 +158,11 @@ impl Tracker {
             (0, State::Blocked) => next.state = State::Working,
             _ => {}
         }
+        next.status = match (next.status, next.state) {
+            (Status::Busy, State::Blocked) => Status::Waiting,
+            (Status::Waiting, state) if state != State::Blocked => Status::Busy,
+            (status, _) => status,
+        };
         let notice = match (self.state.state, next.state, event) {
             (_, _, RuntimeEvent::TurnEnded(_)) => Some(("agent_completed", "has finished")),
             (State::Blocked, State::Blocked, _) => None,
@@ -168,7 +189,7 @@ impl Tracker {
         self.save();
     }
 
-    fn save(&self) {
+    fn save(&mut self) {
         // Nothing to tell: the session goes on without its row.
         let _ = self.state.write(&self.dir);
     }
