@@ -311,6 +311,9 @@ pub enum UiAction {
     OpenExternalEditor { text: String },
     /// Leave tack.
     Exit,
+    /// Left on an empty prompt while attached to a background session
+    /// ([`crate::App::set_detachable`]): leave it running and go.
+    Detach,
 }
 
 /// A prompt to send.

@@ -817,3 +817,45 @@ fn clear_and_its_aliases_go_to_the_runtime_as_typed() {
         );
     }
 }
+
+#[test]
+fn left_on_an_empty_prompt_detaches_only_when_attached() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    // A session of its own: Left is only the cursor.
+    assert_eq!(app.handle_key(key(KeyCode::Left), clock.at(0)), vec![]);
+    app.set_detachable(true);
+    type_text(&mut app, "ab", clock.at(0));
+    // With text, Left moves the cursor (the next key lands before `b`).
+    assert_eq!(app.handle_key(key(KeyCode::Left), clock.at(0)), vec![]);
+    type_text(&mut app, "x", clock.at(0));
+    assert_eq!(app.input(), "axb");
+    app.set_input("");
+    assert_eq!(
+        app.handle_key(key(KeyCode::Left), clock.at(0)),
+        vec![UiAction::Detach]
+    );
+    // During a turn too: detaching never interrupts it.
+    type_text(&mut app, "go", clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    assert!(app.is_busy());
+    assert_eq!(
+        app.handle_key(key(KeyCode::Left), clock.at(10)),
+        vec![UiAction::Detach]
+    );
+}
+
+#[test]
+fn bg_is_a_command_the_driver_answers() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "/bg", clock.at(0));
+    app.handle_key(key(KeyCode::Esc), clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Command {
+            name: "bg".into(),
+            args: String::new()
+        }]
+    );
+}

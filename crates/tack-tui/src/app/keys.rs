@@ -179,6 +179,9 @@ impl App {
                 self.editor.delete();
                 self.edited();
             }
+            KeyCode::Left if self.detachable && self.editor.is_empty() && !ctrl && !alt => {
+                return vec![UiAction::Detach];
+            }
             KeyCode::Left if ctrl || alt => self.editor.word_left(),
             KeyCode::Right if ctrl || alt => self.editor.word_right(),
             KeyCode::Left => self.editor.left(),
