@@ -361,6 +361,8 @@ pub enum Command {
     /// `critique` (a model's review of yours), `reset` (like `claude auto-mode`).
     #[command(subcommand, name = "auto-mode")]
     AutoMode(crate::auto_mode::AutoModeCommand),
+    /// Open a background session in the terminal UI (← on an empty prompt detaches).
+    Attach { id: String },
     /// `agents`, `logs`, `stop`, `rm`: background sessions.
     #[command(flatten)]
     Background(BackgroundCommand),

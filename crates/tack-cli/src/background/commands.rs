@@ -78,7 +78,7 @@ fn as_text(value: &impl serde::Serialize) -> String {
 }
 
 /// The job named `key`: its id, or its name if one job alone has it.
-fn find(jobs: &Path, key: &str) -> anyhow::Result<(PathBuf, JobState)> {
+pub(super) fn find(jobs: &Path, key: &str) -> anyhow::Result<(PathBuf, JobState)> {
     if job::is_valid_id(key) {
         let dir = jobs.join(key);
         if let Ok(state) = JobState::read(&dir) {
