@@ -379,3 +379,22 @@ async fn attach_draws_a_twenty_turn_conversation_at_once() {
     assert!(took < Duration::from_secs(5), "{took:?}");
     detach(&mut pty, keys::LEFT, &id);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_attached_terminal_says_so_and_leaves_when_the_session_is_stopped() {
+    let env = Env::new(Script::new([Reply::text("here I am")])).await;
+    let mut jobs = Jobs::default();
+    let id = jobs.start(&env, "are you there");
+    jobs.wait(&id, "done", "idle");
+    let mut pty = attach(&env, &id);
+    pty.wait_for_text("here I am", WAIT).unwrap();
+    let (ok, out, _) = run(&env, &["stop", &id]);
+    assert_eq!((ok, out), (true, format!("stopped {id}\n")));
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(status.success());
+    let screen = pty.screen_text();
+    assert!(
+        screen.contains(&format!("background session {id} ended")),
+        "{screen}"
+    );
+}
