@@ -276,6 +276,9 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     }
     if let Some(socket) = cli.serve.clone() {
         options.permissions.prompts = true;
+        // The server keeps the live turn for clients that attach until the
+        // session goes idle.
+        options.front_end.session_state = true;
         return runtime()?.block_on(serve::run(place, loaded, options, socket));
     }
     if let Some(dir) = &cli.bg_job {

@@ -149,8 +149,9 @@ impl Printer {
                     self.record(&Records::mirror(&frame))?;
                 }
             }
-            // Only the SDKs ask for these (Agent SDK mode renders them).
-            RuntimeEvent::SessionState(_) => {}
+            // Only the SDKs ask for these (Agent SDK mode renders them);
+            // another client's input comes only from a served session.
+            RuntimeEvent::SessionState(_) | RuntimeEvent::Input(_) => {}
             RuntimeEvent::PermissionDenied(denied) => {
                 self.refusals.denied(&denied);
                 if self.format == OutputFormat::StreamJson {

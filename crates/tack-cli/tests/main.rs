@@ -68,6 +68,7 @@ mod sdk_resume;
 mod sdk_run_end;
 mod sdk_suite;
 mod serve;
+mod serve_clients;
 mod settings;
 mod skills;
 mod stream_json_samples;

@@ -4,7 +4,7 @@
 //! the next one, detach and re-attach with the conversation read back, an
 //! interrupt, a refused line, and the end.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::json;
@@ -19,7 +19,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use crate::common::Env;
 
 /// Frames until `last` says stop (that frame included); fails after 30 s.
-async fn until(client: &mut SessionClient, last: impl Fn(&Frame) -> bool) -> Vec<Frame> {
+pub async fn until(client: &mut SessionClient, last: impl Fn(&Frame) -> bool) -> Vec<Frame> {
     let mut seen = Vec::new();
     let read = async {
         while let Some(frame) = client.next().await.unwrap() {
@@ -38,11 +38,11 @@ async fn until(client: &mut SessionClient, last: impl Fn(&Frame) -> bool) -> Vec
     }
 }
 
-fn is_event(frame: &Frame, want: fn(&RuntimeEvent) -> bool) -> bool {
+pub fn is_event(frame: &Frame, want: fn(&RuntimeEvent) -> bool) -> bool {
     matches!(frame, Frame::Event(event) if want(event))
 }
 
-async fn wait_for(path: &Path) {
+pub async fn wait_for(path: &Path) {
     for _ in 0..500 {
         if path.exists() {
             return;
@@ -52,19 +52,22 @@ async fn wait_for(path: &Path) {
     panic!("{} never appeared", path.display());
 }
 
-#[tokio::test]
-async fn a_served_session_is_driven_detached_and_reattached_from_another_process() {
-    let env = Env::new(Script::new([
+/// A Bash call that asks, its answer, then an answer that stalls.
+pub fn script() -> Script {
+    Script::new([
         Reply::tool_use("toolu_1", "Bash", json!({"command": "touch made.txt"})),
         Reply::text("made it"),
         Reply::message()
             .text("a long answer")
             .stall_after(4, Duration::from_secs(60))
             .into(),
-    ]))
-    .await;
+    ])
+}
+
+/// `tack --serve` in `env`'s project, and its socket once it is there.
+pub async fn serve(env: &Env) -> (std::process::Child, PathBuf) {
     let socket = env.home.path().join("session.sock");
-    let mut served = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+    let served = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
         .env_clear()
         .envs(env.vars())
         .current_dir(env.cwd())
@@ -75,6 +78,13 @@ async fn a_served_session_is_driven_detached_and_reattached_from_another_process
         .spawn()
         .unwrap();
     wait_for(&socket).await;
+    (served, socket)
+}
+
+#[tokio::test]
+async fn a_served_session_is_driven_detached_and_reattached_from_another_process() {
+    let env = Env::new(script()).await;
+    let (mut served, socket) = serve(&env).await;
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&socket).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);

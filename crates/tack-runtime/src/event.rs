@@ -90,6 +90,9 @@ pub enum RuntimeEvent {
     /// `system/permission_denied`. The model gets the message as the call's
     /// result.
     PermissionDenied(Box<PermissionDenied>),
+    /// Input another front end attached to the same served session sent
+    /// (`crate::serve`): a session in this process never emits it.
+    Input(Box<crate::protocol::op::UserInput>),
 }
 
 /// One refusal ([`RuntimeEvent::PermissionDenied`]).

@@ -61,6 +61,55 @@ impl Responder {
     }
 }
 
+/// Takes answers to a session's asks; clone it freely. Holding one keeps
+/// nothing of the session alive.
+#[derive(Debug, Clone)]
+pub struct Answers(AnswersTo);
+
+#[derive(Debug, Clone)]
+enum AnswersTo {
+    /// The session runs in this process.
+    Local(Arc<Asks>),
+    /// The session is served elsewhere: an answer is an `Op::Answer` on its
+    /// way there (its outcome is the reply, not this call's result).
+    Remote(mpsc::UnboundedSender<Envelope>),
+}
+
+impl Answers {
+    pub(crate) fn local(asks: Arc<Asks>) -> Answers {
+        Answers(AnswersTo::Local(asks))
+    }
+
+    pub(crate) fn remote(ops: mpsc::UnboundedSender<Envelope>) -> Answers {
+        Answers(AnswersTo::Remote(ops))
+    }
+
+    /// The asks of a session in this process; `None` for a served one.
+    pub(crate) fn here(&self) -> Option<&Asks> {
+        match &self.0 {
+            AnswersTo::Local(asks) => Some(asks),
+            AnswersTo::Remote(_) => None,
+        }
+    }
+
+    /// Answers `ask`. For a session served elsewhere the answer is sent and
+    /// `Ok` means only that; it fails as `NotWaiting` once the connection
+    /// is gone.
+    pub fn answer(&self, ask: AskId, answer: AskAnswer) -> Result<(), AnswerError> {
+        match &self.0 {
+            AnswersTo::Local(asks) => asks.answer(ask, answer),
+            AnswersTo::Remote(ops) => {
+                let (reply, _) = oneshot::channel();
+                let envelope = Envelope {
+                    op: Op::Answer { ask, answer },
+                    reply: Responder::Local(reply),
+                };
+                ops.send(envelope).map_err(|_| AnswerError::NotWaiting(ask))
+            }
+        }
+    }
+}
+
 /// The runtime stopped taking ops (it ended or its front end went away).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the session has ended")]
@@ -71,7 +120,7 @@ pub struct SessionClosed;
 #[derive(Debug, Clone)]
 pub struct RuntimeHandle {
     pub(crate) tx: mpsc::UnboundedSender<Envelope>,
-    pub(crate) asks: Arc<Asks>,
+    pub(crate) asks: Answers,
     pub(crate) events: mpsc::WeakUnboundedSender<RuntimeEvent>,
     pub(crate) next_id: Arc<AtomicU64>,
 }
@@ -115,10 +164,10 @@ impl RuntimeHandle {
     }
 
     fn dispatch(&self, op: Op, reply: Responder) -> Result<(), SessionClosed> {
-        if let Op::Answer { ask, answer } = op {
+        if let (Op::Answer { ask, answer }, Some(asks)) = (&op, self.asks.here()) {
             // Not through the session's queue: an ask can be open while the
             // session's task waits for it (a SessionStart callback hook).
-            reply.send(Reply::Answered(self.asks.answer(ask, answer)));
+            reply.send(Reply::Answered(asks.answer(*ask, answer.clone())));
             return Ok(());
         }
         self.tx

@@ -258,6 +258,7 @@ pub use event::{
     Notice, NoticeLevel, PermissionDenied, PermissionRequest, RuntimeEvent, SessionInfo,
     SubagentEvent, TaskEvent, TaskStatus, TaskUsage, TranscriptMirrorFrame, TurnEnd,
 };
+pub use handle::Answers;
 pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use made_worktree::{KeptWorktree, MadeWorktree, MakeWorktreeError, Settled, make_worktree};
 pub use mcp::McpError;
@@ -275,7 +276,7 @@ pub use protocol::reply::{
     ModeError, Reply, RewindPoint, SessionState,
 };
 pub use providers::{BadOpenAiBaseUrl, ProviderSpec, provider_specs, route as route_model};
-pub use runtime::{Answers, Runtime, RuntimeEvents};
+pub use runtime::{Runtime, RuntimeEvents};
 pub use sandbox::{SandboxMode, sandbox_report};
 pub use session_tools::UnknownTools;
 pub use slash::slash_commands;

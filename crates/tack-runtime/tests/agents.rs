@@ -73,7 +73,8 @@ impl Seen {
             RuntimeEvent::TurnEnded(end) => self.turns.push(*end),
             RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
-            | RuntimeEvent::PermissionDenied(_) => {}
+            | RuntimeEvent::PermissionDenied(_)
+            | RuntimeEvent::Input(_) => {}
             RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::PermissionRequest(_)
             | RuntimeEvent::Hook(_)

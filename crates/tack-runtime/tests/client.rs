@@ -65,6 +65,7 @@ async fn drive_hooks(
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
             | RuntimeEvent::PermissionDenied(_)
+            | RuntimeEvent::Input(_)
             | RuntimeEvent::AskWithdrawn { .. }
             | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Subagent(_) => {}

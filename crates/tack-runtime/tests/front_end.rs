@@ -51,6 +51,7 @@ async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
             | RuntimeEvent::PermissionDenied(_)
+            | RuntimeEvent::Input(_)
             | RuntimeEvent::Subagent(_) => {}
         }
     }

@@ -92,6 +92,7 @@ async fn drive_noting(
             | RuntimeEvent::Task(_)
             | RuntimeEvent::SessionState(_)
             | RuntimeEvent::PermissionDenied(_)
+            | RuntimeEvent::Input(_)
             | RuntimeEvent::AskWithdrawn { .. }
             | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Subagent(_) => {}

@@ -153,6 +153,9 @@ impl EventMap {
             | RuntimeEvent::SessionState(_) => {}
             // The call's result says why; the transcript shows it.
             RuntimeEvent::PermissionDenied(_) => {}
+            // Another client's prompt: only a served session sends it, and
+            // this UI drives its session in-process.
+            RuntimeEvent::Input(_) => {}
             // `/clear` (or `/reset`, `/new`): the runtime started a new
             // conversation, with its hooks.
             RuntimeEvent::ConversationReset(reset) => {

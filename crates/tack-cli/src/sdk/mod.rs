@@ -380,6 +380,7 @@ impl Front {
             | RuntimeEvent::Task(_)
             | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Reply { .. }
+            | RuntimeEvent::Input(_)
             | RuntimeEvent::Ended => self.printer.event(event),
         }
     }

@@ -333,9 +333,10 @@ fn event_kind(event: &RuntimeEvent) -> usize {
         RuntimeEvent::Task(_) => 14,
         RuntimeEvent::SessionState(_) => 15,
         RuntimeEvent::PermissionDenied(_) => 16,
+        RuntimeEvent::Input(_) => 17,
     }
 }
-const EVENT_KINDS: usize = 17;
+const EVENT_KINDS: usize = 18;
 
 /// A `result` record as Claude Code wrote it (the spec's samples).
 fn result_record() -> ResultRecord {
@@ -543,6 +544,10 @@ fn events() -> Vec<RuntimeEvent> {
             reason_type: "classifier".into(),
             nobody_to_ask: false,
             agent_id: None,
+        })),
+        RuntimeEvent::Input(Box::new(UserInput {
+            uuid: Some("u-2".into()),
+            ..UserInput::text("and the docs")
         })),
     ];
     events.extend(loop_events().into_iter().map(RuntimeEvent::Loop));

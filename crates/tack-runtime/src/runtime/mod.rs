@@ -10,7 +10,6 @@ mod turn;
 mod turn_files;
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tack_core::LoopEvent;
@@ -23,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::emit::Emitter;
 use crate::event::{Notice, RuntimeEvent, SessionInfo, TurnEnd};
-use crate::handle::{Envelope, Responder, RuntimeHandle};
+use crate::handle::{Answers, Envelope, Responder, RuntimeHandle};
 use crate::inline_shell::expand_message;
 use crate::protocol::ask::{AskAnswer, AskId};
 use crate::protocol::op::{TurnEcho, TurnOptions, UserInput};
@@ -84,14 +83,10 @@ impl RuntimeEvents {
     }
 }
 
-/// Takes answers to a session's asks; clone it freely. Holding one keeps
-/// nothing of the session alive.
-#[derive(Debug, Clone)]
-pub struct Answers(Arc<crate::asks::Asks>);
-
-impl Answers {
-    pub fn answer(&self, ask: AskId, answer: AskAnswer) -> Result<(), AnswerError> {
-        self.0.answer(ask, answer)
+impl RuntimeEvents {
+    /// The events of a session served elsewhere (`crate::serve::attach`).
+    pub(crate) fn new(rx: mpsc::UnboundedReceiver<RuntimeEvent>, answers: Answers) -> Self {
+        RuntimeEvents { rx, answers }
     }
 }
 
@@ -142,7 +137,7 @@ impl Runtime {
         let (tx, commands) = mpsc::unbounded_channel();
         let handle = RuntimeHandle {
             tx,
-            asks: emit.asks().clone(),
+            asks: Answers::local(emit.asks().clone()),
             events: emit.weak_sender(),
             next_id: Default::default(),
         };
@@ -178,7 +173,7 @@ impl Runtime {
         };
         driver.refresh(&session);
         tokio::spawn(driver.run(session));
-        let answers = Answers(handle.asks.clone());
+        let answers = handle.asks.clone();
         (
             handle,
             RuntimeEvents {
