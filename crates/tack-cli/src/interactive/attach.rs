@@ -7,7 +7,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use tack_runtime::{Env, Place, SessionOptions};
+use anyhow::Context;
+use tack_runtime::{Env, Place, SessionOptions, SessionState};
 use tack_tui::paths::ShownPaths;
 
 use super::Ui;
@@ -63,7 +64,18 @@ pub fn run(cwd: &Path, key: &str) -> anyhow::Result<ExitCode> {
 
 /// Connects to `job`'s socket.
 async fn connect(job: &Target) -> anyhow::Result<Joined> {
-    // Waits for `tack_runtime::serve::attach` (the lead's "serve: several
-    // clients"); replaced by the real connection at that merge.
-    anyhow::bail!("cannot attach to background session {} yet", job.id)
+    let remote = tack_runtime::serve::attach(&job.socket)
+        .await
+        .with_context(|| format!("cannot attach to background session {}", job.id))?;
+    let attached = remote.attached;
+    Ok(Joined {
+        handle: remote.handle,
+        events: remote.events,
+        info: attached.info,
+        asks: attached.asks,
+        running: attached.state == Some(SessionState::Running),
+        turn: attached.turn,
+        job: job.id.clone(),
+        session_id: job.session_id.clone(),
+    })
 }

@@ -309,7 +309,7 @@ impl Driver {
     fn ready(&mut self, runtime: Runtime) -> Vec<UiAction> {
         let runtime = runtime.with_idle_notification(IDLE_NOTIFICATION);
         let info = runtime.info().clone();
-        let mut events = replay(runtime.messages());
+        let mut events = replay(runtime.messages(), true);
         if info.resumed {
             events.push(UiEvent::Notice {
                 level: NoticeLevel::Info,

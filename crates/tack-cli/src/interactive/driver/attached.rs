@@ -31,7 +31,9 @@ pub struct Joined {
     pub info: Option<SessionInfo>,
     /// Asks still open (permission requests, hook callbacks).
     pub asks: Vec<RuntimeEvent>,
-    /// Every event since the session last went idle: the live turn so far.
+    /// A turn runs (its calls without results are running, not cut off).
+    pub running: bool,
+    /// The live work's events the transcript does not hold yet.
     pub turn: Vec<RuntimeEvent>,
     /// The background job's id (what `tack attach` takes).
     pub job: String,
@@ -77,17 +79,18 @@ impl Driver {
             events,
             info,
             asks,
+            running,
             turn,
             job,
             session_id,
         } = joined;
         self.app.set_detachable(true);
         let mut shown = match &info {
-            Some(info) => self.conversation_so_far(info, &turn),
+            Some(info) => self.conversation_so_far(info, running, &turn),
             // Not started yet, so no turn is live: what it has is history
             // (a resumed session's conversation).
             None => match handle.conversation().await {
-                Ok(messages) => replay(&messages),
+                Ok(messages) => replay(&messages, true),
                 Err(_) => Vec::new(),
             },
         };
@@ -123,13 +126,25 @@ impl Driver {
     }
 
     /// The transcript's conversation before the live turn, as history.
-    fn conversation_so_far(&self, info: &SessionInfo, turn: &[RuntimeEvent]) -> Vec<UiEvent> {
+    fn conversation_so_far(
+        &self,
+        info: &SessionInfo,
+        running: bool,
+        turn: &[RuntimeEvent],
+    ) -> Vec<UiEvent> {
         let Some(path) = info.transcript_path.as_ref().filter(|p| p.exists()) else {
             return Vec::new();
         };
         let live: HashSet<String> = turn.iter().filter_map(record_uuid).collect();
         match tack_runtime::load_before(path, &live) {
-            Ok(loaded) => replay(&loaded.messages),
+            Ok(mut loaded) => {
+                // The loader answers calls left without results; in a
+                // running turn they are still running.
+                if running {
+                    loaded.reopen_last_tool_uses();
+                }
+                replay(&loaded.messages, !running)
+            }
             Err(e) => vec![UiEvent::Notice {
                 level: NoticeLevel::Warning,
                 text: format!("Could not read the conversation so far: {e}"),
@@ -246,6 +261,7 @@ fn record_uuid(event: &RuntimeEvent) -> Option<String> {
     match event {
         RuntimeEvent::Loop(LoopEvent::AssistantMessage(a)) => Some(a.uuid.clone()),
         RuntimeEvent::Loop(LoopEvent::ToolResults(r)) => Some(r.uuid.clone()),
+        RuntimeEvent::Input(input) => input.uuid.clone(),
         _ => None,
     }
 }
