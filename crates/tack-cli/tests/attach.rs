@@ -51,16 +51,18 @@ impl Jobs {
 
     /// The job's `state.json` once its `state` and `status` are these.
     fn wait(&self, id: &str, state: &str, status: &str) -> Value {
+        self.wait_until(id, |row| row["state"] == state && row["status"] == status)
+    }
+
+    /// The job's `state.json` once `done` says so.
+    fn wait_until(&self, id: &str, done: impl Fn(&Value) -> bool) -> Value {
         let dir = &self.0.iter().find(|(i, _)| i == id).unwrap().1;
         let until = Instant::now() + WAIT;
         loop {
             let row: Option<Value> = std::fs::read(dir.join("state.json"))
                 .ok()
                 .and_then(|text| serde_json::from_slice(&text).ok());
-            if let Some(row) = &row
-                && row["state"] == state
-                && row["status"] == status
-            {
+            if let Some(row) = row.as_ref().filter(|row| done(row)) {
                 return row.clone();
             }
             assert!(Instant::now() < until, "{id} is still {row:?}");
@@ -397,4 +399,91 @@ async fn an_attached_terminal_says_so_and_leaves_when_the_session_is_stopped() {
         screen.contains(&format!("background session {id} ended")),
         "{screen}"
     );
+}
+
+/// A script whose second turn streams "Working on it.", pauses 2 s, then
+/// says "All finished.".
+fn slow_second_turn() -> Script {
+    Script::new([
+        Reply::text("ready"),
+        Reply::message()
+            .text("Working on it.")
+            .block_gap(Duration::from_secs(2))
+            .text("All finished.")
+            .into(),
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn left_mid_turn_detaches_and_the_turn_goes_on() {
+    let env = Env::new(slow_second_turn()).await;
+    let mut jobs = Jobs::default();
+    let id = jobs.start(&env, "get ready");
+    jobs.wait(&id, "done", "idle");
+    let mut pty = attach(&env, &id);
+    pty.wait_for_text("ready", WAIT).unwrap();
+    pty.send(b"do the long thing\r").unwrap();
+    pty.wait_for_text("Working on it.", WAIT).unwrap();
+    detach(&mut pty, keys::LEFT, &id);
+    assert_eq!(
+        jobs.wait(&id, "working", "running")["state"],
+        json!("working")
+    );
+    jobs.wait(&id, "done", "idle");
+    let (_, logs, _) = run(&env, &["logs", &id]);
+    assert!(logs.ends_with("Working on it.\nAll finished.\n"), "{logs}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attaching_mid_turn_shows_the_turn_so_far_once_and_its_end() {
+    let env = Env::new(slow_second_turn()).await;
+    let mut jobs = Jobs::default();
+    let id = jobs.start(&env, "get ready");
+    jobs.wait(&id, "done", "idle");
+    let mut first = attach(&env, &id);
+    first.wait_for_text("ready", WAIT).unwrap();
+    first.send(b"do the long thing\r").unwrap();
+    first.wait_for_text("Working on it.", WAIT).unwrap();
+
+    // A second terminal comes in while the answer is half streamed.
+    let mut late = attach(&env, &id);
+    late.wait_for_text("Working on it.", WAIT).unwrap();
+    assert!(late.screen_text().contains("> do the long thing"));
+    turn_over(&mut late, "All finished.");
+    let rows = late.all_rows();
+    let once = |needle: &str| rows.iter().filter(|r| r.contains(needle)).count();
+    assert_eq!(
+        (
+            once("do the long thing"),
+            once("Working on it."),
+            once("All finished.")
+        ),
+        (1, 1, 1),
+        "{rows:#?}"
+    );
+    detach(&mut late, keys::LEFT, &id);
+    detach(&mut first, keys::LEFT, &id);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn esc_mid_turn_interrupts_it_and_the_terminal_stays_attached() {
+    let env = Env::new(slow_second_turn()).await;
+    let mut jobs = Jobs::default();
+    let id = jobs.start(&env, "get ready");
+    jobs.wait(&id, "done", "idle");
+    let mut pty = attach(&env, &id);
+    pty.wait_for_text("ready", WAIT).unwrap();
+    pty.send(b"do the long thing\r").unwrap();
+    pty.wait_for_text("Working on it.", WAIT).unwrap();
+    pty.send(keys::ESC).unwrap();
+    pty.wait_for_text("Interrupted", WAIT).unwrap();
+    // Its turn is over (how the row names an interrupted turn is the
+    // session's business), and the session waits for more.
+    let over = |row: &Value| row["status"] == "idle" && row["state"] != "working";
+    let row = jobs.wait_until(&id, over);
+    assert!(!pty.screen_text().contains("All finished."));
+    // Still attached to the same live session.
+    detach(&mut pty, keys::LEFT, &id);
+    assert_eq!(jobs.wait_until(&id, over), row);
+    assert_eq!(agents(&env)[0]["status"], json!("idle"));
 }
