@@ -235,7 +235,8 @@ async fn a_session_waiting_for_a_permission_is_answered_from_an_attached_termina
     let id = jobs.start(&env, "make the file");
     jobs.wait(&id, "blocked", "running");
 
-    let mut pty = attach(&env, &id);
+    // By its name (the prompt's first words), which one job alone has.
+    let mut pty = attach(&env, "make the file");
     pty.wait_for_text("Do you want to proceed?", WAIT).unwrap();
     assert!(pty.screen_text().contains("make the file"));
     pty.send(b"1").unwrap();
