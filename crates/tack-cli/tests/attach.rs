@@ -488,3 +488,27 @@ async fn esc_mid_turn_interrupts_it_and_the_terminal_stays_attached() {
     assert_eq!(jobs.wait_until(&id, over), row);
     assert_eq!(agents(&env)[0]["status"], json!("idle"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_permission_answered_in_one_terminal_closes_the_dialog_in_the_other() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "touch made.txt"})),
+        Reply::text("Made it."),
+    ]))
+    .await;
+    let mut jobs = Jobs::default();
+    let id = jobs.start(&env, "make the file");
+    jobs.wait(&id, "blocked", "running");
+    let mut one = attach(&env, &id);
+    let mut two = attach(&env, &id);
+    one.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    two.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    one.send(b"1").unwrap();
+    turn_over(&mut one, "Made it.");
+    turn_over(&mut two, "Made it.");
+    assert!(!two.screen_text().contains("Do you want to proceed?"));
+    assert!(env.cwd().join("made.txt").exists());
+    // The prompt is the other terminal's again.
+    detach(&mut two, keys::LEFT, &id);
+    detach(&mut one, keys::LEFT, &id);
+}

@@ -63,6 +63,9 @@ pub enum UiEvent {
     /// The runtime needs a decision about a tool call; answer with
     /// [`UiAction::AnswerPermission`] carrying the same `id`.
     PermissionRequest(PermissionRequest),
+    /// The runtime no longer waits for the answer to request `id` (another
+    /// terminal attached to the session answered it): its dialog closes.
+    PermissionWithdrawn { id: String },
     /// The conversation was compacted into a summary.
     Compacted { pre_tokens: u64, summary: String },
     /// The turn ended.

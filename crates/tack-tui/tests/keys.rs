@@ -859,3 +859,45 @@ fn bg_is_a_command_the_driver_answers() {
         }]
     );
 }
+
+#[test]
+fn a_withdrawn_permission_request_closes_its_dialog_or_leaves_the_queue() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    let request = |id: &str| PermissionRequest {
+        id: id.into(),
+        tool_name: "Bash".into(),
+        input: json!({"command": "npm test"}),
+        reason: "Bash needs approval".into(),
+        suggestions: Vec::new(),
+        original: None,
+    };
+    for id in ["p1", "p2", "p3"] {
+        app.handle_event(UiEvent::PermissionRequest(request(id)), clock.at(0));
+    }
+    // Answered elsewhere: the one waiting behind goes, the open one closes
+    // and the next opens.
+    app.handle_event(
+        UiEvent::PermissionWithdrawn { id: "p2".into() },
+        clock.at(0),
+    );
+    app.handle_event(
+        UiEvent::PermissionWithdrawn { id: "p1".into() },
+        clock.at(0),
+    );
+    assert!(app.is_waiting_for_user());
+    assert_eq!(
+        app.handle_key(key(KeyCode::Char('1')), clock.at(0)),
+        vec![UiAction::AnswerPermission {
+            id: "p3".into(),
+            answer: PermissionAnswer::Allow
+        }]
+    );
+    assert!(!app.is_waiting_for_user());
+    // One no longer shown changes nothing.
+    app.handle_event(
+        UiEvent::PermissionWithdrawn { id: "p3".into() },
+        clock.at(0),
+    );
+    assert_eq!(app.input(), "");
+}

@@ -357,12 +357,19 @@ impl Driver {
         {
             info.clone_from(started);
         }
-        let mapped = self.map.map(event);
+        let mut mapped = self.map.map(event);
         if let Some((id, ask)) = mapped.reply {
             self.replies.insert(id, ask);
         }
         if let Some(withdrawn) = mapped.withdrawn {
-            self.replies.retain(|_, ask| *ask != withdrawn);
+            // Its dialog closes (another terminal answered, or the turn ended).
+            self.replies.retain(|id, ask| {
+                if *ask == withdrawn {
+                    let id = id.clone();
+                    mapped.events.push(UiEvent::PermissionWithdrawn { id });
+                }
+                *ask != withdrawn
+            });
         }
         let mut actions = self.ui(mapped.events);
         if mapped.turn_ended {

@@ -424,7 +424,7 @@ impl App {
     }
 
     /// The dialog of the next permission request waiting, if any.
-    fn next_permission(&mut self) {
+    pub(super) fn next_permission(&mut self) {
         self.overlay = self
             .waiting_permissions
             .pop_front()

@@ -403,6 +403,12 @@ impl App {
             }
             UiEvent::Todos(todos) => self.todos = todos,
             UiEvent::PermissionRequest(request) => self.permission_request(request),
+            UiEvent::PermissionWithdrawn { id } => {
+                self.waiting_permissions.retain(|r| r.id != id);
+                if matches!(&self.overlay, Some(Overlay::Permission(d)) if d.request.id == id) {
+                    self.next_permission();
+                }
+            }
             UiEvent::Compacted { summary, .. } => {
                 self.commit_live();
                 self.push_cell(HistoryCell::Compacted { summary });
