@@ -15,6 +15,7 @@ pub mod attach;
 pub mod commands;
 pub mod job;
 pub mod launch;
+pub mod live;
 pub mod session;
 
 use std::sync::atomic::{AtomicBool, Ordering};
