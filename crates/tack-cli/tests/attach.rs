@@ -168,6 +168,47 @@ fn attach(env: &Env, id: &str) -> PtySession {
     PtySession::spawn(cmd, 100, 30).unwrap()
 }
 
+/// `tack --bg PROMPT` once its row has `(state, status)`, and two terminals
+/// attached to it, both showing `shown`.
+fn two_terminals(
+    env: &Env,
+    prompt: &str,
+    (state, status): (&str, &str),
+    shown: &str,
+) -> (Jobs, String, PtySession, PtySession) {
+    let mut jobs = Jobs::default();
+    let id = jobs.start(env, prompt);
+    jobs.wait(&id, state, status);
+    let mut one = attach(env, &id);
+    let mut two = attach(env, &id);
+    one.wait_for_text(shown, WAIT).unwrap();
+    two.wait_for_text(shown, WAIT).unwrap();
+    (jobs, id, one, two)
+}
+
+/// A background session ("get ready" → "ready") and a terminal attached to
+/// it, in the middle of a follow-up's answer: "Working on it.", then 2 s,
+/// then "All finished.".
+async fn mid_slow_turn() -> (Env, Jobs, String, PtySession) {
+    let env = Env::new(Script::new([
+        Reply::text("ready"),
+        Reply::message()
+            .text("Working on it.")
+            .block_gap(Duration::from_secs(2))
+            .text("All finished.")
+            .into(),
+    ]))
+    .await;
+    let mut jobs = Jobs::default();
+    let id = jobs.start(&env, "get ready");
+    jobs.wait(&id, "done", "idle");
+    let mut pty = attach(&env, &id);
+    pty.wait_for_text("ready", WAIT).unwrap();
+    pty.send(b"do the long thing\r").unwrap();
+    pty.wait_for_text("Working on it.", WAIT).unwrap();
+    (env, jobs, id, pty)
+}
+
 /// Detaches with `key`; the terminal says how to come back.
 fn detach(pty: &mut PtySession, key: &[u8], id: &str) {
     pty.send(key).unwrap();
@@ -226,11 +267,7 @@ async fn attach_shows_the_conversation_sends_a_follow_up_and_left_detaches() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_waiting_for_a_permission_is_answered_from_an_attached_terminal() {
-    let env = Env::new(Script::new([
-        Reply::tool_use("toolu_1", "Bash", json!({"command": "touch made.txt"})),
-        Reply::text("Made it."),
-    ]))
-    .await;
+    let env = Env::new(touch_made_txt()).await;
     let mut jobs = Jobs::default();
     let id = jobs.start(&env, "make the file");
     jobs.wait(&id, "blocked", "running");
@@ -257,14 +294,8 @@ async fn two_attached_terminals_both_show_a_follow_up_and_its_answer() {
         Reply::text("the answer to the follow-up"),
     ]))
     .await;
-    let mut jobs = Jobs::default();
-    let id = jobs.start(&env, "first question");
-    jobs.wait(&id, "done", "idle");
-
-    let mut one = attach(&env, &id);
-    let mut two = attach(&env, &id);
-    one.wait_for_text("first answer", WAIT).unwrap();
-    two.wait_for_text("first answer", WAIT).unwrap();
+    let (jobs, id, mut one, mut two) =
+        two_terminals(&env, "first question", ("done", "idle"), "first answer");
     one.send(b"a follow-up from one\r").unwrap();
     turn_over(&mut one, "the answer to the follow-up");
     turn_over(&mut two, "the answer to the follow-up");
@@ -279,23 +310,7 @@ async fn two_attached_terminals_both_show_a_follow_up_and_its_answer() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn killing_an_attached_terminal_mid_turn_loses_nothing() {
-    let env = Env::new(Script::new([
-        Reply::text("ready"),
-        Reply::message()
-            .text("Working on it.")
-            .block_gap(Duration::from_secs(2))
-            .text("All finished.")
-            .into(),
-    ]))
-    .await;
-    let mut jobs = Jobs::default();
-    let id = jobs.start(&env, "get ready");
-    jobs.wait(&id, "done", "idle");
-
-    let mut pty = attach(&env, &id);
-    pty.wait_for_text("ready", WAIT).unwrap();
-    pty.send(b"do the long thing\r").unwrap();
-    pty.wait_for_text("Working on it.", WAIT).unwrap();
+    let (env, jobs, id, mut pty) = mid_slow_turn().await;
     let pid = i32::try_from(pty.pid().unwrap()).unwrap();
     // SAFETY: kill() with the pid of the terminal this test started.
     unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -402,29 +417,17 @@ async fn an_attached_terminal_says_so_and_leaves_when_the_session_is_stopped() {
     );
 }
 
-/// A script whose second turn streams "Working on it.", pauses 2 s, then
-/// says "All finished.".
-fn slow_second_turn() -> Script {
+/// A script that asks to run `touch made.txt`, then says "Made it.".
+fn touch_made_txt() -> Script {
     Script::new([
-        Reply::text("ready"),
-        Reply::message()
-            .text("Working on it.")
-            .block_gap(Duration::from_secs(2))
-            .text("All finished.")
-            .into(),
+        Reply::tool_use("toolu_1", "Bash", json!({"command": "touch made.txt"})),
+        Reply::text("Made it."),
     ])
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn left_mid_turn_detaches_and_the_turn_goes_on() {
-    let env = Env::new(slow_second_turn()).await;
-    let mut jobs = Jobs::default();
-    let id = jobs.start(&env, "get ready");
-    jobs.wait(&id, "done", "idle");
-    let mut pty = attach(&env, &id);
-    pty.wait_for_text("ready", WAIT).unwrap();
-    pty.send(b"do the long thing\r").unwrap();
-    pty.wait_for_text("Working on it.", WAIT).unwrap();
+    let (env, jobs, id, mut pty) = mid_slow_turn().await;
     detach(&mut pty, keys::LEFT, &id);
     assert_eq!(
         jobs.wait(&id, "working", "running")["state"],
@@ -437,14 +440,7 @@ async fn left_mid_turn_detaches_and_the_turn_goes_on() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn attaching_mid_turn_shows_the_turn_so_far_once_and_its_end() {
-    let env = Env::new(slow_second_turn()).await;
-    let mut jobs = Jobs::default();
-    let id = jobs.start(&env, "get ready");
-    jobs.wait(&id, "done", "idle");
-    let mut first = attach(&env, &id);
-    first.wait_for_text("ready", WAIT).unwrap();
-    first.send(b"do the long thing\r").unwrap();
-    first.wait_for_text("Working on it.", WAIT).unwrap();
+    let (env, _jobs, id, mut first) = mid_slow_turn().await;
 
     // A second terminal comes in while the answer is half streamed.
     let mut late = attach(&env, &id);
@@ -468,14 +464,7 @@ async fn attaching_mid_turn_shows_the_turn_so_far_once_and_its_end() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn esc_mid_turn_interrupts_it_and_the_terminal_stays_attached() {
-    let env = Env::new(slow_second_turn()).await;
-    let mut jobs = Jobs::default();
-    let id = jobs.start(&env, "get ready");
-    jobs.wait(&id, "done", "idle");
-    let mut pty = attach(&env, &id);
-    pty.wait_for_text("ready", WAIT).unwrap();
-    pty.send(b"do the long thing\r").unwrap();
-    pty.wait_for_text("Working on it.", WAIT).unwrap();
+    let (env, jobs, id, mut pty) = mid_slow_turn().await;
     pty.send(keys::ESC).unwrap();
     pty.wait_for_text("Interrupted", WAIT).unwrap();
     // Its turn is over (how the row names an interrupted turn is the
@@ -491,18 +480,13 @@ async fn esc_mid_turn_interrupts_it_and_the_terminal_stays_attached() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_permission_answered_in_one_terminal_closes_the_dialog_in_the_other() {
-    let env = Env::new(Script::new([
-        Reply::tool_use("toolu_1", "Bash", json!({"command": "touch made.txt"})),
-        Reply::text("Made it."),
-    ]))
-    .await;
-    let mut jobs = Jobs::default();
-    let id = jobs.start(&env, "make the file");
-    jobs.wait(&id, "blocked", "running");
-    let mut one = attach(&env, &id);
-    let mut two = attach(&env, &id);
-    one.wait_for_text("Do you want to proceed?", WAIT).unwrap();
-    two.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    let env = Env::new(touch_made_txt()).await;
+    let (_jobs, id, mut one, mut two) = two_terminals(
+        &env,
+        "make the file",
+        ("blocked", "running"),
+        "Do you want to proceed?",
+    );
     one.send(b"1").unwrap();
     turn_over(&mut one, "Made it.");
     turn_over(&mut two, "Made it.");
