@@ -328,11 +328,22 @@ async fn killing_an_attached_terminal_mid_turn_loses_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn attaching_to_a_session_that_is_not_running_says_how_to_resume_it() {
+async fn attaching_without_a_terminal_or_to_a_session_that_is_not_running_says_what_to_do() {
     let env = Env::new(Script::new([Reply::text("done")])).await;
     let mut jobs = Jobs::default();
     let id = jobs.start(&env, "a short one");
     jobs.wait(&id, "done", "idle");
+    // Live, but no terminal here: where to read it instead.
+    let (ok, _, err) = run(&env, &["attach", &id]);
+    assert_eq!(
+        (ok, err),
+        (
+            false,
+            format!(
+                "Error: tack attach needs a terminal: `tack logs {id}` prints the conversation\n"
+            )
+        )
+    );
     let (ok, out, _) = run(&env, &["stop", &id]);
     assert!(ok, "{out}");
     let (ok, out, err) = run(&env, &["attach", &id]);

@@ -4,6 +4,7 @@
 //! answers, and leaves it running on detach (← on an empty prompt, `/exit`,
 //! Ctrl-D, Ctrl-C twice).
 
+use std::io::{self, IsTerminal};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -20,7 +21,12 @@ use crate::background::attach::{Target, target};
 pub fn run(cwd: &Path, key: &str) -> anyhow::Result<ExitCode> {
     let claude_dir = Place::new(cwd.to_path_buf(), Env::from_process())?.claude_dir;
     let job = target(&claude_dir, key)?;
-    super::needs_terminal()?;
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        anyhow::bail!(
+            "tack attach needs a terminal: `tack logs {}` prints the conversation",
+            job.id
+        );
+    }
     let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
