@@ -507,3 +507,24 @@ async fn a_permission_answered_in_one_terminal_closes_the_dialog_in_the_other() 
     detach(&mut two, keys::LEFT, &id);
     detach(&mut one, keys::LEFT, &id);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_attached_terminal_whose_session_is_killed_says_the_connection_was_lost() {
+    let env = Env::new(Script::new([Reply::text("here I am")])).await;
+    let mut jobs = Jobs::default();
+    let id = jobs.start(&env, "are you there");
+    let row = jobs.wait(&id, "done", "idle");
+    let mut pty = attach(&env, &id);
+    pty.wait_for_text("here I am", WAIT).unwrap();
+    let pid = i32::try_from(row["pid"].as_i64().unwrap()).unwrap();
+    // SAFETY: kill() with the pid of this test's own background session.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert_eq!(status.exit_code(), 1);
+    let screen = pty.screen_text();
+    assert!(
+        screen.contains(&format!("lost the connection to background session {id}")),
+        "{screen}"
+    );
+    assert_eq!(agents(&env)[0]["status"], json!("killed"));
+}
