@@ -363,7 +363,7 @@ pub enum Command {
     AutoMode(crate::auto_mode::AutoModeCommand),
     /// Open a background session in the terminal UI (← on an empty prompt detaches).
     Attach { id: String },
-    /// `agents`, `logs`, `stop`, `rm`: background sessions.
+    /// `agents`, `logs`, `stop`, `rm`, `respawn`: background sessions.
     #[command(flatten)]
     Background(BackgroundCommand),
     /// Trust this folder (or DIR): its project settings may then allow tools,
@@ -399,6 +399,14 @@ pub enum BackgroundCommand {
     Stop { id: String },
     /// Remove an ended background session's folder.
     Rm { id: String },
+    /// Start again a background session whose process died without ending
+    /// (`kill -9`, a reboot): it resumes from its transcript, no prompt re-sent.
+    Respawn {
+        id: Option<String>,
+        /// Every such session.
+        #[arg(long, conflicts_with = "id", required_unless_present = "id")]
+        all: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

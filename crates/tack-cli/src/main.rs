@@ -62,7 +62,8 @@
 //!   (removed if unchanged, else kept and named): `tack-cli/src/session_worktree.rs`, `main.rs`
 //! - background sessions: `--bg` starts a detached session process serving the protocol on
 //!   `jobs/<id>/session.sock` and keeping `jobs/<id>/state.json` from its own events; `agents`,
-//!   `logs`, `stop`, `rm` read the job folders: `tack-cli/src/background/`, `docs/bg-design.md`
+//!   `logs`, `stop`, `rm`, `respawn` read the job folders: `tack-cli/src/background/`,
+//!   `docs/bg-design.md`
 //! - `tack batch`: the tasks file (SWE-bench's names too), one `tack -p --output-format json`
 //!   child per task (own process group, `PR_SET_PDEATHSIG`, stdin prompt, `--session-id`), up
 //!   to `--parallel` at once on a current-thread runtime, each in a worktree / snapshot copy
@@ -247,6 +248,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         return run_session(cli, cwd);
     };
     let worktree = session_worktree::enter(&cwd, &name, &cli)?;
+    background::worktree::record(cli.bg_job.as_deref(), worktree.made())?;
     // Single-threaded still: hooks, tools and git read the process's folder.
     std::env::set_current_dir(&worktree.cwd)?;
     let ran = run_session(cli, worktree.cwd.clone());
@@ -288,7 +290,7 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
         return runtime()?.block_on(serve::run(place, loaded, options, socket));
     }
     if let Some(dir) = &cli.bg_job {
-        options.permissions.prompts = true;
+        options.permissions.prompts = cli.permission_prompts.as_deref() != Some("none");
         // Its running / idle changes are what `state.json`'s status says.
         options.front_end.session_state = true;
         let dir = background::session::job_dir(dir)?;

@@ -59,6 +59,11 @@ pub fn enter(cwd: &Path, name: &str, cli: &Cli) -> anyhow::Result<SessionWorktre
 }
 
 impl SessionWorktree {
+    /// The worktree as made.
+    pub fn made(&self) -> &MadeWorktree {
+        &self.made
+    }
+
     /// At the session's end: removed if unchanged, else kept and named.
     pub fn leave(self) {
         let path = self.made.path().to_path_buf();

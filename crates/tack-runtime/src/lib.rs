@@ -223,6 +223,7 @@ mod mcp;
 mod mentions;
 mod metered;
 mod model;
+mod notifier;
 mod options;
 mod place;
 mod plugin_details;
@@ -263,6 +264,7 @@ pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use made_worktree::{KeptWorktree, MadeWorktree, MakeWorktreeError, Settled, make_worktree};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, ModelAliases, resolve_model, session_model, session_model_name};
+pub use notifier::Notifier;
 pub use options::{
     ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, RequestOptions,
     SdkToolPolicy, SessionChoice, SessionOptions,

@@ -132,6 +132,12 @@ impl MadeWorktree {
         &self.worktree.path
     }
 
+    /// The git worktree tack made (`None`: WorktreeCreate hooks made it, and
+    /// only they remove it): what a record of it needs to settle it later.
+    pub fn git_worktree(&self) -> Option<&Worktree> {
+        (!self.by_hook).then_some(&self.worktree)
+    }
+
     /// At its end: removed if unchanged, else kept. Whoever works in it has
     /// left it already.
     pub async fn settle(self) -> Settled {

@@ -1,4 +1,5 @@
-//! `tack agents [--json [--all]]`, `logs <id>`, `stop <id>`, `rm <id>`: each
+//! `tack agents [--json [--all]]`, `logs <id>`, `stop <id>`, `rm <id>`
+//! (`respawn`: `respawn.rs`): each
 //! reads the job folders (never a daemon's memory) and talks to a session
 //! only through its process (a signal) or its transcript.
 
@@ -20,7 +21,9 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 pub fn run(place: &Place, command: &BackgroundCommand) -> anyhow::Result<ExitCode> {
     let jobs = job::jobs_dir(&place.claude_dir);
     match command {
-        BackgroundCommand::Agents { json, all } => agents(&jobs, *json, *all),
+        BackgroundCommand::Agents { json, all } => {
+            agents(&jobs, *json, *all, place.home_dir.as_deref())
+        }
         BackgroundCommand::Logs { id } => {
             find(&jobs, id).and_then(|(_, state)| logs(place, &state))
         }
@@ -28,6 +31,12 @@ pub fn run(place: &Place, command: &BackgroundCommand) -> anyhow::Result<ExitCod
             find(&jobs, id).and_then(|(dir, state)| stop(&dir, &state))
         }
         BackgroundCommand::Rm { id } => find(&jobs, id).and_then(|(dir, state)| rm(&dir, &state)),
+        BackgroundCommand::Respawn { id: Some(id), .. } => {
+            find(&jobs, id).and_then(|row| super::respawn::run(place, vec![row], false))
+        }
+        BackgroundCommand::Respawn { id: None, .. } => {
+            super::respawn::run(place, rows(&jobs), true)
+        }
     }?;
     Ok(ExitCode::SUCCESS)
 }
@@ -43,7 +52,7 @@ fn rows(jobs: &Path) -> Vec<(PathBuf, JobState)> {
         .collect()
 }
 
-fn agents(jobs: &Path, json: bool, all: bool) -> anyhow::Result<()> {
+fn agents(jobs: &Path, json: bool, all: bool, home: Option<&Path>) -> anyhow::Result<()> {
     let shown: Vec<JobState> = rows(jobs)
         .into_iter()
         .map(|(_, state)| state)
@@ -57,24 +66,11 @@ fn agents(jobs: &Path, json: bool, all: bool) -> anyhow::Result<()> {
         println!("No background sessions.");
         return Ok(());
     }
-    for state in shown {
-        let name = tack_sys::terminal_text::visible(&state.name).into_owned();
-        println!(
-            "{}  {:<8} {:<8} {}",
-            state.id,
-            as_text(&state.state),
-            as_text(&state.status),
-            name
-        );
-    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    print!("{}", super::table::render(&shown, now, home));
     Ok(())
-}
-
-fn as_text(value: &impl serde::Serialize) -> String {
-    match serde_json::to_value(value) {
-        Ok(Value::String(s)) => s,
-        _ => String::new(),
-    }
 }
 
 /// The job named `key`: its id, or its name if one job alone has it.
@@ -192,7 +188,8 @@ fn gone_within(pid: u32, dir: &Path, grace: Duration) -> bool {
     !job::alive(pid, dir)
 }
 
-/// Removes an ended session's folder (its socket and state with it).
+/// Removes an ended session's folder (its socket and state with it) and
+/// the worktree it made if nothing changed there.
 fn rm(dir: &Path, state: &JobState) -> anyhow::Result<()> {
     if job::alive(state.pid, dir) {
         bail!(
@@ -200,6 +197,9 @@ fn rm(dir: &Path, state: &JobState) -> anyhow::Result<()> {
             state.id,
             state.id
         );
+    }
+    if let Some(said) = super::worktree::settle(dir) {
+        println!("{said}");
     }
     std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
     println!("removed {}", state.id);

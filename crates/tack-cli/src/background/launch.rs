@@ -1,5 +1,5 @@
-//! `tack --bg [prompt]`: makes the job folder, starts the session process
-//! detached from this one (its own session via `setsid`, stdin from
+//! `tack --bg [prompt]` (or the prompt piped to it): makes the job folder,
+//! starts the session process detached from this one (its own session via `setsid`, stdin from
 //! `/dev/null`, output to the folder's `out.log` and `err.log`), writes the
 //! first `state.json` unless the session already has (a busy machine may
 //! run it first), prints `backgrounded · <id>` and returns. Nothing
@@ -20,6 +20,11 @@ use crate::cli::Cli;
 pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode> {
     let (id, dir) = new_job_dir(claude_dir)?;
     // Its own transcript id, known before it starts, unless it resumes one.
+    // Piped text is the prompt when none is given (as `tack -p` reads it).
+    let piped = match cli.prompt {
+        Some(_) => None,
+        None => piped_prompt()?,
+    };
     let session_id = (cli.resume.is_none() && !cli.continue_session).then(|| {
         cli.session_id
             .clone()
@@ -29,14 +34,28 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
         .skip(1)
         .filter(|a| a != "--bg")
         .collect();
-    args.push("--bg-job".into());
-    args.push(dir.clone().into());
+    // Its own flags go before a `--` of the user's (after it they would be
+    // read as the prompt).
+    let mut own: Vec<OsString> = vec!["--bg-job".into(), dir.clone().into()];
     if let (Some(id), None) = (&session_id, &cli.session_id) {
-        args.push("--session-id".into());
-        args.push(id.into());
+        own.push("--session-id".into());
+        own.push(id.into());
     }
+    let at = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    args.splice(at..at, own);
+    if let Some(prompt) = &piped {
+        if !args.iter().any(|a| a == "--") {
+            args.push("--".into());
+        }
+        args.push(prompt.into());
+    }
+    // What `respawn` starts it with again: all of it if it died before its
+    // transcript began, else less its prompt and session choice (sorted out
+    // then: reading them as clap does is not free).
+    super::kept_args::keep(&dir, &args)?;
     let child = spawn_detached(&args, &dir, cwd)?;
-    let mut state = JobState::launched(&id, child, cwd.to_path_buf(), cli.prompt.as_deref());
+    let prompt = cli.prompt.as_deref().or(piped.as_deref());
+    let mut state = JobState::launched(&id, child, cwd.to_path_buf(), prompt);
     state.session_id = session_id;
     // The session may have written its own row already (it is running).
     state.write_new(&dir)?;
@@ -60,6 +79,31 @@ pub(super) fn new_job_dir(claude_dir: &Path) -> anyhow::Result<(String, std::pat
             Err(e) => return Err(e).with_context(|| format!("cannot make {}", dir.display())),
         }
     }
+}
+
+/// The most a piped prompt may be: it is passed on as one argument, which
+/// Linux caps at 128 KiB.
+const MAX_PIPED_PROMPT: usize = 100 * 1024;
+
+/// What stdin holds when it is not a terminal (`None`: nothing but
+/// blanks). It is passed on as the session's prompt argument.
+fn piped_prompt() -> anyhow::Result<Option<String>> {
+    use std::io::{IsTerminal, Read};
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(None);
+    }
+    let mut text = String::new();
+    let limit = u64::try_from(MAX_PIPED_PROMPT + 1).unwrap_or(u64::MAX);
+    stdin
+        .lock()
+        .take(limit)
+        .read_to_string(&mut text)
+        .context("cannot read stdin")?;
+    if text.len() > MAX_PIPED_PROMPT {
+        anyhow::bail!("a prompt piped to --bg is at most {MAX_PIPED_PROMPT} bytes");
+    }
+    Ok(Some(text).filter(|t| !t.trim().is_empty()))
 }
 
 /// Runs this binary with `args` in a session of its own; returns its pid.

@@ -7,16 +7,24 @@
 //!   returns: `launch.rs`
 //! - the session process (`--bg-job DIR`): serves, runs the prompt, keeps
 //!   `state.json`, ends on SIGTERM: `session.rs`
-//! - `agents`, `logs`, `stop`, `rm`: `commands.rs`
+//! - `agents`, `logs`, `stop`, `rm`: `commands.rs` (`agents`' table: `table.rs`)
+//! - the worktree a `--bg -w` session made, settled by `rm`: `worktree.rs`
+//! - the flags a respawn keeps (`args.json`): `kept_args.rs`
+//! - `respawn`: a killed session started again from its transcript:
+//!   `respawn.rs`
 //!
 //! `docs/bg-design.md` says what is decided and what is next.
 
 pub mod attach;
 pub mod commands;
 pub mod job;
+pub mod kept_args;
 pub mod launch;
 pub mod live;
+pub mod respawn;
 pub mod session;
+pub mod table;
+pub mod worktree;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use tack_runtime::{
-    LoadedSettings, Place, RuntimeEvent, SessionChoice, SessionOptions, SessionState, UserInput,
+    LoadedSettings, Notifier, Place, RuntimeEvent, SessionChoice, SessionOptions, SessionState,
+    UserInput,
 };
 
 use super::job::{self, JobState, State, Status};
@@ -34,12 +35,21 @@ pub async fn run(
         state: JobState::read(&dir)
             .unwrap_or_else(|_| JobState::launched(&id, 0, place.cwd.clone(), prompt.as_deref())),
         dir: dir.clone(),
+        notifier: None,
     };
     // Watched from here on (before, SIGTERM ends the process and `stop`
     // writes the row).
     let stopping = AtomicBool::new(false);
     let stop = sigterm(&stopping);
     tracker.state.pid = std::process::id();
+    // Where it works (a `--worktree` session's worktree): where its
+    // transcript is kept, and where `respawn` starts it again.
+    tracker.state.cwd = place.cwd.clone();
+    if prompt.is_none() {
+        // Nothing to do until a prompt comes (a respawned session's cut
+        // turn is not re-run).
+        tracker.state = super::respawn::waiting(tracker.state.clone(), std::process::id());
+    }
     // Its id is known before it starts unless it resumes one.
     if let (None, SessionChoice::New { id: Some(id) }) =
         (&tracker.state.session_id, &options.conversation.session)
@@ -60,6 +70,7 @@ pub async fn run(
             return Err(e.into());
         }
     };
+    tracker.notifier = Some(runtime.notifier());
     let (handle, events) = runtime.spawn();
     if let Some(prompt) = prompt {
         let _ = handle.submit(UserInput::text(prompt));
@@ -96,10 +107,14 @@ fn sigterm(stopping: &AtomicBool) -> impl std::future::Future<Output = ()> + '_ 
     }
 }
 
-/// `state.json`, written again whenever an event changes it.
+/// `state.json`, written again whenever an event changes it, and the
+/// Notification hooks Claude Code fires for a background session: when it
+/// starts waiting for an answer (`agent_needs_input`) and when its work
+/// ends (`agent_completed`).
 struct Tracker {
     state: JobState,
     dir: PathBuf,
+    notifier: Option<Notifier>,
 }
 
 impl Tracker {
@@ -127,9 +142,22 @@ impl Tracker {
             (0, State::Blocked) => next.state = State::Working,
             _ => {}
         }
+        let notice = match (self.state.state, next.state, event) {
+            (_, _, RuntimeEvent::TurnEnded(_)) => Some(("agent_completed", "has finished")),
+            (State::Blocked, State::Blocked, _) => None,
+            (_, State::Blocked, _) => Some(("agent_needs_input", "needs your input")),
+            _ => None,
+        };
         if next != self.state {
             self.state = next;
             self.save();
+        }
+        if let (Some((kind, what)), Some(notifier)) = (notice, &self.notifier) {
+            let name = match self.state.name.as_str() {
+                "" => self.state.id.clone(),
+                name => format!("{name} ({})", self.state.id),
+            };
+            notifier.notify(kind, format!("Background session {name} {what}"));
         }
     }
 

@@ -109,6 +109,11 @@ impl Runtime {
         self.parts.session.messages()
     }
 
+    /// The session's Notification hooks, for a front end's own notices.
+    pub fn notifier(&self) -> crate::notifier::Notifier {
+        crate::notifier::Notifier(self.parts.policy.hooks.clone())
+    }
+
     /// Fires the Notification hook (`idle_prompt`) when a turn has ended and
     /// no command has come for `after` (Claude Code waits 60 s): a front end
     /// where a person types says so; print mode and SDKs do not.
