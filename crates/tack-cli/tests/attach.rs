@@ -332,7 +332,7 @@ async fn attaching_without_a_terminal_or_to_a_session_that_is_not_running_says_w
     let env = Env::new(Script::new([Reply::text("done")])).await;
     let mut jobs = Jobs::default();
     let id = jobs.start(&env, "a short one");
-    jobs.wait(&id, "done", "idle");
+    let row = jobs.wait(&id, "done", "idle");
     // Live, but no terminal here: where to read it instead.
     let (ok, _, err) = run(&env, &["attach", &id]);
     assert_eq!(
@@ -346,6 +346,7 @@ async fn attaching_without_a_terminal_or_to_a_session_that_is_not_running_says_w
     );
     let (ok, out, _) = run(&env, &["stop", &id]);
     assert!(ok, "{out}");
+    let session = row["sessionId"].as_str().unwrap();
     let (ok, out, err) = run(&env, &["attach", &id]);
     assert_eq!(
         (ok, out, err),
@@ -353,7 +354,7 @@ async fn attaching_without_a_terminal_or_to_a_session_that_is_not_running_says_w
             false,
             String::new(),
             format!(
-                "Error: background session {id} is not running (it ended): `tack respawn {id}` resumes it\n"
+                "Error: background session {id} has ended: `tack logs {id}` shows it, `tack -r {session}` continues it\n"
             )
         )
     );
@@ -527,4 +528,14 @@ async fn an_attached_terminal_whose_session_is_killed_says_the_connection_was_lo
         "{screen}"
     );
     assert_eq!(agents(&env)[0]["status"], json!("killed"));
+    let (ok, _, err) = run(&env, &["attach", &id]);
+    assert_eq!(
+        (ok, err),
+        (
+            false,
+            format!(
+                "Error: background session {id} is not running (it was killed): `tack respawn {id}` resumes it\n"
+            )
+        )
+    );
 }

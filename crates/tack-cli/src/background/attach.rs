@@ -30,13 +30,15 @@ pub fn target(claude_dir: &Path, key: &str) -> anyhow::Result<Target> {
     let (dir, state) = super::commands::find(&job::jobs_dir(claude_dir), key)?;
     let id = &state.id;
     if !job::alive(state.pid, &dir) {
-        bail!(
-            "background session {id} is not running (it {}): `tack respawn {id}` resumes it",
-            match state.status {
-                job::Status::Ended => "ended",
-                job::Status::Killed | job::Status::Running | job::Status::Idle => "was killed",
-            }
-        );
+        match (state.status, &state.session_id) {
+            (job::Status::Ended, Some(session)) => bail!(
+                "background session {id} has ended: `tack logs {id}` shows it, `tack -r {session}` continues it"
+            ),
+            (job::Status::Ended, None) => bail!("background session {id} has ended"),
+            (job::Status::Killed | job::Status::Running | job::Status::Idle, _) => bail!(
+                "background session {id} is not running (it was killed): `tack respawn {id}` resumes it"
+            ),
+        }
     }
     Ok(Target {
         id: state.id.clone(),
