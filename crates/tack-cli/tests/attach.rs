@@ -159,6 +159,10 @@ async fn bg_when_idle_hands_the_session_to_a_background_one() {
         "{logs}"
     );
     assert!(logs.starts_with("> count slowly\n"), "{logs}");
+    // Its arguments are kept for `respawn`, as `--bg` keeps them.
+    let kept = std::fs::read(env.claude_dir().join("jobs").join(&id).join("args.json")).unwrap();
+    let kept: Vec<String> = serde_json::from_slice(&kept).unwrap();
+    assert_eq!(kept[kept.len() - 2..], ["-r".to_owned(), session_id]);
 }
 
 /// `tack attach ID` in a terminal of its own.

@@ -68,6 +68,8 @@ pub fn hand_off(
         "-r".into(),
         session_id.into(),
     ]);
+    // What `respawn` starts it with again, as for `--bg`.
+    super::kept_args::keep(&dir, &args)?;
     let child = super::launch::spawn_detached(&args, &dir, cwd)?;
     super::LAUNCHED.store(true, Ordering::Relaxed);
     let mut state = JobState::launched(&id, child, cwd.to_path_buf(), None);
