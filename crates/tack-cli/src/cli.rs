@@ -366,6 +366,8 @@ pub enum Command {
     /// `critique` (a model's review of yours), `reset` (like `claude auto-mode`).
     #[command(subcommand, name = "auto-mode")]
     AutoMode(crate::auto_mode::AutoModeCommand),
+    /// Open a background session in the terminal UI (← on an empty prompt detaches).
+    Attach { id: String },
     /// `agents`, `logs`, `stop`, `rm`, `respawn`: background sessions.
     #[command(flatten)]
     Background(BackgroundCommand),

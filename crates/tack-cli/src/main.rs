@@ -222,6 +222,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Plugin(command)) => {
             return plugin::run(&Place::new(cwd, Env::from_process())?, command);
         }
+        Some(Command::Attach { id }) => return interactive::attach::run(&cwd, &id),
         Some(Command::Demo) => return demo::run(&cli),
         Some(Command::Batch(args)) => return batch::run(args, &cwd),
         Some(Command::AutoMode(command)) => {

@@ -8,6 +8,7 @@
 
 mod agent_worktrees;
 mod agents;
+mod attach;
 mod auto_mode;
 mod background;
 mod batch;

@@ -311,7 +311,7 @@ pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 pub use tack_mcp::{SdkBridge, SdkHost};
 pub use tack_protocol::extensions::{CommandSource, PluginFailure, PluginSummary, SlashCommand};
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
-pub use tack_store::{Rewound, SessionStore, is_valid_session_id};
+pub use tack_store::{Rewound, SessionStore, is_valid_session_id, load_before};
 pub use tack_tool::AgentIdentity;
 
 pub use tack_sandbox::INIT_ARG as SANDBOX_INIT_ARG;

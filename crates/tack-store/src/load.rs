@@ -297,6 +297,41 @@ pub fn load_until(path: &Path, uuid: &str) -> Result<LoadedSession, StoreError> 
     })
 }
 
+/// [`load`], but the conversation ends before the first main-chain record
+/// whose uuid is in `uuids` (at its parent): what a client attaching to a
+/// live session shows as history, the live turn (whose records' uuids its
+/// events carry) being replayed from those events instead. None of them in
+/// the file: the whole conversation.
+pub fn load_before(path: &Path, uuids: &HashSet<String>) -> Result<LoadedSession, StoreError> {
+    let mut file = open_transcript(path)?;
+    let mut text = Vec::new();
+    file.read_to_end(&mut text).map_err(io_err(path))?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let first = text
+        .split(|b| *b == b'\n')
+        .filter_map(|line| serde_json::from_slice::<LoadRecord<'_>>(line).ok())
+        .find(|r| {
+            r.is_chain() && !r.is_sidechain && r.uuid.as_deref().is_some_and(|u| uuids.contains(u))
+        });
+    let Some(first) = first else {
+        return Ok(load_whole(&text, stem, false));
+    };
+    let cut = match first.parent_uuid.as_deref() {
+        Some(parent) => load_bytes_at(&text, stem.clone(), Some(parent), false),
+        None => None,
+    };
+    Ok(cut.unwrap_or_else(|| LoadedSession {
+        session_id: first.session_id.as_deref().map_or(stem, str::to_owned),
+        messages: Vec::new(),
+        leaf_uuid: None,
+        warnings: Vec::new(),
+        lines: 0,
+    }))
+}
+
 /// The load itself: the main chain (with `sidechain`, the sub-agent chain)
 /// ends at `leaf` (`None`: the last record); `None` when `leaf` is not a
 /// record of that chain.

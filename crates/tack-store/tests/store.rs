@@ -124,6 +124,50 @@ fn loading_until_a_record_cuts_the_conversation_there() {
 }
 
 #[test]
+fn loading_before_a_live_turn_leaves_its_records_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p").join(format!("{SID}.jsonl"));
+    let mut t = open(&path);
+    let first = t.append_user(&Message::user_text("first")).unwrap();
+    t.append_assistant(
+        assistant("msg_1", json!([{"type": "text", "text": "one"}])),
+        None,
+    )
+    .unwrap();
+    let second = t.append_user(&Message::user_text("second")).unwrap();
+    let answer = t
+        .append_assistant(
+            assistant("msg_2", json!([{"type": "text", "text": "two"}])),
+            None,
+        )
+        .unwrap();
+    let before = |uuids: &[&str]| {
+        let uuids = uuids.iter().map(|u| (*u).to_owned()).collect();
+        tack_store::load_before(&path, &uuids).unwrap().messages
+    };
+    let earlier = [
+        Message::user_text("first"),
+        Message::assistant(vec![ContentBlock::text("one")]),
+    ];
+    // The live turn is the second prompt and its answer (either order).
+    assert_eq!(before(&[&answer, &second]), earlier);
+    // Only its answer is live (the prompt is history).
+    assert_eq!(
+        before(&[&answer]),
+        [
+            earlier[0].clone(),
+            earlier[1].clone(),
+            Message::user_text("second")
+        ]
+    );
+    // The first prompt is live: no history.
+    assert_eq!(before(&[&first, "other"]), []);
+    // No live record in the file: all of it.
+    assert_eq!(before(&["no-such-uuid"]).len(), 4);
+    assert_eq!(before(&[]), tack_store::load(&path).unwrap().messages);
+}
+
+#[test]
 fn records_have_claude_codes_shape() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{SID}.jsonl"));

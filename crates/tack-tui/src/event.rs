@@ -63,6 +63,9 @@ pub enum UiEvent {
     /// The runtime needs a decision about a tool call; answer with
     /// [`UiAction::AnswerPermission`] carrying the same `id`.
     PermissionRequest(PermissionRequest),
+    /// The runtime no longer waits for the answer to request `id` (another
+    /// terminal attached to the session answered it): its dialog closes.
+    PermissionWithdrawn { id: String },
     /// The conversation was compacted into a summary.
     Compacted { pre_tokens: u64, summary: String },
     /// The turn ended.
@@ -311,6 +314,9 @@ pub enum UiAction {
     OpenExternalEditor { text: String },
     /// Leave tack.
     Exit,
+    /// Left on an empty prompt while attached to a background session
+    /// ([`crate::App::set_detachable`]): leave it running and go.
+    Detach,
 }
 
 /// A prompt to send.

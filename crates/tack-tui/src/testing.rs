@@ -136,6 +136,7 @@ pub mod keys {
     pub const BACKSPACE: &[u8] = b"\x7f";
     pub const UP: &[u8] = b"\x1b[A";
     pub const DOWN: &[u8] = b"\x1b[B";
+    pub const LEFT: &[u8] = b"\x1b[D";
     pub const SHIFT_TAB: &[u8] = b"\x1b[Z";
     pub const TAB: &[u8] = b"\t";
 

@@ -817,3 +817,87 @@ fn clear_and_its_aliases_go_to_the_runtime_as_typed() {
         );
     }
 }
+
+#[test]
+fn left_on_an_empty_prompt_detaches_only_when_attached() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    // A session of its own: Left is only the cursor.
+    assert_eq!(app.handle_key(key(KeyCode::Left), clock.at(0)), vec![]);
+    app.set_detachable(true);
+    type_text(&mut app, "ab", clock.at(0));
+    // With text, Left moves the cursor (the next key lands before `b`).
+    assert_eq!(app.handle_key(key(KeyCode::Left), clock.at(0)), vec![]);
+    type_text(&mut app, "x", clock.at(0));
+    assert_eq!(app.input(), "axb");
+    app.set_input("");
+    assert_eq!(
+        app.handle_key(key(KeyCode::Left), clock.at(0)),
+        vec![UiAction::Detach]
+    );
+    // During a turn too: detaching never interrupts it.
+    type_text(&mut app, "go", clock.at(0));
+    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    assert!(app.is_busy());
+    assert_eq!(
+        app.handle_key(key(KeyCode::Left), clock.at(10)),
+        vec![UiAction::Detach]
+    );
+}
+
+#[test]
+fn bg_is_a_command_the_driver_answers() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    type_text(&mut app, "/bg", clock.at(0));
+    app.handle_key(key(KeyCode::Esc), clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Command {
+            name: "bg".into(),
+            args: String::new()
+        }]
+    );
+}
+
+#[test]
+fn a_withdrawn_permission_request_closes_its_dialog_or_leaves_the_queue() {
+    let clock = Clock::new();
+    let mut app = app(60, 30);
+    let request = |id: &str| PermissionRequest {
+        id: id.into(),
+        tool_name: "Bash".into(),
+        input: json!({"command": "npm test"}),
+        reason: "Bash needs approval".into(),
+        suggestions: Vec::new(),
+        original: None,
+    };
+    for id in ["p1", "p2", "p3"] {
+        app.handle_event(UiEvent::PermissionRequest(request(id)), clock.at(0));
+    }
+    // Answered elsewhere: the one waiting behind goes, the open one closes
+    // and the next opens.
+    app.handle_event(
+        UiEvent::PermissionWithdrawn { id: "p2".into() },
+        clock.at(0),
+    );
+    app.handle_event(
+        UiEvent::PermissionWithdrawn { id: "p1".into() },
+        clock.at(0),
+    );
+    assert!(app.is_waiting_for_user());
+    assert_eq!(
+        app.handle_key(key(KeyCode::Char('1')), clock.at(0)),
+        vec![UiAction::AnswerPermission {
+            id: "p3".into(),
+            answer: PermissionAnswer::Allow
+        }]
+    );
+    assert!(!app.is_waiting_for_user());
+    // One no longer shown changes nothing.
+    app.handle_event(
+        UiEvent::PermissionWithdrawn { id: "p3".into() },
+        clock.at(0),
+    );
+    assert_eq!(app.input(), "");
+}

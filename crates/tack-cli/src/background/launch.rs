@@ -18,19 +18,7 @@ use crate::cli::Cli;
 
 /// Starts the background session `cli` asks for, from the folder `cwd`.
 pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode> {
-    let jobs = job::jobs_dir(claude_dir);
-    tack_sys::private_file::create_dirs_private(&jobs)
-        .with_context(|| format!("cannot make {}", jobs.display()))?;
-    let (id, dir) = loop {
-        let id = job::new_id();
-        let dir = jobs.join(&id);
-        use std::os::unix::fs::DirBuilderExt;
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => break (id, dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot make {}", dir.display())),
-        }
-    };
+    let (id, dir) = new_job_dir(claude_dir)?;
     // Its own transcript id, known before it starts, unless it resumes one.
     // Piped text is the prompt when none is given (as `tack -p` reads it).
     let piped = match cli.prompt {
@@ -86,6 +74,23 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
         println!("  {tack} stop {id}      stop this session");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A new job's folder (0700) under the config dir's `jobs/`, and its id.
+pub(super) fn new_job_dir(claude_dir: &Path) -> anyhow::Result<(String, std::path::PathBuf)> {
+    let jobs = job::jobs_dir(claude_dir);
+    tack_sys::private_file::create_dirs_private(&jobs)
+        .with_context(|| format!("cannot make {}", jobs.display()))?;
+    loop {
+        let id = job::new_id();
+        let dir = jobs.join(&id);
+        use std::os::unix::fs::DirBuilderExt;
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok((id, dir)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot make {}", dir.display())),
+        }
+    }
 }
 
 /// The most a piped prompt may be: it is passed on as one argument, which

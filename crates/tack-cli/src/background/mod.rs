@@ -15,6 +15,7 @@
 //!
 //! `docs/bg-design.md` says what is decided and what is next.
 
+pub mod attach;
 pub mod commands;
 pub mod job;
 pub mod kept_args;

@@ -33,6 +33,8 @@ use tack_tui::{
 };
 use tokio::sync::mpsc;
 
+mod attached;
+mod background;
 mod exit;
 mod permissions;
 mod plugins;
@@ -40,6 +42,7 @@ mod rewind;
 
 use super::info;
 use super::map::{EventMap, replay};
+pub use attached::Joined;
 
 /// Claude Code's wait before the Notification hook's `idle_prompt`.
 const IDLE_NOTIFICATION: Duration = Duration::from_secs(60);
@@ -74,6 +77,8 @@ enum Slot {
 enum Internal {
     Started(u64, Box<Result<Runtime, StartError>>),
     Runtime(u64, RuntimeEvent),
+    /// The session's events ended (after `Ended`, or a lost connection).
+    Closed(u64),
     Ui(Vec<UiEvent>),
     Files(FileIndex),
     /// The conversation was rewound (see `rewind.rs`).
@@ -125,6 +130,10 @@ pub struct Driver {
     mode_answer: Option<tokio::task::JoinHandle<()>>,
     opened: Instant,
     exit: Option<ExitCode>,
+    /// Attached to a background session (`tack attach`).
+    attachment: Option<attached::Attachment>,
+    /// `/bg`: the session to resume in the background once this one ended.
+    backgrounding: Option<String>,
 }
 
 impl Driver {
@@ -157,6 +166,8 @@ impl Driver {
             mode_answer: None,
             opened: Instant::now(),
             exit: None,
+            attachment: None,
+            backgrounding: None,
         };
         let mut actions = driver.ui(setup.notices);
         if let Some(prompt) = setup.first_prompt {
@@ -171,7 +182,7 @@ impl Driver {
     }
 
     /// Runs until the user leaves.
-    pub async fn run(mut self, mut actions: Vec<UiAction>) -> anyhow::Result<ExitCode> {
+    pub async fn run(mut self, actions: Vec<UiAction>) -> anyhow::Result<ExitCode> {
         let choice = match &self.options.conversation.session {
             // `--resume` without an id: a new session, and the picker.
             SessionChoice::Resume(id) if id.is_empty() => SessionChoice::New { id: None },
@@ -179,6 +190,11 @@ impl Driver {
         };
         self.start_session(choice);
         self.index_files();
+        self.serve(actions).await
+    }
+
+    /// The loop: keys, events and background work until the user leaves.
+    async fn serve(mut self, mut actions: Vec<UiAction>) -> anyhow::Result<ExitCode> {
         loop {
             let mut queue = std::mem::take(&mut actions);
             while !queue.is_empty() && self.exit.is_none() {
@@ -213,6 +229,9 @@ impl Driver {
             if self.exit.is_some() {
                 break;
             }
+        }
+        if self.is_attached() {
+            return self.leave_attached().await;
         }
         self.shutdown().await
     }
@@ -272,6 +291,11 @@ impl Driver {
                 self.runtime_event(event)
             }
             Internal::Runtime(..) => Vec::new(),
+            Internal::Closed(generation) if generation == self.generation => {
+                self.attached_gone(attached::Leaving::Lost);
+                Vec::new()
+            }
+            Internal::Closed(_) => Vec::new(),
             Internal::Ui(events) => self.ui(events),
             Internal::Files(index) => {
                 self.app.set_file_index(index);
@@ -285,7 +309,7 @@ impl Driver {
     fn ready(&mut self, runtime: Runtime) -> Vec<UiAction> {
         let runtime = runtime.with_idle_notification(IDLE_NOTIFICATION);
         let info = runtime.info().clone();
-        let mut events = replay(runtime.messages());
+        let mut events = replay(runtime.messages(), true);
         if info.resumed {
             events.push(UiEvent::Notice {
                 level: NoticeLevel::Info,
@@ -309,15 +333,8 @@ impl Driver {
             session_id: Some(info.session_id.clone()),
             ..StatusPatch::default()
         }));
-        let (handle, mut runtime_events) = runtime.spawn();
-        let (tx, generation) = (self.tx.clone(), self.generation);
-        tokio::spawn(async move {
-            while let Some(event) = runtime_events.next().await {
-                if tx.send(Internal::Runtime(generation, event)).is_err() {
-                    break;
-                }
-            }
-        });
+        let (handle, runtime_events) = runtime.spawn();
+        self.forward(runtime_events);
         self.map = EventMap::default();
         self.replies.clear();
         self.slot = Slot::Ready {
@@ -336,19 +353,32 @@ impl Driver {
     }
 
     fn runtime_event(&mut self, event: RuntimeEvent) -> Vec<UiAction> {
-        let mapped = self.map.map(event);
+        if let (RuntimeEvent::Started(started), Slot::Ready { info, .. }) = (&event, &mut self.slot)
+        {
+            info.clone_from(started);
+        }
+        let mut mapped = self.map.map(event);
         if let Some((id, ask)) = mapped.reply {
             self.replies.insert(id, ask);
         }
         if let Some(withdrawn) = mapped.withdrawn {
-            self.replies.retain(|_, ask| *ask != withdrawn);
+            // Its dialog closes (another terminal answered, or the turn ended).
+            self.replies.retain(|id, ask| {
+                if *ask == withdrawn {
+                    let id = id.clone();
+                    mapped.events.push(UiEvent::PermissionWithdrawn { id });
+                }
+                *ask != withdrawn
+            });
         }
         let mut actions = self.ui(mapped.events);
         if mapped.turn_ended {
             self.refresh_context();
             self.refresh_status_line();
         }
-        if mapped.ended {
+        if mapped.ended && self.is_attached() {
+            self.attached_gone(attached::Leaving::Ended);
+        } else if mapped.ended {
             self.replies.clear();
             match std::mem::replace(&mut self.slot, Slot::Starting) {
                 Slot::Switching { next } => self.start_session(next),
@@ -401,12 +431,13 @@ impl Driver {
             UiAction::ListSessions => self.list_sessions(),
             UiAction::ListRewindPoints => self.list_rewind_points(),
             UiAction::Rewind { id, restore } => self.rewind(id, restore),
+            UiAction::Resume { .. } if self.is_attached() => self.not_when_attached("/resume"),
             UiAction::Resume { session_id } => self.switch(SessionChoice::Resume(session_id)),
             // Answered before the session starts (`super::trust`).
             UiAction::Trust(_) => Vec::new(),
             UiAction::Command { name, args } => self.command(&name, &args).await?,
             UiAction::OpenExternalEditor { text } => self.open_editor(text).await?,
-            UiAction::Exit => {
+            UiAction::Exit | UiAction::Detach => {
                 self.exit = Some(ExitCode::SUCCESS);
                 Vec::new()
             }
@@ -645,6 +676,8 @@ impl Driver {
                 return Ok(self.ui([UiEvent::Models { options, current }]));
             }
             "config" => info::config(&self.loaded.settings, &self.model),
+            "bg" if self.is_attached() => return Ok(self.not_when_attached("/bg")),
+            "bg" => return Ok(self.send_to_background()),
             "memory" => return self.memory(args).await,
             "plugin" => return Ok(self.plugin_command(args)),
             "cost" | "context" | "permissions" | "status" | "hooks" | "sandbox" => {
@@ -824,7 +857,10 @@ impl Driver {
         self.term.erase_live()?;
         self.keys = None;
         self.guard = None;
-        self.say_how_to_resume().await;
+        let background = self.backgrounding.take();
+        if background.is_none() {
+            self.say_how_to_resume().await;
+        }
         if let Slot::Ready { handle, .. } = std::mem::replace(&mut self.slot, Slot::Starting) {
             let _ = handle.send(Op::Interrupt { receipt: None });
             drop(handle);
@@ -840,6 +876,9 @@ impl Driver {
                 }
             };
             let _ = tokio::time::timeout(END_WAIT, ended).await;
+        }
+        if let Some(session_id) = background {
+            return Ok(self.hand_off(&session_id));
         }
         Ok(self.exit.unwrap_or(ExitCode::SUCCESS))
     }

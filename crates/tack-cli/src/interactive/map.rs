@@ -153,9 +153,6 @@ impl EventMap {
             | RuntimeEvent::SessionState(_) => {}
             // The call's result says why; the transcript shows it.
             RuntimeEvent::PermissionDenied(_) => {}
-            // Another client's prompt: only a served session sends it, and
-            // this UI drives its session in-process.
-            RuntimeEvent::Input(_) => {}
             // `/clear` (or `/reset`, `/new`): the runtime started a new
             // conversation, with its hooks.
             RuntimeEvent::ConversationReset(reset) => {
@@ -169,6 +166,14 @@ impl EventMap {
                 });
             }
             RuntimeEvent::Ended => out.ended = true,
+            // Another terminal's prompt (an attached session's).
+            RuntimeEvent::Input(input) => {
+                for block in &input.message.content {
+                    if let ContentBlock::Text { text, .. } = block {
+                        user_text(text, &mut out.events);
+                    }
+                }
+            }
         }
         out
     }
@@ -305,8 +310,10 @@ fn progress_text(data: &Value) -> String {
     }
 }
 
-/// The UI events that show `messages` (a resumed conversation) as history.
-pub fn replay(messages: &[Message]) -> Vec<UiEvent> {
+/// The UI events that show `messages` (a resumed conversation) as history;
+/// with `ended`, calls left without results are shown cut off (the session
+/// that made them ended), else they are left running.
+pub fn replay(messages: &[Message], ended: bool) -> Vec<UiEvent> {
     let mut out = Vec::new();
     let mut open: Vec<String> = Vec::new();
     for message in messages {
@@ -348,7 +355,7 @@ pub fn replay(messages: &[Message]) -> Vec<UiEvent> {
         }
     }
     // Calls whose session ended before their results (the next turn answers them).
-    for id in open {
+    for id in open.into_iter().filter(|_| ended) {
         out.push(UiEvent::ToolUseFinished {
             id,
             is_error: true,
@@ -586,8 +593,9 @@ mod tests {
                 cache_control: None,
             }]),
         ];
+        let ended = replay(&messages, true);
         assert_eq!(
-            replay(&messages),
+            ended,
             vec![
                 UiEvent::UserPrompt("fix the bug".into()),
                 UiEvent::TextDelta("Looking.".into()),
@@ -622,6 +630,19 @@ mod tests {
                     content: "Interrupted".into()
                 },
             ]
+        );
+        // Attached to a running turn: the last call is still running.
+        assert_eq!(replay(&messages, false), ended[..ended.len() - 1]);
+    }
+
+    #[test]
+    fn another_terminals_prompt_is_a_user_prompt() {
+        let mut input = tack_runtime::UserInput::text("from the other terminal");
+        input.uuid = Some("u1".into());
+        let mapped = EventMap::default().map(RuntimeEvent::Input(Box::new(input)));
+        assert_eq!(
+            mapped.events,
+            vec![UiEvent::UserPrompt("from the other terminal".into())]
         );
     }
 

@@ -8,6 +8,7 @@
 //! meanwhile wait for it. The loop itself is [`driver::Driver`]; how runtime
 //! events become UI events is [`map`].
 
+pub mod attach;
 mod driver;
 mod info;
 mod map;
@@ -86,27 +87,11 @@ pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode
         first_prompt,
         mut notices,
     } = start;
-    let (width, height) = crossterm::terminal::size().context("cannot read the terminal size")?;
-    let guard = TerminalGuard::enter(&mut io::stdout())?;
-    let theme = Theme::new(
-        ThemeKind::from_colorfgbg(place.env.get("COLORFGBG").as_deref()),
-        color,
-    );
-    let history = PromptHistory::load(&place.config_dir, &project_dir).unwrap_or_else(|e| {
-        notices.push(warning(format!("Could not read the prompt history: {e}")));
-        PromptHistory::in_memory(Vec::new())
-    });
-    let mut app = App::new(AppConfig {
-        theme,
-        width,
-        height,
-        history,
-        // The runtime loads them; the menu gets them once it has started.
-        custom_commands: Vec::new(),
-        files: FileIndex::default(),
-        status: StatusInfo::default(),
-    });
-    let mut term = InlineTerminal::new(io::stdout(), width, height);
+    let Ui {
+        mut app,
+        mut term,
+        guard,
+    } = Ui::open(&place, &project_dir, color, &mut notices)?;
 
     if !loaded.trust.trusted {
         if !trust(&mut app, &mut term, &project_dir)? {
@@ -200,6 +185,48 @@ pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode
         let (driver, actions) = Driver::new(setup);
         driver.run(actions).await
     })
+}
+
+/// The terminal taken over, and the UI on it (nothing drawn yet).
+pub(crate) struct Ui {
+    pub app: App,
+    pub term: InlineTerminal<io::Stdout>,
+    pub guard: TerminalGuard,
+}
+
+impl Ui {
+    /// Raw mode on, the theme, the prompt history of `project_dir` (a
+    /// problem reading it is added to `notices`).
+    pub(crate) fn open(
+        place: &Place,
+        project_dir: &std::path::Path,
+        color: bool,
+        notices: &mut Vec<UiEvent>,
+    ) -> anyhow::Result<Ui> {
+        let (width, height) =
+            crossterm::terminal::size().context("cannot read the terminal size")?;
+        let guard = TerminalGuard::enter(&mut io::stdout())?;
+        let theme = Theme::new(
+            ThemeKind::from_colorfgbg(place.env.get("COLORFGBG").as_deref()),
+            color,
+        );
+        let history = PromptHistory::load(&place.config_dir, project_dir).unwrap_or_else(|e| {
+            notices.push(warning(format!("Could not read the prompt history: {e}")));
+            PromptHistory::in_memory(Vec::new())
+        });
+        let app = App::new(AppConfig {
+            theme,
+            width,
+            height,
+            history,
+            // The runtime loads them; the menu gets them once it has started.
+            custom_commands: Vec::new(),
+            files: FileIndex::default(),
+            status: StatusInfo::default(),
+        });
+        let term = InlineTerminal::new(io::stdout(), width, height);
+        Ok(Ui { app, term, guard })
+    }
 }
 
 /// The trust dialog, before anything of the folder's settings runs: `true`

@@ -179,6 +179,9 @@ impl App {
                 self.editor.delete();
                 self.edited();
             }
+            KeyCode::Left if self.detachable && self.editor.is_empty() && !ctrl && !alt => {
+                return vec![UiAction::Detach];
+            }
             KeyCode::Left if ctrl || alt => self.editor.word_left(),
             KeyCode::Right if ctrl || alt => self.editor.word_right(),
             KeyCode::Left => self.editor.left(),
@@ -421,7 +424,7 @@ impl App {
     }
 
     /// The dialog of the next permission request waiting, if any.
-    fn next_permission(&mut self) {
+    pub(super) fn next_permission(&mut self) {
         self.overlay = self
             .waiting_permissions
             .pop_front()

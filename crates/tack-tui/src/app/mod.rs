@@ -138,6 +138,8 @@ pub struct App {
     last_ctrl_c: Option<Instant>,
     hint: Option<(String, Instant)>,
     now: Option<Instant>,
+    /// Attached to a background session: Left on an empty prompt detaches.
+    detachable: bool,
 }
 
 impl App {
@@ -173,7 +175,14 @@ impl App {
             last_ctrl_c: None,
             hint: None,
             now: None,
+            detachable: false,
         }
+    }
+
+    /// The UI is attached to a background session (`tack attach`): Left on
+    /// an empty prompt detaches ([`UiAction::Detach`]), as in Claude Code.
+    pub fn set_detachable(&mut self, detachable: bool) {
+        self.detachable = detachable;
     }
 
     /// The session's custom commands, for the menu (a new session may have
@@ -394,6 +403,12 @@ impl App {
             }
             UiEvent::Todos(todos) => self.todos = todos,
             UiEvent::PermissionRequest(request) => self.permission_request(request),
+            UiEvent::PermissionWithdrawn { id } => {
+                self.waiting_permissions.retain(|r| r.id != id);
+                if matches!(&self.overlay, Some(Overlay::Permission(d)) if d.request.id == id) {
+                    self.next_permission();
+                }
+            }
             UiEvent::Compacted { summary, .. } => {
                 self.commit_live();
                 self.push_cell(HistoryCell::Compacted { summary });

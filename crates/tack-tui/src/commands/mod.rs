@@ -33,6 +33,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
         "Browse marketplaces' plugins: install, enable, disable",
     ),
     ("agents", "Show the configured sub-agents"),
+    ("bg", "Send this session to the background"),
     ("exit", "Exit tack"),
 ];
 

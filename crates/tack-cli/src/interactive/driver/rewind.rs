@@ -76,7 +76,7 @@ impl Driver {
             return self.notice(NoticeLevel::Error, format!("Could not redraw: {e}"));
         }
         let mut events = vec![UiEvent::HistoryReset];
-        events.extend(replay(&rewound.messages));
+        events.extend(replay(&rewound.messages, true));
         events.push(UiEvent::Notice {
             level: NoticeLevel::Info,
             text: "Rewound the conversation.".to_owned(),
