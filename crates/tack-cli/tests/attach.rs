@@ -49,12 +49,12 @@ impl Jobs {
         id.to_owned()
     }
 
-    /// The job's `state.json` once its `state` and `status` are these.
+    /// The job's agent-view row once its `state` and `status` are these.
     fn wait(&self, id: &str, state: &str, status: &str) -> Value {
         self.wait_until(id, |row| row["state"] == state && row["status"] == status)
     }
 
-    /// The job's `state.json` once `done` says so.
+    /// The job's agent-view row once `done` says so.
     fn wait_until(&self, id: &str, done: impl Fn(&Value) -> bool) -> Value {
         let dir = &self.0.iter().find(|(i, _)| i == id).unwrap().1;
         let until = Instant::now() + WAIT;
@@ -63,7 +63,9 @@ impl Jobs {
                 .ok()
                 .and_then(|text| serde_json::from_slice(&text).ok());
             if let Some(row) = row.as_ref().filter(|row| done(row)) {
-                return row.clone();
+                let mut row = row.clone();
+                crate::background::agent_row(&mut row);
+                return row;
             }
             assert!(Instant::now() < until, "{id} is still {row:?}");
             std::thread::sleep(Duration::from_millis(20));
@@ -274,7 +276,7 @@ async fn a_session_waiting_for_a_permission_is_answered_from_an_attached_termina
     let env = Env::new(touch_made_txt()).await;
     let mut jobs = Jobs::default();
     let id = jobs.start(&env, "make the file");
-    jobs.wait(&id, "blocked", "running");
+    jobs.wait(&id, "blocked", "waiting");
 
     // By its name (the prompt's first words), which one job alone has.
     let mut pty = attach(&env, "make the file");
@@ -445,10 +447,7 @@ fn touch_made_txt() -> Script {
 async fn left_mid_turn_detaches_and_the_turn_goes_on() {
     let (env, jobs, id, mut pty) = mid_slow_turn().await;
     detach(&mut pty, keys::LEFT, &id);
-    assert_eq!(
-        jobs.wait(&id, "working", "running")["state"],
-        json!("working")
-    );
+    assert_eq!(jobs.wait(&id, "working", "busy")["state"], json!("working"));
     jobs.wait(&id, "done", "idle");
     let (_, logs, _) = run(&env, &["logs", &id]);
     assert!(logs.ends_with("Working on it.\nAll finished.\n"), "{logs}");
@@ -500,7 +499,7 @@ async fn a_permission_answered_in_one_terminal_closes_the_dialog_in_the_other() 
     let (_jobs, id, mut one, mut two) = two_terminals(
         &env,
         "make the file",
-        ("blocked", "running"),
+        ("blocked", "waiting"),
         "Do you want to proceed?",
     );
     one.send(b"1").unwrap();

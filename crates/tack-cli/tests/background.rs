@@ -84,7 +84,9 @@ fn state(dir: &Path) -> Value {
     row
 }
 
-fn agent_row(row: &mut Value) {
+/// `row` less the keys the agent view does not show (they change with
+/// every answer).
+pub fn agent_row(row: &mut Value) {
     if let Some(row) = row.as_object_mut() {
         for key in CLAUDE_KEYS {
             row.remove(key);

@@ -24,7 +24,7 @@ pub struct Target {
     pub session_id: Option<String>,
 }
 
-/// The live session `key` (an id, or a name one job alone has); a session
+/// The live session `key` (as `commands::find` reads it); a session
 /// whose process is gone is an error that says how to bring it back.
 pub fn target(claude_dir: &Path, key: &str) -> anyhow::Result<Target> {
     let (dir, state) = super::commands::find(&job::jobs_dir(claude_dir), key)?;
@@ -35,7 +35,10 @@ pub fn target(claude_dir: &Path, key: &str) -> anyhow::Result<Target> {
                 "background session {id} has ended: `tack logs {id}` shows it, `tack -r {session}` continues it"
             ),
             (job::Status::Ended, None) => bail!("background session {id} has ended"),
-            (job::Status::Killed | job::Status::Running | job::Status::Idle, _) => bail!(
+            (
+                job::Status::Killed | job::Status::Busy | job::Status::Waiting | job::Status::Idle,
+                _,
+            ) => bail!(
                 "background session {id} is not running (it was killed): `tack respawn {id}` resumes it"
             ),
         }
