@@ -73,20 +73,23 @@ fn wait_for_state(home: &Path, id: &str, state: &str) {
     }
 }
 
-/// utime + stime of `pid` in clock ticks, and its threads' context switches.
-fn cpu(pid: u32) -> (u64, u64) {
+/// utime + stime of `pid` in clock ticks, and its threads' context switches
+/// by thread id.
+fn cpu(pid: u32) -> (u64, std::collections::BTreeMap<String, u64>) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let after = &stat[stat.rfind(')').unwrap() + 2..];
     let fields: Vec<&str> = after.split(' ').collect();
     let ticks = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    let mut switches = 0;
+    let mut switches = std::collections::BTreeMap::new();
     for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
-        let status = std::fs::read_to_string(task.unwrap().path().join("status")).unwrap();
-        switches += status
+        let task = task.unwrap();
+        let status = std::fs::read_to_string(task.path().join("status")).unwrap();
+        let n = status
             .lines()
             .filter(|l| l.contains("ctxt_switches"))
             .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
             .sum::<u64>();
+        switches.insert(task.file_name().to_string_lossy().into_owned(), n);
     }
     (ticks, switches)
 }
@@ -171,11 +174,25 @@ fn main() {
     let (ticks_after, switches_after) = cpu(pid);
     // SAFETY: sysconf has no preconditions.
     let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100);
+    // Wake-ups of the threads there all along (a thread that ended or
+    // began in between is named apart).
+    let woke: u64 = switches_after
+        .iter()
+        .filter_map(|(tid, n)| Some(n - switches.get(tid)?))
+        .sum();
+    let came: Vec<&String> = switches_after
+        .keys()
+        .filter(|t| !switches.contains_key(*t))
+        .collect();
+    let went: Vec<&String> = switches
+        .keys()
+        .filter(|t| !switches_after.contains_key(*t))
+        .collect();
     println!(
-        "idle background session over {secs} s: CPU {:.2} s ({} ticks at {hz} Hz), {} context switches; {}",
+        "idle background session over {secs} s: CPU {:.2} s ({} ticks at {hz} Hz), {woke} context switches of {} threads (threads begun {came:?}, ended {went:?}); {}",
         (ticks_after - ticks) as f64 / hz as f64,
         ticks_after - ticks,
-        switches_after - switches,
+        switches_after.len(),
         rss(pid)
     );
     run(project, home, &server, &["stop", &idle]);

@@ -42,6 +42,7 @@ pub mod atomic_write;
 pub mod config_file;
 pub mod error_text;
 pub mod file_lock;
+pub mod idle_pages;
 pub mod idle_thread;
 mod pid_dir;
 pub mod private_file;

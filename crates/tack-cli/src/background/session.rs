@@ -137,7 +137,12 @@ impl Tracker {
                 next.status = Status::Busy;
                 next.state = State::Working;
             }
-            RuntimeEvent::SessionState(SessionState::Idle) => next.status = Status::Idle,
+            RuntimeEvent::SessionState(SessionState::Idle) => {
+                next.status = Status::Idle;
+                // Waiting may last hours: the binary's pages go back to
+                // the page cache, the next turn faults in what it needs.
+                tack_sys::idle_pages::page_out_executable();
+            }
             RuntimeEvent::TurnEnded(end) => {
                 next.state = if end.ok { State::Done } else { State::Failed };
                 let said = end.record.result.as_deref().or(end.error_line.as_deref());
