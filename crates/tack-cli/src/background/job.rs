@@ -345,18 +345,22 @@ mod tests {
 
     #[test]
     fn state_json_has_claude_codes_names() {
-        assert_eq!(
-            serde_json::to_value(sample()).unwrap(),
+        let row = json!({
+            "pid": 4242,
+            "id": "0a1b2c3d",
+            "cwd": "/work/project",
+            "kind": "background",
+            "startedAt": 1_765_000_000_000u64,
+            "sessionId": "8f0e0c2a-1111-4222-8333-444455556666",
+            "name": "fix the tests",
+            "status": "idle",
+            "state": "done",
+        });
+        // `agents --json` has the agent view's keys alone.
+        assert_eq!(serde_json::to_value(sample().row()).unwrap(), row);
+        let mut whole = row;
+        whole.as_object_mut().unwrap().extend(
             json!({
-                "pid": 4242,
-                "id": "0a1b2c3d",
-                "cwd": "/work/project",
-                "kind": "background",
-                "startedAt": 1_765_000_000_000u64,
-                "sessionId": "8f0e0c2a-1111-4222-8333-444455556666",
-                "name": "fix the tests",
-                "status": "idle",
-                "state": "done",
                 "nameSource": "auto",
                 "intent": "fix the tests please",
                 "detail": "All 12 pass.",
@@ -364,22 +368,11 @@ mod tests {
                 "createdAt": "2026-12-06T10:00:00.000Z",
                 "updatedAt": "2026-12-06T10:01:00.000Z",
             })
+            .as_object()
+            .unwrap()
+            .clone(),
         );
-        // `agents --json` has the agent view's keys alone.
-        assert_eq!(
-            serde_json::to_value(sample().row()).unwrap(),
-            json!({
-                "pid": 4242,
-                "id": "0a1b2c3d",
-                "cwd": "/work/project",
-                "kind": "background",
-                "startedAt": 1_765_000_000_000u64,
-                "sessionId": "8f0e0c2a-1111-4222-8333-444455556666",
-                "name": "fix the tests",
-                "status": "idle",
-                "state": "done",
-            })
-        );
+        assert_eq!(serde_json::to_value(sample()).unwrap(), whole);
     }
 
     #[test]
