@@ -201,10 +201,12 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     print::validate(&cli)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     // A background session resumes its own; a fork writes a new transcript.
-    let resumed = cli.resume.as_deref().filter(|id| !id.is_empty());
-    if let Some(id) = resumed.filter(|_| cli.bg_job.is_none() && !cli.fork_session) {
-        let place = Place::new(cwd.clone(), Env::from_process())?;
-        background::live::check_resume(&place.claude_dir, id)?;
+    if cli.bg_job.is_none() && !cli.fork_session {
+        let resumed = cli.resume.as_deref().filter(|id| !id.is_empty());
+        if resumed.is_some() || cli.continue_session {
+            let place = Place::new(cwd.clone(), Env::from_process())?;
+            background::live::check_resume(&place, &cwd, resumed)?;
+        }
     }
     if cli.bg {
         let place = Place::new(cwd.clone(), Env::from_process())?;

@@ -908,6 +908,28 @@ async fn the_state_json_carries_claude_codes_other_keys_and_jobs_are_found_by_pa
         assert!(humantime::parse_rfc3339(at).is_ok(), "{key}: {at}");
     }
     assert_eq!(whole["name"], "answer-one");
+    // Claude Code's log of the state changes, each line whole.
+    let timeline: Vec<Value> = std::fs::read_to_string(dir.join("timeline.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let shape: Vec<(Value, Value, Value)> = timeline
+        .iter()
+        .map(|l| (l["state"].clone(), l["detail"].clone(), l["text"].clone()))
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            (json!("working"), json!("what is the answer"), Value::Null),
+            (
+                json!("done"),
+                json!("the answer is 42"),
+                json!("the answer is 42\nas always")
+            ),
+        ]
+    );
+    assert!(timeline.iter().all(|l| l["at"].is_string()));
     // The agent view's rows carry its keys alone.
     let rows = agents(&env, &[]);
     let keys: Vec<Vec<&String>> = rows
@@ -965,6 +987,13 @@ async fn a_session_a_background_process_holds_is_not_resumed_by_another() {
             "Error: Session {session_id} is running as a background session ({id}). \
              Run `tack attach {id}` to open it, or `tack stop {id}` first."
         )
+    );
+    // `-c` would pick the same session, the newest here.
+    let (out, _) = tack(&env, &["-p", "-c", "and then?"]);
+    assert!(!out.status.success());
+    assert!(
+        crate::common::stderr(&out).contains(&format!("running as a background session ({id})")),
+        "{out:?}"
     );
     // Nothing reached the model, and the session goes on.
     assert_eq!(env.request_bodies().len(), 1);

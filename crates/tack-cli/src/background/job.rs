@@ -212,6 +212,33 @@ impl JobState {
         tack_sys::atomic_write::write_atomic_private(&job_dir.join("state.json"), &text)
     }
 
+    /// Appends the row's state to `<job_dir>/timeline.jsonl`, Claude Code's
+    /// log of a job's state changes: `{at, state, detail, text}` (the text
+    /// of a finished turn), one line written at once.
+    pub fn append_timeline(&self, job_dir: &Path) -> io::Result<()> {
+        use std::io::Write;
+        #[derive(Serialize)]
+        struct Line<'a> {
+            at: &'a str,
+            state: State,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            detail: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            text: Option<&'a str>,
+        }
+        let finished = matches!(self.state, State::Done | State::Failed);
+        let line = Line {
+            at: &self.updated_at,
+            state: self.state,
+            detail: self.detail.as_deref(),
+            text: self.output.as_deref().filter(|_| finished),
+        };
+        let mut text = serde_json::to_vec(&line).map_err(io::Error::other)?;
+        text.push(b'\n');
+        let path = job_dir.join("timeline.jsonl");
+        tack_sys::private_file::open_private_append(&path)?.write_all(&text)
+    }
+
     /// Writes `<job_dir>/state.json` unless there is one: the launcher's
     /// first row never replaces a row the session already wrote. False if
     /// there was one.

@@ -43,6 +43,7 @@ pub async fn run(
         }),
         dir: dir.clone(),
         notifier: None,
+        logged: None,
     };
     // Watched from here on (before, SIGTERM ends the process and `stop`
     // writes the row).
@@ -122,6 +123,8 @@ struct Tracker {
     state: JobState,
     dir: PathBuf,
     notifier: Option<Notifier>,
+    /// The state `timeline.jsonl` last got.
+    logged: Option<State>,
 }
 
 impl Tracker {
@@ -197,6 +200,10 @@ impl Tracker {
     fn save(&mut self) {
         // Nothing to tell: the session goes on without its row.
         let _ = self.state.write(&self.dir);
+        if self.logged != Some(self.state.state) {
+            self.logged = Some(self.state.state);
+            let _ = self.state.append_timeline(&self.dir);
+        }
     }
 }
 
