@@ -11,6 +11,7 @@ mod agents;
 mod attach;
 mod auto_mode;
 mod background;
+mod background_files;
 mod batch;
 mod batch_kill;
 mod cloud;

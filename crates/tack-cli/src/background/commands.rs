@@ -11,6 +11,8 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 use tack_runtime::Place;
 
+use tack_sys::terminal_text::visible;
+
 use super::job::{self, JobState, State, Status};
 use crate::cli::BackgroundCommand;
 
@@ -101,7 +103,7 @@ pub(super) fn find(jobs: &Path, key: &str) -> anyhow::Result<(PathBuf, JobState)
             n => {
                 let list: Vec<String> = found
                     .iter()
-                    .map(|(_, s)| format!("  {}  {}", s.id, s.name))
+                    .map(|(_, s)| format!("  {}  {}", s.id, visible(&s.name)))
                     .collect();
                 bail!(
                     "{n} background sessions match {key}; use the id:\n{}",
@@ -130,7 +132,7 @@ fn logs(place: &Place, state: &JobState) -> anyhow::Result<()> {
             conversation_lines(&record, &mut out);
         }
     }
-    print!("{}", tack_sys::terminal_text::visible(&out));
+    print!("{}", visible(&out));
     Ok(())
 }
 
