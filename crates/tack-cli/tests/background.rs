@@ -152,7 +152,7 @@ fn wait_gone(pid: i64) {
 }
 
 /// `kill -9` of the session whose row is `row`, once it is gone.
-fn kill_9(row: &Value) {
+pub(crate) fn kill_9(row: &Value) {
     let pid = row["pid"].as_i64().unwrap();
     // SAFETY: kill() with the session's pid, read from its own state.
     unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };

@@ -133,3 +133,33 @@ async fn a_session_a_background_process_holds_is_not_resumed_by_another() {
     assert_eq!(env.request_bodies().len(), 1);
     assert_eq!(state(&dir)["status"], "idle");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_session_that_writes_its_row_first_names_its_conversation() {
+    // `/bg` and `respawn` start `--bg-job DIR -r ID`; the session may write
+    // its row before its launcher does (a loaded machine): the row still has
+    // the conversation's id and the name.
+    let env = Env::new(Script::new([Reply::text("the answer is 42")])).await;
+    let (out, _) = tack(&env, &["-p", "what is the answer"]);
+    assert!(out.status.success(), "{out:?}");
+    let transcript = env.transcripts().remove(0);
+    let session_id = transcript.file_stem().unwrap().to_str().unwrap().to_owned();
+    let dir = env.claude_dir().join("jobs").join("0badc0de");
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = dir.to_str().unwrap();
+    let session = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .args(["--name", "the answer", "--bg-job", job, "-r", &session_id])
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let row = wait_for(&dir, "done", "idle");
+    crate::background::kill_9(&row);
+    drop(session);
+    assert_eq!(
+        (row["sessionId"].clone(), row["name"].clone()),
+        (json!(session_id), json!("the answer"))
+    );
+}

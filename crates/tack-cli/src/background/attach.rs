@@ -66,6 +66,9 @@ pub fn hand_off(
     let (id, dir) = super::launch::new_job_dir(claude_dir)?;
     let mut args = flags;
     args.extend([
+        // Its row's name even if the session writes it before this does.
+        "--name".into(),
+        job::label(name).into(),
         "--bg-job".into(),
         dir.clone().into_os_string(),
         "-r".into(),

@@ -58,8 +58,9 @@ pub async fn run(
         // turn is not re-run).
         tracker.state = super::respawn::waiting(tracker.state.clone(), std::process::id());
     }
-    // Its id is known before it starts unless it resumes one.
-    if let (None, SessionChoice::New { id: Some(id) }) =
+    // Its id is known before it starts, whether new or resumed (`/bg`,
+    // `respawn`): the row has it even if the session wrote first.
+    if let (None, SessionChoice::New { id: Some(id) } | SessionChoice::Resume(id)) =
         (&tracker.state.session_id, &options.conversation.session)
     {
         tracker.state.session_id = Some(id.clone());
