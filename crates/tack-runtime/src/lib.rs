@@ -241,6 +241,7 @@ mod slash;
 mod snapshot;
 mod start;
 mod structured_output;
+mod task_hooks;
 mod task_records;
 mod telemetry;
 mod transcript;
