@@ -265,3 +265,47 @@ fn ids_and_list_ids_that_could_leave_the_folder_are_refused() {
         Path::new("/c/tasks/0b7b1a9e-5d0c-4f3e-9a55-2c1f7e8d4b60")
     );
 }
+
+#[test]
+fn claude_codes_lock_folders_are_waited_for_and_a_dead_holders_is_taken_over() {
+    use std::time::{Duration, Instant, SystemTime};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
+    let list = TaskList::open(&dir).unwrap();
+    list.create(new("a")).unwrap();
+    // Claude Code holds task 1 (proper-lockfile's `<file>.lock` folder).
+    let held = dir.join("1.json.lock");
+    std::fs::create_dir(&held).unwrap();
+    let waiting = {
+        let list = list.clone();
+        std::thread::spawn(move || list.update("1", |t| t.subject = "changed".into()).unwrap())
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !waiting.is_finished(),
+        "the update waits for Claude Code's lock"
+    );
+    std::fs::remove_dir(&held).unwrap();
+    waiting.join().unwrap();
+    assert_eq!(list.get("1").unwrap().unwrap().subject, "changed");
+
+    // A holder that died a minute ago left `.lock.lock` behind.
+    let dead = dir.join(".lock.lock");
+    std::fs::create_dir(&dead).unwrap();
+    let minute_ago = SystemTime::now() - Duration::from_secs(60);
+    (std::fs::File::open(&dead).unwrap())
+        .set_modified(minute_ago)
+        .unwrap();
+    let start = Instant::now();
+    assert_eq!(list.create(new("b")).unwrap().id, "2");
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        names(&dir),
+        [".lock", "1.json", "2.json"],
+        "no lock folder is left behind"
+    );
+}

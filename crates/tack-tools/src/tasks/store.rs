@@ -6,6 +6,9 @@
 //! while holding an exclusive `flock` on `.lock`, and a read-modify-write
 //! ([`TaskList::update`], [`TaskList::claim`], …) holds it from the read to the
 //! last write, so two processes changing one task never lose either change.
+//! Claude Code's own locks (`cc_lock.rs`: the `.lock.lock` folder around the
+//! list, `<n>.json.lock` around a task) are taken too, so a Claude Code
+//! process on the same list is kept out the same way.
 //! Reads alone take no lock: a file is always whole. A file that is not a task
 //! (torn by another program, too big, not a regular file) is an error naming
 //! it; a task id that is not a decimal number is refused before any path is
@@ -19,6 +22,7 @@ use std::path::{Path, PathBuf};
 use tack_sys::FileLock;
 use tack_sys::config_file::{is_missing, read_config_file};
 
+use crate::tasks::cc_lock::{self, CcLock};
 use crate::tasks::task::{NewTask, Task, TaskStatus};
 
 /// A task file larger than this is not one of ours (descriptions are text a
@@ -67,6 +71,13 @@ pub enum ClaimRefused {
         task: Task,
         by: Vec<String>,
     },
+}
+
+/// The list's locks: Claude Code's folder (released first), then tack's
+/// `flock`.
+struct ListLock {
+    _cc: CcLock,
+    _flock: FileLock,
 }
 
 /// One task list folder. Cheap to clone; every call goes to the files, so
@@ -128,6 +139,7 @@ impl TaskList {
     ) -> Result<Option<(Task, R)>, TaskError> {
         let path = self.task_path(id)?;
         let _lock = self.lock()?;
+        let _task = self.task_lock(&path)?;
         let Some(mut task) = self.read(&path, id)? else {
             return Ok(None);
         };
@@ -142,6 +154,7 @@ impl TaskList {
     pub fn delete(&self, id: &str) -> Result<bool, TaskError> {
         let path = self.task_path(id)?;
         let _lock = self.lock()?;
+        let task_lock = self.task_lock(&path)?;
         if self.read(&path, id)?.is_none() {
             return Ok(false);
         }
@@ -155,12 +168,19 @@ impl TaskList {
             path: path.clone(),
             source,
         })?;
-        for mut other in self.list()? {
-            let before = (other.blocks.len(), other.blocked_by.len());
-            other.blocks.retain(|b| b != id);
-            other.blocked_by.retain(|b| b != id);
-            if before != (other.blocks.len(), other.blocked_by.len()) {
-                self.write(&other)?;
+        drop(task_lock);
+        for other in self.list()? {
+            if other
+                .blocks
+                .iter()
+                .chain(&other.blocked_by)
+                .any(|b| b == id)
+            {
+                self.rewrite(&other.id, |t| {
+                    t.blocks.retain(|b| b != id);
+                    t.blocked_by.retain(|b| b != id);
+                    true
+                })?;
             }
         }
         Ok(true)
@@ -170,7 +190,14 @@ impl TaskList {
     /// the one, `blockedBy` of the other); false when either is missing.
     pub fn block(&self, blocker: &str, blocked: &str) -> Result<bool, TaskError> {
         let (blocker_path, blocked_path) = (self.task_path(blocker)?, self.task_path(blocked)?);
+        if blocker == blocked {
+            return Ok(false);
+        }
         let _lock = self.lock()?;
+        let _tasks = (
+            self.task_lock(&blocker_path)?,
+            self.task_lock(&blocked_path)?,
+        );
         let (Some(mut first), Some(mut second)) = (
             self.read(&blocker_path, blocker)?,
             self.read(&blocked_path, blocked)?,
@@ -195,6 +222,7 @@ impl TaskList {
     pub fn claim(&self, id: &str, agent: &str) -> Result<Result<Task, ClaimRefused>, TaskError> {
         let path = self.task_path(id)?;
         let _lock = self.lock()?;
+        let _task = self.task_lock(&path)?;
         let Some(mut task) = self.read(&path, id)? else {
             return Ok(Err(ClaimRefused::NotFound));
         };
@@ -218,15 +246,51 @@ impl TaskList {
     pub fn unassign(&self, agent: &str) -> Result<Vec<Task>, TaskError> {
         let _lock = self.lock()?;
         let mut freed = Vec::new();
-        for mut task in self.list()? {
-            if task.status != TaskStatus::Completed && task.owner.as_deref() == Some(agent) {
-                task.owner = None;
-                task.status = TaskStatus::Pending;
-                self.write(&task)?;
-                freed.push(task);
+        for task in self.list()? {
+            let held =
+                |t: &Task| t.status != TaskStatus::Completed && t.owner.as_deref() == Some(agent);
+            if !held(&task) {
+                continue;
             }
+            let changed = self.rewrite(&task.id, |t| {
+                let mine = held(t);
+                if mine {
+                    t.owner = None;
+                    t.status = TaskStatus::Pending;
+                }
+                mine
+            })?;
+            freed.extend(changed);
         }
         Ok(freed)
+    }
+
+    /// Re-reads task `id` under its own lock and writes it back when
+    /// `change` says it changed it (the list's lock is held by the caller);
+    /// the task written.
+    fn rewrite(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut Task) -> bool,
+    ) -> Result<Option<Task>, TaskError> {
+        let path = self.task_path(id)?;
+        let _task = self.task_lock(&path)?;
+        let Some(mut task) = self.read(&path, id)? else {
+            return Ok(None);
+        };
+        if !change(&mut task) {
+            return Ok(None);
+        }
+        self.write(&task)?;
+        Ok(Some(task))
+    }
+
+    /// Claude Code's lock on the task file `path` (`<n>.json.lock`).
+    fn task_lock(&self, path: &Path) -> Result<CcLock, TaskError> {
+        cc_lock::hold(path).map_err(|source| TaskError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// `<dir>/<id>.json`, for a decimal `id` only.
@@ -318,9 +382,22 @@ impl TaskList {
         }
     }
 
-    /// The list's exclusive lock, its folder and `.lock` made when missing.
-    /// `.lock` is opened without following a symlink or blocking on a FIFO.
-    fn lock(&self) -> Result<FileLock, TaskError> {
+    /// The list's locks: tack's `flock` on `.lock`, then Claude Code's
+    /// `.lock.lock` folder.
+    fn lock(&self) -> Result<ListLock, TaskError> {
+        let flock = self.flock()?;
+        let path = self.dir.join(LOCK_FILE);
+        let cc = cc_lock::hold(&path).map_err(|source| TaskError::Write { path, source })?;
+        Ok(ListLock {
+            _cc: cc,
+            _flock: flock,
+        })
+    }
+
+    /// The list's exclusive `flock`, its folder and `.lock` made when
+    /// missing. `.lock` is opened without following a symlink or blocking on
+    /// a FIFO.
+    fn flock(&self) -> Result<FileLock, TaskError> {
         let path = self.dir.join(LOCK_FILE);
         let open = || {
             OpenOptions::new()
