@@ -38,6 +38,7 @@ use crate::model::{ModelAliases, RequestEnv};
 use crate::place::Env;
 use crate::runtime::Policy;
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
+use crate::task_hooks::session_task_tools;
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
@@ -71,8 +72,6 @@ pub(crate) struct ToolsPlace<'a> {
     pub home: Option<&'a Path>,
     pub project: &'a Path,
     pub tool_env: &'a Arc<ToolEnv>,
-    /// Claude Code's config dir: the shared task lists are under `tasks/`.
-    pub claude_dir: &'a Path,
     /// The settings' `worktree.baseRef`, for sub-agents' worktrees.
     pub worktree_base: tack_config::WorktreeBase,
 }
@@ -168,13 +167,7 @@ fn set_hook_services(
 /// The session's tools; a `--tools` name that is not one of them is an error.
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
-    // The scope is what a team moves to its list (`TaskScope::join_team`).
-    let (_task_scope, task_list) = crate::task_hooks::session_task_tools(
-        p.env,
-        p.place.claude_dir,
-        p.place.session_id,
-        p.policy.hooks.as_ref(),
-    );
+    let (_scope, task_list) = session_task_tools(p.env, p.place.session_id, p.policy);
     let builtin = tack_tools::builtin_tools_with(
         p.place.tool_env,
         BuiltinOptions {

@@ -9,7 +9,6 @@
 //! session's runner (its `session_id`, `cwd`, permission mode, and a
 //! sub-agent's `agent_id`) like every other event.
 
-use std::path::Path;
 use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
@@ -20,25 +19,27 @@ use tack_tools::tasks::{
 };
 
 use crate::hooks::SessionHooks;
-use crate::place::Env;
+use crate::place::{Env, Place};
+use crate::runtime::Policy;
 
-/// The session's task scope, and the Task tools when they are on (empty:
-/// TodoWrite stays).
+/// The session's task scope (the scope is what a team moves to its list:
+/// [`TaskScope::join_team`]), and the Task tools when they are on (empty:
+/// TodoWrite stays). The lists are under Claude Code's config dir as
+/// [`Place`] finds it (`CLAUDE_CONFIG_DIR`, else `~/.claude`).
 pub(crate) fn session_task_tools(
     env: &Env,
-    claude_dir: &Path,
     session_id: &str,
-    hooks: Option<&Arc<SessionHooks>>,
+    policy: &Policy,
 ) -> (TaskScope, Vec<Arc<dyn Tool>>) {
-    let scope = TaskScope::new(
-        claude_dir.to_path_buf(),
-        env.get("CLAUDE_CODE_TASK_LIST_ID"),
-        session_id,
-    );
+    // `start` made its Place from this env, so this does not fail.
+    let claude_dir = (Place::new(std::path::PathBuf::new(), env.clone()))
+        .map(|place| place.claude_dir)
+        .unwrap_or_default();
+    let scope = TaskScope::new(claude_dir, env.get("CLAUDE_CODE_TASK_LIST_ID"), session_id);
     if !tasks_enabled(env.get("CLAUDE_CODE_ENABLE_TASKS").as_deref()) {
         return (scope, Vec::new());
     }
-    let hooks = Arc::new(SettingsTaskHooks(hooks.map(Arc::downgrade)));
+    let hooks = Arc::new(SettingsTaskHooks(policy.hooks.as_ref().map(Arc::downgrade)));
     let tools = task_tools(scope.clone(), hooks);
     (scope, tools)
 }

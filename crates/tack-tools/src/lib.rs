@@ -21,6 +21,9 @@
 //!
 //! - one file per built-in tool:
 //!   `tack-tools/src/{read,write,edit,multi_edit,bash,task_output,task_stop,glob,grep,ls,todo_write}.rs`
+//! - the shared task list (Claude Code's `~/.claude/tasks/<list>/`): the store other code
+//!   calls, its locks, and TaskCreate / TaskGet / TaskUpdate / TaskList, offered instead of
+//!   TodoWrite (`BuiltinOptions::task_list`): `tack-tools/src/tasks/`
 //! - background tasks (shells, and tasks their owner runs: background sub-agents); stopping one
 //!   by id for TaskStop and the SDK's `stop_task`: `tack-tools/src/bg_tasks.rs`
 //! - opening files without blocking (no devices, FIFOs); Read's one streaming pass:

@@ -144,7 +144,6 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             home: at.home_dir.as_deref(),
             project: &at.project_dir,
             tool_env: &tool_env,
-            claude_dir: at.store.config_dir(),
             worktree_base: at.worktree_base,
         },
         choices: ToolChoices {
