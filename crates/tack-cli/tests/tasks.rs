@@ -31,6 +31,17 @@ fn calls(calls: Vec<(String, &'static str, Value)>) -> Reply {
     m.into()
 }
 
+/// `tack -p prompt` with the Task tools on, on list `list`; it must succeed.
+fn run_with_tasks(env: &Env, list: &str, prompt: &str) {
+    let out = (env.tack())
+        .env("CLAUDE_CODE_ENABLE_TASKS", "1")
+        .env("CLAUDE_CODE_TASK_LIST_ID", list)
+        .args(["-p", prompt])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -78,13 +89,7 @@ async fn a_model_creates_three_tasks_blocks_one_claims_and_completes_them() {
         Reply::text("All done."),
     ]);
     let env = Env::new(script).await;
-    let out = (env.tack())
-        .env("CLAUDE_CODE_ENABLE_TASKS", "1")
-        .env("CLAUDE_CODE_TASK_LIST_ID", "release")
-        .args(["-p", "plan the release"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    run_with_tasks(&env, "release", "plan the release");
     let tools = names(&env.request_bodies()[0]);
     assert!(
         ["TaskCreate", "TaskGet", "TaskUpdate", "TaskList"]
@@ -195,13 +200,7 @@ async fn task_hooks_get_claude_codes_fields_and_a_completed_hook_exiting_2_keeps
         .to_string(),
     );
     env.trust();
-    let out = (env.tack())
-        .env("CLAUDE_CODE_ENABLE_TASKS", "1")
-        .env("CLAUDE_CODE_TASK_LIST_ID", "hooked")
-        .args(["-p", "fix it"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    run_with_tasks(&env, "hooked", "fix it");
     assert_eq!(
         results(&env),
         vec![
@@ -266,13 +265,7 @@ async fn a_list_claude_code_wrote_is_read_and_updated_keeping_its_keys() {
         std::fs::copy(fixture.join(name), dir.join(name)).unwrap();
     }
     let theirs = read(&dir.join("2.json"));
-    let out = (env.tack())
-        .env("CLAUDE_CODE_ENABLE_TASKS", "1")
-        .env("CLAUDE_CODE_TASK_LIST_ID", "docs-team")
-        .args(["-p", "finish the docs"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    run_with_tasks(&env, "docs-team", "finish the docs");
     assert_eq!(
         results(&env),
         vec![vec![
