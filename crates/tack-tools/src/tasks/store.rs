@@ -91,7 +91,7 @@ impl TaskList {
     /// The list in `dir`, created (0700, with its `.lock`) when missing.
     pub fn open(dir: impl Into<PathBuf>) -> Result<TaskList, TaskError> {
         let list = TaskList { dir: dir.into() };
-        drop(list.lock()?);
+        drop(list.lock_file()?);
         Ok(list)
     }
 
@@ -394,10 +394,16 @@ impl TaskList {
         })
     }
 
-    /// The list's exclusive `flock`, its folder and `.lock` made when
-    /// missing. `.lock` is opened without following a symlink or blocking on
-    /// a FIFO.
+    /// The list's exclusive `flock` on `.lock`.
     fn flock(&self) -> Result<FileLock, TaskError> {
+        let path = self.dir.join(LOCK_FILE);
+        let file = self.lock_file()?;
+        tack_sys::lock_exclusive_file(file).map_err(|source| TaskError::Write { path, source })
+    }
+
+    /// `.lock`, opened without following a symlink or blocking on a FIFO,
+    /// it and the list's folder made when missing.
+    fn lock_file(&self) -> Result<std::fs::File, TaskError> {
         let path = self.dir.join(LOCK_FILE);
         let open = || {
             OpenOptions::new()
@@ -420,11 +426,7 @@ impl TaskList {
             }
             other => other,
         };
-        let file = file.map_err(|source| TaskError::Write {
-            path: path.clone(),
-            source,
-        })?;
-        tack_sys::lock_exclusive_file(file).map_err(|source| TaskError::Write { path, source })
+        file.map_err(|source| TaskError::Write { path, source })
     }
 }
 
