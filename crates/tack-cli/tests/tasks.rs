@@ -314,3 +314,34 @@ async fn todo_write_stays_unless_tasks_are_turned_on() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_completed_hook_saying_continue_false_keeps_the_task_open_with_its_stop_reason() {
+    let script = Script::new([
+        calls(vec![create("c1", "Deploy")]),
+        calls(vec![(
+            "u1".into(),
+            "TaskUpdate",
+            json!({"taskId": "1", "status": "completed"}),
+        )]),
+        Reply::text("Stopped."),
+    ]);
+    let env = Env::new(script).await;
+    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
+    let stop = r#"echo '{"continue": false, "stopReason": "the release is frozen"}'"#;
+    write(
+        env.cwd().join(".claude/settings.json"),
+        &json!({"hooks": {"TaskCompleted": [{"hooks": [logging("completed", stop)]}]}}).to_string(),
+    );
+    env.trust();
+    run_with_tasks(&env, "frozen", "deploy");
+    assert_eq!(
+        results(&env)[1],
+        [(
+            "u1".to_owned(),
+            "TaskCompleted hook feedback:\nthe release is frozen".to_owned()
+        )]
+    );
+    let task = read(&env.claude_dir().join("tasks/frozen/1.json"));
+    assert_eq!(task["status"], "pending");
+}
