@@ -8,7 +8,8 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{Env, last_tool_results, stderr, write};
+use crate::hook_events::project;
+use common::{Env, last_tool_results, stderr};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
@@ -156,6 +157,15 @@ async fn a_model_creates_three_tasks_blocks_one_claims_and_completes_them() {
     assert!(dir.join(".lock").is_file());
 }
 
+/// The model's call completing task 1.
+fn complete_first() -> Reply {
+    calls(vec![(
+        "u1".into(),
+        "TaskUpdate",
+        json!({"taskId": "1", "status": "completed"}),
+    )])
+}
+
 /// A hook command that appends its input (`$input`) to `<cwd>/<name>.jsonl`,
 /// then runs `then`.
 fn logging(name: &str, then: &str) -> Value {
@@ -180,26 +190,19 @@ fn logged(cwd: &Path, name: &str) -> Vec<Value> {
 async fn task_hooks_get_claude_codes_fields_and_a_completed_hook_exiting_2_keeps_the_task_open() {
     let script = Script::new([
         calls(vec![create("c1", "Fix the bug"), create("c2", "Vague")]),
-        calls(vec![(
-            "u1".into(),
-            "TaskUpdate",
-            json!({"taskId": "1", "status": "completed"}),
-        )]),
+        complete_first(),
         Reply::text("The hook says the tests fail."),
     ]);
-    let env = Env::new(script).await;
-    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
     let refuse_vague =
         r#"case "$input" in *'"task_subject":"Vague"'*) echo 'say what to do' >&2; exit 2;; esac"#;
-    write(
-        env.cwd().join(".claude/settings.json"),
-        &json!({"hooks": {
+    let env = project(
+        script,
+        json!({"hooks": {
             "TaskCreated": [{"hooks": [logging("created", refuse_vague)]}],
             "TaskCompleted": [{"hooks": [logging("completed", "echo 'the tests fail' >&2; exit 2")]}],
-        }})
-        .to_string(),
-    );
-    env.trust();
+        }}),
+    )
+    .await;
     run_with_tasks(&env, "hooked", "fix it");
     assert_eq!(
         results(&env),
@@ -319,21 +322,15 @@ async fn todo_write_stays_unless_tasks_are_turned_on() {
 async fn a_completed_hook_saying_continue_false_keeps_the_task_open_with_its_stop_reason() {
     let script = Script::new([
         calls(vec![create("c1", "Deploy")]),
-        calls(vec![(
-            "u1".into(),
-            "TaskUpdate",
-            json!({"taskId": "1", "status": "completed"}),
-        )]),
+        complete_first(),
         Reply::text("Stopped."),
     ]);
-    let env = Env::new(script).await;
-    std::fs::create_dir_all(env.cwd().join(".git")).unwrap();
     let stop = r#"echo '{"continue": false, "stopReason": "the release is frozen"}'"#;
-    write(
-        env.cwd().join(".claude/settings.json"),
-        &json!({"hooks": {"TaskCompleted": [{"hooks": [logging("completed", stop)]}]}}).to_string(),
-    );
-    env.trust();
+    let env = project(
+        script,
+        json!({"hooks": {"TaskCompleted": [{"hooks": [logging("completed", stop)]}]}}),
+    )
+    .await;
     run_with_tasks(&env, "frozen", "deploy");
     assert_eq!(
         results(&env)[1],
