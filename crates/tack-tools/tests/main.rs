@@ -15,3 +15,6 @@ mod misc;
 mod proptests;
 mod registered_tasks;
 mod search;
+mod tasks_concurrency;
+mod tasks_store;
+mod tasks_tools;
