@@ -242,6 +242,7 @@ mod snapshot;
 mod start;
 mod structured_output;
 mod task_records;
+pub mod teams;
 mod telemetry;
 mod transcript;
 mod trust;

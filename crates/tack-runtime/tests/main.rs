@@ -11,3 +11,4 @@ mod client;
 mod fixture;
 mod front_end;
 mod prompts;
+mod teams_files;

@@ -1,0 +1,6 @@
+//! Agent teams and messages between sessions, as Claude Code has them: the
+//! team files ([`files`]), and (wired into the session) the inbox watch, the
+//! `SendMessage` and `ListAgents` tools, teammates, and the registry through
+//! which sessions on one machine find each other.
+
+pub mod files;
