@@ -4,3 +4,10 @@
 //! which sessions on one machine find each other.
 
 pub mod files;
+pub mod list_agents;
+pub mod peer;
+pub mod route;
+pub mod send_message;
+pub mod session;
+pub mod watch;
+pub mod wrap;

@@ -18,6 +18,7 @@ pub mod inbox;
 mod io;
 pub mod names;
 pub mod place;
+pub mod sessions;
 pub mod structured;
 
 pub use error::TeamFileError;
