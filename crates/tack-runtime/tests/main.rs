@@ -12,3 +12,4 @@ mod fixture;
 mod front_end;
 mod prompts;
 mod teams_files;
+mod teams_peer;

@@ -9,5 +9,6 @@ pub mod peer;
 pub mod route;
 pub mod send_message;
 pub mod session;
+pub mod tools;
 pub mod watch;
 pub mod wrap;

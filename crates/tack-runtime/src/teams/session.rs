@@ -69,14 +69,13 @@ impl Messaging {
             registered: Vec::new(),
             tasks: Vec::new(),
         };
-        match messaging.listen(&options, &deliver) {
-            Ok(()) => {}
-            Err(e) => warnings.push(format!("messages from other sessions are off: {e}")),
+        if let Err(e) = messaging.listen(&options, &deliver) {
+            warnings.push(format!("messages from other sessions are off: {e}"));
         }
-        if let Some(member) = &options.member {
-            if let Err(e) = messaging.watch(member, &deliver) {
-                warnings.push(format!("the inbox of {} is not watched: {e}", member.agent));
-            }
+        if let Some(member) = &options.member
+            && let Err(e) = messaging.watch(member, &deliver)
+        {
+            warnings.push(format!("the inbox of {} is not watched: {e}", member.agent));
         }
         (messaging, warnings)
     }
