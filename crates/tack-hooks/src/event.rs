@@ -111,6 +111,15 @@ pub enum HookEvent {
         /// Why it was denied (what the model is told).
         reason: String,
     },
+    /// An agent-team teammate finished its turn and is about to go idle
+    /// (exit 2 or `decision: block` keeps it working with the reason;
+    /// `continue: false` stops it).
+    TeammateIdle {
+        /// The teammate's name in its team.
+        teammate_name: String,
+        /// The team's name.
+        team_name: String,
+    },
     /// A sub-agent is starting.
     SubagentStart {
         /// The sub-agent's id.
@@ -223,6 +232,7 @@ impl HookEvent {
             HookEvent::PermissionRequest { .. } => "PermissionRequest",
             HookEvent::PermissionDenied { .. } => "PermissionDenied",
             HookEvent::SubagentStart { .. } => "SubagentStart",
+            HookEvent::TeammateIdle { .. } => "TeammateIdle",
             HookEvent::PostCompact { .. } => "PostCompact",
             HookEvent::InstructionsLoaded { .. } => "InstructionsLoaded",
             HookEvent::ConfigChange { .. } => "ConfigChange",
@@ -248,7 +258,8 @@ impl HookEvent {
             | HookEvent::Stop { .. }
             | HookEvent::CwdChanged { .. }
             | HookEvent::WorktreeCreate { .. }
-            | HookEvent::WorktreeRemove { .. } => None,
+            | HookEvent::WorktreeRemove { .. }
+            | HookEvent::TeammateIdle { .. } => None,
             HookEvent::SubagentStop { agent_type, .. }
             | HookEvent::SubagentStart { agent_type, .. } => Some(agent_type),
             HookEvent::PostCompact { trigger, .. } => Some(trigger),
@@ -290,7 +301,8 @@ impl HookEvent {
             | HookEvent::PreCompact { .. }
             | HookEvent::Notification { .. }
             | HookEvent::WorktreeCreate { .. }
-            | HookEvent::WorktreeRemove { .. } => None,
+            | HookEvent::WorktreeRemove { .. }
+            | HookEvent::TeammateIdle { .. } => None,
         }
     }
 
@@ -303,7 +315,8 @@ impl HookEvent {
             | HookEvent::PermissionRequest { .. }
             | HookEvent::PreSkillShellCommand { .. }
             | HookEvent::Stop { .. }
-            | HookEvent::SubagentStop { .. } => BlockAudience::Model,
+            | HookEvent::SubagentStop { .. }
+            | HookEvent::TeammateIdle { .. } => BlockAudience::Model,
             HookEvent::UserPromptSubmit { .. }
             | HookEvent::PreCompact { .. }
             | HookEvent::ConfigChange { .. }
@@ -369,7 +382,8 @@ impl HookEvent {
             | HookEvent::CwdChanged { .. }
             | HookEvent::FileChanged { .. }
             | HookEvent::WorktreeCreate { .. }
-            | HookEvent::WorktreeRemove { .. } => None,
+            | HookEvent::WorktreeRemove { .. }
+            | HookEvent::TeammateIdle { .. } => None,
         }
     }
 
@@ -474,6 +488,10 @@ impl HookEvent {
                 agent_id,
                 agent_type,
             } => json!({"agent_id": agent_id, "agent_type": agent_type}),
+            HookEvent::TeammateIdle {
+                teammate_name,
+                team_name,
+            } => json!({"teammate_name": teammate_name, "team_name": team_name}),
             HookEvent::PostCompact {
                 trigger,
                 compact_summary,

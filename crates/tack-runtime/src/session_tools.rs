@@ -197,8 +197,21 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .skills
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
+    let (team, team_warnings) = crate::teams::tools::team_tools(
+        crate::teams::tools::TeamToolsParts {
+            env: p.env,
+            home: p.place.home,
+            session_id: p.place.session_id,
+            cwd: p.place.project,
+        },
+        crate::teams::tools::deliver_to(p.place.tool_env),
+    );
+    for w in team_warnings {
+        p.emit.notice(Notice::warning(w));
+    }
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
+        .chain(team.iter().flat_map(|t| t.tools.clone()))
         .chain(web)
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .collect();
@@ -287,6 +300,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             wake_owed: wake_owed.clone(),
         },
         worktree_base: p.place.worktree_base,
+        team: team.map(|t| t.messaging),
     });
     let agent = Arc::new(AgentTool::new(shared));
     if let Some(skill) = &skill {

