@@ -57,10 +57,16 @@ async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 }
 
 fn finish(child: Child) -> String {
+    let (ok, stdout, stderr) = ended(child);
+    assert!(ok, "{stderr}");
+    stdout
+}
+
+/// Whether it succeeded, its stdout and stderr.
+fn ended(child: Child) -> (bool, String, String) {
     let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
 }
 
 /// The text blocks of the last user message of a request.
@@ -132,7 +138,10 @@ async fn two_print_sessions_exchange_a_send_message() {
     wait_for("A to send and wait", || a_server.requests().len() == 2).await;
     release(&wait_b);
     wait_for("B's answer to A", || env.server.requests().len() == 4).await;
-    assert_eq!(finish(b), "done B\n");
+    // B's run reports the refused call (print mode cannot ask anyone).
+    let (_, b_out, b_err) = ended(b);
+    assert_eq!(b_out, "done B\n");
+    assert!(b_err.contains("Bash(touch pwned)"), "{b_err}");
     release(&wait_a);
     assert_eq!(finish(a), "done A\n");
 
@@ -396,12 +405,15 @@ async fn a_lead_and_two_teammates_message_each_other_go_idle_and_shut_down() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_team_claude_code_wrote_is_joined_and_its_inbox_read() {
+    // The waiting message arrives with the request after the tool results,
+    // or (when the watch took it after that request) as a turn of its own.
     let env = Env::new(Script::new([
         Reply::tool_use(
             "toolu_on_it",
             "SendMessage",
             json!({"to": "team-lead", "summary": "on parser.rs", "message": "On it: parser.rs next."}),
         ),
+        Reply::text("ok"),
         Reply::text("ok"),
     ]))
     .await;
@@ -481,6 +493,13 @@ async fn message_latency_to_the_next_request() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    {
+        use std::io::Write;
+        let stdin = session.stdin.as_mut().unwrap();
+        writeln!(stdin, "{}", common::user_line("warm up")).unwrap();
+    }
+    wait_for("the warm-up turn", || env.server.requests().len() == 1).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
     let sessions = env.claude_dir().join("sessions");
     let entry_path = sessions.join(format!("{}.json", session.id()));
     wait_for("the registry entry", || entry_path.exists()).await;

@@ -118,6 +118,6 @@ pub fn team_tools(p: TeamToolsParts<'_>, deliver: DeliverText) -> (Option<TeamTo
 /// Hands a message to the session as an arrival: with the next request of a
 /// running turn, or waking the idle session.
 pub(crate) fn deliver_to(env: &Arc<tack_tool::ToolEnv>) -> DeliverText {
-    let _ = env;
-    Arc::new(|_text: String| {})
+    let arrivals = env.arrivals().clone();
+    Arc::new(move |text: String| arrivals.push(tack_tool::Arrival::soon(text)))
 }
