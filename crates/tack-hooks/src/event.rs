@@ -396,6 +396,17 @@ impl HookEvent {
         )
     }
 
+    /// TeammateIdle's fields (`teammate_name`, `team_name`).
+    fn teammate_fields(&self) -> Value {
+        match self {
+            HookEvent::TeammateIdle {
+                teammate_name,
+                team_name,
+            } => json!({"teammate_name": teammate_name, "team_name": team_name}),
+            _ => json!({}),
+        }
+    }
+
     /// The event-specific fields of the stdin JSON.
     pub(crate) fn fields(&self) -> Map<String, Value> {
         let v = match self {
@@ -488,10 +499,7 @@ impl HookEvent {
                 agent_id,
                 agent_type,
             } => json!({"agent_id": agent_id, "agent_type": agent_type}),
-            HookEvent::TeammateIdle {
-                teammate_name,
-                team_name,
-            } => json!({"teammate_name": teammate_name, "team_name": team_name}),
+            HookEvent::TeammateIdle { .. } => self.teammate_fields(),
             HookEvent::PostCompact {
                 trigger,
                 compact_summary,

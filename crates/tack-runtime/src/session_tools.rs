@@ -163,6 +163,23 @@ fn set_hook_services(
     }));
 }
 
+/// With agent teams on, the session's messaging and its SendMessage and
+/// ListAgents; what could not start is a warning.
+fn team_part(p: &ToolsParts<'_>) -> Option<crate::teams::tools::TeamTools> {
+    let parts = crate::teams::tools::TeamToolsParts {
+        env: p.env,
+        home: p.place.home,
+        session_id: p.place.session_id,
+        cwd: p.place.project,
+    };
+    let deliver = crate::teams::tools::deliver_to(p.place.tool_env);
+    let (team, warnings) = crate::teams::tools::team_tools(parts, deliver);
+    for w in warnings {
+        p.emit.notice(Notice::warning(w));
+    }
+    team
+}
+
 /// The session's tools; a `--tools` name that is not one of them is an error.
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
@@ -199,18 +216,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .skills
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
-    let (team, team_warnings) = crate::teams::tools::team_tools(
-        crate::teams::tools::TeamToolsParts {
-            env: p.env,
-            home: p.place.home,
-            session_id: p.place.session_id,
-            cwd: p.place.project,
-        },
-        crate::teams::tools::deliver_to(p.place.tool_env),
-    );
-    for w in team_warnings {
-        p.emit.notice(Notice::warning(w));
-    }
+    let team = team_part(&p);
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
         .chain(team.iter().flat_map(|t| t.tools.clone()))
