@@ -185,6 +185,14 @@ impl Drop for Messaging {
         for path in &self.registered {
             let _ = std::fs::remove_file(path);
         }
+        // A lead whose team never had a teammate leaves no folder behind
+        // (only empty folders go; a team with a config.json stays).
+        if let Some(member) = self.member.as_ref().filter(|_| !self.registered.is_empty())
+            && !member.team.config().exists()
+        {
+            let _ = std::fs::remove_dir(member.team.inboxes());
+            let _ = std::fs::remove_dir(member.team.dir());
+        }
     }
 }
 
