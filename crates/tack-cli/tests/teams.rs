@@ -104,6 +104,7 @@ async fn two_print_sessions_exchange_a_send_message() {
     ]);
     let env = Env::new(b_script).await;
     let a_server = MockServer::start(Script::new([
+        Reply::tool_use("toolu_list", "ListAgents", json!({})),
         Reply::tool_use(
             "toolu_send",
             "SendMessage",
@@ -135,7 +136,7 @@ async fn two_print_sessions_exchange_a_send_message() {
         .args(flags(SESSION_A))
         .spawn()
         .unwrap();
-    wait_for("A to send and wait", || a_server.requests().len() == 2).await;
+    wait_for("A to send and wait", || a_server.requests().len() == 3).await;
     release(&wait_b);
     wait_for("B's answer to A", || env.server.requests().len() == 4).await;
     // B's run reports the refused call (print mode cannot ask anyone).
@@ -165,6 +166,18 @@ async fn two_print_sessions_exchange_a_send_message() {
     assert!(refused[0].contains("permission"), "{refused:?}");
 
     let a_requests: Vec<Value> = a_server.requests().into_iter().map(|r| r.body).collect();
+    let listed: Value = serde_json::from_str(&tool_result_texts(&a_requests[1])[0]).unwrap();
+    let sessions: Vec<&Value> = listed["sessions"].as_array().unwrap().iter().collect();
+    assert_eq!(sessions.len(), 1, "{listed}");
+    assert_eq!(
+        (
+            &sessions[0]["sessionId"],
+            &listed["teammates"],
+            &listed["you"]
+        ),
+        (&json!(SESSION_B), &json!([]), &json!("team-lead"))
+    );
+    let a_requests = a_requests[1..].to_vec();
     let sent = tool_result_texts(&a_requests[1]);
     assert!(
         sent[0].starts_with(&format!("Message sent to session {SESSION_B} (uds:")),
@@ -557,4 +570,66 @@ async fn message_latency_to_the_next_request() {
         inbox_times[0]
     );
     assert!(socket_times[ROUNDS / 2] < Duration::from_secs(2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn teammate_idle_hooks_keep_a_teammate_working_or_stop_it() {
+    let mut lead = vec![Reply::tool_use(
+        "toolu_carol",
+        "Agent",
+        json!({"description": "carol helps", "prompt": "CAROL-MARK fix the bug",
+               "subagent_type": "general-purpose", "name": "carol"}),
+    )];
+    lead.extend((0..6).map(|_| Reply::text("ok")));
+    let carol = vec![Reply::text("carol first"), Reply::text("carol second")];
+    let env = Env::new(Script::routed([
+        ("LEAD-MARK".to_string(), lead),
+        ("CAROL-MARK".to_string(), carol),
+    ]))
+    .await;
+    let log = env.cwd().join("idle.jsonl");
+    let kept = env.cwd().join("kept");
+    // First idleness: exit 2 (keep working on the reason); then stop her.
+    let hook = format!(
+        "cat >> {log}; echo >> {log}; if [ -e {kept} ]; then echo '{{\"continue\": false}}'; else touch {kept}; echo 'check the tests too' >&2; exit 2; fi",
+        log = log.display(),
+        kept = kept.display()
+    );
+    common::write(
+        env.cwd().join(".claude/settings.json"),
+        &json!({"hooks": {"TeammateIdle": [{"hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    );
+    env.trust();
+    let lead = tack_on(&env, &env.server, &[])
+        .args(["-p", "LEAD-MARK run the team", "--session-id", SESSION_A])
+        .spawn()
+        .unwrap();
+    finish(lead);
+
+    let carol = requests_of(&env, "CAROL-MARK");
+    assert_eq!(carol.len(), 2);
+    let told = last_user_texts(&carol[1]);
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].contains("check the tests too"), "{told:?}");
+    let names: Vec<Value> = lines_of(&log)
+        .iter()
+        .map(|l| l["teammate_name"].clone())
+        .collect();
+    assert_eq!(names, [json!("carol"), json!("carol")]);
+    let lead_inbox: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            env.claude_dir()
+                .join("teams/session-aaaaaaaa/inboxes/team-lead.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let idles = lead_inbox
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["text"].as_str().unwrap().contains("idle_notification"))
+        .count();
+    assert_eq!(idles, 2);
 }
