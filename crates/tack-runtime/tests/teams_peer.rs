@@ -133,3 +133,44 @@ async fn a_watched_inbox_hands_on_what_was_waiting_and_what_arrives() {
     assert!(inbox::read_all(&path).unwrap().iter().all(|m| m.read));
     task.abort();
 }
+
+#[tokio::test]
+async fn a_broadcast_reaches_every_other_member_and_an_unknown_name_says_who_is_reachable() {
+    use tack_runtime::teams::files::config::{self, LeadFacts, TeamConfig};
+    use tack_runtime::teams::files::place::TeamDir;
+    use tack_runtime::teams::route::{self, Route};
+    use tack_runtime::teams::session::{Member, Messaging};
+    let dir = tempfile::tempdir().unwrap();
+    let team = TeamDir::new(dir.path(), "crew").unwrap();
+    let lead = LeadFacts {
+        model: "m".into(),
+        cwd: "/p".into(),
+    };
+    config::update(
+        &team,
+        || TeamConfig::new("crew", "", "s", lead),
+        |c| {
+            for name in ["ann", "ben"] {
+                let mut m = c.members[0].clone();
+                m.name = name.into();
+                c.members.push(m);
+            }
+        },
+    )
+    .unwrap();
+    let me = Member {
+        team: team.clone(),
+        agent: "ann".into(),
+        color: None,
+    };
+    let ann = Messaging::teammate(dir.path().to_path_buf(), "s".into(), me);
+    match route::resolve(&ann, "*").await.unwrap() {
+        Route::Inboxes { agents, .. } => assert_eq!(agents, ["team-lead", "ben"]),
+        other => panic!("{other:?}"),
+    }
+    let unknown = route::resolve(&ann, "zed").await.unwrap_err();
+    assert_eq!(
+        unknown,
+        "No agent or session named \"zed\"; reachable: team-lead, ben"
+    );
+}

@@ -50,7 +50,11 @@ pub async fn resolve(messaging: &Messaging, to: &str) -> Result<Route, String> {
             label,
         });
     }
-    let mut known: Vec<String> = team_names(messaging);
+    let me = messaging.member().map(|m| m.agent.as_str());
+    let mut known: Vec<String> = team_names(messaging)
+        .into_iter()
+        .filter(|n| Some(n.as_str()) != me)
+        .collect();
     known.extend(live.iter().map(|(e, s)| {
         format!(
             "{} ({})",
