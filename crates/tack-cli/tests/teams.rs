@@ -242,11 +242,14 @@ async fn a_lead_and_two_teammates_message_each_other_go_idle_and_shut_down() {
             .tool_use("toolu_bob", "Agent", agent("bob", "BOB-MARK"))
             .into(),
         Reply::tool_use("toolu_w1", "Bash", json!({"command": "cat wait-1"})),
-        Reply::tool_use(
-            "toolu_bye",
-            "SendMessage",
-            send("alice", json!("please say bye")),
-        ),
+        Reply::message()
+            .tool_use("toolu_list", "ListAgents", json!({}))
+            .tool_use(
+                "toolu_bye",
+                "SendMessage",
+                send("alice", json!("please say bye")),
+            )
+            .into(),
         Reply::tool_use("toolu_w2", "Bash", json!({"command": "cat wait-2"})),
         Reply::message()
             .tool_use("toolu_sa", "SendMessage", send("alice", shutdown.clone()))
@@ -366,6 +369,24 @@ async fn a_lead_and_two_teammates_message_each_other_go_idle_and_shut_down() {
         ]
     );
     let lead_later = requests_of(&env, "LEAD-MARK");
+    let results = tool_result_texts(&lead_later[3]);
+    let listed: Value =
+        serde_json::from_str(&results[0]).unwrap_or_else(|e| panic!("{e}: {results:?}"));
+    let states: Vec<(Value, Value)> = listed["teammates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].clone(), t["state"].clone()))
+        .collect();
+    let mut states = states;
+    states.sort_by_key(|(n, _)| n.to_string());
+    assert_eq!(
+        states,
+        [
+            (json!("alice"), json!("idle")),
+            (json!("bob"), json!("idle"))
+        ]
+    );
     let bye: Vec<String> = last_user_texts(&lead_later[4])
         .iter()
         .map(|t| no_color(t))

@@ -34,7 +34,10 @@ impl ListAgentsTool {
                     .members
                     .iter()
                     .filter(|m| m.name != member.agent)
-                    .map(|m| json!({"name": m.name, "agentType": m.agent_type, "model": m.model, "color": m.color, "backendType": m.backend_type}))
+                    .map(|m| {
+                        let state = self.messaging.state(&m.name).map(|s| s.as_str());
+                        json!({"name": m.name, "agentType": m.agent_type, "model": m.model, "color": m.color, "backendType": m.backend_type, "state": state})
+                    })
                     .collect(),
                 _ => Vec::new(),
             },

@@ -53,6 +53,26 @@ pub struct Messaging {
     socket: Option<PathBuf>,
     registered: Vec<PathBuf>,
     tasks: Vec<JoinHandle<()>>,
+    /// The state of each in-process teammate, by name.
+    states: std::sync::Mutex<std::collections::BTreeMap<String, TeammateState>>,
+}
+
+/// What an in-process teammate is doing, as the lead sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeammateState {
+    Working,
+    Idle,
+    Stopped,
+}
+
+impl TeammateState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TeammateState::Working => "working",
+            TeammateState::Idle => "idle",
+            TeammateState::Stopped => "stopped",
+        }
+    }
 }
 
 impl Messaging {
@@ -68,6 +88,7 @@ impl Messaging {
             socket: None,
             registered: Vec::new(),
             tasks: Vec::new(),
+            states: Default::default(),
         };
         if let Err(e) = messaging.listen(&options, &deliver) {
             warnings.push(format!("messages from other sessions are off: {e}"));
@@ -90,6 +111,7 @@ impl Messaging {
             socket: None,
             registered: Vec::new(),
             tasks: Vec::new(),
+            states: Default::default(),
         }
     }
 
@@ -169,6 +191,25 @@ impl Messaging {
             (None, Some(socket)) => peer::address(socket),
             (None, None) => TEAM_LEAD.to_string(),
         }
+    }
+
+    /// Records what the in-process teammate `name` is doing.
+    pub fn set_state(&self, name: &str, state: TeammateState) {
+        let mut states = self
+            .states
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        states.insert(name.to_string(), state);
+    }
+
+    /// What the in-process teammate `name` is doing (`None`: not one of
+    /// this session's).
+    pub fn state(&self, name: &str) -> Option<TeammateState> {
+        let states = self
+            .states
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        states.get(name).copied()
     }
 
     /// The address other sessions reach this one at.

@@ -25,7 +25,7 @@ use super::files::inbox::{self, InboxMessage};
 use super::files::structured::{self, Body, IdleReason};
 use super::list_agents::ListAgentsTool;
 use super::send_message::SendMessageTool;
-use super::session::{Member, Messaging};
+use super::session::{Member, Messaging, TeammateState};
 use super::watch;
 use super::wrap;
 use crate::hooks::SessionHooks;
@@ -55,7 +55,7 @@ pub(crate) struct Joining<'a> {
 /// Adds the teammate to the lead's team (made on the first one) and builds
 /// what it runs with.
 pub(crate) fn join(
-    lead: &Messaging,
+    lead: &Arc<Messaging>,
     joining: Joining<'_>,
     hooks: Option<Arc<SessionHooks>>,
 ) -> Result<Teammate, String> {
@@ -128,7 +128,9 @@ pub(crate) fn join(
         }),
     )
     .map_err(|e| e.to_string())?;
+    lead.set_state(name, TeammateState::Working);
     let idle = Arc::new(Idle {
+        lead: Arc::clone(lead),
         member,
         hooks,
         inbox: Mutex::new(rx),
@@ -155,6 +157,8 @@ impl Drop for AbortOnDrop {
 
 /// A teammate between turns.
 struct Idle {
+    /// The lead's messaging, which shows this teammate's state.
+    lead: Arc<Messaging>,
     member: Member,
     hooks: Option<Arc<SessionHooks>>,
     inbox: Mutex<mpsc::UnboundedReceiver<Vec<InboxMessage>>>,
@@ -164,6 +168,18 @@ struct Idle {
 impl Idle {
     /// Its next prompt, or `None` when it stops.
     async fn next(&self) -> Option<String> {
+        let name = &self.member.agent;
+        self.lead.set_state(name, TeammateState::Idle);
+        let next = self.wait().await;
+        let state = match next {
+            Some(_) => TeammateState::Working,
+            None => TeammateState::Stopped,
+        };
+        self.lead.set_state(name, state);
+        next
+    }
+
+    async fn wait(&self) -> Option<String> {
         self.tell_lead(structured::idle_notification(
             &self.member.agent,
             &inbox::now_iso(),
