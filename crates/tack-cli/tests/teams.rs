@@ -69,19 +69,6 @@ fn ended(child: Child) -> (bool, String, String) {
     (out.status.success(), text(&out.stdout), text(&out.stderr))
 }
 
-/// The text blocks of the last user message of a request.
-fn last_user_texts(body: &Value) -> Vec<String> {
-    let messages = body["messages"].as_array().unwrap();
-    let last = messages.last().unwrap();
-    last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| b["type"] == "text")
-        .map(|b| b["text"].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn tool_result_texts(body: &Value) -> Vec<String> {
     common::last_tool_results(body)
         .into_iter()
@@ -148,7 +135,7 @@ async fn two_print_sessions_exchange_a_send_message() {
 
     let a_socket = env.claude_dir().join("sessions");
     let b_requests = env.request_bodies();
-    let b_saw = last_user_texts(&b_requests[1]);
+    let b_saw = common::last_texts(&b_requests[1]);
     assert_eq!(b_saw.len(), 1, "{b_saw:?}");
     let from = b_saw[0]
         .strip_prefix("<cross-session-message from=\"uds:")
@@ -183,7 +170,7 @@ async fn two_print_sessions_exchange_a_send_message() {
         sent[0].starts_with(&format!("Message sent to session {SESSION_B} (uds:")),
         "{sent:?}"
     );
-    let a_saw = last_user_texts(&a_requests[2]);
+    let a_saw = common::last_texts(&a_requests[2]);
     assert_eq!(a_saw.len(), 1, "{a_saw:?}");
     assert!(
         a_saw[0].starts_with("<cross-session-message from=\"uds:"),
@@ -330,7 +317,7 @@ async fn a_lead_and_two_teammates_message_each_other_go_idle_and_shut_down() {
 
     let team = env.claude_dir().join("teams/session-aaaaaaaa");
     let lead_saw: Vec<String> = {
-        let mut t: Vec<String> = last_user_texts(&requests_of(&env, "LEAD-MARK")[2])
+        let mut t: Vec<String> = common::last_texts(&requests_of(&env, "LEAD-MARK")[2])
             .iter()
             .map(|t| no_color(t))
             .map(|t| match t.find("\"timestamp\":\"") {
@@ -363,7 +350,7 @@ async fn a_lead_and_two_teammates_message_each_other_go_idle_and_shut_down() {
     let alice = requests_of(&env, "ALICE-MARK");
     assert_eq!(alice.len(), 4);
     assert_eq!(
-        last_user_texts(&alice[2]),
+        common::last_texts(&alice[2]),
         [
             "<teammate-message teammate_id=\"team-lead\" summary=\"note\">\nplease say bye\n</teammate-message>"
         ]
@@ -387,7 +374,7 @@ async fn a_lead_and_two_teammates_message_each_other_go_idle_and_shut_down() {
             (json!("bob"), json!("idle"))
         ]
     );
-    let bye: Vec<String> = last_user_texts(&lead_later[4])
+    let bye: Vec<String> = common::last_texts(&lead_later[4])
         .iter()
         .map(|t| no_color(t))
         .collect();
@@ -476,7 +463,7 @@ async fn a_team_claude_code_wrote_is_joined_and_its_inbox_read() {
     let seen: Vec<String> = env
         .request_bodies()
         .iter()
-        .flat_map(last_user_texts)
+        .flat_map(common::last_texts)
         .collect();
     let waiting = "<teammate-message teammate_id=\"team-lead\" summary=\"also parser.rs\">\nThanks. Please also look at src/parser.rs.\n</teammate-message>";
     assert_eq!(
@@ -630,7 +617,7 @@ async fn teammate_idle_hooks_keep_a_teammate_working_or_stop_it() {
 
     let carol = requests_of(&env, "CAROL-MARK");
     assert_eq!(carol.len(), 2);
-    let told = last_user_texts(&carol[1]);
+    let told = common::last_texts(&carol[1]);
     assert_eq!(told.len(), 1, "{told:?}");
     assert!(told[0].contains("check the tests too"), "{told:?}");
     let names: Vec<Value> = lines_of(&log)
