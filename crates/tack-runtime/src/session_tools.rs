@@ -164,10 +164,36 @@ fn set_hook_services(
     }));
 }
 
+/// With agent teams on, the session's messaging and its SendMessage and
+/// ListAgents; what could not start is a warning.
+/// The session's own task list becomes the team's.
+fn team_part(
+    p: &ToolsParts<'_>,
+    tasks: &crate::task_hooks::SessionTasks,
+) -> Option<crate::teams::tools::TeamTools> {
+    let parts = crate::teams::tools::TeamToolsParts {
+        env: p.env,
+        home: p.place.home,
+        session_id: p.place.session_id,
+        cwd: p.place.project,
+    };
+    let deliver = crate::teams::tools::deliver_to(p.place.tool_env);
+    let (team, warnings) = crate::teams::tools::team_tools(parts, deliver);
+    for w in warnings {
+        p.emit.notice(Notice::warning(w));
+    }
+    if let Some(member) = team.as_ref().and_then(|t| t.messaging.member()) {
+        tasks
+            .scope()
+            .join_team(member.team.name(), Some(&member.agent));
+    }
+    team
+}
+
 /// The session's tools; a `--tools` name that is not one of them is an error.
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
-    let (_scope, task_list) = session_task_tools(p.env, p.place.session_id, p.policy);
+    let (session_tasks, task_list) = session_task_tools(p.env, p.place.session_id, p.policy);
     let builtin = tack_tools::builtin_tools_with(
         p.place.tool_env,
         BuiltinOptions {
@@ -202,8 +228,10 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .skills
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
+    let team = team_part(&p, &session_tasks);
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
+        .chain(team.iter().flat_map(|t| t.tools.clone()))
         .chain(web)
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .collect();
@@ -292,6 +320,8 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             wake_owed: wake_owed.clone(),
         },
         worktree_base: p.place.worktree_base,
+        team: team.map(|t| t.messaging),
+        tasks: session_tasks,
     });
     let agent = Arc::new(AgentTool::new(shared));
     if let Some(skill) = &skill {

@@ -76,6 +76,10 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     // Loads instructions into the turn; the rules a skill's `allowed-tools`
     // add apply only when the user invokes it (`/name`).
     "Skill",
+    // Agent teams: a message to another agent or session, and who can be
+    // messaged (what the receiver does with it goes through its own rules).
+    "SendMessage",
+    "ListAgents",
 ];
 /// Tools allowed in plan mode even though they are not read-only.
 const PLAN_MODE_TOOLS: &[&str] = &[
