@@ -421,6 +421,34 @@ impl HookEvent {
         )
     }
 
+    /// InstructionsLoaded's fields (the optional ones only when known).
+    fn instructions_fields(&self) -> Value {
+        match self {
+            HookEvent::InstructionsLoaded {
+                file_path,
+                memory_type,
+                load_reason,
+                globs,
+                trigger_file_path,
+                parent_file_path,
+            } => {
+                let mut v = json!({"file_path": file_path, "memory_type": memory_type,
+                                       "load_reason": load_reason});
+                if let Some(globs) = globs {
+                    v["globs"] = json!(globs);
+                }
+                if let Some(path) = trigger_file_path {
+                    v["trigger_file_path"] = json!(path);
+                }
+                if let Some(path) = parent_file_path {
+                    v["parent_file_path"] = json!(path);
+                }
+                v
+            }
+            _ => json!({}),
+        }
+    }
+
     /// TeammateIdle's fields (`teammate_name`, `team_name`).
     fn teammate_fields(&self) -> Value {
         match self {
@@ -529,27 +557,7 @@ impl HookEvent {
                 trigger,
                 compact_summary,
             } => json!({"trigger": trigger, "compact_summary": compact_summary}),
-            HookEvent::InstructionsLoaded {
-                file_path,
-                memory_type,
-                load_reason,
-                globs,
-                trigger_file_path,
-                parent_file_path,
-            } => {
-                let mut v = json!({"file_path": file_path, "memory_type": memory_type,
-                                   "load_reason": load_reason});
-                if let Some(globs) = globs {
-                    v["globs"] = json!(globs);
-                }
-                if let Some(path) = trigger_file_path {
-                    v["trigger_file_path"] = json!(path);
-                }
-                if let Some(path) = parent_file_path {
-                    v["parent_file_path"] = json!(path);
-                }
-                v
-            }
+            HookEvent::InstructionsLoaded { .. } => self.instructions_fields(),
             HookEvent::ConfigChange { source, file_path } => {
                 json!({"source": source, "file_path": file_path})
             }

@@ -38,7 +38,7 @@ use crate::model::{ModelAliases, RequestEnv};
 use crate::place::Env;
 use crate::runtime::Policy;
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
-use crate::task_hooks::session_task_tools;
+use crate::task_hooks::{SessionTasks, session_task_tools};
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
@@ -167,10 +167,7 @@ fn set_hook_services(
 /// With agent teams on, the session's messaging and its SendMessage and
 /// ListAgents; what could not start is a warning.
 /// The session's own task list becomes the team's.
-fn team_part(
-    p: &ToolsParts<'_>,
-    tasks: &crate::task_hooks::SessionTasks,
-) -> Option<crate::teams::tools::TeamTools> {
+fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::tools::TeamTools> {
     let parts = crate::teams::tools::TeamToolsParts {
         env: p.env,
         home: p.place.home,
@@ -190,10 +187,36 @@ fn team_part(
     team
 }
 
+/// WebFetch's settings (`CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS`).
+fn fetch_config(env: &Env) -> WebFetchConfig {
+    let mut fetch = WebFetchConfig::default();
+    let ttl = env.get("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS");
+    if let Some(ms) = ttl.and_then(|v| v.parse::<u64>().ok()) {
+        fetch.cache_ttl = Duration::from_millis(ms);
+    }
+    fetch
+}
+
+/// The session's task list and team: what its Task tools are made from, the
+/// Task tools (when on) and the team's tools (when teams are on).
+fn coordination(
+    p: &ToolsParts<'_>,
+) -> (
+    SessionTasks,
+    Vec<Arc<dyn Tool>>,
+    Option<crate::teams::tools::TeamTools>,
+) {
+    let teams_on = crate::teams::tools::teams_enabled(p.env);
+    let hooks = p.policy.hooks.as_ref();
+    let (tasks, task_list) = session_task_tools(p.env, p.place.session_id, hooks, teams_on);
+    let team = team_part(p, &tasks);
+    (tasks, task_list, team)
+}
+
 /// The session's tools; a `--tools` name that is not one of them is an error.
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
-    let (session_tasks, task_list) = session_task_tools(p.env, p.place.session_id, p.policy);
+    let (session_tasks, task_list, team) = coordination(&p);
     let builtin = tack_tools::builtin_tools_with(
         p.place.tool_env,
         BuiltinOptions {
@@ -204,14 +227,6 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         },
     );
     let small_model = small_fast_model(p.env, p.models.model, p.models.on_provider);
-    let mut fetch = WebFetchConfig::default();
-    if let Some(ms) = p
-        .env
-        .get("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS")
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        fetch.cache_ttl = Duration::from_millis(ms);
-    }
     let metered: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(
         Arc::clone(&p.models.client),
         p.models.ledger.clone(),
@@ -220,7 +235,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         Arc::clone(&metered),
         &small_model,
         p.models.model,
-        fetch,
+        fetch_config(p.env),
         WebSearchConfig::default(),
     );
     let skill: Option<Arc<SkillTool>> = p
@@ -228,7 +243,6 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .skills
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
-    let team = team_part(&p, &session_tasks);
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
         .chain(team.iter().flat_map(|t| t.tools.clone()))

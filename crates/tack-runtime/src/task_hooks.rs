@@ -20,7 +20,6 @@ use tack_tools::tasks::{
 
 use crate::hooks::SessionHooks;
 use crate::place::{Env, Place};
-use crate::runtime::Policy;
 
 /// What a session's Task tools are made from: its list's scope (what a team
 /// moves to its list: [`TaskScope::join_team`]), the hooks they fire, and
@@ -56,7 +55,8 @@ impl SessionTasks {
 pub(crate) fn session_task_tools(
     env: &Env,
     session_id: &str,
-    policy: &Policy,
+    hooks: Option<&Arc<SessionHooks>>,
+    teams_on: bool,
 ) -> (SessionTasks, Vec<Arc<dyn Tool>>) {
     // `start` made its Place from this env, so this does not fail.
     let claude_dir = (Place::new(std::path::PathBuf::new(), env.clone()))
@@ -66,10 +66,9 @@ pub(crate) fn session_task_tools(
     let setting = env.get("CLAUDE_CODE_ENABLE_TASKS");
     let enabled = match setting.as_deref() {
         Some(value) => tasks_enabled(Some(value)),
-        None => crate::teams::tools::teams_enabled(env),
+        None => teams_on,
     };
-    let hooks: Arc<dyn TaskHooks> =
-        Arc::new(SettingsTaskHooks(policy.hooks.as_ref().map(Arc::downgrade)));
+    let hooks: Arc<dyn TaskHooks> = Arc::new(SettingsTaskHooks(hooks.map(Arc::downgrade)));
     let tasks = SessionTasks {
         scope,
         hooks,

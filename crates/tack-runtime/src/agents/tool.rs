@@ -183,7 +183,9 @@ impl AgentTool {
             model: &model,
             prompt: &input.prompt,
             cwd: ctx.env.cwd(),
-            tasks: &self.shared.tasks,
+            task_tools: (lead.member())
+                .map(|m| (self.shared.tasks).for_teammate(m.team.name(), name))
+                .unwrap_or_default(),
         };
         crate::teams::teammate::join(lead, joining, self.shared.hooks.clone())
             .map(Some)

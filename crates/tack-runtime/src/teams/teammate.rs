@@ -50,8 +50,8 @@ pub(crate) struct Joining<'a> {
     pub model: &'a str,
     pub prompt: &'a str,
     pub cwd: PathBuf,
-    /// The lead's tasks: the teammate works on the team's list as itself.
-    pub tasks: &'a crate::task_hooks::SessionTasks,
+    /// Its Task tools: the team's list, acting as itself.
+    pub task_tools: Vec<Arc<dyn Tool>>,
 }
 
 /// Adds the teammate to the lead's team (made on the first one) and builds
@@ -122,7 +122,7 @@ pub(crate) fn join(
         Arc::new(SendMessageTool::new(Arc::clone(&messaging))),
         Arc::new(ListAgentsTool::new(messaging)),
     ];
-    tools.extend(joining.tasks.for_teammate(team.name(), name));
+    tools.extend(joining.task_tools);
     let (tx, rx) = mpsc::unbounded_channel();
     let watch = watch::watch_inbox(
         own_inbox,
