@@ -209,7 +209,10 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
     drop(handle);
     let seen = run_to_end(&mut events).await;
     assert_eq!(seen.notices, Vec::<Notice>::new());
-    assert_eq!(seen.agents, ["Explore", "general-purpose", "reader"]);
+    assert_eq!(
+        seen.agents,
+        ["Explore", "Plan", "general-purpose", "reader"]
+    );
 
     let requests = fx.server.requests();
     assert_eq!(requests.len(), 4);
@@ -251,7 +254,18 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
         .iter()
         .find(|r| system(r).contains("You read files and report."))
         .unwrap();
-    assert_eq!(tool_names(explore), ["Read", "Bash", "Glob", "Grep", "LS"]);
+    assert_eq!(
+        tool_names(explore),
+        [
+            "Read",
+            "Bash",
+            "Glob",
+            "Grep",
+            "LS",
+            "WebFetch",
+            "WebSearch"
+        ]
+    );
     assert_eq!(tool_names(reader), ["Read", "Grep"]);
     assert_eq!(
         (&explore.body["model"], &reader.body["model"]),
@@ -603,7 +617,14 @@ async fn definitions_come_from_files_the_flag_and_the_built_ins_and_a_bad_file_i
     );
     assert_eq!(
         seen.agents,
-        ["Explore", "general-purpose", "helper", "reader", "tester"]
+        [
+            "Explore",
+            "Plan",
+            "general-purpose",
+            "helper",
+            "reader",
+            "tester"
+        ]
     );
     let request = &fx.server.requests()[0];
     let description = request.body["tools"]
