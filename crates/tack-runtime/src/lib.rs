@@ -207,6 +207,7 @@ mod checkpoints;
 mod client;
 mod cloud;
 mod config;
+mod deferral;
 mod emit;
 mod event;
 mod extensions;
