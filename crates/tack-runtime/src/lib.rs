@@ -248,6 +248,7 @@ mod transcript;
 mod trust;
 mod user_shell;
 mod worktree_hooks;
+mod worktree_tools;
 
 pub use auth::AuthError;
 pub use checkpoints::RewindError;

@@ -38,6 +38,7 @@ use crate::model::{ModelAliases, RequestEnv};
 use crate::place::Env;
 use crate::runtime::Policy;
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
+use crate::worktree_tools::worktree_tools;
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
@@ -197,9 +198,11 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .skills
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
+    let worktree = worktree_tools(p.place.worktree_base, p.policy.hooks.clone());
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
         .chain(web)
+        .chain(worktree)
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .collect();
     if let Some(wanted) = p.choices.only {

@@ -71,6 +71,10 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     // Loads instructions into the turn; the rules a skill's `allowed-tools`
     // add apply only when the user invokes it (`/name`).
     "Skill",
+    // Move the session into a worktree of its own and back (Claude Code's
+    // tools reference: no permission); the tools in it ask as ever.
+    "EnterWorktree",
+    "ExitWorktree",
 ];
 /// Tools allowed in plan mode even though they are not read-only.
 const PLAN_MODE_TOOLS: &[&str] = &[
