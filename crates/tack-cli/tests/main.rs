@@ -77,6 +77,7 @@ mod structured_output;
 mod subagent_tasks;
 mod terminal;
 mod tls;
+mod tool_set;
 mod transcripts;
 mod usage_dedup;
 mod worktree;

@@ -75,6 +75,8 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     // tools reference: no permission); the tools in it ask as ever.
     "EnterWorktree",
     "ExitWorktree",
+    // Loads deferred tools' definitions; each tool loaded asks when called.
+    "ToolSearch",
 ];
 /// Tools allowed in plan mode even though they are not read-only.
 const PLAN_MODE_TOOLS: &[&str] = &[
