@@ -150,6 +150,18 @@ pub(crate) fn tool_set(parts: ToolSetParts<'_>, state: &mut Option<Arc<DeferredT
     }))
 }
 
+/// Every tool the session offers, the deferred built-ins too, as Claude
+/// Code's `system/init` lists them: those sent, then the rest of `builtin`.
+pub(crate) fn offered_names(tools: &ToolSet, builtin: &[Arc<dyn Tool>]) -> Vec<String> {
+    let mut names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+    for t in builtin {
+        if !names.iter().any(|n| n == t.name()) {
+            names.push(t.name().to_owned());
+        }
+    }
+    names
+}
+
 /// The deferred tools as core sees them.
 pub(crate) struct Deferred {
     pub state: Arc<DeferredTools>,

@@ -179,14 +179,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         &emit,
     )
     .await?;
-    // Every tool the session offers, the deferred built-ins too (as Claude
-    // Code's `system/init` lists them).
-    let mut tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
-    for t in &builtin {
-        if !tool_names.iter().any(|n| n == t.name()) {
-            tool_names.push(t.name().to_owned());
-        }
-    }
+    let tool_names = crate::deferral::offered_names(&tools, &builtin);
     let parts = SessionParts {
         session_id: session_id.clone(),
         context: context.clone(),
