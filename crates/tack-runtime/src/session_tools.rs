@@ -38,6 +38,7 @@ use crate::model::{ModelAliases, RequestEnv};
 use crate::place::Env;
 use crate::runtime::Policy;
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
+use crate::task_hooks::session_task_tools;
 use crate::worktree_tools::worktree_tools;
 
 /// What the tools are built from (all of it from `start`).
@@ -115,6 +116,8 @@ pub(crate) struct SessionTools {
     /// Background agents that ended on their own.
     /// Background agents that ended, and how many are still owed.
     pub woken: crate::runtime::Wakes,
+    /// The main loop's queue of messages from outside the conversation.
+    pub arrivals: tack_tool::Arrivals,
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else
@@ -165,11 +168,13 @@ fn set_hook_services(
 /// The session's tools; a `--tools` name that is not one of them is an error.
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
+    let (_scope, task_list) = session_task_tools(p.env, p.place.session_id, p.policy);
     let builtin = tack_tools::builtin_tools_with(
         p.place.tool_env,
         BuiltinOptions {
             tasks: Some(tasks.clone()),
             sandbox: p.choices.sandbox.clone(),
+            task_list,
             ..BuiltinOptions::default()
         },
     );
@@ -309,6 +314,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         model,
         tasks,
         woken: (woken, wake_owed),
+        arrivals: p.place.tool_env.arrivals().clone(),
     })
 }
 
