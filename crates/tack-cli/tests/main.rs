@@ -79,6 +79,7 @@ mod tasks;
 mod teams;
 mod terminal;
 mod tls;
+mod tool_set;
 mod transcripts;
 mod usage_dedup;
 mod worktree;

@@ -218,6 +218,7 @@ mod checkpoints;
 mod client;
 mod cloud;
 mod config;
+mod deferral;
 mod emit;
 mod event;
 mod extensions;
@@ -260,6 +261,7 @@ mod transcript;
 mod trust;
 mod user_shell;
 mod worktree_hooks;
+mod worktree_tools;
 
 pub use auth::AuthError;
 pub use checkpoints::RewindError;

@@ -39,6 +39,7 @@ use crate::place::Env;
 use crate::runtime::Policy;
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
 use crate::task_hooks::{SessionTasks, session_task_tools};
+use crate::worktree_tools::worktree_tools;
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
@@ -243,10 +244,12 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .skills
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
+    let worktree = worktree_tools(p.place.worktree_base, p.policy.hooks.clone());
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
         .chain(team.iter().flat_map(|t| t.tools.clone()))
         .chain(web)
+        .chain(worktree)
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .collect();
     if let Some(wanted) = p.choices.only {

@@ -80,6 +80,12 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     // messaged (what the receiver does with it goes through its own rules).
     "SendMessage",
     "ListAgents",
+    // Move the session into a worktree of its own and back (Claude Code's
+    // tools reference: no permission); the tools in it ask as ever.
+    "EnterWorktree",
+    "ExitWorktree",
+    // Loads deferred tools' definitions; each tool loaded asks when called.
+    "ToolSearch",
 ];
 /// Tools allowed in plan mode even though they are not read-only.
 const PLAN_MODE_TOOLS: &[&str] = &[
