@@ -76,6 +76,7 @@ mod stream_json_samples;
 mod structured_output;
 mod subagent_tasks;
 mod tasks;
+mod team_tasks;
 mod teams;
 mod terminal;
 mod tls;

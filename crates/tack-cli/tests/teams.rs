@@ -15,11 +15,11 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{MockServer, Reply, Script};
 
-const SESSION_A: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+pub(crate) const SESSION_A: &str = "aaaaaaaa-0000-4000-8000-000000000001";
 const SESSION_B: &str = "bbbbbbbb-0000-4000-8000-000000000002";
 
 /// `tack` in `env`'s project and home, talking to `server`, teams on.
-fn tack_on(env: &Env, server: &MockServer, extra: &[(&str, &str)]) -> Command {
+pub(crate) fn tack_on(env: &Env, server: &MockServer, extra: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("tack"));
     cmd.env_clear()
         .envs(env.vars())
@@ -33,7 +33,7 @@ fn tack_on(env: &Env, server: &MockServer, extra: &[(&str, &str)]) -> Command {
     cmd
 }
 
-fn fifo(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn fifo(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(name);
     let status = Command::new("mkfifo").arg(&path).status().unwrap();
     assert!(status.success());
@@ -41,11 +41,11 @@ fn fifo(dir: &Path, name: &str) -> PathBuf {
 }
 
 /// Opens the fifo for writing and closes it: the `cat` waiting on it ends.
-fn release(fifo: &Path) {
+pub(crate) fn release(fifo: &Path) {
     std::fs::write(fifo, "go\n").unwrap();
 }
 
-async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+pub(crate) async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let start = Instant::now();
     while !done() {
         assert!(
@@ -56,7 +56,7 @@ async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn finish(child: Child) -> String {
+pub(crate) fn finish(child: Child) -> String {
     let (ok, stdout, stderr) = ended(child);
     assert!(ok, "{stderr}");
     stdout
@@ -188,23 +188,25 @@ async fn two_print_sessions_exchange_a_send_message() {
 }
 
 /// The requests whose first message has `marker`.
-fn requests_of(env: &Env, marker: &str) -> Vec<Value> {
+pub(crate) fn requests_of(env: &Env, marker: &str) -> Vec<Value> {
     env.request_bodies()
         .into_iter()
         .filter(|b| b["messages"][0].to_string().contains(marker))
         .collect()
 }
 
-fn lines_of(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
+/// The whole JSON values a hook appended to `path` so far (hooks running at
+/// once may leave two on one line: `cat >> log; echo >> log` is two writes;
+/// one still being written is not counted yet).
+pub(crate) fn lines_of(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    serde_json::Deserializer::from_str(&text)
+        .into_iter::<Value>()
+        .map_while(Result::ok)
         .collect()
 }
 
-fn no_color(text: &str) -> String {
+pub(crate) fn no_color(text: &str) -> String {
     let re_start = text.find(" color=\"");
     match re_start {
         Some(i) => {
