@@ -93,6 +93,8 @@ pub(crate) struct ToolChoices<'a> {
     pub plugin_agents: &'a [PluginPaths],
     /// The Bash sandbox (`None`: off).
     pub sandbox: Option<Arc<tack_sandbox::Sandbox>>,
+    /// Scheduled prompts: CronCreate, CronList, CronDelete, ScheduleWakeup.
+    pub schedule: Option<&'a crate::schedule::scheduler::Schedule>,
 }
 
 /// A `--tools` name that is none of the session's tools.
@@ -201,6 +203,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .into_iter()
         .chain(web)
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
+        .chain(crate::schedule::session::schedule_tools(p.choices.schedule))
         .collect();
     if let Some(wanted) = p.choices.only {
         let known: Vec<String> = all

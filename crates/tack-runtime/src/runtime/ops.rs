@@ -2,6 +2,7 @@
 //! queueing work, interrupts, mode and model changes, and the questions
 //! answered at once.
 
+use crate::schedule::slash_loop::loop_turn;
 use std::collections::VecDeque;
 
 use tack_core::session::Session;
@@ -70,6 +71,13 @@ impl Driver {
                     Dispatch::ForkedSkill { input, name, args } => {
                         Work::ForkedSkill { input, name, args }
                     }
+                    Dispatch::Loop { input, args } => match &self.services.schedule {
+                        Some(s) => Work::Turn(loop_turn(s, input, &args), TurnOptions::default()),
+                        None => Work::Unknown {
+                            name: "loop".to_owned(),
+                            uuid: input.uuid,
+                        },
+                    },
                 };
                 self.queue.push_back(work);
             }

@@ -30,6 +30,7 @@ use crate::mcp::SessionMcp;
 use crate::options::SessionOptions;
 use crate::place::Env;
 use crate::runtime::{Book, Extensions, ModelNames, Policy, Runtime, Services, TurnSettings};
+use crate::schedule::session::ScheduleParts;
 use crate::session_tools::{ToolChoices, ToolsModels, ToolsParts, ToolsPlace, session_tools};
 use crate::structured_output::{AnswerReminder, StructuredOutputTool};
 use crate::transcript::{
@@ -123,6 +124,15 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         .persist
         .then(|| record_meta(&at.cwd, &options));
     let mirror = session_mirror(options.conversation.mirror, &emit);
+    let schedule = crate::schedule::session::for_session(ScheduleParts {
+        env: &at.env,
+        project: &at.project_dir,
+        home: at.home_dir.as_deref(),
+        clock: &options.clock,
+        resumed: conversation_resumed(&options),
+        deliver: crate::schedule::session::deliver_to(&tool_env),
+        emit: &emit,
+    });
     let session_tools = session_tools(ToolsParts {
         env: &at.env,
         policy: &policy,
@@ -154,6 +164,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             skills: &extensions.skills,
             plugin_agents: &extensions.plugins.agents,
             sandbox,
+            schedule: schedule.as_ref(),
         },
     })?;
     let builtin = session_tools.tools;
@@ -241,6 +252,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             tasks: session_tools.tasks,
             woken: session_tools.woken,
             auto_update: extensions.auto_update,
+            schedule,
         },
         book: Book::new(transcripts, checkpoints),
         session_state: options.front_end.session_state,

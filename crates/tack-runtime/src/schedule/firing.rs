@@ -1,0 +1,74 @@
+//! What a firing looks like to the model: the prompt, wrapped in a
+//! `<scheduled-task …>` tag that says where it came from (a relayed tag: auto
+//! mode's classifier never takes it for the user's own words).
+
+use super::cron::human;
+use super::job::Job;
+use super::scheduler::Wakeup;
+
+/// The tag every firing starts with (one of `tack_protocol`'s relayed tags).
+pub const TAG: &str = "<scheduled-task";
+
+/// An attribute value with the characters that would end it escaped.
+fn attr(value: &str) -> String {
+    value
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A cron job's firing.
+pub fn job_text(job: &Job) -> String {
+    format!(
+        "{TAG} id=\"{}\" cron=\"{}\" schedule=\"{}\">\n{}\n</scheduled-task>",
+        attr(&job.id),
+        attr(&job.cron),
+        attr(&human(&job.cron)),
+        job.prompt
+    )
+}
+
+/// A wake-up's firing; the `/loop` sentinel prompt expands to the dynamic
+/// loop's instructions.
+pub fn wakeup_text(w: &Wakeup, default_prompt: impl FnOnce() -> String) -> String {
+    let prompt = super::loop_cmd::expand_sentinel(&w.prompt, default_prompt);
+    format!(
+        "{TAG} wakeup=\"true\" reason=\"{}\">\n{prompt}\n</scheduled-task>",
+        attr(&w.reason)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn firings_name_their_job_and_escape_attributes() {
+        let job = Job {
+            id: "0123abcd".into(),
+            cron: "*/5 * * * *".into(),
+            prompt: "check \"the\" build".into(),
+            created_at: 0,
+            last_fired_at: None,
+            recurring: true,
+            durable: false,
+        };
+        let wakeup = Wakeup {
+            at: SystemTime::UNIX_EPOCH,
+            reason: "CI takes \"a while\" <5m>".into(),
+            prompt: "look again".into(),
+        };
+        assert_eq!(
+            [job_text(&job), wakeup_text(&wakeup, String::new)],
+            [
+                "<scheduled-task id=\"0123abcd\" cron=\"*/5 * * * *\" schedule=\"every 5 minutes\">\ncheck \"the\" build\n</scheduled-task>",
+                "<scheduled-task wakeup=\"true\" reason=\"CI takes &quot;a while&quot; &lt;5m&gt;\">\nlook again\n</scheduled-task>",
+            ]
+        );
+    }
+}
