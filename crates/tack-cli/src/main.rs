@@ -276,6 +276,9 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
     // SAFETY: single-threaded: the runtime does not exist yet, nor any other thread.
     unsafe { settings_env::apply(&mut place, &loaded) };
     let mut options = print::session_options(&cli);
+    // A served session (--serve, a background one) has clients that answer
+    // its questions; `--permission-prompts none` still says nobody does.
+    options.permissions.prompts |= cli.serve.is_some() || cli.bg_job.is_some();
     flags::apply(&cli, &mut options)?;
     // `git status` is the slowest part of the first request's context and
     // needs only the cwd: start it before the prompt is read and the session
@@ -285,14 +288,12 @@ fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
         options.git_prefetch = Some(prefetch);
     }
     if let Some(socket) = cli.serve.clone() {
-        options.permissions.prompts = true;
         // The server keeps the live turn for clients that attach until the
         // session goes idle.
         options.front_end.session_state = true;
         return runtime()?.block_on(serve::run(place, loaded, options, socket));
     }
     if let Some(dir) = &cli.bg_job {
-        options.permissions.prompts = cli.permission_prompts.as_deref() != Some("none");
         // Its running / idle changes are what `state.json`'s status says.
         options.front_end.session_state = true;
         let dir = background::session::job_dir(dir)?;

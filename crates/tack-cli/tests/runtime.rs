@@ -70,16 +70,7 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
     // The same session driven by the runtime alone, in another project.
     let env2 = Env::new(glob_script()).await;
     write(env2.cwd().join("a.txt"), "a");
-    let vars: HashMap<String, String> = env2
-        .vars()
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v.to_string_lossy().into_owned()))
-        .collect();
-    let place = tack_runtime::Place::new(env2.cwd(), tack_runtime::Env(vars)).unwrap();
-    let loaded = tack_runtime::load_settings(&place, None).unwrap();
-    let runtime = tack_runtime::start(place, &loaded, SessionOptions::default())
-        .await
-        .unwrap();
+    let runtime = runtime_in(&env2).await;
     let records = Records::new(runtime.info().session_id.clone(), false);
     let (handle, mut events) = runtime.spawn();
     handle.submit(UserInput::text("list")).unwrap();
@@ -602,5 +593,64 @@ async fn temp_files_left_by_a_killed_write_are_removed_at_the_next_start() {
     assert!(
         not_ours.exists(),
         "a file not named like a temp file was removed"
+    );
+}
+
+/// A session started by the runtime alone in `env`'s project.
+async fn runtime_in(env: &Env) -> tack_runtime::Runtime {
+    let vars: HashMap<String, String> = env
+        .vars()
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_string_lossy().into_owned()))
+        .collect();
+    let place = tack_runtime::Place::new(env.cwd(), tack_runtime::Env(vars)).unwrap();
+    let loaded = tack_runtime::load_settings(&place, None).unwrap();
+    tack_runtime::start(place, &loaded, SessionOptions::default())
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_arrival_wakes_the_idle_session_which_waits_for_expected_ones_after_its_input() {
+    let env = Env::new(Script::new([Reply::text("First."), Reply::text("Heard.")])).await;
+    let runtime = runtime_in(&env).await;
+    let arrivals = runtime.arrivals();
+    // A teammate still running: the session must not end with its input.
+    let expecting = arrivals.expect();
+    let (handle, mut events) = runtime.spawn();
+    handle.submit(UserInput::text("hello")).unwrap();
+    handle.end_input(None).unwrap();
+    drop(handle);
+    let message = "<teammate-message teammate_id=\"tester\">tests pass</teammate-message>";
+    let mut expecting = Some(expecting);
+    let mut results = Vec::new();
+    while let Some(event) = tokio::time::timeout(Duration::from_secs(20), events.next())
+        .await
+        .expect("the session hangs")
+    {
+        match event {
+            // The teammate reports and ends while the first answer streams
+            // (too late for its request: it waits for the session to idle);
+            // the first result is held until then, as for a background agent.
+            RuntimeEvent::Loop(tack_runtime::LoopEvent::AssistantMessage(_)) => {
+                if let Some(guard) = expecting.take() {
+                    arrivals.push(tack_runtime::Arrival::soon(message));
+                    drop(guard);
+                }
+            }
+            RuntimeEvent::TurnEnded(end) => results.push(end.record.result.clone()),
+            RuntimeEvent::Ended => break,
+            _ => {}
+        }
+    }
+    assert_eq!(
+        results,
+        [Some("First.".to_owned()), Some("Heard.".to_owned())]
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(
+        bodies[1]["messages"].as_array().unwrap().last().unwrap(),
+        &json!({"role": "user", "content": [{"type": "text", "text": message,
+            "cache_control": {"type": "ephemeral"}}]})
     );
 }

@@ -66,6 +66,11 @@ pub fn script() -> Script {
 
 /// `tack --serve` in `env`'s project, and its socket once it is there.
 pub async fn serve(env: &Env) -> (std::process::Child, PathBuf) {
+    serve_with(env, &[]).await
+}
+
+/// `tack --serve` with more flags.
+pub async fn serve_with(env: &Env, args: &[&str]) -> (std::process::Child, PathBuf) {
     let socket = env.home.path().join("session.sock");
     let served = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"))
         .env_clear()
@@ -73,6 +78,7 @@ pub async fn serve(env: &Env) -> (std::process::Child, PathBuf) {
         .current_dir(env.cwd())
         .arg("--serve")
         .arg(&socket)
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -253,4 +259,37 @@ async fn a_served_session_is_driven_detached_and_reattached_from_another_process
         .unwrap();
     assert!(status.success());
     assert!(!socket.exists(), "the socket is removed");
+}
+
+#[tokio::test]
+async fn a_served_session_with_permission_prompts_none_refuses_what_would_ask() {
+    let env = Env::new(script()).await;
+    let (mut served, socket) = serve_with(&env, &["--permission-prompts", "none"]).await;
+    let mut client = SessionClient::connect(&socket).await.unwrap();
+    until(&mut client, |f| matches!(f, Frame::Attached(_))).await;
+    client
+        .send(Op::Submit(UserInput::text("make a file")))
+        .await
+        .unwrap();
+    let seen = until(&mut client, |f| {
+        is_event(f, |e| matches!(e, RuntimeEvent::TurnEnded(_)))
+    })
+    .await;
+    let asked = seen
+        .iter()
+        .any(|f| is_event(f, |e| matches!(e, RuntimeEvent::PermissionRequest(_))));
+    let denied: Vec<&str> = seen
+        .iter()
+        .filter_map(|f| match f {
+            Frame::Event(RuntimeEvent::PermissionDenied(d)) => Some(d.tool_name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        (asked, denied, env.cwd().join("made.txt").exists()),
+        (false, vec!["Bash"], false)
+    );
+    drop(client);
+    served.kill().unwrap();
+    served.wait().unwrap();
 }

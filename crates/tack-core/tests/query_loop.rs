@@ -108,6 +108,40 @@ async fn tool_use_continues_with_next_turn_and_appends_only() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn soon_arrivals_follow_the_tool_results_and_idle_ones_wait() {
+    let model = FakeModel::new([
+        Response::tool_uses(&[("toolu_1", "Read", json!({"path": "a"}))]),
+        Response::text("done"),
+    ]);
+    let read = tool(FakeTool::ok("Read", true, "contents of a", 10));
+    let params = params(model.clone(), vec![read], "go", CancellationToken::new());
+    let arrivals = params.tool_env.arrivals().clone();
+    arrivals.push(tack_tool::Arrival::idle(
+        "<scheduled-task>later</scheduled-task>",
+    ));
+    arrivals.push(tack_tool::Arrival::soon(
+        "<teammate-message teammate_id=\"a\">hi</teammate-message>",
+    ));
+    collect(query(params)).await;
+    let requests = model.requests();
+    assert_eq!(
+        without_cache_control(&requests[1].messages)
+            .last()
+            .map(|m| m.content.clone()),
+        Some(vec![
+            ContentBlock::tool_result("toolu_1", "contents of a", false),
+            ContentBlock::text("<teammate-message teammate_id=\"a\">hi</teammate-message>"),
+        ])
+    );
+    assert_eq!(
+        arrivals.take_all(),
+        vec![tack_tool::Arrival::idle(
+            "<scheduled-task>later</scheduled-task>"
+        )]
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn max_turns_stops_after_the_tool_results() {
     let model = FakeModel::new([Response::tool_uses(&[("toolu_1", "Read", json!({}))])]);
     let read = tool(FakeTool::ok("Read", true, "x", 0));

@@ -35,6 +35,7 @@ pub mod json_kind;
 pub mod name;
 pub mod permission_mode;
 pub mod plugin_catalog;
+pub mod relayed;
 pub mod request;
 pub mod response;
 pub mod server_tool;

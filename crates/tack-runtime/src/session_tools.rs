@@ -116,6 +116,8 @@ pub(crate) struct SessionTools {
     /// Background agents that ended on their own.
     /// Background agents that ended, and how many are still owed.
     pub woken: crate::runtime::Wakes,
+    /// The main loop's queue of messages from outside the conversation.
+    pub arrivals: tack_tool::Arrivals,
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else
@@ -309,6 +311,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         model,
         tasks,
         woken: (woken, wake_owed),
+        arrivals: p.place.tool_env.arrivals().clone(),
     })
 }
 

@@ -7,6 +7,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::arrivals::Arrivals;
+
 /// What a file looked like when a file tool last read or wrote it. Write and
 /// Edit refuse to touch a file whose record is missing or stale.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +34,8 @@ pub struct ToolEnv {
     pub bash_default_timeout: Duration,
     /// The sub-agent whose tools these are (`None`: the main session).
     agent: Option<AgentIdentity>,
+    /// Messages for the model from outside the conversation.
+    arrivals: Arrivals,
 }
 
 /// How long a Bash command may run when neither the call nor
@@ -64,7 +68,20 @@ impl ToolEnv {
             read_files: Mutex::new(HashMap::new()),
             bash_default_timeout: DEFAULT_BASH_TIMEOUT,
             agent: None,
+            arrivals: Arrivals::default(),
         }
+    }
+
+    /// Whose arrivals these tools push to and the loop delivers (a new
+    /// queue by default, which only this env's loop reads).
+    pub fn with_arrivals(mut self, arrivals: Arrivals) -> Self {
+        self.arrivals = arrivals;
+        self
+    }
+
+    /// The session's queue of messages from outside the conversation.
+    pub fn arrivals(&self) -> &Arrivals {
+        &self.arrivals
     }
 
     /// The environment of a sub-agent's tools.

@@ -26,12 +26,17 @@
 //! - tool input schemas from the Rust input types, input parsing with errors naming the field
 //!   and the expected shape (every tool: built-ins and web): `tack-tool/src/input.rs`
 //! - large tool results to disk (per result, per message): `tack-tool/src/budget.rs`
+//! - messages for the model from outside the conversation (teammates, other sessions,
+//!   Monitor, scheduled prompts), delivered mid-turn or waking an idle session:
+//!   `tack-tool/src/arrivals.rs`
 
+mod arrivals;
 pub mod budget;
 mod context;
 pub mod input;
 mod output;
 
+pub use arrivals::{Arrival, Arrivals, Delivery, Expecting};
 pub use budget::{apply_message_budget, apply_result_budget};
 pub use context::{
     AgentIdentity, DEFAULT_BASH_TIMEOUT, ProgressSink, ReadRecord, ToolContext, ToolEnv,

@@ -656,13 +656,17 @@ impl Query<'_> {
             None => None,
         };
         // Attachments (rules loaded by the calls' files) join the tool
-        // results here, after all of them, as Claude Code's do.
+        // results here, after all of them, as Claude Code's do; then what
+        // arrived from outside meanwhile (a teammate's message, a Monitor's
+        // line), as it came.
         if !outcomes.is_empty() {
             let attachments = outcomes.iter().flat_map(|o| &o.attachments);
+            let arrived = self.tool_env.arrivals().take_soon();
             let blocks: Vec<ContentBlock> = outcomes
                 .iter()
                 .map(|o| o.to_block())
                 .chain(attachments.map(|a| ContentBlock::text(system_reminder(a))))
+                .chain(arrived.into_iter().map(|a| ContentBlock::text(a.text)))
                 .collect();
             let message = Message::user(blocks);
             messages.push(message.clone());

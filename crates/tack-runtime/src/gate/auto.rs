@@ -108,12 +108,7 @@ impl AutoMode {
 
     /// A user message entering the conversation (its text only).
     pub(crate) fn note_user(&self, message: &Message) {
-        // Each block on its own line: a command's tags and its expanded
-        // prompt stay apart.
-        let text = tack_protocol::content::join_texts(&message.content, "\n");
-        if !text.trim().is_empty() {
-            lock(&self.transcript).push(Entry::User(text));
-        }
+        lock(&self.transcript).push_user(message);
     }
 
     /// A tool call the agent made (whatever its fate).

@@ -1,5 +1,6 @@
-//! Background agents' ends, the end of input ([`crate::Command::EndInput`])
-//! and how long the session then waits for those agents.
+//! Background agents' ends and other arrivals that wake an idle session, the
+//! end of input ([`crate::Command::EndInput`]) and how long the session then
+//! waits for those agents.
 //!
 //! After the last prompt, the session stays to let every background agent end
 //! and run the turn its end wakes (Claude Code's `-p` awaits them). A front end
@@ -85,6 +86,30 @@ impl Driver {
             self.queue
                 .push_back(Work::Turn(input, TurnOptions::default()));
         }
+    }
+
+    /// Messages arrived from outside the conversation while the session is
+    /// idle: one turn, a text block each (nothing when a wake found none,
+    /// e.g. an [`tack_tool::Expecting`] guard ended). Delivered as written:
+    /// no `@` mention or slash command runs from a relayed text.
+    pub(super) fn arrived(&mut self) {
+        self.release_held_end();
+        let arrived = self.services.arrivals.take_all();
+        if arrived.is_empty() {
+            return;
+        }
+        let blocks = arrived
+            .into_iter()
+            .map(|a| tack_protocol::ContentBlock::text(a.text))
+            .collect();
+        let input = UserInput {
+            message: tack_protocol::Message::user(blocks),
+            uuid: None,
+            origin: None,
+            verbatim: true,
+        };
+        self.queue
+            .push_back(Work::Turn(input, TurnOptions::default()));
     }
 
     pub(super) fn release_held_end(&mut self) {

@@ -103,6 +103,13 @@ impl Runtime {
         &self.parts.info
     }
 
+    /// The session's queue of messages from outside the conversation: what
+    /// is pushed reaches the model with the next request of a running turn
+    /// ([`tack_tool::Delivery::Soon`]) or wakes the idle session.
+    pub fn arrivals(&self) -> tack_tool::Arrivals {
+        self.parts.services.arrivals.clone()
+    }
+
     /// The conversation the session starts with (a resumed or continued
     /// session's history; empty for a new one), for a front end to show.
     pub fn messages(&self) -> &[Message] {
@@ -354,10 +361,14 @@ impl Driver {
                 .woken
                 .1
                 .load(std::sync::atomic::Ordering::SeqCst);
+            // Arrivals still expected (a running teammate, a Monitor) keep a
+            // session whose input has ended, as background agents do.
+            let waiting = owed + self.services.arrivals.expecting();
+            let arrived = !self.services.arrivals.is_empty();
             // Input over: at stdin's end at once; when no more is coming
             // (`EndInput`), once no background agent's end is owed either.
             let ended = match self.input_end.ended() {
-                true => owed == 0 && (self.input_end.worked || !self.inbox.open),
+                true => waiting == 0 && !arrived && (self.input_end.worked || !self.inbox.open),
                 false => !self.inbox.open,
             };
             if ended {
@@ -382,9 +393,10 @@ impl Driver {
                     None => self.inbox.open = false,
                 },
                 Some(woken) = self.services.woken.0.recv() => self.woken(woken),
-                waited = self.input_end.wait_over(owed) => {
+                () = self.services.arrivals.changed() => self.arrived(),
+                waited = self.input_end.wait_over(waiting) => {
                     self.emit.notice(Notice::warning(format!(
-                        "stopped waiting for {owed} background agent(s) after {} s (CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS)",
+                        "stopped waiting for {waiting} background agent(s) after {} s (CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS)",
                         waited.as_secs()
                     )));
                     break;
@@ -692,14 +704,8 @@ impl Driver {
             error_line: (!ok).then(|| error_line(result, self.settings.base_config.max_turns)),
         });
         self.release_held_end();
-        if self.input_end.ended()
-            && self
-                .services
-                .woken
-                .1
-                .load(std::sync::atomic::Ordering::SeqCst)
-                > 0
-        {
+        let owed = (self.services.woken.1).load(std::sync::atomic::Ordering::SeqCst);
+        if self.input_end.ended() && owed + self.services.arrivals.expecting() > 0 {
             self.input_end.held = Some(end);
             return true;
         }

@@ -188,6 +188,10 @@ pub(crate) struct Services {
     pub tasks: BackgroundTasks,
     /// Background agents that ended on their own: each wakes a turn.
     pub woken: Wakes,
+    /// Messages for the model from outside the conversation (teammates,
+    /// other sessions, Monitor, scheduled prompts): the main loop's tools'
+    /// queue; what is left when the session goes idle wakes a turn.
+    pub arrivals: tack_tool::Arrivals,
     /// The plugin auto-update's thread: its notices come before `Ended`.
     pub auto_update: Option<std::thread::JoinHandle<()>>,
     /// Scheduled prompts and wake-ups (`None`: `CLAUDE_CODE_DISABLE_CRON`).

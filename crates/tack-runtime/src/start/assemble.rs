@@ -168,7 +168,6 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         },
     })?;
     let builtin = session_tools.tools;
-
     // The transcript opens once everything above is known to be valid.
     let transcripts = TranscriptPlace::new(at.store, &at.cwd, meta.clone(), mirror.clone());
     let (sink, history) = open_transcript(
@@ -251,6 +250,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             tool_search: at.env.get("ENABLE_TOOL_SEARCH"),
             tasks: session_tools.tasks,
             woken: session_tools.woken,
+            arrivals: session_tools.arrivals,
             auto_update: extensions.auto_update,
             schedule,
         },
