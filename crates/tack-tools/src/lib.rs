@@ -38,6 +38,7 @@ mod head_tail;
 mod line_endings;
 mod line_scan;
 mod ls;
+mod monitor;
 mod multi_edit;
 mod notebook;
 mod numbered_lines;
@@ -115,14 +116,19 @@ pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Ar
         Arc::new(bash::BashTool::new(
             tasks.clone(),
             options.kill_grace,
-            options.sandbox,
+            options.sandbox.clone(),
         )),
         Arc::new(task_output::TaskOutputTool::new(tasks.clone())),
-        Arc::new(task_stop::TaskStopTool::new(tasks)),
+        Arc::new(task_stop::TaskStopTool::new(tasks.clone())),
         Arc::new(glob::GlobTool),
         Arc::new(grep::GrepTool),
         Arc::new(ls::LsTool),
         Arc::new(todo_write::TodoWriteTool::new(options.todos)),
+        Arc::new(monitor::MonitorTool::new(
+            tasks,
+            options.kill_grace,
+            options.sandbox,
+        )),
     ]
 }
 

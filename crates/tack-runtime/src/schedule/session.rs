@@ -75,6 +75,6 @@ pub(crate) fn schedule_tools(schedule: Option<&Schedule>) -> Vec<Arc<dyn Tool>> 
 
 /// Firings go to the session's arrivals, to run when it is idle.
 pub(crate) fn deliver_to(tool_env: &Arc<tack_tool::ToolEnv>) -> Deliver {
-    let _ = tool_env;
-    Arc::new(|_text| {})
+    let arrivals = tool_env.arrivals().clone();
+    Arc::new(move |text| arrivals.push(tack_tool::Arrival::idle(text)))
 }
