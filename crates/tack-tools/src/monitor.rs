@@ -20,6 +20,7 @@ use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tack_protocol::relayed::attribute;
 use tack_sandbox::{Plan, Sandbox};
 use tack_tool::{Arrival, Arrivals, Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -99,21 +100,12 @@ impl MonitorTool {
     }
 }
 
-/// An attribute value with the characters that would end it escaped.
-fn attr(value: &str) -> String {
-    value
-        .replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// The text of one event: the lines, inside a tag naming the monitor.
 pub(crate) fn event_text(task_id: &str, description: &str, body: &str) -> String {
     format!(
         "<monitor-event task_id=\"{}\" description=\"{}\">\n{body}\n</monitor-event>",
-        attr(task_id),
-        attr(description)
+        attribute(task_id),
+        attribute(description)
     )
 }
 

@@ -2,29 +2,22 @@
 //! `<scheduled-task …>` tag that says where it came from (a relayed tag: auto
 //! mode's classifier never takes it for the user's own words).
 
+use tack_protocol::relayed::attribute;
+
 use super::cron::human;
 use super::job::Job;
-use super::scheduler::Wakeup;
+use super::job::Wakeup;
 
 /// The tag every firing starts with (one of `tack_protocol`'s relayed tags).
 pub const TAG: &str = "<scheduled-task";
-
-/// An attribute value with the characters that would end it escaped.
-fn attr(value: &str) -> String {
-    value
-        .replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 /// A cron job's firing.
 pub fn job_text(job: &Job) -> String {
     format!(
         "{TAG} id=\"{}\" cron=\"{}\" schedule=\"{}\">\n{}\n</scheduled-task>",
-        attr(&job.id),
-        attr(&job.cron),
-        attr(&human(&job.cron)),
+        attribute(&job.id),
+        attribute(&job.cron),
+        attribute(&human(&job.cron)),
         job.prompt
     )
 }
@@ -35,7 +28,7 @@ pub fn wakeup_text(w: &Wakeup, default_prompt: impl FnOnce() -> String) -> Strin
     let prompt = super::loop_cmd::expand_sentinel(&w.prompt, default_prompt);
     format!(
         "{TAG} wakeup=\"true\" reason=\"{}\">\n{prompt}\n</scheduled-task>",
-        attr(&w.reason)
+        attribute(&w.reason)
     )
 }
 
@@ -63,8 +56,11 @@ mod tests {
             reason: "CI takes \"a while\" <5m>".into(),
             prompt: "look again".into(),
         };
+        let texts = [job_text(&job), wakeup_text(&wakeup, String::new)];
+        // Both read as relayed text: never the user's own words.
+        assert!(texts.iter().all(|t| tack_protocol::relayed::is_relayed(t)));
         assert_eq!(
-            [job_text(&job), wakeup_text(&wakeup, String::new)],
+            texts,
             [
                 "<scheduled-task id=\"0123abcd\" cron=\"*/5 * * * *\" schedule=\"every 5 minutes\">\ncheck \"the\" build\n</scheduled-task>",
                 "<scheduled-task wakeup=\"true\" reason=\"CI takes &quot;a while&quot; &lt;5m&gt;\">\nlook again\n</scheduled-task>",

@@ -19,6 +19,14 @@ const RECURRING_CAP: Duration = Duration::from_secs(15 * 60);
 const ONE_SHOT_MAX_LEAD: Duration = Duration::from_secs(90);
 const ONE_SHOT_MINUTE_MOD: u32 = 30;
 
+/// A pending wake-up: the prompt runs when the session is idle after `at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wakeup {
+    pub at: SystemTime,
+    pub reason: String,
+    pub prompt: String,
+}
+
 /// One job, as the tools and the file see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {

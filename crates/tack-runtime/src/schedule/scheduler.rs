@@ -16,7 +16,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::clock::Clock;
 use super::cron::{Cron, CronError};
 use super::firing;
-use super::job::{Job, epoch_ms, new_id};
+use super::job::{Job, Wakeup, epoch_ms, new_id};
 use super::loop_cmd::LoopFiles;
 use super::store::{Store, StoreError};
 
@@ -43,14 +43,6 @@ pub enum CreateError {
     TooLong(usize),
     #[error("Could not persist the job: {0}")]
     Store(#[from] StoreError),
-}
-
-/// A pending wake-up: the prompt runs when the session is idle after `at`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Wakeup {
-    pub at: SystemTime,
-    pub reason: String,
-    pub prompt: String,
 }
 
 #[derive(Debug)]

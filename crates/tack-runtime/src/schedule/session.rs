@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tack_tool::Tool;
+use tack_tool::{Arrival, Arrivals, Tool};
 
 use super::clock::SessionClock;
 use super::loop_cmd::LoopFiles;
@@ -34,8 +34,10 @@ pub(crate) struct ScheduleParts<'a> {
     pub project: &'a Path,
     pub home: Option<&'a Path>,
     pub clock: &'a SessionClock,
+    /// The session resumes a conversation (`-r`, `-c`).
     pub resumed: bool,
-    pub deliver: Deliver,
+    /// Where firings go (the main loop's queue).
+    pub arrivals: Arrivals,
     pub emit: &'a Emitter,
 }
 
@@ -44,6 +46,8 @@ pub(crate) fn for_session(p: ScheduleParts<'_>) -> Option<Schedule> {
     if truthy(p.env.get(DISABLE_CRON)) {
         return None;
     }
+    let arrivals = p.arrivals;
+    let deliver: Deliver = Arc::new(move |text| arrivals.push(Arrival::idle(text)));
     let schedule = Schedule::start(
         p.clock.get(),
         Store::new(p.project),
@@ -51,7 +55,7 @@ pub(crate) fn for_session(p: ScheduleParts<'_>) -> Option<Schedule> {
             project: p.project.to_path_buf(),
             home: p.home.map(Path::to_path_buf),
         },
-        p.deliver,
+        deliver,
     );
     if p.resumed
         && let Err(e) = schedule.restore()
@@ -71,10 +75,4 @@ pub(crate) fn schedule_tools(schedule: Option<&Schedule>) -> Vec<Arc<dyn Tool>> 
     let mut tools = cron_tools(schedule);
     tools.push(Arc::new(ScheduleWakeup(schedule.clone())));
     tools
-}
-
-/// Firings go to the session's arrivals, to run when it is idle.
-pub(crate) fn deliver_to(tool_env: &Arc<tack_tool::ToolEnv>) -> Deliver {
-    let arrivals = tool_env.arrivals().clone();
-    Arc::new(move |text| arrivals.push(tack_tool::Arrival::idle(text)))
 }

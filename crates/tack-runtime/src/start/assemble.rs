@@ -30,7 +30,6 @@ use crate::mcp::SessionMcp;
 use crate::options::SessionOptions;
 use crate::place::Env;
 use crate::runtime::{Book, Extensions, ModelNames, Policy, Runtime, Services, TurnSettings};
-use crate::schedule::session::ScheduleParts;
 use crate::session_tools::{ToolChoices, ToolsModels, ToolsParts, ToolsPlace, session_tools};
 use crate::structured_output::{AnswerReminder, StructuredOutputTool};
 use crate::transcript::{
@@ -124,15 +123,6 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         .persist
         .then(|| record_meta(&at.cwd, &options));
     let mirror = session_mirror(options.conversation.mirror, &emit);
-    let schedule = crate::schedule::session::for_session(ScheduleParts {
-        env: &at.env,
-        project: &at.project_dir,
-        home: at.home_dir.as_deref(),
-        clock: &options.clock,
-        resumed: conversation_resumed(&options),
-        deliver: crate::schedule::session::deliver_to(&tool_env),
-        emit: &emit,
-    });
     let session_tools = session_tools(ToolsParts {
         env: &at.env,
         policy: &policy,
@@ -157,14 +147,12 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             worktree_base: at.worktree_base,
         },
         choices: ToolChoices {
-            agents_flag: options.extensions.agents.as_deref(),
-            only: options.extensions.tools.as_deref(),
+            options: &options,
             mcp: mcp.as_ref().map(|m| m.manager().weak()),
             structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
             skills: &extensions.skills,
             plugin_agents: &extensions.plugins.agents,
             sandbox,
-            schedule: schedule.as_ref(),
         },
     })?;
     let builtin = session_tools.tools;
@@ -252,7 +240,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             woken: session_tools.woken,
             arrivals: session_tools.arrivals,
             auto_update: extensions.auto_update,
-            schedule,
+            schedule: session_tools.schedule,
         },
         book: Book::new(transcripts, checkpoints),
         session_state: options.front_end.session_state,
