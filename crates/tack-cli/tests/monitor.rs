@@ -115,3 +115,61 @@ async fn a_monitors_command_is_decided_as_bash_would_decide_it() {
     assert!(env.cwd().join("precious/keep").exists());
     s.end().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tack_p_waits_for_a_running_monitor_and_answers_its_events() {
+    let command = "while [ ! -e go ]; do sleep 0.05; done; echo 'deploy finished'; sleep 1";
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use(
+                "t1",
+                "Monitor",
+                json!({"description": "deploy", "command": command}),
+            )
+            .into(),
+        Reply::text("Waiting for the deploy."),
+        Reply::text("The deploy finished."),
+        Reply::text("The watch is over."),
+    ]))
+    .await;
+    user_rules(&env, json!({"allow": ["Monitor"]}));
+    let mut tack = std::process::Command::new(assert_cmd::cargo::cargo_bin("tack"));
+    tack.env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .args(["-p", "tell me when the deploy is done"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = tack.spawn().unwrap();
+    // The first turn is over; the session waits for the monitor.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while env.request_bodies().len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no second request");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    write(env.cwd().join("go"), "");
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bodies = env.request_bodies();
+    let id = last_tool_results(&bodies[1])[0].1["Monitor ".len().."Monitor ".len() + 9].to_owned();
+    let event = |body: &str| {
+        format!("<monitor-event task_id=\"{id}\" description=\"deploy\">\n{body}\n</monitor-event>")
+    };
+    assert_eq!(
+        [last_texts(&bodies[2]), last_texts(&bodies[3])],
+        [
+            vec![event("deploy finished")],
+            vec![event(
+                "[The command exited (code 0); the monitor has ended.]"
+            )],
+        ]
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "The watch is over.\n");
+}
