@@ -78,6 +78,7 @@ mod skills;
 mod stream_json_samples;
 mod structured_output;
 mod subagent_tasks;
+mod tasks;
 mod terminal;
 mod tls;
 mod transcripts;

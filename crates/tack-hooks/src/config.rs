@@ -316,6 +316,8 @@ pub const EVENTS: &[&str] = &[
     "PreSkillShellCommand",
     "WorktreeCreate",
     "WorktreeRemove",
+    "TaskCreated",
+    "TaskCompleted",
 ];
 
 /// One handler of a group (`place` names it in errors); `None` for a type

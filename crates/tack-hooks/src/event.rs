@@ -193,6 +193,21 @@ pub enum HookEvent {
         /// The worktree's folder.
         worktree_path: String,
     },
+    /// A task was added to the shared task list (a block deletes it again).
+    TaskCreated(TaskHookFields),
+    /// A task is about to be marked completed (a block keeps it open).
+    TaskCompleted(TaskHookFields),
+}
+
+/// What TaskCreated and TaskCompleted hooks are told about the task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskHookFields {
+    pub task_id: String,
+    pub task_subject: String,
+    pub task_description: String,
+    /// The teammate whose tool call it is, in a team.
+    pub teammate_name: Option<String>,
+    pub team_name: Option<String>,
 }
 
 /// Which events can block, and who reads the blocking message.
@@ -231,6 +246,8 @@ impl HookEvent {
             HookEvent::PreSkillShellCommand { .. } => "PreSkillShellCommand",
             HookEvent::WorktreeCreate { .. } => "WorktreeCreate",
             HookEvent::WorktreeRemove { .. } => "WorktreeRemove",
+            HookEvent::TaskCreated(_) => "TaskCreated",
+            HookEvent::TaskCompleted(_) => "TaskCompleted",
         }
     }
 
@@ -248,7 +265,9 @@ impl HookEvent {
             | HookEvent::Stop { .. }
             | HookEvent::CwdChanged { .. }
             | HookEvent::WorktreeCreate { .. }
-            | HookEvent::WorktreeRemove { .. } => None,
+            | HookEvent::WorktreeRemove { .. }
+            | HookEvent::TaskCreated(_)
+            | HookEvent::TaskCompleted(_) => None,
             HookEvent::SubagentStop { agent_type, .. }
             | HookEvent::SubagentStart { agent_type, .. } => Some(agent_type),
             HookEvent::PostCompact { trigger, .. } => Some(trigger),
@@ -290,7 +309,9 @@ impl HookEvent {
             | HookEvent::PreCompact { .. }
             | HookEvent::Notification { .. }
             | HookEvent::WorktreeCreate { .. }
-            | HookEvent::WorktreeRemove { .. } => None,
+            | HookEvent::WorktreeRemove { .. }
+            | HookEvent::TaskCreated(_)
+            | HookEvent::TaskCompleted(_) => None,
         }
     }
 
@@ -303,7 +324,9 @@ impl HookEvent {
             | HookEvent::PermissionRequest { .. }
             | HookEvent::PreSkillShellCommand { .. }
             | HookEvent::Stop { .. }
-            | HookEvent::SubagentStop { .. } => BlockAudience::Model,
+            | HookEvent::SubagentStop { .. }
+            | HookEvent::TaskCreated(_)
+            | HookEvent::TaskCompleted(_) => BlockAudience::Model,
             HookEvent::UserPromptSubmit { .. }
             | HookEvent::PreCompact { .. }
             | HookEvent::ConfigChange { .. }
@@ -369,7 +392,9 @@ impl HookEvent {
             | HookEvent::CwdChanged { .. }
             | HookEvent::FileChanged { .. }
             | HookEvent::WorktreeCreate { .. }
-            | HookEvent::WorktreeRemove { .. } => None,
+            | HookEvent::WorktreeRemove { .. }
+            | HookEvent::TaskCreated(_)
+            | HookEvent::TaskCompleted(_) => None,
         }
     }
 
@@ -510,6 +535,7 @@ impl HookEvent {
             }
             HookEvent::WorktreeCreate { name } => json!({"name": name}),
             HookEvent::WorktreeRemove { worktree_path } => json!({"worktree_path": worktree_path}),
+            HookEvent::TaskCreated(task) | HookEvent::TaskCompleted(task) => task.fields(),
             HookEvent::PreSkillShellCommand {
                 tool_name,
                 tool_input,
@@ -531,5 +557,20 @@ impl HookEvent {
             Value::Object(m) => m,
             _ => Map::new(),
         }
+    }
+}
+
+impl TaskHookFields {
+    /// Claude Code's input fields; the teammate and team only in a team.
+    fn fields(&self) -> Value {
+        let mut v = json!({"task_id": self.task_id, "task_subject": self.task_subject,
+                           "task_description": self.task_description});
+        if let Some(name) = &self.teammate_name {
+            v["teammate_name"] = json!(name);
+        }
+        if let Some(team) = &self.team_name {
+            v["team_name"] = json!(team);
+        }
+        v
     }
 }

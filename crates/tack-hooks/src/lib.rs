@@ -77,7 +77,7 @@ pub use config::{
     CallbackHook, CallbackMatcher, CommandHook, EVENTS, HookConfigError, HookGroup, HookKind,
     HooksConfig, LEGACY_TOOL_NAMES, Matcher, OnFailure,
 };
-pub use event::{BlockAudience, HookEvent};
+pub use event::{BlockAudience, HookEvent, TaskHookFields};
 pub use lifecycle::{HookEnd, HookLabel, HookObserver};
 pub use outcome::{HookOutcome, PermissionDecision, StopHookGuard};
 pub use process::{HookRun, OUTPUT_CAP, RunStatus};

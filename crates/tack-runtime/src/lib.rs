@@ -145,6 +145,10 @@
 //!   `tack-runtime/src/made_worktree.rs`; their hooks (`--worktree`'s run before the session
 //!   exists, from the settings of the folder tack started in; a sub-agent's are the
 //!   session's): `tack-runtime/src/worktree_hooks.rs`
+//! - the shared task list in a session: which list (`CLAUDE_CODE_TASK_LIST_ID`, a team, the
+//!   session), Task tools instead of TodoWrite (`CLAUDE_CODE_ENABLE_TASKS`), their TaskCreated /
+//!   TaskCompleted hooks: `tack-runtime/src/task_hooks.rs` (the store and tools:
+//!   `tack-tools/src/tasks/`)
 //! - `/name` of a `context: fork` skill: the Skill tool's sub-agent, the answer into the
 //!   conversation without a model call: `tack-runtime/src/runtime/forked_skill.rs`
 //! - CwdChanged / FileChanged / ConfigChange without a watcher thread: mtimes compared after
@@ -242,6 +246,7 @@ mod slash;
 mod snapshot;
 mod start;
 mod structured_output;
+mod task_hooks;
 mod task_records;
 mod telemetry;
 mod transcript;

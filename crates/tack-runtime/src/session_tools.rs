@@ -41,6 +41,7 @@ use crate::runtime::Policy;
 use crate::schedule::scheduler::Schedule;
 use crate::schedule::session::{ScheduleParts, for_session, schedule_tools};
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
+use crate::task_hooks::session_task_tools;
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
@@ -186,11 +187,13 @@ fn schedule_for(p: &ToolsParts<'_>) -> Option<Schedule> {
 /// The session's tools; a `--tools` name that is not one of them is an error.
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
+    let (_scope, task_list) = session_task_tools(p.env, p.place.session_id, p.policy);
     let builtin = tack_tools::builtin_tools_with(
         p.place.tool_env,
         BuiltinOptions {
             tasks: Some(tasks.clone()),
             sandbox: p.choices.sandbox.clone(),
+            task_list,
             ..BuiltinOptions::default()
         },
     );

@@ -25,6 +25,14 @@ pub fn lock_exclusive(path: &Path) -> io::Result<FileLock> {
     Ok(FileLock { _file: file })
 }
 
+/// Takes the exclusive lock on `file`, opened by the caller (with the flags
+/// it needs: not following a symlink, not blocking on a FIFO), waiting while
+/// another open file holds it; the lock owns the file and drops with it.
+pub fn lock_exclusive_file(file: File) -> io::Result<FileLock> {
+    flock(file.as_fd(), libc::LOCK_EX)?;
+    Ok(FileLock { _file: file })
+}
+
 /// The exclusive lock on a file the caller keeps open (a transcript it
 /// appends to), held until dropped. It borrows the file's descriptor, so it
 /// cannot outlive the file; the file is still read and written while locked,

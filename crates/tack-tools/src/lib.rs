@@ -21,6 +21,9 @@
 //!
 //! - one file per built-in tool:
 //!   `tack-tools/src/{read,write,edit,multi_edit,bash,task_output,task_stop,glob,grep,ls,todo_write}.rs`
+//! - the shared task list (Claude Code's `~/.claude/tasks/<list>/`): the store other code
+//!   calls, its locks, and TaskCreate / TaskGet / TaskUpdate / TaskList, offered instead of
+//!   TodoWrite (`BuiltinOptions::task_list`): `tack-tools/src/tasks/`
 //! - background tasks (shells, and tasks their owner runs: background sub-agents); stopping one
 //!   by id for TaskStop and the SDK's `stop_task`: `tack-tools/src/bg_tasks.rs`
 //! - opening files without blocking (no devices, FIFOs); Read's one streaming pass:
@@ -49,6 +52,7 @@ mod regular_file;
 mod string_replace;
 mod task_output;
 mod task_stop;
+pub mod tasks;
 mod todo_write;
 use tack_tool::input as tool_input;
 mod walk;
@@ -71,7 +75,7 @@ pub use tack_sys::write_atomic;
 pub use todo_write::{TodoItem, TodoList, TodoStatus};
 
 /// Knobs for [`builtin_tools_with`]; `Default` is what a session uses.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct BuiltinOptions {
     /// The todo list TodoWrite replaces; keep a clone to show it in the UI.
     pub todos: TodoList,
@@ -83,6 +87,9 @@ pub struct BuiltinOptions {
     pub tasks: Option<BackgroundTasks>,
     /// The session's sandbox for Bash (`None`: commands run unconfined).
     pub sandbox: Option<Arc<tack_sandbox::Sandbox>>,
+    /// The shared task list's tools (`tasks::task_tools`), offered instead of
+    /// TodoWrite (`CLAUDE_CODE_ENABLE_TASKS`); empty: TodoWrite.
+    pub task_list: Vec<Arc<dyn Tool>>,
 }
 
 impl Default for BuiltinOptions {
@@ -92,6 +99,7 @@ impl Default for BuiltinOptions {
             kill_grace: Duration::from_secs(2),
             tasks: None,
             sandbox: None,
+            task_list: Vec::new(),
         }
     }
 }
@@ -108,7 +116,11 @@ pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Ar
     let tasks = options
         .tasks
         .unwrap_or_else(|| BackgroundTasks::new(options.kill_grace));
-    vec![
+    let todo: Vec<Arc<dyn Tool>> = match options.task_list.is_empty() {
+        true => vec![Arc::new(todo_write::TodoWriteTool::new(options.todos))],
+        false => options.task_list,
+    };
+    let mut tools: Vec<Arc<dyn Tool>> = vec![
         Arc::new(read::ReadTool),
         Arc::new(write::WriteTool),
         Arc::new(edit::EditTool),
@@ -123,13 +135,14 @@ pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Ar
         Arc::new(glob::GlobTool),
         Arc::new(grep::GrepTool),
         Arc::new(ls::LsTool),
-        Arc::new(todo_write::TodoWriteTool::new(options.todos)),
-        Arc::new(monitor::MonitorTool::new(
-            tasks,
-            options.kill_grace,
-            options.sandbox,
-        )),
-    ]
+    ];
+    tools.extend(todo);
+    tools.push(Arc::new(monitor::MonitorTool::new(
+        tasks,
+        options.kill_grace,
+        options.sandbox,
+    )));
+    tools
 }
 
 /// The tool called `name`, by its current name or one of its aliases.

@@ -32,6 +32,22 @@ fn stored_schemas_are_the_input_types_schemas() {
                 "todo_write",
                 check_stored_schema::<crate::todo_write::TodoWriteInput>,
             ),
+            (
+                "task_create",
+                check_stored_schema::<crate::tasks::TaskCreateInput>,
+            ),
+            (
+                "task_get",
+                check_stored_schema::<crate::tasks::TaskGetInput>,
+            ),
+            (
+                "task_update",
+                check_stored_schema::<crate::tasks::TaskUpdateInput>,
+            ),
+            (
+                "task_list",
+                check_stored_schema::<crate::tasks::TaskListInput>,
+            ),
         ],
     );
     assert_eq!(failures, Vec::<String>::new());

@@ -16,3 +16,6 @@ mod monitor;
 mod proptests;
 mod registered_tasks;
 mod search;
+mod tasks_concurrency;
+mod tasks_store;
+mod tasks_tools;

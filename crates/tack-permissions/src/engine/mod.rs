@@ -60,6 +60,11 @@ const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead"];
 /// session bookkeeping).
 const NO_PERMISSION_TOOLS: &[&str] = &[
     "TodoWrite",
+    // The shared task list: bookkeeping, like TodoWrite.
+    "TaskCreate",
+    "TaskGet",
+    "TaskUpdate",
+    "TaskList",
     "TaskOutput",
     "TaskStop",
     "Agent",
@@ -83,6 +88,8 @@ const PLAN_MODE_TOOLS: &[&str] = &[
     "ExitPlanMode",
     "EnterPlanMode",
     "TodoWrite",
+    "TaskCreate",
+    "TaskUpdate",
     "AskUserQuestion",
 ];
 /// Directory names that stay guarded in bypassPermissions and acceptEdits.

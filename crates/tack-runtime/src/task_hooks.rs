@@ -1,0 +1,90 @@
+//! The shared task list in a session: which list its Task tools use
+//! (`CLAUDE_CODE_TASK_LIST_ID`, else the session's; a team moves it through
+//! [`TaskScope::join_team`]), whether they are offered instead of TodoWrite
+//! (`CLAUDE_CODE_ENABLE_TASKS`), and the TaskCreated / TaskCompleted hooks
+//! they fire through the session's settings hooks.
+//!
+//! The tools and the store live in `tack-tools` (`tasks/`), which knows no
+//! hooks; this file is the [`TaskHooks`] they call, so a hook runs with the
+//! session's runner (its `session_id`, `cwd`, permission mode, and a
+//! sub-agent's `agent_id`) like every other event.
+
+use std::sync::{Arc, Weak};
+
+use futures::future::BoxFuture;
+use tack_hooks::{HookEvent, TaskHookFields};
+use tack_tool::{Tool, ToolContext};
+use tack_tools::tasks::{
+    TaskHookEvent, TaskHookInput, TaskHookVerdict, TaskHooks, TaskScope, task_tools, tasks_enabled,
+};
+
+use crate::hooks::SessionHooks;
+use crate::place::{Env, Place};
+use crate::runtime::Policy;
+
+/// The session's task scope (the scope is what a team moves to its list:
+/// [`TaskScope::join_team`]), and the Task tools when they are on (empty:
+/// TodoWrite stays). The lists are under Claude Code's config dir as
+/// [`Place`] finds it (`CLAUDE_CONFIG_DIR`, else `~/.claude`).
+pub(crate) fn session_task_tools(
+    env: &Env,
+    session_id: &str,
+    policy: &Policy,
+) -> (TaskScope, Vec<Arc<dyn Tool>>) {
+    // `start` made its Place from this env, so this does not fail.
+    let claude_dir = (Place::new(std::path::PathBuf::new(), env.clone()))
+        .map(|place| place.claude_dir)
+        .unwrap_or_default();
+    let scope = TaskScope::new(claude_dir, env.get("CLAUDE_CODE_TASK_LIST_ID"), session_id);
+    if !tasks_enabled(env.get("CLAUDE_CODE_ENABLE_TASKS").as_deref()) {
+        return (scope, Vec::new());
+    }
+    let hooks = Arc::new(SettingsTaskHooks(policy.hooks.as_ref().map(Arc::downgrade)));
+    let tools = task_tools(scope.clone(), hooks);
+    (scope, tools)
+}
+
+/// The Task tools' hooks: the session's TaskCreated and TaskCompleted
+/// settings hooks (weakly held: the hooks' services hold tools).
+struct SettingsTaskHooks(Option<Weak<SessionHooks>>);
+
+impl TaskHooks for SettingsTaskHooks {
+    fn run<'a>(
+        &'a self,
+        event: TaskHookEvent,
+        input: TaskHookInput,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, TaskHookVerdict> {
+        Box::pin(async move {
+            let Some(hooks) = self.0.as_ref().and_then(Weak::upgrade) else {
+                return TaskHookVerdict::default();
+            };
+            if !hooks.has(event.name()) {
+                return TaskHookVerdict::default();
+            }
+            let fields = TaskHookFields {
+                task_id: input.task_id,
+                task_subject: input.task_subject,
+                task_description: input.task_description,
+                teammate_name: input.teammate_name,
+                team_name: input.team_name,
+            };
+            let event = match event {
+                TaskHookEvent::TaskCreated => HookEvent::TaskCreated(fields),
+                TaskHookEvent::TaskCompleted => HookEvent::TaskCompleted(fields),
+            };
+            let outcome = hooks
+                .run_for(&event, ctx.env.agent(), None, &ctx.cancel)
+                .await;
+            let stopped = (!outcome.should_continue()).then(|| {
+                (outcome.stop_reason())
+                    .unwrap_or("a hook stopped it (continue: false)")
+                    .to_owned()
+            });
+            TaskHookVerdict {
+                blocked: outcome.blocked(),
+                stopped,
+            }
+        })
+    }
+}
