@@ -21,11 +21,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tack_protocol::relayed::attribute;
-use tack_sandbox::{Plan, Sandbox};
+use tack_sandbox::Sandbox;
 use tack_tool::{Arrival, Arrivals, Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
+use crate::bash::{plan_in, shell_in};
 use crate::bg_tasks::{BackgroundTasks, OwnedTask, TaskEnd};
 use crate::process_group;
 use crate::tool_input;
@@ -85,18 +86,11 @@ impl MonitorTool {
             .ok_or_else(|| ToolError::new("`command` is required: the shell command to watch."))
     }
 
-    /// The shell for `command`, confined when the sandbox says so.
+    /// The shell for `command`, confined as a Bash call of it would be.
     fn shell(&self, command: &str) -> Result<tokio::process::Command, ToolError> {
-        let Some(sandbox) = &self.sandbox else {
-            let mut c = tokio::process::Command::new("bash");
-            c.arg("-c").arg(command);
-            return Ok(c);
-        };
-        match sandbox.plan(command, false) {
-            Plan::Confined => Ok(sandbox.shell(command, true)),
-            Plan::Unconfined(_) => Ok(sandbox.shell(command, false)),
-            Plan::Refused(why) => Err(ToolError::new(why)),
-        }
+        let sandbox = self.sandbox.as_deref();
+        let (confined, _note) = plan_in(sandbox, command, false)?;
+        Ok(shell_in(sandbox, command, confined))
     }
 }
 
