@@ -85,7 +85,7 @@ async fn stream_json_shows_the_subagents_records_with_parent_tool_use_id() {
     );
     assert_eq!(
         records[0]["agents"],
-        json!(["Explore", "counter", "general-purpose"])
+        json!(["Explore", "Plan", "counter", "general-purpose"])
     );
     // The sub-agent's Glob result, then its answer as the Task call's result.
     assert_eq!(

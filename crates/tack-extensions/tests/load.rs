@@ -410,7 +410,7 @@ fn agent_definition_files_load_by_precedence_and_a_broken_one_names_its_line() {
     let (catalog, warnings) = load_catalog(&dirs, None);
     assert_eq!(
         catalog.names(),
-        ["Explore", "general-purpose", "reviewer"].map(String::from)
+        ["Explore", "Plan", "general-purpose", "reviewer"].map(String::from)
     );
     assert_eq!(
         catalog.get("reviewer"),

@@ -3,5 +3,6 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
+mod builtin_agents;
 mod load;
 mod proptests;

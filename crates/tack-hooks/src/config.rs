@@ -304,6 +304,7 @@ pub const EVENTS: &[&str] = &[
     "Stop",
     "SubagentStart",
     "SubagentStop",
+    "TeammateIdle",
     "SessionStart",
     "SessionEnd",
     "PreCompact",

@@ -111,6 +111,15 @@ pub enum HookEvent {
         /// Why it was denied (what the model is told).
         reason: String,
     },
+    /// An agent-team teammate finished its turn and is about to go idle
+    /// (exit 2 or `decision: block` keeps it working with the reason;
+    /// `continue: false` stops it).
+    TeammateIdle {
+        /// The teammate's name in its team.
+        teammate_name: String,
+        /// The team's name.
+        team_name: String,
+    },
     /// A sub-agent is starting.
     SubagentStart {
         /// The sub-agent's id.
@@ -238,6 +247,7 @@ impl HookEvent {
             HookEvent::PermissionRequest { .. } => "PermissionRequest",
             HookEvent::PermissionDenied { .. } => "PermissionDenied",
             HookEvent::SubagentStart { .. } => "SubagentStart",
+            HookEvent::TeammateIdle { .. } => "TeammateIdle",
             HookEvent::PostCompact { .. } => "PostCompact",
             HookEvent::InstructionsLoaded { .. } => "InstructionsLoaded",
             HookEvent::ConfigChange { .. } => "ConfigChange",
@@ -267,7 +277,8 @@ impl HookEvent {
             | HookEvent::WorktreeCreate { .. }
             | HookEvent::WorktreeRemove { .. }
             | HookEvent::TaskCreated(_)
-            | HookEvent::TaskCompleted(_) => None,
+            | HookEvent::TaskCompleted(_)
+            | HookEvent::TeammateIdle { .. } => None,
             HookEvent::SubagentStop { agent_type, .. }
             | HookEvent::SubagentStart { agent_type, .. } => Some(agent_type),
             HookEvent::PostCompact { trigger, .. } => Some(trigger),
@@ -311,7 +322,8 @@ impl HookEvent {
             | HookEvent::WorktreeCreate { .. }
             | HookEvent::WorktreeRemove { .. }
             | HookEvent::TaskCreated(_)
-            | HookEvent::TaskCompleted(_) => None,
+            | HookEvent::TaskCompleted(_)
+            | HookEvent::TeammateIdle { .. } => None,
         }
     }
 
@@ -326,7 +338,8 @@ impl HookEvent {
             | HookEvent::Stop { .. }
             | HookEvent::SubagentStop { .. }
             | HookEvent::TaskCreated(_)
-            | HookEvent::TaskCompleted(_) => BlockAudience::Model,
+            | HookEvent::TaskCompleted(_)
+            | HookEvent::TeammateIdle { .. } => BlockAudience::Model,
             HookEvent::UserPromptSubmit { .. }
             | HookEvent::PreCompact { .. }
             | HookEvent::ConfigChange { .. }
@@ -394,7 +407,8 @@ impl HookEvent {
             | HookEvent::WorktreeCreate { .. }
             | HookEvent::WorktreeRemove { .. }
             | HookEvent::TaskCreated(_)
-            | HookEvent::TaskCompleted(_) => None,
+            | HookEvent::TaskCompleted(_)
+            | HookEvent::TeammateIdle { .. } => None,
         }
     }
 
@@ -405,6 +419,45 @@ impl HookEvent {
             self,
             HookEvent::UserPromptSubmit { .. } | HookEvent::SessionStart { .. }
         )
+    }
+
+    /// InstructionsLoaded's fields (the optional ones only when known).
+    fn instructions_fields(&self) -> Value {
+        match self {
+            HookEvent::InstructionsLoaded {
+                file_path,
+                memory_type,
+                load_reason,
+                globs,
+                trigger_file_path,
+                parent_file_path,
+            } => {
+                let mut v = json!({"file_path": file_path, "memory_type": memory_type,
+                                       "load_reason": load_reason});
+                if let Some(globs) = globs {
+                    v["globs"] = json!(globs);
+                }
+                if let Some(path) = trigger_file_path {
+                    v["trigger_file_path"] = json!(path);
+                }
+                if let Some(path) = parent_file_path {
+                    v["parent_file_path"] = json!(path);
+                }
+                v
+            }
+            _ => json!({}),
+        }
+    }
+
+    /// TeammateIdle's fields (`teammate_name`, `team_name`).
+    fn teammate_fields(&self) -> Value {
+        match self {
+            HookEvent::TeammateIdle {
+                teammate_name,
+                team_name,
+            } => json!({"teammate_name": teammate_name, "team_name": team_name}),
+            _ => json!({}),
+        }
     }
 
     /// The event-specific fields of the stdin JSON.
@@ -499,31 +552,12 @@ impl HookEvent {
                 agent_id,
                 agent_type,
             } => json!({"agent_id": agent_id, "agent_type": agent_type}),
+            HookEvent::TeammateIdle { .. } => self.teammate_fields(),
             HookEvent::PostCompact {
                 trigger,
                 compact_summary,
             } => json!({"trigger": trigger, "compact_summary": compact_summary}),
-            HookEvent::InstructionsLoaded {
-                file_path,
-                memory_type,
-                load_reason,
-                globs,
-                trigger_file_path,
-                parent_file_path,
-            } => {
-                let mut v = json!({"file_path": file_path, "memory_type": memory_type,
-                                   "load_reason": load_reason});
-                if let Some(globs) = globs {
-                    v["globs"] = json!(globs);
-                }
-                if let Some(path) = trigger_file_path {
-                    v["trigger_file_path"] = json!(path);
-                }
-                if let Some(path) = parent_file_path {
-                    v["parent_file_path"] = json!(path);
-                }
-                v
-            }
+            HookEvent::InstructionsLoaded { .. } => self.instructions_fields(),
             HookEvent::ConfigChange { source, file_path } => {
                 json!({"source": source, "file_path": file_path})
             }

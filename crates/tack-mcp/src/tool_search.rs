@@ -14,7 +14,6 @@
 //! finds as loaded in [`DeferredTools`], and the runtime adds the loaded tools
 //! to the definitions of the next request.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures::future::BoxFuture;
@@ -142,7 +141,8 @@ pub fn decide_deferral(
 /// callable by name.
 pub struct DeferredTools {
     catalog: Mutex<Vec<Arc<dyn Tool>>>,
-    loaded: Mutex<BTreeSet<String>>,
+    /// Loaded names in the order loaded: each is sent after those before it.
+    loaded: Mutex<Vec<String>>,
     generation: watch::Sender<u64>,
 }
 
@@ -163,7 +163,7 @@ impl DeferredTools {
     pub fn new() -> Arc<DeferredTools> {
         Arc::new(DeferredTools {
             catalog: Mutex::new(Vec::new()),
-            loaded: Mutex::new(BTreeSet::new()),
+            loaded: Mutex::new(Vec::new()),
             generation: watch::channel(0).0,
         })
     }
@@ -181,13 +181,23 @@ impl DeferredTools {
         })
     }
 
-    /// Catalog tools ToolSearch has loaded: send their definitions.
+    /// Catalog tools ToolSearch has loaded, in the order loaded: send their
+    /// definitions after the tools already sent (a new one never reorders
+    /// the ones before it, which the prompt cache holds).
     pub fn loaded(&self) -> Vec<Arc<dyn Tool>> {
-        let loaded = lock(&self.loaded);
+        let catalog = lock(&self.catalog);
+        lock(&self.loaded)
+            .iter()
+            .filter_map(|n| catalog.iter().find(|t| t.name() == n))
+            .cloned()
+            .collect()
+    }
+
+    /// Names of every catalog tool, loaded or not, in catalog order.
+    pub fn catalog_names(&self) -> Vec<String> {
         lock(&self.catalog)
             .iter()
-            .filter(|t| loaded.contains(t.name()))
-            .cloned()
+            .map(|t| t.name().to_string())
             .collect()
     }
 
@@ -221,8 +231,14 @@ impl DeferredTools {
             Some(names) => select(&catalog, names),
             None => rank(&catalog, query, max_results),
         };
-        if !found.is_empty() {
-            lock(&self.loaded).extend(found.iter().map(|t| t.name().to_string()));
+        let mut loaded = lock(&self.loaded);
+        let new: Vec<String> = (found.iter())
+            .map(|t| t.name().to_string())
+            .filter(|n| !loaded.contains(n))
+            .collect();
+        if !new.is_empty() {
+            loaded.extend(new);
+            drop(loaded);
             self.bump();
         }
         found
@@ -299,7 +315,10 @@ impl Tool for ToolSearch {
     }
 
     fn description(&self) -> String {
-        let names = self.state.deferred_names();
+        // The whole catalog, loaded tools too: the description stays the same
+        // while the catalog does, so loading a tool leaves it (and the prompt
+        // cache) alone.
+        let names = self.state.catalog_names();
         let list = if names.is_empty() {
             "(none)".to_string()
         } else {

@@ -163,7 +163,8 @@ async fn tool_search_loads_tools_by_name_and_by_keyword() {
         .collect();
     assert_eq!(loaded, ["mcp__big__tool_003", "mcp__big__tool_004"]);
     assert_eq!(deferred.deferred_names().len(), 10);
-    assert!(!search.description().contains("tool_003"));
+    // The description names the whole catalog: loading leaves it as it was.
+    assert!(search.description().contains("tool_003"));
 
     // Keywords rank by the description; max_results caps them.
     let out = search
@@ -199,7 +200,36 @@ async fn tool_search_loads_tools_by_name_and_by_keyword() {
         .iter()
         .map(|t| t.name().to_string())
         .collect();
-    assert_eq!(loaded, ["mcp__big__tool_002", "mcp__big__tool_003"]);
+    // In the order loaded: each was sent after the ones before it.
+    assert_eq!(loaded, ["mcp__big__tool_003", "mcp__big__tool_002"]);
+}
+
+/// The prompt cache holds the tools already sent: a tool loaded later goes
+/// after them, whatever its place in the catalog, and ToolSearch's own
+/// definition does not change.
+#[tokio::test]
+async fn a_tool_loaded_later_goes_after_the_ones_loaded_before() {
+    let s = Scratch::new();
+    let deferred = DeferredTools::new();
+    deferred.set_catalog(synthetic(8));
+    let search = deferred.tool();
+    let before = search.description();
+    let ctx = s.ctx("toolu_s");
+    for name in [
+        "mcp__big__tool_006",
+        "mcp__big__tool_001",
+        "mcp__big__tool_006",
+    ] {
+        search
+            .call(json!({"query": format!("select:{name}")}), &ctx)
+            .await
+            .unwrap();
+    }
+    let loaded: Vec<String> = (deferred.loaded().iter())
+        .map(|t| t.name().to_string())
+        .collect();
+    assert_eq!(loaded, ["mcp__big__tool_006", "mcp__big__tool_001"]);
+    assert_eq!(search.description(), before);
 }
 
 #[tokio::test]

@@ -175,6 +175,13 @@
 //!   `RuntimeEvent::Subagent`), read-only Bash, SubagentStop hooks; a sub-agent's `ToolEnv`
 //!   carries its `AgentIdentity`, so hook inputs and permission requests for its calls name it:
 //!   `tack-runtime/src/agents/{tool,run,read_only,stop_hooks}.rs`
+//! - agent teams and messages between sessions (with `CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS`):
+//!   Claude Code's team files, inboxes and session registry (`teams/files/`, no runtime types),
+//!   the messaging socket (`teams/peer.rs`), the inbox watch (`teams/watch.rs`, inotify), what
+//!   arrives wrapped as `<teammate-message>` / `<cross-session-message>` and pushed to the
+//!   session's `Arrivals` (`teams/{session,tools,wrap}.rs`), SendMessage and ListAgents
+//!   (`teams/{send_message,list_agents,route}.rs`), in-process teammates (the Agent tool's
+//!   `name`; `teams/teammate.rs`, follow-up turns in `agents/run.rs`); `docs/teams.md`
 //! - file checkpointing for every front end (`CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING` or
 //!   `SessionOptions::file_checkpointing`, on in the terminal UI): the gate keeps a file tool's
 //!   file once its call is allowed, each turn begins a checkpoint, `Command::RewindFiles` (the
@@ -211,6 +218,7 @@ mod checkpoints;
 mod client;
 mod cloud;
 mod config;
+mod deferral;
 mod emit;
 mod event;
 mod extensions;
@@ -248,11 +256,13 @@ mod start;
 mod structured_output;
 mod task_hooks;
 mod task_records;
+pub mod teams;
 mod telemetry;
 mod transcript;
 mod trust;
 mod user_shell;
 mod worktree_hooks;
+mod worktree_tools;
 
 pub use auth::AuthError;
 pub use checkpoints::RewindError;

@@ -138,6 +138,22 @@ impl MadeWorktree {
         (!self.by_hook).then_some(&self.worktree)
     }
 
+    /// Removes it whatever it holds (git's with its branch), then tells the
+    /// WorktreeRemove hooks; what went wrong, for the user. ExitWorktree's
+    /// `remove` once the model has been told what would be lost.
+    pub async fn remove(self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if !self.by_hook
+            && let Err(e) = self.worktree.remove(true).await
+        {
+            problems.push(format!("cannot remove it: {e}"));
+        }
+        if let Some(hooks) = &self.hooks {
+            problems.extend(hooks.remove(&self.worktree.path).await);
+        }
+        problems
+    }
+
     /// At its end: removed if unchanged, else kept. Whoever works in it has
     /// left it already.
     pub async fn settle(self) -> Settled {

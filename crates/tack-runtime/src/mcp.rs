@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tack_core::executor::{DeferredTools as CoreDeferred, ToolSet};
+use tack_core::executor::ToolSet;
 use tack_mcp::{
     DeferredTools, LoadOptions, McpConfig, McpManager, McpOptions, McpPaths, ProjectApprovals,
     ToolSearchMode, decide_deferral,
@@ -18,6 +18,7 @@ use tack_tool::Tool;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use crate::deferral::{Deferred, ToolSetParts};
 use crate::event::Notice;
 use crate::place::Env;
 use crate::protocol::op::McpControl;
@@ -32,8 +33,11 @@ pub(crate) struct SessionMcp {
     manager: McpManager,
     /// Expands `${VAR}`s of servers added while the session runs.
     env: Env,
-    /// Set when the MCP tools are deferred behind ToolSearch.
+    /// Set when tools are deferred behind ToolSearch.
     deferred: Option<Arc<DeferredTools>>,
+    /// The built-ins Claude Code defers go behind ToolSearch too
+    /// (`deferral::builtins_deferred`, decided at start).
+    pub(crate) defer_builtins: bool,
     /// The manager generation the tool set was built from.
     generation: u64,
 }
@@ -107,6 +111,7 @@ impl SessionMcp {
             manager,
             env: env.clone(),
             deferred: None,
+            defer_builtins: false,
             generation: 0,
         }
     }
@@ -128,8 +133,9 @@ impl SessionMcp {
 
     /// The session's tools: `builtin`, then the MCP tools (or ToolSearch over
     /// them when deferred: `ENABLE_TOOL_SEARCH`, else when their definitions
-    /// pass 10% of `context_window`), then the resource tools. `keep` filters
-    /// out tools a deny rule removes.
+    /// pass 10% of `context_window`; with the built-ins Claude Code defers
+    /// when `defer_builtins`, see `deferral.rs`), then the resource tools.
+    /// `keep` filters out tools a deny rule removes.
     pub(crate) fn tool_set(
         &mut self,
         builtin: &[Arc<dyn Tool>],
@@ -144,26 +150,19 @@ impl SessionMcp {
             .into_iter()
             .filter(|t| keep(t.as_ref()))
             .collect();
-        let mut tools: Vec<Arc<dyn Tool>> = builtin.to_vec();
         let decision = decide_deferral(
             ToolSearchMode::from_env_value(tool_search),
             &mcp,
             context_window,
         );
-        if decision.defer {
-            let deferred = self.deferred.get_or_insert_with(DeferredTools::new).clone();
-            deferred.set_catalog(mcp.clone());
-            tools.push(deferred.tool());
-            tools.extend(self.resource_tools(keep));
-            return ToolSet::new(tools).with_deferred(Arc::new(Deferred {
-                state: deferred,
-                catalog: mcp,
-            }));
-        }
-        self.deferred = None;
-        tools.extend(mcp);
-        tools.extend(self.resource_tools(keep));
-        ToolSet::new(tools)
+        let parts = ToolSetParts {
+            builtin,
+            defer_builtins: self.defer_builtins,
+            mcp,
+            defer_mcp: decision.defer,
+            resources: self.resource_tools(keep),
+        };
+        crate::deferral::tool_set(parts, &mut self.deferred)
     }
 
     /// The resource tools, while the session has any server (an SDK
@@ -218,7 +217,6 @@ impl SessionMcp {
     }
 }
 
-/// The deferred MCP tools as core sees them.
 /// A sub-agent's tools: `base`, then `mcp` or, by the session's rule
 /// (`ENABLE_TOOL_SEARCH`, else 10% of `context_window`), its own ToolSearch
 /// over them: a sub-agent must not spend its fresh context on definitions the
@@ -241,23 +239,4 @@ pub(crate) fn subagent_tool_set(
         state,
         catalog: mcp,
     }))
-}
-
-struct Deferred {
-    state: Arc<DeferredTools>,
-    catalog: Vec<Arc<dyn Tool>>,
-}
-
-impl CoreDeferred for Deferred {
-    fn loaded(&self) -> Vec<Arc<dyn Tool>> {
-        self.state.loaded()
-    }
-
-    fn find(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.catalog.iter().find(|t| t.name() == name).cloned()
-    }
-
-    fn generation(&self) -> u64 {
-        self.state.generation()
-    }
 }

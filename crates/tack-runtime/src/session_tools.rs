@@ -41,7 +41,8 @@ use crate::runtime::Policy;
 use crate::schedule::scheduler::Schedule;
 use crate::schedule::session::{ScheduleParts, for_session, schedule_tools};
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
-use crate::task_hooks::session_task_tools;
+use crate::task_hooks::{SessionTasks, session_task_tools};
+use crate::worktree_tools::worktree_tools;
 
 /// What the tools are built from (all of it from `start`).
 pub(crate) struct ToolsParts<'a> {
@@ -184,10 +185,59 @@ fn schedule_for(p: &ToolsParts<'_>) -> Option<Schedule> {
     })
 }
 
+/// With agent teams on, the session's messaging and its SendMessage and
+/// ListAgents; what could not start is a warning.
+/// The session's own task list becomes the team's.
+fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::tools::TeamTools> {
+    let parts = crate::teams::tools::TeamToolsParts {
+        env: p.env,
+        home: p.place.home,
+        session_id: p.place.session_id,
+        cwd: p.place.project,
+    };
+    let deliver = crate::teams::tools::deliver_to(p.place.tool_env);
+    let (team, warnings) = crate::teams::tools::team_tools(parts, deliver);
+    for w in warnings {
+        p.emit.notice(Notice::warning(w));
+    }
+    if let Some(member) = team.as_ref().and_then(|t| t.messaging.member()) {
+        tasks
+            .scope()
+            .join_team(member.team.name(), Some(&member.agent));
+    }
+    team
+}
+
+/// WebFetch's settings (`CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS`).
+fn fetch_config(env: &Env) -> WebFetchConfig {
+    let mut fetch = WebFetchConfig::default();
+    let ttl = env.get("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS");
+    if let Some(ms) = ttl.and_then(|v| v.parse::<u64>().ok()) {
+        fetch.cache_ttl = Duration::from_millis(ms);
+    }
+    fetch
+}
+
+/// The session's task list and team: what its Task tools are made from, the
+/// Task tools (when on) and the team's tools (when teams are on).
+fn coordination(
+    p: &ToolsParts<'_>,
+) -> (
+    SessionTasks,
+    Vec<Arc<dyn Tool>>,
+    Option<crate::teams::tools::TeamTools>,
+) {
+    let teams_on = crate::teams::tools::teams_enabled(p.env);
+    let hooks = p.policy.hooks.as_ref();
+    let (tasks, task_list) = session_task_tools(p.env, p.place.session_id, hooks, teams_on);
+    let team = team_part(p, &tasks);
+    (tasks, task_list, team)
+}
+
 /// The session's tools; a `--tools` name that is not one of them is an error.
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
-    let (_scope, task_list) = session_task_tools(p.env, p.place.session_id, p.policy);
+    let (session_tasks, task_list, team) = coordination(&p);
     let builtin = tack_tools::builtin_tools_with(
         p.place.tool_env,
         BuiltinOptions {
@@ -198,14 +248,6 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         },
     );
     let small_model = small_fast_model(p.env, p.models.model, p.models.on_provider);
-    let mut fetch = WebFetchConfig::default();
-    if let Some(ms) = p
-        .env
-        .get("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS")
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        fetch.cache_ttl = Duration::from_millis(ms);
-    }
     let metered: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(
         Arc::clone(&p.models.client),
         p.models.ledger.clone(),
@@ -214,7 +256,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         Arc::clone(&metered),
         &small_model,
         p.models.model,
-        fetch,
+        fetch_config(p.env),
         WebSearchConfig::default(),
     );
     let skill: Option<Arc<SkillTool>> = p
@@ -223,9 +265,12 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
     let schedule = schedule_for(&p);
+    let worktree = worktree_tools(p.place.worktree_base, p.policy.hooks.clone());
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
+        .chain(team.iter().flat_map(|t| t.tools.clone()))
         .chain(web)
+        .chain(worktree)
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .chain(schedule_tools(schedule.as_ref()))
         .collect();
@@ -311,6 +356,8 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             wake_owed: wake_owed.clone(),
         },
         worktree_base: p.place.worktree_base,
+        team: team.map(|t| t.messaging),
+        tasks: session_tasks,
     });
     let agent = Arc::new(AgentTool::new(shared));
     if let Some(skill) = &skill {

@@ -20,28 +20,65 @@ use tack_tools::tasks::{
 
 use crate::hooks::SessionHooks;
 use crate::place::{Env, Place};
-use crate::runtime::Policy;
 
-/// The session's task scope (the scope is what a team moves to its list:
-/// [`TaskScope::join_team`]), and the Task tools when they are on (empty:
-/// TodoWrite stays). The lists are under Claude Code's config dir as
-/// [`Place`] finds it (`CLAUDE_CONFIG_DIR`, else `~/.claude`).
+/// What a session's Task tools are made from: its list's scope (what a team
+/// moves to its list: [`TaskScope::join_team`]), the hooks they fire, and
+/// whether they are on.
+#[derive(Clone)]
+pub(crate) struct SessionTasks {
+    scope: TaskScope,
+    hooks: Arc<dyn TaskHooks>,
+    enabled: bool,
+}
+
+impl SessionTasks {
+    pub(crate) fn scope(&self) -> &TaskScope {
+        &self.scope
+    }
+
+    /// The Task tools of teammate `agent` of `team` running in this
+    /// process: the team's list, acting as that teammate (empty when the
+    /// tools are off).
+    pub(crate) fn for_teammate(&self, team: &str, agent: &str) -> Vec<Arc<dyn Tool>> {
+        match self.enabled {
+            true => task_tools(self.scope.for_teammate(team, agent), self.hooks.clone()),
+            false => Vec::new(),
+        }
+    }
+}
+
+/// The session's tasks, and its Task tools when they are on (empty:
+/// TodoWrite stays): `CLAUDE_CODE_ENABLE_TASKS`, or agent teams unless that
+/// says no (a team shares its work through the list). The lists are under
+/// Claude Code's config dir as [`Place`] finds it (`CLAUDE_CONFIG_DIR`,
+/// else `~/.claude`).
 pub(crate) fn session_task_tools(
     env: &Env,
     session_id: &str,
-    policy: &Policy,
-) -> (TaskScope, Vec<Arc<dyn Tool>>) {
+    hooks: Option<&Arc<SessionHooks>>,
+    teams_on: bool,
+) -> (SessionTasks, Vec<Arc<dyn Tool>>) {
     // `start` made its Place from this env, so this does not fail.
     let claude_dir = (Place::new(std::path::PathBuf::new(), env.clone()))
         .map(|place| place.claude_dir)
         .unwrap_or_default();
     let scope = TaskScope::new(claude_dir, env.get("CLAUDE_CODE_TASK_LIST_ID"), session_id);
-    if !tasks_enabled(env.get("CLAUDE_CODE_ENABLE_TASKS").as_deref()) {
-        return (scope, Vec::new());
-    }
-    let hooks = Arc::new(SettingsTaskHooks(policy.hooks.as_ref().map(Arc::downgrade)));
-    let tools = task_tools(scope.clone(), hooks);
-    (scope, tools)
+    let setting = env.get("CLAUDE_CODE_ENABLE_TASKS");
+    let enabled = match setting.as_deref() {
+        Some(value) => tasks_enabled(Some(value)),
+        None => teams_on,
+    };
+    let hooks: Arc<dyn TaskHooks> = Arc::new(SettingsTaskHooks(hooks.map(Arc::downgrade)));
+    let tasks = SessionTasks {
+        scope,
+        hooks,
+        enabled,
+    };
+    let tools = match enabled {
+        true => task_tools(tasks.scope.clone(), tasks.hooks.clone()),
+        false => Vec::new(),
+    };
+    (tasks, tools)
 }
 
 /// The Task tools' hooks: the session's TaskCreated and TaskCompleted

@@ -209,7 +209,10 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
     drop(handle);
     let seen = run_to_end(&mut events).await;
     assert_eq!(seen.notices, Vec::<Notice>::new());
-    assert_eq!(seen.agents, ["Explore", "general-purpose", "reader"]);
+    assert_eq!(
+        seen.agents,
+        ["Explore", "Plan", "general-purpose", "reader"]
+    );
 
     let requests = fx.server.requests();
     assert_eq!(requests.len(), 4);
@@ -222,6 +225,7 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
             "Write",
             "Edit",
             "MultiEdit",
+            "NotebookEdit",
             "Bash",
             "TaskOutput",
             "TaskStop",
@@ -232,6 +236,8 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
             "Monitor",
             "WebFetch",
             "WebSearch",
+            "EnterWorktree",
+            "ExitWorktree",
             "CronCreate",
             "CronList",
             "CronDelete",
@@ -239,7 +245,7 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
             "Agent"
         ]
     );
-    let agent_tool = &requests[0].body["tools"][18]["description"];
+    let agent_tool = &requests[0].body["tools"][21]["description"];
     assert!(
         agent_tool
             .as_str()
@@ -256,7 +262,18 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
         .iter()
         .find(|r| system(r).contains("You read files and report."))
         .unwrap();
-    assert_eq!(tool_names(explore), ["Read", "Bash", "Glob", "Grep", "LS"]);
+    assert_eq!(
+        tool_names(explore),
+        [
+            "Read",
+            "Bash",
+            "Glob",
+            "Grep",
+            "LS",
+            "WebFetch",
+            "WebSearch"
+        ]
+    );
     assert_eq!(tool_names(reader), ["Read", "Grep"]);
     assert_eq!(
         (&explore.body["model"], &reader.body["model"]),
@@ -608,7 +625,14 @@ async fn definitions_come_from_files_the_flag_and_the_built_ins_and_a_bad_file_i
     );
     assert_eq!(
         seen.agents,
-        ["Explore", "general-purpose", "helper", "reader", "tester"]
+        [
+            "Explore",
+            "Plan",
+            "general-purpose",
+            "helper",
+            "reader",
+            "tester"
+        ]
     );
     let request = &fx.server.requests()[0];
     let description = request.body["tools"]
@@ -628,6 +652,7 @@ async fn definitions_come_from_files_the_flag_and_the_built_ins_and_a_bad_file_i
         listed,
         [
             "- Explore: flag explore (Tools: Glob)",
+            "- Plan: Software architect agent for designing implementation plans. Use it when you need to plan the implementation strategy for a task. It returns step-by-step plans, identifies critical files, and considers architectural trade-offs. Read-only. (Tools: Read, Glob, Grep, LS, Bash, WebFetch, WebSearch)",
             "- general-purpose: General-purpose agent for researching complex questions, searching for code, and executing multi-step tasks. When you are searching for a keyword or file and are not confident that you will find the right match in the first few tries, use this agent to perform the search for you. (Tools: *)",
             "- helper: user helper (Tools: Read)",
             "- reader: project reader (Tools: *)",
@@ -774,7 +799,7 @@ async fn an_unknown_agent_type_is_an_error_naming_the_available_ones_and_task_is
         seen.parent_results(),
         [(
             "toolu_1".to_owned(),
-            "<tool_use_error>Agent type 'nope' not found. Available agents: Explore, general-purpose</tool_use_error>"
+            "<tool_use_error>Agent type 'nope' not found. Available agents: Explore, Plan, general-purpose</tool_use_error>"
                 .to_owned(),
             true
         )]

@@ -11,3 +11,5 @@ mod client;
 mod fixture;
 mod front_end;
 mod prompts;
+mod teams_files;
+mod teams_peer;

@@ -44,6 +44,7 @@ pub mod error_text;
 pub mod file_lock;
 pub mod idle_pages;
 pub mod idle_thread;
+pub mod inotify;
 mod pid_dir;
 pub mod private_file;
 pub mod process_group;

@@ -20,7 +20,7 @@
 //! `ARCHITECTURE.md`, which keeps a one-line map of the workspace).
 //!
 //! - one file per built-in tool:
-//!   `tack-tools/src/{read,write,edit,multi_edit,bash,task_output,task_stop,glob,grep,ls,todo_write}.rs`
+//!   `tack-tools/src/{read,write,edit,multi_edit,notebook_edit,bash,task_output,task_stop,glob,grep,ls,todo_write}.rs`
 //! - the shared task list (Claude Code's `~/.claude/tasks/<list>/`): the store other code
 //!   calls, its locks, and TaskCreate / TaskGet / TaskUpdate / TaskList, offered instead of
 //!   TodoWrite (`BuiltinOptions::task_list`): `tack-tools/src/tasks/`
@@ -44,6 +44,7 @@ mod ls;
 mod monitor;
 mod multi_edit;
 mod notebook;
+mod notebook_edit;
 mod numbered_lines;
 mod output_capture;
 mod process_group;
@@ -125,6 +126,7 @@ pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Ar
         Arc::new(write::WriteTool),
         Arc::new(edit::EditTool),
         Arc::new(multi_edit::MultiEditTool),
+        Arc::new(notebook_edit::NotebookEditTool),
         Arc::new(bash::BashTool::new(
             tasks.clone(),
             options.kill_grace,

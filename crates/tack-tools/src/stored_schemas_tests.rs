@@ -11,6 +11,10 @@ fn stored_schemas_are_the_input_types_schemas() {
         &[
             ("grep", check_stored_schema::<crate::grep::GrepInput>),
             ("edit", check_stored_schema::<crate::edit::EditInput>),
+            (
+                "notebook_edit",
+                check_stored_schema::<crate::notebook_edit::NotebookEditInput>,
+            ),
             ("read", check_stored_schema::<crate::read::ReadInput>),
             (
                 "task_output",

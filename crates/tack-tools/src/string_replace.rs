@@ -89,7 +89,7 @@ pub(crate) fn edit_file(
                 .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"))
             {
                 return Err(ToolError::new(
-                    "File is a Jupyter notebook: edit it as JSON with Write after reading it, or through Bash.",
+                    "File is a Jupyter Notebook. Use the NotebookEdit tool to edit this file.",
                 ));
             }
             Some(String::from_utf8(bytes).map_err(|_| {

@@ -13,6 +13,7 @@ mod crash;
 mod file_tools;
 mod misc;
 mod monitor;
+mod notebook_edit;
 mod proptests;
 mod registered_tasks;
 mod search;

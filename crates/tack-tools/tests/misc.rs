@@ -63,6 +63,17 @@ fn input_schemas_match_the_spec() {
             &["edits", "file_path"],
         ),
         (
+            "NotebookEdit",
+            &[
+                "cell_id",
+                "cell_type",
+                "edit_mode",
+                "new_source",
+                "notebook_path",
+            ],
+            &["new_source", "notebook_path"],
+        ),
+        (
             "Bash",
             &[
                 "command",

@@ -24,6 +24,7 @@ const TOOLS: &[&str] = &[
     "Write",
     "Edit",
     "MultiEdit",
+    "NotebookEdit",
     "Bash",
     "TaskOutput",
     "TaskStop",

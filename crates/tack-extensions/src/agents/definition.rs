@@ -143,8 +143,54 @@ tail). Adapt your search to the thoroughness the caller asks for, make independe
 tool calls in parallel, and report your findings clearly in your final message, with \
 absolute file paths.";
 
-/// The built-in agents: `general-purpose` (every tool) and `Explore`
-/// (read-only, on the small fast model).
+const PLAN_PROMPT: &str = "\
+You are a software architect and planning specialist for tack, a command-line coding \
+agent. Your job is to explore the codebase and design an implementation plan for the \
+task you are given.
+
+This is a READ-ONLY task: you cannot create, modify or delete files, and shell commands \
+that change anything are refused. Read the files the task names, find the existing \
+patterns and conventions with Glob, Grep and Read (and read-only Bash: ls, git log, git \
+diff, find), and trace the code paths involved. Then answer with a step-by-step plan: \
+the approach and why, the order of the changes, the trade-offs you weighed, what could \
+go wrong, and end with the 3 to 5 files most critical to the change, as absolute paths.";
+
+/// The tools of the read-only built-ins (Explore, Plan): searching and
+/// reading, Bash limited to read-only commands, the web.
+const READ_ONLY_TOOLS: [&str; 7] = [
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "Bash",
+    "WebFetch",
+    "WebSearch",
+];
+
+/// A read-only built-in agent.
+fn read_only_agent(
+    name: &str,
+    description: &str,
+    prompt: &str,
+    model: AgentModel,
+) -> AgentDefinition {
+    AgentDefinition {
+        name: name.into(),
+        description: description.into(),
+        prompt: prompt.into(),
+        tools: AgentTools::Only(READ_ONLY_TOOLS.map(str::to_owned).to_vec()),
+        disallowed_tools: Vec::new(),
+        model,
+        color: None,
+        source: AgentSource::BuiltIn,
+        read_only: true,
+        worktree: false,
+    }
+}
+
+/// The built-in agents, as Claude Code's: `general-purpose` (every tool),
+/// `Explore` (read-only, on the small fast model) and `Plan` (read-only, on
+/// the session's model).
 pub fn built_in() -> Vec<AgentDefinition> {
     vec![
         AgentDefinition {
@@ -164,25 +210,27 @@ pub fn built_in() -> Vec<AgentDefinition> {
             read_only: false,
             worktree: false,
         },
-        AgentDefinition {
-            name: "Explore".into(),
-            description: "Fast agent specialized for exploring codebases. Use it to quickly \
-                          find files by patterns, search code for keywords, or answer \
-                          questions about the codebase. Read-only."
-                .into(),
-            prompt: EXPLORE_PROMPT.into(),
-            tools: AgentTools::Only(
-                ["Read", "Glob", "Grep", "LS", "Bash"]
-                    .map(str::to_owned)
-                    .to_vec(),
-            ),
-            disallowed_tools: Vec::new(),
-            model: AgentModel::SmallFast,
-            color: None,
-            source: AgentSource::BuiltIn,
-            read_only: true,
-            worktree: false,
-        },
+        read_only_agent(
+            "Explore",
+            "Fast agent specialized for exploring codebases. Use it to quickly find files by \
+             patterns (e.g. \"src/components/**/*.tsx\"), search code for keywords (e.g. \
+             \"API endpoints\"), or answer questions about the codebase (e.g. \"how do API \
+             endpoints work?\"). When calling it, say how thorough it should be: \"quick\" \
+             for basic searches, \"medium\" for moderate exploration, or \"very thorough\" \
+             for a comprehensive analysis across several locations and naming conventions. \
+             Read-only.",
+            EXPLORE_PROMPT,
+            AgentModel::SmallFast,
+        ),
+        read_only_agent(
+            "Plan",
+            "Software architect agent for designing implementation plans. Use it when you \
+             need to plan the implementation strategy for a task. It returns step-by-step \
+             plans, identifies critical files, and considers architectural trade-offs. \
+             Read-only.",
+            PLAN_PROMPT,
+            AgentModel::Inherit,
+        ),
     ]
 }
 

@@ -1,6 +1,6 @@
 //! Sub-agent definitions: what a sub-agent is ([`AgentDefinition`]: its
 //! name, when to use it, its prompt, tools and model), the built-ins
-//! (`general-purpose`, `Explore`), files (`.claude/agents/*.md`,
+//! (`general-purpose`, `Explore`, `Plan`), files (`.claude/agents/*.md`,
 //! `~/.claude/agents/*.md`, `.tack/` too, plugins' `agents/`) and `--agents`
 //! JSON ([`parse_markdown`], [`parse_flag`]), and which one wins
 //! ([`Catalog`], [`load_catalog`]). Running them is tack-runtime's

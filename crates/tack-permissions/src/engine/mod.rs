@@ -82,6 +82,16 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     // Loads instructions into the turn; the rules a skill's `allowed-tools`
     // add apply only when the user invokes it (`/name`).
     "Skill",
+    // Agent teams: a message to another agent or session, and who can be
+    // messaged (what the receiver does with it goes through its own rules).
+    "SendMessage",
+    "ListAgents",
+    // Move the session into a worktree of its own and back (Claude Code's
+    // tools reference: no permission); the tools in it ask as ever.
+    "EnterWorktree",
+    "ExitWorktree",
+    // Loads deferred tools' definitions; each tool loaded asks when called.
+    "ToolSearch",
 ];
 /// Tools allowed in plan mode even though they are not read-only.
 const PLAN_MODE_TOOLS: &[&str] = &[

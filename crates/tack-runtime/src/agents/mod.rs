@@ -90,6 +90,12 @@ pub(crate) struct AgentsShared {
     pub lifetime: AgentLifetime,
     /// The settings' `worktree.baseRef`, for `isolation: worktree`.
     pub worktree_base: tack_config::WorktreeBase,
+    /// The session's messaging when agent teams are on: an Agent call with
+    /// `name` makes a teammate of its team.
+    pub team: Option<Arc<crate::teams::session::Messaging>>,
+    /// The session's Task tools' makings: a teammate gets its own, on the
+    /// team's list.
+    pub tasks: crate::task_hooks::SessionTasks,
 }
 
 /// The tools a sub-agent picks from.

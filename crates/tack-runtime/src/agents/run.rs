@@ -36,6 +36,9 @@ pub(crate) struct Launch {
     /// Runs in a worktree of its own (the definition's or the call's
     /// `isolation: worktree`).
     pub worktree: bool,
+    /// A teammate's: its own `SendMessage` and `ListAgents` in place of the
+    /// session's, and what follows each of its turns.
+    pub teammate: Option<crate::teams::teammate::Teammate>,
 }
 
 /// How a sub-agent ended.
@@ -66,6 +69,7 @@ pub(crate) fn tools_for(
     shared: &Arc<AgentsShared>,
     def: &AgentDefinition,
     agent_tool: Option<Arc<dyn Tool>>,
+    own: Option<&crate::teams::teammate::Teammate>,
     model: &str,
 ) -> ToolSet {
     let names = |t: &dyn Tool, list: &[String]| {
@@ -108,6 +112,10 @@ pub(crate) fn tools_for(
         })
         .collect();
     tools.extend(agent_tool);
+    if let Some(teammate) = own {
+        tools.retain(|t| !teammate.tools.iter().any(|o| o.name() == t.name()));
+        tools.extend(teammate.tools.iter().cloned());
+    }
     let mcp = mcp.iter().filter(picked).cloned().collect();
     let window = tack_api::model_limits(model).context_window;
     crate::mcp::subagent_tool_set(tools, mcp, window, shared.toolbox.tool_search.as_deref())
@@ -221,7 +229,13 @@ async fn run_in(
     let parts = SessionParts {
         session_id: shared.records.session_id.clone(),
         context: Arc::new(context),
-        tools: tools_for(shared, def, launch.agent_tool.clone(), &model),
+        tools: tools_for(
+            shared,
+            def,
+            launch.agent_tool.clone(),
+            launch.teammate.as_ref(),
+            &model,
+        ),
         tool_env: env,
         can_use_tool: shared.gate.clone(),
         deps: shared.models.deps.clone(),
@@ -253,29 +267,41 @@ async fn run_in(
         Some(hooks) => hooks.subagent_start(&launch.agent_id, &def.name).await,
         None => None,
     };
-    let prompt = crate::hooks::with_context(Message::user_text(launch.prompt.clone()), context);
-    let mut turn = session.submit(prompt, cancel);
+    let mut prompt = crate::hooks::with_context(Message::user_text(launch.prompt.clone()), context);
+    let follow_up = launch.teammate.as_ref().map(|t| t.follow_up.clone());
     let result = loop {
-        match turn.next().await {
-            Some(SessionEvent::Loop(event)) => {
-                if let LoopEvent::AssistantMessage(a) = &event {
-                    shared
-                        .models
-                        .ledger
-                        .record(&a.model, &a.usage, a.api_duration);
-                    tool_uses += a
-                        .message
-                        .content
-                        .iter()
-                        .filter(|b| matches!(b, ContentBlock::ToolUse { .. }))
-                        .count() as u32;
+        let mut turn = session.submit(prompt, cancel.clone());
+        let result = loop {
+            match turn.next().await {
+                Some(SessionEvent::Loop(event)) => {
+                    if let LoopEvent::AssistantMessage(a) = &event {
+                        shared
+                            .models
+                            .ledger
+                            .record(&a.model, &a.usage, a.api_duration);
+                        tool_uses += a
+                            .message
+                            .content
+                            .iter()
+                            .filter(|b| matches!(b, ContentBlock::ToolUse { .. }))
+                            .count() as u32;
+                    }
+                    if !matches!(event, LoopEvent::Stream(_)) {
+                        forward(event);
+                    }
                 }
-                if !matches!(event, LoopEvent::Stream(_)) {
-                    forward(event);
-                }
+                Some(SessionEvent::Result(result)) => break result,
+                None => return Err("the agent ended without a result".into()),
             }
-            Some(SessionEvent::Result(result)) => break result,
-            None => return Err("the agent ended without a result".into()),
+        };
+        drop(turn);
+        // A teammate's turn ends in idleness, not in its end.
+        match &follow_up {
+            Some(next) if !cancel.is_cancelled() => match next().await {
+                Some(text) => prompt = Message::user_text(text),
+                None => break result,
+            },
+            _ => break result,
         }
     };
     // The session turns the loop's end into its result; front ends see the

@@ -25,8 +25,9 @@ use crate::event::{RuntimeEvent, TaskEvent, TaskStatus, TaskUsage};
 /// The type used when a call names none.
 const DEFAULT_TYPE: &str = "general-purpose";
 
-/// Other fields newer Claude Code versions send (`name`, the deprecated
-/// `mode`, `team_name`) are accepted and ignored.
+/// Other fields newer Claude Code versions send (the deprecated `mode`,
+/// `team_name`: a session has one team) are accepted and ignored; `name`
+/// with agent teams on makes the agent a teammate.
 #[derive(Debug, Deserialize)]
 struct AgentInput {
     description: String,
@@ -36,6 +37,8 @@ struct AgentInput {
     run_in_background: Option<bool>,
     /// `worktree` (`remote`, Claude Code's cloud agents, is refused).
     isolation: Option<String>,
+    /// The teammate's name in the session's team.
+    name: Option<String>,
 }
 
 /// See the module docs. The session's own instance stops its background
@@ -149,11 +152,44 @@ impl AgentTool {
             model: input.model.clone(),
             parent_tool_use_id: ctx.tool_use_id.clone(),
             worktree: def.worktree || input.isolation.as_deref() == Some("worktree"),
+            teammate: None,
             agent_tool: def.gets_agent_tool().then(|| {
                 Arc::new(AgentTool::nested(self.shared.clone(), self.child_nesting()))
                     as Arc<dyn Tool>
             }),
         }
+    }
+
+    /// The teammate an Agent call with `name` makes, when the session has a
+    /// team (only the session's own Agent tool spawns teammates).
+    fn teammate(
+        &self,
+        input: &AgentInput,
+        def: &AgentDefinition,
+        ctx: &ToolContext,
+    ) -> Result<Option<crate::teams::teammate::Teammate>, ToolError> {
+        let (Some(name), Some(lead)) = (&input.name, &self.shared.team) else {
+            return Ok(None);
+        };
+        if self.nesting.depth > 0 {
+            return Ok(None);
+        }
+        let model = (input.model.as_deref())
+            .map(|m| self.shared.models.request_env.resolve(m, false))
+            .unwrap_or_else(|| self.shared.models.model.get());
+        let joining = crate::teams::teammate::Joining {
+            name,
+            agent_type: &def.name,
+            model: &model,
+            prompt: &input.prompt,
+            cwd: ctx.env.cwd(),
+            task_tools: (lead.member())
+                .map(|m| (self.shared.tasks).for_teammate(m.team.name(), name))
+                .unwrap_or_default(),
+        };
+        crate::teams::teammate::join(lead, joining, self.shared.hooks.clone())
+            .map(Some)
+            .map_err(ToolError::new)
     }
 
     /// Runs a sub-agent in the foreground: its id and how it finished.
@@ -220,6 +256,7 @@ impl AgentTool {
             model,
             run_in_background: None,
             isolation: None,
+            name: None,
         };
         let (agent_id, finished) = self.run_foreground(def, &input, ctx).await?;
         if finished.result.is_error {
@@ -329,10 +366,19 @@ impl Tool for AgentTool {
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         async move {
             let (input, def) = self.parse(&input)?;
-            if input.run_in_background.unwrap_or(false) {
+            let teammate = self.teammate(&input, def, ctx)?;
+            if input.run_in_background.unwrap_or(false) || teammate.is_some() {
                 let slot = self.admit()?;
-                let launch = |agent_id: String| self.launch(agent_id, def, &input, ctx);
-                return self.start_background(launch, &input, ctx, slot);
+                let joined = teammate.as_ref().map(|t| t.agent_id.clone());
+                let launch = |agent_id: String| Launch {
+                    teammate,
+                    ..self.launch(agent_id, def, &input, ctx)
+                };
+                let started = self.start_background(launch, &input, ctx, slot)?;
+                return Ok(match joined {
+                    Some(id) => crate::teams::teammate::spawned(&id, started),
+                    None => started,
+                });
             }
             let started = Instant::now();
             let (agent_id, finished) = self.run_foreground(def, &input, ctx).await?;

@@ -177,7 +177,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         &emit,
     )
     .await?;
-    let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+    let tool_names = crate::deferral::offered_names(&tools, &builtin);
     let parts = SessionParts {
         session_id: session_id.clone(),
         context: context.clone(),
@@ -342,9 +342,19 @@ pub(super) async fn mcp_tools(
     env: &Env,
     emit: &Emitter,
 ) -> Result<ToolSet, StartError> {
+    let tool_search = env.get("ENABLE_TOOL_SEARCH");
+    let defer_builtins = crate::deferral::builtins_deferred(tool_search.as_deref(), env, model);
     let Some(mcp) = mcp else {
-        return Ok(ToolSet::new(builtin.to_vec()));
+        let parts = crate::deferral::ToolSetParts {
+            builtin,
+            defer_builtins,
+            mcp: Vec::new(),
+            defer_mcp: false,
+            resources: Vec::new(),
+        };
+        return Ok(crate::deferral::tool_set(parts, &mut None));
     };
+    mcp.defer_builtins = defer_builtins;
     for notice in mcp.settle().await {
         emit.notice(notice);
     }
@@ -358,12 +368,7 @@ pub(super) async fn mcp_tools(
     }
     let window = tack_api::model_limits(model).context_window;
     let keep = |t: &dyn tack_tool::Tool| !gate.removes_tool(t);
-    Ok(mcp.tool_set(
-        builtin,
-        window,
-        env.get("ENABLE_TOOL_SEARCH").as_deref(),
-        &keep,
-    ))
+    Ok(mcp.tool_set(builtin, window, tool_search.as_deref(), &keep))
 }
 
 /// Writes a forked session's history into its new transcript (one chained

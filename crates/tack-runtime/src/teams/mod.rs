@@ -1,0 +1,15 @@
+//! Agent teams and messages between sessions, as Claude Code has them: the
+//! team files ([`files`]), and (wired into the session) the inbox watch, the
+//! `SendMessage` and `ListAgents` tools, teammates, and the registry through
+//! which sessions on one machine find each other.
+
+pub mod files;
+pub mod list_agents;
+pub mod peer;
+pub mod route;
+pub mod send_message;
+pub mod session;
+pub(crate) mod teammate;
+pub mod tools;
+pub mod watch;
+pub mod wrap;

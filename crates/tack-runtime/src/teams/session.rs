@@ -1,0 +1,255 @@
+//! One session's part in teams and messages between sessions: who it is
+//! (its team and agent name, when it is in a team), its registry entry and
+//! messaging socket (so other sessions on the machine find and reach it),
+//! and the watch on its inbox. Whatever arrives is handed to `deliver` as
+//! the text the model reads ([`super::wrap`]). Everything it registered is
+//! removed when it drops.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::task::JoinHandle;
+
+use super::files::TeamFileError;
+use super::files::config::TEAM_LEAD;
+use super::files::inbox::InboxMessage;
+use super::files::place::TeamDir;
+use super::files::sessions::{self, SessionEntry};
+use super::peer::{self, Incoming};
+use super::watch::{self, OnMessages};
+use super::wrap;
+
+/// Where a wrapped message goes (the session's arrivals).
+pub type DeliverText = Arc<dyn Fn(String) + Send + Sync>;
+
+/// The session's place in a team.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub team: TeamDir,
+    /// Its agent name (`team-lead` for the lead).
+    pub agent: String,
+    pub color: Option<String>,
+}
+
+/// What a session needs to take part.
+pub struct MessagingOptions {
+    /// Claude Code's config dir (`$CLAUDE_CONFIG_DIR`, `~/.claude`).
+    pub claude_dir: PathBuf,
+    pub session_id: String,
+    pub cwd: PathBuf,
+    /// The session's name (`--name`), shown to other sessions.
+    pub name: Option<String>,
+    /// `print` or `interactive`.
+    pub kind: &'static str,
+    /// Its team, when it joined one.
+    pub member: Option<Member>,
+}
+
+/// A session's messaging, live until dropped.
+pub struct Messaging {
+    claude_dir: PathBuf,
+    session_id: String,
+    member: Option<Member>,
+    socket: Option<PathBuf>,
+    registered: Vec<PathBuf>,
+    tasks: Vec<JoinHandle<()>>,
+    /// The state of each in-process teammate, by name.
+    states: std::sync::Mutex<std::collections::BTreeMap<String, TeammateState>>,
+}
+
+/// What an in-process teammate is doing, as the lead sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeammateState {
+    Working,
+    Idle,
+    Stopped,
+}
+
+impl TeammateState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TeammateState::Working => "working",
+            TeammateState::Idle => "idle",
+            TeammateState::Stopped => "stopped",
+        }
+    }
+}
+
+impl Messaging {
+    /// Registers the session, listens on its socket and watches its inbox.
+    /// Must run inside the tokio runtime. A part that cannot start is left
+    /// out and said in the returned warnings.
+    pub fn start(options: MessagingOptions, deliver: DeliverText) -> (Messaging, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut messaging = Messaging {
+            claude_dir: options.claude_dir.clone(),
+            session_id: options.session_id.clone(),
+            member: options.member.clone(),
+            socket: None,
+            registered: Vec::new(),
+            tasks: Vec::new(),
+            states: Default::default(),
+        };
+        if let Err(e) = messaging.listen(&options, &deliver) {
+            warnings.push(format!("messages from other sessions are off: {e}"));
+        }
+        if let Some(member) = &options.member
+            && let Err(e) = messaging.watch(member, &deliver)
+        {
+            warnings.push(format!("the inbox of {} is not watched: {e}", member.agent));
+        }
+        (messaging, warnings)
+    }
+
+    /// A teammate's messaging inside the lead's process: its identity in
+    /// the team, no socket or registry entry of its own.
+    pub fn teammate(claude_dir: PathBuf, session_id: String, member: Member) -> Messaging {
+        Messaging {
+            claude_dir,
+            session_id,
+            member: Some(member),
+            socket: None,
+            registered: Vec::new(),
+            tasks: Vec::new(),
+            states: Default::default(),
+        }
+    }
+
+    fn listen(&mut self, options: &MessagingOptions, deliver: &DeliverText) -> Result<(), String> {
+        let pid = std::process::id();
+        let socket = socket_path(&options.claude_dir, pid);
+        let token = format!(
+            "{}{}",
+            uuid::Uuid::new_v4().simple(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let deliver = Arc::clone(deliver);
+        let on_peer = Arc::new(move |m: Incoming| {
+            deliver(wrap::cross_session_message(&m.from, &m.text));
+        });
+        let task = peer::listen(&socket, token.clone(), on_peer).map_err(|e| e.to_string())?;
+        self.tasks.push(task);
+        self.registered.push(socket.clone());
+        let entry = SessionEntry {
+            pid,
+            session_id: options.session_id.clone(),
+            cwd: options.cwd.display().to_string(),
+            started_at: super::files::config::now_ms(),
+            version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            peer_protocol: Some(1),
+            kind: Some(options.kind.to_string()),
+            entrypoint: Some("cli".to_string()),
+            messaging_socket_path: Some(socket.clone()),
+            name: options.name.clone(),
+            status: None,
+            extra: Default::default(),
+        };
+        let key_name = uuid::Uuid::new_v4().simple().to_string();
+        let (entry_path, key_path) =
+            sessions::register(&options.claude_dir, &entry, &key_name, &token)
+                .map_err(|e| e.to_string())?;
+        self.registered.extend([entry_path, key_path]);
+        self.socket = Some(socket);
+        Ok(())
+    }
+
+    fn watch(&mut self, member: &Member, deliver: &DeliverText) -> Result<(), TeamFileError> {
+        let path = member.team.inbox(&member.agent)?;
+        let deliver = Arc::clone(deliver);
+        let on_messages: OnMessages = Arc::new(move |taken| match taken {
+            Ok(messages) => messages.iter().for_each(|m| deliver(teammate_text(m))),
+            Err(e) => deliver(wrap::teammate_message(
+                "tack",
+                None,
+                Some("an unreadable inbox"),
+                &format!("Messages could not be read: {e}"),
+            )),
+        });
+        let task =
+            watch::watch_inbox(path.clone(), on_messages).map_err(TeamFileError::io(&path))?;
+        self.tasks.push(task);
+        Ok(())
+    }
+
+    pub fn claude_dir(&self) -> &Path {
+        &self.claude_dir
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    pub fn member(&self) -> Option<&Member> {
+        self.member.as_ref()
+    }
+
+    /// The name this session signs messages with: its agent name in a
+    /// team, else its address.
+    pub fn sender(&self) -> String {
+        match (&self.member, &self.socket) {
+            (Some(m), _) => m.agent.clone(),
+            (None, Some(socket)) => peer::address(socket),
+            (None, None) => TEAM_LEAD.to_string(),
+        }
+    }
+
+    /// Records what the in-process teammate `name` is doing.
+    pub fn set_state(&self, name: &str, state: TeammateState) {
+        let mut states = self
+            .states
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        states.insert(name.to_string(), state);
+    }
+
+    /// What the in-process teammate `name` is doing (`None`: not one of
+    /// this session's).
+    pub fn state(&self, name: &str) -> Option<TeammateState> {
+        let states = self
+            .states
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        states.get(name).copied()
+    }
+
+    /// The address other sessions reach this one at.
+    pub fn address(&self) -> Option<String> {
+        self.socket.as_deref().map(peer::address)
+    }
+}
+
+impl Drop for Messaging {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        for path in &self.registered {
+            let _ = std::fs::remove_file(path);
+        }
+        // A lead whose team never had a teammate leaves no folder behind
+        // (only empty folders go; a team with a config.json stays).
+        if let Some(member) = self.member.as_ref().filter(|_| !self.registered.is_empty())
+            && !member.team.config().exists()
+        {
+            let _ = std::fs::remove_dir(member.team.inboxes());
+            let _ = std::fs::remove_dir(member.team.dir());
+        }
+    }
+}
+
+/// A teammate's inbox message as the model reads it.
+fn teammate_text(m: &InboxMessage) -> String {
+    wrap::teammate_message(&m.from, m.color.as_deref(), m.summary.as_deref(), &m.text)
+}
+
+/// `<claude_dir>/sessions/<pid>.sock`, or under the temporary folder when
+/// that path is too long for a socket.
+fn socket_path(claude_dir: &Path, pid: u32) -> PathBuf {
+    let beside = sessions::dir(claude_dir).join(format!("{pid}.sock"));
+    if beside.as_os_str().len() < 100 {
+        return beside;
+    }
+    std::env::temp_dir()
+        .join("tack-socks")
+        .join(format!("{pid}.sock"))
+}

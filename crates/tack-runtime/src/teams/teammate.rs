@@ -1,0 +1,251 @@
+//! In-process teammates: the Agent tool's `name` (with agent teams on)
+//! makes the sub-agent a member of the session's team. It joins the team's
+//! `config.json` (colour, `tmuxPaneId: "in-process"`, `backendType:
+//! "in-process"`), gets `SendMessage` and `ListAgents` signed with its own
+//! name, and runs as a background agent whose turns do not end it: after
+//! each one it tells the lead it is idle (an `idle_notification` in the
+//! lead's inbox), runs the `TeammateIdle` hooks (exit 2 or a block: keep
+//! working on the reason; `continue: false`: stop), then waits, without
+//! polling, for its inbox; a message starts its next turn, a
+//! `shutdown_request` ends it (answered with an approving
+//! `shutdown_response`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::Map;
+use tack_hooks::HookEvent;
+use tack_tool::Tool;
+use tokio::sync::{Mutex, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use super::files::config::{self, LeadFacts, Member as ConfigMember, TEAM_LEAD, TeamConfig};
+use super::files::inbox::{self, InboxMessage};
+use super::files::structured::{self, Body, IdleReason};
+use super::list_agents::ListAgentsTool;
+use super::send_message::SendMessageTool;
+use super::session::{Member, Messaging, TeammateState};
+use super::watch;
+use super::wrap;
+use crate::hooks::SessionHooks;
+
+/// What a turn's end gives the agent next: `Some(prompt)` runs another
+/// turn, `None` ends it.
+pub(crate) type FollowUp = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
+
+/// A teammate ready to run as a sub-agent.
+pub(crate) struct Teammate {
+    /// `<name>@<team>`.
+    pub agent_id: String,
+    /// Its `SendMessage`, `ListAgents` and Task tools, in place of the lead's.
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub follow_up: FollowUp,
+}
+
+/// Who joins, as the Agent call says.
+pub(crate) struct Joining<'a> {
+    pub name: &'a str,
+    pub agent_type: &'a str,
+    pub model: &'a str,
+    pub prompt: &'a str,
+    pub cwd: PathBuf,
+    /// Its Task tools: the team's list, acting as itself.
+    pub task_tools: Vec<Arc<dyn Tool>>,
+}
+
+/// Adds the teammate to the lead's team (made on the first one) and builds
+/// what it runs with.
+pub(crate) fn join(
+    lead: &Arc<Messaging>,
+    joining: Joining<'_>,
+    hooks: Option<Arc<SessionHooks>>,
+) -> Result<Teammate, String> {
+    let Some(lead_member) = lead.member() else {
+        return Err("This session is in no team: teammates need agent teams on".into());
+    };
+    let team = lead_member.team.clone();
+    let name = super::files::names::agent(joining.name).map_err(|e| e.to_string())?;
+    if name == TEAM_LEAD {
+        return Err(format!("{TEAM_LEAD} is the lead's name"));
+    }
+    let cwd = joining.cwd.display().to_string();
+    let mut taken = false;
+    let mut color = String::new();
+    let lead_facts = LeadFacts {
+        model: joining.model.to_string(),
+        cwd: cwd.clone(),
+    };
+    config::update(
+        &team,
+        || TeamConfig::new(team.name(), "", lead.session_id(), lead_facts),
+        |c| {
+            if c.member(name).is_some() {
+                taken = true;
+                return;
+            }
+            color = c.next_color().to_string();
+            c.members.push(ConfigMember {
+                agent_id: config::agent_id(name, team.name()),
+                name: name.to_string(),
+                agent_type: joining.agent_type.to_string(),
+                model: joining.model.to_string(),
+                prompt: Some(joining.prompt.to_string()),
+                color: Some(color.clone()),
+                plan_mode_required: Some(false),
+                joined_at: config::now_ms(),
+                tmux_pane_id: "in-process".into(),
+                cwd,
+                subscriptions: Vec::new(),
+                backend_type: Some("in-process".into()),
+                extra: Map::new(),
+            });
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    if taken {
+        return Err(format!("The team already has a member named {name}"));
+    }
+    let own_inbox = team.inbox(name).map_err(|e| e.to_string())?;
+    inbox::ensure(&own_inbox).map_err(|e| e.to_string())?;
+    let member = Member {
+        team: team.clone(),
+        agent: name.to_string(),
+        color: Some(color),
+    };
+    let messaging = Arc::new(Messaging::teammate(
+        lead.claude_dir().to_path_buf(),
+        lead.session_id().to_string(),
+        member.clone(),
+    ));
+    let mut tools: Vec<Arc<dyn Tool>> = vec![
+        Arc::new(SendMessageTool::new(Arc::clone(&messaging))),
+        Arc::new(ListAgentsTool::new(messaging)),
+    ];
+    tools.extend(joining.task_tools);
+    let (tx, rx) = mpsc::unbounded_channel();
+    let watch = watch::watch_inbox(
+        own_inbox,
+        Arc::new(move |taken| {
+            let _ = tx.send(taken.unwrap_or_default());
+        }),
+    )
+    .map_err(|e| e.to_string())?;
+    lead.set_state(name, TeammateState::Working);
+    let idle = Arc::new(Idle {
+        lead: Arc::clone(lead),
+        member,
+        hooks,
+        inbox: Mutex::new(rx),
+        _watch: AbortOnDrop(watch),
+    });
+    let follow_up: FollowUp = Arc::new(move || {
+        let idle = Arc::clone(&idle);
+        Box::pin(async move { idle.next().await })
+    });
+    Ok(Teammate {
+        agent_id: config::agent_id(name, team.name()),
+        tools,
+        follow_up,
+    })
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A teammate between turns.
+struct Idle {
+    /// The lead's messaging, which shows this teammate's state.
+    lead: Arc<Messaging>,
+    member: Member,
+    hooks: Option<Arc<SessionHooks>>,
+    inbox: Mutex<mpsc::UnboundedReceiver<Vec<InboxMessage>>>,
+    _watch: AbortOnDrop,
+}
+
+impl Idle {
+    /// Its next prompt, or `None` when it stops.
+    async fn next(&self) -> Option<String> {
+        let name = &self.member.agent;
+        self.lead.set_state(name, TeammateState::Idle);
+        let next = self.wait().await;
+        let state = match next {
+            Some(_) => TeammateState::Working,
+            None => TeammateState::Stopped,
+        };
+        self.lead.set_state(name, state);
+        next
+    }
+
+    async fn wait(&self) -> Option<String> {
+        self.tell_lead(structured::idle_notification(
+            &self.member.agent,
+            &inbox::now_iso(),
+            IdleReason::Available,
+        ));
+        if let Some(hooks) = self.hooks.as_ref().filter(|h| h.has("TeammateIdle")) {
+            let event = HookEvent::TeammateIdle {
+                teammate_name: self.member.agent.clone(),
+                team_name: self.member.team.name().to_string(),
+            };
+            let outcome = hooks.run(&event, &CancellationToken::new()).await;
+            if !outcome.should_continue() {
+                return None;
+            }
+            if let Some(reason) = outcome.blocked() {
+                return Some(reason);
+            }
+        }
+        let messages = self.inbox.lock().await.recv().await?;
+        let mut texts = Vec::new();
+        for m in &messages {
+            if let Body::Structured { kind, value } = structured::body(&m.text)
+                && kind == "shutdown_request"
+            {
+                let id = value
+                    .get("requestId")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("");
+                self.tell_lead(structured::shutdown_response(id, true, None));
+                return None;
+            }
+            texts.push(wrap::teammate_message(
+                &m.from,
+                m.color.as_deref(),
+                m.summary.as_deref(),
+                &m.text,
+            ));
+        }
+        Some(texts.join("\n\n"))
+    }
+
+    /// Appends a protocol message to the lead's inbox (best effort: a lead
+    /// that cannot be told still gets the teammate's messages).
+    fn tell_lead(&self, text: String) {
+        let Ok(path) = self.member.team.inbox(TEAM_LEAD) else {
+            return;
+        };
+        let mut message = InboxMessage::new(&self.member.agent, text, None);
+        message.color = self.member.color.clone();
+        let _ = inbox::append(&path, message);
+    }
+}
+
+/// The Agent tool's answer for a teammate started in the background.
+pub(crate) fn spawned(agent_id: &str, started: tack_tool::ToolOutput) -> tack_tool::ToolOutput {
+    let (name, team) = agent_id.split_once('@').unwrap_or((agent_id, ""));
+    let mut structured = started.structured.clone().unwrap_or_default();
+    structured["status"] = serde_json::json!("teammate_spawned");
+    structured["teammate_id"] = serde_json::json!(agent_id);
+    structured["name"] = serde_json::json!(name);
+    structured["team_name"] = serde_json::json!(team);
+    tack_tool::ToolOutput::text(format!(
+        "Spawned successfully.\nagent_id: {agent_id}\nname: {name}\nteam_name: {team}\nThe agent is now running and will receive instructions via mailbox: message it with SendMessage (to: \"{name}\"). Its messages and idle notifications reach you on their own."
+    ))
+    .with_structured(structured)
+}
