@@ -16,7 +16,7 @@ fn names(body: &Value) -> Vec<String> {
 }
 
 /// Every built-in, in the session's order, as sent when nothing is deferred.
-const ALL: [&str; 17] = [
+const ALL: [&str; 22] = [
     "Read",
     "Write",
     "Edit",
@@ -29,10 +29,15 @@ const ALL: [&str; 17] = [
     "Grep",
     "LS",
     "TodoWrite",
+    "Monitor",
     "WebFetch",
     "WebSearch",
     "EnterWorktree",
     "ExitWorktree",
+    "CronCreate",
+    "CronList",
+    "CronDelete",
+    "ScheduleWakeup",
     "Agent",
 ];
 
@@ -84,7 +89,15 @@ async fn with_tool_search_the_deferred_built_ins_load_after_the_ones_sent() {
     assert!(out.status.success(), "{}", common::stderr(&out));
     let bodies = env.request_bodies();
     let sent: Vec<Vec<String>> = bodies.iter().map(names).collect();
-    let whole = ["Read", "Write", "Edit", "Bash", "Agent", "ToolSearch"];
+    let whole = [
+        "Read",
+        "Write",
+        "Edit",
+        "Bash",
+        "ScheduleWakeup",
+        "Agent",
+        "ToolSearch",
+    ];
     // system/init names every tool: those sent whole, then the deferred ones
     // in the session's order.
     let deferred: Vec<&str> = ALL.into_iter().filter(|n| !whole.contains(n)).collect();

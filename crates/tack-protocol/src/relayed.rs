@@ -25,6 +25,16 @@ pub fn is_relayed(text: &str) -> bool {
     })
 }
 
+/// `value` as a relayed tag's attribute value: the characters that could end
+/// the value or the tag are escaped.
+pub fn attribute(value: &str) -> String {
+    value
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -246,6 +246,7 @@ pub mod records;
 mod rules;
 mod runtime;
 mod sandbox;
+pub mod schedule;
 pub mod serve;
 mod session_tools;
 mod skill_tool;

@@ -38,6 +38,8 @@ pub struct SessionOptions {
     /// The git snapshot, started by the front end as soon as it knew the
     /// cwd ([`GitPrefetch::start`]): the session's context takes it.
     pub git_prefetch: Option<GitPrefetch>,
+    /// The clock scheduled prompts go by (the system's unless a test gives one).
+    pub clock: crate::schedule::SessionClock,
 }
 
 /// The model and what every request carries.

@@ -35,8 +35,11 @@ use crate::hook_agent::{HOOK_AGENT_TOOLS, HookAgent};
 use crate::hook_services::RuntimeHookServices;
 use crate::metered::MeteredClient;
 use crate::model::{ModelAliases, RequestEnv};
+use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Env;
 use crate::runtime::Policy;
+use crate::schedule::scheduler::Schedule;
+use crate::schedule::session::{ScheduleParts, for_session, schedule_tools};
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
 use crate::task_hooks::{SessionTasks, session_task_tools};
 use crate::worktree_tools::worktree_tools;
@@ -79,10 +82,9 @@ pub(crate) struct ToolsPlace<'a> {
 
 /// Which tools, sub-agents and skills the session offers, and with what.
 pub(crate) struct ToolChoices<'a> {
-    /// `--agents`' JSON.
-    pub agents_flag: Option<&'a str>,
-    /// `--tools`: only these (`Some(&[])`: none); `None`: all.
-    pub only: Option<&'a [String]>,
+    /// The front end's choices: `--agents`' JSON, `--tools` (only these;
+    /// `Some(&[])`: none; `None`: all), the clock scheduled prompts go by.
+    pub options: &'a SessionOptions,
     /// The session's MCP servers, for sub-agents.
     pub mcp: Option<tack_mcp::WeakMcpManager>,
     /// `--json-schema`'s `StructuredOutput` tool: the main session's alone
@@ -118,6 +120,8 @@ pub(crate) struct SessionTools {
     pub woken: crate::runtime::Wakes,
     /// The main loop's queue of messages from outside the conversation.
     pub arrivals: tack_tool::Arrivals,
+    /// Scheduled prompts (`None`: `CLAUDE_CODE_DISABLE_CRON`).
+    pub schedule: Option<Schedule>,
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else
@@ -163,6 +167,22 @@ fn set_hook_services(
             small_model: small_model.to_owned(),
         }),
     }));
+}
+
+/// The session's schedule, its firings going to the main loop's arrivals.
+fn schedule_for(p: &ToolsParts<'_>) -> Option<Schedule> {
+    for_session(ScheduleParts {
+        env: p.env,
+        project: p.place.project,
+        home: p.place.home,
+        clock: &p.choices.options.clock,
+        resumed: match p.choices.options.conversation.session {
+            SessionChoice::New { .. } => false,
+            SessionChoice::Continue | SessionChoice::Resume(_) => true,
+        },
+        arrivals: p.place.tool_env.arrivals().clone(),
+        emit: p.emit,
+    })
 }
 
 /// With agent teams on, the session's messaging and its SendMessage and
@@ -244,6 +264,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .skills
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
+    let schedule = schedule_for(&p);
     let worktree = worktree_tools(p.place.worktree_base, p.policy.hooks.clone());
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
@@ -251,8 +272,10 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .chain(web)
         .chain(worktree)
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
+        .chain(schedule_tools(schedule.as_ref()))
         .collect();
-    if let Some(wanted) = p.choices.only {
+    let only = p.choices.options.extensions.tools.as_deref();
+    if let Some(wanted) = only {
         let known: Vec<String> = all
             .iter()
             .map(|t| t.name().to_owned())
@@ -271,11 +294,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             return Err(UnknownTools { unknown, known });
         }
     }
-    let picked = |name: &str| {
-        p.choices
-            .only
-            .is_none_or(|wanted| wanted.iter().any(|w| w == name))
-    };
+    let picked = |name: &str| only.is_none_or(|wanted| wanted.iter().any(|w| w == name));
     let tools: Vec<Arc<dyn Tool>> = all
         .into_iter()
         .filter(|t| picked(t.name()) && !p.policy.gate.removes_tool(t.as_ref()))
@@ -287,7 +306,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         project: p.place.project.to_path_buf(),
         plugins: p.choices.plugin_agents.to_vec(),
     };
-    let (catalog, warnings) = load_catalog(&dirs, p.choices.agents_flag);
+    let (catalog, warnings) = load_catalog(&dirs, p.choices.options.extensions.agents.as_deref());
     for w in warnings {
         p.emit.notice(Notice::warning(w));
     }
@@ -359,6 +378,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         tasks,
         woken: (woken, wake_owed),
         arrivals: p.place.tool_env.arrivals().clone(),
+        schedule,
     })
 }
 

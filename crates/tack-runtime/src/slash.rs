@@ -99,6 +99,8 @@ pub(crate) enum Dispatch {
     /// Code does the same ("Unknown skill"), rather than spending a request on
     /// a typo; a path such as `/tmp` that exists is a prompt.
     Unknown { name: String, uuid: Option<String> },
+    /// `/loop [interval] <prompt>` (the session's schedule runs it).
+    Loop { input: UserInput, args: String },
 }
 
 /// What a `/name` runs.
@@ -154,6 +156,10 @@ pub(crate) fn dispatch(input: UserInput, custom: &CustomCommands, skills: &Skill
     }
     if CLEAR.contains(&name) {
         return Dispatch::Clear(input.uuid);
+    }
+    if name == crate::schedule::slash_loop::LOOP {
+        let args = args.to_owned();
+        return Dispatch::Loop { input, args };
     }
     if name == INIT {
         let mut message = input.message.clone();

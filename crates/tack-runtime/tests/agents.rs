@@ -233,14 +233,19 @@ async fn two_agents_run_concurrently_each_with_its_tools_and_their_costs_sum_up(
             "Grep",
             "LS",
             "TodoWrite",
+            "Monitor",
             "WebFetch",
             "WebSearch",
             "EnterWorktree",
             "ExitWorktree",
+            "CronCreate",
+            "CronList",
+            "CronDelete",
+            "ScheduleWakeup",
             "Agent"
         ]
     );
-    let agent_tool = &requests[0].body["tools"][16]["description"];
+    let agent_tool = &requests[0].body["tools"][21]["description"];
     assert!(
         agent_tool
             .as_str()

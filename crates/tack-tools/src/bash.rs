@@ -78,28 +78,14 @@ impl BashTool {
     /// How this call runs: confined or not (with a note to add), or an error
     /// when the sandbox is required and cannot work here.
     fn plan(&self, input: &BashInput) -> Result<(bool, Option<String>), ToolError> {
-        let Some(sandbox) = &self.sandbox else {
-            return Ok((false, None));
-        };
         let disable = input.dangerously_disable_sandbox.unwrap_or(false);
-        match sandbox.plan(&input.command, disable) {
-            Plan::Confined => Ok((true, None)),
-            Plan::Unconfined(note) => Ok((false, note)),
-            Plan::Refused(why) => Err(ToolError::new(why)),
-        }
+        plan_in(self.sandbox.as_deref(), &input.command, disable)
     }
 
     /// The shell for `script`, and the folder its cwd file goes to (the
     /// sandbox's temp dir when confined: the session dir is not writable).
     fn shell(&self, script: &str, confined: bool) -> tokio::process::Command {
-        match &self.sandbox {
-            Some(sandbox) => sandbox.shell(script, confined),
-            None => {
-                let mut c = tokio::process::Command::new("bash");
-                c.arg("-c").arg(script);
-                c
-            }
-        }
+        shell_in(self.sandbox.as_deref(), script, confined)
     }
 
     /// The sandbox's network refusals since the last call, as result lines.
@@ -108,6 +94,39 @@ impl BashTool {
             .as_ref()
             .map(|s| s.take_refusals())
             .unwrap_or_default()
+    }
+}
+
+/// How a shell command runs: confined or not (with a note to add), or an
+/// error when the sandbox is required and cannot work here. Bash and Monitor.
+pub(crate) fn plan_in(
+    sandbox: Option<&Sandbox>,
+    command: &str,
+    disable: bool,
+) -> Result<(bool, Option<String>), ToolError> {
+    let Some(sandbox) = sandbox else {
+        return Ok((false, None));
+    };
+    match sandbox.plan(command, disable) {
+        Plan::Confined => Ok((true, None)),
+        Plan::Unconfined(note) => Ok((false, note)),
+        Plan::Refused(why) => Err(ToolError::new(why)),
+    }
+}
+
+/// `bash -c script`, through the sandbox when there is one.
+pub(crate) fn shell_in(
+    sandbox: Option<&Sandbox>,
+    script: &str,
+    confined: bool,
+) -> tokio::process::Command {
+    match sandbox {
+        Some(sandbox) => sandbox.shell(script, confined),
+        None => {
+            let mut c = tokio::process::Command::new("bash");
+            c.arg("-c").arg(script);
+            c
+        }
     }
 }
 

@@ -41,6 +41,7 @@ mod head_tail;
 mod line_endings;
 mod line_scan;
 mod ls;
+mod monitor;
 mod multi_edit;
 mod notebook;
 mod notebook_edit;
@@ -129,15 +130,20 @@ pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Ar
         Arc::new(bash::BashTool::new(
             tasks.clone(),
             options.kill_grace,
-            options.sandbox,
+            options.sandbox.clone(),
         )),
         Arc::new(task_output::TaskOutputTool::new(tasks.clone())),
-        Arc::new(task_stop::TaskStopTool::new(tasks)),
+        Arc::new(task_stop::TaskStopTool::new(tasks.clone())),
         Arc::new(glob::GlobTool),
         Arc::new(grep::GrepTool),
         Arc::new(ls::LsTool),
     ];
     tools.extend(todo);
+    tools.push(Arc::new(monitor::MonitorTool::new(
+        tasks,
+        options.kill_grace,
+        options.sandbox,
+    )));
     tools
 }
 

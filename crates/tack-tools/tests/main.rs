@@ -12,6 +12,7 @@ mod common;
 mod crash;
 mod file_tools;
 mod misc;
+mod monitor;
 mod notebook_edit;
 mod proptests;
 mod registered_tasks;

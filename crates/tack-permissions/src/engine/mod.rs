@@ -71,6 +71,12 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     "ExitPlanMode",
     "EnterPlanMode",
     "AskUserQuestion",
+    // Scheduling prompts for this session: what a firing runs is checked
+    // like any other call when it runs.
+    "CronCreate",
+    "CronList",
+    "CronDelete",
+    "ScheduleWakeup",
     // `--json-schema`'s answer: it reports, and touches nothing.
     "StructuredOutput",
     // Loads instructions into the turn; the rules a skill's `allowed-tools`
@@ -334,6 +340,11 @@ impl PermissionContext {
         let mut names = vec![tool_name, canonical];
         names.extend(aliases.iter().copied().map(canonical_tool_name));
         names.extend_from_slice(aliases);
+        // Monitor runs a shell command: Bash's rules and checks decide it.
+        let shell = canonical == "Bash" || canonical == "Monitor";
+        if canonical == "Monitor" {
+            names.push("Bash");
+        }
         let call = Call {
             names,
             canonical,
@@ -345,7 +356,7 @@ impl PermissionContext {
                 .collect(),
         };
         let hook_allowed = hook_allowed && self.mode != PermissionMode::Auto;
-        let decision = if canonical == "Bash" {
+        let decision = if shell {
             self.decide_bash(&call, hook_allowed)
         } else {
             self.decide_tool(&call, hook_allowed)

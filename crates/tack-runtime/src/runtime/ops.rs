@@ -10,8 +10,9 @@ use super::{Driver, Work};
 use crate::checkpoints::RewindError;
 use crate::handle::{Envelope, Responder};
 use crate::mcp::SessionMcp;
-use crate::protocol::op::{Op, TurnOptions};
+use crate::protocol::op::{Op, TurnOptions, UserInput};
 use crate::protocol::reply::{InterruptOutcome, InterruptReceipt, McpControlError, Reply};
+use crate::schedule::slash_loop::loop_turn;
 use crate::slash::{Dispatch, dispatch};
 use crate::user_shell::add_note;
 
@@ -70,6 +71,7 @@ impl Driver {
                     Dispatch::ForkedSkill { input, name, args } => {
                         Work::ForkedSkill { input, name, args }
                     }
+                    Dispatch::Loop { input, args } => loop_work(&self.services, input, &args),
                 };
                 self.queue.push_back(work);
             }
@@ -195,5 +197,16 @@ impl Driver {
             }
         }
         Control::None
+    }
+}
+
+/// `/loop`: its turn, or an unknown command when scheduling is off.
+fn loop_work(services: &super::Services, input: UserInput, args: &str) -> Work {
+    match &services.schedule {
+        Some(s) => Work::Turn(loop_turn(s, input, args), TurnOptions::default()),
+        None => Work::Unknown {
+            name: "loop".to_owned(),
+            uuid: input.uuid,
+        },
     }
 }

@@ -194,6 +194,8 @@ pub(crate) struct Services {
     pub arrivals: tack_tool::Arrivals,
     /// The plugin auto-update's thread: its notices come before `Ended`.
     pub auto_update: Option<std::thread::JoinHandle<()>>,
+    /// Scheduled prompts and wake-ups (`None`: `CLAUDE_CODE_DISABLE_CRON`).
+    pub schedule: Option<crate::schedule::scheduler::Schedule>,
 }
 
 /// The conversation's bookkeeping beside the session itself.

@@ -147,8 +147,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             worktree_base: at.worktree_base,
         },
         choices: ToolChoices {
-            agents_flag: options.extensions.agents.as_deref(),
-            only: options.extensions.tools.as_deref(),
+            options: &options,
             mcp: mcp.as_ref().map(|m| m.manager().weak()),
             structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
             skills: &extensions.skills,
@@ -241,6 +240,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             woken: session_tools.woken,
             arrivals: session_tools.arrivals,
             auto_update: extensions.auto_update,
+            schedule: session_tools.schedule,
         },
         book: Book::new(transcripts, checkpoints),
         session_state: options.front_end.session_state,

@@ -1,0 +1,322 @@
+//! Monitor: runs a command in the background and turns each line it prints
+//! into an event the model answers.
+//!
+//! The command runs as Bash's background tasks do (`bash -c` in its own
+//! process group, through the session's sandbox, stdin from /dev/null; the
+//! permission rules decide it as a Bash call of it). Its lines, batched when
+//! they come within [`BATCH_WINDOW`] of each other, reach the model as
+//! `<monitor-event>` arrivals delivered with the next request of a running
+//! turn, or waking an idle session. It is a background task: TaskOutput reads
+//! what it printed and TaskStop stops it; `timeout_ms` ends it, and so does
+//! the end of the session. While it runs, a `-p` session whose input has
+//! ended waits for its events.
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tack_protocol::relayed::attribute;
+use tack_sandbox::Sandbox;
+use tack_tool::{Arrival, Arrivals, Tool, ToolContext, ToolError, ToolOutput, ToolResult};
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::sync::mpsc;
+
+use crate::bash::{plan_in, shell_in};
+use crate::bg_tasks::{BackgroundTasks, OwnedTask, TaskEnd};
+use crate::process_group;
+use crate::tool_input;
+
+/// Lines that come within this long of the first of a batch go with it.
+pub const BATCH_WINDOW: Duration = Duration::from_millis(200);
+/// A batch shows at most this many lines; the rest are counted.
+const MAX_BATCH_LINES: usize = 50;
+/// A line longer than this is cut.
+const MAX_LINE_CHARS: usize = 2_000;
+const DEFAULT_TIMEOUT_MS: u64 = 300_000;
+const MIN_TIMEOUT_MS: u64 = 1_000;
+const MAX_TIMEOUT_MS: u64 = 3_600_000;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct MonitorInput {
+    /// What is being watched, in a few words (shown with each event).
+    description: String,
+    /// The shell command whose output lines become events (e.g. `tail -f app.log | grep --line-buffered ERROR`).
+    command: Option<String>,
+    /// A WebSocket URL whose frames become events (not supported by tack: use `command`).
+    ws: Option<String>,
+    /// Stop watching after this many milliseconds (default 300000, at least 1000, at most 3600000).
+    timeout_ms: Option<u64>,
+}
+
+#[derive(Debug)]
+pub(crate) struct MonitorTool {
+    tasks: BackgroundTasks,
+    grace: Duration,
+    sandbox: Option<Arc<Sandbox>>,
+}
+
+impl MonitorTool {
+    pub(crate) fn new(
+        tasks: BackgroundTasks,
+        grace: Duration,
+        sandbox: Option<Arc<Sandbox>>,
+    ) -> Self {
+        MonitorTool {
+            tasks,
+            grace,
+            sandbox,
+        }
+    }
+
+    fn command(input: &MonitorInput) -> Result<&str, ToolError> {
+        if input.ws.is_some() {
+            return Err(ToolError::new(
+                "Monitor's `ws` (WebSocket frames) is not supported here; watch with `command` instead (e.g. a websocat or curl command).",
+            ));
+        }
+        input
+            .command
+            .as_deref()
+            .filter(|c| !c.trim().is_empty())
+            .ok_or_else(|| ToolError::new("`command` is required: the shell command to watch."))
+    }
+
+    /// The shell for `command`, confined as a Bash call of it would be.
+    fn shell(&self, command: &str) -> Result<tokio::process::Command, ToolError> {
+        let sandbox = self.sandbox.as_deref();
+        let (confined, _note) = plan_in(sandbox, command, false)?;
+        Ok(shell_in(sandbox, command, confined))
+    }
+}
+
+/// The text of one event: the lines, inside a tag naming the monitor.
+pub(crate) fn event_text(task_id: &str, description: &str, body: &str) -> String {
+    format!(
+        "<monitor-event task_id=\"{}\" description=\"{}\">\n{body}\n</monitor-event>",
+        attribute(task_id),
+        attribute(description)
+    )
+}
+
+const DESCRIPTION: &str = "Watches a background command: every line it prints (stdout and stderr) comes to you as a <monitor-event> message, in this turn if it is running or waking the session when idle, so you can react without polling or sleeping.
+
+- Use it to wait for something: `tail -f log | grep --line-buffered ERROR`, `until curl -sf URL; do sleep 5; done; echo up`, a build's output. Filter so only lines worth reacting to are printed; pipelines need line buffering (`grep --line-buffered`).
+- The command is checked like a Bash call of it and runs as Bash's background tasks do. Lines within 200 ms of each other arrive together.
+- It stops after `timeout_ms` (default 5 minutes), when the command exits (you are told), or with TaskStop and the returned id. TaskOutput reads everything it printed.";
+
+impl Tool for MonitorTool {
+    fn name(&self) -> &str {
+        "Monitor"
+    }
+
+    fn description(&self) -> String {
+        DESCRIPTION.into()
+    }
+
+    fn input_schema(&self) -> Value {
+        tool_input::schema_for::<MonitorInput>()
+    }
+
+    fn is_read_only(&self, _input: &Value) -> bool {
+        false
+    }
+
+    fn validate(&self, input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
+        let input: MonitorInput = tool_input::parse(self.name(), input)?;
+        Self::command(&input).map(|_| ())
+    }
+
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        async move {
+            let input: MonitorInput = tool_input::parse(self.name(), &input)?;
+            let command = Self::command(&input)?;
+            let timeout_ms = input
+                .timeout_ms
+                .unwrap_or(DEFAULT_TIMEOUT_MS)
+                .clamp(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
+            let session_dir = ctx.env.session_dir();
+            tack_sys::private_file::create_dirs_private(session_dir)?;
+            let task = self
+                .tasks
+                .register('m', &input.description, session_dir)
+                .map_err(|e| ToolError::new(format!("Could not start the monitor: {e}")))?;
+            let mut child = self
+                .shell(command)?
+                .current_dir(ctx.env.cwd())
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .spawn()
+                .map_err(|e| ToolError::new(format!("Could not start bash: {e}")))?;
+            let id = task.id().to_owned();
+            let (lines_tx, lines) = mpsc::unbounded_channel();
+            for pipe in [
+                child.stdout.take().map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
+                child.stderr.take().map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                tokio::spawn(read_lines(pipe, lines_tx.clone()));
+            }
+            drop(lines_tx);
+            let watch = Watch {
+                task,
+                description: input.description.clone(),
+                arrivals: ctx.env.arrivals().clone(),
+                timeout: Duration::from_millis(timeout_ms),
+                grace: self.grace,
+            };
+            tokio::spawn(watch.run(child, lines));
+            Ok(ToolOutput::text(format!(
+                "Monitor {id} started: {}. Each line it prints arrives as a <monitor-event> message; \
+it stops after {}s, when the command exits, or with TaskStop {id}.",
+                input.description,
+                timeout_ms / 1000
+            ))
+            .with_structured(json!({ "taskId": id, "timeoutMs": timeout_ms })))
+        }
+        .boxed()
+    }
+}
+
+async fn read_lines(pipe: Box<dyn AsyncRead + Send + Unpin>, tx: mpsc::UnboundedSender<String>) {
+    let mut lines = BufReader::new(pipe).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if tx.send(line).is_err() {
+            return;
+        }
+    }
+}
+
+/// One running monitor: its task, where its events go, when it ends.
+struct Watch {
+    task: OwnedTask,
+    description: String,
+    arrivals: Arrivals,
+    timeout: Duration,
+    grace: Duration,
+}
+
+/// Why a monitor ended.
+enum End {
+    Exited(Option<i32>),
+    TimedOut,
+    Stopped,
+}
+
+impl Watch {
+    fn send(&self, body: &str) {
+        self.arrivals.push(Arrival::soon(event_text(
+            self.task.id(),
+            &self.description,
+            body,
+        )));
+    }
+
+    /// Forwards lines in batches until the command ends, times out or is stopped.
+    async fn run(
+        mut self,
+        mut child: tokio::process::Child,
+        mut lines: mpsc::UnboundedReceiver<String>,
+    ) {
+        let _expecting = self.arrivals.expect();
+        let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+        let stop = self.task.stop_requested();
+        let deadline = tokio::time::sleep(self.timeout);
+        tokio::pin!(deadline);
+        let end = loop {
+            tokio::select! {
+                line = lines.recv() => match line {
+                    Some(first) => self.batch(first, &mut lines).await,
+                    None => {
+                        // Both pipes closed: the command is done (or detached them).
+                        let status = child.wait().await.ok();
+                        process_group::stop_leftovers(pgid, self.grace).await;
+                        break End::Exited(status.and_then(|s| s.code()));
+                    }
+                },
+                () = &mut deadline => {
+                    process_group::terminate(pgid, &mut child, self.grace).await;
+                    break End::TimedOut;
+                }
+                () = stop.cancelled() => {
+                    process_group::terminate(pgid, &mut child, self.grace).await;
+                    break End::Stopped;
+                }
+            }
+        };
+        let (note, task_end) = match end {
+            End::Exited(Some(0)) => (
+                "The command exited (code 0); the monitor has ended.".to_owned(),
+                TaskEnd::Completed,
+            ),
+            End::Exited(Some(code)) => (
+                format!("The command exited with code {code}; the monitor has ended."),
+                TaskEnd::Failed,
+            ),
+            End::Exited(None) => (
+                "The command was killed; the monitor has ended.".to_owned(),
+                TaskEnd::Failed,
+            ),
+            End::TimedOut => (
+                format!(
+                    "The monitor timed out after {}s and was stopped; start it again if still needed.",
+                    self.timeout.as_secs()
+                ),
+                TaskEnd::Completed,
+            ),
+            End::Stopped => (String::new(), TaskEnd::Killed),
+        };
+        if !note.is_empty() {
+            let _ = self.task.write(&format!("[{note}]\n"));
+            self.send(&format!("[{note}]"));
+        }
+        self.task.finish(task_end);
+    }
+
+    /// Sends `first` and the lines that follow it within the batch window.
+    async fn batch(&mut self, first: String, lines: &mut mpsc::UnboundedReceiver<String>) {
+        let mut batch = vec![first];
+        let window = tokio::time::sleep(BATCH_WINDOW);
+        tokio::pin!(window);
+        loop {
+            tokio::select! {
+                line = lines.recv() => match line {
+                    Some(line) => batch.push(line),
+                    None => break,
+                },
+                () = &mut window => break,
+            }
+        }
+        for line in &batch {
+            let _ = self.task.write(&format!("{line}\n"));
+        }
+        let more = batch.len().saturating_sub(MAX_BATCH_LINES);
+        let mut shown: Vec<String> = batch
+            .into_iter()
+            .take(MAX_BATCH_LINES)
+            .map(|l| cut(&l))
+            .collect();
+        if more > 0 {
+            shown.push(format!(
+                "[{more} more lines; TaskOutput {} has them all]",
+                self.task.id()
+            ));
+        }
+        self.send(&shown.join("\n"));
+    }
+}
+
+fn cut(line: &str) -> String {
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_owned(),
+    }
+}
