@@ -185,3 +185,73 @@ async fn a_lead_and_two_teammates_claim_block_and_complete_three_tasks() {
     assert_eq!(requests_of(&env, "ALICE-MARK").len(), 4);
     assert_eq!(requests_of(&env, "BOB-MARK").len(), 4);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_completed_hook_saying_continue_false_stops_the_teammate() {
+    let agent = json!({"description": "alice works", "name": "alice",
+                       "prompt": "ALICE-MARK take task 1", "subagent_type": "general-purpose"});
+    let lead = vec![
+        Reply::tool_use(
+            "toolu_c1",
+            "TaskCreate",
+            json!({"subject": "Write the parser", "description": "well"}),
+        ),
+        Reply::tool_use("toolu_alice", "Agent", agent),
+        Reply::text("started"),
+        Reply::text("alice stopped"),
+    ];
+    let alice = vec![
+        Reply::tool_use(
+            "toolu_claim",
+            "TaskUpdate",
+            json!({"taskId": "1", "status": "in_progress"}),
+        ),
+        Reply::tool_use(
+            "toolu_done",
+            "TaskUpdate",
+            json!({"taskId": "1", "status": "completed"}),
+        ),
+        Reply::text("alice stops"),
+    ];
+    let script = Script::routed([
+        ("LEAD-MARK".to_string(), lead),
+        ("ALICE-MARK".to_string(), alice),
+    ]);
+    let env = Env::new(script).await;
+    let answer = r#"echo '{"continue": false, "stopReason": "review it first"}'"#;
+    common::write(
+        env.cwd().join(".claude/settings.json"),
+        &json!({"hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": answer}]}]}})
+            .to_string(),
+    );
+    env.trust();
+    // Without the stop, the teammate would wait for messages and the lead's
+    // -p for it, until the test's timeout.
+    let mut lead = tack_on(&env, &env.server, &[])
+        .args(["-p", "LEAD-MARK run the team", "--session-id", SESSION_A])
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while lead.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            lead.kill().unwrap();
+            panic!("the stopped teammate still holds the session");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let out = finish(lead);
+    assert_eq!(out.trim(), "alice stopped");
+    let alice = requests_of(&env, "ALICE-MARK");
+    let results: Vec<String> = common::last_tool_results(&alice[2])
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    assert_eq!(results.len(), 1);
+    assert!(results[0].contains("review it first"), "{results:?}");
+    let list = env.claude_dir().join("tasks/session-aaaaaaaa/1.json");
+    let task: Value = serde_json::from_str(&std::fs::read_to_string(list).unwrap()).unwrap();
+    assert_eq!(
+        json!([task["status"], task["owner"]]),
+        json!(["in_progress", "alice"])
+    );
+}

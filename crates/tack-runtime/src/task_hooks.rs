@@ -9,6 +9,7 @@
 //! session's runner (its `session_id`, `cwd`, permission mode, and a
 //! sub-agent's `agent_id`) like every other event.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
@@ -27,8 +28,16 @@ use crate::place::{Env, Place};
 #[derive(Clone)]
 pub(crate) struct SessionTasks {
     scope: TaskScope,
-    hooks: Arc<dyn TaskHooks>,
+    hooks: Option<Weak<SessionHooks>>,
     enabled: bool,
+}
+
+/// A teammate's Task tools, and the switch a TaskCompleted or TaskCreated
+/// hook answering `continue: false` turns on: the teammate stops at its
+/// turn's end instead of waiting for messages.
+pub(crate) struct TeammateTasks {
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub stop: Arc<AtomicBool>,
 }
 
 impl SessionTasks {
@@ -39,11 +48,17 @@ impl SessionTasks {
     /// The Task tools of teammate `agent` of `team` running in this
     /// process: the team's list, acting as that teammate (empty when the
     /// tools are off).
-    pub(crate) fn for_teammate(&self, team: &str, agent: &str) -> Vec<Arc<dyn Tool>> {
-        match self.enabled {
-            true => task_tools(self.scope.for_teammate(team, agent), self.hooks.clone()),
+    pub(crate) fn for_teammate(&self, team: &str, agent: &str) -> TeammateTasks {
+        let stop = Arc::new(AtomicBool::new(false));
+        let hooks = Arc::new(SettingsTaskHooks {
+            hooks: self.hooks.clone(),
+            stop: Some(stop.clone()),
+        });
+        let tools = match self.enabled {
+            true => task_tools(self.scope.for_teammate(team, agent), hooks),
             false => Vec::new(),
-        }
+        };
+        TeammateTasks { tools, stop }
     }
 }
 
@@ -68,14 +83,17 @@ pub(crate) fn session_task_tools(
         Some(value) => tasks_enabled(Some(value)),
         None => teams_on,
     };
-    let hooks: Arc<dyn TaskHooks> = Arc::new(SettingsTaskHooks(hooks.map(Arc::downgrade)));
     let tasks = SessionTasks {
         scope,
-        hooks,
+        hooks: hooks.map(Arc::downgrade),
         enabled,
     };
+    let own = Arc::new(SettingsTaskHooks {
+        hooks: tasks.hooks.clone(),
+        stop: None,
+    });
     let tools = match enabled {
-        true => task_tools(tasks.scope.clone(), tasks.hooks.clone()),
+        true => task_tools(tasks.scope.clone(), own),
         false => Vec::new(),
     };
     (tasks, tools)
@@ -83,7 +101,11 @@ pub(crate) fn session_task_tools(
 
 /// The Task tools' hooks: the session's TaskCreated and TaskCompleted
 /// settings hooks (weakly held: the hooks' services hold tools).
-struct SettingsTaskHooks(Option<Weak<SessionHooks>>);
+struct SettingsTaskHooks {
+    hooks: Option<Weak<SessionHooks>>,
+    /// A teammate's: set when a hook says `continue: false`.
+    stop: Option<Arc<AtomicBool>>,
+}
 
 impl TaskHooks for SettingsTaskHooks {
     fn run<'a>(
@@ -93,7 +115,7 @@ impl TaskHooks for SettingsTaskHooks {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, TaskHookVerdict> {
         Box::pin(async move {
-            let Some(hooks) = self.0.as_ref().and_then(Weak::upgrade) else {
+            let Some(hooks) = self.hooks.as_ref().and_then(Weak::upgrade) else {
                 return TaskHookVerdict::default();
             };
             if !hooks.has(event.name()) {
@@ -118,6 +140,9 @@ impl TaskHooks for SettingsTaskHooks {
                     .unwrap_or("a hook stopped it (continue: false)")
                     .to_owned()
             });
+            if let (Some(_), Some(stop)) = (&stopped, &self.stop) {
+                stop.store(true, Ordering::SeqCst);
+            }
             TaskHookVerdict {
                 blocked: outcome.blocked(),
                 stopped,

@@ -183,9 +183,7 @@ impl AgentTool {
             model: &model,
             prompt: &input.prompt,
             cwd: ctx.env.cwd(),
-            task_tools: (lead.member())
-                .map(|m| (self.shared.tasks).for_teammate(m.team.name(), name))
-                .unwrap_or_default(),
+            tasks: (lead.member()).map(|m| (self.shared.tasks).for_teammate(m.team.name(), name)),
         };
         crate::teams::teammate::join(lead, joining, self.shared.hooks.clone())
             .map(Some)

@@ -50,8 +50,9 @@ pub(crate) struct Joining<'a> {
     pub model: &'a str,
     pub prompt: &'a str,
     pub cwd: PathBuf,
-    /// Its Task tools: the team's list, acting as itself.
-    pub task_tools: Vec<Arc<dyn Tool>>,
+    /// Its Task tools (the team's list, acting as itself) and the switch
+    /// their hooks' `continue: false` turns on.
+    pub tasks: Option<crate::task_hooks::TeammateTasks>,
 }
 
 /// Adds the teammate to the lead's team (made on the first one) and builds
@@ -122,7 +123,11 @@ pub(crate) fn join(
         Arc::new(SendMessageTool::new(Arc::clone(&messaging))),
         Arc::new(ListAgentsTool::new(messaging)),
     ];
-    tools.extend(joining.task_tools);
+    let (task_tools, task_stop) = match joining.tasks {
+        Some(t) => (t.tools, t.stop),
+        None => (Vec::new(), Arc::default()),
+    };
+    tools.extend(task_tools);
     let (tx, rx) = mpsc::unbounded_channel();
     let watch = watch::watch_inbox(
         own_inbox,
@@ -136,6 +141,7 @@ pub(crate) fn join(
         lead: Arc::clone(lead),
         member,
         hooks,
+        task_stop,
         inbox: Mutex::new(rx),
         _watch: AbortOnDrop(watch),
     });
@@ -164,6 +170,8 @@ struct Idle {
     lead: Arc<Messaging>,
     member: Member,
     hooks: Option<Arc<SessionHooks>>,
+    /// A Task hook said `continue: false`: stop rather than wait.
+    task_stop: Arc<std::sync::atomic::AtomicBool>,
     inbox: Mutex<mpsc::UnboundedReceiver<Vec<InboxMessage>>>,
     _watch: AbortOnDrop,
 }
@@ -183,6 +191,9 @@ impl Idle {
     }
 
     async fn wait(&self) -> Option<String> {
+        if self.task_stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
         self.tell_lead(structured::idle_notification(
             &self.member.agent,
             &inbox::now_iso(),
