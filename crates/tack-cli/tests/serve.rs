@@ -87,6 +87,21 @@ pub async fn serve_with(env: &Env, args: &[&str]) -> (std::process::Child, PathB
     (served, socket)
 }
 
+/// A client that attaches and asks for a file; the frames until `last`.
+async fn make_a_file(
+    socket: &Path,
+    last: fn(&RuntimeEvent) -> bool,
+) -> (SessionClient, Vec<Frame>) {
+    let mut client = SessionClient::connect(socket).await.unwrap();
+    until(&mut client, |f| matches!(f, Frame::Attached(_))).await;
+    client
+        .send(Op::Submit(UserInput::text("make a file")))
+        .await
+        .unwrap();
+    let seen = until(&mut client, |f| is_event(f, last)).await;
+    (client, seen)
+}
+
 #[tokio::test]
 async fn a_served_session_is_driven_detached_and_reattached_from_another_process() {
     let env = Env::new(script()).await;
@@ -111,16 +126,8 @@ async fn a_served_session_is_driven_detached_and_reattached_from_another_process
 
     // A prompt; its tool call asks for permission; the client leaves without
     // answering.
-    let mut client = SessionClient::connect(&socket).await.unwrap();
-    until(&mut client, |f| matches!(f, Frame::Attached(_))).await;
-    client
-        .send(Op::Submit(UserInput::text("make a file")))
-        .await
-        .unwrap();
-    let seen = until(&mut client, |f| {
-        is_event(f, |e| matches!(e, RuntimeEvent::PermissionRequest(_)))
-    })
-    .await;
+    let (mut client, seen) =
+        make_a_file(&socket, |e| matches!(e, RuntimeEvent::PermissionRequest(_))).await;
     let Some(Frame::Event(RuntimeEvent::PermissionRequest(asked))) = seen.last() else {
         unreachable!()
     };
@@ -265,16 +272,7 @@ async fn a_served_session_is_driven_detached_and_reattached_from_another_process
 async fn a_served_session_with_permission_prompts_none_refuses_what_would_ask() {
     let env = Env::new(script()).await;
     let (mut served, socket) = serve_with(&env, &["--permission-prompts", "none"]).await;
-    let mut client = SessionClient::connect(&socket).await.unwrap();
-    until(&mut client, |f| matches!(f, Frame::Attached(_))).await;
-    client
-        .send(Op::Submit(UserInput::text("make a file")))
-        .await
-        .unwrap();
-    let seen = until(&mut client, |f| {
-        is_event(f, |e| matches!(e, RuntimeEvent::TurnEnded(_)))
-    })
-    .await;
+    let (client, seen) = make_a_file(&socket, |e| matches!(e, RuntimeEvent::TurnEnded(_))).await;
     let asked = seen
         .iter()
         .any(|f| is_event(f, |e| matches!(e, RuntimeEvent::PermissionRequest(_))));
