@@ -126,7 +126,7 @@ async fn a_served_session_is_driven_detached_and_reattached_from_another_process
 
     // A prompt; its tool call asks for permission; the client leaves without
     // answering.
-    let (mut client, seen) =
+    let (client, seen) =
         make_a_file(&socket, |e| matches!(e, RuntimeEvent::PermissionRequest(_))).await;
     let Some(Frame::Event(RuntimeEvent::PermissionRequest(asked))) = seen.last() else {
         unreachable!()
