@@ -250,10 +250,11 @@ async fn a_durable_job_survives_a_resume() {
         .unwrap();
     assert_eq!(s.turn().await, "Scheduled.");
     s.end().await;
-    let file: Value = serde_json::from_str(
-        &std::fs::read_to_string(env.cwd().join(".claude/scheduled_tasks.json")).unwrap(),
-    )
-    .unwrap();
+    let path = env.cwd().join(".claude/scheduled_tasks.json");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let id = file["tasks"][0]["id"].as_str().unwrap().to_owned();
     assert_eq!(
         file,

@@ -116,7 +116,9 @@ impl Store {
         let mut body = serde_json::to_vec_pretty(&serde_json::json!({ "tasks": tasks }))
             .map_err(|e| self.io(io::Error::other(e)))?;
         body.push(b'\n');
-        tack_sys::write_atomic(&self.path, &body).map_err(|e| self.io(e))
+        // A new file is the user's alone (0600), as every file tack shares
+        // with Claude Code; an existing one keeps its mode.
+        tack_sys::write_atomic_with_mode(&self.path, &body, Some(0o600)).map_err(|e| self.io(e))
     }
 
     /// Adds `job` (replacing a task of its id).
