@@ -46,8 +46,9 @@ impl Agent {
             }
             "session/prompt" => {
                 let session = self.session(&params)?;
-                let message = crate::prompt::user_message(&params["prompt"])
-                    .ok_or_else(|| RpcError::invalid_params("`prompt` is a list of content blocks"))?;
+                let message = crate::prompt::user_message(&params["prompt"]).ok_or_else(|| {
+                    RpcError::invalid_params("`prompt` is a list of content blocks")
+                })?;
                 let mut input = UserInput::text("");
                 input.message = message;
                 session.prompt(input).await
@@ -74,6 +75,14 @@ impl Agent {
         if method == "session/cancel"
             && let Ok(session) = self.session(params)
         {
+            session.cancel();
+        }
+    }
+
+    /// Cancels every session's open prompts.
+    pub fn cancel_all(&self) {
+        let sessions: Vec<Arc<Session>> = self.lock().values().cloned().collect();
+        for session in sessions {
             session.cancel();
         }
     }

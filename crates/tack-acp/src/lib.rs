@@ -50,6 +50,7 @@ pub async fn serve(
     let peer = Peer::new(output);
     let agent = Arc::new(Agent::new(peer.clone()));
     let mut lines = BufReader::new(input).lines();
+    let mut requests = tokio::task::JoinSet::new();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
@@ -60,13 +61,18 @@ pub async fn serve(
             Ok(Incoming::Notification { method, params }) => agent.notification(&method, &params),
             Ok(Incoming::Request { id, method, params }) => {
                 let agent = agent.clone();
-                tokio::spawn(async move {
+                requests.spawn(async move {
                     let answer = agent.request(&method, params).await;
                     agent.peer.respond(id, answer);
                 });
             }
         }
     }
+    // The client is gone: open prompts end cancelled, every request still
+    // running is answered, and the answers are written before returning.
+    agent.cancel_all();
     peer.close();
+    while requests.join_next().await.is_some() {}
+    peer.flush().await;
     Ok(())
 }

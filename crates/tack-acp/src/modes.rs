@@ -8,14 +8,38 @@ use tack_protocol::PermissionMode;
 /// The `modes` object of `session/new` and `session/load`.
 pub fn session_modes(current: PermissionMode, bypass_allowed: bool) -> Value {
     let mut available = vec![
-        mode("default", "Default", "Standard behavior, prompts for dangerous operations"),
-        mode("acceptEdits", "Accept Edits", "Auto-accept file edit operations"),
-        mode("plan", "Plan Mode", "Planning mode, no actual tool execution"),
-        mode("auto", "Auto", "A classifier model decides what no rule decides"),
-        mode("dontAsk", "Don't Ask", "Don't prompt for permissions, deny if not pre-approved"),
+        mode(
+            "default",
+            "Default",
+            "Standard behavior, prompts for dangerous operations",
+        ),
+        mode(
+            "acceptEdits",
+            "Accept Edits",
+            "Auto-accept file edit operations",
+        ),
+        mode(
+            "plan",
+            "Plan Mode",
+            "Planning mode, no actual tool execution",
+        ),
+        mode(
+            "auto",
+            "Auto",
+            "A classifier model decides what no rule decides",
+        ),
+        mode(
+            "dontAsk",
+            "Don't Ask",
+            "Don't prompt for permissions, deny if not pre-approved",
+        ),
     ];
     if bypass_allowed {
-        available.push(mode("bypassPermissions", "Bypass Permissions", "Bypass all permission checks"));
+        available.push(mode(
+            "bypassPermissions",
+            "Bypass Permissions",
+            "Bypass all permission checks",
+        ));
     }
     json!({"currentModeId": current.as_str(), "availableModes": available})
 }
@@ -45,6 +69,9 @@ mod tests {
         );
         let with = session_modes(PermissionMode::Plan, true);
         assert_eq!(with["currentModeId"], "plan");
-        assert_eq!(ids(with).last().map(String::as_str), Some("bypassPermissions"));
+        assert_eq!(
+            ids(with).last().map(String::as_str),
+            Some("bypassPermissions")
+        );
     }
 }

@@ -86,16 +86,25 @@ mod tests {
         );
         assert_eq!(
             answer(&req, &selected("reject")),
-            PermissionAnswer::Deny { message: REFUSED.into(), interrupt: false }
+            PermissionAnswer::Deny {
+                message: REFUSED.into(),
+                interrupt: false
+            }
         );
         let cancelled = Ok(json!({"outcome": {"outcome": "cancelled"}}));
         assert_eq!(
             answer(&req, &cancelled),
-            PermissionAnswer::Deny { message: REFUSED.into(), interrupt: true }
+            PermissionAnswer::Deny {
+                message: REFUSED.into(),
+                interrupt: true
+            }
         );
         assert_eq!(
             answer(&req, &Err(RpcError::internal("gone"))),
-            PermissionAnswer::Deny { message: REFUSED.into(), interrupt: true }
+            PermissionAnswer::Deny {
+                message: REFUSED.into(),
+                interrupt: true
+            }
         );
     }
 }

@@ -45,9 +45,10 @@ pub fn user_message(prompt: &Value) -> Option<Message> {
 /// `file:///a/b.rs` → `[@b.rs](file:///a/b.rs)`; `zed://…` likewise; any
 /// other URI as it is.
 fn link(uri: &str) -> String {
-    match uri.strip_prefix("file://").or_else(|| {
-        uri.starts_with("zed://").then_some(uri)
-    }) {
+    match uri
+        .strip_prefix("file://")
+        .or_else(|| uri.starts_with("zed://").then_some(uri))
+    {
         Some(path) => {
             let name = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or(path);
             format!("[@{name}]({uri})")

@@ -106,10 +106,18 @@ impl Incoming {
 
 type Waiting = HashMap<u64, oneshot::Sender<Result<Value, RpcError>>>;
 
+/// What the writer task is given.
+#[derive(Debug)]
+enum Write {
+    Line(String),
+    /// Answered once every line before it is written.
+    Flush(oneshot::Sender<()>),
+}
+
 /// The agent's side of the connection: cheap to clone, usable from any task.
 #[derive(Clone, Debug)]
 pub struct Peer {
-    lines: mpsc::UnboundedSender<String>,
+    lines: mpsc::UnboundedSender<Write>,
     waiting: Arc<Mutex<Waiting>>,
     next_id: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -117,9 +125,16 @@ pub struct Peer {
 impl Peer {
     /// A peer writing to `out` (a task of its own, until every clone is gone).
     pub fn new(mut out: impl AsyncWrite + Unpin + Send + 'static) -> Peer {
-        let (lines, mut rx) = mpsc::unbounded_channel::<String>();
+        let (lines, mut rx) = mpsc::unbounded_channel::<Write>();
         tokio::spawn(async move {
-            while let Some(mut line) = rx.recv().await {
+            while let Some(write) = rx.recv().await {
+                let mut line = match write {
+                    Write::Line(line) => line,
+                    Write::Flush(done) => {
+                        let _ = done.send(());
+                        continue;
+                    }
+                };
                 line.push('\n');
                 if out.write_all(line.as_bytes()).await.is_err() || out.flush().await.is_err() {
                     break;
@@ -135,7 +150,15 @@ impl Peer {
 
     fn send(&self, message: Value) {
         // A closed writer means the client is gone: nothing left to tell.
-        let _ = self.lines.send(message.to_string());
+        let _ = self.lines.send(Write::Line(message.to_string()));
+    }
+
+    /// Returns once everything sent so far is written (or the writer is gone).
+    pub async fn flush(&self) {
+        let (done, written) = oneshot::channel();
+        if self.lines.send(Write::Flush(done)).is_ok() {
+            let _ = written.await;
+        }
     }
 
     pub fn respond(&self, id: Value, result: Result<Value, RpcError>) {
@@ -226,6 +249,9 @@ mod tests {
                 message: "a message is a JSON object".into()
             })
         );
-        assert_eq!(Incoming::parse("{").map_err(|e| e.code), Err(code::PARSE_ERROR));
+        assert_eq!(
+            Incoming::parse("{").map_err(|e| e.code),
+            Err(code::PARSE_ERROR)
+        );
     }
 }

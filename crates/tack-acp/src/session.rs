@@ -123,7 +123,9 @@ impl Session {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Result<Value, RpcError>>>> {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Result<Value, RpcError>>>> {
         self.prompts
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -112,7 +112,9 @@ pub fn info(name: &str, input: &Value, cwd: &Path) -> Value {
 /// A TodoWrite call's list as an ACP `plan` update's `entries`.
 pub fn plan_entries(input: &Value) -> Value {
     todos(input)
-        .map(|(content, status)| json!({"content": content, "priority": "medium", "status": status}))
+        .map(
+            |(content, status)| json!({"content": content, "priority": "medium", "status": status}),
+        )
         .collect()
 }
 
@@ -120,7 +122,12 @@ fn todos(input: &Value) -> impl Iterator<Item = (&str, &str)> {
     let list = input.get("todos").and_then(Value::as_array);
     list.into_iter().flatten().filter_map(|todo| {
         let content = todo.get("content")?.as_str()?;
-        Some((content, todo.get("status").and_then(Value::as_str).unwrap_or("pending")))
+        Some((
+            content,
+            todo.get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("pending"),
+        ))
     })
 }
 
@@ -130,14 +137,14 @@ fn diffs(name: &str, input: &Value) -> Value {
     let Some(path) = input.get("file_path").and_then(Value::as_str) else {
         return json!([]);
     };
-    let diff = |old: Option<&str>, new: &str| {
-        json!({"type": "diff", "path": path, "oldText": old, "newText": new})
-    };
+    let diff = |old: Option<&str>, new: &str| json!({"type": "diff", "path": path, "oldText": old, "newText": new});
     let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
     match name {
         "Write" => json!([diff(None, &text(input, "content").unwrap_or_default())]),
         "Edit" => json!([diff(
-            text(input, "old_string").as_deref().filter(|s| !s.is_empty()),
+            text(input, "old_string")
+                .as_deref()
+                .filter(|s| !s.is_empty()),
             &text(input, "new_string").unwrap_or_default()
         )]),
         "MultiEdit" => input
@@ -147,7 +154,9 @@ fn diffs(name: &str, input: &Value) -> Value {
             .flatten()
             .map(|edit| {
                 diff(
-                    text(edit, "old_string").as_deref().filter(|s| !s.is_empty()),
+                    text(edit, "old_string")
+                        .as_deref()
+                        .filter(|s| !s.is_empty()),
                     &text(edit, "new_string").unwrap_or_default(),
                 )
             })
@@ -186,7 +195,11 @@ mod tests {
             })
         );
         assert_eq!(
-            info("Write", &json!({"file_path": "/elsewhere/n.txt", "content": "hi"}), cwd),
+            info(
+                "Write",
+                &json!({"file_path": "/elsewhere/n.txt", "content": "hi"}),
+                cwd
+            ),
             json!({
                 "title": "Write /elsewhere/n.txt",
                 "kind": "edit",
@@ -201,17 +214,35 @@ mod tests {
         let cwd = Path::new("/repo");
         let cases = [
             ("Bash", json!({"command": "ls"}), "ls", "execute"),
-            ("Read", json!({"file_path": "/repo/a", "offset": 3, "limit": 2}), "Read a (3 - 4)", "read"),
+            (
+                "Read",
+                json!({"file_path": "/repo/a", "offset": 3, "limit": 2}),
+                "Read a (3 - 4)",
+                "read",
+            ),
             ("Glob", json!({"pattern": "*.rs"}), "Find `*.rs`", "search"),
-            ("WebFetch", json!({"url": "https://x"}), "Fetch https://x", "fetch"),
-            ("TodoWrite", json!({"todos": [{"content": "a", "status": "pending"}]}), "Update TODOs: a", "think"),
+            (
+                "WebFetch",
+                json!({"url": "https://x"}),
+                "Fetch https://x",
+                "fetch",
+            ),
+            (
+                "TodoWrite",
+                json!({"todos": [{"content": "a", "status": "pending"}]}),
+                "Update TODOs: a",
+                "think",
+            ),
             ("mcp__s__t", json!({}), "mcp__s__t", "other"),
         ];
         let got: Vec<(String, String)> = cases
             .iter()
             .map(|(name, input, _, _)| {
                 let info = info(name, input, cwd);
-                (info["title"].as_str().unwrap().to_owned(), info["kind"].as_str().unwrap().to_owned())
+                (
+                    info["title"].as_str().unwrap().to_owned(),
+                    info["kind"].as_str().unwrap().to_owned(),
+                )
             })
             .collect();
         let want: Vec<(String, String)> = cases

@@ -77,7 +77,12 @@ impl Translator {
                 (ContentBlock::Thinking { thinking, .. }, Role::Assistant) if !streamed => {
                     updates.push(chunk("agent_thought_chunk", thinking));
                 }
-                (ContentBlock::ToolUse { id, name, input, .. }, _) => {
+                (
+                    ContentBlock::ToolUse {
+                        id, name, input, ..
+                    },
+                    _,
+                ) => {
                     updates.extend(self.announce(id, name, input));
                     if name == "TodoWrite" {
                         let entries = tool_call::plan_entries(input);
@@ -177,9 +182,6 @@ mod tests {
             ]
         );
         // Announced once, however often it is seen.
-        assert_eq!(
-            t.message(&conversation[1], true),
-            Vec::<Value>::new()
-        );
+        assert_eq!(t.message(&conversation[1], true), Vec::<Value>::new());
     }
 }

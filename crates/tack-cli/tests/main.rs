@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
+mod acp;
+mod acp_client;
 mod agent_worktrees;
 mod agents;
 mod attach;
