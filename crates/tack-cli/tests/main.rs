@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod acp;
+mod acp_adapters;
 mod acp_client;
 mod agent_worktrees;
 mod agents;

@@ -1,0 +1,142 @@
+//! Zed's ACP adapters for Claude Code, the current `claude-agent-acp` and
+//! the older `claude-code-acp` (pinned in `.ci/acp/`, installed by
+//! `.ci/install-sdks.sh`), run by node with `CLAUDE_CODE_EXECUTABLE`
+//! pointing at tack, driven by the same editor's script as `tack acp`
+//! (`acp.rs`): prompt an edit, allow it, run Bash, cancel a slow answer.
+//! A missing adapter skips the test, and fails it under `TACK_REQUIRE_SDKS`.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_testkit::Script;
+
+use crate::acp_client::{AcpClient, Heard, allow, edit_then_bash, said, slow_answer};
+use crate::common::{Env, git_repo_with};
+use crate::sdk::{sdk_dir, skip};
+
+/// The adapter's entry point, if installed and node is there.
+fn adapter(package: &str) -> Result<PathBuf, String> {
+    let script = sdk_dir()
+        .join("acp/node_modules/@zed-industries")
+        .join(package)
+        .join("dist/index.js");
+    if !script.exists() {
+        return Err(format!(
+            "{} not found: run .ci/install-sdks.sh",
+            script.display()
+        ));
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        return Err("node is not on PATH".into());
+    }
+    Ok(script)
+}
+
+fn spawn(env: &Env, script: &PathBuf) -> AcpClient {
+    let mut command = Command::new("node");
+    command
+        .env_clear()
+        .envs(env.vars())
+        .env(
+            "CLAUDE_CODE_EXECUTABLE",
+            assert_cmd::cargo::cargo_bin("tack"),
+        )
+        .current_dir(env.cwd())
+        .arg(script);
+    AcpClient::spawn(command)
+}
+
+fn prompt(text: &str, session: &str) -> Value {
+    json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
+}
+
+/// The editor's script through `package`.
+async fn edit_bash_cancel(package: &str) {
+    let script = match adapter(package) {
+        Ok(script) => script,
+        Err(reason) => return skip(&reason),
+    };
+    let env = Env::new(Script::new([])).await;
+    git_repo_with(&env.cwd(), "a.txt", "hello\n");
+    for reply in edit_then_bash(&env.cwd()) {
+        env.server.push(reply);
+    }
+    env.server.push(slow_answer());
+    let mut client = spawn(&env, &script);
+    let init = json!({
+        "protocolVersion": 1,
+        "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
+    });
+    let (initialized, _) = client.call("initialize", init);
+    assert_eq!(initialized["protocolVersion"], 1);
+    let (opened, _) = client.call("session/new", json!({"cwd": env.cwd(), "mcpServers": []}));
+    let session = opened["sessionId"].as_str().unwrap().to_owned();
+
+    let (answer, heard) = client.call("session/prompt", prompt("change hello to bye", &session));
+    assert_eq!(answer["stopReason"], "end_turn", "{heard:#?}");
+    assert_eq!(
+        said(&heard.updates, "agent_message_chunk"),
+        "Reading it.Done."
+    );
+    let asked: Vec<Value> = heard
+        .requests
+        .iter()
+        .map(|r| json!([r["method"], r["params"]["toolCall"]["toolCallId"]]))
+        .collect();
+    assert_eq!(
+        asked,
+        vec![
+            json!(["session/request_permission", "toolu_edit"]),
+            json!(["session/request_permission", "toolu_bash"]),
+        ]
+    );
+    let ended: Vec<(String, String)> = heard
+        .updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "tool_call_update" && u.get("status").is_some())
+        .map(|u| {
+            let id = u["toolCallId"].as_str().unwrap_or_default().to_owned();
+            (id, u["status"].as_str().unwrap_or_default().to_owned())
+        })
+        .collect();
+    let completed = |id: &str| (id.to_owned(), "completed".to_owned());
+    assert_eq!(
+        ended,
+        [
+            completed("toolu_read"),
+            completed("toolu_edit"),
+            completed("toolu_bash")
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.cwd().join("a.txt")).unwrap(),
+        "bye\n"
+    );
+    assert!(env.cwd().join("made.txt").exists());
+
+    let id = client.request("session/prompt", prompt("take your time", &session));
+    let mut heard = Heard::default();
+    client.read_until(&mut heard, allow, |m| {
+        m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    });
+    let sent = Instant::now();
+    client.notify("session/cancel", json!({"sessionId": session}));
+    let answer = client.answer_to(id, &mut heard, allow);
+    let took = sent.elapsed();
+    assert_eq!(answer["result"]["stopReason"], "cancelled", "{answer}");
+    println!("{package}: cancel answered in {took:?}");
+    assert!(took < Duration::from_secs(5), "cancel took {took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_agent_acp_runs_tack() {
+    edit_bash_cancel("claude-agent-acp").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_acp_runs_tack() {
+    edit_bash_cancel("claude-code-acp").await;
+}
