@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -21,6 +22,8 @@ pub const PROTOCOL_VERSION: u64 = 1;
 pub struct Agent {
     pub peer: Peer,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// `initialize` said the client reads files (`fs.readTextFile`).
+    client_reads: AtomicBool,
 }
 
 impl Agent {
@@ -28,13 +31,18 @@ impl Agent {
         Agent {
             peer,
             sessions: Mutex::default(),
+            client_reads: AtomicBool::new(false),
         }
     }
 
     /// The answer to one request.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         match method {
-            "initialize" => Ok(initialize(credentials_configured())),
+            "initialize" => {
+                let reads = &params["clientCapabilities"]["fs"]["readTextFile"];
+                self.client_reads.store(reads == true, Ordering::Relaxed);
+                Ok(initialize(credentials_configured()))
+            }
             // Nothing to log in to: a key or a provider comes from the
             // environment and settings, as for `tack -p`.
             "authenticate" => Ok(json!({})),
@@ -96,6 +104,7 @@ impl Agent {
             cwd,
             choice,
             mcp_config: crate::mcp::mcp_config(&params["mcpServers"]),
+            client_reads: self.client_reads.load(Ordering::Relaxed),
         };
         let opened = session::open(&self.peer, opening).await?;
         let id = opened.session.id.clone();

@@ -18,8 +18,11 @@
 //!   the user message: `prompt.rs`
 //! - permission asks and their options: `permission.rs`; modes: `modes.rs`;
 //!   the client's MCP servers: `mcp.rs`
+//! - Read through the editor's `fs/read_text_file` (unsaved buffers), when
+//!   offered: `client_fs.rs` (the seam: `tack_runtime::ClientFiles`)
 
 mod agent;
+mod client_fs;
 mod mcp;
 mod modes;
 mod permission;

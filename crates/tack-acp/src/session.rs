@@ -10,16 +10,17 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 use tack_protocol::PermissionMode;
 use tack_runtime::{
-    AskAnswer, Env, Place, RuntimeEvent, RuntimeEvents, RuntimeHandle, SessionChoice,
+    AskAnswer, ClientFiles, Env, Place, RuntimeEvent, RuntimeEvents, RuntimeHandle, SessionChoice,
     SessionOptions, TurnEnd, UserInput,
 };
 use tokio::sync::oneshot;
 
+use crate::client_fs::EditorFiles;
 use crate::modes::session_modes;
 use crate::permission;
 use crate::rpc::{Peer, RpcError};
@@ -42,6 +43,8 @@ pub struct Opening {
     pub choice: SessionChoice,
     /// The client's MCP servers as an `--mcp-config` value.
     pub mcp_config: Option<String>,
+    /// The client offers `fs/read_text_file`.
+    pub client_reads: bool,
 }
 
 /// A session opened, and what its answer says.
@@ -63,10 +66,19 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, RpcError> {
     options.permissions.prompts = true;
     options.conversation.session = opening.choice;
     options.extensions.mcp_config.extend(opening.mcp_config);
+    let session_id = Arc::new(OnceLock::new());
+    if opening.client_reads {
+        let files = EditorFiles {
+            peer: peer.clone(),
+            session_id: session_id.clone(),
+        };
+        options.extensions.client_files = Some(ClientFiles(Arc::new(files)));
+    }
     let runtime = tack_runtime::start(place, &loaded, options)
         .await
         .map_err(|e| failed(&e))?;
     let id = runtime.info().session_id.clone();
+    let _ = session_id.set(id.clone());
     let mode = runtime.info().permission_mode;
     let mut translator = Translator::new(opening.cwd);
     for message in runtime.messages() {

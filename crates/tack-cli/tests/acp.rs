@@ -261,3 +261,44 @@ async fn start_to_initialize_answered() {
     );
     assert!(took[7] < Duration::from_secs(2), "{took:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_shows_the_editors_unsaved_buffer() {
+    let env = Env::new(Script::new([])).await;
+    std::fs::write(env.cwd().join("a.txt"), "on disk\n").unwrap();
+    let file = env.cwd().join("a.txt").display().to_string();
+    env.server.push(Reply::tool_use(
+        "toolu_read",
+        "Read",
+        json!({"file_path": file}),
+    ));
+    env.server.push(Reply::text("Read it."));
+    let mut client = tack_acp(&env);
+    let params = json!({
+        "protocolVersion": 1,
+        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": false}, "terminal": false},
+    });
+    client.call("initialize", params);
+    let session = new_session(&mut client, &env);
+    let id = client.request("session/prompt", prompt("read a.txt", &session));
+    let mut heard = Heard::default();
+    let answer = client.answer_to(id, &mut heard, |method, _| match method {
+        "fs/read_text_file" => json!({"content": "unsaved\nbuffer\n"}),
+        other => allow(other, &Value::Null),
+    });
+    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    assert_eq!(
+        heard.requests,
+        vec![
+            json!({"method": "fs/read_text_file", "params": {"sessionId": session, "path": file}})
+        ]
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(
+        crate::common::last_tool_results(bodies.last().unwrap()),
+        [(
+            "toolu_read".to_owned(),
+            "1\tunsaved\n2\tbuffer\n".to_owned()
+        )]
+    );
+}
