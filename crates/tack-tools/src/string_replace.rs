@@ -80,7 +80,7 @@ pub(crate) fn edit_file(
     let original = match &target {
         Some(target) => {
             let (meta, bytes) = crate::regular_file::read_existing(target, &path, "Edit")?;
-            file_state::check_fresh(env, &path, &meta, &bytes, Need::AnyRead)?;
+            file_state::check_fresh(env, &path, &meta, &bytes, Need::MatchedText)?;
             if edits.iter().any(|e| e.old_string == e.new_string) {
                 return Err(ToolError::new(NO_CHANGES));
             }
