@@ -78,6 +78,23 @@ impl Agent {
         }
     }
 
+    /// What follows an answer: a session just opened lists its commands
+    /// (after the answer, so the client knows the session).
+    /// `loaded`: the id `session/load` named.
+    pub fn after(&self, method: &str, answer: &Result<Value, RpcError>, loaded: Option<&str>) {
+        let id = match (method, answer) {
+            ("session/new", Ok(answer)) => answer["sessionId"].as_str(),
+            ("session/load", Ok(_)) => loaded,
+            _ => None,
+        };
+        if let Some(session) = id.and_then(|id| self.lock().get(id).cloned()) {
+            let id = &session.id;
+            let update = json!({"sessionUpdate": "available_commands_update", "availableCommands": session.commands});
+            self.peer
+                .notify("session/update", json!({"sessionId": id, "update": update}));
+        }
+    }
+
     /// A notification from the client: `session/cancel`; others are ignored.
     pub fn notification(&self, method: &str, params: &Value) {
         if method == "session/cancel"

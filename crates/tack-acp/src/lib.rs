@@ -65,8 +65,10 @@ pub async fn serve(
             Ok(Incoming::Request { id, method, params }) => {
                 let agent = agent.clone();
                 requests.spawn(async move {
+                    let named = params["sessionId"].as_str().map(str::to_owned);
                     let answer = agent.request(&method, params).await;
-                    agent.peer.respond(id, answer);
+                    agent.peer.respond(id, answer.clone());
+                    agent.after(&method, &answer, named.as_deref());
                 });
             }
         }

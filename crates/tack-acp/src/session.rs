@@ -32,6 +32,9 @@ type Prompts = Arc<Mutex<HashMap<String, oneshot::Sender<Result<Value, RpcError>
 #[derive(Debug)]
 pub struct Session {
     pub id: String,
+    /// The slash commands a prompt may start with, as ACP's
+    /// `available_commands_update` lists them.
+    pub commands: Value,
     handle: RuntimeHandle,
     prompts: Prompts,
 }
@@ -80,6 +83,7 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, RpcError> {
     let id = runtime.info().session_id.clone();
     let _ = session_id.set(id.clone());
     let mode = runtime.info().permission_mode;
+    let commands = available_commands(&runtime.info().extensions.slash_commands);
     let mut translator = Translator::new(opening.cwd);
     for message in runtime.messages() {
         for update in translator.message(message, false) {
@@ -89,6 +93,7 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, RpcError> {
     let (handle, events) = runtime.spawn();
     let session = Arc::new(Session {
         id: id.clone(),
+        commands,
         handle,
         prompts: Arc::default(),
     });
@@ -186,6 +191,20 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, mut 
     for (_, tx) in session.lock().drain() {
         let _ = tx.send(Err(RpcError::internal("the session has ended")));
     }
+}
+
+/// Slash commands as ACP `AvailableCommand`s.
+fn available_commands(commands: &[tack_runtime::SlashCommand]) -> Value {
+    commands
+        .iter()
+        .map(|c| {
+            let mut command = json!({"name": c.name, "description": c.description});
+            if !c.argument_hint.is_empty() {
+                command["input"] = json!({"hint": c.argument_hint});
+            }
+            command
+        })
+        .collect()
 }
 
 /// A turn's end as the prompt's answer, as Claude Code's adapter reads a

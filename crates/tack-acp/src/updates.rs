@@ -158,7 +158,7 @@ mod tests {
                 ContentBlock::text("running"),
                 ContentBlock::tool_use("t1", "Bash", json!({"command": "ls"})),
             ]),
-            Message::user(vec![ContentBlock::tool_result("t1", "a.txt")]),
+            Message::user(vec![ContentBlock::tool_result("t1", "a.txt", false)]),
         ];
         let updates: Vec<Value> = conversation
             .iter()

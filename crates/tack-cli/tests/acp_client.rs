@@ -174,20 +174,20 @@ pub fn allow(method: &str, _params: &Value) -> Value {
     }
 }
 
-/// The model's side of the editor's script in `dir`: read `a.txt`, edit it,
-/// run `touch made.txt` in Bash, say done.
+/// The model's side of the editor's script in `dir`: edit `a.txt` (not
+/// read in the session: Claude Code 2.1.328 takes that edit, and the issue's
+/// current adapter failed on it), run `touch made.txt` in Bash, say done.
 pub fn edit_then_bash(dir: &Path) -> Vec<Reply> {
     let file = dir.join("a.txt").display().to_string();
     vec![
         Reply::message()
-            .text("Reading it.")
-            .tool_use("toolu_read", "Read", json!({"file_path": file}))
+            .text("Editing it.")
+            .tool_use(
+                "toolu_edit",
+                "Edit",
+                json!({"file_path": file, "old_string": "hello", "new_string": "bye"}),
+            )
             .into(),
-        Reply::tool_use(
-            "toolu_edit",
-            "Edit",
-            json!({"file_path": file, "old_string": "hello", "new_string": "bye"}),
-        ),
         Reply::tool_use(
             "toolu_bash",
             "Bash",
