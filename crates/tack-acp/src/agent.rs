@@ -5,12 +5,12 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tack_runtime::{SessionChoice, UserInput};
 
+use crate::client_fs::FsCapabilities;
 use crate::rpc::{Peer, RpcError, code};
 use crate::session::{self, Opening, Session};
 
@@ -22,8 +22,8 @@ pub const PROTOCOL_VERSION: u64 = 1;
 pub struct Agent {
     pub peer: Peer,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
-    /// `initialize` said the client reads files (`fs.readTextFile`).
-    client_reads: AtomicBool,
+    /// What `initialize` said the client's file system offers.
+    fs: Mutex<FsCapabilities>,
 }
 
 impl Agent {
@@ -31,7 +31,7 @@ impl Agent {
         Agent {
             peer,
             sessions: Mutex::default(),
-            client_reads: AtomicBool::new(false),
+            fs: Mutex::default(),
         }
     }
 
@@ -39,8 +39,11 @@ impl Agent {
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         match method {
             "initialize" => {
-                let reads = &params["clientCapabilities"]["fs"]["readTextFile"];
-                self.client_reads.store(reads == true, Ordering::Relaxed);
+                let caps = FsCapabilities::of(&params["clientCapabilities"]);
+                *self
+                    .fs
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = caps;
                 Ok(initialize(credentials_configured()))
             }
             // Nothing to log in to: a key or a provider comes from the
@@ -121,7 +124,10 @@ impl Agent {
             cwd,
             choice,
             mcp_config: crate::mcp::mcp_config(&params["mcpServers"]),
-            client_reads: self.client_reads.load(Ordering::Relaxed),
+            fs: *self
+                .fs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
         };
         let opened = session::open(&self.peer, opening).await?;
         let id = opened.session.id.clone();

@@ -20,7 +20,7 @@ use tack_runtime::{
 };
 use tokio::sync::oneshot;
 
-use crate::client_fs::EditorFiles;
+use crate::client_fs::{EditorFiles, FsCapabilities};
 use crate::modes::session_modes;
 use crate::permission;
 use crate::rpc::{Peer, RpcError};
@@ -46,8 +46,8 @@ pub struct Opening {
     pub choice: SessionChoice,
     /// The client's MCP servers as an `--mcp-config` value.
     pub mcp_config: Option<String>,
-    /// The client offers `fs/read_text_file`.
-    pub client_reads: bool,
+    /// What the client's file system offers.
+    pub fs: FsCapabilities,
 }
 
 /// A session opened, and what its answer says.
@@ -70,10 +70,11 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, RpcError> {
     options.conversation.session = opening.choice;
     options.extensions.mcp_config.extend(opening.mcp_config);
     let session_id = Arc::new(OnceLock::new());
-    if opening.client_reads {
+    if opening.fs != FsCapabilities::default() {
         let files = EditorFiles {
             peer: peer.clone(),
             session_id: session_id.clone(),
+            caps: opening.fs,
         };
         options.extensions.client_files = Some(ClientFiles(Arc::new(files)));
     }

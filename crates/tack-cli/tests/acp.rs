@@ -322,3 +322,50 @@ async fn read_shows_the_editors_unsaved_buffer() {
         )]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_goes_through_the_editor_when_it_takes_writes() {
+    let env = Env::new(Script::new([])).await;
+    git_repo_with(&env.cwd(), "a.txt", "hello\n");
+    let file = env.cwd().join("a.txt").display().to_string();
+    for reply in edit_then_bash(&env.cwd()) {
+        env.server.push(reply);
+    }
+    let mut client = tack_acp(&env);
+    let params = json!({
+        "protocolVersion": 1,
+        "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": true}, "terminal": false},
+    });
+    client.call("initialize", params);
+    let session = new_session(&mut client, &env);
+    let id = client.request("session/prompt", prompt("change hello to bye", &session));
+    let mut heard = Heard::default();
+    let answer = client.answer_to(id, &mut heard, |method, params| match method {
+        // The editor shows the change in its buffer (and saves it later).
+        "fs/write_text_file" => Value::Null,
+        other => allow(other, params),
+    });
+    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    let asked: Vec<Value> = heard
+        .requests
+        .iter()
+        .map(|r| match r["method"].as_str() {
+            Some("fs/write_text_file") => r.clone(),
+            _ => json!([r["method"], r["params"]["toolCall"]["toolCallId"]]),
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        vec![
+            json!(["session/request_permission", "toolu_edit"]),
+            json!({"method": "fs/write_text_file",
+                   "params": {"sessionId": session, "path": file, "content": "bye\n"}}),
+            json!(["session/request_permission", "toolu_bash"]),
+        ]
+    );
+    // Written by the editor, not by tack.
+    assert_eq!(
+        std::fs::read_to_string(env.cwd().join("a.txt")).unwrap(),
+        "hello\n"
+    );
+}

@@ -35,6 +35,7 @@ mod bash;
 mod bg_tasks;
 mod edit;
 mod file_state;
+mod file_write;
 mod glob;
 mod grep;
 mod head_tail;
