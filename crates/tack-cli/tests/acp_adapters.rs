@@ -133,3 +133,40 @@ async fn claude_agent_acp_runs_tack() {
 async fn claude_code_acp_runs_tack() {
     edit_bash_cancel("claude-code-acp").await;
 }
+
+/// The older adapter, for an editor with a file system, turns tack's
+/// Write and Edit off so that edits go through the editor: MultiEdit must
+/// go with them, or the model writes behind the editor's back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_acp_leaves_no_tool_that_edits_behind_the_editor() {
+    let script = match adapter("claude-code-acp") {
+        Ok(script) => script,
+        Err(reason) => return skip(&reason),
+    };
+    let env = Env::new(Script::new([tack_testkit::Reply::text("Hi.")])).await;
+    let mut client = spawn(&env, &script);
+    let init = json!({
+        "protocolVersion": 1,
+        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false},
+    });
+    client.call("initialize", init);
+    let (opened, _) = client.call("session/new", json!({"cwd": env.cwd(), "mcpServers": []}));
+    let session = opened["sessionId"].as_str().unwrap().to_owned();
+    let (answer, _) = client.call("session/prompt", prompt("hi", &session));
+    assert_eq!(answer["stopReason"], "end_turn");
+    let bodies = env.request_bodies();
+    let offered: Vec<&str> = bodies.last().unwrap()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    let editing: Vec<&str> = offered
+        .iter()
+        .copied()
+        .filter(|name| ["Read", "Write", "Edit", "MultiEdit"].contains(name))
+        .collect();
+    assert_eq!(editing, Vec::<&str>::new(), "{offered:?}");
+    // The adapter's own tools over the editor's files took their place.
+    assert!(offered.contains(&"mcp__acp__Edit"), "{offered:?}");
+}
