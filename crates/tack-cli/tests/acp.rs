@@ -12,7 +12,10 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
-use crate::acp_client::{AcpClient, Heard, allow, calls, edit_then_bash, said, slow_answer};
+use crate::acp_client::{
+    AcpClient, Heard, allow, calls, cancel_slow_prompt, edit_then_bash, init_params, said,
+    slow_answer,
+};
 use crate::common::{Env, git_repo_with};
 
 /// `tack acp` in `env`.
@@ -27,11 +30,7 @@ pub fn tack_acp(env: &Env) -> AcpClient {
 }
 
 fn initialize(client: &mut AcpClient) -> Value {
-    let params = json!({
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
-    });
-    client.call("initialize", params).0
+    client.call("initialize", init_params(false, false)).0
 }
 
 /// Opens a session (`session/new` or `session/load`): the answer, the
@@ -157,15 +156,7 @@ async fn a_slow_answer_is_cancelled_within_100_ms() {
     let mut client = tack_acp(&env);
     initialize(&mut client);
     let session = new_session(&mut client, &env);
-    let id = client.request("session/prompt", prompt("take your time", &session));
-    let mut heard = Heard::default();
-    client.read_until(&mut heard, allow, |m| {
-        m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-    });
-    let sent = Instant::now();
-    client.notify("session/cancel", json!({"sessionId": session}));
-    let answer = client.answer_to(id, &mut heard, allow);
-    let took = sent.elapsed();
+    let (answer, took) = cancel_slow_prompt(&mut client, &session);
     assert_eq!(answer["result"], json!({"stopReason": "cancelled"}));
     assert!(took < Duration::from_millis(100), "cancel took {took:?}");
     // The session goes on.
@@ -294,11 +285,7 @@ async fn read_shows_the_editors_unsaved_buffer() {
     ));
     env.server.push(Reply::text("Read it."));
     let mut client = tack_acp(&env);
-    let params = json!({
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": false}, "terminal": false},
-    });
-    client.call("initialize", params);
+    client.call("initialize", init_params(true, false));
     let session = new_session(&mut client, &env);
     let id = client.request("session/prompt", prompt("read a.txt", &session));
     let mut heard = Heard::default();
@@ -332,11 +319,7 @@ async fn an_edit_goes_through_the_editor_when_it_takes_writes() {
         env.server.push(reply);
     }
     let mut client = tack_acp(&env);
-    let params = json!({
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": true}, "terminal": false},
-    });
-    client.call("initialize", params);
+    client.call("initialize", init_params(false, true));
     let session = new_session(&mut client, &env);
     let id = client.request("session/prompt", prompt("change hello to bye", &session));
     let mut heard = Heard::default();

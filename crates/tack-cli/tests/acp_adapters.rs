@@ -7,13 +7,15 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::Script;
 
-use crate::acp_client::{AcpClient, Heard, allow, edit_then_bash, said, slow_answer};
+use crate::acp_client::{
+    AcpClient, cancel_slow_prompt, edit_then_bash, init_params, said, slow_answer,
+};
 use crate::common::{Env, git_repo_with};
 use crate::sdk::{sdk_dir, skip};
 
@@ -66,10 +68,7 @@ async fn edit_bash_cancel(package: &str) {
     }
     env.server.push(slow_answer());
     let mut client = spawn(&env, &script);
-    let init = json!({
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
-    });
+    let init = init_params(false, false);
     let (initialized, _) = client.call("initialize", init);
     assert_eq!(initialized["protocolVersion"], 1);
     let (opened, _) = client.call("session/new", json!({"cwd": env.cwd(), "mcpServers": []}));
@@ -110,15 +109,7 @@ async fn edit_bash_cancel(package: &str) {
     );
     assert!(env.cwd().join("made.txt").exists());
 
-    let id = client.request("session/prompt", prompt("take your time", &session));
-    let mut heard = Heard::default();
-    client.read_until(&mut heard, allow, |m| {
-        m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-    });
-    let sent = Instant::now();
-    client.notify("session/cancel", json!({"sessionId": session}));
-    let answer = client.answer_to(id, &mut heard, allow);
-    let took = sent.elapsed();
+    let (answer, took) = cancel_slow_prompt(&mut client, &session);
     assert_eq!(answer["result"]["stopReason"], "cancelled", "{answer}");
     println!("{package}: cancel answered in {took:?}");
     assert!(took < Duration::from_secs(5), "cancel took {took:?}");
@@ -145,10 +136,7 @@ async fn claude_code_acp_leaves_no_tool_that_edits_behind_the_editor() {
     };
     let env = Env::new(Script::new([tack_testkit::Reply::text("Hi.")])).await;
     let mut client = spawn(&env, &script);
-    let init = json!({
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false},
-    });
+    let init = init_params(true, true);
     client.call("initialize", init);
     let (opened, _) = client.call("session/new", json!({"cwd": env.cwd(), "mcpServers": []}));
     let session = opened["sessionId"].as_str().unwrap().to_owned();

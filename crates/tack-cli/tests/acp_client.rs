@@ -164,6 +164,32 @@ impl Drop for AcpClient {
     }
 }
 
+/// `initialize`'s params for a client whose file system offers reads
+/// and / or writes (no terminal).
+pub fn init_params(read: bool, write: bool) -> Value {
+    json!({
+        "protocolVersion": 1,
+        "clientCapabilities": {"fs": {"readTextFile": read, "writeTextFile": write}, "terminal": false},
+    })
+}
+
+/// Prompts `session` for the slow answer ([`slow_answer`]), cancels once
+/// its first chunk is here, and returns the prompt's answer and how long
+/// it took after the cancel.
+pub fn cancel_slow_prompt(client: &mut AcpClient, session: &str) -> (Value, Duration) {
+    let params =
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "take your time"}]});
+    let id = client.request("session/prompt", params);
+    let mut heard = Heard::default();
+    client.read_until(&mut heard, allow, |m| {
+        m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    });
+    let sent = Instant::now();
+    client.notify("session/cancel", json!({"sessionId": session}));
+    let answer = client.answer_to(id, &mut heard, allow);
+    (answer, sent.elapsed())
+}
+
 /// Answers every permission request "Allow" (once).
 pub fn allow(method: &str, _params: &Value) -> Value {
     match method {
