@@ -737,3 +737,49 @@ async fn every_alias_of_clear_fires_the_runtimes_hooks_in_the_terminal() {
     assert_eq!(seen, want);
     assert_eq!(env.server.requests().len(), 0, "no model call");
 }
+
+/// The statusLine command is told the terminal's size in COLUMNS and LINES,
+/// the context window as Claude Code documents it (null before the first
+/// response, a number after), and `refreshInterval` re-runs it with no
+/// event at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_line_is_told_the_size_and_context_and_refreshes_on_its_timer() {
+    let env = Env::new(Script::new([Reply::text("Done.")])).await;
+    env.trust();
+    let dir = env.cwd().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let runs = env.cwd().join("runs");
+    let command = format!(
+        "j=$(cat); n=$(cat {r} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {r}; \
+         printf 'run%s %sx%s %s' \"$n\" \"$COLUMNS\" \"$LINES\" \
+         \"$(printf '%s' \"$j\" | grep -o '\"used_percentage\":[a-z0-9]*' | tr -d '\"')\"",
+        r = runs.display()
+    );
+    std::fs::write(
+        dir.join("settings.json"),
+        json!({"statusLine": {"type": "command", "command": command, "refreshInterval": 1}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("100x30 used_percentage:null", WAIT)
+        .unwrap();
+    // Nothing happens in the session: only the timer runs it again.
+    let first: u32 = std::fs::read_to_string(&runs)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    pty.wait_for_text(&format!("run{} 100x30", first + 2), WAIT)
+        .unwrap();
+    pty.send(b"hello\r").unwrap();
+    pty.wait_for_text("Done.", WAIT).unwrap();
+    pty.wait_until("a number for used_percentage", WAIT, |screen| {
+        let text = screen.contents();
+        text.split("100x30 used_percentage:")
+            .skip(1)
+            .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    })
+    .unwrap();
+    exit(&mut pty);
+}

@@ -308,6 +308,7 @@ pub use start::{StartError, start};
 pub use tack_automode::{
     config_json as auto_mode_config_json, defaults_json as auto_mode_defaults_json,
 };
+pub use telemetry::lines_changed;
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};
 pub use worktree_hooks::WorktreeHooks;

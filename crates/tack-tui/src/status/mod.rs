@@ -2,11 +2,13 @@
 //! output of the `statusLine` command from settings.
 
 mod command;
+mod input;
 
 use ratatui::text::{Line, Span};
 use tack_protocol::PermissionMode;
 
-pub use command::{StatusLineCommand, StatusLineError, StatusLineInput, run_status_line};
+pub use command::{StatusLineCommand, StatusLineError, run_status_line};
+pub use input::{ContextWindow, Cost, LastUsage, StatusLineInput, Worktree};
 
 use crate::event::StatusPatch;
 use crate::theme::Theme;
