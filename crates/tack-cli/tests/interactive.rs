@@ -783,3 +783,56 @@ async fn the_status_line_is_told_the_size_and_context_and_refreshes_on_its_timer
     .unwrap();
     exit(&mut pty);
 }
+
+/// `~/.claude/keybindings.json` as Claude Code reads it: a chord takes an
+/// action, `null` unbinds a default, a mistake is a warning that leaves the
+/// rest in force, and a change to the file applies without a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keybindings_json_rebinds_and_reloads_without_a_restart() {
+    let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+    env.trust();
+    let dir = env.claude_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("keybindings.json");
+    let write = |bindings: Value| {
+        // Replaced atomically, as editors save.
+        let tmp = dir.join(".kb.tmp");
+        std::fs::write(&tmp, json!({"bindings": [bindings]}).to_string()).unwrap();
+        std::fs::rename(&tmp, &file).unwrap();
+    };
+    write(json!({"context": "Chat", "bindings": {
+        "ctrl+l": null,
+        "ctrl+k ctrl+l": "chat:clearInput",
+        "ctrl+y": "chat:frobnicate"
+    }}));
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("unknown action `chat:frobnicate`", WAIT)
+        .unwrap();
+    pty.send(b"first draft").unwrap();
+    pty.wait_for_text("> first draft", WAIT).unwrap();
+    pty.send(b"\x0c").unwrap(); // ctrl+l: unbound
+    pty.send(b"!").unwrap();
+    pty.wait_for_text("> first draft!", WAIT).unwrap();
+    pty.send(b"\x0b\x0c").unwrap(); // ctrl+k ctrl+l: cleared
+    pty.wait_until("the prompt cleared", WAIT, |s| {
+        !s.contents().contains("first draft")
+    })
+    .unwrap();
+    // The file changes while tack runs: ctrl+l is the default again.
+    write(json!({"context": "Chat", "bindings": {"ctrl+k ctrl+l": "chat:clearInput"}}));
+    pty.send(b"second").unwrap();
+    pty.wait_for_text("> second", WAIT).unwrap();
+    // The reload races the key: press until it lands (a press before it
+    // does nothing, as ctrl+l is still unbound then).
+    let cleared = (0..100).any(|_| {
+        pty.send(b"\x0c").unwrap();
+        pty.wait_until(
+            "ctrl+l cleared the prompt",
+            Duration::from_millis(200),
+            |s| !s.contents().contains("> second"),
+        )
+        .is_ok()
+    });
+    assert!(cleared, "{}", pty.screen_text());
+    exit(&mut pty);
+}

@@ -36,6 +36,7 @@ use tokio::sync::mpsc;
 mod attached;
 mod background;
 mod exit;
+mod keybindings;
 mod permissions;
 mod plugins;
 mod rewind;
@@ -84,6 +85,8 @@ enum Internal {
     Rewound(Box<tack_runtime::ConversationRewound>),
     /// The status line's `refreshInterval` elapsed.
     StatusTick,
+    /// `keybindings.json` was written or replaced.
+    KeybindingsChanged,
 }
 
 /// What the driver starts from (see [`super::run`]).
@@ -137,6 +140,8 @@ pub struct Driver {
     backgrounding: Option<String>,
     /// The status line's `refreshInterval` timer, while there is one.
     _status_timer: Option<status_line::Timer>,
+    /// The watch that reads `keybindings.json` again when it changes.
+    _keybindings_watch: Option<keybindings::Watch>,
 }
 
 impl Driver {
@@ -172,9 +177,12 @@ impl Driver {
             attachment: None,
             backgrounding: None,
             _status_timer: None,
+            _keybindings_watch: None,
         };
         driver._status_timer = status_line::Timer::start(driver.status_line.as_ref(), &driver.tx);
+        driver._keybindings_watch = keybindings::watch(&driver.place.claude_dir, &driver.tx);
         let mut actions = driver.ui(setup.notices);
+        actions.extend(driver.load_keybindings());
         if let Some(prompt) = setup.first_prompt {
             driver.app.set_input(prompt);
             let enter = crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Enter);
@@ -311,6 +319,7 @@ impl Driver {
                 self.refresh_status_line();
                 Vec::new()
             }
+            Internal::KeybindingsChanged => self.load_keybindings(),
         }
     }
 
@@ -688,6 +697,7 @@ impl Driver {
             "bg" if self.is_attached() => return Ok(self.not_when_attached("/bg")),
             "bg" => return Ok(self.send_to_background()),
             "memory" => return self.memory(args).await,
+            "keybindings" => return self.keybindings_command().await,
             "plugin" => return Ok(self.plugin_command(args)),
             "cost" | "context" | "permissions" | "status" | "hooks" | "sandbox" => {
                 let Some(handle) = self.handle().cloned() else {
