@@ -751,7 +751,7 @@ async fn the_status_line_is_told_the_size_and_context_and_refreshes_on_its_timer
     let runs = env.cwd().join("runs");
     let command = format!(
         "j=$(cat); n=$(cat {r} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {r}; \
-         printf 'run%s %sx%s %s' \"$n\" \"$COLUMNS\" \"$LINES\" \
+         printf 'run%s %sx%s %s\\nsecond-row' \"$n\" \"$COLUMNS\" \"$LINES\" \
          \"$(printf '%s' \"$j\" | grep -o '\"used_percentage\":[a-z0-9]*' | tr -d '\"')\"",
         r = runs.display()
     );
@@ -764,6 +764,8 @@ async fn the_status_line_is_told_the_size_and_context_and_refreshes_on_its_timer
     let mut pty = tack(&env, 100, 30);
     pty.wait_for_text("100x30 used_percentage:null", WAIT)
         .unwrap();
+    // Each line the command prints is a row of its own.
+    pty.wait_for_text("second-row", WAIT).unwrap();
     // Nothing happens in the session: only the timer runs it again.
     let first: u32 = std::fs::read_to_string(&runs)
         .unwrap()

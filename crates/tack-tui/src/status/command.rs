@@ -68,8 +68,8 @@ const MAX_OUTPUT: usize = 64 * 1024;
 /// Runs the command in `cwd` with `input` on stdin and the terminal's
 /// `(columns, lines)` in `COLUMNS` and `LINES` (its output is captured, so
 /// it cannot ask the terminal); tack-sys's runner: its own process group,
-/// stopped whole if it outlives `timeout`. Returns the first line of its
-/// output, padded on the left by `padding` spaces.
+/// stopped whole if it outlives `timeout`. Returns its output's lines (one
+/// row each), padded on the left by `padding` spaces.
 pub async fn run_status_line(
     cmd: &StatusLineCommand,
     input: &StatusLineInput,
@@ -94,14 +94,19 @@ pub async fn run_status_line(
     if let Some(how) = how {
         return Err(StatusLineError::Failed { command, how });
     }
-    let first = done
+    // Every line it printed is a row (Claude Code shows them all), each
+    // padded; trailing blank lines are dropped.
+    let pad = " ".repeat(usize::from(cmd.padding));
+    let rows: Vec<String> = done
         .stdout
         .lines()
-        .next()
-        .unwrap_or("")
-        .trim_end()
-        .to_string();
-    Ok(format!("{}{first}", " ".repeat(usize::from(cmd.padding))))
+        .map(|l| format!("{pad}{}", l.trim_end()))
+        .collect();
+    let keep = rows
+        .iter()
+        .rposition(|r| !r.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    Ok(rows[..keep].join("\n"))
 }
 
 #[cfg(test)]
@@ -158,9 +163,9 @@ mod tests {
             model_id: "claude-sonnet-4-5".into(),
             ..StatusLineInput::default()
         };
-        // Echo stdin back, then a second line that must be ignored.
+        // Echo stdin back, then a second row and blank lines.
         let line = run_status_line(
-            &cmd("cat; echo; echo second"),
+            &cmd("cat; echo; echo second; echo; echo"),
             &input,
             dir.path(),
             (80, 24),
@@ -168,8 +173,10 @@ mod tests {
         )
         .await
         .unwrap();
-        let parsed: Value = serde_json::from_str(&line).unwrap();
+        let (first, second) = line.split_once('\n').unwrap();
+        let parsed: Value = serde_json::from_str(first).unwrap();
         assert_eq!(parsed, input.to_json());
+        assert_eq!(second, "second");
         let padded = StatusLineCommand {
             padding: 3,
             ..cmd("echo \"$COLUMNS x $LINES\"")
