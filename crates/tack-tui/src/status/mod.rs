@@ -3,6 +3,7 @@
 
 mod command;
 mod input;
+mod sgr;
 
 use ratatui::text::{Line, Span};
 use tack_protocol::PermissionMode;
@@ -71,7 +72,7 @@ impl StatusInfo {
             Some(custom) => custom
                 .lines()
                 .take(MAX_CUSTOM_ROWS)
-                .map(|row| Line::styled(crate::cells::sanitize(row), theme.dim()))
+                .map(|row| sgr::styled_row(row, theme.dim()))
                 .collect(),
             None => vec![self.built_in(theme)],
         }
