@@ -41,6 +41,7 @@ mod head_tail;
 mod line_endings;
 mod line_scan;
 mod ls;
+pub mod lsp;
 mod monitor;
 mod multi_edit;
 mod notebook;
