@@ -95,6 +95,8 @@ pub(crate) struct ToolChoices<'a> {
     pub skills: &'a Arc<Skills>,
     /// The session's plugins' agent folders (`plugin:agent`).
     pub plugin_agents: &'a [PluginPaths],
+    /// The session's plugins (their language servers).
+    pub plugins: &'a [tack_plugins::Plugin],
     /// The Bash sandbox (`None`: off).
     pub sandbox: Option<Arc<tack_sandbox::Sandbox>>,
 }
@@ -274,6 +276,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .chain(schedule_tools(schedule.as_ref()))
         .collect();
+    let all = crate::lsp_tools::add_lsp(all, p.env, p.choices.plugins, p.place.project, p.emit);
     let only = p.choices.options.extensions.tools.as_deref();
     if let Some(wanted) = only {
         let known: Vec<String> = all

@@ -152,6 +152,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
             skills: &extensions.skills,
             plugin_agents: &extensions.plugins.agents,
+            plugins: &extensions.plugins.plugins,
             sandbox,
         },
     })?;
