@@ -21,7 +21,8 @@ use super::framing::{encode, read_message};
 
 /// What the end of a server's stderr is kept of, for the error when it dies.
 const STDERR_TAIL: usize = 2048;
-/// How many 10 ms waits the exit status of a server that closed stdout gets.
+/// How many 10 ms waits the exit status (and the end of stderr) of a server
+/// that closed stdout gets.
 const EXIT_STATUS_TRIES: u32 = 20;
 
 /// A request that did not get an answer.
@@ -71,6 +72,8 @@ pub(crate) struct Server {
     alive: Arc<AtomicBool>,
     exited: Arc<Notify>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Set when stderr has ended (all of it is in `stderr`).
+    stderr_ended: Arc<AtomicBool>,
     pub(crate) published: Arc<Published>,
 }
 
@@ -109,9 +112,11 @@ impl Server {
             alive: Arc::new(AtomicBool::new(true)),
             exited: Arc::default(),
             stderr: Arc::default(),
+            stderr_ended: Arc::default(),
             published: Arc::default(),
         });
-        tokio::spawn(keep_tail(stderr, Arc::clone(&server.stderr)));
+        let ended = Arc::clone(&server.stderr_ended);
+        tokio::spawn(keep_tail(stderr, Arc::clone(&server.stderr), ended));
         tokio::spawn(read_loop(
             Arc::downgrade(&server),
             BufReader::new(stdout),
@@ -197,7 +202,7 @@ impl Server {
             status = lock(&self.child)
                 .as_mut()
                 .and_then(|c| c.try_wait().ok().flatten());
-            if status.is_some() {
+            if status.is_some() && self.stderr_ended.load(Ordering::SeqCst) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -364,7 +369,11 @@ fn store_diagnostics(published: &Published, message: &Value) {
 }
 
 /// Keeps the last [`STDERR_TAIL`] bytes the server wrote to stderr.
-async fn keep_tail(mut stderr: tokio::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
+async fn keep_tail(
+    mut stderr: tokio::process::ChildStderr,
+    tail: Arc<Mutex<Vec<u8>>>,
+    ended: Arc<AtomicBool>,
+) {
     let mut buf = [0u8; 4096];
     while let Ok(n) = stderr.read(&mut buf).await {
         if n == 0 {
@@ -375,4 +384,5 @@ async fn keep_tail(mut stderr: tokio::process::ChildStderr, tail: Arc<Mutex<Vec<
         let excess = t.len().saturating_sub(STDERR_TAIL);
         t.drain(..excess);
     }
+    ended.store(true, Ordering::SeqCst);
 }
