@@ -147,9 +147,11 @@ async fn diagnostics_after_an_edit_reach_the_next_request() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_crashing_server_is_a_clear_result_and_enable_lsp_tool_false_hides_the_tool() {
+async fn a_crashing_server_is_a_clear_result_a_file_outside_is_refused_as_read_and_enable_lsp_tool_false_hides_the_tool()
+ {
     let env = Env::new(Script::new([
         lsp("h", "hover", "main.py", 1, 1),
+        lsp("o", "hover", "/etc/passwd", 1, 1),
         Reply::text("done"),
         Reply::text("no lsp"),
     ]))
@@ -170,8 +172,13 @@ async fn a_crashing_server_is_a_clear_result_and_enable_lsp_tool_false_hides_the
             .output()
             .unwrap()
     };
+    // The refused call (a file outside the project, as Read would be) makes
+    // print mode's exit say so.
     let out = run(&[]);
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(
+        common::stderr(&out),
+        "tack: 1 tool call was refused:\n  LSP\nPrint mode cannot ask for permission. To allow them, run again with --allowedTools LSP, or --permission-mode auto (a classifier decides each call).\n"
+    );
     let out = run(&[("ENABLE_LSP_TOOL", "0")]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     let bodies = env.request_bodies();
@@ -183,11 +190,20 @@ async fn a_crashing_server_is_a_clear_result_and_enable_lsp_tool_false_hides_the
             .any(|t| t["name"] == "LSP")
     };
     assert_eq!(
-        (last_tool_results(&bodies[1]), offered(&bodies[0]), offered(&bodies[2])),
+        (
+            last_tool_results(&bodies[1]),
+            last_tool_results(&bodies[2]),
+            offered(&bodies[0]),
+            offered(&bodies[3])
+        ),
         (
             vec![(
                 "h".to_owned(),
                 "Error performing hover: LSP server plugin:py:python exited (exit status: 7); its stderr ends: no interpreter here".to_owned()
+            )],
+            vec![(
+                "o".to_owned(),
+                "LSP touches a path outside the working directories (/etc/passwd) (no permission prompt available)".to_owned()
             )],
             true,
             false
