@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tack_plugins::Plugin;
+use tack_extensions::plugins::SessionPlugins;
 use tack_tool::Tool;
 use tack_tools::lsp::{LspServers, plugin_servers, with_lsp};
 
@@ -34,15 +34,15 @@ fn switched_off(env: &Env) -> bool {
 pub(crate) fn add_lsp(
     tools: Vec<Arc<dyn Tool>>,
     env: &Env,
-    plugins: &[Plugin],
+    plugins: &SessionPlugins,
     project: &Path,
     emit: &Emitter,
 ) -> Vec<Arc<dyn Tool>> {
-    if plugins.is_empty() || switched_off(env) {
+    if plugins.plugins.is_empty() || switched_off(env) {
         return tools;
     }
     let mut specs = Vec::new();
-    for plugin in plugins {
+    for plugin in &plugins.plugins {
         let (found, warnings) = plugin_servers(
             &plugin.name,
             &plugin.root,
