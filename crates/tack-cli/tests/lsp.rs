@@ -51,6 +51,13 @@ fn project(env: &Env, servers: Value) -> PathBuf {
     plugin
 }
 
+/// `tack -p` with `args`, the plugin and the `vars` set.
+fn run(env: &Env, plugin: &Path, args: &[&str], vars: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = env.tack();
+    cmd.arg("-p").args(args).arg("--plugin-dir").arg(plugin);
+    cmd.envs(vars.iter().copied()).output().unwrap()
+}
+
 fn pylsp_servers(pylsp: &Path) -> Value {
     json!({"python": {"command": pylsp, "extensionToLanguage": {".py": "python"}, "startupTimeout": 20000}})
 }
@@ -77,13 +84,7 @@ async fn definition_references_hover_and_symbols_come_from_the_real_server() {
     .await;
     let plugin = project(&env, pylsp_servers(&pylsp));
     std::fs::write(env.cwd().join("notes.txt"), "plain\n").unwrap();
-    let out = env
-        .tack()
-        .args(["-p", "find greet"])
-        .arg("--plugin-dir")
-        .arg(&plugin)
-        .output()
-        .unwrap();
+    let out = run(&env, &plugin, &["find greet"], &[]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     let bodies = env.request_bodies();
     let results: Vec<(String, String)> = bodies[1..].iter().flat_map(last_tool_results).collect();
@@ -120,13 +121,8 @@ async fn diagnostics_after_an_edit_reach_the_next_request() {
     ]))
     .await;
     let plugin = project(&env, pylsp_servers(&pylsp));
-    let out = env
-        .tack()
-        .args(["-p", "add an import", "--permission-mode", "acceptEdits"])
-        .arg("--plugin-dir")
-        .arg(&plugin)
-        .output()
-        .unwrap();
+    let args = ["add an import", "--permission-mode", "acceptEdits"];
+    let out = run(&env, &plugin, &args, &[]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     let bodies = env.request_bodies();
     let last = bodies[2]["messages"]
@@ -163,23 +159,14 @@ async fn a_crashing_server_is_a_clear_result_a_file_outside_is_refused_as_read_a
     std::fs::set_permissions(&die, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let servers = json!({"python": {"command": die, "extensionToLanguage": {".py": "python"}, "maxRestarts": 0}});
     let plugin = project(&env, servers);
-    let run = |extra: &[(&str, &str)]| {
-        env.tack()
-            .args(["-p", "hover"])
-            .arg("--plugin-dir")
-            .arg(&plugin)
-            .envs(extra.iter().copied())
-            .output()
-            .unwrap()
-    };
     // The refused call (a file outside the project, as Read would be) makes
     // print mode's exit say so.
-    let out = run(&[]);
+    let out = run(&env, &plugin, &["hover"], &[]);
     assert_eq!(
         common::stderr(&out),
         "tack: 1 tool call was refused:\n  LSP\nPrint mode cannot ask for permission. To allow them, run again with --allowedTools LSP, or --permission-mode auto (a classifier decides each call).\n"
     );
-    let out = run(&[("ENABLE_LSP_TOOL", "0")]);
+    let out = run(&env, &plugin, &["hover"], &[("ENABLE_LSP_TOOL", "0")]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     let bodies = env.request_bodies();
     let offered = |body: &Value| {

@@ -102,10 +102,19 @@ while True:
         sys.exit(0)
 "#;
 
-fn fake(dir: &Path) -> String {
-    let path = dir.join("fake_server.py");
-    std::fs::write(&path, FAKE).unwrap();
-    path.display().to_string()
+/// A project with `a.py` and the fake server `name` run in `mode`: the
+/// project (kept alive by the returned dir), the file, the servers.
+fn fake(name: &str, mode: &str, extra: Value) -> (tempfile::TempDir, PathBuf, LspServers) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let file = root.join("a.py");
+    std::fs::write(&file, "x = 1\n").unwrap();
+    let script = root.join("fake_server.py");
+    std::fs::write(&script, FAKE).unwrap();
+    let script = script.display().to_string();
+    let server = spec(name, "python3", &[&script, mode], extra);
+    let servers = LspServers::new(vec![server], root).unwrap();
+    (dir, file, servers)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -139,18 +148,7 @@ async fn pylsp_answers_hover_first_with_its_start_then_warm() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_exits_at_once_is_a_clear_error_with_its_status_and_stderr() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let file = root.join("a.py");
-    std::fs::write(&file, "x = 1\n").unwrap();
-    let script = fake(&root);
-    let server = spec(
-        "plugin:p:dies",
-        "python3",
-        &[&script, "die"],
-        json!({"maxRestarts": 1}),
-    );
-    let servers = LspServers::new(vec![server], root.clone()).unwrap();
+    let (_dir, file, servers) = fake("plugin:p:dies", "die", json!({"maxRestarts": 1}));
     let started = Instant::now();
     let mut errors = Vec::new();
     for _ in 0..3 {
@@ -175,18 +173,7 @@ async fn a_server_that_exits_at_once_is_a_clear_error_with_its_status_and_stderr
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_never_answers_times_out_within_its_startup_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let file = root.join("a.py");
-    std::fs::write(&file, "x = 1\n").unwrap();
-    let script = fake(&root);
-    let server = spec(
-        "plugin:p:mute",
-        "python3",
-        &[&script, "hang"],
-        json!({"startupTimeout": 500}),
-    );
-    let servers = LspServers::new(vec![server], root.clone()).unwrap();
+    let (_dir, file, servers) = fake("plugin:p:mute", "hang", json!({"startupTimeout": 500}));
     let started = Instant::now();
     let r = servers
         .request(&file, "textDocument/hover", hover_params(&file, 0, 0))
@@ -204,13 +191,8 @@ async fn a_server_that_never_answers_times_out_within_its_startup_timeout() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_crashed_server_is_started_again_on_its_next_use() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, file, servers) = fake("plugin:p:flaky", "ok", json!({}));
     let root = dir.path().canonicalize().unwrap();
-    let file = root.join("a.py");
-    std::fs::write(&file, "x = 1\n").unwrap();
-    let script = fake(&root);
-    let server = spec("plugin:p:flaky", "python3", &[&script, "ok"], json!({}));
-    let servers = LspServers::new(vec![server], root.clone()).unwrap();
     let mut got = Vec::new();
     for crash in [false, true, false] {
         if crash {
