@@ -197,3 +197,87 @@ async fn a_crashing_server_is_a_clear_result_a_file_outside_is_refused_as_read_a
         )
     );
 }
+
+/// `tack` with `args`, expected to succeed.
+fn ok(env: &Env, args: &[&str]) {
+    let out = env.tack().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "tack {args:?}: {}",
+        common::stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_installed_plugins_server_runs_only_while_the_plugin_is_enabled() {
+    let env = Env::new(Script::new([
+        lsp("h1", "hover", "main.py", 1, 1),
+        Reply::text("off"),
+        lsp("h2", "hover", "main.py", 1, 1),
+        Reply::text("on"),
+    ]))
+    .await;
+    project(&env, json!({}));
+    let marker = env.home.path().join("server-ran");
+    let market = env.home.path().join("market");
+    let touch = format!("touch {}; exit 3", marker.display());
+    let servers = json!({"python": {"command": "/bin/sh", "args": ["-c", touch],
+        "extensionToLanguage": {".py": "python"}, "maxRestarts": 0}});
+    let files = [
+        (
+            ".claude-plugin/marketplace.json",
+            json!({"name": "lsp-market", "owner": {"name": "t"},
+            "plugins": [{"name": "lspkit", "source": "./lspkit"}]}),
+        ),
+        (
+            "lspkit/.claude-plugin/plugin.json",
+            json!({"name": "lspkit", "version": "1.0.0"}),
+        ),
+        ("lspkit/.lsp.json", servers),
+    ];
+    for (path, value) in files {
+        common::write(market.join(path), &value.to_string());
+    }
+    ok(
+        &env,
+        &["plugin", "marketplace", "add", market.to_str().unwrap()],
+    );
+    ok(&env, &["plugin", "install", "lspkit@lsp-market"]);
+    ok(&env, &["plugin", "disable", "lspkit"]);
+    let hover = |env: &Env| {
+        let out = env.tack().args(["-p", "hover"]).output().unwrap();
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        marker.exists()
+    };
+    let ran_disabled = hover(&env);
+    ok(&env, &["plugin", "enable", "lspkit"]);
+    let ran_enabled = hover(&env);
+    let bodies = env.request_bodies();
+    let offered = |body: &Value| {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "LSP")
+    };
+    assert_eq!(
+        (
+            ran_disabled,
+            offered(&bodies[0]),
+            ran_enabled,
+            offered(&bodies[2]),
+            last_tool_results(&bodies[3])
+        ),
+        (
+            false,
+            false,
+            true,
+            true,
+            vec![(
+                "h2".to_owned(),
+                "Error performing hover: LSP server plugin:lspkit:python exited (exit status: 3)"
+                    .to_owned()
+            )]
+        )
+    );
+}
