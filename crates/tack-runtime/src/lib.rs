@@ -230,6 +230,7 @@ mod hook_watch;
 mod hooks;
 mod init_prompt;
 mod inline_shell;
+mod lsp_tools;
 mod made_worktree;
 mod mcp;
 mod mentions;
