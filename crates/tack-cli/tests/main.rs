@@ -40,6 +40,7 @@ mod interactive_modes;
 mod kill;
 mod kubernetes;
 mod llama;
+mod lsp;
 mod mcp;
 mod mcp_scopes;
 mod mentions;

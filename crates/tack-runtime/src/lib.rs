@@ -230,6 +230,7 @@ mod hook_watch;
 mod hooks;
 mod init_prompt;
 mod inline_shell;
+mod lsp_tools;
 mod made_worktree;
 mod mcp;
 mod mentions;
@@ -308,6 +309,7 @@ pub use start::{StartError, start};
 pub use tack_automode::{
     config_json as auto_mode_config_json, defaults_json as auto_mode_defaults_json,
 };
+pub use telemetry::lines_changed;
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};
 pub use worktree_hooks::WorktreeHooks;
