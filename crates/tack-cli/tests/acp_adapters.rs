@@ -126,8 +126,9 @@ async fn claude_code_acp_runs_tack() {
 }
 
 /// The older adapter, for an editor with a file system, turns tack's
-/// Write and Edit off so that edits go through the editor: MultiEdit must
-/// go with them, or the model writes behind the editor's back.
+/// Write and Edit off so that edits go through the editor: MultiEdit and
+/// NotebookEdit must go with them, or the model writes behind the editor's
+/// back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_acp_leaves_no_tool_that_edits_behind_the_editor() {
     let script = match adapter("claude-code-acp") {
@@ -152,7 +153,7 @@ async fn claude_code_acp_leaves_no_tool_that_edits_behind_the_editor() {
     let editing: Vec<&str> = offered
         .iter()
         .copied()
-        .filter(|name| ["Read", "Write", "Edit", "MultiEdit"].contains(name))
+        .filter(|name| ["Read", "Write", "Edit", "MultiEdit", "NotebookEdit"].contains(name))
         .collect();
     assert_eq!(editing, Vec::<&str>::new(), "{offered:?}");
     // The adapter's own tools over the editor's files took their place.

@@ -342,7 +342,7 @@ async fn a_hooks_continue_false_ends_the_turn_without_calling_the_model_again() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn disallowing_edit_takes_multi_edit_out_of_context_too() {
+async fn disallowing_edit_takes_multi_edit_and_notebook_edit_out_of_context_too() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
     let out = env
         .tack()
@@ -359,6 +359,7 @@ async fn disallowing_edit_takes_multi_edit_out_of_context_too() {
         .filter_map(|t| t["name"].as_str())
         .filter(|n| n.contains("Edit") || *n == "Write")
         .collect();
-    // NotebookEdit and Write stay: Edit rules still govern them when called.
-    assert_eq!(names, ["Write", "NotebookEdit"]);
+    // Write stays (a tool of its own to remove; Edit rules still govern
+    // its calls); NotebookEdit edits in place as Edit does, and goes.
+    assert_eq!(names, ["Write"]);
 }

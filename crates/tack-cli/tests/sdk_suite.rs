@@ -80,7 +80,6 @@ async fn messages_keep_the_fields_the_sdk_preserves() {
         "message_delta",
         "message_start",
         "message_stop",
-        "ping",
     ];
     assert_eq!(
         observations,
@@ -107,7 +106,7 @@ async fn partial_messages_stream_thinking_and_text() {
             "first": ["SystemMessage", "init"],
             "last": ["ResultMessage", "success"],
             "event_types": ["content_block_delta", "content_block_start", "content_block_stop",
-                            "message_delta", "message_start", "message_stop", "ping"],
+                            "message_delta", "message_start", "message_stop"],
             "blocks": ["ThinkingBlock", "TextBlock"],
             "thinking_deltas": "Three jokes: 2 + 2 puns first.",
         })

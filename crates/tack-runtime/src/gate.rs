@@ -293,10 +293,14 @@ impl Gate {
     pub fn removes_tool(&self, tool: &dyn Tool) -> bool {
         let mut names = vec![canonical_tool_name(tool.name())];
         names.extend(tool.aliases().iter().map(|a| canonical_tool_name(a)));
-        // MultiEdit is Edit applied several times: removing Edit (so that an
-        // editor's adapter sees every edit) removes it too, or the model
-        // would write behind the editor's back.
-        if names.contains(&"MultiEdit") {
+        // MultiEdit (Edit applied several times) and NotebookEdit edit files
+        // in place as Edit does: removing Edit (so that an editor's adapter
+        // sees every edit) removes them too, or the model would edit behind
+        // the editor's back. Write is a tool of its own to remove.
+        if names
+            .iter()
+            .any(|n| matches!(*n, "MultiEdit" | "NotebookEdit"))
+        {
             names.push("Edit");
         }
         self.ctx().rules().rules().iter().any(|r| {
