@@ -200,6 +200,10 @@ fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::t
     for w in warnings {
         p.emit.notice(Notice::warning(w));
     }
+    if let Some(team) = &team {
+        team.messaging
+            .on_teammate(crate::teams::events::to_stream(p.emit));
+    }
     if let Some(member) = team.as_ref().and_then(|t| t.messaging.member()) {
         tasks
             .scope()

@@ -18,6 +18,7 @@ use super::files::sessions::{self, SessionEntry};
 use super::peer::{self, Incoming};
 use super::watch::{self, OnMessages};
 use super::wrap;
+use crate::event::{TeammateEvent, TeammateState};
 
 /// Where a wrapped message goes (the session's arrivals).
 pub type DeliverText = Arc<dyn Fn(String) + Send + Sync>;
@@ -53,27 +54,14 @@ pub struct Messaging {
     socket: Option<PathBuf>,
     registered: Vec<PathBuf>,
     tasks: Vec<JoinHandle<()>>,
-    /// The state of each in-process teammate, by name.
-    states: std::sync::Mutex<std::collections::BTreeMap<String, TeammateState>>,
+    /// Each teammate this session leads, by name, as last seen.
+    states: std::sync::Mutex<std::collections::BTreeMap<String, TeammateEvent>>,
+    /// Told each change of `states`.
+    on_teammate: std::sync::OnceLock<OnTeammate>,
 }
 
-/// What an in-process teammate is doing, as the lead sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TeammateState {
-    Working,
-    Idle,
-    Stopped,
-}
-
-impl TeammateState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TeammateState::Working => "working",
-            TeammateState::Idle => "idle",
-            TeammateState::Stopped => "stopped",
-        }
-    }
-}
+/// Where the lead's teammates' states go (the session's event stream).
+pub type OnTeammate = Arc<dyn Fn(TeammateEvent) + Send + Sync>;
 
 impl Messaging {
     /// Registers the session, listens on its socket and watches its inbox.
@@ -89,6 +77,7 @@ impl Messaging {
             registered: Vec::new(),
             tasks: Vec::new(),
             states: Default::default(),
+            on_teammate: Default::default(),
         };
         if let Err(e) = messaging.listen(&options, &deliver) {
             warnings.push(format!("messages from other sessions are off: {e}"));
@@ -112,6 +101,7 @@ impl Messaging {
             registered: Vec::new(),
             tasks: Vec::new(),
             states: Default::default(),
+            on_teammate: Default::default(),
         }
     }
 
@@ -193,23 +183,52 @@ impl Messaging {
         }
     }
 
-    /// Records what the in-process teammate `name` is doing.
+    /// Sends every change of a teammate's state to `on` (set once: the
+    /// session's event stream).
+    pub fn on_teammate(&self, on: OnTeammate) {
+        let _ = self.on_teammate.set(on);
+    }
+
+    /// Records a teammate that just joined (its state `joined`).
+    pub fn joined(&self, teammate: TeammateEvent) {
+        self.change(&teammate.name.clone(), |t| *t = Some(teammate));
+    }
+
+    /// Records what the teammate `name` is doing; a change is told.
     pub fn set_state(&self, name: &str, state: TeammateState) {
+        self.change(name, |t| {
+            if let Some(t) = t {
+                t.state = state;
+            }
+        });
+    }
+
+    fn change(&self, name: &str, f: impl FnOnce(&mut Option<TeammateEvent>)) {
         let mut states = self
             .states
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        states.insert(name.to_string(), state);
+        let before = states.get(name).cloned();
+        let mut now = before.clone();
+        f(&mut now);
+        let Some(now) = now.filter(|n| Some(n) != before.as_ref()) else {
+            return;
+        };
+        states.insert(name.to_string(), now.clone());
+        // Told under the lock, so the stream has the changes in order.
+        if let Some(on) = self.on_teammate.get() {
+            on(now);
+        }
     }
 
-    /// What the in-process teammate `name` is doing (`None`: not one of
-    /// this session's).
+    /// What the teammate `name` is doing (`None`: not one of this
+    /// session's).
     pub fn state(&self, name: &str) -> Option<TeammateState> {
         let states = self
             .states
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        states.get(name).copied()
+        states.get(name).map(|t| t.state)
     }
 
     /// The address other sessions reach this one at.
