@@ -80,6 +80,7 @@ mod structured_output;
 mod subagent_tasks;
 mod tasks;
 mod team_tasks;
+mod teammate_permissions;
 mod teammate_states;
 mod teams;
 mod terminal;

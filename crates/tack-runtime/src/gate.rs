@@ -47,6 +47,7 @@ use crate::snapshot::RuleView;
 mod auto;
 mod network;
 mod original;
+pub(crate) mod relay;
 mod rule_sources;
 pub(crate) use auto::AutoMode;
 pub(crate) use network::GateNetworkAsk;
@@ -88,6 +89,8 @@ pub struct Gate {
     /// `--permission-prompt-tool mcp__server__tool`: asked when no front end
     /// answers (set once the MCP servers are up).
     prompt_tool: std::sync::OnceLock<tack_mcp::PermissionPromptTool>,
+    /// A teammate's lead, asked in place of its front end (`relay.rs`).
+    relay: std::sync::OnceLock<Arc<dyn relay::AskRelay>>,
     /// File checkpointing: a file tool's file is kept before it runs.
     checkpoints: Option<Arc<Checkpoints>>,
     /// Rules that load when a call touches a file they match (set once the
@@ -148,6 +151,7 @@ impl Gate {
             turn,
             files,
             prompt_tool: std::sync::OnceLock::new(),
+            relay: std::sync::OnceLock::new(),
             checkpoints,
             path_rules: std::sync::OnceLock::new(),
             defers: false,
@@ -576,7 +580,7 @@ impl Gate {
 
     /// A front end or the `--permission-prompt-tool` answers prompts.
     fn someone_answers(&self) -> bool {
-        self.prompts.is_some() || self.prompt_tool.get().is_some()
+        self.prompts.is_some() || self.prompt_tool.get().is_some() || self.relays()
     }
 
     /// A person decides: a PermissionRequest hook, the front end, the
@@ -598,6 +602,11 @@ impl Gate {
         if let Some(decided) = self
             .permission_request(tool, effective, ctx, &suggestions, hook_updated)
             .await
+        {
+            return decided;
+        }
+        if let Some(decided) =
+            (self.ask_relay(tool, effective, ctx, reason.clone(), hook_updated)).await
         {
             return decided;
         }

@@ -8,6 +8,7 @@ pub mod files;
 pub mod list_agents;
 pub mod peer;
 pub mod records;
+pub mod relay;
 pub mod route;
 pub mod send_message;
 pub mod session;

@@ -15,7 +15,9 @@ use super::files::config::TEAM_LEAD;
 use super::files::inbox::InboxMessage;
 use super::files::place::TeamDir;
 use super::files::sessions::{self, SessionEntry};
+use super::files::structured::{self, Body};
 use super::peer::{self, Incoming};
+use super::relay::{OnRequest, TeammateRelay};
 use super::watch::{self, OnMessages};
 use super::wrap;
 use crate::event::{TeammateEvent, TeammateState};
@@ -44,6 +46,9 @@ pub struct MessagingOptions {
     pub kind: &'static str,
     /// Its team, when it joined one.
     pub member: Option<Member>,
+    /// How long a teammate waits for its lead's answer to a permission
+    /// question.
+    pub permission_timeout: std::time::Duration,
 }
 
 /// A session's messaging, live until dropped.
@@ -58,6 +63,17 @@ pub struct Messaging {
     states: std::sync::Mutex<std::collections::BTreeMap<String, TeammateEvent>>,
     /// Told each change of `states`.
     on_teammate: std::sync::OnceLock<OnTeammate>,
+    /// Where protocol messages that are not for the model go.
+    routes: Arc<Routes>,
+}
+
+/// The inbox's protocol messages for the session itself.
+#[derive(Default)]
+struct Routes {
+    /// A teammate's questions to its lead, settled by `permission_response`.
+    relay: Option<TeammateRelay>,
+    /// A lead's answerer of its teammates' `permission_request`s.
+    on_request: std::sync::OnceLock<OnRequest>,
 }
 
 /// Where the lead's teammates' states go (the session's event stream).
@@ -78,6 +94,15 @@ impl Messaging {
             tasks: Vec::new(),
             states: Default::default(),
             on_teammate: Default::default(),
+            routes: Arc::new(Routes {
+                relay: (options.member.as_ref())
+                    .filter(|m| m.agent != TEAM_LEAD)
+                    .map(|m| {
+                        let dir = options.claude_dir.clone();
+                        TeammateRelay::new(dir, m.clone(), options.permission_timeout)
+                    }),
+                on_request: Default::default(),
+            }),
         };
         if let Err(e) = messaging.listen(&options, &deliver) {
             warnings.push(format!("messages from other sessions are off: {e}"));
@@ -102,6 +127,7 @@ impl Messaging {
             tasks: Vec::new(),
             states: Default::default(),
             on_teammate: Default::default(),
+            routes: Default::default(),
         }
     }
 
@@ -146,8 +172,12 @@ impl Messaging {
     fn watch(&mut self, member: &Member, deliver: &DeliverText) -> Result<(), TeamFileError> {
         let path = member.team.inbox(&member.agent)?;
         let deliver = Arc::clone(deliver);
+        let routes = Arc::clone(&self.routes);
         let on_messages: OnMessages = Arc::new(move |taken| match taken {
-            Ok(messages) => messages.iter().for_each(|m| deliver(teammate_text(m))),
+            Ok(messages) => messages
+                .iter()
+                .filter(|m| !routes.took(m))
+                .for_each(|m| deliver(teammate_text(m))),
             Err(e) => deliver(wrap::teammate_message(
                 "tack",
                 None,
@@ -231,6 +261,17 @@ impl Messaging {
         states.get(name).map(|t| t.state)
     }
 
+    /// A teammate's relay of its permission questions to its lead.
+    pub fn relay(&self) -> Option<TeammateRelay> {
+        self.routes.relay.clone()
+    }
+
+    /// Sends the teammates' `permission_request`s to `on` (set once: the
+    /// lead's gate).
+    pub fn on_permission_request(&self, on: OnRequest) {
+        let _ = self.routes.on_request.set(on);
+    }
+
     /// The address other sessions reach this one at.
     pub fn address(&self) -> Option<String> {
         self.socket.as_deref().map(peer::address)
@@ -252,6 +293,27 @@ impl Drop for Messaging {
         {
             let _ = std::fs::remove_dir(member.team.inboxes());
             let _ = std::fs::remove_dir(member.team.dir());
+        }
+    }
+}
+
+impl Routes {
+    /// Whether `m` was for the session itself (a permission request or
+    /// answer), not for the model.
+    fn took(&self, m: &InboxMessage) -> bool {
+        let Body::Structured { kind, value } = structured::body(&m.text) else {
+            return false;
+        };
+        match (kind.as_str(), &self.relay, self.on_request.get()) {
+            ("permission_response", Some(relay), _) => {
+                relay.answered(&m.from, &value);
+                true
+            }
+            ("permission_request", None, Some(on)) => {
+                on(m.from.clone(), value);
+                true
+            }
+            _ => false,
         }
     }
 }
