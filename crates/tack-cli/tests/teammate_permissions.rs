@@ -152,3 +152,47 @@ async fn a_teammates_bash_call_asks_the_leads_sdk_and_only_its_answer_decides() 
         "{results:?}"
     );
 }
+
+/// A `-p` lead with no prompt tool has nobody to ask: it refuses.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_print_lead_with_nobody_to_ask_refuses_its_teammates_question() {
+    use crate::teams::{fifo, release};
+    let env = Env::new(Script::routed([
+        (
+            "LEAD-MARK".to_string(),
+            vec![bash("toolu_l1", "cat wait-1"), Reply::text("done")],
+        ),
+        (
+            "WORKER-MARK".to_string(),
+            vec![bash("toolu_w1", "touch first"), Reply::text("done")],
+        ),
+    ]))
+    .await;
+    env.trust();
+    write_team(&env);
+    let wait = fifo(&env.cwd(), "wait-1");
+    let lead = tack_on(&env, &env.server, &[])
+        .args(["-p", "LEAD-MARK wait", "--session-id", SESSION_A])
+        .args(["--allowedTools", "Bash(cat:*)"])
+        .spawn()
+        .unwrap();
+    let registry = env.claude_dir().join("sessions");
+    wait_for("the lead to register", || {
+        std::fs::read_dir(&registry).is_ok_and(|d| d.count() >= 3)
+    })
+    .await;
+    finish(worker(&env));
+    release(&wait);
+    finish(lead);
+    assert!(!env.cwd().join("first").exists());
+    let worker_saw = requests_of(&env, "WORKER-MARK");
+    let results: Vec<String> = common::last_tool_results(&worker_saw[1])
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert!(
+        results[0]
+            .contains("worker@session-aaaaaaaa asked the lead, which has no permission prompt"),
+        "{results:?}"
+    );
+}
