@@ -81,7 +81,6 @@ mod subagent_tasks;
 mod tasks;
 mod team_tasks;
 mod teammate_permissions;
-mod teammate_states;
 mod teams;
 mod terminal;
 mod tls;

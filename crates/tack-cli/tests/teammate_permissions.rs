@@ -33,6 +33,14 @@ fn write_team(env: &Env) {
     );
 }
 
+/// The tool results the worker's request `i` carried.
+fn worker_results(env: &Env, i: usize) -> Vec<String> {
+    common::last_tool_results(&requests_of(env, "WORKER-MARK")[i])
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect()
+}
+
 fn bash(id: &str, command: &str) -> Reply {
     Reply::tool_use(id, "Bash", json!({"command": command}))
 }
@@ -121,11 +129,7 @@ async fn a_teammates_bash_call_asks_the_leads_sdk_and_only_its_answer_decides() 
     assert_eq!(asked, [ask("touch first"), ask("touch second")]);
     assert!(env.cwd().join("first").exists());
     assert!(!env.cwd().join("second").exists());
-    let worker_saw = requests_of(&env, "WORKER-MARK");
-    let results: Vec<String> = common::last_tool_results(&worker_saw[2])
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let results = worker_results(&env, 2);
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(results[0].contains("not that one"), "{results:?}");
     let (to_lead, back) = legs[0];
@@ -142,11 +146,7 @@ async fn a_teammates_bash_call_asks_the_leads_sdk_and_only_its_answer_decides() 
     finish(worker(&env));
     assert!(alone.elapsed() < Duration::from_secs(20));
     assert!(!env.cwd().join("third").exists());
-    let worker_saw = requests_of(&env, "WORKER-MARK");
-    let results: Vec<String> = common::last_tool_results(&worker_saw[4])
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let results = worker_results(&env, 4);
     assert!(
         results[0].contains("cannot ask its lead: the lead's session is not running"),
         "{results:?}"
@@ -185,11 +185,7 @@ async fn a_print_lead_with_nobody_to_ask_refuses_its_teammates_question() {
     release(&wait);
     finish(lead);
     assert!(!env.cwd().join("first").exists());
-    let worker_saw = requests_of(&env, "WORKER-MARK");
-    let results: Vec<String> = common::last_tool_results(&worker_saw[1])
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let results = worker_results(&env, 1);
     assert!(
         results[0]
             .contains("worker@session-aaaaaaaa asked the lead, which has no permission prompt"),
