@@ -19,6 +19,16 @@ use super::Gate;
 use crate::event::{PermissionRequest, RuntimeEvent};
 use crate::protocol::ask::{AskAnswer, PermissionAnswer};
 
+/// Who a gate asks besides its front end (each set once).
+#[derive(Default)]
+pub(super) struct OtherAskers {
+    /// `--permission-prompt-tool mcp__server__tool`: asked when no front end
+    /// answers (set once the MCP servers are up).
+    pub(super) prompt_tool: std::sync::OnceLock<tack_mcp::PermissionPromptTool>,
+    /// A teammate's lead, asked in place of its front end.
+    pub(super) relay: std::sync::OnceLock<Arc<dyn AskRelay>>,
+}
+
 /// One question a teammate asks its lead.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RelayedAsk {
@@ -38,11 +48,11 @@ pub trait AskRelay: Send + Sync {
 impl Gate {
     /// From now on, questions go to `relay` (set once).
     pub(crate) fn set_relay(&self, relay: Arc<dyn AskRelay>) {
-        let _ = self.relay.set(relay);
+        let _ = self.others.relay.set(relay);
     }
 
     pub(super) fn relays(&self) -> bool {
-        self.relay.get().is_some()
+        self.others.relay.get().is_some()
     }
 
     /// Asks the relay about one call and carries out its answer.
@@ -54,7 +64,7 @@ impl Gate {
         reason: String,
         hook_updated: bool,
     ) -> Option<tack_core::permission::PermissionDecision> {
-        let relay = self.relay.get()?;
+        let relay = self.others.relay.get()?;
         let ask = RelayedAsk {
             tool_name: tool.name().to_owned(),
             input: input.clone(),
@@ -79,7 +89,7 @@ impl Gate {
             message,
             interrupt: false,
         };
-        if let Some(prompt_tool) = self.prompt_tool.get() {
+        if let Some(prompt_tool) = self.others.prompt_tool.get() {
             let cancel = tokio_util::sync::CancellationToken::new();
             return match prompt_tool
                 .ask(&ask.tool_name, &ask.input, &ask.tool_use_id, &cancel)

@@ -12,23 +12,22 @@
 //!   timeout, refuses. Only a response from `team-lead` to a request this
 //!   teammate made counts.
 //! - the lead turns a request into its own front end's ask
-//!   ([`crate::gate::Gate::ask_for_teammate`]) and writes the answer back.
+//!   ([`crate::gate::Gate::ask_for_teammate`]) and writes the answer back
+//!   (`super::events::lead_answers`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
-use tack_tool::AgentIdentity;
 use tokio::sync::oneshot;
 
 use super::files::config::{self, TEAM_LEAD};
 use super::files::inbox::{self, InboxMessage};
+use super::files::place::TeamDir;
 use super::files::sessions;
-use super::session::{Member, Messaging};
-use crate::gate::Gate;
 use crate::gate::relay::{AskRelay, RelayedAsk};
 use crate::protocol::ask::PermissionAnswer;
 
@@ -46,12 +45,15 @@ pub struct TeammateRelay(Arc<Inner>);
 
 struct Inner {
     claude_dir: PathBuf,
-    member: Member,
+    /// The teammate's team, name and colour.
+    team: TeamDir,
+    agent: String,
+    color: Option<String>,
     timeout: Duration,
     pending: Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>,
 }
 
-fn refuse(message: String) -> PermissionAnswer {
+pub(crate) fn refuse(message: String) -> PermissionAnswer {
     PermissionAnswer::Deny {
         message,
         interrupt: false,
@@ -59,10 +61,16 @@ fn refuse(message: String) -> PermissionAnswer {
 }
 
 impl TeammateRelay {
-    pub fn new(claude_dir: PathBuf, member: Member, timeout: Duration) -> TeammateRelay {
+    pub fn new(
+        claude_dir: PathBuf,
+        (team, agent, color): (TeamDir, String, Option<String>),
+        timeout: Duration,
+    ) -> TeammateRelay {
         TeammateRelay(Arc::new(Inner {
             claude_dir,
-            member,
+            team,
+            agent,
+            color,
             timeout,
             pending: Mutex::default(),
         }))
@@ -85,7 +93,7 @@ impl TeammateRelay {
 
     /// Whether the lead's session answers on its socket.
     fn lead_live(&self) -> bool {
-        let Ok(Some(team)) = config::read(&self.0.member.team) else {
+        let Ok(Some(team)) = config::read(&self.0.team) else {
             return false;
         };
         let (entries, _) = sessions::list(&self.0.claude_dir);
@@ -100,7 +108,7 @@ impl TeammateRelay {
         if !self.lead_live() {
             return refuse(format!(
                 "{} cannot ask its lead: the lead's session is not running",
-                self.0.member.agent
+                self.0.agent
             ));
         }
         let id = format!(
@@ -130,15 +138,15 @@ impl TeammateRelay {
     }
 
     fn send(&self, id: &str, ask: &RelayedAsk) -> Result<(), String> {
-        let member = &self.0.member;
+        let me = &self.0;
         let text = json!({
-            "type": "permission_request", "request_id": id, "agent_id": member.agent,
+            "type": "permission_request", "request_id": id, "agent_id": me.agent,
             "tool_name": ask.tool_name, "tool_use_id": ask.tool_use_id,
             "description": ask.reason, "input": ask.input, "permission_suggestions": [],
         });
-        let path = member.team.inbox(TEAM_LEAD).map_err(|e| e.to_string())?;
-        let mut message = InboxMessage::new(&member.agent, text.to_string(), None);
-        message.color = member.color.clone();
+        let path = me.team.inbox(TEAM_LEAD).map_err(|e| e.to_string())?;
+        let mut message = InboxMessage::new(&me.agent, text.to_string(), None);
+        message.color = me.color.clone();
         inbox::append(&path, message).map_err(|e| e.to_string())
     }
 }
@@ -171,7 +179,7 @@ fn answer_of(value: &Map<String, Value>) -> PermissionAnswer {
 }
 
 /// The `permission_response` for `answer`.
-fn response_of(request_id: &str, answer: PermissionAnswer) -> Value {
+pub(crate) fn response_of(request_id: &str, answer: PermissionAnswer) -> Value {
     match answer {
         PermissionAnswer::Allow { updated_input, .. } => json!({
             "type": "permission_response", "request_id": request_id, "subtype": "success",
@@ -181,56 +189,6 @@ fn response_of(request_id: &str, answer: PermissionAnswer) -> Value {
             "type": "permission_response", "request_id": request_id, "subtype": "error",
             "error": message,
         }),
-    }
-}
-
-/// The lead's side: each request becomes an ask of the lead's gate, its
-/// answer a `permission_response` in the asker's inbox.
-pub(crate) fn lead_answers(gate: Weak<Gate>, lead: &Messaging) -> Option<OnRequest> {
-    let team = lead.member()?.team.clone();
-    Some(Arc::new(move |from: String, value: Map<String, Value>| {
-        let (gate, team) = (gate.clone(), team.clone());
-        tokio::spawn(async move {
-            let str_of = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default();
-            let request_id = str_of("request_id").to_string();
-            let ask = RelayedAsk {
-                tool_name: str_of("tool_name").to_string(),
-                input: value.get("input").cloned().unwrap_or_else(|| json!({})),
-                tool_use_id: str_of("tool_use_id").to_string(),
-                reason: str_of("description").to_string(),
-            };
-            let agent_type = config::read(&team)
-                .ok()
-                .flatten()
-                .and_then(|c| c.member(&from).map(|m| m.agent_type.clone()))
-                .unwrap_or_default();
-            let who = AgentIdentity {
-                id: config::agent_id(&from, team.name()),
-                agent_type,
-            };
-            let answer = match gate.upgrade() {
-                Some(gate) => gate.ask_for_teammate(who, ask).await,
-                None => refuse("the lead's session is ending".into()),
-            };
-            let Ok(path) = team.inbox(&from) else {
-                return;
-            };
-            let text = response_of(&request_id, answer).to_string();
-            let _ = inbox::append(&path, InboxMessage::new(TEAM_LEAD, text, None));
-        });
-    }))
-}
-
-/// Wires a session's team part into its gate and event stream: its
-/// teammates' states become events, its teammates' questions its own asks,
-/// and (a teammate) its own questions go to its lead.
-pub(crate) fn wire(messaging: &Messaging, emit: &crate::emit::Emitter, gate: &Arc<Gate>) {
-    messaging.on_teammate(super::events::to_stream(emit));
-    if let Some(on) = lead_answers(Arc::downgrade(gate), messaging) {
-        messaging.on_permission_request(on);
-    }
-    if let Some(relay) = messaging.relay() {
-        gate.set_relay(Arc::new(relay));
     }
 }
 

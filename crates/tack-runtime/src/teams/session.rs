@@ -98,8 +98,9 @@ impl Messaging {
                 relay: (options.member.as_ref())
                     .filter(|m| m.agent != TEAM_LEAD)
                     .map(|m| {
+                        let who = (m.team.clone(), m.agent.clone(), m.color.clone());
                         let dir = options.claude_dir.clone();
-                        TeammateRelay::new(dir, m.clone(), options.permission_timeout)
+                        TeammateRelay::new(dir, who, options.permission_timeout)
                     }),
                 on_request: Default::default(),
             }),
