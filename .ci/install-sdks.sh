@@ -74,5 +74,32 @@ install_typescript() {
     echo "install-sdks: installed @anthropic-ai/claude-agent-sdk $version into $dir"
 }
 
+# Zed's ACP adapters for Claude Code, current and older, that
+# crates/tack-cli/tests/acp_adapters.rs points at tack (CLAUDE_CODE_EXECUTABLE):
+# their own Agent SDKs come pinned with them, the Claude Code binary (optional)
+# is skipped.
+install_acp_adapters() {
+    local dir="$SDK_DIR/acp"
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        echo "install-sdks: node/npm not found; skipping the ACP adapters"
+        return 0
+    fi
+    local want
+    want="$(stamp .ci/acp/package.json .ci/acp/package-lock.json)"
+    if [ -f "$dir/node_modules/@zed-industries/claude-agent-acp/dist/index.js" ] &&
+        [ -f "$dir/node_modules/@zed-industries/claude-code-acp/dist/index.js" ] &&
+        [ "$(cat "$dir/.tack-pins" 2>/dev/null)" = "$want" ]; then
+        echo "install-sdks: ACP adapters already in $dir"
+        return 0
+    fi
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp .ci/acp/package.json .ci/acp/package-lock.json "$dir/"
+    (cd "$dir" && npm ci --silent --no-audit --no-fund --omit=optional)
+    echo "$want" >"$dir/.tack-pins"
+    echo "install-sdks: installed the ACP adapters into $dir"
+}
+
 install_python
 install_typescript
+install_acp_adapters

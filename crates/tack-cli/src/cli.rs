@@ -368,6 +368,9 @@ pub enum Command {
     AutoMode(crate::auto_mode::AutoModeCommand),
     /// Open a background session in the terminal UI (← on an empty prompt detaches).
     Attach { id: String },
+    /// Serve the Agent Client Protocol on stdin / stdout, for editors (Zed,
+    /// JetBrains IDEs, Neovim).
+    Acp,
     /// `agents`, `logs`, `stop`, `rm`, `respawn`: background sessions.
     #[command(flatten)]
     Background(BackgroundCommand),

@@ -128,6 +128,7 @@ pub fn report(place: &Place) -> (String, bool) {
     if let Some(loaded) = &loaded {
         ok &= mcp_servers(loaded, &mut out);
     }
+    keybindings(place, &mut out);
     let _ = writeln!(
         out,
         "{}",
@@ -138,6 +139,25 @@ pub fn report(place: &Place) -> (String, bool) {
         }
     );
     (out, ok)
+}
+
+/// `keybindings.json`'s problems, as Claude Code's /doctor lists them (a
+/// bad file never stops a session: the defaults stay).
+fn keybindings(place: &Place, out: &mut String) {
+    let path = place.claude_dir.join("keybindings.json");
+    if !path.exists() {
+        let _ = writeln!(out, "keybindings: defaults ({} not found)", path.display());
+        return;
+    }
+    let (_, warnings) = tack_tui::keybindings::Keymap::load(&path);
+    if warnings.is_empty() {
+        let _ = writeln!(out, "keybindings: {}", path.display());
+        return;
+    }
+    let _ = writeln!(out, "keybindings: {}", path.display());
+    for w in warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
 }
 
 /// The configured MCP servers, each with its scope and file, transport,

@@ -225,6 +225,10 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             return plugin::run(&Place::new(cwd, Env::from_process())?, command);
         }
         Some(Command::Attach { id }) => return interactive::attach::run(&cwd, &id),
+        Some(Command::Acp) => {
+            runtime()?.block_on(tack_acp::run())?;
+            return Ok(ExitCode::SUCCESS);
+        }
         Some(Command::Demo) => return demo::run(&cli),
         Some(Command::Batch(args)) => return batch::run(args, &cwd),
         Some(Command::AutoMode(command)) => {

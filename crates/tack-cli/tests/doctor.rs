@@ -85,7 +85,11 @@ fn mcp_section(report: &str) -> Vec<&str> {
     report
         .lines()
         .skip_while(|l| !l.starts_with("MCP servers"))
-        .take_while(|l| !l.starts_with("ok: ") && !l.starts_with("problems above"))
+        .take_while(|l| {
+            !l.starts_with("keybindings:")
+                && !l.starts_with("ok: ")
+                && !l.starts_with("problems above")
+        })
         .collect()
 }
 
@@ -207,5 +211,42 @@ async fn doctor_names_a_malformed_openai_base_url_as_a_problem() {
             "providers: OPENAI_BASE_URL: `http//127.0.0.1:8080/v1` is not a URL (relative URL without a base)\n"
         ) && stdout.ends_with("problems above would stop a session\n"),
         "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_lists_the_keybindings_files_problems() {
+    let env = Env::new(Script::new([])).await;
+    let file = env.claude_dir().join("keybindings.json");
+    let report = |env: &Env| {
+        let out = env.tack().arg("doctor").output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("keybindings:"))
+            .take_while(|l| !l.starts_with("ok: ") && !l.starts_with("problems above"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        report(&env),
+        vec![format!(
+            "keybindings: defaults ({} not found)",
+            file.display()
+        )]
+    );
+    write(
+        file.clone(),
+        r#"{"bindings": [{"context": "Chat", "bindings": {"ctrl+c": "chat:submit", "ctrl+e": "chat:externalEditor"}}]}"#,
+    );
+    assert_eq!(
+        report(&env),
+        vec![
+            format!("keybindings: {}", file.display()),
+            format!(
+                "  warning: {}: Chat `ctrl+c`: reserved, it interrupts and cancels; not rebound",
+                file.display()
+            ),
+        ]
     );
 }

@@ -737,3 +737,104 @@ async fn every_alias_of_clear_fires_the_runtimes_hooks_in_the_terminal() {
     assert_eq!(seen, want);
     assert_eq!(env.server.requests().len(), 0, "no model call");
 }
+
+/// The statusLine command is told the terminal's size in COLUMNS and LINES,
+/// the context window as Claude Code documents it (null before the first
+/// response, a number after), and `refreshInterval` re-runs it with no
+/// event at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_line_is_told_the_size_and_context_and_refreshes_on_its_timer() {
+    let env = Env::new(Script::new([Reply::text("Done.")])).await;
+    env.trust();
+    let dir = env.cwd().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let runs = env.cwd().join("runs");
+    let command = format!(
+        "j=$(cat); n=$(cat {r} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {r}; \
+         printf 'run%s %sx%s %s\\nsecond-row' \"$n\" \"$COLUMNS\" \"$LINES\" \
+         \"$(printf '%s' \"$j\" | grep -o '\"used_percentage\":[a-z0-9]*' | tr -d '\"')\"",
+        r = runs.display()
+    );
+    std::fs::write(
+        dir.join("settings.json"),
+        json!({"statusLine": {"type": "command", "command": command, "refreshInterval": 1}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("100x30 used_percentage:null", WAIT)
+        .unwrap();
+    // Each line the command prints is a row of its own.
+    pty.wait_for_text("second-row", WAIT).unwrap();
+    // Nothing happens in the session: only the timer runs it again.
+    let first: u32 = std::fs::read_to_string(&runs)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    pty.wait_for_text(&format!("run{} 100x30", first + 2), WAIT)
+        .unwrap();
+    pty.send(b"hello\r").unwrap();
+    pty.wait_for_text("Done.", WAIT).unwrap();
+    pty.wait_until("a number for used_percentage", WAIT, |screen| {
+        let text = screen.contents();
+        text.split("100x30 used_percentage:")
+            .skip(1)
+            .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    })
+    .unwrap();
+    exit(&mut pty);
+}
+
+/// `~/.claude/keybindings.json` as Claude Code reads it: a chord takes an
+/// action, `null` unbinds a default, a mistake is a warning that leaves the
+/// rest in force, and a change to the file applies without a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keybindings_json_rebinds_and_reloads_without_a_restart() {
+    let env = Env::new(Script::new(Vec::<Reply>::new())).await;
+    env.trust();
+    let dir = env.claude_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("keybindings.json");
+    let write = |bindings: Value| {
+        // Replaced atomically, as editors save.
+        let tmp = dir.join(".kb.tmp");
+        std::fs::write(&tmp, json!({"bindings": [bindings]}).to_string()).unwrap();
+        std::fs::rename(&tmp, &file).unwrap();
+    };
+    write(json!({"context": "Chat", "bindings": {
+        "ctrl+l": null,
+        "ctrl+k ctrl+l": "chat:clearInput",
+        "ctrl+y": "chat:frobnicate"
+    }}));
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("unknown action `chat:frobnicate`", WAIT)
+        .unwrap();
+    pty.send(b"first draft").unwrap();
+    pty.wait_for_text("> first draft", WAIT).unwrap();
+    pty.send(b"\x0c").unwrap(); // ctrl+l: unbound
+    pty.send(b"!").unwrap();
+    pty.wait_for_text("> first draft!", WAIT).unwrap();
+    pty.send(b"\x0b\x0c").unwrap(); // ctrl+k ctrl+l: cleared
+    pty.wait_until("the prompt cleared", WAIT, |s| {
+        !s.contents().contains("first draft")
+    })
+    .unwrap();
+    // The file changes while tack runs: ctrl+l is the default again.
+    write(json!({"context": "Chat", "bindings": {"ctrl+k ctrl+l": "chat:clearInput"}}));
+    pty.send(b"second").unwrap();
+    pty.wait_for_text("> second", WAIT).unwrap();
+    // The reload races the key: press until it lands (a press before it
+    // does nothing, as ctrl+l is still unbound then).
+    let cleared = (0..100).any(|_| {
+        pty.send(b"\x0c").unwrap();
+        pty.wait_until(
+            "ctrl+l cleared the prompt",
+            Duration::from_millis(200),
+            |s| !s.contents().contains("> second"),
+        )
+        .is_ok()
+    });
+    assert!(cleared, "{}", pty.screen_text());
+    exit(&mut pty);
+}

@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
+mod acp;
+mod acp_adapters;
+mod acp_client;
 mod agent_worktrees;
 mod agents;
 mod attach;
@@ -37,6 +40,7 @@ mod interactive_modes;
 mod kill;
 mod kubernetes;
 mod llama;
+mod lsp;
 mod mcp;
 mod mcp_scopes;
 mod mentions;

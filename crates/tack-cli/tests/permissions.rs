@@ -340,3 +340,25 @@ async fn a_hooks_continue_false_ends_the_turn_without_calling_the_model_again() 
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn disallowing_edit_takes_multi_edit_out_of_context_too() {
+    let env = Env::new(Script::new([Reply::text("ok")])).await;
+    let out = env
+        .tack()
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .args(["-p", "hi", "--disallowedTools", "Edit"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = &env.request_bodies()[0];
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .filter(|n| n.contains("Edit") || *n == "Write")
+        .collect();
+    // NotebookEdit and Write stay: Edit rules still govern them when called.
+    assert_eq!(names, ["Write", "NotebookEdit"]);
+}

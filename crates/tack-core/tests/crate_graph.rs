@@ -115,7 +115,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // re-exports what its events and views carry: no core, hooks,
     // permissions, store, tool or tools here. tack-testkit is the demo's
     // scripted server.
-    ("tack-cli", &["tack-testkit"]),
+    ("tack-cli", &["tack-testkit", "tack-acp"]),
+    // `tack acp`: a front end of the session protocol for editors; it
+    // translates ACP to ops and events and reaches nothing but the runtime.
+    ("tack-acp", &["tack-runtime", "tack-protocol"]),
     // The terminal UI draws and reads keys: plain values from tack-protocol,
     // the process runner for the status line.
     ("tack-tui", &["tack-protocol", "tack-sys"]),

@@ -33,6 +33,9 @@ pub struct PluginManifest {
     pub hooks: Vec<HooksField>,
     #[serde(default, deserialize_with = "one_or_many_value")]
     pub mcp_servers: Vec<McpField>,
+    /// Language servers: a path to a JSON file of them, the servers inline,
+    /// or an array of both; read by `tack_tools::lsp::plugin_servers`.
+    pub lsp_servers: Option<Value>,
 }
 
 /// `author`: an object as documented, or a plain name as some manifests have.

@@ -215,6 +215,7 @@ impl MarketplaceEntry {
             m.output_styles.clear();
             m.hooks.clear();
             m.mcp_servers.clear();
+            m.lsp_servers = None;
         }
         let m = &mut plugin.manifest;
         extend_new(&mut m.commands, own.commands);
@@ -223,6 +224,16 @@ impl MarketplaceEntry {
         extend_new(&mut m.output_styles, own.output_styles);
         extend_new(&mut m.hooks, own.hooks);
         extend_new(&mut m.mcp_servers, own.mcp_servers);
+        m.lsp_servers = match (m.lsp_servers.take(), own.lsp_servers) {
+            (None, one) | (one, None) => one,
+            (Some(a), Some(b)) => {
+                let items = |v: Value| match v {
+                    Value::Array(items) => items,
+                    one => vec![one],
+                };
+                Some(Value::Array([items(a), items(b)].concat()))
+            }
+        };
         if m.description.is_none() {
             m.description = own.description;
         }

@@ -50,6 +50,7 @@ fn every_documented_field_parses() {
             mcp_servers: vec![McpField::Inline(
                 json!({"db": {"command": "${CLAUDE_PLUGIN_ROOT}/db"}})
             )],
+            lsp_servers: Some(json!("./.lsp.json")),
         })
     );
 }

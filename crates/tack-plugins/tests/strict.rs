@@ -84,3 +84,34 @@ fn strict_entries_add_to_the_manifest_and_non_strict_ones_replace_what_they_list
         )
     );
 }
+
+#[test]
+fn an_entrys_lsp_servers_join_the_manifests_or_replace_them_when_not_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("p");
+    write(
+        &root,
+        ".claude-plugin/plugin.json",
+        r#"{"name": "p", "lspServers": "./own.json"}"#,
+    );
+    let entry = |strict: bool| {
+        let market = json!({"name": "m", "plugins": [
+            {"name": "p", "source": "./p", "strict": strict,
+             "lspServers": [{"py": {"command": "pylsp", "extensionToLanguage": {".py": "python"}}}]}
+        ]});
+        let parsed = parse_marketplace(&market, Path::new("/m.json"), Path::new("/")).unwrap();
+        parsed.plugins[0].clone()
+    };
+    let inline = json!({"py": {"command": "pylsp", "extensionToLanguage": {".py": "python"}}});
+    let mut strict = Plugin::load(&root, PluginSource::Dir).unwrap();
+    entry(true).apply_to(&mut strict).unwrap();
+    let mut loose = Plugin::load(&root, PluginSource::Dir).unwrap();
+    entry(false).apply_to(&mut loose).unwrap();
+    assert_eq!(
+        (strict.manifest.lsp_servers, loose.manifest.lsp_servers),
+        (
+            Some(json!(["./own.json", inline.clone()])),
+            Some(json!([inline]))
+        )
+    );
+}

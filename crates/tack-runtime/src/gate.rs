@@ -294,6 +294,12 @@ impl Gate {
     pub fn removes_tool(&self, tool: &dyn Tool) -> bool {
         let mut names = vec![canonical_tool_name(tool.name())];
         names.extend(tool.aliases().iter().map(|a| canonical_tool_name(a)));
+        // MultiEdit is Edit applied several times: removing Edit (so that an
+        // editor's adapter sees every edit) removes it too, or the model
+        // would write behind the editor's back.
+        if names.contains(&"MultiEdit") {
+            names.push("Edit");
+        }
         self.ctx().rules().rules().iter().any(|r| {
             r.behavior == RuleBehavior::Deny
                 && matches!(r.rule.specifier, Specifier::None)

@@ -230,6 +230,7 @@ mod hook_watch;
 mod hooks;
 mod init_prompt;
 mod inline_shell;
+mod lsp_tools;
 mod made_worktree;
 mod mcp;
 mod mentions;
@@ -308,6 +309,7 @@ pub use start::{StartError, start};
 pub use tack_automode::{
     config_json as auto_mode_config_json, defaults_json as auto_mode_defaults_json,
 };
+pub use telemetry::lines_changed;
 pub use trust::{Trust, TrustError, TrustStore, too_broad_to_trust};
 pub use user_shell::{NoteError, SHELL_TIMEOUT, ShellRun, shell_output_shown};
 pub use worktree_hooks::WorktreeHooks;
@@ -329,6 +331,7 @@ pub use tack_protocol::extensions::{CommandSource, PluginFailure, PluginSummary,
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
 pub use tack_store::{Rewound, SessionStore, is_valid_session_id, load_before};
 pub use tack_tool::AgentIdentity;
+pub use tack_tool::client_files::{ClientFileSystem, ClientFiles};
 pub use tack_tool::{Arrival, Arrivals, Delivery, Expecting};
 
 pub use tack_sandbox::INIT_ARG as SANDBOX_INIT_ARG;

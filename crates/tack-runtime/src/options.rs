@@ -164,6 +164,8 @@ pub struct ExtensionOptions {
     /// `hooks`, registered in `initialize`): run beside the settings hooks,
     /// each call a `RuntimeEvent::HookCallback` the front end answers.
     pub hook_callbacks: Vec<CallbackMatcher>,
+    /// The client's files, read before the disk's (`tack acp`'s editor).
+    pub client_files: Option<tack_tool::client_files::ClientFiles>,
 }
 
 /// What kind of front end runs the session, and what it wants told.

@@ -153,7 +153,11 @@ impl Records {
                     })
                 })
                 .collect(),
-            LoopEvent::Stream(sse) if self.partial => {
+            // The API's keep-alive `ping` (and events this build does not
+            // know) are no part of the SDK's `RawMessageStreamEvent` union:
+            // Claude Code does not forward them, and clients such as Zed's
+            // adapter log each one as an unexpected case.
+            LoopEvent::Stream(sse) if self.partial && !is_keep_alive(sse) => {
                 vec![StreamJsonRecord::StreamEvent(StreamEventRecord {
                     event: serde_json::to_value(sse).unwrap_or(Value::Null),
                     session_id: session_id(),
@@ -451,4 +455,11 @@ pub fn error_line(result: &SessionResult, max_turns: Option<u32>) -> String {
         (Some(t), None) => format!("Error: the turn ended with {}", t.as_str()),
         (None, None) => "Error: the turn failed".to_owned(),
     }
+}
+
+/// The API's `ping` and events this build does not know: not forwarded as
+/// `stream_event`s.
+fn is_keep_alive(event: &tack_protocol::SseEvent) -> bool {
+    use tack_protocol::SseEvent;
+    matches!(event, SseEvent::Ping | SseEvent::Unknown(_))
 }

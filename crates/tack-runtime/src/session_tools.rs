@@ -18,7 +18,7 @@ use tack_core::session::UsageLedger;
 use tack_extensions::agents::{
     AGENT_TOOL_NAME, AgentDirs, AgentModel, LEGACY_AGENT_TOOL_NAME, load_catalog,
 };
-use tack_extensions::plugins::PluginPaths;
+use tack_extensions::plugins::SessionPlugins;
 use tack_extensions::skills::Skills;
 use tack_store::RecordMeta;
 use tack_tool::{Tool, ToolEnv};
@@ -33,6 +33,7 @@ use crate::emit::Emitter;
 use crate::event::{AgentSummary, Notice};
 use crate::hook_agent::{HOOK_AGENT_TOOLS, HookAgent};
 use crate::hook_services::RuntimeHookServices;
+use crate::lsp_tools::add_lsp;
 use crate::metered::MeteredClient;
 use crate::model::{ModelAliases, RequestEnv};
 use crate::options::{SessionChoice, SessionOptions};
@@ -93,8 +94,9 @@ pub(crate) struct ToolChoices<'a> {
     /// The session's skills: the `Skill` tool is offered when the model may
     /// invoke one of them.
     pub skills: &'a Arc<Skills>,
-    /// The session's plugins' agent folders (`plugin:agent`).
-    pub plugin_agents: &'a [PluginPaths],
+    /// The session's plugins: their agent folders (`plugin:agent`), their
+    /// language servers.
+    pub plugins: &'a SessionPlugins,
     /// The Bash sandbox (`None`: off).
     pub sandbox: Option<Arc<tack_sandbox::Sandbox>>,
 }
@@ -277,6 +279,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .chain(schedule_tools(schedule.as_ref()))
         .collect();
+    let all = add_lsp(all, p.env, p.choices.plugins, p.place.project, p.emit);
     let only = p.choices.options.extensions.tools.as_deref();
     if let Some(wanted) = only {
         let known: Vec<String> = all
@@ -307,7 +310,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     let dirs = AgentDirs {
         home: p.place.home.map(Path::to_path_buf),
         project: p.place.project.to_path_buf(),
-        plugins: p.choices.plugin_agents.to_vec(),
+        plugins: p.choices.plugins.agents.to_vec(),
     };
     let (catalog, warnings) = load_catalog(&dirs, p.choices.options.extensions.agents.as_deref());
     for w in warnings {

@@ -163,7 +163,9 @@ pub async fn start(
         (loaded, &plugins),
         &emit,
     );
-    let tool_env = tool_env(&cwd, transcript_path.with_extension(""), &perms, &env);
+    let tool_env = tool_env(&cwd, transcript_path.with_extension(""), &perms, &env)
+        .with_client_files(options.extensions.client_files.clone());
+    let tool_env = Arc::new(tool_env);
     let history = tack_store::file_history_dir(&config_dir, &session_id);
     let checkpoints =
         Checkpoints::for_session(options.conversation.file_checkpointing, &env, history);
@@ -413,7 +415,7 @@ async fn spawn_context(ctx_opts: ContextOptions) -> tokio::task::JoinHandle<Load
 /// Where the tools work: the cwd, the session's directory (beside the
 /// transcript, `<id>.jsonl` → `<id>/`: sub-agents, tool output), the permission
 /// directories and `BASH_DEFAULT_TIMEOUT_MS`.
-fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) -> Arc<ToolEnv> {
+fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) -> ToolEnv {
     let mut tool_env =
         ToolEnv::new(cwd.to_path_buf(), session_dir).with_additional_dirs(perms.add_dirs.clone());
     if let Some(ms) = env
@@ -422,7 +424,7 @@ fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) ->
     {
         tool_env = tool_env.with_bash_default_timeout(Duration::from_millis(ms));
     }
-    Arc::new(tool_env)
+    tool_env
 }
 
 /// The session's [`Policy`]: its hooks (every settings file's, plus the SDK's

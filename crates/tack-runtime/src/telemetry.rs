@@ -407,8 +407,9 @@ fn tool_parameters(name: &str, input: &Value, details: bool) -> Option<Value> {
 }
 
 /// Lines added and removed by a successful file edit, from its input: the
-/// lines that differ once the common first and last lines are set aside.
-fn lines_changed(name: &str, input: &Value) -> (usize, usize) {
+/// lines that differ once the common first and last lines are set aside
+/// (also the status line's `cost.total_lines_added` / `_removed`).
+pub fn lines_changed(name: &str, input: &Value) -> (usize, usize) {
     let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     match name {
         "Edit" => diff_lines(&s(input, "old_string"), &s(input, "new_string")),

@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::arrivals::Arrivals;
+use crate::client_files::ClientFiles;
 
 /// What a file looked like when a file tool last read or wrote it. Write and
 /// Edit refuse to touch a file whose record is missing or stale.
@@ -36,6 +37,8 @@ pub struct ToolEnv {
     agent: Option<AgentIdentity>,
     /// Messages for the model from outside the conversation.
     arrivals: Arrivals,
+    /// The front end's client's files (an editor's unsaved buffers).
+    client_files: Option<ClientFiles>,
 }
 
 /// How long a Bash command may run when neither the call nor
@@ -69,7 +72,19 @@ impl ToolEnv {
             bash_default_timeout: DEFAULT_BASH_TIMEOUT,
             agent: None,
             arrivals: Arrivals::default(),
+            client_files: None,
         }
+    }
+
+    /// Text files are read through the client first.
+    pub fn with_client_files(mut self, files: Option<ClientFiles>) -> Self {
+        self.client_files = files;
+        self
+    }
+
+    /// The client's files, when the front end reads through its client.
+    pub fn client_files(&self) -> Option<&ClientFiles> {
+        self.client_files.as_ref()
     }
 
     /// Whose arrivals these tools push to and the loop delivers (a new

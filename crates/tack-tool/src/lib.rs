@@ -32,6 +32,7 @@
 
 mod arrivals;
 pub mod budget;
+pub mod client_files;
 mod context;
 pub mod input;
 mod output;

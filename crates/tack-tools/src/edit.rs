@@ -1,4 +1,4 @@
-//! Edit: replaces an exact string in a file that has been read.
+//! Edit: replaces an exact string in a file (read first, or quoted exactly).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,7 +32,7 @@ pub(crate) struct EditTool;
 
 const DESCRIPTION: &str = "Replaces exact text in a file.
 
-- Read the file in this session before editing it; the edit is refused if the file changed on disk since.
+- Read the file before editing it, so that `old_string` is what the file holds; the edit is refused if the file changed on disk since you read it.
 - `old_string` must match the file exactly, including whitespace and indentation, without the line-number prefix Read shows (the number, then a tab; everything after the tab is file content).
 - By default `old_string` must occur exactly once: include enough surrounding lines to make it unique, or set `replace_all` to replace every occurrence (e.g. to rename a variable).
 - Line endings are kept: in a CRLF file, write strings with plain newlines.

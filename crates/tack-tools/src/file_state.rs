@@ -56,8 +56,13 @@ pub(crate) fn record_hashed(meta: &Metadata, content_hash: u64, partial: bool) -
 pub(crate) enum Need {
     /// Write replaces the whole file: a partial read is not enough.
     WholeFile,
-    /// Edit replaces exact strings: any read of the file will do.
+    /// NotebookEdit replaces cells by id: any read of the file will do.
     AnyRead,
+    /// Edit and MultiEdit replace exact strings, which must be in the file:
+    /// Claude Code 2.1.328 takes such an edit of a file not read in this
+    /// session (only a read that went stale refuses it). Editors' adapters
+    /// rely on it: their prompts carry the file, not a Read.
+    MatchedText,
 }
 
 /// Checks that `path` (which exists, with `meta` and current `bytes`) was read in
@@ -71,7 +76,10 @@ pub(crate) fn check_fresh(
     need: Need,
 ) -> Result<(), ToolError> {
     let Some(rec) = env.read_record(path) else {
-        return Err(ToolError::new(NOT_READ));
+        return match need {
+            Need::MatchedText => Ok(()),
+            Need::WholeFile | Need::AnyRead => Err(ToolError::new(NOT_READ)),
+        };
     };
     if rec.partial && need == Need::WholeFile {
         return Err(ToolError::new(NOT_READ));

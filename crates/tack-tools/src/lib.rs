@@ -30,17 +30,21 @@
 //!   `tack-tools/src/{regular_file,line_scan}.rs`
 //! - Bash output: bounded preview, the whole output saved to the session dir:
 //!   `tack-tools/src/{output_capture,head_tail}.rs`
+//! - the `LSP` tool and the language servers plugins declare (not among the built-ins:
+//!   a session adds it when a server is configured, [`lsp::with_lsp`]): `tack-tools/src/lsp/`
 
 mod bash;
 mod bg_tasks;
 mod edit;
 mod file_state;
+mod file_write;
 mod glob;
 mod grep;
 mod head_tail;
 mod line_endings;
 mod line_scan;
 mod ls;
+pub mod lsp;
 mod monitor;
 mod multi_edit;
 mod notebook;

@@ -96,7 +96,15 @@ impl Tool for ReadTool {
         async move {
             let input: ReadInput = tool_input::parse(self.name(), &input)?;
             let env = ctx.env.clone();
-            tokio::task::spawn_blocking(move || read(&env, &input))
+            // What the client shows (an unsaved buffer) over what is on disk.
+            let buffer = match env.client_files() {
+                Some(files) => {
+                    let path = file_state::resolve(&env, &input.file_path);
+                    files.read_text(&path).await
+                }
+                None => None,
+            };
+            tokio::task::spawn_blocking(move || read(&env, &input, buffer))
                 .await
                 .map_err(|e| ToolError::new(format!("Read failed: {e}")))?
         }
@@ -104,7 +112,9 @@ impl Tool for ReadTool {
     }
 }
 
-fn read(env: &Arc<ToolEnv>, input: &ReadInput) -> ToolResult {
+/// `buffer`: the file's text as the client holds it, shown instead of the
+/// disk's (which is still checked: a file, not too large, text).
+fn read(env: &Arc<ToolEnv>, input: &ReadInput, buffer: Option<String>) -> ToolResult {
     let path = file_state::resolve(env, &input.file_path);
     let (file, meta) = match regular_file::open(&path) {
         Ok(Opened::File(file, meta)) => (file, meta),
@@ -167,7 +177,10 @@ fn read(env: &Arc<ToolEnv>, input: &ReadInput) -> ToolResult {
         .max(1);
     // One pass: the lines shown, the line count and the hash, in memory
     // bounded by the output (a 200 MB log costs what 2,000 lines cost).
-    let scan = line_scan::scan(&file, start, limit, MAX_OUTPUT_CHARS)?;
+    let scan = match &buffer {
+        Some(text) => line_scan::scan(text.as_bytes(), start, limit, MAX_OUTPUT_CHARS)?,
+        None => line_scan::scan(&file, start, limit, MAX_OUTPUT_CHARS)?,
+    };
     if scan.binary {
         return Err(binary_error(&path, &ext));
     }

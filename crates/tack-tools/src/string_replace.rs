@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 use tack_tool::{ToolEnv, ToolError, ToolOutput, ToolResult};
 
 use crate::file_state::{self, Need};
+use crate::file_write::write_file;
 use crate::line_endings::{self, LineEnding};
 use crate::numbered_lines;
 use crate::write::existing_target;
-use tack_sys::write_atomic;
 
 /// Lines of context shown around a change.
 const SNIPPET_CONTEXT: usize = 4;
@@ -80,7 +80,7 @@ pub(crate) fn edit_file(
     let original = match &target {
         Some(target) => {
             let (meta, bytes) = crate::regular_file::read_existing(target, &path, "Edit")?;
-            file_state::check_fresh(env, &path, &meta, &bytes, Need::AnyRead)?;
+            file_state::check_fresh(env, &path, &meta, &bytes, Need::MatchedText)?;
             if edits.iter().any(|e| e.old_string == e.new_string) {
                 return Err(ToolError::new(NO_CHANGES));
             }
@@ -132,7 +132,7 @@ pub(crate) fn edit_file(
     let snippet = snippet(&work_before, &work);
     let final_text = line_endings::restore(work, ending);
     let write_to = target.unwrap_or_else(|| path.clone());
-    write_atomic(&write_to, final_text.as_bytes())
+    write_file(env, &write_to, &final_text)
         .map_err(|e| ToolError::new(format!("Could not write {}: {e}", path.display())))?;
     file_state::record_written(env, &path, final_text.as_bytes());
 

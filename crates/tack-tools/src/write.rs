@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use tack_tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolResult};
 
 use crate::file_state::{self, Need};
+use crate::file_write::write_file;
 use crate::tool_input;
-use tack_sys::write_atomic;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct WriteInput {
@@ -88,7 +88,7 @@ fn write(env: &Arc<ToolEnv>, input: &WriteInput) -> ToolResult {
         file_state::check_fresh(env, &path, &meta, &current, Need::WholeFile)?;
     }
     let target = target.unwrap_or_else(|| path.clone());
-    write_atomic(&target, input.content.as_bytes())
+    write_file(env, &target, &input.content)
         .map_err(|e| ToolError::new(format!("Could not write {}: {e}", path.display())))?;
     file_state::record_written(env, &path, input.content.as_bytes());
     let text = if created {

@@ -446,15 +446,24 @@ async fn edit_with_zero_one_and_three_matches() {
 #[tokio::test]
 async fn edit_checks_read_state_and_identical_strings() {
     let s = Session::new();
-    let path = s.write("g.txt", "alpha\n");
+    // As Claude Code 2.1.328: an Edit of a file not read in this session is
+    // taken (its old_string must be in the file); a stale read refuses it.
+    let unread = s.write("u.txt", "one two\n");
+    s.ok(
+        "Edit",
+        json!({"file_path": s.p("u.txt"), "old_string": "two", "new_string": "three"}),
+    )
+    .await;
+    assert_eq!(read_to_string(&unread), "one three\n");
     assert_eq!(
         s.err(
-            "Edit",
-            json!({"file_path": s.p("g.txt"), "old_string": "alpha", "new_string": "beta"})
+            "MultiEdit",
+            json!({"file_path": s.p("u.txt"), "edits": [{"old_string": "two", "new_string": "2"}]})
         )
         .await,
-        NOT_READ
+        "Edit 1 of 1: String to replace not found in file.\nString: two"
     );
+    let path = s.write("g.txt", "alpha\n");
     s.ok("Read", json!({"file_path": s.p("g.txt")})).await;
     std::fs::write(&path, "alpha gamma\n").unwrap();
     assert_eq!(

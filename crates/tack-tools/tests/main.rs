@@ -11,6 +11,7 @@ mod bash_memory;
 mod common;
 mod crash;
 mod file_tools;
+mod lsp_servers;
 mod misc;
 mod monitor;
 mod notebook_edit;

@@ -138,6 +138,7 @@ pub mod commands;
 pub mod dialogs;
 pub mod event;
 pub mod input;
+pub mod keybindings;
 pub mod markdown;
 pub mod paths;
 pub mod render;

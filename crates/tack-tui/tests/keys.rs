@@ -901,3 +901,48 @@ fn a_withdrawn_permission_request_closes_its_dialog_or_leaves_the_queue() {
     );
     assert_eq!(app.input(), "");
 }
+
+/// A keybindings file moves the external editor to a chord, unbinds its
+/// default key, frees the `ctrl+x` prefix for a newline and makes
+/// `ctrl+s` submit; keys it does not name keep their defaults.
+#[test]
+fn keybindings_rebind_unbind_and_chord() {
+    use tack_tui::keybindings::Keymap;
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    let file = json!({"bindings": [{"context": "Chat", "bindings": {
+        "ctrl+g": null,
+        "ctrl+k ctrl+e": "chat:externalEditor",
+        "ctrl+x ctrl+e": null,
+        "ctrl+x": "chat:newline",
+        "ctrl+s": "chat:submit"
+    }}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keybindings.json");
+    std::fs::write(&path, file.to_string()).unwrap();
+    let (keymap, warnings) = Keymap::load(&path);
+    assert_eq!(warnings, Vec::<String>::new());
+    app.set_keymap(keymap);
+    type_text(&mut app, "one", clock.at(0));
+    assert_eq!(app.handle_key(ctrl('g'), clock.at(1)), vec![]);
+    assert_eq!(app.handle_key(ctrl('x'), clock.at(2)), vec![]);
+    type_text(&mut app, "two", clock.at(3));
+    assert_eq!(app.input(), "one\ntwo");
+    // The chord: nothing on its first key, the action on its second.
+    assert_eq!(app.handle_key(ctrl('k'), clock.at(4)), vec![]);
+    assert_eq!(
+        app.handle_key(ctrl('e'), clock.at(5)),
+        vec![UiAction::OpenExternalEditor {
+            text: "one\ntwo".into()
+        }]
+    );
+    // A chord's first key then a key it does not go on with: both dropped,
+    // and the editor's Ctrl+K (kill to end of line) did not run.
+    assert_eq!(app.handle_key(ctrl('k'), clock.at(6)), vec![]);
+    assert_eq!(app.handle_key(key(KeyCode::Char('z')), clock.at(7)), vec![]);
+    assert_eq!(app.input(), "one\ntwo");
+    assert_eq!(
+        app.handle_key(ctrl('s'), clock.at(8)),
+        vec![UiAction::Submit(Prompt::text("one\ntwo"))]
+    );
+}

@@ -13,7 +13,7 @@ use std::io::{self, Stdout};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 use crossterm::event::EventStream;
@@ -26,7 +26,7 @@ use tack_runtime::{
 use tack_tui::commands::MenuEntry;
 use tack_tui::input::FileIndex;
 use tack_tui::input::external_editor::{edit_in_editor, launch_editor};
-use tack_tui::status::{StatusLineCommand, StatusLineInput, run_status_line};
+use tack_tui::status::StatusLineCommand;
 use tack_tui::{
     App, InlineTerminal, NoticeLevel, Prompt, StatusPatch, TerminalGuard, TurnSummary, UiAction,
     UiEvent, WallClock,
@@ -36,9 +36,11 @@ use tokio::sync::mpsc;
 mod attached;
 mod background;
 mod exit;
+mod keybindings;
 mod permissions;
 mod plugins;
 mod rewind;
+mod status_line;
 
 use super::info;
 use super::map::{EventMap, replay};
@@ -51,8 +53,6 @@ const IDLE_NOTIFICATION: Duration = Duration::from_secs(60);
 const BATCH: usize = 64;
 /// Files listed for `@` completion.
 const MAX_FILES: usize = 50_000;
-/// How long the statusLine command may take.
-const STATUS_LINE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long exit waits for the session to end (its SessionEnd hooks get 1.5 s).
 const END_WAIT: Duration = Duration::from_secs(3);
 
@@ -83,6 +83,10 @@ enum Internal {
     Files(FileIndex),
     /// The conversation was rewound (see `rewind.rs`).
     Rewound(Box<tack_runtime::ConversationRewound>),
+    /// The status line's `refreshInterval` elapsed.
+    StatusTick,
+    /// `keybindings.json` was written or replaced.
+    KeybindingsChanged,
 }
 
 /// What the driver starts from (see [`super::run`]).
@@ -134,6 +138,10 @@ pub struct Driver {
     attachment: Option<attached::Attachment>,
     /// `/bg`: the session to resume in the background once this one ended.
     backgrounding: Option<String>,
+    /// The status line's `refreshInterval` timer, while there is one.
+    _status_timer: Option<status_line::Timer>,
+    /// The watch that reads `keybindings.json` again when it changes.
+    _keybindings_watch: Option<keybindings::Watch>,
 }
 
 impl Driver {
@@ -168,8 +176,13 @@ impl Driver {
             exit: None,
             attachment: None,
             backgrounding: None,
+            _status_timer: None,
+            _keybindings_watch: None,
         };
+        driver._status_timer = status_line::Timer::start(driver.status_line.as_ref(), &driver.tx);
+        driver._keybindings_watch = keybindings::watch(&driver.place.claude_dir, &driver.tx);
         let mut actions = driver.ui(setup.notices);
+        actions.extend(driver.load_keybindings());
         if let Some(prompt) = setup.first_prompt {
             driver.app.set_input(prompt);
             let enter = crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Enter);
@@ -302,6 +315,11 @@ impl Driver {
                 Vec::new()
             }
             Internal::Rewound(rewound) => self.rewound(*rewound),
+            Internal::StatusTick => {
+                self.refresh_status_line();
+                Vec::new()
+            }
+            Internal::KeybindingsChanged => self.load_keybindings(),
         }
     }
 
@@ -679,6 +697,7 @@ impl Driver {
             "bg" if self.is_attached() => return Ok(self.not_when_attached("/bg")),
             "bg" => return Ok(self.send_to_background()),
             "memory" => return self.memory(args).await,
+            "keybindings" => return self.keybindings_command().await,
             "plugin" => return Ok(self.plugin_command(args)),
             "cost" | "context" | "permissions" | "status" | "hooks" | "sandbox" => {
                 let Some(handle) = self.handle().cloned() else {
@@ -802,52 +821,6 @@ impl Driver {
                     ..StatusPatch::default()
                 })]));
             }
-        });
-    }
-
-    /// Runs the `statusLine` command of the settings, if any.
-    fn refresh_status_line(&self) {
-        let (Some(command), Slot::Ready { info, .. }) = (&self.status_line, &self.slot) else {
-            return;
-        };
-        let input = StatusLineInput {
-            session_id: info.session_id.clone(),
-            transcript_path: info
-                .transcript_path
-                .as_ref()
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            cwd: info.cwd.to_string_lossy().into_owned(),
-            model_id: self.model.clone(),
-            model_display_name: self.model.clone(),
-            project_dir: self.project_dir.to_string_lossy().into_owned(),
-            version: info.version.clone(),
-            total_cost_usd: self.map.session_cost(),
-            total_duration_ms: self.opened.elapsed().as_millis() as u64,
-            total_api_duration_ms: 0,
-            total_lines_added: 0,
-            total_lines_removed: 0,
-        };
-        let (command, cwd, tx) = (command.clone(), info.cwd.clone(), self.tx.clone());
-        let runs = self.status_runs.clone();
-        let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
-        tokio::spawn(async move {
-            let outcome = run_status_line(&command, &input, &cwd, STATUS_LINE_TIMEOUT).await;
-            if runs.load(Ordering::SeqCst) != run {
-                // A newer run started with newer input: its line wins.
-                return;
-            }
-            let event = match outcome {
-                Ok(line) => UiEvent::Status(StatusPatch {
-                    custom_line: Some(Some(line)),
-                    ..StatusPatch::default()
-                }),
-                Err(e) => UiEvent::Notice {
-                    level: NoticeLevel::Warning,
-                    text: e.to_string(),
-                },
-            };
-            let _ = tx.send(Internal::Ui(vec![event]));
         });
     }
 

@@ -32,6 +32,8 @@ pub struct EventMap {
     streamed_text: bool,
     /// The session's cost as of the last turn's end.
     session_cost: f64,
+    /// What the `statusLine` command is told.
+    pub facts: super::status_facts::StatusFacts,
 }
 
 impl EventMap {
@@ -88,6 +90,7 @@ impl EventMap {
                 out.turn_ended = true;
             }
             RuntimeEvent::CompactEnded { error } => {
+                self.facts.compacted();
                 let interrupted = std::mem::take(&mut self.interrupted);
                 out.events.push(UiEvent::TurnResult(TurnSummary {
                     interrupted,
@@ -219,6 +222,8 @@ impl EventMap {
                 ),
             }),
             LoopEvent::AssistantMessage(a) => {
+                let api_ms = a.api_duration.as_millis() as u64;
+                self.facts.assistant(&a.model, &a.usage, api_ms, &a.message);
                 if !self.streamed_text {
                     let text = a.message.text();
                     if !text.trim().is_empty() {
@@ -241,7 +246,10 @@ impl EventMap {
                     ..StatusPatch::default()
                 }));
             }
-            LoopEvent::ToolResults(r) => tool_results(&r.message, out),
+            LoopEvent::ToolResults(r) => {
+                self.facts.tool_results(&r.message);
+                tool_results(&r.message, out);
+            }
             LoopEvent::ToolProgress(p) => out.push(UiEvent::ToolProgress {
                 id: p.tool_use_id,
                 text: progress_text(&p.data),

@@ -13,6 +13,7 @@ mod driver;
 mod info;
 mod map;
 mod model_picker;
+mod status_facts;
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;

@@ -55,7 +55,8 @@ pub use auto::{AutoOptions, sets_aside};
 /// Tools whose rules are `Edit(path)` rules.
 const WRITE_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 /// Tools whose rules are `Read(path)` rules.
-const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead"];
+/// `LSP` reads the file it names (Claude Code checks Read's permission on it).
+const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead", "LSP"];
 /// Tools that need no permission (their effects are checked elsewhere or are
 /// session bookkeeping).
 const NO_PERMISSION_TOOLS: &[&str] = &[

@@ -151,7 +151,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             mcp: mcp.as_ref().map(|m| m.manager().weak()),
             structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
             skills: &extensions.skills,
-            plugin_agents: &extensions.plugins.agents,
+            plugins: &extensions.plugins,
             sandbox,
         },
     })?;

@@ -5,7 +5,7 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tack_protocol::PermissionMode;
 
-use super::{App, DOUBLE_PRESS, Overlay, Search};
+use super::{App, DOUBLE_PRESS, Overlay};
 use crate::cells::HistoryCell;
 use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
 use crate::dialogs::{
@@ -14,6 +14,7 @@ use crate::dialogs::{
 };
 use crate::event::{NoticeLevel, PermissionAnswer, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
+use crate::keybindings::{Keystroke, Resolved};
 
 /// Menu commands the runtime carries out: sent as the typed text.
 const RUNTIME_COMMANDS: [&str; 2] = ["clear", "init"];
@@ -92,7 +93,7 @@ impl App {
         if key.code != KeyCode::Esc {
             self.last_esc = None;
         }
-        let popup_len = self.popup_len();
+        // Reserved: no keybindings file can move these.
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(now),
             KeyCode::Char('d') if ctrl => {
@@ -101,72 +102,31 @@ impl App {
                 }
                 self.editor.delete();
                 self.edited();
+                return Vec::new();
             }
-            KeyCode::Esc => return self.esc(now),
-            KeyCode::BackTab => {
-                let mode = self.modes.next(self.status.permission_mode);
-                self.hint = None;
-                if mode == PermissionMode::Default {
-                    // The footer names the other modes; Manual is said here.
-                    self.set_hint("Manual mode: actions no rule allows ask first", now);
+            _ => {}
+        }
+        if let Some(stroke) = Keystroke::from_event(&key) {
+            let contexts: &[&str] = if self.popup_len() > 0 {
+                &["Autocomplete", "Chat", "Global"]
+            } else {
+                &["Chat", "Global"]
+            };
+            let pending = std::mem::take(&mut self.chord);
+            match self.keymap.resolve(contexts, &pending, stroke) {
+                Resolved::Action(action) => return self.key_action(&action, now),
+                Resolved::Pending => {
+                    self.chord = pending;
+                    self.chord.push(stroke);
+                    return Vec::new();
                 }
-                return self.request_mode(mode);
+                Resolved::Unbound | Resolved::Cancelled => return Vec::new(),
+                Resolved::Unclaimed => {}
             }
-            KeyCode::Char('g') if ctrl => {
-                return vec![UiAction::OpenExternalEditor {
-                    text: self.editor.text().to_string(),
-                }];
-            }
-            KeyCode::Char('o') if ctrl => self.overlay = Some(Overlay::Transcript { scroll: 0 }),
-            KeyCode::Char('r') if ctrl => {
-                self.search = Some(Search {
-                    draft: self.editor.text().to_string(),
-                    ..Search::default()
-                });
-            }
-            KeyCode::Char('t') if ctrl => self.show_todos = !self.show_todos,
-            KeyCode::Up if popup_len > 0 => {
-                self.popup_selected = (self.popup_selected + popup_len - 1) % popup_len;
-            }
-            KeyCode::Down if popup_len > 0 => {
-                self.popup_selected = (self.popup_selected + 1) % popup_len;
-            }
-            KeyCode::Tab if popup_len > 0 => self.accept_popup(false),
-            KeyCode::Enter if popup_len > 0 && !shift && !alt => {
-                if let Some(Popup::Commands(_)) = self.popup() {
-                    self.accept_popup(true);
-                    return self.submit(now);
-                }
-                self.accept_popup(false);
-            }
-            KeyCode::Up => {
-                if self.editor.on_first_line() {
-                    if let Some(text) = self.history.older(self.editor.text()) {
-                        self.editor.set_text(text);
-                    }
-                } else {
-                    self.editor.up();
-                }
-            }
-            KeyCode::Down => {
-                if self.editor.on_last_line() {
-                    if let Some(text) = self.history.newer() {
-                        self.editor.set_text(text);
-                    }
-                } else {
-                    self.editor.down();
-                }
-            }
+        }
+        match key.code {
             KeyCode::Enter if shift || alt => self.newline(),
             KeyCode::Char('j') if ctrl => self.newline(),
-            KeyCode::Enter => {
-                if self.editor.text()[..self.editor.cursor()].ends_with('\\') {
-                    self.editor.backspace();
-                    self.newline();
-                } else {
-                    return self.submit(now);
-                }
-            }
             KeyCode::Backspace if ctrl || alt => {
                 self.editor.delete_word_back();
                 self.edited();
@@ -214,12 +174,12 @@ impl App {
         Vec::new()
     }
 
-    fn newline(&mut self) {
+    pub(super) fn newline(&mut self) {
         self.editor.insert_char('\n');
         self.edited();
     }
 
-    fn ctrl_c(&mut self, now: Instant) -> Vec<UiAction> {
+    pub(super) fn ctrl_c(&mut self, now: Instant) -> Vec<UiAction> {
         if within(self.last_ctrl_c, now) {
             return vec![UiAction::Exit];
         }
@@ -237,7 +197,7 @@ impl App {
         Vec::new()
     }
 
-    fn esc(&mut self, now: Instant) -> Vec<UiAction> {
+    pub(super) fn esc(&mut self, now: Instant) -> Vec<UiAction> {
         if self.popup_len() > 0 {
             self.popup_dismissed = true;
             return Vec::new();
@@ -282,7 +242,7 @@ impl App {
     }
 
     /// Puts the selected completion into the editor.
-    fn accept_popup(&mut self, exact: bool) {
+    pub(super) fn accept_popup(&mut self, exact: bool) {
         let selected = self.popup_selected;
         let replacement = match self.popup() {
             Some(Popup::Commands(entries)) => entries.get(selected).map(|e| {
@@ -305,7 +265,7 @@ impl App {
     }
 
     /// Enter: a slash command, a shell or memory line, or a prompt.
-    fn submit(&mut self, now: Instant) -> Vec<UiAction> {
+    pub(super) fn submit(&mut self, now: Instant) -> Vec<UiAction> {
         let raw = self.editor.text().to_string();
         if raw.trim().is_empty() {
             return Vec::new();

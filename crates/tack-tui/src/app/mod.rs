@@ -3,6 +3,7 @@
 //! environment inside: the driver passes the time with each call, so every
 //! behaviour is testable with plain values.
 
+mod key_actions;
 mod keys;
 mod live;
 mod modes;
@@ -133,6 +134,9 @@ pub struct App {
     requested_mode: Option<PermissionMode>,
     todos: Vec<TodoItem>,
     show_todos: bool,
+    /// The keybindings in force, and the keys of a chord begun.
+    keymap: crate::keybindings::Keymap,
+    chord: Vec<crate::keybindings::Keystroke>,
     show_help: bool,
     last_esc: Option<Instant>,
     last_ctrl_c: Option<Instant>,
@@ -170,6 +174,8 @@ impl App {
             requested_mode: None,
             todos: Vec::new(),
             show_todos: true,
+            keymap: crate::keybindings::Keymap::default(),
+            chord: Vec::new(),
             show_help: false,
             last_esc: None,
             last_ctrl_c: None,

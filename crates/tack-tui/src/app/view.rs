@@ -245,9 +245,11 @@ impl App {
             Line::styled("  ? for shortcuts", theme.dim())
         };
         lines.push(cut(footer, w));
-        let mut status = vec![Span::raw("  ")];
-        status.extend(self.status.render(theme).spans);
-        lines.push(cut(Line::from(status), w));
+        for row in self.status.render(theme) {
+            let mut status = vec![Span::raw("  ")];
+            status.extend(row.spans);
+            lines.push(cut(Line::from(status), w));
+        }
         lines
     }
 

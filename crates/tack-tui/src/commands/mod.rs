@@ -27,6 +27,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("memory", "Edit the memory files (CLAUDE.md, AGENTS.md)"),
     ("init", "Write a CLAUDE.md for this repository"),
     ("config", "Show the settings"),
+    (
+        "keybindings",
+        "Open ~/.claude/keybindings.json (created when missing)",
+    ),
     ("mcp", "Show MCP servers and their status"),
     (
         "plugin",

@@ -6,15 +6,21 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 use tack_sys::run::{CommandSpec, Ended, run_command};
 
-/// `{"type": "command", "command": "...", "padding": 0}` from settings.
+use super::StatusLineInput;
+
+/// `{"type": "command", "command": "...", "padding": 0, "refreshInterval": 5}`
+/// from settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusLineCommand {
     pub command: String,
     pub padding: u16,
+    /// Also run every this often (at least a second), not only on events.
+    pub refresh_interval: Option<Duration>,
+    /// `hideVimModeIndicator`: the script shows `vim.mode` itself.
+    pub hide_vim_mode_indicator: bool,
 }
 
 impl StatusLineCommand {
@@ -28,48 +34,20 @@ impl StatusLineCommand {
             return None;
         }
         let padding = setting.get("padding").and_then(Value::as_u64).unwrap_or(0);
+        // Whole seconds, 1 at least (Claude Code's minimum); not a number: off.
+        let refresh_interval = setting
+            .get("refreshInterval")
+            .and_then(Value::as_f64)
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map(|s| Duration::from_secs_f64(s.clamp(1.0, 86_400.0)));
         Some(StatusLineCommand {
             command,
             padding: u16::try_from(padding).unwrap_or(0),
-        })
-    }
-}
-
-/// What the command gets on stdin (Claude Code's field names).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct StatusLineInput {
-    pub session_id: String,
-    pub transcript_path: String,
-    pub cwd: String,
-    pub model_id: String,
-    pub model_display_name: String,
-    pub project_dir: String,
-    pub version: String,
-    pub total_cost_usd: f64,
-    pub total_duration_ms: u64,
-    pub total_api_duration_ms: u64,
-    pub total_lines_added: u64,
-    pub total_lines_removed: u64,
-}
-
-impl StatusLineInput {
-    pub fn to_json(&self) -> Value {
-        serde_json::json!({
-            "hook_event_name": "Status",
-            "session_id": self.session_id,
-            "transcript_path": self.transcript_path,
-            "cwd": self.cwd,
-            "model": {"id": self.model_id, "display_name": self.model_display_name},
-            "workspace": {"current_dir": self.cwd, "project_dir": self.project_dir},
-            "version": self.version,
-            "output_style": {"name": "default"},
-            "cost": {
-                "total_cost_usd": self.total_cost_usd,
-                "total_duration_ms": self.total_duration_ms,
-                "total_api_duration_ms": self.total_api_duration_ms,
-                "total_lines_added": self.total_lines_added,
-                "total_lines_removed": self.total_lines_removed,
-            },
+            refresh_interval,
+            hide_vim_mode_indicator: setting
+                .get("hideVimModeIndicator")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         })
     }
 }
@@ -87,18 +65,23 @@ pub enum StatusLineError {
 /// Output read from the command, at most (one line is wanted).
 const MAX_OUTPUT: usize = 64 * 1024;
 
-/// Runs the command in `cwd` with `input` on stdin (tack-sys's runner: its
-/// own process group, stopped whole if it outlives `timeout`); returns the
-/// first line of its output, padded on the left by `padding` spaces.
+/// Runs the command in `cwd` with `input` on stdin and the terminal's
+/// `(columns, lines)` in `COLUMNS` and `LINES` (its output is captured, so
+/// it cannot ask the terminal); tack-sys's runner: its own process group,
+/// stopped whole if it outlives `timeout`. Returns its output's lines (one
+/// row each), padded on the left by `padding` spaces.
 pub async fn run_status_line(
     cmd: &StatusLineCommand,
     input: &StatusLineInput,
     cwd: &Path,
+    size: (u16, u16),
     timeout: Duration,
 ) -> Result<String, StatusLineError> {
     let command = cmd.command.clone();
     let mut spec = CommandSpec::shell(&cmd.command, cwd, timeout, MAX_OUTPUT);
     spec.stdin = Some(Arc::new(input.to_json().to_string().into_bytes()));
+    spec.env.push(("COLUMNS".into(), size.0.to_string()));
+    spec.env.push(("LINES".into(), size.1.to_string()));
     let done = run_command(&spec, std::future::pending()).await;
     let how = match done.ended {
         Ended::Exited(0) => None,
@@ -111,14 +94,19 @@ pub async fn run_status_line(
     if let Some(how) = how {
         return Err(StatusLineError::Failed { command, how });
     }
-    let first = done
+    // Every line it printed is a row (Claude Code shows them all), each
+    // padded; trailing blank lines are dropped.
+    let pad = " ".repeat(usize::from(cmd.padding));
+    let rows: Vec<String> = done
         .stdout
         .lines()
-        .next()
-        .unwrap_or("")
-        .trim_end()
-        .to_string();
-    Ok(format!("{}{first}", " ".repeat(usize::from(cmd.padding))))
+        .map(|l| format!("{pad}{}", l.trim_end()))
+        .collect();
+    let keep = rows
+        .iter()
+        .rposition(|r| !r.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    Ok(rows[..keep].join("\n"))
 }
 
 #[cfg(test)]
@@ -131,6 +119,8 @@ mod tests {
         StatusLineCommand {
             command: command.into(),
             padding: 0,
+            refresh_interval: None,
+            hide_vim_mode_indicator: false,
         }
     }
 
@@ -140,9 +130,23 @@ mod tests {
         assert_eq!(
             StatusLineCommand::from_settings(setting.as_object().unwrap()),
             Some(StatusLineCommand {
-                command: "~/.claude/sl.sh".into(),
-                padding: 2
+                padding: 2,
+                ..cmd("~/.claude/sl.sh")
             })
+        );
+        let timed = json!({"type": "command", "command": "x", "refreshInterval": 0.2, "hideVimModeIndicator": true});
+        assert_eq!(
+            StatusLineCommand::from_settings(timed.as_object().unwrap()),
+            Some(StatusLineCommand {
+                refresh_interval: Some(Duration::from_secs(1)),
+                hide_vim_mode_indicator: true,
+                ..cmd("x")
+            })
+        );
+        let bad = json!({"type": "command", "command": "x", "refreshInterval": "often"});
+        assert_eq!(
+            StatusLineCommand::from_settings(bad.as_object().unwrap()),
+            Some(cmd("x"))
         );
         let other = json!({"type": "static"});
         assert_eq!(
@@ -159,26 +163,35 @@ mod tests {
             model_id: "claude-sonnet-4-5".into(),
             ..StatusLineInput::default()
         };
-        // Echo stdin back, then a second line that must be ignored.
+        // Echo stdin back, then a second row and blank lines.
         let line = run_status_line(
-            &cmd("cat; echo; echo second"),
+            &cmd("cat; echo; echo second; echo; echo"),
             &input,
             dir.path(),
+            (80, 24),
             Duration::from_secs(10),
         )
         .await
         .unwrap();
-        let parsed: Value = serde_json::from_str(&line).unwrap();
+        let (first, second) = line.split_once('\n').unwrap();
+        let parsed: Value = serde_json::from_str(first).unwrap();
         assert_eq!(parsed, input.to_json());
+        assert_eq!(second, "second");
         let padded = StatusLineCommand {
-            command: "echo hi".into(),
             padding: 3,
+            ..cmd("echo \"$COLUMNS x $LINES\"")
         };
         assert_eq!(
-            run_status_line(&padded, &input, dir.path(), Duration::from_secs(10))
-                .await
-                .unwrap(),
-            "   hi"
+            run_status_line(
+                &padded,
+                &input,
+                dir.path(),
+                (132, 41),
+                Duration::from_secs(10)
+            )
+            .await
+            .unwrap(),
+            "   132 x 41"
         );
     }
 
@@ -189,6 +202,7 @@ mod tests {
             &cmd("sleep 30"),
             &StatusLineInput::default(),
             dir.path(),
+            (80, 24),
             Duration::from_millis(500),
         )
         .await
@@ -203,6 +217,7 @@ mod tests {
             &cmd("exit 3"),
             &StatusLineInput::default(),
             dir.path(),
+            (80, 24),
             Duration::from_secs(10),
         )
         .await

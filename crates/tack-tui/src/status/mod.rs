@@ -2,11 +2,14 @@
 //! output of the `statusLine` command from settings.
 
 mod command;
+mod input;
+mod sgr;
 
 use ratatui::text::{Line, Span};
 use tack_protocol::PermissionMode;
 
-pub use command::{StatusLineCommand, StatusLineError, StatusLineInput, run_status_line};
+pub use command::{StatusLineCommand, StatusLineError, run_status_line};
+pub use input::{ContextWindow, Cost, LastUsage, StatusLineInput, Worktree};
 
 use crate::event::StatusPatch;
 use crate::theme::Theme;
@@ -62,14 +65,20 @@ impl StatusInfo {
         }
     }
 
-    /// The line: the custom one if set, else `model · 12% context (176k left) · $0.42 · ⎇ main`.
-    pub fn render(&self, theme: &Theme) -> Line<'static> {
-        if let Some(custom) = &self.custom_line {
-            return Line::styled(
-                crate::cells::sanitize(custom).replace('\n', " "),
-                theme.dim(),
-            );
+    /// The rows: the custom command's (one per line it printed, as Claude
+    /// Code shows them), else `model · 12% context (176k left) · $0.42 · ⎇ main`.
+    pub fn render(&self, theme: &Theme) -> Vec<Line<'static>> {
+        match &self.custom_line {
+            Some(custom) => custom
+                .lines()
+                .take(MAX_CUSTOM_ROWS)
+                .map(|row| sgr::styled_row(row, theme.dim()))
+                .collect(),
+            None => vec![self.built_in(theme)],
         }
+    }
+
+    fn built_in(&self, theme: &Theme) -> Line<'static> {
         let sep = || Span::styled(" · ", theme.dim());
         let mut spans = vec![Span::styled(self.model.clone(), theme.dim())];
         if self.context_window > 0 {
@@ -99,6 +108,9 @@ impl StatusInfo {
         Line::from(spans)
     }
 }
+
+/// Rows of a custom status line shown at most.
+const MAX_CUSTOM_ROWS: usize = 8;
 
 /// 1234 → "1.2k", 176000 → "176k".
 pub fn tokens(n: u64) -> String {
@@ -140,8 +152,9 @@ mod tests {
             custom_line: None,
             session_id: "s".into(),
         };
-        let line = info.render(&Theme::new(ThemeKind::Dark, false));
-        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        let lines = info.render(&Theme::new(ThemeKind::Dark, false));
+        let text: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(lines.len(), 1);
         assert_eq!(
             text,
             "claude-sonnet-4-5 · 12% context (176k left) · $0.43 · ⎇ main"
@@ -149,5 +162,19 @@ mod tests {
         assert_eq!(tokens(1234), "1.2k");
         assert_eq!(tokens(999), "999");
         assert_eq!(tokens(2_500_000), "2.5M");
+    }
+
+    #[test]
+    fn a_custom_line_shows_each_row_it_printed() {
+        let info = StatusInfo {
+            custom_line: Some("  row one\n\x1b[2Jrow two\n".into()),
+            ..StatusInfo::default()
+        };
+        let rows: Vec<String> = info
+            .render(&Theme::new(ThemeKind::Dark, false))
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert_eq!(rows, ["  row one", "row two"]);
     }
 }

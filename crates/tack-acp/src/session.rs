@@ -1,0 +1,230 @@
+//! One ACP session: a tack session started in the editor's folder, its
+//! events translated into `session/update`s, its permission asks put to the
+//! editor, and each `session/prompt` answered when its turn ends.
+//!
+//! A prompt is matched to its turn by the user message's uuid (the turn's
+//! result echoes it), so prompts the editor queues behind a running turn are
+//! each answered at their own end. `session/cancel` answers every open
+//! prompt `cancelled` at once and interrupts the turn, dropping the queued
+//! ones; the turn's own end comes later and finds nobody waiting.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::{Value, json};
+use tack_protocol::PermissionMode;
+use tack_runtime::{
+    AskAnswer, ClientFiles, Env, Place, RuntimeEvent, RuntimeEvents, RuntimeHandle, SessionChoice,
+    SessionOptions, TurnEnd, UserInput,
+};
+use tokio::sync::oneshot;
+
+use crate::client_fs::{EditorFiles, FsCapabilities};
+use crate::modes::session_modes;
+use crate::permission;
+use crate::rpc::{Peer, RpcError};
+use crate::updates::Translator;
+
+type Prompts = Arc<Mutex<HashMap<String, oneshot::Sender<Result<Value, RpcError>>>>>;
+
+/// A running session.
+#[derive(Debug)]
+pub struct Session {
+    pub id: String,
+    /// The slash commands a prompt may start with, as ACP's
+    /// `available_commands_update` lists them.
+    pub commands: Value,
+    handle: RuntimeHandle,
+    prompts: Prompts,
+}
+
+/// What `session/new` and `session/load` need to open one.
+#[derive(Debug)]
+pub struct Opening {
+    pub cwd: PathBuf,
+    pub choice: SessionChoice,
+    /// The client's MCP servers as an `--mcp-config` value.
+    pub mcp_config: Option<String>,
+    /// What the client's file system offers.
+    pub fs: FsCapabilities,
+}
+
+/// A session opened, and what its answer says.
+#[derive(Debug)]
+pub struct Opened {
+    pub session: Arc<Session>,
+    /// The `modes` object.
+    pub modes: Value,
+}
+
+/// Starts the session and its event pump. A resumed conversation is sent
+/// first, as updates, before the answer (`session/load`).
+pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, RpcError> {
+    let failed = |e: &dyn std::fmt::Display| RpcError::internal(e.to_string());
+    let place = Place::new(opening.cwd.clone(), Env::from_process()).map_err(|e| failed(&e))?;
+    let loaded = tack_runtime::load_settings_from(&place, None, None).map_err(|e| failed(&e))?;
+    let mut options = SessionOptions::default();
+    // The editor is the person who answers prompts.
+    options.permissions.prompts = true;
+    options.conversation.session = opening.choice;
+    options.extensions.mcp_config.extend(opening.mcp_config);
+    let session_id = Arc::new(OnceLock::new());
+    if opening.fs != FsCapabilities::default() {
+        let files = EditorFiles {
+            peer: peer.clone(),
+            session_id: session_id.clone(),
+            caps: opening.fs,
+        };
+        options.extensions.client_files = Some(ClientFiles(Arc::new(files)));
+    }
+    let runtime = tack_runtime::start(place, &loaded, options)
+        .await
+        .map_err(|e| failed(&e))?;
+    let id = runtime.info().session_id.clone();
+    let _ = session_id.set(id.clone());
+    let mode = runtime.info().permission_mode;
+    let commands = available_commands(&runtime.info().extensions.slash_commands);
+    let mut translator = Translator::new(opening.cwd);
+    for message in runtime.messages() {
+        for update in translator.message(message, false) {
+            peer.notify("session/update", json!({"sessionId": id, "update": update}));
+        }
+    }
+    let (handle, events) = runtime.spawn();
+    let session = Arc::new(Session {
+        id: id.clone(),
+        commands,
+        handle,
+        prompts: Arc::default(),
+    });
+    tokio::spawn(pump(peer.clone(), session.clone(), events, translator));
+    let bypass = mode == PermissionMode::BypassPermissions;
+    Ok(Opened {
+        session,
+        modes: session_modes(mode, bypass),
+    })
+}
+
+impl Session {
+    /// Runs `input` as a turn; the answer is the prompt's result.
+    pub async fn prompt(&self, mut input: UserInput) -> Result<Value, RpcError> {
+        let uuid = uuid::Uuid::new_v4().to_string();
+        input.uuid = Some(uuid.clone());
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(uuid, tx);
+        self.handle
+            .submit(input)
+            .map_err(|_| RpcError::internal("the session has ended"))?;
+        rx.await
+            .unwrap_or_else(|_| Err(RpcError::internal("the session has ended")))
+    }
+
+    /// Every open prompt answers `cancelled` now; the turn stops.
+    pub fn cancel(&self) {
+        let open: Vec<_> = self.lock().drain().map(|(_, tx)| tx).collect();
+        for tx in open {
+            let _ = tx.send(Ok(json!({"stopReason": "cancelled"})));
+        }
+        // Its reply (the turn's end) is not awaited: the prompt has its answer.
+        drop(self.handle.interrupt_with_receipt(true));
+    }
+
+    pub async fn set_mode(&self, mode: &str) -> Result<(), RpcError> {
+        let mode = mode
+            .parse::<PermissionMode>()
+            .map_err(|e| RpcError::invalid_params(e.to_string()))?;
+        match self.handle.set_permission_mode(mode).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(RpcError::invalid_params(e.to_string())),
+            Err(_) => Err(RpcError::internal("the session has ended")),
+        }
+    }
+
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Result<Value, RpcError>>>> {
+        self.prompts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Reads the session's events until it ends.
+async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, mut t: Translator) {
+    let update = |update: Value| {
+        peer.notify(
+            "session/update",
+            json!({"sessionId": session.id, "update": update}),
+        );
+    };
+    while let Some(event) = events.next().await {
+        match &event {
+            RuntimeEvent::PermissionRequest(request) => {
+                if let Some(call) = t.before_permission(request) {
+                    update(call);
+                }
+                let params = json!({
+                    "sessionId": session.id,
+                    "toolCall": t.permission_tool_call(request),
+                    "options": permission::options(),
+                });
+                let (peer, answers, request) = (peer.clone(), events.answers(), request.clone());
+                tokio::spawn(async move {
+                    let outcome = peer.request("session/request_permission", params).await;
+                    let answer = permission::answer(&request, &outcome);
+                    // Withdrawn meanwhile (the turn was cancelled): nothing waits.
+                    let _ = answers.answer(request.id, AskAnswer::Permission(answer));
+                });
+            }
+            RuntimeEvent::TurnEnded(end) => {
+                let waiting = (end.record.user_message_uuid.as_ref())
+                    .and_then(|uuid| session.lock().remove(uuid));
+                if let Some(tx) = waiting {
+                    let _ = tx.send(stop_reason(end));
+                }
+            }
+            RuntimeEvent::Ended => break,
+            other => t.event(other).into_iter().for_each(update),
+        }
+    }
+    // The session is gone: whoever still waits hears so.
+    for (_, tx) in session.lock().drain() {
+        let _ = tx.send(Err(RpcError::internal("the session has ended")));
+    }
+}
+
+/// Slash commands as ACP `AvailableCommand`s.
+fn available_commands(commands: &[tack_runtime::SlashCommand]) -> Value {
+    commands
+        .iter()
+        .map(|c| {
+            let mut command = json!({"name": c.name, "description": c.description});
+            if !c.argument_hint.is_empty() {
+                command["input"] = json!({"hint": c.argument_hint});
+            }
+            command
+        })
+        .collect()
+}
+
+/// A turn's end as the prompt's answer, as Claude Code's adapter reads a
+/// result: max tokens and turn limits are stop reasons, other failures are
+/// errors carrying what went wrong.
+fn stop_reason(end: &TurnEnd) -> Result<Value, RpcError> {
+    let record = &end.record;
+    let reason = match (record.subtype.as_str(), record.stop_reason.as_deref()) {
+        (_, Some("max_tokens")) => "max_tokens",
+        ("error_max_turns" | "error_max_budget_usd", _) => "max_turn_requests",
+        _ if end.ok => "end_turn",
+        _ => {
+            let why = end
+                .error_line
+                .clone()
+                .or_else(|| record.result.clone())
+                .unwrap_or_else(|| record.subtype.clone());
+            return Err(RpcError::internal(why));
+        }
+    };
+    Ok(json!({"stopReason": reason}))
+}

@@ -1,0 +1,187 @@
+//! The session's events as ACP `session/update`s: text and thinking as
+//! message and thought chunks while they stream, each tool call once
+//! (`tool_call`, pending) and its end (`tool_call_update`, completed or
+//! failed, with its output), a TodoWrite list as the `plan`. A conversation
+//! read back (`session/load`) goes through the same translation.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use tack_protocol::sse::Delta;
+use tack_protocol::{ContentBlock, Message, Role, SseEvent};
+use tack_runtime::{LoopEvent, PermissionRequest, RuntimeEvent};
+
+use crate::tool_call;
+
+/// One session's translation state: the calls announced so far.
+#[derive(Debug)]
+pub struct Translator {
+    cwd: PathBuf,
+    /// Tool calls announced, by id, and their tool's name.
+    calls: HashMap<String, String>,
+}
+
+impl Translator {
+    pub fn new(cwd: PathBuf) -> Translator {
+        Translator {
+            cwd,
+            calls: HashMap::new(),
+        }
+    }
+
+    /// The updates `event` makes (permission requests and turn ends are the
+    /// session's to handle: none here).
+    pub fn event(&mut self, event: &RuntimeEvent) -> Vec<Value> {
+        let RuntimeEvent::Loop(event) = event else {
+            return Vec::new();
+        };
+        match event {
+            LoopEvent::Stream(SseEvent::ContentBlockDelta { delta, .. }) => match delta {
+                Delta::TextDelta { text } => vec![chunk("agent_message_chunk", text)],
+                Delta::ThinkingDelta { thinking } => vec![chunk("agent_thought_chunk", thinking)],
+                _ => Vec::new(),
+            },
+            LoopEvent::AssistantMessage(message) => self.message(&message.message, true),
+            LoopEvent::ToolResults(results) => self.message(&results.message, true),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The `tool_call` for a call about to ask permission, if it was not
+    /// announced yet (tools start while the message still streams).
+    pub fn before_permission(&mut self, request: &PermissionRequest) -> Option<Value> {
+        self.announce(&request.tool_use_id, &request.tool_name, &request.input)
+    }
+
+    /// The ACP `ToolCallUpdate` a permission request carries.
+    pub fn permission_tool_call(&self, request: &PermissionRequest) -> Value {
+        let mut call = tool_call::info(&request.tool_name, &request.input, &self.cwd);
+        call["toolCallId"] = json!(request.tool_use_id);
+        call["rawInput"] = request.input.clone();
+        call
+    }
+
+    /// The updates of one message of the conversation. `streamed`: its text
+    /// and thinking were sent as they streamed already.
+    pub fn message(&mut self, message: &Message, streamed: bool) -> Vec<Value> {
+        let mut updates = Vec::new();
+        for block in &message.content {
+            match (block, message.role) {
+                (ContentBlock::Text { text, .. }, Role::User) => {
+                    updates.push(chunk("user_message_chunk", text));
+                }
+                (ContentBlock::Text { text, .. }, Role::Assistant) if !streamed => {
+                    updates.push(chunk("agent_message_chunk", text));
+                }
+                (ContentBlock::Thinking { thinking, .. }, Role::Assistant) if !streamed => {
+                    updates.push(chunk("agent_thought_chunk", thinking));
+                }
+                (
+                    ContentBlock::ToolUse {
+                        id, name, input, ..
+                    },
+                    _,
+                ) => {
+                    updates.extend(self.announce(id, name, input));
+                    if name == "TodoWrite" {
+                        let entries = tool_call::plan_entries(input);
+                        updates.push(json!({"sessionUpdate": "plan", "entries": entries}));
+                    }
+                }
+                (
+                    ContentBlock::ToolResult {
+                        tool_use_id,
+                        content,
+                        is_error,
+                        ..
+                    },
+                    _,
+                ) => {
+                    let output = content.as_ref().map(|c| c.to_text()).unwrap_or_default();
+                    updates.push(self.finished(tool_use_id, &output, *is_error));
+                }
+                _ => {}
+            }
+        }
+        updates
+    }
+
+    fn announce(&mut self, id: &str, name: &str, input: &Value) -> Option<Value> {
+        if self.calls.contains_key(id) {
+            return None;
+        }
+        self.calls.insert(id.to_owned(), name.to_owned());
+        let mut call = tool_call::info(name, input, &self.cwd);
+        call["sessionUpdate"] = json!("tool_call");
+        call["toolCallId"] = json!(id);
+        call["status"] = json!("pending");
+        call["rawInput"] = input.clone();
+        Some(call)
+    }
+
+    /// A call's end: an edit keeps its diff; others show their output.
+    fn finished(&mut self, id: &str, output: &str, is_error: bool) -> Value {
+        let edit = matches!(
+            self.calls.get(id).map(String::as_str),
+            Some("Edit" | "Write" | "MultiEdit" | "NotebookEdit")
+        );
+        let mut update = json!({
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": id,
+            "status": if is_error { "failed" } else { "completed" },
+            "rawOutput": output,
+        });
+        if !edit || is_error {
+            update["content"] =
+                json!([{"type": "content", "content": {"type": "text", "text": output}}]);
+        }
+        update
+    }
+}
+
+fn chunk(kind: &str, text: &str) -> Value {
+    json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_conversation_read_back_is_chunks_calls_and_results() {
+        let mut t = Translator::new(PathBuf::from("/repo"));
+        let conversation = [
+            Message::user(vec![ContentBlock::text("hi")]),
+            Message::assistant(vec![
+                ContentBlock::text("running"),
+                ContentBlock::tool_use("t1", "Bash", json!({"command": "ls"})),
+            ]),
+            Message::user(vec![ContentBlock::tool_result("t1", "a.txt", false)]),
+        ];
+        let updates: Vec<Value> = conversation
+            .iter()
+            .flat_map(|m| t.message(m, false))
+            .collect();
+        assert_eq!(
+            updates,
+            vec![
+                json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hi"}}),
+                json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "running"}}),
+                json!({
+                    "sessionUpdate": "tool_call", "toolCallId": "t1", "status": "pending",
+                    "title": "ls", "kind": "execute", "locations": [], "content": [],
+                    "rawInput": {"command": "ls"},
+                }),
+                json!({
+                    "sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
+                    "rawOutput": "a.txt",
+                    "content": [{"type": "content", "content": {"type": "text", "text": "a.txt"}}],
+                }),
+            ]
+        );
+        // Announced once, however often it is seen.
+        assert_eq!(t.message(&conversation[1], true), Vec::<Value>::new());
+    }
+}

@@ -1,0 +1,354 @@
+//! `tack acp` driven as an editor drives an ACP agent (the client of
+//! `acp_client.rs`): initialize, a new session in a git repository, a prompt
+//! that streams text, asks permission for an Edit (allowed)
+//! and for Bash, with tool-call updates and the file changed on disk; a slow
+//! answer cancelled within 100 ms; `session/load` of a session `tack -p`
+//! made; modes; a Read through the editor's `fs/read_text_file`.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_testkit::{Reply, Script};
+
+use crate::acp_client::{
+    AcpClient, Heard, allow, calls, cancel_slow_prompt, edit_then_bash, init_params, said,
+    slow_answer,
+};
+use crate::common::{Env, git_repo_with};
+
+/// `tack acp` in `env`.
+pub fn tack_acp(env: &Env) -> AcpClient {
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("tack"));
+    command
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.cwd())
+        .arg("acp");
+    AcpClient::spawn(command)
+}
+
+fn initialize(client: &mut AcpClient) -> Value {
+    client.call("initialize", init_params(false, false)).0
+}
+
+/// Opens a session (`session/new` or `session/load`): the answer, the
+/// updates before it, and the commands the session then lists.
+fn open(client: &mut AcpClient, method: &str, params: Value) -> (Value, Vec<Value>, Value) {
+    let (result, heard) = client.call(method, params);
+    let listed = client.read_until(&mut Heard::default(), allow, |m| {
+        m["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    });
+    let commands = listed["params"]["update"]["availableCommands"].clone();
+    (result, heard.updates, commands)
+}
+
+fn new_session(client: &mut AcpClient, env: &Env) -> String {
+    let params = json!({"cwd": env.cwd(), "mcpServers": []});
+    let (result, _, _) = open(client, "session/new", params);
+    result["sessionId"].as_str().unwrap().to_owned()
+}
+
+fn prompt(text: &str, session: &str) -> Value {
+    json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_says_what_tack_offers() {
+    let env = Env::new(Script::new([])).await;
+    let mut client = tack_acp(&env);
+    assert_eq!(
+        initialize(&mut client),
+        json!({
+            "protocolVersion": 1,
+            "agentCapabilities": {
+                "loadSession": true,
+                "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
+                "mcpCapabilities": {"http": true, "sse": true},
+            },
+            "agentInfo": {"name": "tack", "title": "tack", "version": env!("CARGO_PKG_VERSION")},
+            "authMethods": [],
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editor_prompts_an_edit_allows_it_and_runs_bash() {
+    let env = Env::new(Script::new([])).await;
+    git_repo_with(&env.cwd(), "a.txt", "hello\n");
+    for reply in edit_then_bash(&env.cwd()) {
+        env.server.push(reply);
+    }
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let params = json!({"cwd": env.cwd(), "mcpServers": []});
+    let (opened, _, commands) = open(&mut client, "session/new", params);
+    let session = opened["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(opened["modes"]["currentModeId"], "default");
+    let names: Vec<&str> = commands
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"compact") && names.contains(&"init"),
+        "{names:?}"
+    );
+
+    let (answer, heard) = client.call("session/prompt", prompt("change hello to bye", &session));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    assert_eq!(
+        said(&heard.updates, "agent_message_chunk"),
+        "Editing it.Done."
+    );
+    let file = env.cwd().join("a.txt").display().to_string();
+    assert_eq!(
+        calls(&heard.updates, &["rawOutput"]),
+        vec![
+            json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_edit", "status": "pending",
+                   "title": "Edit a.txt", "kind": "edit", "locations": [{"path": file}],
+                   "content": [{"type": "diff", "path": file, "oldText": "hello", "newText": "bye"}],
+                   "rawInput": {"file_path": file, "old_string": "hello", "new_string": "bye"}}),
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_edit", "status": "completed"}),
+            json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_bash", "status": "pending",
+                   "title": "touch made.txt", "kind": "execute", "locations": [],
+                   "content": [{"type": "content", "content": {"type": "text", "text": "Make a file"}}],
+                   "rawInput": {"command": "touch made.txt", "description": "Make a file"}}),
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_bash", "status": "completed",
+                   "content": [{"type": "content", "content": {"type": "text", "text": "(no output)"}}]}),
+        ]
+    );
+    let asked: Vec<Value> = heard
+        .requests
+        .iter()
+        .map(|r| {
+            json!([
+                r["method"],
+                r["params"]["toolCall"]["toolCallId"],
+                r["params"]["options"]
+            ])
+        })
+        .collect();
+    let options = json!([
+        {"kind": "allow_always", "name": "Always Allow", "optionId": "allow_always"},
+        {"kind": "allow_once", "name": "Allow", "optionId": "allow"},
+        {"kind": "reject_once", "name": "Reject", "optionId": "reject"},
+    ]);
+    assert_eq!(
+        asked,
+        vec![
+            json!(["session/request_permission", "toolu_edit", options]),
+            json!(["session/request_permission", "toolu_bash", options]),
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.cwd().join("a.txt")).unwrap(),
+        "bye\n"
+    );
+    assert!(env.cwd().join("made.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_answer_is_cancelled_within_100_ms() {
+    let env = Env::new(Script::new([slow_answer(), Reply::text("after")])).await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let session = new_session(&mut client, &env);
+    let (answer, took) = cancel_slow_prompt(&mut client, &session);
+    assert_eq!(answer["result"], json!({"stopReason": "cancelled"}));
+    assert!(took < Duration::from_millis(100), "cancel took {took:?}");
+    // The session goes on.
+    let (answer, heard) = client.call("session/prompt", prompt("again", &session));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    assert_eq!(said(&heard.updates, "agent_message_chunk"), "after");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_made_by_tack_p_continues_in_the_editor() {
+    let env = Env::new(Script::new([
+        Reply::text("first answer"),
+        Reply::text("second answer"),
+    ]))
+    .await;
+    let out = env
+        .tack()
+        .args(["-p", "first question", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let made: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = made["session_id"].as_str().unwrap();
+
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let params = json!({"sessionId": id, "cwd": env.cwd(), "mcpServers": []});
+    let (loaded, replayed, _) = open(&mut client, "session/load", params);
+    assert_eq!(
+        loaded.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["modes"]
+    );
+    assert_eq!(loaded["modes"]["currentModeId"], "default");
+    assert_eq!(
+        replayed,
+        vec![
+            json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "first question"}}),
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "first answer"}}),
+        ]
+    );
+    let (answer, _) = client.call("session/prompt", prompt("second question", id));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    let bodies = env.request_bodies();
+    let texts: Vec<(&str, &str)> = bodies.last().unwrap()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| {
+            let role = m["role"].as_str().unwrap();
+            m["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(move |b| {
+                    let text = b["text"].as_str()?;
+                    (!text.starts_with("<system-reminder>")).then_some((role, text))
+                })
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("user", "first question"),
+            ("assistant", "first answer"),
+            ("user", "second question")
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modes_are_tacks_and_a_change_is_announced() {
+    let env = Env::new(Script::new([])).await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let session = new_session(&mut client, &env);
+    let (answer, heard) = client.call(
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "acceptEdits"}),
+    );
+    assert_eq!(answer, json!({}));
+    assert_eq!(
+        heard.updates,
+        vec![json!({"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"})]
+    );
+    let id = client.request(
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "sideways"}),
+    );
+    let answer = client.answer_to(id, &mut Heard::default(), allow);
+    assert_eq!(answer["error"]["code"], -32602);
+}
+
+/// `tack acp` start → `initialize` answered, median of 15 runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_to_initialize_answered() {
+    let env = Env::new(Script::new([])).await;
+    let mut took: Vec<Duration> = (0..15)
+        .map(|_| {
+            let started = Instant::now();
+            let mut client = tack_acp(&env);
+            initialize(&mut client);
+            started.elapsed()
+        })
+        .collect();
+    took.sort();
+    println!(
+        "tack acp: start -> initialize answered, median of 15: {:?}",
+        took[7]
+    );
+    assert!(took[7] < Duration::from_secs(2), "{took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_shows_the_editors_unsaved_buffer() {
+    let env = Env::new(Script::new([])).await;
+    std::fs::write(env.cwd().join("a.txt"), "on disk\n").unwrap();
+    let file = env.cwd().join("a.txt").display().to_string();
+    env.server.push(Reply::tool_use(
+        "toolu_read",
+        "Read",
+        json!({"file_path": file}),
+    ));
+    env.server.push(Reply::text("Read it."));
+    let mut client = tack_acp(&env);
+    client.call("initialize", init_params(true, false));
+    let session = new_session(&mut client, &env);
+    let id = client.request("session/prompt", prompt("read a.txt", &session));
+    let mut heard = Heard::default();
+    let answer = client.answer_to(id, &mut heard, |method, _| match method {
+        "fs/read_text_file" => json!({"content": "unsaved\nbuffer\n"}),
+        other => allow(other, &Value::Null),
+    });
+    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    assert_eq!(
+        heard.requests,
+        vec![
+            json!({"method": "fs/read_text_file", "params": {"sessionId": session, "path": file}})
+        ]
+    );
+    let bodies = env.request_bodies();
+    assert_eq!(
+        crate::common::last_tool_results(bodies.last().unwrap()),
+        [(
+            "toolu_read".to_owned(),
+            "1\tunsaved\n2\tbuffer\n".to_owned()
+        )]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_goes_through_the_editor_when_it_takes_writes() {
+    let env = Env::new(Script::new([])).await;
+    git_repo_with(&env.cwd(), "a.txt", "hello\n");
+    let file = env.cwd().join("a.txt").display().to_string();
+    for reply in edit_then_bash(&env.cwd()) {
+        env.server.push(reply);
+    }
+    let mut client = tack_acp(&env);
+    client.call("initialize", init_params(false, true));
+    let session = new_session(&mut client, &env);
+    let id = client.request("session/prompt", prompt("change hello to bye", &session));
+    let mut heard = Heard::default();
+    let answer = client.answer_to(id, &mut heard, |method, params| match method {
+        // The editor shows the change in its buffer (and saves it later).
+        "fs/write_text_file" => Value::Null,
+        other => allow(other, params),
+    });
+    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    let asked: Vec<Value> = heard
+        .requests
+        .iter()
+        .map(|r| match r["method"].as_str() {
+            Some("fs/write_text_file") => r.clone(),
+            _ => json!([r["method"], r["params"]["toolCall"]["toolCallId"]]),
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        vec![
+            json!(["session/request_permission", "toolu_edit"]),
+            json!({"method": "fs/write_text_file",
+                   "params": {"sessionId": session, "path": file, "content": "bye\n"}}),
+            json!(["session/request_permission", "toolu_bash"]),
+        ]
+    );
+    // Written by the editor, not by tack.
+    assert_eq!(
+        std::fs::read_to_string(env.cwd().join("a.txt")).unwrap(),
+        "hello\n"
+    );
+}
