@@ -167,6 +167,12 @@ impl Printer {
                     }
                 }
             }
+            RuntimeEvent::Teammate(teammate) => {
+                if self.format == OutputFormat::StreamJson {
+                    let record = self.records.teammate(&teammate);
+                    self.record(&record)?;
+                }
+            }
             RuntimeEvent::Ended => {
                 self.finish()?;
                 return Ok(false);

@@ -84,6 +84,7 @@ mod structured_output;
 mod subagent_tasks;
 mod tasks;
 mod team_tasks;
+mod teammate_permissions;
 mod teams;
 mod terminal;
 mod tls;

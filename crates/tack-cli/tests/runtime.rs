@@ -88,6 +88,7 @@ async fn a_front_end_with_no_cli_code_gets_the_same_events_and_transcript_as_tac
             RuntimeEvent::SessionState(_) => {}
             RuntimeEvent::CompactEnded { .. }
             | RuntimeEvent::Task(_)
+            | RuntimeEvent::Teammate(_)
             | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Input(_)
             | RuntimeEvent::PermissionRequest(_)

@@ -1,8 +1,9 @@
 //! Agent teams and messages between sessions through the `tack` binary,
 //! against the scripted server: two separate `tack -p` sessions exchange a
 //! `SendMessage`; a team and inbox in Claude Code's shape are read and
-//! joined; a relayed message is not the user's consent; and how long a
-//! message takes to reach the other agent's next request.
+//! joined; a relayed message is not the user's consent; how long a
+//! message takes to reach the other agent's next request; and the lead's
+//! front end sees its teammate's states (`system/teammate_state`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -613,10 +614,17 @@ async fn teammate_idle_hooks_keep_a_teammate_working_or_stop_it() {
     env.trust();
     let lead = tack_on(&env, &env.server, &[])
         .args(["-p", "LEAD-MARK run the team", "--session-id", SESSION_A])
+        .args(["--output-format", "stream-json", "--verbose"])
         .spawn()
         .unwrap();
-    finish(lead);
+    let stdout = finish(lead);
 
+    // The front end saw each change of her state.
+    let state = |s: &str| teammate_state("carol", "blue", "in-process", s);
+    assert_eq!(
+        teammate_states(&stdout),
+        ["joined", "working", "idle", "working", "idle", "stopped"].map(state)
+    );
     let carol = requests_of(&env, "CAROL-MARK");
     assert_eq!(carol.len(), 2);
     let told = common::last_texts(&carol[1]);
@@ -642,4 +650,25 @@ async fn teammate_idle_hooks_keep_a_teammate_working_or_stop_it() {
         .filter(|m| m["text"].as_str().unwrap().contains("idle_notification"))
         .count();
     assert_eq!(idles, 2);
+}
+
+/// The `system/teammate_state` records (tack's own subtype) of a
+/// stream-json run, without their uuids.
+pub(crate) fn teammate_states(stdout: &str) -> Vec<Value> {
+    common::lines(stdout.as_bytes())
+        .into_iter()
+        .filter(|r| r["type"] == "system" && r["subtype"] == "teammate_state")
+        .map(|mut r| {
+            assert!(r["uuid"].is_string(), "{r}");
+            r.as_object_mut().unwrap().remove("uuid");
+            r
+        })
+        .collect()
+}
+
+/// The record of the general-purpose teammate `name` in `state`.
+pub(crate) fn teammate_state(name: &str, color: &str, backend: &str, state: &str) -> Value {
+    json!({"type": "system", "subtype": "teammate_state", "session_id": SESSION_A,
+           "team_name": "session-aaaaaaaa", "name": name, "state": state, "color": color,
+           "agent_type": "general-purpose", "backend_type": backend})
 }

@@ -93,6 +93,52 @@ pub enum RuntimeEvent {
     /// Input another front end attached to the same served session sent
     /// (`crate::serve`): a session in this process never emits it.
     Input(Box<crate::protocol::op::UserInput>),
+    /// One of the session's teammates joined, changed state or left
+    /// (stream-json's `system/teammate_state`, tack's own subtype).
+    Teammate(Box<TeammateEvent>),
+}
+
+/// A teammate as the lead sees it ([`RuntimeEvent::Teammate`]): every event
+/// carries the whole picture, so a front end needs no earlier one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeammateEvent {
+    pub team_name: String,
+    /// Its agent name (`alice`); its id is `<name>@<team_name>`.
+    pub name: String,
+    pub state: TeammateState,
+    pub color: Option<String>,
+    /// Its definition's name (`general-purpose`).
+    pub agent_type: String,
+    /// Where it runs: `in-process` or `background` (config.json's
+    /// `backendType`).
+    pub backend_type: String,
+}
+
+/// What a teammate is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TeammateState {
+    /// It is a member now (before its first turn).
+    Joined,
+    Working,
+    /// Its turn ended; it waits for messages.
+    Idle,
+    /// It will take no more turns (shut down, a hook's `continue: false`).
+    Stopped,
+    /// Its process is gone (a background teammate).
+    Left,
+}
+
+impl TeammateState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TeammateState::Joined => "joined",
+            TeammateState::Working => "working",
+            TeammateState::Idle => "idle",
+            TeammateState::Stopped => "stopped",
+            TeammateState::Left => "left",
+        }
+    }
 }
 
 /// One refusal ([`RuntimeEvent::PermissionDenied`]).

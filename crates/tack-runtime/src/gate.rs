@@ -47,6 +47,7 @@ use crate::snapshot::RuleView;
 mod auto;
 mod network;
 mod original;
+pub(crate) mod relay;
 mod rule_sources;
 pub(crate) use auto::AutoMode;
 pub(crate) use network::GateNetworkAsk;
@@ -85,9 +86,9 @@ pub struct Gate {
     prompts: Option<Emitter>,
     turn: TurnCancel,
     files: SettingsFiles,
-    /// `--permission-prompt-tool mcp__server__tool`: asked when no front end
-    /// answers (set once the MCP servers are up).
-    prompt_tool: std::sync::OnceLock<tack_mcp::PermissionPromptTool>,
+    /// Who is asked besides the front end: the `--permission-prompt-tool`,
+    /// a teammate's lead.
+    others: relay::OtherAskers,
     /// File checkpointing: a file tool's file is kept before it runs.
     checkpoints: Option<Arc<Checkpoints>>,
     /// Rules that load when a call touches a file they match (set once the
@@ -147,7 +148,7 @@ impl Gate {
             prompts,
             turn,
             files,
-            prompt_tool: std::sync::OnceLock::new(),
+            others: relay::OtherAskers::default(),
             checkpoints,
             path_rules: std::sync::OnceLock::new(),
             defers: false,
@@ -238,7 +239,7 @@ impl Gate {
 
     /// Lets `tool` answer the prompts nobody else answers.
     pub(crate) fn set_prompt_tool(&self, tool: tack_mcp::PermissionPromptTool) {
-        let _ = self.prompt_tool.set(tool);
+        let _ = self.others.prompt_tool.set(tool);
     }
 
     pub(crate) fn mode(&self) -> PermissionMode {
@@ -586,7 +587,7 @@ impl Gate {
 
     /// A front end or the `--permission-prompt-tool` answers prompts.
     fn someone_answers(&self) -> bool {
-        self.prompts.is_some() || self.prompt_tool.get().is_some()
+        self.prompts.is_some() || self.others.prompt_tool.get().is_some() || self.relays()
     }
 
     /// A person decides: a PermissionRequest hook, the front end, the
@@ -611,8 +612,13 @@ impl Gate {
         {
             return decided;
         }
+        if let Some(decided) =
+            (self.ask_relay(tool, effective, ctx, reason.clone(), hook_updated)).await
+        {
+            return decided;
+        }
         match &self.prompts {
-            None if self.prompt_tool.get().is_some() => {
+            None if self.others.prompt_tool.get().is_some() => {
                 self.ask_tool(tool, effective, ctx, hook_updated).await
             }
             None if let Some(message) = refusal => {
@@ -652,7 +658,7 @@ impl Gate {
         ctx: &ToolContext,
         hook_updated: bool,
     ) -> PermissionDecision {
-        let Some(prompt_tool) = self.prompt_tool.get() else {
+        let Some(prompt_tool) = self.others.prompt_tool.get() else {
             return self.deny(tool, input, ctx, "no permission prompt tool".to_owned());
         };
         let asked = prompt_tool

@@ -202,6 +202,9 @@ fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::t
     for w in warnings {
         p.emit.notice(Notice::warning(w));
     }
+    if let Some(team) = &team {
+        crate::teams::events::wire(&team.messaging, p.emit, &p.policy.gate);
+    }
     if let Some(member) = team.as_ref().and_then(|t| t.messaging.member()) {
         tasks
             .scope()

@@ -97,7 +97,7 @@ impl Records {
     }
 
     /// A `system` record of `fields`, with the session id and a fresh uuid.
-    fn system(&self, fields: Value) -> StreamJsonRecord {
+    pub(crate) fn system(&self, fields: Value) -> StreamJsonRecord {
         let mut map = match fields {
             Value::Object(map) => map,
             _ => Map::new(),

@@ -72,6 +72,7 @@ impl Seen {
             RuntimeEvent::Subagent(e) => self.sub.push(*e),
             RuntimeEvent::TurnEnded(end) => self.turns.push(*end),
             RuntimeEvent::Task(_)
+            | RuntimeEvent::Teammate(_)
             | RuntimeEvent::SessionState(_)
             | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Input(_) => {}

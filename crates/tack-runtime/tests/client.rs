@@ -63,6 +63,7 @@ async fn drive_hooks(
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
+            | RuntimeEvent::Teammate(_)
             | RuntimeEvent::SessionState(_)
             | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Input(_)

@@ -49,6 +49,7 @@ async fn until_turn_end(events: &mut RuntimeEvents) -> Vec<String> {
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
+            | RuntimeEvent::Teammate(_)
             | RuntimeEvent::SessionState(_)
             | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Input(_)

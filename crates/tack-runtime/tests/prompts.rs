@@ -90,6 +90,7 @@ async fn drive_noting(
             | RuntimeEvent::ConversationReset(_)
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
+            | RuntimeEvent::Teammate(_)
             | RuntimeEvent::SessionState(_)
             | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Input(_)

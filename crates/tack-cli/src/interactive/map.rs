@@ -156,6 +156,15 @@ impl EventMap {
             | RuntimeEvent::SessionState(_) => {}
             // The call's result says why; the transcript shows it.
             RuntimeEvent::PermissionDenied(_) => {}
+            RuntimeEvent::Teammate(t) => out.events.push(UiEvent::Notice {
+                level: NoticeLevel::Info,
+                text: format!(
+                    "teammate {} ({}): {}",
+                    t.name,
+                    t.agent_type,
+                    t.state.as_str()
+                ),
+            }),
             // `/clear` (or `/reset`, `/new`): the runtime started a new
             // conversation, with its hooks.
             RuntimeEvent::ConversationReset(reset) => {

@@ -378,6 +378,7 @@ impl Front {
             | RuntimeEvent::Subagent(_)
             | RuntimeEvent::TranscriptMirror(_)
             | RuntimeEvent::Task(_)
+            | RuntimeEvent::Teammate(_)
             | RuntimeEvent::PermissionDenied(_)
             | RuntimeEvent::Reply { .. }
             | RuntimeEvent::Input(_)

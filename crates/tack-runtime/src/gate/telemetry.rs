@@ -27,7 +27,7 @@ impl Gate {
         if by_hook {
             return "hook";
         }
-        let answered = self.prompts.is_some() || self.prompt_tool.get().is_some();
+        let answered = self.prompts.is_some() || self.others.prompt_tool.get().is_some();
         let accepted = matches!(
             decision,
             PermissionDecision::Allow | PermissionDecision::AllowWithInput(_)

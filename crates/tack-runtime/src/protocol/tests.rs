@@ -334,9 +334,10 @@ fn event_kind(event: &RuntimeEvent) -> usize {
         RuntimeEvent::SessionState(_) => 15,
         RuntimeEvent::PermissionDenied(_) => 16,
         RuntimeEvent::Input(_) => 17,
+        RuntimeEvent::Teammate(_) => 18,
     }
 }
-const EVENT_KINDS: usize = 18;
+const EVENT_KINDS: usize = 19;
 
 /// A `result` record as Claude Code wrote it (the spec's samples).
 fn result_record() -> ResultRecord {
@@ -549,6 +550,7 @@ fn events() -> Vec<RuntimeEvent> {
             uuid: Some("u-2".into()),
             ..UserInput::text("and the docs")
         })),
+        RuntimeEvent::Teammate(Box::new(teammate_idle())),
     ];
     events.extend(loop_events().into_iter().map(RuntimeEvent::Loop));
     events.extend(
@@ -591,4 +593,40 @@ fn a_permission_update_in_an_answer_keeps_its_sdk_shape() {
         json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test"}],
                "behavior": "allow", "destination": "localSettings"})
     );
+}
+
+fn teammate_idle() -> crate::event::TeammateEvent {
+    crate::event::TeammateEvent {
+        team_name: "session-aaaaaaaa".into(),
+        name: "alice".into(),
+        state: crate::event::TeammateState::Idle,
+        color: Some("blue".into()),
+        agent_type: "general-purpose".into(),
+        backend_type: "in-process".into(),
+    }
+}
+
+#[test]
+fn a_teammate_event_is_one_flat_object_in_the_protocol() {
+    let event = RuntimeEvent::Teammate(Box::new(teammate_idle()));
+    assert_eq!(
+        serde_json::to_value(&event).unwrap(),
+        json!({"teammate": {"team_name": "session-aaaaaaaa", "name": "alice", "state": "idle",
+                            "color": "blue", "agent_type": "general-purpose",
+                            "backend_type": "in-process"}})
+    );
+    let states: Vec<String> = [
+        crate::event::TeammateState::Joined,
+        crate::event::TeammateState::Working,
+        crate::event::TeammateState::Idle,
+        crate::event::TeammateState::Stopped,
+        crate::event::TeammateState::Left,
+    ]
+    .iter()
+    .map(|s| {
+        assert_eq!(serde_json::to_value(s).unwrap(), json!(s.as_str()));
+        s.as_str().to_string()
+    })
+    .collect();
+    assert_eq!(states, ["joined", "working", "idle", "stopped", "left"]);
 }

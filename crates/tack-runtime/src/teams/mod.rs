@@ -3,9 +3,12 @@
 //! `SendMessage` and `ListAgents` tools, teammates, and the registry through
 //! which sessions on one machine find each other.
 
+pub(crate) mod events;
 pub mod files;
 pub mod list_agents;
 pub mod peer;
+pub mod records;
+pub mod relay;
 pub mod route;
 pub mod send_message;
 pub mod session;

@@ -15,9 +15,12 @@ use super::files::config::TEAM_LEAD;
 use super::files::inbox::InboxMessage;
 use super::files::place::TeamDir;
 use super::files::sessions::{self, SessionEntry};
+use super::files::structured::{self, Body};
 use super::peer::{self, Incoming};
+use super::relay::{OnRequest, TeammateRelay};
 use super::watch::{self, OnMessages};
 use super::wrap;
+use crate::event::{TeammateEvent, TeammateState};
 
 /// Where a wrapped message goes (the session's arrivals).
 pub type DeliverText = Arc<dyn Fn(String) + Send + Sync>;
@@ -43,6 +46,9 @@ pub struct MessagingOptions {
     pub kind: &'static str,
     /// Its team, when it joined one.
     pub member: Option<Member>,
+    /// How long a teammate waits for its lead's answer to a permission
+    /// question.
+    pub permission_timeout: std::time::Duration,
 }
 
 /// A session's messaging, live until dropped.
@@ -53,27 +59,25 @@ pub struct Messaging {
     socket: Option<PathBuf>,
     registered: Vec<PathBuf>,
     tasks: Vec<JoinHandle<()>>,
-    /// The state of each in-process teammate, by name.
-    states: std::sync::Mutex<std::collections::BTreeMap<String, TeammateState>>,
+    /// Each teammate this session leads, by name, as last seen.
+    states: std::sync::Mutex<std::collections::BTreeMap<String, TeammateEvent>>,
+    /// Told each change of `states`.
+    on_teammate: std::sync::OnceLock<OnTeammate>,
+    /// Where protocol messages that are not for the model go.
+    routes: Arc<Routes>,
 }
 
-/// What an in-process teammate is doing, as the lead sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TeammateState {
-    Working,
-    Idle,
-    Stopped,
+/// The inbox's protocol messages for the session itself.
+#[derive(Default)]
+struct Routes {
+    /// A teammate's questions to its lead, settled by `permission_response`.
+    relay: Option<TeammateRelay>,
+    /// A lead's answerer of its teammates' `permission_request`s.
+    on_request: std::sync::OnceLock<OnRequest>,
 }
 
-impl TeammateState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TeammateState::Working => "working",
-            TeammateState::Idle => "idle",
-            TeammateState::Stopped => "stopped",
-        }
-    }
-}
+/// Where the lead's teammates' states go (the session's event stream).
+pub type OnTeammate = Arc<dyn Fn(TeammateEvent) + Send + Sync>;
 
 impl Messaging {
     /// Registers the session, listens on its socket and watches its inbox.
@@ -89,6 +93,17 @@ impl Messaging {
             registered: Vec::new(),
             tasks: Vec::new(),
             states: Default::default(),
+            on_teammate: Default::default(),
+            routes: Arc::new(Routes {
+                relay: (options.member.as_ref())
+                    .filter(|m| m.agent != TEAM_LEAD)
+                    .map(|m| {
+                        let who = (m.team.clone(), m.agent.clone(), m.color.clone());
+                        let dir = options.claude_dir.clone();
+                        TeammateRelay::new(dir, who, options.permission_timeout)
+                    }),
+                on_request: Default::default(),
+            }),
         };
         if let Err(e) = messaging.listen(&options, &deliver) {
             warnings.push(format!("messages from other sessions are off: {e}"));
@@ -112,6 +127,8 @@ impl Messaging {
             registered: Vec::new(),
             tasks: Vec::new(),
             states: Default::default(),
+            on_teammate: Default::default(),
+            routes: Default::default(),
         }
     }
 
@@ -156,8 +173,12 @@ impl Messaging {
     fn watch(&mut self, member: &Member, deliver: &DeliverText) -> Result<(), TeamFileError> {
         let path = member.team.inbox(&member.agent)?;
         let deliver = Arc::clone(deliver);
+        let routes = Arc::clone(&self.routes);
         let on_messages: OnMessages = Arc::new(move |taken| match taken {
-            Ok(messages) => messages.iter().for_each(|m| deliver(teammate_text(m))),
+            Ok(messages) => messages
+                .iter()
+                .filter(|m| !routes.took(m))
+                .for_each(|m| deliver(teammate_text(m))),
             Err(e) => deliver(wrap::teammate_message(
                 "tack",
                 None,
@@ -193,23 +214,63 @@ impl Messaging {
         }
     }
 
-    /// Records what the in-process teammate `name` is doing.
+    /// Sends every change of a teammate's state to `on` (set once: the
+    /// session's event stream).
+    pub fn on_teammate(&self, on: OnTeammate) {
+        let _ = self.on_teammate.set(on);
+    }
+
+    /// Records a teammate that just joined (its state `joined`).
+    pub fn joined(&self, teammate: TeammateEvent) {
+        self.change(&teammate.name.clone(), |t| *t = Some(teammate));
+    }
+
+    /// Records what the teammate `name` is doing; a change is told.
     pub fn set_state(&self, name: &str, state: TeammateState) {
+        self.change(name, |t| {
+            if let Some(t) = t {
+                t.state = state;
+            }
+        });
+    }
+
+    fn change(&self, name: &str, f: impl FnOnce(&mut Option<TeammateEvent>)) {
         let mut states = self
             .states
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        states.insert(name.to_string(), state);
+        let before = states.get(name).cloned();
+        let mut now = before.clone();
+        f(&mut now);
+        let Some(now) = now.filter(|n| Some(n) != before.as_ref()) else {
+            return;
+        };
+        states.insert(name.to_string(), now.clone());
+        // Told under the lock, so the stream has the changes in order.
+        if let Some(on) = self.on_teammate.get() {
+            on(now);
+        }
     }
 
-    /// What the in-process teammate `name` is doing (`None`: not one of
-    /// this session's).
+    /// What the teammate `name` is doing (`None`: not one of this
+    /// session's).
     pub fn state(&self, name: &str) -> Option<TeammateState> {
         let states = self
             .states
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        states.get(name).copied()
+        states.get(name).map(|t| t.state)
+    }
+
+    /// A teammate's relay of its permission questions to its lead.
+    pub fn relay(&self) -> Option<TeammateRelay> {
+        self.routes.relay.clone()
+    }
+
+    /// Sends the teammates' `permission_request`s to `on` (set once: the
+    /// lead's gate).
+    pub fn on_permission_request(&self, on: OnRequest) {
+        let _ = self.routes.on_request.set(on);
     }
 
     /// The address other sessions reach this one at.
@@ -233,6 +294,27 @@ impl Drop for Messaging {
         {
             let _ = std::fs::remove_dir(member.team.inboxes());
             let _ = std::fs::remove_dir(member.team.dir());
+        }
+    }
+}
+
+impl Routes {
+    /// Whether `m` was for the session itself (a permission request or
+    /// answer), not for the model.
+    fn took(&self, m: &InboxMessage) -> bool {
+        let Body::Structured { kind, value } = structured::body(&m.text) else {
+            return false;
+        };
+        match (kind.as_str(), &self.relay, self.on_request.get()) {
+            ("permission_response", Some(relay), _) => {
+                relay.answered(&m.from, &value);
+                true
+            }
+            ("permission_request", None, Some(on)) => {
+                on(m.from.clone(), value);
+                true
+            }
+            _ => false,
         }
     }
 }

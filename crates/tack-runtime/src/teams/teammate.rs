@@ -25,9 +25,10 @@ use super::files::inbox::{self, InboxMessage};
 use super::files::structured::{self, Body, IdleReason};
 use super::list_agents::ListAgentsTool;
 use super::send_message::SendMessageTool;
-use super::session::{Member, Messaging, TeammateState};
+use super::session::{Member, Messaging};
 use super::watch;
 use super::wrap;
+use crate::event::{TeammateEvent, TeammateState};
 use crate::hooks::SessionHooks;
 
 /// What a turn's end gives the agent next: `Some(prompt)` runs another
@@ -136,6 +137,14 @@ pub(crate) fn join(
         }),
     )
     .map_err(|e| e.to_string())?;
+    lead.joined(TeammateEvent {
+        team_name: team.name().to_string(),
+        name: name.to_string(),
+        state: TeammateState::Joined,
+        color: member.color.clone(),
+        agent_type: joining.agent_type.to_string(),
+        backend_type: "in-process".into(),
+    });
     lead.set_state(name, TeammateState::Working);
     let idle = Arc::new(Idle {
         lead: Arc::clone(lead),

@@ -104,6 +104,12 @@ pub fn team_tools(p: TeamToolsParts<'_>, deliver: DeliverText) -> (Option<TeamTo
         name: p.env.get("CLAUDE_CODE_SESSION_NAME"),
         kind: "interactive",
         member,
+        permission_timeout: (p.env.get("TACK_TEAMMATE_PERMISSION_TIMEOUT_MS"))
+            .and_then(|v| v.trim().parse().ok())
+            .map_or(
+                super::relay::DEFAULT_TIMEOUT,
+                std::time::Duration::from_millis,
+            ),
     };
     let (messaging, more) = Messaging::start(options, deliver);
     warnings.extend(more);
