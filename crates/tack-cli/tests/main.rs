@@ -32,6 +32,7 @@ mod hook_events;
 mod hook_handlers;
 mod hostile_bodies;
 mod hot_symbols;
+mod idle_notice;
 mod interactive;
 mod interactive_modes;
 mod kill;

@@ -194,6 +194,7 @@ fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::t
         home: p.place.home,
         session_id: p.place.session_id,
         cwd: p.place.project,
+        arrivals: p.place.tool_env.arrivals().clone(),
     };
     let deliver = crate::teams::tools::deliver_to(p.place.tool_env);
     let (team, warnings) = crate::teams::tools::team_tools(parts, deliver);

@@ -377,6 +377,7 @@ impl Driver {
             // Idle once work has run and no background agent's end is owed.
             if self.told.state == Some(SessionState::Running) && owed == 0 {
                 self.set_state(SessionState::Idle);
+                self.services.arrivals.went_idle();
             }
             let idle = match self.idle.after.filter(|_| self.idle.armed) {
                 Some(after) => futures::future::Either::Left(tokio::time::sleep(after)),

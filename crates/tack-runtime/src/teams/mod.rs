@@ -4,6 +4,7 @@
 //! which sessions on one machine find each other.
 
 pub mod files;
+pub mod idle_notice;
 pub mod list_agents;
 pub mod peer;
 pub mod route;

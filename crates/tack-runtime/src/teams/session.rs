@@ -15,6 +15,7 @@ use super::files::config::TEAM_LEAD;
 use super::files::inbox::InboxMessage;
 use super::files::place::TeamDir;
 use super::files::sessions::{self, SessionEntry};
+use super::idle_notice::Notifier;
 use super::peer::{self, Incoming};
 use super::watch::{self, OnMessages};
 use super::wrap;
@@ -43,6 +44,9 @@ pub struct MessagingOptions {
     pub kind: &'static str,
     /// Its team, when it joined one.
     pub member: Option<Member>,
+    /// The session's arrivals, which say when it goes idle
+    /// (`notify_when_idle`).
+    pub arrivals: tack_tool::Arrivals,
 }
 
 /// A session's messaging, live until dropped.
@@ -124,8 +128,23 @@ impl Messaging {
             uuid::Uuid::new_v4().simple()
         );
         let deliver = Arc::clone(deliver);
+        let notifier = Notifier {
+            claude_dir: options.claude_dir.clone(),
+            address: peer::address(&socket),
+            name: options
+                .name
+                .clone()
+                .unwrap_or_else(|| options.session_id.clone()),
+        };
+        let arrivals = options.arrivals.clone();
         let on_peer = Arc::new(move |m: Incoming| {
+            // Taken before the message can wake the session: the notice
+            // follows the turn that reads it.
+            let watch = m.notify_when_idle.then(|| arrivals.idle_watch());
             deliver(wrap::cross_session_message(&m.from, &m.text));
+            if let Some(watch) = watch {
+                notifier.notify_when_idle(watch, &m.from);
+            }
         });
         let task = peer::listen(&socket, token.clone(), on_peer).map_err(|e| e.to_string())?;
         self.tasks.push(task);
