@@ -79,6 +79,7 @@ mod skills;
 mod stream_json_samples;
 mod structured_output;
 mod subagent_tasks;
+mod task_assignment;
 mod tasks;
 mod team_tasks;
 mod teams;

@@ -41,7 +41,7 @@ use crate::runtime::Policy;
 use crate::schedule::scheduler::Schedule;
 use crate::schedule::session::{ScheduleParts, for_session, schedule_tools};
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
-use crate::task_hooks::{SessionTasks, session_task_tools};
+use crate::task_hooks::{SessionTasks, TellOwner, session_task_tools};
 use crate::worktree_tools::worktree_tools;
 
 /// What the tools are built from (all of it from `start`).
@@ -230,7 +230,8 @@ fn coordination(
 ) {
     let teams_on = crate::teams::tools::teams_enabled(p.env);
     let hooks = p.policy.hooks.as_ref();
-    let (tasks, task_list) = session_task_tools(p.env, p.place.session_id, hooks, teams_on);
+    let tell = teams_on.then_some(crate::teams::assignment::tell_owner as TellOwner);
+    let (tasks, task_list) = session_task_tools(p.env, p.place.session_id, hooks, tell);
     let team = team_part(p, &tasks);
     (tasks, task_list, team)
 }

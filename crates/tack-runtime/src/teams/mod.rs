@@ -3,6 +3,7 @@
 //! `SendMessage` and `ListAgents` tools, teammates, and the registry through
 //! which sessions on one machine find each other.
 
+pub mod assignment;
 pub mod files;
 pub mod idle_notice;
 pub mod list_agents;
