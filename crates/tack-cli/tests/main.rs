@@ -82,6 +82,7 @@ mod subagent_tasks;
 mod task_assignment;
 mod tasks;
 mod team_tasks;
+mod teammate_mid_turn;
 mod teams;
 mod terminal;
 mod tls;

@@ -196,7 +196,11 @@ async fn run_in(
         id: launch.agent_id.clone(),
         agent_type: def.name.clone(),
     };
-    let env = Arc::new(tool_env(parent_env, identity, cwd));
+    let mut env = tool_env(parent_env, identity, cwd);
+    if let Some(teammate) = &launch.teammate {
+        env = env.with_arrivals(teammate.arrivals.clone());
+    }
+    let env = Arc::new(env);
     let transcript_path = transcript_of(shared, env.session_dir(), &launch.agent_id);
     let sink = match (&shared.records.record_meta, &transcript_path) {
         (Some(meta), Some(path)) => {
