@@ -39,7 +39,7 @@ use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Env;
 use crate::runtime::Policy;
 use crate::schedule::scheduler::Schedule;
-use crate::schedule::session::{ScheduleParts, for_session, schedule_tools};
+use crate::schedule::session::{ScheduleParts, for_session, schedule_tools, session_crons};
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
 use crate::task_hooks::{SessionTasks, TellOwner, session_task_tools};
 use crate::worktree_tools::worktree_tools;
@@ -169,9 +169,10 @@ fn set_hook_services(
     }));
 }
 
-/// The session's schedule, its firings going to the main loop's arrivals.
+/// The session's schedule, its firings going to the main loop's arrivals;
+/// its Stop hooks list it (`session_crons`).
 fn schedule_for(p: &ToolsParts<'_>) -> Option<Schedule> {
-    for_session(ScheduleParts {
+    let schedule = for_session(ScheduleParts {
         env: p.env,
         project: p.place.project,
         home: p.place.home,
@@ -182,7 +183,12 @@ fn schedule_for(p: &ToolsParts<'_>) -> Option<Schedule> {
         },
         arrivals: p.place.tool_env.arrivals().clone(),
         emit: p.emit,
-    })
+    });
+    if let (Some(hooks), Some(schedule)) = (&p.policy.hooks, &schedule) {
+        let schedule = schedule.clone();
+        hooks.set_session_crons(Arc::new(move || session_crons(&schedule)));
+    }
+    schedule
 }
 
 /// With agent teams on, the session's messaging and its SendMessage and
