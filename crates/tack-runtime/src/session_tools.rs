@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agents::{
     AgentLifetime, AgentModels, AgentRecords, AgentTool, AgentsShared, ModelCell, Toolbox,
 };
+use crate::deferral::DeferralRule;
 use crate::emit::Emitter;
 use crate::event::{AgentSummary, Notice};
 use crate::hook_agent::{HOOK_AGENT_TOOLS, HookAgent};
@@ -339,6 +340,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             tools: tools.clone(),
             mcp: p.choices.mcp,
             tool_search: p.env.get("ENABLE_TOOL_SEARCH"),
+            deferral: DeferralRule::new(p.env.get("ENABLE_TOOL_SEARCH").as_deref(), p.env),
         },
         gate: p.policy.gate.clone(),
         hooks: p.policy.hooks.clone(),

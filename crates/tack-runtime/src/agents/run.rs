@@ -118,7 +118,11 @@ pub(crate) fn tools_for(
     }
     let mcp = mcp.iter().filter(picked).cloned().collect();
     let window = tack_api::model_limits(model).context_window;
-    crate::mcp::subagent_tool_set(tools, mcp, window, shared.toolbox.tool_search.as_deref())
+    // The same built-ins go behind ToolSearch as in the main loop, decided
+    // for the sub-agent's own model.
+    let defer_builtins = shared.toolbox.deferral.defers(model);
+    let tool_search = shared.toolbox.tool_search.as_deref();
+    crate::mcp::subagent_tool_set(tools, mcp, window, tool_search, defer_builtins)
 }
 
 /// The sub-agent's system prompt: its definition's, with the environment.

@@ -6,6 +6,7 @@ mod forked_skill;
 mod input_end;
 mod ops;
 mod parts;
+mod tool_search;
 mod turn;
 mod turn_files;
 
@@ -450,6 +451,7 @@ impl Driver {
         let (config, model) = self.settings.config_for(session.config(), model, planning);
         let before = session.config().clone();
         session.set_config(config);
+        self.redecide_deferral(session);
         self.settings.agent_model.set(model.clone());
         Replaced {
             config: before,

@@ -196,6 +196,8 @@ pub(crate) struct Services {
     pub auto_update: Option<std::thread::JoinHandle<()>>,
     /// Scheduled prompts and wake-ups (`None`: `CLAUDE_CODE_DISABLE_CRON`).
     pub schedule: Option<crate::schedule::scheduler::Schedule>,
+    /// Whether built-ins are behind ToolSearch for the current model.
+    pub deferral: crate::deferral::Deferral,
 }
 
 /// The conversation's bookkeeping beside the session itself.
