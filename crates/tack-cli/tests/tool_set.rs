@@ -41,6 +41,17 @@ const ALL: [&str; 22] = [
     "Agent",
 ];
 
+/// The tools sent whole with tool search on, the main loop's.
+const WHOLE: [&str; 7] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "ScheduleWakeup",
+    "Agent",
+    "ToolSearch",
+];
+
 #[tokio::test(flavor = "multi_thread")]
 async fn off_anthropics_api_every_tool_is_sent_whole_and_init_lists_the_agents() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
@@ -89,15 +100,7 @@ async fn with_tool_search_the_deferred_built_ins_load_after_the_ones_sent() {
     assert!(out.status.success(), "{}", common::stderr(&out));
     let bodies = env.request_bodies();
     let sent: Vec<Vec<String>> = bodies.iter().map(names).collect();
-    let whole = [
-        "Read",
-        "Write",
-        "Edit",
-        "Bash",
-        "ScheduleWakeup",
-        "Agent",
-        "ToolSearch",
-    ];
+    let whole = WHOLE;
     // system/init names every tool: those sent whole, then the deferred ones
     // in the session's order.
     let deferred: Vec<&str> = ALL.into_iter().filter(|n| !whole.contains(n)).collect();
@@ -283,17 +286,6 @@ async fn exit_worktree_removes_an_unchanged_worktree_and_its_branch() {
         ""
     );
 }
-
-/// The tools sent whole with tool search on, the main loop's.
-const WHOLE: [&str; 7] = [
-    "Read",
-    "Write",
-    "Edit",
-    "Bash",
-    "ScheduleWakeup",
-    "Agent",
-    "ToolSearch",
-];
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sub_agent_gets_the_same_deferred_built_ins_behind_its_tool_search() {

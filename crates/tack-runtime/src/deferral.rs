@@ -159,6 +159,22 @@ pub(crate) struct Deferral {
     pub rule: DeferralRule,
     /// The decision for the session's current model.
     pub on: bool,
+    /// `ENABLE_TOOL_SEARCH` (MCP tools' deferral reads it too).
+    pub tool_search: Option<String>,
+}
+
+impl Deferral {
+    /// The session's rule (`ENABLE_TOOL_SEARCH`, its API) and its decision
+    /// for `model`.
+    pub(crate) fn for_session(env: &Env, model: &str) -> Deferral {
+        let tool_search = env.get("ENABLE_TOOL_SEARCH");
+        let rule = DeferralRule::new(tool_search.as_deref(), env);
+        Deferral {
+            on: rule.defers(model),
+            rule,
+            tool_search,
+        }
+    }
 }
 
 /// The tool set: the built-ins sent whole, the MCP tools sent whole, then

@@ -123,6 +123,8 @@ pub(crate) struct SessionTools {
     pub arrivals: tack_tool::Arrivals,
     /// Scheduled prompts (`None`: `CLAUDE_CODE_DISABLE_CRON`).
     pub schedule: Option<Schedule>,
+    /// Whether built-ins go behind ToolSearch, for the session's model.
+    pub deferral: crate::deferral::Deferral,
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else
@@ -389,6 +391,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         woken: (woken, wake_owed),
         arrivals: p.place.tool_env.arrivals().clone(),
         schedule,
+        deferral: crate::deferral::Deferral::for_session(p.env, p.models.model),
     })
 }
 

@@ -595,7 +595,7 @@ impl Driver {
         let tools = mcp.tool_set(
             &self.services.builtin,
             window,
-            self.services.tool_search.as_deref(),
+            self.services.deferral.tool_search.as_deref(),
             &keep,
         );
         session.set_tools(tools);

@@ -22,7 +22,7 @@ impl Driver {
             Some(mcp) => {
                 mcp.defer_builtins = on;
                 let window = tack_api::model_limits(&session.config().model).context_window;
-                let search = self.services.tool_search.as_deref();
+                let search = self.services.deferral.tool_search.as_deref();
                 mcp.tool_set(&self.services.builtin, window, search, &keep)
             }
             None => {

@@ -211,12 +211,6 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         mcp_servers: mcp.as_ref().map(SessionMcp::statuses).unwrap_or_default(),
         version: VERSION.to_owned(),
     };
-    let rule =
-        crate::deferral::DeferralRule::new(at.env.get("ENABLE_TOOL_SEARCH").as_deref(), &at.env);
-    let deferral = crate::deferral::Deferral {
-        on: rule.defers(&info.model),
-        rule,
-    };
     Ok(Runtime::new(crate::runtime::Parts {
         session,
         info,
@@ -241,13 +235,12 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         services: Services {
             mcp,
             builtin,
-            tool_search: at.env.get("ENABLE_TOOL_SEARCH"),
+            deferral: session_tools.deferral,
             tasks: session_tools.tasks,
             woken: session_tools.woken,
             arrivals: session_tools.arrivals,
             auto_update: extensions.auto_update,
             schedule: session_tools.schedule,
-            deferral,
         },
         book: Book::new(transcripts, checkpoints),
         session_state: options.front_end.session_state,
