@@ -50,8 +50,8 @@ impl Tool for ScheduleWakeup {
 
     fn description(&self) -> String {
         "Schedules this session to wake up later with a prompt: how a /loop without an interval \
-paces itself. The turn ends as soon as it returns, so call it last, after everything you \
-wanted to say; the prompt runs when the session is idle after delaySeconds (60 to 3600). Prefer under 300 s while things change quickly (the prompt \
+paces itself. It ends the turn: call it last; the prompt runs when the session is idle \
+after delaySeconds (60 to 3600). Prefer under 300 s while things change quickly (the prompt \
 cache stays warm), 1200 s or more when nothing is expected soon. Not calling it ends the loop; \
 a new call replaces the pending wake-up."
             .into()
