@@ -298,7 +298,7 @@ fn tack_epoch_ms(t: SystemTime) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn schedule_wakeup_wakes_the_session() {
+async fn schedule_wakeup_ends_the_turn_shows_in_the_stop_input_and_wakes_the_session() {
     let env = Env::new(Script::new([
         Reply::message()
             .text("CI is still running; I'll look again in two minutes.")
@@ -308,31 +308,64 @@ async fn schedule_wakeup_wakes_the_session() {
                 json!({"delaySeconds": 120, "reason": "CI takes a few minutes", "prompt": "/loop check CI"}),
             )
             .into(),
-        Reply::text("Waiting."),
         Reply::text("CI passed."),
     ]))
     .await;
+    let log = env.cwd().join("stop.jsonl");
+    let hook = format!("cat >> {0}; echo >> {0}", log.display());
+    common::write(
+        env.cwd().join(".claude/settings.json"),
+        &json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    );
+    env.trust();
     let clock = ManualClock::new(start_time());
     let mut s = session(&env, &clock, SessionChoice::New { id: None }, &[]).await;
     s.handle.submit(UserInput::text("/loop check CI")).unwrap();
-    assert_eq!(s.turn().await, "Waiting.");
-    let bodies = env.request_bodies();
+    // The turn ends as soon as ScheduleWakeup returns: no request after it.
     assert_eq!(
-        last_tool_results(&bodies[1]),
-        [(
-            "t1".to_owned(),
-            "The session wakes up in 120s (when idle) with the prompt. Reason: CI takes a few minutes".to_owned()
-        )]
+        s.turn().await,
+        "CI is still running; I'll look again in two minutes."
     );
-    let instructions = last_texts(&bodies[0]).split_off(1);
+    assert_eq!(env.request_bodies().len(), 1);
+    let instructions = last_texts(&env.request_bodies()[0]).split_off(1);
     clock.advance(Duration::from_secs(119));
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(env.request_bodies().len(), 2);
+    assert_eq!(env.request_bodies().len(), 1);
     clock.advance(Duration::from_secs(1));
     assert_eq!(s.turn().await, "CI passed.");
+    let results: Vec<Value> = env.request_bodies()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| json!([b["tool_use_id"], b["content"]]))
+        .collect();
+    assert_eq!(
+        results,
+        [json!([
+            "t1",
+            "The session wakes up in 120s (when idle) with the prompt. Reason: CI takes a few minutes"
+        ])]
+    );
+    // The Stop input lists the pending wake-up, and nothing once it fired.
+    let crons: Vec<Value> = crate::teams::lines_of(&log)
+        .into_iter()
+        .map(|l| l["session_crons"].clone())
+        .collect();
+    let fire_at = tack_epoch_ms(start_time() + Duration::from_secs(120));
+    assert_eq!(
+        crons,
+        [
+            json!([{"id": "wakeup", "prompt": "/loop check CI", "reason": "CI takes a few minutes",
+                    "fireAt": fire_at, "recurring": false}]),
+            json!([])
+        ]
+    );
     // The wake-up brings the dynamic loop's instructions back.
     assert_eq!(
-        last_texts(&env.request_bodies()[2]),
+        last_texts(&env.request_bodies()[1]),
         [format!(
             "<scheduled-task wakeup=\"true\" reason=\"CI takes a few minutes\">\n{}\n</scheduled-task>",
             instructions[0]

@@ -41,6 +41,17 @@ const ALL: [&str; 22] = [
     "Agent",
 ];
 
+/// The tools sent whole with tool search on, the main loop's.
+const WHOLE: [&str; 7] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "ScheduleWakeup",
+    "Agent",
+    "ToolSearch",
+];
+
 #[tokio::test(flavor = "multi_thread")]
 async fn off_anthropics_api_every_tool_is_sent_whole_and_init_lists_the_agents() {
     let env = Env::new(Script::new([Reply::text("ok")])).await;
@@ -89,15 +100,7 @@ async fn with_tool_search_the_deferred_built_ins_load_after_the_ones_sent() {
     assert!(out.status.success(), "{}", common::stderr(&out));
     let bodies = env.request_bodies();
     let sent: Vec<Vec<String>> = bodies.iter().map(names).collect();
-    let whole = [
-        "Read",
-        "Write",
-        "Edit",
-        "Bash",
-        "ScheduleWakeup",
-        "Agent",
-        "ToolSearch",
-    ];
+    let whole = WHOLE;
     // system/init names every tool: those sent whole, then the deferred ones
     // in the session's order.
     let deferred: Vec<&str> = ALL.into_iter().filter(|n| !whole.contains(n)).collect();
@@ -282,4 +285,90 @@ async fn exit_worktree_removes_an_unchanged_worktree_and_its_branch() {
         common::git(&env.cwd(), &["branch", "--list", "worktree-*"]),
         ""
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sub_agent_gets_the_same_deferred_built_ins_behind_its_tool_search() {
+    let env = Env::new(Script::routed([
+        (
+            "LEAD-MARK".to_string(),
+            vec![
+                Reply::tool_use(
+                    "a1",
+                    "Agent",
+                    json!({"description": "look", "prompt": "SUB-MARK look around",
+                           "subagent_type": "general-purpose"}),
+                ),
+                Reply::text("done"),
+            ],
+        ),
+        ("SUB-MARK".to_string(), vec![Reply::text("looked")]),
+    ]))
+    .await;
+    let out = env
+        .tack()
+        .env("ENABLE_TOOL_SEARCH", "true")
+        .args(["-p", "LEAD-MARK go"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let sub = env
+        .request_bodies()
+        .into_iter()
+        .find(|b| b["messages"][0].to_string().contains("SUB-MARK"))
+        .unwrap();
+    // The sub-agent has no Agent tool of its own; the rest is the main loop's.
+    let whole: Vec<&str> = WHOLE.into_iter().filter(|n| *n != "Agent").collect();
+    assert_eq!(names(&sub), whole);
+    let description = common::request_tool(&sub, "ToolSearch")["description"].to_string();
+    for deferred in [
+        "Glob",
+        "NotebookEdit",
+        "WebFetch",
+        "EnterWorktree",
+        "Monitor",
+    ] {
+        assert!(description.contains(deferred), "{deferred}: {description}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn switching_to_a_model_without_tool_search_sends_every_tool_whole_and_back() {
+    use crate::schedule::{session, start_time};
+    use tack_runtime::schedule::ManualClock;
+    use tack_runtime::{Op, SessionChoice, UserInput};
+    let env = Env::new(Script::new([
+        Reply::text("one"),
+        Reply::text("two"),
+        Reply::text("three"),
+    ]))
+    .await;
+    let clock = ManualClock::new(start_time());
+    let search = [("ENABLE_TOOL_SEARCH", "true")];
+    let mut s = session(&env, &clock, SessionChoice::New { id: None }, &search).await;
+    for (prompt, model) in [
+        ("one", Some("claude-haiku-4-5")),
+        ("two", Some("claude-opus-4-5")),
+        ("three", None),
+    ] {
+        s.handle.submit(UserInput::text(prompt)).unwrap();
+        assert_eq!(s.turn().await, prompt);
+        if let Some(model) = model {
+            s.handle.send(Op::SetModel(Some(model.into()))).unwrap();
+        }
+    }
+    s.end().await;
+    let sent: Vec<(String, Vec<String>)> = (env.request_bodies().iter())
+        .map(|b| (b["model"].as_str().unwrap().to_owned(), names(b)))
+        .collect();
+    let whole: Vec<String> = WHOLE.iter().map(|s| s.to_string()).collect();
+    // Haiku takes no tool_reference blocks: every tool whole, as Claude
+    // Code disables tool search for it.
+    let mut all: Vec<String> = ALL.iter().map(|s| s.to_string()).collect();
+    all.retain(|n| n != "Agent");
+    all.push("Agent".into());
+    assert_eq!(sent[1].1, all);
+    assert_eq!(sent[0].1, whole);
+    assert_eq!(sent[2].1, whole);
+    assert_eq!(sent[1].0, "claude-haiku-4-5");
 }

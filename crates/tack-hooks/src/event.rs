@@ -36,6 +36,9 @@ pub enum HookEvent {
         stop_hook_active: bool,
         /// The last assistant text, if any.
         last_assistant_message: Option<String>,
+        /// The session's scheduled jobs and pending wake-up (Claude Code
+        /// 2.1.145's `session_crons`); `None`: the session has no scheduler.
+        session_crons: Option<Vec<Value>>,
     },
     /// A subagent finished.
     SubagentStop {
@@ -481,10 +484,14 @@ impl HookEvent {
             HookEvent::Stop {
                 stop_hook_active,
                 last_assistant_message,
+                session_crons,
             } => {
                 let mut v = json!({"stop_hook_active": stop_hook_active});
                 if let Some(m) = last_assistant_message {
                     v["last_assistant_message"] = json!(m);
+                }
+                if let Some(crons) = session_crons {
+                    v["session_crons"] = json!(crons);
                 }
                 v
             }

@@ -230,6 +230,7 @@ async fn post_tool_use_context_user_prompt_blocks_and_stop_blocks() {
         &HookEvent::Stop {
             stop_hook_active: false,
             last_assistant_message: None,
+            session_crons: None,
         },
     )
     .await;
@@ -292,6 +293,7 @@ async fn a_callback_that_never_answers_times_out_and_is_abandoned() {
         &HookEvent::Stop {
             stop_hook_active: false,
             last_assistant_message: None,
+            session_crons: None,
         },
     )
     .await;
@@ -310,6 +312,7 @@ async fn a_callback_that_never_answers_times_out_and_is_abandoned() {
         &HookEvent::Stop {
             stop_hook_active: false,
             last_assistant_message: None,
+            session_crons: None,
         },
     )
     .await;

@@ -311,6 +311,7 @@ async fn if_conditions_ask_the_caller_and_once_hooks_run_once() {
     let stop = HookEvent::Stop {
         stop_hook_active: false,
         last_assistant_message: None,
+        session_crons: None,
     };
     let o = r.run_if(&stop, Some(&is_git), &never()).await;
     assert_eq!(o.runs().len(), 0);
@@ -447,6 +448,7 @@ async fn prompt_hooks_let_a_small_model_decide() {
     let stop = HookEvent::Stop {
         stop_hook_active: false,
         last_assistant_message: Some("done".into()),
+        session_crons: None,
     };
     *fake.model_reply.lock().unwrap() = Some(r#"{"ok": false, "reason": "2 tests fail"}"#.into());
     let o = r.run(&stop, &never()).await;

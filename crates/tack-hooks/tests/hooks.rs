@@ -312,6 +312,7 @@ async fn stop_blocks_once_per_exit_point() {
         let e = HookEvent::Stop {
             stop_hook_active: guard.stop_hook_active(),
             last_assistant_message: Some("done".into()),
+            session_crons: None,
         };
         let o = run(&r, &e).await;
         match guard.on_stop(&o) {

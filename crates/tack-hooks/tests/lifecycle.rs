@@ -56,6 +56,7 @@ async fn each_command_hook_is_reported_when_it_starts_and_ends() {
     let stop = HookEvent::Stop {
         stop_hook_active: false,
         last_assistant_message: None,
+        session_crons: None,
     };
     r.run(&stop, &never).await;
     // No hook matches a Read: nothing to report.

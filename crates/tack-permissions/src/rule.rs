@@ -339,7 +339,8 @@ fn parse_specifier(tool: &str, spec: &str) -> Result<Specifier, String> {
     if spec.is_empty() {
         return Err(format!("empty `()`: write `{tool}` for the whole tool"));
     }
-    if tool == "Bash" {
+    // Monitor runs a shell command: its rules name the command as Bash's do.
+    if tool == "Bash" || tool == "Monitor" {
         if let Some((k, v)) = param(spec)
             && BASH_PARAMS.contains(&k.as_str())
         {

@@ -337,3 +337,53 @@ fn modes_for_plain_tools() {
         "ask"
     );
 }
+
+#[test]
+fn monitor_rules_name_its_command_as_bash_rules_do() {
+    let fx = fx();
+    let c = ctx(
+        &fx,
+        PermissionMode::Default,
+        &[
+            (RuleBehavior::Allow, "Monitor(tail -f:*)"),
+            (RuleBehavior::Deny, "Monitor(rm:*)"),
+            (RuleBehavior::Ask, "Monitor(npm run dev)"),
+            (RuleBehavior::Allow, "Bash(npm:*)"),
+        ],
+    );
+    let monitor = |cmd: &str| {
+        label(&c.decide(
+            "Monitor",
+            &[],
+            &json!({"description": "d", "command": cmd}),
+            false,
+            &[],
+        ))
+    };
+    let got = [
+        monitor("tail -f build.log"),
+        monitor("tail -f a.log && rm -rf x"),
+        monitor("rm -rf x"),
+        monitor("npm run dev"),
+        monitor("npm test"),
+        monitor("make watch"),
+        // A Monitor rule says nothing about Bash calls.
+        bash(&c, "tail -f build.log"),
+        bash(&c, "rm -rf x"),
+    ];
+    assert_eq!(
+        got,
+        ["allow", "deny", "deny", "ask", "allow", "ask", "ask", "ask"]
+    );
+    // As Bash's, a rule's specifier must be a command pattern.
+    let mut set = RuleSet::new();
+    let src = RuleSource {
+        name: "projectSettings".into(),
+        file: None,
+        root: None,
+    };
+    assert!(
+        set.add(&src, RuleBehavior::Allow, "Monitor(tail -f *)")
+            .is_ok()
+    );
+}

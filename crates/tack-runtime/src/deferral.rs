@@ -67,11 +67,44 @@ pub(crate) const DEFERRED_BUILTINS: &[&str] = &[
 /// True when the session defers [`DEFERRED_BUILTINS`]: `ENABLE_TOOL_SEARCH`
 /// (`tool_search`), else Anthropic's own API with a model that can.
 pub(crate) fn builtins_deferred(tool_search: Option<&str>, env: &Env, model: &str) -> bool {
-    match ToolSearchMode::from_env_value(tool_search) {
-        ToolSearchMode::Always => true,
-        ToolSearchMode::Never => false,
-        ToolSearchMode::Auto { .. } => first_party(env) && takes_tool_references(model),
+    DeferralRule::new(tool_search, env).defers(model)
+}
+
+/// How a session decides, for a model, whether built-ins are deferred: the
+/// decision is made again when `/model` changes it (sub-agents make it for
+/// theirs).
+#[derive(Debug, Clone)]
+pub(crate) struct DeferralRule {
+    mode: ToolSearchMode,
+    first_party: bool,
+}
+
+impl DeferralRule {
+    pub(crate) fn new(tool_search: Option<&str>, env: &Env) -> DeferralRule {
+        DeferralRule {
+            mode: ToolSearchMode::from_env_value(tool_search),
+            first_party: first_party(env),
+        }
     }
+
+    /// Whether `model`'s requests defer [`DEFERRED_BUILTINS`]. Even with
+    /// `ENABLE_TOOL_SEARCH=true`, a Claude model that takes no
+    /// `tool_reference` blocks (Haiku, Claude 3) gets every tool whole, as
+    /// Claude Code says "Tool search disabled for model" for it; another
+    /// provider's model keeps tack's client-side search.
+    pub(crate) fn defers(&self, model: &str) -> bool {
+        match self.mode {
+            ToolSearchMode::Always => !refuses_tool_references(model),
+            ToolSearchMode::Never => false,
+            ToolSearchMode::Auto { .. } => self.first_party && takes_tool_references(model),
+        }
+    }
+}
+
+/// A Claude model that cannot take `tool_reference` blocks.
+fn refuses_tool_references(model: &str) -> bool {
+    let model = model.to_ascii_lowercase();
+    model.starts_with("claude-") && !takes_tool_references(&model)
 }
 
 /// Requests go to Anthropic's own API.
@@ -118,6 +151,30 @@ pub(crate) struct ToolSetParts<'a> {
     pub defer_mcp: bool,
     /// Sent last (the MCP resource tools).
     pub resources: Vec<Arc<dyn Tool>>,
+}
+
+/// Whether the session's tools defer built-ins now, and by what rule.
+#[derive(Debug, Clone)]
+pub(crate) struct Deferral {
+    pub rule: DeferralRule,
+    /// The decision for the session's current model.
+    pub on: bool,
+    /// `ENABLE_TOOL_SEARCH` (MCP tools' deferral reads it too).
+    pub tool_search: Option<String>,
+}
+
+impl Deferral {
+    /// The session's rule (`ENABLE_TOOL_SEARCH`, its API) and its decision
+    /// for `model`.
+    pub(crate) fn for_session(env: &Env, model: &str) -> Deferral {
+        let tool_search = env.get("ENABLE_TOOL_SEARCH");
+        let rule = DeferralRule::new(tool_search.as_deref(), env);
+        Deferral {
+            on: rule.defers(model),
+            rule,
+            tool_search,
+        }
+    }
 }
 
 /// The tool set: the built-ins sent whole, the MCP tools sent whole, then
@@ -229,6 +286,8 @@ mod tests {
             ),
             (Some("false"), env(&[]), opus),
             (Some("auto:5"), env(&[]), opus),
+            (Some("true"), env(&[]), "claude-haiku-4-5"),
+            (Some("true"), env(&[]), "local/qwen3"),
         ];
         let got: Vec<bool> = cases
             .iter()
@@ -237,7 +296,8 @@ mod tests {
         assert_eq!(
             got,
             [
-                true, false, false, true, false, false, false, false, true, false, true
+                true, false, false, true, false, false, false, false, true, false, true, false,
+                true
             ]
         );
     }

@@ -81,7 +81,12 @@ pub struct SessionHooks {
     reports: AsyncReports,
     verbose: bool,
     emit: Emitter,
+    /// The Stop input's `session_crons`, once the session's schedule is made.
+    session_crons: std::sync::OnceLock<SessionCrons>,
 }
+
+/// What the session has scheduled, as the Stop hook's `session_crons`.
+pub(crate) type SessionCrons = Arc<dyn Fn() -> Vec<serde_json::Value> + Send + Sync>;
 
 /// What UserPromptSubmit hooks decided.
 pub enum PromptVerdict {
@@ -270,6 +275,7 @@ impl SessionHooks {
             reports,
             verbose: reporting.verbose,
             emit,
+            session_crons: std::sync::OnceLock::new(),
         }))
     }
 
@@ -494,10 +500,12 @@ impl LoopHooks for SessionHooks {
 
     fn stop<'a>(&'a self, input: StopHookInput<'a>) -> BoxFuture<'a, StopHookOutcome> {
         let stop_hook_active = input.stop_hook_active;
+        let session_crons = self.session_crons.get().map(|crons| crons());
         Box::pin(
             self.stop_hooks("Stop", input.messages, move |last| HookEvent::Stop {
                 stop_hook_active,
                 last_assistant_message: last,
+                session_crons,
             }),
         )
     }
@@ -548,6 +556,11 @@ impl SessionHooks {
     pub(crate) fn set_services(&self, services: Arc<dyn HookServices>) {
         let mut runner = self.runner.write().unwrap_or_else(PoisonError::into_inner);
         *runner = runner.clone().with_services(services);
+    }
+
+    /// What the Stop input's `session_crons` lists (set once).
+    pub(crate) fn set_session_crons(&self, crons: SessionCrons) {
+        let _ = self.session_crons.set(crons);
     }
 
     /// Where `asyncRewake` hooks' messages go.

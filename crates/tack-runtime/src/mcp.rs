@@ -18,7 +18,7 @@ use tack_tool::Tool;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::deferral::{Deferred, ToolSetParts};
+use crate::deferral::ToolSetParts;
 use crate::event::Notice;
 use crate::place::Env;
 use crate::protocol::op::McpControl;
@@ -222,21 +222,19 @@ impl SessionMcp {
 /// over them: a sub-agent must not spend its fresh context on definitions the
 /// session itself would defer.
 pub(crate) fn subagent_tool_set(
-    mut base: Vec<Arc<dyn Tool>>,
+    base: Vec<Arc<dyn Tool>>,
     mcp: Vec<Arc<dyn Tool>>,
     context_window: u64,
     tool_search: Option<&str>,
+    defer_builtins: bool,
 ) -> ToolSet {
     let mode = ToolSearchMode::from_env_value(tool_search);
-    if !decide_deferral(mode, &mcp, context_window).defer {
-        base.extend(mcp);
-        return ToolSet::new(base);
-    }
-    let state = DeferredTools::new();
-    state.set_catalog(mcp.clone());
-    base.push(state.tool());
-    ToolSet::new(base).with_deferred(Arc::new(Deferred {
-        state,
-        catalog: mcp,
-    }))
+    let parts = ToolSetParts {
+        builtin: &base,
+        defer_builtins,
+        defer_mcp: decide_deferral(mode, &mcp, context_window).defer,
+        mcp,
+        resources: Vec::new(),
+    };
+    crate::deferral::tool_set(parts, &mut None)
 }

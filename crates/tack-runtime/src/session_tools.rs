@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agents::{
     AgentLifetime, AgentModels, AgentRecords, AgentTool, AgentsShared, ModelCell, Toolbox,
 };
+use crate::deferral::DeferralRule;
 use crate::emit::Emitter;
 use crate::event::{AgentSummary, Notice};
 use crate::hook_agent::{HOOK_AGENT_TOOLS, HookAgent};
@@ -40,9 +41,9 @@ use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Env;
 use crate::runtime::Policy;
 use crate::schedule::scheduler::Schedule;
-use crate::schedule::session::{ScheduleParts, for_session, schedule_tools};
+use crate::schedule::session::{ScheduleParts, for_session, schedule_tools, session_crons};
 use crate::skill_tool::{SKILL_TOOL_NAME, SkillTool};
-use crate::task_hooks::{SessionTasks, session_task_tools};
+use crate::task_hooks::{SessionTasks, TellOwner, session_task_tools};
 use crate::worktree_tools::worktree_tools;
 
 /// What the tools are built from (all of it from `start`).
@@ -124,6 +125,8 @@ pub(crate) struct SessionTools {
     pub arrivals: tack_tool::Arrivals,
     /// Scheduled prompts (`None`: `CLAUDE_CODE_DISABLE_CRON`).
     pub schedule: Option<Schedule>,
+    /// Whether built-ins go behind ToolSearch, for the session's model.
+    pub deferral: crate::deferral::Deferral,
 }
 
 /// The small, fast model: `ANTHROPIC_SMALL_FAST_MODEL`, else
@@ -171,9 +174,10 @@ fn set_hook_services(
     }));
 }
 
-/// The session's schedule, its firings going to the main loop's arrivals.
+/// The session's schedule, its firings going to the main loop's arrivals;
+/// its Stop hooks list it (`session_crons`).
 fn schedule_for(p: &ToolsParts<'_>) -> Option<Schedule> {
-    for_session(ScheduleParts {
+    let schedule = for_session(ScheduleParts {
         env: p.env,
         project: p.place.project,
         home: p.place.home,
@@ -184,7 +188,12 @@ fn schedule_for(p: &ToolsParts<'_>) -> Option<Schedule> {
         },
         arrivals: p.place.tool_env.arrivals().clone(),
         emit: p.emit,
-    })
+    });
+    if let (Some(hooks), Some(schedule)) = (&p.policy.hooks, &schedule) {
+        let schedule = schedule.clone();
+        hooks.set_session_crons(Arc::new(move || session_crons(&schedule)));
+    }
+    schedule
 }
 
 /// With agent teams on, the session's messaging and its SendMessage and
@@ -196,6 +205,7 @@ fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::t
         home: p.place.home,
         session_id: p.place.session_id,
         cwd: p.place.project,
+        arrivals: p.place.tool_env.arrivals().clone(),
     };
     let deliver = crate::teams::tools::deliver_to(p.place.tool_env);
     let (team, warnings) = crate::teams::tools::team_tools(parts, deliver);
@@ -234,7 +244,8 @@ fn coordination(
 ) {
     let teams_on = crate::teams::tools::teams_enabled(p.env);
     let hooks = p.policy.hooks.as_ref();
-    let (tasks, task_list) = session_task_tools(p.env, p.place.session_id, hooks, teams_on);
+    let tell = teams_on.then_some(crate::teams::assignment::tell_owner as TellOwner);
+    let (tasks, task_list) = session_task_tools(p.env, p.place.session_id, hooks, tell);
     let team = team_part(p, &tasks);
     (tasks, task_list, team)
 }
@@ -337,6 +348,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             tools: tools.clone(),
             mcp: p.choices.mcp,
             tool_search: p.env.get("ENABLE_TOOL_SEARCH"),
+            deferral: DeferralRule::new(p.env.get("ENABLE_TOOL_SEARCH").as_deref(), p.env),
         },
         gate: p.policy.gate.clone(),
         hooks: p.policy.hooks.clone(),
@@ -385,6 +397,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         woken: (woken, wake_owed),
         arrivals: p.place.tool_env.arrivals().clone(),
         schedule,
+        deferral: crate::deferral::Deferral::for_session(p.env, p.models.model),
     })
 }
 

@@ -16,7 +16,8 @@ use futures::future::BoxFuture;
 use tack_hooks::{HookEvent, TaskHookFields};
 use tack_tool::{Tool, ToolContext};
 use tack_tools::tasks::{
-    TaskHookEvent, TaskHookInput, TaskHookVerdict, TaskHooks, TaskScope, task_tools, tasks_enabled,
+    TaskAssignment, TaskHookEvent, TaskHookInput, TaskHookVerdict, TaskHooks, TaskScope,
+    task_tools, tasks_enabled,
 };
 
 use crate::hooks::SessionHooks;
@@ -30,7 +31,15 @@ pub(crate) struct SessionTasks {
     scope: TaskScope,
     hooks: Option<Weak<SessionHooks>>,
     enabled: bool,
+    /// Claude Code's config dir, where teams' mailboxes are.
+    claude_dir: std::path::PathBuf,
+    /// How a task's new owner is told (teams on).
+    tell: Option<TellOwner>,
 }
+
+/// Tells a task's new owner in a team (`teams::assignment`), given Claude
+/// Code's config dir.
+pub(crate) type TellOwner = fn(&std::path::Path, &TaskAssignment) -> Result<(), String>;
 
 /// A teammate's Task tools, and the switch a TaskCompleted or TaskCreated
 /// hook answering `continue: false` turns on: the teammate stops at its
@@ -53,6 +62,8 @@ impl SessionTasks {
         let hooks = Arc::new(SettingsTaskHooks {
             hooks: self.hooks.clone(),
             stop: Some(stop.clone()),
+            claude_dir: self.claude_dir.clone(),
+            tell: self.tell,
         });
         let tools = match self.enabled {
             true => task_tools(self.scope.for_teammate(team, agent), hooks),
@@ -71,13 +82,18 @@ pub(crate) fn session_task_tools(
     env: &Env,
     session_id: &str,
     hooks: Option<&Arc<SessionHooks>>,
-    teams_on: bool,
+    tell: Option<TellOwner>,
 ) -> (SessionTasks, Vec<Arc<dyn Tool>>) {
+    let teams_on = tell.is_some();
     // `start` made its Place from this env, so this does not fail.
     let claude_dir = (Place::new(std::path::PathBuf::new(), env.clone()))
         .map(|place| place.claude_dir)
         .unwrap_or_default();
-    let scope = TaskScope::new(claude_dir, env.get("CLAUDE_CODE_TASK_LIST_ID"), session_id);
+    let scope = TaskScope::new(
+        claude_dir.clone(),
+        env.get("CLAUDE_CODE_TASK_LIST_ID"),
+        session_id,
+    );
     let setting = env.get("CLAUDE_CODE_ENABLE_TASKS");
     let enabled = match setting.as_deref() {
         Some(value) => tasks_enabled(Some(value)),
@@ -87,10 +103,14 @@ pub(crate) fn session_task_tools(
         scope,
         hooks: hooks.map(Arc::downgrade),
         enabled,
+        claude_dir: claude_dir.clone(),
+        tell,
     };
     let own = Arc::new(SettingsTaskHooks {
         hooks: tasks.hooks.clone(),
         stop: None,
+        claude_dir,
+        tell,
     });
     let tools = match enabled {
         true => task_tools(tasks.scope.clone(), own),
@@ -105,9 +125,19 @@ struct SettingsTaskHooks {
     hooks: Option<Weak<SessionHooks>>,
     /// A teammate's: set when a hook says `continue: false`.
     stop: Option<Arc<AtomicBool>>,
+    /// Where the team's mailboxes are (task assignments).
+    claude_dir: std::path::PathBuf,
+    tell: Option<TellOwner>,
 }
 
 impl TaskHooks for SettingsTaskHooks {
+    fn assigned(&self, assignment: &TaskAssignment) -> Result<(), String> {
+        match self.tell {
+            Some(tell) => tell(&self.claude_dir, assignment),
+            None => Ok(()),
+        }
+    }
+
     fn run<'a>(
         &'a self,
         event: TaskHookEvent,

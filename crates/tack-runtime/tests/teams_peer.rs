@@ -8,7 +8,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tack_runtime::teams::files::sessions::{self, SessionEntry};
-use tack_runtime::teams::peer::{self, Incoming};
+use tack_runtime::teams::peer::{self, Incoming, Outgoing};
 use tokio::io::AsyncWriteExt;
 
 fn entry(pid: u32, socket: &std::path::Path) -> SessionEntry {
@@ -33,7 +33,12 @@ async fn a_peer_with_the_token_is_heard_and_one_without_it_is_not() {
     )
     .unwrap();
 
-    peer::send(&socket, "wrong", "uds:/x.sock", "let me in")
+    let says = |from, text, notify_when_idle| Outgoing {
+        from,
+        text,
+        notify_when_idle,
+    };
+    peer::send(&socket, "wrong", says("uds:/x.sock", "let me in", false))
         .await
         .unwrap();
     // Claude Code's own line: no `from`, content as blocks.
@@ -41,11 +46,14 @@ async fn a_peer_with_the_token_is_heard_and_one_without_it_is_not() {
     let lines = "{\"type\":\"auth\",\"token\":\"secret\"}\n{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"from claude\"}]}}\n";
     raw.write_all(lines.as_bytes()).await.unwrap();
     raw.shutdown().await.unwrap();
-    peer::send(&socket, "secret", "uds:/a.sock", "hello")
+    peer::send(&socket, "secret", says("uds:/a.sock", "hello", false))
+        .await
+        .unwrap();
+    peer::send(&socket, "secret", says("uds:/b.sock", "tell me", true))
         .await
         .unwrap();
     for _ in 0..400 {
-        if heard.lock().unwrap().len() == 2 {
+        if heard.lock().unwrap().len() == 3 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -57,11 +65,18 @@ async fn a_peer_with_the_token_is_heard_and_one_without_it_is_not() {
         [
             Incoming {
                 from: "unknown".into(),
-                text: "from claude".into()
+                text: "from claude".into(),
+                notify_when_idle: false,
             },
             Incoming {
                 from: "uds:/a.sock".into(),
-                text: "hello".into()
+                text: "hello".into(),
+                notify_when_idle: false,
+            },
+            Incoming {
+                from: "uds:/b.sock".into(),
+                text: "tell me".into(),
+                notify_when_idle: true,
             },
         ]
     );

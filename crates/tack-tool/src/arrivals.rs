@@ -14,6 +14,10 @@
 //!
 //! While an [`Expecting`] guard lives, a session whose input has ended (`-p`)
 //! waits for arrivals (a running teammate, a Monitor) instead of ending.
+//!
+//! The session also says here when it goes idle ([`Arrivals::went_idle`]):
+//! whoever asked to be told (`SendMessage`'s `notify_when_idle`) holds an
+//! [`IdleWatch`] taken before and wakes then, with no polling.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -65,6 +69,22 @@ struct Inner {
     queue: Mutex<VecDeque<Arrival>>,
     pushed: Notify,
     expecting: AtomicUsize,
+    /// How many times the session went idle.
+    idled: tokio::sync::watch::Sender<u64>,
+}
+
+/// Waits for the session's next idle moment after it was taken.
+#[derive(Debug)]
+pub struct IdleWatch {
+    rx: tokio::sync::watch::Receiver<u64>,
+}
+
+impl IdleWatch {
+    /// Completes when the session next goes idle; `false` when it ended
+    /// first.
+    pub async fn next_idle(mut self) -> bool {
+        self.rx.changed().await.is_ok()
+    }
 }
 
 /// While it lives, the session expects arrivals (see the module docs).
@@ -101,6 +121,18 @@ impl Arrivals {
         self.inner.expecting.fetch_add(1, Ordering::SeqCst);
         Expecting {
             inner: self.inner.clone(),
+        }
+    }
+
+    /// The session went idle: every [`IdleWatch`] taken before wakes.
+    pub fn went_idle(&self) {
+        self.inner.idled.send_modify(|n| *n += 1);
+    }
+
+    /// A watch for the next idle moment from now on.
+    pub fn idle_watch(&self) -> IdleWatch {
+        IdleWatch {
+            rx: self.inner.idled.subscribe(),
         }
     }
 
@@ -189,6 +221,28 @@ mod tests {
             arrivals.take_all(),
             vec![Arrival::soon("<teammate-message>late")]
         );
+    }
+
+    #[tokio::test]
+    async fn an_idle_watch_wakes_at_the_next_idle_moment_after_it_was_taken() {
+        let arrivals = Arrivals::default();
+        arrivals.went_idle();
+        let watch = arrivals.idle_watch();
+        let early = tokio::time::timeout(Duration::from_millis(50), watch.next_idle()).await;
+        assert!(
+            early.is_err(),
+            "an idle moment before the watch does not count"
+        );
+        let watch = arrivals.idle_watch();
+        let idler = arrivals.clone();
+        let waiter = tokio::spawn(watch.next_idle());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        idler.went_idle();
+        let woke = tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .expect("woken by the idle moment")
+            .expect("waiter");
+        assert!(woke);
     }
 
     #[tokio::test]

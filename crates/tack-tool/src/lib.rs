@@ -37,7 +37,7 @@ mod context;
 pub mod input;
 mod output;
 
-pub use arrivals::{Arrival, Arrivals, Delivery, Expecting};
+pub use arrivals::{Arrival, Arrivals, Delivery, Expecting, IdleWatch};
 pub use budget::{apply_message_budget, apply_result_budget};
 pub use context::{
     AgentIdentity, DEFAULT_BASH_TIMEOUT, ProgressSink, ReadRecord, ToolContext, ToolEnv,

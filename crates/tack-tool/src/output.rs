@@ -23,6 +23,9 @@ pub enum TurnEnd {
     /// The tool gave up on getting a valid answer (its retries are spent): the
     /// turn ends as an error with this message.
     RetriesExhausted(String),
+    /// The turn ends once the results are in, as an answered one does (no
+    /// further request): ScheduleWakeup, which Claude Code ends the turn on.
+    Stop,
 }
 
 impl ToolOutput {

@@ -336,7 +336,7 @@ impl Query<'_> {
         self.out.emit(LoopEvent::AssistantMessage(assistant)).await;
 
         // Step 13: StreamingToolExecutor.
-        let (aborted, tool_ended) = self
+        let (aborted, tool_ended, stops) = self
             .tool_results(executor, aborted, &mut state.messages)
             .await;
         if aborted || self.cancel.is_cancelled() {
@@ -347,7 +347,7 @@ impl Query<'_> {
         }
         Ok(IterationEnd {
             state,
-            needs_follow_up,
+            needs_follow_up: needs_follow_up && !stops,
             withheld: None,
         })
     }
@@ -377,7 +377,7 @@ impl Query<'_> {
         for (id, name, input) in pending {
             executor.add_tool(&id, &name, input, None);
         }
-        let (aborted, ended) = self
+        let (aborted, ended, _stops) = self
             .tool_results(executor, false, &mut state.messages)
             .await;
         if aborted || self.cancel.is_cancelled() {
@@ -598,7 +598,7 @@ impl Query<'_> {
         mut executor: StreamingToolExecutor,
         mut aborted: bool,
         messages: &mut Vec<Message>,
-    ) -> (bool, Option<Terminal>) {
+    ) -> (bool, Option<Terminal>, bool) {
         let mut outcomes = Vec::new();
         if aborted {
             outcomes = executor.abort();
@@ -645,13 +645,16 @@ impl Query<'_> {
                 name: deferred.tool_name.clone(),
                 input,
             };
-            return (aborted, Some(Terminal::ToolDeferred(call)));
+            return (aborted, Some(Terminal::ToolDeferred(call)), false);
         }
+        let stops = (outcomes.iter()).any(|o| o.turn_end == Some(TurnEnd::Stop));
         let tool_ended = match outcomes.iter().find_map(|o| o.turn_end.clone()) {
             Some(TurnEnd::Answer(value)) => Some(Terminal::Answered(value)),
             Some(TurnEnd::RetriesExhausted(message)) => {
                 Some(Terminal::StructuredOutputRetryExhausted(message))
             }
+            // Ends like a turn without tool calls: the Stop hooks decide.
+            Some(TurnEnd::Stop) => None,
             None if outcomes.iter().any(|o| o.stops_turn) => Some(Terminal::HookStopped),
             None => None,
         };
@@ -687,7 +690,7 @@ impl Query<'_> {
                 }))
                 .await;
         }
-        (aborted, tool_ended)
+        (aborted, tool_ended, stops)
     }
 
     fn summary_settings(&self) -> SummarySettings<'_> {

@@ -107,6 +107,8 @@ pub(crate) struct Toolbox {
     pub mcp: Option<tack_mcp::WeakMcpManager>,
     /// `ENABLE_TOOL_SEARCH`: whether a sub-agent's MCP tools are deferred.
     pub tool_search: Option<String>,
+    /// Whether its built-ins are (for its model), as the main loop's.
+    pub deferral: crate::deferral::DeferralRule,
 }
 
 /// What a sub-agent's requests are sent with, and where their usage counts.

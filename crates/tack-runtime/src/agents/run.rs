@@ -118,7 +118,11 @@ pub(crate) fn tools_for(
     }
     let mcp = mcp.iter().filter(picked).cloned().collect();
     let window = tack_api::model_limits(model).context_window;
-    crate::mcp::subagent_tool_set(tools, mcp, window, shared.toolbox.tool_search.as_deref())
+    // The same built-ins go behind ToolSearch as in the main loop, decided
+    // for the sub-agent's own model.
+    let defer_builtins = shared.toolbox.deferral.defers(model);
+    let tool_search = shared.toolbox.tool_search.as_deref();
+    crate::mcp::subagent_tool_set(tools, mcp, window, tool_search, defer_builtins)
 }
 
 /// The sub-agent's system prompt: its definition's, with the environment.
@@ -196,7 +200,11 @@ async fn run_in(
         id: launch.agent_id.clone(),
         agent_type: def.name.clone(),
     };
-    let env = Arc::new(tool_env(parent_env, identity, cwd));
+    let mut env = tool_env(parent_env, identity, cwd);
+    if let Some(teammate) = &launch.teammate {
+        env = env.with_arrivals(teammate.arrivals.clone());
+    }
+    let env = Arc::new(env);
     let transcript_path = transcript_of(shared, env.session_dir(), &launch.agent_id);
     let sink = match (&shared.records.record_meta, &transcript_path) {
         (Some(meta), Some(path)) => {

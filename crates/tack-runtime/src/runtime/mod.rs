@@ -6,6 +6,7 @@ mod forked_skill;
 mod input_end;
 mod ops;
 mod parts;
+mod tool_search;
 mod turn;
 mod turn_files;
 
@@ -377,6 +378,7 @@ impl Driver {
             // Idle once work has run and no background agent's end is owed.
             if self.told.state == Some(SessionState::Running) && owed == 0 {
                 self.set_state(SessionState::Idle);
+                self.services.arrivals.went_idle();
             }
             let idle = match self.idle.after.filter(|_| self.idle.armed) {
                 Some(after) => futures::future::Either::Left(tokio::time::sleep(after)),
@@ -449,6 +451,7 @@ impl Driver {
         let (config, model) = self.settings.config_for(session.config(), model, planning);
         let before = session.config().clone();
         session.set_config(config);
+        self.redecide_deferral(session);
         self.settings.agent_model.set(model.clone());
         Replaced {
             config: before,
@@ -592,7 +595,7 @@ impl Driver {
         let tools = mcp.tool_set(
             &self.services.builtin,
             window,
-            self.services.tool_search.as_deref(),
+            self.services.deferral.tool_search.as_deref(),
             &keep,
         );
         session.set_tools(tools);

@@ -182,8 +182,6 @@ pub(crate) struct Services {
     /// The built-in tools (the tool set is rebuilt from them when an MCP
     /// server's tools change).
     pub builtin: Vec<Arc<dyn tack_tool::Tool>>,
-    /// `ENABLE_TOOL_SEARCH`.
-    pub tool_search: Option<String>,
     /// The session's background shells and sub-agents (`stop_task`).
     pub tasks: BackgroundTasks,
     /// Background agents that ended on their own: each wakes a turn.
@@ -196,6 +194,8 @@ pub(crate) struct Services {
     pub auto_update: Option<std::thread::JoinHandle<()>>,
     /// Scheduled prompts and wake-ups (`None`: `CLAUDE_CODE_DISABLE_CRON`).
     pub schedule: Option<crate::schedule::scheduler::Schedule>,
+    /// Whether built-ins are behind ToolSearch for the current model.
+    pub deferral: crate::deferral::Deferral,
 }
 
 /// The conversation's bookkeeping beside the session itself.

@@ -32,6 +32,42 @@ pub fn wakeup_text(w: &Wakeup, default_prompt: impl FnOnce() -> String) -> Strin
     )
 }
 
+/// One-shot durable jobs whose time passed while no session ran (a resumed
+/// session found them): as Claude Code does, they are taken out of the file
+/// and the model is asked to check with the user before running any. Each
+/// prompt is fenced (a fence longer than any backtick run in it), so its
+/// words read as data, not as instructions.
+pub fn missed_text(missed: &[Job]) -> String {
+    let (these, it, each) = match missed.len() {
+        1 => ("This one-shot scheduled job was", "it has", "it"),
+        _ => (
+            "These one-shot scheduled jobs were",
+            "they have",
+            "each one",
+        ),
+    };
+    let blocks: Vec<String> = missed
+        .iter()
+        .map(|job| {
+            let longest = (job.prompt.split(|c| c != '`'))
+                .map(str::len)
+                .max()
+                .unwrap_or(0);
+            let fence = "`".repeat(longest.max(2) + 1);
+            format!(
+                "[{}, made at {} ms]\n{fence}\n{}\n{fence}",
+                human(&job.cron),
+                job.created_at,
+                job.prompt
+            )
+        })
+        .collect();
+    format!(
+        "{TAG} missed=\"true\">\n{these} due while no session ran; {it} been removed from .claude/scheduled_tasks.json. Do not run any yet: ask the user whether to run {each} now, and run only what they confirm.\n\n{}\n</scheduled-task>",
+        blocks.join("\n\n")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::SystemTime;

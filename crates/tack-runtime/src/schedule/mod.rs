@@ -5,7 +5,8 @@
 //! - 5-field cron, parsed and matched (no runtime types): `cron.rs`
 //! - a job, its jitter and its 7-day life: `job.rs`
 //! - the clock (system, or a test's): `clock.rs`
-//! - durable jobs in `.claude/scheduled_tasks.json`: `store.rs`
+//! - durable jobs in `.claude/scheduled_tasks.json`: `store.rs`; the project's
+//!   scheduler lease (one session fires them): `lock.rs`
 //! - the one timer and the table of jobs and the wake-up: `scheduler.rs`
 //! - what a firing says to the model: `firing.rs`
 //! - the tools: `tools.rs` (Cron*), `wakeup.rs` (ScheduleWakeup)
@@ -18,6 +19,7 @@ pub mod clock;
 pub mod cron;
 pub mod firing;
 pub mod job;
+pub mod lock;
 pub mod loop_cmd;
 pub mod scheduler;
 pub(crate) mod session;

@@ -17,6 +17,7 @@ use super::clock::Clock;
 use super::cron::{Cron, CronError};
 use super::firing;
 use super::job::{Job, Wakeup, epoch_ms, new_id};
+use super::lock::SchedulerLock;
 use super::loop_cmd::LoopFiles;
 use super::store::{Store, StoreError};
 
@@ -64,6 +65,14 @@ struct Shared {
     deliver: Deliver,
     store: Store,
     loop_files: LoopFiles,
+    /// The project's scheduler lease: durable jobs fire only while held.
+    lock: SchedulerLock,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.lock.release();
+    }
 }
 
 /// A session's schedule (cheap to clone; the timer stops when the last clone
@@ -91,6 +100,11 @@ impl Shared {
     fn fire_due(&self, now: SystemTime) -> Option<SystemTime> {
         let mut fired = Vec::new();
         let mut table = self.table();
+        // Another live session of the project fires its durable jobs: here
+        // a recurring one waits for its next time, a one-shot goes.
+        let durable_due =
+            (table.entries.iter()).any(|e| e.job.durable && e.next.is_some_and(|at| at <= now));
+        let leased = !durable_due || self.lock.acquire();
         if table.wakeup.as_ref().is_some_and(|w| w.at <= now)
             && let Some(w) = table.wakeup.take()
         {
@@ -99,6 +113,10 @@ impl Shared {
         table.entries.retain_mut(|entry| {
             if entry.next.is_none_or(|at| at > now) {
                 return true;
+            }
+            if entry.job.durable && !leased {
+                entry.next = entry.job.next_fire(now).filter(|_| entry.job.recurring);
+                return entry.next.is_some();
             }
             (self.deliver)(firing::job_text(&entry.job));
             let keep = entry.job.recurring && !entry.job.expired(now);
@@ -136,6 +154,7 @@ impl Schedule {
         loop_files: LoopFiles,
         deliver: Deliver,
     ) -> Schedule {
+        let lock = SchedulerLock::new(&loop_files.project, uuid::Uuid::new_v4().to_string());
         let shared = Arc::new(Shared {
             table: Mutex::new(Table::default()),
             changed: Notify::new(),
@@ -143,6 +162,7 @@ impl Schedule {
             deliver,
             store,
             loop_files,
+            lock,
         });
         let stop = CancellationToken::new();
         tokio::spawn(run(shared.clone(), stop.clone()));
@@ -162,26 +182,38 @@ impl Schedule {
     }
 
     /// Takes up the durable jobs in the project's file (a resumed session):
-    /// each fires next from its last firing, or from now if that was missed.
+    /// each fires next from its last firing, a recurring one from now if
+    /// that was missed. One-shots missed while no session ran are, as
+    /// Claude Code does it, taken out of the file and put to the model to
+    /// ask the user about (by the project's lease holder only).
     pub fn restore(&self) -> Result<usize, StoreError> {
         let jobs = self.shared.store.read()?;
         let now = self.now();
+        let leased = self.shared.lock.acquire();
         let mut table = self.shared.table();
-        let mut restored = 0;
+        let (mut restored, mut missed) = (0, Vec::new());
         for job in jobs {
             if table.entries.iter().any(|e| e.job.id == job.id) {
                 continue;
             }
             let next = match job.next_fire(job.anchor()) {
-                // Missed while no session ran: a one-shot fires now, a
-                // recurring job keeps its rhythm from now.
+                // A recurring job keeps its rhythm from now.
                 Some(at) if at < now && job.recurring => job.next_fire(now),
+                Some(at) if at < now && leased => {
+                    missed.push(job);
+                    continue;
+                }
                 other => other,
             };
             table.entries.push(Entry { job, next });
             restored += 1;
         }
         drop(table);
+        if !missed.is_empty() {
+            let ids: Vec<&str> = missed.iter().map(|j| j.id.as_str()).collect();
+            self.shared.store.remove(&ids)?;
+            (self.shared.deliver)(firing::missed_text(&missed));
+        }
         self.shared.changed.notify_one();
         Ok(restored)
     }

@@ -206,3 +206,98 @@ fn bad_jobs_are_refused_with_claude_codes_words() {
         ]
     );
 }
+
+/// A schedule of the project `dir` on `clock`, its firings sent to `tx`.
+fn session_in(
+    dir: &std::path::Path,
+    clock: &ManualClock,
+    tx: tokio::sync::mpsc::UnboundedSender<String>,
+) -> Schedule {
+    Schedule::start(
+        Arc::new(clock.clone()),
+        Store::new(dir),
+        LoopFiles {
+            project: dir.to_path_buf(),
+            home: None,
+        },
+        Arc::new(move |text| {
+            let _ = tx.send(text);
+        }),
+    )
+}
+
+fn durable(id: &str, cron: &str, prompt: &str, recurring: bool) -> Job {
+    Job {
+        id: id.into(),
+        cron: cron.into(),
+        prompt: prompt.into(),
+        created_at: epoch_ms(start_time()),
+        last_fired_at: None,
+        recurring,
+        durable: true,
+    }
+}
+
+#[tokio::test]
+async fn of_two_sessions_resumed_in_one_project_one_fires_a_durable_job() {
+    let dir = tempfile::tempdir().unwrap();
+    // An id hashing to 0: no jitter.
+    Store::new(dir.path())
+        .add(&durable("00000000", "*/5 * * * *", "look", true))
+        .unwrap();
+    let clock = ManualClock::new(start_time());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (a, b) = (
+        session_in(dir.path(), &clock, tx.clone()),
+        session_in(dir.path(), &clock, tx),
+    );
+    assert_eq!((a.restore().unwrap(), b.restore().unwrap()), (1, 1));
+    for round in 1..=2 {
+        clock.advance(Duration::from_secs(5 * 60));
+        let fired = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .expect("a firing")
+            .unwrap();
+        assert!(fired.ends_with(">\nlook\n</scheduled-task>"), "{fired}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(rx.try_recv().is_err(), "fired twice in round {round}");
+    }
+    // When the holder's schedule ends, the other takes the lease over.
+    drop(a);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    clock.advance(Duration::from_secs(5 * 60));
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("the other session fires now")
+        .unwrap();
+    drop(b);
+}
+
+#[tokio::test]
+async fn a_one_shot_missed_while_no_session_ran_is_put_to_the_user_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path());
+    store
+        .add(&durable("00000001", "5 10 * * *", "deploy ``now``", false))
+        .unwrap();
+    store
+        .add(&durable("00000002", "0 12 * * *", "later", false))
+        .unwrap();
+    let clock = ManualClock::new(start_time());
+    clock.advance(Duration::from_secs(3600));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let resumed = session_in(dir.path(), &clock, tx);
+    assert_eq!(resumed.restore().unwrap(), 1);
+    let told = rx.try_recv().unwrap();
+    assert_eq!(
+        told,
+        format!(
+            "<scheduled-task missed=\"true\">\nThis one-shot scheduled job was due while no session ran; it has been removed from .claude/scheduled_tasks.json. Do not run any yet: ask the user whether to run it now, and run only what they confirm.\n\n[{}, made at {} ms]\n```\ndeploy ``now``\n```\n</scheduled-task>",
+            crate::schedule::cron::human("5 10 * * *"),
+            epoch_ms(start_time())
+        )
+    );
+    assert!(tack_protocol::relayed::is_relayed(&told));
+    let left: Vec<String> = store.read().unwrap().into_iter().map(|j| j.id).collect();
+    assert_eq!(left, ["00000002"]);
+}

@@ -76,3 +76,20 @@ pub(crate) fn schedule_tools(schedule: Option<&Schedule>) -> Vec<Arc<dyn Tool>> 
     tools.push(Arc::new(ScheduleWakeup(schedule.clone())));
     tools
 }
+
+/// The Stop hook's `session_crons` (Claude Code 2.1.145 added the field; its
+/// entries' shape is unconfirmed): each job as the Agent SDK's `CronTask`
+/// `{id, cron, prompt, createdAt, recurring}` plus `durable`, then the
+/// pending wake-up as `{id: "wakeup", prompt, reason, fireAt, recurring:
+/// false}` (epoch ms).
+pub(crate) fn session_crons(schedule: &Schedule) -> Vec<serde_json::Value> {
+    let jobs = schedule.list().into_iter().map(|job| {
+        serde_json::json!({"id": job.id, "cron": job.cron, "prompt": job.prompt,
+            "createdAt": job.created_at, "recurring": job.recurring, "durable": job.durable})
+    });
+    let wakeup = schedule.wakeup().map(|w| {
+        serde_json::json!({"id": "wakeup", "prompt": w.prompt, "reason": w.reason,
+            "fireAt": super::job::epoch_ms(w.at), "recurring": false})
+    });
+    jobs.chain(wakeup).collect()
+}

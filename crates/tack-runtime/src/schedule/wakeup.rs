@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tack_tool::input as tool_input;
-use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
+use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult, TurnEnd};
 
 use super::scheduler::Schedule;
 
@@ -50,7 +50,7 @@ impl Tool for ScheduleWakeup {
 
     fn description(&self) -> String {
         "Schedules this session to wake up later with a prompt: how a /loop without an interval \
-paces itself. Call it as the last thing in a turn; the prompt runs when the session is idle \
+paces itself. It ends the turn: call it last; the prompt runs when the session is idle \
 after delaySeconds (60 to 3600). Prefer under 300 s while things change quickly (the prompt \
 cache stays warm), 1200 s or more when nothing is expected soon. Not calling it ends the loop; \
 a new call replaces the pending wake-up."
@@ -79,7 +79,9 @@ a new call replaces the pending wake-up."
                 "The session wakes up in {delay}s (when idle) with the prompt. Reason: {}",
                 input.reason
             ))
-            .with_structured(json!({ "delaySeconds": delay, "reason": input.reason })))
+            .with_structured(json!({ "delaySeconds": delay, "reason": input.reason }))
+            // Claude Code ends the turn as soon as ScheduleWakeup returns.
+            .with_turn_end(TurnEnd::Stop))
         }
         .boxed()
     }

@@ -235,7 +235,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         services: Services {
             mcp,
             builtin,
-            tool_search: at.env.get("ENABLE_TOOL_SEARCH"),
+            deferral: session_tools.deferral,
             tasks: session_tools.tasks,
             woken: session_tools.woken,
             arrivals: session_tools.arrivals,

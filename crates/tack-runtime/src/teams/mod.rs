@@ -3,8 +3,10 @@
 //! `SendMessage` and `ListAgents` tools, teammates, and the registry through
 //! which sessions on one machine find each other.
 
+pub mod assignment;
 pub(crate) mod events;
 pub mod files;
+pub mod idle_notice;
 pub mod list_agents;
 pub mod peer;
 pub mod records;

@@ -3,8 +3,10 @@
 //! ([`super::files::sessions`]). A peer connects and writes JSON lines:
 //! `{"type":"auth","token":…}` with the token from the session's key file,
 //! then one `{"type":"user","message":{"role":"user","content":…}}` per
-//! message (tack adds `"from"`, the address a reply goes to). Nothing is
-//! polled: the session's runtime awaits `accept`.
+//! message (tack adds `"from"`, the address a reply goes to, and
+//! `"notify_when_idle": true` when the sender asked to be told when this
+//! session next goes idle). Nothing is polled: the session's runtime awaits
+//! `accept`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,6 +25,8 @@ pub struct Incoming {
     /// The sender's address (`uds:<socket>`), or `unknown`.
     pub from: String,
     pub text: String,
+    /// The sender wants one notice when this session next goes idle.
+    pub notify_when_idle: bool,
 }
 
 /// Where each incoming message goes.
@@ -79,6 +83,7 @@ async fn serve(stream: UnixStream, token: Arc<String>, deliver: Deliver) {
                     deliver(Incoming {
                         from: from.to_string(),
                         text,
+                        notify_when_idle: value["notify_when_idle"] == true,
                     });
                 }
             }
@@ -103,11 +108,22 @@ fn content_text(content: &Value) -> Option<String> {
     }
 }
 
-/// Sends `text` to the session listening on `socket`.
-pub async fn send(socket: &Path, token: &str, from: &str, text: &str) -> std::io::Result<()> {
+/// What one peer line carries.
+pub struct Outgoing<'a> {
+    /// The address a reply goes to.
+    pub from: &'a str,
+    pub text: &'a str,
+    pub notify_when_idle: bool,
+}
+
+/// Sends a message to the session listening on `socket`.
+pub async fn send(socket: &Path, token: &str, message: Outgoing<'_>) -> std::io::Result<()> {
     let mut stream = UnixStream::connect(socket).await?;
     let auth = json!({"type": "auth", "token": token});
-    let user = json!({"type": "user", "from": from, "message": {"role": "user", "content": text}});
+    let mut user = json!({"type": "user", "from": message.from, "message": {"role": "user", "content": message.text}});
+    if message.notify_when_idle {
+        user["notify_when_idle"] = json!(true);
+    }
     stream
         .write_all(format!("{auth}\n{user}\n").as_bytes())
         .await?;

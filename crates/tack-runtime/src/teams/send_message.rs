@@ -38,6 +38,8 @@ struct Send {
     to: String,
     summary: Option<String>,
     message: Value,
+    /// One notice when the recipient (another session) next goes idle.
+    notify_when_idle: bool,
 }
 
 fn parse(input: &Value) -> Result<Send, ToolError> {
@@ -67,6 +69,7 @@ fn parse(input: &Value) -> Result<Send, ToolError> {
         to,
         summary,
         message,
+        notify_when_idle: input.get("notify_when_idle") == Some(&Value::Bool(true)),
     })
 }
 
@@ -143,13 +146,20 @@ impl SendMessageTool {
                     .messaging
                     .address()
                     .unwrap_or_else(|| self.messaging.sender());
-                peer::send(&socket, &token, &from, &text)
-                    .await
-                    .map_err(|e| {
-                        ToolError::new(format!("The session {label} did not take the message: {e}"))
-                    })?;
+                let outgoing = peer::Outgoing {
+                    from: &from,
+                    text: &text,
+                    notify_when_idle: send.notify_when_idle,
+                };
+                peer::send(&socket, &token, outgoing).await.map_err(|e| {
+                    ToolError::new(format!("The session {label} did not take the message: {e}"))
+                })?;
+                let asked = match send.notify_when_idle {
+                    true => "; you will be told once when it next goes idle (within 12 hours)",
+                    false => "",
+                };
                 Ok(format!(
-                    "Message sent to session {label} ({})",
+                    "Message sent to session {label} ({}){asked}",
                     peer::address(&socket)
                 ))
             }
@@ -174,7 +184,7 @@ impl Tool for SendMessageTool {
                 "to": {"type": "string", "description": "Recipient: teammate name, \"*\" for every teammate, or another session's name, id or address"},
                 "summary": {"type": "string", "description": "A 5-10 word summary shown as a preview in the UI (required when message is a string)"},
                 "message": {"description": "Plain text message content, or a structured message object (shutdown_request, shutdown_response, plan_approval_response)", "anyOf": [{"type": "string"}, {"type": "object"}]},
-                "notify_when_idle": {"type": "boolean", "description": "Tell me when the recipient next goes idle"}
+                "notify_when_idle": {"type": "boolean", "description": "Another session only: send me one notice when it next goes idle (expires after 12 hours), instead of asking whether it is done"}
             },
             "required": ["to", "message"]
         })

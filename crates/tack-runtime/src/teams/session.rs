@@ -16,6 +16,7 @@ use super::files::inbox::InboxMessage;
 use super::files::place::TeamDir;
 use super::files::sessions::{self, SessionEntry};
 use super::files::structured::{self, Body};
+use super::idle_notice::Notifier;
 use super::peer::{self, Incoming};
 use super::relay::{OnRequest, TeammateRelay};
 use super::watch::{self, OnMessages};
@@ -49,6 +50,9 @@ pub struct MessagingOptions {
     /// How long a teammate waits for its lead's answer to a permission
     /// question.
     pub permission_timeout: std::time::Duration,
+    /// The session's arrivals, which say when it goes idle
+    /// (`notify_when_idle`).
+    pub arrivals: tack_tool::Arrivals,
 }
 
 /// A session's messaging, live until dropped.
@@ -141,8 +145,23 @@ impl Messaging {
             uuid::Uuid::new_v4().simple()
         );
         let deliver = Arc::clone(deliver);
+        let notifier = Notifier {
+            claude_dir: options.claude_dir.clone(),
+            address: peer::address(&socket),
+            name: options
+                .name
+                .clone()
+                .unwrap_or_else(|| options.session_id.clone()),
+        };
+        let arrivals = options.arrivals.clone();
         let on_peer = Arc::new(move |m: Incoming| {
+            // Taken before the message can wake the session: the notice
+            // follows the turn that reads it.
+            let watch = m.notify_when_idle.then(|| arrivals.idle_watch());
             deliver(wrap::cross_session_message(&m.from, &m.text));
+            if let Some(watch) = watch {
+                notifier.notify_when_idle(watch, &m.from);
+            }
         });
         let task = peer::listen(&socket, token.clone(), on_peer).map_err(|e| e.to_string())?;
         self.tasks.push(task);

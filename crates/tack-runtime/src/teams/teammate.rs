@@ -9,6 +9,12 @@
 //! polling, for its inbox; a message starts its next turn, a
 //! `shutdown_request` ends it (answered with an approving
 //! `shutdown_response`).
+//!
+//! A message that comes while it works reaches it mid-turn, as the lead's
+//! own arrivals do: the teammate has an [`Arrivals`] queue of its own (its
+//! tool env's), and its loop appends what is there to its next tool results
+//! ([`tack_tool::Delivery::Soon`]). What is left when the turn ends starts
+//! the next one. A `shutdown_request` always waits for its idleness.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,7 +22,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::Map;
 use tack_hooks::HookEvent;
-use tack_tool::Tool;
+use tack_tool::{Arrival, Arrivals, Tool};
 use tokio::sync::{Mutex, mpsc};
 use tokio_util::sync::CancellationToken;
 
@@ -42,6 +48,8 @@ pub(crate) struct Teammate {
     /// Its `SendMessage`, `ListAgents` and Task tools, in place of the lead's.
     pub tools: Vec<Arc<dyn Tool>>,
     pub follow_up: FollowUp,
+    /// Its own arrivals: messages that come while it works.
+    pub arrivals: Arrivals,
 }
 
 /// Who joins, as the Agent call says.
@@ -130,11 +138,16 @@ pub(crate) fn join(
     };
     tools.extend(task_tools);
     let (tx, rx) = mpsc::unbounded_channel();
+    let arrivals = Arrivals::default();
+    let working = Arc::new(std::sync::Mutex::new(true));
+    let route = Route {
+        working: Arc::clone(&working),
+        arrivals: arrivals.clone(),
+        idle: tx,
+    };
     let watch = watch::watch_inbox(
         own_inbox,
-        Arc::new(move |taken| {
-            let _ = tx.send(taken.unwrap_or_default());
-        }),
+        Arc::new(move |taken| route.hand_on(taken.unwrap_or_default())),
     )
     .map_err(|e| e.to_string())?;
     lead.joined(TeammateEvent {
@@ -152,6 +165,8 @@ pub(crate) fn join(
         hooks,
         task_stop,
         inbox: Mutex::new(rx),
+        working,
+        arrivals: arrivals.clone(),
         _watch: AbortOnDrop(watch),
     });
     let follow_up: FollowUp = Arc::new(move || {
@@ -162,7 +177,46 @@ pub(crate) fn join(
         agent_id: config::agent_id(name, team.name()),
         tools,
         follow_up,
+        arrivals,
     })
+}
+
+/// Where the inbox watch hands a teammate's messages: its arrivals while it
+/// works (a `shutdown_request` aside), else the channel its idleness waits on.
+struct Route {
+    /// Held while handing on, so a turn's end sees every message either in
+    /// the arrivals or in the channel.
+    working: Arc<std::sync::Mutex<bool>>,
+    arrivals: Arrivals,
+    idle: mpsc::UnboundedSender<Vec<InboxMessage>>,
+}
+
+impl Route {
+    fn hand_on(&self, messages: Vec<InboxMessage>) {
+        let working = self
+            .working
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !*working {
+            let _ = self.idle.send(messages);
+            return;
+        }
+        let (later, now): (Vec<_>, Vec<_>) = messages.into_iter().partition(is_shutdown);
+        for m in &now {
+            self.arrivals.push(Arrival::soon(teammate_text(m)));
+        }
+        if !later.is_empty() {
+            let _ = self.idle.send(later);
+        }
+    }
+}
+
+fn is_shutdown(m: &InboxMessage) -> bool {
+    matches!(structured::body(&m.text), Body::Structured { kind, .. } if kind == "shutdown_request")
+}
+
+fn teammate_text(m: &InboxMessage) -> String {
+    wrap::teammate_message(&m.from, m.color.as_deref(), m.summary.as_deref(), &m.text)
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -182,6 +236,9 @@ struct Idle {
     /// A Task hook said `continue: false`: stop rather than wait.
     task_stop: Arc<std::sync::atomic::AtomicBool>,
     inbox: Mutex<mpsc::UnboundedReceiver<Vec<InboxMessage>>>,
+    /// Whether it is in a turn (see [`Route`]).
+    working: Arc<std::sync::Mutex<bool>>,
+    arrivals: Arrivals,
     _watch: AbortOnDrop,
 }
 
@@ -191,6 +248,9 @@ impl Idle {
         let name = &self.member.agent;
         self.lead.set_state(name, TeammateState::Idle);
         let next = self.wait().await;
+        if next.is_some() {
+            *self.working() = true;
+        }
         let state = match next {
             Some(_) => TeammateState::Working,
             None => TeammateState::Stopped,
@@ -221,6 +281,11 @@ impl Idle {
                 return Some(reason);
             }
         }
+        // What came too late for the turn's last request starts the next.
+        let left = self.stop_working();
+        if !left.is_empty() {
+            return Some(left.join("\n\n"));
+        }
         let messages = self.inbox.lock().await.recv().await?;
         let mut texts = Vec::new();
         for m in &messages {
@@ -234,14 +299,24 @@ impl Idle {
                 self.tell_lead(structured::shutdown_response(id, true, None));
                 return None;
             }
-            texts.push(wrap::teammate_message(
-                &m.from,
-                m.color.as_deref(),
-                m.summary.as_deref(),
-                &m.text,
-            ));
+            texts.push(teammate_text(m));
         }
         Some(texts.join("\n\n"))
+    }
+
+    fn working(&self) -> std::sync::MutexGuard<'_, bool> {
+        self.working
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Marks it idle (messages now go to the channel); what its arrivals
+    /// still held, taken.
+    fn stop_working(&self) -> Vec<String> {
+        let mut working = self.working();
+        *working = false;
+        let left = self.arrivals.take_all();
+        left.into_iter().map(|a| a.text).collect()
     }
 
     /// Appends a protocol message to the lead's inbox (best effort: a lead

@@ -43,6 +43,7 @@ pub struct TeamToolsParts<'a> {
     pub home: Option<&'a Path>,
     pub session_id: &'a str,
     pub cwd: &'a Path,
+    pub arrivals: tack_tool::Arrivals,
 }
 
 /// A session's team part: its messaging (for the Agent tool's teammates)
@@ -110,6 +111,7 @@ pub fn team_tools(p: TeamToolsParts<'_>, deliver: DeliverText) -> (Option<TeamTo
                 super::relay::DEFAULT_TIMEOUT,
                 std::time::Duration::from_millis,
             ),
+        arrivals: p.arrivals.clone(),
     };
     let (messaging, more) = Messaging::start(options, deliver);
     warnings.extend(more);

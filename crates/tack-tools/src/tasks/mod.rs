@@ -23,8 +23,8 @@ use std::sync::Arc;
 use tack_tool::Tool;
 
 pub use scope::{
-    NoTaskHooks, TaskHookEvent, TaskHookInput, TaskHookVerdict, TaskHooks, TaskScope, list_dir,
-    tasks_enabled,
+    NoTaskHooks, TaskAssignment, TaskHookEvent, TaskHookInput, TaskHookVerdict, TaskHooks,
+    TaskScope, list_dir, tasks_enabled,
 };
 pub use store::{ClaimRefused, MAX_TASK_BYTES, TaskError, TaskList, open_blockers};
 pub use task::{NewTask, Task, TaskStatus};

@@ -179,6 +179,20 @@ pub struct TaskHookVerdict {
     pub stopped: Option<String>,
 }
 
+/// A task given to a new owner by an agent of a team (what Claude Code's
+/// `task_assignment` mailbox message says).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskAssignment {
+    pub task_id: String,
+    pub subject: String,
+    pub description: String,
+    /// The new owner (an agent's name).
+    pub owner: String,
+    /// Who set it: the teammate these tools act as, else `team-lead`.
+    pub assigned_by: String,
+    pub team_name: String,
+}
+
 /// The session's hooks, as the Task tools reach them.
 pub trait TaskHooks: Send + Sync {
     /// Runs `event`'s hooks with `input` for the call `ctx`.
@@ -188,6 +202,14 @@ pub trait TaskHooks: Send + Sync {
         input: TaskHookInput,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, TaskHookVerdict>;
+
+    /// TaskUpdate gave a task a new owner in a team: the session tells the
+    /// owner (Claude Code writes a `task_assignment` to its mailbox). An
+    /// error is said to the model after the update's result. Nothing by
+    /// default.
+    fn assigned(&self, _assignment: &TaskAssignment) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// No hooks: every change goes through (tests, sessions without settings).

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
-use crate::tasks::scope::TaskHookEvent;
+use crate::tasks::scope::{TaskAssignment, TaskHookEvent};
 use crate::tasks::store::{TaskError, TaskList};
 use crate::tasks::task::{Task, TaskStatus};
 use crate::tasks::tools::{TaskShared, store_error};
@@ -190,6 +190,27 @@ impl TaskUpdateTool {
         Ok(any)
     }
 
+    /// In a team, tells the task's new `owner` (not the agent itself) it
+    /// was given the task; what went wrong, if anything, for the model.
+    fn tell_owner(&self, task: &Task, owner: String) -> Option<String> {
+        let team_name = self.0.scope.team_name()?;
+        let assigned_by = (self.0.scope.agent_name()).unwrap_or_else(|| "team-lead".to_owned());
+        if owner == assigned_by {
+            return None;
+        }
+        let assignment = TaskAssignment {
+            task_id: task.id.clone(),
+            subject: task.subject.clone(),
+            description: task.description.clone(),
+            owner,
+            assigned_by,
+            team_name,
+        };
+        let told = self.0.hooks.assigned(&assignment);
+        told.err()
+            .map(|e| format!("{} was not told of the task: {e}", assignment.owner))
+    }
+
     async fn update(&self, mut input: TaskUpdateInput, ctx: &ToolContext) -> ToolResult {
         let list = self.0.open()?;
         let id = input.task_id.clone();
@@ -237,6 +258,7 @@ impl TaskUpdateTool {
             .status
             .map(|to| json!({"from": existing.status, "to": to}));
         let mut fields = changes.fields.clone();
+        let new_owner = changes.owner.clone();
         if !fields.is_empty()
             && list
                 .update(&id, |t| changes.apply(t))
@@ -257,6 +279,9 @@ impl TaskUpdateTool {
         let teammate = self.0.scope.agent_name().is_some() && self.0.scope.team_name().is_some();
         if teammate && status == Some(TaskStatus::Completed) {
             text.push_str("\n\nTask completed. Call TaskList now to find your next available task or see if your work unblocked others.");
+        }
+        if let Some(problem) = new_owner.and_then(|owner| self.tell_owner(&existing, owner)) {
+            text.push_str(&format!("\n\n{problem}"));
         }
         let mut structured = json!({"success": true, "taskId": id, "updatedFields": fields});
         if let Some(change) = status_change {

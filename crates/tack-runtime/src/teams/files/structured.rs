@@ -62,6 +62,25 @@ pub fn shutdown_request(from: &str, to: &str, reason: &str, timestamp: &str, ms:
     .to_string()
 }
 
+/// `{"type":"task_assignment","taskId","subject","description","assignedBy","timestamp"}`.
+pub fn task_assignment(
+    task_id: &str,
+    subject: &str,
+    description: &str,
+    assigned_by: &str,
+    timestamp: &str,
+) -> String {
+    json!({
+        "type": "task_assignment",
+        "taskId": task_id,
+        "subject": subject,
+        "description": description,
+        "assignedBy": assigned_by,
+        "timestamp": timestamp,
+    })
+    .to_string()
+}
+
 /// `{"type":"shutdown_response","requestId","approved"}` (and why not).
 pub fn shutdown_response(request_id: &str, approved: bool, reason: Option<&str>) -> String {
     let mut value =
