@@ -169,19 +169,12 @@ async fn a_crashing_server_is_a_clear_result_a_file_outside_is_refused_as_read_a
     let out = run(&env, &plugin, &["hover"], &[("ENABLE_LSP_TOOL", "0")]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     let bodies = env.request_bodies();
-    let offered = |body: &Value| {
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|t| t["name"] == "LSP")
-    };
     assert_eq!(
         (
             last_tool_results(&bodies[1]),
             last_tool_results(&bodies[2]),
-            offered(&bodies[0]),
-            offered(&bodies[3])
+            offers_lsp(&bodies[0]),
+            offers_lsp(&bodies[3])
         ),
         (
             vec![(
@@ -253,19 +246,12 @@ async fn an_installed_plugins_server_runs_only_while_the_plugin_is_enabled() {
     ok(&env, &["plugin", "enable", "lspkit"]);
     let ran_enabled = hover(&env);
     let bodies = env.request_bodies();
-    let offered = |body: &Value| {
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|t| t["name"] == "LSP")
-    };
     assert_eq!(
         (
             ran_disabled,
-            offered(&bodies[0]),
+            offers_lsp(&bodies[0]),
             ran_enabled,
-            offered(&bodies[2]),
+            offers_lsp(&bodies[2]),
             last_tool_results(&bodies[3])
         ),
         (
@@ -280,4 +266,13 @@ async fn an_installed_plugins_server_runs_only_while_the_plugin_is_enabled() {
             )]
         )
     );
+}
+
+/// Whether a request offered the LSP tool.
+fn offers_lsp(body: &Value) -> bool {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "LSP")
 }
