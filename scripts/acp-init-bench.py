@@ -1,5 +1,7 @@
+# `tack acp` start -> `initialize` answered, for BENCHMARKS.md: spawns the given
+# binary as `tack acp` 21 times in an empty HOME and prints the median.
 import subprocess, time, json, statistics, sys, os, tempfile
-exe = sys.argv[1]
+exe = os.path.abspath(sys.argv[1])
 times = []
 home = tempfile.mkdtemp()
 env = dict(os.environ, HOME=home, ANTHROPIC_API_KEY="sk-test")
