@@ -372,3 +372,48 @@ async fn switching_to_a_model_without_tool_search_sends_every_tool_whole_and_bac
     assert_eq!(sent[2].1, whole);
     assert_eq!(sent[1].0, "claude-haiku-4-5");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn enter_worktree_switches_into_an_existing_worktree_and_never_removes_it() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("n1", "EnterWorktree", json!({"path": "/nowhere", "name": "x"})),
+        Reply::tool_use("n2", "EnterWorktree", json!({"path": "/tmp"})),
+        Reply::tool_use("w1", "EnterWorktree", json!({"path": "../other"})),
+        Reply::tool_use("b1", "Bash", json!({"command": "pwd; git branch --show-current"})),
+        Reply::tool_use("x1", "ExitWorktree", json!({"action": "remove", "discard_changes": true})),
+        Reply::tool_use("x2", "ExitWorktree", json!({"action": "keep"})),
+        Reply::tool_use("b2", "Bash", json!({"command": "pwd"})),
+        Reply::text("done"),
+    ]))
+    .await;
+    let repo = env.cwd().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    common::git_repo_with(&repo, "a.txt", "a\n");
+    common::git(&repo, &["worktree", "add", "-q", "-b", "other", "../other"]);
+    let other = std::fs::canonicalize(env.cwd().join("other")).unwrap();
+    let out = env
+        .tack()
+        .current_dir(&repo)
+        .args(["-p", "switch", "--permission-mode", "bypassPermissions"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let results: Vec<(String, String)> = (env.request_bodies()[1..].iter())
+        .flat_map(last_tool_results)
+        .collect();
+    let (o, r) = (other.display(), repo.display());
+    assert_eq!(
+        results,
+        [
+            ("n1", "<tool_use_error>InputValidationError: give `name` (a new worktree) or `path` (an existing one), not both.</tool_use_error>".to_owned()),
+            ("n2", "<tool_use_error>Cannot switch to /tmp: it is not a worktree of this repository (see `git worktree list`)</tool_use_error>".to_owned()),
+            ("w1", format!("Switched to the worktree at {o} on branch other. The session now works in {o}. Call ExitWorktree to leave it (it is never removed: it was not made here).")),
+            ("b1", format!("{o}\nother")),
+            ("x1", format!("<tool_use_error>Not removed: the worktree at {o} was there before EnterWorktree switched into it; only worktrees made in this session are removed. Use action \"keep\" to leave it.</tool_use_error>")),
+            ("x2", format!("Left the worktree; it is kept at {o} on branch other. The session is back in {r}.")),
+            ("b2", format!("{r}")),
+        ]
+        .map(|(id, t)| (id.to_owned(), t))
+    );
+    assert!(other.join("a.txt").exists());
+}

@@ -142,6 +142,38 @@ pub async fn create(
     })
 }
 
+/// A worktree `git worktree list` names: its folder and its branch
+/// (`None` when detached).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub path: PathBuf,
+    pub branch: Option<String>,
+}
+
+/// The worktrees of the repository holding `dir`, the main work tree first.
+pub async fn list(dir: &Path) -> Result<Vec<Listed>, WorktreeError> {
+    Ok(parse_list(
+        &git(dir, &["worktree", "list", "--porcelain"]).await?,
+    ))
+}
+
+/// `git worktree list --porcelain`: blocks of `worktree <path>`, `HEAD`,
+/// `branch refs/heads/<name>` or `detached`, separated by blank lines.
+fn parse_list(out: &str) -> Vec<Listed> {
+    let mut listed: Vec<Listed> = Vec::new();
+    for line in out.lines() {
+        if let Some(path) = line.strip_prefix("worktree ") {
+            listed.push(Listed {
+                path: PathBuf::from(path),
+                branch: None,
+            });
+        } else if let (Some(b), Some(last)) = (line.strip_prefix("branch "), listed.last_mut()) {
+            last.branch = Some(b.strip_prefix("refs/heads/").unwrap_or(b).to_owned());
+        }
+    }
+    listed
+}
+
 /// Makes `dir` (a copy of a folder outside git) a repository of its own with
 /// everything in one commit, so its changes can be listed and diffed as a
 /// worktree's are.

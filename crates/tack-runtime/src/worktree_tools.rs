@@ -9,7 +9,9 @@
 //! worktree's copy of the folder the session was in. ExitWorktree returns to
 //! that folder and keeps the worktree or removes it with its branch; one
 //! with changes is removed only with `discard_changes: true`. Both act only
-//! on the worktree EnterWorktree made in this session, one at a time.
+//! on the worktree EnterWorktree made in this session, one at a time; with
+//! `path`, EnterWorktree switches into an existing worktree of the
+//! repository instead, which ExitWorktree leaves but never removes.
 //!
 //! Neither asks for permission (Claude Code's tools reference: "Permission
 //! Required: No"). A worktree still entered when the session ends is kept.
@@ -30,10 +32,36 @@ use crate::worktree_hooks::WorktreeHooks;
 pub(crate) const ENTER_WORKTREE: &str = "EnterWorktree";
 pub(crate) const EXIT_WORKTREE: &str = "ExitWorktree";
 
-/// The worktree EnterWorktree made, and the folder the session left for it.
+/// The worktree EnterWorktree entered, and the folder the session left for it.
 struct Entered {
-    made: MadeWorktree,
+    source: Source,
     left: PathBuf,
+}
+
+/// Made by EnterWorktree, or one that was there (`path`), which ExitWorktree
+/// never removes.
+enum Source {
+    Made(MadeWorktree),
+    Existing {
+        path: PathBuf,
+        branch: Option<String>,
+    },
+}
+
+impl Source {
+    fn path(&self) -> &std::path::Path {
+        match self {
+            Source::Made(made) => made.path(),
+            Source::Existing { path, .. } => path,
+        }
+    }
+
+    fn branch(&self) -> Option<String> {
+        match self {
+            Source::Made(made) => made.git_worktree().and_then(|w| w.branch.clone()),
+            Source::Existing { branch, .. } => branch.clone(),
+        }
+    }
 }
 
 /// What the two tools share: how to make a worktree, and the one entered.
@@ -72,6 +100,7 @@ Use it only when the user (or the project's instructions, CLAUDE.md) asks to wor
 
 - In a git repository: a new worktree in `.claude/worktrees/<name>/` on a new branch `worktree-<name>`, from the remote's default branch (or local HEAD, as the `worktree.baseRef` setting says). With WorktreeCreate hooks configured, they make it instead (any version control).
 - The session's working directory becomes the worktree: relative paths and Bash commands run there from now on.
+- With `path` instead of `name`: switches into a worktree of this repository that already exists (one `git worktree list` shows); ExitWorktree leaves it but never removes it.
 - Only one at a time: call ExitWorktree to leave it (keeping or removing it). A worktree still entered when the session ends is kept.";
 
 const EXIT_DESCRIPTION: &str = "Leaves the worktree EnterWorktree made in this session and moves the session back to the folder it was in.
@@ -101,6 +130,10 @@ impl Tool for EnterWorktree {
                 "name": {
                     "type": "string",
                     "description": "A name for the worktree: letters, digits, dots, underscores and dashes, at most 64 characters. Left out, one is made up."
+                },
+                "path": {
+                    "type": "string",
+                    "description": "An existing worktree of this repository to switch into, instead of making one (not with `name`)."
                 }
             },
             "additionalProperties": false
@@ -125,6 +158,20 @@ impl Tool for EnterWorktree {
                 ));
             }
         }
+        match (input.get("path"), input.get("name")) {
+            (None | Some(Value::Null), _) => {}
+            (Some(Value::String(p)), None | Some(Value::Null)) if !p.trim().is_empty() => {}
+            (Some(Value::String(_)), Some(_)) => {
+                return Err(ToolError::new(
+                    "InputValidationError: give `name` (a new worktree) or `path` (an existing one), not both.",
+                ));
+            }
+            (Some(_), _) => {
+                return Err(ToolError::new(
+                    "InputValidationError: `path` must be a worktree's folder.",
+                ));
+            }
+        }
         if let Some(path) = lock_path(&self.0).as_ref() {
             return Err(ToolError::new(format!(
                 "Already in a worktree session ({}). Call ExitWorktree first.",
@@ -140,14 +187,29 @@ impl Tool for EnterWorktree {
             if let Some(e) = entered.as_ref() {
                 return Err(ToolError::new(format!(
                     "Already in a worktree session ({}). Call ExitWorktree first.",
-                    e.made.path().display()
+                    e.source.path().display()
                 )));
+            }
+            let left = ctx.env.cwd();
+            if let Some(path) = input.get("path").and_then(Value::as_str) {
+                let (source, cwd) = existing(&left, &ctx.env.resolve(path)).await?;
+                ctx.env.set_cwd(cwd.clone());
+                let (path, branch) = (source.path().to_path_buf(), source.branch());
+                let on = branch.as_deref().map(|b| format!(" on branch {b}")).unwrap_or_default();
+                let text = format!(
+                    "Switched to the worktree at {}{on}. The session now works in {}. Call ExitWorktree to leave it (it is never removed: it was not made here).",
+                    path.display(),
+                    cwd.display()
+                );
+                *lock_path(&self.0) = Some(path.clone());
+                *entered = Some(Entered { source, left });
+                return Ok(ToolOutput::text(text)
+                    .with_structured(json!({"worktreePath": path, "worktreeBranch": branch})));
             }
             let name = input
                 .get("name")
                 .and_then(Value::as_str)
                 .map_or_else(tack_git::worktree::generated_name, str::to_owned);
-            let left = ctx.env.cwd();
             let worktree_hooks = self.0.hooks.as_ref().and_then(WorktreeHooks::of_session);
             let made = make_worktree(&left, &name, self.0.base, worktree_hooks)
                 .await
@@ -168,7 +230,10 @@ impl Tool for EnterWorktree {
             }
             let structured = json!({"worktreePath": path, "worktreeBranch": branch});
             *lock_path(&self.0) = Some(path);
-            *entered = Some(Entered { made, left });
+            *entered = Some(Entered {
+                source: Source::Made(made),
+                left,
+            });
             Ok(ToolOutput::text(text).with_structured(structured))
         }
         .boxed()
@@ -257,16 +322,28 @@ impl Tool for ExitWorktree {
             let Some(e) = entered.take() else {
                 return Err(ToolError::new(NO_WORKTREE));
             };
-            let path = e.made.path().to_path_buf();
-            let branch = e.made.git_worktree().and_then(|w| w.branch.clone());
+            let path = e.source.path().to_path_buf();
+            let branch = e.source.branch();
+            if action == Action::Remove
+                && let Source::Existing { .. } = e.source
+            {
+                *entered = Some(e);
+                return Err(ToolError::new(format!(
+                    "Not removed: the worktree at {} was there before EnterWorktree switched into it; only worktrees made in this session are removed. Use action \"keep\" to leave it.",
+                    path.display()
+                )));
+            }
             if action == Action::Remove && !discard {
-                let refusal = match e.made.git_worktree() {
-                    None => None,
-                    Some(w) => match w.has_changes().await {
-                        Ok(false) => None,
-                        Ok(true) => Some("it has uncommitted files or commits of its own".to_owned()),
-                        Err(err) => Some(format!("cannot tell whether it changed: {err}")),
+                let refusal = match &e.source {
+                    Source::Made(made) => match made.git_worktree() {
+                        None => None,
+                        Some(w) => match w.has_changes().await {
+                            Ok(false) => None,
+                            Ok(true) => Some("it has uncommitted files or commits of its own".to_owned()),
+                            Err(err) => Some(format!("cannot tell whether it changed: {err}")),
+                        },
                     },
+                    Source::Existing { .. } => None,
                 };
                 if let Some(why) = refusal {
                     *entered = Some(e);
@@ -288,7 +365,10 @@ impl Tool for ExitWorktree {
                     )
                 }
                 Action::Remove => {
-                    let problems = e.made.remove().await;
+                    let problems = match e.source {
+                        Source::Made(made) => made.remove().await,
+                        Source::Existing { .. } => Vec::new(),
+                    };
                     (
                         format!("Left and removed the worktree at {}. The session is back in {back}.", path.display()),
                         problems,
@@ -308,4 +388,46 @@ impl Tool for ExitWorktree {
         }
         .boxed()
     }
+}
+
+/// The worktree of the session's repository at `target` (one `git worktree
+/// list` names, not the one the session is in), and the folder to work in:
+/// its copy of the folder the session was in, or its root.
+async fn existing(
+    left: &std::path::Path,
+    target: &std::path::Path,
+) -> Result<(Source, PathBuf), ToolError> {
+    let fail =
+        |why: String| ToolError::new(format!("Cannot switch to {}: {why}", target.display()));
+    let canonical =
+        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let wanted = canonical(target);
+    let listed = tack_git::worktree::list(left)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    let here = tack_git::worktree::repo_root(left)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    let found = listed
+        .into_iter()
+        .find(|w| canonical(&w.path) == wanted)
+        .ok_or_else(|| {
+            fail("it is not a worktree of this repository (see `git worktree list`)".into())
+        })?;
+    if canonical(&here) == wanted {
+        return Err(fail("the session is already in it".into()));
+    }
+    let cwd = tack_git::worktree::matching_folder(&found.path, &here, left);
+    let cwd = if cwd.is_dir() {
+        cwd
+    } else {
+        found.path.clone()
+    };
+    Ok((
+        Source::Existing {
+            path: found.path,
+            branch: found.branch,
+        },
+        cwd,
+    ))
 }
