@@ -376,11 +376,23 @@ async fn switching_to_a_model_without_tool_search_sends_every_tool_whole_and_bac
 #[tokio::test(flavor = "multi_thread")]
 async fn enter_worktree_switches_into_an_existing_worktree_and_never_removes_it() {
     let env = Env::new(Script::new([
-        Reply::tool_use("n1", "EnterWorktree", json!({"path": "/nowhere", "name": "x"})),
+        Reply::tool_use(
+            "n1",
+            "EnterWorktree",
+            json!({"path": "/nowhere", "name": "x"}),
+        ),
         Reply::tool_use("n2", "EnterWorktree", json!({"path": "/tmp"})),
         Reply::tool_use("w1", "EnterWorktree", json!({"path": "../other"})),
-        Reply::tool_use("b1", "Bash", json!({"command": "pwd; git branch --show-current"})),
-        Reply::tool_use("x1", "ExitWorktree", json!({"action": "remove", "discard_changes": true})),
+        Reply::tool_use(
+            "b1",
+            "Bash",
+            json!({"command": "pwd; git branch --show-current"}),
+        ),
+        Reply::tool_use(
+            "x1",
+            "ExitWorktree",
+            json!({"action": "remove", "discard_changes": true}),
+        ),
         Reply::tool_use("x2", "ExitWorktree", json!({"action": "keep"})),
         Reply::tool_use("b2", "Bash", json!({"command": "pwd"})),
         Reply::text("done"),
