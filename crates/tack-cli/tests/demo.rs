@@ -189,7 +189,7 @@ Let me run the test to see the failure.
 
 Fixed: `add` in calc.sh computed `$1 - $2`; it now computes `$1 + $2`, and `sh test.sh` passes.
 
-success · 6 model requests · $0.0501 as priced for claude-opus-5-5
+success · 6 model requests · $0.0505 as priced for claude-opus-5-5
 transcript: <home>/.claude/projects/<project dir>/<session>.jsonl
 go on with it (your own API key): cd <project> && <tack> --resume <session>
 
