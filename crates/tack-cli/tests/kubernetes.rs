@@ -16,7 +16,7 @@ use serde_json::json;
 use tack_testkit::{Reply, Script};
 use yaml_rust2::Yaml;
 
-use crate::ray::integrations_venv;
+use tack_testkit::installed::integrations_venv;
 
 fn manifest() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../integrations/kubernetes/job.yaml");

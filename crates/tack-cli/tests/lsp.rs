@@ -11,25 +11,8 @@ use std::path::{Path, PathBuf};
 use common::{Env, last_tool_results, request_tool};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use tack_testkit::installed::pylsp;
 use tack_testkit::{Reply, Script};
-
-/// pylsp in the venv `.ci/install-lsp.sh` made.
-fn pylsp() -> Option<PathBuf> {
-    let dir = std::env::var_os("TACK_LSP_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/lsp"),
-        PathBuf::from,
-    );
-    let bin = dir.join("bin/pylsp");
-    if !bin.is_file() {
-        assert!(
-            std::env::var_os("TACK_REQUIRE_INTEGRATIONS").is_none(),
-            "TACK_REQUIRE_INTEGRATIONS is set but pylsp is not installed: run bash .ci/install-lsp.sh"
-        );
-        eprintln!("pylsp is not installed (bash .ci/install-lsp.sh): this test did not run");
-        return None;
-    }
-    Some(bin.canonicalize().unwrap())
-}
 
 const LIB: &str = "def greet(name):\n    \"\"\"Say hi to name.\"\"\"\n    return \"hi \" + name\n";
 const MAIN: &str = "from lib import greet\n\nprint(greet(\"x\"))\n";

@@ -8,36 +8,15 @@
 use crate::common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Env;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use tack_testkit::installed::integrations_venv;
 use tack_testkit::{Reply, Script};
-
-/// The venv `.ci/install-integrations.sh` made, if `module` imports there.
-pub fn integrations_venv(module: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("TACK_INTEGRATIONS_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/integrations"),
-        PathBuf::from,
-    );
-    let works = Command::new(dir.join("bin/python"))
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !works {
-        assert!(
-            std::env::var_os("TACK_REQUIRE_INTEGRATIONS").is_none(),
-            "TACK_REQUIRE_INTEGRATIONS is set but {module} is not installed: run bash .ci/install-integrations.sh"
-        );
-        eprintln!(
-            "{module} is not installed (bash .ci/install-integrations.sh): this test did not run"
-        );
-    }
-    works.then_some(dir)
-}
 
 /// `ray start --head --block`: the cluster lives as long as this process;
 /// dropping it stops what it started (and nothing else on the machine).

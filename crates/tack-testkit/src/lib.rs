@@ -96,6 +96,7 @@
 
 mod cache_sim;
 mod cloud;
+pub mod installed;
 mod openai;
 mod playback;
 mod reply;

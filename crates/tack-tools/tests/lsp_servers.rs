@@ -8,26 +8,8 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use tack_testkit::installed::pylsp;
 use tack_tools::lsp::{LspError, LspServerSpec, LspServers, ServerConfig};
-
-/// The venv `.ci/install-lsp.sh` made, when pylsp is there; a missing one
-/// fails the test when `TACK_REQUIRE_INTEGRATIONS` is set.
-pub fn pylsp() -> Option<PathBuf> {
-    let dir = std::env::var_os("TACK_LSP_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/lsp"),
-        PathBuf::from,
-    );
-    let bin = dir.join("bin/pylsp");
-    if !bin.is_file() {
-        assert!(
-            std::env::var_os("TACK_REQUIRE_INTEGRATIONS").is_none(),
-            "TACK_REQUIRE_INTEGRATIONS is set but pylsp is not installed: run bash .ci/install-lsp.sh"
-        );
-        eprintln!("pylsp is not installed (bash .ci/install-lsp.sh): this test did not run");
-        return None;
-    }
-    Some(bin.canonicalize().unwrap())
-}
 
 fn spec(name: &str, command: &str, args: &[&str], extra: Value) -> LspServerSpec {
     let mut raw = json!({
