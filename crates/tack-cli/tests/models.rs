@@ -413,3 +413,62 @@ async fn a_cut_answer_is_continued_at_the_cap_and_escalated_below_it() {
     );
     assert_eq!(results[1], json!("This is all."));
 }
+
+/// Claude Code picks the main loop's model per request: a mode left in the
+/// middle of a turn (here by the SDK's answer to an ask, with a `setMode`
+/// update, as an approved plan leaves plan mode) moves `opusplan` to Sonnet
+/// for the turn's next request, and the session stays there.
+#[tokio::test(flavor = "multi_thread")]
+async fn opusplan_leaves_opus_within_the_turn_that_leaves_plan_mode() {
+    use crate::sdk_protocol::{Sdk, initialize};
+    let read = Reply::message().tool_use("toolu_1", "Read", json!({"file_path": "plan.md"}));
+    let env = Env::new(Script::new([
+        read.into(),
+        Reply::text("on it"),
+        Reply::text("still"),
+    ]))
+    .await;
+    std::fs::write(env.cwd().join("plan.md"), "the plan\n").unwrap();
+    std::fs::create_dir_all(env.cwd().join(".claude")).unwrap();
+    std::fs::write(
+        env.cwd().join(".claude/settings.json"),
+        json!({"permissions": {"ask": ["Read"]}}).to_string(),
+    )
+    .unwrap();
+    let args = [
+        "--model",
+        "opusplan",
+        "--permission-mode",
+        "plan",
+        "--permission-prompt-tool",
+        "stdio",
+    ];
+    let mut sdk = Sdk::start(&env, &args, &[]);
+    sdk.request("init", initialize(Value::Null)).await;
+    sdk.response("init").await;
+    sdk.user("plan, then go", json!({})).await;
+    let ask = sdk.tack_request().await;
+    assert_eq!(ask["request"]["tool_name"], json!("Read"));
+    let id = ask["request_id"].as_str().unwrap().to_owned();
+    let leave_plan = json!({"type": "setMode", "mode": "default", "destination": "session"});
+    sdk.answer(
+        &id,
+        json!({"behavior": "allow", "updatedInput": {"file_path": "plan.md"},
+               "updatedPermissions": [leave_plan]}),
+    )
+    .await;
+    assert_eq!(sdk.result().await["result"], json!("on it"));
+    sdk.user("and now", json!({})).await;
+    assert_eq!(sdk.result().await["result"], json!("still"));
+    let (code, _, stderr) = sdk.finish().await;
+    assert_eq!(code, Some(0), "{stderr}");
+    let sent: Vec<Value> = env
+        .request_bodies()
+        .iter()
+        .map(|b| b["model"].clone())
+        .collect();
+    assert_eq!(
+        sent,
+        ["claude-opus-5-5", "claude-sonnet-5-5", "claude-sonnet-5-5"].map(Value::from)
+    );
+}

@@ -98,6 +98,7 @@ async fn session(microcompact: bool) -> Vec<(u64, u64, u64)> {
         cancel: CancellationToken::new(),
         stop_hooks: None,
         autocompact_tracking: Default::default(),
+        model_switch: None,
     };
     let events: Vec<LoopEvent> = query(params).collect().await;
     events

@@ -217,6 +217,7 @@ async fn one_gap(history: Vec<Message>, env: Arc<ToolEnv>) -> Duration {
         cancel: CancellationToken::new(),
         stop_hooks: None,
         autocompact_tracking: Default::default(),
+        model_switch: None,
     };
     let mut stream = query(params);
     while stream.next().await.is_some() {}

@@ -73,4 +73,6 @@ pub mod outcome;
 pub mod permission;
 pub mod session;
 
-pub use query::{LoopEvent, QueryConfig, QueryParams, QueryStream, Terminal, Transition, query};
+pub use query::{
+    LoopEvent, ModelSwitch, QueryConfig, QueryParams, QueryStream, Terminal, Transition, query,
+};

@@ -53,8 +53,8 @@ use crate::deps::QueryDeps;
 use crate::executor::{INTERRUPTED_BY_USER, ToolSet};
 use crate::permission::CanUseTool;
 use crate::query::{
-    AssistantMessageEvent, CompactedEvent, LoopEvent, LoopHooks, QueryConfig, QueryParams,
-    QueryStream, Terminal, ToolResultInfo, ToolResultsEvent, query,
+    AssistantMessageEvent, CompactedEvent, LoopEvent, LoopHooks, ModelSwitch, QueryConfig,
+    QueryParams, QueryStream, Terminal, ToolResultInfo, ToolResultsEvent, query,
 };
 
 /// Where the session's messages are persisted (the JSONL session store).
@@ -325,6 +325,7 @@ pub struct Session {
     prompts: HashSet<String>,
     totals: SessionTotals,
     stop_hooks: Option<Arc<dyn LoopHooks>>,
+    model_switch: Option<Arc<dyn ModelSwitch>>,
     compact_tracking: AutocompactTracking,
     ledger: Option<UsageLedger>,
 }
@@ -338,6 +339,7 @@ impl Session {
             prompts: HashSet::new(),
             totals: SessionTotals::default(),
             stop_hooks: None,
+            model_switch: None,
             compact_tracking: AutocompactTracking::default(),
             ledger: None,
         }
@@ -363,6 +365,12 @@ impl Session {
     pub fn with_stop_hooks(mut self, hooks: Arc<dyn LoopHooks>) -> Self {
         self.stop_hooks = Some(hooks);
         self
+    }
+
+    /// Asks `switch` before each request of the next turns whether its
+    /// model changes (`opusplan` leaving plan mode mid-turn); `None`: never.
+    pub fn set_model_switch(&mut self, switch: Option<Arc<dyn ModelSwitch>>) {
+        self.model_switch = switch;
     }
 
     /// Autocompact's circuit breaker state for the session.
@@ -644,6 +652,7 @@ impl Session {
             cancel,
             stop_hooks: self.stop_hooks.clone(),
             autocompact_tracking: self.compact_tracking,
+            model_switch: self.model_switch.clone(),
         }
     }
 

@@ -73,6 +73,7 @@ async fn run(
         cancel: CancellationToken::new(),
         stop_hooks,
         autocompact_tracking: Default::default(),
+        model_switch: None,
     };
     let events: Vec<LoopEvent> = query(params).collect().await;
     let bodies = server

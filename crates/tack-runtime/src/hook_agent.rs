@@ -98,6 +98,7 @@ impl HookAgent {
             cancel: CancellationToken::new(),
             stop_hooks: Some(Arc::new(AnswerReminder { inner: None })),
             autocompact_tracking: Default::default(),
+            model_switch: None,
         };
         let ledger = self.ledger.clone();
         Box::pin(async move {

@@ -92,6 +92,18 @@ pub struct QueryParams {
     /// Autocompact's circuit breaker so far in the session (the `Session`
     /// carries it across queries from `Compacted` / `CompactFailed` events).
     pub autocompact_tracking: AutocompactTracking,
+    /// Asked before each request whether the model changes (`None`: never).
+    pub model_switch: Option<Arc<dyn ModelSwitch>>,
+}
+
+/// Which model a query's next request goes to, asked before each one: Claude
+/// Code picks the main loop's model per request (`getRuntimeMainLoopModel`),
+/// so `opusplan` leaves Opus as soon as an ExitPlanMode is approved, within
+/// the turn.
+pub trait ModelSwitch: Send + Sync {
+    /// The settings for the next request when its model is not `config`'s
+    /// (the query's so far); `None` keeps them.
+    fn switch(&self, config: &QueryConfig) -> Option<QueryConfig>;
 }
 
 /// The fixed settings of one query.
@@ -206,6 +218,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         cancel,
         stop_hooks,
         autocompact_tracking,
+        model_switch,
     } = params;
     let mut state = State {
         auto_compact_tracking: autocompact_tracking,
@@ -224,6 +237,7 @@ async fn query_loop(params: QueryParams, out: &Emitter) -> Terminal {
         config,
         cancel,
         stop_hooks,
+        model_switch,
         out,
     };
     if let Some(terminal) = query.pending_tools(&mut state).await {
@@ -253,9 +267,11 @@ struct Query<'a> {
     config: QueryConfig,
     cancel: CancellationToken,
     stop_hooks: Option<Arc<dyn LoopHooks>>,
+    model_switch: Option<Arc<dyn ModelSwitch>>,
     context_limits: Option<ContextLimits>,
     out: &'a Emitter,
-    /// The model for the rest of this query (changed by a model fallback).
+    /// The model for the rest of this query (changed by a model fallback or
+    /// the model switch).
     model: String,
     /// The tools sent, as of the tool set's `tools_generation`.
     tool_definitions: Vec<ToolDefinition>,
@@ -275,6 +291,7 @@ impl Query<'_> {
 
         // Step 2: Skill prefetch — no skills yet; it would start here and be
         // consumed with the attachments.
+        self.switch_model();
 
         // Step 3: yield stream_request_start.
         self.out
@@ -499,6 +516,21 @@ impl Query<'_> {
                 Ok(false)
             }
         }
+    }
+
+    /// The model (and what follows from it: output cap, window) for this
+    /// request, when the switch says it changed since the last one.
+    fn switch_model(&mut self) {
+        let Some(next) = self
+            .model_switch
+            .as_ref()
+            .and_then(|s| s.switch(&self.config))
+        else {
+            return;
+        };
+        self.model = next.model.clone();
+        self.context_limits = next.context_limits();
+        self.config = next;
     }
 
     /// Step 11: the streaming model call, with tools starting as their blocks

@@ -481,6 +481,7 @@ pub fn params_with(
         cancel,
         stop_hooks: None,
         autocompact_tracking: Default::default(),
+        model_switch: None,
     }
 }
 

@@ -624,6 +624,7 @@ impl Driver {
         let input = UserInput { message, ..input };
         self.follow_mode(session);
         let restore = options.model.map(|m| self.set_model(session, Some(m)));
+        session.set_model_switch(self.settings.model_switch(&self.policy.gate));
         let checkpoint = self.book.checkpoints.as_ref().map(|c| {
             // A message without an id is named by its uuid in the session.
             let id = input.uuid.clone();
@@ -640,6 +641,8 @@ impl Driver {
         if let Some(replaced) = restore {
             self.restore_model(session, replaced);
         }
+        // An ExitPlanMode approved in the turn: `opusplan` is on Sonnet now.
+        self.follow_mode(session);
         alive
     }
 

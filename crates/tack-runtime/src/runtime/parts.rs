@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tack_core::QueryConfig;
 use tack_core::context::PromptContext;
+use tack_core::{ModelSwitch, QueryConfig};
 use tack_extensions::custom_commands::CustomCommands;
 use tack_extensions::skills::Skills;
 use tack_permissions::PermissionMode;
@@ -148,6 +148,19 @@ impl TurnSettings {
         (is_opusplan(name) && wanted != model).then_some(wanted)
     }
 
+    /// What a turn asks before each request when the name in force is
+    /// `opusplan`: the model follows the gate's mode within the turn too.
+    pub fn model_switch(&self, gate: &Arc<Gate>) -> Option<Arc<dyn ModelSwitch>> {
+        is_opusplan(&self.model_names.current).then(|| {
+            Arc::new(FollowMode {
+                gate: gate.clone(),
+                request_env: self.request_env.clone(),
+                base_config: self.base_config.clone(),
+                name: self.model_names.current.clone(),
+            }) as Arc<dyn ModelSwitch>
+        })
+    }
+
     /// `message` with what goes along with the next prompt: the skill
     /// listing and SessionStart's context once, the style's reminder each
     /// time.
@@ -155,6 +168,27 @@ impl TurnSettings {
         let message = with_context(message, self.skill_listing.take());
         let message = with_context(message, self.output_style_reminder.clone());
         with_context(message, self.start_context.take())
+    }
+}
+
+/// `opusplan` within a turn: Opus while the gate is in plan mode, Sonnet
+/// once an ExitPlanMode is approved (or the mode changes otherwise).
+struct FollowMode {
+    gate: Arc<Gate>,
+    request_env: RequestEnv,
+    base_config: QueryConfig,
+    name: String,
+}
+
+impl ModelSwitch for FollowMode {
+    fn switch(&self, config: &QueryConfig) -> Option<QueryConfig> {
+        let planning = self.gate.mode() == PermissionMode::Plan;
+        let wanted = self.request_env.resolve(&self.name, planning);
+        let base = QueryConfig {
+            max_turns: config.max_turns,
+            ..self.base_config.clone()
+        };
+        (wanted != config.model).then(|| self.request_env.apply(&base, &wanted))
     }
 }
 
