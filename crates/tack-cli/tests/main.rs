@@ -50,6 +50,7 @@ mod monitor;
 mod otel;
 mod output_styles;
 mod permissions;
+mod plan_mode;
 mod plugin_auto_update;
 mod plugins;
 mod plugins_catalog;

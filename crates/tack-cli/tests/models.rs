@@ -24,6 +24,14 @@ fn run(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Value {
     lines(&out.stdout).pop().unwrap()
 }
 
+/// The `model` of every request the server received, in order.
+fn sent_models(env: &Env) -> Vec<Value> {
+    env.request_bodies()
+        .iter()
+        .map(|b| b["model"].clone())
+        .collect()
+}
+
 /// Flags, environment, the model the server should receive.
 type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
@@ -113,11 +121,7 @@ async fn every_alias_and_variable_sends_the_model_of_the_table() {
     for (args, vars, _) in cases {
         run(&env, args, vars);
     }
-    let sent: Vec<Value> = env
-        .request_bodies()
-        .iter()
-        .map(|b| b["model"].clone())
-        .collect();
+    let sent = sent_models(&env);
     let wanted: Vec<Value> = cases.iter().map(|(_, _, model)| json!(model)).collect();
     assert_eq!(sent, wanted);
 }
@@ -312,11 +316,7 @@ async fn the_fallback_model_takes_over_after_three_529s() {
     let args = ["--model", "sonnet", "--fallback-model", "haiku"];
     let retries = [("CLAUDE_CODE_MAX_RETRIES", "10")];
     let results = [run(&env, &args, &retries), run(&env, &args, &retries)];
-    let sent: Vec<Value> = env
-        .request_bodies()
-        .iter()
-        .map(|b| b["model"].clone())
-        .collect();
+    let sent = sent_models(&env);
     let (sonnet, haiku) = ("claude-sonnet-5-5", "claude-haiku-5-5");
     assert_eq!(
         (sent, results.map(|r| r["result"].clone())),
@@ -358,11 +358,7 @@ async fn opusplan_plans_on_opus_and_works_on_sonnet() {
     step(common::user_line("plan again"), "result");
     drop(stdin);
     assert!(child.wait().unwrap().success());
-    let sent: Vec<Value> = env
-        .request_bodies()
-        .iter()
-        .map(|b| b["model"].clone())
-        .collect();
+    let sent = sent_models(&env);
     assert_eq!(
         sent,
         ["claude-opus-5-5", "claude-sonnet-5-5", "claude-opus-5-5"].map(Value::from)
@@ -462,11 +458,7 @@ async fn opusplan_leaves_opus_within_the_turn_that_leaves_plan_mode() {
     assert_eq!(sdk.result().await["result"], json!("still"));
     let (code, _, stderr) = sdk.finish().await;
     assert_eq!(code, Some(0), "{stderr}");
-    let sent: Vec<Value> = env
-        .request_bodies()
-        .iter()
-        .map(|b| b["model"].clone())
-        .collect();
+    let sent = sent_models(&env);
     assert_eq!(
         sent,
         ["claude-opus-5-5", "claude-sonnet-5-5", "claude-sonnet-5-5"].map(Value::from)

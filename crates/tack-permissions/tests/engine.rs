@@ -291,16 +291,87 @@ fn suggestions_for_allow_always() {
     assert_eq!(suggestions, vec!["WebFetch(domain:docs.rs)"]);
 }
 
+/// ExitPlanMode and EnterPlanMode ask a person in every mode (auto mode
+/// does not classify them, dontAsk refuses them); an allow rule or a deny
+/// rule decides first. In plan mode Write and Edit may change the plan file
+/// and nothing else.
+#[test]
+fn plan_mode_switches_ask_and_the_plan_file_is_the_one_file_plan_mode_writes() {
+    let fx = fx();
+    let switch =
+        |c: &PermissionContext, tool: &str| label(&c.decide(tool, &[], &json!({}), false, &[]));
+    let modes = [
+        PermissionMode::Plan,
+        PermissionMode::Default,
+        PermissionMode::Auto,
+        PermissionMode::AcceptEdits,
+        PermissionMode::DontAsk,
+    ];
+    let asked: Vec<(&str, &str)> = modes
+        .iter()
+        .map(|m| {
+            let c = ctx(&fx, *m, &[]);
+            (switch(&c, "ExitPlanMode"), switch(&c, "EnterPlanMode"))
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            ("ask", "ask"),
+            ("ask", "ask"),
+            ("ask", "ask"),
+            ("ask", "ask"),
+            ("deny", "deny")
+        ]
+    );
+    let ruled = ctx(
+        &fx,
+        PermissionMode::Plan,
+        &[
+            (RuleBehavior::Allow, "ExitPlanMode"),
+            (RuleBehavior::Deny, "EnterPlanMode"),
+        ],
+    );
+    assert_eq!(
+        (
+            switch(&ruled, "ExitPlanMode"),
+            switch(&ruled, "EnterPlanMode")
+        ),
+        ("allow", "deny")
+    );
+    let plan_file = fx.home.join(".claude/plans/quiet-river.md");
+    let mut plan = ctx(&fx, PermissionMode::Plan, &[]);
+    assert_eq!(edit(&plan, plan_file.to_str().unwrap()), "deny");
+    plan.set_plan_file(plan_file.clone());
+    let write = |c: &PermissionContext, p: &std::path::Path| {
+        let input = json!({"file_path": p, "content": "# plan"});
+        label(&c.decide("Write", &[], &input, false, &[p.to_path_buf()]))
+    };
+    assert_eq!(
+        [
+            write(&plan, &plan_file),
+            edit(&plan, plan_file.to_str().unwrap()),
+            write(&plan, &fx.home.join(".claude/plans/other.md")),
+            edit(&plan, "./src/a.rs"),
+        ],
+        ["allow", "allow", "deny", "deny"]
+    );
+    // `//` starts an absolute path in a rule.
+    let rule = format!("Write(/{})", plan_file.display());
+    let mut denied = ctx(&fx, PermissionMode::Plan, &[(RuleBehavior::Deny, &rule)]);
+    denied.set_plan_file(plan_file.clone());
+    assert_eq!(write(&denied, &plan_file), "deny");
+    let mut default = ctx(&fx, PermissionMode::Default, &[]);
+    default.set_plan_file(plan_file.clone());
+    assert_eq!(write(&default, &plan_file), "ask");
+}
+
 #[test]
 fn modes_for_plain_tools() {
     let fx = fx();
     let plan = ctx(&fx, PermissionMode::Plan, &[]);
     assert_eq!(edit(&plan, "./src/a.rs"), "deny");
     assert_eq!(read(&plan, "./src/a.rs"), "allow");
-    assert_eq!(
-        label(&plan.decide("ExitPlanMode", &[], &json!({"plan": "x"}), false, &[])),
-        "allow"
-    );
     let dont = ctx(&fx, PermissionMode::DontAsk, &[]);
     assert_eq!(edit(&dont, "./src/a.rs"), "deny");
     assert_eq!(read(&dont, "./src/a.rs"), "allow");

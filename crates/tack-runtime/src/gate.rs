@@ -47,6 +47,7 @@ use crate::snapshot::RuleView;
 mod auto;
 mod network;
 mod original;
+mod plan;
 pub(crate) mod relay;
 mod rule_sources;
 pub(crate) use auto::AutoMode;
@@ -91,25 +92,34 @@ pub struct Gate {
     others: relay::OtherAskers,
     /// File checkpointing: a file tool's file is kept before it runs.
     checkpoints: Option<Arc<Checkpoints>>,
-    /// Rules that load when a call touches a file they match (set once the
-    /// prompt context is in).
-    path_rules: std::sync::OnceLock<Arc<tack_core::context::PathRules>>,
+    /// What the session gives the gate once it is up.
+    late: Late,
     /// A PreToolUse hook's `defer` ends the turn with the call pending (`-p`
     /// and the SDKs); in the terminal UI it is a warning and otherwise ignored.
     defers: bool,
     /// PreToolUse hooks' `additionalContext` of calls allowed to run, by
     /// tool_use id: it joins the call's result (before PostToolUse's).
     pre_context: Mutex<HashMap<String, String>>,
-    /// The session's Bash sandbox: a call it confines is allowed where the
-    /// rules would only ask (`autoAllowBashIfSandboxed`).
-    sandbox: std::sync::OnceLock<Arc<tack_sandbox::Sandbox>>,
-    /// Where decisions are reported when telemetry is on.
-    telemetry: std::sync::OnceLock<Arc<crate::telemetry::SessionTelemetry>>,
     /// Where refusals are reported (`system/permission_denied`).
     events: Option<Emitter>,
     /// Auto mode's classifier and counters (`None`: a session that cannot
     /// use it, such as a hook agent's).
     auto: Option<Arc<AutoMode>>,
+    /// The plan file, the mode before plan mode, the reminders told.
+    plan: plan::PlanState,
+}
+
+/// What the session gives the gate once it is up, each set once.
+#[derive(Default)]
+struct Late {
+    /// Rules that load when a call touches a file they match (set once the
+    /// prompt context is in).
+    path_rules: std::sync::OnceLock<Arc<tack_core::context::PathRules>>,
+    /// The session's Bash sandbox: a call it confines is allowed where the
+    /// rules would only ask (`autoAllowBashIfSandboxed`).
+    sandbox: std::sync::OnceLock<Arc<tack_sandbox::Sandbox>>,
+    /// Where decisions are reported when telemetry is on.
+    telemetry: std::sync::OnceLock<Arc<crate::telemetry::SessionTelemetry>>,
 }
 
 /// How a call reached a prompt.
@@ -150,13 +160,12 @@ impl Gate {
             files,
             others: relay::OtherAskers::default(),
             checkpoints,
-            path_rules: std::sync::OnceLock::new(),
+            late: Late::default(),
             defers: false,
             pre_context: Mutex::new(HashMap::new()),
-            sandbox: std::sync::OnceLock::new(),
-            telemetry: std::sync::OnceLock::new(),
             events: None,
             auto: None,
+            plan: plan::PlanState::default(),
         }
     }
 
@@ -195,20 +204,20 @@ impl Gate {
     }
 
     pub(crate) fn set_telemetry(&self, telemetry: Arc<crate::telemetry::SessionTelemetry>) {
-        let _ = self.telemetry.set(telemetry);
+        let _ = self.late.telemetry.set(telemetry);
     }
 
     /// After a compaction or `/clear`: the rules sent are no longer in the
     /// conversation, so a touched file loads them again.
     pub(crate) fn forget_loaded_rules(&self) {
-        if let Some(rules) = self.path_rules.get() {
+        if let Some(rules) = self.late.path_rules.get() {
             rules.forget_loaded();
         }
     }
 
     /// The session's path rules, loaded after each successful file call.
     pub(crate) fn set_path_rules(&self, rules: Arc<tack_core::context::PathRules>) {
-        let _ = self.path_rules.set(rules);
+        let _ = self.late.path_rules.set(rules);
     }
 
     /// Honours a PreToolUse hook's `defer` (print mode and the SDKs).
@@ -225,6 +234,11 @@ impl Gate {
     /// classifying what it would ask about (`useAutoModeDuringPlan`).
     pub(crate) fn set_mode(&self, mode: PermissionMode) {
         let mut ctx = self.ctx.write().unwrap_or_else(PoisonError::into_inner);
+        if mode == PermissionMode::Plan {
+            self.note_entering_plan(ctx.mode());
+        } else if ctx.mode() == PermissionMode::Plan {
+            self.note_leaving_plan();
+        }
         let from_auto = ctx.mode() == PermissionMode::Auto;
         ctx.set_mode(mode);
         let during_plan = mode == PermissionMode::Plan
@@ -397,12 +411,12 @@ impl Gate {
     }
 
     pub(crate) fn set_sandbox(&self, sandbox: Arc<tack_sandbox::Sandbox>) {
-        let _ = self.sandbox.set(sandbox);
+        let _ = self.late.sandbox.set(sandbox);
     }
 
     /// The sandbox's state in one line (`/sandbox`).
     pub(crate) fn sandbox_status(&self) -> String {
-        self.sandbox.get().map_or_else(
+        self.late.sandbox.get().map_or_else(
             || "sandbox: off (Bash commands run unconfined)".to_owned(),
             |s| s.status(),
         )
@@ -411,6 +425,7 @@ impl Gate {
     fn sandbox_auto_allows(&self, tool: &dyn Tool, input: &Value) -> bool {
         // Plan mode runs nothing that writes, sandboxed or not.
         let Some(sandbox) = self
+            .late
             .sandbox
             .get()
             .filter(|_| self.mode() != PermissionMode::Plan)
@@ -891,7 +906,7 @@ impl Gate {
         ctx: &ToolContext,
     ) -> PostToolUseOutcome {
         let mut outcome = self.post_tool_use_hooks(tool, input, result, ctx).await;
-        let loaded = (self.path_rules.get()).and_then(|rules| {
+        let loaded = (self.late.path_rules.get()).and_then(|rules| {
             crate::rules::instructions_for_tool_call(rules, tool.name(), input, &ctx.env)
         });
         if let Some((trigger, files, warnings)) = loaded {
@@ -947,7 +962,7 @@ impl CanUseTool for Gate {
             if runs_with.is_none() {
                 self.take_pre_context(&ctx.tool_use_id);
             }
-            if let Some(t) = self.telemetry.get() {
+            if let Some(t) = self.late.telemetry.get() {
                 let source = self.decision_source(tool, input, ctx, &decision);
                 let call = (tool.name(), input);
                 t.tool_decision(&ctx.tool_use_id, call, runs_with.is_some(), source);

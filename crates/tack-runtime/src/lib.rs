@@ -239,6 +239,7 @@ mod model;
 mod notifier;
 mod options;
 mod place;
+mod plan_mode_tools;
 mod plugin_details;
 mod prompt_size;
 pub mod protocol;

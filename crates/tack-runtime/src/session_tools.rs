@@ -39,6 +39,7 @@ use crate::metered::MeteredClient;
 use crate::model::{ModelAliases, RequestEnv};
 use crate::options::{SessionChoice, SessionOptions};
 use crate::place::Env;
+use crate::plan_mode_tools::{plan_file_for, plan_mode_tools};
 use crate::runtime::Policy;
 use crate::schedule::scheduler::Schedule;
 use crate::schedule::session::{ScheduleParts, for_session, schedule_tools, session_crons};
@@ -224,6 +225,16 @@ fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::t
 }
 
 /// WebFetch's settings (`CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS`).
+/// ExitPlanMode and EnterPlanMode, with the session's plan file in
+/// `~/.claude/plans` (none without a home).
+fn plan_mode_part(p: &ToolsParts<'_>) -> Vec<Arc<dyn Tool>> {
+    let Some(home) = p.place.home else {
+        return Vec::new();
+    };
+    let file = plan_file_for(&home.join(".claude/plans"), p.place.session_id);
+    plan_mode_tools(&p.policy.gate, file)
+}
+
 fn fetch_config(env: &Env) -> WebFetchConfig {
     let mut fetch = WebFetchConfig::default();
     let ttl = env.get("CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS");
@@ -287,6 +298,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .chain(team.iter().flat_map(|t| t.tools.clone()))
         .chain(web)
         .chain(worktree)
+        .chain(plan_mode_part(&p))
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .chain(schedule_tools(schedule.as_ref()))
         .collect();

@@ -69,8 +69,6 @@ const NO_PERMISSION_TOOLS: &[&str] = &[
     "TaskOutput",
     "TaskStop",
     "Agent",
-    "ExitPlanMode",
-    "EnterPlanMode",
     "AskUserQuestion",
     // Scheduling prompts for this session: what a firing runs is checked
     // like any other call when it runs.
@@ -103,6 +101,10 @@ const PLAN_MODE_TOOLS: &[&str] = &[
     "TaskUpdate",
     "AskUserQuestion",
 ];
+/// Tools that move the session in or out of plan mode: a person approves
+/// each call (Claude Code's dialogs), whatever the mode; a deny rule, an
+/// allow rule or a PreToolUse hook's allow still decide first.
+const MODE_SWITCH_TOOLS: &[&str] = &["ExitPlanMode", "EnterPlanMode"];
 /// Directory names that stay guarded in bypassPermissions and acceptEdits.
 const PROTECTED_DIRS: &[&str] = &[".git", ".claude", ".tack"];
 
@@ -204,6 +206,8 @@ pub struct PermissionContext {
     /// Files and directories outside the project auto mode protects
     /// ([`auto::protected_home_paths`]).
     protected_home: Vec<PathBuf>,
+    /// The session's plan file: the one file plan mode lets a tool write.
+    plan_file: Option<PathBuf>,
 }
 
 /// A tool call as the engine sees it.
@@ -240,6 +244,7 @@ impl PermissionContext {
             working_dirs,
             auto: AutoOptions::default(),
             protected_home: auto::protected_home_paths(home, &resolve_dir(home, cwd, home)),
+            plan_file: None,
         }
     }
 
@@ -276,6 +281,12 @@ impl PermissionContext {
     /// The current mode.
     pub fn mode(&self) -> PermissionMode {
         self.mode
+    }
+
+    /// The session's plan file, which Write and Edit may change in plan mode
+    /// without asking (the plan is built there).
+    pub fn set_plan_file(&mut self, file: PathBuf) {
+        self.plan_file = Some(resolve(&file, &self.cwd, &self.home).map_or(file, |r| r.lexical));
     }
 
     /// Switches mode (Shift+Tab, ExitPlanMode approved, ...).
@@ -526,6 +537,9 @@ impl PermissionContext {
                 .paths
                 .iter()
                 .any(|p| p.as_ref().is_ok_and(|p| self.is_protected(p)));
+        if self.mode == PermissionMode::Plan && writes && self.writes_only_the_plan(call) {
+            return Decision::allow("plan mode: the session's plan file");
+        }
         if self.mode == PermissionMode::Plan
             && !call.is_read_only
             && !PLAN_MODE_TOOLS.contains(&call.canonical)
@@ -567,6 +581,9 @@ impl PermissionContext {
                 return Decision::allow_rule(r);
             }
         }
+        if MODE_SWITCH_TOOLS.contains(&call.canonical) {
+            return Decision::ask(format!("{what} needs your approval"), Vec::new());
+        }
         if NO_PERMISSION_TOOLS.contains(&call.canonical) {
             return Decision::allow(format!("{what} needs no permission"));
         }
@@ -602,6 +619,19 @@ impl PermissionContext {
             format!("{what} requires approval")
         };
         self.no_rule(reason, suggestions)
+    }
+
+    /// A file tool's call whose every path is the plan file.
+    fn writes_only_the_plan(&self, call: &Call) -> bool {
+        let Some(plan) = &self.plan_file else {
+            return false;
+        };
+        WRITE_TOOLS.contains(&call.canonical)
+            && !call.paths.is_empty()
+            && call.paths.iter().all(|p| {
+                p.as_ref()
+                    .is_ok_and(|p| p.forms().any(|f| f == plan.as_path()))
+            })
     }
 
     fn outside_paths(&self, call: &Call) -> Vec<String> {

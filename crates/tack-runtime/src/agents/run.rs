@@ -61,6 +61,12 @@ pub(crate) fn model_of(shared: &AgentsShared, launch: &Launch) -> String {
     }
 }
 
+/// The tools that switch the session's permission mode.
+const PLAN_MODE_TOOLS: [&str; 2] = [
+    crate::plan_mode_tools::EXIT_PLAN_MODE,
+    crate::plan_mode_tools::ENTER_PLAN_MODE,
+];
+
 /// The session's tools a definition gets (in the session's order; then `agent_tool`
 /// if it gets one), then the MCP servers' tools as they
 /// are now, deferred by the session's rule for `model`'s window. A
@@ -98,11 +104,14 @@ pub(crate) fn tools_for(
         };
         allowed && !names(t.as_ref(), &def.disallowed_tools)
     };
+    // Plan mode is the session's: a sub-agent neither enters nor leaves it.
+    let session_only = |t: &&Arc<dyn Tool>| !PLAN_MODE_TOOLS.contains(&t.name());
     let mut tools: Vec<Arc<dyn Tool>> = shared
         .toolbox
         .tools
         .iter()
         .filter(picked)
+        .filter(session_only)
         .map(|t| -> Arc<dyn Tool> {
             if def.read_only && t.name() == "Bash" {
                 Arc::new(ReadOnlyBash(t.clone()))

@@ -45,6 +45,7 @@ impl Driver {
             files = attached.files;
         }
         let prompt = self.settings.with_reminders(message);
+        let prompt = with_context(prompt, self.policy.gate.plan_reminder());
         // Async hooks that finished since the last prompt speak now.
         let reported = self
             .policy

@@ -1,0 +1,158 @@
+//! Plan mode's state beside the permission mode: the session's plan file
+//! (the one file plan mode lets Write and Edit change), the mode to go back
+//! to when a plan is approved, and the reminders the model is told with
+//! each prompt while it plans (and once after).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use tack_permissions::PermissionMode;
+
+use super::Gate;
+
+/// A full reminder on the first prompt in plan mode and every fifth after;
+/// a short one between (as Claude Code spaces its `plan_mode` attachments).
+const FULL_EVERY: u32 = 5;
+
+#[derive(Default)]
+pub(super) struct PlanState {
+    file: OnceLock<PathBuf>,
+    told: Mutex<Told>,
+}
+
+#[derive(Default)]
+struct Told {
+    /// Reminders given in this stretch of plan mode.
+    reminders: u32,
+    /// The last prompt went out in plan mode (so the next one outside it
+    /// says that plan mode is over).
+    planning: bool,
+    /// The mode plan mode was entered from (approval goes back to it).
+    before: Option<PermissionMode>,
+    /// Plan mode was left since ExitPlanMode last ran: an answer approving
+    /// it with a mode of its own switches before the call runs (and its
+    /// input is checked again then).
+    left: bool,
+}
+
+impl Gate {
+    /// Gives the session its plan file: plan mode's one writable file.
+    pub(crate) fn set_plan_file(&self, file: PathBuf) {
+        self.ctx
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .set_plan_file(file.clone());
+        let _ = self.plan.file.set(file);
+    }
+
+    /// The session's plan file, when it has one (sessions that can ask).
+    pub(crate) fn plan_file(&self) -> Option<&Path> {
+        self.plan.file.get().map(PathBuf::as_path)
+    }
+
+    /// Can anyone answer a prompt: the front end, or a prompt tool?
+    pub(crate) fn can_ask(&self) -> bool {
+        self.prompts.is_some()
+    }
+
+    /// Notes the mode left for plan mode, to go back to on approval.
+    pub(super) fn note_entering_plan(&self, from: PermissionMode) {
+        if from != PermissionMode::Plan {
+            let mut told = self.told();
+            told.before = Some(from);
+            told.left = false;
+        }
+    }
+
+    /// Notes that plan mode was left (for ExitPlanMode's own approval).
+    pub(super) fn note_leaving_plan(&self) {
+        self.told().left = true;
+    }
+
+    /// In plan mode, or left it since ExitPlanMode last ran.
+    pub(crate) fn planning_or_just_left(&self) -> bool {
+        self.mode() == PermissionMode::Plan || self.told().left
+    }
+
+    /// Leaves plan mode for the mode it was entered from (`default` when
+    /// the session started in it). Nothing when not in plan mode.
+    pub(crate) fn leave_plan_mode(&self) {
+        if self.mode() == PermissionMode::Plan {
+            let back = self.told().before.take().unwrap_or(PermissionMode::Default);
+            self.set_mode(back);
+        }
+        self.told().left = false;
+    }
+
+    /// What the next prompt tells the model about plan mode: while in it, a
+    /// full or short reminder; on the first prompt after it, that it is over.
+    pub(crate) fn plan_reminder(&self) -> Option<String> {
+        let file = self.plan.file.get()?;
+        let planning = self.mode() == PermissionMode::Plan;
+        let mut told = self.told();
+        let was_planning = std::mem::replace(&mut told.planning, planning);
+        if !planning {
+            told.reminders = 0;
+            return was_planning.then(|| exited(file));
+        }
+        told.reminders += 1;
+        Some(if told.reminders % FULL_EVERY == 1 {
+            full(file)
+        } else {
+            short(file)
+        })
+    }
+
+    fn told(&self) -> std::sync::MutexGuard<'_, Told> {
+        self.plan
+            .told
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn full(file: &Path) -> String {
+    let file_line = if file.exists() {
+        format!(
+            "Your plan file is {}: it exists already, so Read it and change it with Edit.",
+            file.display()
+        )
+    } else {
+        format!(
+            "Your plan file is {}: it does not exist yet, so create it with Write.",
+            file.display()
+        )
+    };
+    format!(
+        "Plan mode is on: the user wants a plan before anything changes. Until the plan is approved, \
+do not edit files, run commands that change anything, commit, or change settings; the plan file \
+below is the only exception. This comes before any other instruction to make changes.
+
+{file_line} Build the plan there as you go; everything else you do must only read.
+
+How to plan:
+1. Understand the request: read the code it touches and look for what already exists to reuse \
+(Explore agents help with wide searches).
+2. Decide on an approach; weigh alternatives only where the choice matters.
+3. Write the plan file: the approach you recommend, the files to change, and how to check the \
+result.
+4. If something only the user can decide is unclear, ask before finishing the plan.
+5. When the plan is complete, call ExitPlanMode: it shows the plan to the user for approval. Do \
+not ask for approval any other way."
+    )
+}
+
+fn short(file: &Path) -> String {
+    format!(
+        "Plan mode is still on (see the instructions given earlier): only read, except the plan file \
+{}; when the plan is ready, call ExitPlanMode.",
+        file.display()
+    )
+}
+
+fn exited(file: &Path) -> String {
+    format!(
+        "Plan mode is over: you may edit files and run tools again. The plan is in {} if you need it.",
+        file.display()
+    )
+}
