@@ -1,5 +1,6 @@
 //! What each keybinding action does in the prompt (contexts `Global`,
-//! `Chat` and, while the completion popup is open, `Autocomplete`). The keys
+//! `Chat`, while the completion popup is open `Autocomplete`, while the
+//! help is shown `Help`). The keys
 //! come from [`crate::keybindings::Keymap`]; editing keys that are no
 //! action (Ctrl+A, Ctrl+W, Alt+B, ...) stay the editor's.
 
@@ -48,6 +49,7 @@ impl App {
                 }
             }
             "chat:cancel" | "autocomplete:dismiss" => return self.esc(now),
+            "help:dismiss" => self.show_help = false,
             "chat:clearInput" => {
                 self.editor.take();
                 self.pastes.clear();
