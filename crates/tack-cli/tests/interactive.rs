@@ -270,9 +270,10 @@ async fn every_kind_of_input_reaches_the_runtime() {
     cmd.env("EDITOR", "f() { printf 'from the editor' > \"$1\"; }; f");
     cmd.cwd(&cwd);
     let mut pty = PtySession::spawn(cmd, 100, 30).unwrap();
-    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
     pty.wait_for_text("display_name:claude-opus-5-5", WAIT)
         .unwrap();
+    // The command's line replaces the `? for shortcuts` hint.
+    assert!(!pty.screen_text().contains("? for shortcuts"));
 
     // `!`: shown now, and in the next prompt's context.
     pty.send(b"!echo shell-output\r").unwrap();
@@ -390,7 +391,6 @@ async fn the_first_start_in_a_folder_asks_for_trust_then_its_settings_apply() {
         "{screen}"
     );
     pty.send(b"1").unwrap();
-    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
     // The project's statusLine (ignored while untrusted) now runs.
     pty.wait_for_text("PROJECT-STATUS-LINE", WAIT).unwrap();
     pty.send(keys::CTRL_D).unwrap();
@@ -406,7 +406,7 @@ async fn the_first_start_in_a_folder_asks_for_trust_then_its_settings_apply() {
 
     // Next time: straight to the prompt.
     let mut again = tack(&env, 80, 24);
-    again.wait_for_text("? for shortcuts", WAIT).unwrap();
+    again.wait_for_text("PROJECT-STATUS-LINE", WAIT).unwrap();
     assert!(
         !again.screen_text().contains("Do you trust"),
         "{}",
