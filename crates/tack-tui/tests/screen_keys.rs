@@ -315,3 +315,60 @@ fn help_keys_dismiss_the_shortcuts() {
     app.handle_key(key(KeyCode::Esc), t);
     assert!(!shown(&app).contains(help));
 }
+
+/// Actions and contexts Claude Code added later are accepted (no warning):
+/// `select:first`/`select:last` (Home/End) move in the lists, and
+/// `chat:queueSubmit` sends the draft even past a completion (not bound by
+/// default: Claude Code's Ctrl+X Enter would keep the `ctrl+x` prefix its
+/// page shows how to free);
+/// the ones tack lacks are said, the contexts it has no screen for read by
+/// nothing.
+#[test]
+fn later_actions_and_contexts() {
+    let clock = Clock::new();
+    let t = clock.at(0);
+    let mut app = bound(json!([
+        {"context": "Select", "bindings": {"end": null, "ctrl+e": "select:last"}},
+        {"context": "Chat", "bindings": {
+            "ctrl+s": "chat:sendNow",
+            "ctrl+x enter": "chat:queueSubmit"
+        }},
+        {"context": "Agents", "bindings": {"ctrl+t": "agents:togglePin"}},
+        {"context": "EffortSlider", "bindings": {"s": "effortSlider:thisSessionOnly"}}
+    ]));
+    app.handle_event(sessions(), t);
+    app.handle_key(key(KeyCode::End), t);
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), t),
+        vec![UiAction::Resume {
+            session_id: "aaaa".into()
+        }]
+    );
+    app.handle_event(sessions(), t);
+    app.handle_key(ctrl('e'), t);
+    app.handle_key(key(KeyCode::Home), t);
+    app.handle_key(ctrl('e'), t);
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), t),
+        vec![UiAction::Resume {
+            session_id: "bbbb".into()
+        }]
+    );
+    // `/he` opens the completion popup: Enter would complete, Ctrl+X Enter
+    // sends what is typed.
+    type_text(&mut app, "/he", t);
+    assert_eq!(app.handle_key(ctrl('x'), t), vec![]);
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), t),
+        vec![UiAction::Submit(Prompt::text("/he"))]
+    );
+    app.handle_key(ctrl('s'), t);
+    assert!(
+        shown(&app).contains("chat:sendNow is not available in tack"),
+        "{}",
+        shown(&app)
+    );
+    // Agents is no screen of tack's: Ctrl+T still toggles the todos.
+    assert_eq!(app.handle_key(ctrl('t'), t), vec![]);
+    assert!(!shown(&app).contains("agents:togglePin"), "{}", shown(&app));
+}

@@ -50,7 +50,7 @@ impl App {
             }
             "chat:cancel" | "autocomplete:dismiss" => return self.esc(now),
             "help:dismiss" => self.show_help = false,
-            "chat:clearInput" => {
+            "chat:clearInput" | "chat:clearScreen" => {
                 self.editor.take();
                 self.pastes.clear();
                 self.edited();
@@ -71,6 +71,8 @@ impl App {
                 }];
             }
             "chat:submit" => return self.submit_key(now),
+            // tack never interrupts a turn for a prompt: this queues too.
+            "chat:queueSubmit" => return self.submit(now),
             "chat:newline" => self.newline(),
             "chat:externalEditor" => {
                 return vec![UiAction::OpenExternalEditor {

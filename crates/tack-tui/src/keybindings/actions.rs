@@ -22,6 +22,10 @@ pub const CONTEXTS: &[&str] = &[
     "Select",
     "Plugin",
     "Scroll",
+    // Added since (the page's later captures).
+    "DiffPanel",
+    "EffortSlider",
+    "Agents",
 ];
 
 /// Every action Claude Code documents. tack acts on those in [`DEFAULTS`]
@@ -120,6 +124,33 @@ pub const ACTIONS: &[&str] = &[
     "scroll:fullPageDown",
     "selection:copy",
     "selection:clear",
+    // Added since (the page's later captures).
+    "chat:clearScreen",
+    "chat:queueSubmit",
+    "chat:sendNow",
+    "historySearch:cycleScope",
+    "footer:dismiss",
+    "app:toggleReplTab",
+    "app:cycleDiffBase",
+    "app:diffFileListUp",
+    "app:diffFileListDown",
+    "app:toggleDiffNoiseFilter",
+    "app:toggleDiffPreSession",
+    "modelPicker:thisSessionOnly",
+    "effortSlider:thisSessionOnly",
+    "select:pageUp",
+    "select:pageDown",
+    "select:first",
+    "select:last",
+    "plugin:favorite",
+    "agents:switchView",
+    "agents:togglePin",
+    "selection:extendLeft",
+    "selection:extendRight",
+    "selection:extendUp",
+    "selection:extendDown",
+    "selection:extendLineStart",
+    "selection:extendLineEnd",
 ];
 
 /// tack's default bindings: (context, chord, action), as Claude Code's
@@ -164,6 +195,8 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("Select", "ctrl+p", "select:previous"),
     ("Select", "enter", "select:accept"),
     ("Select", "escape", "select:cancel"),
+    ("Select", "home", "select:first"),
+    ("Select", "end", "select:last"),
     ("MessageSelector", "up", "messageSelector:up"),
     ("MessageSelector", "k", "messageSelector:up"),
     ("MessageSelector", "ctrl+p", "messageSelector:up"),
@@ -192,6 +225,9 @@ pub const NOT_APPLICABLE: &[&str] = &[
     "Footer",
     "DiffDialog",
     "Scroll",
+    "DiffPanel",
+    "EffortSlider",
+    "Agents",
 ];
 
 /// Keys no file can rebind: (keystroke, why).
