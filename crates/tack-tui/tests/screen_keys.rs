@@ -204,6 +204,12 @@ fn sessions() -> UiEvent {
     }
 }
 
+fn resumed(id: &str) -> Vec<UiAction> {
+    vec![UiAction::Resume {
+        session_id: id.into(),
+    }]
+}
+
 #[test]
 fn select_keys_move_pick_and_cancel_in_the_pickers() {
     let clock = Clock::new();
@@ -221,20 +227,10 @@ fn select_keys_move_pick_and_cancel_in_the_pickers() {
     // Down unbound: the first stays selected; Esc unbound: still open.
     app.handle_key(key(KeyCode::Down), t);
     app.handle_key(key(KeyCode::Esc), t);
-    assert_eq!(
-        app.handle_key(key(KeyCode::Enter), t),
-        vec![UiAction::Resume {
-            session_id: "aaaa".into()
-        }]
-    );
+    assert_eq!(app.handle_key(key(KeyCode::Enter), t), resumed("aaaa"));
     app.handle_event(sessions(), t);
     app.handle_key(ctrl('f'), t);
-    assert_eq!(
-        app.handle_key(key(KeyCode::Enter), t),
-        vec![UiAction::Resume {
-            session_id: "bbbb".into()
-        }]
-    );
+    assert_eq!(app.handle_key(key(KeyCode::Enter), t), resumed("bbbb"));
     // The model picker is a Select too, with its own context first.
     app.handle_event(models("default"), t);
     app.handle_key(key(KeyCode::Right), t);
@@ -338,22 +334,12 @@ fn later_actions_and_contexts() {
     ]));
     app.handle_event(sessions(), t);
     app.handle_key(key(KeyCode::End), t);
-    assert_eq!(
-        app.handle_key(key(KeyCode::Enter), t),
-        vec![UiAction::Resume {
-            session_id: "aaaa".into()
-        }]
-    );
+    assert_eq!(app.handle_key(key(KeyCode::Enter), t), resumed("aaaa"));
     app.handle_event(sessions(), t);
     app.handle_key(ctrl('e'), t);
     app.handle_key(key(KeyCode::Home), t);
     app.handle_key(ctrl('e'), t);
-    assert_eq!(
-        app.handle_key(key(KeyCode::Enter), t),
-        vec![UiAction::Resume {
-            session_id: "bbbb".into()
-        }]
-    );
+    assert_eq!(app.handle_key(key(KeyCode::Enter), t), resumed("bbbb"));
     // `/he` opens the completion popup: Enter would complete, Ctrl+X Enter
     // sends what is typed.
     type_text(&mut app, "/he", t);
