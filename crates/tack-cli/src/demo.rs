@@ -111,6 +111,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
                 level: NoticeLevel::Info,
                 text: notice,
             }],
+            worktree: None,
         };
         let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
         crate::interactive::run_from(cli, start, color)?

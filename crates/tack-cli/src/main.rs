@@ -251,26 +251,31 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         None => {}
     }
     let Some(name) = cli.worktree.take() else {
-        return run_session(cli, cwd);
+        return run_session(cli, cwd, None);
     };
     let worktree = session_worktree::enter(&cwd, &name, &cli)?;
     background::worktree::record(cli.bg_job.as_deref(), worktree.made())?;
     // Single-threaded still: hooks, tools and git read the process's folder.
     std::env::set_current_dir(&worktree.cwd)?;
-    let ran = run_session(cli, worktree.cwd.clone());
+    let ran = run_session(cli, worktree.cwd.clone(), Some(worktree.status()));
     worktree.leave();
     ran
 }
 
-/// A session (print, SDK or interactive) in `cwd`.
-fn run_session(cli: Cli, cwd: std::path::PathBuf) -> anyhow::Result<ExitCode> {
+/// A session (print, SDK or interactive) in `cwd`, in the `--worktree`
+/// session's `worktree` if any.
+fn run_session(
+    cli: Cli,
+    cwd: std::path::PathBuf,
+    worktree: Option<tack_tui::status::Worktree>,
+) -> anyhow::Result<ExitCode> {
     if cli.demo {
         return demo::run(&cli);
     }
     let served = cli.serve.is_some() || cli.bg_job.is_some();
     if !cli.print && cli.input_format != cli::InputFormat::StreamJson && !served {
         let color = tack_tui::color_allowed(std::env::var_os("NO_COLOR").as_deref());
-        return interactive::run(&cli, cwd, color);
+        return interactive::run(&cli, cwd, color, worktree);
     }
     let mut place = Place::new(cwd, Env::from_process())?;
     // Every settings file is read and checked before anything else happens.

@@ -17,6 +17,8 @@ use crate::flags;
 
 pub struct SessionWorktree {
     made: MadeWorktree,
+    /// Its name (`-w <name>`, or the one made up).
+    name: String,
     /// The folder tack was started in (left for at the end, before removal).
     started_in: PathBuf,
     /// Where the session runs: the worktree's copy of the folder tack was
@@ -54,6 +56,7 @@ pub fn enter(cwd: &Path, name: &str, cli: &Cli) -> anyhow::Result<SessionWorktre
     Ok(SessionWorktree {
         cwd: made.cwd.clone(),
         made,
+        name,
         started_in: cwd.to_path_buf(),
     })
 }
@@ -62,6 +65,19 @@ impl SessionWorktree {
     /// The worktree as made.
     pub fn made(&self) -> &MadeWorktree {
         &self.made
+    }
+
+    /// The worktree as the `statusLine` command is told it: name, folder,
+    /// branch, and the folder and branch the session was started in.
+    pub fn status(&self) -> tack_tui::status::Worktree {
+        let branch = |dir: &Path| tack_git::head::head(dir).map(|h| h.name().to_owned());
+        tack_tui::status::Worktree {
+            name: self.name.clone(),
+            path: self.made.path().to_string_lossy().into_owned(),
+            branch: branch(self.made.path()),
+            original_cwd: self.started_in.to_string_lossy().into_owned(),
+            original_branch: branch(&self.started_in),
+        }
     }
 
     /// At the session's end: removed if unchanged, else kept and named.

@@ -270,9 +270,10 @@ async fn every_kind_of_input_reaches_the_runtime() {
     cmd.env("EDITOR", "f() { printf 'from the editor' > \"$1\"; }; f");
     cmd.cwd(&cwd);
     let mut pty = PtySession::spawn(cmd, 100, 30).unwrap();
-    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
     pty.wait_for_text("display_name:claude-opus-5-5", WAIT)
         .unwrap();
+    // The command's line replaces the `? for shortcuts` hint.
+    assert!(!pty.screen_text().contains("? for shortcuts"));
 
     // `!`: shown now, and in the next prompt's context.
     pty.send(b"!echo shell-output\r").unwrap();
@@ -390,7 +391,6 @@ async fn the_first_start_in_a_folder_asks_for_trust_then_its_settings_apply() {
         "{screen}"
     );
     pty.send(b"1").unwrap();
-    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
     // The project's statusLine (ignored while untrusted) now runs.
     pty.wait_for_text("PROJECT-STATUS-LINE", WAIT).unwrap();
     pty.send(keys::CTRL_D).unwrap();
@@ -406,7 +406,7 @@ async fn the_first_start_in_a_folder_asks_for_trust_then_its_settings_apply() {
 
     // Next time: straight to the prompt.
     let mut again = tack(&env, 80, 24);
-    again.wait_for_text("? for shortcuts", WAIT).unwrap();
+    again.wait_for_text("PROJECT-STATUS-LINE", WAIT).unwrap();
     assert!(
         !again.screen_text().contains("Do you trust"),
         "{}",
@@ -836,5 +836,42 @@ async fn keybindings_json_rebinds_and_reloads_without_a_restart() {
         .is_ok()
     });
     assert!(cleared, "{}", pty.screen_text());
+    exit(&mut pty);
+}
+
+/// A Confirmation rebind in keybindings.json answers a permission dialog:
+/// Enter, rebound to `confirm:next`, moves to "don't ask again" instead of
+/// allowing, and `ctrl+y`, bound to `confirm:yes`, chooses it (the rule
+/// saved is the proof that both keys did what the file says).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rebound_confirmation_key_answers_the_permission_dialog() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("toolu_1", "Bash", json!({"command": "touch made.txt"}))
+            .into(),
+        Reply::text("Made it."),
+    ]))
+    .await;
+    env.trust();
+    let dir = env.claude_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let bindings = json!({"bindings": [{"context": "Confirmation", "bindings": {
+        "enter": "confirm:next",
+        "ctrl+y": "confirm:yes"
+    }}]});
+    std::fs::write(dir.join("keybindings.json"), bindings.to_string()).unwrap();
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("? for shortcuts", WAIT).unwrap();
+    pty.send(b"make the file\r").unwrap();
+    pty.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    pty.wait_for_text("❯ 2. Yes, and don't ask again", WAIT)
+        .unwrap();
+    pty.send(b"\x19").unwrap(); // ctrl+y
+    turn_over(&mut pty, "Made it.");
+    assert!(env.cwd().join("made.txt").is_file());
+    let local = std::fs::read_to_string(env.cwd().join(".claude/settings.local.json")).unwrap();
+    let local: Value = serde_json::from_str(&local).unwrap();
+    assert_eq!(local["permissions"]["allow"], json!(["Bash(touch *)"]));
     exit(&mut pty);
 }

@@ -6,7 +6,7 @@ use crate::common;
 
 use common::{Env, git};
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
 fn repo(env: &Env) {
@@ -145,7 +145,8 @@ async fn the_transcript_of_a_worktree_session_names_its_branch() {
 
 /// The terminal UI of `tack -w x`: the built-in status line shows the
 /// worktree's branch, and a `statusLine` command runs in the worktree, so
-/// git tells it the same branch.
+/// git tells it the same branch; its JSON names the worktree session
+/// (`worktree`, as Claude Code's documents it) and `-n`'s `session_name`.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_status_line_of_a_worktree_session_shows_its_branch() {
     use tack_tui::testing::{CommandBuilder, PtySession, keys};
@@ -153,34 +154,56 @@ async fn the_status_line_of_a_worktree_session_shows_its_branch() {
     let env = Env::new(Script::new([])).await;
     repo(&env);
     env.trust();
-    let pty = |name: &str| {
+    let pty = |args: &[&str]| {
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
         cmd.env_clear();
         for (key, value) in env.vars() {
             cmd.env(key, value);
         }
         cmd.env("TERM", "xterm-256color");
-        cmd.args(["-w", name]);
+        cmd.args(args);
         cmd.cwd(env.cwd());
         PtySession::spawn(cmd, 120, 30).unwrap()
     };
-    let mut built_in = pty("x");
+    let mut built_in = pty(&["-w", "x"]);
     built_in.wait_for_text("⎇ worktree-x", wait).unwrap();
     built_in.send(keys::CTRL_D).unwrap();
     assert!(built_in.wait_exit(wait).unwrap().success());
 
+    // What the command is told, outside the worktree (removed at the end).
+    let told = env.claude_dir().join("told.json");
     std::fs::create_dir_all(env.claude_dir()).unwrap();
     std::fs::write(
         env.claude_dir().join("settings.json"),
         json!({"statusLine": {"type": "command",
-            "command": "printf 'on-branch:%s' \"$(git branch --show-current)\""}})
+        "command": format!(
+            "cat > {}; printf 'on-branch:%s' \"$(git branch --show-current)\"",
+            told.display()
+        )}})
         .to_string(),
     )
     .unwrap();
-    let mut command = pty("y");
+    let mut command = pty(&["-w", "y", "-n", "named"]);
     command.wait_for_text("on-branch:worktree-y", wait).unwrap();
     command.send(keys::CTRL_D).unwrap();
     assert!(command.wait_exit(wait).unwrap().success());
+    let told: Value = serde_json::from_str(&std::fs::read_to_string(&told).unwrap()).unwrap();
+    let root = env.cwd().display().to_string();
+    assert_eq!(
+        (&told["session_name"], &told["worktree"]),
+        (
+            &json!("named"),
+            &json!({
+                "name": "y",
+                "path": format!("{root}/.claude/worktrees/y"),
+                "branch": "worktree-y",
+                "original_cwd": root,
+                "original_branch": "main"
+            })
+        )
+    );
+    // tack has no vim mode and refuses `--agent`: neither object is sent.
+    assert_eq!((told.get("vim"), told.get("agent")), (None, None));
 }
 
 /// A repository whose `*.txt` files have a smudge (and clean) filter that

@@ -422,12 +422,21 @@ fn ctrl_r_searches_history() {
     type_text(&mut app, "e", clock.at(0));
     // Newest match first; Ctrl+R again goes older.
     app.handle_key(ctrl('r'), clock.at(0));
-    app.handle_key(key(KeyCode::Enter), clock.at(0));
+    // Tab accepts: the match in the prompt, not sent.
+    assert_eq!(app.handle_key(key(KeyCode::Tab), clock.at(0)), vec![]);
     assert_eq!(app.input(), "run the tests");
+    // No match: Esc accepts what there was.
     app.handle_key(ctrl('r'), clock.at(0));
     type_text(&mut app, "zzz", clock.at(0));
     app.handle_key(key(KeyCode::Esc), clock.at(0));
     assert_eq!(app.input(), "run the tests");
+    // Enter runs the match.
+    app.handle_key(ctrl('r'), clock.at(0));
+    type_text(&mut app, "run", clock.at(0));
+    assert_eq!(
+        app.handle_key(key(KeyCode::Enter), clock.at(0)),
+        vec![UiAction::Submit(Prompt::text("run the tests"))]
+    );
 }
 
 #[test]

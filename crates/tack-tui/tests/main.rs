@@ -15,4 +15,5 @@ mod markdown;
 mod model_picker;
 mod plugins;
 mod pty;
+mod screen_keys;
 mod screens;

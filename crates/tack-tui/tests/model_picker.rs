@@ -10,7 +10,7 @@ use pretty_assertions::assert_eq;
 use tack_tui::event::ModelOption;
 use tack_tui::{UiAction, UiEvent};
 
-fn models(current: &str) -> UiEvent {
+pub(crate) fn models(current: &str) -> UiEvent {
     let option = |alias: &str, model: &str, description: &str, input_usd, output_usd| ModelOption {
         alias: alias.into(),
         model: model.into(),

@@ -550,3 +550,48 @@ fn themes_differ_in_style_only() {
     assert!(colored(&rendered[0].1));
     assert!(!colored(&rendered[2].1));
 }
+
+/// While a statusLine command is set its rows replace the built-in line,
+/// and the `? for shortcuts` hint is hidden, as in Claude Code (none of
+/// its rows until it first answers).
+#[test]
+fn a_status_line_command_hides_the_shortcuts_hint() {
+    let clock = Clock::new();
+    let rows = |app: &tack_tui::App| -> Vec<String> {
+        let buffer = app.render_live(40, 12);
+        let area = buffer.area;
+        (0..area.height)
+            .map(|y| {
+                let row: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
+                row.trim_end().to_owned()
+            })
+            .collect()
+    };
+    let mut app = app(40, 12);
+    let custom = |line: &str| {
+        UiEvent::Status(tack_tui::StatusPatch {
+            custom_line: Some(Some(line.to_owned())),
+            ..tack_tui::StatusPatch::default()
+        })
+    };
+    let input = |rest: &[&str]| -> Vec<String> {
+        let mut out = vec![
+            format!("╭{}╮", "─".repeat(38)),
+            "│ > Try \"explain this codebase\" · / f… │".to_owned(),
+            format!("╰{}╯", "─".repeat(38)),
+        ];
+        out.extend(rest.iter().map(|r| r.to_string()));
+        out
+    };
+    assert_eq!(
+        rows(&app),
+        input(&[
+            "  ? for shortcuts",
+            "  claude-sonnet-4-5 · 12% context (176k…"
+        ])
+    );
+    app.handle_event(custom(""), clock.at(0));
+    assert_eq!(rows(&app), input(&[]));
+    app.handle_event(custom("my line"), clock.at(0));
+    assert_eq!(rows(&app), input(&["  my line"]));
+}

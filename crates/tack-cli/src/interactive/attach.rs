@@ -14,6 +14,7 @@ use tack_tui::paths::ShownPaths;
 
 use super::Ui;
 use super::driver::{Driver, Joined, Setup};
+use super::status_facts::SessionLabels;
 use crate::background::attach::{Target, target};
 
 /// Attaches to the background session `key` (from the folder `cwd`) and
@@ -61,6 +62,7 @@ pub fn run(cwd: &Path, key: &str) -> anyhow::Result<ExitCode> {
         first_prompt: None,
         pick_session: false,
         notices,
+        labels: SessionLabels::default(),
     };
     runtime.block_on(async {
         let (driver, actions) = Driver::new(setup);

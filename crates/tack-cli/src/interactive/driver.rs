@@ -44,6 +44,7 @@ mod status_line;
 
 use super::info;
 use super::map::{EventMap, replay};
+use super::status_facts::SessionLabels;
 pub use attached::Joined;
 
 /// Claude Code's wait before the Notification hook's `idle_prompt`.
@@ -105,6 +106,8 @@ pub struct Setup {
     /// `--resume` without an id: open the picker.
     pub pick_session: bool,
     pub notices: Vec<UiEvent>,
+    /// Session facts for the status line.
+    pub labels: SessionLabels,
 }
 
 pub struct Driver {
@@ -118,6 +121,7 @@ pub struct Driver {
     project_dir: PathBuf,
     model: String,
     status_line: Option<StatusLineCommand>,
+    labels: SessionLabels,
     /// Counts status-line runs: runs overlap (a turn ends while `/model`
     /// changes the model), and only the newest one's line may be shown.
     status_runs: Arc<AtomicU64>,
@@ -164,6 +168,7 @@ impl Driver {
             project_dir: setup.project_dir,
             model: setup.model,
             status_line,
+            labels: setup.labels,
             status_runs: Arc::default(),
             tx,
             rx,

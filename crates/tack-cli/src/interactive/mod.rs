@@ -25,7 +25,7 @@ use tack_runtime::PermissionMode;
 use tack_runtime::{Env, LoadedSettings, Place, SessionChoice, SessionOptions};
 use tack_tui::input::{FileIndex, PromptHistory};
 use tack_tui::paths::ShownPaths;
-use tack_tui::status::StatusInfo;
+use tack_tui::status::{StatusInfo, StatusLineCommand, Worktree};
 use tack_tui::{
     App, AppConfig, InlineTerminal, ModeOptions, NoticeLevel, TerminalGuard, Theme, ThemeKind,
     UiAction, UiEvent,
@@ -34,9 +34,15 @@ use tack_tui::{
 use crate::cli::Cli;
 use crate::settings_env;
 use driver::{Driver, Setup};
+use status_facts::SessionLabels;
 
 /// Runs the terminal UI until the user leaves. `color`: NO_COLOR was not set.
-pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
+pub fn run(
+    cli: &Cli,
+    cwd: PathBuf,
+    color: bool,
+    worktree: Option<Worktree>,
+) -> anyhow::Result<ExitCode> {
     needs_terminal()?;
     let mut place = Place::new(cwd, Env::from_process())?;
     let loaded = tack_runtime::load_settings(&place, cli.settings.as_deref())?;
@@ -50,6 +56,7 @@ pub fn run(cli: &Cli, cwd: PathBuf, color: bool) -> anyhow::Result<ExitCode> {
         options: crate::print::session_options(cli),
         first_prompt: cli.prompt.clone().filter(|p| !p.trim().is_empty()),
         notices: Vec::new(),
+        worktree,
     };
     run_from(cli, start, color)
 }
@@ -65,6 +72,8 @@ pub struct Start {
     pub first_prompt: Option<String>,
     /// Shown first.
     pub notices: Vec<UiEvent>,
+    /// The `--worktree` session's worktree.
+    pub worktree: Option<Worktree>,
 }
 
 /// Interactive mode reads keys and draws: both ends must be a terminal.
@@ -87,6 +96,7 @@ pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode
         project_dir,
         first_prompt,
         mut notices,
+        worktree,
     } = start;
     let Ui {
         mut app,
@@ -143,6 +153,11 @@ pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode
             context_window: Some(tack_api::model_limits(&model).context_window),
             permission_mode: Some(mode),
             git_branch: Some(branch),
+            // A statusLine command's rows (none until it answers) replace
+            // the built-in line and the `? for shortcuts` hint.
+            custom_line: (loaded.settings.status_line())
+                .and_then(StatusLineCommand::from_settings)
+                .map(|_| Some(String::new())),
             ..tack_tui::StatusPatch::default()
         }),
         Instant::now(),
@@ -177,6 +192,10 @@ pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode
         first_prompt,
         pick_session,
         notices,
+        labels: SessionLabels {
+            name: cli.name.clone(),
+            worktree,
+        },
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

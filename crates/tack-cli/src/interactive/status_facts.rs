@@ -5,7 +5,16 @@
 use std::collections::HashMap;
 
 use tack_protocol::{ContentBlock, Message, Usage};
-use tack_tui::status::{ContextWindow, LastUsage};
+use tack_tui::status::{ContextWindow, LastUsage, Worktree};
+
+/// What the `statusLine` command is told that the session's start decided.
+#[derive(Debug, Clone, Default)]
+pub struct SessionLabels {
+    /// `--name` (tack has no `/rename`).
+    pub name: Option<String>,
+    /// The `--worktree` session's worktree.
+    pub worktree: Option<Worktree>,
+}
 
 #[derive(Debug, Default)]
 pub struct StatusFacts {

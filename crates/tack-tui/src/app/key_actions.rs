@@ -1,5 +1,6 @@
 //! What each keybinding action does in the prompt (contexts `Global`,
-//! `Chat` and, while the completion popup is open, `Autocomplete`). The keys
+//! `Chat`, while the completion popup is open `Autocomplete`, while the
+//! help is shown `Help`). The keys
 //! come from [`crate::keybindings::Keymap`]; editing keys that are no
 //! action (Ctrl+A, Ctrl+W, Alt+B, ...) stay the editor's.
 
@@ -48,7 +49,8 @@ impl App {
                 }
             }
             "chat:cancel" | "autocomplete:dismiss" => return self.esc(now),
-            "chat:clearInput" => {
+            "help:dismiss" => self.show_help = false,
+            "chat:clearInput" | "chat:clearScreen" => {
                 self.editor.take();
                 self.pastes.clear();
                 self.edited();
@@ -69,6 +71,8 @@ impl App {
                 }];
             }
             "chat:submit" => return self.submit_key(now),
+            // tack never interrupts a turn for a prompt: this queues too.
+            "chat:queueSubmit" => return self.submit(now),
             "chat:newline" => self.newline(),
             "chat:externalEditor" => {
                 return vec![UiAction::OpenExternalEditor {

@@ -5,6 +5,7 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tack_protocol::PermissionMode;
 
+use super::screen_keys::{CHAT, HELP, HISTORY_SEARCH, POPUP, ScreenKey};
 use super::{App, DOUBLE_PRESS, Overlay};
 use crate::cells::HistoryCell;
 use crate::commands::{BUILTINS, MenuEntry, filter_menu, parse_command};
@@ -14,7 +15,6 @@ use crate::dialogs::{
 };
 use crate::event::{NoticeLevel, PermissionAnswer, Prompt, UiAction};
 use crate::input::{InputMode, mention_at};
-use crate::keybindings::{Keystroke, Resolved};
 
 /// Menu commands the runtime carries out: sent as the typed text.
 const RUNTIME_COMMANDS: [&str; 2] = ["clear", "init"];
@@ -78,11 +78,13 @@ impl App {
             return Vec::new();
         }
         if self.overlay.is_some() {
-            return self.overlay_key(key);
+            return match self.screen_key(key, now) {
+                Some(key) => self.overlay_key(key),
+                None => Vec::new(),
+            };
         }
         if self.search.is_some() {
-            self.search_key(key);
-            return Vec::new();
+            return self.search_key(key, now);
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -106,23 +108,17 @@ impl App {
             }
             _ => {}
         }
-        if let Some(stroke) = Keystroke::from_event(&key) {
-            let contexts: &[&str] = if self.popup_len() > 0 {
-                &["Autocomplete", "Chat", "Global"]
-            } else {
-                &["Chat", "Global"]
-            };
-            let pending = std::mem::take(&mut self.chord);
-            match self.keymap.resolve(contexts, &pending, stroke) {
-                Resolved::Action(action) => return self.key_action(&action, now),
-                Resolved::Pending => {
-                    self.chord = pending;
-                    self.chord.push(stroke);
-                    return Vec::new();
-                }
-                Resolved::Unbound | Resolved::Cancelled => return Vec::new(),
-                Resolved::Unclaimed => {}
-            }
+        let contexts = if self.popup_len() > 0 {
+            POPUP
+        } else if self.show_help {
+            HELP
+        } else {
+            CHAT
+        };
+        match self.bound_key(contexts, key) {
+            ScreenKey::Action(action) => return self.key_action(&action, now),
+            ScreenKey::Dropped => return Vec::new(),
+            ScreenKey::Own(_) => {}
         }
         match key.code {
             KeyCode::Enter if shift || alt => self.newline(),
@@ -345,42 +341,69 @@ impl App {
         }
     }
 
-    fn search_key(&mut self, key: KeyEvent) {
-        let Some(search) = &mut self.search else {
-            return;
-        };
+    /// Ctrl+R's search: `HistorySearch`'s actions, then its own keys
+    /// (Ctrl+C and Ctrl+G cancel, ←/→ accept, typing searches).
+    fn search_key(&mut self, key: KeyEvent, now: Instant) -> Vec<UiAction> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Char('r') if ctrl => {
+        let action = match key.code {
+            KeyCode::Char('c') if ctrl => "historySearch:cancel".to_owned(),
+            _ => match self.bound_key(HISTORY_SEARCH, key) {
+                ScreenKey::Action(action) => action,
+                ScreenKey::Dropped => return Vec::new(),
+                ScreenKey::Own(key) => match key.code {
+                    KeyCode::Char('g') if ctrl => "historySearch:cancel".to_owned(),
+                    KeyCode::Left | KeyCode::Right => "historySearch:accept".to_owned(),
+                    KeyCode::Backspace | KeyCode::Char(_) => {
+                        self.search_edit(key);
+                        return Vec::new();
+                    }
+                    _ => return Vec::new(),
+                },
+            },
+        };
+        let Some(search) = &mut self.search else {
+            return Vec::new();
+        };
+        match action.as_str() {
+            "historySearch:next" => {
                 if let Some((i, _)) = self.history.search(&search.query, search.found) {
                     search.found = Some(i);
                 }
             }
-            KeyCode::Esc | KeyCode::Char('c') | KeyCode::Char('g')
-                if key.code == KeyCode::Esc || ctrl =>
-            {
+            "historySearch:cancel" => {
                 let draft = std::mem::take(&mut search.draft);
                 self.search = None;
                 self.editor.set_text(draft);
             }
-            KeyCode::Enter | KeyCode::Tab | KeyCode::Left | KeyCode::Right => {
+            "historySearch:accept" | "historySearch:execute" => {
                 let found = search
                     .found
                     .and_then(|i| self.history.entries().get(i).cloned());
                 let draft = std::mem::take(&mut search.draft);
                 self.search = None;
                 self.editor.set_text(found.unwrap_or(draft));
+                if action == "historySearch:execute" {
+                    return self.submit(now);
+                }
             }
-            KeyCode::Backspace => {
-                search.query.pop();
-                search.found = self.history.search(&search.query, None).map(|(i, _)| i);
-            }
-            KeyCode::Char(c) if !ctrl => {
-                search.query.push(c);
-                search.found = self.history.search(&search.query, None).map(|(i, _)| i);
-            }
-            _ => {}
+            other => self.set_hint(&format!("{other} is not available in tack"), now),
         }
+        Vec::new()
+    }
+
+    /// Typing into Ctrl+R's query: the newest match.
+    fn search_edit(&mut self, key: KeyEvent) {
+        let Some(search) = &mut self.search else {
+            return;
+        };
+        match key.code {
+            KeyCode::Backspace => _ = search.query.pop(),
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                search.query.push(c)
+            }
+            _ => return,
+        }
+        search.found = self.history.search(&search.query, None).map(|(i, _)| i);
     }
 
     /// The dialog of the next permission request waiting, if any.
@@ -391,14 +414,8 @@ impl App {
             .map(|r| Overlay::Permission(self.permission_dialog(r)));
     }
 
+    /// `key` as the open screen's handler reads it ([`App::screen_key`]).
     fn overlay_key(&mut self, key: KeyEvent) -> Vec<UiAction> {
-        let ctrl_c =
-            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
-        let key = if ctrl_c {
-            KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
-        } else {
-            key
-        };
         let Some(overlay) = &mut self.overlay else {
             return Vec::new();
         };
@@ -486,10 +503,7 @@ impl App {
             Overlay::Transcript { scroll } => {
                 let page = usize::from(self.height.saturating_sub(2)).max(1);
                 match key.code {
-                    KeyCode::Esc | KeyCode::Char('q') => self.overlay = None,
-                    KeyCode::Char('o') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                        self.overlay = None;
-                    }
+                    KeyCode::Esc => self.overlay = None,
                     KeyCode::Up => *scroll += 1,
                     KeyCode::Down => *scroll = scroll.saturating_sub(1),
                     KeyCode::PageUp => *scroll += page,

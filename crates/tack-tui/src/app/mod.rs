@@ -7,6 +7,7 @@ mod key_actions;
 mod keys;
 mod live;
 mod modes;
+mod screen_keys;
 mod view;
 
 use std::collections::VecDeque;

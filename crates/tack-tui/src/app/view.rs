@@ -241,10 +241,15 @@ impl App {
             )
         } else if let Some(indicator) = mode_indicator(self.status.permission_mode) {
             Line::styled(format!("  {indicator}"), theme.mode())
-        } else {
+        } else if self.status.custom_line.is_none() {
             Line::styled("  ? for shortcuts", theme.dim())
+        } else {
+            // Hidden while a statusLine command is set, as in Claude Code.
+            Line::default()
         };
-        lines.push(cut(footer, w));
+        if !footer.spans.is_empty() {
+            lines.push(cut(footer, w));
+        }
         for row in self.status.render(theme) {
             let mut status = vec![Span::raw("  ")];
             status.extend(row.spans);

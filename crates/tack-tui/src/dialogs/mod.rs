@@ -89,6 +89,8 @@ pub(crate) fn list_key(
         KeyCode::Enter => return ListKey::Chose,
         KeyCode::Up => *selected = selected.saturating_sub(1),
         KeyCode::Down => *selected = (*selected + 1).min(count.saturating_sub(1)),
+        KeyCode::Home => *selected = 0,
+        KeyCode::End => *selected = count.saturating_sub(1),
         KeyCode::Backspace => {
             filter.pop();
             *selected = 0;

@@ -45,6 +45,8 @@ impl ModelPicker {
             KeyCode::Esc => return ModelOutcome::Cancelled,
             KeyCode::Up => self.selected = self.selected.saturating_sub(1),
             KeyCode::Down => self.selected = (self.selected + 1).min(last),
+            KeyCode::Home => self.selected = 0,
+            KeyCode::End => self.selected = last,
             KeyCode::Enter => {
                 if let Some(o) = self.options.get(self.selected) {
                     return ModelOutcome::Picked(o.alias.clone());

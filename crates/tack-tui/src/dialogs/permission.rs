@@ -139,6 +139,11 @@ impl PermissionDialog {
         }
     }
 
+    /// Whether "what to do instead" is being typed (every key is the text's).
+    pub fn typing(&self) -> bool {
+        self.feedback.is_some()
+    }
+
     /// Handles a key.
     pub fn key(&mut self, key: KeyEvent) -> DialogOutcome {
         if let Some(editor) = &mut self.feedback {

@@ -41,6 +41,12 @@ impl RewindPicker {
         }
     }
 
+    /// Whether a prompt is picked and what to restore is being chosen (a
+    /// plain list, no longer the prompts).
+    pub fn choosing_restore(&self) -> bool {
+        self.picked.is_some()
+    }
+
     /// What can be done with prompt `i`: the code options only when a
     /// checkpoint would change files; `None` is "Never mind".
     fn options(&self, i: usize) -> Vec<Option<Restore>> {
@@ -86,6 +92,8 @@ impl RewindPicker {
             KeyCode::Down => {
                 self.selected = (self.selected + 1).min(self.points.len().saturating_sub(1));
             }
+            KeyCode::Home => self.selected = 0,
+            KeyCode::End => self.selected = self.points.len().saturating_sub(1),
             KeyCode::Enter if self.selected < self.points.len() => {
                 self.picked = Some((self.selected, 0));
             }

@@ -22,6 +22,10 @@ pub const CONTEXTS: &[&str] = &[
     "Select",
     "Plugin",
     "Scroll",
+    // Added since (the page's later captures).
+    "DiffPanel",
+    "EffortSlider",
+    "Agents",
 ];
 
 /// Every action Claude Code documents. tack acts on those in [`DEFAULTS`]
@@ -120,6 +124,33 @@ pub const ACTIONS: &[&str] = &[
     "scroll:fullPageDown",
     "selection:copy",
     "selection:clear",
+    // Added since (the page's later captures).
+    "chat:clearScreen",
+    "chat:queueSubmit",
+    "chat:sendNow",
+    "historySearch:cycleScope",
+    "footer:dismiss",
+    "app:toggleReplTab",
+    "app:cycleDiffBase",
+    "app:diffFileListUp",
+    "app:diffFileListDown",
+    "app:toggleDiffNoiseFilter",
+    "app:toggleDiffPreSession",
+    "modelPicker:thisSessionOnly",
+    "effortSlider:thisSessionOnly",
+    "select:pageUp",
+    "select:pageDown",
+    "select:first",
+    "select:last",
+    "plugin:favorite",
+    "agents:switchView",
+    "agents:togglePin",
+    "selection:extendLeft",
+    "selection:extendRight",
+    "selection:extendUp",
+    "selection:extendDown",
+    "selection:extendLineStart",
+    "selection:extendLineEnd",
 ];
 
 /// tack's default bindings: (context, chord, action), as Claude Code's
@@ -141,6 +172,62 @@ pub const DEFAULTS: &[(&str, &str, &str)] = &[
     ("Autocomplete", "escape", "autocomplete:dismiss"),
     ("Autocomplete", "up", "autocomplete:previous"),
     ("Autocomplete", "down", "autocomplete:next"),
+    ("Help", "escape", "help:dismiss"),
+    // Claude Code binds `y` and `n` here no more (2.1.280); its dialogs
+    // that show them read them themselves, as tack's do.
+    ("Confirmation", "enter", "confirm:yes"),
+    ("Confirmation", "escape", "confirm:no"),
+    ("Confirmation", "up", "confirm:previous"),
+    ("Confirmation", "down", "confirm:next"),
+    ("Confirmation", "tab", "confirm:nextField"),
+    ("Confirmation", "shift+tab", "confirm:cycleMode"),
+    ("Transcript", "q", "transcript:exit"),
+    ("Transcript", "escape", "transcript:exit"),
+    ("HistorySearch", "ctrl+r", "historySearch:next"),
+    ("HistorySearch", "escape", "historySearch:accept"),
+    ("HistorySearch", "tab", "historySearch:accept"),
+    ("HistorySearch", "enter", "historySearch:execute"),
+    // Claude Code's `j`/`k` are left out: tack's lists take typing as
+    // their filter.
+    ("Select", "down", "select:next"),
+    ("Select", "ctrl+n", "select:next"),
+    ("Select", "up", "select:previous"),
+    ("Select", "ctrl+p", "select:previous"),
+    ("Select", "enter", "select:accept"),
+    ("Select", "escape", "select:cancel"),
+    ("Select", "home", "select:first"),
+    ("Select", "end", "select:last"),
+    ("MessageSelector", "up", "messageSelector:up"),
+    ("MessageSelector", "k", "messageSelector:up"),
+    ("MessageSelector", "ctrl+p", "messageSelector:up"),
+    ("MessageSelector", "down", "messageSelector:down"),
+    ("MessageSelector", "j", "messageSelector:down"),
+    ("MessageSelector", "ctrl+n", "messageSelector:down"),
+    ("MessageSelector", "ctrl+up", "messageSelector:top"),
+    ("MessageSelector", "shift+up", "messageSelector:top"),
+    ("MessageSelector", "meta+up", "messageSelector:top"),
+    ("MessageSelector", "shift+k", "messageSelector:top"),
+    ("MessageSelector", "ctrl+down", "messageSelector:bottom"),
+    ("MessageSelector", "shift+down", "messageSelector:bottom"),
+    ("MessageSelector", "meta+down", "messageSelector:bottom"),
+    ("MessageSelector", "shift+j", "messageSelector:bottom"),
+    ("MessageSelector", "enter", "messageSelector:select"),
+];
+
+/// Contexts of screens tack does not have: a file may bind them (it is
+/// Claude Code's file too) and nothing in tack reads them.
+pub const NOT_APPLICABLE: &[&str] = &[
+    "Settings",
+    "Tabs",
+    "Task",
+    "ThemePicker",
+    "Attachments",
+    "Footer",
+    "DiffDialog",
+    "Scroll",
+    "DiffPanel",
+    "EffortSlider",
+    "Agents",
 ];
 
 /// Keys no file can rebind: (keystroke, why).

@@ -4,13 +4,13 @@
 //! the contexts active at the time (the completion popup's first); keys no
 //! action claims are the editor's.
 
-mod actions;
+pub(crate) mod actions;
 mod file;
 mod keystroke;
 
 use std::path::Path;
 
-pub use actions::{ACTIONS, CONTEXTS};
+pub use actions::{ACTIONS, CONTEXTS, DEFAULTS, NOT_APPLICABLE};
 pub use file::{Binding, TEMPLATE};
 pub use keystroke::{Chord, Key, Keystroke, parse_chord};
 

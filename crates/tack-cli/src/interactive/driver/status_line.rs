@@ -85,6 +85,8 @@ impl Driver {
                 Some(ThinkingConfig::Enabled { .. } | ThinkingConfig::Adaptive { .. })
             ),
             effort: request.effort.clone(),
+            session_name: self.labels.name.clone(),
+            worktree: self.labels.worktree.clone(),
             ..StatusLineInput::default()
         };
         let (command, cwd, tx) = (command.clone(), info.cwd.clone(), self.tx.clone());
