@@ -45,9 +45,16 @@ async fn sdk(env: &Env, mode: &str) -> Sdk {
 
 /// The next `can_use_tool` request: its tool and id.
 async fn asked(sdk: &mut Sdk) -> (String, String) {
+    let (tool, id, _) = asked_with_input(sdk).await;
+    (tool, id)
+}
+
+/// The next `can_use_tool` request: its tool, id and input.
+async fn asked_with_input(sdk: &mut Sdk) -> (String, String, Value) {
     let r = sdk.tack_request().await;
     let tool = r["request"]["tool_name"].as_str().unwrap().to_owned();
-    (tool, r["request_id"].as_str().unwrap().to_owned())
+    let id = r["request_id"].as_str().unwrap().to_owned();
+    (tool, id, r["request"]["input"].clone())
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -102,8 +109,13 @@ async fn a_plan_is_written_refused_revised_approved_and_plan_mode_is_left() {
     .await;
     // The plan is edited (asks nobody); a source file is refused in plan
     // mode; the second ExitPlanMode is approved into acceptEdits.
-    let (tool_name, id) = asked(&mut sdk).await;
+    // The host is shown the plan and its file, as Claude Code's hosts are.
+    let (tool_name, id, input) = asked_with_input(&mut sdk).await;
     assert_eq!(tool_name, "ExitPlanMode");
+    assert_eq!(
+        input,
+        json!({"plan": "# Plan\n1. add x\n2. test x\n", "planFilePath": file})
+    );
     let accept = json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"});
     let allow = json!({"behavior": "allow", "updatedInput": {}, "updatedPermissions": [accept]});
     sdk.answer(&id, allow).await;

@@ -726,7 +726,7 @@ impl Gate {
         let request = |id| PermissionRequest {
             id,
             tool_name: tool.name().to_owned(),
-            input: input.clone(),
+            input: self.shown_input(tool.name(), input),
             tool_use_id: ctx.tool_use_id.clone(),
             reason,
             suggestions,

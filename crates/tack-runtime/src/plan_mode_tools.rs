@@ -148,16 +148,14 @@ impl Tool for ExitPlanMode {
     }
 }
 
-/// The plan in the plan file, or the one given as `plan` (older callers),
-/// which is then written there.
+/// The plan given as `plan` (an older caller's, or a host's edit of the one
+/// it was shown), which is then saved to the plan file; else the plan file's.
 fn approved_plan(file: Option<&Path>, input: &Value) -> Result<Option<String>, ToolError> {
-    if let Some(plan) = file.and_then(|f| std::fs::read_to_string(f).ok()) {
-        return Ok(Some(plan));
-    }
+    let saved = file.and_then(|f| std::fs::read_to_string(f).ok());
     let Some(plan) = input.get("plan").and_then(Value::as_str) else {
-        return Ok(None);
+        return Ok(saved);
     };
-    if let Some(file) = file {
+    if let Some(file) = file.filter(|_| saved.as_deref() != Some(plan)) {
         let written = file
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)

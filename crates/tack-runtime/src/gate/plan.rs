@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
+use serde_json::Value;
 use tack_permissions::PermissionMode;
 
 use super::Gate;
@@ -101,6 +102,24 @@ impl Gate {
         } else {
             short(file)
         })
+    }
+
+    /// The input a person approving `tool` sees: ExitPlanMode's with the
+    /// plan and its file (`plan`, `planFilePath`, as Claude Code gives its
+    /// SDK hosts), so the dialog can show what is approved.
+    pub(super) fn shown_input(&self, tool: &str, input: &Value) -> Value {
+        let file = self.plan.file.get().filter(|_| tool == "ExitPlanMode");
+        let (Some(file), Value::Object(fields)) = (file, input) else {
+            return input.clone();
+        };
+        let mut fields = fields.clone();
+        if !fields.contains_key("plan")
+            && let Ok(plan) = std::fs::read_to_string(file)
+        {
+            fields.insert("plan".into(), plan.into());
+        }
+        fields.insert("planFilePath".into(), file.display().to_string().into());
+        Value::Object(fields)
     }
 
     fn told(&self) -> std::sync::MutexGuard<'_, Told> {

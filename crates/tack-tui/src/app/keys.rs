@@ -427,10 +427,15 @@ impl App {
                     self.next_permission();
                     vec![UiAction::AnswerPermission { id, answer }]
                 }
-                DialogOutcome::AllowAndAcceptEdits => {
+                outcome @ (DialogOutcome::AllowAndAcceptEdits
+                | DialogOutcome::AllowAndDefaultMode) => {
                     let id = dialog.request.id.clone();
+                    let mode = match outcome {
+                        DialogOutcome::AllowAndAcceptEdits => PermissionMode::AcceptEdits,
+                        _ => PermissionMode::Default,
+                    };
                     // The mode first: the edits after this one are not asked.
-                    let mut actions = self.request_mode(PermissionMode::AcceptEdits);
+                    let mut actions = self.request_mode(mode);
                     self.next_permission();
                     actions.push(UiAction::AnswerPermission {
                         id,

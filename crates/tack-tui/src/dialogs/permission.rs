@@ -15,6 +15,9 @@ use crate::input::Editor;
 use crate::theme::Theme;
 use crate::wrap::wrap_spans;
 
+/// The plan's approval: its own title, the plan, and its own options.
+const EXIT_PLAN_MODE: &str = "ExitPlanMode";
+
 /// Tools that change files: their dialog offers to switch to accept-edits mode.
 const EDIT_TOOLS: [&str; 4] = ["Edit", "MultiEdit", "Write", "NotebookEdit"];
 
@@ -44,6 +47,8 @@ pub enum DialogOutcome {
     Answered(PermissionAnswer),
     /// Allowed, and the session is to switch to accept-edits mode.
     AllowAndAcceptEdits,
+    /// Allowed (a plan), and the session is to ask about each edit.
+    AllowAndDefaultMode,
 }
 
 /// What an option of the dialog does.
@@ -51,6 +56,7 @@ pub enum DialogOutcome {
 enum Choice {
     Allow,
     AcceptEdits,
+    DefaultMode,
     Always(String),
     Deny,
 }
@@ -100,6 +106,20 @@ impl PermissionDialog {
     }
 
     fn choices(&self) -> Vec<(String, Choice)> {
+        if self.request.tool_name == EXIT_PLAN_MODE {
+            // Claude Code's plan approval: the mode to work in, or more planning.
+            return vec![
+                (
+                    "Yes, and auto-accept edits".to_string(),
+                    Choice::AcceptEdits,
+                ),
+                (
+                    "Yes, and approve each edit".to_string(),
+                    Choice::DefaultMode,
+                ),
+                ("No, keep planning (esc)".to_string(), Choice::Deny),
+            ];
+        }
         let mut out = vec![("Yes".to_string(), Choice::Allow)];
         if self.accept_edits {
             out.push((
@@ -130,6 +150,7 @@ impl PermissionDialog {
         match choices.swap_remove(index.min(last)).1 {
             Choice::Allow => DialogOutcome::Answered(PermissionAnswer::Allow),
             Choice::AcceptEdits => DialogOutcome::AllowAndAcceptEdits,
+            Choice::DefaultMode => DialogOutcome::AllowAndDefaultMode,
             Choice::Always(rule) => DialogOutcome::Answered(PermissionAnswer::AllowAlways { rule }),
             Choice::Deny => {
                 self.selected = last;
@@ -168,8 +189,9 @@ impl PermissionDialog {
             return DialogOutcome::Open;
         }
         let count = self.choices().len();
+        let offers_accept_edits = self.accept_edits || self.request.tool_name == EXIT_PLAN_MODE;
         match key.code {
-            KeyCode::BackTab if self.accept_edits => return DialogOutcome::AllowAndAcceptEdits,
+            KeyCode::BackTab if offers_accept_edits => return DialogOutcome::AllowAndAcceptEdits,
             KeyCode::Up | KeyCode::BackTab => self.selected = (self.selected + count - 1) % count,
             KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1) % count,
             KeyCode::Enter => return self.answer(self.selected),
@@ -275,6 +297,28 @@ fn preview(req: &PermissionRequest, theme: &Theme, width: u16) -> (String, Vec<L
             .map(|v| tack_sys::terminal_text::visible(v).replace('\t', "    "))
     };
     match req.tool_name.as_str() {
+        EXIT_PLAN_MODE => {
+            let plan = field("plan").unwrap_or_default();
+            let mut lines: Vec<Line<'static>> = plan
+                .lines()
+                .flat_map(|l| {
+                    wrap_spans(
+                        &[Span::styled(l.to_string(), theme.text())],
+                        width.saturating_sub(2),
+                        &[Span::raw("  ")],
+                        &[Span::raw("  ")],
+                    )
+                })
+                .collect();
+            if let Some(file) = field("planFilePath") {
+                lines.push(Line::default());
+                lines.push(Line::from(vec![
+                    Span::raw("  "),
+                    Span::styled(format!("The plan is in {file}"), theme.dim()),
+                ]));
+            }
+            ("Ready to code? Here is the plan:".to_string(), lines)
+        }
         "Bash" => {
             let mut lines: Vec<Line<'static>> = field("command")
                 .unwrap_or_default()
@@ -357,6 +401,70 @@ mod tests {
             suggestions: vec!["Edit(//p/src/**)".into()],
             ..request(&[])
         }
+    }
+
+    /// A plan's approval shows the plan and where it is, and answers with
+    /// the mode to work in (1, shift+tab: accept edits; 2: ask each edit)
+    /// or more planning with what to change.
+    #[test]
+    fn a_plan_is_shown_and_approved_into_a_mode_or_sent_back() {
+        let plan = PermissionRequest {
+            tool_name: "ExitPlanMode".into(),
+            input: json!({"plan": "# Plan\n1. add x", "planFilePath": "/h/.claude/plans/p.md"}),
+            ..request(&[])
+        };
+        let d = PermissionDialog::new(plan);
+        assert_eq!(
+            labels(&d),
+            [
+                "Yes, and auto-accept edits",
+                "Yes, and approve each edit",
+                "No, keep planning (esc)"
+            ]
+        );
+        let rows: Vec<String> = d
+            .render(&Theme::new(crate::theme::ThemeKind::Dark, false), 60, 30)
+            .iter()
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+            })
+            .collect();
+        let text = rows.join("\n");
+        for shown in [
+            "Ready to code? Here is the plan:",
+            "# Plan",
+            "1. add x",
+            "The plan is in /h/.claude/plans/p.md",
+        ] {
+            assert!(text.contains(shown), "{shown} not in\n{text}");
+        }
+        let answers: Vec<DialogOutcome> =
+            [KeyCode::Char('1'), KeyCode::BackTab, KeyCode::Char('2')]
+                .into_iter()
+                .map(|k| d.clone().key(key(k)))
+                .collect();
+        assert_eq!(
+            answers,
+            [
+                DialogOutcome::AllowAndAcceptEdits,
+                DialogOutcome::AllowAndAcceptEdits,
+                DialogOutcome::AllowAndDefaultMode
+            ]
+        );
+        let mut back = d.clone();
+        assert_eq!(back.key(key(KeyCode::Char('3'))), DialogOutcome::Open);
+        for c in "add tests".chars() {
+            back.key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(
+            back.key(key(KeyCode::Enter)),
+            DialogOutcome::Answered(PermissionAnswer::Deny {
+                feedback: Some("add tests".into())
+            })
+        );
     }
 
     #[test]
