@@ -78,6 +78,12 @@ fn the_job(env: &Env) -> PathBuf {
     jobs[0].clone()
 }
 
+/// The team's config.json.
+fn config(env: &Env) -> Value {
+    let path = env.claude_dir().join(format!("teams/{TEAM}/config.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn row(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap()
 }
@@ -158,11 +164,7 @@ async fn a_lead_runs_a_teammate_as_a_background_session_until_it_shuts_down() {
     // Attachable: its socket serves the session protocol.
     let socket = job.join("session.sock");
     assert!(std::os::unix::net::UnixStream::connect(&socket).is_ok());
-    let config: Value = serde_json::from_str(
-        &std::fs::read_to_string(env.claude_dir().join(format!("teams/{TEAM}/config.json")))
-            .unwrap(),
-    )
-    .unwrap();
+    let config = config(&env);
     let member = &config["members"][1];
     assert_eq!(
         json!([
@@ -250,4 +252,164 @@ fn first_request_at(env: &Env, marker: &str) -> std::time::SystemTime {
         .find(|r| r.body["messages"][0].to_string().contains(marker))
         .map(|r| r.received_at)
         .unwrap()
+}
+
+/// A tmux server of the test's own (`tmux -L <unique>`), killed at the end.
+struct Tmux {
+    name: String,
+    env: Vec<(&'static str, std::ffi::OsString)>,
+}
+
+impl Tmux {
+    fn start(env: &Env) -> Tmux {
+        let name = format!("tack-test-{}-{}", std::process::id(), rand_suffix());
+        let tmux = Tmux {
+            name,
+            env: env.vars(),
+        };
+        let out = tmux.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "lead",
+            "-x",
+            "200",
+            "-y",
+            "50",
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        // A pane whose command failed stays, to be read.
+        let out = tmux.run(&["set-option", "-g", "remain-on-exit", "on"]);
+        assert!(out.status.success(), "{out:?}");
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .env_clear()
+            .envs(self.env.iter().cloned())
+            .args(["-L", &self.name])
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn text(&self, args: &[&str]) -> String {
+        String::from_utf8_lossy(&self.run(args).stdout)
+            .trim()
+            .to_string()
+    }
+
+    /// `$TMUX` for a client of this server's session.
+    fn tmux_var(&self) -> String {
+        let socket = self.text(&["display-message", "-p", "-t", "lead", "#{socket_path}"]);
+        let pid = self.text(&["display-message", "-p", "-t", "lead", "#{pid}"]);
+        format!("{socket},{pid},0")
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+fn rand_suffix() -> String {
+    uuid::Uuid::new_v4().simple().to_string()[..8].to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn inside_tmux_a_teammate_gets_a_pane_attached_to_its_session() {
+    let mut lead = vec![
+        Reply::tool_use("toolu_bob", "Agent", agent("bob", "BOB-MARK look around")),
+        Reply::tool_use("toolu_w1", "Bash", json!({"command": "cat wait-1"})),
+        Reply::tool_use(
+            "toolu_bye",
+            "SendMessage",
+            send("bob", json!({"type": "shutdown_request", "reason": "done"})),
+        ),
+        Reply::text("done"),
+    ];
+    lead.extend((0..4).map(|_| Reply::text("ok")));
+    let env = Env::new(Script::routed([
+        ("LEAD-MARK".to_string(), lead),
+        (
+            "BOB-MARK".to_string(),
+            vec![Reply::text("bob looked around")],
+        ),
+    ]))
+    .await;
+    let log = env.cwd().join("idle.jsonl");
+    let hook = format!("cat >> {0}; echo >> {0}", log.display());
+    common::write(
+        env.cwd().join(".claude/settings.json"),
+        &json!({"hooks": {"TeammateIdle": [{"hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    );
+    env.trust();
+    let tmux = Tmux::start(&env);
+    let w1 = fifo(&env.cwd(), "wait-1");
+    let lead = tack_on(&env, &env.server, &[("TMUX", &tmux.tmux_var())])
+        .args(["-p", "LEAD-MARK run the team", "--session-id", SESSION_A])
+        .args(["--output-format", "stream-json", "--verbose"])
+        .args(["--teammate-mode", "auto", "--allowedTools", "Bash(cat:*)"])
+        .spawn()
+        .unwrap();
+    wait_for("bob's idleness", || count(&env, "idle_notification") == 1).await;
+    let job = the_job(&env);
+    let id = job.file_name().unwrap().to_str().unwrap().to_owned();
+    let pid = i32::try_from(row(&job)["pid"].as_i64().unwrap()).unwrap();
+    let _reap = Reap(pid);
+    // The pane opens once bob's session listens (it may be idle first).
+    wait_for("bob's pane in config.json", || {
+        config(&env)["members"][1]["tmuxPaneId"] != ""
+    })
+    .await;
+    let config = config(&env);
+    let member = &config["members"][1];
+    let pane = member["tmuxPaneId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        json!([member["name"], member["backendType"]]),
+        json!(["bob", "tmux"])
+    );
+    // The pane is the server's, runs `tack attach <id>`, and shows bob's
+    // conversation.
+    let panes = tmux.text(&["list-panes", "-a", "-F", "#{pane_id} #{pane_start_command}"]);
+    let line = (panes.lines())
+        .find(|l| l.starts_with(&format!("{pane} ")))
+        .unwrap_or_else(|| panic!("no pane {pane} in {panes}"));
+    assert!(line.contains(&format!("attach {id}")), "{line}");
+    let shown = || tmux.text(&["capture-pane", "-p", "-t", &pane]);
+    let waiting = std::time::Instant::now();
+    while !shown().contains("bob looked around") {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(20),
+            "the pane shows: {}",
+            shown()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let dead = tmux.text(&["display-message", "-p", "-t", &pane, "#{pane_dead}"]);
+    assert_eq!(dead, "0", "the pane's attach ended: {}", shown());
+    // Bob's own process ran the TeammateIdle hook.
+    wait_for("bob's TeammateIdle hook", || log.exists()).await;
+    release(&w1);
+    let stdout = finish(lead);
+    wait_for("bob's process to end", || !alive(pid)).await;
+    let state = |s: &str| teammate_state("bob", "blue", "tmux", s);
+    assert_eq!(
+        teammate_states(&stdout),
+        ["joined", "working", "idle", "stopped", "left"].map(state)
+    );
+    let hooked = crate::teams::lines_of(&log);
+    assert_eq!(
+        json!([
+            hooked[0]["hook_event_name"],
+            hooked[0]["teammate_name"],
+            hooked[0]["team_name"]
+        ]),
+        json!(["TeammateIdle", "bob", TEAM])
+    );
 }

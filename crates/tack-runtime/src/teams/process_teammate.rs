@@ -91,11 +91,19 @@ pub(crate) async fn spawn(lead: &Arc<Messaging>, s: Spawning<'_>) -> Result<Spaw
             stderr.trim()
         ));
     };
+    let job = job_dir(lead.claude_dir(), &job_id);
     let (pane, pane_error) = match s.pane {
-        true => match open_pane(&s.command.program, &job_id, &s.joining.cwd).await {
-            Ok(pane) => (Some(pane.clone()), set_pane(&team, &name, &pane).err()),
-            Err(e) => (None, Some(e)),
-        },
+        true => {
+            let program = &s.command.program;
+            let opened = match serving(&job).await {
+                Ok(()) => open_pane(program, &job_id, lead.claude_dir(), &s.joining.cwd).await,
+                Err(e) => Err(e),
+            };
+            match opened {
+                Ok(pane) => (Some(pane.clone()), set_pane(&team, &name, &pane).err()),
+                Err(e) => (None, Some(e)),
+            }
+        }
         false => (None, None),
     };
     lead.joined(TeammateEvent {
@@ -106,7 +114,7 @@ pub(crate) async fn spawn(lead: &Arc<Messaging>, s: Spawning<'_>) -> Result<Spaw
         agent_type: s.joining.agent_type.to_string(),
         backend_type: BACKEND_TYPE.into(),
     });
-    let state = job_dir(lead.claude_dir(), &job_id).join("state.json");
+    let state = job.join("state.json");
     follow(lead, &name, &state, s.arrivals)?;
     Ok(Spawned {
         agent_id: super::files::config::agent_id(&name, team.name()),
@@ -129,8 +137,56 @@ fn job_dir(claude_dir: &Path, id: &str) -> PathBuf {
     claude_dir.join("jobs").join(id)
 }
 
+/// How long a pane waits for the teammate's session to listen.
+const SERVING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Waits (inotify on the job folder) until the session's socket is there,
+/// then until it answers: `tack attach` refuses a session that does not
+/// serve yet. The socket file appears at `bind`, a moment before `listen`:
+/// that moment is waited out in steps of 5 ms (at most 100).
+async fn serving(job: &Path) -> Result<(), String> {
+    let socket = job.join("session.sock");
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let tx = Mutex::new(Some(tx));
+    let path = socket.clone();
+    let watch = watch::watch_file(
+        &socket,
+        Arc::new(move || {
+            let there = path.exists();
+            let taken = there.then(|| tx.lock().unwrap_or_else(PoisonError::into_inner).take());
+            if let Some(tx) = taken.flatten() {
+                let _ = tx.send(());
+            }
+            !there
+        }),
+    )
+    .map_err(|e| format!("cannot watch {}: {e}", job.display()))?;
+    let waited = tokio::time::timeout(SERVING_TIMEOUT, rx).await;
+    watch.abort();
+    if !matches!(waited, Ok(Ok(()))) {
+        return Err(format!("its session made no socket {}", socket.display()));
+    }
+    for _ in 0..100 {
+        if tokio::net::UnixStream::connect(&socket).await.is_ok() {
+            return Ok(());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    Err(format!(
+        "its session does not answer on {}",
+        socket.display()
+    ))
+}
+
 /// Opens a pane beside the lead's that attaches to the job; its id (`%N`).
-async fn open_pane(program: &Path, job_id: &str, cwd: &Path) -> Result<String, String> {
+/// The pane's shell has the tmux server's environment, not the lead's: it
+/// is told the config dir the job is in.
+async fn open_pane(
+    program: &Path,
+    job_id: &str,
+    claude_dir: &Path,
+    cwd: &Path,
+) -> Result<String, String> {
     let attach = format!(
         "{} attach {job_id}",
         shell_quote(&program.display().to_string())
@@ -138,6 +194,8 @@ async fn open_pane(program: &Path, job_id: &str, cwd: &Path) -> Result<String, S
     let out = tokio::process::Command::new("tmux")
         .args(["split-window", "-d", "-P", "-F", "#{pane_id}", "-c"])
         .arg(cwd)
+        .arg("-e")
+        .arg(format!("CLAUDE_CONFIG_DIR={}", claude_dir.display()))
         .arg(attach)
         .stdin(Stdio::null())
         .output()
