@@ -88,17 +88,6 @@ fn row(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap()
 }
 
-fn tack(env: &Env, args: &[&str]) -> std::process::Output {
-    Command::new(assert_cmd::cargo::cargo_bin("tack"))
-        .env_clear()
-        .envs(env.vars())
-        .current_dir(env.cwd())
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_lead_runs_a_teammate_as_a_background_session_until_it_shuts_down() {
     let mut lead = vec![
@@ -155,7 +144,7 @@ async fn a_lead_runs_a_teammate_as_a_background_session_until_it_shuts_down() {
     let pid = i32::try_from(row(&job)["pid"].as_i64().unwrap()).unwrap();
     let _reap = Reap(pid);
     assert!(alive(pid));
-    let listed = tack(&env, &["agents", "--json"]);
+    let (listed, _) = crate::background::tack(&env, &["agents", "--json"]);
     let listed: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
     let names: Vec<(Value, Value)> = (listed.iter())
         .map(|r| (r["id"].clone(), r["name"].clone()))
