@@ -301,7 +301,12 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
+        let socket = self.text(&["display-message", "-p", "-t", "lead", "#{socket_path}"]);
         let _ = self.run(&["kill-server"]);
+        // The server leaves its socket file behind.
+        if !socket.is_empty() {
+            let _ = std::fs::remove_file(socket);
+        }
     }
 }
 
