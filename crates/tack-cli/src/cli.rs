@@ -171,6 +171,11 @@ pub struct Cli {
     #[arg(short = 'n', long, value_name = "NAME")]
     pub name: Option<String>,
 
+    /// Where agent-team teammates run: `auto` (tmux panes inside tmux, else
+    /// in-process), `in-process`, or `tmux` (a background session each).
+    #[arg(long, value_name = "MODE", value_parser = tack_runtime::teams::backend::TeammateMode::parse)]
+    pub teammate_mode: Option<tack_runtime::teams::backend::TeammateMode>,
+
     /// The background session of this job folder (what `--bg` starts).
     #[arg(long, value_name = "JOB_DIR", hide = true)]
     pub bg_job: Option<PathBuf>,

@@ -221,6 +221,14 @@ mod tests {
                 mcp_config: vec![r#"{"mcpServers": {}}"#.into()],
                 strict_mcp_config: true,
                 agents: Some("{}".into()),
+                // This binary starts background teammates (no shared flags here).
+                teammates: tack_runtime::teams::backend::TeammateOptions {
+                    command: Some(tack_runtime::teams::backend::TeammateCommand {
+                        program: std::env::current_exe().unwrap(),
+                        args: vec![],
+                    }),
+                    ..Default::default()
+                },
                 ..Default::default()
             },
             front_end: FrontEndOptions {

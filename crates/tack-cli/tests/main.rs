@@ -89,6 +89,7 @@ mod tasks;
 mod team_tasks;
 mod teammate_mid_turn;
 mod teammate_permissions;
+mod teammate_processes;
 mod teams;
 mod terminal;
 mod tls;

@@ -109,8 +109,8 @@ pub struct TeammateEvent {
     pub color: Option<String>,
     /// Its definition's name (`general-purpose`).
     pub agent_type: String,
-    /// Where it runs: `in-process` or `background` (config.json's
-    /// `backendType`).
+    /// Where it runs: `in-process` or `tmux` (a background session of its
+    /// own; config.json's `backendType`).
     pub backend_type: String,
 }
 

@@ -166,6 +166,8 @@ pub struct ExtensionOptions {
     pub hook_callbacks: Vec<CallbackMatcher>,
     /// The client's files, read before the disk's (`tack acp`'s editor).
     pub client_files: Option<tack_tool::client_files::ClientFiles>,
+    /// Where teammates run (`--teammate-mode`, what starts a background one).
+    pub teammates: crate::teams::backend::TeammateOptions,
 }
 
 /// What kind of front end runs the session, and what it wants told.

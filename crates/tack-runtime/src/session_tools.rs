@@ -215,6 +215,8 @@ fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::t
     }
     if let Some(team) = &team {
         crate::teams::events::wire(&team.messaging, p.emit, &p.policy.gate);
+        let arrivals = p.place.tool_env.arrivals().clone();
+        crate::teams::member_process::start(&team.messaging, arrivals, p.policy.hooks.clone());
     }
     if let Some(member) = team.as_ref().and_then(|t| t.messaging.member()) {
         tasks
@@ -222,6 +224,32 @@ fn team_part(p: &ToolsParts<'_>, tasks: &SessionTasks) -> Option<crate::teams::t
             .join_team(member.team.name(), Some(&member.agent));
     }
     team
+}
+
+/// What the front end is told of each agent type.
+fn agent_summaries(catalog: &tack_extensions::agents::Catalog, small: &str) -> Vec<AgentSummary> {
+    catalog
+        .iter()
+        .map(|def| AgentSummary {
+            name: def.name.clone(),
+            description: def.description.clone(),
+            model: match &def.model {
+                AgentModel::Inherit => None,
+                AgentModel::SmallFast => Some(small.to_owned()),
+                AgentModel::Named(name) => Some(name.clone()),
+            },
+        })
+        .collect()
+}
+
+/// Where the session's teammates run; a wrong `teammateMode` is a warning.
+fn teammate_backend(p: &ToolsParts<'_>) -> crate::teams::backend::Backend {
+    let options = &p.choices.options.extensions.teammates;
+    let (backend, warning) = crate::teams::backend::settle(options, p.env.get("TMUX").is_some());
+    if let Some(w) = warning {
+        p.emit.notice(Notice::warning(w));
+    }
+    backend
 }
 
 /// WebFetch's settings (`CLAUDE_CODE_WEBFETCH_CACHE_TTL_MS`).
@@ -339,21 +367,11 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     for w in warnings {
         p.emit.notice(Notice::warning(w));
     }
-    let agents = catalog
-        .iter()
-        .map(|def| AgentSummary {
-            name: def.name.clone(),
-            description: def.description.clone(),
-            model: match &def.model {
-                AgentModel::Inherit => None,
-                AgentModel::SmallFast => Some(small_model.clone()),
-                AgentModel::Named(name) => Some(name.clone()),
-            },
-        })
-        .collect();
+    let agents = agent_summaries(&catalog, &small_model);
     let model = ModelCell::new(p.models.model.to_owned());
     let (wake, woken) = tokio::sync::mpsc::unbounded_channel();
     let wake_owed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let teammates = teammate_backend(&p);
     let shared = Arc::new(AgentsShared {
         catalog,
         toolbox: Toolbox {
@@ -388,6 +406,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         worktree_base: p.place.worktree_base,
         team: team.map(|t| t.messaging),
         tasks: session_tasks,
+        teammates,
     });
     let agent = Arc::new(AgentTool::new(shared));
     if let Some(skill) = &skill {

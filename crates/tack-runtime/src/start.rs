@@ -122,6 +122,7 @@ pub async fn start(
 
     let structured_output = structured_output_tool(&options)?;
     let mut options = options;
+    options.extensions.teammates.setting = settings.unknown_keys().get("teammateMode").cloned();
     // `permissions.denyInsteadOfPrompting`: an unattended run refuses what
     // would wait for a person.
     options.permissions.prompts &= !settings.permissions().deny_instead_of_prompting();

@@ -56,4 +56,4 @@ pub mod terminal_text;
 pub use atomic_write::{write_atomic, write_atomic_private, write_atomic_with_mode};
 pub use config_file::{MAX_CONFIG_BYTES, read_config_file};
 pub use file_lock::{FileLock, OpenFileLock, lock_exclusive, lock_exclusive_file, lock_open_file};
-pub use process_group::{group_alive, signal_group};
+pub use process_group::{group_alive, signal_group, terminate_self};

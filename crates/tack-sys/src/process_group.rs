@@ -14,6 +14,13 @@ pub fn signal_group(pgid: i32, signal: i32) -> bool {
     unsafe { libc::killpg(pgid, signal) == 0 }
 }
 
+/// Sends this process SIGTERM: it ends as `tack stop` ends it (a
+/// background session handles the signal and ends cleanly).
+pub fn terminate_self() -> bool {
+    // SAFETY: kill() of our own pid has no memory-safety preconditions.
+    unsafe { libc::kill(libc::getpid(), libc::SIGTERM) == 0 }
+}
+
 /// True while some process (zombies included) is in group `pgid`.
 pub fn group_alive(pgid: i32) -> bool {
     signal_group(pgid, 0)

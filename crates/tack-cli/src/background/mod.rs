@@ -12,6 +12,7 @@
 //! - the flags a respawn keeps (`args.json`): `kept_args.rs`
 //! - `respawn`: a killed session started again from its transcript:
 //!   `respawn.rs`
+//! - what the runtime starts a background teammate with: `teammates.rs`
 //!
 //! `docs/bg-design.md` says what is decided and what is next.
 
@@ -24,6 +25,7 @@ pub mod live;
 pub mod respawn;
 pub mod session;
 pub mod table;
+pub mod teammates;
 pub mod worktree;
 
 use std::sync::atomic::{AtomicBool, Ordering};

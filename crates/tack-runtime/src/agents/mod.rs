@@ -32,6 +32,7 @@ mod isolation;
 mod read_only;
 mod run;
 mod stop_hooks;
+mod team_process;
 mod tool;
 
 use std::sync::{Arc, PoisonError, RwLock};
@@ -96,6 +97,8 @@ pub(crate) struct AgentsShared {
     /// The session's Task tools' makings: a teammate gets its own, on the
     /// team's list.
     pub tasks: crate::task_hooks::SessionTasks,
+    /// Where its teammates run (in-process, or a background session each).
+    pub teammates: crate::teams::backend::Backend,
 }
 
 /// The tools a sub-agent picks from.

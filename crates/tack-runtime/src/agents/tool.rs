@@ -364,6 +364,17 @@ impl Tool for AgentTool {
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         async move {
             let (input, def) = self.parse(&input)?;
+            let asked = super::team_process::Asked {
+                name: input.name.as_deref(),
+                model: input.model.as_deref(),
+                prompt: &input.prompt,
+            };
+            let depth = self.nesting.depth;
+            if let Some(spawned) =
+                super::team_process::spawn_teammate(&self.shared, depth, asked, def, ctx).await?
+            {
+                return Ok(spawned);
+            }
             let teammate = self.teammate(&input, def, ctx)?;
             if input.run_in_background.unwrap_or(false) || teammate.is_some() {
                 let slot = self.admit()?;

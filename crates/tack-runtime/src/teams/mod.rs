@@ -4,11 +4,15 @@
 //! which sessions on one machine find each other.
 
 pub mod assignment;
+pub mod backend;
+pub(crate) mod enlist;
 pub(crate) mod events;
 pub mod files;
 pub mod idle_notice;
 pub mod list_agents;
+pub(crate) mod member_process;
 pub mod peer;
+pub(crate) mod process_teammate;
 pub mod records;
 pub mod relay;
 pub mod route;

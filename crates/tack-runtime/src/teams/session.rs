@@ -78,6 +78,8 @@ struct Routes {
     relay: Option<TeammateRelay>,
     /// A lead's answerer of its teammates' `permission_request`s.
     on_request: std::sync::OnceLock<OnRequest>,
+    /// A teammate process's answer to its lead's `shutdown_request`.
+    on_shutdown: std::sync::OnceLock<OnRequest>,
 }
 
 /// Where the lead's teammates' states go (the session's event stream).
@@ -107,6 +109,7 @@ impl Messaging {
                         TeammateRelay::new(dir, who, options.permission_timeout)
                     }),
                 on_request: Default::default(),
+                on_shutdown: Default::default(),
             }),
         };
         if let Err(e) = messaging.listen(&options, &deliver) {
@@ -292,6 +295,12 @@ impl Messaging {
         let _ = self.routes.on_request.set(on);
     }
 
+    /// Sends the lead's `shutdown_request`s to `on` (set once: a teammate
+    /// in a process of its own, `super::member_process`).
+    pub fn on_shutdown_request(&self, on: OnRequest) {
+        let _ = self.routes.on_shutdown.set(on);
+    }
+
     /// The address other sessions reach this one at.
     pub fn address(&self) -> Option<String> {
         self.socket.as_deref().map(peer::address)
@@ -333,6 +342,13 @@ impl Routes {
                 on(m.from.clone(), value);
                 true
             }
+            ("shutdown_request", Some(_), _) => match self.on_shutdown.get() {
+                Some(on) => {
+                    on(m.from.clone(), value);
+                    true
+                }
+                None => false,
+            },
             _ => false,
         }
     }

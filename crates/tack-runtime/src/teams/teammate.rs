@@ -16,17 +16,17 @@
 //! ([`tack_tool::Delivery::Soon`]). What is left when the turn ends starts
 //! the next one. A `shutdown_request` always waits for its idleness.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use serde_json::Map;
 use tack_hooks::HookEvent;
 use tack_tool::{Arrival, Arrivals, Tool};
 use tokio::sync::{Mutex, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use super::files::config::{self, LeadFacts, Member as ConfigMember, TEAM_LEAD, TeamConfig};
+pub(crate) use super::enlist::Joining;
+use super::enlist::{Backing, Enlisted, enlist};
+use super::files::config::{self, TEAM_LEAD};
 use super::files::inbox::{self, InboxMessage};
 use super::files::structured::{self, Body, IdleReason};
 use super::list_agents::ListAgentsTool;
@@ -52,18 +52,6 @@ pub(crate) struct Teammate {
     pub arrivals: Arrivals,
 }
 
-/// Who joins, as the Agent call says.
-pub(crate) struct Joining<'a> {
-    pub name: &'a str,
-    pub agent_type: &'a str,
-    pub model: &'a str,
-    pub prompt: &'a str,
-    pub cwd: PathBuf,
-    /// Its Task tools (the team's list, acting as itself) and the switch
-    /// their hooks' `continue: false` turns on.
-    pub tasks: Option<crate::task_hooks::TeammateTasks>,
-}
-
 /// Adds the teammate to the lead's team (made on the first one) and builds
 /// what it runs with.
 pub(crate) fn join(
@@ -71,53 +59,13 @@ pub(crate) fn join(
     joining: Joining<'_>,
     hooks: Option<Arc<SessionHooks>>,
 ) -> Result<Teammate, String> {
-    let Some(lead_member) = lead.member() else {
-        return Err("This session is in no team: teammates need agent teams on".into());
+    let backing = Backing {
+        backend_type: "in-process",
+        tmux_pane_id: "in-process",
     };
-    let team = lead_member.team.clone();
-    let name = super::files::names::agent(joining.name).map_err(|e| e.to_string())?;
-    if name == TEAM_LEAD {
-        return Err(format!("{TEAM_LEAD} is the lead's name"));
-    }
-    let cwd = joining.cwd.display().to_string();
-    let mut taken = false;
-    let mut color = String::new();
-    let lead_facts = LeadFacts {
-        model: joining.model.to_string(),
-        cwd: cwd.clone(),
-    };
-    config::update(
-        &team,
-        || TeamConfig::new(team.name(), "", lead.session_id(), lead_facts),
-        |c| {
-            if c.member(name).is_some() {
-                taken = true;
-                return;
-            }
-            color = c.next_color().to_string();
-            c.members.push(ConfigMember {
-                agent_id: config::agent_id(name, team.name()),
-                name: name.to_string(),
-                agent_type: joining.agent_type.to_string(),
-                model: joining.model.to_string(),
-                prompt: Some(joining.prompt.to_string()),
-                color: Some(color.clone()),
-                plan_mode_required: Some(false),
-                joined_at: config::now_ms(),
-                tmux_pane_id: "in-process".into(),
-                cwd,
-                subscriptions: Vec::new(),
-                backend_type: Some("in-process".into()),
-                extra: Map::new(),
-            });
-        },
-    )
-    .map_err(|e| e.to_string())?;
-    if taken {
-        return Err(format!("The team already has a member named {name}"));
-    }
+    let Enlisted { team, name, color } = enlist(lead, &joining, backing)?;
+    let name = name.as_str();
     let own_inbox = team.inbox(name).map_err(|e| e.to_string())?;
-    inbox::ensure(&own_inbox).map_err(|e| e.to_string())?;
     let member = Member {
         team: team.clone(),
         agent: name.to_string(),
@@ -333,6 +281,15 @@ impl Idle {
 
 /// The Agent tool's answer for a teammate started in the background.
 pub(crate) fn spawned(agent_id: &str, started: tack_tool::ToolOutput) -> tack_tool::ToolOutput {
+    spawned_with(agent_id, started, "")
+}
+
+/// [`spawned`], `more` ending its text.
+pub(crate) fn spawned_with(
+    agent_id: &str,
+    started: tack_tool::ToolOutput,
+    more: &str,
+) -> tack_tool::ToolOutput {
     let (name, team) = agent_id.split_once('@').unwrap_or((agent_id, ""));
     let mut structured = started.structured.clone().unwrap_or_default();
     structured["status"] = serde_json::json!("teammate_spawned");
@@ -340,7 +297,7 @@ pub(crate) fn spawned(agent_id: &str, started: tack_tool::ToolOutput) -> tack_to
     structured["name"] = serde_json::json!(name);
     structured["team_name"] = serde_json::json!(team);
     tack_tool::ToolOutput::text(format!(
-        "Spawned successfully.\nagent_id: {agent_id}\nname: {name}\nteam_name: {team}\nThe agent is now running and will receive instructions via mailbox: message it with SendMessage (to: \"{name}\"). Its messages and idle notifications reach you on their own."
+        "Spawned successfully.\nagent_id: {agent_id}\nname: {name}\nteam_name: {team}\nThe agent is now running and will receive instructions via mailbox: message it with SendMessage (to: \"{name}\"). Its messages and idle notifications reach you on their own.{more}"
     ))
     .with_structured(structured)
 }

@@ -25,23 +25,49 @@ pub fn watch_inbox(path: PathBuf, on_messages: OnMessages) -> std::io::Result<Jo
         .map(PathBuf::from)
         .ok_or_else(|| std::io::Error::other("an inbox must be in a folder"))?;
     tack_sys::private_file::create_dirs_private(&dir)?;
+    let taken = path.clone();
+    watch_file(
+        &path,
+        Arc::new(move || {
+            take(&taken, &on_messages);
+            true
+        }),
+    )
+}
+
+/// Calls `on_change` now and whenever the file at `path` is written or
+/// replaced (its folder must exist), until it returns `false`, the task is
+/// aborted or the watch fails.
+pub fn watch_file(
+    path: &std::path::Path,
+    on_change: Arc<dyn Fn() -> bool + Send + Sync>,
+) -> std::io::Result<JoinHandle<()>> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("a watched file must be in a folder"))?;
     let name = path
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_default();
-    let watch = DirWatch::new(&dir)?;
+    let watch = DirWatch::new(dir)?;
     // SAFETY: the `DirWatch` owns its descriptor and the `AsyncFd` owns the
     // `DirWatch`, so the descriptor stays open, and the same, for as long as
     // it is registered.
     let watch = unsafe { AsyncFd::register_with_interest(watch, Interest::READABLE) }?;
     Ok(tokio::spawn(async move {
-        take(&path, &on_messages);
+        if !on_change() {
+            return;
+        }
         loop {
             let Ok(mut ready) = watch.readable().await else {
                 return;
             };
             match ready.try_io(|w| w.get_ref().read_names()) {
-                Ok(Ok(names)) if names.contains(&name) => take(&path, &on_messages),
+                Ok(Ok(names)) if names.contains(&name) => {
+                    if !on_change() {
+                        return;
+                    }
+                }
                 Ok(Ok(_)) | Err(_) => {}
                 Ok(Err(_)) => return,
             }
