@@ -96,3 +96,4 @@ mod transcripts;
 mod usage_dedup;
 mod worktree;
 mod worktree_hooks;
+mod worktree_place;
