@@ -47,6 +47,7 @@ mod mcp_scopes;
 mod mentions;
 mod models;
 mod monitor;
+mod monitor_ws;
 mod otel;
 mod output_styles;
 mod permissions;

@@ -262,6 +262,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             tasks: Some(tasks.clone()),
             sandbox: p.choices.sandbox.clone(),
             task_list,
+            ws_tls: tack_api::tls::client_config(false).ok().map(Arc::new),
             ..BuiltinOptions::default()
         },
     );
