@@ -14,15 +14,9 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use crate::common::{Env, last_texts, last_tool_results, write};
+use crate::common::{Env, last_texts, last_tool_results};
+use crate::monitor::user_rules;
 use crate::schedule::{session, start_time};
-
-fn user_rules(env: &Env, rules: serde_json::Value) {
-    write(
-        env.claude_dir().join("settings.json"),
-        &json!({ "permissions": rules }).to_string(),
-    );
-}
 
 /// A WebSocket server for one client: it sends each batch of frames the
 /// test hands it, then closes when the channel does.

@@ -60,6 +60,26 @@ fn worker(env: &Env) -> std::process::Child {
     .unwrap()
 }
 
+/// The lead: a trusted project's team, its SDK session (asking through
+/// `can_use_tool`) after its first turn.
+async fn lead(env: &Env) -> Sdk {
+    env.trust();
+    write_team(env);
+    let teams_on = [("CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS", "1")];
+    let args = [
+        "--permission-prompt-tool",
+        "stdio",
+        "--session-id",
+        SESSION_A,
+    ];
+    let mut sdk = Sdk::start(env, &args, &teams_on);
+    sdk.request("init", initialize(Value::Null)).await;
+    sdk.response("init").await;
+    sdk.user("LEAD-MARK hello", json!({})).await;
+    sdk.result().await;
+    sdk
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_teammates_bash_call_asks_the_leads_sdk_and_only_its_answer_decides() {
     let env = Env::new(Script::routed([
@@ -76,20 +96,7 @@ async fn a_teammates_bash_call_asks_the_leads_sdk_and_only_its_answer_decides() 
         ),
     ]))
     .await;
-    env.trust();
-    write_team(&env);
-    let teams_on = [("CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS", "1")];
-    let args = [
-        "--permission-prompt-tool",
-        "stdio",
-        "--session-id",
-        SESSION_A,
-    ];
-    let mut sdk = Sdk::start(&env, &args, &teams_on);
-    sdk.request("init", initialize(Value::Null)).await;
-    sdk.response("init").await;
-    sdk.user("LEAD-MARK hello", json!({})).await;
-    sdk.result().await;
+    let mut sdk = lead(&env).await;
 
     let started = Instant::now();
     let child = worker(&env);
@@ -210,20 +217,7 @@ async fn an_always_allow_from_the_lead_spares_the_teammate_a_second_question() {
         ),
     ]))
     .await;
-    env.trust();
-    write_team(&env);
-    let teams_on = [("CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS", "1")];
-    let args = [
-        "--permission-prompt-tool",
-        "stdio",
-        "--session-id",
-        SESSION_A,
-    ];
-    let mut sdk = Sdk::start(&env, &args, &teams_on);
-    sdk.request("init", initialize(Value::Null)).await;
-    sdk.response("init").await;
-    sdk.user("LEAD-MARK hello", json!({})).await;
-    sdk.result().await;
+    let mut sdk = lead(&env).await;
     // A second question would wait 5 s and then be refused.
     let worker = tack_on(
         &env,

@@ -262,6 +262,25 @@ struct Watch {
     grace: Duration,
 }
 
+/// Why its lines stopped coming.
+#[derive(Clone, Copy)]
+enum Why {
+    /// The source has no more (the command's pipes closed, the socket ended).
+    Drained,
+    TimedOut,
+    Stopped,
+}
+
+impl Why {
+    /// The end for a timeout or a stop.
+    fn end(self) -> End {
+        match self {
+            Why::TimedOut => End::TimedOut,
+            Why::Stopped | Why::Drained => End::Stopped,
+        }
+    }
+}
+
 /// Why a monitor ended.
 enum End {
     Exited(Option<i32>),
@@ -284,63 +303,59 @@ impl Watch {
     /// out or is stopped.
     async fn run(mut self, running: Running, mut lines: mpsc::UnboundedReceiver<String>) {
         let _expecting = self.arrivals.expect();
-        let mut child = match running {
-            Running::Command(child) => child,
-            Running::Socket(socket) => return self.run_socket(socket, lines).await,
-        };
-        let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
-        let stop = self.task.stop_requested();
-        let deadline = tokio::time::sleep(self.timeout);
-        tokio::pin!(deadline);
-        let end = loop {
-            tokio::select! {
-                line = lines.recv() => match line {
-                    Some(first) => self.batch(first, &mut lines).await,
-                    None => {
+        let why = self.forward(&mut lines).await;
+        let end = match running {
+            Running::Command(mut child) => {
+                let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+                match why {
+                    Why::Drained => {
                         // Both pipes closed: the command is done (or detached them).
                         let status = child.wait().await.ok();
                         process_group::stop_leftovers(pgid, self.grace).await;
-                        break End::Exited(status.and_then(|s| s.code()));
+                        End::Exited(status.and_then(|s| s.code()))
                     }
-                },
-                () = &mut deadline => {
-                    process_group::terminate(pgid, &mut child, self.grace).await;
-                    break End::TimedOut;
+                    Why::TimedOut | Why::Stopped => {
+                        process_group::terminate(pgid, &mut child, self.grace).await;
+                        why.end()
+                    }
                 }
-                () = stop.cancelled() => {
-                    process_group::terminate(pgid, &mut child, self.grace).await;
-                    break End::Stopped;
-                }
+            }
+            Running::Socket(mut socket) => {
+                let end = match why {
+                    // The reader ended: it says why.
+                    Why::Drained => match (&mut socket).await {
+                        Ok((note, task_end)) => End::Closed(note, task_end),
+                        Err(_) => End::Closed(
+                            "The WebSocket reader failed; the monitor has ended.".into(),
+                            TaskEnd::Failed,
+                        ),
+                    },
+                    Why::TimedOut | Why::Stopped => why.end(),
+                };
+                // Dropping the reader's task closes the connection.
+                socket.abort();
+                end
             }
         };
         self.ended(end);
     }
 
-    /// [`Watch::run`] for a WebSocket: its reading task ends it.
-    async fn run_socket(
-        mut self,
-        mut socket: tokio::task::JoinHandle<(String, TaskEnd)>,
-        mut lines: mpsc::UnboundedReceiver<String>,
-    ) {
+    /// Sends the lines as they come until there are no more, the timeout or
+    /// TaskStop.
+    async fn forward(&mut self, lines: &mut mpsc::UnboundedReceiver<String>) -> Why {
         let stop = self.task.stop_requested();
         let deadline = tokio::time::sleep(self.timeout);
         tokio::pin!(deadline);
-        let end = loop {
+        loop {
             tokio::select! {
                 line = lines.recv() => match line {
-                    Some(first) => self.batch(first, &mut lines).await,
-                    None => break match (&mut socket).await {
-                        Ok((note, task_end)) => End::Closed(note, task_end),
-                        Err(_) => End::Closed("The WebSocket reader failed; the monitor has ended.".into(), TaskEnd::Failed),
-                    },
+                    Some(first) => self.batch(first, lines).await,
+                    None => return Why::Drained,
                 },
-                () = &mut deadline => break End::TimedOut,
-                () = stop.cancelled() => break End::Stopped,
+                () = &mut deadline => return Why::TimedOut,
+                () = stop.cancelled() => return Why::Stopped,
             }
-        };
-        // Dropping the reader's task closes the connection.
-        socket.abort();
-        self.ended(end);
+        }
     }
 
     /// Tells the model why the monitor ended and settles its task.
