@@ -12,7 +12,7 @@ use crate::common::{Env, last_texts, last_tool_results, write};
 use crate::schedule::{session, start_time};
 
 /// User settings (trusted) with these permission rules.
-fn user_rules(env: &Env, rules: serde_json::Value) {
+pub(crate) fn user_rules(env: &Env, rules: serde_json::Value) {
     write(
         env.claude_dir().join("settings.json"),
         &json!({ "permissions": rules }).to_string(),

@@ -60,6 +60,26 @@ fn worker(env: &Env) -> std::process::Child {
     .unwrap()
 }
 
+/// The lead: a trusted project's team, its SDK session (asking through
+/// `can_use_tool`) after its first turn.
+async fn lead(env: &Env) -> Sdk {
+    env.trust();
+    write_team(env);
+    let teams_on = [("CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS", "1")];
+    let args = [
+        "--permission-prompt-tool",
+        "stdio",
+        "--session-id",
+        SESSION_A,
+    ];
+    let mut sdk = Sdk::start(env, &args, &teams_on);
+    sdk.request("init", initialize(Value::Null)).await;
+    sdk.response("init").await;
+    sdk.user("LEAD-MARK hello", json!({})).await;
+    sdk.result().await;
+    sdk
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_teammates_bash_call_asks_the_leads_sdk_and_only_its_answer_decides() {
     let env = Env::new(Script::routed([
@@ -76,20 +96,7 @@ async fn a_teammates_bash_call_asks_the_leads_sdk_and_only_its_answer_decides() 
         ),
     ]))
     .await;
-    env.trust();
-    write_team(&env);
-    let teams_on = [("CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS", "1")];
-    let args = [
-        "--permission-prompt-tool",
-        "stdio",
-        "--session-id",
-        SESSION_A,
-    ];
-    let mut sdk = Sdk::start(&env, &args, &teams_on);
-    sdk.request("init", initialize(Value::Null)).await;
-    sdk.response("init").await;
-    sdk.user("LEAD-MARK hello", json!({})).await;
-    sdk.result().await;
+    let mut sdk = lead(&env).await;
 
     let started = Instant::now();
     let child = worker(&env);
@@ -191,4 +198,65 @@ async fn a_print_lead_with_nobody_to_ask_refuses_its_teammates_question() {
             .contains("worker@session-aaaaaaaa asked the lead, which has no permission prompt"),
         "{results:?}"
     );
+}
+
+/// The lead's "always allow" (the SDK's `updatedPermissions`) goes back with
+/// its answer and the teammate applies it: its next identical call runs
+/// without a second question to the lead.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_always_allow_from_the_lead_spares_the_teammate_a_second_question() {
+    let env = Env::new(Script::routed([
+        ("LEAD-MARK".to_string(), vec![Reply::text("ready")]),
+        (
+            "WORKER-MARK".to_string(),
+            vec![
+                bash("toolu_w1", "touch one"),
+                bash("toolu_w2", "touch one"),
+                Reply::text("done"),
+            ],
+        ),
+    ]))
+    .await;
+    let mut sdk = lead(&env).await;
+    // A second question would wait 5 s and then be refused.
+    let worker = tack_on(
+        &env,
+        &env.server,
+        &[
+            ("CLAUDE_CODE_TEAM_NAME", TEAM),
+            ("CLAUDE_CODE_AGENT_NAME", "worker"),
+            ("TACK_TEAMMATE_PERMISSION_TIMEOUT_MS", "5000"),
+        ],
+    )
+    .args(["-p", "WORKER-MARK touch one twice"])
+    .spawn()
+    .unwrap();
+    let request = sdk.tack_request().await;
+    let r = &request["request"];
+    // The teammate's own "don't ask again" suggestion comes with its question.
+    assert_eq!(
+        json!({"tool_name": r["tool_name"], "input": r["input"],
+               "permission_suggestions": r["permission_suggestions"]}),
+        json!({"tool_name": "Bash", "input": {"command": "touch one"},
+               "permission_suggestions": [{"type": "addRules",
+                   "rules": [{"toolName": "Bash", "ruleContent": "touch *"}],
+                   "behavior": "allow", "destination": "localSettings"}]})
+    );
+    let id = request["request_id"].as_str().unwrap().to_owned();
+    let always = json!([{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch one"}],
+                         "behavior": "allow", "destination": "session"}]);
+    sdk.answer(
+        &id,
+        json!({"behavior": "allow", "updatedInput": {"command": "touch one"},
+               "updatedPermissions": always}),
+    )
+    .await;
+    finish(worker);
+    assert_eq!(
+        [worker_results(&env, 1), worker_results(&env, 2)],
+        [["(no output)"], ["(no output)"]]
+    );
+    assert!(env.cwd().join("one").exists());
+    let (code, _, stderr) = sdk.finish().await;
+    assert_eq!(code, Some(0), "{stderr}");
 }

@@ -458,3 +458,44 @@ fn monitor_rules_name_its_command_as_bash_rules_do() {
             .is_ok()
     );
 }
+
+#[test]
+fn monitor_ws_is_decided_as_a_webfetch_of_its_host_and_a_monitor_rule_allows_it() {
+    let fx = fx();
+    let ws = |c: &PermissionContext, url: &str| {
+        c.decide(
+            "Monitor",
+            &[],
+            &json!({"description": "d", "ws": url}),
+            false,
+            &[],
+        )
+    };
+    let rules = ctx(
+        &fx,
+        PermissionMode::Default,
+        &[
+            (RuleBehavior::Allow, "WebFetch(domain:feed.example.com)"),
+            (RuleBehavior::Deny, "WebFetch(domain:*.evil.test)"),
+            // A command pattern says nothing about a socket.
+            (RuleBehavior::Allow, "Monitor(tail -f:*)"),
+        ],
+    );
+    let got = [
+        label(&ws(&rules, "wss://feed.example.com/stream")),
+        label(&ws(&rules, "ws://a.evil.test:8080/")),
+        label(&ws(&rules, "ws://127.0.0.1:9000/")),
+    ];
+    assert_eq!(got, ["allow", "deny", "ask"]);
+    // "Always allow" suggests the host's WebFetch rule.
+    let Decision::Ask { suggestions, .. } = ws(&rules, "ws://127.0.0.1:9000/") else {
+        panic!("not an ask");
+    };
+    assert_eq!(suggestions, ["WebFetch(domain:127.0.0.1)"]);
+    let whole = ctx(
+        &fx,
+        PermissionMode::Default,
+        &[(RuleBehavior::Allow, "Monitor")],
+    );
+    assert_eq!(label(&ws(&whole, "ws://127.0.0.1:9000/")), "allow");
+}

@@ -627,8 +627,14 @@ impl Gate {
         {
             return decided;
         }
-        if let Some(decided) =
-            (self.ask_relay(tool, effective, ctx, reason.clone(), hook_updated)).await
+        if let Some(decided) = (self.ask_relay(
+            tool,
+            effective,
+            ctx,
+            (reason.clone(), &suggestions),
+            hook_updated,
+        ))
+        .await
         {
             return decided;
         }

@@ -311,6 +311,17 @@ impl SessionHooks {
             .has_hooks(event)
     }
 
+    /// The session moved to `cwd` (EnterWorktree, ExitWorktree): hooks run
+    /// there and are told of it as their `cwd` from now on. (A `cd` in Bash
+    /// moves neither: CwdChanged tells of it.)
+    pub(crate) fn moved(&self, cwd: &Path) {
+        let mut runner = self
+            .runner
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *runner = runner.clone().with_cwd(cwd);
+    }
+
     /// The folder the hooks run in.
     pub(crate) fn cwd(&self) -> PathBuf {
         self.runner().cwd().to_path_buf()

@@ -145,6 +145,8 @@
 //!   `tack-runtime/src/made_worktree.rs`; their hooks (`--worktree`'s run before the session
 //!   exists, from the settings of the folder tack started in; a sub-agent's are the
 //!   session's): `tack-runtime/src/worktree_hooks.rs`
+//! - after EnterWorktree / ExitWorktree, the next request's system prompt (environment section,
+//!   git snapshot) recomputed for the new folder: `tack-runtime/src/worktree_place.rs`
 //! - the shared task list in a session: which list (`CLAUDE_CODE_TASK_LIST_ID`, a team, the
 //!   session), Task tools instead of TodoWrite (`CLAUDE_CODE_ENABLE_TASKS`), their TaskCreated /
 //!   TaskCompleted hooks: `tack-runtime/src/task_hooks.rs` (the store and tools:
@@ -264,6 +266,7 @@ mod transcript;
 mod trust;
 mod user_shell;
 mod worktree_hooks;
+mod worktree_place;
 mod worktree_tools;
 
 pub use auth::AuthError;

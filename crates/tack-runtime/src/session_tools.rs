@@ -81,6 +81,8 @@ pub(crate) struct ToolsPlace<'a> {
     pub tool_env: &'a Arc<ToolEnv>,
     /// The settings' `worktree.baseRef`, for sub-agents' worktrees.
     pub worktree_base: tack_config::WorktreeBase,
+    /// What the prompt context was loaded with (EnterWorktree recomputes it).
+    pub prompt: &'a tack_core::context::ContextOptions,
 }
 
 /// Which tools, sub-agents and skills the session offers, and with what.
@@ -299,6 +301,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             tasks: Some(tasks.clone()),
             sandbox: p.choices.sandbox.clone(),
             task_list,
+            ws_tls: tack_api::tls::client_config(false).ok().map(Arc::new),
             ..BuiltinOptions::default()
         },
     );
@@ -320,7 +323,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
     let schedule = schedule_for(&p);
-    let worktree = worktree_tools(p.place.worktree_base, p.policy.hooks.clone());
+    let worktree = worktree_tools(p.place.worktree_base, &p.policy.hooks, p.place.prompt);
     let all: Vec<Arc<dyn Tool>> = builtin
         .into_iter()
         .chain(team.iter().flat_map(|t| t.tools.clone()))

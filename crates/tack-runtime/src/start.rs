@@ -154,7 +154,7 @@ pub async fn start(
     let auto = auto::arm(auto_setup, &env, &model);
     let mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
 
-    let conversation = conversation(&store, &cwd, &options, &emit)?;
+    let conversation = conversation(&store, &cwd, &options, &emit).await?;
     let session_id = conversation.session_id.clone();
     let transcript_path = transcript_path(&store, &cwd, settings, &options, &conversation)?;
     let (custom_commands, skills) = commands_and_skills(
@@ -213,6 +213,7 @@ pub async fn start(
             store,
             cwd,
             env,
+            prompt: ctx_opts.clone(),
             home_dir: ctx_opts.home_dir,
             project_dir,
             worktree_base: settings.worktree_base(),

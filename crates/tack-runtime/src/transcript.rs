@@ -18,6 +18,7 @@ use tack_core::query::{AssistantMessageEvent, ToolResultsEvent};
 use tack_core::session::{TranscriptEntry, TranscriptError, TranscriptSink};
 use tack_protocol::{ContentBlock, Message, MessageResponse, Role};
 use tack_store::{Mirror, StoreError, Transcript, TranscriptMirror, TranscriptRecord};
+use tack_tool::ToolEnv;
 
 use crate::emit::Emitter;
 use crate::event::{RuntimeEvent, TranscriptMirrorFrame};
@@ -118,6 +119,9 @@ pub struct StoreSink {
     gate: Option<Arc<crate::gate::Gate>>,
     /// Written after the next prompt.
     attachments: PendingAttachments,
+    /// The main session's tool env: records name the folder the session
+    /// moved to last (EnterWorktree, ExitWorktree) when they are written.
+    cwd_of: Option<Arc<ToolEnv>>,
 }
 
 /// What the records of the current turn share.
@@ -140,6 +144,7 @@ impl StoreSink {
             turn: Mutex::new(Turn::default()),
             gate: None,
             attachments: PendingAttachments::default(),
+            cwd_of: None,
         }
     }
 
@@ -158,6 +163,14 @@ impl StoreSink {
         self
     }
 
+    /// The main session's sink: records carry the folder the session of
+    /// `env` is in when each is written.
+    #[must_use]
+    pub(crate) fn with_cwd_of(mut self, env: Arc<ToolEnv>) -> StoreSink {
+        self.cwd_of = Some(env);
+        self
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -168,6 +181,15 @@ impl StoreSink {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let mut turn = self.turn.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(moved) = self
+            .cwd_of
+            .as_ref()
+            .and_then(|e| e.prompt_place().current())
+            && moved.cwd.as_os_str() != t.cwd()
+        {
+            let branch = tack_git::head::branch_name(&moved.cwd);
+            t.moved(moved.cwd.to_string_lossy().into_owned(), branch);
+        }
         match entry {
             TranscriptEntry::Prompt { uuid, message } => {
                 let mut record = t.chain_record("user");

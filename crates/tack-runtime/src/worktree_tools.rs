@@ -13,6 +13,10 @@
 //! `path`, EnterWorktree switches into an existing worktree of the
 //! repository instead, which ExitWorktree leaves but never removes.
 //!
+//! The session is in the folder it moved to everywhere (`worktree_place.rs`):
+//! its next request's system prompt (environment section, git snapshot), its
+//! transcript records' `cwd` and `gitBranch`, its hooks' `cwd`.
+//!
 //! Neither asks for permission (Claude Code's tools reference: "Permission
 //! Required: No"). A worktree still entered when the session ends is kept.
 
@@ -23,11 +27,13 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tack_config::WorktreeBase;
+use tack_core::context::ContextOptions;
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
 use crate::hooks::SessionHooks;
 use crate::made_worktree::{MadeWorktree, make_worktree};
 use crate::worktree_hooks::WorktreeHooks;
+use crate::worktree_place::session_moved;
 
 pub(crate) const ENTER_WORKTREE: &str = "EnterWorktree";
 pub(crate) const EXIT_WORKTREE: &str = "ExitWorktree";
@@ -69,6 +75,9 @@ struct Shared {
     base: WorktreeBase,
     /// The session's hooks (WorktreeCreate and WorktreeRemove among them).
     hooks: Option<Arc<SessionHooks>>,
+    /// What the session's prompt context was loaded with: the system prompt
+    /// is recomputed for the folder the session moves to.
+    prompt: ContextOptions,
     entered: tokio::sync::Mutex<Option<Entered>>,
     /// The entered worktree's folder, for a quick look without the lock.
     path: Mutex<Option<PathBuf>>,
@@ -77,11 +86,13 @@ struct Shared {
 /// The pair, sharing one session's state.
 pub(crate) fn worktree_tools(
     base: WorktreeBase,
-    hooks: Option<Arc<SessionHooks>>,
+    hooks: &Option<Arc<SessionHooks>>,
+    prompt: &ContextOptions,
 ) -> [Arc<dyn Tool>; 2] {
     let shared = Arc::new(Shared {
         base,
-        hooks,
+        hooks: hooks.clone(),
+        prompt: prompt.clone(),
         entered: tokio::sync::Mutex::new(None),
         path: Mutex::new(None),
     });
@@ -109,6 +120,13 @@ It acts on nothing else: not a worktree made with `git worktree add`, not one fr
 
 - `action: \"keep\"` leaves the worktree and its branch on disk (to come back to, or when there is work to keep).
 - `action: \"remove\"` deletes the worktree and its branch. If it has uncommitted files or commits of its own, it is refused unless `discard_changes` is true: ask the user before discarding.";
+
+impl Shared {
+    /// The session is in `cwd` now, everywhere (`worktree_place.rs`).
+    async fn moved(&self, env: &tack_tool::ToolEnv, cwd: &std::path::Path) {
+        session_moved(&self.prompt, self.hooks.as_deref(), env, cwd).await;
+    }
+}
 
 fn lock_path(shared: &Shared) -> std::sync::MutexGuard<'_, Option<PathBuf>> {
     shared.path.lock().unwrap_or_else(PoisonError::into_inner)
@@ -194,6 +212,7 @@ impl Tool for EnterWorktree {
             if let Some(path) = input.get("path").and_then(Value::as_str) {
                 let (source, cwd) = existing(&left, &ctx.env.resolve(path)).await?;
                 ctx.env.set_cwd(cwd.clone());
+                self.0.moved(&ctx.env, &cwd).await;
                 let (path, branch) = (source.path().to_path_buf(), source.branch());
                 let on = branch.as_deref().map(|b| format!(" on branch {b}")).unwrap_or_default();
                 let text = format!(
@@ -215,6 +234,7 @@ impl Tool for EnterWorktree {
                 .await
                 .map_err(|e| ToolError::new(format!("Cannot create the worktree: {e}")))?;
             ctx.env.set_cwd(made.cwd.clone());
+            self.0.moved(&ctx.env, &made.cwd).await;
             let path = made.path().to_path_buf();
             let branch = made.git_worktree().and_then(|w| w.branch.clone());
             let mut text = match &branch {
@@ -354,6 +374,7 @@ impl Tool for ExitWorktree {
                 }
             }
             ctx.env.set_cwd(e.left.clone());
+            self.0.moved(&ctx.env, &e.left).await;
             *lock_path(&self.0) = None;
             let back = e.left.display().to_string();
             let (text, problems) = match action {

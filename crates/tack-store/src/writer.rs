@@ -142,6 +142,19 @@ impl Transcript {
         &self.session_id
     }
 
+    /// The folder the records from now on name (`cwd`).
+    pub fn cwd(&self) -> &str {
+        &self.meta.cwd
+    }
+
+    /// The session moved (EnterWorktree, ExitWorktree): records from now on
+    /// carry `cwd` and `git_branch`, as Claude Code's name the folder each was
+    /// written in.
+    pub fn moved(&mut self, cwd: String, git_branch: String) {
+        self.meta.cwd = cwd;
+        self.meta.git_branch = git_branch;
+    }
+
     /// The uuid of the last record appended (the chain's leaf).
     pub fn leaf_uuid(&self) -> Option<&str> {
         self.leaf.as_deref()

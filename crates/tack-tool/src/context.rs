@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arrivals::Arrivals;
 use crate::client_files::ClientFiles;
+use crate::moved_prompt::PromptPlace;
 
 /// What a file looked like when a file tool last read or wrote it. Write and
 /// Edit refuse to touch a file whose record is missing or stale.
@@ -39,6 +40,8 @@ pub struct ToolEnv {
     arrivals: Arrivals,
     /// The front end's client's files (an editor's unsaved buffers).
     client_files: Option<ClientFiles>,
+    /// What the system prompt says after the session moved folder.
+    prompt_place: PromptPlace,
 }
 
 /// How long a Bash command may run when neither the call nor
@@ -73,6 +76,7 @@ impl ToolEnv {
             agent: None,
             arrivals: Arrivals::default(),
             client_files: None,
+            prompt_place: PromptPlace::default(),
         }
     }
 
@@ -97,6 +101,12 @@ impl ToolEnv {
     /// The session's queue of messages from outside the conversation.
     pub fn arrivals(&self) -> &Arrivals {
         &self.arrivals
+    }
+
+    /// The cwd-dependent prompt parts after the session moved (EnterWorktree
+    /// sets them; the loop sends them from its next request).
+    pub fn prompt_place(&self) -> &PromptPlace {
+        &self.prompt_place
     }
 
     /// The environment of a sub-agent's tools.

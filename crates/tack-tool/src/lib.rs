@@ -29,12 +29,15 @@
 //! - messages for the model from outside the conversation (teammates, other sessions,
 //!   Monitor, scheduled prompts), delivered mid-turn or waking an idle session:
 //!   `tack-tool/src/arrivals.rs`
+//! - the system prompt's cwd-dependent parts after the session moved (EnterWorktree):
+//!   `tack-tool/src/moved_prompt.rs`
 
 mod arrivals;
 pub mod budget;
 pub mod client_files;
 mod context;
 pub mod input;
+mod moved_prompt;
 mod output;
 
 pub use arrivals::{Arrival, Arrivals, Delivery, Expecting, IdleWatch};
@@ -43,6 +46,7 @@ pub use context::{
     AgentIdentity, DEFAULT_BASH_TIMEOUT, ProgressSink, ReadRecord, ToolContext, ToolEnv,
     ToolProgress,
 };
+pub use moved_prompt::{MovedPrompt, PromptPlace};
 pub use output::{ToolError, ToolOutput, ToolResult, TurnEnd};
 
 use std::path::PathBuf;

@@ -46,6 +46,7 @@ mod line_scan;
 mod ls;
 pub mod lsp;
 mod monitor;
+pub mod monitor_ws;
 mod multi_edit;
 mod notebook;
 mod notebook_edit;
@@ -95,6 +96,8 @@ pub struct BuiltinOptions {
     /// The shared task list's tools (`tasks::task_tools`), offered instead of
     /// TodoWrite (`CLAUDE_CODE_ENABLE_TASKS`); empty: TodoWrite.
     pub task_list: Vec<Arc<dyn Tool>>,
+    /// TLS for Monitor's `wss:` URLs (the API client's roots); `None`: refused.
+    pub ws_tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl Default for BuiltinOptions {
@@ -105,6 +108,7 @@ impl Default for BuiltinOptions {
             tasks: None,
             sandbox: None,
             task_list: Vec::new(),
+            ws_tls: None,
         }
     }
 }
@@ -147,6 +151,7 @@ pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Ar
         tasks,
         options.kill_grace,
         options.sandbox,
+        options.ws_tls,
     )));
     tools
 }

@@ -9,7 +9,9 @@
 //! turn, or waking an idle session. It is a background task: TaskOutput reads
 //! what it printed and TaskStop stops it; `timeout_ms` ends it, and so does
 //! the end of the session. While it runs, a `-p` session whose input has
-//! ended waits for its events.
+//! ended waits for its events. With `ws` instead of `command`, a WebSocket's
+//! frames are its lines (`monitor_ws.rs`); the permission rules decide it as
+//! a WebFetch of its host.
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -47,7 +49,7 @@ pub(crate) struct MonitorInput {
     description: String,
     /// The shell command whose output lines become events (e.g. `tail -f app.log | grep --line-buffered ERROR`).
     command: Option<String>,
-    /// A WebSocket URL whose frames become events (not supported by tack: use `command`).
+    /// A WebSocket URL (ws:// or wss://) whose frames become events, instead of `command`.
     ws: Option<String>,
     /// Stop watching after this many milliseconds (default 300000, at least 1000, at most 3600000).
     timeout_ms: Option<u64>,
@@ -58,6 +60,22 @@ pub(crate) struct MonitorTool {
     tasks: BackgroundTasks,
     grace: Duration,
     sandbox: Option<Arc<Sandbox>>,
+    /// For `wss:` URLs (`None`: refused).
+    tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+/// What a monitor watches.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Command(&'a str),
+    Socket(&'a str),
+}
+
+/// A monitor's running source.
+enum Running {
+    Command(tokio::process::Child),
+    /// The task reading the socket; it ends with why it ended.
+    Socket(tokio::task::JoinHandle<(String, TaskEnd)>),
 }
 
 impl MonitorTool {
@@ -65,25 +83,29 @@ impl MonitorTool {
         tasks: BackgroundTasks,
         grace: Duration,
         sandbox: Option<Arc<Sandbox>>,
+        tls: Option<Arc<rustls::ClientConfig>>,
     ) -> Self {
         MonitorTool {
             tasks,
             grace,
             sandbox,
+            tls,
         }
     }
 
-    fn command(input: &MonitorInput) -> Result<&str, ToolError> {
-        if input.ws.is_some() {
-            return Err(ToolError::new(
-                "Monitor's `ws` (WebSocket frames) is not supported here; watch with `command` instead (e.g. a websocat or curl command).",
-            ));
+    fn source(input: &MonitorInput) -> Result<Source<'_>, ToolError> {
+        let command = input.command.as_deref().filter(|c| !c.trim().is_empty());
+        match (command, input.ws.as_deref()) {
+            (Some(_), Some(_)) => Err(ToolError::new("Give `command` or `ws`, not both.")),
+            (None, Some(url)) => {
+                crate::monitor_ws::ws_host(url).map_err(ToolError::new)?;
+                Ok(Source::Socket(url))
+            }
+            (Some(command), None) => Ok(Source::Command(command)),
+            (None, None) => Err(ToolError::new(
+                "`command` is required: the shell command to watch (or `ws`, a WebSocket URL).",
+            )),
         }
-        input
-            .command
-            .as_deref()
-            .filter(|c| !c.trim().is_empty())
-            .ok_or_else(|| ToolError::new("`command` is required: the shell command to watch."))
     }
 
     /// The shell for `command`, confined as a Bash call of it would be.
@@ -91,6 +113,42 @@ impl MonitorTool {
         let sandbox = self.sandbox.as_deref();
         let (confined, _note) = plan_in(sandbox, command, false)?;
         Ok(shell_in(sandbox, command, confined))
+    }
+}
+
+impl MonitorTool {
+    /// Starts `command`, its stdout and stderr lines going to `lines_tx`.
+    fn spawn(
+        &self,
+        command: &str,
+        ctx: &ToolContext,
+        lines_tx: mpsc::UnboundedSender<String>,
+    ) -> Result<tokio::process::Child, ToolError> {
+        let mut child = self
+            .shell(command)?
+            .current_dir(ctx.env.cwd())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| ToolError::new(format!("Could not start bash: {e}")))?;
+        for pipe in [
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            tokio::spawn(read_lines(pipe, lines_tx.clone()));
+        }
+        Ok(child)
     }
 }
 
@@ -128,13 +186,13 @@ impl Tool for MonitorTool {
 
     fn validate(&self, input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
         let input: MonitorInput = tool_input::parse(self.name(), input)?;
-        Self::command(&input).map(|_| ())
+        Self::source(&input).map(|_| ())
     }
 
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         async move {
             let input: MonitorInput = tool_input::parse(self.name(), &input)?;
-            let command = Self::command(&input)?;
+            let source = Self::source(&input)?;
             let timeout_ms = input
                 .timeout_ms
                 .unwrap_or(DEFAULT_TIMEOUT_MS)
@@ -145,27 +203,23 @@ impl Tool for MonitorTool {
                 .tasks
                 .register('m', &input.description, session_dir)
                 .map_err(|e| ToolError::new(format!("Could not start the monitor: {e}")))?;
-            let mut child = self
-                .shell(command)?
-                .current_dir(ctx.env.cwd())
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .process_group(0)
-                .spawn()
-                .map_err(|e| ToolError::new(format!("Could not start bash: {e}")))?;
-            let id = task.id().to_owned();
             let (lines_tx, lines) = mpsc::unbounded_channel();
-            for pipe in [
-                child.stdout.take().map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
-                child.stderr.take().map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
-            ]
-            .into_iter()
-            .flatten()
-            {
-                tokio::spawn(read_lines(pipe, lines_tx.clone()));
-            }
-            drop(lines_tx);
+            let started = match source {
+                Source::Command(command) => {
+                    self.spawn(command, ctx, lines_tx).map(Running::Command)
+                }
+                Source::Socket(url) => crate::monitor_ws::connect(url, self.tls.as_ref(), lines_tx)
+                    .await
+                    .map(Running::Socket),
+            };
+            let running = match started {
+                Ok(running) => running,
+                Err(e) => {
+                    task.finish(TaskEnd::Failed);
+                    return Err(e);
+                }
+            };
+            let id = task.id().to_owned();
             let watch = Watch {
                 task,
                 description: input.description.clone(),
@@ -173,10 +227,14 @@ impl Tool for MonitorTool {
                 timeout: Duration::from_millis(timeout_ms),
                 grace: self.grace,
             };
-            tokio::spawn(watch.run(child, lines));
+            tokio::spawn(watch.run(running, lines));
+            let (what, ends) = match source {
+                Source::Command(_) => ("line it prints", "the command exits"),
+                Source::Socket(_) => ("line of a frame", "the socket closes"),
+            };
             Ok(ToolOutput::text(format!(
-                "Monitor {id} started: {}. Each line it prints arrives as a <monitor-event> message; \
-it stops after {}s, when the command exits, or with TaskStop {id}.",
+                "Monitor {id} started: {}. Each {what} arrives as a <monitor-event> message; \
+it stops after {}s, when {ends}, or with TaskStop {id}.",
                 input.description,
                 timeout_ms / 1000
             ))
@@ -204,9 +262,30 @@ struct Watch {
     grace: Duration,
 }
 
+/// Why its lines stopped coming.
+#[derive(Clone, Copy)]
+enum Why {
+    /// The source has no more (the command's pipes closed, the socket ended).
+    Drained,
+    TimedOut,
+    Stopped,
+}
+
+impl Why {
+    /// The end for a timeout or a stop.
+    fn end(self) -> End {
+        match self {
+            Why::TimedOut => End::TimedOut,
+            Why::Stopped | Why::Drained => End::Stopped,
+        }
+    }
+}
+
 /// Why a monitor ended.
 enum End {
     Exited(Option<i32>),
+    /// The socket ended: what the model is told, and how the task ended.
+    Closed(String, TaskEnd),
     TimedOut,
     Stopped,
 }
@@ -220,39 +299,69 @@ impl Watch {
         )));
     }
 
-    /// Forwards lines in batches until the command ends, times out or is stopped.
-    async fn run(
-        mut self,
-        mut child: tokio::process::Child,
-        mut lines: mpsc::UnboundedReceiver<String>,
-    ) {
+    /// Forwards lines in batches until the command (or socket) ends, times
+    /// out or is stopped.
+    async fn run(mut self, running: Running, mut lines: mpsc::UnboundedReceiver<String>) {
         let _expecting = self.arrivals.expect();
-        let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
-        let stop = self.task.stop_requested();
-        let deadline = tokio::time::sleep(self.timeout);
-        tokio::pin!(deadline);
-        let end = loop {
-            tokio::select! {
-                line = lines.recv() => match line {
-                    Some(first) => self.batch(first, &mut lines).await,
-                    None => {
+        let why = self.forward(&mut lines).await;
+        let end = match running {
+            Running::Command(mut child) => {
+                let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+                match why {
+                    Why::Drained => {
                         // Both pipes closed: the command is done (or detached them).
                         let status = child.wait().await.ok();
                         process_group::stop_leftovers(pgid, self.grace).await;
-                        break End::Exited(status.and_then(|s| s.code()));
+                        End::Exited(status.and_then(|s| s.code()))
                     }
-                },
-                () = &mut deadline => {
-                    process_group::terminate(pgid, &mut child, self.grace).await;
-                    break End::TimedOut;
-                }
-                () = stop.cancelled() => {
-                    process_group::terminate(pgid, &mut child, self.grace).await;
-                    break End::Stopped;
+                    Why::TimedOut | Why::Stopped => {
+                        process_group::terminate(pgid, &mut child, self.grace).await;
+                        why.end()
+                    }
                 }
             }
+            Running::Socket(mut socket) => {
+                let end = match why {
+                    // The reader ended: it says why.
+                    Why::Drained => match (&mut socket).await {
+                        Ok((note, task_end)) => End::Closed(note, task_end),
+                        Err(_) => End::Closed(
+                            "The WebSocket reader failed; the monitor has ended.".into(),
+                            TaskEnd::Failed,
+                        ),
+                    },
+                    Why::TimedOut | Why::Stopped => why.end(),
+                };
+                // Dropping the reader's task closes the connection.
+                socket.abort();
+                end
+            }
         };
+        self.ended(end);
+    }
+
+    /// Sends the lines as they come until there are no more, the timeout or
+    /// TaskStop.
+    async fn forward(&mut self, lines: &mut mpsc::UnboundedReceiver<String>) -> Why {
+        let stop = self.task.stop_requested();
+        let deadline = tokio::time::sleep(self.timeout);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                line = lines.recv() => match line {
+                    Some(first) => self.batch(first, lines).await,
+                    None => return Why::Drained,
+                },
+                () = &mut deadline => return Why::TimedOut,
+                () = stop.cancelled() => return Why::Stopped,
+            }
+        }
+    }
+
+    /// Tells the model why the monitor ended and settles its task.
+    fn ended(mut self, end: End) {
         let (note, task_end) = match end {
+            End::Closed(note, task_end) => (note, task_end),
             End::Exited(Some(0)) => (
                 "The command exited (code 0); the monitor has ended.".to_owned(),
                 TaskEnd::Completed,

@@ -97,20 +97,26 @@ async fn timeout_ms_stops_the_command_and_what_it_started() {
 }
 
 #[tokio::test]
-async fn ws_is_refused_and_a_command_is_required() {
+async fn ws_or_command_is_required_not_both() {
     let s = Session::new();
     assert_eq!(
         [
             s.err(
                 "Monitor",
-                json!({"description": "feed", "ws": "wss://example.invalid/feed"})
+                json!({"description": "feed", "ws": "wss://example.invalid/feed", "command": "ls"})
+            )
+            .await,
+            s.err(
+                "Monitor",
+                json!({"description": "feed", "ws": "http://example.invalid/"})
             )
             .await,
             s.err("Monitor", json!({"description": "nothing"})).await,
         ],
         [
-            "Monitor's `ws` (WebSocket frames) is not supported here; watch with `command` instead (e.g. a websocat or curl command).",
-            "`command` is required: the shell command to watch.",
+            "Give `command` or `ws`, not both.",
+            "`ws` must be a ws:// or wss:// URL with a host, not http://example.invalid/",
+            "`command` is required: the shell command to watch (or `ws`, a WebSocket URL).",
         ]
     );
 }

@@ -537,6 +537,7 @@ impl Query<'_> {
     /// complete, inside the two retry layers: model fallback (repeated 529s)
     /// and streaming fallback (a stream dying after content).
     async fn call_model(&mut self, state: &State) -> (ModelResponse, StreamingToolExecutor) {
+        self.follow_moves();
         let config = &self.config;
         let max_tokens = state
             .max_output_tokens_override
@@ -723,6 +724,24 @@ impl Query<'_> {
                 .await;
         }
         (aborted, tool_ended, stops)
+    }
+
+    /// The session moved to another folder (EnterWorktree): the system
+    /// prompt and git snapshot from now on are the new folder's; the user
+    /// context, already sent, stays.
+    fn follow_moves(&mut self) {
+        let Some(moved) = self.tool_env.prompt_place().current() else {
+            return;
+        };
+        if moved.system_prompt != self.context.system_prompt
+            || moved.system_context != self.context.system_context
+        {
+            self.context = Arc::new(PromptContext {
+                system_prompt: moved.system_prompt.clone(),
+                system_context: moved.system_context.clone(),
+                user_context: self.context.user_context.clone(),
+            });
+        }
     }
 
     fn summary_settings(&self) -> SummarySettings<'_> {

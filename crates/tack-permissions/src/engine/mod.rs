@@ -352,6 +352,20 @@ impl PermissionContext {
         let mut names = vec![tool_name, canonical];
         names.extend(aliases.iter().copied().map(canonical_tool_name));
         names.extend_from_slice(aliases);
+        // Monitor's `ws` reaches a host as a WebFetch of it would: its
+        // `WebFetch(domain:…)` rules decide it, and a `Monitor` rule allows
+        // it whole.
+        let ws = (canonical == "Monitor")
+            .then(|| input.get("ws").and_then(Value::as_str))
+            .flatten()
+            .map(|url| serde_json::json!({ "url": url }));
+        let (canonical, input) = match &ws {
+            Some(as_fetch) => {
+                names.push("WebFetch");
+                ("WebFetch", as_fetch)
+            }
+            None => (canonical, input),
+        };
         // Monitor runs a shell command: Bash's rules and checks decide it.
         let shell = canonical == "Bash" || canonical == "Monitor";
         if canonical == "Monitor" {

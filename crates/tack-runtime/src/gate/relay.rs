@@ -7,7 +7,8 @@
 //! - The lead answers for it: [`Gate::ask_for_teammate`] raises the same
 //!   ask its own tools raise (a `PermissionRequest` whose `agent` names the
 //!   teammate), or asks the `--permission-prompt-tool`, or, with nobody to
-//!   ask, refuses.
+//!   ask, refuses. An "always allow" in its answer (rule updates) goes back
+//!   with it and the teammate applies it as it would its own front end's.
 
 use std::sync::Arc;
 
@@ -37,6 +38,9 @@ pub struct RelayedAsk {
     pub tool_use_id: String,
     /// Why the teammate's rules ask.
     pub reason: String,
+    /// Rules that would allow calls like this one (the teammate's "don't
+    /// ask again" suggestions, offered to the lead's front end).
+    pub suggestions: Vec<String>,
 }
 
 /// Where a teammate's questions go instead of its own front end.
@@ -61,7 +65,7 @@ impl Gate {
         tool: &dyn Tool,
         input: &Value,
         ctx: &ToolContext,
-        reason: String,
+        (reason, suggestions): (String, &[String]),
         hook_updated: bool,
     ) -> Option<tack_core::permission::PermissionDecision> {
         let relay = self.others.relay.get()?;
@@ -70,6 +74,7 @@ impl Gate {
             input: input.clone(),
             tool_use_id: ctx.tool_use_id.clone(),
             reason,
+            suggestions: suggestions.to_vec(),
         };
         let answer = tokio::select! {
             answer = relay.ask(ask) => Some(answer),
@@ -95,12 +100,15 @@ impl Gate {
                 .ask(&ask.tool_name, &ask.input, &ask.tool_use_id, &cancel)
                 .await
             {
-                Ok(tack_mcp::PromptDecision::Allow { updated_input, .. }) => {
-                    PermissionAnswer::Allow {
-                        updated_input: Some(updated_input),
-                        updates: Vec::new(),
-                    }
-                }
+                Ok(tack_mcp::PromptDecision::Allow {
+                    updated_input,
+                    updated_permissions,
+                }) => PermissionAnswer::Allow {
+                    updated_input: Some(updated_input),
+                    updates: (updated_permissions.into_iter())
+                        .filter_map(|u| serde_json::from_value(u).ok())
+                        .collect(),
+                },
                 Ok(tack_mcp::PromptDecision::Deny { message, .. }) => refuse(message),
                 Err(e) => refuse(format!("The permission prompt tool failed: {e}")),
             };
@@ -118,7 +126,7 @@ impl Gate {
             input: ask.input.clone(),
             tool_use_id: ask.tool_use_id.clone(),
             reason,
-            suggestions: Vec::new(),
+            suggestions: ask.suggestions.clone(),
             blocked_path: None,
             agent: Some(who),
             original: None,

@@ -66,6 +66,8 @@ pub(super) struct Where {
     pub(super) project_dir: PathBuf,
     /// The settings' `worktree.baseRef`, for sub-agents' worktrees.
     pub(super) worktree_base: tack_config::WorktreeBase,
+    /// What the prompt context is loaded with.
+    pub(super) prompt: tack_core::context::ContextOptions,
 }
 
 /// The session's extensions as read at start.
@@ -118,10 +120,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     let (gate, hooks) = (policy.gate.clone(), policy.hooks.clone());
     let context = loaded_context(context_load, &emit, &gate).await;
     report_telemetry(&emit, &session_id, &gate);
-    let meta = options
-        .conversation
-        .persist
-        .then(|| record_meta(&at.cwd, &options));
+    let meta = (options.conversation.persist).then(|| record_meta(&at.cwd, &options));
     let mirror = session_mirror(options.conversation.mirror, &emit);
     let session_tools = session_tools(ToolsParts {
         env: &at.env,
@@ -145,6 +144,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
             project: &at.project_dir,
             tool_env: &tool_env,
             worktree_base: at.worktree_base,
+            prompt: &at.prompt,
         },
         choices: ToolChoices {
             options: &options,
@@ -167,6 +167,7 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         &mirror,
         &transcripts.attachments,
     )?;
+    let sink = sink.map(|s| Arc::new(s.with_cwd_of(tool_env.clone())));
     let tools = mcp_tools(
         mcp.as_mut(),
         &builtin,
@@ -310,7 +311,7 @@ pub(super) fn open_transcript(
     gate: &Arc<Gate>,
     mirror: &Mirror,
     attachments: &PendingAttachments,
-) -> Result<(Option<Arc<StoreSink>>, Vec<(String, Message)>), StartError> {
+) -> Result<(Option<StoreSink>, Vec<(String, Message)>), StartError> {
     let mut history: Vec<(String, Message)> = conversation
         .history
         .into_iter()
@@ -327,7 +328,7 @@ pub(super) fn open_transcript(
     let sink = StoreSink::new(transcript)
         .with_gate(gate.clone())
         .with_attachments(attachments.clone());
-    Ok((Some(Arc::new(sink)), history))
+    Ok((Some(sink), history))
 }
 
 /// The session's tools with the MCP servers': waits for every server's tool

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tack_config::Settings;
 use tack_protocol::Message;
-use tack_store::SessionStore;
+use tack_store::{SessionStore, StoreError};
 
 use super::StartError;
 use crate::emit::Emitter;
@@ -26,7 +26,7 @@ pub(super) struct Conversation {
 
 /// The conversation: new, `--continue`, `--resume <id>`; forked into a new
 /// session with `--fork-session`.
-pub(super) fn conversation(
+pub(super) async fn conversation(
     store: &SessionStore,
     cwd: &Path,
     options: &SessionOptions,
@@ -58,7 +58,14 @@ pub(super) fn conversation(
                 .collect();
             return Err(StartError::ResumeNeedsId(list.join("\n")));
         }
-        SessionChoice::Resume(id) => store.find_session(cwd, id)?,
+        SessionChoice::Resume(id) => match store.find_session(cwd, id) {
+            Err(StoreError::SessionNotFound { .. })
+                if let Some(path) = in_another_worktree(store, cwd, id).await =>
+            {
+                path
+            }
+            found => found?,
+        },
         SessionChoice::Continue => store.latest_session(cwd)?.path,
     };
     if let (Some(at), Some(drops)) = (
@@ -94,6 +101,21 @@ pub(super) fn conversation(
             leaf: loaded.leaf_uuid,
             path: Some(path),
         }
+    })
+}
+
+/// Session `id` kept under the folder matching `cwd` in another worktree of
+/// its repository: a session that moved into a worktree (EnterWorktree)
+/// keeps its transcript where it started, and resuming it from the worktree
+/// finds it there (and one started in a worktree is found from the main one).
+async fn in_another_worktree(store: &SessionStore, cwd: &Path, id: &str) -> Option<PathBuf> {
+    let root = tack_git::worktree::repo_root(cwd).await.ok()?;
+    let listed = tack_git::worktree::list(cwd).await.ok()?;
+    listed.iter().find_map(|w| {
+        let there = tack_git::worktree::matching_folder(&w.path, &root, cwd);
+        (there != cwd)
+            .then(|| store.find_session(&there, id).ok())
+            .flatten()
     })
 }
 

@@ -10,7 +10,7 @@ use tack_tool::AgentIdentity;
 
 use super::files::config::{self, TEAM_LEAD};
 use super::files::inbox::{self, InboxMessage};
-use super::relay::{OnRequest, refuse, response_of};
+use super::relay::{OnRequest, refuse, response_of, suggestions_of};
 use super::session::{Messaging, OnTeammate};
 use crate::emit::Emitter;
 use crate::event::RuntimeEvent;
@@ -42,6 +42,7 @@ pub(crate) fn lead_answers(gate: Weak<Gate>, lead: &Messaging) -> Option<OnReque
                 input: value.get("input").cloned().unwrap_or_else(|| json!({})),
                 tool_use_id: str_of("tool_use_id").to_string(),
                 reason: str_of("description").to_string(),
+                suggestions: suggestions_of(&value),
             };
             let agent_type = config::read(&team)
                 .ok()

@@ -4,11 +4,13 @@
 //!
 //! - the teammate (a session told its team and name, not the lead) writes
 //!   `{"type":"permission_request","request_id","agent_id","tool_name",
-//!   "tool_use_id","description","input","permission_suggestions":[]}` to
+//!   "tool_use_id","description","input","permission_suggestions"}` to
 //!   the lead's inbox and waits, without polling, for the answer in its own
 //!   inbox: `{"type":"permission_response","request_id","subtype":"success",
-//!   "response":{"updated_input"}}` allows, `{…,"subtype":"error","error"}`
-//!   refuses. A lead whose session is not live, or no answer within the
+//!   "response":{"updated_input","permission_updates"}}` allows (applying
+//!   the rule updates, the lead's "always allow", as the teammate's own
+//!   front end's would be), `{…,"subtype":"error","error"}` refuses. Both
+//!   lists hold the SDKs' `PermissionUpdate` objects. A lead whose session is not live, or no answer within the
 //!   timeout, refuses. Only a response from `team-lead` to a request this
 //!   teammate made counts.
 //! - the lead turns a request into its own front end's ask
@@ -22,6 +24,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
+use tack_protocol::control::PermissionUpdate;
 use tokio::sync::oneshot;
 
 use super::files::config::{self, TEAM_LEAD};
@@ -142,7 +145,10 @@ impl TeammateRelay {
         let text = json!({
             "type": "permission_request", "request_id": id, "agent_id": me.agent,
             "tool_name": ask.tool_name, "tool_use_id": ask.tool_use_id,
-            "description": ask.reason, "input": ask.input, "permission_suggestions": [],
+            "description": ask.reason, "input": ask.input,
+            "permission_suggestions": (ask.suggestions.iter())
+                .map(|rule| PermissionUpdate::allow_rule(rule))
+                .collect::<Vec<_>>(),
         });
         let path = me.team.inbox(TEAM_LEAD).map_err(|e| e.to_string())?;
         let mut message = InboxMessage::new(&me.agent, text.to_string(), None);
@@ -166,7 +172,7 @@ fn answer_of(value: &Map<String, Value>) -> PermissionAnswer {
                 .and_then(|r| r.get("updated_input"))
                 .filter(|v| v.is_object())
                 .cloned(),
-            updates: Vec::new(),
+            updates: updates_in(value.get("response"), "permission_updates"),
         },
         _ => refuse(
             value
@@ -178,12 +184,41 @@ fn answer_of(value: &Map<String, Value>) -> PermissionAnswer {
     }
 }
 
+/// The `PermissionUpdate`s (the SDKs' shape) in `value[key]`; one that is
+/// not is skipped: a lead's answer grants nothing it does not spell out.
+fn updates_in(value: Option<&Value>, key: &str) -> Vec<PermissionUpdate> {
+    let listed = value.and_then(|v| v.get(key)).and_then(Value::as_array);
+    (listed.into_iter().flatten())
+        .filter_map(|u| serde_json::from_value(u.clone()).ok())
+        .collect()
+}
+
+/// The rules a `permission_request`'s `permission_suggestions` would add
+/// (`Bash(npm test:*)`), for the lead's front end to offer.
+pub(crate) fn suggestions_of(request: &Map<String, Value>) -> Vec<String> {
+    let rules = |u: PermissionUpdate| match u {
+        PermissionUpdate::AddRules(r) => r.rules,
+        _ => Vec::new(),
+    };
+    let request = Value::Object(request.clone());
+    (updates_in(Some(&request), "permission_suggestions").into_iter())
+        .flat_map(rules)
+        .map(|r| match r.rule_content {
+            Some(content) => format!("{}({content})", r.tool_name),
+            None => r.tool_name,
+        })
+        .collect()
+}
+
 /// The `permission_response` for `answer`.
 pub(crate) fn response_of(request_id: &str, answer: PermissionAnswer) -> Value {
     match answer {
-        PermissionAnswer::Allow { updated_input, .. } => json!({
+        PermissionAnswer::Allow {
+            updated_input,
+            updates,
+        } => json!({
             "type": "permission_response", "request_id": request_id, "subtype": "success",
-            "response": {"updated_input": updated_input, "permission_updates": []},
+            "response": {"updated_input": updated_input, "permission_updates": updates},
         }),
         PermissionAnswer::Deny { message, .. } => json!({
             "type": "permission_response", "request_id": request_id, "subtype": "error",
@@ -225,6 +260,41 @@ mod tests {
         assert_eq!(
             response_of("p", refuse("no".into())),
             json!({"type": "permission_response", "request_id": "p", "subtype": "error", "error": "no"})
+        );
+    }
+
+    #[test]
+    fn rule_updates_go_back_with_an_allow_and_suggestions_with_a_request() {
+        let always = PermissionUpdate::allow_rule("Bash(touch one)");
+        let allow = PermissionAnswer::Allow {
+            updated_input: Some(json!({"command": "touch one"})),
+            updates: vec![always.clone()],
+        };
+        let response = response_of("p", allow.clone());
+        assert_eq!(
+            response,
+            json!({"type": "permission_response", "request_id": "p", "subtype": "success",
+                "response": {"updated_input": {"command": "touch one"},
+                    "permission_updates": [{"type": "addRules",
+                        "rules": [{"toolName": "Bash", "ruleContent": "touch one"}],
+                        "behavior": "allow", "destination": "localSettings"}]}})
+        );
+        assert_eq!(answer_of(response.as_object().unwrap()), allow);
+        // An update that is no PermissionUpdate grants nothing.
+        let odd = json!({"subtype": "success", "response": {"permission_updates": [
+            {"type": "grantEverything"}, always]}});
+        assert_eq!(
+            answer_of(odd.as_object().unwrap()),
+            PermissionAnswer::Allow {
+                updated_input: None,
+                updates: vec![PermissionUpdate::allow_rule("Bash(touch one)")]
+            }
+        );
+        let request = json!({"type": "permission_request", "permission_suggestions": [
+            PermissionUpdate::allow_rule("Bash(npm test:*)"), PermissionUpdate::allow_rule("Read")]});
+        assert_eq!(
+            suggestions_of(request.as_object().unwrap()),
+            ["Bash(npm test:*)", "Read"]
         );
     }
 }

@@ -1,0 +1,47 @@
+//! The session moved folder (EnterWorktree, ExitWorktree): it is in the new
+//! folder everywhere, not only for its tools.
+//!
+//! Claude Code clears its cwd-dependent system prompt sections when it enters
+//! a worktree and computes them again; tack does the same with the parts of
+//! the prompt context that name the folder: the system prompt layers (the
+//! environment section's working directory) and the git snapshot. The user
+//! context (memory files, date) went with the first prompt and stays. The
+//! transcript's records name the new folder and its branch from the next one
+//! written (`transcript.rs` reads the move from the tool env), and hooks run
+//! there with it as their `cwd`.
+
+use std::path::Path;
+
+use tack_core::context::{ContextOptions, load_context};
+use tack_tool::{MovedPrompt, ToolEnv};
+
+use crate::hooks::SessionHooks;
+
+/// Moves the main session of `env` to `cwd`: its hooks, and its prompt
+/// computed with the options its prompt context was loaded with. A
+/// sub-agent's worktree moves only its own tools (its prompt is its
+/// definition's, its hooks the session's).
+pub(crate) async fn session_moved(
+    options: &ContextOptions,
+    hooks: Option<&SessionHooks>,
+    env: &ToolEnv,
+    cwd: &Path,
+) {
+    if env.agent().is_some() {
+        return;
+    }
+    if let Some(hooks) = hooks {
+        hooks.moved(cwd);
+    }
+    let mut options = options.clone();
+    options.cwd = cwd.to_path_buf();
+    options.system_prompt.cwd = cwd.to_path_buf();
+    options.include_memory_files = false;
+    options.git_prefetch = None;
+    let context = load_context(&options).await.context;
+    env.prompt_place().moved(MovedPrompt {
+        cwd: cwd.to_path_buf(),
+        system_prompt: context.system_prompt,
+        system_context: context.system_context,
+    });
+}
