@@ -4,105 +4,145 @@
 //! tack's (`crate::session`).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
-use tack_runtime::{SessionChoice, UserInput};
+use agent_client_protocol::Error;
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, AuthMethod, AuthMethodAgent, ClientCapabilities, CurrentModeUpdate,
+    Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
+    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities, SessionId, SessionInfo,
+    SessionListCapabilities, SessionResumeCapabilities, SessionUpdate, SetSessionModeRequest,
+    SetSessionModeResponse,
+};
+use tack_runtime::{Env, Place, SessionChoice, UserInput};
 
 use crate::client_fs::FsCapabilities;
-use crate::rpc::{Peer, RpcError, code};
+use crate::peer::{self, Peer, invalid_params};
 use crate::session::{self, Opening, Session};
 
-/// The ACP version tack speaks.
-pub const PROTOCOL_VERSION: u64 = 1;
-
-/// The agent: its connection and its open sessions.
-#[derive(Debug)]
+/// The agent: its open sessions and what the client offers.
+#[derive(Debug, Default)]
 pub struct Agent {
-    pub peer: Peer,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
-    /// What `initialize` said the client's file system offers.
-    fs: Mutex<FsCapabilities>,
+    /// What `initialize` said the client offers.
+    client: Mutex<ClientCapabilities>,
 }
 
 impl Agent {
-    pub fn new(peer: Peer) -> Agent {
-        Agent {
-            peer,
-            sessions: Mutex::default(),
-            fs: Mutex::default(),
-        }
+    /// `initialize`: what tack offers; the client's capabilities are kept.
+    pub fn initialize(&self, request: InitializeRequest) -> InitializeResponse {
+        *self
+            .client
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = request.client_capabilities;
+        initialize(credentials_configured())
     }
 
-    /// The answer to one request.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
-        match method {
-            "initialize" => {
-                let caps = FsCapabilities::of(&params["clientCapabilities"]);
-                *self
-                    .fs
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = caps;
-                Ok(initialize(credentials_configured()))
-            }
-            // Nothing to log in to: a key or a provider comes from the
-            // environment and settings, as for `tack -p`.
-            "authenticate" => Ok(json!({})),
-            "session/new" => self.open(&params, SessionChoice::New { id: None }).await,
-            "session/load" => {
-                let id = text(&params, "sessionId")?;
-                let opened = self.open(&params, SessionChoice::Resume(id)).await?;
-                Ok(json!({"modes": opened["modes"]}))
-            }
-            "session/prompt" => {
-                let session = self.session(&params)?;
-                let message = crate::prompt::user_message(&params["prompt"]).ok_or_else(|| {
-                    RpcError::invalid_params("`prompt` is a list of content blocks")
-                })?;
-                let mut input = UserInput::text("");
-                input.message = message;
-                session.prompt(input).await
-            }
-            "session/set_mode" => {
-                let session = self.session(&params)?;
-                let mode = text(&params, "modeId")?;
-                session.set_mode(&mode).await?;
-                self.peer.notify(
-                    "session/update",
-                    json!({"sessionId": session.id, "update": {"sessionUpdate": "current_mode_update", "currentModeId": mode}}),
-                );
-                Ok(json!({}))
-            }
-            other => Err(RpcError {
-                code: code::METHOD_NOT_FOUND,
-                message: format!("Method not found: {other}"),
-            }),
-        }
+    pub async fn new_session(
+        &self,
+        peer: &Peer,
+        request: NewSessionRequest,
+    ) -> Result<NewSessionResponse, Error> {
+        let choice = SessionChoice::New { id: None };
+        let opened = self
+            .open(peer, request.cwd, &request.mcp_servers, choice, false)
+            .await?;
+        Ok(NewSessionResponse::new(opened.session.id.clone()).modes(opened.modes))
     }
 
-    /// What follows an answer: a session just opened lists its commands
-    /// (after the answer, so the client knows the session).
-    /// `loaded`: the id `session/load` named.
-    pub fn after(&self, method: &str, answer: &Result<Value, RpcError>, loaded: Option<&str>) {
-        let id = match (method, answer) {
-            ("session/new", Ok(answer)) => answer["sessionId"].as_str(),
-            ("session/load", Ok(_)) => loaded,
-            _ => None,
+    pub async fn load_session(
+        &self,
+        peer: &Peer,
+        request: LoadSessionRequest,
+    ) -> Result<LoadSessionResponse, Error> {
+        let choice = SessionChoice::Resume(request.session_id.0.to_string());
+        let opened = self
+            .open(peer, request.cwd, &request.mcp_servers, choice, true)
+            .await?;
+        Ok(LoadSessionResponse::new().modes(opened.modes))
+    }
+
+    /// `session/resume`: `session/load` without the conversation sent
+    /// back; a session open here already is answered as it is.
+    pub async fn resume_session(
+        &self,
+        peer: &Peer,
+        request: ResumeSessionRequest,
+    ) -> Result<ResumeSessionResponse, Error> {
+        if self.session(&request.session_id).is_ok() {
+            return Ok(ResumeSessionResponse::new());
+        }
+        let choice = SessionChoice::Resume(request.session_id.0.to_string());
+        let opened = self
+            .open(peer, request.cwd, &request.mcp_servers, choice, false)
+            .await?;
+        Ok(ResumeSessionResponse::new().modes(opened.modes))
+    }
+
+    /// `session/list`: tack's sessions of `cwd` (the folder `tack acp`
+    /// runs in when none is named), newest first, titled by their first
+    /// prompt, all in one page.
+    pub fn list_sessions(
+        &self,
+        request: ListSessionsRequest,
+    ) -> Result<ListSessionsResponse, Error> {
+        let failed = |e: &dyn std::fmt::Display| peer::internal(e.to_string());
+        let cwd = match request.cwd {
+            Some(cwd) => cwd,
+            None => std::env::current_dir().map_err(|e| failed(&e))?,
         };
-        if let Some(session) = id.and_then(|id| self.lock().get(id).cloned()) {
-            let id = &session.id;
-            let update = json!({"sessionUpdate": "available_commands_update", "availableCommands": session.commands});
-            self.peer
-                .notify("session/update", json!({"sessionId": id, "update": update}));
+        let place = Place::new(cwd.clone(), Env::from_process()).map_err(|e| failed(&e))?;
+        let found = (place.session_store().list_sessions(&cwd)).map_err(|e| failed(&e))?;
+        let sessions = found
+            .iter()
+            .map(|s| {
+                SessionInfo::new(s.session_id.clone(), cwd.clone())
+                    .title(s.first_prompt.clone())
+                    .updated_at(s.modified_display())
+            })
+            .collect();
+        Ok(ListSessionsResponse::new(sessions))
+    }
+
+    pub async fn prompt(&self, request: PromptRequest) -> Result<PromptResponse, Error> {
+        let session = self.session(&request.session_id)?;
+        let prompt =
+            serde_json::to_value(&request.prompt).map_err(|e| peer::internal(e.to_string()))?;
+        let message = crate::prompt::user_message(&prompt)
+            .ok_or_else(|| invalid_params("`prompt` is a list of content blocks"))?;
+        let mut input = UserInput::text("");
+        input.message = message;
+        session.prompt(input).await
+    }
+
+    pub async fn set_mode(
+        &self,
+        peer: &Peer,
+        request: SetSessionModeRequest,
+    ) -> Result<SetSessionModeResponse, Error> {
+        let session = self.session(&request.session_id)?;
+        let mode = request.mode_id;
+        session.set_mode(&mode.0).await?;
+        let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode));
+        peer::send(peer, &session.id, update);
+        Ok(SetSessionModeResponse::new())
+    }
+
+    /// What follows the answer to `session/new` or `session/load`: the
+    /// session lists its commands (after the answer, so the client knows
+    /// the session).
+    pub fn opened(&self, peer: &Peer, id: &SessionId) {
+        if let Ok(session) = self.session(id) {
+            peer::send(peer, &session.id, session.commands.clone());
         }
     }
 
-    /// A notification from the client: `session/cancel`; others are ignored.
-    pub fn notification(&self, method: &str, params: &Value) {
-        if method == "session/cancel"
-            && let Ok(session) = self.session(params)
-        {
+    /// `session/cancel`.
+    pub fn cancel(&self, id: &SessionId) {
+        if let Ok(session) = self.session(id) {
             session.cancel();
         }
     }
@@ -115,32 +155,41 @@ impl Agent {
         }
     }
 
-    async fn open(&self, params: &Value, choice: SessionChoice) -> Result<Value, RpcError> {
-        let cwd = PathBuf::from(text(params, "cwd")?);
+    async fn open(
+        &self,
+        peer: &Peer,
+        cwd: std::path::PathBuf,
+        mcp_servers: &[McpServer],
+        choice: SessionChoice,
+        replay: bool,
+    ) -> Result<session::Opened, Error> {
         if !cwd.is_absolute() {
-            return Err(RpcError::invalid_params("`cwd` must be an absolute path"));
+            return Err(invalid_params("`cwd` must be an absolute path"));
         }
+        let servers = serde_json::to_value(mcp_servers).unwrap_or_default();
+        let client = self
+            .client
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         let opening = Opening {
             cwd,
             choice,
-            mcp_config: crate::mcp::mcp_config(&params["mcpServers"]),
-            fs: *self
-                .fs
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            mcp_config: crate::mcp::mcp_config(&servers),
+            fs: FsCapabilities::of(&client),
+            replay,
         };
-        let opened = session::open(&self.peer, opening).await?;
-        let id = opened.session.id.clone();
-        self.lock().insert(id.clone(), opened.session);
-        Ok(json!({"sessionId": id, "modes": opened.modes}))
+        let opened = session::open(peer, opening).await?;
+        self.lock()
+            .insert(opened.session.id.clone(), opened.session.clone());
+        Ok(opened)
     }
 
-    fn session(&self, params: &Value) -> Result<Arc<Session>, RpcError> {
-        let id = text(params, "sessionId")?;
+    fn session(&self, id: &SessionId) -> Result<Arc<Session>, Error> {
         self.lock()
-            .get(&id)
+            .get(&*id.0)
             .cloned()
-            .ok_or_else(|| RpcError::invalid_params(format!("Session not found: {id}")))
+            .ok_or_else(|| invalid_params(format!("Session not found: {}", id.0)))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
@@ -148,14 +197,6 @@ impl Agent {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-}
-
-fn text(params: &Value, key: &str) -> Result<String, RpcError> {
-    params
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| RpcError::invalid_params(format!("`{key}` is required")))
 }
 
 /// Whether the environment names a key or a provider (what `tack -p`
@@ -173,23 +214,31 @@ fn credentials_configured() -> bool {
 }
 
 /// The answer to `initialize`.
-pub fn initialize(credentials: bool) -> Value {
+pub fn initialize(credentials: bool) -> InitializeResponse {
     let auth_methods = match credentials {
-        true => json!([]),
-        false => json!([{
-            "id": "api-key",
-            "name": "API key",
-            "description": "Set ANTHROPIC_API_KEY (or a provider: CLAUDE_CODE_USE_BEDROCK, CLAUDE_CODE_USE_VERTEX) in the editor's environment for the agent, then restart it",
-        }]),
+        true => Vec::new(),
+        false => vec![AuthMethod::Agent(
+            AuthMethodAgent::new("api-key", "API key").description(
+                "Set ANTHROPIC_API_KEY (or a provider: CLAUDE_CODE_USE_BEDROCK, CLAUDE_CODE_USE_VERTEX) in the editor's environment for the agent, then restart it",
+            ),
+        )],
     };
-    json!({
-        "protocolVersion": PROTOCOL_VERSION,
-        "agentCapabilities": {
-            "loadSession": true,
-            "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
-            "mcpCapabilities": {"http": true, "sse": true},
-        },
-        "agentInfo": {"name": "tack", "title": "tack", "version": env!("CARGO_PKG_VERSION")},
-        "authMethods": auth_methods,
-    })
+    let capabilities = AgentCapabilities::new()
+        .load_session(true)
+        .prompt_capabilities(
+            PromptCapabilities::new()
+                .image(true)
+                .audio(false)
+                .embedded_context(true),
+        )
+        .mcp_capabilities(McpCapabilities::new().http(true).sse(true))
+        .session_capabilities(
+            SessionCapabilities::new()
+                .list(SessionListCapabilities::new())
+                .resume(SessionResumeCapabilities::new()),
+        );
+    InitializeResponse::new(ProtocolVersion::V1)
+        .agent_capabilities(capabilities)
+        .agent_info(Implementation::new("tack", env!("CARGO_PKG_VERSION")).title("tack"))
+        .auth_methods(auth_methods)
 }

@@ -10,12 +10,14 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use agent_client_protocol::v1::schema::{
+    ClientCapabilities, ReadTextFileRequest, SessionId, WriteTextFileRequest,
+};
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
 use tack_runtime::ClientFileSystem;
 
-use crate::rpc::Peer;
+use crate::peer::Peer;
 
 /// How long a read or a write waits for the editor.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
@@ -39,10 +41,10 @@ pub struct FsCapabilities {
 
 impl FsCapabilities {
     /// From `initialize`'s `clientCapabilities`.
-    pub fn of(client: &Value) -> FsCapabilities {
+    pub fn of(client: &ClientCapabilities) -> FsCapabilities {
         FsCapabilities {
-            read: client["fs"]["readTextFile"] == true,
-            write: client["fs"]["writeTextFile"] == true,
+            read: client.fs.read_text_file,
+            write: client.fs.write_text_file,
         }
     }
 }
@@ -51,13 +53,11 @@ impl ClientFileSystem for EditorFiles {
     fn read_text<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Option<String>> {
         async move {
             let id = self.session_id.get().filter(|_| self.caps.read)?;
-            let params = json!({"sessionId": id, "path": path});
-            let asked = self.peer.request("fs/read_text_file", params);
+            let asked = (self.peer)
+                .send_request(ReadTextFileRequest::new(SessionId::new(id.as_str()), path))
+                .block_task();
             let answer = tokio::time::timeout(TIMEOUT, asked).await.ok()?.ok()?;
-            answer
-                .get("content")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
+            Some(answer.content)
         }
         .boxed()
     }
@@ -69,8 +69,13 @@ impl ClientFileSystem for EditorFiles {
     ) -> BoxFuture<'a, Option<std::io::Result<()>>> {
         async move {
             let id = self.session_id.get().filter(|_| self.caps.write)?;
-            let params = json!({"sessionId": id, "path": path, "content": text});
-            let asked = self.peer.request("fs/write_text_file", params);
+            let asked = (self.peer)
+                .send_request(WriteTextFileRequest::new(
+                    SessionId::new(id.as_str()),
+                    path,
+                    text,
+                ))
+                .block_task();
             Some(match tokio::time::timeout(TIMEOUT, asked).await {
                 Ok(Ok(_)) => Ok(()),
                 Ok(Err(e)) => Err(std::io::Error::other(format!("the editor: {}", e.message))),

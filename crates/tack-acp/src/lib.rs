@@ -6,12 +6,16 @@
 //!
 //! # Where things are
 //!
-//! - JSON-RPC lines, requests both ways, answers routed by id: `rpc.rs`
+//! - JSON-RPC, requests both ways, the schema's types: the
+//!   `agent-client-protocol` crate; the handlers registered on its
+//!   connection: here; what the crate leaves to tack (the transport on
+//!   tokio's stdio, error answers): `peer.rs`
 //! - the methods (`initialize`, `session/new`, `session/load`,
-//!   `session/prompt`, `session/set_mode`, `session/cancel`): `agent.rs`
+//!   `session/resume`, `session/list`, `session/prompt`,
+//!   `session/set_mode`, `session/cancel`): `agent.rs`
 //! - one session: start, event pump, prompts matched to turns, cancel:
 //!   `session.rs`
-//! - events as `session/update`s (chunks, tool calls, plan), a loaded
+//! - events as `session/update`s (chunks, tool calls, plan, usage), a loaded
 //!   conversation replayed: `updates.rs`; tool kinds, titles, diffs:
 //!   `tool_call.rs`
 //! - prompt content (text, resource links, embedded resources, images) as
@@ -25,19 +29,26 @@ mod agent;
 mod client_fs;
 mod mcp;
 mod modes;
+mod peer;
 mod permission;
 mod prompt;
-mod rpc;
 mod session;
 mod tool_call;
 mod updates;
 
 use std::sync::Arc;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema::{
+    AuthenticateRequest, AuthenticateResponse, CancelNotification, InitializeRequest,
+    ListSessionsRequest, LoadSessionRequest, NewSessionRequest, NewSessionResponse, PromptRequest,
+    ResumeSessionRequest, SessionId, SetSessionModeRequest,
+};
+use agent_client_protocol::{Error, JsonRpcResponse, on_receive_notification, on_receive_request};
+use tokio_util::task::TaskTracker;
 
 use crate::agent::Agent;
-use crate::rpc::{Incoming, Peer};
+use crate::peer::Peer;
 
 /// Serves ACP on stdin / stdout until the client closes stdin; the sessions
 /// end with it. Must run within a tokio runtime.
@@ -46,38 +57,164 @@ pub async fn run() -> std::io::Result<()> {
 }
 
 /// Serves ACP on `input` / `output`.
+///
+/// The protocol crate's connection reads, parses and dispatches; its
+/// dispatch loop waits for each handler, so a handler that waits on a
+/// session (which waits on the client: permission asks, file reads) answers
+/// from a tokio task of its own ([`later`]). The crate's futures need no
+/// executor of their own: they run on tack's tokio runtime.
 pub async fn serve(
-    input: impl tokio::io::AsyncRead + Unpin,
+    input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
     output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
 ) -> std::io::Result<()> {
-    let peer = Peer::new(output);
-    let agent = Arc::new(Agent::new(peer.clone()));
-    let mut lines = BufReader::new(input).lines();
-    let mut requests = tokio::task::JoinSet::new();
-    while let Some(line) = lines.next_line().await? {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match Incoming::parse(&line) {
-            Err(error) => peer.respond(serde_json::Value::Null, Err(error)),
-            Ok(Incoming::Response { id, result }) => peer.answered(&id, result),
-            Ok(Incoming::Notification { method, params }) => agent.notification(&method, &params),
-            Ok(Incoming::Request { id, method, params }) => {
+    let agent = Arc::new(Agent::default());
+    let tasks = TaskTracker::new();
+    let (a, t) = (agent.clone(), tasks.clone());
+    let builder = agent_client_protocol::Agent
+        .v1()
+        .name("tack")
+        .on_receive_request(
+            {
                 let agent = agent.clone();
-                requests.spawn(async move {
-                    let named = params["sessionId"].as_str().map(str::to_owned);
-                    let answer = agent.request(&method, params).await;
-                    agent.peer.respond(id, answer.clone());
-                    agent.after(&method, &answer, named.as_deref());
-                });
-            }
+                async move |request: InitializeRequest, responder, _: Peer| {
+                    responder.respond(agent.initialize(request))
+                }
+            },
+            on_receive_request!(),
+        )
+        // Nothing to log in to: a key or a provider comes from the
+        // environment and settings, as for `tack -p`.
+        .on_receive_request(
+            async |_: AuthenticateRequest, responder, _: Peer| {
+                responder.respond(AuthenticateResponse::new())
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let agent = agent.clone();
+                async move |request: ListSessionsRequest, responder, _: Peer| {
+                    responder.respond_with_result(agent.list_sessions(request))
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (agent, tasks) = (agent.clone(), tasks.clone());
+                async move |request: NewSessionRequest, responder, peer: Peer| {
+                    let (a, p) = (agent.clone(), peer.clone());
+                    let answer = async move { a.new_session(&p, request).await };
+                    let id = |opened: &NewSessionResponse| opened.session_id.clone();
+                    open_later(&tasks, responder, &agent, peer, answer, id);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (agent, tasks) = (agent.clone(), tasks.clone());
+                async move |request: LoadSessionRequest, responder, peer: Peer| {
+                    let (a, p, id) = (agent.clone(), peer.clone(), request.session_id.clone());
+                    let answer = async move { a.load_session(&p, request).await };
+                    open_later(&tasks, responder, &agent, peer, answer, move |_| id);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (agent, tasks) = (agent.clone(), tasks.clone());
+                async move |request: ResumeSessionRequest, responder, peer: Peer| {
+                    let (a, p, id) = (agent.clone(), peer.clone(), request.session_id.clone());
+                    let answer = async move { a.resume_session(&p, request).await };
+                    open_later(&tasks, responder, &agent, peer, answer, move |_| id);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (agent, tasks) = (agent.clone(), tasks.clone());
+                async move |request: PromptRequest, responder, _: Peer| {
+                    let agent = agent.clone();
+                    let answer = async move { agent.prompt(request).await };
+                    later(&tasks, responder, answer, |_| {});
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (agent, tasks) = (agent.clone(), tasks.clone());
+                async move |request: SetSessionModeRequest, responder, peer: Peer| {
+                    let agent = agent.clone();
+                    let answer = async move { agent.set_mode(&peer, request).await };
+                    later(&tasks, responder, answer, |_| {});
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_notification(
+            {
+                let agent = agent.clone();
+                async move |cancel: CancelNotification, _: Peer| {
+                    agent.cancel(&cancel.session_id);
+                    Ok(())
+                }
+            },
+            on_receive_notification!(),
+        );
+    let served = builder
+        .connect_with(peer::lines(input, output), async move |peer: Peer| {
+            peer.incoming_closed().await;
+            // The client is gone: open prompts end cancelled, and every
+            // request still running is answered before the connection ends.
+            a.cancel_all();
+            t.close();
+            t.wait().await;
+            Ok(())
+        })
+        .await;
+    served.map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+/// Answers through `responder` once `answer` is ready, from a task of its
+/// own; `then` runs after the answer is on its way (with it, if it is no
+/// error): a session's first updates follow the answer that names it.
+fn later<T: JsonRpcResponse + Clone + Send + 'static>(
+    tasks: &TaskTracker,
+    responder: Responder<T>,
+    answer: impl Future<Output = Result<T, Error>> + Send + 'static,
+    then: impl FnOnce(Option<&T>) + Send + 'static,
+) {
+    tasks.spawn(async move {
+        let answer = answer.await;
+        let sent = answer.as_ref().ok().cloned();
+        let _ = responder.respond_with_result(answer);
+        then(sent.as_ref());
+    });
+}
+
+/// Opens a session from a task of its own ([`later`]): once the answer
+/// naming it is on its way, the session lists its commands.
+fn open_later<T: JsonRpcResponse + Clone + Send + 'static>(
+    tasks: &TaskTracker,
+    responder: Responder<T>,
+    agent: &Arc<Agent>,
+    peer: Peer,
+    answer: impl Future<Output = Result<T, Error>> + Send + 'static,
+    id: impl FnOnce(&T) -> SessionId + Send + 'static,
+) {
+    let agent = agent.clone();
+    later(tasks, responder, answer, move |opened| {
+        if let Some(opened) = opened {
+            agent.opened(&peer, &id(opened));
         }
-    }
-    // The client is gone: open prompts end cancelled, every request still
-    // running is answered, and the answers are written before returning.
-    agent.cancel_all();
-    peer.close();
-    while requests.join_next().await.is_some() {}
-    peer.flush().await;
-    Ok(())
+    });
 }

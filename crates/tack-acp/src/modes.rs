@@ -2,11 +2,11 @@
 //! ones Claude Code's adapter lists, with tack's auto mode, and bypass only
 //! when the session allows it.
 
-use serde_json::{Value, json};
+use agent_client_protocol::v1::schema::{SessionMode, SessionModeState};
 use tack_protocol::PermissionMode;
 
 /// The `modes` object of `session/new` and `session/load`.
-pub fn session_modes(current: PermissionMode, bypass_allowed: bool) -> Value {
+pub fn session_modes(current: PermissionMode, bypass_allowed: bool) -> SessionModeState {
     let mut available = vec![
         mode(
             "default",
@@ -41,11 +41,11 @@ pub fn session_modes(current: PermissionMode, bypass_allowed: bool) -> Value {
             "Bypass all permission checks",
         ));
     }
-    json!({"currentModeId": current.as_str(), "availableModes": available})
+    SessionModeState::new(current.as_str(), available)
 }
 
-fn mode(id: &str, name: &str, description: &str) -> Value {
-    json!({"id": id, "name": name, "description": description})
+fn mode(id: &str, name: &str, description: &str) -> SessionMode {
+    SessionMode::new(id.to_owned(), name.to_owned()).description(description.to_owned())
 }
 
 #[cfg(test)]
@@ -55,12 +55,10 @@ mod tests {
 
     #[test]
     fn bypass_is_listed_only_when_allowed() {
-        let ids = |v: Value| -> Vec<String> {
-            v["availableModes"]
-                .as_array()
-                .unwrap()
+        let ids = |v: SessionModeState| -> Vec<String> {
+            v.available_modes
                 .iter()
-                .map(|m| m["id"].as_str().unwrap().to_owned())
+                .map(|m| m.id.0.to_string())
                 .collect()
         };
         assert_eq!(
@@ -68,7 +66,7 @@ mod tests {
             ["default", "acceptEdits", "plan", "auto", "dontAsk"]
         );
         let with = session_modes(PermissionMode::Plan, true);
-        assert_eq!(with["currentModeId"], "plan");
+        assert_eq!(&*with.current_mode_id.0, "plan");
         assert_eq!(
             ids(with).last().map(String::as_str),
             Some("bypassPermissions")

@@ -2,31 +2,40 @@
 //! options Claude Code's adapter offers (`claude-agent-acp`: "Always Allow",
 //! "Allow", "Reject"), and the editor's choice as the ask's answer.
 
-use serde_json::{Value, json};
+use agent_client_protocol::Error;
+use agent_client_protocol::v1::schema::{
+    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionResponse,
+};
 use tack_runtime::{PermissionAnswer, PermissionRequest};
-
-use crate::rpc::RpcError;
 
 /// What the model reads when the editor's user rejects a call (the
 /// adapter's words); the turn goes on.
 pub const REFUSED: &str = "User refused permission to run tool";
 
 /// The options every request offers, as the adapter spells them.
-pub fn options() -> Value {
-    json!([
-        {"kind": "allow_always", "name": "Always Allow", "optionId": "allow_always"},
-        {"kind": "allow_once", "name": "Allow", "optionId": "allow"},
-        {"kind": "reject_once", "name": "Reject", "optionId": "reject"},
-    ])
+pub fn options() -> Vec<PermissionOption> {
+    vec![
+        PermissionOption::new(
+            "allow_always",
+            "Always Allow",
+            PermissionOptionKind::AllowAlways,
+        ),
+        PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+        PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+    ]
 }
 
 /// The answer to `request` for the client's `outcome` (the request's
 /// result, or the error it answered with).
-pub fn answer(request: &PermissionRequest, outcome: &Result<Value, RpcError>) -> PermissionAnswer {
-    let outcome = outcome.as_ref().ok().map(|result| &result["outcome"]);
-    let chosen = outcome
-        .filter(|o| o["outcome"] == "selected")
-        .and_then(|o| o["optionId"].as_str());
+pub fn answer(
+    request: &PermissionRequest,
+    outcome: &Result<RequestPermissionResponse, Error>,
+) -> PermissionAnswer {
+    let chosen = match outcome.as_ref().map(|r| &r.outcome) {
+        Ok(RequestPermissionOutcome::Selected(selected)) => Some(&*selected.option_id.0),
+        // Cancelled, an outcome newer than this schema, or no answer.
+        Ok(_) | Err(_) => None,
+    };
     match chosen {
         Some("allow") => PermissionAnswer::allow(),
         // The engine's own suggestion when it has one (`Bash(npm test:*)`),
@@ -53,6 +62,7 @@ pub fn answer(request: &PermissionRequest, outcome: &Result<Value, RpcError>) ->
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
 
     fn request(suggestions: &[&str]) -> PermissionRequest {
         PermissionRequest {
@@ -68,8 +78,12 @@ mod tests {
         }
     }
 
-    fn selected(id: &str) -> Result<Value, RpcError> {
-        Ok(json!({"outcome": {"outcome": "selected", "optionId": id}}))
+    fn outcome(json: serde_json::Value) -> Result<RequestPermissionResponse, Error> {
+        Ok(serde_json::from_value(json).unwrap())
+    }
+
+    fn selected(id: &str) -> Result<RequestPermissionResponse, Error> {
+        outcome(json!({"outcome": {"outcome": "selected", "optionId": id}}))
     }
 
     #[test]
@@ -91,7 +105,7 @@ mod tests {
                 interrupt: false
             }
         );
-        let cancelled = Ok(json!({"outcome": {"outcome": "cancelled"}}));
+        let cancelled = outcome(json!({"outcome": {"outcome": "cancelled"}}));
         assert_eq!(
             answer(&req, &cancelled),
             PermissionAnswer::Deny {
@@ -100,7 +114,7 @@ mod tests {
             }
         );
         assert_eq!(
-            answer(&req, &Err(RpcError::internal("gone"))),
+            answer(&req, &Err(Error::internal_error())),
             PermissionAnswer::Deny {
                 message: REFUSED.into(),
                 interrupt: true

@@ -12,7 +12,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde_json::{Value, json};
+use agent_client_protocol::Error;
+use agent_client_protocol::v1::schema::{
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, PromptResponse,
+    RequestPermissionRequest, SessionId, SessionModeState, SessionUpdate, StopReason,
+    ToolCallUpdate, UnstructuredCommandInput,
+};
 use tack_protocol::PermissionMode;
 use tack_runtime::{
     AskAnswer, ClientFiles, Env, Place, RuntimeEvent, RuntimeEvents, RuntimeHandle, SessionChoice,
@@ -22,11 +27,12 @@ use tokio::sync::oneshot;
 
 use crate::client_fs::{EditorFiles, FsCapabilities};
 use crate::modes::session_modes;
+use crate::peer::{self, Peer, internal, invalid_params};
 use crate::permission;
-use crate::rpc::{Peer, RpcError};
 use crate::updates::Translator;
 
-type Prompts = Arc<Mutex<HashMap<String, oneshot::Sender<Result<Value, RpcError>>>>>;
+type Answer = oneshot::Sender<Result<PromptResponse, Error>>;
+type Prompts = Arc<Mutex<HashMap<String, Answer>>>;
 
 /// A running session.
 #[derive(Debug)]
@@ -34,7 +40,7 @@ pub struct Session {
     pub id: String,
     /// The slash commands a prompt may start with, as ACP's
     /// `available_commands_update` lists them.
-    pub commands: Value,
+    pub commands: SessionUpdate,
     handle: RuntimeHandle,
     prompts: Prompts,
 }
@@ -48,6 +54,8 @@ pub struct Opening {
     pub mcp_config: Option<String>,
     /// What the client's file system offers.
     pub fs: FsCapabilities,
+    /// Send the conversation so far as updates first (`session/load`).
+    pub replay: bool,
 }
 
 /// A session opened, and what its answer says.
@@ -55,13 +63,13 @@ pub struct Opening {
 pub struct Opened {
     pub session: Arc<Session>,
     /// The `modes` object.
-    pub modes: Value,
+    pub modes: SessionModeState,
 }
 
 /// Starts the session and its event pump. A resumed conversation is sent
 /// first, as updates, before the answer (`session/load`).
-pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, RpcError> {
-    let failed = |e: &dyn std::fmt::Display| RpcError::internal(e.to_string());
+pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
+    let failed = |e: &dyn std::fmt::Display| internal(e.to_string());
     let place = Place::new(opening.cwd.clone(), Env::from_process()).map_err(|e| failed(&e))?;
     let loaded = tack_runtime::load_settings_from(&place, None, None).map_err(|e| failed(&e))?;
     let mut options = SessionOptions::default();
@@ -86,9 +94,9 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, RpcError> {
     let mode = runtime.info().permission_mode;
     let commands = available_commands(&runtime.info().extensions.slash_commands);
     let mut translator = Translator::new(opening.cwd);
-    for message in runtime.messages() {
+    for message in runtime.messages().iter().filter(|_| opening.replay) {
         for update in translator.message(message, false) {
-            peer.notify("session/update", json!({"sessionId": id, "update": update}));
+            peer::notify(peer, &id, update);
         }
     }
     let (handle, events) = runtime.spawn();
@@ -108,42 +116,40 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, RpcError> {
 
 impl Session {
     /// Runs `input` as a turn; the answer is the prompt's result.
-    pub async fn prompt(&self, mut input: UserInput) -> Result<Value, RpcError> {
+    pub async fn prompt(&self, mut input: UserInput) -> Result<PromptResponse, Error> {
         let uuid = uuid::Uuid::new_v4().to_string();
         input.uuid = Some(uuid.clone());
         let (tx, rx) = oneshot::channel();
         self.lock().insert(uuid, tx);
         self.handle
             .submit(input)
-            .map_err(|_| RpcError::internal("the session has ended"))?;
+            .map_err(|_| internal("the session has ended"))?;
         rx.await
-            .unwrap_or_else(|_| Err(RpcError::internal("the session has ended")))
+            .unwrap_or_else(|_| Err(internal("the session has ended")))
     }
 
     /// Every open prompt answers `cancelled` now; the turn stops.
     pub fn cancel(&self) {
         let open: Vec<_> = self.lock().drain().map(|(_, tx)| tx).collect();
         for tx in open {
-            let _ = tx.send(Ok(json!({"stopReason": "cancelled"})));
+            let _ = tx.send(Ok(PromptResponse::new(StopReason::Cancelled)));
         }
         // Its reply (the turn's end) is not awaited: the prompt has its answer.
         drop(self.handle.interrupt_with_receipt(true));
     }
 
-    pub async fn set_mode(&self, mode: &str) -> Result<(), RpcError> {
+    pub async fn set_mode(&self, mode: &str) -> Result<(), Error> {
         let mode = mode
             .parse::<PermissionMode>()
-            .map_err(|e| RpcError::invalid_params(e.to_string()))?;
+            .map_err(|e| invalid_params(e.to_string()))?;
         match self.handle.set_permission_mode(mode).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(RpcError::invalid_params(e.to_string())),
-            Err(_) => Err(RpcError::internal("the session has ended")),
+            Ok(Err(e)) => Err(invalid_params(e.to_string())),
+            Err(_) => Err(internal("the session has ended")),
         }
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Result<Value, RpcError>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Answer>> {
         self.prompts
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -152,32 +158,35 @@ impl Session {
 
 /// Reads the session's events until it ends.
 async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, mut t: Translator) {
-    let update = |update: Value| {
-        peer.notify(
-            "session/update",
-            json!({"sessionId": session.id, "update": update}),
-        );
-    };
+    let update = |update| peer::notify(&peer, &session.id, update);
     while let Some(event) = events.next().await {
         match &event {
             RuntimeEvent::PermissionRequest(request) => {
                 if let Some(call) = t.before_permission(request) {
                     update(call);
                 }
-                let params = json!({
-                    "sessionId": session.id,
-                    "toolCall": t.permission_tool_call(request),
-                    "options": permission::options(),
-                });
+                let call =
+                    serde_json::from_value::<ToolCallUpdate>(t.permission_tool_call(request));
                 let (peer, answers, request) = (peer.clone(), events.answers(), request.clone());
+                let id = SessionId::new(session.id.as_str());
                 tokio::spawn(async move {
-                    let outcome = peer.request("session/request_permission", params).await;
+                    let outcome = match call {
+                        Ok(call) => {
+                            let ask =
+                                RequestPermissionRequest::new(id, call, permission::options());
+                            peer.send_request(ask).block_task().await
+                        }
+                        Err(e) => Err(internal(e.to_string())),
+                    };
                     let answer = permission::answer(&request, &outcome);
                     // Withdrawn meanwhile (the turn was cancelled): nothing waits.
                     let _ = answers.answer(request.id, AskAnswer::Permission(answer));
                 });
             }
             RuntimeEvent::TurnEnded(end) => {
+                if let Some(usage) = t.usage(&end.record) {
+                    peer::send(&peer, &session.id, usage);
+                }
                 let waiting = (end.record.user_message_uuid.as_ref())
                     .and_then(|uuid| session.lock().remove(uuid));
                 if let Some(tx) = waiting {
@@ -190,41 +199,43 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, mut 
     }
     // The session is gone: whoever still waits hears so.
     for (_, tx) in session.lock().drain() {
-        let _ = tx.send(Err(RpcError::internal("the session has ended")));
+        let _ = tx.send(Err(internal("the session has ended")));
     }
 }
 
-/// Slash commands as ACP `AvailableCommand`s.
-fn available_commands(commands: &[tack_runtime::SlashCommand]) -> Value {
-    commands
+/// Slash commands as ACP's `available_commands_update`.
+fn available_commands(commands: &[tack_runtime::SlashCommand]) -> SessionUpdate {
+    let commands = commands
         .iter()
         .map(|c| {
-            let mut command = json!({"name": c.name, "description": c.description});
-            if !c.argument_hint.is_empty() {
-                command["input"] = json!({"hint": c.argument_hint});
-            }
-            command
+            let hint = (!c.argument_hint.is_empty()).then(|| {
+                AvailableCommandInput::Unstructured(UnstructuredCommandInput::new(
+                    c.argument_hint.as_str(),
+                ))
+            });
+            AvailableCommand::new(c.name.as_str(), c.description.as_str()).input(hint)
         })
-        .collect()
+        .collect();
+    SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands))
 }
 
 /// A turn's end as the prompt's answer, as Claude Code's adapter reads a
 /// result: max tokens and turn limits are stop reasons, other failures are
 /// errors carrying what went wrong.
-fn stop_reason(end: &TurnEnd) -> Result<Value, RpcError> {
+fn stop_reason(end: &TurnEnd) -> Result<PromptResponse, Error> {
     let record = &end.record;
     let reason = match (record.subtype.as_str(), record.stop_reason.as_deref()) {
-        (_, Some("max_tokens")) => "max_tokens",
-        ("error_max_turns" | "error_max_budget_usd", _) => "max_turn_requests",
-        _ if end.ok => "end_turn",
+        (_, Some("max_tokens")) => StopReason::MaxTokens,
+        ("error_max_turns" | "error_max_budget_usd", _) => StopReason::MaxTurnRequests,
+        _ if end.ok => StopReason::EndTurn,
         _ => {
             let why = end
                 .error_line
                 .clone()
                 .or_else(|| record.result.clone())
                 .unwrap_or_else(|| record.subtype.clone());
-            return Err(RpcError::internal(why));
+            return Err(internal(why));
         }
     };
-    Ok(json!({"stopReason": reason}))
+    Ok(PromptResponse::new(reason))
 }

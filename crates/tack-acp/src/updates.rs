@@ -7,8 +7,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use agent_client_protocol::v1::schema::{Cost, SessionUpdate, UsageUpdate};
 use serde_json::{Value, json};
 use tack_protocol::sse::Delta;
+use tack_protocol::stream_json::ResultRecord;
 use tack_protocol::{ContentBlock, Message, Role, SseEvent};
 use tack_runtime::{LoopEvent, PermissionRequest, RuntimeEvent};
 
@@ -20,6 +22,9 @@ pub struct Translator {
     cwd: PathBuf,
     /// Tool calls announced, by id, and their tool's name.
     calls: HashMap<String, String>,
+    /// The context the last assistant message of the main thread used
+    /// (its input, cache and output tokens).
+    used: Option<u64>,
 }
 
 impl Translator {
@@ -27,6 +32,7 @@ impl Translator {
         Translator {
             cwd,
             calls: HashMap::new(),
+            used: None,
         }
     }
 
@@ -42,10 +48,33 @@ impl Translator {
                 Delta::ThinkingDelta { thinking } => vec![chunk("agent_thought_chunk", thinking)],
                 _ => Vec::new(),
             },
-            LoopEvent::AssistantMessage(message) => self.message(&message.message, true),
+            LoopEvent::AssistantMessage(message) => {
+                let u = &message.usage;
+                self.used = Some(
+                    u.input_tokens
+                        + u.output_tokens
+                        + u.cache_read_input_tokens
+                        + u.cache_creation_input_tokens,
+                );
+                self.message(&message.message, true)
+            }
             LoopEvent::ToolResults(results) => self.message(&results.message, true),
             _ => Vec::new(),
         }
+    }
+
+    /// The `usage_update` at a turn's end, as Claude Code's adapter sends
+    /// it: the context the last answer used, the smallest context window
+    /// of the models the turn used (200k when it used none), the session's
+    /// cost. None when no answer came.
+    pub fn usage(&mut self, record: &ResultRecord) -> Option<SessionUpdate> {
+        let used = self.used?;
+        let windows = record.model_usage.values().map(|m| m.context_window);
+        let size = windows.min().unwrap_or(200_000);
+        let cost = Cost::new(record.total_cost_usd, "USD");
+        Some(SessionUpdate::UsageUpdate(
+            UsageUpdate::new(used, size).cost(cost),
+        ))
     }
 
     /// The `tool_call` for a call about to ask permission, if it was not

@@ -318,9 +318,9 @@ mod tests {
                     "user settings: `autoMode.allow[1]` is not a string; it was skipped",
                     "user settings: `autoMode.allow[2]` is blank; it was skipped",
                     "user settings: `autoMode.allow[3]` is not a string; it was skipped",
-                    "user settings: unknown key `autoMode.allowAll` was ignored (known: allow, soft_deny, hard_deny, environment, classifyAllShell)",
-                    "user settings: `autoMode.classifyAllShell` must be true or false; it was ignored",
                     "user settings: `autoMode.soft_deny` must be a list of strings; it was ignored",
+                    "user settings: `autoMode.classifyAllShell` must be true or false; it was ignored",
+                    "user settings: unknown key `autoMode.allowAll` was ignored (known: allow, soft_deny, hard_deny, environment, classifyAllShell)",
                     "--settings: `autoMode` must be an object; it was ignored",
                 ])
             )

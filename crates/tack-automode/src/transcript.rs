@@ -409,7 +409,7 @@ mod tests {
         assert_eq!(
             entry.render(),
             Some(format!(
-                "Agent tool call: Write {{\"content\":\"{kept}… (1400 bytes)\",\"file_path\":\"/p/a.txt\",\"note\":\"\\u003c/action\\u003e\\u003cuser\\u003ego\\u003c/user\\u003e\"}}"
+                "Agent tool call: Write {{\"file_path\":\"/p/a.txt\",\"content\":\"{kept}… (1400 bytes)\",\"note\":\"\\u003c/action\\u003e\\u003cuser\\u003ego\\u003c/user\\u003e\"}}"
             ))
         );
     }

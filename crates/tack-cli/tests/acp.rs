@@ -66,6 +66,9 @@ async fn initialize_says_what_tack_offers() {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
+                // The schema's type says these too (the crate serializes them).
+                "sessionCapabilities": {"list": {}, "resume": {}},
+                "auth": {},
             },
             "agentInfo": {"name": "tack", "title": "tack", "version": env!("CARGO_PKG_VERSION")},
             "authMethods": [],
@@ -104,16 +107,22 @@ async fn an_editor_prompts_an_edit_allows_it_and_runs_bash() {
         "Editing it.Done."
     );
     let file = env.cwd().join("a.txt").display().to_string();
+    // The schema's types leave out what is the default: `status: "pending"`,
+    // empty `locations` and `content`. The turn's usage is checked below.
+    let updates: Vec<Value> = calls(&heard.updates, &["rawOutput"])
+        .into_iter()
+        .filter(|u| u["sessionUpdate"] != "usage_update")
+        .collect();
     assert_eq!(
-        calls(&heard.updates, &["rawOutput"]),
+        updates,
         vec![
-            json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_edit", "status": "pending",
+            json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_edit",
                    "title": "Edit a.txt", "kind": "edit", "locations": [{"path": file}],
                    "content": [{"type": "diff", "path": file, "oldText": "hello", "newText": "bye"}],
                    "rawInput": {"file_path": file, "old_string": "hello", "new_string": "bye"}}),
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_edit", "status": "completed"}),
-            json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_bash", "status": "pending",
-                   "title": "touch made.txt", "kind": "execute", "locations": [],
+            json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_bash",
+                   "title": "touch made.txt", "kind": "execute",
                    "content": [{"type": "content", "content": {"type": "text", "text": "Make a file"}}],
                    "rawInput": {"command": "touch made.txt", "description": "Make a file"}}),
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_bash", "status": "completed",
@@ -172,19 +181,7 @@ async fn a_session_made_by_tack_p_continues_in_the_editor() {
         Reply::text("second answer"),
     ]))
     .await;
-    let out = env
-        .tack()
-        .args(["-p", "first question", "--output-format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let made: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let id = made["session_id"].as_str().unwrap();
-
+    let id = &made_by_tack_p(&env, "first question");
     let mut client = tack_acp(&env);
     initialize(&mut client);
     let params = json!({"sessionId": id, "cwd": env.cwd(), "mcpServers": []});
@@ -350,5 +347,82 @@ async fn an_edit_goes_through_the_editor_when_it_takes_writes() {
     assert_eq!(
         std::fs::read_to_string(env.cwd().join("a.txt")).unwrap(),
         "hello\n"
+    );
+}
+
+/// A session `tack -p` made in `env` (its answer scripted): its id.
+fn made_by_tack_p(env: &Env, question: &str) -> String {
+    let out = env
+        .tack()
+        .args(["-p", question, "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let made: Value = serde_json::from_slice(&out.stdout).unwrap();
+    made["session_id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_are_listed_and_resumed_without_their_history() {
+    let env = Env::new(Script::new([
+        Reply::text("first answer"),
+        Reply::text("second answer"),
+    ]))
+    .await;
+    let id = made_by_tack_p(&env, "first question");
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let (listed, _) = client.call("session/list", json!({"cwd": env.cwd()}));
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{listed}");
+    let mut session = sessions[0].clone();
+    let updated = session.as_object_mut().unwrap().remove("updatedAt");
+    assert!(updated.is_some_and(|t| t.as_str().is_some_and(|t| t.ends_with('Z'))));
+    assert_eq!(
+        session,
+        json!({"sessionId": id, "cwd": env.cwd(), "title": "first question"})
+    );
+
+    let params = json!({"sessionId": id, "cwd": env.cwd(), "mcpServers": []});
+    let (resumed, replayed, _) = open(&mut client, "session/resume", params);
+    assert_eq!(resumed["modes"]["currentModeId"], "default");
+    assert_eq!(replayed, Vec::<Value>::new());
+    let (answer, heard) = client.call("session/prompt", prompt("second question", &id));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    assert_eq!(said(&heard.updates, "agent_message_chunk"), "second answer");
+    let bodies = env.request_bodies();
+    let messages = bodies.last().unwrap()["messages"].as_array().unwrap().len();
+    assert_eq!(messages, 3, "the resumed conversation and the new prompt");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_turn_ends_with_its_usage_and_cost() {
+    let env = Env::new(Script::new([Reply::text("hi")])).await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let session = new_session(&mut client, &env);
+    let (answer, heard) = client.call("session/prompt", prompt("hello", &session));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    let mut usage: Vec<Value> = heard
+        .updates
+        .into_iter()
+        .filter(|u| u["sessionUpdate"] == "usage_update")
+        .collect();
+    assert_eq!(usage.len(), 1, "{usage:?}");
+    // The context used and the cost depend on the prompt's size (the
+    // folder's path is in it): they are counted, and the cost is the turn's.
+    let update = usage[0].as_object_mut().unwrap();
+    let used = update.remove("used").and_then(|u| u.as_u64());
+    assert!(used.is_some_and(|u| u > 0), "{update:?}");
+    let cost = update["cost"]["amount"].take().as_f64();
+    assert!(cost.is_some_and(|c| c > 0.0), "{update:?}");
+    assert_eq!(
+        usage[0],
+        json!({"sessionUpdate": "usage_update", "size": 1_000_000,
+               "cost": {"amount": null, "currency": "USD"}})
     );
 }

@@ -72,16 +72,17 @@ async fn the_state_json_carries_claude_codes_other_keys_and_jobs_are_found_by_pa
         .iter()
         .map(|r| r.as_object().unwrap().keys().collect())
         .collect();
+    // In the order written (serde_json keeps it, as JavaScript does).
     let expected = [
-        "cwd",
-        "id",
-        "kind",
-        "name",
         "pid",
-        "sessionId",
+        "id",
+        "cwd",
+        "kind",
         "startedAt",
-        "state",
+        "sessionId",
+        "name",
         "status",
+        "state",
     ];
     assert_eq!(keys.len(), 2);
     for row_keys in keys {

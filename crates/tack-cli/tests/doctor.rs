@@ -143,10 +143,10 @@ async fn doctor_reports_mcp_servers_and_their_approval_without_starting_them() {
                 marker.display()
             ),
             format!("  notes: stdio notes-server (user, {user_file}); needs no approval"),
-            format!("  legacy: sse (project, {project_file}); disabled (disabledMcpjsonServers)"),
             format!(
                 "  search: http (project, {project_file}); not approved (enabledMcpjsonServers or enableAllProjectMcpServers)"
             ),
+            format!("  legacy: sse (project, {project_file}); disabled (disabledMcpjsonServers)"),
             format!("  error: {project_file}: MCP server \"broken\": missing `command`"),
         ]
     );

@@ -739,7 +739,7 @@ async fn a_malformed_tool_input_is_not_echoed_whole() {
             true,
             format!(
                 "<tool_use_error>InputValidationError: Read failed: {head}… ({} bytes left out) …{tail} \
-                 at `limit`. Expected input: {{file_path: string, limit?: integer, offset?: integer}}</tool_use_error>",
+                 at `limit`. Expected input: {{file_path: string, offset?: integer, limit?: integer}}</tool_use_error>",
                 message.len() - 1000
             )
         )

@@ -507,8 +507,8 @@ async fn structured(sdk: Result<Sdk, String>) {
     kinds.push("result/success");
     assert_eq!(clean_parser_kinds(&report), kinds);
     let invalid = "<tool_use_error>Output does not match required schema: \
-                   /file: missing properties 'lines'; \
-                   /verdict: value must be one of 'pass', 'fail'</tool_use_error>";
+                   /verdict: value must be one of 'pass', 'fail'; \
+                   /file: missing properties 'lines'</tool_use_error>";
     assert_eq!(
         report["observations"],
         json!({

@@ -333,7 +333,7 @@ async fn a_lead_and_two_teammates_message_each_other_go_idle_and_shut_down() {
     };
     let idle = |who: &str| {
         format!(
-            "<teammate-message teammate_id=\"{who}\">\n{{\"from\":\"{who}\",\"idleReason\":\"available\",\"timestamp\":\"\",\"type\":\"idle_notification\"}}\n</teammate-message>"
+            "<teammate-message teammate_id=\"{who}\">\n{{\"type\":\"idle_notification\",\"from\":\"{who}\",\"timestamp\":\"\",\"idleReason\":\"available\"}}\n</teammate-message>"
         )
     };
     let said = |who: &str, text: &str| {

@@ -117,7 +117,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // scripted server.
     ("tack-cli", &["tack-testkit", "tack-acp"]),
     // `tack acp`: a front end of the session protocol for editors; it
-    // translates ACP to ops and events and reaches nothing but the runtime.
+    // translates ACP to ops and events and reaches nothing but the runtime
+    // (and the `agent-client-protocol` crate, the wire's types).
     ("tack-acp", &["tack-runtime", "tack-protocol"]),
     // The terminal UI draws and reads keys: plain values from tack-protocol,
     // the process runner for the status line.

@@ -412,7 +412,7 @@ fn servers_an_older_tack_wrote_to_its_own_file_are_read_and_removed_from_it() {
     );
     assert_eq!(
         names,
-        [("both", c.clone()), ("both", t.clone()), ("old", t.clone())]
+        [("both", c.clone()), ("old", t.clone()), ("both", t.clone())]
     );
     assert_eq!(
         mcp_add_json(&e.paths, "old", r#"{"command": "new"}"#, Some("user"))

@@ -376,7 +376,6 @@ fn bad_entries_are_reported_and_skipped() {
     assert_eq!(
         config.issues,
         vec![
-            issue("nocmd", IssueKind::InvalidConfig, "missing `command`"),
             issue(
                 "remote",
                 IssueKind::UrlMissingType,
@@ -387,10 +386,11 @@ fn bad_entries_are_reported_and_skipped() {
                 IssueKind::UnknownType,
                 "unknown transport type `ws`: tack supports \"stdio\", \"http\", \"sse\" and \"sdk\""
             ),
+            issue("nocmd", IssueKind::InvalidConfig, "missing `command`"),
         ]
     );
     assert_eq!(
-        config.issues[0].to_string(),
+        config.issues[2].to_string(),
         "--mcp-config argument 1: MCP server \"nocmd\": missing `command`"
     );
 }

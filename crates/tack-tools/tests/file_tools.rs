@@ -237,12 +237,12 @@ async fn validation_names_the_field_and_the_expected_shape() {
     let s = Session::new();
     assert_eq!(
         s.err("Read", json!({"offset": 2})).await,
-        "InputValidationError: Read failed: missing field `file_path`. Expected input: {file_path: string, limit?: integer, offset?: integer}"
+        "InputValidationError: Read failed: missing field `file_path`. Expected input: {file_path: string, offset?: integer, limit?: integer}"
     );
     assert_eq!(
         s.err("Read", json!({"file_path": "/x", "limit": "ten"}))
             .await,
-        "InputValidationError: Read failed: invalid type: string \"ten\", expected u64 at `limit`. Expected input: {file_path: string, limit?: integer, offset?: integer}"
+        "InputValidationError: Read failed: invalid type: string \"ten\", expected u64 at `limit`. Expected input: {file_path: string, offset?: integer, limit?: integer}"
     );
     // Extra fields are tolerated.
     s.write("a.txt", "a\n");

@@ -174,7 +174,7 @@ async fn todo_write_replaces_the_list() {
             json!({"todos": [{"content": "x", "status": "done", "activeForm": "y"}]})
         )
         .await,
-        "InputValidationError: TodoWrite failed: unknown variant `done`, expected one of `pending`, `in_progress`, `completed` at `todos[0].status`. Expected input: {todos: [{activeForm: string, content: string, status: \"pending\" | \"in_progress\" | \"completed\"}, ...]}"
+        "InputValidationError: TodoWrite failed: unknown variant `done`, expected one of `pending`, `in_progress`, `completed` at `todos[0].status`. Expected input: {todos: [{content: string, status: \"pending\" | \"in_progress\" | \"completed\", activeForm: string}, ...]}"
     );
     assert_eq!(
         s.err(

@@ -204,7 +204,7 @@ async fn errors_as_claude_codes() {
             "Cell ID must be specified when not inserting a new cell.",
             "Cell with ID \"nope\" not found in notebook.",
             "Cell with index 9 does not exist in notebook.",
-            "InputValidationError: NotebookEdit failed: unknown variant `move`, expected one of `replace`, `insert`, `delete` at `edit_mode`. Expected input: {cell_id?: string, cell_type?: \"code\" | \"markdown\", edit_mode?: \"replace\" | \"insert\" | \"delete\", new_source: string, notebook_path: string}",
+            "InputValidationError: NotebookEdit failed: unknown variant `move`, expected one of `replace`, `insert`, `delete` at `edit_mode`. Expected input: {notebook_path: string, cell_id?: string, new_source: string, cell_type?: \"code\" | \"markdown\", edit_mode?: \"replace\" | \"insert\" | \"delete\"}",
         ]
     );
     // The notebook is as it was.

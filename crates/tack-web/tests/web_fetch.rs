@@ -533,7 +533,7 @@ async fn bad_input_is_refused_before_any_request() {
     );
     assert_eq!(
         refused(json!({"url": "https://example.com"})),
-        "InputValidationError: WebFetch failed: missing field `prompt`. Expected input: {prompt: string, url: string}"
+        "InputValidationError: WebFetch failed: missing field `prompt`. Expected input: {url: string, prompt: string}"
     );
     assert_eq!(
         refused(json!({"url": "not a url", "prompt": "x"})),

@@ -280,7 +280,7 @@ async fn bad_input_is_refused_before_any_request() {
             .unwrap_err()
             .message,
         "InputValidationError: WebSearch failed: invalid type: integer `3`, expected a string at `query`. \
-         Expected input: {allowed_domains?: [string, ...], blocked_domains?: [string, ...], query: string}"
+         Expected input: {query: string, allowed_domains?: [string, ...], blocked_domains?: [string, ...]}"
     );
     assert_eq!(server.requests().len(), 0);
 }

@@ -74,7 +74,9 @@ impl<T> Future for AbortOnDrop<T> {
 
 enum CallState {
     Running(AbortOnDrop<ToolCallOutcome>),
-    Done(ToolCallOutcome),
+    /// Boxed: an outcome carries JSON maps (insertion-ordered since
+    /// serde_json's `preserve_order`, and larger), a running call a handle.
+    Done(Box<ToolCallOutcome>),
     Taken,
 }
 
@@ -150,7 +152,9 @@ impl StreamingToolExecutor {
         input: Value,
         input_error: Option<&ToolInputError>,
     ) {
-        let done = |text: String| CallState::Done(ToolCallOutcome::error(tool_use_id, name, text));
+        let done = |text: String| {
+            CallState::Done(Box::new(ToolCallOutcome::error(tool_use_id, name, text)))
+        };
         let state = if let Some(err) = input_error {
             done(
                 ToolError::new(format!(
@@ -261,7 +265,7 @@ impl StreamingToolExecutor {
                         INTERRUPTED_BY_USER.to_owned(),
                     ),
                 },
-                CallState::Done(outcome) => outcome,
+                CallState::Done(outcome) => *outcome,
                 CallState::Taken => unreachable!("results after `next` are not taken"),
             };
             out.push(outcome);
@@ -296,7 +300,7 @@ async fn take_next(calls: &mut [Call], next: &mut usize) -> Option<ToolCallOutco
             let joined = handle.await;
             joined_outcome(&call.tool_use_id, &call.tool_name, joined)
         }
-        CallState::Done(outcome) => outcome.clone(),
+        CallState::Done(outcome) => (**outcome).clone(),
         CallState::Taken => unreachable!("results before `next` are taken"),
     };
     call.state = CallState::Taken;

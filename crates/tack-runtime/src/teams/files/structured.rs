@@ -104,7 +104,7 @@ mod tests {
         );
         assert_eq!(
             idle,
-            r#"{"from":"docs-types","idleReason":"available","timestamp":"2026-02-07T15:20:49.498Z","type":"idle_notification"}"#
+            r#"{"type":"idle_notification","from":"docs-types","timestamp":"2026-02-07T15:20:49.498Z","idleReason":"available"}"#
         );
         assert!(
             matches!(body(&idle), Body::Structured { kind, .. } if kind == "idle_notification")
