@@ -45,6 +45,7 @@ use crate::protocol::ask::{AskAnswer, PermissionAnswer};
 use crate::snapshot::RuleView;
 
 mod auto;
+mod late;
 mod network;
 mod original;
 mod plan;
@@ -57,6 +58,7 @@ mod skill_shell;
 mod telemetry;
 mod tool_hooks;
 
+use late::Late;
 use tool_hooks::DeniedBy;
 
 /// The source name of rules that hold for one turn only.
@@ -107,19 +109,6 @@ pub struct Gate {
     auto: Option<Arc<AutoMode>>,
     /// The plan file, the mode before plan mode, the reminders told.
     plan: plan::PlanState,
-}
-
-/// What the session gives the gate once it is up, each set once.
-#[derive(Default)]
-struct Late {
-    /// Rules that load when a call touches a file they match (set once the
-    /// prompt context is in).
-    path_rules: std::sync::OnceLock<Arc<tack_core::context::PathRules>>,
-    /// The session's Bash sandbox: a call it confines is allowed where the
-    /// rules would only ask (`autoAllowBashIfSandboxed`).
-    sandbox: std::sync::OnceLock<Arc<tack_sandbox::Sandbox>>,
-    /// Where decisions are reported when telemetry is on.
-    telemetry: std::sync::OnceLock<Arc<crate::telemetry::SessionTelemetry>>,
 }
 
 /// How a call reached a prompt.

@@ -224,6 +224,7 @@ fn follow(
 ) -> Result<(), String> {
     let dir = state.parent().unwrap_or(state);
     let expecting = Mutex::new(Some(arrivals.expect()));
+    let worked = std::sync::atomic::AtomicBool::new(false);
     let (lead, name, path) = (Arc::downgrade(lead), name.to_string(), state.to_path_buf());
     let on_change = Arc::new(move || {
         let Some(lead) = lead.upgrade() else {
@@ -232,7 +233,16 @@ fn follow(
         let Some(status) = read_status(&path) else {
             return true;
         };
-        for state in states_of(&status) {
+        let states = states_of(&status);
+        // A first turn over before the row was read (`busy` then `idle`
+        // between two reads) was still worked: the lead sees it so.
+        let first = states.first().copied();
+        if !worked.swap(true, std::sync::atomic::Ordering::Relaxed)
+            && first.is_some_and(|s| s != TeammateState::Working)
+        {
+            lead.set_state(&name, TeammateState::Working);
+        }
+        for state in states {
             lead.set_state(&name, *state);
         }
         let gone = states_of(&status).contains(&TeammateState::Left);
