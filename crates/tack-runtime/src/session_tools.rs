@@ -366,6 +366,7 @@ fn builtins(
             sandbox: p.choices.sandbox.clone(),
             task_list,
             ws_tls: tack_api::tls::client_config(false).ok().map(Arc::new),
+            proxy: tack_tools::ProxyVars::from_env(|name| p.env.get(name)),
             ..BuiltinOptions::default()
         },
     )
