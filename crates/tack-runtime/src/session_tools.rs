@@ -312,7 +312,7 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         .chain(web_tools(&p, &metered, &small_model))
         .chain(worktree_tools(
             p.place.worktree_base,
-            &p.policy.hooks,
+            p.policy,
             p.place.prompt,
         ))
         .chain(plan_mode_part(&p))

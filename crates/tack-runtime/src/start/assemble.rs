@@ -304,10 +304,8 @@ pub(super) async fn loaded_context(
         emit.notice(Notice::warning(format!("warning: {warning}")));
     }
     gate.set_path_rules(loaded.path_rules);
-    if let Some(auto) = gate.auto() {
-        let git = loaded.context.system_context.as_deref();
-        auto.set_environment(super::auto::environment(&gate.working_dirs(), git));
-    }
+    let git = loaded.context.system_context.as_deref();
+    gate.tell_auto_environment(None, git);
     Arc::new(loaded.context)
 }
 
