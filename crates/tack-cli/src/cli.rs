@@ -352,7 +352,12 @@ impl UnsupportedFlags {
 pub enum Command {
     /// Run a real session end to end against a built-in scripted model:
     /// no API key, no network.
-    Demo,
+    Demo {
+        /// Keep the demo's project folder (removed when the demo ends) to
+        /// try tack on it afterwards.
+        #[arg(long)]
+        keep: bool,
+    },
     /// Configure and check MCP servers (like `claude mcp`).
     #[command(subcommand)]
     Mcp(McpCommand),
@@ -658,7 +663,13 @@ mod tests {
         assert!(Cli::try_parse_from(["tack", "--bogus"]).is_err());
         assert!(matches!(
             Cli::try_parse_from(["tack", "demo"]).unwrap().command,
-            Some(Command::Demo)
+            Some(Command::Demo { keep: false })
+        ));
+        assert!(matches!(
+            Cli::try_parse_from(["tack", "demo", "--keep"])
+                .unwrap()
+                .command,
+            Some(Command::Demo { keep: true })
         ));
     }
 }

@@ -7,8 +7,11 @@
 //! On a terminal it is the terminal UI, as plain `tack` is, with the prompt
 //! typed for the user and the Edit's permission dialog to answer. Piped, it
 //! is print mode narrating a transcript on stdout (edits allowed up front:
-//! nobody can answer a dialog). Either way it ends with the project's real
-//! path and commands that work from any folder.
+//! nobody can answer a dialog). Either way it ends with the test's result.
+//! The project is a temporary folder removed when the demo ends, on every
+//! way out (a return, an error, SIGINT, SIGTERM, SIGHUP); with `--keep` it
+//! stays, and the demo ends with its path and commands that work from any
+//! folder.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -76,10 +79,12 @@ fn script(project: &Path) -> Script {
 
 const END: &str = "That was the whole of the demo's script. Leave with /exit to see how to try tack on this project with your own API key.";
 
-/// `tack demo`: the terminal UI on a terminal, a transcript on a pipe.
-pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
-    let project = make_project()?;
-    let base_url = serve(script(&project))?;
+/// `tack demo`: the terminal UI on a terminal, a transcript on a pipe; the
+/// project is removed at the end unless `keep`.
+pub fn run(cli: &Cli, keep: bool) -> anyhow::Result<ExitCode> {
+    let demo = make_project(keep)?;
+    let project = demo.path.clone();
+    let base_url = serve(script(&project), (!keep).then(|| project.clone()))?;
     let place = Place::new(project.clone(), demo_env(&base_url))?;
     let in_project = format!(
         "cd {} && {}",
@@ -121,7 +126,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         );
         println!("project: {}\n", project.display());
         println!("> {PROMPT}\n");
-        let narration = Narration::new(&project, in_project.clone());
+        let narration = Narration::new(&project, keep.then(|| in_project.clone()));
         let session = crate::print::run(
             cli,
             place,
@@ -140,36 +145,97 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         .arg("test.sh")
         .current_dir(&project)
         .output()?;
-    println!(
-        "\nverify yourself: cd {} && sh test.sh  →  {}",
-        shell_quote(&project.to_string_lossy()),
-        String::from_utf8_lossy(&test.stdout).trim()
-    );
-    println!("try tack on it with your own API key: {in_project} -p \"What does calc.sh do?\"");
+    let passed = String::from_utf8_lossy(&test.stdout).trim().to_owned();
+    if keep {
+        let at = shell_quote(&project.to_string_lossy());
+        println!("\nverify yourself: cd {at} && sh test.sh  →  {passed}");
+        println!("try tack on it with your own API key: {in_project} -p \"What does calc.sh do?\"");
+    } else {
+        println!("\nthe test now: sh test.sh  →  {passed}");
+        println!(
+            "the demo's project is removed; `{} demo --keep` keeps it to try tack on it with your own API key",
+            crate::self_command::tack_command()
+        );
+    }
+    drop(demo);
     Ok(code)
 }
 
-/// The demo project, in a fresh temporary folder that is kept.
-fn make_project() -> anyhow::Result<PathBuf> {
-    let project = tempfile::Builder::new()
+/// The demo's project folder: removed when this is dropped, unless kept.
+struct DemoProject {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for DemoProject {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// The demo project, in a fresh temporary folder.
+fn make_project(keep: bool) -> anyhow::Result<DemoProject> {
+    let path = tempfile::Builder::new()
         .prefix("tack-demo-")
         .tempdir()
         .context("cannot create the demo project")?
         .keep();
-    let project = project.canonicalize().unwrap_or(project);
-    std::fs::write(project.join("calc.sh"), CALC)?;
-    std::fs::write(project.join("test.sh"), TEST)?;
-    std::fs::write(
-        project.join("README.md"),
-        "# calc\n\nRun the tests with `sh test.sh`.\n",
-    )?;
+    let path = path.canonicalize().unwrap_or(path);
+    let project = DemoProject { path, keep };
+    let file = |name: &str, text: &str| std::fs::write(project.path.join(name), text);
+    file("calc.sh", CALC)?;
+    file("test.sh", TEST)?;
+    file("README.md", "# calc\n\nRun the tests with `sh test.sh`.\n")?;
     Ok(project)
+}
+
+/// SIGINT, SIGTERM and SIGHUP watched, each with its number.
+type Watched = Vec<(tokio::signal::unix::Signal, i32)>;
+
+/// Watches SIGINT, SIGTERM and SIGHUP from now on (inside a runtime), for
+/// [`remove_on_signal`]; `None` when they cannot be watched.
+fn watch_signals(project: PathBuf) -> Option<(PathBuf, Watched)> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let watched = [
+        (SignalKind::interrupt(), libc::SIGINT),
+        (SignalKind::terminate(), libc::SIGTERM),
+        (SignalKind::hangup(), libc::SIGHUP),
+    ];
+    let streams = (watched.iter())
+        .map(|(kind, number)| signal(*kind).ok().map(|s| (s, *number)))
+        .collect::<Option<Watched>>()?;
+    Some((project, streams))
+}
+
+/// Until one of the watched signals: then removes the project and ends the
+/// process by that signal, as it would have ended unwatched. Without a
+/// watch, waits forever.
+async fn remove_on_signal(watch: Option<(PathBuf, Watched)>) {
+    let Some((project, streams)) = watch else {
+        return std::future::pending().await;
+    };
+    let arrivals = streams.into_iter().map(|(mut stream, number)| {
+        Box::pin(async move {
+            stream.recv().await;
+            number
+        })
+    });
+    let (number, _, _) = futures::future::select_all(arrivals).await;
+    let _ = std::fs::remove_dir_all(&project);
+    // SAFETY: restoring a signal's default action and raising it touch no
+    // memory of ours; the default action ends the process.
+    unsafe {
+        libc::signal(number, libc::SIG_DFL);
+        libc::raise(number);
+    }
 }
 
 /// Starts the scripted model server on loopback, on a thread of its own (the
 /// terminal UI runs its own runtime); its base URL. It lives as long as the
-/// process.
-fn serve(script: Script) -> anyhow::Result<String> {
+/// process; its thread also removes `project` (when given) on a signal.
+fn serve(script: Script, project: Option<PathBuf>) -> anyhow::Result<String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("demo-model".into())
@@ -181,8 +247,9 @@ fn serve(script: Script) -> anyhow::Result<String> {
             runtime.block_on(async move {
                 match MockServer::start(script).await {
                     Ok(server) => {
+                        let watch = project.and_then(watch_signals);
                         let _ = tx.send(Ok(server.base_url()));
-                        std::future::pending::<()>().await;
+                        remove_on_signal(watch).await;
                     }
                     Err(e) => drop(tx.send(Err(e))),
                 }

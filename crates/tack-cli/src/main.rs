@@ -229,7 +229,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(tack_acp::run())?;
             return Ok(ExitCode::SUCCESS);
         }
-        Some(Command::Demo) => return demo::run(&cli),
+        Some(Command::Demo { keep }) => return demo::run(&cli, keep),
         Some(Command::Batch(args)) => return batch::run(args, &cwd),
         Some(Command::AutoMode(command)) => {
             return auto_mode::run(&Place::new(cwd, Env::from_process())?, command);
@@ -270,7 +270,7 @@ fn run_session(
     worktree: Option<tack_tui::status::Worktree>,
 ) -> anyhow::Result<ExitCode> {
     if cli.demo {
-        return demo::run(&cli);
+        return demo::run(&cli, false);
     }
     let served = cli.serve.is_some() || cli.bg_job.is_some();
     if !cli.print && cli.input_format != cli::InputFormat::StreamJson && !served {

@@ -19,12 +19,13 @@ use crate::tool_lines::ToolLines;
 /// each call with its result under it, then what it cost and how to go on.
 pub struct Narration {
     calls: ToolLines,
-    /// The shell command that runs tack in the project (`cd … && tack`).
-    in_project: String,
+    /// The shell command that runs tack in the project (`cd … && tack`),
+    /// when the project is kept.
+    in_project: Option<String>,
 }
 
 impl Narration {
-    pub fn new(project: &std::path::Path, in_project: String) -> Narration {
+    pub fn new(project: &std::path::Path, in_project: Option<String>) -> Narration {
         Narration {
             calls: ToolLines::new(project),
             in_project,
@@ -279,10 +280,12 @@ impl Printer {
         )?;
         if let Some(path) = &self.transcript {
             writeln!(self.out, "transcript: {}", path.display())?;
+        }
+        if let (Some(_), Some(in_project)) = (&self.transcript, &narration.in_project) {
             writeln!(
                 self.out,
-                "go on with it (your own API key): {} --resume {}",
-                narration.in_project, record.session_id
+                "go on with it (your own API key): {in_project} --resume {}",
+                record.session_id
             )?;
         }
         Ok(())

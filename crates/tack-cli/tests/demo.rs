@@ -1,6 +1,9 @@
 //! `tack demo` end to end, with no key and no network: on a terminal (a pty
 //! read back through a terminal emulator) it is the terminal UI with a
-//! permission dialog to answer; piped, a transcript on stdout.
+//! permission dialog to answer; piped, a transcript on stdout. Its project
+//! is removed when it ends (at its end, and on a signal), unless `--keep`.
+//! Each test's TMPDIR is in its own temporary home, so nothing is left
+//! behind even when a test fails.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,17 +13,48 @@ use tack_tui::testing::{CommandBuilder, PtySession};
 
 const WAIT: Duration = Duration::from_secs(60);
 
-/// A home of its own; PATH without tack on it.
+/// A home of its own, with the TMPDIR the demo's project goes in.
 fn home() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap()
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join("tmp")).unwrap();
+    home
 }
 
+/// PATH without tack on it.
 fn vars(home: &Path) -> Vec<(&'static str, std::ffi::OsString)> {
     vec![
         ("PATH", "/usr/local/bin:/usr/bin:/bin".into()),
         ("HOME", home.into()),
+        ("TMPDIR", home.join("tmp").into()),
         ("TACK_CONFIG_DIR", home.join(".tack").into()),
     ]
+}
+
+/// The demo projects in `home`'s TMPDIR.
+fn projects(home: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(home.join("tmp"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("tack-demo-"))
+        .map(|e| e.path().canonicalize().unwrap())
+        .collect()
+}
+
+/// `tack demo` on a pty in `home`, waiting at its permission dialog; the
+/// project it made.
+fn at_the_dialog(home: &Path) -> (PtySession, PathBuf) {
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
+    cmd.env_clear();
+    for (key, value) in vars(home) {
+        cmd.env(key, value);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.arg("demo");
+    let mut pty = PtySession::spawn(cmd, 250, 40).unwrap();
+    pty.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    let made = projects(home);
+    assert_eq!(made.len(), 1, "{made:?}");
+    (pty, made[0].clone())
 }
 
 /// The demo project's path, from the line that names it.
@@ -44,17 +78,8 @@ fn transcripts(home: &Path) -> usize {
 #[test]
 fn on_a_terminal_the_demo_is_the_terminal_ui_with_a_dialog_to_answer() {
     let home = home();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
-    cmd.env_clear();
-    for (key, value) in vars(home.path()) {
-        cmd.env(key, value);
-    }
-    cmd.env("TERM", "xterm-256color");
-    cmd.arg("demo");
-    let mut pty = PtySession::spawn(cmd, 250, 40).unwrap();
-
     // The prompt is typed for the user; the Edit asks.
-    pty.wait_for_text("Do you want to proceed?", WAIT).unwrap();
+    let (mut pty, project) = at_the_dialog(home.path());
     let dialog = pty.screen_text();
     assert!(dialog.contains("Edit file"), "{dialog}");
     assert!(dialog.contains("+   echo $(( $1 + $2 ))"), "{dialog}");
@@ -64,11 +89,13 @@ fn on_a_terminal_the_demo_is_the_terminal_ui_with_a_dialog_to_answer() {
         c.contains("sh test.sh passes.") && !c.contains("esc to interrupt")
     })
     .unwrap();
+    // The edit was made.
+    let calc = std::fs::read_to_string(project.join("calc.sh")).unwrap();
+    assert!(calc.contains("$(( $1 + $2 ))"), "{calc}");
     crate::interactive::exit(&mut pty);
 
     let rows = pty.all_rows();
     let shown = rows.join("\n");
-    let project = project_in(&shown);
     let exe = Path::new(env!("CARGO_BIN_EXE_tack"))
         .canonicalize()
         .unwrap();
@@ -96,27 +123,37 @@ fn on_a_terminal_the_demo_is_the_terminal_ui_with_a_dialog_to_answer() {
     ] {
         assert!(!shown.contains(live), "`{live}` in\n{shown}");
     }
-    // The edit was made; the closing lines name the real project and this
-    // binary (tack is not on PATH).
-    let calc = std::fs::read_to_string(project.join("calc.sh")).unwrap();
-    assert!(calc.contains("$(( $1 + $2 ))"), "{calc}");
+    // The closing lines: the test's result, and how to keep the project
+    // (it is removed), naming this binary (tack is not on PATH).
     let tail: Vec<String> = shown
-        .replace(&project.display().to_string(), "<project>")
         .replace(&exe.display().to_string(), "<tack>")
         .lines()
-        .filter(|l| l.starts_with("verify yourself") || l.starts_with("try tack"))
+        .filter(|l| l.starts_with("the test now") || l.starts_with("the demo's project"))
         .map(str::to_owned)
         .collect();
     assert_eq!(
         tail,
         [
-            "verify yourself: cd <project> && sh test.sh  →  PASS: add 2 3 = 5",
-            "try tack on it with your own API key: cd <project> && <tack> -p \"What does calc.sh do?\"",
+            "the test now: sh test.sh  →  PASS: add 2 3 = 5",
+            "the demo's project is removed; `<tack> demo --keep` keeps it to try tack on it with your own API key",
         ],
         "{shown}"
     );
     assert_eq!(transcripts(home.path()), 1);
-    std::fs::remove_dir_all(project).unwrap();
+    assert_eq!(projects(home.path()), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn a_signal_ends_the_demo_and_removes_its_project() {
+    let home = home();
+    let (mut pty, project) = at_the_dialog(home.path());
+    assert!(project.join("calc.sh").exists());
+    let pid = pty.pid().unwrap() as i32;
+    // SAFETY: a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let status = pty.wait_exit(WAIT).unwrap();
+    assert!(!status.success());
+    assert_eq!(projects(home.path()), Vec::<PathBuf>::new());
 }
 
 #[test]
@@ -126,7 +163,7 @@ fn piped_the_demo_prints_a_clean_transcript() {
         .unwrap()
         .env_clear()
         .envs(vars(home.path()))
-        .arg("demo")
+        .args(["demo", "--keep"])
         .write_stdin("")
         .timeout(WAIT)
         .output()
@@ -189,7 +226,7 @@ Let me run the test to see the failure.
 
 Fixed: `add` in calc.sh computed `$1 - $2`; it now computes `$1 + $2`, and `sh test.sh` passes.
 
-success · 6 model requests · $0.0505 as priced for claude-opus-5-5
+success · 6 model requests · $0.0509 as priced for claude-opus-5-5
 transcript: <home>/.claude/projects/<project dir>/<session>.jsonl
 go on with it (your own API key): cd <project> && <tack> --resume <session>
 
@@ -198,7 +235,8 @@ try tack on it with your own API key: cd <project> && <tack> -p "What does calc.
 "#
     );
     assert_eq!(transcripts(home.path()), 1);
-    std::fs::remove_dir_all(project).unwrap();
+    // Kept: the project is still there.
+    assert_eq!(projects(home.path()), [project]);
 }
 
 /// The transcript's folder is the project's path with `/` and `.` as `-`.

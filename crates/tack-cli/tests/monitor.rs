@@ -9,7 +9,7 @@ use tack_runtime::{SessionChoice, UserInput};
 use tack_testkit::{Reply, Script};
 
 use crate::common::{Env, last_texts, last_tool_results, write};
-use crate::schedule::{session, start_time};
+use crate::schedule::{Session, session, start_time};
 
 /// User settings (trusted) with these permission rules.
 pub(crate) fn user_rules(env: &Env, rules: serde_json::Value) {
@@ -17,6 +17,41 @@ pub(crate) fn user_rules(env: &Env, rules: serde_json::Value) {
         env.claude_dir().join("settings.json"),
         &json!({ "permissions": rules }).to_string(),
     );
+}
+
+/// A new session (with the environment's variables and `extra`) given
+/// `prompt`, its first turn ending with `answer`.
+pub(crate) async fn prompted(
+    env: &Env,
+    extra: &[(&str, &str)],
+    prompt: &str,
+    answer: &str,
+) -> Session {
+    let clock = ManualClock::new(start_time());
+    let mut s = session(env, &clock, SessionChoice::New { id: None }, extra).await;
+    s.handle.submit(UserInput::text(prompt)).unwrap();
+    assert_eq!(s.turn().await, answer);
+    s
+}
+
+/// The task id in a Monitor's `Monitor <id> started: …` result.
+pub(crate) fn monitor_id(result: &str) -> String {
+    result["Monitor ".len().."Monitor ".len() + 9].to_owned()
+}
+
+/// The result of Monitor `id` started for `description`: each `what`
+/// arrives; it stops after `secs`, or when it `ends`.
+pub(crate) fn started(id: &str, description: &str, what: &str, secs: u64, ends: &str) -> String {
+    format!(
+        "Monitor {id} started: {description}. Each {what} arrives as a <monitor-event> message; it stops after {secs}s, when {ends}, or with TaskStop {id}."
+    )
+}
+
+/// One event of Monitor `id` (`description`) with `body`.
+pub(crate) fn event(id: &str, description: &str, body: &str) -> String {
+    format!(
+        "<monitor-event task_id=\"{id}\" description=\"{description}\">\n{body}\n</monitor-event>"
+    )
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -36,19 +71,15 @@ async fn a_commands_lines_become_events_the_model_answers() {
     ]))
     .await;
     user_rules(&env, json!({"allow": ["Monitor"]}));
-    let clock = ManualClock::new(start_time());
-    let mut s = session(&env, &clock, SessionChoice::New { id: None }, &[]).await;
-    s.handle.submit(UserInput::text("watch the build")).unwrap();
-    assert_eq!(s.turn().await, "Watching the build.");
-    let started = last_tool_results(&env.request_bodies()[1]);
-    let id = started[0].1["Monitor ".len().."Monitor ".len() + 9].to_owned();
+    let mut s = prompted(&env, &[], "watch the build", "Watching the build.").await;
+    let results = last_tool_results(&env.request_bodies()[1]);
+    let id = monitor_id(&results[0].1);
+    let what = "line it prints";
     assert_eq!(
-        started,
+        results,
         [(
             "t1".to_owned(),
-            format!(
-                "Monitor {id} started: build log. Each line it prints arrives as a <monitor-event> message; it stops after 600s, when the command exits, or with TaskStop {id}."
-            )
+            started(&id, "build log", what, 600, "the command exits")
         )]
     );
     // The lines come when the test says: the idle session wakes for them.
@@ -56,9 +87,7 @@ async fn a_commands_lines_become_events_the_model_answers() {
     assert_eq!(s.turn().await, "Two errors: boom and bang.");
     assert_eq!(
         last_texts(&env.request_bodies()[2]),
-        [format!(
-            "<monitor-event task_id=\"{id}\" description=\"build log\">\nerror: boom\nerror: bang\n</monitor-event>"
-        )]
+        [event(&id, "build log", "error: boom\nerror: bang")]
     );
 
     // TaskStop stops it (and everything it started).
@@ -96,10 +125,7 @@ async fn a_monitors_command_is_decided_as_bash_would_decide_it() {
     .await;
     write(env.cwd().join("precious/keep"), "keep");
     user_rules(&env, json!({"deny": ["Bash(rm:*)"]}));
-    let clock = ManualClock::new(start_time());
-    let mut s = session(&env, &clock, SessionChoice::New { id: None }, &[]).await;
-    s.handle.submit(UserInput::text("clean up")).unwrap();
-    assert_eq!(s.turn().await, "Both refused.");
+    let s = prompted(&env, &[], "clean up", "Both refused.").await;
     // Monitor's command meets Bash's rules: the same refusal, word for word.
     let refused = format!(
         "Permission to use Bash has been denied by rule `Bash(rm:*)` (userSettings) in {}",
@@ -158,15 +184,14 @@ async fn tack_p_waits_for_a_running_monitor_and_answers_its_events() {
         String::from_utf8_lossy(&out.stderr)
     );
     let bodies = env.request_bodies();
-    let id = last_tool_results(&bodies[1])[0].1["Monitor ".len().."Monitor ".len() + 9].to_owned();
-    let event = |body: &str| {
-        format!("<monitor-event task_id=\"{id}\" description=\"deploy\">\n{body}\n</monitor-event>")
-    };
+    let id = monitor_id(&last_tool_results(&bodies[1])[0].1);
     assert_eq!(
         [last_texts(&bodies[2]), last_texts(&bodies[3])],
         [
-            vec![event("deploy finished")],
+            vec![event(&id, "deploy", "deploy finished")],
             vec![event(
+                &id,
+                "deploy",
                 "[The command exited (code 0); the monitor has ended.]"
             )],
         ]

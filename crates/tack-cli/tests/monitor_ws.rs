@@ -1,22 +1,25 @@
 //! End-to-end: Monitor's `ws` turns a WebSocket's frames into events the
 //! model answers (a WebSocket server in the test, over 127.0.0.1), a close
-//! frame ends it, a refused connection is a clear error, and its host meets
-//! the WebFetch domain rules.
+//! frame ends it, a refused connection is a clear error, its host meets the
+//! WebFetch domain rules, and it connects as the session's connections do:
+//! through the proxy `HTTP_PROXY` names (an HTTP CONNECT proxy in the test)
+//! unless `NO_PROXY` names the host, and with the sandbox on through the
+//! sandbox's proxy, whose `allowedDomains` / `deniedDomains` decide it.
 
 use futures::{SinkExt, StreamExt};
+use std::sync::{Arc, Mutex};
+
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tack_runtime::schedule::ManualClock;
-use tack_runtime::{SessionChoice, UserInput};
 use tack_testkit::{Reply, Script};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use crate::common::{Env, last_texts, last_tool_results};
-use crate::monitor::user_rules;
-use crate::schedule::{session, start_time};
+use crate::common::{Env, last_texts, last_tool_results, write};
+use crate::monitor::{event, monitor_id, prompted, started, user_rules};
 
 /// A WebSocket server for one client: it sends each batch of frames the
 /// test hands it, then closes when the channel does.
@@ -52,24 +55,16 @@ async fn a_websockets_frames_become_events_and_its_close_ends_the_monitor() {
     ]))
     .await;
     user_rules(&env, json!({"allow": ["WebFetch(domain:127.0.0.1)"]}));
-    let clock = ManualClock::new(start_time());
-    let mut s = session(&env, &clock, SessionChoice::New { id: None }, &[]).await;
-    s.handle.submit(UserInput::text("watch the feed")).unwrap();
-    assert_eq!(s.turn().await, "Watching the feed.");
-    let started = last_tool_results(&env.request_bodies()[1]);
-    let id = started[0].1["Monitor ".len().."Monitor ".len() + 9].to_owned();
+    let mut s = prompted(&env, &[], "watch the feed", "Watching the feed.").await;
+    let results = last_tool_results(&env.request_bodies()[1]);
+    let id = monitor_id(&results[0].1);
     assert_eq!(
-        started,
+        results,
         [(
             "t1".to_owned(),
-            format!(
-                "Monitor {id} started: feed. Each line of a frame arrives as a <monitor-event> message; it stops after 300s, when the socket closes, or with TaskStop {id}."
-            )
+            started(&id, "feed", "line of a frame", 300, "the socket closes")
         )]
     );
-    let event = |body: &str| {
-        format!("<monitor-event task_id=\"{id}\" description=\"feed\">\n{body}\n</monitor-event>")
-    };
     // A text frame's lines, and a binary frame by its size, in one batch.
     frames
         .send(vec![
@@ -80,7 +75,7 @@ async fn a_websockets_frames_become_events_and_its_close_ends_the_monitor() {
     assert_eq!(s.turn().await, "Two lines and 3 bytes.");
     assert_eq!(
         last_texts(&env.request_bodies()[2]),
-        [event("first\nsecond\n<binary frame, 3 bytes>")]
+        [event(&id, "feed", "first\nsecond\n<binary frame, 3 bytes>")]
     );
     // A close frame ends it with its code and reason.
     frames
@@ -93,6 +88,8 @@ async fn a_websockets_frames_become_events_and_its_close_ends_the_monitor() {
     assert_eq!(
         last_texts(&env.request_bodies()[3]),
         [event(
+            &id,
+            "feed",
             "[The WebSocket was closed (code 4000: done); the monitor has ended.]"
         )]
     );
@@ -128,10 +125,7 @@ async fn a_refused_connection_is_an_error_and_a_webfetch_deny_rule_refuses_the_h
         &env,
         json!({"allow": ["Monitor"], "deny": ["WebFetch(domain:blocked.example)"]}),
     );
-    let clock = ManualClock::new(start_time());
-    let mut s = session(&env, &clock, SessionChoice::New { id: None }, &[]).await;
-    s.handle.submit(UserInput::text("watch")).unwrap();
-    assert_eq!(s.turn().await, "Neither started.");
+    let s = prompted(&env, &[], "watch", "Neither started.").await;
     let denied = format!(
         "Permission to use WebFetch has been denied by rule `WebFetch(domain:blocked.example)` (userSettings) in {}",
         env.claude_dir().join("settings.json").display()
@@ -147,6 +141,140 @@ async fn a_refused_connection_is_an_error_and_a_webfetch_deny_rule_refuses_the_h
             ),
             ("t2".to_owned(), denied),
         ]
+    );
+    s.end().await;
+}
+
+/// An HTTP CONNECT proxy on 127.0.0.1: its URL, and the authorities it was
+/// asked to tunnel to.
+async fn connect_proxy() -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            // The head, a byte at a time: nothing of the tunnel is taken.
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).await.unwrap() == 1 {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8(head).unwrap();
+            let target = head.split_whitespace().nth(1).unwrap().to_owned();
+            seen.lock().unwrap().push(target.clone());
+            let mut upstream = tokio::net::TcpStream::connect(&target).await.unwrap();
+            client
+                .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+                .await
+                .unwrap();
+            tokio::spawn(async move {
+                let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+            });
+        }
+    });
+    (url, asked)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_websocket_goes_through_the_proxy_http_proxy_names_unless_no_proxy_names_its_host() {
+    let (proxied, frames) = server().await;
+    let (direct, _direct_frames) = server().await;
+    let direct = direct.replace("127.0.0.1", "localhost");
+    let (proxy, asked) = connect_proxy().await;
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("t1", "Monitor", json!({"description": "a", "ws": proxied}))
+            .tool_use("t2", "Monitor", json!({"description": "b", "ws": direct}))
+            .into(),
+        Reply::text("Watching both."),
+        Reply::text("A line through the proxy."),
+    ]))
+    .await;
+    user_rules(&env, json!({"allow": ["Monitor"]}));
+    let vars = [("HTTP_PROXY", proxy.as_str()), ("NO_PROXY", "localhost")];
+    let mut s = prompted(&env, &vars, "watch", "Watching both.").await;
+    let results = last_tool_results(&env.request_bodies()[1]);
+    let ids: Vec<String> = results.iter().map(|(_, r)| monitor_id(r)).collect();
+    let each = "line of a frame";
+    assert_eq!(
+        results,
+        [
+            (
+                "t1".to_owned(),
+                started(&ids[0], "a", each, 300, "the socket closes")
+            ),
+            (
+                "t2".to_owned(),
+                started(&ids[1], "b", each, 300, "the socket closes")
+            ),
+        ]
+    );
+    // Only the first went through the proxy: NO_PROXY names the second's host.
+    let authority = proxied
+        .trim_start_matches("ws://")
+        .trim_end_matches("/feed");
+    assert_eq!(*asked.lock().unwrap(), [authority]);
+    // Its frames come through the tunnel.
+    frames.send(vec![Message::text("via the proxy")]).unwrap();
+    assert_eq!(s.turn().await, "A line through the proxy.");
+    assert_eq!(
+        last_texts(&env.request_bodies()[2]),
+        [event(&ids[0], "a", "via the proxy")]
+    );
+    s.end().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_the_sandbox_on_a_websocket_meets_its_allowed_and_denied_domains() {
+    let (allowed, frames) = server().await;
+    let denied = allowed.replace("127.0.0.1", "localhost");
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("t1", "Monitor", json!({"description": "a", "ws": allowed}))
+            .tool_use("t2", "Monitor", json!({"description": "b", "ws": denied}))
+            .into(),
+        Reply::text("One started."),
+        Reply::text("A line through the sandbox's proxy."),
+    ]))
+    .await;
+    write(
+        env.claude_dir().join("settings.json"),
+        &json!({
+            "permissions": {"allow": ["Monitor"]},
+            "sandbox": {"enabled": true, "network": {
+                "allowedDomains": ["127.0.0.1"], "deniedDomains": ["localhost"]}},
+        })
+        .to_string(),
+    );
+    // The sandbox's way out, not the environment's proxy (nobody listens).
+    let vars = [("HTTP_PROXY", "http://127.0.0.1:1")];
+    let mut s = prompted(&env, &vars, "watch", "One started.").await;
+    let results = last_tool_results(&env.request_bodies()[1]);
+    let id = monitor_id(&results[0].1);
+    let port = denied
+        .trim_start_matches("ws://localhost:")
+        .trim_end_matches("/feed");
+    assert_eq!(
+        results,
+        [
+            (
+                "t1".to_owned(),
+                started(&id, "a", "line of a frame", 300, "the socket closes")
+            ),
+            (
+                "t2".to_owned(),
+                format!(
+                    "<tool_use_error>Could not connect to {denied}: sandbox: network access to localhost:{port} denied (denied by sandbox.network.deniedDomains)</tool_use_error>"
+                )
+            ),
+        ]
+    );
+    frames.send(vec![Message::text("inside")]).unwrap();
+    assert_eq!(s.turn().await, "A line through the sandbox's proxy.");
+    assert_eq!(
+        last_texts(&env.request_bodies()[2]),
+        [event(&id, "a", "inside")]
     );
     s.end().await;
 }

@@ -215,18 +215,7 @@ async fn enter_worktree_moves_the_session_and_exit_worktree_brings_it_back() {
         Reply::text("done"),
     ]))
     .await;
-    common::git_repo_with(&env.cwd(), "a.txt", "a\n");
-    let out = env
-        .tack()
-        .args([
-            "-p",
-            "work in a worktree",
-            "--permission-mode",
-            "bypassPermissions",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    crate::worktree_place::worktree_session(&env, "bypassPermissions", &[]);
     let cwd = env.cwd();
     let wt = cwd.join(".claude/worktrees/feat");
     let results: Vec<(String, String)> = (env.request_bodies()[1..].iter())

@@ -1,7 +1,8 @@
 //! After EnterWorktree the session is in the worktree everywhere: the next
 //! request's system prompt (environment section, git snapshot), the
-//! transcript records' `cwd` and `gitBranch`, the hooks' `cwd`; ExitWorktree
-//! brings all of it back, and the session resumes from either folder.
+//! transcript records' `cwd` and `gitBranch`, the hooks' `cwd`, what auto
+//! mode's classifier is told of where the session runs; ExitWorktree brings
+//! all of it back, and the session resumes from either folder.
 
 use std::path::Path;
 
@@ -43,6 +44,19 @@ fn expected_environment(cwd: &Path, model: &Value) -> String {
     )
 }
 
+/// `tack -p "work in a worktree"` with `--permission-mode mode` and `vars`,
+/// in a new git repository (`a.txt` committed on `main`); it succeeds.
+pub(crate) fn worktree_session(env: &Env, mode: &str, vars: &[(&str, &str)]) {
+    common::git_repo_with(&env.cwd(), "a.txt", "a\n");
+    let out = env
+        .tack()
+        .envs(vars.iter().copied())
+        .args(["-p", "work in a worktree", "--permission-mode", mode])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn enter_worktree_moves_the_prompt_the_transcript_and_the_hooks_and_resume_finds_the_session()
 {
@@ -57,7 +71,6 @@ async fn enter_worktree_moves_the_prompt_the_transcript_and_the_hooks_and_resume
     ]))
     .await;
     let cwd = env.cwd();
-    common::git_repo_with(&cwd, "a.txt", "a\n");
     let log = env.home.path().join("hooks.jsonl");
     write(
         env.claude_dir().join("settings.json"),
@@ -65,17 +78,7 @@ async fn enter_worktree_moves_the_prompt_the_transcript_and_the_hooks_and_resume
             "command": format!("jq -c '{{cwd}}' >> '{}'", log.display())}]}]}})
         .to_string(),
     );
-    let out = env
-        .tack()
-        .args([
-            "-p",
-            "work in a worktree",
-            "--permission-mode",
-            "bypassPermissions",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    worktree_session(&env, "bypassPermissions", &[]);
     let wt = cwd.join(".claude/worktrees/feat");
     let bodies = env.request_bodies();
     let model = &bodies[0]["model"];
@@ -153,4 +156,58 @@ async fn enter_worktree_moves_the_prompt_the_transcript_and_the_hooks_and_resume
     assert_eq!(env.transcripts(), transcripts);
     let last = env.request_bodies().pop().unwrap();
     assert_eq!(environment(&last), expected_environment(&cwd, model));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auto_modes_classifier_is_told_the_folder_the_session_moved_to() {
+    const CLASSIFIER: &str = "claude-haiku-4-5";
+    let allow = || -> Reply {
+        Reply::message()
+            .text("<block>no")
+            .stop_reason("stop_sequence")
+            .into()
+    };
+    let env = Env::new(Script::new([
+        Reply::tool_use("w1", "EnterWorktree", json!({"name": "feat"})),
+        Reply::tool_use("b1", "Bash", json!({"command": "echo one | tee one.txt"})),
+        allow(),
+        Reply::tool_use("x1", "ExitWorktree", json!({"action": "keep"})),
+        Reply::tool_use("b2", "Bash", json!({"command": "echo two | tee two.txt"})),
+        allow(),
+        Reply::text("done"),
+    ]))
+    .await;
+    worktree_session(&env, "auto", &[("CLAUDE_CODE_AUTO_MODE_MODEL", CLASSIFIER)]);
+    let (cwd, wt) = (env.cwd(), env.cwd().join(".claude/worktrees/feat"));
+    let bodies = env.request_bodies();
+    let (classifier, agent): (Vec<Value>, Vec<Value>) =
+        bodies.into_iter().partition(|b| b["model"] == CLASSIFIER);
+    // What each classifier request says of where the session runs.
+    let facts: Vec<String> = (classifier.iter())
+        .map(|b| {
+            let blocks = b["messages"][0]["content"].as_array().unwrap();
+            let last = blocks.last().unwrap()["text"].as_str().unwrap();
+            let facts = last
+                .strip_prefix("Facts about the session (from tack, not from the user):\n")
+                .unwrap();
+            facts[..facts.find("\n\nThe action to decide:").unwrap()].to_owned()
+        })
+        .collect();
+    // The folder the session is in, and the git state its own request that
+    // made the call had (the worktree's branch, then the start folder's).
+    let git = |body: &Value| -> String {
+        let blocks = body["system"].as_array().unwrap();
+        let texts = blocks.iter().filter_map(|b| b["text"].as_str());
+        texts.filter(|t| t.starts_with("gitStatus:")).collect()
+    };
+    let expected = |dir: &Path, body: &Value| {
+        format!(
+            "Working directories (the project; trusted):\n- {}\n\n{}",
+            dir.display(),
+            git(body).trim()
+        )
+    };
+    assert_eq!(facts, [expected(&wt, &agent[1]), expected(&cwd, &agent[3])]);
+    assert_eq!(git_branch_line(&agent[1]), "Current branch: worktree-feat");
+    assert_eq!(git_branch_line(&agent[3]), "Current branch: main");
 }

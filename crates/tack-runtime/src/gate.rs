@@ -45,6 +45,7 @@ use crate::protocol::ask::{AskAnswer, PermissionAnswer};
 use crate::snapshot::RuleView;
 
 mod auto;
+mod auto_environment;
 mod late;
 mod network;
 mod original;

@@ -295,46 +295,110 @@ fn coordination(
 pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTools> {
     let tasks = BackgroundTasks::new(BuiltinOptions::default().kill_grace);
     let (session_tasks, task_list, team) = coordination(&p);
-    let builtin = tack_tools::builtin_tools_with(
-        p.place.tool_env,
-        BuiltinOptions {
-            tasks: Some(tasks.clone()),
-            sandbox: p.choices.sandbox.clone(),
-            task_list,
-            ws_tls: tack_api::tls::client_config(false).ok().map(Arc::new),
-            ..BuiltinOptions::default()
-        },
-    );
     let small_model = small_fast_model(p.env, p.models.model, p.models.on_provider);
     let metered: Arc<dyn ModelClient> = Arc::new(MeteredClient::new(
         Arc::clone(&p.models.client),
         p.models.ledger.clone(),
     ));
-    let web = tack_web::web_tools(
-        Arc::clone(&metered),
-        &small_model,
-        p.models.model,
-        fetch_config(p.env),
-        WebSearchConfig::default(),
-    );
     let skill: Option<Arc<SkillTool>> = p
         .choices
         .skills
         .listing()
         .map(|_| Arc::new(SkillTool::new(p.choices.skills.clone())));
     let schedule = schedule_for(&p);
-    let worktree = worktree_tools(p.place.worktree_base, &p.policy.hooks, p.place.prompt);
-    let all: Vec<Arc<dyn Tool>> = builtin
+    let all: Vec<Arc<dyn Tool>> = builtins(&p, &tasks, task_list)
         .into_iter()
         .chain(team.iter().flat_map(|t| t.tools.clone()))
-        .chain(web)
-        .chain(worktree)
+        .chain(web_tools(&p, &metered, &small_model))
+        .chain(worktree_tools(
+            p.place.worktree_base,
+            p.policy,
+            p.place.prompt,
+        ))
         .chain(plan_mode_part(&p))
         .chain(skill.clone().map(|s| s as Arc<dyn Tool>))
         .chain(schedule_tools(schedule.as_ref()))
         .collect();
     let all = add_lsp(all, p.env, p.choices.plugins, p.place.project, p.emit);
     let only = p.choices.options.extensions.tools.as_deref();
+    let mut tools = picked_tools(all, only, &p.policy.gate)?;
+    set_hook_services(&p, metered, &small_model, &tools);
+    let part = agent_part(
+        &p,
+        &tools,
+        &tasks,
+        (session_tasks, team.map(|t| t.messaging)),
+        small_model,
+    );
+    if let Some(skill) = &skill {
+        skill.set_agent_tool(&part.tool);
+        skill.set_gate(&p.policy.gate);
+    }
+    let agent: Arc<dyn Tool> = part.tool;
+    let agent_picked = picked(only, AGENT_TOOL_NAME) || picked(only, LEGACY_AGENT_TOOL_NAME);
+    if agent_picked && !p.policy.gate.removes_tool(agent.as_ref()) {
+        tools.push(agent);
+    }
+    tools.extend(p.choices.structured_output);
+    Ok(SessionTools {
+        tools,
+        agents: part.agents,
+        model: part.model,
+        tasks,
+        woken: part.woken,
+        arrivals: p.place.tool_env.arrivals().clone(),
+        schedule,
+        deferral: crate::deferral::Deferral::for_session(p.env, p.models.model),
+    })
+}
+
+/// The built-in tools, sharing `tasks` with the Agent tool, with the
+/// session's sandbox and its task list's tools.
+fn builtins(
+    p: &ToolsParts<'_>,
+    tasks: &BackgroundTasks,
+    task_list: Vec<Arc<dyn Tool>>,
+) -> Vec<Arc<dyn Tool>> {
+    tack_tools::builtin_tools_with(
+        p.place.tool_env,
+        BuiltinOptions {
+            tasks: Some(tasks.clone()),
+            sandbox: p.choices.sandbox.clone(),
+            task_list,
+            ws_tls: tack_api::tls::client_config(false).ok().map(Arc::new),
+            proxy: tack_tools::ProxyVars::from_env(|name| p.env.get(name)),
+            ..BuiltinOptions::default()
+        },
+    )
+}
+
+/// WebFetch and WebSearch, their side requests on the `metered` client.
+fn web_tools(
+    p: &ToolsParts<'_>,
+    metered: &Arc<dyn ModelClient>,
+    small_model: &str,
+) -> Vec<Arc<dyn Tool>> {
+    tack_web::web_tools(
+        Arc::clone(metered),
+        small_model,
+        p.models.model,
+        fetch_config(p.env),
+        WebSearchConfig::default(),
+    )
+}
+
+/// Whether `--tools` (`only`) keeps the tool `name`.
+fn picked(only: Option<&[String]>, name: &str) -> bool {
+    only.is_none_or(|wanted| wanted.iter().any(|w| w == name))
+}
+
+/// The tools `--tools` (`only`) keeps and no deny rule removes; a name in
+/// `only` that is none of the session's tools is an error.
+fn picked_tools(
+    all: Vec<Arc<dyn Tool>>,
+    only: Option<&[String]>,
+    gate: &crate::gate::Gate,
+) -> Result<Vec<Arc<dyn Tool>>, UnknownTools> {
     if let Some(wanted) = only {
         let known: Vec<String> = all
             .iter()
@@ -354,13 +418,33 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             return Err(UnknownTools { unknown, known });
         }
     }
-    let picked = |name: &str| only.is_none_or(|wanted| wanted.iter().any(|w| w == name));
-    let tools: Vec<Arc<dyn Tool>> = all
+    Ok(all
         .into_iter()
-        .filter(|t| picked(t.name()) && !p.policy.gate.removes_tool(t.as_ref()))
-        .collect();
-    set_hook_services(&p, metered, &small_model, &tools);
+        .filter(|t| picked(only, t.name()) && !gate.removes_tool(t.as_ref()))
+        .collect())
+}
 
+/// The Agent tool and what the session keeps of it.
+struct AgentPart {
+    tool: Arc<AgentTool>,
+    /// The agent types it offers (`system/init`'s `agents`).
+    agents: Vec<AgentSummary>,
+    /// The session's model as sub-agents inherit it.
+    model: ModelCell,
+    /// Background agents that ended, and how many are still owed.
+    woken: crate::runtime::Wakes,
+}
+
+/// The Agent tool over the session's agent definitions (warnings emitted),
+/// its sub-agents offered `tools`, sharing `tasks`, the session's task list
+/// and team (`coordination`).
+fn agent_part(
+    p: &ToolsParts<'_>,
+    tools: &[Arc<dyn Tool>],
+    tasks: &BackgroundTasks,
+    coordination: (SessionTasks, Option<Arc<crate::teams::session::Messaging>>),
+    small_model: String,
+) -> AgentPart {
     let dirs = AgentDirs {
         home: p.place.home.map(Path::to_path_buf),
         project: p.place.project.to_path_buf(),
@@ -374,30 +458,30 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     let model = ModelCell::new(p.models.model.to_owned());
     let (wake, woken) = tokio::sync::mpsc::unbounded_channel();
     let wake_owed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let teammates = teammate_backend(&p);
+    let (session_tasks, team) = coordination;
     let shared = Arc::new(AgentsShared {
         catalog,
         toolbox: Toolbox {
-            tools: tools.clone(),
-            mcp: p.choices.mcp,
+            tools: tools.to_vec(),
+            mcp: p.choices.mcp.clone(),
             tool_search: p.env.get("ENABLE_TOOL_SEARCH"),
             deferral: DeferralRule::new(p.env.get("ENABLE_TOOL_SEARCH").as_deref(), p.env),
         },
         gate: p.policy.gate.clone(),
         hooks: p.policy.hooks.clone(),
         emit: p.emit.clone(),
-        context: p.context,
+        context: Arc::clone(&p.context),
         models: AgentModels {
-            deps: p.models.deps,
-            ledger: p.models.ledger,
+            deps: Arc::clone(&p.models.deps),
+            ledger: p.models.ledger.clone(),
             base_config: p.models.base_config.clone(),
             request_env: p.models.request_env.clone(),
             model: model.clone(),
             small_model,
         },
         records: AgentRecords {
-            record_meta: p.place.record_meta,
-            mirror: p.place.mirror,
+            record_meta: p.place.record_meta.clone(),
+            mirror: p.place.mirror.clone(),
             session_id: p.place.session_id.to_owned(),
         },
         lifetime: AgentLifetime {
@@ -407,32 +491,16 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
             wake_owed: wake_owed.clone(),
         },
         worktree_base: p.place.worktree_base,
-        team: team.map(|t| t.messaging),
+        team,
         tasks: session_tasks,
-        teammates,
+        teammates: teammate_backend(p),
     });
-    let agent = Arc::new(AgentTool::new(shared));
-    if let Some(skill) = &skill {
-        skill.set_agent_tool(&agent);
-        skill.set_gate(&p.policy.gate);
-    }
-    let agent: Arc<dyn Tool> = agent;
-    let mut tools = tools;
-    let agent_picked = picked(AGENT_TOOL_NAME) || picked(LEGACY_AGENT_TOOL_NAME);
-    if agent_picked && !p.policy.gate.removes_tool(agent.as_ref()) {
-        tools.push(agent);
-    }
-    tools.extend(p.choices.structured_output);
-    Ok(SessionTools {
-        tools,
+    AgentPart {
+        tool: Arc::new(AgentTool::new(shared)),
         agents,
         model,
-        tasks,
         woken: (woken, wake_owed),
-        arrivals: p.place.tool_env.arrivals().clone(),
-        schedule,
-        deferral: crate::deferral::Deferral::for_session(p.env, p.models.model),
-    })
+    }
 }
 
 #[cfg(test)]

@@ -7,23 +7,26 @@
 //! environment section's working directory) and the git snapshot. The user
 //! context (memory files, date) went with the first prompt and stays. The
 //! transcript's records name the new folder and its branch from the next one
-//! written (`transcript.rs` reads the move from the tool env), and hooks run
-//! there with it as their `cwd`.
+//! written (`transcript.rs` reads the move from the tool env), hooks run
+//! there with it as their `cwd`, and auto mode's classifier is told the new
+//! folder and its git state as the session's working directory.
 
 use std::path::Path;
 
 use tack_core::context::{ContextOptions, load_context};
 use tack_tool::{MovedPrompt, ToolEnv};
 
+use crate::gate::Gate;
 use crate::hooks::SessionHooks;
 
-/// Moves the main session of `env` to `cwd`: its hooks, and its prompt
-/// computed with the options its prompt context was loaded with. A
-/// sub-agent's worktree moves only its own tools (its prompt is its
-/// definition's, its hooks the session's).
+/// Moves the main session of `env` to `cwd`: its hooks, its prompt
+/// computed with the options its prompt context was loaded with, and what
+/// auto mode's classifier (the gate's) reads of where it runs. A sub-agent's
+/// worktree moves only its own tools (its prompt is its definition's, its
+/// hooks the session's).
 pub(crate) async fn session_moved(
     options: &ContextOptions,
-    hooks: Option<&SessionHooks>,
+    (hooks, gate): (Option<&SessionHooks>, Option<&Gate>),
     env: &ToolEnv,
     cwd: &Path,
 ) {
@@ -39,6 +42,10 @@ pub(crate) async fn session_moved(
     options.include_memory_files = false;
     options.git_prefetch = None;
     let context = load_context(&options).await.context;
+    if let Some(gate) = gate {
+        let git = context.system_context.as_deref();
+        gate.tell_auto_environment(Some(cwd), git);
+    }
     env.prompt_place().moved(MovedPrompt {
         cwd: cwd.to_path_buf(),
         system_prompt: context.system_prompt,

@@ -75,6 +75,8 @@ struct Shared {
     base: WorktreeBase,
     /// The session's hooks (WorktreeCreate and WorktreeRemove among them).
     hooks: Option<Arc<SessionHooks>>,
+    /// The session's gate: auto mode's classifier is told where it moved.
+    gate: std::sync::Weak<crate::gate::Gate>,
     /// What the session's prompt context was loaded with: the system prompt
     /// is recomputed for the folder the session moves to.
     prompt: ContextOptions,
@@ -86,12 +88,13 @@ struct Shared {
 /// The pair, sharing one session's state.
 pub(crate) fn worktree_tools(
     base: WorktreeBase,
-    hooks: &Option<Arc<SessionHooks>>,
+    policy: &crate::runtime::Policy,
     prompt: &ContextOptions,
 ) -> [Arc<dyn Tool>; 2] {
     let shared = Arc::new(Shared {
         base,
-        hooks: hooks.clone(),
+        hooks: policy.hooks.clone(),
+        gate: Arc::downgrade(&policy.gate),
         prompt: prompt.clone(),
         entered: tokio::sync::Mutex::new(None),
         path: Mutex::new(None),
@@ -124,7 +127,9 @@ It acts on nothing else: not a worktree made with `git worktree add`, not one fr
 impl Shared {
     /// The session is in `cwd` now, everywhere (`worktree_place.rs`).
     async fn moved(&self, env: &tack_tool::ToolEnv, cwd: &std::path::Path) {
-        session_moved(&self.prompt, self.hooks.as_deref(), env, cwd).await;
+        let gate = self.gate.upgrade();
+        let session = (self.hooks.as_deref(), gate.as_deref());
+        session_moved(&self.prompt, session, env, cwd).await;
     }
 }
 

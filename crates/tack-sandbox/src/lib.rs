@@ -30,7 +30,8 @@
 //!   `dangerouslyDisableSandbox`, unavailable with a note once) or refused; the confined
 //!   command line and its proxy variables (`NO_PROXY` holds the loopback names `allowedDomains`
 //!   does not list: a listed one reaches the host's loopback through the proxy); refusals;
-//!   `/sandbox`'s line; the probe: `tack-sandbox/src/sandbox.rs`
+//!   `/sandbox`'s line; the probe; the way out for a connection tack opens itself for the
+//!   session (`Egress`: Monitor's `ws`): `tack-sandbox/src/sandbox.rs`
 //! - what git and tack run later and a confined command must not plant: the git dirs by real
 //!   path (`.git` file's `gitdir:`, `commondir`), `.git`/`.claude`/`.mcp.json` anywhere in a
 //!   root, found before the command (bound read-only) and after it (new ones, or ones in a
@@ -72,4 +73,4 @@ mod socket_path;
 pub use linux::{KernelSupport, init_main, kernel_support};
 pub use policy::{Bridge, FORCE_UNAVAILABLE_ENV, INIT_ARG, PROTECTED_IN_PROJECT, Policy};
 pub use relay::{PortRelays, relay_ports};
-pub use sandbox::{Availability, Config, Mode, Network, Plan, Sandbox, probe};
+pub use sandbox::{Availability, Config, Egress, Mode, Network, Plan, Sandbox, probe};

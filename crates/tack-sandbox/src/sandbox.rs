@@ -32,6 +32,21 @@ impl Network {
     }
 }
 
+/// How a connection tack opens itself for the session (Monitor's `ws`)
+/// reaches the network while the sandbox is on, as a sandboxed command's
+/// would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Egress<'a> {
+    /// The sandbox is off: the sandbox's network rules do not apply.
+    Unfiltered,
+    /// An HTTP CONNECT tunnel through this socket: the filtering proxy
+    /// (`allowedDomains`, `deniedDomains`, then a question), or the relay to
+    /// the user's `httpProxyPort`.
+    Tunnel(&'a Path),
+    /// No network (none configured, or the proxy could not start).
+    Closed,
+}
+
 /// `--sandbox` (Codex's modes); `sandbox.enabled` is `WorkspaceWrite` or `Off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -159,6 +174,21 @@ impl Sandbox {
 
     pub fn enabled(&self) -> bool {
         self.config.mode != Mode::Off
+    }
+
+    /// Where a connection tack opens for the session goes ([`Egress`]).
+    pub fn egress(&self) -> Egress<'_> {
+        if !self.enabled() {
+            return Egress::Unfiltered;
+        }
+        match &self.network {
+            Network::Proxy(proxy) => Egress::Tunnel(&proxy.http_socket),
+            Network::Ports(relays) => relays
+                .http_socket
+                .as_deref()
+                .map_or(Egress::Closed, Egress::Tunnel),
+            Network::None => Egress::Closed,
+        }
     }
 
     pub fn availability(&self) -> &Availability {

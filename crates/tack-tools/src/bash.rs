@@ -11,7 +11,6 @@
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -21,13 +20,14 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tack_sandbox::{Plan, Sandbox};
+use tack_sandbox::Sandbox;
 use tack_tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolResult};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::bg_tasks::BackgroundTasks;
 use crate::output_capture::{OutputCapture, Saved, human_size};
 use crate::process_group::{self, GroupGuard};
+use crate::shell::{Shell, Started};
 use crate::tool_input;
 
 /// Claude Code's `BASH_MAX_TIMEOUT_MS`; larger requested timeouts are clamped.
@@ -75,17 +75,11 @@ impl BashTool {
         }
     }
 
-    /// How this call runs: confined or not (with a note to add), or an error
-    /// when the sandbox is required and cannot work here.
-    fn plan(&self, input: &BashInput) -> Result<(bool, Option<String>), ToolError> {
+    /// How this call runs (with a note to add), or an error when the
+    /// sandbox is required and cannot work here.
+    fn plan(&self, input: &BashInput) -> Result<(Shell<'_>, Option<String>), ToolError> {
         let disable = input.dangerously_disable_sandbox.unwrap_or(false);
-        plan_in(self.sandbox.as_deref(), &input.command, disable)
-    }
-
-    /// The shell for `script`, and the folder its cwd file goes to (the
-    /// sandbox's temp dir when confined: the session dir is not writable).
-    fn shell(&self, script: &str, confined: bool) -> tokio::process::Command {
-        shell_in(self.sandbox.as_deref(), script, confined)
+        Shell::plan(self.sandbox.as_deref(), &input.command, disable)
     }
 
     /// The sandbox's network refusals since the last call, as result lines.
@@ -94,39 +88,6 @@ impl BashTool {
             .as_ref()
             .map(|s| s.take_refusals())
             .unwrap_or_default()
-    }
-}
-
-/// How a shell command runs: confined or not (with a note to add), or an
-/// error when the sandbox is required and cannot work here. Bash and Monitor.
-pub(crate) fn plan_in(
-    sandbox: Option<&Sandbox>,
-    command: &str,
-    disable: bool,
-) -> Result<(bool, Option<String>), ToolError> {
-    let Some(sandbox) = sandbox else {
-        return Ok((false, None));
-    };
-    match sandbox.plan(command, disable) {
-        Plan::Confined => Ok((true, None)),
-        Plan::Unconfined(note) => Ok((false, note)),
-        Plan::Refused(why) => Err(ToolError::new(why)),
-    }
-}
-
-/// `bash -c script`, through the sandbox when there is one.
-pub(crate) fn shell_in(
-    sandbox: Option<&Sandbox>,
-    script: &str,
-    confined: bool,
-) -> tokio::process::Command {
-    match sandbox {
-        Some(sandbox) => sandbox.shell(script, confined),
-        None => {
-            let mut c = tokio::process::Command::new("bash");
-            c.arg("-c").arg(script);
-            c
-        }
     }
 }
 
@@ -171,10 +132,9 @@ impl Tool for BashTool {
         async move {
             let input: BashInput = tool_input::parse(self.name(), &input)?;
             let (cwd, mut notes) = usable_cwd(&ctx.env);
-            let (confined, note) = self.plan(&input)?;
+            let (shell, note) = self.plan(&input)?;
             notes.extend(note);
             if input.run_in_background.unwrap_or(false) {
-                let shell = self.shell(&input.command, confined);
                 let task = self
                     .tasks
                     .start(&input.command, shell, &cwd, ctx.env.session_dir())
@@ -196,18 +156,12 @@ impl Tool for BashTool {
                 .map(Duration::from_millis)
                 .unwrap_or(ctx.env.bash_default_timeout);
             let run = self
-                .run(
-                    &input.command,
-                    confined,
-                    &cwd,
-                    timeout.min(MAX_TIMEOUT),
-                    ctx,
-                )
+                .run(&input.command, shell, &cwd, timeout.min(MAX_TIMEOUT), ctx)
                 .await?;
             if let Some(note) = update_cwd(&ctx.env, run.final_cwd.as_deref()) {
                 notes.push(note);
             }
-            if let Some(sandbox) = self.sandbox.as_ref().filter(|_| confined)
+            if let Some(sandbox) = shell.confining()
                 && let Some(note) =
                     sandbox.explain_refusal(&cwd, &lock(&run.stderr).peek(MAX_OUTPUT))
             {
@@ -269,31 +223,24 @@ impl BashTool {
     async fn run(
         &self,
         command: &str,
-        confined: bool,
+        shell: Shell<'_>,
         cwd: &Path,
         timeout: Duration,
         ctx: &ToolContext,
     ) -> Result<Run, ToolError> {
         let session_dir = ctx.env.session_dir();
         tack_sys::private_file::create_dirs_private(session_dir)?;
-        let cwd_dir = match &self.sandbox {
-            Some(sandbox) if confined => sandbox.tmp_dir(),
-            _ => session_dir,
-        };
+        let cwd_dir = shell.confining().map_or(session_dir, Sandbox::tmp_dir);
         let cwd_file = cwd_dir.join(format!("cwd-{:016x}", rand::rng().random::<u64>()));
         // The trap runs when the shell exits normally (also after `exit n`).
         let script = format!("trap 'pwd -P >| \"$TACK_CWD_FILE\"' EXIT\n{command}");
-        let mut child = self
-            .shell(&script, confined)
-            .current_dir(cwd)
-            .env("TACK_CWD_FILE", &cwd_file)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| ToolError::new(format!("Could not start bash: {e}")))?;
-        let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+        let vars = [("TACK_CWD_FILE", cwd_file.as_os_str())];
+        let Started {
+            mut child,
+            pgid,
+            stdout,
+            stderr,
+        } = shell.spawn_piped(&script, cwd, &vars)?;
         let mut guard = GroupGuard::new(pgid, self.grace);
 
         let (out, err) = (
@@ -301,10 +248,10 @@ impl BashTool {
             capture(session_dir, "stderr"),
         );
         let mut readers = Vec::new();
-        if let Some(pipe) = child.stdout.take() {
+        if let Some(pipe) = stdout {
             readers.push(tokio::spawn(pump(pipe, out.clone())));
         }
-        if let Some(pipe) = child.stderr.take() {
+        if let Some(pipe) = stderr {
             readers.push(tokio::spawn(pump(pipe, err.clone())));
         }
 

@@ -18,7 +18,6 @@ use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -27,6 +26,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::process_group;
+use crate::shell::{Output, Shell, Started};
 
 /// How much new output one TaskOutput call returns at most (bytes); older bytes
 /// beyond it are skipped with a note pointing at the output file.
@@ -282,19 +282,14 @@ impl BackgroundTasks {
     pub(crate) fn start(
         &self,
         command: &str,
-        mut shell: tokio::process::Command,
+        shell: Shell<'_>,
         cwd: &Path,
         session_dir: &Path,
     ) -> io::Result<Arc<Task>> {
         let (id, output_path, file) = task_output_file(session_dir, 'b')?;
-        let mut child = shell
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(file.try_clone()?)
-            .stderr(file)
-            .process_group(0)
-            .spawn()?;
-        let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+        let Started {
+            mut child, pgid, ..
+        } = shell.spawn(command, cwd, &[], Output::File(file))?;
         let task = self.insert(Task::new(id, command, output_path, Some(pgid)));
 
         let grace = self.inner.grace;

@@ -28,6 +28,10 @@
 //!   by id for TaskStop and the SDK's `stop_task`: `tack-tools/src/bg_tasks.rs`
 //! - opening files without blocking (no devices, FIFOs); Read's one streaming pass:
 //!   `tack-tools/src/{regular_file,line_scan}.rs`
+//! - how Monitor's `ws` reaches its host (the sandbox's proxy, the environment's proxy, direct):
+//!   `tack-tools/src/tunnel.rs`
+//! - how Bash, its background tasks and Monitor start a command (sandbox, process group,
+//!   cwd, variables, pipes or a task's file): `tack-tools/src/shell.rs`
 //! - Bash output: bounded preview, the whole output saved to the session dir:
 //!   `tack-tools/src/{output_capture,head_tail}.rs`
 //! - the `LSP` tool and the language servers plugins declare (not among the built-ins:
@@ -55,11 +59,13 @@ mod output_capture;
 mod process_group;
 mod read;
 mod regular_file;
+mod shell;
 mod string_replace;
 mod task_output;
 mod task_stop;
 pub mod tasks;
 mod todo_write;
+mod tunnel;
 use tack_tool::input as tool_input;
 mod walk;
 mod write;
@@ -79,6 +85,7 @@ pub use numbered_lines::numbered;
 pub use regular_file::small_text as read_small_text;
 pub use tack_sys::write_atomic;
 pub use todo_write::{TodoItem, TodoList, TodoStatus};
+pub use tunnel::ProxyVars;
 
 /// Knobs for [`builtin_tools_with`]; `Default` is what a session uses.
 #[derive(Clone)]
@@ -98,6 +105,9 @@ pub struct BuiltinOptions {
     pub task_list: Vec<Arc<dyn Tool>>,
     /// TLS for Monitor's `wss:` URLs (the API client's roots); `None`: refused.
     pub ws_tls: Option<Arc<rustls::ClientConfig>>,
+    /// The session's proxy variables, for Monitor's `ws` when the sandbox
+    /// is off.
+    pub proxy: ProxyVars,
 }
 
 impl Default for BuiltinOptions {
@@ -109,6 +119,7 @@ impl Default for BuiltinOptions {
             sandbox: None,
             task_list: Vec::new(),
             ws_tls: None,
+            proxy: ProxyVars::default(),
         }
     }
 }
@@ -151,7 +162,7 @@ pub fn builtin_tools_with(env: &Arc<ToolEnv>, options: BuiltinOptions) -> Vec<Ar
         tasks,
         options.kill_grace,
         options.sandbox,
-        options.ws_tls,
+        (options.ws_tls, options.proxy),
     )));
     tools
 }

@@ -11,9 +11,10 @@
 //! the end of the session. While it runs, a `-p` session whose input has
 //! ended waits for its events. With `ws` instead of `command`, a WebSocket's
 //! frames are its lines (`monitor_ws.rs`); the permission rules decide it as
-//! a WebFetch of its host.
+//! a WebFetch of its host, and it connects as the session's connections do:
+//! through the sandbox's network rules when the sandbox is on, else through
+//! the environment's proxy (`tunnel.rs`).
 
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,10 +29,11 @@ use tack_tool::{Arrival, Arrivals, Tool, ToolContext, ToolError, ToolOutput, Too
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
-use crate::bash::{plan_in, shell_in};
 use crate::bg_tasks::{BackgroundTasks, OwnedTask, TaskEnd};
 use crate::process_group;
+use crate::shell::Shell;
 use crate::tool_input;
+use crate::tunnel::ProxyVars;
 
 /// Lines that come within this long of the first of a batch go with it.
 pub const BATCH_WINDOW: Duration = Duration::from_millis(200);
@@ -62,6 +64,8 @@ pub(crate) struct MonitorTool {
     sandbox: Option<Arc<Sandbox>>,
     /// For `wss:` URLs (`None`: refused).
     tls: Option<Arc<rustls::ClientConfig>>,
+    /// The environment's proxies, for `ws` when the sandbox is off.
+    proxy: ProxyVars,
 }
 
 /// What a monitor watches.
@@ -73,7 +77,8 @@ enum Source<'a> {
 
 /// A monitor's running source.
 enum Running {
-    Command(tokio::process::Child),
+    /// The command and its process group.
+    Command(tokio::process::Child, i32),
     /// The task reading the socket; it ends with why it ended.
     Socket(tokio::task::JoinHandle<(String, TaskEnd)>),
 }
@@ -83,13 +88,15 @@ impl MonitorTool {
         tasks: BackgroundTasks,
         grace: Duration,
         sandbox: Option<Arc<Sandbox>>,
-        tls: Option<Arc<rustls::ClientConfig>>,
+        ws: (Option<Arc<rustls::ClientConfig>>, ProxyVars),
     ) -> Self {
+        let (tls, proxy) = ws;
         MonitorTool {
             tasks,
             grace,
             sandbox,
             tls,
+            proxy,
         }
     }
 
@@ -107,48 +114,29 @@ impl MonitorTool {
             )),
         }
     }
-
-    /// The shell for `command`, confined as a Bash call of it would be.
-    fn shell(&self, command: &str) -> Result<tokio::process::Command, ToolError> {
-        let sandbox = self.sandbox.as_deref();
-        let (confined, _note) = plan_in(sandbox, command, false)?;
-        Ok(shell_in(sandbox, command, confined))
-    }
 }
 
 impl MonitorTool {
-    /// Starts `command`, its stdout and stderr lines going to `lines_tx`.
+    /// Starts `command`, confined as a Bash call of it would be, its stdout
+    /// and stderr lines going to `lines_tx`.
     fn spawn(
         &self,
         command: &str,
         ctx: &ToolContext,
         lines_tx: mpsc::UnboundedSender<String>,
-    ) -> Result<tokio::process::Child, ToolError> {
-        let mut child = self
-            .shell(command)?
-            .current_dir(ctx.env.cwd())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| ToolError::new(format!("Could not start bash: {e}")))?;
-        for pipe in [
-            child
-                .stdout
-                .take()
-                .map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
-            child
-                .stderr
-                .take()
-                .map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>),
-        ]
-        .into_iter()
-        .flatten()
-        {
+    ) -> Result<Running, ToolError> {
+        let (shell, _note) = Shell::plan(self.sandbox.as_deref(), command, false)?;
+        let started = shell.spawn_piped(command, &ctx.env.cwd(), &[])?;
+        let stdout = started
+            .stdout
+            .map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>);
+        let stderr = started
+            .stderr
+            .map(|p| Box::new(p) as Box<dyn AsyncRead + Send + Unpin>);
+        for pipe in [stdout, stderr].into_iter().flatten() {
             tokio::spawn(read_lines(pipe, lines_tx.clone()));
         }
-        Ok(child)
+        Ok(Running::Command(started.child, started.pgid))
     }
 }
 
@@ -205,12 +193,13 @@ impl Tool for MonitorTool {
                 .map_err(|e| ToolError::new(format!("Could not start the monitor: {e}")))?;
             let (lines_tx, lines) = mpsc::unbounded_channel();
             let started = match source {
-                Source::Command(command) => {
-                    self.spawn(command, ctx, lines_tx).map(Running::Command)
+                Source::Command(command) => self.spawn(command, ctx, lines_tx),
+                Source::Socket(url) => {
+                    let reach = (self.sandbox.as_deref(), &self.proxy);
+                    crate::monitor_ws::connect(url, self.tls.as_ref(), reach, lines_tx)
+                        .await
+                        .map(Running::Socket)
                 }
-                Source::Socket(url) => crate::monitor_ws::connect(url, self.tls.as_ref(), lines_tx)
-                    .await
-                    .map(Running::Socket),
             };
             let running = match started {
                 Ok(running) => running,
@@ -305,8 +294,7 @@ impl Watch {
         let _expecting = self.arrivals.expect();
         let why = self.forward(&mut lines).await;
         let end = match running {
-            Running::Command(mut child) => {
-                let pgid = child.id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+            Running::Command(mut child, pgid) => {
                 match why {
                     Why::Drained => {
                         // Both pipes closed: the command is done (or detached them).

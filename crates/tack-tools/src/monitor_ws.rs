@@ -8,22 +8,25 @@
 //! - A close frame ends the monitor with its code and reason; so does the
 //!   connection ending or failing. Pings are answered by the library.
 //!
-//! tack opens the stream itself (TCP with `TCP_NODELAY`, TLS for `wss:` with
-//! the session's rustls configuration, the one the API client uses) and
-//! hands it to `tokio-tungstenite` for the handshake and the frames.
+//! tack opens the stream itself (TCP with `TCP_NODELAY`, directly or through
+//! a CONNECT tunnel as the sandbox or the proxy variables say: `tunnel.rs`;
+//! TLS for `wss:` with the session's rustls configuration, the one the API
+//! client uses) and hands it to `tokio-tungstenite` for the handshake and
+//! the frames.
 
 use std::sync::Arc;
 
 use futures::StreamExt;
+use tack_sandbox::Sandbox;
 use tack_tool::ToolError;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use crate::bg_tasks::TaskEnd;
+use crate::tunnel::ProxyVars;
 
 /// The host a `ws:` / `wss:` URL names (what permission rules and the
 /// sandbox's domain list judge), or why it names none.
@@ -40,10 +43,13 @@ pub fn ws_host(url: &str) -> Result<String, String> {
 }
 
 /// A connected WebSocket, read on its own task: its lines go to `lines`,
-/// and the task ends with why the socket ended.
+/// and the task ends with why the socket ended. The connection goes as the
+/// session's connections go (`tunnel.rs`: the sandbox's way out, else the
+/// environment's proxy, else direct).
 pub(crate) async fn connect(
     url: &str,
     tls: Option<&Arc<rustls::ClientConfig>>,
+    reach: (Option<&Sandbox>, &ProxyVars),
     lines: mpsc::UnboundedSender<String>,
 ) -> Result<tokio::task::JoinHandle<(String, TaskEnd)>, ToolError> {
     let fail = |why: String| ToolError::new(format!("Could not connect to {url}: {why}"));
@@ -51,12 +57,12 @@ pub(crate) async fn connect(
     let host = ws_host(url).map_err(ToolError::new)?;
     let secure = request.uri().scheme_str() == Some("wss");
     let port = (request.uri().port_u16()).unwrap_or(if secure { 443 } else { 80 });
-    let tcp = TcpStream::connect((host.as_str(), port))
+    let (sandbox, vars) = reach;
+    let stream = crate::tunnel::open(sandbox, vars, &host, port, secure)
         .await
-        .map_err(|e| fail(e.to_string()))?;
-    let _ = tcp.set_nodelay(true);
+        .map_err(fail)?;
     if !secure {
-        let (ws, _) = tokio_tungstenite::client_async(request, tcp)
+        let (ws, _) = tokio_tungstenite::client_async(request, stream)
             .await
             .map_err(|e| fail(e.to_string()))?;
         return Ok(tokio::spawn(read_frames(ws, lines)));
@@ -66,7 +72,7 @@ pub(crate) async fn connect(
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     let name = rustls::pki_types::ServerName::try_from(host).map_err(|e| fail(e.to_string()))?;
     let stream = tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect(name, tcp)
+        .connect(name, stream)
         .await
         .map_err(|e| fail(e.to_string()))?;
     let (ws, _) = tokio_tungstenite::client_async(request, stream)

@@ -98,7 +98,13 @@ impl Loaded {
 
 /// The second half of [`super::start`]: the tools (once the prompt context is
 /// in), the transcript, the session and what front ends are told of it.
-pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
+pub(super) async fn assemble(mut p: Prepared) -> Result<Runtime, StartError> {
+    let session_id = p.conversation.0.session_id.clone();
+    let context = loaded_context(&mut p.context_load, &p.emit, &p.policy.gate).await;
+    report_telemetry(&p.emit, &session_id, &p.policy.gate);
+    let meta = (p.options.conversation.persist).then(|| record_meta(&p.at.cwd, &p.options));
+    let mirror = session_mirror(p.options.conversation.mirror, &p.emit);
+    let session_tools = session_tools(tools_parts(&p, &context, &session_id, &meta, &mirror))?;
     let Prepared {
         options,
         at,
@@ -109,52 +115,14 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
         policy,
         permission_mode,
         checkpoints,
-        sandbox,
+        sandbox: _,
         conversation: (conversation, transcript_path),
-        context_load,
+        context_load: _,
         mut mcp,
         tool_env,
         structured_output,
     } = p;
-    let session_id = conversation.session_id.clone();
     let (gate, hooks) = (policy.gate.clone(), policy.hooks.clone());
-    let context = loaded_context(context_load, &emit, &gate).await;
-    report_telemetry(&emit, &session_id, &gate);
-    let meta = (options.conversation.persist).then(|| record_meta(&at.cwd, &options));
-    let mirror = session_mirror(options.conversation.mirror, &emit);
-    let session_tools = session_tools(ToolsParts {
-        env: &at.env,
-        policy: &policy,
-        emit: &emit,
-        context: context.clone(),
-        models: ToolsModels {
-            on_provider: engine.on_provider,
-            client: engine.client,
-            deps: engine.deps.clone(),
-            ledger: engine.ledger.clone(),
-            model: &engine.model,
-            base_config: &engine.request.base,
-            request_env: &engine.request.env,
-        },
-        place: ToolsPlace {
-            session_id: &session_id,
-            record_meta: meta.clone(),
-            mirror: mirror.clone(),
-            home: at.home_dir.as_deref(),
-            project: &at.project_dir,
-            tool_env: &tool_env,
-            worktree_base: at.worktree_base,
-            prompt: &at.prompt,
-        },
-        choices: ToolChoices {
-            options: &options,
-            mcp: mcp.as_ref().map(|m| m.manager().weak()),
-            structured_output: structured_output.clone().map(|t| t as Arc<dyn Tool>),
-            skills: &extensions.skills,
-            plugins: &extensions.plugins,
-            sandbox,
-        },
-    })?;
     let builtin = session_tools.tools;
     // The transcript opens once everything above is known to be valid.
     let transcripts = TranscriptPlace::new(at.store, &at.cwd, meta.clone(), mirror.clone());
@@ -248,6 +216,50 @@ pub(super) async fn assemble(p: Prepared) -> Result<Runtime, StartError> {
     }))
 }
 
+/// What the session's tools are built from: what start found, the prompt
+/// context once in, and where the tools record.
+fn tools_parts<'a>(
+    p: &'a Prepared,
+    context: &Arc<PromptContext>,
+    session_id: &'a str,
+    meta: &Option<RecordMeta>,
+    mirror: &Mirror,
+) -> ToolsParts<'a> {
+    ToolsParts {
+        env: &p.at.env,
+        policy: &p.policy,
+        emit: &p.emit,
+        context: context.clone(),
+        models: ToolsModels {
+            on_provider: p.model.on_provider,
+            client: Arc::clone(&p.model.client),
+            deps: p.model.deps.clone(),
+            ledger: p.model.ledger.clone(),
+            model: &p.model.model,
+            base_config: &p.model.request.base,
+            request_env: &p.model.request.env,
+        },
+        place: ToolsPlace {
+            session_id,
+            record_meta: meta.clone(),
+            mirror: mirror.clone(),
+            home: p.at.home_dir.as_deref(),
+            project: &p.at.project_dir,
+            tool_env: &p.tool_env,
+            worktree_base: p.at.worktree_base,
+            prompt: &p.at.prompt,
+        },
+        choices: ToolChoices {
+            options: &p.options,
+            mcp: p.mcp.as_ref().map(|m| m.manager().weak()),
+            structured_output: (p.structured_output.clone()).map(|t| t as Arc<dyn Tool>),
+            skills: &p.extensions.skills,
+            plugins: &p.extensions.plugins,
+            sandbox: p.sandbox.clone(),
+        },
+    }
+}
+
 /// `session` with its usage ledger and the loop's hook seams: the session's hooks, behind the
 /// structured-output reminder when there is a schema.
 pub(super) fn with_loop_hooks(
@@ -283,7 +295,7 @@ fn note_history(gate: &Gate, history: &[(String, Message)]) {
 /// The prompt context once loaded, its warnings emitted, its path rules
 /// handed to the gate.
 pub(super) async fn loaded_context(
-    load: tokio::task::JoinHandle<LoadedContext>,
+    load: &mut tokio::task::JoinHandle<LoadedContext>,
     emit: &Emitter,
     gate: &Gate,
 ) -> Arc<PromptContext> {
@@ -292,10 +304,8 @@ pub(super) async fn loaded_context(
         emit.notice(Notice::warning(format!("warning: {warning}")));
     }
     gate.set_path_rules(loaded.path_rules);
-    if let Some(auto) = gate.auto() {
-        let git = loaded.context.system_context.as_deref();
-        auto.set_environment(super::auto::environment(&gate.working_dirs(), git));
-    }
+    let git = loaded.context.system_context.as_deref();
+    gate.tell_auto_environment(None, git);
     Arc::new(loaded.context)
 }
 

@@ -1,7 +1,6 @@
 //! Auto mode at start: whether the session may use it, the classifier's
 //! rules (from trusted settings only), its model and its client.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tack_automode::{AutoModeConfig, Classifier};
@@ -114,106 +113,4 @@ pub(super) fn arm(setup: AutoSetup, env: &Env, model: &SessionModel) -> Arc<Auto
     let classifier = Classifier::new(client, classifier_model(env, model), setup.config);
     setup.auto.set_classifier(Arc::new(classifier));
     setup.auto
-}
-
-/// What the classifier is told of where the session runs: its working
-/// directories, the repository's remotes (trusted by the default rules) and
-/// its git state (branch, status, recent commits) as the system prompt has it.
-pub(super) fn environment(dirs: &[PathBuf], git: Option<&str>) -> String {
-    let mut out = String::from("Working directories (the project; trusted):\n");
-    for d in dirs {
-        out.push_str(&format!("- {}\n", d.display()));
-    }
-    let remotes = dirs.first().map(|d| remotes(d)).unwrap_or_default();
-    if !remotes.is_empty() {
-        out.push_str("\nThis repository's remotes (trusted):\n");
-        for (name, url) in remotes {
-            out.push_str(&format!("- {name}: {url}\n"));
-        }
-    }
-    if let Some(git) = git.filter(|g| !g.trim().is_empty()) {
-        out.push('\n');
-        out.push_str(git.trim());
-        out.push('\n');
-    }
-    out
-}
-
-/// The remotes of the repository holding `dir`, read from its git config
-/// file (no `git` process: a repository's config can name programs git
-/// would run). A linked worktree's `.git` file leads to the common config.
-fn remotes(dir: &std::path::Path) -> Vec<(String, String)> {
-    let root = tack_config::find_project_dir(dir);
-    let dot_git = root.join(".git");
-    let git_dir = match std::fs::read_to_string(&dot_git) {
-        Ok(text) => match text.trim().strip_prefix("gitdir:") {
-            Some(path) => {
-                let linked = root.join(path.trim());
-                match std::fs::read_to_string(linked.join("commondir")) {
-                    Ok(common) => linked.join(common.trim()),
-                    Err(_) => linked,
-                }
-            }
-            None => return Vec::new(),
-        },
-        Err(_) => dot_git,
-    };
-    let Ok(config) = std::fs::read_to_string(git_dir.join("config")) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut remote: Option<String> = None;
-    for line in config.lines().map(str::trim) {
-        if line.starts_with('[') {
-            remote = line
-                .strip_prefix("[remote \"")
-                .and_then(|r| r.strip_suffix("\"]"))
-                .map(str::to_owned);
-        } else if let (Some(name), Some((key, value))) = (&remote, line.split_once('='))
-            && key.trim() == "url"
-            && out.len() < 16
-        {
-            let url = tack_sys::terminal_text::visible(value.trim()).into_owned();
-            out.push((name.clone(), url));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_remotes_come_from_the_git_config_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let git = dir.path().join(".git");
-        std::fs::create_dir_all(&git).unwrap();
-        std::fs::write(
-            git.join("config"),
-            "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = git@github.com:acme/app.git\n\tfetch = +refs/heads/*\n[branch \"main\"]\n\tremote = origin\n",
-        )
-        .unwrap();
-        let project = dir.path().to_path_buf();
-        assert_eq!(
-            environment(std::slice::from_ref(&project), None),
-            format!(
-                "Working directories (the project; trusted):\n- {}\n\nThis repository's remotes (trusted):\n- origin: git@github.com:acme/app.git\n",
-                project.display()
-            )
-        );
-    }
-
-    #[test]
-    fn the_environment_names_the_directories_and_the_git_state() {
-        let dirs = [PathBuf::from("/p"), PathBuf::from("/extra")];
-        assert_eq!(
-            environment(&dirs, Some("Current branch: main\n")),
-            "Working directories (the project; trusted):\n- /p\n- /extra\n\nCurrent branch: main\n"
-        );
-        assert_eq!(
-            environment(&dirs[..1], None),
-            "Working directories (the project; trusted):\n- /p\n"
-        );
-    }
 }
