@@ -13,12 +13,14 @@
 use std::path::Path;
 
 use tack_core::context::{ContextOptions, load_context};
-use tack_tool::{MovedPrompt, ToolEnv};
+use tack_tool::{EnteredWorktree, MovedPrompt, ToolEnv};
 
 use crate::hooks::SessionHooks;
 
-/// Moves the main session of `env` to `cwd`: its hooks, and its prompt
-/// computed with the options its prompt context was loaded with. A
+/// Moves the main session of `env` to `cwd` (in `worktree`, or back out of
+/// it): its hooks, and its prompt computed with the options its prompt
+/// context was loaded with; front ends read the worktree from the
+/// session's snapshot. A
 /// sub-agent's worktree moves only its own tools (its prompt is its
 /// definition's, its hooks the session's).
 pub(crate) async fn session_moved(
@@ -26,6 +28,7 @@ pub(crate) async fn session_moved(
     hooks: Option<&SessionHooks>,
     env: &ToolEnv,
     cwd: &Path,
+    worktree: Option<EnteredWorktree>,
 ) {
     if env.agent().is_some() {
         return;
@@ -43,5 +46,6 @@ pub(crate) async fn session_moved(
         cwd: cwd.to_path_buf(),
         system_prompt: context.system_prompt,
         system_context: context.system_context,
+        worktree,
     });
 }
