@@ -212,7 +212,7 @@ async fn the_status_line_of_a_worktree_session_shows_its_branch() {
 /// ExitWorktree takes it away again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_status_line_names_the_worktree_the_model_entered() {
-    use tack_tui::testing::{CommandBuilder, PtySession, keys};
+    use tack_tui::testing::keys;
     let wait = std::time::Duration::from_secs(30);
     let env = Env::new(Script::new([
         Reply::tool_use("w1", "EnterWorktree", json!({"name": "z"})),
@@ -237,14 +237,7 @@ async fn the_status_line_names_the_worktree_the_model_entered() {
         .to_string(),
     )
     .unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_tack"));
-    cmd.env_clear();
-    for (key, value) in env.vars() {
-        cmd.env(key, value);
-    }
-    cmd.env("TERM", "xterm-256color");
-    cmd.cwd(env.cwd());
-    let mut pty = PtySession::spawn(cmd, 120, 30).unwrap();
+    let mut pty = crate::interactive::tack(&env, 120, 30);
     pty.wait_for_text("wt:none", wait).unwrap();
     pty.send(b"work in a worktree\r").unwrap();
     pty.wait_for_text("In z.", wait).unwrap();

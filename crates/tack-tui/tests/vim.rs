@@ -21,14 +21,7 @@ fn bound(app: &mut App, bindings: Value) {
 
 /// The live area's rows, trimmed.
 fn rows(app: &App) -> Vec<String> {
-    let buffer = app.render_live(60, 30);
-    let area = buffer.area;
-    (0..area.height)
-        .map(|y| {
-            let row: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
-            row.trim_end().to_owned()
-        })
-        .collect()
+    common::live_rows(app, 60, 30)
 }
 
 fn footer(app: &App) -> String {
