@@ -27,7 +27,18 @@ pub(super) fn motion(
     count: usize,
     op: Option<bool>,
 ) -> Option<Motion> {
-    let repeat = |f: &dyn Fn(usize) -> usize| (0..count).fold(at, |p, _| f(p));
+    // Stops where the motion stops moving (a count past the text's end).
+    let repeat = |f: &dyn Fn(usize) -> usize| {
+        let mut p = at;
+        for _ in 0..count {
+            let next = f(p);
+            if next == p {
+                break;
+            }
+            p = next;
+        }
+        p
+    };
     let plain = |target| Motion {
         target,
         inclusive: false,
@@ -161,6 +172,8 @@ pub(super) fn paste(
         return;
     }
     let (text, at) = (editor.text(), editor.cursor());
+    // At most a megabyte of pasted copies.
+    let count = count.min((1 << 20) / register.len()).max(1);
     let body = register.repeat(count);
     if lines {
         let to = if after_cursor {

@@ -20,6 +20,8 @@ use motion::Find;
 
 /// Undo steps kept.
 const UNDO_DEPTH: usize = 100;
+/// The largest count (`999x`) taken.
+const MAX_COUNT: usize = 999;
 
 /// The mode the prompt is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -324,10 +326,8 @@ impl Vim {
             Pending::Idle | Pending::Op(_)
                 if c.is_ascii_digit() && (c != '0' || self.count > 0) =>
             {
-                self.count = self
-                    .count
-                    .saturating_mul(10)
-                    .saturating_add(c as usize - '0' as usize);
+                // A prompt needs no more: a count is a loop.
+                self.count = (self.count * 10 + (c as usize - '0' as usize)).min(MAX_COUNT);
                 self.pending = pending;
                 return None;
             }

@@ -122,6 +122,9 @@ fn operators_with_motions() {
     let t = "one two three";
     assert_eq!(run(t, 0, "x"), "|ne two three");
     assert_eq!(run(t, 0, "3x"), "| two three");
+    // A count past the end stops there (and is capped: no long loop).
+    assert_eq!(run(t, 0, "99999999999w"), "one two thre|e");
+    assert_eq!(run(t, 4, "99999999999x"), "one| ");
     assert_eq!(run(t, 0, "dw"), "|two three");
     assert_eq!(run(t, 0, "2dw"), "|three");
     assert_eq!(run(t, 0, "de"), "| two three");
