@@ -875,3 +875,76 @@ async fn a_rebound_confirmation_key_answers_the_permission_dialog() {
     assert_eq!(local["permissions"]["allow"], json!(["Bash(touch *)"]));
     exit(&mut pty);
 }
+
+/// Claude Code's `/vim`: saved as `editorMode` in `~/.claude.json` (and
+/// read from it at the next start), INSERT and NORMAL with `-- INSERT --`
+/// under the prompt, NORMAL's editing keys, Enter sending from NORMAL, and
+/// the status line told `vim.mode` each time it changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_vim_edits_in_normal_mode_is_saved_and_tells_the_status_line() {
+    let env = Env::new(Script::new([Reply::text("Done.")])).await;
+    env.trust();
+    std::fs::create_dir_all(env.claude_dir()).unwrap();
+    std::fs::write(
+        env.claude_dir().join("settings.json"),
+        json!({"statusLine": {"type": "command", "command":
+            "printf 'vim:%s' \"$(jq -r '.vim.mode // \"off\"')\""}})
+        .to_string(),
+    )
+    .unwrap();
+    let claude_json = env.home.path().join(".claude.json");
+    let editor_mode = || -> Value {
+        let text = std::fs::read_to_string(&claude_json).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()["editorMode"].clone()
+    };
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("vim:off", WAIT).unwrap();
+    pty.send(b"/vim").unwrap();
+    pty.wait_for_text("Toggle between Vim", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    pty.wait_for_text("Editor mode set to vim.", WAIT).unwrap();
+    pty.wait_for_text("-- INSERT --", WAIT).unwrap();
+    pty.wait_for_text("vim:INSERT", WAIT).unwrap();
+    pty.send(b"hello wrold").unwrap();
+    pty.wait_for_text("> hello wrold", WAIT).unwrap();
+    // Esc alone (a key right after it would read as Alt+key): NORMAL shows
+    // no indicator.
+    let normal = |pty: &mut PtySession| {
+        pty.send(keys::ESC).unwrap();
+        pty.wait_until("NORMAL mode", WAIT, |s| {
+            !s.contents().contains("-- INSERT --")
+        })
+        .unwrap();
+    };
+    normal(&mut pty);
+    pty.wait_for_text("vim:NORMAL", WAIT).unwrap();
+    pty.send(b"bcwworld").unwrap();
+    pty.wait_for_text("> hello world", WAIT).unwrap();
+    pty.wait_for_text("-- INSERT --", WAIT).unwrap();
+    normal(&mut pty);
+    pty.send(keys::ENTER).unwrap();
+    turn_over(&mut pty, "Done.");
+    let bodies = env.request_bodies();
+    // The prompt as typed, after the context reminder.
+    assert_eq!(
+        common::last_texts(bodies.last().unwrap()).last(),
+        Some(&"hello world".to_owned())
+    );
+    assert_eq!(editor_mode(), json!("vim"));
+    pty.send(b"i").unwrap();
+    pty.wait_for_text("vim:INSERT", WAIT).unwrap();
+    exit(&mut pty);
+
+    // The next start is in vim mode; `/vim` again turns it off.
+    let mut pty = tack(&env, 100, 30);
+    pty.wait_for_text("vim:INSERT", WAIT).unwrap();
+    pty.wait_for_text("-- INSERT --", WAIT).unwrap();
+    pty.send(b"/vim").unwrap();
+    pty.wait_for_text("Toggle between Vim", WAIT).unwrap();
+    pty.send(keys::ENTER).unwrap();
+    pty.wait_for_text("Editor mode set to normal.", WAIT)
+        .unwrap();
+    pty.wait_for_text("vim:off", WAIT).unwrap();
+    assert_eq!(editor_mode(), json!("normal"));
+    exit(&mut pty);
+}

@@ -202,8 +202,63 @@ async fn the_status_line_of_a_worktree_session_shows_its_branch() {
             })
         )
     );
-    // tack has no vim mode and refuses `--agent`: neither object is sent.
+    // Vim mode is off (no `editorMode`) and tack refuses `--agent`:
+    // neither object is sent.
     assert_eq!((told.get("vim"), told.get("agent")), (None, None));
+}
+
+/// The worktree the model entered with EnterWorktree is the status line's
+/// `worktree` (Claude Code's object, from the session's snapshot), and
+/// ExitWorktree takes it away again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_line_names_the_worktree_the_model_entered() {
+    use tack_tui::testing::keys;
+    let wait = std::time::Duration::from_secs(30);
+    let env = Env::new(Script::new([
+        Reply::tool_use("w1", "EnterWorktree", json!({"name": "z"})),
+        Reply::text("In z."),
+        Reply::tool_use("x1", "ExitWorktree", json!({"action": "keep"})),
+        Reply::text("Back."),
+    ]))
+    .await;
+    repo(&env);
+    env.trust();
+    let told = env.claude_dir().join("told.json");
+    std::fs::create_dir_all(env.claude_dir()).unwrap();
+    std::fs::write(
+        env.claude_dir().join("settings.json"),
+        json!({
+            "permissions": {"allow": ["EnterWorktree", "ExitWorktree"]},
+            "statusLine": {"type": "command", "command": format!(
+                "j=$(cat); printf '%s' \"$j\" > {}; printf 'wt:%s' \"$(printf '%s' \"$j\" | jq -r '.worktree.name // \"none\"')\"",
+                told.display()
+            )}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let mut pty = crate::interactive::tack(&env, 120, 30);
+    pty.wait_for_text("wt:none", wait).unwrap();
+    pty.send(b"work in a worktree\r").unwrap();
+    pty.wait_for_text("In z.", wait).unwrap();
+    pty.wait_for_text("wt:z", wait).unwrap();
+    let root = env.cwd().display().to_string();
+    let shown: Value = serde_json::from_str(&std::fs::read_to_string(&told).unwrap()).unwrap();
+    assert_eq!(
+        shown["worktree"],
+        json!({
+            "name": "z",
+            "path": format!("{root}/.claude/worktrees/z"),
+            "branch": "worktree-z",
+            "original_cwd": root,
+            "original_branch": "main"
+        })
+    );
+    pty.send(b"leave it\r").unwrap();
+    pty.wait_for_text("Back.", wait).unwrap();
+    pty.wait_for_text("wt:none", wait).unwrap();
+    pty.send(keys::CTRL_D).unwrap();
+    assert!(pty.wait_exit(wait).unwrap().success());
 }
 
 /// A repository whose `*.txt` files have a smudge (and clean) filter that

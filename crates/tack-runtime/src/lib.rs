@@ -217,6 +217,7 @@ mod agents;
 mod asks;
 mod auth;
 mod checkpoints;
+pub mod claude_json;
 mod client;
 mod cloud;
 mod config;
@@ -335,6 +336,7 @@ pub use tack_protocol::extensions::{CommandSource, PluginFailure, PluginSummary,
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
 pub use tack_store::{Rewound, SessionStore, is_valid_session_id, load_before};
 pub use tack_tool::AgentIdentity;
+pub use tack_tool::EnteredWorktree;
 pub use tack_tool::client_files::{ClientFileSystem, ClientFiles};
 pub use tack_tool::{Arrival, Arrivals, Delivery, Expecting};
 

@@ -49,6 +49,9 @@ pub struct SessionSnapshot {
     /// its model); `None` before its first request.
     #[serde(default)]
     pub classifier: Option<ClassifierUsage>,
+    /// The worktree EnterWorktree moved the session into, while it is there.
+    #[serde(default)]
+    pub worktree: Option<tack_tool::EnteredWorktree>,
 }
 
 /// Auto mode's classifier requests of a session, apart from the agent's.

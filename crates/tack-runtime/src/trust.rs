@@ -27,24 +27,7 @@ pub struct TrustStore {
 }
 
 /// The config file could not be read or written.
-#[derive(Debug, thiserror::Error)]
-pub enum TrustError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path} is not valid JSON ({source}); fix or remove it")]
-    Parse {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
-    #[error("cannot write {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
+pub type TrustError = crate::claude_json::ClaudeJsonError;
 
 /// Why trusting `dir` for good would be too broad: trust covers every folder
 /// below, so trusting the home folder (or `/`) would trust every repository
@@ -102,7 +85,7 @@ impl TrustStore {
     pub fn lookup(&self, dir: &Path) -> Result<Trust, TrustError> {
         let mut trust = Trust::default();
         for file in self.files() {
-            let config = read(file)?;
+            let config = crate::claude_json::read(file)?;
             let Some(projects) = config.get("projects").and_then(Value::as_object) else {
                 continue;
             };
@@ -136,65 +119,23 @@ fn lookup_in(projects: &Map<String, Value>, dir: &Path, trust: &mut Trust) {
 
 /// [`TrustStore::trust`] in one file.
 fn trust_in(path: &Path, dir: &Path, external_imports: bool) -> Result<(), TrustError> {
-    // `.claude.json` is also edited by `tack mcp add` (and other tacks):
-    // the same lock on its folder, so no edit is lost.
-    let write_error = |source| TrustError::Write {
-        path: path.to_owned(),
-        source,
-    };
-    let folder = path.parent().unwrap_or(Path::new("/"));
-    if !folder.is_dir() {
-        tack_sys::private_file::create_dirs_private(folder).map_err(write_error)?;
-    }
-    let _lock = tack_sys::file_lock::lock_exclusive(folder).map_err(write_error)?;
-    let mut config = read(path)?;
-    let projects = config.entry("projects").or_insert_with(|| json!({}));
-    if !projects.is_object() {
-        *projects = json!({});
-    }
-    let key = dir.to_string_lossy().into_owned();
-    if let Some(projects) = projects.as_object_mut() {
-        let entry = projects.entry(key).or_insert_with(|| json!({}));
-        if !entry.is_object() {
-            *entry = json!({});
+    crate::claude_json::edit(path, |config| {
+        let projects = config.entry("projects").or_insert_with(|| json!({}));
+        if !projects.is_object() {
+            *projects = json!({});
         }
-        entry[TRUSTED] = Value::Bool(true);
-        if external_imports {
-            entry[EXTERNAL_IMPORTS] = Value::Bool(true);
+        let key = dir.to_string_lossy().into_owned();
+        if let Some(projects) = projects.as_object_mut() {
+            let entry = projects.entry(key).or_insert_with(|| json!({}));
+            if !entry.is_object() {
+                *entry = json!({});
+            }
+            entry[TRUSTED] = Value::Bool(true);
+            if external_imports {
+                entry[EXTERNAL_IMPORTS] = Value::Bool(true);
+            }
         }
-    }
-    let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
-    text.push('\n');
-    // Under the config dir: the user's alone, as transcripts are.
-    tack_sys::write_atomic_private(path, text.as_bytes()).map_err(|source| TrustError::Write {
-        path: path.to_owned(),
-        source,
     })
-}
-
-/// The JSON object in `path`; empty if the file is missing or blank.
-fn read(path: &Path) -> Result<Map<String, Value>, TrustError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(source) => {
-            return Err(TrustError::Read {
-                path: path.to_owned(),
-                source,
-            });
-        }
-    };
-    if text.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str(&text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Ok(Map::new()),
-        Err(source) => Err(TrustError::Parse {
-            path: path.to_owned(),
-            source,
-        }),
-    }
 }
 
 #[cfg(test)]

@@ -14,21 +14,23 @@
 use std::path::Path;
 
 use tack_core::context::{ContextOptions, load_context};
-use tack_tool::{MovedPrompt, ToolEnv};
+use tack_tool::{EnteredWorktree, MovedPrompt, ToolEnv};
 
 use crate::gate::Gate;
 use crate::hooks::SessionHooks;
 
-/// Moves the main session of `env` to `cwd`: its hooks, its prompt
-/// computed with the options its prompt context was loaded with, and what
-/// auto mode's classifier (the gate's) reads of where it runs. A sub-agent's
-/// worktree moves only its own tools (its prompt is its definition's, its
-/// hooks the session's).
+/// Moves the main session of `env` to `cwd` (in `worktree`, or back out of
+/// it): its hooks, its prompt computed with the options its prompt context
+/// was loaded with, and what auto mode's classifier (the gate's) reads of
+/// where it runs; front ends read the worktree from the session's snapshot.
+/// A sub-agent's worktree moves only its own tools (its prompt is its
+/// definition's, its hooks the session's).
 pub(crate) async fn session_moved(
     options: &ContextOptions,
     (hooks, gate): (Option<&SessionHooks>, Option<&Gate>),
     env: &ToolEnv,
     cwd: &Path,
+    worktree: Option<EnteredWorktree>,
 ) {
     if env.agent().is_some() {
         return;
@@ -50,5 +52,6 @@ pub(crate) async fn session_moved(
         cwd: cwd.to_path_buf(),
         system_prompt: context.system_prompt,
         system_context: context.system_context,
+        worktree,
     });
 }

@@ -28,7 +28,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tack_config::WorktreeBase;
 use tack_core::context::ContextOptions;
-use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
+use tack_tool::{EnteredWorktree, Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
 use crate::hooks::SessionHooks;
 use crate::made_worktree::{MadeWorktree, make_worktree};
@@ -125,11 +125,17 @@ It acts on nothing else: not a worktree made with `git worktree add`, not one fr
 - `action: \"remove\"` deletes the worktree and its branch. If it has uncommitted files or commits of its own, it is refused unless `discard_changes` is true: ask the user before discarding.";
 
 impl Shared {
-    /// The session is in `cwd` now, everywhere (`worktree_place.rs`).
-    async fn moved(&self, env: &tack_tool::ToolEnv, cwd: &std::path::Path) {
+    /// The session is in `cwd` now, everywhere (`worktree_place.rs`), in
+    /// `worktree` or out of one.
+    async fn moved(
+        &self,
+        env: &tack_tool::ToolEnv,
+        cwd: &std::path::Path,
+        worktree: Option<EnteredWorktree>,
+    ) {
         let gate = self.gate.upgrade();
         let session = (self.hooks.as_deref(), gate.as_deref());
-        session_moved(&self.prompt, session, env, cwd).await;
+        session_moved(&self.prompt, session, env, cwd, worktree).await;
     }
 }
 
@@ -216,9 +222,11 @@ impl Tool for EnterWorktree {
             let left = ctx.env.cwd();
             if let Some(path) = input.get("path").and_then(Value::as_str) {
                 let (source, cwd) = existing(&left, &ctx.env.resolve(path)).await?;
-                ctx.env.set_cwd(cwd.clone());
-                self.0.moved(&ctx.env, &cwd).await;
                 let (path, branch) = (source.path().to_path_buf(), source.branch());
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                let worktree = entered_view(name.unwrap_or_default(), &path, &branch, &left);
+                ctx.env.set_cwd(cwd.clone());
+                self.0.moved(&ctx.env, &cwd, Some(worktree)).await;
                 let on = branch.as_deref().map(|b| format!(" on branch {b}")).unwrap_or_default();
                 let text = format!(
                     "Switched to the worktree at {}{on}. The session now works in {}. Call ExitWorktree to leave it (it is never removed: it was not made here).",
@@ -238,10 +246,11 @@ impl Tool for EnterWorktree {
             let made = make_worktree(&left, &name, self.0.base, worktree_hooks)
                 .await
                 .map_err(|e| ToolError::new(format!("Cannot create the worktree: {e}")))?;
-            ctx.env.set_cwd(made.cwd.clone());
-            self.0.moved(&ctx.env, &made.cwd).await;
             let path = made.path().to_path_buf();
             let branch = made.git_worktree().and_then(|w| w.branch.clone());
+            let worktree = entered_view(name, &path, &branch, &left);
+            ctx.env.set_cwd(made.cwd.clone());
+            self.0.moved(&ctx.env, &made.cwd, Some(worktree)).await;
             let mut text = match &branch {
                 Some(b) => format!("Created worktree at {} on branch {b}.", path.display()),
                 None => format!("Created worktree at {}.", path.display()),
@@ -262,6 +271,22 @@ impl Tool for EnterWorktree {
             Ok(ToolOutput::text(text).with_structured(structured))
         }
         .boxed()
+    }
+}
+
+/// What the session's snapshot says of the worktree it entered.
+fn entered_view(
+    name: String,
+    path: &std::path::Path,
+    branch: &Option<String>,
+    left: &std::path::Path,
+) -> EnteredWorktree {
+    EnteredWorktree {
+        name,
+        path: path.to_path_buf(),
+        branch: branch.clone(),
+        original_cwd: left.to_path_buf(),
+        original_branch: tack_git::head::head(left).map(|h| h.name().to_owned()),
     }
 }
 
@@ -379,7 +404,7 @@ impl Tool for ExitWorktree {
                 }
             }
             ctx.env.set_cwd(e.left.clone());
-            self.0.moved(&ctx.env, &e.left).await;
+            self.0.moved(&ctx.env, &e.left, None).await;
             *lock_path(&self.0) = None;
             let back = e.left.display().to_string();
             let (text, problems) = match action {

@@ -46,7 +46,7 @@ pub use context::{
     AgentIdentity, DEFAULT_BASH_TIMEOUT, ProgressSink, ReadRecord, ToolContext, ToolEnv,
     ToolProgress,
 };
-pub use moved_prompt::{MovedPrompt, PromptPlace};
+pub use moved_prompt::{EnteredWorktree, MovedPrompt, PromptPlace};
 pub use output::{ToolError, ToolOutput, ToolResult, TurnEnd};
 
 use std::path::PathBuf;

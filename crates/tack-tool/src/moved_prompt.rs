@@ -21,6 +21,24 @@ pub struct MovedPrompt {
     pub system_prompt: Vec<String>,
     /// The git snapshot of the folder (`None`: not a repository, or git off).
     pub system_context: Option<String>,
+    /// The worktree EnterWorktree moved the session into; `None` once
+    /// ExitWorktree moved it back.
+    pub worktree: Option<EnteredWorktree>,
+}
+
+/// A worktree the session is in by EnterWorktree, as a statusLine command
+/// is told it (Claude Code's `worktree` object).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EnteredWorktree {
+    /// The name given to EnterWorktree, or the folder's name of one it
+    /// switched into.
+    pub name: String,
+    pub path: std::path::PathBuf,
+    /// `None` where git has none (detached, or a hook's folder).
+    pub branch: Option<String>,
+    /// Where the session was before.
+    pub original_cwd: std::path::PathBuf,
+    pub original_branch: Option<String>,
 }
 
 /// The latest [`MovedPrompt`], shared by the tools that move the session and

@@ -312,6 +312,9 @@ pub enum UiAction {
     /// ([`crate::input::external_editor::edit_in_editor`]), then hand the result
     /// back with [`crate::App::set_input`].
     OpenExternalEditor { text: String },
+    /// `/vim` turned vim mode on or off: saved as `editorMode` (`"vim"` or
+    /// `"normal"`) in `~/.claude.json`, as Claude Code saves it.
+    SetEditorMode { vim: bool },
     /// Leave tack.
     Exit,
     /// Left on an empty prompt while attached to a background session

@@ -123,6 +123,9 @@
 //!   a code fence or table when it ends), code highlighting:
 //!   `tack-tui/src/markdown/{stream,render,highlight}.rs`
 //! - prompt editor, history file, pastes, `@` mentions, `$EDITOR`: `tack-tui/src/input/`
+//! - vim mode (`/vim`): INSERT/NORMAL, motions, operators, text objects, undo and `.`:
+//!   `tack-tui/src/input/vim/`; its keys before the prompt's: `tack-tui/src/app/vim_keys.rs`;
+//!   the help naming the keybindings' keys: `tack-tui/src/app/help.rs`
 //! - paths as shown (relative inside the session's directory, `~` under home) and the
 //!   welcome lines: `tack-tui/src/paths.rs`, `tack-tui/src/cells/welcome.rs`
 //! - times as `/resume` says them ("3 minutes ago", "yesterday 14:05", local zone):

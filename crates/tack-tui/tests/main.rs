@@ -17,3 +17,4 @@ mod plugins;
 mod pty;
 mod screen_keys;
 mod screens;
+mod vim;

@@ -557,16 +557,7 @@ fn themes_differ_in_style_only() {
 #[test]
 fn a_status_line_command_hides_the_shortcuts_hint() {
     let clock = Clock::new();
-    let rows = |app: &tack_tui::App| -> Vec<String> {
-        let buffer = app.render_live(40, 12);
-        let area = buffer.area;
-        (0..area.height)
-            .map(|y| {
-                let row: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
-                row.trim_end().to_owned()
-            })
-            .collect()
-    };
+    let rows = |app: &tack_tui::App| common::live_rows(app, 40, 12);
     let mut app = app(40, 12);
     let custom = |line: &str| {
         UiEvent::Status(tack_tui::StatusPatch {

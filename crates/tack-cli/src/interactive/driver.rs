@@ -41,6 +41,7 @@ mod permissions;
 mod plugins;
 mod rewind;
 mod status_line;
+mod vim;
 
 use super::info;
 use super::map::{EventMap, replay};
@@ -146,6 +147,8 @@ pub struct Driver {
     _status_timer: Option<status_line::Timer>,
     /// The watch that reads `keybindings.json` again when it changes.
     _keybindings_watch: Option<keybindings::Watch>,
+    /// The vim mode the status line was last told.
+    vim_mode: Option<tack_tui::input::VimMode>,
 }
 
 impl Driver {
@@ -183,9 +186,11 @@ impl Driver {
             backgrounding: None,
             _status_timer: None,
             _keybindings_watch: None,
+            vim_mode: None,
         };
         driver._status_timer = status_line::Timer::start(driver.status_line.as_ref(), &driver.tx);
         driver._keybindings_watch = keybindings::watch(&driver.place.claude_dir, &driver.tx);
+        driver.vim_mode = driver.app.vim_mode();
         let mut actions = driver.ui(setup.notices);
         actions.extend(driver.load_keybindings());
         if let Some(prompt) = setup.first_prompt {
@@ -228,6 +233,7 @@ impl Driver {
                 key = next_key(&mut self.keys) => match key {
                     Some(Ok(event)) => {
                         actions = self.app.handle_terminal_event(event, Instant::now());
+                        self.after_key();
                     }
                     Some(Err(e)) => return Err(e.into()),
                     // The terminal is gone.
@@ -460,6 +466,10 @@ impl Driver {
             UiAction::Trust(_) => Vec::new(),
             UiAction::Command { name, args } => self.command(&name, &args).await?,
             UiAction::OpenExternalEditor { text } => self.open_editor(text).await?,
+            UiAction::SetEditorMode { vim } => {
+                self.save_editor_mode(vim);
+                Vec::new()
+            }
             UiAction::Exit | UiAction::Detach => {
                 self.exit = Some(ExitCode::SUCCESS);
                 Vec::new()

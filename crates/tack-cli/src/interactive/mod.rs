@@ -162,6 +162,14 @@ pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode
         }),
         Instant::now(),
     );
+    // Claude Code's `/vim`, saved in `~/.claude.json`; its indicator hidden
+    // when the statusLine command shows the mode itself.
+    app.set_vim((place.claude_json.as_deref()).is_some_and(tack_runtime::claude_json::vim_mode));
+    app.hide_vim_indicator(
+        (loaded.settings.status_line())
+            .and_then(StatusLineCommand::from_settings)
+            .is_some_and(|c| c.hide_vim_mode_indicator),
+    );
     app.set_paths(ShownPaths::new(
         Some(place.cwd.clone()),
         place.home_dir.clone(),

@@ -234,6 +234,13 @@ fn snapshot() -> SessionSnapshot {
         auto_decisions: Vec::new(),
         set_aside: Vec::new(),
         classifier: None,
+        worktree: Some(tack_tool::EnteredWorktree {
+            name: "feature".into(),
+            path: PathBuf::from("/p/.claude/worktrees/feature"),
+            branch: Some("worktree-feature".into()),
+            original_cwd: PathBuf::from("/p"),
+            original_branch: None,
+        }),
     }
 }
 

@@ -484,6 +484,7 @@ impl Driver {
 
     /// Takes the conversation's figures while the session is free.
     fn refresh(&mut self, session: &Session) {
+        self.book.place = session.tool_env().prompt_place().clone();
         for waiter in self.book.conversation_waiters.drain(..) {
             waiter.send(Reply::Conversation(session.messages().to_vec()));
         }
@@ -542,6 +543,7 @@ impl Driver {
             auto_decisions: self.policy.gate.auto_decisions(),
             set_aside: self.policy.gate.set_aside_rules(),
             classifier: self.policy.gate.auto().and_then(|a| a.usage()),
+            worktree: self.book.place.current().and_then(|m| m.worktree.clone()),
         }
     }
 

@@ -248,6 +248,9 @@ pub(crate) struct Book {
     pub conversation_waiters: Vec<Responder>,
     /// The conversation's figures as of the last idle moment.
     pub figures: Figures,
+    /// Where EnterWorktree and ExitWorktree moved the session (read live:
+    /// a snapshot mid-turn sees a move made in the turn).
+    pub place: tack_tool::PromptPlace,
 }
 
 impl Book {
@@ -259,6 +262,7 @@ impl Book {
             rewind_points: Vec::new(),
             conversation_waiters: Vec::new(),
             figures: Figures::default(),
+            place: tack_tool::PromptPlace::default(),
         }
     }
 }

@@ -108,6 +108,9 @@ impl App {
             }
             _ => {}
         }
+        if let Some(actions) = self.vim_key(key, now) {
+            return actions;
+        }
         let contexts = if self.popup_len() > 0 {
             POPUP
         } else if self.show_help {
@@ -321,10 +324,12 @@ impl App {
         });
         match name {
             "help" => {
-                self.notice(NoticeLevel::Info, &help_text(&self.menu));
+                let text = self.help_text(&self.menu);
+                self.notice(NoticeLevel::Info, &text);
                 Vec::new()
             }
             "exit" => vec![UiAction::Exit],
+            "vim" => self.toggle_vim(),
             "compact" => vec![UiAction::Compact {
                 instructions: (!args.is_empty()).then(|| args.to_string()),
             }],
@@ -520,16 +525,4 @@ impl App {
             }
         }
     }
-}
-
-fn help_text(menu: &[MenuEntry]) -> String {
-    let mut text = String::from(
-        "Keys: Enter send · Shift+Enter or \\ Enter newline · Esc interrupt · Esc Esc rewind · \
-         Ctrl+C clear, twice exit · Ctrl+D exit · Shift+Tab permission mode · Ctrl+R search history · \
-         Ctrl+O transcript · Ctrl+G external editor · Ctrl+T todos · @ file · ! shell · # memory\nCommands:",
-    );
-    for e in menu {
-        text.push_str(&format!("\n  /{} — {}", e.name, e.description));
-    }
-    text
 }

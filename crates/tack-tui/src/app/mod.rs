@@ -3,12 +3,14 @@
 //! environment inside: the driver passes the time with each call, so every
 //! behaviour is testable with plain values.
 
+mod help;
 mod key_actions;
 mod keys;
 mod live;
 mod modes;
 mod screen_keys;
 mod view;
+mod vim_keys;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -145,6 +147,10 @@ pub struct App {
     now: Option<Instant>,
     /// Attached to a background session: Left on an empty prompt detaches.
     detachable: bool,
+    /// Vim mode, while it is on.
+    vim: Option<crate::input::Vim>,
+    /// The statusLine setting's `hideVimModeIndicator`.
+    hide_vim_indicator: bool,
 }
 
 impl App {
@@ -183,6 +189,8 @@ impl App {
             hint: None,
             now: None,
             detachable: false,
+            vim: None,
+            hide_vim_indicator: false,
         }
     }
 

@@ -216,18 +216,13 @@ impl App {
             None => {}
         }
         if self.show_help {
-            for row in [
-                "! shell mode      · Esc interrupt / Esc Esc edit previous",
-                "# memory          · Ctrl+C clear, twice exit · Ctrl+D exit",
-                "/ commands        · Shift+Tab permission mode",
-                "@ file paths      · Ctrl+R history search · Ctrl+O transcript",
-                "\\⏎ newline        · Ctrl+G $EDITOR · Ctrl+T todos",
-            ] {
+            for row in self.help_rows() {
                 lines.push(cut(Line::styled(format!("  {row}"), theme.dim()), w));
             }
         }
         let (mode, _) = InputMode::of(self.editor.text());
-        let footer = if let Some((hint, _)) = &self.hint {
+        let vim = self.vim_indicator().filter(|_| self.hint.is_none());
+        let mut footer = if let Some((hint, _)) = &self.hint {
             Line::styled(format!("  {hint}"), theme.dim())
         } else if mode == InputMode::Shell {
             Line::styled(
@@ -241,12 +236,26 @@ impl App {
             )
         } else if let Some(indicator) = mode_indicator(self.status.permission_mode) {
             Line::styled(format!("  {indicator}"), theme.mode())
-        } else if self.status.custom_line.is_none() {
+        } else if self.status.custom_line.is_none() && vim.is_none() {
             Line::styled("  ? for shortcuts", theme.dim())
         } else {
-            // Hidden while a statusLine command is set, as in Claude Code.
+            // Hidden while a statusLine command is set, and beside vim's
+            // indicator, as in Claude Code.
             Line::default()
         };
+        if let Some(indicator) = vim {
+            // Before the rest of the row: `-- INSERT -- ⏵⏵ accept edits on`.
+            let rest = std::mem::take(&mut footer.spans);
+            footer
+                .spans
+                .push(Span::styled(format!("  {indicator}"), theme.dim()));
+            for (i, mut span) in rest.into_iter().enumerate() {
+                if i == 0 {
+                    span.content = format!(" {}", span.content.trim_start()).into();
+                }
+                footer.spans.push(span);
+            }
+        }
         if !footer.spans.is_empty() {
             lines.push(cut(footer, w));
         }

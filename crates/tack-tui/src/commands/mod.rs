@@ -38,6 +38,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ),
     ("agents", "Show the configured sub-agents"),
     ("bg", "Send this session to the background"),
+    ("vim", "Toggle between Vim and Normal editing modes"),
     ("exit", "Exit tack"),
 ];
 

@@ -53,6 +53,23 @@ impl Editor {
         self.cursor += c.len_utf8();
     }
 
+    /// Moves the cursor to `at` (clamped to the text, back to a character
+    /// boundary).
+    pub fn set_cursor(&mut self, at: usize) {
+        let mut at = at.min(self.text.len());
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        self.cursor = at;
+    }
+
+    /// Replaces `range` with `with`; the cursor is the caller's to set
+    /// (it is kept inside the text).
+    pub fn splice(&mut self, range: std::ops::Range<usize>, with: &str) {
+        self.text.replace_range(range, with);
+        self.set_cursor(self.cursor);
+    }
+
     /// Replaces `start..cursor` with `with` (completions).
     pub fn replace_before_cursor(&mut self, start: usize, with: &str) {
         let start = start.min(self.cursor);

@@ -5,11 +5,13 @@ pub mod external_editor;
 pub mod history;
 pub mod mention;
 pub mod paste;
+pub mod vim;
 
 pub use editor::Editor;
 pub use history::PromptHistory;
 pub use mention::{FileIndex, mention_at};
 pub use paste::Pastes;
+pub use vim::{Vim, VimKey, VimMode};
 
 /// What a submitted input means, from its first character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -106,6 +106,40 @@ impl Keymap {
         }
     }
 
+    /// Every chord that does `action` in `contexts` (most specific first),
+    /// as written: the user's own bindings first, then the defaults left
+    /// bound; a chord a more specific context takes for something else is
+    /// left out. For the help.
+    pub fn shortcuts(&self, contexts: &[&str], action: &str) -> Vec<String> {
+        let mut found: Vec<(bool, String)> = Vec::new();
+        for b in &self.bindings {
+            if !contexts.contains(&b.context.as_str()) || b.action.as_deref() != Some(action) {
+                continue;
+            }
+            let Some((last, pending)) = b.chord.split_last() else {
+                continue;
+            };
+            if self.resolve(contexts, pending, *last) != Resolved::Action(action.to_owned()) {
+                continue;
+            }
+            let written = b
+                .chord
+                .iter()
+                .map(keystroke::written)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let default = actions::DEFAULTS.iter().any(|(c, chord, a)| {
+                *c == b.context && *a == action && parse_chord(chord).ok() == Some(b.chord.clone())
+            });
+            if !found.iter().any(|(_, w)| *w == written) {
+                found.push((default, written));
+            }
+        }
+        // Stable: the user's first, each group in the file's order.
+        found.sort_by_key(|(default, _)| *default);
+        found.into_iter().map(|(_, w)| w).collect()
+    }
+
     /// The first chord bound to `action` in `context`, as written
     /// (`ctrl+x ctrl+e`), for help texts.
     pub fn shortcut(&self, context: &str, action: &str) -> Option<String> {

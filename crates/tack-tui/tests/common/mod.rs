@@ -101,6 +101,18 @@ pub fn with(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
     KeyEvent::new(code, modifiers)
 }
 
+/// The live area's rows at `width` x `height`, trailing blanks trimmed.
+pub fn live_rows(app: &App, width: u16, height: u16) -> Vec<String> {
+    let buffer = app.render_live(width, height);
+    let area = buffer.area;
+    (0..area.height)
+        .map(|y| {
+            let row: String = (0..area.width).map(|x| buffer[(x, y)].symbol()).collect();
+            row.trim_end().to_owned()
+        })
+        .collect()
+}
+
 /// Types `text` (no actions expected).
 pub fn type_text(app: &mut App, text: &str, now: Instant) {
     for c in text.chars() {

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tack_protocol::ThinkingConfig;
-use tack_tui::status::{Cost, StatusLineCommand, StatusLineInput, run_status_line};
+use tack_tui::status::{Cost, StatusLineCommand, StatusLineInput, Worktree, run_status_line};
 use tack_tui::{NoticeLevel, StatusPatch, UiEvent};
 use tokio::sync::mpsc;
 
@@ -86,6 +86,7 @@ impl Driver {
             ),
             effort: request.effort.clone(),
             session_name: self.labels.name.clone(),
+            vim_mode: self.vim_mode_name(),
             worktree: self.labels.worktree.clone(),
             ..StatusLineInput::default()
         };
@@ -93,7 +94,17 @@ impl Driver {
         let size = self.app.size();
         let runs = self.status_runs.clone();
         let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
+        // The worktree the model entered (EnterWorktree) is the session's
+        // to say: asked now, it answers after the ops sent before it.
+        let snapshot = self.handle().map(|h| h.snapshot());
         tokio::spawn(async move {
+            let mut input = input;
+            if let Some(snapshot) = snapshot
+                && let Ok(s) = snapshot.await
+                && let Some(entered) = s.worktree
+            {
+                input.worktree = Some(entered_worktree(entered));
+            }
             let outcome = run_status_line(&command, &input, &cwd, size, TIMEOUT).await;
             if runs.load(Ordering::SeqCst) != run {
                 // A newer run started with newer input: its line wins.
@@ -111,6 +122,17 @@ impl Driver {
             };
             let _ = tx.send(Internal::Ui(vec![event]));
         });
+    }
+}
+
+/// Claude Code's `worktree` object for the one EnterWorktree entered.
+fn entered_worktree(w: tack_runtime::EnteredWorktree) -> Worktree {
+    Worktree {
+        name: w.name,
+        path: w.path.to_string_lossy().into_owned(),
+        branch: w.branch,
+        original_cwd: w.original_cwd.to_string_lossy().into_owned(),
+        original_branch: w.original_branch,
     }
 }
 
