@@ -48,8 +48,21 @@ pub(crate) fn answer(tool_use: &str, id: &str, approve: bool, feedback: Option<&
     json!({"to": "planner", "summary": format!("plan {tool_use}"), "message": message})
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
+/// A `-p` lead run with `flags` whose Agent call makes the teammate
+/// `planner` in plan mode, then waits on the fifo `wait-1`; the planner's
+/// replies are `planner(write)`, `write(content)` its Write call's input.
+struct Planning {
+    env: Env,
+    child: std::process::Child,
+    wait_1: std::path::PathBuf,
+    /// The file the planner writes.
+    out: std::path::PathBuf,
+}
+
+async fn planning(
+    flags: &[&str],
+    planner: impl FnOnce(&dyn Fn(&str) -> Value) -> Vec<Reply>,
+) -> Planning {
     let lead = vec![
         Reply::tool_use(
             "toolu_spawn",
@@ -66,25 +79,77 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
     .await;
     let out = env.cwd().join("out.txt");
     let write = |content: &str| json!({"file_path": out, "content": content});
-    let planner = vec![
-        Reply::tool_use("toolu_early", "Write", write("too early")),
-        Reply::tool_use("toolu_exit1", "ExitPlanMode", json!({"plan": "1. change"})),
-        Reply::tool_use(
-            "toolu_exit2",
-            "ExitPlanMode",
-            json!({"plan": "1. change\n2. test"}),
-        ),
-        Reply::tool_use("toolu_work", "Write", write("done")),
-        Reply::text("planner done"),
-    ];
-    env.server.set_route("PLANNER-MARK", planner);
+    env.server.set_route("PLANNER-MARK", planner(&write));
     let wait_1 = fifo(&env.cwd(), "wait-1");
-    let wait_2 = fifo(&env.cwd(), "wait-2");
     let child = tack_on(&env, &env.server, &[])
         .args(["-p", "LEAD-MARK run the team", "--session-id", SESSION_A])
-        .args(["--allowedTools", "Bash(cat:*)", "--allowedTools", "Write"])
+        .args(["--allowedTools", "Bash(cat:*)"])
+        .args(flags)
         .spawn()
         .unwrap();
+    Planning {
+        env,
+        child,
+        wait_1,
+        out,
+    }
+}
+
+/// The text of the first tool result `request` sends.
+fn first_result(request: &Value) -> String {
+    common::last_tool_results(request)[0].1.clone()
+}
+
+/// The planner's Write before approval was refused as plan mode refuses it.
+fn refused_in_plan_mode(text: &str) {
+    assert!(text.contains("not available in plan mode"), "{text}");
+}
+
+/// What the planner's ExitPlanMode answers once `plan` is approved.
+fn approved(file: &str, plan: &str) -> String {
+    format!(
+        "The team lead approved your plan: plan mode is over, start the work now.\n\nThe plan is saved in {file}; refer to it as you go.\n\n## Approved plan:\n{plan}"
+    )
+}
+
+/// The lead's last answers: `yes` to the planner, then a shutdown_request.
+fn approve_and_stop(yes: Value) -> Vec<Reply> {
+    let reply: Reply = Reply::message()
+        .tool_use("toolu_yes", "SendMessage", yes)
+        .tool_use(
+            "toolu_bye",
+            "SendMessage",
+            json!({"to": "planner", "summary": "bye",
+                   "message": {"type": "shutdown_request", "reason": "done"}}),
+        )
+        .into();
+    let mut rest = vec![reply];
+    rest.extend((0..6).map(|_| Reply::text("ok")));
+    rest
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
+    let Planning {
+        env,
+        child,
+        wait_1,
+        out,
+    } = planning(&["--allowedTools", "Write"], |write| {
+        vec![
+            Reply::tool_use("toolu_early", "Write", write("too early")),
+            Reply::tool_use("toolu_exit1", "ExitPlanMode", json!({"plan": "1. change"})),
+            Reply::tool_use(
+                "toolu_exit2",
+                "ExitPlanMode",
+                json!({"plan": "1. change\n2. test"}),
+            ),
+            Reply::tool_use("toolu_work", "Write", write("done")),
+            Reply::text("planner done"),
+        ]
+    })
+    .await;
+    let wait_2 = fifo(&env.cwd(), "wait-2");
     let team = env.claude_dir().join("teams").join(TEAM);
     let lead_inbox = team.join("inboxes/team-lead.json");
     let requests = || protocol_messages(&lead_inbox, "plan_approval_request");
@@ -107,18 +172,10 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
     wait_for("the second plan", || requests().len() == 2).await;
     let second = requests()[1].clone();
     let id2 = second["requestId"].as_str().unwrap().to_string();
-    let yes: Reply = Reply::message()
-        .tool_use("toolu_yes", "SendMessage", answer("yes", &id2, true, None))
-        .tool_use(
-            "toolu_bye",
-            "SendMessage",
-            json!({"to": "planner", "summary": "bye",
-                   "message": {"type": "shutdown_request", "reason": "done"}}),
-        )
-        .into();
-    let mut rest = vec![yes];
-    rest.extend((0..6).map(|_| Reply::text("ok")));
-    env.server.set_route("LEAD-MARK", rest);
+    env.server.set_route(
+        "LEAD-MARK",
+        approve_and_stop(answer("yes", &id2, true, None)),
+    );
     release(&wait_2);
     finish(child);
 
@@ -174,61 +231,35 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
         "{}",
         planner[0]["messages"][0]
     );
-    let result = |i: usize| common::last_tool_results(&planner[i])[0].1.clone();
+    let result = |i: usize| first_result(&planner[i]);
     // In plan mode of its own (the lead's Write rule does not apply).
-    assert!(
-        result(1).contains("not available in plan mode"),
-        "{}",
-        result(1)
-    );
+    refused_in_plan_mode(&result(1));
     assert_eq!(
         result(2),
         format!(
             "The team lead did not approve your plan: you are still in plan mode. Revise the plan in {file} as the feedback says, then call ExitPlanMode again.\n\nThe team lead's feedback:\nadd a test step"
         )
     );
-    assert_eq!(
-        result(3),
-        format!(
-            "The team lead approved your plan: plan mode is over, start the work now.\n\nThe plan is saved in {file}; refer to it as you go.\n\n## Approved plan:\n1. change\n2. test"
-        )
-    );
+    assert_eq!(result(3), approved(&file, "1. change\n2. test"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "done");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_teammate_process_in_plan_mode_waits_for_the_leads_approval() {
-    let lead = vec![
-        Reply::tool_use(
-            "toolu_spawn",
-            "Agent",
-            json!({"description": "planner plans", "prompt": "PLANNER-MARK plan the change",
-                   "subagent_type": "general-purpose", "name": "planner", "mode": "plan"}),
-        ),
-        Reply::tool_use("toolu_w1", "Bash", json!({"command": "cat wait-1"})),
-    ];
-    let env = Env::new(Script::routed([
-        ("LEAD-MARK".to_string(), lead),
-        ("PLANNER-MARK".to_string(), Vec::new()),
-    ]))
-    .await;
-    let out = env.cwd().join("out.txt");
-    let write = |content: &str| json!({"file_path": out, "content": content});
-    env.server.set_route(
-        "PLANNER-MARK",
+    let Planning {
+        env,
+        child,
+        wait_1,
+        out,
+    } = planning(&["--teammate-mode", "tmux"], |write| {
         vec![
             Reply::tool_use("toolu_early", "Write", write("too early")),
             Reply::tool_use("toolu_exit", "ExitPlanMode", json!({"plan": "1. change"})),
             Reply::tool_use("toolu_work", "Write", write("done")),
             Reply::text("planner done"),
-        ],
-    );
-    let wait_1 = fifo(&env.cwd(), "wait-1");
-    let child = tack_on(&env, &env.server, &[])
-        .args(["-p", "LEAD-MARK run the team", "--session-id", SESSION_A])
-        .args(["--allowedTools", "Bash(cat:*)", "--teammate-mode", "tmux"])
-        .spawn()
-        .unwrap();
+        ]
+    })
+    .await;
     let team = env.claude_dir().join("teams").join(TEAM);
     let lead_inbox = team.join("inboxes/team-lead.json");
     let requests = || protocol_messages(&lead_inbox, "plan_approval_request");
@@ -237,18 +268,7 @@ async fn a_teammate_process_in_plan_mode_waits_for_the_leads_approval() {
     let id = request["requestId"].as_str().unwrap().to_string();
     let mut yes = answer("yes", &id, true, None);
     yes["message"]["permission_mode"] = json!("acceptEdits");
-    let reply: Reply = Reply::message()
-        .tool_use("toolu_yes", "SendMessage", yes)
-        .tool_use(
-            "toolu_bye",
-            "SendMessage",
-            json!({"to": "planner", "summary": "bye",
-                   "message": {"type": "shutdown_request", "reason": "done"}}),
-        )
-        .into();
-    let mut rest = vec![reply];
-    rest.extend((0..6).map(|_| Reply::text("ok")));
-    env.server.set_route("LEAD-MARK", rest);
+    env.server.set_route("LEAD-MARK", approve_and_stop(yes));
     release(&wait_1);
     finish(child);
 
@@ -260,18 +280,9 @@ async fn a_teammate_process_in_plan_mode_waits_for_the_leads_approval() {
     );
     let planner = requests_of(&env, "PLANNER-MARK");
     assert_eq!(planner.len(), 4);
-    let result = |i: usize| common::last_tool_results(&planner[i])[0].1.clone();
-    assert!(
-        result(1).contains("not available in plan mode"),
-        "{}",
-        result(1)
-    );
-    assert_eq!(
-        result(2),
-        format!(
-            "The team lead approved your plan: plan mode is over, start the work now.\n\nThe plan is saved in {file}; refer to it as you go.\n\n## Approved plan:\n1. change"
-        )
-    );
+    let result = |i: usize| first_result(&planner[i]);
+    refused_in_plan_mode(&result(1));
+    assert_eq!(result(2), approved(&file, "1. change"));
     // Approved into acceptEdits: its Write runs without asking the lead.
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "done");
 }
