@@ -242,6 +242,25 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
     );
     assert_eq!(result(3), approved(&file, "1. change\n2. test"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "done");
+    // How long an approval takes to reach the planner's model.
+    let at = |call: &str| {
+        let after = |b: &Value| {
+            common::last_tool_results(b)
+                .iter()
+                .any(|(id, _)| id == call)
+        };
+        (env.server.requests().into_iter())
+            .find(|r| after(&r.body))
+            .map(|r| r.received_at)
+            .unwrap()
+    };
+    let took = at("toolu_exit2")
+        .duration_since(at("toolu_w2"))
+        .unwrap_or_default();
+    println!(
+        "plan approval: the lead's request answered with the approval -> the planner's next request {:.1} ms",
+        took.as_secs_f64() * 1e3
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
