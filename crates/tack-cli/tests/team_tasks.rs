@@ -176,7 +176,7 @@ async fn a_lead_and_two_teammates_claim_block_and_complete_three_tasks() {
     )
     .unwrap();
     let mut approved: Vec<&str> = (inbox.as_array().unwrap().iter())
-        .filter(|m| m["text"].as_str().unwrap().contains("shutdown_response"))
+        .filter(|m| m["text"].as_str().unwrap().contains("shutdown_approved"))
         .map(|m| m["from"].as_str().unwrap())
         .collect();
     approved.sort();

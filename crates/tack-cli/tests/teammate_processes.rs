@@ -20,10 +20,10 @@ use crate::teams::{
     wait_for,
 };
 
-const TEAM: &str = "session-aaaaaaaa";
+pub(crate) const TEAM: &str = "session-aaaaaaaa";
 
 /// Kills the process `pid` when the test ends, passed or not.
-struct Reap(i32);
+pub(crate) struct Reap(pub(crate) i32);
 
 impl Drop for Reap {
     fn drop(&mut self) {
@@ -35,19 +35,19 @@ impl Drop for Reap {
 }
 
 /// Whether `pid` runs (a zombie is gone).
-fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         !s.rsplit_once(')')
             .is_some_and(|(_, rest)| rest.starts_with(" Z"))
     })
 }
 
-fn agent(name: &str, prompt: &str) -> Value {
+pub(crate) fn agent(name: &str, prompt: &str) -> Value {
     json!({"description": format!("{name} helps"), "prompt": prompt,
            "subagent_type": "general-purpose", "name": name})
 }
 
-fn send(to: &str, message: Value) -> Value {
+pub(crate) fn send(to: &str, message: Value) -> Value {
     json!({"to": to, "summary": "note", "message": message})
 }
 
@@ -63,14 +63,14 @@ fn lead_inbox(env: &Env) -> Vec<Value> {
 }
 
 /// How many of the lead's inbox messages have `kind` in their text.
-fn count(env: &Env, kind: &str) -> usize {
+pub(crate) fn count(env: &Env, kind: &str) -> usize {
     (lead_inbox(env).iter())
         .filter(|m| m["text"].as_str().unwrap_or_default().contains(kind))
         .count()
 }
 
 /// The only job folder.
-fn the_job(env: &Env) -> PathBuf {
+pub(crate) fn the_job(env: &Env) -> PathBuf {
     let jobs: Vec<PathBuf> = std::fs::read_dir(env.claude_dir().join("jobs"))
         .map(|d| d.map(|e| e.unwrap().path()).collect())
         .unwrap_or_default();
@@ -79,12 +79,12 @@ fn the_job(env: &Env) -> PathBuf {
 }
 
 /// The team's config.json.
-fn config(env: &Env) -> Value {
+pub(crate) fn config(env: &Env) -> Value {
     let path = env.claude_dir().join(format!("teams/{TEAM}/config.json"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn row(dir: &Path) -> Value {
+pub(crate) fn row(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap()
 }
 
@@ -202,7 +202,7 @@ async fn a_lead_runs_a_teammate_as_a_background_session_until_it_shuts_down() {
         json!([row(&job)["status"], row(&job)["state"]]),
         json!(["ended", "stopped"])
     );
-    assert_eq!(count(&env, "shutdown_response"), 1);
+    assert_eq!(count(&env, "shutdown_approved"), 1);
     let state = |s: &str| teammate_state("alice", "blue", "tmux", s);
     assert_eq!(
         teammate_states(&stdout),

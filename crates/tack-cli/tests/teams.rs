@@ -413,7 +413,7 @@ async fn a_lead_and_two_teammates_message_each_other_go_idle_and_shut_down() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|m| m["text"].as_str().unwrap().contains("shutdown_response"))
+        .filter(|m| m["text"].as_str().unwrap().contains("shutdown_approved"))
         .map(|m| m["from"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(approvals.len(), 2, "{lead_inbox}");

@@ -54,6 +54,7 @@ pub(crate) mod relay;
 mod rule_sources;
 pub(crate) use auto::AutoMode;
 pub(crate) use network::GateNetworkAsk;
+pub(crate) use plan::EXIT_PLAN_MODE;
 pub use rule_sources::{RulesError, build_rules, cli_rule_source, settings_rule_sources};
 mod skill_shell;
 mod telemetry;
@@ -389,15 +390,15 @@ impl Gate {
     ) -> Decision {
         let paths = tool.paths_touched(input, ctx);
         let read_only = tool.is_read_only(input);
-        let engine = self.ctx();
         // Claude Code's auto-allow: deny and ask rules still apply, as for a
         // hook's `allow`; only the mode's default "ask" is skipped.
         let hook_allowed = hook_allowed || self.sandbox_auto_allows(tool, input);
-        if hook_allowed {
-            engine.decide_hook_allowed(tool.name(), tool.aliases(), input, read_only, &paths)
-        } else {
-            engine.decide(tool.name(), tool.aliases(), input, read_only, &paths)
-        }
+        self.with_engine(ctx, |engine| match hook_allowed {
+            true => {
+                engine.decide_hook_allowed(tool.name(), tool.aliases(), input, read_only, &paths)
+            }
+            false => engine.decide(tool.name(), tool.aliases(), input, read_only, &paths),
+        })
     }
 
     pub(crate) fn set_sandbox(&self, sandbox: Arc<tack_sandbox::Sandbox>) {
@@ -479,6 +480,9 @@ impl Gate {
             Ok(pre) => pre,
             Err(decided) => return decided,
         };
+        if let Some(allowed) = self.teammate_plan_exit(tool, ctx, &updated) {
+            return allowed;
+        }
         let effective = updated.as_ref().unwrap_or(input);
         let auto = self.auto.as_ref().filter(|_| self.classifies());
         if let Some(auto) = auto {

@@ -183,7 +183,10 @@
 //!   arrives wrapped as `<teammate-message>` / `<cross-session-message>` and pushed to the
 //!   session's `Arrivals` (`teams/{session,tools,wrap}.rs`), SendMessage and ListAgents
 //!   (`teams/{send_message,list_agents,route}.rs`), in-process teammates (the Agent tool's
-//!   `name`; `teams/teammate.rs`, follow-up turns in `agents/run.rs`); `docs/teams.md`
+//!   `name`; `teams/teammate.rs`, follow-up turns in `agents/run.rs`), plan approval for a
+//!   teammate spawned with `mode: "plan"` (`teams/plan_approval.rs`, its own mode in
+//!   `gate/plan.rs`), a teammate process's death seen through a pidfd (`teams/left.rs`);
+//!   `docs/teams.md`
 //! - file checkpointing for every front end (`CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING` or
 //!   `SessionOptions::file_checkpointing`, on in the terminal UI): the gate keeps a file tool's
 //!   file once its call is allowed, each turn begins a checkpoint, `Command::RewindFiles` (the

@@ -20,8 +20,9 @@ use tack_permissions::PermissionMode;
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
 use crate::gate::Gate;
+use crate::gate::relay::{PlanApprover, PlanVerdict};
 
-pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";
+pub(crate) const EXIT_PLAN_MODE: &str = crate::gate::EXIT_PLAN_MODE;
 pub(crate) const ENTER_PLAN_MODE: &str = "EnterPlanMode";
 
 /// The pair for a session that can ask, with its plan file set on the gate.
@@ -31,9 +32,24 @@ pub(crate) fn plan_mode_tools(gate: &Arc<Gate>, plan_file: PathBuf) -> Vec<Arc<d
     }
     gate.set_plan_file(plan_file);
     vec![
-        Arc::new(ExitPlanMode(gate.clone())),
+        Arc::new(ExitPlanMode {
+            gate: gate.clone(),
+            lead: None,
+        }),
         Arc::new(EnterPlanMode(gate.clone())),
     ]
+}
+
+/// The ExitPlanMode of an in-process teammate spawned in plan mode: its
+/// lead approves the plan (`crate::teams::plan_approval`).
+pub(crate) fn teammate_exit_plan_mode(
+    gate: &Arc<Gate>,
+    lead: Arc<dyn PlanApprover>,
+) -> Arc<dyn Tool> {
+    Arc::new(ExitPlanMode {
+        gate: gate.clone(),
+        lead: Some(lead),
+    })
 }
 
 /// `<plans dir>/<slug>.md`: words picked by the session id, then its first
@@ -64,7 +80,29 @@ pub(crate) fn plan_file_for(plans_dir: &Path, session_id: &str) -> PathBuf {
     plans_dir.join(format!("{slug}.md"))
 }
 
-struct ExitPlanMode(Arc<Gate>);
+/// A teammate's own plan file beside the session's (Claude Code's
+/// `<slug>-agent-<id>.md`): `<session's plan>-agent-<name>.md`; when the
+/// session has none (nobody to ask), under `<claude dir>/plans`.
+pub(crate) fn teammate_plan_file(
+    gate: &Gate,
+    claude_dir: &Path,
+    session_id: &str,
+    name: &str,
+) -> PathBuf {
+    let session = (gate.plan_file().map(Path::to_path_buf))
+        .unwrap_or_else(|| plan_file_for(&claude_dir.join("plans"), session_id));
+    let stem = (session.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    session.with_file_name(format!("{stem}-agent-{name}.md"))
+}
+
+struct ExitPlanMode {
+    gate: Arc<Gate>,
+    /// A teammate's lead, which approves its plan (an in-process
+    /// teammate's; a teammate process finds its own through the gate).
+    lead: Option<Arc<dyn PlanApprover>>,
+}
 struct EnterPlanMode(Arc<Gate>);
 
 const EXIT_DESCRIPTION: &str = "Asks the user to approve your plan and leave plan mode. Use it in plan mode, once the plan file (named in the plan-mode instructions) holds your finished plan: the user reads it there and approves it or tells you what to change.
@@ -118,19 +156,27 @@ impl Tool for ExitPlanMode {
         false
     }
 
-    fn validate(&self, _input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
-        match self.0.planning_or_just_left() {
+    fn validate(&self, _input: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
+        let planning = match self.gate.agent_plan_file(ctx) {
+            Some(_) => self.gate.mode_of(ctx) == PermissionMode::Plan,
+            None => self.gate.planning_or_just_left(),
+        };
+        match planning {
             true => Ok(()),
             false => Err(not_in_plan_mode()),
         }
     }
 
-    fn call<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         async move {
-            let file = self.0.plan_file().map(Path::to_path_buf);
+            let file = (self.gate.agent_plan_file(ctx))
+                .or_else(|| self.gate.plan_file().map(Path::to_path_buf));
             let plan = approved_plan(file.as_deref(), &input)?;
+            if let Some(lead) = self.lead.clone().or_else(|| self.gate.plan_lead()) {
+                return self.ask_lead(lead, plan, file, ctx).await;
+            }
             // The answer may have set a mode already ("and accept edits").
-            self.0.leave_plan_mode();
+            self.gate.leave_plan_mode();
             let text = match (&plan, &file) {
                 (Some(plan), Some(file)) => format!(
                     "The user approved your plan: start the work now (update your todo list first if you keep one).\n\nThe plan is saved in {}; refer to it as you go.\n\n## Approved plan:\n{plan}",
@@ -148,6 +194,65 @@ impl Tool for ExitPlanMode {
     }
 }
 
+impl ExitPlanMode {
+    /// A teammate's plan goes to its lead: approved, it leaves plan mode
+    /// (for the mode the lead names, or the one before); refused, it stays
+    /// and reads the lead's feedback.
+    async fn ask_lead(
+        &self,
+        lead: Arc<dyn PlanApprover>,
+        plan: Option<String>,
+        file: Option<PathBuf>,
+        ctx: &ToolContext,
+    ) -> ToolResult {
+        let (Some(plan), Some(file)) = (plan.filter(|p| !p.trim().is_empty()), file) else {
+            return Err(ToolError::new(
+                "No plan to approve: write your plan to your plan file (named in the plan-mode instructions) before calling ExitPlanMode.",
+            ));
+        };
+        let verdict = (lead.approve(&plan, &file, &ctx.cancel).await).map_err(ToolError::new)?;
+        if verdict.approved {
+            match (ctx.env.agent(), self.gate.agent_plan_file(ctx)) {
+                (Some(agent), Some(_)) => self
+                    .gate
+                    .leave_agent_plan(&agent.id, verdict.permission_mode),
+                _ => {
+                    if let Some(mode) = verdict.permission_mode {
+                        self.gate.set_mode(mode);
+                    }
+                    self.gate.leave_plan_mode();
+                }
+            }
+        }
+        let text = outcome_text(&verdict, &file, &plan);
+        Ok(ToolOutput::text(text).with_structured(json!({
+            "plan": plan,
+            "isAgent": true,
+            "filePath": file,
+            "approved": verdict.approved,
+            "feedback": verdict.feedback,
+        })))
+    }
+}
+
+/// What a teammate's ExitPlanMode answers once its lead has.
+fn outcome_text(verdict: &PlanVerdict, file: &Path, plan: &str) -> String {
+    let notes = match &verdict.feedback {
+        Some(f) => format!("\n\nThe team lead's feedback:\n{f}"),
+        None => String::new(),
+    };
+    match verdict.approved {
+        true => format!(
+            "The team lead approved your plan: plan mode is over, start the work now.{notes}\n\nThe plan is saved in {}; refer to it as you go.\n\n## Approved plan:\n{plan}",
+            file.display()
+        ),
+        false => format!(
+            "The team lead did not approve your plan: you are still in plan mode. Revise the plan in {} as the feedback says, then call ExitPlanMode again.{notes}",
+            file.display()
+        ),
+    }
+}
+
 /// The plan given as `plan` (an older caller's, or a host's edit of the one
 /// it was shown), which is then saved to the plan file; else the plan file's.
 fn approved_plan(file: Option<&Path>, input: &Value) -> Result<Option<String>, ToolError> {
@@ -156,15 +261,24 @@ fn approved_plan(file: Option<&Path>, input: &Value) -> Result<Option<String>, T
         return Ok(saved);
     };
     if let Some(file) = file.filter(|_| saved.as_deref() != Some(plan)) {
-        let written = file
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| tack_sys::atomic_write::write_atomic(file, plan.as_bytes()));
-        written.map_err(|e| {
+        save_plan(file, plan).map_err(|e| {
             ToolError::new(format!("Cannot save the plan to {}: {e}", file.display()))
         })?;
     }
     Ok(Some(plan.to_owned()))
+}
+
+/// Writes the plan file as the other shared files are written: its folder
+/// made private, under that folder's lock (another session, a teammate,
+/// Claude Code may write a plan there too), replaced atomically, 0600.
+fn save_plan(file: &Path, plan: &str) -> std::io::Result<()> {
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    tack_sys::private_file::create_dirs_private(dir)?;
+    let _lock = tack_sys::lock_exclusive(dir)?;
+    tack_sys::write_atomic_private(file, plan.as_bytes())
 }
 
 impl Tool for EnterPlanMode {

@@ -10,7 +10,8 @@
 //! untrusted text made safe for a terminal ([`terminal_text`]), a thread
 //! for work nobody waits for that runs only on idle cores ([`idle_thread`]),
 //! an exclusive lock around a state file's read-modify-write
-//! ([`file_lock`]), and handing back the relocation table's pages after
+//! ([`file_lock`]), waiting for a process that is not one's child
+//! ([`pidfd`]), and handing back the relocation table's pages after
 //! start-up ([`relocation_pages`]).
 //!
 //! # Where things are
@@ -46,6 +47,7 @@ pub mod idle_pages;
 pub mod idle_thread;
 pub mod inotify;
 mod pid_dir;
+pub mod pidfd;
 pub mod private_file;
 pub mod process_group;
 pub mod reaper;

@@ -71,6 +71,8 @@ struct Inner {
     expecting: AtomicUsize,
     /// How many times the session went idle.
     idled: tokio::sync::watch::Sender<u64>,
+    /// A turn runs (between [`Arrivals::went_busy`] and the next idleness).
+    busy: std::sync::atomic::AtomicBool,
 }
 
 /// Waits for the session's next idle moment after it was taken.
@@ -126,7 +128,19 @@ impl Arrivals {
 
     /// The session went idle: every [`IdleWatch`] taken before wakes.
     pub fn went_idle(&self) {
+        self.inner.busy.store(false, Ordering::SeqCst);
         self.inner.idled.send_modify(|n| *n += 1);
+    }
+
+    /// The session started a turn.
+    pub fn went_busy(&self) {
+        self.inner.busy.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a turn runs: take an [`IdleWatch`] first to wait for its
+    /// end without missing it.
+    pub fn is_busy(&self) -> bool {
+        self.inner.busy.load(Ordering::SeqCst)
     }
 
     /// A watch for the next idle moment from now on.

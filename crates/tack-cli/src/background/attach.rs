@@ -76,7 +76,7 @@ pub fn hand_off(
     ]);
     // What `respawn` starts it with again, as for `--bg`.
     super::kept_args::keep(&dir, &args)?;
-    let child = super::launch::spawn_detached(&args, &dir, cwd)?;
+    let child = super::launch::spawn_detached(&args, &dir, cwd, None)?;
     super::LAUNCHED.store(true, Ordering::Relaxed);
     let mut state = JobState::launched(&id, child, cwd.to_path_buf(), None);
     state.session_id = Some(session_id.to_owned());

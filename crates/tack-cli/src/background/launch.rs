@@ -53,7 +53,8 @@ pub fn run(cli: &Cli, cwd: &Path, claude_dir: &Path) -> anyhow::Result<ExitCode>
     // transcript began, else less its prompt and session choice (sorted out
     // then: reading them as clap does is not free).
     super::kept_args::keep(&dir, &args)?;
-    let child = spawn_detached(&args, &dir, cwd)?;
+    super::kept_env::keep(&dir)?;
+    let child = spawn_detached(&args, &dir, cwd, None)?;
     let prompt = cli.prompt.as_deref().or(piped.as_deref());
     let mut state = JobState::launched(&id, child, cwd.to_path_buf(), prompt);
     if let Some(name) = &cli.name {
@@ -119,7 +120,13 @@ fn piped_prompt() -> anyhow::Result<Option<String>> {
 }
 
 /// Runs this binary with `args` in a session of its own; returns its pid.
-pub(super) fn spawn_detached(args: &[OsString], dir: &Path, cwd: &Path) -> anyhow::Result<u32> {
+/// `team_vars`: the team variables it gets instead of this process's.
+pub(super) fn spawn_detached(
+    args: &[OsString],
+    dir: &Path,
+    cwd: &Path,
+    team_vars: Option<&[(String, String)]>,
+) -> anyhow::Result<u32> {
     let log = |name: &str| {
         use std::os::unix::fs::OpenOptionsExt;
         std::fs::OpenOptions::new()
@@ -136,6 +143,9 @@ pub(super) fn spawn_detached(args: &[OsString], dir: &Path, cwd: &Path) -> anyho
         .stdin(Stdio::null())
         .stdout(log("out.log")?)
         .stderr(log("err.log")?);
+    if let Some(vars) = team_vars {
+        super::kept_env::apply(&mut command, vars);
+    }
     use std::os::unix::process::CommandExt;
     // SAFETY: between fork and exec only `setsid`, which is async-signal-safe
     // and touches no memory of ours.

@@ -9,7 +9,8 @@
 //!   `state.json`, ends on SIGTERM: `session.rs`
 //! - `agents`, `logs`, `stop`, `rm`: `commands.rs` (`agents`' table: `table.rs`)
 //! - the worktree a `--bg -w` session made, settled by `rm`: `worktree.rs`
-//! - the flags a respawn keeps (`args.json`): `kept_args.rs`
+//! - the flags a respawn keeps (`args.json`): `kept_args.rs`; the team
+//!   variables it keeps (`env.json`): `kept_env.rs`
 //! - `respawn`: a killed session started again from its transcript:
 //!   `respawn.rs`
 //! - what the runtime starts a background teammate with: `teammates.rs`
@@ -20,6 +21,7 @@ pub mod attach;
 pub mod commands;
 pub mod job;
 pub mod kept_args;
+pub mod kept_env;
 pub mod launch;
 pub mod live;
 pub mod respawn;

@@ -2,7 +2,8 @@
 //! without ending (`kill -9`, a reboot, the OOM killer) is started again in
 //! its own job folder as `tack [its flags] --bg-job DIR -r <sessionId>`
 //! (the flags it was launched with, minus its prompt and session choice:
-//! `args.json`, `kept_args.rs`), with no prompt: it resumes from its
+//! `args.json`, `kept_args.rs`) and its team variables (`env.json`,
+//! `kept_env.rs`: a teammate rejoins its team), with no prompt: it resumes from its
 //! transcript, where everything it wrote is, and waits for an attach. A turn
 //! the kill cut short is not re-run (its prompt is in the transcript; the
 //! model is not asked again until someone says so). Only a session killed
@@ -107,7 +108,9 @@ fn respawn(
     {
         args.extend(["--".into(), prompt]);
     }
-    let pid = launch::spawn_detached(&args, dir, &state.cwd)?;
+    // Its team variables: a teammate rejoins its team as itself.
+    let team_vars = super::kept_env::launched(dir);
+    let pid = launch::spawn_detached(&args, dir, &state.cwd, Some(team_vars.as_slice()))?;
     let on_disk = JobState::read(dir)?;
     if on_disk.pid == state.pid {
         waiting(on_disk, pid).write(dir)?;

@@ -1,7 +1,7 @@
 //! stdio servers: the child leads its own process group, its stderr goes to a
 //! log file, and the whole group is killed when the connection goes away.
 
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::pin::Pin;
 use std::process::Stdio;
@@ -64,14 +64,21 @@ pub(crate) struct ExitWatch {
 
 impl ExitWatch {
     fn open(pid: i32) -> ExitWatch {
-        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
-        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        if raw < 0 {
-            let gone = std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-            return ExitWatch { fd: None, gone };
-        }
-        // SAFETY: a successful pidfd_open returned a new fd that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw as i32) };
+        let fd = match tack_sys::pidfd::open(pid) {
+            Ok(Some(fd)) => fd,
+            Ok(None) => {
+                return ExitWatch {
+                    fd: None,
+                    gone: true,
+                };
+            }
+            Err(_) => {
+                return ExitWatch {
+                    fd: None,
+                    gone: false,
+                };
+            }
+        };
         // Registering needs a reactor; without one there is just no watch.
         let fd = tokio::runtime::Handle::try_current().ok().and_then(|_| {
             // SAFETY: an OwnedFd stays open, and is the same fd, until dropped

@@ -284,7 +284,14 @@ async fn run_in(
         Some(hooks) => hooks.subagent_start(&launch.agent_id, &def.name).await,
         None => None,
     };
-    let mut prompt = crate::hooks::with_context(Message::user_text(launch.prompt.clone()), context);
+    let first = match launch.teammate.as_ref().and_then(|t| t.plan_file.as_ref()) {
+        Some(file) => {
+            shared.gate.set_agent_plan(&launch.agent_id, file.clone());
+            format!("{}\n\n{}", plan_first(file), launch.prompt)
+        }
+        None => launch.prompt.clone(),
+    };
+    let mut prompt = crate::hooks::with_context(Message::user_text(first), context);
     let follow_up = launch.teammate.as_ref().map(|t| t.follow_up.clone());
     let result = loop {
         let mut turn = session.submit(prompt, cancel.clone());
@@ -321,6 +328,7 @@ async fn run_in(
             _ => break result,
         }
     };
+    shared.gate.forget_agent(&launch.agent_id);
     // The session turns the loop's end into its result; front ends see the
     // sub-agent end as its loop's `Terminal`.
     if let Some(terminal) = &result.terminal {
@@ -332,6 +340,16 @@ async fn run_in(
         model,
         worktree: None,
     })
+}
+
+/// What a teammate spawned in plan mode is told before its task.
+fn plan_first(file: &std::path::Path) -> String {
+    format!(
+        "You are in plan mode: until the team lead approves your plan, only read (no edits, no \
+         commands that change anything). Write your plan to {} (the one file you may write), \
+         then call ExitPlanMode: it sends the plan to the team lead and waits for the answer.",
+        file.display()
+    )
 }
 
 /// Claude Code's sidecar beside a sub-agent's transcript

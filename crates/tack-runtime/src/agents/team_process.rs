@@ -16,6 +16,8 @@ pub(super) struct Asked<'a> {
     pub name: Option<&'a str>,
     pub model: Option<&'a str>,
     pub prompt: &'a str,
+    /// It starts in plan mode and its lead approves its plan.
+    pub plan_mode_required: bool,
 }
 
 /// The teammate's process started, or `None` when this call makes no such
@@ -46,10 +48,14 @@ pub(super) async fn spawn_teammate(
             prompt: asked.prompt,
             cwd: ctx.env.cwd(),
             tasks: None,
+            plan_mode_required: asked.plan_mode_required,
         },
         command,
         pane: *pane,
-        permission_mode: shared.gate.mode().to_string(),
+        permission_mode: match asked.plan_mode_required {
+            true => tack_permissions::PermissionMode::Plan.to_string(),
+            false => shared.gate.mode().to_string(),
+        },
         arrivals: ctx.env.arrivals().clone(),
     };
     let spawned = spawn(lead, spawning).await.map_err(ToolError::new)?;

@@ -25,9 +25,10 @@ use crate::event::{RuntimeEvent, TaskEvent, TaskStatus, TaskUsage};
 /// The type used when a call names none.
 const DEFAULT_TYPE: &str = "general-purpose";
 
-/// Other fields newer Claude Code versions send (the deprecated `mode`,
-/// `team_name`: a session has one team) are accepted and ignored; `name`
-/// with agent teams on makes the agent a teammate.
+/// Other fields newer Claude Code versions send (`team_name`: a session
+/// has one team) are accepted and ignored; `name` with agent teams on
+/// makes the agent a teammate, and `mode: "plan"` one that plans first
+/// and has its plan approved by the lead (other modes are ignored).
 #[derive(Debug, Deserialize)]
 struct AgentInput {
     description: String,
@@ -39,6 +40,14 @@ struct AgentInput {
     isolation: Option<String>,
     /// The teammate's name in the session's team.
     name: Option<String>,
+    /// `plan`: the teammate starts in plan mode (`planModeRequired`).
+    mode: Option<String>,
+}
+
+impl AgentInput {
+    fn plan_mode_required(&self) -> bool {
+        self.mode.as_deref() == Some("plan")
+    }
 }
 
 /// See the module docs. The session's own instance stops its background
@@ -184,10 +193,19 @@ impl AgentTool {
             prompt: &input.prompt,
             cwd: ctx.env.cwd(),
             tasks: (lead.member()).map(|m| (self.shared.tasks).for_teammate(m.team.name(), name)),
+            plan_mode_required: input.plan_mode_required(),
         };
-        crate::teams::teammate::join(lead, joining, self.shared.hooks.clone())
-            .map(Some)
-            .map_err(ToolError::new)
+        let mut teammate = crate::teams::teammate::join(lead, joining, self.shared.hooks.clone())
+            .map_err(ToolError::new)?;
+        if let Some(approver) = teammate.plan.clone() {
+            let gate = &self.shared.gate;
+            let (dir, session) = (lead.claude_dir(), lead.session_id());
+            let file = crate::plan_mode_tools::teammate_plan_file(gate, dir, session, name);
+            teammate.plan_file = Some(file);
+            let exit = crate::plan_mode_tools::teammate_exit_plan_mode(gate, Arc::new(approver));
+            teammate.tools.push(exit);
+        }
+        Ok(Some(teammate))
     }
 
     /// Runs a sub-agent in the foreground: its id and how it finished.
@@ -255,6 +273,7 @@ impl AgentTool {
             run_in_background: None,
             isolation: None,
             name: None,
+            mode: None,
         };
         let (agent_id, finished) = self.run_foreground(def, &input, ctx).await?;
         if finished.result.is_error {
@@ -368,6 +387,7 @@ impl Tool for AgentTool {
                 name: input.name.as_deref(),
                 model: input.model.as_deref(),
                 prompt: &input.prompt,
+                plan_mode_required: input.plan_mode_required(),
             };
             let depth = self.nesting.depth;
             if let Some(spawned) =

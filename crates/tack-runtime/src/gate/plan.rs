@@ -3,13 +3,19 @@
 //! to when a plan is approved, and the reminders the model is told with
 //! each prompt while it plans (and once after).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde_json::Value;
-use tack_permissions::PermissionMode;
+use tack_core::permission::PermissionDecision;
+use tack_permissions::{PermissionContext, PermissionMode};
+use tack_tool::{Tool, ToolContext};
 
 use super::Gate;
+
+/// The tool that ends plan mode.
+pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";
 
 /// A full reminder on the first prompt in plan mode and every fifth after;
 /// a short one between (as Claude Code spaces its `plan_mode` attachments).
@@ -19,6 +25,16 @@ const FULL_EVERY: u32 = 5;
 pub(super) struct PlanState {
     file: OnceLock<PathBuf>,
     told: Mutex<Told>,
+    /// Sub-agents with a mode of their own (a teammate spawned in plan
+    /// mode), by agent id: their calls are decided in it.
+    agents: Mutex<HashMap<String, OwnMode>>,
+}
+
+/// A sub-agent's own permission mode and plan file.
+#[derive(Debug, Clone)]
+struct OwnMode {
+    mode: PermissionMode,
+    file: PathBuf,
 }
 
 #[derive(Default)]
@@ -120,6 +136,85 @@ impl Gate {
         }
         fields.insert("planFilePath".into(), file.display().to_string().into());
         Value::Object(fields)
+    }
+
+    /// Sub-agent `agent` plans in a mode of its own, with its own plan
+    /// file, until [`Gate::leave_agent_plan`].
+    pub(crate) fn set_agent_plan(&self, agent: &str, file: PathBuf) {
+        let own = OwnMode {
+            mode: PermissionMode::Plan,
+            file,
+        };
+        self.agents().insert(agent.to_string(), own);
+    }
+
+    /// Plan mode is over for `agent`: it works in `mode`, or (`None`) in
+    /// the session's mode again.
+    pub(crate) fn leave_agent_plan(&self, agent: &str, mode: Option<PermissionMode>) {
+        let mut agents = self.agents();
+        match (mode, agents.get_mut(agent)) {
+            (Some(mode), Some(own)) => own.mode = mode,
+            _ => drop(agents.remove(agent)),
+        }
+    }
+
+    /// The sub-agent ended: its own mode goes with it.
+    pub(crate) fn forget_agent(&self, agent: &str) {
+        self.agents().remove(agent);
+    }
+
+    /// The mode the caller of `ctx` works in: its own, or the session's.
+    pub(crate) fn mode_of(&self, ctx: &ToolContext) -> PermissionMode {
+        self.own_mode(ctx).map_or_else(|| self.mode(), |o| o.mode)
+    }
+
+    /// The plan file of a sub-agent with a mode of its own.
+    pub(crate) fn agent_plan_file(&self, ctx: &ToolContext) -> Option<PathBuf> {
+        self.own_mode(ctx).map(|o| o.file)
+    }
+
+    fn own_mode(&self, ctx: &ToolContext) -> Option<OwnMode> {
+        let agent = ctx.env.agent()?;
+        self.agents().get(&agent.id).cloned()
+    }
+
+    /// `f` over the rules in the caller's mode: the session's engine, or a
+    /// copy in a sub-agent's own mode and plan file.
+    pub(super) fn with_engine<T>(
+        &self,
+        ctx: &ToolContext,
+        f: impl FnOnce(&PermissionContext) -> T,
+    ) -> T {
+        let Some(own) = self.own_mode(ctx) else {
+            return f(&self.ctx());
+        };
+        let mut engine = self.ctx().clone();
+        engine.set_mode(own.mode);
+        engine.set_plan_file(own.file);
+        f(&engine)
+    }
+
+    /// A teammate's ExitPlanMode asks no person (Claude Code: "for all
+    /// teammates, bypass the permission UI"): its lead approves the plan,
+    /// or, in plan mode it chose itself, it just leaves.
+    pub(super) fn teammate_plan_exit(
+        &self,
+        tool: &dyn Tool,
+        ctx: &ToolContext,
+        updated: &Option<Value>,
+    ) -> Option<PermissionDecision> {
+        let teammate = self.relays() || self.own_mode(ctx).is_some();
+        (teammate && tool.name() == EXIT_PLAN_MODE).then(|| match updated {
+            Some(v) => PermissionDecision::AllowWithInput(v.clone()),
+            None => PermissionDecision::Allow,
+        })
+    }
+
+    fn agents(&self) -> std::sync::MutexGuard<'_, HashMap<String, OwnMode>> {
+        self.plan
+            .agents
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn told(&self) -> std::sync::MutexGuard<'_, Told> {

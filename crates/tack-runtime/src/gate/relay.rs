@@ -47,6 +47,36 @@ pub struct RelayedAsk {
 pub trait AskRelay: Send + Sync {
     /// The lead's answer; a refusal when there is none (no lead, a timeout).
     fn ask(&self, ask: RelayedAsk) -> BoxFuture<'static, PermissionAnswer>;
+
+    /// Whether the lead approves this teammate's plans (its member entry's
+    /// `planModeRequired`), and how to ask it.
+    fn plan_lead(&self) -> Option<Arc<dyn PlanApprover>> {
+        None
+    }
+}
+
+/// The lead's answer to a teammate's plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanVerdict {
+    pub approved: bool,
+    /// What to change (a refusal's reasons, or notes with an approval).
+    pub feedback: Option<String>,
+    /// The mode to work in once approved (Claude Code's lead sends its own,
+    /// plan mode read as `default`); `None`: the mode before plan mode.
+    pub permission_mode: Option<tack_permissions::PermissionMode>,
+}
+
+/// Who approves a teammate's plans: its lead, through the team's inboxes
+/// (`crate::teams::plan_approval`).
+pub trait PlanApprover: Send + Sync {
+    /// The lead's answer to `plan` (saved in `file`); an error when it
+    /// could not be asked, or `cancel` ended the wait.
+    fn approve<'a>(
+        &'a self,
+        plan: &'a str,
+        file: &'a std::path::Path,
+        cancel: &'a tokio_util::sync::CancellationToken,
+    ) -> BoxFuture<'a, Result<PlanVerdict, String>>;
 }
 
 impl Gate {
@@ -57,6 +87,11 @@ impl Gate {
 
     pub(super) fn relays(&self) -> bool {
         self.others.relay.get().is_some()
+    }
+
+    /// A teammate process's lead, when it approves the teammate's plans.
+    pub(crate) fn plan_lead(&self) -> Option<Arc<dyn PlanApprover>> {
+        self.others.relay.get()?.plan_lead()
     }
 
     /// Asks the relay about one call and carries out its answer.

@@ -316,6 +316,7 @@ impl Driver {
             if let Some(work) = self.queue.pop_front() {
                 self.input_end.worked = true;
                 self.set_state(SessionState::Running);
+                self.services.arrivals.went_busy();
                 let alive = match work {
                     Work::Turn(input, options) => {
                         let alive = self.turn(&mut session, input, options).await;

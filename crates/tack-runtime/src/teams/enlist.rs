@@ -21,6 +21,9 @@ pub(crate) struct Joining<'a> {
     /// Its Task tools (the team's list, acting as itself) and the switch
     /// their hooks' `continue: false` turns on.
     pub tasks: Option<crate::task_hooks::TeammateTasks>,
+    /// It plans first and its lead approves the plan (the Agent call's
+    /// `mode: "plan"`; `planModeRequired` in its member entry).
+    pub plan_mode_required: bool,
 }
 
 /// Where and how the teammate runs, as `config.json` says it.
@@ -76,7 +79,7 @@ pub(crate) fn enlist(
                 model: joining.model.to_string(),
                 prompt: Some(joining.prompt.to_string()),
                 color: Some(color.clone()),
-                plan_mode_required: Some(false),
+                plan_mode_required: Some(joining.plan_mode_required),
                 joined_at: config::now_ms(),
                 tmux_pane_id: backing.tmux_pane_id.into(),
                 cwd,
@@ -101,6 +104,15 @@ pub(crate) fn enlist(
 
 /// Records the pane a teammate got after joining.
 pub(crate) fn set_pane(team: &TeamDir, name: &str, pane: &str) -> Result<(), String> {
+    update_member(team, name, |m| m.tmux_pane_id = pane.to_string())
+}
+
+/// Changes the member `name` of the team's config (under its lock).
+pub(crate) fn update_member(
+    team: &TeamDir,
+    name: &str,
+    change: impl FnOnce(&mut ConfigMember),
+) -> Result<(), String> {
     let missing = || {
         let lead = LeadFacts {
             model: String::new(),
@@ -110,7 +122,7 @@ pub(crate) fn set_pane(team: &TeamDir, name: &str, pane: &str) -> Result<(), Str
     };
     config::update(team, missing, |c| {
         if let Some(m) = c.members.iter_mut().find(|m| m.name == name) {
-            m.tmux_pane_id = pane.to_string();
+            change(m);
         }
     })
     .map(drop)

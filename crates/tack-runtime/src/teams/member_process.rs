@@ -5,21 +5,23 @@
 //! tells the lead (`idle_notification` in the lead's inbox) and runs the
 //! `TeammateIdle` hooks (exit 2 or a block: the reason starts its next
 //! turn; `continue: false`: it ends). A `shutdown_request` from the lead
-//! is answered with an approving `shutdown_response`, then the process
-//! ends as `tack stop` ends it (SIGTERM to itself: a background session's
-//! `state.json` ends `stopped`/`ended`). No polling: the session's own idle
+//! lets a running turn end (at most [`SHUTDOWN_TURN_WAIT`]), is answered
+//! with Claude Code's `shutdown_approved`, then the process ends as `tack
+//! stop` ends it (SIGTERM to itself: a background session's `state.json`
+//! ends `stopped`/`ended`). No polling: the session's own idle
 //! signal ([`Arrivals::idle_watch`]) and the inbox watch drive it.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tack_hooks::HookEvent;
 use tack_tool::{Arrival, Arrivals};
 use tokio_util::sync::CancellationToken;
 
-use super::files::config::TEAM_LEAD;
+use super::files::config::{self, TEAM_LEAD};
 use super::files::inbox::{self, InboxMessage};
-use super::files::structured::{self, IdleReason};
+use super::files::structured::{self, IdleReason, ShutdownAnswer};
 use super::session::{Member, Messaging};
 use crate::hooks::SessionHooks;
 
@@ -29,14 +31,15 @@ pub(crate) fn start(messaging: &Messaging, arrivals: Arrivals, hooks: Option<Arc
     let Some(member) = messaging.member().filter(|m| m.agent != TEAM_LEAD).cloned() else {
         return;
     };
-    let lead = Lead(member.clone());
+    let lead = Arc::new(Lead(member.clone()));
+    let turns = arrivals.clone();
     messaging.on_shutdown_request(Arc::new(move |from: String, value: Map<String, Value>| {
         if from != TEAM_LEAD {
             return;
         }
         let id = value.get("requestId").and_then(Value::as_str);
-        lead.tell(structured::shutdown_response(id.unwrap_or(""), true, None));
-        tack_sys::terminate_self();
+        let id = id.unwrap_or("").to_string();
+        tokio::spawn(shut_down(Arc::clone(&lead), turns.clone(), id));
     }));
     let mut watch = arrivals.idle_watch();
     tokio::spawn(async move {
@@ -70,6 +73,35 @@ pub(crate) fn start(messaging: &Messaging, arrivals: Arrivals, hooks: Option<Arc
             }
         }
     });
+}
+
+/// How long a shutdown waits for the running turn to end before it ends
+/// the process anyway.
+pub(crate) const SHUTDOWN_TURN_WAIT: Duration = Duration::from_secs(30);
+
+/// Lets the running turn end (at most [`SHUTDOWN_TURN_WAIT`]), answers
+/// the lead with Claude Code's `shutdown_approved`, then ends the process
+/// as `tack stop` does.
+async fn shut_down(lead: Arc<Lead>, arrivals: Arrivals, request_id: String) {
+    // Taken before looking: a turn that ends in between still wakes it.
+    let idle = arrivals.idle_watch();
+    if arrivals.is_busy() {
+        let _ = tokio::time::timeout(SHUTDOWN_TURN_WAIT, idle.next_idle()).await;
+    }
+    let pane = (config::read(&lead.0.team).ok().flatten())
+        .and_then(|c| Some(c.member(&lead.0.agent)?.tmux_pane_id.clone()));
+    let approved = ShutdownAnswer::Approved {
+        pane_id: pane.as_deref(),
+        backend_type: Some(super::process_teammate::BACKEND_TYPE),
+    };
+    let ts = inbox::now_iso();
+    lead.tell(structured::shutdown_answer(
+        &request_id,
+        &lead.0.agent,
+        &ts,
+        approved,
+    ));
+    tack_sys::terminate_self();
 }
 
 /// The member's way to its lead's inbox.

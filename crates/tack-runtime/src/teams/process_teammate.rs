@@ -11,18 +11,21 @@
 //! The lead sees its state from the job's `state.json`, watched with
 //! inotify (no polling): `busy`/`waiting` is working, `idle` idle, and the
 //! process's end (`ended`, or `killed` as `tack agents` reads a dead row)
-//! stopped, then left. While it runs, the lead's session expects arrivals
-//! (a `-p` lead waits for it, as for an in-process teammate).
+//! stopped, then left. A process that dies without saying so (`kill -9`)
+//! is seen through a pidfd on it (`super::left`): its row is marked
+//! `killed`, which the row's watch reads as stopped, then left. While it
+//! runs, the lead's session expects arrivals (a `-p` lead waits for it, as
+//! for an in-process teammate).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde_json::Value;
 use tack_tool::Arrivals;
 
 use super::backend::TeammateCommand;
 use super::enlist::{Backing, Enlisted, Joining, enlist, set_pane};
+use super::left;
 use super::session::Messaging;
 use super::watch;
 use crate::event::{TeammateEvent, TeammateState};
@@ -116,6 +119,7 @@ pub(crate) async fn spawn(lead: &Arc<Messaging>, s: Spawning<'_>) -> Result<Spaw
     });
     let state = job.join("state.json");
     follow(lead, &name, &state, s.arrivals)?;
+    left::watch_exit(&state)?;
     Ok(Spawned {
         agent_id: super::files::config::agent_id(&name, team.name()),
         job_id,
@@ -225,6 +229,7 @@ fn follow(
     let dir = state.parent().unwrap_or(state);
     let expecting = Mutex::new(Some(arrivals.expect()));
     let worked = std::sync::atomic::AtomicBool::new(false);
+    let team = lead.member().map(|m| m.team.clone());
     let (lead, name, path) = (Arc::downgrade(lead), name.to_string(), state.to_path_buf());
     let on_change = Arc::new(move || {
         let Some(lead) = lead.upgrade() else {
@@ -247,6 +252,7 @@ fn follow(
         }
         let gone = states_of(&status).contains(&TeammateState::Left);
         if gone {
+            left::inactive(team.as_ref(), &name);
             expecting
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -266,8 +272,7 @@ fn follow(
 
 /// The row's `status`, `None` while it cannot be read (mid-replace).
 fn read_status(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let row: Value = serde_json::from_str(&text).ok()?;
+    let row = left::read_row(path)?;
     row.get("status")?.as_str().map(str::to_string)
 }
 

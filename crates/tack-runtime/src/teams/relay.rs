@@ -31,7 +31,8 @@ use super::files::config::{self, TEAM_LEAD};
 use super::files::inbox::{self, InboxMessage};
 use super::files::place::TeamDir;
 use super::files::sessions;
-use crate::gate::relay::{AskRelay, RelayedAsk};
+use super::plan_approval::{PlanApprovals, PlanLead};
+use crate::gate::relay::{AskRelay, PlanApprover, RelayedAsk};
 use crate::protocol::ask::PermissionAnswer;
 
 /// How long a teammate waits for its lead by default (as long as the SDKs'
@@ -54,6 +55,8 @@ struct Inner {
     color: Option<String>,
     timeout: Duration,
     pending: Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>,
+    /// Its open plan approval requests.
+    plans: PlanApprovals,
 }
 
 pub(crate) fn refuse(message: String) -> PermissionAnswer {
@@ -76,6 +79,7 @@ impl TeammateRelay {
             color,
             timeout,
             pending: Mutex::default(),
+            plans: PlanApprovals::default(),
         }))
     }
 
@@ -92,6 +96,12 @@ impl TeammateRelay {
         if let Some(tx) = waiting {
             let _ = tx.send(answer_of(value));
         }
+    }
+
+    /// Settles the plan approval request a `plan_approval_response`
+    /// answers; whether it did.
+    pub fn plan_answered(&self, from: &str, value: &Map<String, Value>) -> bool {
+        self.0.plans.answered(from, value)
     }
 
     /// Whether the lead's session answers on its socket.
@@ -160,6 +170,19 @@ impl TeammateRelay {
 impl AskRelay for TeammateRelay {
     fn ask(&self, ask: RelayedAsk) -> BoxFuture<'static, PermissionAnswer> {
         Box::pin(self.clone().ask_lead(ask))
+    }
+
+    fn plan_lead(&self) -> Option<Arc<dyn PlanApprover>> {
+        let me = &self.0;
+        let team = config::read(&me.team).ok().flatten()?;
+        let required = team.member(&me.agent)?.plan_mode_required == Some(true);
+        let lead = PlanLead {
+            team: me.team.clone(),
+            agent: me.agent.clone(),
+            color: me.color.clone(),
+            approvals: me.plans.clone(),
+        };
+        required.then(|| Arc::new(lead) as Arc<dyn PlanApprover>)
     }
 }
 

@@ -1,8 +1,11 @@
 //! The `SendMessage` tool, with Claude Code's name and input:
 //! `{to, summary, message, notify_when_idle}`, `message` words or a
 //! protocol message (`{type: "shutdown_request", reason}`,
-//! `{type: "shutdown_response", request_id, approve, reason}`,
-//! `{type: "plan_approval_response", request_id, approve, feedback}`).
+//! `{type: "shutdown_response", request_id, approve, reason}`, written as
+//! Claude Code's `shutdown_approved` / `shutdown_rejected`,
+//! `{type: "plan_approval_response", request_id, approve, feedback}`, the
+//! lead's only, written as Claude Code's `{type, requestId, approved,
+//! feedback?, timestamp, permissionMode?}`).
 //! The older `{type, recipient, content}` is read too. A teammate's message
 //! is appended to its inbox; another session's goes to its socket.
 
@@ -12,9 +15,11 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
+use super::files::config::TEAM_LEAD;
 use super::files::inbox::{self, InboxMessage};
-use super::files::structured;
+use super::files::structured::{self, ShutdownAnswer};
 use super::peer;
+use super::plan_approval;
 use super::route::{self, Route};
 use super::session::Messaging;
 
@@ -90,16 +95,28 @@ impl SendMessageTool {
                         &ts,
                         ms,
                     )),
-                    Some("shutdown_response") => Ok(structured::shutdown_response(
-                        field("request_id").unwrap_or(""),
-                        o.get("approve").and_then(Value::as_bool).unwrap_or(false),
-                        field("reason"),
+                    Some("shutdown_response") => {
+                        let answer = match o.get("approve").and_then(Value::as_bool) {
+                            Some(true) => ShutdownAnswer::Approved {
+                                pane_id: None,
+                                backend_type: None,
+                            },
+                            _ => ShutdownAnswer::Rejected {
+                                reason: field("reason").unwrap_or(""),
+                            },
+                        };
+                        let id = field("request_id").unwrap_or("");
+                        Ok(structured::shutdown_answer(id, &from, &ts, answer))
+                    }
+                    Some("plan_approval_response") if from != TEAM_LEAD => Err(ToolError::new(
+                        "Only the team lead approves plans: a teammate cannot answer a plan_approval_request",
                     )),
                     Some("plan_approval_response") => {
-                        let mut value = Value::Object(o.clone());
-                        value["from"] = json!(from);
-                        value["timestamp"] = json!(ts);
-                        Ok(value.to_string())
+                        plan_approval::response(o, &ts).ok_or_else(|| {
+                            ToolError::new(
+                                "A plan_approval_response needs the request's `request_id`",
+                            )
+                        })
                     }
                     _ => Err(ToolError::new(
                         "`message` must be text, or an object whose type is shutdown_request, shutdown_response or plan_approval_response",

@@ -338,6 +338,7 @@ impl Routes {
                 relay.answered(&m.from, &value);
                 true
             }
+            ("plan_approval_response", Some(relay), _) => relay.plan_answered(&m.from, &value),
             ("permission_request", None, Some(on)) => {
                 on(m.from.clone(), value);
                 true

@@ -7,8 +7,8 @@
 //! lead's inbox), runs the `TeammateIdle` hooks (exit 2 or a block: keep
 //! working on the reason; `continue: false`: stop), then waits, without
 //! polling, for its inbox; a message starts its next turn, a
-//! `shutdown_request` ends it (answered with an approving
-//! `shutdown_response`).
+//! `shutdown_request` ends it (answered with Claude Code's
+//! `shutdown_approved`).
 //!
 //! A message that comes while it works reaches it mid-turn, as the lead's
 //! own arrivals do: the teammate has an [`Arrivals`] queue of its own (its
@@ -28,8 +28,9 @@ pub(crate) use super::enlist::Joining;
 use super::enlist::{Backing, Enlisted, enlist};
 use super::files::config::{self, TEAM_LEAD};
 use super::files::inbox::{self, InboxMessage};
-use super::files::structured::{self, Body, IdleReason};
+use super::files::structured::{self, Body, IdleReason, ShutdownAnswer};
 use super::list_agents::ListAgentsTool;
+use super::plan_approval::{PlanApprovals, PlanLead};
 use super::send_message::SendMessageTool;
 use super::session::{Member, Messaging};
 use super::watch;
@@ -50,6 +51,11 @@ pub(crate) struct Teammate {
     pub follow_up: FollowUp,
     /// Its own arrivals: messages that come while it works.
     pub arrivals: Arrivals,
+    /// Its lead, when it starts in plan mode of its own and the lead
+    /// approves its plan (its ExitPlanMode is added by the Agent tool).
+    pub plan: Option<PlanLead>,
+    /// Its plan file then.
+    pub plan_file: Option<std::path::PathBuf>,
 }
 
 /// Adds the teammate to the lead's team (made on the first one) and builds
@@ -85,6 +91,13 @@ pub(crate) fn join(
         None => (Vec::new(), Arc::default()),
     };
     tools.extend(task_tools);
+    let plans = PlanApprovals::default();
+    let plan = joining.plan_mode_required.then(|| PlanLead {
+        team: team.clone(),
+        agent: name.to_string(),
+        color: member.color.clone(),
+        approvals: plans.clone(),
+    });
     let (tx, rx) = mpsc::unbounded_channel();
     let arrivals = Arrivals::default();
     let working = Arc::new(std::sync::Mutex::new(true));
@@ -92,6 +105,7 @@ pub(crate) fn join(
         working: Arc::clone(&working),
         arrivals: arrivals.clone(),
         idle: tx,
+        plans,
     };
     let watch = watch::watch_inbox(
         own_inbox,
@@ -126,6 +140,8 @@ pub(crate) fn join(
         tools,
         follow_up,
         arrivals,
+        plan,
+        plan_file: None,
     })
 }
 
@@ -137,10 +153,16 @@ struct Route {
     working: Arc<std::sync::Mutex<bool>>,
     arrivals: Arrivals,
     idle: mpsc::UnboundedSender<Vec<InboxMessage>>,
+    /// Its open plan approval requests, which the lead's answers settle.
+    plans: PlanApprovals,
 }
 
 impl Route {
-    fn hand_on(&self, messages: Vec<InboxMessage>) {
+    fn hand_on(&self, mut messages: Vec<InboxMessage>) {
+        messages.retain(|m| !self.settles_a_plan(m));
+        if messages.is_empty() {
+            return;
+        }
         let working = self
             .working
             .lock()
@@ -155,6 +177,18 @@ impl Route {
         }
         if !later.is_empty() {
             let _ = self.idle.send(later);
+        }
+    }
+}
+
+impl Route {
+    /// Whether `m` is the lead's answer to a plan the teammate waits on.
+    fn settles_a_plan(&self, m: &InboxMessage) -> bool {
+        match structured::body(&m.text) {
+            Body::Structured { kind, value } if kind == "plan_approval_response" => {
+                self.plans.answered(&m.from, &value)
+            }
+            _ => false,
         }
     }
 }
@@ -244,7 +278,13 @@ impl Idle {
                     .get("requestId")
                     .and_then(|v| v.as_str())
                     .unwrap_or("");
-                self.tell_lead(structured::shutdown_response(id, true, None));
+                let approved = ShutdownAnswer::Approved {
+                    pane_id: Some("in-process"),
+                    backend_type: Some("in-process"),
+                };
+                let from = &self.member.agent;
+                let ts = inbox::now_iso();
+                self.tell_lead(structured::shutdown_answer(id, from, &ts, approved));
                 return None;
             }
             texts.push(teammate_text(m));

@@ -81,14 +81,46 @@ pub fn task_assignment(
     .to_string()
 }
 
-/// `{"type":"shutdown_response","requestId","approved"}` (and why not).
-pub fn shutdown_response(request_id: &str, approved: bool, reason: Option<&str>) -> String {
-    let mut value =
-        json!({"type": "shutdown_response", "requestId": request_id, "approved": approved});
-    if let Some(reason) = reason {
-        value["content"] = json!(reason);
+/// How a teammate answers a `shutdown_request`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShutdownAnswer<'a> {
+    /// It stops: its pane (when it has one) and backend, as Claude Code's.
+    Approved {
+        pane_id: Option<&'a str>,
+        backend_type: Option<&'a str>,
+    },
+    /// It goes on working, for `reason`.
+    Rejected { reason: &'a str },
+}
+
+/// Claude Code's answer to a `shutdown_request`:
+/// `{"type":"shutdown_approved","requestId","from","timestamp","paneId"?,"backendType"?}`
+/// or `{"type":"shutdown_rejected","requestId","from","reason","timestamp"}`.
+pub fn shutdown_answer(
+    request_id: &str,
+    from: &str,
+    timestamp: &str,
+    answer: ShutdownAnswer<'_>,
+) -> String {
+    match answer {
+        ShutdownAnswer::Approved {
+            pane_id,
+            backend_type,
+        } => {
+            let mut value = json!({"type": "shutdown_approved", "requestId": request_id,
+                "from": from, "timestamp": timestamp});
+            if let Some(pane) = pane_id.filter(|p| !p.is_empty()) {
+                value["paneId"] = json!(pane);
+            }
+            if let Some(backend) = backend_type {
+                value["backendType"] = json!(backend);
+            }
+            value.to_string()
+        }
+        ShutdownAnswer::Rejected { reason } => json!({"type": "shutdown_rejected",
+            "requestId": request_id, "from": from, "reason": reason, "timestamp": timestamp})
+        .to_string(),
     }
-    value.to_string()
 }
 
 #[cfg(test)]
@@ -112,5 +144,22 @@ mod tests {
         assert_eq!(body("{not json"), Body::Plain);
         assert_eq!(body("{\"no\":\"type\"}"), Body::Plain);
         assert_eq!(body("hello"), Body::Plain);
+    }
+
+    #[test]
+    fn a_shutdown_is_answered_as_claude_code_answers_it() {
+        let approved = ShutdownAnswer::Approved {
+            pane_id: Some("%3"),
+            backend_type: Some("tmux"),
+        };
+        assert_eq!(
+            shutdown_answer("shutdown-1@alice", "alice", "t", approved),
+            r#"{"type":"shutdown_approved","requestId":"shutdown-1@alice","from":"alice","timestamp":"t","paneId":"%3","backendType":"tmux"}"#
+        );
+        let rejected = ShutdownAnswer::Rejected { reason: "busy" };
+        assert_eq!(
+            shutdown_answer("r", "bob", "t", rejected),
+            r#"{"type":"shutdown_rejected","requestId":"r","from":"bob","reason":"busy","timestamp":"t"}"#
+        );
     }
 }
