@@ -45,6 +45,7 @@ use crate::protocol::ask::{AskAnswer, PermissionAnswer};
 use crate::snapshot::RuleView;
 
 mod auto;
+mod choices;
 mod late;
 mod network;
 mod original;
@@ -728,6 +729,7 @@ impl Gate {
             blocked_path,
             agent: ctx.env.agent().cloned(),
             original: original::original_file(tool.name(), input, &ctx.env.cwd()),
+            choices: self.choices(tool.name()),
         };
         let Some(mut pending) =
             prompts.ask(|id| RuntimeEvent::PermissionRequest(Box::new(request(id))))
