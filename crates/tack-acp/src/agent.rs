@@ -1,5 +1,5 @@
 //! The agent's methods: `initialize`, `authenticate`, `session/new`,
-//! `session/load`, `session/prompt`, `session/set_mode`, and the
+//! `session/load`, `session/prompt`, `session/set_mode`, `session/close`, and the
 //! `session/cancel` notification. Each only translates: the sessions are
 //! tack's (`crate::session`).
 
@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::Error;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, AuthMethod, AuthMethodAgent, ClientCapabilities, CurrentModeUpdate,
-    Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
-    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities, SessionId, SessionInfo,
-    SessionListCapabilities, SessionResumeCapabilities, SessionUpdate, SetSessionModeRequest,
-    SetSessionModeResponse,
+    AgentCapabilities, AuthMethod, AuthMethodAgent, ClientCapabilities, CloseSessionRequest,
+    CloseSessionResponse, CurrentModeUpdate, Implementation, InitializeRequest, InitializeResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
+    PromptRequest, PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
+    SessionCapabilities, SessionCloseCapabilities, SessionId, SessionInfo, SessionListCapabilities,
+    SessionResumeCapabilities, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
 };
 use tack_runtime::{Env, Place, SessionChoice, UserInput};
 
@@ -147,6 +147,15 @@ impl Agent {
         }
     }
 
+    /// `session/close`: the session is cancelled, ended and forgotten.
+    pub fn close(&self, request: &CloseSessionRequest) -> Result<CloseSessionResponse, Error> {
+        let id = &request.session_id;
+        let session = (self.lock().remove(&*id.0))
+            .ok_or_else(|| invalid_params(format!("Session not found: {}", id.0)))?;
+        session.close();
+        Ok(CloseSessionResponse::new())
+    }
+
     /// Cancels every session's open prompts.
     pub fn cancel_all(&self) {
         let sessions: Vec<Arc<Session>> = self.lock().values().cloned().collect();
@@ -177,6 +186,7 @@ impl Agent {
             choice,
             mcp_config: crate::mcp::mcp_config(&servers),
             fs: FsCapabilities::of(&client),
+            terminal: client.terminal,
             replay,
         };
         let opened = session::open(peer, opening).await?;
@@ -235,7 +245,8 @@ pub fn initialize(credentials: bool) -> InitializeResponse {
         .session_capabilities(
             SessionCapabilities::new()
                 .list(SessionListCapabilities::new())
-                .resume(SessionResumeCapabilities::new()),
+                .resume(SessionResumeCapabilities::new())
+                .close(SessionCloseCapabilities::new()),
         );
     InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(capabilities)

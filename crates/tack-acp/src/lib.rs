@@ -12,7 +12,7 @@
 //!   tokio's stdio, error answers): `peer.rs`
 //! - the methods (`initialize`, `session/new`, `session/load`,
 //!   `session/resume`, `session/list`, `session/prompt`,
-//!   `session/set_mode`, `session/cancel`): `agent.rs`
+//!   `session/set_mode`, `session/close`, `session/cancel`): `agent.rs`
 //! - one session: start, event pump, prompts matched to turns, cancel:
 //!   `session.rs`
 //! - events as `session/update`s (chunks, tool calls, plan, usage), a loaded
@@ -24,6 +24,8 @@
 //!   the client's MCP servers: `mcp.rs`
 //! - Read through the editor's `fs/read_text_file` (unsaved buffers), when
 //!   offered: `client_fs.rs` (the seam: `tack_runtime::ClientFiles`)
+//! - Bash in the editor's terminal (`terminal/*`), when offered:
+//!   `terminal.rs` (the seam: `tack_runtime::ClientTerminals`)
 
 mod agent;
 mod client_fs;
@@ -33,6 +35,7 @@ mod peer;
 mod permission;
 mod prompt;
 mod session;
+mod terminal;
 mod tool_call;
 mod updates;
 
@@ -40,9 +43,9 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
-    AuthenticateRequest, AuthenticateResponse, CancelNotification, InitializeRequest,
-    ListSessionsRequest, LoadSessionRequest, NewSessionRequest, NewSessionResponse, PromptRequest,
-    ResumeSessionRequest, SessionId, SetSessionModeRequest,
+    AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
+    InitializeRequest, ListSessionsRequest, LoadSessionRequest, NewSessionRequest,
+    NewSessionResponse, PromptRequest, ResumeSessionRequest, SessionId, SetSessionModeRequest,
 };
 use agent_client_protocol::{Error, JsonRpcResponse, on_receive_notification, on_receive_request};
 use tokio_util::task::TaskTracker;
@@ -156,6 +159,15 @@ pub async fn serve(
                     let answer = async move { agent.set_mode(&peer, request).await };
                     later(&tasks, responder, answer, |_| {});
                     Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let agent = agent.clone();
+                async move |request: CloseSessionRequest, responder, _: Peer| {
+                    responder.respond_with_result(agent.close(&request))
                 }
             },
             on_receive_request!(),

@@ -1,19 +1,29 @@
 //! The runtime's permission asks as `session/request_permission`, with the
 //! options Claude Code's adapter offers (`claude-agent-acp`: "Always Allow",
-//! "Allow", "Reject"), and the editor's choice as the ask's answer.
+//! "Allow", "Reject"), or the request's own choices when it carries them
+//! (ExitPlanMode: the mode to work in, as the adapter offers them), and the
+//! editor's choice as the ask's answer.
 
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
     PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionResponse,
 };
+use tack_protocol::control::{ModeUpdate, PermissionDestination, PermissionUpdate};
+use tack_protocol::{ChoiceKind, PermissionChoice, PermissionMode};
 use tack_runtime::{PermissionAnswer, PermissionRequest};
 
 /// What the model reads when the editor's user rejects a call (the
 /// adapter's words); the turn goes on.
 pub const REFUSED: &str = "User refused permission to run tool";
 
-/// The options every request offers, as the adapter spells them.
-pub fn options() -> Vec<PermissionOption> {
+/// The options `request` offers: its own choices, else the ones the adapter
+/// offers for every tool.
+pub fn options(request: &PermissionRequest) -> Vec<PermissionOption> {
+    if !request.choices.is_empty() {
+        return (request.choices.iter())
+            .map(|c| PermissionOption::new(c.id.clone(), c.label.clone(), kind(c.kind)))
+            .collect();
+    }
     vec![
         PermissionOption::new(
             "allow_always",
@@ -36,6 +46,13 @@ pub fn answer(
         // Cancelled, an outcome newer than this schema, or no answer.
         Ok(_) | Err(_) => None,
     };
+    let own = request
+        .choices
+        .iter()
+        .find(|c| Some(c.id.as_str()) == chosen);
+    if let Some(choice) = own {
+        return chose(choice);
+    }
     match chosen {
         Some("allow") => PermissionAnswer::allow(),
         // The engine's own suggestion when it has one (`Bash(npm test:*)`),
@@ -58,6 +75,44 @@ pub fn answer(
     }
 }
 
+/// The answer a choice of the request's own gives: allowed in its mode
+/// (switched before the call runs), or refused with the turn going on.
+fn chose(choice: &PermissionChoice) -> PermissionAnswer {
+    match (choice.allows(), choice.mode) {
+        (true, Some(mode)) => PermissionAnswer::Allow {
+            updated_input: None,
+            updates: vec![PermissionUpdate::SetMode(ModeUpdate {
+                mode: mode.as_str().to_owned(),
+                destination: PermissionDestination::Session,
+            })],
+        },
+        (true, None) => PermissionAnswer::allow(),
+        (false, _) => PermissionAnswer::Deny {
+            message: REFUSED.to_owned(),
+            interrupt: false,
+        },
+    }
+}
+
+/// The mode an answer switches the session to, if it does.
+pub fn mode_set(answer: &PermissionAnswer) -> Option<PermissionMode> {
+    let PermissionAnswer::Allow { updates, .. } = answer else {
+        return None;
+    };
+    updates.iter().find_map(|u| match u {
+        PermissionUpdate::SetMode(m) => m.mode.parse().ok(),
+        _ => None,
+    })
+}
+
+fn kind(kind: ChoiceKind) -> PermissionOptionKind {
+    match kind {
+        ChoiceKind::AllowOnce => PermissionOptionKind::AllowOnce,
+        ChoiceKind::AllowAlways => PermissionOptionKind::AllowAlways,
+        ChoiceKind::RejectOnce => PermissionOptionKind::RejectOnce,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +130,7 @@ mod tests {
             blocked_path: None,
             agent: None,
             original: None,
+            choices: Vec::new(),
         }
     }
 

@@ -14,24 +14,32 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, PromptResponse,
-    RequestPermissionRequest, SessionId, SessionModeState, SessionUpdate, StopReason,
-    ToolCallUpdate, UnstructuredCommandInput,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CurrentModeUpdate,
+    PromptResponse, RequestPermissionRequest, SessionId, SessionModeState, SessionUpdate,
+    StopReason, ToolCallUpdate, UnstructuredCommandInput,
 };
 use tack_protocol::PermissionMode;
 use tack_runtime::{
-    AskAnswer, ClientFiles, Env, Place, RuntimeEvent, RuntimeEvents, RuntimeHandle, SessionChoice,
-    SessionOptions, TurnEnd, UserInput,
+    AskAnswer, ClientFiles, ClientTerminals, Env, Place, RuntimeEvent, RuntimeEvents,
+    RuntimeHandle, SessionChoice, SessionOptions, TurnEnd, UserInput,
 };
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 use crate::client_fs::{EditorFiles, FsCapabilities};
 use crate::modes::session_modes;
 use crate::peer::{self, Peer, internal, invalid_params};
 use crate::permission;
+use crate::terminal::EditorTerminal;
 use crate::updates::Translator;
 
 type Answer = oneshot::Sender<Result<PromptResponse, Error>>;
+/// The session's translation, shared with the editor's terminal.
+type Shared = Arc<Mutex<Translator>>;
+
+fn lock(t: &Shared) -> std::sync::MutexGuard<'_, Translator> {
+    t.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 type Prompts = Arc<Mutex<HashMap<String, Answer>>>;
 
 /// A running session.
@@ -43,6 +51,8 @@ pub struct Session {
     pub commands: SessionUpdate,
     handle: RuntimeHandle,
     prompts: Prompts,
+    /// `session/close`: the event pump stops, which ends the session.
+    closed: CancellationToken,
 }
 
 /// What `session/new` and `session/load` need to open one.
@@ -54,6 +64,8 @@ pub struct Opening {
     pub mcp_config: Option<String>,
     /// What the client's file system offers.
     pub fs: FsCapabilities,
+    /// The client offers terminals (Bash runs in them).
+    pub terminal: bool,
     /// Send the conversation so far as updates first (`session/load`).
     pub replay: bool,
 }
@@ -86,6 +98,15 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
         };
         options.extensions.client_files = Some(ClientFiles(Arc::new(files)));
     }
+    let translator = Arc::new(Mutex::new(Translator::new(opening.cwd)));
+    if opening.terminal {
+        let terminal = EditorTerminal {
+            peer: peer.clone(),
+            session_id: session_id.clone(),
+            translator: translator.clone(),
+        };
+        options.extensions.client_terminal = Some(ClientTerminals(Arc::new(terminal)));
+    }
     let runtime = tack_runtime::start(place, &loaded, options)
         .await
         .map_err(|e| failed(&e))?;
@@ -93,9 +114,8 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
     let _ = session_id.set(id.clone());
     let mode = runtime.info().permission_mode;
     let commands = available_commands(&runtime.info().extensions.slash_commands);
-    let mut translator = Translator::new(opening.cwd);
     for message in runtime.messages().iter().filter(|_| opening.replay) {
-        for update in translator.message(message, false) {
+        for update in lock(&translator).message(message, false) {
             peer::notify(peer, &id, update);
         }
     }
@@ -105,6 +125,7 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
         commands,
         handle,
         prompts: Arc::default(),
+        closed: CancellationToken::new(),
     });
     tokio::spawn(pump(peer.clone(), session.clone(), events, translator));
     let bypass = mode == PermissionMode::BypassPermissions;
@@ -138,6 +159,13 @@ impl Session {
         drop(self.handle.interrupt_with_receipt(true));
     }
 
+    /// `session/close`: cancelled as by `session/cancel`, then ended (its
+    /// events are dropped, which ends the runtime's task).
+    pub fn close(&self) {
+        self.cancel();
+        self.closed.cancel();
+    }
+
     pub async fn set_mode(&self, mode: &str) -> Result<(), Error> {
         let mode = mode
             .parse::<PermissionMode>()
@@ -157,34 +185,47 @@ impl Session {
 }
 
 /// Reads the session's events until it ends.
-async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, mut t: Translator) {
+async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, t: Shared) {
     let update = |update| peer::notify(&peer, &session.id, update);
-    while let Some(event) = events.next().await {
+    loop {
+        let event = tokio::select! {
+            event = events.next() => event,
+            () = session.closed.cancelled() => None,
+        };
+        let Some(event) = event else { break };
         match &event {
             RuntimeEvent::PermissionRequest(request) => {
+                let mut t = lock(&t);
                 if let Some(call) = t.before_permission(request) {
                     update(call);
                 }
                 let call =
                     serde_json::from_value::<ToolCallUpdate>(t.permission_tool_call(request));
+                drop(t);
                 let (peer, answers, request) = (peer.clone(), events.answers(), request.clone());
                 let id = SessionId::new(session.id.as_str());
                 tokio::spawn(async move {
                     let outcome = match call {
                         Ok(call) => {
-                            let ask =
-                                RequestPermissionRequest::new(id, call, permission::options());
+                            let options = permission::options(&request);
+                            let ask = RequestPermissionRequest::new(id.clone(), call, options);
                             peer.send_request(ask).block_task().await
                         }
                         Err(e) => Err(internal(e.to_string())),
                     };
                     let answer = permission::answer(&request, &outcome);
+                    // The editor's mode menu follows, as after `session/set_mode`.
+                    let mode = permission::mode_set(&answer);
                     // Withdrawn meanwhile (the turn was cancelled): nothing waits.
                     let _ = answers.answer(request.id, AskAnswer::Permission(answer));
+                    if let Some(mode) = mode {
+                        let update = CurrentModeUpdate::new(mode.as_str());
+                        peer::send(&peer, &id.0, SessionUpdate::CurrentModeUpdate(update));
+                    }
                 });
             }
             RuntimeEvent::TurnEnded(end) => {
-                if let Some(usage) = t.usage(&end.record) {
+                if let Some(usage) = lock(&t).usage(&end.record) {
                     peer::send(&peer, &session.id, usage);
                 }
                 let waiting = (end.record.user_message_uuid.as_ref())
@@ -194,7 +235,9 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, mut 
                 }
             }
             RuntimeEvent::Ended => break,
-            other => t.event(other).into_iter().for_each(update),
+            // Sent under the lock: a terminal shown meanwhile comes after
+            // its call's announcement.
+            other => lock(&t).event(other).into_iter().for_each(update),
         }
     }
     // The session is gone: whoever still waits hears so.

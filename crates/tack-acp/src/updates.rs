@@ -4,7 +4,7 @@
 //! failed, with its output), a TodoWrite list as the `plan`. A conversation
 //! read back (`session/load`) goes through the same translation.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use agent_client_protocol::v1::schema::{Cost, SessionUpdate, UsageUpdate};
@@ -22,6 +22,8 @@ pub struct Translator {
     cwd: PathBuf,
     /// Tool calls announced, by id, and their tool's name.
     calls: HashMap<String, String>,
+    /// Calls shown as a terminal of the editor's: their end keeps it.
+    terminals: HashSet<String>,
     /// The context the last assistant message of the main thread used
     /// (its input, cache and output tokens).
     used: Option<u64>,
@@ -32,6 +34,7 @@ impl Translator {
         Translator {
             cwd,
             calls: HashMap::new(),
+            terminals: HashSet::new(),
             used: None,
         }
     }
@@ -89,6 +92,21 @@ impl Translator {
         call["toolCallId"] = json!(request.tool_use_id);
         call["rawInput"] = request.input.clone();
         call
+    }
+
+    /// The updates that show call `id` running in the editor's terminal
+    /// `terminal`: its announcement if it was not made yet (tools start
+    /// while the message still streams), then the terminal as its content.
+    pub fn terminal(&mut self, id: &str, name: &str, input: &Value, terminal: &str) -> Vec<Value> {
+        let mut updates: Vec<Value> = self.announce(id, name, input).into_iter().collect();
+        self.terminals.insert(id.to_owned());
+        updates.push(json!({
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": id,
+            "status": "in_progress",
+            "content": [{"type": "terminal", "terminalId": terminal}],
+        }));
+        updates
     }
 
     /// The updates of one message of the conversation. `streamed`: its text
@@ -161,7 +179,9 @@ impl Translator {
             "status": if is_error { "failed" } else { "completed" },
             "rawOutput": output,
         });
-        if !edit || is_error {
+        // A terminal stays the call's content: the output is in it.
+        let terminal = self.terminals.remove(id);
+        if (!edit || is_error) && !terminal {
             update["content"] =
                 json!([{"type": "content", "content": {"type": "text", "text": output}}]);
         }

@@ -67,7 +67,7 @@ async fn initialize_says_what_tack_offers() {
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
                 // The schema's type says these too (the crate serializes them).
-                "sessionCapabilities": {"list": {}, "resume": {}},
+                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
                 "auth": {},
             },
             "agentInfo": {"name": "tack", "title": "tack", "version": env!("CARGO_PKG_VERSION")},
@@ -425,4 +425,113 @@ async fn each_turn_ends_with_its_usage_and_cost() {
         json!({"sessionUpdate": "usage_update", "size": 1_000_000,
                "cost": {"amount": null, "currency": "USD"}})
     );
+}
+
+/// ExitPlanMode is asked with the plan's own options, as the adapter offers
+/// them: approved into a mode (which the editor hears), or kept planning.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_is_approved_into_the_mode_the_editor_picks() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("toolu_plan", "ExitPlanMode", json!({})),
+        Reply::text("Still planning."),
+        Reply::tool_use("toolu_plan2", "ExitPlanMode", json!({})),
+        Reply::text("Working."),
+    ]))
+    .await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let session = new_session(&mut client, &env);
+    let plan = json!({"sessionId": session, "modeId": "plan"});
+    client.call("session/set_mode", plan);
+    let mut turn = |pick: &'static str| {
+        let id = client.request("session/prompt", prompt("plan it", &session));
+        let mut heard = Heard::default();
+        let answer = client.answer_to(id, &mut heard, |method, _| match method {
+            "session/request_permission" => {
+                json!({"outcome": {"outcome": "selected", "optionId": pick}})
+            }
+            _ => Value::Null,
+        });
+        assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+        heard
+    };
+    let kept = turn("plan");
+    let approved = turn("acceptEdits");
+    let options = json!([
+        {"kind": "allow_always", "name": "Yes, and auto-accept edits", "optionId": "acceptEdits"},
+        {"kind": "allow_once", "name": "Yes, and manually approve edits", "optionId": "default"},
+        {"kind": "reject_once", "name": "No, keep planning", "optionId": "plan"},
+    ]);
+    for heard in [&kept, &approved] {
+        assert_eq!(heard.requests.len(), 1);
+        assert_eq!(heard.requests[0]["params"]["options"], options);
+    }
+    let modes = |heard: &Heard| -> Vec<Value> {
+        (heard.updates.iter())
+            .filter(|u| u["sessionUpdate"] == "current_mode_update")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(modes(&kept), Vec::<Value>::new());
+    assert_eq!(
+        modes(&approved),
+        [json!({"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"})]
+    );
+    let bodies = env.request_bodies();
+    let results: Vec<(String, String)> = [&bodies[1], &bodies[3]]
+        .into_iter()
+        .flat_map(crate::common::last_tool_results)
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (
+                "toolu_plan".to_owned(),
+                "User refused permission to run tool".to_owned()
+            ),
+            (
+                "toolu_plan2".to_owned(),
+                "The user approved leaving plan mode: go on.".to_owned()
+            ),
+        ]
+    );
+}
+
+/// `session/close` cancels what runs (the prompt ends `cancelled`) and
+/// ends the session: later requests about it find none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_session_is_cancelled_and_gone() {
+    let env = Env::new(Script::new([slow_answer()])).await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let session = new_session(&mut client, &env);
+    let running = client.request("session/prompt", prompt("take your time", &session));
+    client.read_until(&mut Heard::default(), allow, |m| {
+        m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    });
+    let close = client.request("session/close", json!({"sessionId": session}));
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 2 {
+        let answer = client.read_until(&mut Heard::default(), allow, |m| {
+            m.get("method").is_none() && [running, close].iter().any(|id| m["id"] == json!(id))
+        });
+        answers.insert(answer["id"].as_u64().unwrap(), answer["result"].clone());
+    }
+    assert_eq!(
+        answers,
+        [
+            (running, json!({"stopReason": "cancelled"})),
+            (close, json!({}))
+        ]
+        .into()
+    );
+    let gone = json!({"code": -32602, "message": format!("Session not found: {session}")});
+    for (method, params) in [
+        ("session/prompt", prompt("again", &session)),
+        ("session/close", json!({"sessionId": session})),
+    ] {
+        let id = client.request(method, params);
+        let answer = client.answer_to(id, &mut Heard::default(), allow);
+        assert_eq!(answer["error"], gone, "{method}");
+    }
 }

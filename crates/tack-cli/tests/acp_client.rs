@@ -21,6 +21,16 @@ pub struct Heard {
     pub requests: Vec<Value>,
 }
 
+/// How the client answers one of the agent's requests.
+#[derive(Debug)]
+pub enum Answer {
+    Result(Value),
+    /// A JSON-RPC error object.
+    Error(Value),
+    /// Not at all (an editor that hangs).
+    Never,
+}
+
 pub struct AcpClient {
     child: Child,
     stdin: ChildStdin,
@@ -95,6 +105,17 @@ impl AcpClient {
         mut answer: impl FnMut(&str, &Value) -> Value,
         done: impl Fn(&Value) -> bool,
     ) -> Value {
+        self.read_answering(heard, |m, p| Answer::Result(answer(m, p)), done)
+    }
+
+    /// [`AcpClient::read_until`], with requests answered with an error or
+    /// not at all as `answer` says.
+    pub fn read_answering(
+        &mut self,
+        heard: &mut Heard,
+        mut answer: impl FnMut(&str, &Value) -> Answer,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -123,12 +144,22 @@ impl AcpClient {
                     heard
                         .requests
                         .push(json!({"method": method, "params": message["params"]}));
-                    let result = answer(method, &message["params"]);
-                    self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+                    match answer(method, &message["params"]) {
+                        Answer::Result(result) => self.respond(id, result),
+                        Answer::Error(error) => {
+                            self.send(json!({"jsonrpc": "2.0", "id": id, "error": error}));
+                        }
+                        Answer::Never => {}
+                    }
                 }
                 _ => {}
             }
         }
+    }
+
+    /// Answers the agent's request `id`.
+    pub fn respond(&mut self, id: &Value, result: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
     }
 
     /// Reads until the answer to request `id`, returned whole.

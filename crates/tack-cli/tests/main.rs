@@ -9,6 +9,7 @@
 mod acp;
 mod acp_adapters;
 mod acp_client;
+mod acp_terminal;
 mod agent_worktrees;
 mod agents;
 mod attach;

@@ -25,6 +25,8 @@
 //!   `cli_request.rs` the requests each way, `cli_answers.rs` / `sdk_answers.rs` their answers,
 //!   `response.rs`, `permission_update.rs`); what the SDKs send and expect:
 //!   `docs/sdk-protocol.md`
+//! - the answers a permission request offers when the runtime decides them (ExitPlanMode's
+//!   modes), for every front end: `tack-protocol/src/permission_choice.rs`
 //! - server tool blocks (`server_tool_use`, `web_search_tool_result`) kept verbatim, typed
 //!   views: `tack-protocol/src/server_tool.rs`
 
@@ -33,6 +35,7 @@ pub mod control;
 pub mod extensions;
 pub mod json_kind;
 pub mod name;
+pub mod permission_choice;
 pub mod permission_mode;
 pub mod plugin_catalog;
 pub mod relayed;
@@ -50,6 +53,7 @@ mod serde_util;
 pub use content::{
     CacheControl, ContentBlock, ImageSource, Message, Role, ToolResultContent, UnknownBlock,
 };
+pub use permission_choice::{ChoiceKind, PermissionChoice};
 pub use permission_mode::PermissionMode;
 pub use request::{
     MessagesRequest, Metadata, SystemBlock, SystemPrompt, ThinkingConfig, ToolChoice,

@@ -339,6 +339,11 @@ pub struct PermissionRequest {
     /// UTF-8 file.
     #[serde(default)]
     pub original: Option<String>,
+    /// The answers this request offers, when the runtime decides them
+    /// (ExitPlanMode: the mode to work in); empty: the front end's usual
+    /// ones (allow, always allow, reject).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<tack_protocol::PermissionChoice>,
 }
 
 /// One call of a client's hook callback.

@@ -46,6 +46,7 @@ use crate::snapshot::RuleView;
 
 mod auto;
 mod auto_environment;
+mod choices;
 mod late;
 mod network;
 mod original;
@@ -733,6 +734,7 @@ impl Gate {
             blocked_path,
             agent: ctx.env.agent().cloned(),
             original: original::original_file(tool.name(), input, &ctx.env.cwd()),
+            choices: self.choices(tool.name()),
         };
         let Some(mut pending) =
             prompts.ask(|id| RuntimeEvent::PermissionRequest(Box::new(request(id))))

@@ -341,6 +341,9 @@ pub use tack_store::{Rewound, SessionStore, is_valid_session_id, load_before};
 pub use tack_tool::AgentIdentity;
 pub use tack_tool::EnteredWorktree;
 pub use tack_tool::client_files::{ClientFileSystem, ClientFiles};
+pub use tack_tool::client_terminal::{
+    ClientTerminal, ClientTerminals, TerminalCommand, TerminalEnd, TerminalRun,
+};
 pub use tack_tool::{Arrival, Arrivals, Delivery, Expecting};
 
 pub use tack_sandbox::INIT_ARG as SANDBOX_INIT_ARG;

@@ -166,6 +166,9 @@ pub struct ExtensionOptions {
     pub hook_callbacks: Vec<CallbackMatcher>,
     /// The client's files, read before the disk's (`tack acp`'s editor).
     pub client_files: Option<tack_tool::client_files::ClientFiles>,
+    /// The client's terminal, where foreground Bash commands run (`tack
+    /// acp`'s editor, when it offers terminals).
+    pub client_terminal: Option<tack_tool::client_terminal::ClientTerminals>,
     /// Where teammates run (`--teammate-mode`, what starts a background one).
     pub teammates: crate::teams::backend::TeammateOptions,
 }

@@ -165,7 +165,8 @@ pub async fn start(
         &emit,
     );
     let tool_env = tool_env(&cwd, transcript_path.with_extension(""), &perms, &env)
-        .with_client_files(options.extensions.client_files.clone());
+        .with_client_files(options.extensions.client_files.clone())
+        .with_client_terminal(options.extensions.client_terminal.clone());
     let tool_env = Arc::new(tool_env);
     let history = tack_store::file_history_dir(&config_dir, &session_id);
     let checkpoints =
@@ -471,7 +472,8 @@ fn policy(
         )
         .deferring(!options.front_end.interactive)
         .reporting(emit.clone())
-        .with_auto(auto),
+        .with_auto(auto)
+        .allowing_bypass(bypass_allowed),
     );
     Ok(Policy {
         gate,

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arrivals::Arrivals;
 use crate::client_files::ClientFiles;
+use crate::client_terminal::ClientTerminals;
 use crate::moved_prompt::PromptPlace;
 
 /// What a file looked like when a file tool last read or wrote it. Write and
@@ -40,6 +41,8 @@ pub struct ToolEnv {
     arrivals: Arrivals,
     /// The front end's client's files (an editor's unsaved buffers).
     client_files: Option<ClientFiles>,
+    /// The front end's client's terminal (an editor's), for Bash.
+    client_terminal: Option<ClientTerminals>,
     /// What the system prompt says after the session moved folder.
     prompt_place: PromptPlace,
 }
@@ -76,6 +79,7 @@ impl ToolEnv {
             agent: None,
             arrivals: Arrivals::default(),
             client_files: None,
+            client_terminal: None,
             prompt_place: PromptPlace::default(),
         }
     }
@@ -89,6 +93,17 @@ impl ToolEnv {
     /// The client's files, when the front end reads through its client.
     pub fn client_files(&self) -> Option<&ClientFiles> {
         self.client_files.as_ref()
+    }
+
+    /// Foreground Bash commands run in the client's terminal first.
+    pub fn with_client_terminal(mut self, terminal: Option<ClientTerminals>) -> Self {
+        self.client_terminal = terminal;
+        self
+    }
+
+    /// The client's terminal, when the front end's client offers one.
+    pub fn client_terminal(&self) -> Option<&ClientTerminals> {
+        self.client_terminal.as_ref()
     }
 
     /// Whose arrivals these tools push to and the loop delivers (a new

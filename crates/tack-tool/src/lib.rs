@@ -35,6 +35,7 @@
 mod arrivals;
 pub mod budget;
 pub mod client_files;
+pub mod client_terminal;
 mod context;
 pub mod input;
 mod moved_prompt;

@@ -8,6 +8,10 @@
 //! command printing gigabytes costs a few tens of KB. On timeout the group gets
 //! SIGTERM, then SIGKILL after a grace period; on abort likewise, but the call
 //! returns at once and the kill finishes in the background.
+//!
+//! When the front end's client offers a terminal (an editor over ACP), a
+//! foreground command the sandbox does not confine runs there instead, shown
+//! live in the editor (`bash_terminal.rs`); a `cd` in it does not carry over.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -24,7 +28,9 @@ use tack_sandbox::Sandbox;
 use tack_tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolResult};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use crate::bash_terminal::{self, InTerminal};
 use crate::bg_tasks::BackgroundTasks;
+use crate::command_end::{exit_one_is_benign, prefixed};
 use crate::output_capture::{OutputCapture, Saved, human_size};
 use crate::process_group::{self, GroupGuard};
 use crate::shell::{Shell, Started};
@@ -128,9 +134,9 @@ impl Tool for BashTool {
         Ok(())
     }
 
-    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+    fn call<'a>(&'a self, raw: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         async move {
-            let input: BashInput = tool_input::parse(self.name(), &input)?;
+            let input: BashInput = tool_input::parse(self.name(), &raw)?;
             let (cwd, mut notes) = usable_cwd(&ctx.env);
             let (shell, note) = self.plan(&input)?;
             notes.extend(note);
@@ -154,9 +160,24 @@ impl Tool for BashTool {
             let timeout = input
                 .timeout
                 .map(Duration::from_millis)
-                .unwrap_or(ctx.env.bash_default_timeout);
+                .unwrap_or(ctx.env.bash_default_timeout)
+                .min(MAX_TIMEOUT);
+            // The editor's terminal, when it offers one; never for a command
+            // the sandbox confines (it would run outside it there).
+            if let Some(terminal) = ctx.env.client_terminal().filter(|_| shell.confining().is_none()) {
+                let call = InTerminal {
+                    command: &input.command,
+                    limit: MAX_OUTPUT,
+                    input: &raw,
+                    cwd: &cwd,
+                    timeout,
+                };
+                if let Some(output) = bash_terminal::run(terminal, call, ctx, notes.clone()).await {
+                    return output.map(|o| with_description(o, input.description));
+                }
+            }
             let run = self
-                .run(&input.command, shell, &cwd, timeout.min(MAX_TIMEOUT), ctx)
+                .run(&input.command, shell, &cwd, timeout, ctx)
                 .await?;
             if let Some(note) = update_cwd(&ctx.env, run.final_cwd.as_deref()) {
                 notes.push(note);
@@ -168,16 +189,19 @@ impl Tool for BashTool {
                 notes.push(note);
             }
             notes.extend(self.refusals());
-            let mut output = run.into_output(&input.command, notes);
-            if let (Some(structured), Some(description)) =
-                (output.structured.as_mut(), input.description)
-            {
-                structured["description"] = Value::String(description);
-            }
-            Ok(output)
+            let output = run.into_output(&input.command, notes);
+            Ok(with_description(output, input.description))
         }
         .boxed()
     }
+}
+
+/// The call's description in its structured output, as the model gave it.
+fn with_description(mut output: ToolOutput, description: Option<String>) -> ToolOutput {
+    if let (Some(structured), Some(description)) = (output.structured.as_mut(), description) {
+        structured["description"] = Value::String(description);
+    }
+    output
 }
 
 /// How a foreground command ended.
@@ -395,27 +419,6 @@ fn saved_line(what: &str, lower: &str, total: u64, saved: &Saved) -> Option<Stri
             "{what} too large ({size}); the full {lower} could not be saved: {error}"
         )),
     }
-}
-
-fn prefixed(head: &str, body: &str) -> String {
-    if body.is_empty() {
-        head.to_string()
-    } else {
-        format!("{head}\n{body}")
-    }
-}
-
-/// Exit status 1 means "nothing found / differs" for these, not failure.
-fn exit_one_is_benign(command: &str) -> bool {
-    let last = command.rsplit('|').next().unwrap_or(command).trim();
-    let mut words = last.split_whitespace();
-    matches!(
-        (words.next(), words.next()),
-        (
-            Some("grep" | "egrep" | "fgrep" | "rg" | "find" | "diff" | "test" | "["),
-            _
-        ) | (Some("git"), Some("diff" | "grep"))
-    )
 }
 
 /// The directory the next command starts in: the session cwd, or the project

@@ -21,6 +21,8 @@
 //!
 //! - one file per built-in tool:
 //!   `tack-tools/src/{read,write,edit,multi_edit,notebook_edit,bash,task_output,task_stop,glob,grep,ls,todo_write}.rs`
+//!   (Bash in the front end's client's terminal: `bash_terminal.rs`; a command's end worded:
+//!   `command_end.rs`)
 //! - the shared task list (Claude Code's `~/.claude/tasks/<list>/`): the store other code
 //!   calls, its locks, and TaskCreate / TaskGet / TaskUpdate / TaskList, offered instead of
 //!   TodoWrite (`BuiltinOptions::task_list`): `tack-tools/src/tasks/`
@@ -38,7 +40,9 @@
 //!   a session adds it when a server is configured, [`lsp::with_lsp`]): `tack-tools/src/lsp/`
 
 mod bash;
+mod bash_terminal;
 mod bg_tasks;
+mod command_end;
 mod edit;
 mod file_state;
 mod file_write;

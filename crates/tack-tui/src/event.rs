@@ -215,6 +215,9 @@ pub struct PermissionRequest {
     /// The current content of the file a Write would replace, for its diff
     /// (`None` when the file does not exist or the tool is not a Write).
     pub original: Option<String>,
+    /// The answers the runtime offers for this request (a plan's approval:
+    /// the mode to work in); empty: the dialog's usual ones.
+    pub choices: Vec<tack_protocol::PermissionChoice>,
 }
 
 /// The user's answer to a [`PermissionRequest`].

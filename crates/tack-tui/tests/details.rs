@@ -57,6 +57,7 @@ fn request(tool: &str, input: serde_json::Value, suggestion: &str) -> Permission
         reason: "needs approval".into(),
         suggestions: vec![suggestion.into()],
         original: None,
+        choices: Vec::new(),
     }
 }
 

@@ -323,6 +323,7 @@ fn the_decisions_view_never_hides_a_permission_request() {
         reason: String::new(),
         suggestions: Vec::new(),
         original: None,
+        choices: Vec::new(),
     };
     app.handle_event(UiEvent::PermissionRequest(request), clock.at(0));
     app.handle_event(auto_decisions(), clock.at(10));
@@ -587,6 +588,7 @@ fn permission_requests_are_answered_in_order() {
         reason: "Bash needs approval".into(),
         suggestions: vec!["Bash(npm test:*)".into()],
         original: None,
+        choices: Vec::new(),
     };
     app.handle_event(UiEvent::PermissionRequest(request("p1")), clock.at(0));
     app.handle_event(UiEvent::PermissionRequest(request("p2")), clock.at(0));
@@ -630,6 +632,7 @@ fn permission_dialogs_close_when_their_turn_ends() {
             reason: "Bash needs approval".into(),
             suggestions: Vec::new(),
             original: None,
+            choices: Vec::new(),
         };
         app.handle_event(UiEvent::PermissionRequest(request), clock.at(0));
     }
@@ -880,6 +883,7 @@ fn a_withdrawn_permission_request_closes_its_dialog_or_leaves_the_queue() {
         reason: "Bash needs approval".into(),
         suggestions: Vec::new(),
         original: None,
+        choices: Vec::new(),
     };
     for id in ["p1", "p2", "p3"] {
         app.handle_event(UiEvent::PermissionRequest(request(id)), clock.at(0));

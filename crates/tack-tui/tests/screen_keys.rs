@@ -48,6 +48,7 @@ fn bash_request(id: &str) -> UiEvent {
         reason: "Bash needs approval".into(),
         suggestions: vec!["Bash(npm test *)".into()],
         original: None,
+        choices: Vec::new(),
     })
 }
 

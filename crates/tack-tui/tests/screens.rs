@@ -208,6 +208,7 @@ fn bash_request() -> PermissionRequest {
         reason: "Bash command needs approval".into(),
         suggestions: vec!["Bash(npm run build:*)".into()],
         original: None,
+        choices: Vec::new(),
     }
 }
 
@@ -251,6 +252,7 @@ fn permission_dialog_for_an_edit_shows_the_diff() {
             reason: "Edit needs approval".into(),
             suggestions: vec!["Edit(src/**)".into()],
             original: Some("//! lib\n\nuse std::io;\n\npub fn old_name() {}\n\npub fn other() {}\n".into()),
+            choices: Vec::new(),
         }),
         clock.at(100),
     );

@@ -124,6 +124,7 @@ impl EventMap {
                         },
                         suggestions: request.suggestions,
                         original: request.original,
+                        choices: request.choices,
                     }));
                 out.reply = Some((request.tool_use_id, request.id));
             }
@@ -499,6 +500,7 @@ mod tests {
                     agent_type: "reviewer".into(),
                 }),
                 original: None,
+                choices: Vec::new(),
             })),
         );
         assert_eq!(reply.as_deref(), Some("t1"));
@@ -559,6 +561,7 @@ mod tests {
                     reason: "The reviewer sub-agent asks. Bash needs approval".into(),
                     suggestions: vec!["Bash(make:*)".into()],
                     original: None,
+                    choices: Vec::new(),
                 }),
                 UiEvent::ToolUseFinished {
                     id: "t1".into(),

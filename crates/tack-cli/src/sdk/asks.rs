@@ -132,7 +132,9 @@ impl Asks {
             suggestions,
             blocked_path,
             agent,
+            // SDK hosts answer with `updatedPermissions` (a `setMode`).
             original: _,
+            choices: _,
         } = request;
         if self.closed {
             self.settle(ask, closed_answer(Kind::Permission));
@@ -301,6 +303,7 @@ mod tests {
             blocked_path: Some(PathBuf::from("/elsewhere/x")),
             agent: None,
             original: None,
+            choices: Vec::new(),
         }
     }
 

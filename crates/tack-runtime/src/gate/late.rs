@@ -13,4 +13,7 @@ pub(super) struct Late {
     pub(super) sandbox: OnceLock<Arc<tack_sandbox::Sandbox>>,
     /// Where decisions are reported when telemetry is on.
     pub(super) telemetry: OnceLock<Arc<crate::telemetry::SessionTelemetry>>,
+    /// The session may switch to `bypassPermissions` (a plan's approval
+    /// offers it).
+    pub(super) bypass_allowed: OnceLock<bool>,
 }

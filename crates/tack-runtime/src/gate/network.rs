@@ -38,6 +38,7 @@ impl Gate {
             blocked_path: None,
             agent: None,
             original: None,
+            choices: Vec::new(),
         };
         let Some(mut pending) =
             prompts.ask(|id| RuntimeEvent::PermissionRequest(Box::new(request(id))))

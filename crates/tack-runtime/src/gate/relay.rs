@@ -165,6 +165,7 @@ impl Gate {
             blocked_path: None,
             agent: Some(who),
             original: None,
+            choices: self.choices(&ask.tool_name),
         };
         let Some(mut pending) =
             prompts.ask(|id| RuntimeEvent::PermissionRequest(Box::new(request(id))))

@@ -483,6 +483,7 @@ fn events() -> Vec<RuntimeEvent> {
                 agent_type: "general-purpose".into(),
             }),
             original: Some("old\n".into()),
+            choices: tack_protocol::PermissionChoice::plan_approval(false),
         })),
         RuntimeEvent::HookCallback(Box::new(HookCallback {
             id: AskId(2),

@@ -3,7 +3,6 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use tack_protocol::PermissionMode;
 
 use super::screen_keys::{CHAT, HELP, HISTORY_SEARCH, POPUP, ScreenKey};
 use super::{App, DOUBLE_PRESS, Overlay};
@@ -416,7 +415,7 @@ impl App {
         self.overlay = self
             .waiting_permissions
             .pop_front()
-            .map(|r| Overlay::Permission(self.permission_dialog(r)));
+            .map(|r| Overlay::Permission(Box::new(self.permission_dialog(r))));
     }
 
     /// `key` as the open screen's handler reads it ([`App::screen_key`]).
@@ -432,13 +431,8 @@ impl App {
                     self.next_permission();
                     vec![UiAction::AnswerPermission { id, answer }]
                 }
-                outcome @ (DialogOutcome::AllowAndAcceptEdits
-                | DialogOutcome::AllowAndDefaultMode) => {
+                DialogOutcome::AllowInMode(mode) => {
                     let id = dialog.request.id.clone();
-                    let mode = match outcome {
-                        DialogOutcome::AllowAndAcceptEdits => PermissionMode::AcceptEdits,
-                        _ => PermissionMode::Default,
-                    };
                     // The mode first: the edits after this one are not asked.
                     let mut actions = self.request_mode(mode);
                     self.next_permission();

@@ -62,7 +62,7 @@ pub struct AppConfig {
 /// A dialog or view that takes the keys.
 #[derive(Debug)]
 enum Overlay {
-    Permission(PermissionDialog),
+    Permission(Box<PermissionDialog>),
     Resume(ResumePicker),
     Rewind(RewindPicker),
     /// `/model`'s picker.
@@ -528,7 +528,9 @@ impl App {
         if matches!(self.overlay, Some(Overlay::Permission(_))) {
             self.waiting_permissions.push_back(request);
         } else {
-            self.overlay = Some(Overlay::Permission(self.permission_dialog(request)));
+            self.overlay = Some(Overlay::Permission(Box::new(
+                self.permission_dialog(request),
+            )));
         }
     }
 

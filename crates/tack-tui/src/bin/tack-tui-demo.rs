@@ -95,6 +95,7 @@ impl Runtime {
                 reason: "Edit needs approval".into(),
                 suggestions: vec!["Edit(src/**)".into()],
                 original: Some("fn old() {}\n".into()),
+                choices: Vec::new(),
             }));
             let allowed = matches!(
                 rx.recv(),

@@ -1,7 +1,9 @@
 //! The permission dialog, as Claude Code's: Yes / Yes, and switch to accept
 //! edits (an edit) or Yes, and don't ask again for `prefix` commands in the
 //! project (a command; the rule saved is the one named) / No, and tell tack
-//! what to do instead. Shows the command, or the diff of an edit.
+//! what to do instead. A request that carries its own choices (a plan's
+//! approval: the mode to work in) shows those instead. Shows the command, the
+//! diff of an edit, or the plan.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Modifier;
@@ -14,6 +16,7 @@ use crate::event::{PermissionAnswer, PermissionRequest};
 use crate::input::Editor;
 use crate::theme::Theme;
 use crate::wrap::wrap_spans;
+use tack_protocol::PermissionMode;
 
 /// The plan's approval: its own title, the plan, and its own options.
 const EXIT_PLAN_MODE: &str = "ExitPlanMode";
@@ -45,18 +48,16 @@ pub enum DialogOutcome {
     Open,
     /// Answered.
     Answered(PermissionAnswer),
-    /// Allowed, and the session is to switch to accept-edits mode.
-    AllowAndAcceptEdits,
-    /// Allowed (a plan), and the session is to ask about each edit.
-    AllowAndDefaultMode,
+    /// Allowed, and the session is to switch to this mode first.
+    AllowInMode(PermissionMode),
 }
 
 /// What an option of the dialog does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Choice {
     Allow,
-    AcceptEdits,
-    DefaultMode,
+    /// Allow, switching to this mode first.
+    InMode(PermissionMode),
     Always(String),
     Deny,
 }
@@ -106,25 +107,21 @@ impl PermissionDialog {
     }
 
     fn choices(&self) -> Vec<(String, Choice)> {
-        if self.request.tool_name == EXIT_PLAN_MODE {
-            // Claude Code's plan approval: the mode to work in, or more planning.
-            return vec![
-                (
-                    "Yes, and auto-accept edits".to_string(),
-                    Choice::AcceptEdits,
-                ),
-                (
-                    "Yes, and approve each edit".to_string(),
-                    Choice::DefaultMode,
-                ),
-                ("No, keep planning (esc)".to_string(), Choice::Deny),
-            ];
+        if !self.request.choices.is_empty() {
+            // The request's own (a plan's approval: the mode to work in).
+            return (self.request.choices.iter())
+                .map(|c| match (c.allows(), c.mode) {
+                    (true, Some(mode)) => (c.label.clone(), Choice::InMode(mode)),
+                    (true, None) => (c.label.clone(), Choice::Allow),
+                    (false, _) => (format!("{} (esc)", c.label), Choice::Deny),
+                })
+                .collect();
         }
         let mut out = vec![("Yes".to_string(), Choice::Allow)];
         if self.accept_edits {
             out.push((
                 "Yes, and switch to accept edits (shift+tab)".to_string(),
-                Choice::AcceptEdits,
+                Choice::InMode(PermissionMode::AcceptEdits),
             ));
         } else if let Some(rule) = self.always_rule() {
             let mut label = format!("Yes, and don't ask again for {}", describe_rule(rule));
@@ -149,8 +146,7 @@ impl PermissionDialog {
         let last = choices.len() - 1;
         match choices.swap_remove(index.min(last)).1 {
             Choice::Allow => DialogOutcome::Answered(PermissionAnswer::Allow),
-            Choice::AcceptEdits => DialogOutcome::AllowAndAcceptEdits,
-            Choice::DefaultMode => DialogOutcome::AllowAndDefaultMode,
+            Choice::InMode(mode) => DialogOutcome::AllowInMode(mode),
             Choice::Always(rule) => DialogOutcome::Answered(PermissionAnswer::AllowAlways { rule }),
             Choice::Deny => {
                 self.selected = last;
@@ -188,17 +184,23 @@ impl PermissionDialog {
             }
             return DialogOutcome::Open;
         }
-        let count = self.choices().len();
-        let offers_accept_edits = self.accept_edits || self.request.tool_name == EXIT_PLAN_MODE;
+        let choices = self.choices();
+        let count = choices.len();
+        // Shift+tab takes the choice that switches to accept-edits mode.
+        let accept_edits = choices
+            .iter()
+            .position(|(_, c)| *c == Choice::InMode(PermissionMode::AcceptEdits));
         match key.code {
-            KeyCode::BackTab if offers_accept_edits => return DialogOutcome::AllowAndAcceptEdits,
+            KeyCode::BackTab if accept_edits.is_some() => {
+                return self.answer(accept_edits.unwrap_or_default());
+            }
             KeyCode::Up | KeyCode::BackTab => self.selected = (self.selected + count - 1) % count,
             KeyCode::Down | KeyCode::Tab => self.selected = (self.selected + 1) % count,
             KeyCode::Enter => return self.answer(self.selected),
             KeyCode::Esc => {
                 return DialogOutcome::Answered(PermissionAnswer::Deny { feedback: None });
             }
-            KeyCode::Char(c @ '1'..='3') => {
+            KeyCode::Char(c @ '1'..='9') => {
                 let i = usize::from(c as u8 - b'1');
                 if i < count {
                     return self.answer(i);
@@ -383,6 +385,7 @@ mod tests {
             reason: "needs approval".into(),
             suggestions: suggestions.iter().map(|s| s.to_string()).collect(),
             original: None,
+            choices: Vec::new(),
         }
     }
 
@@ -404,21 +407,22 @@ mod tests {
     }
 
     /// A plan's approval shows the plan and where it is, and answers with
-    /// the mode to work in (1, shift+tab: accept edits; 2: ask each edit)
-    /// or more planning with what to change.
+    /// the mode to work in (the request's choices: 1, shift+tab: accept
+    /// edits; 2: ask each edit) or more planning with what to change.
     #[test]
     fn a_plan_is_shown_and_approved_into_a_mode_or_sent_back() {
         let plan = PermissionRequest {
             tool_name: "ExitPlanMode".into(),
             input: json!({"plan": "# Plan\n1. add x", "planFilePath": "/h/.claude/plans/p.md"}),
+            choices: tack_protocol::PermissionChoice::plan_approval(false),
             ..request(&[])
         };
-        let d = PermissionDialog::new(plan);
+        let d = PermissionDialog::new(plan.clone());
         assert_eq!(
             labels(&d),
             [
                 "Yes, and auto-accept edits",
-                "Yes, and approve each edit",
+                "Yes, and manually approve edits",
                 "No, keep planning (esc)"
             ]
         );
@@ -449,11 +453,26 @@ mod tests {
         assert_eq!(
             answers,
             [
-                DialogOutcome::AllowAndAcceptEdits,
-                DialogOutcome::AllowAndAcceptEdits,
-                DialogOutcome::AllowAndDefaultMode
+                DialogOutcome::AllowInMode(PermissionMode::AcceptEdits),
+                DialogOutcome::AllowInMode(PermissionMode::AcceptEdits),
+                DialogOutcome::AllowInMode(PermissionMode::Default)
             ]
         );
+        // A session that may bypass permissions is offered that first.
+        let mut bypass = PermissionDialog::new(PermissionRequest {
+            choices: tack_protocol::PermissionChoice::plan_approval(true),
+            ..plan
+        });
+        assert_eq!(labels(&bypass)[0], "Yes, and bypass permissions");
+        assert_eq!(
+            [KeyCode::Char('1'), KeyCode::BackTab].map(|k| bypass.clone().key(key(k))),
+            [
+                DialogOutcome::AllowInMode(PermissionMode::BypassPermissions),
+                DialogOutcome::AllowInMode(PermissionMode::AcceptEdits)
+            ]
+        );
+        assert_eq!(bypass.key(key(KeyCode::Char('4'))), DialogOutcome::Open);
+        assert!(bypass.typing());
         let mut back = d.clone();
         assert_eq!(back.key(key(KeyCode::Char('3'))), DialogOutcome::Open);
         for c in "add tests".chars() {
@@ -507,7 +526,7 @@ mod tests {
             let outcomes: Vec<DialogOutcome> = keys.iter().map(|k| d.key(key(*k))).collect();
             assert_eq!(
                 outcomes.last(),
-                Some(&DialogOutcome::AllowAndAcceptEdits),
+                Some(&DialogOutcome::AllowInMode(PermissionMode::AcceptEdits)),
                 "{keys:?}"
             );
         }
