@@ -233,3 +233,39 @@ async fn the_plan_mode_tools_are_offered_only_where_someone_can_approve() {
     assert_eq!(offered, ["ExitPlanMode", "EnterPlanMode"]);
     drop(sdk);
 }
+
+/// A host's answer cannot switch a session to bypassPermissions that was not
+/// started allowing it (`set_permission_mode` refuses the same): the next
+/// Write is still asked about. Another mode from an answer still applies.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_cannot_switch_an_unconsenting_session_to_bypass() {
+    let env = Env::new(Script::new([Reply::text("Ready.")])).await;
+    let path = |name: &str| env.cwd().join(name).to_str().unwrap().to_owned();
+    for (id, name) in [("w1", "a.txt"), ("w2", "b.txt"), ("w3", "c.txt")] {
+        let input = json!({"file_path": path(name), "content": &name[..1]});
+        env.server.push(tool(id, "Write", input));
+    }
+    env.server.push(Reply::text("Written."));
+    let mut sdk = sdk(&env, "default").await;
+    sdk.user("hello", json!({})).await;
+    assert_eq!(sdk.result().await["result"], json!("Ready."));
+    sdk.user("write three files", json!({})).await;
+    let set_mode = |input: Value, mode: &str| {
+        json!({"behavior": "allow", "updatedInput": input, "updatedPermissions": [
+            {"type": "setMode", "mode": mode, "destination": "session"}]})
+    };
+    let (tool_name, id, input) = asked_with_input(&mut sdk).await;
+    assert_eq!(tool_name, "Write");
+    sdk.answer(&id, set_mode(input, "bypassPermissions")).await;
+    // Still asked: the switch was ignored.
+    let (tool_name, id, input) = asked_with_input(&mut sdk).await;
+    assert_eq!(tool_name, "Write");
+    sdk.answer(&id, set_mode(input, "acceptEdits")).await;
+    // acceptEdits applies: the third Write is not asked about.
+    assert_eq!(sdk.result().await["result"], json!("Written."));
+    let (code, _, stderr) = sdk.finish().await;
+    assert_eq!(code, Some(0), "{stderr}");
+    for (name, text) in [("a.txt", "a"), ("b.txt", "b"), ("c.txt", "c")] {
+        assert_eq!(std::fs::read_to_string(env.cwd().join(name)).unwrap(), text);
+    }
+}

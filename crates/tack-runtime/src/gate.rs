@@ -30,9 +30,6 @@ use tack_permissions::{
     Decision, PermissionContext, PermissionMode, RuleBehavior, RuleSource, Specifier, ToolPattern,
     canonical_tool_name,
 };
-use tack_protocol::control::{
-    PermissionBehavior, PermissionDestination, PermissionUpdate, RulesUpdate,
-};
 use tack_protocol::stream_json::PermissionDenial;
 use tack_tool::{Tool, ToolContext};
 use tokio_util::sync::CancellationToken;
@@ -44,6 +41,7 @@ use crate::hooks::SessionHooks;
 use crate::protocol::ask::{AskAnswer, PermissionAnswer};
 use crate::snapshot::RuleView;
 
+mod apply_update;
 mod auto;
 mod auto_environment;
 mod choices;
@@ -786,78 +784,6 @@ impl Gate {
                 ctx,
                 "The user did not answer the permission request".to_owned(),
             ),
-        }
-    }
-
-    /// Applies one permission update from a prompt's answer.
-    fn apply(&self, update: &PermissionUpdate) {
-        match update {
-            PermissionUpdate::AddRules(RulesUpdate {
-                rules,
-                behavior,
-                destination,
-            }) => {
-                let behavior = match behavior {
-                    PermissionBehavior::Allow => RuleBehavior::Allow,
-                    PermissionBehavior::Deny => RuleBehavior::Deny,
-                    PermissionBehavior::Ask => RuleBehavior::Ask,
-                };
-                let file = match destination {
-                    PermissionDestination::LocalSettings => Some(&self.files.local),
-                    PermissionDestination::ProjectSettings => Some(&self.files.project),
-                    PermissionDestination::UserSettings => self.files.user.as_ref(),
-                    PermissionDestination::Session | PermissionDestination::CliArg => None,
-                };
-                for rule in rules {
-                    let text = match &rule.rule_content {
-                        Some(content) => format!("{}({content})", rule.tool_name),
-                        None => rule.tool_name.clone(),
-                    };
-                    // A rule is shown to the user and saved to a file they
-                    // read: one holding control characters would not look
-                    // like what it matches.
-                    if tack_sys::terminal_text::has_control(&text, true) {
-                        self.notify(format!(
-                            "warning: permission rule not added: `{}` contains control characters",
-                            tack_sys::terminal_text::visible(&text)
-                        ));
-                        continue;
-                    }
-                    let source = RuleSource::named("session");
-                    let added = self
-                        .ctx
-                        .write()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .rules_mut()
-                        .add(&source, behavior, &text);
-                    if let Err(e) = added {
-                        self.notify(format!("warning: permission rule not added: {e}"));
-                        continue;
-                    }
-                    if let Some(file) = file.filter(|_| behavior == RuleBehavior::Allow)
-                        && let Err(e) =
-                            tack_permissions::add_allow_rule_to_local_settings(file, &text)
-                    {
-                        self.notify(format!(
-                            "warning: could not save `{text}` to {}: {e}",
-                            file.display()
-                        ));
-                    }
-                }
-            }
-            PermissionUpdate::SetMode(m) => match m.mode.parse::<PermissionMode>() {
-                Ok(mode) => self.set_mode(mode),
-                Err(e) => self.notify(format!("warning: {e}")),
-            },
-            PermissionUpdate::ReplaceRules(_)
-            | PermissionUpdate::RemoveRules(_)
-            | PermissionUpdate::AddDirectories(_)
-            | PermissionUpdate::RemoveDirectories(_) => {
-                self.notify(
-                    "warning: this permission update is not supported yet and was skipped"
-                        .to_owned(),
-                );
-            }
         }
     }
 

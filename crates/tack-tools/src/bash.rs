@@ -164,7 +164,11 @@ impl Tool for BashTool {
                 .min(MAX_TIMEOUT);
             // The editor's terminal, when it offers one; never for a command
             // the sandbox confines (it would run outside it there).
-            if let Some(terminal) = ctx.env.client_terminal().filter(|_| shell.confining().is_none()) {
+            if let Some(terminal) = ctx
+                .env
+                .client_terminal()
+                .filter(|_| shell.confining().is_none())
+            {
                 let call = InTerminal {
                     command: &input.command,
                     limit: MAX_OUTPUT,
@@ -176,9 +180,7 @@ impl Tool for BashTool {
                     return output.map(|o| with_description(o, input.description));
                 }
             }
-            let run = self
-                .run(&input.command, shell, &cwd, timeout, ctx)
-                .await?;
+            let run = self.run(&input.command, shell, &cwd, timeout, ctx).await?;
             if let Some(note) = update_cwd(&ctx.env, run.final_cwd.as_deref()) {
                 notes.push(note);
             }
