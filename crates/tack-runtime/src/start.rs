@@ -479,7 +479,6 @@ fn policy(
         gate,
         hooks,
         turn_cancel,
-        bypass_allowed,
     })
 }
 

@@ -1,5 +1,5 @@
-//! A prompt's answer's permission updates (rules, the mode) applied to the
-//! session.
+//! Switching the permission mode, and a prompt's answer's permission
+//! updates (rules, the mode) applied to the session.
 
 use std::sync::PoisonError;
 
@@ -9,12 +9,35 @@ use tack_protocol::control::{
 };
 
 use super::Gate;
-
-/// Said when a permission answer asks for `bypassPermissions` in a session
-/// that was not started allowing it.
-const BYPASS_REFUSED: &str = "warning: the answer's switch to bypassPermissions was ignored: this session was not started with --dangerously-skip-permissions or --allow-dangerously-skip-permissions";
+use crate::protocol::reply::ModeError;
 
 impl Gate {
+    /// Switches the permission mode for everyone who asks (the front end's
+    /// `set_permission_mode`, a prompt's answer): for the gate and the
+    /// hooks' input; `bypassPermissions` only when the session was started
+    /// allowing it, auto mode only when it can classify.
+    pub(crate) fn switch_mode(&self, mode: PermissionMode) -> Result<(), ModeError> {
+        if mode == PermissionMode::BypassPermissions
+            && self.late.bypass_allowed.get() != Some(&true)
+        {
+            return Err(ModeError::BypassUnavailable);
+        }
+        if mode == PermissionMode::Auto {
+            let why = match self.auto() {
+                Some(auto) => auto.unavailable().map(str::to_owned),
+                None => Some("this session has no classifier".to_owned()),
+            };
+            if let Some(why) = why {
+                return Err(ModeError::AutoModeUnavailable(why));
+            }
+        }
+        self.set_mode(mode);
+        if let Some(h) = &self.hooks {
+            h.set_permission_mode(mode.as_str());
+        }
+        Ok(())
+    }
+
     /// Applies one permission update from a prompt's answer.
     pub(super) fn apply(&self, update: &PermissionUpdate) {
         match update {
@@ -72,15 +95,15 @@ impl Gate {
                 }
             }
             PermissionUpdate::SetMode(m) => match m.mode.parse::<PermissionMode>() {
-                // An answer (a host's, an editor's, a lead's) cannot do what
-                // `set_permission_mode` may not: bypass needs the session's
-                // consent at start.
-                Ok(PermissionMode::BypassPermissions)
-                    if self.late.bypass_allowed.get() != Some(&true) =>
-                {
-                    self.notify(BYPASS_REFUSED.to_owned());
+                // An answer (a host's, an editor's, a lead's) switches as
+                // `set_permission_mode` does, refused where that is.
+                Ok(mode) => {
+                    if let Err(e) = self.switch_mode(mode) {
+                        self.notify(format!(
+                            "warning: the answer's mode switch was ignored: {e}"
+                        ));
+                    }
                 }
-                Ok(mode) => self.set_mode(mode),
                 Err(e) => self.notify(format!("warning: {e}")),
             },
             PermissionUpdate::ReplaceRules(_)

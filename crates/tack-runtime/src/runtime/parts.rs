@@ -43,31 +43,13 @@ pub(crate) struct Policy {
     pub hooks: Option<Arc<SessionHooks>>,
     /// The running turn's cancel switch, which the gate's prompts watch.
     pub turn_cancel: TurnCancel,
-    /// The session may be switched to `bypassPermissions`.
-    pub bypass_allowed: bool,
 }
 
 impl Policy {
-    /// Switches the permission mode, for the gate and the hooks' input;
-    /// `bypassPermissions` only when the session allows it.
+    /// Switches the permission mode, for the gate and the hooks' input
+    /// (`Gate::switch_mode`: bypass and auto only where the session allows).
     pub fn set_mode(&self, mode: PermissionMode) -> Result<(), ModeError> {
-        if mode == PermissionMode::BypassPermissions && !self.bypass_allowed {
-            return Err(ModeError::BypassUnavailable);
-        }
-        if mode == PermissionMode::Auto {
-            let why = match self.gate.auto() {
-                Some(auto) => auto.unavailable().map(str::to_owned),
-                None => Some("this session has no classifier".to_owned()),
-            };
-            if let Some(why) = why {
-                return Err(ModeError::AutoModeUnavailable(why));
-            }
-        }
-        self.gate.set_mode(mode);
-        if let Some(h) = &self.hooks {
-            h.set_permission_mode(mode.as_str());
-        }
-        Ok(())
+        self.gate.switch_mode(mode)
     }
 }
 
@@ -293,12 +275,12 @@ mod tests {
             user: None,
         };
         let turn_cancel = TurnCancel::default();
-        let gate = Gate::new(ctx, None, None, turn_cancel.clone(), files, None);
+        let gate = Gate::new(ctx, None, None, turn_cancel.clone(), files, None)
+            .allowing_bypass(bypass_allowed);
         Policy {
             gate: Arc::new(gate),
             hooks: None,
             turn_cancel,
-            bypass_allowed,
         }
     }
 
