@@ -5,8 +5,8 @@
 //! the moment it is due, and a client that hangs up simply drops the stream.
 
 use std::io;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
 use bytes::Bytes;
@@ -81,13 +81,22 @@ pub(crate) fn steps(
     steps
 }
 
-/// A streaming body that performs `steps` in order. When `abandoned` is given
-/// it is incremented if the body is dropped before its last step, which is
-/// what happens when the client hangs up mid-stream (a scripted [`Step::Abort`]
-/// does not count).
-pub(crate) fn body(steps: Vec<Step>, abandoned: Option<Arc<watch::Sender<usize>>>) -> Body {
+/// What the server keeps about its streamed bodies.
+#[derive(Default)]
+pub(crate) struct Streams {
+    /// Bodies dropped before their last step, which is what happens when the
+    /// client hangs up mid-stream (a scripted [`Step::Abort`] does not count).
+    pub(crate) abandoned: watch::Sender<usize>,
+    /// When each body that played to its end handed over its last bytes, in
+    /// the order they ended.
+    pub(crate) ended: Mutex<Vec<SystemTime>>,
+}
+
+/// A streaming body that performs `steps` in order, counted in `streams` when
+/// given.
+pub(crate) fn body(steps: Vec<Step>, streams: Option<Arc<Streams>>) -> Body {
     let watch = Watch {
-        abandoned,
+        streams,
         finished: false,
     };
     let stream = futures::stream::unfold(
@@ -96,6 +105,7 @@ pub(crate) fn body(steps: Vec<Step>, abandoned: Option<Arc<watch::Sender<usize>>
             loop {
                 let Some(step) = steps.next() else {
                     watch.finish();
+                    watch.ended();
                     return None;
                 };
                 match step {
@@ -123,7 +133,7 @@ pub(crate) fn body(steps: Vec<Step>, abandoned: Option<Arc<watch::Sender<usize>>
 /// Lives as long as the body; counts the body as abandoned if it goes before
 /// its last step.
 struct Watch {
-    abandoned: Option<Arc<watch::Sender<usize>>>,
+    streams: Option<Arc<Streams>>,
     finished: bool,
 }
 
@@ -132,12 +142,24 @@ impl Watch {
     fn finish(&mut self) {
         self.finished = true;
     }
+
+    /// The body's last bytes were taken by the server: the time is recorded.
+    fn ended(&self) {
+        if let Some(streams) = &self.streams {
+            let now = SystemTime::now();
+            streams
+                .ended
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(now);
+        }
+    }
 }
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        if let (false, Some(abandoned)) = (self.finished, &self.abandoned) {
-            abandoned.send_modify(|count| *count += 1);
+        if let (false, Some(streams)) = (self.finished, &self.streams) {
+            streams.abandoned.send_modify(|count| *count += 1);
         }
     }
 }

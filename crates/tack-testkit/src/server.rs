@@ -11,12 +11,12 @@ use axum::response::Response;
 use axum::serve::ListenerExt;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
 
 use crate::cache_sim::{CacheSim, PromptUsage};
 use crate::cloud;
 use crate::openai::{self, Api};
-use crate::playback::{self, Step};
+use crate::playback::{self, Step, Streams};
 use crate::reply::{ErrorReply, MessageReply, Reply, StreamEnd};
 use crate::request::RecordedRequest;
 use crate::script::{ReplyQueue, Script};
@@ -50,8 +50,8 @@ pub struct MockServer {
 struct Shared {
     options: Options,
     state: Mutex<ServerState>,
-    /// Streamed replies the client hung up on before their last event.
-    abandoned: Arc<watch::Sender<usize>>,
+    /// Streamed replies the client hung up on, and when the others ended.
+    streams: Arc<Streams>,
 }
 
 struct ServerState {
@@ -87,7 +87,7 @@ impl MockServer {
     ) -> std::io::Result<MockServer> {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
-            abandoned: Arc::new(watch::Sender::new(0)),
+            streams: Arc::default(),
             options,
             state: Mutex::new(ServerState {
                 queue: ReplyQueue::new(script),
@@ -149,12 +149,25 @@ impl MockServer {
     /// server notices a hang-up when it next writes, so within one pacing
     /// interval: wait with [`MockServer::wait_abandoned_streams`].
     pub fn abandoned_streams(&self) -> usize {
-        *self.shared.abandoned.borrow()
+        *self.shared.streams.abandoned.borrow()
+    }
+
+    /// When each streamed reply that played to its end handed over its last
+    /// event (wall clock, in the order they ended). With one request at a
+    /// time, `requests()[i + 1].received_at` minus the `i`-th end is the
+    /// client's time from `message_stop` to its next request.
+    pub fn stream_ends(&self) -> Vec<std::time::SystemTime> {
+        self.shared
+            .streams
+            .ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Returns once at least `n` streams have been abandoned.
     pub async fn wait_abandoned_streams(&self, n: usize) {
-        let mut count = self.shared.abandoned.subscribe();
+        let mut count = self.shared.streams.abandoned.subscribe();
         // The sender lives in `shared`, which `self` holds: it cannot close.
         let _ = count.wait_for(|count| *count >= n).await;
     }
@@ -366,14 +379,14 @@ async fn create_message(
         let steps = playback::steps(&message, &events, error_event, cloud::encode_event);
         return streamed(
             steps,
-            &shared.abandoned,
+            &shared.streams,
             "application/vnd.amazon.eventstream",
             request_id,
             &message.headers,
         );
     }
     let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
-    message_response(&message, &meta, stream, request_id, &shared.abandoned).await
+    message_response(&message, &meta, stream, request_id, &shared.streams).await
 }
 
 /// The next reply, as a streamed OpenAI answer (`api`) or an OpenAI error body.
@@ -388,7 +401,7 @@ async fn create_openai(shared: &Shared, api: Api, request: &Value, request_id: &
     });
     streamed(
         steps,
-        &shared.abandoned,
+        &shared.streams,
         "text/event-stream",
         request_id,
         &message.headers,
@@ -449,13 +462,13 @@ async fn message_response(
     meta: &MessageMeta,
     stream: bool,
     request_id: &str,
-    abandoned: &Arc<watch::Sender<usize>>,
+    streams: &Arc<Streams>,
 ) -> Response {
     if stream {
         let steps = playback::sse_steps(message, &message_events(message, meta), error_event);
         return streamed(
             steps,
-            abandoned,
+            streams,
             "text/event-stream",
             request_id,
             &message.headers,
@@ -514,13 +527,13 @@ fn json_error(reply: &ErrorReply, body: &Value, request_id: &str) -> Response {
 /// A streamed reply played by `steps` (abandoned streams counted).
 fn streamed(
     steps: Vec<Step>,
-    abandoned: &Arc<watch::Sender<usize>>,
+    streams: &Arc<Streams>,
     content_type: &'static str,
     request_id: &str,
     headers: &[(String, String)],
 ) -> Response {
     with_headers(
-        Response::new(playback::body(steps, Some(Arc::clone(abandoned)))),
+        Response::new(playback::body(steps, Some(Arc::clone(streams)))),
         StatusCode::OK,
         content_type,
         request_id,

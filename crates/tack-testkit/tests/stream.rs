@@ -348,6 +348,38 @@ async fn a_client_that_hangs_up_mid_stream_is_counted() {
 }
 
 #[tokio::test]
+async fn each_stream_read_to_its_end_records_when_it_ended() {
+    let paced = Reply::message()
+        .text("slow")
+        .pacing(Duration::from_millis(30));
+    let server = MockServer::start(Script::new([
+        paced.into(),
+        Reply::text("second"),
+        Reply::message().text("cut").cut_after(2).into(),
+    ]))
+    .await
+    .unwrap();
+    let base = server.base_url();
+
+    let (_, end) = read_events(post(&base, "/v1/messages", &request_body(true)).await).await;
+    assert_eq!(end, Ok(()));
+    let (_, end) = read_events(post(&base, "/v1/messages", &request_body(true)).await).await;
+    assert_eq!(end, Ok(()));
+    let (_, end) = read_events(post(&base, "/v1/messages", &request_body(true)).await).await;
+    assert!(end.is_err());
+
+    // Two ends: the cut stream did not play to its end.
+    let ends = server.stream_ends();
+    let requests = server.requests();
+    assert_eq!((ends.len(), requests.len()), (2, 3));
+    // Each end falls between its request and the next one; the paced reply
+    // (several events 30 ms apart) ends well after its request arrived.
+    assert!(ends[0] >= requests[0].received_at + Duration::from_millis(30));
+    assert!(ends[0] <= requests[1].received_at);
+    assert!(ends[1] >= requests[1].received_at && ends[1] <= requests[2].received_at);
+}
+
+#[tokio::test]
 async fn a_scripted_cut_is_not_an_abandoned_stream() {
     let server = MockServer::start(Script::new([Reply::message()
         .text("Let me look at it.")
