@@ -1,13 +1,12 @@
 //! Glob: files whose path matches a glob pattern, newest first.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use globset::GlobBuilder;
-use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -177,43 +176,40 @@ fn walk_matches(base: &Path, rest: &str, cancel: &CancellationToken) -> Result<F
     } else {
         Some(rest.split('/').count())
     };
-    let found = Arc::new(Mutex::new(Found::new()));
-    walk::walker(base, false)
-        .max_depth(depth)
-        .build_parallel()
-        .run(|| {
-            let matcher = matcher.clone();
-            let found = found.clone();
-            let cancel = cancel.clone();
-            Box::new(move |entry| {
-                if cancel.is_cancelled() {
-                    return WalkState::Quit;
-                }
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                let is_file = entry.file_type().is_some_and(|t| t.is_file())
-                    || (entry.path_is_symlink() && entry.path().is_file());
-                if !is_file {
-                    return WalkState::Continue;
-                }
-                let path = entry.path();
-                if path
-                    .strip_prefix(base)
-                    .is_ok_and(|rel| matcher.is_match(rel))
-                {
-                    let mtime = entry.metadata().ok().and_then(|m| m.modified().ok());
-                    found
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push((mtime, path.to_path_buf()));
-                }
-                WalkState::Continue
-            })
-        });
+    let found = Mutex::new(Found::new());
+    let mut builder = walk::walker(base, false);
+    builder.max_depth(depth);
+    walk::visit(&builder, base, || {
+        let matcher = &matcher;
+        let found = &found;
+        move |entry: Result<ignore::DirEntry, ignore::Error>| {
+            if cancel.is_cancelled() {
+                return false;
+            }
+            let Ok(entry) = entry else {
+                return true;
+            };
+            let is_file = entry.file_type().is_some_and(|t| t.is_file())
+                || (entry.path_is_symlink() && entry.path().is_file());
+            if !is_file {
+                return true;
+            }
+            let path = entry.path();
+            if path
+                .strip_prefix(base)
+                .is_ok_and(|rel| matcher.is_match(rel))
+            {
+                let mtime = entry.metadata().ok().and_then(|m| m.modified().ok());
+                found
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((mtime, path.to_path_buf()));
+            }
+            true
+        }
+    });
     if cancel.is_cancelled() {
         return Err(ToolError::new("Glob was interrupted."));
     }
-    let found = std::mem::take(&mut *found.lock().unwrap_or_else(PoisonError::into_inner));
-    Ok(found)
+    Ok(found.into_inner().unwrap_or_else(PoisonError::into_inner))
 }

@@ -4,14 +4,13 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
-use ignore::WalkState;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use schemars::JsonSchema;
@@ -251,31 +250,29 @@ fn search_tree(
                 .map_err(|e| ToolError::new(format!("Invalid type: {e}")))?,
         );
     }
-    let hits = Arc::new(Mutex::new(Vec::new()));
-    builder.build_parallel().run(|| {
-        let hits = hits.clone();
-        let cancel = cancel.clone();
+    let hits = Mutex::new(Vec::new());
+    walk::visit(&builder, root, || {
+        let hits = &hits;
         let mut searcher = searcher(plan);
-        Box::new(move |entry| {
+        move |entry: Result<ignore::DirEntry, ignore::Error>| {
             if cancel.is_cancelled() {
-                return WalkState::Quit;
+                return false;
             }
             let Ok(entry) = entry else {
-                return WalkState::Continue;
+                return true;
             };
             if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
+                return true;
             }
             if let Some(found) = search_with(&mut searcher, entry.path(), matcher, plan) {
                 hits.lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .push(found);
             }
-            WalkState::Continue
-        })
+            true
+        }
     });
-    let hits = std::mem::take(&mut *hits.lock().unwrap_or_else(PoisonError::into_inner));
-    Ok(hits)
+    Ok(hits.into_inner().unwrap_or_else(PoisonError::into_inner))
 }
 
 fn searcher(plan: &Plan) -> Searcher {

@@ -6,9 +6,13 @@ use std::process::{Command, Stdio};
 use tack_testkit::MockServer;
 
 /// `tack` in `project` with a clean environment: temp `home`, a test key, the
-/// scripted server's URL.
+/// scripted server's URL. `TACK_BENCH_BIN` names another binary to measure
+/// (the real release build, whose hot-symbol order a `cargo bench` relink
+/// loses).
 pub fn tack(project: &Path, home: &Path, server: &MockServer) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
+    let program =
+        std::env::var_os("TACK_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_tack").into());
+    let mut cmd = Command::new(program);
     cmd.current_dir(project)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
