@@ -4,7 +4,9 @@
 //! WebFetch domain rules, and it connects as the session's connections do:
 //! through the proxy `HTTP_PROXY` names (an HTTP CONNECT proxy in the test)
 //! unless `NO_PROXY` names the host, and with the sandbox on through the
-//! sandbox's proxy, whose `allowedDomains` / `deniedDomains` decide it.
+//! sandbox's proxy, whose `allowedDomains` / `deniedDomains` decide it, or
+//! through the user's SOCKS5 proxy when `socksProxyPort` is its only way out
+//! (the other proxy kinds: `tack-tools` `tunnel_proxy_tests`).
 
 use futures::{SinkExt, StreamExt};
 use std::sync::{Arc, Mutex};
@@ -275,6 +277,86 @@ async fn with_the_sandbox_on_a_websocket_meets_its_allowed_and_denied_domains() 
     assert_eq!(
         last_texts(&env.request_bodies()[2]),
         [event(&id, "a", "inside")]
+    );
+    s.end().await;
+}
+
+/// A SOCKS5 proxy on 127.0.0.1 (no log-in): its port, and the `host:port`
+/// each client named.
+async fn socks_proxy() -> (u16, Arc<Mutex<Vec<String>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    tokio::spawn(async move {
+        while let Ok((mut c, _)) = listener.accept().await {
+            let mut hello = [0u8; 2];
+            c.read_exact(&mut hello).await.unwrap();
+            let mut methods = vec![0u8; usize::from(hello[1])];
+            c.read_exact(&mut methods).await.unwrap();
+            c.write_all(&[5, 0]).await.unwrap();
+            // CONNECT to a name (address type 3): what the relay sends.
+            let mut head = [0u8; 5];
+            c.read_exact(&mut head).await.unwrap();
+            assert_eq!(head[..4], [5, 1, 0, 3]);
+            let mut name = vec![0u8; usize::from(head[4])];
+            c.read_exact(&mut name).await.unwrap();
+            let port = c.read_u16().await.unwrap();
+            let name = String::from_utf8(name).unwrap();
+            seen.lock().unwrap().push(format!("{name}:{port}"));
+            let mut upstream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .unwrap();
+            c.write_all(&[5, 0, 0, 1, 127, 0, 0, 1, 0, 0])
+                .await
+                .unwrap();
+            tokio::spawn(async move {
+                let _ = tokio::io::copy_bidirectional(&mut c, &mut upstream).await;
+            });
+        }
+    });
+    (port, asked)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_only_a_socks_proxy_port_a_websocket_goes_through_the_users_socks_proxy() {
+    let (url, frames) = server().await;
+    let url = url.replace("127.0.0.1", "localhost");
+    let (socks, asked) = socks_proxy().await;
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("t1", "Monitor", json!({"description": "a", "ws": url}))
+            .into(),
+        Reply::text("Started."),
+        Reply::text("A line through SOCKS."),
+    ]))
+    .await;
+    write(
+        env.claude_dir().join("settings.json"),
+        &json!({
+            "permissions": {"allow": ["Monitor"]},
+            "sandbox": {"enabled": true, "network": {"socksProxyPort": socks}},
+        })
+        .to_string(),
+    );
+    let mut s = prompted(&env, &[], "watch", "Started.").await;
+    let results = last_tool_results(&env.request_bodies()[1]);
+    let id = monitor_id(&results[0].1);
+    assert_eq!(
+        results,
+        [(
+            "t1".to_owned(),
+            started(&id, "a", "line of a frame", 300, "the socket closes")
+        )]
+    );
+    // The relay named the host: the user's proxy resolves it.
+    let authority = url.trim_start_matches("ws://").trim_end_matches("/feed");
+    assert_eq!(*asked.lock().unwrap(), [authority]);
+    frames.send(vec![Message::text("via socks")]).unwrap();
+    assert_eq!(s.turn().await, "A line through SOCKS.");
+    assert_eq!(
+        last_texts(&env.request_bodies()[2]),
+        [event(&id, "a", "via socks")]
     );
     s.end().await;
 }

@@ -64,12 +64,15 @@ mod process_group;
 mod read;
 mod regular_file;
 mod shell;
+mod socks5;
 mod string_replace;
 mod task_output;
 mod task_stop;
 pub mod tasks;
 mod todo_write;
 mod tunnel;
+#[cfg(test)]
+mod tunnel_proxy_tests;
 use tack_tool::input as tool_input;
 mod walk;
 mod write;
