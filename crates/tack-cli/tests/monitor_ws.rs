@@ -9,12 +9,10 @@
 //! (the other proxy kinds: `tack-tools` `tunnel_proxy_tests`).
 
 use futures::{SinkExt, StreamExt};
-use std::sync::{Arc, Mutex};
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tack_testkit::{Reply, Script};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -147,43 +145,13 @@ async fn a_refused_connection_is_an_error_and_a_webfetch_deny_rule_refuses_the_h
     s.end().await;
 }
 
-/// An HTTP CONNECT proxy on 127.0.0.1: its URL, and the authorities it was
-/// asked to tunnel to.
-async fn connect_proxy() -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let seen = asked.clone();
-    tokio::spawn(async move {
-        while let Ok((mut client, _)) = listener.accept().await {
-            // The head, a byte at a time: nothing of the tunnel is taken.
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).await.unwrap() == 1 {
-                head.push(byte[0]);
-            }
-            let head = String::from_utf8(head).unwrap();
-            let target = head.split_whitespace().nth(1).unwrap().to_owned();
-            seen.lock().unwrap().push(target.clone());
-            let mut upstream = tokio::net::TcpStream::connect(&target).await.unwrap();
-            client
-                .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-                .await
-                .unwrap();
-            tokio::spawn(async move {
-                let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
-            });
-        }
-    });
-    (url, asked)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_websocket_goes_through_the_proxy_http_proxy_names_unless_no_proxy_names_its_host() {
     let (proxied, frames) = server().await;
     let (direct, _direct_frames) = server().await;
     let direct = direct.replace("127.0.0.1", "localhost");
-    let (proxy, asked) = connect_proxy().await;
+    let (proxy, asked) = tack_testkit::proxies::connect_proxy().await;
+    let proxy = format!("http://127.0.0.1:{proxy}");
     let env = Env::new(Script::new([
         Reply::message()
             .tool_use("t1", "Monitor", json!({"description": "a", "ws": proxied}))
@@ -216,7 +184,7 @@ async fn a_websocket_goes_through_the_proxy_http_proxy_names_unless_no_proxy_nam
     let authority = proxied
         .trim_start_matches("ws://")
         .trim_end_matches("/feed");
-    assert_eq!(*asked.lock().unwrap(), [authority]);
+    assert_eq!(*asked.lock().unwrap(), [format!("{authority} -")]);
     // Its frames come through the tunnel.
     frames.send(vec![Message::text("via the proxy")]).unwrap();
     assert_eq!(s.turn().await, "A line through the proxy.");
@@ -281,48 +249,11 @@ async fn with_the_sandbox_on_a_websocket_meets_its_allowed_and_denied_domains() 
     s.end().await;
 }
 
-/// A SOCKS5 proxy on 127.0.0.1 (no log-in): its port, and the `host:port`
-/// each client named.
-async fn socks_proxy() -> (u16, Arc<Mutex<Vec<String>>>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let seen = asked.clone();
-    tokio::spawn(async move {
-        while let Ok((mut c, _)) = listener.accept().await {
-            let mut hello = [0u8; 2];
-            c.read_exact(&mut hello).await.unwrap();
-            let mut methods = vec![0u8; usize::from(hello[1])];
-            c.read_exact(&mut methods).await.unwrap();
-            c.write_all(&[5, 0]).await.unwrap();
-            // CONNECT to a name (address type 3): what the relay sends.
-            let mut head = [0u8; 5];
-            c.read_exact(&mut head).await.unwrap();
-            assert_eq!(head[..4], [5, 1, 0, 3]);
-            let mut name = vec![0u8; usize::from(head[4])];
-            c.read_exact(&mut name).await.unwrap();
-            let port = c.read_u16().await.unwrap();
-            let name = String::from_utf8(name).unwrap();
-            seen.lock().unwrap().push(format!("{name}:{port}"));
-            let mut upstream = tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .unwrap();
-            c.write_all(&[5, 0, 0, 1, 127, 0, 0, 1, 0, 0])
-                .await
-                .unwrap();
-            tokio::spawn(async move {
-                let _ = tokio::io::copy_bidirectional(&mut c, &mut upstream).await;
-            });
-        }
-    });
-    (port, asked)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn with_only_a_socks_proxy_port_a_websocket_goes_through_the_users_socks_proxy() {
     let (url, frames) = server().await;
     let url = url.replace("127.0.0.1", "localhost");
-    let (socks, asked) = socks_proxy().await;
+    let (socks, asked) = tack_testkit::proxies::socks5_proxy(false).await;
     let env = Env::new(Script::new([
         Reply::message()
             .tool_use("t1", "Monitor", json!({"description": "a", "ws": url}))
@@ -351,7 +282,7 @@ async fn with_only_a_socks_proxy_port_a_websocket_goes_through_the_users_socks_p
     );
     // The relay named the host: the user's proxy resolves it.
     let authority = url.trim_start_matches("ws://").trim_end_matches("/feed");
-    assert_eq!(*asked.lock().unwrap(), [authority]);
+    assert_eq!(*asked.lock().unwrap(), [format!("- {authority}")]);
     frames.send(vec![Message::text("via socks")]).unwrap();
     assert_eq!(s.turn().await, "A line through SOCKS.");
     assert_eq!(

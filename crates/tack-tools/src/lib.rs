@@ -60,6 +60,7 @@ mod notebook;
 mod notebook_edit;
 mod numbered_lines;
 mod output_capture;
+mod percent;
 mod process_group;
 mod read;
 mod regular_file;

@@ -30,6 +30,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
 use tokio_tungstenite::tungstenite::http::Uri;
 
+use crate::percent::percent_decode;
 use crate::socks5::{self, Target};
 
 /// A stream to the host, whatever carries it.
@@ -297,30 +298,6 @@ fn redacted(url: &str) -> String {
         (Some((scheme, _)), Some((_, host))) => format!("{scheme}://…@{host}"),
         _ => url.to_owned(),
     }
-}
-
-/// `%XX` escapes decoded (a URL's user name and password); anything not an
-/// escape is kept as it is.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Asks the proxy on `stream` for a tunnel to `authority`; the stream is
