@@ -4,15 +4,15 @@
 //! WebFetch domain rules, and it connects as the session's connections do:
 //! through the proxy `HTTP_PROXY` names (an HTTP CONNECT proxy in the test)
 //! unless `NO_PROXY` names the host, and with the sandbox on through the
-//! sandbox's proxy, whose `allowedDomains` / `deniedDomains` decide it.
+//! sandbox's proxy, whose `allowedDomains` / `deniedDomains` decide it, or
+//! through the user's SOCKS5 proxy when `socksProxyPort` is its only way out
+//! (the other proxy kinds: `tack-tools` `tunnel_proxy_tests`).
 
 use futures::{SinkExt, StreamExt};
-use std::sync::{Arc, Mutex};
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tack_testkit::{Reply, Script};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -145,43 +145,13 @@ async fn a_refused_connection_is_an_error_and_a_webfetch_deny_rule_refuses_the_h
     s.end().await;
 }
 
-/// An HTTP CONNECT proxy on 127.0.0.1: its URL, and the authorities it was
-/// asked to tunnel to.
-async fn connect_proxy() -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let seen = asked.clone();
-    tokio::spawn(async move {
-        while let Ok((mut client, _)) = listener.accept().await {
-            // The head, a byte at a time: nothing of the tunnel is taken.
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).await.unwrap() == 1 {
-                head.push(byte[0]);
-            }
-            let head = String::from_utf8(head).unwrap();
-            let target = head.split_whitespace().nth(1).unwrap().to_owned();
-            seen.lock().unwrap().push(target.clone());
-            let mut upstream = tokio::net::TcpStream::connect(&target).await.unwrap();
-            client
-                .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-                .await
-                .unwrap();
-            tokio::spawn(async move {
-                let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
-            });
-        }
-    });
-    (url, asked)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_websocket_goes_through_the_proxy_http_proxy_names_unless_no_proxy_names_its_host() {
     let (proxied, frames) = server().await;
     let (direct, _direct_frames) = server().await;
     let direct = direct.replace("127.0.0.1", "localhost");
-    let (proxy, asked) = connect_proxy().await;
+    let (proxy, asked) = tack_testkit::proxies::connect_proxy().await;
+    let proxy = format!("http://127.0.0.1:{proxy}");
     let env = Env::new(Script::new([
         Reply::message()
             .tool_use("t1", "Monitor", json!({"description": "a", "ws": proxied}))
@@ -214,7 +184,7 @@ async fn a_websocket_goes_through_the_proxy_http_proxy_names_unless_no_proxy_nam
     let authority = proxied
         .trim_start_matches("ws://")
         .trim_end_matches("/feed");
-    assert_eq!(*asked.lock().unwrap(), [authority]);
+    assert_eq!(*asked.lock().unwrap(), [format!("{authority} -")]);
     // Its frames come through the tunnel.
     frames.send(vec![Message::text("via the proxy")]).unwrap();
     assert_eq!(s.turn().await, "A line through the proxy.");
@@ -275,6 +245,49 @@ async fn with_the_sandbox_on_a_websocket_meets_its_allowed_and_denied_domains() 
     assert_eq!(
         last_texts(&env.request_bodies()[2]),
         [event(&id, "a", "inside")]
+    );
+    s.end().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_only_a_socks_proxy_port_a_websocket_goes_through_the_users_socks_proxy() {
+    let (url, frames) = server().await;
+    let url = url.replace("127.0.0.1", "localhost");
+    let (socks, asked) = tack_testkit::proxies::socks5_proxy(false).await;
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("t1", "Monitor", json!({"description": "a", "ws": url}))
+            .into(),
+        Reply::text("Started."),
+        Reply::text("A line through SOCKS."),
+    ]))
+    .await;
+    write(
+        env.claude_dir().join("settings.json"),
+        &json!({
+            "permissions": {"allow": ["Monitor"]},
+            "sandbox": {"enabled": true, "network": {"socksProxyPort": socks}},
+        })
+        .to_string(),
+    );
+    let mut s = prompted(&env, &[], "watch", "Started.").await;
+    let results = last_tool_results(&env.request_bodies()[1]);
+    let id = monitor_id(&results[0].1);
+    assert_eq!(
+        results,
+        [(
+            "t1".to_owned(),
+            started(&id, "a", "line of a frame", 300, "the socket closes")
+        )]
+    );
+    // The relay named the host: the user's proxy resolves it.
+    let authority = url.trim_start_matches("ws://").trim_end_matches("/feed");
+    assert_eq!(*asked.lock().unwrap(), [format!("- {authority}")]);
+    frames.send(vec![Message::text("via socks")]).unwrap();
+    assert_eq!(s.turn().await, "A line through SOCKS.");
+    assert_eq!(
+        last_texts(&env.request_bodies()[2]),
+        [event(&id, "a", "via socks")]
     );
     s.end().await;
 }

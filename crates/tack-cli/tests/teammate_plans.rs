@@ -1,9 +1,10 @@
 //! Plan approval: a teammate spawned with `mode: "plan"` plans in a mode of
 //! its own (the lead's session is not in plan mode), and its ExitPlanMode
 //! asks the lead, not a person: a `plan_approval_request` in the lead's
-//! inbox, answered by the lead's SendMessage `plan_approval_response`. A
-//! refusal keeps it planning with the lead's feedback as the tool's result;
-//! an approval ends its plan mode.
+//! inbox, and the call returns at once (as Claude Code's does). The lead's
+//! SendMessage `plan_approval_response` arrives later as a message: a
+//! refusal keeps it planning with the lead's feedback; an approval ends its
+//! plan mode, into the lead's own mode, when the message is read.
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -105,27 +106,49 @@ fn refused_in_plan_mode(text: &str) {
     assert!(text.contains("not available in plan mode"), "{text}");
 }
 
-/// What the planner's ExitPlanMode answers once `plan` is approved.
-fn approved(file: &str, plan: &str) -> String {
+/// What the planner's ExitPlanMode answers: the plan is with the lead.
+fn submitted(file: &str, id: &str) -> String {
     format!(
-        "The team lead approved your plan: plan mode is over, start the work now.\n\nThe plan is saved in {file}; refer to it as you go.\n\n## Approved plan:\n{plan}"
+        "Your plan is with the team lead for approval (plan file: {file}).\n\nWhat comes next: the lead's answer arrives as a message. Approved, plan mode is over and you start the work; refused, you stay in plan mode: revise the plan as its feedback says and call ExitPlanMode again.\n\nDo not start the work before the approval arrives.\n\nRequest ID: {id}"
     )
 }
 
-/// The lead's last answers: `yes` to the planner, then a shutdown_request.
-fn approve_and_stop(yes: Value) -> Vec<Reply> {
-    let reply: Reply = Reply::message()
-        .tool_use("toolu_yes", "SendMessage", yes)
-        .tool_use(
-            "toolu_bye",
-            "SendMessage",
-            json!({"to": "planner", "summary": "bye",
-                   "message": {"type": "shutdown_request", "reason": "done"}}),
-        )
-        .into();
-    let mut rest = vec![reply];
+/// The last message of `request` (a woken teammate's prompt), as JSON text.
+fn last_message(request: &Value) -> String {
+    let messages = request["messages"].as_array().unwrap();
+    messages.last().unwrap().to_string()
+}
+
+/// The lead's answers: `yes` to the planner, then it waits on `fifo`.
+fn approve_then_wait(yes: Value, fifo: &str) -> Vec<Reply> {
+    vec![
+        Reply::tool_use("toolu_yes", "SendMessage", yes),
+        Reply::tool_use(
+            "toolu_wy",
+            "Bash",
+            json!({"command": format!("cat {fifo}")}),
+        ),
+    ]
+}
+
+/// The lead's last answers: a shutdown_request to the planner, then "ok"s.
+fn stop() -> Vec<Reply> {
+    let mut rest = vec![Reply::tool_use(
+        "toolu_bye",
+        "SendMessage",
+        json!({"to": "planner", "summary": "bye",
+               "message": {"type": "shutdown_request", "reason": "done"}}),
+    )];
     rest.extend((0..6).map(|_| Reply::text("ok")));
     rest
+}
+
+/// Once the planner wrote `done` to `out`, the lead stops it.
+async fn stop_after_the_work(env: &Env, out: &std::path::Path, wait: &std::path::Path) {
+    let done = || std::fs::read_to_string(out).is_ok_and(|t| t == "done");
+    wait_for("the planner's work", done).await;
+    env.server.set_route("LEAD-MARK", stop());
+    release(wait);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -139,17 +162,20 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
         vec![
             Reply::tool_use("toolu_early", "Write", write("too early")),
             Reply::tool_use("toolu_exit1", "ExitPlanMode", json!({"plan": "1. change"})),
+            Reply::text("waiting for the lead"),
             Reply::tool_use(
                 "toolu_exit2",
                 "ExitPlanMode",
                 json!({"plan": "1. change\n2. test"}),
             ),
+            Reply::text("waiting again"),
             Reply::tool_use("toolu_work", "Write", write("done")),
             Reply::text("planner done"),
         ]
     })
     .await;
     let wait_2 = fifo(&env.cwd(), "wait-2");
+    let wait_3 = fifo(&env.cwd(), "wait-3");
     let team = env.claude_dir().join("teams").join(TEAM);
     let lead_inbox = team.join("inboxes/team-lead.json");
     let requests = || protocol_messages(&lead_inbox, "plan_approval_request");
@@ -174,9 +200,10 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
     let id2 = second["requestId"].as_str().unwrap().to_string();
     env.server.set_route(
         "LEAD-MARK",
-        approve_and_stop(answer("yes", &id2, true, None)),
+        approve_then_wait(answer("yes", &id2, true, None), "wait-3"),
     );
     release(&wait_2);
+    stop_after_the_work(&env, &out, &wait_3).await;
     finish(child);
 
     // Its requests, in Claude Code's shape, name its own plan file.
@@ -200,7 +227,8 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
         std::fs::read_to_string(&file).unwrap(),
         "1. change\n2. test"
     );
-    // The lead's answers, as Claude Code writes them.
+    // The lead's answers, as Claude Code writes them: the approval carries
+    // the lead's own mode (its model named none).
     let answers: Vec<Value> =
         protocol_messages(&team.join("inboxes/planner.json"), "plan_approval_response")
             .into_iter()
@@ -214,7 +242,8 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
         [
             json!({"type": "plan_approval_response", "requestId": id, "approved": false,
                    "feedback": "add a test step"}),
-            json!({"type": "plan_approval_response", "requestId": id2, "approved": true}),
+            json!({"type": "plan_approval_response", "requestId": id2, "approved": true,
+                   "permissionMode": "default"}),
         ]
     );
     let config: Value =
@@ -223,7 +252,7 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
     assert_eq!(config["members"][1]["planModeRequired"], true);
 
     let planner = requests_of(&env, "PLANNER-MARK");
-    assert_eq!(planner.len(), 5);
+    assert_eq!(planner.len(), 7);
     assert!(
         planner[0]["messages"][0]
             .to_string()
@@ -234,29 +263,36 @@ async fn an_in_process_teammate_in_plan_mode_waits_for_the_leads_approval() {
     let result = |i: usize| first_result(&planner[i]);
     // In plan mode of its own (the lead's Write rule does not apply).
     refused_in_plan_mode(&result(1));
-    assert_eq!(
-        result(2),
-        format!(
-            "The team lead did not approve your plan: you are still in plan mode. Revise the plan in {file} as the feedback says, then call ExitPlanMode again.\n\nThe team lead's feedback:\nadd a test step"
-        )
+    // Each ExitPlanMode returns at once; the answers wake it as messages.
+    assert_eq!(result(2), submitted(&file, &id));
+    let refusal = last_message(&planner[3]);
+    assert!(
+        refusal.contains("add a test step") && refusal.contains(&id),
+        "{refusal}"
     );
-    assert_eq!(result(3), approved(&file, "1. change\n2. test"));
+    assert_eq!(result(4), submitted(&file, &id2));
+    let approval = last_message(&planner[5]);
+    assert!(
+        approval.contains(r#"\"approved\":true"#) && approval.contains(&id2),
+        "{approval}"
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "done");
     // How long an approval takes to reach the planner's model.
-    let at = |call: &str| {
-        let after = |b: &Value| {
-            common::last_tool_results(b)
-                .iter()
-                .any(|(id, _)| id == call)
-        };
+    let after = |call: &str| {
         (env.server.requests().into_iter())
-            .find(|r| after(&r.body))
+            .find(|r| {
+                common::last_tool_results(&r.body)
+                    .iter()
+                    .any(|(i, _)| i == call)
+            })
             .map(|r| r.received_at)
             .unwrap()
     };
-    let took = at("toolu_exit2")
-        .duration_since(at("toolu_w2"))
-        .unwrap_or_default();
+    let woken = (env.server.requests().into_iter())
+        .find(|r| last_message(&r.body).contains(r#"\"approved\":true"#))
+        .map(|r| r.received_at)
+        .unwrap();
+    let took = woken.duration_since(after("toolu_w2")).unwrap_or_default();
     println!(
         "plan approval: the lead's request answered with the approval -> the planner's next request {:.1} ms",
         took.as_secs_f64() * 1e3
@@ -270,25 +306,37 @@ async fn a_teammate_process_in_plan_mode_waits_for_the_leads_approval() {
         child,
         wait_1,
         out,
-    } = planning(&["--teammate-mode", "tmux"], |write| {
-        vec![
-            Reply::tool_use("toolu_early", "Write", write("too early")),
-            Reply::tool_use("toolu_exit", "ExitPlanMode", json!({"plan": "1. change"})),
-            Reply::tool_use("toolu_work", "Write", write("done")),
-            Reply::text("planner done"),
-        ]
-    })
+    } = planning(
+        &[
+            "--teammate-mode",
+            "tmux",
+            "--permission-mode",
+            "acceptEdits",
+        ],
+        |write| {
+            vec![
+                Reply::tool_use("toolu_early", "Write", write("too early")),
+                Reply::tool_use("toolu_exit", "ExitPlanMode", json!({"plan": "1. change"})),
+                Reply::text("waiting for the lead"),
+                Reply::tool_use("toolu_work", "Write", write("done")),
+                Reply::text("planner done"),
+            ]
+        },
+    )
     .await;
+    let wait_2 = fifo(&env.cwd(), "wait-2");
     let team = env.claude_dir().join("teams").join(TEAM);
     let lead_inbox = team.join("inboxes/team-lead.json");
     let requests = || protocol_messages(&lead_inbox, "plan_approval_request");
     wait_for("the plan", || requests().len() == 1).await;
     let request = requests()[0].clone();
     let id = request["requestId"].as_str().unwrap().to_string();
-    let mut yes = answer("yes", &id, true, None);
-    yes["message"]["permission_mode"] = json!("acceptEdits");
-    env.server.set_route("LEAD-MARK", approve_and_stop(yes));
+    env.server.set_route(
+        "LEAD-MARK",
+        approve_then_wait(answer("yes", &id, true, None), "wait-2"),
+    );
     release(&wait_1);
+    stop_after_the_work(&env, &out, &wait_2).await;
     finish(child);
 
     let file = request["planFilePath"].as_str().unwrap().to_string();
@@ -297,11 +345,15 @@ async fn a_teammate_process_in_plan_mode_waits_for_the_leads_approval() {
         json!({"type": "plan_approval_request", "from": "planner", "planFilePath": file,
                "planContent": "1. change"})
     );
+    // The lead's SendMessage named no mode: its own (acceptEdits) went.
+    let answers = protocol_messages(&team.join("inboxes/planner.json"), "plan_approval_response");
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0]["permissionMode"], "acceptEdits");
     let planner = requests_of(&env, "PLANNER-MARK");
-    assert_eq!(planner.len(), 4);
+    assert_eq!(planner.len(), 5);
     let result = |i: usize| first_result(&planner[i]);
     refused_in_plan_mode(&result(1));
-    assert_eq!(result(2), approved(&file, "1. change"));
+    assert_eq!(result(2), submitted(&file, &id));
     // Approved into acceptEdits: its Write runs without asking the lead.
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "done");
 }

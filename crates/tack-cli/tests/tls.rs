@@ -5,12 +5,9 @@
 
 use crate::common::Env;
 
-use std::sync::Arc;
-
 use tack_testkit::{Reply, Script};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 /// A CA, and a TLS listener on 127.0.0.1 serving `localhost` with a leaf
 /// certificate it signed, forwarding every connection to `upstream`.
@@ -20,27 +17,8 @@ struct TlsFront {
 }
 
 async fn tls_front(upstream: String) -> TlsFront {
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
-    let leaf_key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .signed_by(&leaf_key, &issuer)
-        .unwrap();
-    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
-    let server = tokio_rustls::rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![CertificateDer::from(leaf.der().to_vec())],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der())),
-        )
-        .unwrap();
-    let acceptor = TlsAcceptor::from(Arc::new(server));
+    let ca = tack_testkit::tls::throwaway_ca(&["localhost"]);
+    let acceptor = TlsAcceptor::from(ca.server.clone());
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move {
@@ -58,7 +36,7 @@ async fn tls_front(upstream: String) -> TlsFront {
         }
     });
     TlsFront {
-        ca_pem: ca.pem(),
+        ca_pem: ca.ca_pem,
         port,
     }
 }

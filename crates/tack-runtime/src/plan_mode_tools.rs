@@ -20,7 +20,7 @@ use tack_permissions::PermissionMode;
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolResult};
 
 use crate::gate::Gate;
-use crate::gate::relay::{PlanApprover, PlanVerdict};
+use crate::gate::relay::{OnVerdict, PlanApprover, PlanVerdict};
 
 pub(crate) const EXIT_PLAN_MODE: &str = crate::gate::EXIT_PLAN_MODE;
 pub(crate) const ENTER_PLAN_MODE: &str = "EnterPlanMode";
@@ -195,9 +195,11 @@ impl Tool for ExitPlanMode {
 }
 
 impl ExitPlanMode {
-    /// A teammate's plan goes to its lead: approved, it leaves plan mode
-    /// (for the mode the lead names, or the one before); refused, it stays
-    /// and reads the lead's feedback.
+    /// A teammate's plan goes to its lead and the call returns at once (as
+    /// Claude Code's does): the lead's answer arrives later as a message.
+    /// An approval read from the inbox ends its plan mode (for the mode
+    /// the lead sends, or the one before); a refusal leaves it planning,
+    /// the lead's feedback in the message.
     async fn ask_lead(
         &self,
         lead: Arc<dyn PlanApprover>,
@@ -210,47 +212,45 @@ impl ExitPlanMode {
                 "No plan to approve: write your plan to your plan file (named in the plan-mode instructions) before calling ExitPlanMode.",
             ));
         };
-        let verdict = (lead.approve(&plan, &file, &ctx.cancel).await).map_err(ToolError::new)?;
-        if verdict.approved {
-            match (ctx.env.agent(), self.gate.agent_plan_file(ctx)) {
-                (Some(agent), Some(_)) => self
-                    .gate
-                    .leave_agent_plan(&agent.id, verdict.permission_mode),
-                _ => {
+        let own = (ctx.env.agent())
+            .filter(|_| self.gate.agent_plan_file(ctx).is_some())
+            .map(|a| a.id.clone());
+        let gate = Arc::downgrade(&self.gate);
+        let on_verdict: OnVerdict = Box::new(move |verdict: PlanVerdict| {
+            let Some(gate) = gate.upgrade().filter(|_| verdict.approved) else {
+                return;
+            };
+            match own {
+                Some(agent) => gate.leave_agent_plan(&agent, verdict.permission_mode),
+                None => {
                     if let Some(mode) = verdict.permission_mode {
-                        self.gate.set_mode(mode);
+                        gate.set_mode(mode);
                     }
-                    self.gate.leave_plan_mode();
+                    gate.leave_plan_mode();
                 }
             }
-        }
-        let text = outcome_text(&verdict, &file, &plan);
-        Ok(ToolOutput::text(text).with_structured(json!({
-            "plan": plan,
-            "isAgent": true,
-            "filePath": file,
-            "approved": verdict.approved,
-            "feedback": verdict.feedback,
-        })))
+        });
+        let id = lead
+            .submit(&plan, &file, on_verdict)
+            .map_err(ToolError::new)?;
+        Ok(
+            ToolOutput::text(submitted_text(&file, &id)).with_structured(json!({
+                "plan": plan,
+                "isAgent": true,
+                "filePath": file,
+                "awaitingLeaderApproval": true,
+                "requestId": id,
+            })),
+        )
     }
 }
 
-/// What a teammate's ExitPlanMode answers once its lead has.
-fn outcome_text(verdict: &PlanVerdict, file: &Path, plan: &str) -> String {
-    let notes = match &verdict.feedback {
-        Some(f) => format!("\n\nThe team lead's feedback:\n{f}"),
-        None => String::new(),
-    };
-    match verdict.approved {
-        true => format!(
-            "The team lead approved your plan: plan mode is over, start the work now.{notes}\n\nThe plan is saved in {}; refer to it as you go.\n\n## Approved plan:\n{plan}",
-            file.display()
-        ),
-        false => format!(
-            "The team lead did not approve your plan: you are still in plan mode. Revise the plan in {} as the feedback says, then call ExitPlanMode again.{notes}",
-            file.display()
-        ),
-    }
+/// What a teammate's ExitPlanMode answers once its plan is with the lead.
+fn submitted_text(file: &Path, id: &str) -> String {
+    format!(
+        "Your plan is with the team lead for approval (plan file: {}).\n\nWhat comes next: the lead's answer arrives as a message. Approved, plan mode is over and you start the work; refused, you stay in plan mode: revise the plan as its feedback says and call ExitPlanMode again.\n\nDo not start the work before the approval arrives.\n\nRequest ID: {id}",
+        file.display()
+    )
 }
 
 /// The plan given as `plan` (an older caller's, or a host's edit of the one

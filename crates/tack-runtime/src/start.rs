@@ -187,6 +187,7 @@ pub async fn start(
         &emit,
         checkpoints.clone(),
     )?;
+    read_mode_from(&policy.gate, &tool_env);
 
     let sandbox = crate::sandbox::start(
         crate::sandbox::SandboxPlace {
@@ -428,6 +429,14 @@ fn tool_env(cwd: &Path, session_dir: PathBuf, perms: &Permissions, env: &Env) ->
         tool_env = tool_env.with_bash_default_timeout(Duration::from_millis(ms));
     }
     tool_env
+}
+
+/// The tools read the session's mode from `gate` (SendMessage's plan
+/// approval sends the lead's).
+fn read_mode_from(gate: &Arc<Gate>, tool_env: &ToolEnv) {
+    let gate = Arc::downgrade(gate);
+    let read = move || gate.upgrade().map(|g| g.mode().as_str().to_owned());
+    tool_env.mode_slot().set(tack_tool::ModeSource::new(read));
 }
 
 /// The session's [`Policy`]: its hooks (every settings file's, plus the SDK's

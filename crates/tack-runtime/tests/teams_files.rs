@@ -108,6 +108,37 @@ fn an_inbox_is_taken_once_and_marked_read_in_place() {
 }
 
 #[test]
+fn an_inbox_write_waits_for_claude_codes_lock_folder_and_leaves_none() {
+    use std::time::Duration;
+    let (_tmp, claude_dir) = fixture_copy();
+    let team = TeamDir::new(&claude_dir, TEAM).unwrap();
+    let lead = team.inbox("team-lead").unwrap();
+    let before = json_of(&lead).as_array().unwrap().len();
+    // A Claude Code teammate is appending (proper-lockfile's `<inbox>.lock`).
+    let held = PathBuf::from(format!("{}.lock", lead.display()));
+    std::fs::create_dir(&held).unwrap();
+    let writer = {
+        let lead = lead.clone();
+        std::thread::spawn(move || {
+            inbox::append(&lead, InboxMessage::new("reader-1", "hi".into(), None))
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !writer.is_finished(),
+        "the append waits for Claude Code's lock"
+    );
+    assert_eq!(json_of(&lead).as_array().unwrap().len(), before);
+    std::fs::remove_dir(&held).unwrap();
+    writer.join().unwrap().unwrap();
+    let after = json_of(&lead);
+    assert_eq!(after.as_array().unwrap().len(), before + 1);
+    assert_eq!(after[before]["text"], json!("hi"));
+    inbox::take_unread(&lead).unwrap();
+    assert!(!held.exists(), "no lock folder is left behind");
+}
+
+#[test]
 fn a_new_team_is_in_claude_codes_shape() {
     let tmp = tempfile::tempdir().unwrap();
     let team = TeamDir::new(tmp.path(), "fresh").unwrap();

@@ -74,3 +74,4 @@ pub use linux::{KernelSupport, init_main, kernel_support};
 pub use policy::{Bridge, FORCE_UNAVAILABLE_ENV, INIT_ARG, PROTECTED_IN_PROJECT, Policy};
 pub use relay::{PortRelays, relay_ports};
 pub use sandbox::{Availability, Config, Egress, Mode, Network, Plan, Sandbox, probe};
+pub use socket_path::SocketPath;

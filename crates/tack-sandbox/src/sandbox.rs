@@ -43,6 +43,9 @@ pub enum Egress<'a> {
     /// (`allowedDomains`, `deniedDomains`, then a question), or the relay to
     /// the user's `httpProxyPort`.
     Tunnel(&'a Path),
+    /// A SOCKS5 connection through this socket: the relay to the user's
+    /// `socksProxyPort`, when no `httpProxyPort` is set.
+    Socks(&'a Path),
     /// No network (none configured, or the proxy could not start).
     Closed,
 }
@@ -183,10 +186,11 @@ impl Sandbox {
         }
         match &self.network {
             Network::Proxy(proxy) => Egress::Tunnel(&proxy.http_socket),
-            Network::Ports(relays) => relays
-                .http_socket
-                .as_deref()
-                .map_or(Egress::Closed, Egress::Tunnel),
+            Network::Ports(relays) => match (&relays.http_socket, &relays.socks_socket) {
+                (Some(http), _) => Egress::Tunnel(http),
+                (None, Some(socks)) => Egress::Socks(socks),
+                (None, None) => Egress::Closed,
+            },
             Network::None => Egress::Closed,
         }
     }

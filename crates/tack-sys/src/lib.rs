@@ -22,6 +22,8 @@
 //! - atomic writes (journalled temp files, removed at the next start), process-group signals,
 //!   an exclusive `flock` on a file or folder: one of each for every crate:
 //!   `tack-sys/src/{atomic_write,process_group,file_lock}.rs`
+//! - Claude Code's own lock beside tack's `flock` (proper-lockfile's `<file>.lock` folder):
+//!   task lists and team inboxes: `tack-sys/src/cc_lock.rs`
 //! - everything under the config dirs (`~/.claude`, `~/.tack`, `~/.claude.json`) the user's
 //!   alone whatever the umask: files 0600, folders tack creates 0700 (`write_atomic_private`,
 //!   `private_file::{create_private, write_private, open_private_append, create_dirs_private,
@@ -40,6 +42,7 @@
 //!   `tack-sys/src/idle_thread.rs`
 
 pub mod atomic_write;
+pub mod cc_lock;
 pub mod config_file;
 pub mod error_text;
 pub mod file_lock;

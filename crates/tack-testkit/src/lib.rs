@@ -99,12 +99,16 @@ mod cloud;
 pub mod installed;
 mod openai;
 mod playback;
+#[cfg(feature = "proxies")]
+pub mod proxies;
 mod reply;
 mod request;
 mod script;
 mod script_file;
 mod server;
 mod sse;
+#[cfg(feature = "tls")]
+pub mod tls;
 mod wire;
 
 pub use reply::{ErrorReply, MessageReply, Reply};

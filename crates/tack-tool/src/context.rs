@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::arrivals::Arrivals;
 use crate::client_files::ClientFiles;
 use crate::client_terminal::ClientTerminals;
+use crate::mode_source::ModeSlot;
 use crate::moved_prompt::PromptPlace;
 
 /// What a file looked like when a file tool last read or wrote it. Write and
@@ -45,6 +46,8 @@ pub struct ToolEnv {
     client_terminal: Option<ClientTerminals>,
     /// What the system prompt says after the session moved folder.
     prompt_place: PromptPlace,
+    /// The session's permission mode, read from its gate.
+    mode: ModeSlot,
 }
 
 /// How long a Bash command may run when neither the call nor
@@ -81,6 +84,7 @@ impl ToolEnv {
             client_files: None,
             client_terminal: None,
             prompt_place: PromptPlace::default(),
+            mode: ModeSlot::default(),
         }
     }
 
@@ -122,6 +126,24 @@ impl ToolEnv {
     /// sets them; the loop sends them from its next request).
     pub fn prompt_place(&self) -> &PromptPlace {
         &self.prompt_place
+    }
+
+    /// Where the session's permission mode is read (a sub-agent's tools
+    /// share their session's).
+    pub fn with_mode_slot(mut self, slot: ModeSlot) -> Self {
+        self.mode = slot;
+        self
+    }
+
+    /// The slot the session fills with its gate's mode.
+    pub fn mode_slot(&self) -> &ModeSlot {
+        &self.mode
+    }
+
+    /// The session's permission mode now (Claude Code's name), `None`
+    /// before the session set where to read it.
+    pub fn permission_mode(&self) -> Option<String> {
+        self.mode.read()
     }
 
     /// The environment of a sub-agent's tools.

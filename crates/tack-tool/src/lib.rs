@@ -38,6 +38,7 @@ pub mod client_files;
 pub mod client_terminal;
 mod context;
 pub mod input;
+mod mode_source;
 mod moved_prompt;
 mod output;
 
@@ -47,6 +48,7 @@ pub use context::{
     AgentIdentity, DEFAULT_BASH_TIMEOUT, ProgressSink, ReadRecord, ToolContext, ToolEnv,
     ToolProgress,
 };
+pub use mode_source::{ModeSlot, ModeSource};
 pub use moved_prompt::{EnteredWorktree, MovedPrompt, PromptPlace};
 pub use output::{ToolError, ToolOutput, ToolResult, TurnEnd};
 

@@ -58,7 +58,12 @@ pub(crate) async fn connect(
     let secure = request.uri().scheme_str() == Some("wss");
     let port = (request.uri().port_u16()).unwrap_or(if secure { 443 } else { 80 });
     let (sandbox, vars) = reach;
-    let stream = crate::tunnel::open(sandbox, vars, &host, port, secure)
+    let dest = crate::tunnel::Dest {
+        host: &host,
+        port,
+        secure,
+    };
+    let stream = crate::tunnel::open(sandbox, vars, tls, dest)
         .await
         .map_err(fail)?;
     if !secure {

@@ -5,16 +5,23 @@
 //!   ([`tack_sandbox::Egress`]): an HTTP CONNECT tunnel through the
 //!   filtering proxy, so `deniedDomains`, `allowedDomains` and the network
 //!   question decide it as they decide a sandboxed command's connection (or
-//!   through the relay to the user's `httpProxyPort`); no network, no socket;
+//!   through the relay to the user's `httpProxyPort`); with only a
+//!   `socksProxyPort`, a SOCKS5 connection through its relay, naming the
+//!   host; no network, no socket;
 //! - else through the proxy the environment names, as the web tools and
 //!   Bash's commands do: `HTTPS_PROXY` for `wss:`, `HTTP_PROXY` for `ws:`
 //!   (upper case first, then lower; `ALL_PROXY` after both), unless
 //!   `NO_PROXY` names the host (`*`, a domain and its subdomains, `.domain`,
-//!   an address or a CIDR block); an `http://` proxy only, its
-//!   `user:password@` sent as Basic credentials;
+//!   an address or a CIDR block): an `http://` proxy (a CONNECT tunnel),
+//!   an `https://` one (the same inside TLS to the proxy, with the
+//!   session's rustls configuration), a `socks5h://` one (SOCKS5, the proxy
+//!   resolves the host) or a `socks5://` one (resolved here); a
+//!   `user:password@` in its URL is percent-decoded and sent as Basic
+//!   credentials, or as SOCKS5's user name and password;
 //! - else directly.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
@@ -22,6 +29,9 @@ use tack_sandbox::{Egress, Sandbox};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
 use tokio_tungstenite::tungstenite::http::Uri;
+
+use crate::percent::percent_decode;
+use crate::socks5::{self, Target};
 
 /// A stream to the host, whatever carries it.
 pub(crate) trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
@@ -116,25 +126,38 @@ fn in_block(entry: &str, ip: IpAddr) -> bool {
     }
 }
 
-/// A stream to `host:port`, carried as this session carries its
-/// connections; an error says why there is none.
+/// Where a connection goes: its host and port, and whether it is `wss:`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dest<'a> {
+    pub host: &'a str,
+    pub port: u16,
+    pub secure: bool,
+}
+
+impl Dest<'_> {
+    /// `host:port` as CONNECT names it (`[v6]:port`).
+    fn authority(&self) -> String {
+        match self.host.parse::<IpAddr>() {
+            Ok(IpAddr::V6(v6)) => format!("[{v6}]:{}", self.port),
+            _ => format!("{}:{}", self.host, self.port),
+        }
+    }
+}
+
+/// A stream to `dest`, carried as this session carries its connections
+/// (`tls`: the session's rustls configuration, for an `https://` proxy);
+/// an error says why there is none.
 pub(crate) async fn open(
     sandbox: Option<&Sandbox>,
     vars: &ProxyVars,
-    host: &str,
-    port: u16,
-    secure: bool,
+    tls: Option<&Arc<rustls::ClientConfig>>,
+    dest: Dest<'_>,
 ) -> Result<Box<dyn Stream>, String> {
-    let authority = match host.parse::<IpAddr>() {
-        Ok(IpAddr::V6(v6)) => format!("[{v6}]:{port}"),
-        _ => format!("{host}:{port}"),
-    };
+    let authority = dest.authority();
     match sandbox.map_or(Egress::Unfiltered, Sandbox::egress) {
         Egress::Closed => Err("the sandbox allows no network".into()),
         Egress::Tunnel(socket) => {
-            let proxy = UnixStream::connect(socket)
-                .await
-                .map_err(|e| format!("the sandbox's proxy: {e}"))?;
+            let proxy = (unix(socket).await).map_err(|e| format!("the sandbox's proxy: {e}"))?;
             match connect(proxy, &authority, None).await {
                 Ok(stream) => Ok(Box::new(stream)),
                 // The proxy's own words, once: not a later Bash call's too.
@@ -144,10 +167,16 @@ pub(crate) async fn open(
                     .map_or(why, |r| r.join("; "))),
             }
         }
-        Egress::Unfiltered => match vars.proxy_for(host, secure) {
-            Some(proxy) => Ok(Box::new(through_proxy(proxy, &authority).await?)),
+        Egress::Socks(socket) => {
+            let relay =
+                (unix(socket).await).map_err(|e| format!("the sandbox's SOCKS relay: {e}"))?;
+            let asked = socks5::connect(relay, Target::Name(dest.host), dest.port, None);
+            Ok(Box::new(in_time(asked).await?))
+        }
+        Egress::Unfiltered => match vars.proxy_for(dest.host, dest.secure) {
+            Some(proxy) => through_proxy(proxy, tls, dest).await,
             None => {
-                let tcp = TcpStream::connect((host, port))
+                let tcp = TcpStream::connect((dest.host, dest.port))
                     .await
                     .map_err(|e| e.to_string())?;
                 let _ = tcp.set_nodelay(true);
@@ -157,27 +186,118 @@ pub(crate) async fn open(
     }
 }
 
-/// A tunnel to `authority` through the `http://` proxy at `url`.
-async fn through_proxy(url: &str, authority: &str) -> Result<TcpStream, String> {
-    let bad = |why: &str| format!("the proxy {url}: {why}");
+/// The sandbox's socket at `path`, however long the path (a long TMPDIR:
+/// reached through its folder's descriptor).
+async fn unix(path: &std::path::Path) -> std::io::Result<UnixStream> {
+    let short = tack_sandbox::SocketPath::new(path)?;
+    UnixStream::connect(short.path()).await
+}
+
+/// A stream to `dest` through the proxy at `url`.
+async fn through_proxy(
+    url: &str,
+    tls: Option<&Arc<rustls::ClientConfig>>,
+    dest: Dest<'_>,
+) -> Result<Box<dyn Stream>, String> {
+    let bad = |why: &str| format!("the proxy {}: {why}", redacted(url));
     let uri: Uri = url.parse().map_err(|_| bad("not a URL"))?;
-    match uri.scheme_str() {
-        Some("http") | None => {}
-        Some(other) => return Err(bad(&format!("{other}:// proxies are not supported"))),
-    }
+    let scheme = uri.scheme_str().unwrap_or("http").to_ascii_lowercase();
     let parts = uri.authority().ok_or_else(|| bad("no host"))?;
     let host = parts.host().trim_matches(['[', ']']);
-    let credentials = parts
-        .as_str()
-        .rsplit_once('@')
-        .map(|(user, _)| base64::engine::general_purpose::STANDARD.encode(user));
-    let tcp = TcpStream::connect((host, parts.port_u16().unwrap_or(80)))
+    let credentials =
+        parts
+            .as_str()
+            .rsplit_once('@')
+            .map(|(userinfo, _)| match userinfo.split_once(':') {
+                Some((user, password)) => (percent_decode(user), percent_decode(password)),
+                None => (percent_decode(userinfo), String::new()),
+            });
+    let port = match (parts.port_u16(), scheme.as_str()) {
+        (Some(port), _) => port,
+        (None, "https") => 443,
+        (None, "socks5" | "socks5h") => 1080,
+        (None, _) => 80,
+    };
+    let tcp = TcpStream::connect((host, port))
         .await
         .map_err(|e| bad(&e.to_string()))?;
     let _ = tcp.set_nodelay(true);
-    connect(tcp, authority, credentials.as_deref())
+    let basic = (credentials.as_ref())
+        .map(|(u, p)| base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}")));
+    let logged_in = credentials.as_ref().map(|(u, p)| (u.as_str(), p.as_str()));
+    let authority = dest.authority();
+    let stream: Box<dyn Stream> = match scheme.as_str() {
+        "http" => Box::new(
+            connect(tcp, &authority, basic.as_deref())
+                .await
+                .map_err(|w| bad(&w))?,
+        ),
+        "https" => {
+            let config = tls.ok_or_else(|| bad("this session has no TLS configuration"))?;
+            let tls = tls_to(config, host, tcp).await.map_err(|w| bad(&w))?;
+            Box::new(
+                connect(tls, &authority, basic.as_deref())
+                    .await
+                    .map_err(|w| bad(&w))?,
+            )
+        }
+        "socks5h" => {
+            let asked = socks5::connect(tcp, Target::Name(dest.host), dest.port, logged_in);
+            Box::new(in_time(asked).await.map_err(|w| bad(&w))?)
+        }
+        "socks5" => {
+            let addr = resolve(dest).await.map_err(|w| bad(&w))?;
+            let asked = socks5::connect(tcp, Target::Addr(addr), dest.port, logged_in);
+            Box::new(in_time(asked).await.map_err(|w| bad(&w))?)
+        }
+        other => return Err(bad(&format!("{other}:// proxies are not supported"))),
+    };
+    Ok(stream)
+}
+
+/// TLS to the proxy `host` over `tcp` (ALPN `http/1.1`: it is asked CONNECT).
+async fn tls_to(
+    config: &Arc<rustls::ClientConfig>,
+    host: &str,
+    tcp: TcpStream,
+) -> Result<tokio_rustls::client::TlsStream<TcpStream>, String> {
+    let mut config = rustls::ClientConfig::clone(config);
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let name =
+        rustls::pki_types::ServerName::try_from(host.to_owned()).map_err(|e| e.to_string())?;
+    tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(name, tcp)
         .await
-        .map_err(|why| bad(&why))
+        .map_err(|e| format!("TLS: {e}"))
+}
+
+/// `dest`'s address, resolved here (`socks5://`).
+async fn resolve(dest: Dest<'_>) -> Result<IpAddr, String> {
+    if let Ok(ip) = dest.host.parse::<IpAddr>() {
+        return Ok(ip);
+    }
+    let mut found = tokio::net::lookup_host((dest.host, dest.port))
+        .await
+        .map_err(|e| format!("cannot resolve {}: {e}", dest.host))?;
+    found
+        .next()
+        .map(|a| a.ip())
+        .ok_or_else(|| format!("{} has no address", dest.host))
+}
+
+/// A proxy's exchange, given as long as a CONNECT's answer is.
+async fn in_time<S>(exchange: impl Future<Output = Result<S, String>>) -> Result<S, String> {
+    tokio::time::timeout(PROXY_ANSWER, exchange)
+        .await
+        .map_err(|_| format!("no answer from the proxy in {}s", PROXY_ANSWER.as_secs()))?
+}
+
+/// `url` without its password, for errors.
+fn redacted(url: &str) -> String {
+    match (url.split_once("://"), url.rsplit_once('@')) {
+        (Some((scheme, _)), Some((_, host))) => format!("{scheme}://…@{host}"),
+        _ => url.to_owned(),
+    }
 }
 
 /// Asks the proxy on `stream` for a tunnel to `authority`; the stream is
@@ -248,6 +368,18 @@ mod tests {
             https: some(https),
             no_proxy: some(no_proxy),
         }
+    }
+
+    #[test]
+    fn credentials_are_percent_decoded_and_passwords_kept_out_of_errors() {
+        assert_eq!(percent_decode("us%40er%3a1"), "us@er:1");
+        assert_eq!(percent_decode("p%20w%zz%"), "p w%zz%");
+        assert_eq!(percent_decode("caf%C3%A9"), "café");
+        assert_eq!(
+            redacted("http://u:secret@proxy:3128"),
+            "http://…@proxy:3128"
+        );
+        assert_eq!(redacted("http://proxy:3128"), "http://proxy:3128");
     }
 
     #[test]

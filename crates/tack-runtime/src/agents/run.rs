@@ -158,6 +158,7 @@ fn tool_env(parent: &ToolEnv, agent: AgentIdentity, cwd: std::path::PathBuf) -> 
     )
     .with_additional_dirs(parent.additional_dirs().to_vec())
     .with_bash_default_timeout(parent.bash_default_timeout)
+    .with_mode_slot(parent.mode_slot().clone())
     .with_agent(agent);
     env.set_cwd(cwd);
     env
@@ -284,11 +285,11 @@ async fn run_in(
         Some(hooks) => hooks.subagent_start(&launch.agent_id, &def.name).await,
         None => None,
     };
-    let first = match launch.teammate.as_ref().and_then(|t| t.plan_file.as_ref()) {
-        Some(file) => {
-            shared.gate.set_agent_plan(&launch.agent_id, file.clone());
-            format!("{}\n\n{}", plan_first(file), launch.prompt)
-        }
+    let plan_file = launch.teammate.as_ref().and_then(|t| t.plan_file.as_ref());
+    // Its own mode leaves the gate however this run ends.
+    let own_plan = plan_file.map(|file| shared.gate.agent_plan(&launch.agent_id, file.clone()));
+    let first = match plan_file {
+        Some(file) => format!("{}\n\n{}", plan_first(file), launch.prompt),
         None => launch.prompt.clone(),
     };
     let mut prompt = crate::hooks::with_context(Message::user_text(first), context);
@@ -328,7 +329,7 @@ async fn run_in(
             _ => break result,
         }
     };
-    shared.gate.forget_agent(&launch.agent_id);
+    drop(own_plan);
     // The session turns the loop's end into its result; front ends see the
     // sub-agent end as its loop's `Terminal`.
     if let Some(terminal) = &result.terminal {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde_json::Value;
 use tack_core::permission::PermissionDecision;
@@ -148,6 +148,17 @@ impl Gate {
         self.agents().insert(agent.to_string(), own);
     }
 
+    /// [`Gate::set_agent_plan`] for as long as the returned guard lives:
+    /// however the agent's run ends (an error before its loop starts, an
+    /// abort), its own mode goes with it.
+    pub(crate) fn agent_plan(self: &Arc<Self>, agent: &str, file: PathBuf) -> AgentPlan {
+        self.set_agent_plan(agent, file);
+        AgentPlan {
+            gate: Arc::clone(self),
+            agent: agent.to_string(),
+        }
+    }
+
     /// Plan mode is over for `agent`: it works in `mode`, or (`None`) in
     /// the session's mode again.
     pub(crate) fn leave_agent_plan(&self, agent: &str, mode: Option<PermissionMode>) {
@@ -225,6 +236,18 @@ impl Gate {
     }
 }
 
+/// A sub-agent's own mode in the gate, removed when dropped.
+pub(crate) struct AgentPlan {
+    gate: Arc<Gate>,
+    agent: String,
+}
+
+impl Drop for AgentPlan {
+    fn drop(&mut self) {
+        self.gate.forget_agent(&self.agent);
+    }
+}
+
 fn full(file: &Path) -> String {
     let file_line = if file.exists() {
         format!(
@@ -269,4 +292,64 @@ fn exited(file: &Path) -> String {
         "Plan mode is over: you may edit files and run tools again. The plan is in {} if you need it.",
         file.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use tack_permissions::RuleSet;
+
+    use super::*;
+    use crate::gate::{SettingsFiles, TurnCancel};
+
+    fn has(gate: &Gate, agent: &str) -> bool {
+        gate.agents().contains_key(agent)
+    }
+
+    #[tokio::test]
+    async fn an_agents_own_mode_goes_however_its_run_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = PermissionContext::new(
+            PermissionMode::Default,
+            RuleSet::new(),
+            dir.path(),
+            dir.path(),
+            &[],
+        );
+        let files = SettingsFiles {
+            local: dir.path().join("settings.local.json"),
+            project: dir.path().join("settings.json"),
+            user: None,
+        };
+        let gate = Arc::new(Gate::new(
+            ctx,
+            None,
+            None,
+            TurnCancel::default(),
+            files,
+            None,
+        ));
+        let file = dir.path().join("plan.md");
+        // Its run fails before its loop starts.
+        let failed = async {
+            let _plan = gate.agent_plan("early", file.clone());
+            assert!(has(&gate, "early"));
+            Err::<(), &str>("the agent ended without a result")
+        };
+        assert_eq!(failed.await, Err("the agent ended without a result"));
+        assert!(!has(&gate, "early"));
+        // Its run is aborted while it waits.
+        let (started, waiting) = tokio::sync::oneshot::channel();
+        let held = Arc::clone(&gate);
+        let file2 = file.clone();
+        let run = tokio::spawn(async move {
+            let _plan = held.agent_plan("aborted", file2);
+            let _ = started.send(());
+            std::future::pending::<()>().await;
+        });
+        waiting.await.unwrap();
+        assert!(has(&gate, "aborted"));
+        run.abort();
+        assert!(run.await.unwrap_err().is_cancelled());
+        assert!(!has(&gate, "aborted"));
+    }
 }

@@ -66,17 +66,21 @@ pub struct PlanVerdict {
     pub permission_mode: Option<tack_permissions::PermissionMode>,
 }
 
+/// What a teammate does with its lead's answer once it is read.
+pub type OnVerdict = Box<dyn FnOnce(PlanVerdict) + Send>;
+
 /// Who approves a teammate's plans: its lead, through the team's inboxes
 /// (`crate::teams::plan_approval`).
 pub trait PlanApprover: Send + Sync {
-    /// The lead's answer to `plan` (saved in `file`); an error when it
-    /// could not be asked, or `cancel` ended the wait.
-    fn approve<'a>(
-        &'a self,
-        plan: &'a str,
-        file: &'a std::path::Path,
-        cancel: &'a tokio_util::sync::CancellationToken,
-    ) -> BoxFuture<'a, Result<PlanVerdict, String>>;
+    /// Sends `plan` (saved in `file`) to the lead; `on_verdict` runs when
+    /// the lead's answer is read. The request's id, or why it could not be
+    /// sent.
+    fn submit(
+        &self,
+        plan: &str,
+        file: &std::path::Path,
+        on_verdict: OnVerdict,
+    ) -> Result<String, String>;
 }
 
 impl Gate {

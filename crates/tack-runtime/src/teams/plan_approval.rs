@@ -2,32 +2,34 @@
 //! tool's `mode: "plan"`): a teammate in plan mode that calls ExitPlanMode
 //! asks no person. It writes Claude Code's
 //! `{"type":"plan_approval_request","from","timestamp","planFilePath",
-//! "planContent","requestId"}` to the lead's inbox and waits, without
-//! polling (its inbox watch settles the wait), for the lead's
+//! "planContent","requestId"}` to the lead's inbox and the call returns at
+//! once, as Claude Code's does. The lead's
 //! `{"type":"plan_approval_response","requestId","approved","feedback"?,
-//! "timestamp","permissionMode"?}`. Only an answer from `team-lead` to a
-//! request the teammate made and still waits for counts.
+//! "timestamp","permissionMode"?}` arrives later in the teammate's inbox:
+//! when its inbox watch reads an approving one, the teammate leaves plan
+//! mode right then (Claude Code's inbox poller does the same), and the
+//! message goes on to its model, a refusal's feedback with it. Only an
+//! answer from `team-lead` to a request the teammate made and has not had
+//! answered counts.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use tack_permissions::PermissionMode;
-use tokio::sync::oneshot;
-use tokio_util::sync::CancellationToken;
 
 use super::files::config::{self, TEAM_LEAD};
 use super::files::inbox::{self, InboxMessage};
 use super::files::place::TeamDir;
-use crate::gate::relay::PlanApprover;
+use crate::gate::relay::{OnVerdict, PlanApprover};
 
 pub use crate::gate::relay::PlanVerdict as Verdict;
 
-/// A teammate's open plan approval requests, by request id.
+/// A teammate's open plan approval requests, by request id: what to do
+/// with the lead's answer.
 #[derive(Clone, Default)]
-pub struct PlanApprovals(Arc<Mutex<HashMap<String, oneshot::Sender<Verdict>>>>);
+pub struct PlanApprovals(Arc<Mutex<HashMap<String, OnVerdict>>>);
 
 /// A teammate whose plan its lead approves: who it is and its open requests.
 #[derive(Clone)]
@@ -40,66 +42,57 @@ pub struct PlanLead {
 }
 
 impl PlanApprovals {
-    /// Settles the request a `plan_approval_response` from `from` answers;
-    /// whether it was one (anything else is left to the model).
+    /// Carries out the lead's answer when `value` (a
+    /// `plan_approval_response` from `from`) answers an open request;
+    /// whether it did. The message itself is the model's either way.
     pub fn answered(&self, from: &str, value: &Map<String, Value>) -> bool {
         let Some((id, verdict)) = verdict_of(value).filter(|_| from == TEAM_LEAD) else {
             return false;
         };
         let waiting = self.pending().remove(&id);
         match waiting {
-            Some(tx) => tx.send(verdict).is_ok(),
+            Some(on_verdict) => {
+                on_verdict(verdict);
+                true
+            }
             None => false,
         }
     }
 
-    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Verdict>>> {
+    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, OnVerdict>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 impl PlanLead {
-    /// Sends the plan to the lead and waits for its answer (until `cancel`:
-    /// an interrupt, the teammate stopped).
-    pub async fn ask(
-        &self,
-        plan: &str,
-        file: &Path,
-        cancel: &CancellationToken,
-    ) -> Result<Verdict, String> {
+    /// Sends the plan to the lead; `on_verdict` runs when its answer is
+    /// read. The request's id.
+    pub fn submit(&self, plan: &str, file: &Path, on_verdict: OnVerdict) -> Result<String, String> {
         let m = self;
         let id = format!(
             "plan_approval-{}@{}",
             config::now_ms(),
             config::agent_id(&m.agent, m.team.name())
         );
-        let (tx, rx) = oneshot::channel();
-        self.approvals.pending().insert(id.clone(), tx);
+        self.approvals.pending().insert(id.clone(), on_verdict);
         let request = request(&m.agent, file, plan, &id, &inbox::now_iso());
         let mut message = InboxMessage::new(&m.agent, request, None);
         message.color = m.color.clone();
         let sent = (m.team.inbox(TEAM_LEAD).map_err(|e| e.to_string()))
             .and_then(|path| inbox::append(&path, message).map_err(|e| e.to_string()));
-        let answer = match sent {
-            Err(e) => Err(format!("The plan could not be sent to the team lead: {e}")),
-            Ok(()) => tokio::select! {
-                verdict = rx => verdict.map_err(|_| "The plan's request was dropped".to_string()),
-                () = cancel.cancelled() => Err("Interrupted while waiting for the team lead's approval".to_string()),
-            },
-        };
-        self.approvals.pending().remove(&id);
-        answer
+        match sent {
+            Ok(()) => Ok(id),
+            Err(e) => {
+                self.approvals.pending().remove(&id);
+                Err(format!("The plan could not be sent to the team lead: {e}"))
+            }
+        }
     }
 }
 
 impl PlanApprover for PlanLead {
-    fn approve<'a>(
-        &'a self,
-        plan: &'a str,
-        file: &'a Path,
-        cancel: &'a CancellationToken,
-    ) -> BoxFuture<'a, Result<Verdict, String>> {
-        Box::pin(self.ask(plan, file, cancel))
+    fn submit(&self, plan: &str, file: &Path, on_verdict: OnVerdict) -> Result<String, String> {
+        PlanLead::submit(self, plan, file, on_verdict)
     }
 }
 
@@ -117,10 +110,16 @@ pub fn request(from: &str, file: &Path, plan: &str, request_id: &str, timestamp:
 }
 
 /// Claude Code's `plan_approval_response` from the lead's SendMessage
-/// input (`request_id`, `approve`, `feedback`, optionally
-/// `permission_mode`; Claude Code's own keys are read too). `None` without
-/// a request id.
-pub fn response(input: &Map<String, Value>, timestamp: &str) -> Option<String> {
+/// input (`request_id`, `approve`, `feedback`, optionally tack's
+/// `permission_mode`; Claude Code's own keys are read too). An approval
+/// without a mode named carries `lead_mode`, the lead's own (plan read as
+/// default), as Claude Code's SendMessage sends it. `None` without a
+/// request id.
+pub fn response(
+    input: &Map<String, Value>,
+    timestamp: &str,
+    lead_mode: Option<&str>,
+) -> Option<String> {
     let field = |a: &str, b: &str| input.get(a).or(input.get(b));
     let id = field("request_id", "requestId")?.as_str()?;
     let approved = field("approve", "approved").and_then(Value::as_bool) == Some(true);
@@ -134,8 +133,9 @@ pub fn response(input: &Map<String, Value>, timestamp: &str) -> Option<String> {
         value["feedback"] = json!(feedback);
     }
     value["timestamp"] = json!(timestamp);
-    let mode = field("permission_mode", "permissionMode").and_then(Value::as_str);
-    if let Some(mode) = mode.filter(|_| approved) {
+    let named = field("permission_mode", "permissionMode").and_then(Value::as_str);
+    let lead = lead_mode.map(|m| if m == "plan" { "default" } else { m });
+    if let Some(mode) = named.or(lead).filter(|_| approved) {
         value["permissionMode"] = json!(mode);
     }
     Some(value.to_string())
@@ -178,6 +178,7 @@ mod tests {
                 "approve": false, "feedback": "add tests"}),
             ),
             "2026-02-07T15:20:49.498Z",
+            Some("acceptEdits"),
         );
         assert_eq!(
             refused.as_deref(),
@@ -188,6 +189,7 @@ mod tests {
         let approved = response(
             &object(json!({"request_id": "r", "approve": true, "permission_mode": "acceptEdits"})),
             "t",
+            Some("bypassPermissions"),
         );
         assert_eq!(
             approved.as_deref(),
@@ -195,18 +197,47 @@ mod tests {
                 r#"{"type":"plan_approval_response","requestId":"r","approved":true,"timestamp":"t","permissionMode":"acceptEdits"}"#
             )
         );
-        assert_eq!(response(&object(json!({"approve": true})), "t"), None);
+        assert_eq!(response(&object(json!({"approve": true})), "t", None), None);
+        // Without a mode named, the lead's own goes (plan read as default).
+        let leads = |mode| {
+            response(
+                &object(json!({"request_id": "r", "approve": true})),
+                "t",
+                mode,
+            )
+        };
+        assert_eq!(
+            leads(Some("acceptEdits")).as_deref(),
+            Some(
+                r#"{"type":"plan_approval_response","requestId":"r","approved":true,"timestamp":"t","permissionMode":"acceptEdits"}"#
+            )
+        );
+        assert_eq!(
+            leads(Some("plan")).as_deref(),
+            Some(
+                r#"{"type":"plan_approval_response","requestId":"r","approved":true,"timestamp":"t","permissionMode":"default"}"#
+            )
+        );
+        assert_eq!(
+            leads(None).as_deref(),
+            Some(
+                r#"{"type":"plan_approval_response","requestId":"r","approved":true,"timestamp":"t"}"#
+            )
+        );
     }
 
     #[test]
     fn only_the_leads_answer_to_an_open_request_settles_it() {
         let approvals = PlanApprovals::default();
-        let (tx, mut rx) = oneshot::channel();
-        approvals.pending().insert("r".into(), tx);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        approvals
+            .pending()
+            .insert("r".into(), Box::new(move |v| drop(tx.send(v))));
         let answer = object(json!({"type": "plan_approval_response", "requestId": "r",
             "approved": true, "timestamp": "t", "permissionMode": "plan"}));
         assert!(!approvals.answered("mallory", &answer));
         assert!(!approvals.answered(TEAM_LEAD, &object(json!({"requestId": "other"}))));
+        assert!(rx.try_recv().is_err());
         assert!(approvals.answered(TEAM_LEAD, &answer));
         assert_eq!(
             rx.try_recv().ok(),

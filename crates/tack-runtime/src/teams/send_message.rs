@@ -45,6 +45,9 @@ struct Send {
     message: Value,
     /// One notice when the recipient (another session) next goes idle.
     notify_when_idle: bool,
+    /// The sender's permission mode (its gate's), which an approved plan
+    /// leaves plan mode into unless the message names one.
+    lead_mode: Option<String>,
 }
 
 fn parse(input: &Value) -> Result<Send, ToolError> {
@@ -75,6 +78,7 @@ fn parse(input: &Value) -> Result<Send, ToolError> {
         summary,
         message,
         notify_when_idle: input.get("notify_when_idle") == Some(&Value::Bool(true)),
+        lead_mode: None,
     })
 }
 
@@ -112,7 +116,8 @@ impl SendMessageTool {
                         "Only the team lead approves plans: a teammate cannot answer a plan_approval_request",
                     )),
                     Some("plan_approval_response") => {
-                        plan_approval::response(o, &ts).ok_or_else(|| {
+                        let lead_mode = send.lead_mode.as_deref();
+                        plan_approval::response(o, &ts, lead_mode).ok_or_else(|| {
                             ToolError::new(
                                 "A plan_approval_response needs the request's `request_id`",
                             )
@@ -215,9 +220,12 @@ impl Tool for SendMessageTool {
         parse(input).map(drop)
     }
 
-    fn call<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
-            let send = parse(&input)?;
+            let send = Send {
+                lead_mode: ctx.env.permission_mode(),
+                ..parse(&input)?
+            };
             let said = self.deliver(&send).await?;
             Ok(ToolOutput::text(said.clone()).with_structured(json!({
                 "success": true,

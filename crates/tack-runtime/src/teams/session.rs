@@ -338,7 +338,11 @@ impl Routes {
                 relay.answered(&m.from, &value);
                 true
             }
-            ("plan_approval_response", Some(relay), _) => relay.plan_answered(&m.from, &value),
+            ("plan_approval_response", Some(relay), _) => {
+                // Its mode changes now; the message is the model's too.
+                relay.plan_answered(&m.from, &value);
+                false
+            }
             ("permission_request", None, Some(on)) => {
                 on(m.from.clone(), value);
                 true

@@ -158,8 +158,11 @@ struct Route {
 }
 
 impl Route {
-    fn hand_on(&self, mut messages: Vec<InboxMessage>) {
-        messages.retain(|m| !self.settles_a_plan(m));
+    fn hand_on(&self, messages: Vec<InboxMessage>) {
+        // An approval changes its mode before its model reads the message.
+        for m in &messages {
+            self.settles_a_plan(m);
+        }
         if messages.is_empty() {
             return;
         }
@@ -182,7 +185,8 @@ impl Route {
 }
 
 impl Route {
-    /// Whether `m` is the lead's answer to a plan the teammate waits on.
+    /// Carries out `m` when it is the lead's answer to a plan the teammate
+    /// sent; whether it was.
     fn settles_a_plan(&self, m: &InboxMessage) -> bool {
         match structured::body(&m.text) {
             Body::Structured { kind, value } if kind == "plan_approval_response" => {

@@ -11,7 +11,6 @@
 //!
 //! What Claude Code does and what tack chose: `docs/tasks.md`.
 
-mod cc_lock;
 mod scope;
 mod store;
 mod task;

@@ -6,7 +6,7 @@
 //! while holding an exclusive `flock` on `.lock`, and a read-modify-write
 //! ([`TaskList::update`], [`TaskList::claim`], …) holds it from the read to the
 //! last write, so two processes changing one task never lose either change.
-//! Claude Code's own locks (`cc_lock.rs`: the `.lock.lock` folder around the
+//! Claude Code's own locks (`tack_sys::cc_lock`: the `.lock.lock` folder around the
 //! list, `<n>.json.lock` around a task) are taken too, so a Claude Code
 //! process on the same list is kept out the same way.
 //! Reads alone take no lock: a file is always whole. A file that is not a task
@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use tack_sys::FileLock;
 use tack_sys::config_file::{is_missing, read_config_file};
 
-use crate::tasks::cc_lock::{self, CcLock};
 use crate::tasks::task::{NewTask, Task, TaskStatus};
+use tack_sys::cc_lock::{self, CcLock};
 
 /// A task file larger than this is not one of ours (descriptions are text a
 /// model wrote).

@@ -3,6 +3,12 @@
 //! first. A protocol message (idle, shutdown, plan approval, permission) is
 //! JSON inside `text` ([`super::structured`]). Messages are only appended;
 //! the reader marks them `read`.
+//!
+//! Locks: tack's `flock` on the inboxes folder, then Claude Code's own,
+//! proper-lockfile's `<agent>.json.lock` folder (Claude Code's
+//! `writeToMailbox` and `markMessagesAsRead` take it: `src/utils/teammateMailbox.ts`
+//! in the published source), around every read-modify-write, so a Claude Code
+//! teammate appending to the same inbox loses nothing either.
 
 use std::path::Path;
 
@@ -56,9 +62,11 @@ pub fn read_all(path: &Path) -> Result<Vec<InboxMessage>, TeamFileError> {
     Ok(io::read(path)?.unwrap_or_default())
 }
 
-/// Appends `message` to the inbox at `path`, under the inboxes folder's lock.
+/// Appends `message` to the inbox at `path`, under the inboxes folder's lock
+/// and Claude Code's.
 pub fn append(path: &Path, message: InboxMessage) -> Result<(), TeamFileError> {
     let _lock = io::lock_dir(parent(path)?)?;
+    let _cc = io::lock_cc(path)?;
     let mut messages = read_all(path)?;
     messages.push(message);
     io::write(path, &messages)
@@ -77,6 +85,7 @@ pub fn ensure(path: &Path) -> Result<(), TeamFileError> {
 /// under the lock, so two readers never both take one.
 pub fn take_unread(path: &Path) -> Result<Vec<InboxMessage>, TeamFileError> {
     let _lock = io::lock_dir(parent(path)?)?;
+    let _cc = io::lock_cc(path)?;
     let mut messages = read_all(path)?;
     let unread: Vec<InboxMessage> = messages.iter().filter(|m| !m.read).cloned().collect();
     if unread.is_empty() {

@@ -38,3 +38,9 @@ pub(crate) fn lock_dir(dir: &Path) -> Result<FileLock, TeamFileError> {
     tack_sys::private_file::create_dirs_private(dir).map_err(TeamFileError::io(dir))?;
     tack_sys::lock_exclusive(dir).map_err(TeamFileError::io(dir))
 }
+
+/// Claude Code's lock on `path` (proper-lockfile's `<path>.lock` folder),
+/// taken after [`lock_dir`].
+pub(crate) fn lock_cc(path: &Path) -> Result<tack_sys::cc_lock::CcLock, TeamFileError> {
+    tack_sys::cc_lock::hold(path).map_err(TeamFileError::io(path))
+}

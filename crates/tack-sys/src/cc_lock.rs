@@ -1,11 +1,12 @@
-//! Claude Code's own lock on a task list, beside tack's `flock`: Claude Code
-//! locks with the `proper-lockfile` package, which makes the folder
+//! Claude Code's own lock on a shared file, beside tack's `flock`: Claude
+//! Code locks with the `proper-lockfile` package, which makes the folder
 //! `<file>.lock` and removes it when done (a folder older than 10 s is a dead
-//! holder's and is taken over). It locks the list's `.lock` around creating a
-//! task and each `<n>.json` around changing it, so tack takes the same folders
-//! around the same steps: a Claude Code and a tack process working on one list
-//! exclude each other. Between tack processes the `flock` (taken first) keeps
-//! these folders uncontended.
+//! holder's and is taken over). It locks a task list's `.lock` around
+//! creating a task, each `<n>.json` around changing it, and a team inbox
+//! `<agent>.json` around appending to it or marking it read, so tack takes
+//! the same folders around the same steps: a Claude Code and a tack process
+//! on one file exclude each other. Between tack processes the `flock` (taken
+//! first) keeps these folders uncontended.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ const GIVE_UP: Duration = Duration::from_secs(30);
 
 /// A held `<file>.lock` folder, removed on drop.
 #[derive(Debug)]
-pub(crate) struct CcLock {
+pub struct CcLock {
     dir: PathBuf,
 }
 
@@ -32,7 +33,7 @@ impl Drop for CcLock {
 
 /// Takes Claude Code's lock on `file`, waiting (5 ms, doubling to 100 ms, as
 /// Claude Code's retries do) while a live holder has it.
-pub(crate) fn hold(file: &Path) -> io::Result<CcLock> {
+pub fn hold(file: &Path) -> io::Result<CcLock> {
     let mut name = file.as_os_str().to_owned();
     name.push(".lock");
     let dir = PathBuf::from(name);
