@@ -43,6 +43,7 @@ use crate::structured_output::{OutputSchema, SchemaError, StructuredOutputTool};
 mod assemble;
 pub(crate) mod auto;
 mod conversation;
+pub(crate) mod main_agent;
 mod model;
 mod refused;
 use assemble::{Loaded, Prepared, Where, assemble};
@@ -86,6 +87,8 @@ pub enum StartError {
     /// The message is whole: the schema error is not a `source` to print twice.
     #[error("--json-schema: {0}")]
     JsonSchema(SchemaError),
+    #[error(transparent)]
+    UnknownAgent(#[from] main_agent::UnknownAgent),
 }
 
 /// Starts a session; must be called within a tokio runtime. `loaded` comes
@@ -123,6 +126,20 @@ pub async fn start(
     let structured_output = structured_output_tool(&options)?;
     let mut options = options;
     options.extensions.teammates.setting = settings.unknown_keys().get("teammateMode").cloned();
+    let project_dir = tack_config::find_project_dir(&cwd);
+    let agents = main_agent::session_agents(
+        &options,
+        &plugins,
+        (home_dir.as_deref(), &project_dir),
+        settings
+            .unknown_keys()
+            .get("agent")
+            .and_then(|a| a.as_str()),
+        &emit,
+    )?;
+    if let Some(def) = &agents.main {
+        main_agent::run_as(def, &mut options, loaded.trust.trusted, &emit);
+    }
     // `permissions.denyInsteadOfPrompting`: an unattended run refuses what
     // would wait for a person.
     options.permissions.prompts &= !settings.permissions().deny_instead_of_prompting();
@@ -144,7 +161,6 @@ pub async fn start(
     });
     let model_name = session_model_name(&options, &env, settings);
     let model = model_for(&model_name, &env, perms.mode == PermissionMode::Plan);
-    let project_dir = tack_config::find_project_dir(&cwd);
     let styles = output_styles(&project_dir, &config_dir, (loaded, &plugins), &emit);
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
@@ -227,6 +243,7 @@ pub async fn start(
             custom_commands,
             skills,
             auto_update,
+            agents,
         },
         model,
         policy,

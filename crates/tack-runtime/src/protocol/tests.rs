@@ -435,6 +435,7 @@ fn events() -> Vec<RuntimeEvent> {
                 description: "any task".into(),
                 model: None,
             }],
+            main_agent: Some("reviewer".into()),
             slash_commands: vec![],
             output_style: "default".into(),
             output_styles: vec!["default".into()],
