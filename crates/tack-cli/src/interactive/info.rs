@@ -425,7 +425,7 @@ mod tests {
             auto_decisions: Vec::new(),
             set_aside: Vec::new(),
             classifier: None,
-            worktree: None,
+            place: Default::default(),
         }
     }
 
