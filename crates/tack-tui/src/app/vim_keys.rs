@@ -28,12 +28,21 @@ impl App {
     }
 
     /// `-- INSERT --` under the prompt, as Claude Code shows it (NORMAL
-    /// shows nothing).
+    /// shows nothing), `-- VISUAL --` and `-- VISUAL LINE --` as vim does.
     pub(super) fn vim_indicator(&self) -> Option<&'static str> {
-        let show = self.vim_mode() == Some(VimMode::Insert)
-            && !self.hide_vim_indicator
-            && self.search.is_none();
-        show.then_some("-- INSERT --")
+        let text = match self.vim_mode()? {
+            VimMode::Insert => "-- INSERT --",
+            VimMode::Visual => "-- VISUAL --",
+            VimMode::VisualLine => "-- VISUAL LINE --",
+            VimMode::Normal => return None,
+        };
+        let show = !self.hide_vim_indicator && self.search.is_none();
+        show.then_some(text)
+    }
+
+    /// The prompt's text selected in VISUAL, shown highlighted.
+    pub(super) fn vim_selection(&self) -> Option<std::ops::Range<usize>> {
+        self.vim.as_ref()?.selection(&self.editor)
     }
 
     /// `/vim`: toggles vim mode and says so as Claude Code does; the
