@@ -91,6 +91,7 @@ const CLAUDE_CODE_KEYS: &[&str] = &[
     "teammateMode",
     "terminalProgressBarEnabled",
     "theme",
+    "vimInsertModeRemaps",
 ];
 
 /// `permissions` keys tack reads.

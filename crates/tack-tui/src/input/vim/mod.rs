@@ -12,7 +12,10 @@
 
 mod edit;
 pub mod motion;
+mod remap;
 mod visual;
+
+pub use remap::insert_remaps;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -143,6 +146,8 @@ pub struct Vim {
     replaying: bool,
     /// Where VISUAL began (the other end is the cursor).
     anchor: usize,
+    /// `vimInsertModeRemaps`, and the first key of one typed.
+    remap: remap::InsertRemap,
 }
 
 impl Default for Vim {
@@ -169,7 +174,40 @@ impl Vim {
             undo: Vec::new(),
             replaying: false,
             anchor: 0,
+            remap: remap::InsertRemap::default(),
         }
+    }
+
+    /// Vim mode with `vimInsertModeRemaps`' sequences ([`insert_remaps`]).
+    pub fn with_remaps(pairs: Vec<(char, char)>) -> Vim {
+        let mut vim = Vim::new();
+        vim.remap.pairs = pairs;
+        vim
+    }
+
+    /// A key typed at `now`: [`Vim::key`], after `vimInsertModeRemaps`
+    /// (whose second key, in time, is Esc with the first taken back out).
+    pub fn key_at(
+        &mut self,
+        key: &KeyEvent,
+        editor: &mut Editor,
+        now: std::time::Instant,
+    ) -> VimKey {
+        if self.mode == VimMode::Insert && !self.remap.pairs.is_empty() {
+            let plain = key.modifiers.difference(KeyModifiers::SHIFT).is_empty();
+            let typed = match key.code {
+                KeyCode::Char(c) if plain => Some(c),
+                _ => None,
+            };
+            if let Some(first) = self.remap.completes(typed, now)
+                && editor.text()[..editor.cursor()].ends_with(first)
+            {
+                editor.backspace();
+                self.typed.pop();
+                return self.key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), editor);
+            }
+        }
+        self.key(key, editor)
     }
 
     pub fn mode(&self) -> VimMode {
@@ -178,6 +216,10 @@ impl Vim {
 
     /// A key for the prompt while vim mode is on.
     pub fn key(&mut self, key: &KeyEvent, editor: &mut Editor) -> VimKey {
+        // Ctrl+[ is Esc (a terminal with the Kitty protocol tells them apart).
+        if key.code == KeyCode::Char('[') && key.modifiers == KeyModifiers::CONTROL {
+            return self.key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), editor);
+        }
         let plain = !key
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);

@@ -334,3 +334,70 @@ fn enter_in_visual_sends_the_prompt_and_leaves_visual() {
     assert_eq!(VimMode::Visual.name(), "VISUAL");
     assert_eq!(VimMode::VisualLine.name(), "VISUAL LINE");
 }
+
+#[test]
+fn visual_mode_has_claude_codes_other_commands() {
+    let t = "one two three";
+    assert_eq!(run(t, 4, "vlrX"), "one |XXo three");
+    assert_eq!(run("ab\ncd", 0, "vjr-"), "|--\n-d");
+    assert_eq!(run("One Two", 0, "v$U"), "|ONE TWO");
+    assert_eq!(run("One Two", 0, "v$u"), "|one two");
+    assert_eq!(run(t, 0, "yiwwviwp"), "one on|e three");
+    assert_eq!(run("a\nb\nc\nd", 0, "VjjJ"), "a b| c\nd");
+    assert_eq!(run(t, 5, "viwd"), "one | three");
+    assert_eq!(run(r#"say "hi there" now"#, 6, "vi\"d"), r#"say "|" now"#);
+    assert_eq!(
+        run(r#"say "hi there" now"#, 6, "va\"y$p"),
+        r#"say "hi there" now"hi there|""#
+    );
+    // Ctrl+[ is Esc, in INSERT and in VISUAL.
+    let mut vim = Vim::new();
+    let mut editor = Editor::new();
+    let ctrl_bracket = KeyEvent::new(KeyCode::Char('['), KeyModifiers::CONTROL);
+    vim.key(&ctrl_bracket, &mut editor);
+    assert_eq!(vim.mode(), VimMode::Normal);
+    press(&mut vim, &mut editor, "v");
+    vim.key(&ctrl_bracket, &mut editor);
+    assert_eq!(vim.mode(), VimMode::Normal);
+}
+
+#[test]
+fn insert_mode_remaps_take_two_keys_within_a_second() {
+    let setting = serde_json::json!({"jj": "<Esc>", "jk": "Esc", "abc": "<Esc>", "kj": "<Esc>"});
+    let pairs = insert_remaps(Some(&setting));
+    // Two printable characters to "<Esc>" only.
+    assert_eq!(pairs, [('j', 'j'), ('k', 'j')]);
+    assert_eq!(insert_remaps(Some(&serde_json::json!(["jj"]))), []);
+    let start = std::time::Instant::now();
+    let at = |ms| start + std::time::Duration::from_millis(ms);
+    let type_at = |vim: &mut Vim, editor: &mut Editor, c: char, ms: u64| {
+        let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        if vim.key_at(&key, editor, at(ms)) == VimKey::PassThrough {
+            editor.insert_char(c);
+        }
+    };
+    let mut vim = Vim::with_remaps(pairs);
+    let mut editor = Editor::new();
+    for (i, c) in "hij".chars().enumerate() {
+        type_at(&mut vim, &mut editor, c, i as u64 * 10);
+    }
+    type_at(&mut vim, &mut editor, 'j', 500);
+    // Neither j stays; NORMAL, on the last character typed before them.
+    assert_eq!((editor.text(), vim.mode()), ("hi", VimMode::Normal));
+    assert_eq!(editor.cursor(), 1);
+    // Too slow, or another key between: both are text.
+    let mut vim = Vim::with_remaps(vec![('j', 'j')]);
+    let mut editor = Editor::new();
+    type_at(&mut vim, &mut editor, 'j', 0);
+    type_at(&mut vim, &mut editor, 'j', 1001);
+    type_at(&mut vim, &mut editor, 'x', 1002);
+    type_at(&mut vim, &mut editor, 'j', 1003);
+    let bs = KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE);
+    assert_eq!(vim.key_at(&bs, &mut editor, at(1004)), VimKey::PassThrough);
+    editor.backspace();
+    type_at(&mut vim, &mut editor, 'j', 1005);
+    assert_eq!((editor.text(), vim.mode()), ("jjxj", VimMode::Insert));
+    // A second j in time: NORMAL, the first taken back.
+    type_at(&mut vim, &mut editor, 'j', 1006);
+    assert_eq!((editor.text(), vim.mode()), ("jjx", VimMode::Normal));
+}

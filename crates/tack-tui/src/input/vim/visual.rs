@@ -1,9 +1,12 @@
-//! VISUAL (`v`) and VISUAL LINE (`V`): the motions of NORMAL move the
-//! cursor and the selection runs from where it began to the cursor
-//! (inclusive); `d` `x` delete it, `y` yanks it, `c` `s` change it, `>` `<`
-//! shift its lines, `~` swaps its case, `o` goes to its other end, `v` /
-//! `V` switch the kind (or leave when it is the same), Esc leaves. A change
-//! made in VISUAL is one undo step; `.` does not repeat it.
+//! VISUAL (`v`) and VISUAL LINE (`V`), as Claude Code's table has them: the
+//! motions of NORMAL move the cursor and the selection runs from where it
+//! began to the cursor (inclusive); `d` `x` delete it, `y` yanks it, `c` `s`
+//! change it, `p` puts the register in its place, `r{char}` replaces each
+//! character, `~` `u` `U` swap, lower and raise its case, `>` `<` shift its
+//! lines, `J` joins them, `o` goes to its other end, `iw` `a"` ... select a
+//! text object, `v` / `V` switch the kind (or leave when it is the same),
+//! Esc leaves. A change made in VISUAL is one undo step; `.` does not
+//! repeat it.
 
 use std::ops::Range;
 
@@ -69,6 +72,11 @@ impl Vim {
     }
 
     fn visual_char(&mut self, c: char, editor: &mut Editor) {
+        match std::mem::replace(&mut self.pending, Pending::Idle) {
+            Pending::Replace => return self.replace_selection(c, editor),
+            Pending::Object(_, around) => return self.select_object(c, around, editor),
+            pending => self.pending = pending,
+        }
         if self.pending != Pending::Idle {
             // The character of `f`/`t`, the second `g`: motions only.
             let before = snapshot(editor);
@@ -109,18 +117,23 @@ impl Vim {
                     }
                 }
             }
-            'd' | 'x' | 'X' | 'D' => self.on_selection(Op::Delete, editor),
-            'y' | 'Y' => self.on_selection(Op::Yank, editor),
-            'c' | 's' | 'S' | 'C' => self.on_selection(Op::Change, editor),
+            'd' | 'x' => self.on_selection(Op::Delete, editor),
+            'y' => self.on_selection(Op::Yank, editor),
+            'c' | 's' => self.on_selection(Op::Change, editor),
             '>' => self.on_selection(Op::Indent, editor),
             '<' => self.on_selection(Op::Dedent, editor),
-            '~' => {
+            '~' | 'u' | 'U' => self.recase_selection(c, editor),
+            'p' => self.put_over_selection(editor),
+            'J' => {
                 if let Some(range) = self.selection(editor) {
-                    edit::toggle_case(editor, range.start, range.end);
+                    let lines = text[range.clone()].matches('\n').count() + 1;
                     editor.set_cursor(range.start);
+                    edit::join(editor, lines);
                 }
                 self.mode = VimMode::Normal;
             }
+            'r' => self.pending = Pending::Replace,
+            'i' | 'a' => self.pending = Pending::Object(Op::Yank, c == 'a'),
             c => {
                 if let Some(find) = Find::of(c) {
                     self.pending = Pending::Find(None, find);
@@ -131,6 +144,65 @@ impl Vim {
         }
         if !digit && self.pending == Pending::Idle {
             self.count = 0;
+        }
+    }
+
+    /// `~`, `u`, `U`: the selection's case swapped, lowered, raised.
+    fn recase_selection(&mut self, c: char, editor: &mut Editor) {
+        if let Some(range) = self.selection(editor) {
+            match c {
+                '~' => edit::toggle_case(editor, range.start, range.end),
+                _ => {
+                    let old = &editor.text()[range.clone()];
+                    let new = match c {
+                        'U' => old.to_uppercase(),
+                        _ => old.to_lowercase(),
+                    };
+                    editor.splice(range.clone(), &new);
+                }
+            }
+            editor.set_cursor(range.start);
+        }
+        self.mode = VimMode::Normal;
+    }
+
+    /// `r{char}`: every selected character but the line breaks becomes `c`.
+    fn replace_selection(&mut self, c: char, editor: &mut Editor) {
+        if let Some(range) = self.selection(editor).filter(|_| c != '\n') {
+            let new: String = editor.text()[range.clone()]
+                .chars()
+                .map(|old| if old == '\n' { old } else { c })
+                .collect();
+            editor.splice(range.clone(), &new);
+            editor.set_cursor(range.start);
+        }
+        self.mode = VimMode::Normal;
+    }
+
+    /// `p`: the register in the selection's place (a register of whole
+    /// lines without its last line break).
+    fn put_over_selection(&mut self, editor: &mut Editor) {
+        if let Some(range) = self.selection(editor).filter(|_| !self.register.is_empty()) {
+            let body = match self.register_lines {
+                true => self.register.strip_suffix('\n').unwrap_or(&self.register),
+                false => &self.register,
+            };
+            editor.splice(range.clone(), body);
+            let last = motion::prev_char(editor.text(), range.start + body.len());
+            editor.set_cursor(last.max(range.start));
+        }
+        self.mode = VimMode::Normal;
+    }
+
+    /// `iw`, `a"`, `i(` ...: the selection becomes the object around the
+    /// cursor.
+    fn select_object(&mut self, kind: char, around: bool, editor: &mut Editor) {
+        if let Some((start, end)) =
+            motion::text_object(editor.text(), editor.cursor(), kind, around)
+            && start < end
+        {
+            self.anchor = start;
+            editor.set_cursor(motion::prev_char(editor.text(), end));
         }
     }
 
