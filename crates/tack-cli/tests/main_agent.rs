@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{Env, lines, stderr};
+use common::{Env, lines, offered, stderr};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use tack_testkit::{Reply, Script};
@@ -21,15 +21,6 @@ fn system(body: &Value) -> Vec<String> {
         .unwrap()
         .iter()
         .filter_map(|b| b["text"].as_str().map(str::to_owned))
-        .collect()
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_owned())
         .collect()
 }
 
@@ -56,7 +47,7 @@ async fn the_main_session_runs_as_the_agent_its_prompt_tools_model_and_mode() {
     assert_eq!(records[0]["permissionMode"], "plan");
     let body = &env.request_bodies()[0];
     assert_eq!(body["model"], "claude-opus-4-1-20250805");
-    assert_eq!(tool_names(body), ["Read", "Grep"]);
+    assert_eq!(offered(body), ["Read", "Grep"]);
     // The agent's body in place of the default prompt.
     assert_eq!(system(body), ["You review diffs and change nothing."]);
 }
@@ -89,7 +80,7 @@ async fn the_agent_setting_and_the_flags_that_beat_it() {
     assert_eq!(body["model"], "claude-sonnet-4-5-20250929");
     // disallowedTools removes Bash, and Edit with MultiEdit; no `tools`
     // keeps the Agent tool.
-    assert_eq!(tool_names(body), ["Read", "Agent"]);
+    assert_eq!(offered(body), ["Read", "Agent"]);
     assert!(system(body).contains(&"You are careful.".to_owned()));
 }
 

@@ -238,6 +238,7 @@ mod init_prompt;
 mod inline_shell;
 mod lsp_tools;
 mod made_worktree;
+mod main_agent;
 mod mcp;
 mod mentions;
 mod metered;

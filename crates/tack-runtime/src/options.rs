@@ -150,7 +150,7 @@ pub struct ExtensionOptions {
     /// "prompt", "tools"?, "model"?}}`), over the files' and the built-ins.
     pub agents: Option<String>,
     /// `--agent`: the main session runs as this agent (its prompt, tools,
-    /// model and mode; `start/main_agent.rs`). Start fills in the `agent`
+    /// model and mode; `main_agent.rs`). Start fills in the `agent`
     /// setting's when the flag is absent.
     pub agent: Option<String>,
     /// `--plugin-dir`s (the SDKs' `plugins: [{type: "local", path}]`): plugins

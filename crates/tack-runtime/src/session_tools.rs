@@ -102,7 +102,7 @@ pub(crate) struct ToolChoices<'a> {
     pub plugins: &'a SessionPlugins,
     /// The agent definitions (read at start), and the one the main session
     /// runs as: its `tools` are the only ones offered.
-    pub agents: &'a crate::start::main_agent::SessionAgents,
+    pub agents: &'a crate::main_agent::SessionAgents,
     /// The Bash sandbox (`None`: off).
     pub sandbox: Option<Arc<tack_sandbox::Sandbox>>,
 }
@@ -396,7 +396,7 @@ fn web_tools(
 
 /// The tools the main session's agent names (`None`: it names none, or
 /// there is no such agent: every tool).
-fn main_agent_tools(agents: &crate::start::main_agent::SessionAgents) -> Option<&[String]> {
+fn main_agent_tools(agents: &crate::main_agent::SessionAgents) -> Option<&[String]> {
     match agents.main.as_ref().map(|d| &d.tools) {
         Some(AgentTools::Only(list)) => Some(list),
         Some(AgentTools::All) | None => None,

@@ -43,7 +43,6 @@ use crate::structured_output::{OutputSchema, SchemaError, StructuredOutputTool};
 mod assemble;
 pub(crate) mod auto;
 mod conversation;
-pub(crate) mod main_agent;
 mod model;
 mod refused;
 use assemble::{Loaded, Prepared, Where, assemble};
@@ -88,7 +87,7 @@ pub enum StartError {
     #[error("--json-schema: {0}")]
     JsonSchema(SchemaError),
     #[error(transparent)]
-    UnknownAgent(#[from] main_agent::UnknownAgent),
+    UnknownAgent(#[from] crate::main_agent::UnknownAgent),
 }
 
 /// Starts a session; must be called within a tokio runtime. `loaded` comes
@@ -127,19 +126,8 @@ pub async fn start(
     let mut options = options;
     options.extensions.teammates.setting = settings.unknown_keys().get("teammateMode").cloned();
     let project_dir = tack_config::find_project_dir(&cwd);
-    let agents = main_agent::session_agents(
-        &options,
-        &plugins,
-        (home_dir.as_deref(), &project_dir),
-        settings
-            .unknown_keys()
-            .get("agent")
-            .and_then(|a| a.as_str()),
-        &emit,
-    )?;
-    if let Some(def) = &agents.main {
-        main_agent::run_as(def, &mut options, loaded.trust.trusted, &emit);
-    }
+    let dirs = (home_dir.as_deref(), project_dir.as_path());
+    let agents = crate::main_agent::apply(&mut options, loaded, &plugins, dirs, &emit)?;
     // `permissions.denyInsteadOfPrompting`: an unattended run refuses what
     // would wait for a person.
     options.permissions.prompts &= !settings.permissions().deny_instead_of_prompting();

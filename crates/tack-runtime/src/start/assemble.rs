@@ -79,7 +79,7 @@ pub(super) struct Loaded {
     /// The plugin auto-update's thread, if one runs.
     pub(super) auto_update: Option<std::thread::JoinHandle<()>>,
     /// The agent definitions, and the main session's.
-    pub(super) agents: super::main_agent::SessionAgents,
+    pub(super) agents: crate::main_agent::SessionAgents,
 }
 
 impl Loaded {

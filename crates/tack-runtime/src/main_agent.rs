@@ -14,7 +14,7 @@ use tack_extensions::agents::{
 use tack_extensions::plugins::SessionPlugins;
 use tack_permissions::PermissionMode;
 
-use super::StartError;
+use crate::config::LoadedSettings;
 use crate::emit::Emitter;
 use crate::event::Notice;
 use crate::options::SessionOptions;
@@ -36,15 +36,38 @@ pub struct UnknownAgent {
     pub available: Vec<String>,
 }
 
+/// The session's agent definitions and `options` with the session run as
+/// the one `--agent` or the `agent` setting names, if any.
+pub(crate) fn apply(
+    options: &mut SessionOptions,
+    loaded: &LoadedSettings,
+    plugins: &SessionPlugins,
+    dirs: (Option<&Path>, &Path),
+    emit: &Emitter,
+) -> Result<SessionAgents, UnknownAgent> {
+    let setting = loaded.settings.unknown_keys().get("agent");
+    let agents = session_agents(
+        options,
+        plugins,
+        dirs,
+        setting.and_then(|a| a.as_str()),
+        emit,
+    )?;
+    if let Some(def) = &agents.main {
+        run_as(def, options, loaded.trust.trusted, emit);
+    }
+    Ok(agents)
+}
+
 /// The session's agent definitions (built-ins, plugins', the user's and the
 /// project's files, `--agents`) and the main session's among them.
-pub(super) fn session_agents(
+fn session_agents(
     options: &SessionOptions,
     plugins: &SessionPlugins,
     (home, project): (Option<&Path>, &Path),
     setting: Option<&str>,
     emit: &Emitter,
-) -> Result<SessionAgents, StartError> {
+) -> Result<SessionAgents, UnknownAgent> {
     let dirs = AgentDirs {
         home: home.map(Path::to_path_buf),
         project: project.to_path_buf(),
@@ -76,19 +99,19 @@ fn find<'a>(catalog: &'a Catalog, name: &str) -> Option<&'a AgentDefinition> {
 /// The agent the main session runs as: `--agent`'s (unknown: an error
 /// listing the agents there are), else the `agent` setting's (unknown: a
 /// warning, and the session runs as itself).
-pub(super) fn main_agent(
+pub(crate) fn main_agent(
     catalog: &Catalog,
     flag: Option<&str>,
     setting: Option<&str>,
     emit: &Emitter,
-) -> Result<Option<AgentDefinition>, StartError> {
+) -> Result<Option<AgentDefinition>, UnknownAgent> {
     if let Some(name) = flag {
         return match find(catalog, name) {
             Some(def) => Ok(Some(def.clone())),
-            None => Err(StartError::UnknownAgent(UnknownAgent {
+            None => Err(UnknownAgent {
                 name: name.to_owned(),
                 available: catalog.names(),
-            })),
+            }),
         };
     }
     let Some(name) = setting.filter(|n| !n.trim().is_empty()) else {
@@ -106,7 +129,7 @@ pub(super) fn main_agent(
 
 /// `options` with the session run as `def`; `trusted`: the project is, so a
 /// project agent's `permissionMode` may apply.
-pub(super) fn run_as(
+pub(crate) fn run_as(
     def: &AgentDefinition,
     options: &mut SessionOptions,
     trusted: bool,
