@@ -42,6 +42,8 @@ async fn the_main_session_runs_as_the_agent_its_prompt_tools_model_and_mode() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    // The agent's mode applies in a trusted project, without a warning.
+    assert_eq!(stderr(&out), "");
     let records = lines(&out.stdout);
     assert_eq!(records[0]["model"], "claude-opus-4-1-20250805");
     assert_eq!(records[0]["permissionMode"], "plan");
