@@ -202,7 +202,7 @@ async fn the_status_line_of_a_worktree_session_shows_its_branch() {
             })
         )
     );
-    // Vim mode is off (no `editorMode`) and tack refuses `--agent`:
+    // Vim mode is off (no `editorMode`) and no `--agent` or `agent` setting:
     // neither object is sent.
     assert_eq!((told.get("vim"), told.get("agent")), (None, None));
 }
