@@ -150,6 +150,11 @@ pub struct Cli {
     #[arg(help_heading = "Context and extensions", long)]
     pub agents: Option<String>,
 
+    /// Run the session as this agent (its prompt, tools, model and mode;
+    /// overrides the `agent` setting).
+    #[arg(help_heading = "Context and extensions", long)]
+    pub agent: Option<String>,
+
     /// Run the built-in demo session (no API key, no network).
     #[arg(hide = true, long)]
     pub demo: bool,
@@ -292,8 +297,6 @@ pub struct Cli {
 pub struct UnsupportedFlags {
     #[arg(long, hide = true)]
     pub task_budget: Option<String>,
-    #[arg(long, hide = true)]
-    pub agent: Option<String>,
     #[arg(long, hide = true, action = clap::ArgAction::Append)]
     pub channels: Vec<String>,
     #[arg(long, hide = true)]
@@ -313,7 +316,6 @@ impl UnsupportedFlags {
     pub fn first(&self) -> Option<(&'static str, &'static str)> {
         let given = [
             (self.task_budget.is_some(), "--task-budget", "task budgets"),
-            (self.agent.is_some(), "--agent", "sub-agents"),
             (!self.channels.is_empty(), "--channels", "channels"),
             (
                 self.project_config_root.is_some(),

@@ -116,6 +116,7 @@ pub fn session_options(cli: &Cli) -> SessionOptions {
             mcp_config: cli.mcp_config.clone(),
             strict_mcp_config: cli.strict_mcp_config,
             agents: cli.agents.clone(),
+            agent: cli.agent.clone(),
             teammates: crate::background::teammates::options(cli),
             plugin_dirs: cli
                 .plugin_dir

@@ -43,6 +43,7 @@ mod kill;
 mod kubernetes;
 mod llama;
 mod lsp;
+mod main_agent;
 mod mcp;
 mod mcp_scopes;
 mod mentions;

@@ -10,7 +10,7 @@ use crate::common;
 use std::path::PathBuf;
 
 use common::stderr;
-use common::{Env, kinds, lines};
+use common::{Env, kinds, lines, offered};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
@@ -233,16 +233,6 @@ async fn tack_mcp_adds_lists_gets_and_removes_servers() {
     run(&["remove", "fix"]);
     let listed = run(&["list"]);
     assert!(!listed.contains(&fixture), "{listed}");
-}
-
-/// The tool names a request offered.
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -202,7 +202,7 @@ async fn the_status_line_of_a_worktree_session_shows_its_branch() {
             })
         )
     );
-    // Vim mode is off (no `editorMode`) and tack refuses `--agent`:
+    // Vim mode is off (no `editorMode`) and no `--agent` or `agent` setting:
     // neither object is sent.
     assert_eq!((told.get("vim"), told.get("agent")), (None, None));
 }
@@ -237,23 +237,79 @@ async fn the_status_line_names_the_worktree_the_model_entered() {
         .to_string(),
     )
     .unwrap();
-    let mut pty = crate::interactive::tack(&env, 120, 30);
+    // The main session runs as an agent of the user's: the command is told.
+    let agents = env.home.path().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("mover.md"),
+        "---\nname: mover\ndescription: Moves.\n---\nYou move between worktrees.\n",
+    )
+    .unwrap();
+    let mut cmd = crate::interactive::tack_command(&env);
+    cmd.args(["--agent", "mover"]);
+    let mut pty = tack_tui::testing::PtySession::spawn(cmd, 120, 30).unwrap();
     pty.wait_for_text("wt:none", wait).unwrap();
     pty.send(b"work in a worktree\r").unwrap();
     pty.wait_for_text("In z.", wait).unwrap();
     pty.wait_for_text("wt:z", wait).unwrap();
     let root = env.cwd().display().to_string();
-    let shown: Value = serde_json::from_str(&std::fs::read_to_string(&told).unwrap()).unwrap();
-    assert_eq!(
-        shown["worktree"],
-        json!({
+    let mut shown: Value = serde_json::from_str(&std::fs::read_to_string(&told).unwrap()).unwrap();
+    // What changes from run to run: the session, its times and its cost.
+    for (object, key) in [
+        (None, "session_id"),
+        (None, "transcript_path"),
+        (Some("cost"), "total_duration_ms"),
+        (Some("cost"), "total_api_duration_ms"),
+    ] {
+        let at = match object {
+            Some(o) => &mut shown[o][key],
+            None => &mut shown[key],
+        };
+        assert!(!at.is_null(), "{key}");
+        *at = json!("…");
+    }
+    let wt = format!("{root}/.claude/worktrees/z");
+    // The session's folder is the worktree now: `cwd` and
+    // `workspace.current_dir` say so, `git_worktree` names it.
+    let want = json!({
+        "hook_event_name": "Status",
+        "session_id": "…",
+        "transcript_path": "…",
+        "cwd": wt,
+        "model": {"id": "claude-opus-5-5", "display_name": "claude-opus-5-5"},
+        "workspace": {
+            "current_dir": wt,
+            "project_dir": root,
+            "added_dirs": [],
+            "git_worktree": "z"
+        },
+        "version": env!("CARGO_PKG_VERSION"),
+        "output_style": {"name": "default"},
+        "cost": {
+            "total_cost_usd": shown["cost"]["total_cost_usd"],
+            "total_duration_ms": "…",
+            "total_api_duration_ms": "…",
+            "total_lines_added": 0,
+            "total_lines_removed": 0
+        },
+        "context_window": shown["context_window"],
+        "exceeds_200k_tokens": false,
+        "fast_mode": false,
+        "thinking": {"enabled": false},
+        "agent": {"name": "mover"},
+        "worktree": {
             "name": "z",
-            "path": format!("{root}/.claude/worktrees/z"),
+            "path": wt,
             "branch": "worktree-z",
             "original_cwd": root,
             "original_branch": "main"
-        })
-    );
+        }
+    });
+    assert_eq!(shown, want);
+    assert!(shown["context_window"]["used_percentage"].is_number());
+    // The agent's body is the system prompt.
+    let system = env.request_bodies()[0]["system"].to_string();
+    assert!(system.contains("You move between worktrees."), "{system}");
     pty.send(b"leave it\r").unwrap();
     pty.wait_for_text("Back.", wait).unwrap();
     pty.wait_for_text("wt:none", wait).unwrap();

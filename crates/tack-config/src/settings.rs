@@ -14,6 +14,11 @@ use crate::sandbox::{self, SandboxSettings};
 use crate::source::{Locations, Scope, Source};
 use crate::unknown_keys::{self, SettingsWarning};
 
+/// Keys only the user's settings and `--settings` may set, as in Claude
+/// Code: a project's and a local file's are dropped (`vimInsertModeRemaps`:
+/// a checked-out repository cannot remap the user's keystrokes).
+const USER_ONLY_KEYS: &[&str] = &["vimInsertModeRemaps"];
+
 /// A value and the settings source it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sourced<T> {
@@ -358,6 +363,13 @@ impl Settings {
             self.auto_mode.push((source.clone(), Value::Object(a)));
         }
         self.disable_all_hooks = disable_all_hooks.unwrap_or(self.disable_all_hooks);
+        let mut extra = extra;
+        if matches!(source.scope(), Scope::Project | Scope::Local) {
+            // A checked-out repository cannot remap the user's keystrokes.
+            for key in USER_ONLY_KEYS {
+                extra.remove(*key);
+            }
+        }
         self.extra.extend(extra);
         // Maps: by key, the highest source wins.
         self.env.extend(env.unwrap_or_default());

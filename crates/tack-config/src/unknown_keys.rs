@@ -44,6 +44,8 @@ pub(crate) const TACK_KEYS: &[&str] = &[
 /// Top-level keys of Claude Code's settings that tack does not use.
 const CLAUDE_CODE_KEYS: &[&str] = &[
     "$schema",
+    // Read by tack-runtime (the main session's agent) as `teammateMode` is.
+    "agent",
     "allowManagedHooksOnly",
     "allowManagedMcpServersOnly",
     "allowManagedPermissionRulesOnly",
@@ -89,6 +91,7 @@ const CLAUDE_CODE_KEYS: &[&str] = &[
     "teammateMode",
     "terminalProgressBarEnabled",
     "theme",
+    "vimInsertModeRemaps",
 ];
 
 /// `permissions` keys tack reads.

@@ -404,6 +404,31 @@ fn unknown_keys_are_kept_and_ignored() {
 }
 
 #[test]
+fn vim_remaps_come_from_the_users_settings_only() {
+    let dirs = Dirs::new();
+    dirs.write(
+        "~/.claude/settings.json",
+        r#"{"vimInsertModeRemaps": {"jj": "<Esc>"}, "agent": "reviewer"}"#,
+    );
+    dirs.write(
+        ".claude/settings.json",
+        r#"{"vimInsertModeRemaps": {"aa": "<Esc>"}, "agent": "other"}"#,
+    );
+    dirs.write(
+        ".claude/settings.local.json",
+        r#"{"vimInsertModeRemaps": {"bb": "<Esc>"}}"#,
+    );
+    let s = dirs.load().unwrap();
+    // The project's `agent` applies (it is Claude Code's project default);
+    // its remaps do not, and neither key is warned about.
+    assert_eq!(
+        serde_json::Value::Object(s.unknown_keys().clone()),
+        json!({"vimInsertModeRemaps": {"jj": "<Esc>"}, "agent": "other"})
+    );
+    assert_eq!(s.warnings(), &[]);
+}
+
+#[test]
 fn an_empty_file_is_empty_settings() {
     let dirs = Dirs::new();
     dirs.write(".claude/settings.json", "\n  \n");

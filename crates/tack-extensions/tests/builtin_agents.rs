@@ -107,6 +107,7 @@ fn a_project_agent_named_plan_replaces_the_built_in() {
             source: AgentSource::Project(file),
             read_only: false,
             worktree: false,
+            permission_mode: None,
         })
     );
 }

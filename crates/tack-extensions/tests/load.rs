@@ -376,6 +376,7 @@ fn a_plugin_folder_gives_its_commands_skills_agents_hooks_and_servers() {
                 source: AgentSource::Plugin(helper),
                 read_only: false,
                 worktree: false,
+                permission_mode: None,
             }),
             vec![]
         )
@@ -425,6 +426,7 @@ fn agent_definition_files_load_by_precedence_and_a_broken_one_names_its_line() {
             source: AgentSource::Project(reviewer),
             read_only: false,
             worktree: true,
+            permission_mode: None,
         })
     );
     assert_eq!(

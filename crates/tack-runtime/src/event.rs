@@ -280,6 +280,9 @@ pub struct SessionInfo {
 pub struct ExtensionsInfo {
     /// The sub-agent types the Agent tool offers (`system/init`'s `agents`).
     pub agents: Vec<AgentSummary>,
+    /// The agent the main session runs as (`--agent`, the `agent` setting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_agent: Option<String>,
     /// The slash commands a user message may start with: built-ins, then
     /// the session's custom commands.
     pub slash_commands: Vec<SlashCommand>,

@@ -238,6 +238,7 @@ mod init_prompt;
 mod inline_shell;
 mod lsp_tools;
 mod made_worktree;
+mod main_agent;
 mod mcp;
 mod mentions;
 mod metered;
@@ -309,7 +310,7 @@ pub use session_tools::UnknownTools;
 pub use slash::slash_commands;
 pub use snapshot::{
     AUTO_DECISIONS_KEPT, AutoDecider, AutoDecisionView, ClassifierUsage, ContextUsage, HookView,
-    RuleView, SessionSnapshot, context_tokens,
+    RuleView, SessionPlace, SessionSnapshot, context_tokens,
 };
 pub use start::auto::{auto_mode_config, auto_mode_critique};
 pub use start::{StartError, start};

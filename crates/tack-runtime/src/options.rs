@@ -149,6 +149,10 @@ pub struct ExtensionOptions {
     /// `--agents`: sub-agent definitions as JSON (`{"name": {"description",
     /// "prompt", "tools"?, "model"?}}`), over the files' and the built-ins.
     pub agents: Option<String>,
+    /// `--agent`: the main session runs as this agent (its prompt, tools,
+    /// model and mode; `main_agent.rs`). Start fills in the `agent`
+    /// setting's when the flag is absent.
+    pub agent: Option<String>,
     /// `--plugin-dir`s (the SDKs' `plugins: [{type: "local", path}]`): plugins
     /// loaded for this session only, relative to the cwd.
     pub plugin_dirs: Vec<PluginDir>,

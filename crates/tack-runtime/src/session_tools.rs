@@ -16,7 +16,7 @@ use tack_core::context::PromptContext;
 use tack_core::deps::QueryDeps;
 use tack_core::session::UsageLedger;
 use tack_extensions::agents::{
-    AGENT_TOOL_NAME, AgentDirs, AgentModel, LEGACY_AGENT_TOOL_NAME, load_catalog,
+    AGENT_TOOL_NAME, AgentModel, AgentTools, LEGACY_AGENT_TOOL_NAME, is_agent_tool_name,
 };
 use tack_extensions::plugins::SessionPlugins;
 use tack_extensions::skills::Skills;
@@ -98,9 +98,11 @@ pub(crate) struct ToolChoices<'a> {
     /// The session's skills: the `Skill` tool is offered when the model may
     /// invoke one of them.
     pub skills: &'a Arc<Skills>,
-    /// The session's plugins: their agent folders (`plugin:agent`), their
-    /// language servers.
+    /// The session's plugins: their language servers.
     pub plugins: &'a SessionPlugins,
+    /// The agent definitions (read at start), and the one the main session
+    /// runs as: its `tools` are the only ones offered.
+    pub agents: &'a crate::main_agent::SessionAgents,
     /// The Bash sandbox (`None`: off).
     pub sandbox: Option<Arc<tack_sandbox::Sandbox>>,
 }
@@ -322,6 +324,10 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
     let all = add_lsp(all, p.env, p.choices.plugins, p.place.project, p.emit);
     let only = p.choices.options.extensions.tools.as_deref();
     let mut tools = picked_tools(all, only, &p.policy.gate)?;
+    let main_only = main_agent_tools(p.choices.agents);
+    if let Some(list) = main_only {
+        tools.retain(|t| crate::agents::names_tool(t.as_ref(), list));
+    }
     set_hook_services(&p, metered, &small_model, &tools);
     let part = agent_part(
         &p,
@@ -335,7 +341,8 @@ pub(crate) fn session_tools(p: ToolsParts<'_>) -> Result<SessionTools, UnknownTo
         skill.set_gate(&p.policy.gate);
     }
     let agent: Arc<dyn Tool> = part.tool;
-    let agent_picked = picked(only, AGENT_TOOL_NAME) || picked(only, LEGACY_AGENT_TOOL_NAME);
+    let agent_picked = (picked(only, AGENT_TOOL_NAME) || picked(only, LEGACY_AGENT_TOOL_NAME))
+        && main_only.is_none_or(|list| list.iter().any(|n| is_agent_tool_name(n)));
     if agent_picked && !p.policy.gate.removes_tool(agent.as_ref()) {
         tools.push(agent);
     }
@@ -385,6 +392,15 @@ fn web_tools(
         fetch_config(p.env),
         WebSearchConfig::default(),
     )
+}
+
+/// The tools the main session's agent names (`None`: it names none, or
+/// there is no such agent: every tool).
+fn main_agent_tools(agents: &crate::main_agent::SessionAgents) -> Option<&[String]> {
+    match agents.main.as_ref().map(|d| &d.tools) {
+        Some(AgentTools::Only(list)) => Some(list),
+        Some(AgentTools::All) | None => None,
+    }
 }
 
 /// Whether `--tools` (`only`) keeps the tool `name`.
@@ -445,15 +461,10 @@ fn agent_part(
     coordination: (SessionTasks, Option<Arc<crate::teams::session::Messaging>>),
     small_model: String,
 ) -> AgentPart {
-    let dirs = AgentDirs {
-        home: p.place.home.map(Path::to_path_buf),
-        project: p.place.project.to_path_buf(),
-        plugins: p.choices.plugins.agents.to_vec(),
-    };
-    let (catalog, warnings) = load_catalog(&dirs, p.choices.options.extensions.agents.as_deref());
-    for w in warnings {
-        p.emit.notice(Notice::warning(w));
+    for w in &p.choices.agents.warnings {
+        p.emit.notice(Notice::warning(w.clone()));
     }
+    let catalog = p.choices.agents.catalog.clone();
     let agents = agent_summaries(&catalog, &small_model);
     let model = ModelCell::new(p.models.model.to_owned());
     let (wake, woken) = tokio::sync::mpsc::unbounded_channel();

@@ -49,6 +49,17 @@ pub struct SessionSnapshot {
     /// its model); `None` before its first request.
     #[serde(default)]
     pub classifier: Option<ClassifierUsage>,
+    /// Where the session works now (EnterWorktree moves it).
+    pub place: SessionPlace,
+}
+
+/// Where a session works now: where it started, or the worktree
+/// EnterWorktree moved it into (a statusLine command's `cwd`,
+/// `workspace.current_dir` and `worktree`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SessionPlace {
+    /// The session's folder.
+    pub cwd: PathBuf,
     /// The worktree EnterWorktree moved the session into, while it is there.
     #[serde(default)]
     pub worktree: Option<tack_tool::EnteredWorktree>,

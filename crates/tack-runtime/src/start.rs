@@ -86,6 +86,8 @@ pub enum StartError {
     /// The message is whole: the schema error is not a `source` to print twice.
     #[error("--json-schema: {0}")]
     JsonSchema(SchemaError),
+    #[error(transparent)]
+    UnknownAgent(#[from] crate::main_agent::UnknownAgent),
 }
 
 /// Starts a session; must be called within a tokio runtime. `loaded` comes
@@ -123,6 +125,9 @@ pub async fn start(
     let structured_output = structured_output_tool(&options)?;
     let mut options = options;
     options.extensions.teammates.setting = settings.unknown_keys().get("teammateMode").cloned();
+    let project_dir = tack_config::find_project_dir(&cwd);
+    let dirs = (home_dir.as_deref(), project_dir.as_path());
+    let agents = crate::main_agent::apply(&mut options, loaded, &plugins, dirs, &emit)?;
     // `permissions.denyInsteadOfPrompting`: an unattended run refuses what
     // would wait for a person.
     options.permissions.prompts &= !settings.permissions().deny_instead_of_prompting();
@@ -144,7 +149,6 @@ pub async fn start(
     });
     let model_name = session_model_name(&options, &env, settings);
     let model = model_for(&model_name, &env, perms.mode == PermissionMode::Plan);
-    let project_dir = tack_config::find_project_dir(&cwd);
     let styles = output_styles(&project_dir, &config_dir, (loaded, &plugins), &emit);
     let ctx_opts = context_options(&cwd, home_dir, &model, &perms, &options, loaded, &styles);
     let context_load = spawn_context(ctx_opts.clone()).await;
@@ -228,6 +232,7 @@ pub async fn start(
             custom_commands,
             skills,
             auto_update,
+            agents,
         },
         model,
         policy,

@@ -236,3 +236,26 @@ fn the_help_names_the_users_keys() {
          Ctrl+E $EDITOR · Ctrl+K todos"
     );
 }
+
+#[test]
+fn visual_mode_shows_its_indicator_and_deletes_the_selection() {
+    let clock = Clock::new();
+    let mut app = app(60, 20);
+    app.set_vim(true);
+    type_text(&mut app, "one two", clock.at(0));
+    press(&mut app, "\u{1b}0v", &clock);
+    assert_eq!(app.vim_mode(), Some(VimMode::Visual));
+    assert_eq!(footer(&app), "  -- VISUAL --");
+    press(&mut app, "\u{1b}V", &clock);
+    assert_eq!(footer(&app), "  -- VISUAL LINE --");
+    press(&mut app, "v", &clock);
+    assert_eq!(footer(&app), "  -- VISUAL --");
+    press(&mut app, "ed", &clock);
+    assert_eq!(app.vim_mode(), Some(VimMode::Normal));
+    assert_eq!(footer(&app), "  ? for shortcuts");
+    assert!(
+        rows(&app).iter().any(|r| r.starts_with("│ >  two")),
+        "{:#?}",
+        rows(&app)
+    );
+}

@@ -339,6 +339,13 @@ impl Driver {
         let runtime = runtime.with_idle_notification(IDLE_NOTIFICATION);
         let info = runtime.info().clone();
         let mut events = replay(runtime.messages(), true);
+        if let Some(agent) = &info.extensions.main_agent {
+            // Claude Code names the agent in its start-up header.
+            events.push(UiEvent::Notice {
+                level: NoticeLevel::Info,
+                text: format!("@{agent}"),
+            });
+        }
         if info.resumed {
             events.push(UiEvent::Notice {
                 level: NoticeLevel::Info,

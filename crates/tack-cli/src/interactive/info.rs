@@ -425,7 +425,7 @@ mod tests {
             auto_decisions: Vec::new(),
             set_aside: Vec::new(),
             classifier: None,
-            worktree: None,
+            place: Default::default(),
         }
     }
 
@@ -645,6 +645,7 @@ mod tests {
                         model: Some("haiku".into()),
                     },
                 ],
+                main_agent: None,
                 slash_commands: Vec::new(),
                 output_style: "default".into(),
                 output_styles: vec!["default".into()],

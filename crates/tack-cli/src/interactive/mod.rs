@@ -164,6 +164,9 @@ pub fn run_from(cli: &Cli, start: Start, color: bool) -> anyhow::Result<ExitCode
     );
     // Claude Code's `/vim`, saved in `~/.claude.json`; its indicator hidden
     // when the statusLine command shows the mode itself.
+    app.set_vim_remaps(tack_tui::input::insert_remaps(
+        loaded.settings.unknown_keys().get("vimInsertModeRemaps"),
+    ));
     app.set_vim((place.claude_json.as_deref()).is_some_and(tack_runtime::claude_json::vim_mode));
     app.hide_vim_indicator(
         (loaded.settings.status_line())

@@ -328,6 +328,7 @@ mod tests {
                     description: "Searches".into(),
                     model: Some("claude-haiku-4-5".into()),
                 }],
+                main_agent: None,
                 slash_commands: tack_runtime::slash_commands(
                     &CustomCommands(vec![CustomCommand {
                         name: "review".into(),

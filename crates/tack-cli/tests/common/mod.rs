@@ -234,6 +234,16 @@ pub fn assert_every_tool_use_answered(messages: &[Value]) {
     }
 }
 
+/// The tool names a request offered.
+pub fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// A finished process's stderr, as text.
 pub fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

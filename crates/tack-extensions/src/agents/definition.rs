@@ -82,6 +82,9 @@ pub struct AgentDefinition {
     /// `isolation: worktree`: each of its agents works in a git worktree of
     /// its own (`worktree.rs`), removed if it changed nothing.
     pub worktree: bool,
+    /// `permissionMode` as written (`default`, `acceptEdits`, `plan`, ...):
+    /// the mode a main session run as this agent (`--agent`) starts in.
+    pub permission_mode: Option<String>,
 }
 
 impl AgentDefinition {
@@ -185,6 +188,7 @@ fn read_only_agent(
         source: AgentSource::BuiltIn,
         read_only: true,
         worktree: false,
+        permission_mode: None,
     }
 }
 
@@ -209,6 +213,7 @@ pub fn built_in() -> Vec<AgentDefinition> {
             source: AgentSource::BuiltIn,
             read_only: false,
             worktree: false,
+            permission_mode: None,
         },
         read_only_agent(
             "Explore",

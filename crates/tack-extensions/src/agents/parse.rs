@@ -144,6 +144,7 @@ pub fn parse_markdown(text: &str, source: AgentSource) -> Result<AgentDefinition
         read_only: false,
         worktree: isolation(string("isolation")?.as_deref())
             .map_err(|m| DefinitionError::at(line_of("isolation"), m))?,
+        permission_mode: string("permissionMode")?,
     })
 }
 
@@ -228,6 +229,7 @@ fn flag_definition(name: &str, spec: &Value) -> Result<AgentDefinition, String> 
         source: AgentSource::Flag,
         read_only: false,
         worktree: isolation(text("isolation")?.as_deref())?,
+        permission_mode: text("permissionMode")?,
     })
 }
 
@@ -289,7 +291,7 @@ mod tests {
     #[test]
     fn a_file_with_every_field() {
         let text = "---\nname: reviewer\ndescription: Reviews diffs.\ntools: Read, Grep,Glob\n\
-                    model: haiku\ncolor: blue\n---\n\nYou review.\nCarefully.\n";
+                    model: haiku\ncolor: blue\npermissionMode: acceptEdits\n---\n\nYou review.\nCarefully.\n";
         assert_eq!(
             parse_markdown(text, project()),
             Ok(AgentDefinition {
@@ -303,6 +305,7 @@ mod tests {
                 source: project(),
                 read_only: false,
                 worktree: false,
+                permission_mode: Some("acceptEdits".into()),
             })
         );
     }
@@ -383,6 +386,7 @@ mod tests {
                 source: AgentSource::Flag,
                 read_only: false,
                 worktree: false,
+                permission_mode: None,
             }]
         );
         assert_eq!(

@@ -52,6 +52,7 @@ use crate::gate::Gate;
 use crate::hooks::SessionHooks;
 use crate::model::RequestEnv;
 
+pub(crate) use run::names_tool;
 pub(crate) use tool::AgentTool;
 
 /// The session's current model, shared with the Agent tool (`inherit`).

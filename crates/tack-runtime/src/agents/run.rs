@@ -67,6 +67,20 @@ const PLAN_MODE_TOOLS: [&str; 2] = [
     crate::plan_mode_tools::ENTER_PLAN_MODE,
 ];
 
+/// True when a definition's `list` (`tools`, `disallowedTools`) names
+/// `tool`: by name or alias, or a whole MCP server (`mcp__github`).
+pub(crate) fn names_tool(tool: &dyn Tool, list: &[String]) -> bool {
+    list.iter().any(|n| {
+        n == tool.name()
+            || tool.aliases().contains(&n.as_str())
+            || (n.starts_with("mcp__")
+                && tool
+                    .name()
+                    .strip_prefix(n.as_str())
+                    .is_some_and(|rest| rest.starts_with("__")))
+    })
+}
+
 /// The session's tools a definition gets (in the session's order; then `agent_tool`
 /// if it gets one), then the MCP servers' tools as they
 /// are now, deferred by the session's rule for `model`'s window. A
@@ -78,16 +92,7 @@ pub(crate) fn tools_for(
     own: Option<&crate::teams::teammate::Teammate>,
     model: &str,
 ) -> ToolSet {
-    let names = |t: &dyn Tool, list: &[String]| {
-        list.iter().any(|n| {
-            n == t.name()
-                || t.aliases().contains(&n.as_str())
-                || (n.starts_with("mcp__")
-                    && t.name()
-                        .strip_prefix(n.as_str())
-                        .is_some_and(|rest| rest.starts_with("__")))
-        })
-    };
+    let names = names_tool;
     let mcp: Vec<Arc<dyn Tool>> = match shared.toolbox.mcp.as_ref().and_then(|m| m.upgrade()) {
         Some(manager) => manager
             .tools()

@@ -27,7 +27,7 @@ use crate::event::{
     Notice, PermissionRequest, RuntimeEvent, SessionInfo, SubagentEvent, TaskEvent, TaskStatus,
     TranscriptMirrorFrame, TurnEnd,
 };
-use crate::snapshot::{ContextUsage, HookView, RuleView, SessionSnapshot};
+use crate::snapshot::{ContextUsage, HookView, RuleView, SessionPlace, SessionSnapshot};
 use crate::user_shell::{NoteError, ShellRun};
 
 fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(value: &T) {
@@ -234,13 +234,16 @@ fn snapshot() -> SessionSnapshot {
         auto_decisions: Vec::new(),
         set_aside: Vec::new(),
         classifier: None,
-        worktree: Some(tack_tool::EnteredWorktree {
-            name: "feature".into(),
-            path: PathBuf::from("/p/.claude/worktrees/feature"),
-            branch: Some("worktree-feature".into()),
-            original_cwd: PathBuf::from("/p"),
-            original_branch: None,
-        }),
+        place: SessionPlace {
+            cwd: PathBuf::from("/p/.claude/worktrees/feature"),
+            worktree: Some(tack_tool::EnteredWorktree {
+                name: "feature".into(),
+                path: PathBuf::from("/p/.claude/worktrees/feature"),
+                branch: Some("worktree-feature".into()),
+                original_cwd: PathBuf::from("/p"),
+                original_branch: None,
+            }),
+        },
     }
 }
 
@@ -435,6 +438,7 @@ fn events() -> Vec<RuntimeEvent> {
                 description: "any task".into(),
                 model: None,
             }],
+            main_agent: Some("reviewer".into()),
             slash_commands: vec![],
             output_style: "default".into(),
             output_styles: vec!["default".into()],

@@ -29,7 +29,7 @@ use crate::protocol::ask::{AskAnswer, AskId};
 use crate::protocol::op::{TurnEcho, TurnOptions, UserInput};
 use crate::protocol::reply::{AnswerError, InterruptOutcome, Reply, SessionState};
 use crate::records::{error_line, result_record};
-use crate::snapshot::{ContextUsage, SessionSnapshot};
+use crate::snapshot::{ContextUsage, SessionPlace, SessionSnapshot};
 use crate::user_shell::{SHELL_TIMEOUT, run_shell};
 use input_end::InputEnd;
 use ops::{Control, Interrupter};
@@ -544,7 +544,22 @@ impl Driver {
             auto_decisions: self.policy.gate.auto_decisions(),
             set_aside: self.policy.gate.set_aside_rules(),
             classifier: self.policy.gate.auto().and_then(|a| a.usage()),
-            worktree: self.book.place.current().and_then(|m| m.worktree.clone()),
+            place: self.place(),
+        }
+    }
+
+    /// Where the session works now: where it started until EnterWorktree
+    /// moves it.
+    fn place(&self) -> SessionPlace {
+        match self.book.place.current() {
+            Some(moved) => SessionPlace {
+                cwd: moved.cwd.clone(),
+                worktree: moved.worktree.clone(),
+            },
+            None => SessionPlace {
+                cwd: self.info.cwd.clone(),
+                worktree: None,
+            },
         }
     }
 

@@ -78,6 +78,8 @@ pub(super) struct Loaded {
     pub(super) skills: Arc<Skills>,
     /// The plugin auto-update's thread, if one runs.
     pub(super) auto_update: Option<std::thread::JoinHandle<()>>,
+    /// The agent definitions, and the main session's.
+    pub(super) agents: crate::main_agent::SessionAgents,
 }
 
 impl Loaded {
@@ -86,6 +88,7 @@ impl Loaded {
     fn info(&self, agents: Vec<AgentSummary>) -> ExtensionsInfo {
         ExtensionsInfo {
             agents,
+            main_agent: self.agents.main.as_ref().map(|d| d.name.clone()),
             slash_commands: crate::slash::slash_commands(&self.custom_commands, &self.skills),
             output_style: self.styles.named.clone(),
             output_styles: self.styles.all.names(),
@@ -255,6 +258,7 @@ fn tools_parts<'a>(
             structured_output: (p.structured_output.clone()).map(|t| t as Arc<dyn Tool>),
             skills: &p.extensions.skills,
             plugins: &p.extensions.plugins,
+            agents: &p.extensions.agents,
             sandbox: p.sandbox.clone(),
         },
     }

@@ -149,8 +149,16 @@ pub struct App {
     detachable: bool,
     /// Vim mode, while it is on.
     vim: Option<crate::input::Vim>,
-    /// The statusLine setting's `hideVimModeIndicator`.
-    hide_vim_indicator: bool,
+    /// The statusLine setting's `hideVimModeIndicator` and
+    /// `vimInsertModeRemaps`, kept while vim mode is off.
+    vim_options: VimOptions,
+}
+
+/// What vim mode is set up with.
+#[derive(Debug, Clone, Default)]
+struct VimOptions {
+    hide_indicator: bool,
+    remaps: Vec<(char, char)>,
 }
 
 impl App {
@@ -190,7 +198,7 @@ impl App {
             now: None,
             detachable: false,
             vim: None,
-            hide_vim_indicator: false,
+            vim_options: VimOptions::default(),
         }
     }
 

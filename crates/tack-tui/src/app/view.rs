@@ -130,10 +130,11 @@ impl App {
                 ),
             ]));
         } else {
-            let text_rows = self.editor.render(
+            let text_rows = self.editor.render_selected(
                 inner.saturating_sub(2),
                 theme.text(),
                 self.overlay.is_none(),
+                self.vim_selection(),
             );
             for (i, row) in text_rows.into_iter().enumerate() {
                 let lead = if i == 0 {

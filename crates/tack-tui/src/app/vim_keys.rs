@@ -13,7 +13,15 @@ use crate::input::{Vim, VimKey, VimMode};
 impl App {
     /// Vim mode on or off (the driver reads `editorMode` at start).
     pub fn set_vim(&mut self, on: bool) {
-        self.vim = on.then(Vim::new);
+        self.vim = on.then(|| Vim::with_remaps(self.vim_options.remaps.clone()));
+    }
+
+    /// `vimInsertModeRemaps` (from the user's settings): `jj` to Esc.
+    pub fn set_vim_remaps(&mut self, remaps: Vec<(char, char)>) {
+        self.vim_options.remaps = remaps;
+        if self.vim.is_some() {
+            self.set_vim(true);
+        }
     }
 
     /// INSERT or NORMAL while vim mode is on.
@@ -24,16 +32,25 @@ impl App {
     /// The statusLine setting's `hideVimModeIndicator`: its command shows
     /// the mode itself.
     pub fn hide_vim_indicator(&mut self, hidden: bool) {
-        self.hide_vim_indicator = hidden;
+        self.vim_options.hide_indicator = hidden;
     }
 
     /// `-- INSERT --` under the prompt, as Claude Code shows it (NORMAL
-    /// shows nothing).
+    /// shows nothing), `-- VISUAL --` and `-- VISUAL LINE --` as vim does.
     pub(super) fn vim_indicator(&self) -> Option<&'static str> {
-        let show = self.vim_mode() == Some(VimMode::Insert)
-            && !self.hide_vim_indicator
-            && self.search.is_none();
-        show.then_some("-- INSERT --")
+        let text = match self.vim_mode()? {
+            VimMode::Insert => "-- INSERT --",
+            VimMode::Visual => "-- VISUAL --",
+            VimMode::VisualLine => "-- VISUAL LINE --",
+            VimMode::Normal => return None,
+        };
+        let show = !self.vim_options.hide_indicator && self.search.is_none();
+        show.then_some(text)
+    }
+
+    /// The prompt's text selected in VISUAL, shown highlighted.
+    pub(super) fn vim_selection(&self) -> Option<std::ops::Range<usize>> {
+        self.vim.as_ref()?.selection(&self.editor)
     }
 
     /// `/vim`: toggles vim mode and says so as Claude Code does; the
@@ -54,7 +71,7 @@ impl App {
     pub(super) fn vim_key(&mut self, key: KeyEvent, now: Instant) -> Option<Vec<UiAction>> {
         let vim = self.vim.as_mut()?;
         let was_insert = vim.mode() == VimMode::Insert;
-        let outcome = vim.key(&key, &mut self.editor);
+        let outcome = vim.key_at(&key, &mut self.editor, now);
         if was_insert && self.vim_mode() == Some(VimMode::Normal) {
             // The completion popup closes with INSERT.
             self.popup_dismissed = true;

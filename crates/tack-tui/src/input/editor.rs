@@ -219,8 +219,21 @@ impl Editor {
     /// The text as rows of at most `width` columns (wrapped by character), with
     /// the cursor drawn as a reversed cell when `show_cursor`.
     pub fn render(&self, width: u16, style: Style, show_cursor: bool) -> Vec<Line<'static>> {
+        self.render_selected(width, style, show_cursor, None)
+    }
+
+    /// [`Editor::render`] with the `selected` bytes (vim's VISUAL) shown
+    /// reversed, as the cursor is.
+    pub fn render_selected(
+        &self,
+        width: u16,
+        style: Style,
+        show_cursor: bool,
+        selected: Option<std::ops::Range<usize>>,
+    ) -> Vec<Line<'static>> {
         let width = usize::from(width.max(1));
         let caret = style.add_modifier(Modifier::REVERSED);
+        let selected = selected.unwrap_or(0..0);
         let mut rows: Vec<Line<'static>> = Vec::new();
         let mut offset = 0;
         for line in self.text.split('\n') {
@@ -236,7 +249,7 @@ impl Editor {
                     rows.push(Line::from(std::mem::take(&mut row)));
                     col = 0;
                 }
-                if show_cursor && offset == self.cursor {
+                if (show_cursor && offset == self.cursor) || selected.contains(&offset) {
                     if !run.is_empty() {
                         row.push(Span::styled(std::mem::take(&mut run), style));
                     }
@@ -273,6 +286,28 @@ mod tests {
             text: text.to_string(),
             cursor,
         }
+    }
+
+    #[test]
+    fn a_selection_is_shown_reversed_as_the_cursor() {
+        let e = editor("abcd", 3);
+        let plain = Style::new();
+        let caret = plain.add_modifier(Modifier::REVERSED);
+        let rows = e.render_selected(10, plain, true, Some(1..3));
+        let spans: Vec<(String, Style)> = rows[0]
+            .spans
+            .iter()
+            .map(|s| (s.content.to_string(), s.style))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("a".to_owned(), plain),
+                ("b".to_owned(), caret),
+                ("c".to_owned(), caret),
+                ("d".to_owned(), caret),
+            ]
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub use editor::Editor;
 pub use history::PromptHistory;
 pub use mention::{FileIndex, mention_at};
 pub use paste::Pastes;
-pub use vim::{Vim, VimKey, VimMode};
+pub use vim::{Vim, VimKey, VimMode, insert_remaps};
 
 /// What a submitted input means, from its first character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

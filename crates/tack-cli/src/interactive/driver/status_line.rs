@@ -88,6 +88,7 @@ impl Driver {
             session_name: self.labels.name.clone(),
             vim_mode: self.vim_mode_name(),
             worktree: self.labels.worktree.clone(),
+            agent_name: info.extensions.main_agent.clone(),
             ..StatusLineInput::default()
         };
         let (command, cwd, tx) = (command.clone(), info.cwd.clone(), self.tx.clone());
@@ -101,9 +102,8 @@ impl Driver {
             let mut input = input;
             if let Some(snapshot) = snapshot
                 && let Ok(s) = snapshot.await
-                && let Some(entered) = s.worktree
             {
-                input.worktree = Some(entered_worktree(entered));
+                moved_to(&mut input, s.place);
             }
             let outcome = run_status_line(&command, &input, &cwd, size, TIMEOUT).await;
             if runs.load(Ordering::SeqCst) != run {
@@ -122,6 +122,20 @@ impl Driver {
             };
             let _ = tx.send(Internal::Ui(vec![event]));
         });
+    }
+}
+
+/// Where the session works now (EnterWorktree moved it): its folder is
+/// `cwd` and `workspace.current_dir`, and the worktree it entered is
+/// `worktree` (a `--worktree` session's stays when it never moved).
+fn moved_to(input: &mut StatusLineInput, place: tack_runtime::SessionPlace) {
+    let cwd = place.cwd.to_string_lossy().into_owned();
+    if cwd != input.cwd {
+        input.git_worktree = linked_worktree(&place.cwd);
+        input.cwd = cwd;
+    }
+    if let Some(entered) = place.worktree {
+        input.worktree = Some(entered_worktree(entered));
     }
 }
 

@@ -215,3 +215,59 @@ pub(super) fn join(editor: &mut Editor, count: usize) {
         editor.set_cursor(end);
     }
 }
+
+/// What `>` adds before a line and `<` takes away (the prompt has no
+/// `shiftwidth`; a leading tab counts as one step out).
+const SHIFT: &str = "  ";
+
+/// `>>` / `<<` (and `>`, `<` with a motion or in VISUAL): the lines from
+/// the one `a` is on to the one `b` is on, one step in or out; empty lines
+/// stay empty. The cursor goes to the first line's first non-blank.
+pub(super) fn shift_lines(editor: &mut Editor, a: usize, b: usize, indent: bool) {
+    let text = editor.text();
+    let start = line_start(text, a.min(b));
+    let end = line_end(text, a.max(b));
+    let shifted: Vec<String> = text[start..end]
+        .split('\n')
+        .map(|line| match indent {
+            true if line.is_empty() => String::new(),
+            true => format!("{SHIFT}{line}"),
+            false => {
+                let out = line
+                    .strip_prefix(SHIFT)
+                    .or_else(|| line.strip_prefix('\t'))
+                    .or_else(|| line.strip_prefix(' '))
+                    .unwrap_or(line);
+                out.to_owned()
+            }
+        })
+        .collect();
+    editor.splice(start..end, &shifted.join("\n"));
+    let to = first_non_blank(editor.text(), start);
+    editor.set_cursor(to);
+}
+
+/// `~` (and `~` in VISUAL): the case of the letters in `start..end`
+/// swapped; the cursor goes to `end` (NORMAL clamps it onto the line).
+pub(super) fn toggle_case(editor: &mut Editor, start: usize, end: usize) {
+    let swapped: String = editor.text()[start..end]
+        .chars()
+        .flat_map(|c| -> Vec<char> {
+            if c.is_lowercase() {
+                c.to_uppercase().collect()
+            } else if c.is_uppercase() {
+                c.to_lowercase().collect()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    editor.splice(start..end, &swapped);
+    editor.set_cursor(start + swapped.len());
+}
+
+/// `X`: `count` characters before `at`, within its line.
+pub(super) fn chars_back(text: &str, at: usize, count: usize) -> usize {
+    let start = line_start(text, at);
+    (0..count).fold(at, |p, _| prev_char(text, p).max(start))
+}

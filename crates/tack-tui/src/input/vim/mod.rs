@@ -12,6 +12,10 @@
 
 mod edit;
 pub mod motion;
+mod remap;
+mod visual;
+
+pub use remap::insert_remaps;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -28,6 +32,10 @@ const MAX_COUNT: usize = 999;
 pub enum VimMode {
     Insert,
     Normal,
+    /// `v`: characters from where it began to the cursor.
+    Visual,
+    /// `V`: the whole lines from where it began to the cursor's.
+    VisualLine,
 }
 
 impl VimMode {
@@ -36,6 +44,8 @@ impl VimMode {
         match self {
             VimMode::Insert => "INSERT",
             VimMode::Normal => "NORMAL",
+            VimMode::Visual => "VISUAL",
+            VimMode::VisualLine => "VISUAL LINE",
         }
     }
 }
@@ -58,12 +68,16 @@ pub enum VimKey {
     Help,
 }
 
-/// `d`, `c`, `y`.
+/// `d`, `c`, `y`, `>`, `<`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
     Delete,
     Change,
     Yank,
+    /// `>`: whole lines one step in.
+    Indent,
+    /// `<`: whole lines one step out.
+    Dedent,
 }
 
 impl Op {
@@ -72,6 +86,8 @@ impl Op {
             'd' => Op::Delete,
             'c' => Op::Change,
             'y' => Op::Yank,
+            '>' => Op::Indent,
+            '<' => Op::Dedent,
             _ => return None,
         })
     }
@@ -81,6 +97,8 @@ impl Op {
             Op::Delete => 'd',
             Op::Change => 'c',
             Op::Yank => 'y',
+            Op::Indent => '>',
+            Op::Dedent => '<',
         }
     }
 }
@@ -126,6 +144,10 @@ pub struct Vim {
     insert_start: Option<Snapshot>,
     undo: Vec<Snapshot>,
     replaying: bool,
+    /// Where VISUAL began (the other end is the cursor).
+    anchor: usize,
+    /// `vimInsertModeRemaps`, and the first key of one typed.
+    remap: remap::InsertRemap,
 }
 
 impl Default for Vim {
@@ -151,7 +173,41 @@ impl Vim {
             insert_start: None,
             undo: Vec::new(),
             replaying: false,
+            anchor: 0,
+            remap: remap::InsertRemap::default(),
         }
+    }
+
+    /// Vim mode with `vimInsertModeRemaps`' sequences ([`insert_remaps`]).
+    pub fn with_remaps(pairs: Vec<(char, char)>) -> Vim {
+        let mut vim = Vim::new();
+        vim.remap.pairs = pairs;
+        vim
+    }
+
+    /// A key typed at `now`: [`Vim::key`], after `vimInsertModeRemaps`
+    /// (whose second key, in time, is Esc with the first taken back out).
+    pub fn key_at(
+        &mut self,
+        key: &KeyEvent,
+        editor: &mut Editor,
+        now: std::time::Instant,
+    ) -> VimKey {
+        if self.mode == VimMode::Insert && !self.remap.pairs.is_empty() {
+            let plain = key.modifiers.difference(KeyModifiers::SHIFT).is_empty();
+            let typed = match key.code {
+                KeyCode::Char(c) if plain => Some(c),
+                _ => None,
+            };
+            if let Some(first) = self.remap.completes(typed, now)
+                && editor.text()[..editor.cursor()].ends_with(first)
+            {
+                editor.backspace();
+                self.typed.pop();
+                return self.key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), editor);
+            }
+        }
+        self.key(key, editor)
     }
 
     pub fn mode(&self) -> VimMode {
@@ -160,6 +216,10 @@ impl Vim {
 
     /// A key for the prompt while vim mode is on.
     pub fn key(&mut self, key: &KeyEvent, editor: &mut Editor) -> VimKey {
+        // Ctrl+[ is Esc (a terminal with the Kitty protocol tells them apart).
+        if key.code == KeyCode::Char('[') && key.modifiers == KeyModifiers::CONTROL {
+            return self.key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), editor);
+        }
         let plain = !key
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
@@ -167,8 +227,12 @@ impl Vim {
             (_, _) if !plain => VimKey::PassThrough,
             (_, KeyCode::Enter) => {
                 self.cancel();
+                if self.in_visual() {
+                    self.mode = VimMode::Normal;
+                }
                 VimKey::PassThrough
             }
+            (VimMode::Visual | VimMode::VisualLine, code) => self.visual_key(code, editor),
             (VimMode::Insert, KeyCode::Esc) => {
                 self.enter_normal(editor);
                 VimKey::Handled { edited: false }
@@ -275,22 +339,25 @@ impl Vim {
     fn normal(&mut self, c: char, editor: &mut Editor) -> VimKey {
         let before = snapshot(editor);
         let idle = self.pending == Pending::Idle && self.count == 0;
-        if idle && !self.replaying && (c == 'u' || c == '.') {
+        if c == '.' && self.pending == Pending::Idle && !self.replaying {
+            // `3.`: the last change with its count replaced.
+            let count = std::mem::take(&mut self.count);
+            self.cancel();
+            self.repeat(editor, count);
+            if editor.text() != before.0 {
+                self.push_undo(before.clone());
+            }
+            edit::clamp_normal(editor);
+            return VimKey::Handled {
+                edited: editor.text() != before.0,
+            };
+        }
+        if idle && !self.replaying && c == 'u' {
             // Neither is a change of its own: `u` steps back, `.` is one
             // step however many keys it replays.
-            match self.undo.pop() {
-                Some((text, cursor)) if c == 'u' => {
-                    editor.set_text(text);
-                    editor.set_cursor(cursor);
-                }
-                Some(step) => self.undo.push(step),
-                None => {}
-            }
-            if c == '.' {
-                self.repeat(editor);
-                if editor.text() != before.0 {
-                    self.push_undo(before.clone());
-                }
+            if let Some((text, cursor)) = self.undo.pop() {
+                editor.set_text(text);
+                editor.set_cursor(cursor);
             }
             edit::clamp_normal(editor);
             return VimKey::Handled {
@@ -407,6 +474,15 @@ impl Vim {
                 let end = edit::chars_forward(text, at, count);
                 self.apply(Op::Delete, at, end, editor, before);
             }
+            'X' => {
+                let start = edit::chars_back(text, at, count);
+                self.apply(Op::Delete, start, at, editor, before);
+            }
+            '~' => {
+                let end = edit::chars_forward(text, at, count);
+                edit::toggle_case(editor, at, end);
+            }
+            'v' | 'V' => self.enter_visual(c == 'V', at),
             's' => {
                 let end = edit::chars_forward(text, at, count);
                 self.apply(Op::Change, at, end, editor, before);
@@ -512,10 +588,16 @@ impl Vim {
         if start >= end && op != Op::Change {
             return;
         }
+        if matches!(op, Op::Indent | Op::Dedent) {
+            // `>w`, `<i(`: the lines the range is on.
+            let last = motion::prev_char(editor.text(), end).max(start);
+            self.lines(op, start, last, editor, before);
+            return;
+        }
         self.register = editor.text()[start..end].to_owned();
         self.register_lines = false;
         match op {
-            Op::Yank => editor.set_cursor(start),
+            Op::Yank | Op::Indent | Op::Dedent => editor.set_cursor(start),
             Op::Delete => {
                 editor.splice(start..end, "");
                 editor.set_cursor(start);
@@ -529,13 +611,17 @@ impl Vim {
 
     /// `op` on the whole lines from the one `a` is on to the one `b` is on.
     fn lines(&mut self, op: Op, a: usize, b: usize, editor: &mut Editor, before: &Snapshot) {
+        if matches!(op, Op::Indent | Op::Dedent) {
+            edit::shift_lines(editor, a, b, op == Op::Indent);
+            return;
+        }
         let text = editor.text();
         let start = motion::line_start(text, a.min(b));
         let end = motion::line_end(text, a.max(b));
         self.register = format!("{}\n", &text[start..end]);
         self.register_lines = true;
         match op {
-            Op::Yank => {}
+            Op::Yank | Op::Indent | Op::Dedent => {}
             Op::Delete => {
                 let range = if end < text.len() {
                     start..end + 1
@@ -554,11 +640,16 @@ impl Vim {
         }
     }
 
-    /// `.`: the last change's keys again, and what was typed after them.
-    fn repeat(&mut self, editor: &mut Editor) {
-        let Some((keys, typed)) = self.last_change.clone() else {
+    /// `.`: the last change's keys again, and what was typed after them;
+    /// with a `count` (`3.`), that count in place of the change's own.
+    fn repeat(&mut self, editor: &mut Editor, count: usize) {
+        let Some((mut keys, typed)) = self.last_change.clone() else {
             return;
         };
+        if count > 0 {
+            let own = keys.iter().take_while(|c| c.is_ascii_digit()).count();
+            keys.splice(..own, count.to_string().chars());
+        }
         self.replaying = true;
         for c in keys {
             self.normal(c, editor);

@@ -234,3 +234,170 @@ fn history_search_and_help_keys() {
     assert_eq!(vim.key(&up, &mut editor), VimKey::PassThrough);
     assert_eq!(editor.text(), "one\ntwo");
 }
+
+#[test]
+fn shift_case_and_delete_before() {
+    let t = "one\ntwo\nthree";
+    assert_eq!(run(t, 0, ">>"), "  |one\ntwo\nthree");
+    assert_eq!(run(t, 4, "2>>"), "one\n  |two\n  three");
+    assert_eq!(run(t, 0, ">j"), "  |one\n  two\nthree");
+    assert_eq!(run(t, 0, ">G"), "  |one\n  two\n  three");
+    assert_eq!(run("  a\n\tb\n c\nd", 0, "4<<"), "|a\nb\nc\nd");
+    assert_eq!(run("    a", 4, "<<"), "  |a");
+    // An empty line is not indented; `.` shifts again.
+    assert_eq!(run("a\n\nb", 0, "3>>."), "    |a\n\n    b");
+    assert_eq!(run("abc Def", 0, "~"), "A|bc Def");
+    assert_eq!(run("abc Def", 0, "5~"), "ABC d|ef");
+    assert_eq!(run("ab\ncd", 0, "9~"), "A|B\ncd");
+    assert_eq!(run("abc Def", 4, "~."), "abc dE|f");
+    assert_eq!(run("abcd", 3, "X"), "ab|d");
+    assert_eq!(run("abcd", 3, "2X"), "a|d");
+    // `X` does not cross into the line above.
+    assert_eq!(run("ab\ncd", 4, "5X"), "ab\n|d");
+    assert_eq!(run("abcd", 0, "X"), "|abcd");
+}
+
+#[test]
+fn a_count_on_dot_replaces_the_changes_own() {
+    assert_eq!(run("a b c d e f", 0, "dw3."), "|e f");
+    assert_eq!(run("a b c d e f", 0, "2dw."), "|e f");
+    assert_eq!(run("a b c d e f", 0, "2dw1."), "|d e f");
+    assert_eq!(run("abcdef", 0, "x2."), "|def");
+    // Undo takes the whole repeat back.
+    assert_eq!(run("a b c d e f", 0, "dw3.u"), "|b c d e f");
+}
+
+#[test]
+fn visual_mode_selects_and_operates() {
+    let t = "one two three";
+    let mut vim = normal();
+    let mut editor = Editor::new();
+    editor.set_text(t);
+    editor.set_cursor(4);
+    press(&mut vim, &mut editor, "ve");
+    assert_eq!(vim.mode(), VimMode::Visual);
+    assert_eq!(vim.selection(&editor), Some(4..7));
+    press(&mut vim, &mut editor, "o");
+    assert_eq!(editor.cursor(), 4);
+    assert_eq!(vim.selection(&editor), Some(4..7));
+    press(&mut vim, &mut editor, "<esc>");
+    assert_eq!(
+        (vim.mode(), vim.selection(&editor)),
+        (VimMode::Normal, None)
+    );
+    assert_eq!(run(t, 4, "vex"), "one | three");
+    assert_eq!(run(t, 4, "vwd"), "one |hree");
+    assert_eq!(run(t, 4, "vbd"), "|wo three");
+    assert_eq!(run(t, 4, "veyP"), "one tw|otwo three");
+    assert_eq!(run(t, 4, "vecTWO<esc>"), "one TW|O three");
+    assert_eq!(run(t, 0, "v$~"), "|ONE TWO THREE");
+    assert_eq!(run(t, 0, "2vl"), "o|ne two three");
+    assert_eq!(run(t, 0, "vfwd"), "|o three");
+    assert_eq!(run(t, 0, "vgg"), "|one two three");
+    // `v` again leaves; `V` switches to lines.
+    let (_, mode) = run_on(&mut normal(), t, 0, "vlv");
+    assert_eq!(mode, VimMode::Normal);
+    let (_, mode) = run_on(&mut normal(), t, 0, "vV");
+    assert_eq!(mode, VimMode::VisualLine);
+}
+
+#[test]
+fn visual_line_mode_takes_whole_lines() {
+    let t = "one\ntwo\nthree\nfour";
+    let mut vim = normal();
+    let mut editor = Editor::new();
+    editor.set_text(t);
+    editor.set_cursor(5);
+    press(&mut vim, &mut editor, "Vj");
+    assert_eq!(vim.mode(), VimMode::VisualLine);
+    assert_eq!(vim.selection(&editor), Some(4..13));
+    assert_eq!(run(t, 5, "Vjd"), "one\n|four");
+    assert_eq!(run(t, 5, "Vjyjjp"), "one\ntwo\nthree\nfour\n|two\nthree");
+    assert_eq!(run(t, 5, "Vj>"), "one\n  |two\n  three\nfour");
+    assert_eq!(run("  a\n  b", 0, "Vj<"), "|a\nb");
+    assert_eq!(run(t, 5, "VjcX<esc>"), "one\n|X\nfour");
+    assert_eq!(run(t, 0, "VGd"), "|");
+    // One undo step for the change, the insert included.
+    assert_eq!(run(t, 5, "VjcX<esc>u"), "one\n|two\nthree\nfour");
+    assert_eq!(run(t, 5, "Vjdu"), "one\n|two\nthree\nfour");
+}
+
+#[test]
+fn enter_in_visual_sends_the_prompt_and_leaves_visual() {
+    let mut vim = normal();
+    let mut editor = Editor::new();
+    editor.set_text("abc");
+    press(&mut vim, &mut editor, "vl");
+    let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(vim.key(&enter, &mut editor), VimKey::PassThrough);
+    assert_eq!(vim.mode(), VimMode::Normal);
+    assert_eq!(VimMode::Visual.name(), "VISUAL");
+    assert_eq!(VimMode::VisualLine.name(), "VISUAL LINE");
+}
+
+#[test]
+fn visual_mode_has_claude_codes_other_commands() {
+    let t = "one two three";
+    assert_eq!(run(t, 4, "vlrX"), "one |XXo three");
+    assert_eq!(run("ab\ncd", 0, "vjr-"), "|--\n-d");
+    assert_eq!(run("One Two", 0, "v$U"), "|ONE TWO");
+    assert_eq!(run("One Two", 0, "v$u"), "|one two");
+    assert_eq!(run(t, 0, "yiwwviwp"), "one on|e three");
+    assert_eq!(run("a\nb\nc\nd", 0, "VjjJ"), "a b| c\nd");
+    assert_eq!(run(t, 5, "viwd"), "one | three");
+    assert_eq!(run(r#"say "hi there" now"#, 6, "vi\"d"), r#"say "|" now"#);
+    assert_eq!(
+        run(r#"say "hi there" now"#, 6, "va\"y$p"),
+        r#"say "hi there" now"hi there|""#
+    );
+    // Ctrl+[ is Esc, in INSERT and in VISUAL.
+    let mut vim = Vim::new();
+    let mut editor = Editor::new();
+    let ctrl_bracket = KeyEvent::new(KeyCode::Char('['), KeyModifiers::CONTROL);
+    vim.key(&ctrl_bracket, &mut editor);
+    assert_eq!(vim.mode(), VimMode::Normal);
+    press(&mut vim, &mut editor, "v");
+    vim.key(&ctrl_bracket, &mut editor);
+    assert_eq!(vim.mode(), VimMode::Normal);
+}
+
+#[test]
+fn insert_mode_remaps_take_two_keys_within_a_second() {
+    let setting = serde_json::json!({"jj": "<Esc>", "jk": "Esc", "abc": "<Esc>", "kj": "<Esc>"});
+    let pairs = insert_remaps(Some(&setting));
+    // Two printable characters to "<Esc>" only.
+    assert_eq!(pairs, [('j', 'j'), ('k', 'j')]);
+    assert_eq!(insert_remaps(Some(&serde_json::json!(["jj"]))), []);
+    let start = std::time::Instant::now();
+    let at = |ms| start + std::time::Duration::from_millis(ms);
+    let type_at = |vim: &mut Vim, editor: &mut Editor, c: char, ms: u64| {
+        let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        if vim.key_at(&key, editor, at(ms)) == VimKey::PassThrough {
+            editor.insert_char(c);
+        }
+    };
+    let mut vim = Vim::with_remaps(pairs);
+    let mut editor = Editor::new();
+    for (i, c) in "hij".chars().enumerate() {
+        type_at(&mut vim, &mut editor, c, i as u64 * 10);
+    }
+    type_at(&mut vim, &mut editor, 'j', 500);
+    // Neither j stays; NORMAL, on the last character typed before them.
+    assert_eq!((editor.text(), vim.mode()), ("hi", VimMode::Normal));
+    assert_eq!(editor.cursor(), 1);
+    // Too slow, or another key between: both are text.
+    let mut vim = Vim::with_remaps(vec![('j', 'j')]);
+    let mut editor = Editor::new();
+    type_at(&mut vim, &mut editor, 'j', 0);
+    type_at(&mut vim, &mut editor, 'j', 1001);
+    type_at(&mut vim, &mut editor, 'x', 1002);
+    type_at(&mut vim, &mut editor, 'j', 1003);
+    let bs = KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE);
+    assert_eq!(vim.key_at(&bs, &mut editor, at(1004)), VimKey::PassThrough);
+    editor.backspace();
+    type_at(&mut vim, &mut editor, 'j', 1005);
+    assert_eq!((editor.text(), vim.mode()), ("jjxj", VimMode::Insert));
+    // A second j in time: NORMAL, the first taken back.
+    type_at(&mut vim, &mut editor, 'j', 1006);
+    assert_eq!((editor.text(), vim.mode()), ("jjx", VimMode::Normal));
+}
