@@ -102,3 +102,44 @@ async fn an_unknown_agent_is_an_error_naming_the_agents_there_are() {
     );
     assert!(env.request_bodies().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_session_runs_as_the_agent_it_ran_as() {
+    let env = Env::new(Script::new([
+        Reply::text("Looks fine."),
+        Reply::text("Still fine."),
+    ]))
+    .await;
+    env.trust();
+    write_agent(&env, "reviewer.md", REVIEWER);
+    let id = "5b1f3a52-2d6e-4a43-9a57-0c1f4b6f2a11";
+    let out = env
+        .tack()
+        .args(["-p", "review", "--agent", "reviewer", "--session-id", id])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Claude Code's record, first in the file, off the conversation's chain.
+    let transcript = env.transcripts().pop().unwrap();
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first,
+        serde_json::json!({"type": "agent-setting", "agentSetting": "reviewer", "sessionId": id})
+    );
+
+    // Resumed without --agent: the reviewer again, its whole conversation.
+    let out = env
+        .tack()
+        .args(["-p", "and again", "--resume", id])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    let bodies = env.request_bodies();
+    let body = &bodies[1];
+    assert_eq!(system(body), ["You review diffs and change nothing."]);
+    assert_eq!(offered(body), ["Read", "Grep"]);
+    assert_eq!(body["model"], "claude-opus-4-1-20250805");
+    assert_eq!(body["messages"].as_array().unwrap().len(), 3);
+}

@@ -40,19 +40,17 @@ pub struct UnknownAgent {
 /// the one `--agent` or the `agent` setting names, if any.
 pub(crate) fn apply(
     options: &mut SessionOptions,
-    loaded: &LoadedSettings,
+    (loaded, resumed): (&LoadedSettings, Option<&str>),
     plugins: &SessionPlugins,
     dirs: (Option<&Path>, &Path),
     emit: &Emitter,
 ) -> Result<SessionAgents, UnknownAgent> {
     let setting = loaded.settings.unknown_keys().get("agent");
-    let agents = session_agents(
-        options,
-        plugins,
-        dirs,
-        setting.and_then(|a| a.as_str()),
-        emit,
-    )?;
+    let setting = match resumed {
+        Some(name) => Some(Named::Resumed(name)),
+        None => setting.and_then(|a| a.as_str()).map(Named::Setting),
+    };
+    let agents = session_agents(options, plugins, dirs, setting, emit)?;
     if let Some(def) = &agents.main {
         run_as(def, options, loaded.trust.trusted, emit);
     }
@@ -65,7 +63,7 @@ fn session_agents(
     options: &SessionOptions,
     plugins: &SessionPlugins,
     (home, project): (Option<&Path>, &Path),
-    setting: Option<&str>,
+    setting: Option<Named<'_>>,
     emit: &Emitter,
 ) -> Result<SessionAgents, UnknownAgent> {
     let dirs = AgentDirs {
@@ -96,13 +94,23 @@ fn find<'a>(catalog: &'a Catalog, name: &str) -> Option<&'a AgentDefinition> {
     }
 }
 
+/// Where an agent's name came from, other than `--agent`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Named<'a> {
+    /// The resumed session's `agent-setting` record.
+    Resumed(&'a str),
+    /// The `agent` setting.
+    Setting(&'a str),
+}
+
 /// The agent the main session runs as: `--agent`'s (unknown: an error
-/// listing the agents there are), else the `agent` setting's (unknown: a
-/// warning, and the session runs as itself).
+/// listing the agents there are), else the one the resumed session ran as,
+/// else the `agent` setting's (unknown: a warning, and the session runs as
+/// itself).
 pub(crate) fn main_agent(
     catalog: &Catalog,
     flag: Option<&str>,
-    setting: Option<&str>,
+    setting: Option<Named<'_>>,
     emit: &Emitter,
 ) -> Result<Option<AgentDefinition>, UnknownAgent> {
     if let Some(name) = flag {
@@ -114,13 +122,18 @@ pub(crate) fn main_agent(
             }),
         };
     }
-    let Some(name) = setting.filter(|n| !n.trim().is_empty()) else {
-        return Ok(None);
+    let (name, source) = match setting {
+        Some(Named::Resumed(name)) => (name, "the resumed session ran as"),
+        Some(Named::Setting(name)) => (name, "the `agent` setting names"),
+        None => return Ok(None),
     };
+    if name.trim().is_empty() {
+        return Ok(None);
+    }
     let def = find(catalog, name).cloned();
     if def.is_none() {
         emit.notice(Notice::warning(format!(
-            "warning: the `agent` setting names `{name}`, which is none of the agents ({}); the session runs without one",
+            "warning: {source} `{name}`, which is none of the agents ({}); the session runs without one",
             catalog.names().join(", ")
         )));
     }
@@ -245,7 +258,7 @@ mod tests {
             "--agent: no agent named `nope`; the agents are: reviewer"
         );
         assert_eq!(
-            main_agent(&catalog, None, Some("nope"), &emit).unwrap(),
+            main_agent(&catalog, None, Some(Named::Setting("nope")), &emit).unwrap(),
             None
         );
         assert_eq!(
@@ -255,7 +268,13 @@ mod tests {
             ]
         );
         // The flag wins over the setting.
-        let got = main_agent(&catalog, Some("reviewer"), Some("nope"), &emit).unwrap();
+        let got = main_agent(
+            &catalog,
+            Some("reviewer"),
+            Some(Named::Setting("nope")),
+            &emit,
+        )
+        .unwrap();
         assert_eq!(got.unwrap().name, "reviewer");
     }
 

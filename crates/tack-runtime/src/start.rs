@@ -127,7 +127,15 @@ pub async fn start(
     options.extensions.teammates.setting = settings.unknown_keys().get("teammateMode").cloned();
     let project_dir = tack_config::find_project_dir(&cwd);
     let dirs = (home_dir.as_deref(), project_dir.as_path());
-    let agents = crate::main_agent::apply(&mut options, loaded, &plugins, dirs, &emit)?;
+    // Before the agent: a resumed session runs as the agent it ran as.
+    let conversation = conversation(&store, &cwd, &options, &emit).await?;
+    let agents = crate::main_agent::apply(
+        &mut options,
+        (loaded, conversation.agent.as_deref()),
+        &plugins,
+        dirs,
+        &emit,
+    )?;
     // `permissions.denyInsteadOfPrompting`: an unattended run refuses what
     // would wait for a person.
     options.permissions.prompts &= !settings.permissions().deny_instead_of_prompting();
@@ -158,7 +166,6 @@ pub async fn start(
     let auto = auto::arm(auto_setup, &env, &model);
     let mcp = start_mcp(loaded, &options, &plugins, &store, &cwd, &env, &emit)?;
 
-    let conversation = conversation(&store, &cwd, &options, &emit).await?;
     let session_id = conversation.session_id.clone();
     let transcript_path = transcript_path(&store, &cwd, settings, &options, &conversation)?;
     let (custom_commands, skills) = commands_and_skills(

@@ -61,8 +61,8 @@ pub use error::StoreError;
 pub use file_history::{FileHistory, FileHistoryError, Limits, Rewound, file_history_dir};
 pub use list::{SessionStore, subagent_transcript_path};
 pub use load::{
-    INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_before, load_bytes,
-    load_sidechain, load_until,
+    AGENT_SETTING, INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_before,
+    load_bytes, load_sidechain, load_until,
 };
 pub use paths::{is_valid_session_id, sanitize_cwd};
 pub use record::TranscriptRecord;

@@ -32,6 +32,10 @@ pub struct LoadedSession {
     pub warnings: Vec<LoadWarning>,
     /// Lines read (including skipped ones).
     pub lines: usize,
+    /// The agent the session ran as (`--agent`): the last `agent-setting`
+    /// record's `agentSetting`, as Claude Code writes it and restores it on
+    /// resume.
+    pub agent_setting: Option<String>,
 }
 
 impl LoadedSession {
@@ -153,6 +157,10 @@ impl fmt::Display for LoadWarning {
     }
 }
 
+/// The record type naming the agent a session runs as: `{"type":
+/// "agent-setting", "agentSetting": NAME, "sessionId": ID}`.
+pub const AGENT_SETTING: &str = "agent-setting";
+
 /// Loads the transcript at `path`. See [`LoadedSession`] for what is returned.
 ///
 /// - A last line that does not parse is a torn write: skipped, with a warning.
@@ -232,6 +240,9 @@ struct LoadRecord<'a> {
     is_api_error_message: bool,
     #[serde(default, borrow)]
     message: Option<&'a RawValue>,
+    /// On an `agent-setting` record.
+    #[serde(default, borrow)]
+    agent_setting: Option<Cow<'a, str>>,
 }
 
 impl LoadRecord<'_> {
@@ -281,6 +292,7 @@ fn load_whole(text: &[u8], default_session_id: String, sidechain: bool) -> Loade
         leaf_uuid: None,
         warnings: Vec::new(),
         lines: 0,
+        agent_setting: None,
     })
 }
 
@@ -329,6 +341,7 @@ pub fn load_before(path: &Path, uuids: &HashSet<String>) -> Result<LoadedSession
         leaf_uuid: None,
         warnings: Vec::new(),
         lines: 0,
+        agent_setting: None,
     }))
 }
 
@@ -367,6 +380,11 @@ fn load_bytes_at(
         .iter()
         .find_map(|(_, r)| r.session_id.as_deref().map(str::to_owned))
         .unwrap_or(default_session_id);
+    let agent_setting = records
+        .iter()
+        .rev()
+        .filter(|(_, r)| r.kind == AGENT_SETTING)
+        .find_map(|(_, r)| r.agent_setting.as_deref().map(str::to_owned));
     let chain = chain_to_leaf(&records, leaf, sidechain, &mut warnings)?;
     let leaf_uuid = chain
         .last()
@@ -382,6 +400,7 @@ fn load_bytes_at(
         leaf_uuid,
         warnings,
         lines: n_lines,
+        agent_setting,
     })
 }
 

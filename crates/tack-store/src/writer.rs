@@ -79,6 +79,17 @@ pub struct Transcript {
     /// not start (then each append syncs itself).
     syncer: Option<Syncer>,
     mirror: Mirror,
+    /// Records outside the chain (no uuid), exactly as Claude Code writes
+    /// them, written with the next batch: a session that never writes its
+    /// conversation writes none of them either.
+    pending: Vec<Value>,
+}
+
+/// `value` as one JSON line onto `buf`.
+fn push_line<T: serde::Serialize>(buf: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
+    serde_json::to_writer(&mut *buf, value)?;
+    buf.push(b'\n');
+    Ok(())
 }
 
 /// RFC 3339 UTC with milliseconds, as Claude Code writes (`2026-08-20T09:14:02.118Z`).
@@ -117,6 +128,7 @@ impl Transcript {
             syncer: Syncer::start(&file).ok(),
             file,
             mirror: Mirror::default(),
+            pending: Vec::new(),
         })
     }
 
@@ -289,22 +301,47 @@ impl Transcript {
         Ok(uuid)
     }
 
+    /// Writes the session's `agent-setting` record (the agent it runs as,
+    /// restored on resume) before the next records; it is not on the chain.
+    pub fn note_agent(&mut self, name: &str) {
+        self.pending.push(serde_json::json!({
+            "type": crate::AGENT_SETTING,
+            "agentSetting": name,
+            "sessionId": self.session_id,
+        }));
+    }
+
     /// Writes several records (already chained by the caller, e.g. one per tool
     /// result) with one `write` and one `fsync`; the last becomes the leaf.
     pub fn append_batch(&mut self, records: Vec<TranscriptRecord>) -> Result<(), StoreError> {
         let mut buf = Vec::new();
-        for record in &records {
-            serde_json::to_writer(&mut buf, record).map_err(|e| StoreError::Io {
+        let pending = match records.is_empty() {
+            true => Vec::new(),
+            false => std::mem::take(&mut self.pending),
+        };
+        let serialized = (pending.iter().try_for_each(|r| push_line(&mut buf, r)))
+            .and_then(|()| records.iter().try_for_each(|r| push_line(&mut buf, r)));
+        if let Err(e) = serialized {
+            self.pending = pending;
+            return Err(StoreError::Io {
                 path: self.path.clone(),
                 error: std::io::Error::other(e),
-            })?;
-            buf.push(b'\n');
+            });
         }
         if buf.is_empty() {
             return Ok(());
         }
-        self.write_line(&buf).map_err(io_err(&self.path))?;
+        if let Err(e) = self.write_line(&buf) {
+            self.pending = pending;
+            return Err(io_err(&self.path)(e));
+        }
         if let Some(mirror) = &self.mirror.0 {
+            let pending: Vec<TranscriptRecord> = (pending.iter())
+                .filter_map(|r| serde_json::from_value(r.clone()).ok())
+                .collect();
+            if !pending.is_empty() {
+                mirror.written(&self.path, &pending);
+            }
             mirror.written(&self.path, &records);
         }
         for record in records {

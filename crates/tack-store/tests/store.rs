@@ -536,3 +536,36 @@ fn a_sidechain_transcript_marks_every_record_and_loads_only_with_load_sidechain(
     assert_eq!(side.warnings, Vec::<LoadWarning>::new());
     assert_eq!(side.leaf_uuid, t.leaf_uuid().map(str::to_owned));
 }
+
+#[test]
+fn the_agent_a_session_runs_as_is_written_before_its_first_record_and_loads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p").join(format!("{SID}.jsonl"));
+    let mut t = open(&path);
+    t.note_agent("reviewer");
+    // Nothing of the conversation written yet: nor is the agent.
+    assert_eq!(std::fs::read_to_string(&path).unwrap_or_default(), "");
+    write_conversation(&mut t);
+    let leaf = t.leaf_uuid().map(str::to_owned);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first,
+        json!({"type": "agent-setting", "agentSetting": "reviewer", "sessionId": SID})
+    );
+    assert_eq!(text.lines().count(), 6);
+
+    // The conversation loads as without it; the last agent named wins.
+    let loaded = load(&path).unwrap();
+    assert_eq!(loaded.messages, expected_conversation());
+    assert_eq!(loaded.warnings, vec![]);
+    assert_eq!(loaded.leaf_uuid, leaf);
+    assert_eq!(loaded.agent_setting.as_deref(), Some("reviewer"));
+    let mut t = Transcript::open(&path, SID, meta(), leaf).unwrap();
+    t.note_agent("critic");
+    t.append_user(&Message::user_text("again")).unwrap();
+    let loaded = load(&path).unwrap();
+    assert_eq!(loaded.agent_setting.as_deref(), Some("critic"));
+    assert_eq!(loaded.messages.len(), 5);
+    assert_eq!(loaded.warnings, vec![]);
+}

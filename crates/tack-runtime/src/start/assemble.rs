@@ -336,6 +336,9 @@ pub(super) fn open_transcript(
     };
     let mut transcript = Transcript::open(path, &conversation.session_id, meta, conversation.leaf)?
         .mirrored(mirror.clone());
+    if let Some(agent) = &options.extensions.agent {
+        transcript.note_agent(agent);
+    }
     if options.conversation.fork {
         history = write_history(&mut transcript, history)?;
     }

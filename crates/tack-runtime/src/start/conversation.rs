@@ -22,6 +22,8 @@ pub(super) struct Conversation {
     /// The transcript continued (appended to where it is, in Claude Code's dir
     /// or tack's older one); `None` for a new or forked session.
     pub(super) path: Option<PathBuf>,
+    /// The agent the resumed session ran as (its `agent-setting` record).
+    pub(super) agent: Option<String>,
 }
 
 /// The conversation: new, `--continue`, `--resume <id>`; forked into a new
@@ -47,6 +49,7 @@ pub(super) async fn conversation(
                 history: Vec::new(),
                 leaf: None,
                 path: None,
+                agent: None,
             });
         }
         SessionChoice::Resume(id) if id.is_empty() => {
@@ -93,6 +96,7 @@ pub(super) async fn conversation(
             history: loaded.messages,
             leaf: None,
             path: None,
+            agent: loaded.agent_setting,
         }
     } else {
         Conversation {
@@ -100,6 +104,7 @@ pub(super) async fn conversation(
             history: loaded.messages,
             leaf: loaded.leaf_uuid,
             path: Some(path),
+            agent: loaded.agent_setting,
         }
     })
 }
