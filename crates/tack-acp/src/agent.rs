@@ -1,5 +1,6 @@
 //! The agent's methods: `initialize`, `authenticate`, `session/new`,
-//! `session/load`, `session/prompt`, `session/set_mode`, `session/close`, and the
+//! `session/load`, `session/resume`, `session/fork`, `session/list`,
+//! `session/prompt`, `session/set_mode`, `session/close`, and the
 //! `session/cancel` notification. Each only translates: the sessions are
 //! tack's (`crate::session`).
 
@@ -10,11 +11,12 @@ use agent_client_protocol::Error;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, ClientCapabilities, CloseSessionRequest,
-    CloseSessionResponse, CurrentModeUpdate, Implementation, InitializeRequest, InitializeResponse,
-    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
-    McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
-    PromptRequest, PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
-    SessionCapabilities, SessionCloseCapabilities, SessionId, SessionInfo, SessionListCapabilities,
+    CloseSessionResponse, CurrentModeUpdate, ForkSessionRequest, ForkSessionResponse,
+    Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
+    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities, SessionCloseCapabilities,
+    SessionForkCapabilities, SessionId, SessionInfo, SessionListCapabilities,
     SessionResumeCapabilities, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
 };
 use tack_runtime::{Env, Place, SessionChoice, UserInput};
@@ -48,7 +50,7 @@ impl Agent {
     ) -> Result<NewSessionResponse, Error> {
         let choice = SessionChoice::New { id: None };
         let opened = self
-            .open(peer, request.cwd, &request.mcp_servers, choice, false)
+            .open(peer, request.cwd, &request.mcp_servers, choice, Open::New)
             .await?;
         Ok(NewSessionResponse::new(opened.session.id.clone()).modes(opened.modes))
     }
@@ -60,7 +62,13 @@ impl Agent {
     ) -> Result<LoadSessionResponse, Error> {
         let choice = SessionChoice::Resume(request.session_id.0.to_string());
         let opened = self
-            .open(peer, request.cwd, &request.mcp_servers, choice, true)
+            .open(
+                peer,
+                request.cwd,
+                &request.mcp_servers,
+                choice,
+                Open::Replay,
+            )
             .await?;
         Ok(LoadSessionResponse::new().modes(opened.modes))
     }
@@ -77,31 +85,55 @@ impl Agent {
         }
         let choice = SessionChoice::Resume(request.session_id.0.to_string());
         let opened = self
-            .open(peer, request.cwd, &request.mcp_servers, choice, false)
+            .open(peer, request.cwd, &request.mcp_servers, choice, Open::New)
             .await?;
         Ok(ResumeSessionResponse::new().modes(opened.modes))
     }
 
-    /// `session/list`: tack's sessions of `cwd` (the folder `tack acp`
-    /// runs in when none is named), newest first, titled by their first
-    /// prompt, all in one page.
+    /// `session/fork`: a new session whose conversation (and transcript) is
+    /// a copy of session `sessionId`'s, as `tack --resume <id>
+    /// --fork-session` makes it; the original is left as it is, open or not.
+    pub async fn fork_session(
+        &self,
+        peer: &Peer,
+        request: ForkSessionRequest,
+    ) -> Result<ForkSessionResponse, Error> {
+        let choice = SessionChoice::Resume(request.session_id.0.to_string());
+        let opened = self
+            .open(peer, request.cwd, &request.mcp_servers, choice, Open::Fork)
+            .await?;
+        Ok(ForkSessionResponse::new(opened.session.id.clone()).modes(opened.modes))
+    }
+
+    /// `session/list`, as the adapter answers it: tack's sessions of
+    /// `cwd`, or of every folder when it names none, newest first, each
+    /// with the folder it ran in (one that names none is left out) and
+    /// titled by its first prompt; all in one page.
     pub fn list_sessions(
         &self,
         request: ListSessionsRequest,
     ) -> Result<ListSessionsResponse, Error> {
         let failed = |e: &dyn std::fmt::Display| peer::internal(e.to_string());
-        let cwd = match request.cwd {
-            Some(cwd) => cwd,
-            None => std::env::current_dir().map_err(|e| failed(&e))?,
-        };
+        let here = std::env::current_dir().map_err(|e| failed(&e))?;
+        let cwd = request.cwd.clone().unwrap_or(here);
         let place = Place::new(cwd.clone(), Env::from_process()).map_err(|e| failed(&e))?;
-        let found = (place.session_store().list_sessions(&cwd)).map_err(|e| failed(&e))?;
+        let store = place.session_store();
+        let found = match &request.cwd {
+            Some(cwd) => store.list_sessions(cwd),
+            None => store.list_all_sessions(),
+        };
         let sessions = found
+            .map_err(|e| failed(&e))?
             .iter()
-            .map(|s| {
-                SessionInfo::new(s.session_id.clone(), cwd.clone())
-                    .title(s.first_prompt.clone())
-                    .updated_at(s.modified_display())
+            .filter_map(|s| {
+                let head = tack_runtime::session_head(&s.path);
+                let cwd = request.cwd.clone().or(head.cwd)?;
+                let title = head.first_prompt.as_deref().map(title);
+                Some(
+                    SessionInfo::new(s.session_id.clone(), cwd)
+                        .title(title)
+                        .updated_at(s.modified_display()),
+                )
             })
             .collect();
         Ok(ListSessionsResponse::new(sessions))
@@ -170,7 +202,7 @@ impl Agent {
         cwd: std::path::PathBuf,
         mcp_servers: &[McpServer],
         choice: SessionChoice,
-        replay: bool,
+        how: Open,
     ) -> Result<session::Opened, Error> {
         if !cwd.is_absolute() {
             return Err(invalid_params("`cwd` must be an absolute path"));
@@ -187,7 +219,8 @@ impl Agent {
             mcp_config: crate::mcp::mcp_config(&servers),
             fs: FsCapabilities::of(&client),
             terminal: client.terminal,
-            replay,
+            replay: how == Open::Replay,
+            fork: how == Open::Fork,
         };
         let opened = session::open(peer, opening).await?;
         self.lock()
@@ -207,6 +240,26 @@ impl Agent {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// A session's title as the adapter makes it (`sanitizeTitle`): on one
+/// line, at most 256 characters, the last an ellipsis when cut.
+fn title(prompt: &str) -> String {
+    const MAX: usize = 256;
+    let line = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.chars().count() <= MAX {
+        true => line,
+        false => line.chars().take(MAX - 1).chain(['…']).collect(),
+    }
+}
+
+/// How a session is opened: as it is, its conversation sent back
+/// (`session/load`), or copied into a new session (`session/fork`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    New,
+    Replay,
+    Fork,
 }
 
 /// Whether the environment names a key or a provider (what `tack -p`
@@ -244,6 +297,7 @@ pub fn initialize(credentials: bool) -> InitializeResponse {
         .mcp_capabilities(McpCapabilities::new().http(true).sse(true))
         .session_capabilities(
             SessionCapabilities::new()
+                .fork(SessionForkCapabilities::new())
                 .list(SessionListCapabilities::new())
                 .resume(SessionResumeCapabilities::new())
                 .close(SessionCloseCapabilities::new()),

@@ -11,7 +11,7 @@
 //!   connection: here; what the crate leaves to tack (the transport on
 //!   tokio's stdio, error answers): `peer.rs`
 //! - the methods (`initialize`, `session/new`, `session/load`,
-//!   `session/resume`, `session/list`, `session/prompt`,
+//!   `session/resume`, `session/fork`, `session/list`, `session/prompt`,
 //!   `session/set_mode`, `session/close`, `session/cancel`): `agent.rs`
 //! - one session: start, event pump, prompts matched to turns, cancel:
 //!   `session.rs`
@@ -44,8 +44,9 @@ use std::sync::Arc;
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
-    InitializeRequest, ListSessionsRequest, LoadSessionRequest, NewSessionRequest,
-    NewSessionResponse, PromptRequest, ResumeSessionRequest, SessionId, SetSessionModeRequest,
+    ForkSessionRequest, ForkSessionResponse, InitializeRequest, ListSessionsRequest,
+    LoadSessionRequest, NewSessionRequest, NewSessionResponse, PromptRequest, ResumeSessionRequest,
+    SessionId, SetSessionModeRequest,
 };
 use agent_client_protocol::{Error, JsonRpcResponse, on_receive_notification, on_receive_request};
 use tokio_util::task::TaskTracker;
@@ -134,6 +135,19 @@ pub async fn serve(
                     let (a, p, id) = (agent.clone(), peer.clone(), request.session_id.clone());
                     let answer = async move { a.resume_session(&p, request).await };
                     open_later(&tasks, responder, &agent, peer, answer, move |_| id);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (agent, tasks) = (agent.clone(), tasks.clone());
+                async move |request: ForkSessionRequest, responder, peer: Peer| {
+                    let (a, p) = (agent.clone(), peer.clone());
+                    let answer = async move { a.fork_session(&p, request).await };
+                    let id = |opened: &ForkSessionResponse| opened.session_id.clone();
+                    open_later(&tasks, responder, &agent, peer, answer, id);
                     Ok(())
                 }
             },

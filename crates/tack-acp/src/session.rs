@@ -68,6 +68,8 @@ pub struct Opening {
     pub terminal: bool,
     /// Send the conversation so far as updates first (`session/load`).
     pub replay: bool,
+    /// Copy the conversation into a new session (`session/fork`).
+    pub fork: bool,
 }
 
 /// A session opened, and what its answer says.
@@ -88,6 +90,7 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
     // The editor is the person who answers prompts.
     options.permissions.prompts = true;
     options.conversation.session = opening.choice;
+    options.conversation.fork = opening.fork;
     options.extensions.mcp_config.extend(opening.mcp_config);
     let session_id = Arc::new(OnceLock::new());
     if opening.fs != FsCapabilities::default() {

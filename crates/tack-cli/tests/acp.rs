@@ -29,13 +29,13 @@ pub fn tack_acp(env: &Env) -> AcpClient {
     AcpClient::spawn(command)
 }
 
-fn initialize(client: &mut AcpClient) -> Value {
+pub fn initialize(client: &mut AcpClient) -> Value {
     client.call("initialize", init_params(false, false)).0
 }
 
 /// Opens a session (`session/new` or `session/load`): the answer, the
 /// updates before it, and the commands the session then lists.
-fn open(client: &mut AcpClient, method: &str, params: Value) -> (Value, Vec<Value>, Value) {
+pub fn open(client: &mut AcpClient, method: &str, params: Value) -> (Value, Vec<Value>, Value) {
     let (result, heard) = client.call(method, params);
     let listed = client.read_until(&mut Heard::default(), allow, |m| {
         m["params"]["update"]["sessionUpdate"] == "available_commands_update"
@@ -44,13 +44,13 @@ fn open(client: &mut AcpClient, method: &str, params: Value) -> (Value, Vec<Valu
     (result, heard.updates, commands)
 }
 
-fn new_session(client: &mut AcpClient, env: &Env) -> String {
+pub fn new_session(client: &mut AcpClient, env: &Env) -> String {
     let params = json!({"cwd": env.cwd(), "mcpServers": []});
     let (result, _, _) = open(client, "session/new", params);
     result["sessionId"].as_str().unwrap().to_owned()
 }
 
-fn prompt(text: &str, session: &str) -> Value {
+pub fn prompt(text: &str, session: &str) -> Value {
     json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
 }
 
@@ -67,7 +67,7 @@ async fn initialize_says_what_tack_offers() {
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
                 // The schema's type says these too (the crate serializes them).
-                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+                "sessionCapabilities": {"fork": {}, "list": {}, "resume": {}, "close": {}},
                 "auth": {},
             },
             "agentInfo": {"name": "tack", "title": "tack", "version": env!("CARGO_PKG_VERSION")},
@@ -351,7 +351,7 @@ async fn an_edit_goes_through_the_editor_when_it_takes_writes() {
 }
 
 /// A session `tack -p` made in `env` (its answer scripted): its id.
-fn made_by_tack_p(env: &Env, question: &str) -> String {
+pub fn made_by_tack_p(env: &Env, question: &str) -> String {
     let out = env
         .tack()
         .args(["-p", question, "--output-format", "json"])

@@ -232,7 +232,7 @@ async fn bash_runs_in_the_editors_terminal_and_the_call_shows_it() {
             json!(["terminal/create", {
                 "command": "touch made.txt; echo out; echo err >&2; exit 3",
                 "env": [{"name": "CLAUDECODE", "value": "1"}],
-                "cwd": env.cwd(), "outputByteLimit": 30000,
+                "cwd": env.cwd(), "outputByteLimit": 1_048_576,
             }]),
             json!(["terminal/wait_for_exit", terminal]),
             json!(["terminal/output", terminal]),
@@ -262,6 +262,52 @@ async fn bash_runs_in_the_editors_terminal_and_the_call_shows_it() {
         ]
     );
     assert_eq!(results(&env), [("toolu_bash".to_owned(), said.to_owned())]);
+}
+
+/// Output over Bash's cap is saved to a file and shown as its head and
+/// tail, as a local command's; output the terminal cut (over the 1 MiB it
+/// was asked to keep) says so, and the file holds what it kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_output_is_saved_as_a_local_commands_and_a_cut_one_says_so() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("toolu_long", "Bash", json!({"command": "seq 1 8000"}))
+            .tool_use("toolu_cut", "Bash", json!({"command": "seq 1 200000"}))
+            .into(),
+        Reply::text("Done."),
+    ]))
+    .await;
+    let (mut client, _, id) = prompted(&env);
+    let (mut terminals, mut heard) = (Terminals::default(), Heard::default());
+    let answer =
+        client.read_answering(&mut heard, |m, p| editor(&mut terminals, m, p), answers(id));
+    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    let seq = |n: u32| (1..=n).map(|i| format!("{i}\n")).collect::<String>();
+    let (long, all) = (seq(8000), seq(200_000));
+    let kept = &all[all.len() - 1_048_576..];
+    let results = results(&env);
+    let saved = |text: &str, head: &str| {
+        let (first, shown) = text.split_once("\n\n").unwrap();
+        let path = first
+            .strip_prefix(head)
+            .unwrap_or_else(|| panic!("{first}"));
+        (std::fs::read_to_string(path).unwrap(), shown.to_owned())
+    };
+    let (file, shown) = saved(
+        &results[0].1,
+        "Output too large (38.0KB). Full output saved to: ",
+    );
+    assert_eq!(file, long);
+    assert!(shown.starts_with("1\n2\n3\n") && shown.ends_with("7999\n8000"));
+    assert!(
+        shown.contains("\n\n... [8893 bytes truncated] ...\n\n"),
+        "{shown}"
+    );
+    let (file, _) = saved(
+        &results[1].1,
+        "Output too large (over 1.0MB: the editor's terminal kept only its last 1.0MB). What it kept is saved to: ",
+    );
+    assert_eq!(file, kept);
 }
 
 /// A command that is still running when the user cancels: kill, then

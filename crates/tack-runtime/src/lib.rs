@@ -337,7 +337,7 @@ pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 pub use tack_mcp::{SdkBridge, SdkHost};
 pub use tack_protocol::extensions::{CommandSource, PluginFailure, PluginSummary, SlashCommand};
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
-pub use tack_store::{Rewound, SessionStore, is_valid_session_id, load_before};
+pub use tack_store::{Rewound, SessionStore, is_valid_session_id, load_before, session_head};
 pub use tack_tool::AgentIdentity;
 pub use tack_tool::EnteredWorktree;
 pub use tack_tool::client_files::{ClientFileSystem, ClientFiles};

@@ -1,0 +1,153 @@
+//! `tack acp`'s sessions as the current adapter serves them: `session/fork`
+//! (a new session going on from a copy of another's conversation) and
+//! `session/list` of every folder when the client names none.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tack_testkit::{Reply, Script};
+
+use crate::acp::{initialize, made_by_tack_p, open, prompt, tack_acp};
+use crate::acp_client::said;
+use crate::common::Env;
+
+/// The texts of a request's messages, by role (system reminders left out).
+fn texts(body: &Value) -> Vec<(String, String)> {
+    let messages = body["messages"].as_array().unwrap();
+    messages
+        .iter()
+        .flat_map(|m| {
+            let role = m["role"].as_str().unwrap().to_owned();
+            let blocks = m["content"].as_array().cloned().unwrap_or_default();
+            blocks.into_iter().filter_map(move |b| {
+                let text = b["text"].as_str()?;
+                (!text.starts_with("<system-reminder>")).then(|| (role.clone(), text.to_owned()))
+            })
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(r, t)| ((*r).to_owned(), (*t).to_owned()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_goes_on_from_a_copy_and_leaves_the_original_as_it_was() {
+    let env = Env::new(Script::new([
+        Reply::text("first answer"),
+        Reply::text("forked answer"),
+    ]))
+    .await;
+    let id = made_by_tack_p(&env, "first question");
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let params = json!({"sessionId": id, "cwd": env.cwd(), "mcpServers": []});
+    let (forked, replayed, commands) = open(&mut client, "session/fork", params);
+    let fork = forked["sessionId"].as_str().unwrap().to_owned();
+    assert_ne!(fork, id);
+    assert_eq!(forked["modes"]["currentModeId"], "default");
+    assert_eq!(replayed, Vec::<Value>::new(), "a fork sends nothing back");
+    assert!(commands.as_array().is_some_and(|c| !c.is_empty()));
+
+    let (answer, heard) = client.call("session/prompt", prompt("and then?", &fork));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    assert_eq!(said(&heard.updates, "agent_message_chunk"), "forked answer");
+    assert_eq!(
+        texts(env.request_bodies().last().unwrap()),
+        pairs(&[
+            ("user", "first question"),
+            ("assistant", "first answer"),
+            ("user", "and then?")
+        ])
+    );
+    let (listed, _) = client.call("session/list", json!({"cwd": env.cwd()}));
+    let mut ids: Vec<&str> = (listed["sessions"].as_array().unwrap().iter())
+        .map(|s| s["sessionId"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    let mut want = [id.as_str(), fork.as_str()];
+    want.sort_unstable();
+    assert_eq!(ids, want);
+    drop(client);
+
+    // Read back by another editor: the original as it was, the fork whole.
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let mut replay = |session: &str| -> Vec<String> {
+        let params = json!({"sessionId": session, "cwd": env.cwd(), "mcpServers": []});
+        let (_, updates, _) = open(&mut client, "session/load", params);
+        updates
+            .iter()
+            .map(|u| format!("{}: {}", u["sessionUpdate"], u["content"]["text"]))
+            .collect()
+    };
+    let first = [
+        r#""user_message_chunk": "first question""#,
+        r#""agent_message_chunk": "first answer""#,
+    ];
+    assert_eq!(replay(&id), first);
+    let then = [
+        r#""user_message_chunk": "and then?""#,
+        r#""agent_message_chunk": "forked answer""#,
+    ];
+    assert_eq!(replay(&fork), [first, then].concat());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_of_no_session_is_a_clear_error() {
+    let env = Env::new(Script::new([])).await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let missing = "00000000-0000-4000-8000-000000000000";
+    let params = json!({"sessionId": missing, "cwd": env.cwd(), "mcpServers": []});
+    let id = client.request("session/fork", params);
+    let answer = client.answer_to(id, &mut Default::default(), crate::acp_client::allow);
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(missing), "{answer}");
+}
+
+/// With no `cwd`, as the adapter lists them: every folder's sessions, each
+/// with its own folder, titled by its first prompt on one line of at most
+/// 256 characters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_of_every_folder_are_listed_when_no_folder_is_named() {
+    let env = Env::new(Script::new([Reply::text("one"), Reply::text("two")])).await;
+    let here = made_by_tack_p(&env, "here");
+    let other = env.cwd().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let long = format!("there\n\n{}", "word ".repeat(100));
+    let out = env
+        .tack()
+        .current_dir(&other)
+        .args(["-p", &long, "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let there: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let (listed, _) = client.call("session/list", json!({}));
+    let mut sessions: Vec<Value> = listed["sessions"].as_array().unwrap().clone();
+    for s in &mut sessions {
+        let updated = s.as_object_mut().unwrap().remove("updatedAt");
+        assert!(updated.is_some_and(|t| t.as_str().is_some_and(|t| t.ends_with('Z'))));
+    }
+    let title: String = format!("there {}", "word ".repeat(100))
+        .chars()
+        .take(255)
+        .chain(['…'])
+        .collect();
+    // Newest first.
+    assert_eq!(
+        sessions,
+        [
+            json!({"sessionId": there["session_id"], "cwd": other, "title": title}),
+            json!({"sessionId": here, "cwd": env.cwd(), "title": "here"}),
+        ]
+    );
+}
