@@ -286,7 +286,11 @@ pub fn initialize(credentials: bool) -> InitializeResponse {
             ),
         )],
     };
+    // Prompts sent while a turn runs are queued, each answered at its own
+    // turn's end (`crate::session`), as the adapter says of itself.
+    let queueing = serde_json::json!({"claudeCode": {"promptQueueing": true}});
     let capabilities = AgentCapabilities::new()
+        .meta(queueing.as_object().cloned())
         .load_session(true)
         .prompt_capabilities(
             PromptCapabilities::new()

@@ -1,11 +1,12 @@
 //! The session's events as ACP `session/update`s: text and thinking as
 //! message and thought chunks while they stream, each tool call once
 //! (`tool_call`, pending) and its end (`tool_call_update`, completed or
-//! failed, with its output), a TodoWrite list as the `plan`. A sub-agent's
-//! calls and results are sent as the main thread's, marked with the Agent
-//! call they belong to as the adapter marks them
-//! (`_meta.claudeCode.parentToolUseId`); its text is not (stream-json
-//! shows none of it either). A conversation read back (`session/load`) goes
+//! failed, with its output), a TodoWrite list as the `plan`; a call and its
+//! end name their tool as the adapter's do (`_meta.claudeCode.toolName`).
+//! A sub-agent's calls and results are sent as the main thread's, marked
+//! with the Agent call they belong to as the adapter marks them
+//! (`_meta.claudeCode.parentToolUseId`); its text is not (stream-json shows
+//! none of it either). A conversation read back (`session/load`) goes
 //! through the same translation.
 
 use std::collections::{HashMap, HashSet};
@@ -210,21 +211,27 @@ impl Translator {
         call["toolCallId"] = json!(id);
         call["status"] = json!("pending");
         call["rawInput"] = input.clone();
+        call["_meta"] = json!({"claudeCode": {"toolName": name}});
         Some(call)
     }
 
     /// A call's end: an edit keeps its diff; others show their output.
     fn finished(&mut self, id: &str, output: &str, is_error: bool) -> Value {
-        let edit = matches!(
-            self.calls.get(id).map(String::as_str),
-            Some("Edit" | "Write" | "MultiEdit" | "NotebookEdit")
-        );
+        let name = self.calls.get(id).map(String::as_str);
+        let edit = matches!(name, Some("Edit" | "Write" | "MultiEdit" | "NotebookEdit"));
         let mut update = json!({
             "sessionUpdate": "tool_call_update",
             "toolCallId": id,
             "status": if is_error { "failed" } else { "completed" },
             "rawOutput": output,
         });
+        if let Some(name) = name {
+            update["_meta"] = json!({"claudeCode": {"toolName": name}});
+        }
+        // As the adapter retitles it.
+        if name == Some("ExitPlanMode") && !is_error {
+            update["title"] = json!("Exited Plan Mode");
+        }
         // A terminal stays the call's content: the output is in it.
         let terminal = self.terminals.remove(id);
         if (!edit || is_error) && !terminal {
@@ -237,7 +244,10 @@ impl Translator {
 
 /// `update` marked as a sub-agent's, of Agent call `parent`.
 fn under(mut update: Value, parent: &str) -> Value {
-    update["_meta"] = json!({"claudeCode": {"parentToolUseId": parent}});
+    if !update["_meta"]["claudeCode"].is_object() {
+        update["_meta"] = json!({"claudeCode": {}});
+    }
+    update["_meta"]["claudeCode"]["parentToolUseId"] = json!(parent);
     update
 }
 
@@ -273,11 +283,11 @@ mod tests {
                 json!({
                     "sessionUpdate": "tool_call", "toolCallId": "t1", "status": "pending",
                     "title": "ls", "kind": "execute", "locations": [], "content": [],
-                    "rawInput": {"command": "ls"},
+                    "rawInput": {"command": "ls"}, "_meta": {"claudeCode": {"toolName": "Bash"}},
                 }),
                 json!({
                     "sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
-                    "rawOutput": "a.txt",
+                    "rawOutput": "a.txt", "_meta": {"claudeCode": {"toolName": "Bash"}},
                     "content": [{"type": "content", "content": {"type": "text", "text": "a.txt"}}],
                 }),
             ]

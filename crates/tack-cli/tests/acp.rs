@@ -69,6 +69,8 @@ async fn initialize_says_what_tack_offers() {
                 // The schema's type says these too (the crate serializes them).
                 "sessionCapabilities": {"fork": {}, "list": {}, "resume": {}, "close": {}},
                 "auth": {},
+                // As the adapter says: prompts sent during a turn are queued.
+                "_meta": {"claudeCode": {"promptQueueing": true}},
             },
             "agentInfo": {"name": "tack", "title": "tack", "version": env!("CARGO_PKG_VERSION")},
             "authMethods": [],
@@ -119,14 +121,18 @@ async fn an_editor_prompts_an_edit_allows_it_and_runs_bash() {
             json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_edit",
                    "title": "Edit a.txt", "kind": "edit", "locations": [{"path": file}],
                    "content": [{"type": "diff", "path": file, "oldText": "hello", "newText": "bye"}],
-                   "rawInput": {"file_path": file, "old_string": "hello", "new_string": "bye"}}),
-            json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_edit", "status": "completed"}),
+                   "rawInput": {"file_path": file, "old_string": "hello", "new_string": "bye"},
+                   "_meta": {"claudeCode": {"toolName": "Edit"}}}),
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_edit", "status": "completed",
+                   "_meta": {"claudeCode": {"toolName": "Edit"}}}),
             json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_bash",
                    "title": "touch made.txt", "kind": "execute",
                    "content": [{"type": "content", "content": {"type": "text", "text": "Make a file"}}],
-                   "rawInput": {"command": "touch made.txt", "description": "Make a file"}}),
+                   "rawInput": {"command": "touch made.txt", "description": "Make a file"},
+                   "_meta": {"claudeCode": {"toolName": "Bash"}}}),
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_bash", "status": "completed",
-                   "content": [{"type": "content", "content": {"type": "text", "text": "(no output)"}}]}),
+                   "content": [{"type": "content", "content": {"type": "text", "text": "(no output)"}}],
+                   "_meta": {"claudeCode": {"toolName": "Bash"}}}),
         ]
     );
     let asked: Vec<Value> = heard
@@ -473,6 +479,12 @@ async fn a_plan_is_approved_into_the_mode_the_editor_picks() {
             .collect()
     };
     assert_eq!(modes(&kept), Vec::<Value>::new());
+    // The approved call's end is retitled, as the adapter retitles it.
+    let ended: Vec<(&Value, &Value)> = (approved.updates.iter())
+        .filter(|u| u["sessionUpdate"] == "tool_call_update")
+        .map(|u| (&u["status"], &u["title"]))
+        .collect();
+    assert_eq!(ended, [(&json!("completed"), &json!("Exited Plan Mode"))]);
     assert_eq!(
         modes(&approved),
         [json!({"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"})]

@@ -253,12 +253,14 @@ async fn bash_runs_in_the_editors_terminal_and_the_call_shows_it() {
                    "title": "touch made.txt; echo out; echo err >&2; exit 3", "kind": "execute",
                    "content": [{"type": "content", "content": {"type": "text", "text": "Make a file"}}],
                    "rawInput": {"command": "touch made.txt; echo out; echo err >&2; exit 3",
-                                "description": "Make a file"}}),
+                                "description": "Make a file"},
+                   "_meta": {"claudeCode": {"toolName": "Bash"}}}),
             // Shown at once, and kept at the end: the output is in it.
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_bash",
                    "status": "in_progress", "content": [{"type": "terminal", "terminalId": "term-1"}]}),
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_bash",
-                   "status": "failed", "rawOutput": said}),
+                   "status": "failed", "rawOutput": said,
+                   "_meta": {"claudeCode": {"toolName": "Bash"}}}),
         ]
     );
     assert_eq!(results(&env), [("toolu_bash".to_owned(), said.to_owned())]);

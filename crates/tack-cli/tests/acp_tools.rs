@@ -41,7 +41,8 @@ async fn a_subagents_calls_are_marked_with_its_agent_call() {
         said(&heard.updates, "agent_message_chunk"),
         "Asking a helper.The helper made it."
     );
-    let marked = json!({"claudeCode": {"parentToolUseId": "toolu_agent"}});
+    let marked = json!({"claudeCode": {"toolName": "Bash", "parentToolUseId": "toolu_agent"}});
+    let agent = json!({"claudeCode": {"toolName": "Agent"}});
     let updates: Vec<Value> = calls(&heard.updates, &["rawOutput"])
         .into_iter()
         .filter(|u| u["sessionUpdate"] != "usage_update")
@@ -61,14 +62,15 @@ async fn a_subagents_calls_are_marked_with_its_agent_call() {
                    "title": "Make a file", "kind": "think",
                    "content": [{"type": "content", "content": {"type": "text", "text": "Make sub.txt"}}],
                    "rawInput": {"description": "Make a file", "prompt": "Make sub.txt",
-                                "subagent_type": "general-purpose"}}),
+                                "subagent_type": "general-purpose"}, "_meta": agent}),
             json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_sub",
                    "title": "touch sub.txt", "kind": "execute",
                    "rawInput": {"command": "touch sub.txt"}, "_meta": marked}),
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_sub", "status": "completed",
                    "content": [{"type": "content", "content": {"type": "text", "text": "(no output)"}}],
                    "_meta": marked}),
-            json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_agent", "status": "completed"}),
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_agent", "status": "completed",
+                   "_meta": agent}),
         ]
     );
     // The sub-agent's Bash was put to the editor like any other.
@@ -152,9 +154,11 @@ async fn a_notebook_edit_goes_through_the_editor_with_its_diff() {
         vec![
             json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_nb",
                    "title": "NotebookEdit n.ipynb", "kind": "edit", "locations": [{"path": file}],
-                   "rawInput": {"notebook_path": file, "cell_id": "calc", "new_source": "print(2)"}}),
+                   "rawInput": {"notebook_path": file, "cell_id": "calc", "new_source": "print(2)"},
+                   "_meta": {"claudeCode": {"toolName": "NotebookEdit"}}}),
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_nb", "status": "completed",
-                   "content": [{"type": "diff", "path": file, "oldText": NOTEBOOK, "newText": new_text}]}),
+                   "content": [{"type": "diff", "path": file, "oldText": NOTEBOOK, "newText": new_text}],
+                   "_meta": {"claudeCode": {"toolName": "NotebookEdit"}}}),
         ]
     );
 }
