@@ -11,13 +11,15 @@ use agent_client_protocol::Error;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, ClientCapabilities, CloseSessionRequest,
-    CloseSessionResponse, CurrentModeUpdate, ForkSessionRequest, ForkSessionResponse,
-    Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
-    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities, SessionCloseCapabilities,
-    SessionForkCapabilities, SessionId, SessionInfo, SessionListCapabilities,
-    SessionResumeCapabilities, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
+    CloseSessionResponse, ConfigOptionUpdate, CurrentModeUpdate, ForkSessionRequest,
+    ForkSessionResponse, Implementation, InitializeRequest, InitializeResponse,
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
+    McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
+    PromptRequest, PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
+    SessionCapabilities, SessionCloseCapabilities, SessionForkCapabilities, SessionId, SessionInfo,
+    SessionListCapabilities, SessionResumeCapabilities, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use tack_runtime::{Env, Place, SessionChoice, UserInput};
 
@@ -52,7 +54,10 @@ impl Agent {
         let opened = self
             .open(peer, request.cwd, &request.mcp_servers, choice, Open::New)
             .await?;
-        Ok(NewSessionResponse::new(opened.session.id.clone()).modes(opened.modes))
+        let session = &opened.session;
+        Ok(NewSessionResponse::new(session.id.clone())
+            .modes(session.modes())
+            .config_options(session.config_options()))
     }
 
     pub async fn load_session(
@@ -70,7 +75,10 @@ impl Agent {
                 Open::Replay,
             )
             .await?;
-        Ok(LoadSessionResponse::new().modes(opened.modes))
+        let session = &opened.session;
+        Ok(LoadSessionResponse::new()
+            .modes(session.modes())
+            .config_options(session.config_options()))
     }
 
     /// `session/resume`: `session/load` without the conversation sent
@@ -80,14 +88,19 @@ impl Agent {
         peer: &Peer,
         request: ResumeSessionRequest,
     ) -> Result<ResumeSessionResponse, Error> {
-        if self.session(&request.session_id).is_ok() {
-            return Ok(ResumeSessionResponse::new());
+        if let Ok(session) = self.session(&request.session_id) {
+            return Ok(ResumeSessionResponse::new()
+                .modes(session.modes())
+                .config_options(session.config_options()));
         }
         let choice = SessionChoice::Resume(request.session_id.0.to_string());
         let opened = self
             .open(peer, request.cwd, &request.mcp_servers, choice, Open::New)
             .await?;
-        Ok(ResumeSessionResponse::new().modes(opened.modes))
+        let session = &opened.session;
+        Ok(ResumeSessionResponse::new()
+            .modes(session.modes())
+            .config_options(session.config_options()))
     }
 
     /// `session/fork`: a new session whose conversation (and transcript) is
@@ -102,7 +115,10 @@ impl Agent {
         let opened = self
             .open(peer, request.cwd, &request.mcp_servers, choice, Open::Fork)
             .await?;
-        Ok(ForkSessionResponse::new(opened.session.id.clone()).modes(opened.modes))
+        let session = &opened.session;
+        Ok(ForkSessionResponse::new(session.id.clone())
+            .modes(session.modes())
+            .config_options(session.config_options()))
     }
 
     /// `session/list`, as the adapter answers it: tack's sessions of
@@ -160,7 +176,42 @@ impl Agent {
         session.set_mode(&mode.0).await?;
         let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode));
         peer::send(peer, &session.id, update);
+        // As the adapter does: the config options follow.
+        let options = ConfigOptionUpdate::new(session.config_options());
+        peer::send(
+            peer,
+            &session.id,
+            SessionUpdate::ConfigOptionUpdate(options),
+        );
         Ok(SetSessionModeResponse::new())
+    }
+
+    /// `session/set_config_option`: the mode (as `session/set_mode`, the
+    /// editor hears the mode) or the model (from the next turn); answered
+    /// with the options as they are now.
+    pub async fn set_config_option(
+        &self,
+        peer: &Peer,
+        request: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
+        let session = self.session(&request.session_id)?;
+        let config = request.config_id.0.to_string();
+        let Some(value) = request.value.as_value_id().map(|v| v.0.to_string()) else {
+            let why = format!("Invalid value for config option {config}: not a choice");
+            return Err(invalid_params(why));
+        };
+        match config.as_str() {
+            "mode" => {
+                session.set_mode(&value).await?;
+                let update = CurrentModeUpdate::new(value.clone());
+                peer::send(peer, &session.id, SessionUpdate::CurrentModeUpdate(update));
+            }
+            "model" => session.set_model(&value)?,
+            other => return Err(invalid_params(format!("Unknown config option: {other}"))),
+        }
+        Ok(SetSessionConfigOptionResponse::new(
+            session.config_options(),
+        ))
     }
 
     /// What follows the answer to `session/new` or `session/load`: the

@@ -14,13 +14,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CurrentModeUpdate,
-    PromptResponse, RequestPermissionRequest, SessionId, SessionModeState, SessionUpdate,
-    StopReason, ToolCallUpdate, UnstructuredCommandInput,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ConfigOptionUpdate,
+    CurrentModeUpdate, PromptResponse, RequestPermissionRequest, SessionConfigOption, SessionId,
+    SessionModeState, SessionUpdate, StopReason, ToolCallUpdate, UnstructuredCommandInput,
 };
 use tack_protocol::PermissionMode;
 use tack_runtime::{
-    AskAnswer, ClientFiles, ClientTerminals, Env, Place, RuntimeEvent, RuntimeEvents,
+    AskAnswer, ClientFiles, ClientTerminals, Env, Op, Place, RuntimeEvent, RuntimeEvents,
     RuntimeHandle, SessionChoice, SessionOptions, TurnEnd, UserInput,
 };
 use tokio::sync::oneshot;
@@ -53,6 +53,20 @@ pub struct Session {
     prompts: Prompts,
     /// `session/close`: the event pump stops, which ends the session.
     closed: CancellationToken,
+    /// The mode and the model its config options show chosen.
+    chosen: Mutex<Chosen>,
+    /// The model it started with (the model option's `default`).
+    start_model: String,
+    /// It may switch to `bypassPermissions`.
+    bypass: bool,
+}
+
+/// What the config options show chosen.
+#[derive(Debug)]
+struct Chosen {
+    mode: PermissionMode,
+    /// The model option's value (`default`, an alias, a model id).
+    model: String,
 }
 
 /// What `session/new` and `session/load` need to open one.
@@ -72,12 +86,10 @@ pub struct Opening {
     pub fork: bool,
 }
 
-/// A session opened, and what its answer says.
+/// A session opened.
 #[derive(Debug)]
 pub struct Opened {
     pub session: Arc<Session>,
-    /// The `modes` object.
-    pub modes: SessionModeState,
 }
 
 /// Starts the session and its event pump. A resumed conversation is sent
@@ -122,6 +134,7 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
             peer::notify(peer, &id, update);
         }
     }
+    let start_model = runtime.info().model.clone();
     let (handle, events) = runtime.spawn();
     let session = Arc::new(Session {
         id: id.clone(),
@@ -129,13 +142,15 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
         handle,
         prompts: Arc::default(),
         closed: CancellationToken::new(),
+        chosen: Mutex::new(Chosen {
+            mode,
+            model: "default".to_owned(),
+        }),
+        start_model,
+        bypass: mode == PermissionMode::BypassPermissions,
     });
     tokio::spawn(pump(peer.clone(), session.clone(), events, translator));
-    let bypass = mode == PermissionMode::BypassPermissions;
-    Ok(Opened {
-        session,
-        modes: session_modes(mode, bypass),
-    })
+    Ok(Opened { session })
 }
 
 impl Session {
@@ -174,10 +189,53 @@ impl Session {
             .parse::<PermissionMode>()
             .map_err(|e| invalid_params(e.to_string()))?;
         match self.handle.set_permission_mode(mode).await {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(())) => {
+                self.chosen().mode = mode;
+                Ok(())
+            }
             Ok(Err(e)) => Err(invalid_params(e.to_string())),
             Err(_) => Err(internal("the session has ended")),
         }
+    }
+
+    /// The model option's choice `value` (`default`: the model it started
+    /// with), from the next turn on.
+    pub fn set_model(&self, value: &str) -> Result<(), Error> {
+        if !crate::config::is_model(value, &self.start_model) {
+            let why = format!("Invalid value for config option model: {value}");
+            return Err(invalid_params(why));
+        }
+        let model = (value != "default").then(|| value.to_owned());
+        (self.handle.send(Op::SetModel(model))).map_err(|_| internal("the session has ended"))?;
+        self.chosen().model = value.to_owned();
+        Ok(())
+    }
+
+    /// The `modes` object of the answers that open it.
+    pub fn modes(&self) -> SessionModeState {
+        session_modes(self.chosen().mode, self.bypass)
+    }
+
+    /// Its config options: the mode and the model, as chosen now.
+    pub fn config_options(&self) -> Vec<SessionConfigOption> {
+        let model = self.chosen().model.clone();
+        crate::config::options(&self.modes(), &model, &self.start_model)
+    }
+
+    /// The editor's mode menu and config options follow a mode the session
+    /// switched to itself (a permission answer's).
+    fn mode_switched(&self, peer: &Peer, mode: PermissionMode) {
+        self.chosen().mode = mode;
+        let update = CurrentModeUpdate::new(mode.as_str());
+        peer::send(peer, &self.id, SessionUpdate::CurrentModeUpdate(update));
+        let options = ConfigOptionUpdate::new(self.config_options());
+        peer::send(peer, &self.id, SessionUpdate::ConfigOptionUpdate(options));
+    }
+
+    fn chosen(&self) -> std::sync::MutexGuard<'_, Chosen> {
+        self.chosen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Answer>> {
@@ -206,7 +264,7 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, t: S
                     serde_json::from_value::<ToolCallUpdate>(t.permission_tool_call(request));
                 drop(t);
                 let (peer, answers, request) = (peer.clone(), events.answers(), request.clone());
-                let id = SessionId::new(session.id.as_str());
+                let (id, session) = (SessionId::new(session.id.as_str()), session.clone());
                 tokio::spawn(async move {
                     let outcome = match call {
                         Ok(call) => {
@@ -222,8 +280,7 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, t: S
                     // Withdrawn meanwhile (the turn was cancelled): nothing waits.
                     let _ = answers.answer(request.id, AskAnswer::Permission(answer));
                     if let Some(mode) = mode {
-                        let update = CurrentModeUpdate::new(mode.as_str());
-                        peer::send(&peer, &id.0, SessionUpdate::CurrentModeUpdate(update));
+                        session.mode_switched(&peer, mode);
                     }
                 });
             }

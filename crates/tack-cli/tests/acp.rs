@@ -192,10 +192,9 @@ async fn a_session_made_by_tack_p_continues_in_the_editor() {
     initialize(&mut client);
     let params = json!({"sessionId": id, "cwd": env.cwd(), "mcpServers": []});
     let (loaded, replayed, _) = open(&mut client, "session/load", params);
-    assert_eq!(
-        loaded.as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["modes"]
-    );
+    let mut keys: Vec<&String> = loaded.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["configOptions", "modes"]);
     assert_eq!(loaded["modes"]["currentModeId"], "default");
     assert_eq!(
         replayed,
@@ -244,9 +243,16 @@ async fn modes_are_tacks_and_a_change_is_announced() {
         json!({"sessionId": session, "modeId": "acceptEdits"}),
     );
     assert_eq!(answer, json!({}));
+    let kinds: Vec<&Value> = heard.updates.iter().map(|u| &u["sessionUpdate"]).collect();
+    assert_eq!(kinds, ["current_mode_update", "config_option_update"]);
     assert_eq!(
-        heard.updates,
-        vec![json!({"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"})]
+        heard.updates[0],
+        json!({"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"})
+    );
+    // The config options follow, as the adapter's do.
+    assert_eq!(
+        heard.updates[1]["configOptions"][0]["currentValue"],
+        "acceptEdits"
     );
     let id = client.request(
         "session/set_mode",

@@ -1,13 +1,14 @@
 //! `tack acp`'s sessions as the current adapter serves them: `session/fork`
-//! (a new session going on from a copy of another's conversation) and
-//! `session/list` of every folder when the client names none.
+//! (a new session going on from a copy of another's conversation),
+//! `session/list` of every folder when the client names none, and the
+//! config options (mode and model) with `session/set_config_option`.
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
 use crate::acp::{initialize, made_by_tack_p, open, prompt, tack_acp};
-use crate::acp_client::said;
+use crate::acp_client::{Heard, allow, said};
 use crate::common::Env;
 
 /// The texts of a request's messages, by role (system reminders left out).
@@ -149,5 +150,77 @@ async fn sessions_of_every_folder_are_listed_when_no_folder_is_named() {
             json!({"sessionId": there["session_id"], "cwd": other, "title": title}),
             json!({"sessionId": here, "cwd": env.cwd(), "title": "here"}),
         ]
+    );
+}
+
+/// The mode and the model as the adapter offers them, two selects; a model
+/// chosen applies from the next turn, a mode is heard as `session/set_mode`'s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mode_and_the_model_are_config_options() {
+    let env = Env::new(Script::new([Reply::text("quick")])).await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let params = json!({"cwd": env.cwd(), "mcpServers": []});
+    let (opened, _, _) = open(&mut client, "session/new", params);
+    let session = opened["sessionId"].as_str().unwrap().to_owned();
+    let values = |option: &Value| -> Vec<String> {
+        (option["options"].as_array().unwrap().iter())
+            .map(|o| o["value"].as_str().unwrap().to_owned())
+            .take(5)
+            .collect()
+    };
+    let options = opened["configOptions"].as_array().unwrap();
+    let shown: Vec<(&Value, &Value, &Value, &Value)> = (options.iter())
+        .map(|o| (&o["id"], &o["type"], &o["category"], &o["currentValue"]))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (
+                &json!("mode"),
+                &json!("select"),
+                &json!("mode"),
+                &json!("default")
+            ),
+            (
+                &json!("model"),
+                &json!("select"),
+                &json!("model"),
+                &json!("default")
+            ),
+        ]
+    );
+    assert_eq!(
+        values(&options[0]),
+        ["default", "acceptEdits", "plan", "auto", "dontAsk"]
+    );
+    assert_eq!(
+        values(&options[1])[..4],
+        ["default", "sonnet", "opus", "haiku"]
+    );
+
+    let set = |config: &str, value: &str| json!({"sessionId": session, "configId": config, "value": value});
+    let (answer, _) = client.call("session/set_config_option", set("model", "haiku"));
+    assert_eq!(answer["configOptions"][1]["currentValue"], "haiku");
+    let (answer, heard) = client.call("session/set_config_option", set("mode", "plan"));
+    assert_eq!(answer["configOptions"][0]["currentValue"], "plan");
+    assert_eq!(
+        heard.updates,
+        [json!({"sessionUpdate": "current_mode_update", "currentModeId": "plan"})]
+    );
+    for (config, value, why) in [
+        ("model", "gpt", "Invalid value for config option model: gpt"),
+        ("colour", "red", "Unknown config option: colour"),
+    ] {
+        let id = client.request("session/set_config_option", set(config, value));
+        let answer = client.answer_to(id, &mut Heard::default(), allow);
+        assert_eq!(answer["error"]["message"], why, "{answer}");
+    }
+    let (answer, _) = client.call("session/prompt", prompt("hi", &session));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    let model = env.request_bodies().last().unwrap()["model"].clone();
+    assert!(
+        model.as_str().is_some_and(|m| m.contains("haiku")),
+        "{model}"
     );
 }

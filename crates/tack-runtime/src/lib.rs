@@ -242,6 +242,7 @@ mod mcp;
 mod mentions;
 mod metered;
 mod model;
+mod model_choices;
 mod notifier;
 mod options;
 mod place;
@@ -289,6 +290,7 @@ pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use made_worktree::{KeptWorktree, MadeWorktree, MakeWorktreeError, Settled, make_worktree};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, ModelAliases, resolve_model, session_model, session_model_name};
+pub use model_choices::model_choices;
 pub use notifier::Notifier;
 pub use options::{
     ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, RequestOptions,
