@@ -205,30 +205,13 @@ async fn a_session_made_by_tack_p_continues_in_the_editor() {
     );
     let (answer, _) = client.call("session/prompt", prompt("second question", id));
     assert_eq!(answer, json!({"stopReason": "end_turn"}));
-    let bodies = env.request_bodies();
-    let texts: Vec<(&str, &str)> = bodies.last().unwrap()["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| {
-            let role = m["role"].as_str().unwrap();
-            m["content"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(move |b| {
-                    let text = b["text"].as_str()?;
-                    (!text.starts_with("<system-reminder>")).then_some((role, text))
-                })
-        })
-        .collect();
     assert_eq!(
-        texts,
-        [
+        texts(env.request_bodies().last().unwrap()),
+        pairs(&[
             ("user", "first question"),
             ("assistant", "first answer"),
             ("user", "second question")
-        ]
+        ])
     );
 }
 
@@ -362,10 +345,38 @@ async fn an_edit_goes_through_the_editor_when_it_takes_writes() {
     );
 }
 
+/// The texts of a request's messages, by role (system reminders left out).
+pub fn texts(body: &Value) -> Vec<(String, String)> {
+    let messages = body["messages"].as_array().unwrap();
+    messages
+        .iter()
+        .flat_map(|m| {
+            let role = m["role"].as_str().unwrap().to_owned();
+            let blocks = m["content"].as_array().cloned().unwrap_or_default();
+            blocks.into_iter().filter_map(move |b| {
+                let text = b["text"].as_str()?;
+                (!text.starts_with("<system-reminder>")).then(|| (role.clone(), text.to_owned()))
+            })
+        })
+        .collect()
+}
+
+pub fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(r, t)| ((*r).to_owned(), (*t).to_owned()))
+        .collect()
+}
+
 /// A session `tack -p` made in `env` (its answer scripted): its id.
 pub fn made_by_tack_p(env: &Env, question: &str) -> String {
+    made_by_tack_p_in(env, &env.cwd(), question)
+}
+
+/// A session `tack -p` made in folder `dir`: its id.
+pub fn made_by_tack_p_in(env: &Env, dir: &std::path::Path, question: &str) -> String {
     let out = env
         .tack()
+        .current_dir(dir)
         .args(["-p", question, "--output-format", "json"])
         .output()
         .unwrap();

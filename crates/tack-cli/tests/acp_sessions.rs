@@ -7,31 +7,11 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tack_testkit::{Reply, Script};
 
-use crate::acp::{initialize, made_by_tack_p, open, prompt, tack_acp};
+use crate::acp::{
+    initialize, made_by_tack_p, made_by_tack_p_in, open, pairs, prompt, tack_acp, texts,
+};
 use crate::acp_client::{Heard, allow, said};
 use crate::common::Env;
-
-/// The texts of a request's messages, by role (system reminders left out).
-fn texts(body: &Value) -> Vec<(String, String)> {
-    let messages = body["messages"].as_array().unwrap();
-    messages
-        .iter()
-        .flat_map(|m| {
-            let role = m["role"].as_str().unwrap().to_owned();
-            let blocks = m["content"].as_array().cloned().unwrap_or_default();
-            blocks.into_iter().filter_map(move |b| {
-                let text = b["text"].as_str()?;
-                (!text.starts_with("<system-reminder>")).then(|| (role.clone(), text.to_owned()))
-            })
-        })
-        .collect()
-}
-
-fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter()
-        .map(|(r, t)| ((*r).to_owned(), (*t).to_owned()))
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fork_goes_on_from_a_copy_and_leaves_the_original_as_it_was() {
@@ -118,18 +98,7 @@ async fn sessions_of_every_folder_are_listed_when_no_folder_is_named() {
     let other = env.cwd().join("other");
     std::fs::create_dir(&other).unwrap();
     let long = format!("there\n\n{}", "word ".repeat(100));
-    let out = env
-        .tack()
-        .current_dir(&other)
-        .args(["-p", &long, "--output-format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let there: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let there = made_by_tack_p_in(&env, &other, &long);
     let mut client = tack_acp(&env);
     initialize(&mut client);
     let (listed, _) = client.call("session/list", json!({}));
@@ -147,7 +116,7 @@ async fn sessions_of_every_folder_are_listed_when_no_folder_is_named() {
     assert_eq!(
         sessions,
         [
-            json!({"sessionId": there["session_id"], "cwd": other, "title": title}),
+            json!({"sessionId": there, "cwd": other, "title": title}),
             json!({"sessionId": here, "cwd": env.cwd(), "title": "here"}),
         ]
     );

@@ -169,6 +169,17 @@ fn prompted(env: &Env) -> (AcpClient, String, u64) {
     (client, session, id)
 }
 
+/// A new session of `tack acp` in `env` prompted, the editor answering
+/// (`editor`) until the turn ends: what it heard.
+fn ran_to_its_end(env: &Env) -> Heard {
+    let (mut client, _, id) = prompted(env);
+    let (mut terminals, mut heard) = (Terminals::default(), Heard::default());
+    let answer =
+        client.read_answering(&mut heard, |m, p| editor(&mut terminals, m, p), answers(id));
+    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    heard
+}
+
 /// The editor's answer: from its terminals, and "Allow" to a permission.
 fn editor(terminals: &mut Terminals, method: &str, params: &Value) -> Answer {
     Answer::Result(
@@ -218,11 +229,7 @@ async fn bash_runs_in_the_editors_terminal_and_the_call_shows_it() {
         Reply::text("Done."),
     ]))
     .await;
-    let (mut client, _, id) = prompted(&env);
-    let (mut terminals, mut heard) = (Terminals::default(), Heard::default());
-    let answer =
-        client.read_answering(&mut heard, |m, p| editor(&mut terminals, m, p), answers(id));
-    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    let heard = ran_to_its_end(&env);
     assert!(env.cwd().join("made.txt").exists());
     let terminal = json!({"terminalId": "term-1"});
     assert_eq!(
@@ -279,11 +286,7 @@ async fn a_long_output_is_saved_as_a_local_commands_and_a_cut_one_says_so() {
         Reply::text("Done."),
     ]))
     .await;
-    let (mut client, _, id) = prompted(&env);
-    let (mut terminals, mut heard) = (Terminals::default(), Heard::default());
-    let answer =
-        client.read_answering(&mut heard, |m, p| editor(&mut terminals, m, p), answers(id));
-    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    ran_to_its_end(&env);
     let seq = |n: u32| (1..=n).map(|i| format!("{i}\n")).collect::<String>();
     let (long, all) = (seq(8000), seq(200_000));
     let kept = &all[all.len() - 1_048_576..];
@@ -482,11 +485,7 @@ async fn sandboxed_and_background_commands_stay_in_tack() {
         Reply::text("Done."),
     ]);
     let env = crate::sandbox::project(script, settings).await;
-    let (mut client, _, id) = prompted(&env);
-    let (mut terminals, mut heard) = (Terminals::default(), Heard::default());
-    let answer =
-        client.read_answering(&mut heard, |m, p| editor(&mut terminals, m, p), answers(id));
-    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    let heard = ran_to_its_end(&env);
     assert_eq!(heard.requests, Vec::<Value>::new());
     let bodies = env.request_bodies();
     let confined = last_tool_results(&bodies[1]);
