@@ -20,8 +20,8 @@ use agent_client_protocol::v1::schema::{
 };
 use tack_protocol::PermissionMode;
 use tack_runtime::{
-    AskAnswer, ClientFiles, ClientTerminals, Env, Op, Place, RuntimeEvent, RuntimeEvents,
-    RuntimeHandle, SessionChoice, SessionOptions, TurnEnd, UserInput,
+    AskAnswer, ClientFiles, ClientTerminals, Env, LoopEvent, Op, Place, RuntimeEvent,
+    RuntimeEvents, RuntimeHandle, SessionChoice, SessionOptions, TurnEnd, UserInput,
 };
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -297,13 +297,28 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, t: S
             RuntimeEvent::Ended => break,
             // Sent under the lock: a terminal shown meanwhile comes after
             // its call's announcement.
-            other => lock(&t).event(other).into_iter().for_each(update),
+            other => {
+                // The model entered plan mode: the editor hears it first, as
+                // the adapter's PostToolUse hook tells it.
+                if entered_plan_mode(other) {
+                    session.mode_switched(&peer, PermissionMode::Plan);
+                }
+                lock(&t).event(other).into_iter().for_each(update);
+            }
         }
     }
     // The session is gone: whoever still waits hears so.
     for (_, tx) in session.lock().drain() {
         let _ = tx.send(Err(internal("the session has ended")));
     }
+}
+
+/// Whether `event` ends the main thread's EnterPlanMode call, done.
+fn entered_plan_mode(event: &RuntimeEvent) -> bool {
+    let RuntimeEvent::Loop(LoopEvent::ToolResults(results)) = event else {
+        return false;
+    };
+    (results.results.iter()).any(|r| r.tool_name == "EnterPlanMode" && !r.is_error)
 }
 
 /// Slash commands as ACP's `available_commands_update`.

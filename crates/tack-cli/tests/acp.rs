@@ -526,6 +526,44 @@ async fn a_plan_is_approved_into_the_mode_the_editor_picks() {
     );
 }
 
+/// The model entering plan mode is heard as a mode change, as the
+/// adapter's hook tells it: the mode, then the config options.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn entering_plan_mode_is_heard_as_a_mode_change() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("toolu_enter", "EnterPlanMode", json!({})),
+        Reply::text("Planning."),
+    ]))
+    .await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let session = new_session(&mut client, &env);
+    let (answer, heard) = client.call("session/prompt", prompt("plan it", &session));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    let modes: Vec<(&Value, &Value)> = (heard.updates.iter())
+        .filter(|u| u["sessionUpdate"] != "usage_update")
+        .filter(|u| {
+            u["sessionUpdate"]
+                .as_str()
+                .is_some_and(|k| k.contains("mode") || k.contains("config"))
+        })
+        .map(|u| {
+            (
+                &u["sessionUpdate"],
+                u.get("currentModeId")
+                    .unwrap_or(&u["configOptions"][0]["currentValue"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            (&json!("current_mode_update"), &json!("plan")),
+            (&json!("config_option_update"), &json!("plan")),
+        ]
+    );
+}
+
 /// `session/close` cancels what runs (the prompt ends `cancelled`) and
 /// ends the session: later requests about it find none.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
