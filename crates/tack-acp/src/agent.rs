@@ -1,5 +1,6 @@
 //! The agent's methods: `initialize`, `authenticate`, `session/new`,
-//! `session/load`, `session/prompt`, `session/set_mode`, `session/close`, and the
+//! `session/load`, `session/resume`, `session/fork`, `session/list`,
+//! `session/prompt`, `session/set_mode`, `session/close`, and the
 //! `session/cancel` notification. Each only translates: the sessions are
 //! tack's (`crate::session`).
 
@@ -10,12 +11,15 @@ use agent_client_protocol::Error;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, ClientCapabilities, CloseSessionRequest,
-    CloseSessionResponse, CurrentModeUpdate, Implementation, InitializeRequest, InitializeResponse,
+    CloseSessionResponse, ConfigOptionUpdate, CurrentModeUpdate, ForkSessionRequest,
+    ForkSessionResponse, Implementation, InitializeRequest, InitializeResponse,
     ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
     McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
     PromptRequest, PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
-    SessionCapabilities, SessionCloseCapabilities, SessionId, SessionInfo, SessionListCapabilities,
-    SessionResumeCapabilities, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
+    SessionCapabilities, SessionCloseCapabilities, SessionForkCapabilities, SessionId, SessionInfo,
+    SessionListCapabilities, SessionResumeCapabilities, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use tack_runtime::{Env, Place, SessionChoice, UserInput};
 
@@ -48,9 +52,12 @@ impl Agent {
     ) -> Result<NewSessionResponse, Error> {
         let choice = SessionChoice::New { id: None };
         let opened = self
-            .open(peer, request.cwd, &request.mcp_servers, choice, false)
+            .open(peer, request.cwd, &request.mcp_servers, choice, Open::New)
             .await?;
-        Ok(NewSessionResponse::new(opened.session.id.clone()).modes(opened.modes))
+        let session = &opened.session;
+        Ok(NewSessionResponse::new(session.id.clone())
+            .modes(session.modes())
+            .config_options(session.config_options()))
     }
 
     pub async fn load_session(
@@ -60,9 +67,18 @@ impl Agent {
     ) -> Result<LoadSessionResponse, Error> {
         let choice = SessionChoice::Resume(request.session_id.0.to_string());
         let opened = self
-            .open(peer, request.cwd, &request.mcp_servers, choice, true)
+            .open(
+                peer,
+                request.cwd,
+                &request.mcp_servers,
+                choice,
+                Open::Replay,
+            )
             .await?;
-        Ok(LoadSessionResponse::new().modes(opened.modes))
+        let session = &opened.session;
+        Ok(LoadSessionResponse::new()
+            .modes(session.modes())
+            .config_options(session.config_options()))
     }
 
     /// `session/resume`: `session/load` without the conversation sent
@@ -72,36 +88,68 @@ impl Agent {
         peer: &Peer,
         request: ResumeSessionRequest,
     ) -> Result<ResumeSessionResponse, Error> {
-        if self.session(&request.session_id).is_ok() {
-            return Ok(ResumeSessionResponse::new());
+        if let Ok(session) = self.session(&request.session_id) {
+            return Ok(ResumeSessionResponse::new()
+                .modes(session.modes())
+                .config_options(session.config_options()));
         }
         let choice = SessionChoice::Resume(request.session_id.0.to_string());
         let opened = self
-            .open(peer, request.cwd, &request.mcp_servers, choice, false)
+            .open(peer, request.cwd, &request.mcp_servers, choice, Open::New)
             .await?;
-        Ok(ResumeSessionResponse::new().modes(opened.modes))
+        let session = &opened.session;
+        Ok(ResumeSessionResponse::new()
+            .modes(session.modes())
+            .config_options(session.config_options()))
     }
 
-    /// `session/list`: tack's sessions of `cwd` (the folder `tack acp`
-    /// runs in when none is named), newest first, titled by their first
-    /// prompt, all in one page.
+    /// `session/fork`: a new session whose conversation (and transcript) is
+    /// a copy of session `sessionId`'s, as `tack --resume <id>
+    /// --fork-session` makes it; the original is left as it is, open or not.
+    pub async fn fork_session(
+        &self,
+        peer: &Peer,
+        request: ForkSessionRequest,
+    ) -> Result<ForkSessionResponse, Error> {
+        let choice = SessionChoice::Resume(request.session_id.0.to_string());
+        let opened = self
+            .open(peer, request.cwd, &request.mcp_servers, choice, Open::Fork)
+            .await?;
+        let session = &opened.session;
+        Ok(ForkSessionResponse::new(session.id.clone())
+            .modes(session.modes())
+            .config_options(session.config_options()))
+    }
+
+    /// `session/list`, as the adapter answers it: tack's sessions of
+    /// `cwd`, or of every folder when it names none, newest first, each
+    /// with the folder it ran in (one that names none is left out) and
+    /// titled by its first prompt; all in one page.
     pub fn list_sessions(
         &self,
         request: ListSessionsRequest,
     ) -> Result<ListSessionsResponse, Error> {
         let failed = |e: &dyn std::fmt::Display| peer::internal(e.to_string());
-        let cwd = match request.cwd {
-            Some(cwd) => cwd,
-            None => std::env::current_dir().map_err(|e| failed(&e))?,
-        };
+        let here = std::env::current_dir().map_err(|e| failed(&e))?;
+        let cwd = request.cwd.clone().unwrap_or(here);
         let place = Place::new(cwd.clone(), Env::from_process()).map_err(|e| failed(&e))?;
-        let found = (place.session_store().list_sessions(&cwd)).map_err(|e| failed(&e))?;
+        let store = place.session_store();
+        let found = match &request.cwd {
+            Some(cwd) => store.list_sessions(cwd),
+            None => store.list_all_sessions(),
+        };
         let sessions = found
+            .map_err(|e| failed(&e))?
             .iter()
-            .map(|s| {
-                SessionInfo::new(s.session_id.clone(), cwd.clone())
-                    .title(s.first_prompt.clone())
-                    .updated_at(s.modified_display())
+            .filter_map(|s| {
+                let head = tack_runtime::session_head(&s.path);
+                let cwd = request.cwd.clone().or(head.cwd)?;
+                let title = head.first_prompt.as_deref().map(title);
+                Some(
+                    SessionInfo::new(s.session_id.clone(), cwd)
+                        .title(title)
+                        .updated_at(s.modified_display()),
+                )
             })
             .collect();
         Ok(ListSessionsResponse::new(sessions))
@@ -128,7 +176,42 @@ impl Agent {
         session.set_mode(&mode.0).await?;
         let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode));
         peer::send(peer, &session.id, update);
+        // As the adapter does: the config options follow.
+        let options = ConfigOptionUpdate::new(session.config_options());
+        peer::send(
+            peer,
+            &session.id,
+            SessionUpdate::ConfigOptionUpdate(options),
+        );
         Ok(SetSessionModeResponse::new())
+    }
+
+    /// `session/set_config_option`: the mode (as `session/set_mode`, the
+    /// editor hears the mode) or the model (from the next turn); answered
+    /// with the options as they are now.
+    pub async fn set_config_option(
+        &self,
+        peer: &Peer,
+        request: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
+        let session = self.session(&request.session_id)?;
+        let config = request.config_id.0.to_string();
+        let Some(value) = request.value.as_value_id().map(|v| v.0.to_string()) else {
+            let why = format!("Invalid value for config option {config}: not a choice");
+            return Err(invalid_params(why));
+        };
+        match config.as_str() {
+            "mode" => {
+                session.set_mode(&value).await?;
+                let update = CurrentModeUpdate::new(value.clone());
+                peer::send(peer, &session.id, SessionUpdate::CurrentModeUpdate(update));
+            }
+            "model" => session.set_model(&value)?,
+            other => return Err(invalid_params(format!("Unknown config option: {other}"))),
+        }
+        Ok(SetSessionConfigOptionResponse::new(
+            session.config_options(),
+        ))
     }
 
     /// What follows the answer to `session/new` or `session/load`: the
@@ -170,7 +253,7 @@ impl Agent {
         cwd: std::path::PathBuf,
         mcp_servers: &[McpServer],
         choice: SessionChoice,
-        replay: bool,
+        how: Open,
     ) -> Result<session::Opened, Error> {
         if !cwd.is_absolute() {
             return Err(invalid_params("`cwd` must be an absolute path"));
@@ -187,7 +270,8 @@ impl Agent {
             mcp_config: crate::mcp::mcp_config(&servers),
             fs: FsCapabilities::of(&client),
             terminal: client.terminal,
-            replay,
+            replay: how == Open::Replay,
+            fork: how == Open::Fork,
         };
         let opened = session::open(peer, opening).await?;
         self.lock()
@@ -207,6 +291,26 @@ impl Agent {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// A session's title as the adapter makes it (`sanitizeTitle`): on one
+/// line, at most 256 characters, the last an ellipsis when cut.
+fn title(prompt: &str) -> String {
+    const MAX: usize = 256;
+    let line = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.chars().count() <= MAX {
+        true => line,
+        false => line.chars().take(MAX - 1).chain(['…']).collect(),
+    }
+}
+
+/// How a session is opened: as it is, its conversation sent back
+/// (`session/load`), or copied into a new session (`session/fork`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    New,
+    Replay,
+    Fork,
 }
 
 /// Whether the environment names a key or a provider (what `tack -p`
@@ -233,7 +337,11 @@ pub fn initialize(credentials: bool) -> InitializeResponse {
             ),
         )],
     };
+    // Prompts sent while a turn runs are queued, each answered at its own
+    // turn's end (`crate::session`), as the adapter says of itself.
+    let queueing = serde_json::json!({"claudeCode": {"promptQueueing": true}});
     let capabilities = AgentCapabilities::new()
+        .meta(queueing.as_object().cloned())
         .load_session(true)
         .prompt_capabilities(
             PromptCapabilities::new()
@@ -244,6 +352,7 @@ pub fn initialize(credentials: bool) -> InitializeResponse {
         .mcp_capabilities(McpCapabilities::new().http(true).sse(true))
         .session_capabilities(
             SessionCapabilities::new()
+                .fork(SessionForkCapabilities::new())
                 .list(SessionListCapabilities::new())
                 .resume(SessionResumeCapabilities::new())
                 .close(SessionCloseCapabilities::new()),

@@ -11,8 +11,9 @@
 //!   connection: here; what the crate leaves to tack (the transport on
 //!   tokio's stdio, error answers): `peer.rs`
 //! - the methods (`initialize`, `session/new`, `session/load`,
-//!   `session/resume`, `session/list`, `session/prompt`,
-//!   `session/set_mode`, `session/close`, `session/cancel`): `agent.rs`
+//!   `session/resume`, `session/fork`, `session/list`, `session/prompt`,
+//!   `session/set_mode`, `session/set_config_option`, `session/close`,
+//!   `session/cancel`): `agent.rs`
 //! - one session: start, event pump, prompts matched to turns, cancel:
 //!   `session.rs`
 //! - events as `session/update`s (chunks, tool calls, plan, usage), a loaded
@@ -21,6 +22,7 @@
 //! - prompt content (text, resource links, embedded resources, images) as
 //!   the user message: `prompt.rs`
 //! - permission asks and their options: `permission.rs`; modes: `modes.rs`;
+//!   the config options (mode, model): `config.rs`;
 //!   the client's MCP servers: `mcp.rs`
 //! - Read through the editor's `fs/read_text_file` (unsaved buffers), when
 //!   offered: `client_fs.rs` (the seam: `tack_runtime::ClientFiles`)
@@ -29,6 +31,7 @@
 
 mod agent;
 mod client_fs;
+mod config;
 mod mcp;
 mod modes;
 mod peer;
@@ -44,8 +47,9 @@ use std::sync::Arc;
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
-    InitializeRequest, ListSessionsRequest, LoadSessionRequest, NewSessionRequest,
-    NewSessionResponse, PromptRequest, ResumeSessionRequest, SessionId, SetSessionModeRequest,
+    ForkSessionRequest, ForkSessionResponse, InitializeRequest, ListSessionsRequest,
+    LoadSessionRequest, NewSessionRequest, NewSessionResponse, PromptRequest, ResumeSessionRequest,
+    SessionId, SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
 use agent_client_protocol::{Error, JsonRpcResponse, on_receive_notification, on_receive_request};
 use tokio_util::task::TaskTracker;
@@ -142,6 +146,19 @@ pub async fn serve(
         .on_receive_request(
             {
                 let (agent, tasks) = (agent.clone(), tasks.clone());
+                async move |request: ForkSessionRequest, responder, peer: Peer| {
+                    let (a, p) = (agent.clone(), peer.clone());
+                    let answer = async move { a.fork_session(&p, request).await };
+                    let id = |opened: &ForkSessionResponse| opened.session_id.clone();
+                    open_later(&tasks, responder, &agent, peer, answer, id);
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (agent, tasks) = (agent.clone(), tasks.clone());
                 async move |request: PromptRequest, responder, _: Peer| {
                     let agent = agent.clone();
                     let answer = async move { agent.prompt(request).await };
@@ -157,6 +174,18 @@ pub async fn serve(
                 async move |request: SetSessionModeRequest, responder, peer: Peer| {
                     let agent = agent.clone();
                     let answer = async move { agent.set_mode(&peer, request).await };
+                    later(&tasks, responder, answer, |_| {});
+                    Ok(())
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (agent, tasks) = (agent.clone(), tasks.clone());
+                async move |request: SetSessionConfigOptionRequest, responder, peer: Peer| {
+                    let agent = agent.clone();
+                    let answer = async move { agent.set_config_option(&peer, request).await };
                     later(&tasks, responder, answer, |_| {});
                     Ok(())
                 }
@@ -182,18 +211,22 @@ pub async fn serve(
             },
             on_receive_notification!(),
         );
-    let served = builder
+    builder
         .connect_with(peer::lines(input, output), async move |peer: Peer| {
-            peer.incoming_closed().await;
-            // The client is gone: open prompts end cancelled, and every
-            // request still running is answered before the connection ends.
-            a.cancel_all();
-            t.close();
-            t.wait().await;
-            Ok(())
+            wind_down(peer, a, t).await
         })
-        .await;
-    served.map_err(|e| std::io::Error::other(e.to_string()))
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+/// Once the client is gone: open prompts end cancelled, and every request
+/// still running is answered before the connection ends.
+async fn wind_down(peer: Peer, agent: Arc<Agent>, tasks: TaskTracker) -> Result<(), Error> {
+    peer.incoming_closed().await;
+    agent.cancel_all();
+    tasks.close();
+    tasks.wait().await;
+    Ok(())
 }
 
 /// Answers through `responder` once `answer` is ready, from a task of its

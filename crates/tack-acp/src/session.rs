@@ -14,14 +14,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CurrentModeUpdate,
-    PromptResponse, RequestPermissionRequest, SessionId, SessionModeState, SessionUpdate,
-    StopReason, ToolCallUpdate, UnstructuredCommandInput,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ConfigOptionUpdate,
+    CurrentModeUpdate, PromptResponse, RequestPermissionRequest, SessionConfigOption, SessionId,
+    SessionModeState, SessionUpdate, StopReason, ToolCallUpdate, UnstructuredCommandInput,
 };
 use tack_protocol::PermissionMode;
 use tack_runtime::{
-    AskAnswer, ClientFiles, ClientTerminals, Env, Place, RuntimeEvent, RuntimeEvents,
-    RuntimeHandle, SessionChoice, SessionOptions, TurnEnd, UserInput,
+    AskAnswer, ClientFiles, ClientTerminals, Env, LoopEvent, Op, Place, RuntimeEvent,
+    RuntimeEvents, RuntimeHandle, SessionChoice, SessionOptions, TurnEnd, UserInput,
 };
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -53,6 +53,20 @@ pub struct Session {
     prompts: Prompts,
     /// `session/close`: the event pump stops, which ends the session.
     closed: CancellationToken,
+    /// The mode and the model its config options show chosen.
+    chosen: Mutex<Chosen>,
+    /// The model it started with (the model option's `default`).
+    start_model: String,
+    /// It may switch to `bypassPermissions`.
+    bypass: bool,
+}
+
+/// What the config options show chosen.
+#[derive(Debug)]
+struct Chosen {
+    mode: PermissionMode,
+    /// The model option's value (`default`, an alias, a model id).
+    model: String,
 }
 
 /// What `session/new` and `session/load` need to open one.
@@ -68,14 +82,14 @@ pub struct Opening {
     pub terminal: bool,
     /// Send the conversation so far as updates first (`session/load`).
     pub replay: bool,
+    /// Copy the conversation into a new session (`session/fork`).
+    pub fork: bool,
 }
 
-/// A session opened, and what its answer says.
+/// A session opened.
 #[derive(Debug)]
 pub struct Opened {
     pub session: Arc<Session>,
-    /// The `modes` object.
-    pub modes: SessionModeState,
 }
 
 /// Starts the session and its event pump. A resumed conversation is sent
@@ -88,6 +102,7 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
     // The editor is the person who answers prompts.
     options.permissions.prompts = true;
     options.conversation.session = opening.choice;
+    options.conversation.fork = opening.fork;
     options.extensions.mcp_config.extend(opening.mcp_config);
     let session_id = Arc::new(OnceLock::new());
     if opening.fs != FsCapabilities::default() {
@@ -119,6 +134,7 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
             peer::notify(peer, &id, update);
         }
     }
+    let start_model = runtime.info().model.clone();
     let (handle, events) = runtime.spawn();
     let session = Arc::new(Session {
         id: id.clone(),
@@ -126,13 +142,15 @@ pub async fn open(peer: &Peer, opening: Opening) -> Result<Opened, Error> {
         handle,
         prompts: Arc::default(),
         closed: CancellationToken::new(),
+        chosen: Mutex::new(Chosen {
+            mode,
+            model: "default".to_owned(),
+        }),
+        start_model,
+        bypass: mode == PermissionMode::BypassPermissions,
     });
     tokio::spawn(pump(peer.clone(), session.clone(), events, translator));
-    let bypass = mode == PermissionMode::BypassPermissions;
-    Ok(Opened {
-        session,
-        modes: session_modes(mode, bypass),
-    })
+    Ok(Opened { session })
 }
 
 impl Session {
@@ -171,10 +189,53 @@ impl Session {
             .parse::<PermissionMode>()
             .map_err(|e| invalid_params(e.to_string()))?;
         match self.handle.set_permission_mode(mode).await {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(())) => {
+                self.chosen().mode = mode;
+                Ok(())
+            }
             Ok(Err(e)) => Err(invalid_params(e.to_string())),
             Err(_) => Err(internal("the session has ended")),
         }
+    }
+
+    /// The model option's choice `value` (`default`: the model it started
+    /// with), from the next turn on.
+    pub fn set_model(&self, value: &str) -> Result<(), Error> {
+        if !crate::config::is_model(value, &self.start_model) {
+            let why = format!("Invalid value for config option model: {value}");
+            return Err(invalid_params(why));
+        }
+        let model = (value != "default").then(|| value.to_owned());
+        (self.handle.send(Op::SetModel(model))).map_err(|_| internal("the session has ended"))?;
+        self.chosen().model = value.to_owned();
+        Ok(())
+    }
+
+    /// The `modes` object of the answers that open it.
+    pub fn modes(&self) -> SessionModeState {
+        session_modes(self.chosen().mode, self.bypass)
+    }
+
+    /// Its config options: the mode and the model, as chosen now.
+    pub fn config_options(&self) -> Vec<SessionConfigOption> {
+        let model = self.chosen().model.clone();
+        crate::config::options(&self.modes(), &model, &self.start_model)
+    }
+
+    /// The editor's mode menu and config options follow a mode the session
+    /// switched to itself (a permission answer's).
+    fn mode_switched(&self, peer: &Peer, mode: PermissionMode) {
+        self.chosen().mode = mode;
+        let update = CurrentModeUpdate::new(mode.as_str());
+        peer::send(peer, &self.id, SessionUpdate::CurrentModeUpdate(update));
+        let options = ConfigOptionUpdate::new(self.config_options());
+        peer::send(peer, &self.id, SessionUpdate::ConfigOptionUpdate(options));
+    }
+
+    fn chosen(&self) -> std::sync::MutexGuard<'_, Chosen> {
+        self.chosen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Answer>> {
@@ -203,7 +264,7 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, t: S
                     serde_json::from_value::<ToolCallUpdate>(t.permission_tool_call(request));
                 drop(t);
                 let (peer, answers, request) = (peer.clone(), events.answers(), request.clone());
-                let id = SessionId::new(session.id.as_str());
+                let (id, session) = (SessionId::new(session.id.as_str()), session.clone());
                 tokio::spawn(async move {
                     let outcome = match call {
                         Ok(call) => {
@@ -219,8 +280,7 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, t: S
                     // Withdrawn meanwhile (the turn was cancelled): nothing waits.
                     let _ = answers.answer(request.id, AskAnswer::Permission(answer));
                     if let Some(mode) = mode {
-                        let update = CurrentModeUpdate::new(mode.as_str());
-                        peer::send(&peer, &id.0, SessionUpdate::CurrentModeUpdate(update));
+                        session.mode_switched(&peer, mode);
                     }
                 });
             }
@@ -237,13 +297,28 @@ async fn pump(peer: Peer, session: Arc<Session>, mut events: RuntimeEvents, t: S
             RuntimeEvent::Ended => break,
             // Sent under the lock: a terminal shown meanwhile comes after
             // its call's announcement.
-            other => lock(&t).event(other).into_iter().for_each(update),
+            other => {
+                // The model entered plan mode: the editor hears it first, as
+                // the adapter's PostToolUse hook tells it.
+                if entered_plan_mode(other) {
+                    session.mode_switched(&peer, PermissionMode::Plan);
+                }
+                lock(&t).event(other).into_iter().for_each(update);
+            }
         }
     }
     // The session is gone: whoever still waits hears so.
     for (_, tx) in session.lock().drain() {
         let _ = tx.send(Err(internal("the session has ended")));
     }
+}
+
+/// Whether `event` ends the main thread's EnterPlanMode call, done.
+fn entered_plan_mode(event: &RuntimeEvent) -> bool {
+    let RuntimeEvent::Loop(LoopEvent::ToolResults(results)) = event else {
+        return false;
+    };
+    (results.results.iter()).any(|r| r.tool_name == "EnterPlanMode" && !r.is_error)
 }
 
 /// Slash commands as ACP's `available_commands_update`.

@@ -165,6 +165,18 @@ fn diffs(name: &str, input: &Value) -> Value {
     }
 }
 
+/// A NotebookEdit's change as ACP `diff` content, from its result (the
+/// notebook before and after, as Claude Code's result carries them).
+pub fn notebook_diff(result: &Value) -> Option<Value> {
+    let text = |key: &str| result.get(key).and_then(Value::as_str);
+    Some(json!({
+        "type": "diff",
+        "path": text("notebook_path")?,
+        "oldText": text("original_file")?,
+        "newText": text("updated_file")?,
+    }))
+}
+
 /// `file` relative to `cwd` when inside it, as the adapter shows paths.
 fn display_path(file: &str, cwd: &Path) -> String {
     match Path::new(file).strip_prefix(cwd) {

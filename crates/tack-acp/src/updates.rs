@@ -1,8 +1,13 @@
 //! The session's events as ACP `session/update`s: text and thinking as
 //! message and thought chunks while they stream, each tool call once
 //! (`tool_call`, pending) and its end (`tool_call_update`, completed or
-//! failed, with its output), a TodoWrite list as the `plan`. A conversation
-//! read back (`session/load`) goes through the same translation.
+//! failed, with its output), a TodoWrite list as the `plan`; a call and its
+//! end name their tool as the adapter's do (`_meta.claudeCode.toolName`).
+//! A sub-agent's calls and results are sent as the main thread's, marked
+//! with the Agent call they belong to as the adapter marks them
+//! (`_meta.claudeCode.parentToolUseId`); its text is not (stream-json shows
+//! none of it either). A conversation read back (`session/load`) goes
+//! through the same translation.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -12,7 +17,7 @@ use serde_json::{Value, json};
 use tack_protocol::sse::Delta;
 use tack_protocol::stream_json::ResultRecord;
 use tack_protocol::{ContentBlock, Message, Role, SseEvent};
-use tack_runtime::{LoopEvent, PermissionRequest, RuntimeEvent};
+use tack_runtime::{LoopEvent, PermissionRequest, RuntimeEvent, SubagentEvent, ToolResultsEvent};
 
 use crate::tool_call;
 
@@ -24,6 +29,8 @@ pub struct Translator {
     calls: HashMap<String, String>,
     /// Calls shown as a terminal of the editor's: their end keeps it.
     terminals: HashSet<String>,
+    /// Sub-agents seen, by id: the Agent call each belongs to.
+    subagents: HashMap<String, String>,
     /// The context the last assistant message of the main thread used
     /// (its input, cache and output tokens).
     used: Option<u64>,
@@ -35,6 +42,7 @@ impl Translator {
             cwd,
             calls: HashMap::new(),
             terminals: HashSet::new(),
+            subagents: HashMap::new(),
             used: None,
         }
     }
@@ -42,8 +50,10 @@ impl Translator {
     /// The updates `event` makes (permission requests and turn ends are the
     /// session's to handle: none here).
     pub fn event(&mut self, event: &RuntimeEvent) -> Vec<Value> {
-        let RuntimeEvent::Loop(event) = event else {
-            return Vec::new();
+        let event = match event {
+            RuntimeEvent::Loop(event) => event,
+            RuntimeEvent::Subagent(sub) => return self.subagent(sub),
+            _ => return Vec::new(),
         };
         match event {
             LoopEvent::Stream(SseEvent::ContentBlockDelta { delta, .. }) => match delta {
@@ -61,9 +71,41 @@ impl Translator {
                 );
                 self.message(&message.message, true)
             }
-            LoopEvent::ToolResults(results) => self.message(&results.message, true),
+            LoopEvent::ToolResults(results) => self.results(results),
             _ => Vec::new(),
         }
+    }
+
+    /// The ends of the calls `results` answers. A notebook edit shows the
+    /// notebook before and after as its diff (its result carries both).
+    fn results(&mut self, results: &ToolResultsEvent) -> Vec<Value> {
+        let mut updates = self.message(&results.message, true);
+        for info in &results.results {
+            let diff = (info.structured.as_ref())
+                .filter(|_| info.tool_name == "NotebookEdit" && !info.is_error)
+                .and_then(tool_call::notebook_diff);
+            let ended = updates.iter_mut().find(|u| {
+                u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == info.tool_use_id
+            });
+            if let (Some(diff), Some(ended)) = (diff, ended) {
+                ended["content"] = json!([diff]);
+            }
+        }
+        updates
+    }
+
+    /// A sub-agent's calls and their results, marked with its Agent call;
+    /// its text and usage are the sub-agent's own (the adapter shows
+    /// neither).
+    fn subagent(&mut self, sub: &SubagentEvent) -> Vec<Value> {
+        let parent = &sub.parent_tool_use_id;
+        (self.subagents).insert(sub.agent_id.clone(), parent.clone());
+        let updates = match &sub.event {
+            LoopEvent::AssistantMessage(message) => self.message(&message.message, true),
+            LoopEvent::ToolResults(results) => self.results(results),
+            _ => Vec::new(),
+        };
+        updates.into_iter().map(|u| under(u, parent)).collect()
     }
 
     /// The `usage_update` at a turn's end, as Claude Code's adapter sends
@@ -83,7 +125,12 @@ impl Translator {
     /// The `tool_call` for a call about to ask permission, if it was not
     /// announced yet (tools start while the message still streams).
     pub fn before_permission(&mut self, request: &PermissionRequest) -> Option<Value> {
-        self.announce(&request.tool_use_id, &request.tool_name, &request.input)
+        let call = self.announce(&request.tool_use_id, &request.tool_name, &request.input)?;
+        let agent = request.agent.as_ref().map(|a| &a.id);
+        Some(match agent.and_then(|id| self.subagents.get(id)) {
+            Some(parent) => under(call, parent),
+            None => call,
+        })
     }
 
     /// The ACP `ToolCallUpdate` a permission request carries.
@@ -164,21 +211,27 @@ impl Translator {
         call["toolCallId"] = json!(id);
         call["status"] = json!("pending");
         call["rawInput"] = input.clone();
+        call["_meta"] = json!({"claudeCode": {"toolName": name}});
         Some(call)
     }
 
     /// A call's end: an edit keeps its diff; others show their output.
     fn finished(&mut self, id: &str, output: &str, is_error: bool) -> Value {
-        let edit = matches!(
-            self.calls.get(id).map(String::as_str),
-            Some("Edit" | "Write" | "MultiEdit" | "NotebookEdit")
-        );
+        let name = self.calls.get(id).map(String::as_str);
+        let edit = matches!(name, Some("Edit" | "Write" | "MultiEdit" | "NotebookEdit"));
         let mut update = json!({
             "sessionUpdate": "tool_call_update",
             "toolCallId": id,
             "status": if is_error { "failed" } else { "completed" },
             "rawOutput": output,
         });
+        if let Some(name) = name {
+            update["_meta"] = json!({"claudeCode": {"toolName": name}});
+        }
+        // As the adapter retitles it.
+        if name == Some("ExitPlanMode") && !is_error {
+            update["title"] = json!("Exited Plan Mode");
+        }
         // A terminal stays the call's content: the output is in it.
         let terminal = self.terminals.remove(id);
         if (!edit || is_error) && !terminal {
@@ -187,6 +240,15 @@ impl Translator {
         }
         update
     }
+}
+
+/// `update` marked as a sub-agent's, of Agent call `parent`.
+fn under(mut update: Value, parent: &str) -> Value {
+    if !update["_meta"]["claudeCode"].is_object() {
+        update["_meta"] = json!({"claudeCode": {}});
+    }
+    update["_meta"]["claudeCode"]["parentToolUseId"] = json!(parent);
+    update
 }
 
 fn chunk(kind: &str, text: &str) -> Value {
@@ -221,11 +283,11 @@ mod tests {
                 json!({
                     "sessionUpdate": "tool_call", "toolCallId": "t1", "status": "pending",
                     "title": "ls", "kind": "execute", "locations": [], "content": [],
-                    "rawInput": {"command": "ls"},
+                    "rawInput": {"command": "ls"}, "_meta": {"claudeCode": {"toolName": "Bash"}},
                 }),
                 json!({
                     "sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
-                    "rawOutput": "a.txt",
+                    "rawOutput": "a.txt", "_meta": {"claudeCode": {"toolName": "Bash"}},
                     "content": [{"type": "content", "content": {"type": "text", "text": "a.txt"}}],
                 }),
             ]

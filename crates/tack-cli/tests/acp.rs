@@ -29,13 +29,13 @@ pub fn tack_acp(env: &Env) -> AcpClient {
     AcpClient::spawn(command)
 }
 
-fn initialize(client: &mut AcpClient) -> Value {
+pub fn initialize(client: &mut AcpClient) -> Value {
     client.call("initialize", init_params(false, false)).0
 }
 
 /// Opens a session (`session/new` or `session/load`): the answer, the
 /// updates before it, and the commands the session then lists.
-fn open(client: &mut AcpClient, method: &str, params: Value) -> (Value, Vec<Value>, Value) {
+pub fn open(client: &mut AcpClient, method: &str, params: Value) -> (Value, Vec<Value>, Value) {
     let (result, heard) = client.call(method, params);
     let listed = client.read_until(&mut Heard::default(), allow, |m| {
         m["params"]["update"]["sessionUpdate"] == "available_commands_update"
@@ -44,13 +44,13 @@ fn open(client: &mut AcpClient, method: &str, params: Value) -> (Value, Vec<Valu
     (result, heard.updates, commands)
 }
 
-fn new_session(client: &mut AcpClient, env: &Env) -> String {
+pub fn new_session(client: &mut AcpClient, env: &Env) -> String {
     let params = json!({"cwd": env.cwd(), "mcpServers": []});
     let (result, _, _) = open(client, "session/new", params);
     result["sessionId"].as_str().unwrap().to_owned()
 }
 
-fn prompt(text: &str, session: &str) -> Value {
+pub fn prompt(text: &str, session: &str) -> Value {
     json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
 }
 
@@ -67,8 +67,10 @@ async fn initialize_says_what_tack_offers() {
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
                 // The schema's type says these too (the crate serializes them).
-                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}},
+                "sessionCapabilities": {"fork": {}, "list": {}, "resume": {}, "close": {}},
                 "auth": {},
+                // As the adapter says: prompts sent during a turn are queued.
+                "_meta": {"claudeCode": {"promptQueueing": true}},
             },
             "agentInfo": {"name": "tack", "title": "tack", "version": env!("CARGO_PKG_VERSION")},
             "authMethods": [],
@@ -119,14 +121,18 @@ async fn an_editor_prompts_an_edit_allows_it_and_runs_bash() {
             json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_edit",
                    "title": "Edit a.txt", "kind": "edit", "locations": [{"path": file}],
                    "content": [{"type": "diff", "path": file, "oldText": "hello", "newText": "bye"}],
-                   "rawInput": {"file_path": file, "old_string": "hello", "new_string": "bye"}}),
-            json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_edit", "status": "completed"}),
+                   "rawInput": {"file_path": file, "old_string": "hello", "new_string": "bye"},
+                   "_meta": {"claudeCode": {"toolName": "Edit"}}}),
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_edit", "status": "completed",
+                   "_meta": {"claudeCode": {"toolName": "Edit"}}}),
             json!({"sessionUpdate": "tool_call", "toolCallId": "toolu_bash",
                    "title": "touch made.txt", "kind": "execute",
                    "content": [{"type": "content", "content": {"type": "text", "text": "Make a file"}}],
-                   "rawInput": {"command": "touch made.txt", "description": "Make a file"}}),
+                   "rawInput": {"command": "touch made.txt", "description": "Make a file"},
+                   "_meta": {"claudeCode": {"toolName": "Bash"}}}),
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_bash", "status": "completed",
-                   "content": [{"type": "content", "content": {"type": "text", "text": "(no output)"}}]}),
+                   "content": [{"type": "content", "content": {"type": "text", "text": "(no output)"}}],
+                   "_meta": {"claudeCode": {"toolName": "Bash"}}}),
         ]
     );
     let asked: Vec<Value> = heard
@@ -186,10 +192,9 @@ async fn a_session_made_by_tack_p_continues_in_the_editor() {
     initialize(&mut client);
     let params = json!({"sessionId": id, "cwd": env.cwd(), "mcpServers": []});
     let (loaded, replayed, _) = open(&mut client, "session/load", params);
-    assert_eq!(
-        loaded.as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["modes"]
-    );
+    let mut keys: Vec<&String> = loaded.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["configOptions", "modes"]);
     assert_eq!(loaded["modes"]["currentModeId"], "default");
     assert_eq!(
         replayed,
@@ -200,30 +205,13 @@ async fn a_session_made_by_tack_p_continues_in_the_editor() {
     );
     let (answer, _) = client.call("session/prompt", prompt("second question", id));
     assert_eq!(answer, json!({"stopReason": "end_turn"}));
-    let bodies = env.request_bodies();
-    let texts: Vec<(&str, &str)> = bodies.last().unwrap()["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| {
-            let role = m["role"].as_str().unwrap();
-            m["content"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(move |b| {
-                    let text = b["text"].as_str()?;
-                    (!text.starts_with("<system-reminder>")).then_some((role, text))
-                })
-        })
-        .collect();
     assert_eq!(
-        texts,
-        [
+        texts(env.request_bodies().last().unwrap()),
+        pairs(&[
             ("user", "first question"),
             ("assistant", "first answer"),
             ("user", "second question")
-        ]
+        ])
     );
 }
 
@@ -238,9 +226,16 @@ async fn modes_are_tacks_and_a_change_is_announced() {
         json!({"sessionId": session, "modeId": "acceptEdits"}),
     );
     assert_eq!(answer, json!({}));
+    let kinds: Vec<&Value> = heard.updates.iter().map(|u| &u["sessionUpdate"]).collect();
+    assert_eq!(kinds, ["current_mode_update", "config_option_update"]);
     assert_eq!(
-        heard.updates,
-        vec![json!({"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"})]
+        heard.updates[0],
+        json!({"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"})
+    );
+    // The config options follow, as the adapter's do.
+    assert_eq!(
+        heard.updates[1]["configOptions"][0]["currentValue"],
+        "acceptEdits"
     );
     let id = client.request(
         "session/set_mode",
@@ -350,10 +345,38 @@ async fn an_edit_goes_through_the_editor_when_it_takes_writes() {
     );
 }
 
+/// The texts of a request's messages, by role (system reminders left out).
+pub fn texts(body: &Value) -> Vec<(String, String)> {
+    let messages = body["messages"].as_array().unwrap();
+    messages
+        .iter()
+        .flat_map(|m| {
+            let role = m["role"].as_str().unwrap().to_owned();
+            let blocks = m["content"].as_array().cloned().unwrap_or_default();
+            blocks.into_iter().filter_map(move |b| {
+                let text = b["text"].as_str()?;
+                (!text.starts_with("<system-reminder>")).then(|| (role.clone(), text.to_owned()))
+            })
+        })
+        .collect()
+}
+
+pub fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(r, t)| ((*r).to_owned(), (*t).to_owned()))
+        .collect()
+}
+
 /// A session `tack -p` made in `env` (its answer scripted): its id.
-fn made_by_tack_p(env: &Env, question: &str) -> String {
+pub fn made_by_tack_p(env: &Env, question: &str) -> String {
+    made_by_tack_p_in(env, &env.cwd(), question)
+}
+
+/// A session `tack -p` made in folder `dir`: its id.
+pub fn made_by_tack_p_in(env: &Env, dir: &std::path::Path, question: &str) -> String {
     let out = env
         .tack()
+        .current_dir(dir)
         .args(["-p", question, "--output-format", "json"])
         .output()
         .unwrap();
@@ -473,6 +496,12 @@ async fn a_plan_is_approved_into_the_mode_the_editor_picks() {
             .collect()
     };
     assert_eq!(modes(&kept), Vec::<Value>::new());
+    // The approved call's end is retitled, as the adapter retitles it.
+    let ended: Vec<(&Value, &Value)> = (approved.updates.iter())
+        .filter(|u| u["sessionUpdate"] == "tool_call_update")
+        .map(|u| (&u["status"], &u["title"]))
+        .collect();
+    assert_eq!(ended, [(&json!("completed"), &json!("Exited Plan Mode"))]);
     assert_eq!(
         modes(&approved),
         [json!({"sessionUpdate": "current_mode_update", "currentModeId": "acceptEdits"})]
@@ -493,6 +522,44 @@ async fn a_plan_is_approved_into_the_mode_the_editor_picks() {
                 "toolu_plan2".to_owned(),
                 "The user approved leaving plan mode: go on.".to_owned()
             ),
+        ]
+    );
+}
+
+/// The model entering plan mode is heard as a mode change, as the
+/// adapter's hook tells it: the mode, then the config options.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn entering_plan_mode_is_heard_as_a_mode_change() {
+    let env = Env::new(Script::new([
+        Reply::tool_use("toolu_enter", "EnterPlanMode", json!({})),
+        Reply::text("Planning."),
+    ]))
+    .await;
+    let mut client = tack_acp(&env);
+    initialize(&mut client);
+    let session = new_session(&mut client, &env);
+    let (answer, heard) = client.call("session/prompt", prompt("plan it", &session));
+    assert_eq!(answer, json!({"stopReason": "end_turn"}));
+    let modes: Vec<(&Value, &Value)> = (heard.updates.iter())
+        .filter(|u| u["sessionUpdate"] != "usage_update")
+        .filter(|u| {
+            u["sessionUpdate"]
+                .as_str()
+                .is_some_and(|k| k.contains("mode") || k.contains("config"))
+        })
+        .map(|u| {
+            (
+                &u["sessionUpdate"],
+                u.get("currentModeId")
+                    .unwrap_or(&u["configOptions"][0]["currentValue"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            (&json!("current_mode_update"), &json!("plan")),
+            (&json!("config_option_update"), &json!("plan")),
         ]
     );
 }

@@ -169,6 +169,17 @@ fn prompted(env: &Env) -> (AcpClient, String, u64) {
     (client, session, id)
 }
 
+/// A new session of `tack acp` in `env` prompted, the editor answering
+/// (`editor`) until the turn ends: what it heard.
+fn ran_to_its_end(env: &Env) -> Heard {
+    let (mut client, _, id) = prompted(env);
+    let (mut terminals, mut heard) = (Terminals::default(), Heard::default());
+    let answer =
+        client.read_answering(&mut heard, |m, p| editor(&mut terminals, m, p), answers(id));
+    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    heard
+}
+
 /// The editor's answer: from its terminals, and "Allow" to a permission.
 fn editor(terminals: &mut Terminals, method: &str, params: &Value) -> Answer {
     Answer::Result(
@@ -218,11 +229,7 @@ async fn bash_runs_in_the_editors_terminal_and_the_call_shows_it() {
         Reply::text("Done."),
     ]))
     .await;
-    let (mut client, _, id) = prompted(&env);
-    let (mut terminals, mut heard) = (Terminals::default(), Heard::default());
-    let answer =
-        client.read_answering(&mut heard, |m, p| editor(&mut terminals, m, p), answers(id));
-    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    let heard = ran_to_its_end(&env);
     assert!(env.cwd().join("made.txt").exists());
     let terminal = json!({"terminalId": "term-1"});
     assert_eq!(
@@ -232,7 +239,7 @@ async fn bash_runs_in_the_editors_terminal_and_the_call_shows_it() {
             json!(["terminal/create", {
                 "command": "touch made.txt; echo out; echo err >&2; exit 3",
                 "env": [{"name": "CLAUDECODE", "value": "1"}],
-                "cwd": env.cwd(), "outputByteLimit": 30000,
+                "cwd": env.cwd(), "outputByteLimit": 1_048_576,
             }]),
             json!(["terminal/wait_for_exit", terminal]),
             json!(["terminal/output", terminal]),
@@ -253,15 +260,59 @@ async fn bash_runs_in_the_editors_terminal_and_the_call_shows_it() {
                    "title": "touch made.txt; echo out; echo err >&2; exit 3", "kind": "execute",
                    "content": [{"type": "content", "content": {"type": "text", "text": "Make a file"}}],
                    "rawInput": {"command": "touch made.txt; echo out; echo err >&2; exit 3",
-                                "description": "Make a file"}}),
+                                "description": "Make a file"},
+                   "_meta": {"claudeCode": {"toolName": "Bash"}}}),
             // Shown at once, and kept at the end: the output is in it.
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_bash",
                    "status": "in_progress", "content": [{"type": "terminal", "terminalId": "term-1"}]}),
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "toolu_bash",
-                   "status": "failed", "rawOutput": said}),
+                   "status": "failed", "rawOutput": said,
+                   "_meta": {"claudeCode": {"toolName": "Bash"}}}),
         ]
     );
     assert_eq!(results(&env), [("toolu_bash".to_owned(), said.to_owned())]);
+}
+
+/// Output over Bash's cap is saved to a file and shown as its head and
+/// tail, as a local command's; output the terminal cut (over the 1 MiB it
+/// was asked to keep) says so, and the file holds what it kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_output_is_saved_as_a_local_commands_and_a_cut_one_says_so() {
+    let env = Env::new(Script::new([
+        Reply::message()
+            .tool_use("toolu_long", "Bash", json!({"command": "seq 1 8000"}))
+            .tool_use("toolu_cut", "Bash", json!({"command": "seq 1 200000"}))
+            .into(),
+        Reply::text("Done."),
+    ]))
+    .await;
+    ran_to_its_end(&env);
+    let seq = |n: u32| (1..=n).map(|i| format!("{i}\n")).collect::<String>();
+    let (long, all) = (seq(8000), seq(200_000));
+    let kept = &all[all.len() - 1_048_576..];
+    let results = results(&env);
+    let saved = |text: &str, head: &str| {
+        let (first, shown) = text.split_once("\n\n").unwrap();
+        let path = first
+            .strip_prefix(head)
+            .unwrap_or_else(|| panic!("{first}"));
+        (std::fs::read_to_string(path).unwrap(), shown.to_owned())
+    };
+    let (file, shown) = saved(
+        &results[0].1,
+        "Output too large (38.0KB). Full output saved to: ",
+    );
+    assert_eq!(file, long);
+    assert!(shown.starts_with("1\n2\n3\n") && shown.ends_with("7999\n8000"));
+    assert!(
+        shown.contains("\n\n... [8893 bytes truncated] ...\n\n"),
+        "{shown}"
+    );
+    let (file, _) = saved(
+        &results[1].1,
+        "Output too large (over 1.0MB: the editor's terminal kept only its last 1.0MB). What it kept is saved to: ",
+    );
+    assert_eq!(file, kept);
 }
 
 /// A command that is still running when the user cancels: kill, then
@@ -434,11 +485,7 @@ async fn sandboxed_and_background_commands_stay_in_tack() {
         Reply::text("Done."),
     ]);
     let env = crate::sandbox::project(script, settings).await;
-    let (mut client, _, id) = prompted(&env);
-    let (mut terminals, mut heard) = (Terminals::default(), Heard::default());
-    let answer =
-        client.read_answering(&mut heard, |m, p| editor(&mut terminals, m, p), answers(id));
-    assert_eq!(answer["result"], json!({"stopReason": "end_turn"}));
+    let heard = ran_to_its_end(&env);
     assert_eq!(heard.requests, Vec::<Value>::new());
     let bodies = env.request_bodies();
     let confined = last_tool_results(&bodies[1]);

@@ -9,7 +9,9 @@
 mod acp;
 mod acp_adapters;
 mod acp_client;
+mod acp_sessions;
 mod acp_terminal;
+mod acp_tools;
 mod agent_worktrees;
 mod agents;
 mod attach;

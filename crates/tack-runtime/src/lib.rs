@@ -243,6 +243,7 @@ mod mcp;
 mod mentions;
 mod metered;
 mod model;
+mod model_choices;
 mod notifier;
 mod options;
 mod place;
@@ -290,6 +291,7 @@ pub use handle::{PendingReply, RuntimeHandle, SessionClosed};
 pub use made_worktree::{KeptWorktree, MadeWorktree, MakeWorktreeError, Settled, make_worktree};
 pub use mcp::McpError;
 pub use model::{DEFAULT_MODEL, ModelAliases, resolve_model, session_model, session_model_name};
+pub use model_choices::model_choices;
 pub use notifier::Notifier;
 pub use options::{
     ConversationOptions, ExtensionOptions, FrontEndOptions, PermissionOptions, RequestOptions,
@@ -338,7 +340,7 @@ pub use tack_hooks::{CallbackHook, CallbackMatcher, OnFailure};
 pub use tack_mcp::{SdkBridge, SdkHost};
 pub use tack_protocol::extensions::{CommandSource, PluginFailure, PluginSummary, SlashCommand};
 pub use tack_protocol::{PermissionMode, SessionSummary, TodoItem, TodoStatus};
-pub use tack_store::{Rewound, SessionStore, is_valid_session_id, load_before};
+pub use tack_store::{Rewound, SessionStore, is_valid_session_id, load_before, session_head};
 pub use tack_tool::AgentIdentity;
 pub use tack_tool::EnteredWorktree;
 pub use tack_tool::client_files::{ClientFileSystem, ClientFiles};

@@ -59,7 +59,7 @@ pub use cleanup::{Cleanup, SWEEP_INTERVAL};
 pub use drops_turn::check_drops_turn;
 pub use error::StoreError;
 pub use file_history::{FileHistory, FileHistoryError, Limits, Rewound, file_history_dir};
-pub use list::{SessionStore, subagent_transcript_path};
+pub use list::{SessionHead, SessionStore, session_head, subagent_transcript_path};
 pub use load::{
     AGENT_SETTING, INTERRUPTED_TOOL_RESULT, LoadWarning, LoadedSession, load, load_before,
     load_bytes, load_sidechain, load_until,

@@ -92,11 +92,34 @@ impl SessionStore {
                 }
             }
         }
-        sessions.sort_by(|a, b| {
-            b.modified
-                .cmp(&a.modified)
-                .then(a.session_id.cmp(&b.session_id))
-        });
+        sort_newest_first(&mut sessions);
+        Ok(sessions)
+    }
+
+    /// The sessions of every folder in every dir, newest first (as
+    /// [`SessionStore::list_sessions`] lists one folder's).
+    pub fn list_all_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        let mut sessions: Vec<SessionSummary> = Vec::new();
+        for config_dir in self.dirs() {
+            let projects = config_dir.join("projects");
+            let folders = match std::fs::read_dir(&projects) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_err(&projects)(e)),
+            };
+            // A stray file beside the folders is no folder of sessions.
+            let folders = folders
+                .flatten()
+                .filter(|f| f.file_type().is_ok_and(|t| t.is_dir()));
+            for folder in folders {
+                for found in sessions_in(&folder.path())? {
+                    if !sessions.iter().any(|s| s.session_id == found.session_id) {
+                        sessions.push(found);
+                    }
+                }
+            }
+        }
+        sort_newest_first(&mut sessions);
         Ok(sessions)
     }
 
@@ -135,6 +158,14 @@ impl SessionStore {
     }
 }
 
+fn sort_newest_first(sessions: &mut [SessionSummary]) {
+    sessions.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then(a.session_id.cmp(&b.session_id))
+    });
+}
+
 /// The sessions in one project dir, unsorted; none if it does not exist.
 fn sessions_in(dir: &Path) -> Result<Vec<SessionSummary>, StoreError> {
     let entries = match std::fs::read_dir(dir) {
@@ -169,39 +200,68 @@ fn sessions_in(dir: &Path) -> Result<Vec<SessionSummary>, StoreError> {
     Ok(sessions)
 }
 
-/// The text of the first real user prompt in the first 64 KiB of `path`.
+/// The text of the first real user prompt in the first 64 KiB of `path`,
+/// on one line, cut at [`PREVIEW_CHARS`].
 fn first_prompt(path: &Path) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
+    let one_line = session_head(path).first_prompt?;
+    let short: String = one_line.chars().take(PREVIEW_CHARS).collect();
+    Some(if short.len() < one_line.len() {
+        format!("{short}…")
+    } else {
+        short
+    })
+}
+
+/// What the first 64 KiB of a transcript say about its session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionHead {
+    /// The folder it ran in (the first record that names one).
+    pub cwd: Option<PathBuf>,
+    /// Its first real user prompt, whitespace folded to single spaces.
+    pub first_prompt: Option<String>,
+}
+
+/// The [`SessionHead`] of the transcript at `path`; what it cannot read is
+/// left out.
+pub fn session_head(path: &Path) -> SessionHead {
+    let mut head = SessionHead::default();
+    let Ok(file) = std::fs::File::open(path) else {
+        return head;
+    };
     let reader = BufReader::new(file.take(PREVIEW_SCAN_BYTES));
     for line in reader.lines() {
         let Ok(line) = line else { break };
         let Ok(record) = serde_json::from_str::<TranscriptRecord>(&line) else {
             continue;
         };
-        if record.kind != "user" || record.is_sidechain || record.flag("isMeta") {
-            continue;
+        if head.cwd.is_none() {
+            head.cwd = record.cwd.as_ref().map(PathBuf::from);
         }
-        let content = record.message.as_ref().and_then(|m| m.get("content"));
-        let text = match content {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Array(blocks)) => blocks.iter().find_map(|b| {
-                (b.get("type").and_then(Value::as_str) == Some("text"))
-                    .then(|| b.get("text").and_then(Value::as_str).map(str::to_owned))
-                    .flatten()
-            }),
-            _ => None,
-        };
-        if let Some(text) = text {
-            let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            let short: String = one_line.chars().take(PREVIEW_CHARS).collect();
-            return Some(if short.len() < one_line.len() {
-                format!("{short}…")
-            } else {
-                short
-            });
+        if head.first_prompt.is_none() && !record.is_sidechain && !record.flag("isMeta") {
+            head.first_prompt = prompt_text(&record);
+        }
+        if head.cwd.is_some() && head.first_prompt.is_some() {
+            break;
         }
     }
-    None
+    head
+}
+
+/// A user record's text, on one line.
+fn prompt_text(record: &TranscriptRecord) -> Option<String> {
+    if record.kind != "user" {
+        return None;
+    }
+    let text = match record.message.as_ref()?.get("content")? {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks.iter().find_map(|b| {
+            (b.get("type").and_then(Value::as_str) == Some("text"))
+                .then(|| b.get("text").and_then(Value::as_str).map(str::to_owned))
+                .flatten()
+        })?,
+        _ => return None,
+    };
+    Some(text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// A sub-agent's transcript inside a session's folder (`<session-dir>`, where

@@ -31,7 +31,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use crate::bash_terminal::{self, InTerminal};
 use crate::bg_tasks::BackgroundTasks;
 use crate::command_end::{exit_one_is_benign, prefixed};
-use crate::output_capture::{OutputCapture, Saved, human_size};
+use crate::output_capture::{OutputCapture, saved_line};
 use crate::process_group::{self, GroupGuard};
 use crate::shell::{Shell, Started};
 use crate::tool_input;
@@ -172,6 +172,7 @@ impl Tool for BashTool {
                 let call = InTerminal {
                     command: &input.command,
                     limit: MAX_OUTPUT,
+                    session_dir: ctx.env.session_dir(),
                     input: &raw,
                     cwd: &cwd,
                     timeout,
@@ -405,21 +406,6 @@ fn budgets(out: u64, err: u64, max: usize) -> (usize, usize) {
         (max - err as usize, err as usize)
     } else {
         (half, max - half)
-    }
-}
-
-/// The result's line for a stream that is not shown whole.
-fn saved_line(what: &str, lower: &str, total: u64, saved: &Saved) -> Option<String> {
-    let size = human_size(total);
-    match saved {
-        Saved::Whole => None,
-        Saved::File(path) => Some(format!(
-            "{what} too large ({size}). Full {lower} saved to: {}",
-            path.display()
-        )),
-        Saved::Failed(error) => Some(format!(
-            "{what} too large ({size}); the full {lower} could not be saved: {error}"
-        )),
     }
 }
 

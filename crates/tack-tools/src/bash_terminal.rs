@@ -1,7 +1,12 @@
 //! A foreground Bash command in the front end's client's terminal (an
 //! editor over ACP that offers terminals), and its result as Bash words a
 //! local one's: the output (stdout and stderr as the terminal mixed them),
-//! `Exit code N` first when it failed, the timeout, a cut start said.
+//! `Exit code N` first when it failed, the timeout. Output over Bash's cap
+//! is saved whole to the session's `bash-output` folder and shown as its
+//! head and tail, as a local command's is: the terminal is asked to keep
+//! [`TERMINAL_KEEPS`] bytes for that, and when even that was too much (its
+//! start dropped: `truncated`) the result says so and the file holds what
+//! the terminal kept.
 //! Permission, hooks and the sandbox's decision came before; a command the
 //! sandbox confines never gets here (`bash.rs`).
 
@@ -13,15 +18,20 @@ use tack_tool::client_terminal::{ClientTerminals, TerminalCommand, TerminalEnd, 
 use tack_tool::{ToolContext, ToolError, ToolOutput};
 
 use crate::command_end::{exit_one_is_benign, prefixed};
-use crate::output_capture::human_size;
+use crate::output_capture::{OutputCapture, Saved, human_size, saved_line};
+
+/// The most output the editor's terminal is asked to keep (it drops the
+/// start beyond it): what the result's file can hold.
+pub(crate) const TERMINAL_KEEPS: u64 = 1024 * 1024;
 
 /// What the terminal runs, for which call.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct InTerminal<'a> {
     pub command: &'a str,
-    /// The most output the result shows (Bash's cap): the terminal keeps
-    /// its last this many bytes.
+    /// The most output the result shows (Bash's cap).
     pub limit: usize,
+    /// Where output over the cap is saved (the session's folder).
+    pub session_dir: &'a Path,
     /// The call's input as the model wrote it (the editor shows it).
     pub input: &'a Value,
     pub cwd: &'a Path,
@@ -39,7 +49,7 @@ pub(crate) async fn run(
     let command = TerminalCommand {
         command: call.command,
         cwd: call.cwd,
-        output_byte_limit: call.limit as u64,
+        output_byte_limit: TERMINAL_KEEPS,
         timeout: call.timeout,
         tool_use_id: &ctx.tool_use_id,
         tool_name: "Bash",
@@ -54,6 +64,33 @@ pub(crate) async fn run(
     })
 }
 
+/// The output as the result shows it (all of it, or its head and tail),
+/// and, when that is not all of it, the line that says where it is.
+fn preview(run: &TerminalRun, call: &InTerminal<'_>) -> (String, Option<String>) {
+    let mut capture = OutputCapture::new(call.session_dir, "stdout", call.limit);
+    capture.push(run.output.as_bytes());
+    let (shown, saved) = capture.finish(call.limit);
+    let line = match (run.truncated, &saved) {
+        (false, saved) => saved_line("Output", "output", capture.total(), saved),
+        (true, Saved::File(path)) => Some(format!(
+            "Output too large (over {}: the editor's terminal kept only its last {}). What it kept is saved to: {}",
+            human_size(TERMINAL_KEEPS),
+            human_size(capture.total()),
+            path.display()
+        )),
+        (true, Saved::Failed(error)) => Some(format!(
+            "Output too large (over {}: the editor's terminal kept only its last {}); that could not be saved: {error}",
+            human_size(TERMINAL_KEEPS),
+            human_size(capture.total()),
+        )),
+        (true, Saved::Whole) => Some(format!(
+            "Output too large: the editor's terminal kept only its last {}.",
+            human_size(capture.total())
+        )),
+    };
+    (shown, line)
+}
+
 /// The result of a run, as Bash words a local command's.
 fn output(
     run: TerminalRun,
@@ -61,13 +98,10 @@ fn output(
     notes: Vec<String>,
 ) -> Result<ToolOutput, ToolError> {
     let (command, timeout) = (call.command, call.timeout);
-    let shown = run.output.trim_end();
-    let body = match run.truncated {
-        true => format!(
-            "Output too large: the editor's terminal kept its last {}.\n\n{shown}",
-            human_size(call.limit as u64)
-        ),
-        false => shown.to_owned(),
+    let (shown, saved) = preview(&run, call);
+    let body = match saved {
+        Some(line) => format!("{line}\n\n{shown}"),
+        None => shown.clone(),
     };
     let (mut text, is_error, exit_code, interrupted) = match run.end {
         TerminalEnd::Cancelled => {
@@ -121,21 +155,26 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     fn ended(output: &str, truncated: bool, end: TerminalEnd) -> (String, bool) {
+        ended_in(Path::new("/nonexistent"), output, truncated, end)
+    }
+
+    fn ended_in(dir: &Path, output: &str, truncated: bool, end: TerminalEnd) -> (String, bool) {
         let run = TerminalRun {
             output: output.to_owned(),
             truncated,
             end,
         };
-        match output_of(run) {
+        match output_of(dir, run) {
             Ok(out) => (out.content.to_text(), out.is_error),
             Err(e) => (e.to_string(), true),
         }
     }
 
-    fn output_of(run: TerminalRun) -> Result<ToolOutput, ToolError> {
+    fn output_of(dir: &Path, run: TerminalRun) -> Result<ToolOutput, ToolError> {
         let call = InTerminal {
             command: "make",
             limit: 30_000,
+            session_dir: dir,
             input: &Value::Null,
             cwd: Path::new("/"),
             timeout: Duration::from_millis(300),
@@ -161,7 +200,8 @@ mod tests {
         assert_eq!(
             ended("tail\n", true, exited(0)),
             (
-                "Output too large: the editor's terminal kept its last 29.3KB.\n\ntail".into(),
+                "Output too large: the editor's terminal kept only its last 5 bytes.\n\ntail"
+                    .into(),
                 false
             )
         );
@@ -184,5 +224,27 @@ mod tests {
             ended("x", false, TerminalEnd::Cancelled),
             ("Command was interrupted by the user.".into(), true)
         );
+    }
+
+    /// Over the cap, the whole output is saved and its head and tail shown,
+    /// as a local command's; a terminal that dropped the start says so.
+    #[test]
+    fn a_long_output_is_saved_to_a_file_as_a_local_commands() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "x".repeat(40_000);
+        let (text, _) = ended_in(dir.path(), &long, false, exited(0));
+        let (first, rest) = text.split_once("\n\n").unwrap();
+        let path = first
+            .strip_prefix("Output too large (39.1KB). Full output saved to: ")
+            .unwrap_or_else(|| panic!("{first}"));
+        assert_eq!(std::fs::read_to_string(path).unwrap(), long);
+        assert!(rest.contains("... [10000 bytes truncated] ..."), "{rest}");
+
+        let (text, _) = ended_in(dir.path(), &long, true, exited(0));
+        let first = text.lines().next().unwrap();
+        let path = first
+            .strip_prefix("Output too large (over 1.0MB: the editor's terminal kept only its last 39.1KB). What it kept is saved to: ")
+            .unwrap_or_else(|| panic!("{first}"));
+        assert_eq!(std::fs::read_to_string(path).unwrap(), long);
     }
 }

@@ -1,5 +1,9 @@
 //! NotebookEdit: replaces, inserts or deletes one cell of a Jupyter notebook
-//! the model has read, and writes the notebook back atomically.
+//! the model has read, and writes the notebook back atomically (or through
+//! the session's client when it takes writes: `file_write.rs`, as Write and
+//! Edit do). Its result carries the notebook before and after
+//! (`original_file`, `updated_file`, as Claude Code's does): an editor
+//! shows the change as a diff from them.
 //!
 //! The notebook is parsed as plain JSON, so what the edit does not touch
 //! (metadata, other cells' outputs and ids, `nbformat`) is written back as it
@@ -22,7 +26,6 @@ use tack_tool::{Tool, ToolContext, ToolEnv, ToolError, ToolOutput, ToolResult};
 use crate::file_state::{self, Need};
 use crate::notebook::MAX_NOTEBOOK_BYTES;
 use crate::tool_input;
-use tack_sys::write_atomic;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -145,7 +148,7 @@ fn edit(env: &Arc<ToolEnv>, input: NotebookEditInput) -> ToolResult {
     if bytes.ends_with(b"\n") {
         text.push('\n');
     }
-    write_atomic(&target, text.as_bytes())
+    crate::file_write::write_file(env, &target, &text)
         .map_err(|e| ToolError::new(format!("Could not write {}: {e}", path.display())))?;
     file_state::record_written(env, &path, text.as_bytes());
     let result = match mode {
@@ -160,6 +163,8 @@ fn edit(env: &Arc<ToolEnv>, input: NotebookEditInput) -> ToolResult {
         "edit_mode": mode,
         "new_source": input.new_source,
         "language": done.language,
+        "original_file": String::from_utf8_lossy(&bytes),
+        "updated_file": text,
     })))
 }
 

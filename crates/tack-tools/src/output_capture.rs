@@ -113,6 +113,21 @@ impl OutputCapture {
     }
 }
 
+/// The result's line for a stream that is not shown whole.
+pub(crate) fn saved_line(what: &str, lower: &str, total: u64, saved: &Saved) -> Option<String> {
+    let size = human_size(total);
+    match saved {
+        Saved::Whole => None,
+        Saved::File(path) => Some(format!(
+            "{what} too large ({size}). Full {lower} saved to: {}",
+            path.display()
+        )),
+        Saved::Failed(error) => Some(format!(
+            "{what} too large ({size}); the full {lower} could not be saved: {error}"
+        )),
+    }
+}
+
 /// `14.3MB`, `2.5KB`, `812 bytes` (binary units, as Claude Code prints them).
 pub(crate) fn human_size(bytes: u64) -> String {
     const K: f64 = 1024.0;

@@ -60,16 +60,18 @@ async fn replace_changes_one_cell_and_clears_its_outputs() {
         .await
         .unwrap();
     assert_eq!(out.content.to_text(), "Updated cell calc with print(2 + 2)");
+    let mut want = notebook();
+    want["cells"][1] = json!({"cell_type": "code", "execution_count": null, "id": "calc",
+        "metadata": {"tags": ["keep"]}, "outputs": [], "source": "print(2 + 2)"});
+    // The notebook before and after, as Claude Code's result carries them.
     assert_eq!(
         out.structured,
         Some(json!({
             "notebook_path": s.p("n.ipynb"), "cell_id": "calc", "cell_type": "code",
-            "edit_mode": "replace", "new_source": "print(2 + 2)", "language": "python"
+            "edit_mode": "replace", "new_source": "print(2 + 2)", "language": "python",
+            "original_file": jupyter_text(&notebook()), "updated_file": jupyter_text(&want),
         }))
     );
-    let mut want = notebook();
-    want["cells"][1] = json!({"cell_type": "code", "execution_count": null, "id": "calc",
-        "metadata": {"tags": ["keep"]}, "outputs": [], "source": "print(2 + 2)"});
     // Byte for byte what Jupyter would write for the edited notebook.
     assert_eq!(read_to_string(&s.path("n.ipynb")), jupyter_text(&want));
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::bail;
 use serde_json::json;
 use tack_protocol::control::{
-    AccountInfo, AgentInfo, HookCallbackMatcher, InitializeRequest, InitializeResponse, ModelInfo,
+    AccountInfo, AgentInfo, HookCallbackMatcher, InitializeRequest, InitializeResponse,
     SlashCommand,
 };
 use tack_runtime::{CallbackHook, CallbackMatcher, OnFailure};
@@ -140,7 +140,7 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
             .collect(),
         output_style: info.extensions.output_style.clone(),
         available_output_styles: info.extensions.output_styles.clone(),
-        models: models(&info.model),
+        models: tack_runtime::model_choices(&info.model),
         account: AccountInfo {
             api_key_source: Some(info.api_key_source.clone()),
             api_provider: Some(info.api_provider.to_owned()),
@@ -152,43 +152,6 @@ pub fn response(request: &InitializeRequest, info: &SessionInfo) -> InitializeRe
         fast_mode_state: None,
         extra: Default::default(),
     }
-}
-
-/// `default` (the session's model), the aliases, then every model tack knows.
-fn models(session_model: &str) -> Vec<ModelInfo> {
-    let entry =
-        |value: &str, display: &str, description: String, resolved: Option<String>| ModelInfo {
-            value: value.to_owned(),
-            display_name: display.to_owned(),
-            description,
-            resolved_model: resolved,
-            extra: Default::default(),
-        };
-    let mut models = vec![entry(
-        "default",
-        "Default",
-        format!("This session's model ({session_model})"),
-        Some(session_model.to_owned()),
-    )];
-    for alias in ["sonnet", "opus", "haiku"] {
-        let id = tack_runtime::resolve_model(alias);
-        let display = format!("{}{}", alias[..1].to_uppercase(), &alias[1..]);
-        models.push(entry(
-            alias,
-            &display,
-            format!("Latest {display}: {id}"),
-            Some(id),
-        ));
-    }
-    for info in tack_api::known_models() {
-        let limits = format!(
-            "{}k context, {}k output",
-            info.context_window / 1000,
-            info.max_output_tokens / 1000
-        );
-        models.push(entry(info.id, info.id, limits, None));
-    }
-    models
 }
 
 #[cfg(test)]
