@@ -672,3 +672,75 @@ pub(crate) fn teammate_state(name: &str, color: &str, backend: &str, state: &str
            "team_name": "session-aaaaaaaa", "name": name, "state": state, "color": color,
            "agent_type": "general-purpose", "backend_type": backend})
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_read_with_a_shutdown_request_is_answered_before_the_teammate_stops() {
+    let agent = json!({"description": "bob helps", "prompt": "BOB-MARK wait",
+                       "subagent_type": "general-purpose", "name": "bob"});
+    let script = Script::routed([
+        (
+            "LEAD-MARK".to_string(),
+            vec![
+                Reply::tool_use("toolu_bob", "Agent", agent),
+                Reply::tool_use("toolu_w1", "Bash", json!({"command": "cat wait-1"})),
+                Reply::text("done"),
+                Reply::text("ok"),
+                Reply::text("ok"),
+            ],
+        ),
+        (
+            "BOB-MARK".to_string(),
+            vec![Reply::text("bob idle"), Reply::text("noted")],
+        ),
+    ]);
+    let env = Env::new(script).await;
+    env.trust();
+    let w1 = fifo(&env.cwd(), "wait-1");
+    let lead = tack_on(&env, &env.server, &[])
+        .args(["-p", "LEAD-MARK run the team", "--session-id", SESSION_A])
+        .args(["--allowedTools", "Bash(cat:*)"])
+        .spawn()
+        .unwrap();
+    let team = env.claude_dir().join("teams/session-aaaaaaaa/inboxes");
+    let lead_inbox = || std::fs::read_to_string(team.join("team-lead.json")).unwrap_or_default();
+    wait_for("bob idle", || lead_inbox().contains("idle_notification")).await;
+
+    // The lead's two messages in one write, as one read of bob's inbox takes them.
+    let ts = "2026-12-07T09:00:00.000Z";
+    let shutdown = json!({"type": "shutdown_request", "requestId": "shutdown-1@bob",
+                          "from": "team-lead", "reason": "all done", "timestamp": ts});
+    let inbox = team.join("bob.json");
+    let mut messages: Vec<Value> = std::fs::read_to_string(&inbox)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    messages.push(
+        json!({"from": "team-lead", "text": "LAST-THING before you go",
+                         "timestamp": ts, "read": false}),
+    );
+    messages.push(json!({"from": "team-lead", "text": shutdown.to_string(),
+                         "timestamp": ts, "read": false}));
+    let staged = team.join(".bob.json.staged");
+    std::fs::write(&staged, serde_json::to_vec(&messages).unwrap()).unwrap();
+    std::fs::rename(&staged, &inbox).unwrap();
+    wait_for("bob's shutdown_approved", || {
+        lead_inbox().contains("shutdown_approved")
+    })
+    .await;
+    release(&w1);
+    finish(lead);
+
+    // Bob answered the message first, then stopped (no third request).
+    let bob = requests_of(&env, "BOB-MARK");
+    assert_eq!(bob.len(), 2);
+    let last: Vec<String> = common::last_texts(&bob[1])
+        .iter()
+        .map(|t| no_color(t))
+        .collect();
+    assert_eq!(
+        last,
+        [
+            "<teammate-message teammate_id=\"team-lead\">\nLAST-THING before you go\n</teammate-message>"
+        ]
+    );
+}

@@ -129,6 +129,7 @@ pub(crate) fn join(
         inbox: Mutex::new(rx),
         working,
         arrivals: arrivals.clone(),
+        deferred: std::sync::Mutex::default(),
         _watch: AbortOnDrop(watch),
     });
     let follow_up: FollowUp = Arc::new(move || {
@@ -225,6 +226,9 @@ struct Idle {
     /// Whether it is in a turn (see [`Route`]).
     working: Arc<std::sync::Mutex<bool>>,
     arrivals: Arrivals,
+    /// A `shutdown_request` that came in one batch after other messages:
+    /// those are answered first, and it is carried out at the next idleness.
+    deferred: std::sync::Mutex<Vec<InboxMessage>>,
     _watch: AbortOnDrop,
 }
 
@@ -272,12 +276,30 @@ impl Idle {
         if !left.is_empty() {
             return Some(left.join("\n\n"));
         }
-        let messages = self.inbox.lock().await.recv().await?;
+        let deferred = std::mem::take(
+            &mut *self
+                .deferred
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        let messages = match deferred.is_empty() {
+            true => self.inbox.lock().await.recv().await?,
+            false => deferred,
+        };
         let mut texts = Vec::new();
-        for m in &messages {
+        for (i, m) in messages.iter().enumerate() {
             if let Body::Structured { kind, value } = structured::body(&m.text)
                 && kind == "shutdown_request"
             {
+                if !texts.is_empty() {
+                    // What came before the request is answered first.
+                    *self
+                        .deferred
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                        messages[i..].to_vec();
+                    return Some(texts.join("\n\n"));
+                }
                 let id = value
                     .get("requestId")
                     .and_then(|v| v.as_str())
