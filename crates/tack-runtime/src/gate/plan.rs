@@ -130,7 +130,7 @@ impl Gate {
         };
         let mut fields = fields.clone();
         if !fields.contains_key("plan")
-            && let Ok(plan) = std::fs::read_to_string(file)
+            && let Some(plan) = crate::plan_mode_tools::read_plan(file)
         {
             fields.insert("plan".into(), plan.into());
         }
