@@ -12,30 +12,9 @@ use tack_tool::{Tool, ToolContext};
 use super::Gate;
 
 impl Gate {
+    /// PostToolUse hooks after a call that succeeded, then the path rules
+    /// the files it touched load.
     pub(super) async fn post_tool_use(
-        &self,
-        tool: &dyn Tool,
-        input: &Value,
-        result: &ToolCallOutcome,
-        ctx: &ToolContext,
-    ) -> PostToolUseOutcome {
-        let mut outcome = self.post_tool_use_hooks(tool, input, result, ctx).await;
-        let loaded = (self.late.path_rules.get()).and_then(|rules| {
-            crate::rules::instructions_for_tool_call(rules, tool.name(), input, &ctx.env)
-        });
-        if let Some((trigger, files, warnings)) = loaded {
-            outcome.attachments = files.iter().map(|f| attachment_text(&f.file)).collect();
-            for warning in warnings {
-                self.notify(format!("warning: {warning}"));
-            }
-            if let Some(hooks) = &self.hooks {
-                hooks.instructions_loaded_for(&files, &trigger).await;
-            }
-        }
-        outcome
-    }
-
-    pub(super) async fn post_tool_use_hooks(
         &self,
         tool: &dyn Tool,
         input: &Value,
@@ -51,7 +30,21 @@ impl Gate {
                 .unwrap_or_else(|| Value::String(result.content.to_text())),
             tool_use_id: ctx.tool_use_id.clone(),
         };
-        self.after_call("PostToolUse", event, tool, input, ctx)
-            .await
+        let mut outcome = self
+            .after_call("PostToolUse", event, tool, input, ctx)
+            .await;
+        let loaded = (self.late.path_rules.get()).and_then(|rules| {
+            crate::rules::instructions_for_tool_call(rules, tool.name(), input, &ctx.env)
+        });
+        if let Some((trigger, files, warnings)) = loaded {
+            outcome.attachments = files.iter().map(|f| attachment_text(&f.file)).collect();
+            for warning in warnings {
+                self.notify(format!("warning: {warning}"));
+            }
+            if let Some(hooks) = &self.hooks {
+                hooks.instructions_loaded_for(&files, &trigger).await;
+            }
+        }
+        outcome
     }
 }
