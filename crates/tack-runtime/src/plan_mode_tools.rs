@@ -271,7 +271,7 @@ fn approved_plan(file: Option<&Path>, input: &Value) -> Result<Option<String>, T
 /// The plan file's text, read as a file others may have put there is: a
 /// regular file of at most 10 MB (a FIFO would block the session for good);
 /// `None` when it cannot be read.
-pub(crate) fn read_plan(file: &Path) -> Option<String> {
+fn read_plan(file: &Path) -> Option<String> {
     tack_sys::read_config_file(file, tack_sys::MAX_CONFIG_BYTES).ok()
 }
 
