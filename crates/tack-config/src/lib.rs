@@ -81,6 +81,7 @@
 mod error;
 mod file;
 mod helper;
+pub mod json_object_file;
 mod providers;
 mod sandbox;
 mod settings;

@@ -7,5 +7,6 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod hostile_files;
+mod json_object_file;
 mod load;
 mod proptests;

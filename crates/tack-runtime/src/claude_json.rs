@@ -1,56 +1,21 @@
 //! Claude Code's state file, `~/.claude.json` (and tack's `config.json` of
-//! the same shape): read whole; changed under an exclusive lock on its
-//! folder (`tack mcp add`, other tacks and the trust dialog write it too)
-//! and written atomically, 0600, every other key kept.
+//! the same shape): read whole; changed by
+//! [`tack_config::json_object_file::edit`] (under the lock on its folder that
+//! `tack mcp add`, other tacks and the trust dialog take; atomically, 0600,
+//! every other key kept; a broken file is an error naming it and is left as
+//! it was).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
+use tack_config::json_object_file::{self, Access};
 
-/// The file could not be read or written.
-#[derive(Debug, thiserror::Error)]
-pub enum ClaudeJsonError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path} is not valid JSON ({source}); fix or remove it")]
-    Parse {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
-    #[error("cannot write {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
+/// The file could not be read, parsed or written.
+pub type ClaudeJsonError = json_object_file::JsonFileError;
 
-/// The JSON object in `path`; empty if the file is missing, blank or not
-/// an object.
+/// The JSON object in `path`; empty if the file is missing or blank.
 pub fn read(path: &Path) -> Result<Map<String, Value>, ClaudeJsonError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(source) => {
-            return Err(ClaudeJsonError::Read {
-                path: path.to_owned(),
-                source,
-            });
-        }
-    };
-    if text.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str(&text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Ok(Map::new()),
-        Err(source) => Err(ClaudeJsonError::Parse {
-            path: path.to_owned(),
-            source,
-        }),
-    }
+    Ok(json_object_file::read(path)?.unwrap_or_default())
 }
 
 /// Applies `change` to the object in `path` and writes it back, under the
@@ -59,21 +24,11 @@ pub fn edit(
     path: &Path,
     change: impl FnOnce(&mut Map<String, Value>),
 ) -> Result<(), ClaudeJsonError> {
-    let write_error = |source| ClaudeJsonError::Write {
-        path: path.to_owned(),
-        source,
-    };
-    let folder = path.parent().unwrap_or(Path::new("/"));
-    if !folder.is_dir() {
-        tack_sys::private_file::create_dirs_private(folder).map_err(write_error)?;
-    }
-    let _lock = tack_sys::file_lock::lock_exclusive(folder).map_err(write_error)?;
-    let mut config = read(path)?;
-    change(&mut config);
-    let mut text = serde_json::to_string_pretty(&Value::Object(config)).unwrap_or_default();
-    text.push('\n');
-    // The user's alone, as transcripts are.
-    tack_sys::write_atomic_private(path, text.as_bytes()).map_err(write_error)
+    json_object_file::edit(path, Access::Private, |object| {
+        change(object);
+        Ok::<_, ClaudeJsonError>(true)
+    })?;
+    Ok(())
 }
 
 /// `editorMode`: whether the prompt's vim mode is on (`"vim"`; Claude
@@ -128,7 +83,7 @@ mod tests {
         std::fs::write(&path, "{broken").unwrap();
         assert!(!vim_mode(&path));
         let err = set_vim_mode(&path, true).unwrap_err();
-        assert!(matches!(err, ClaudeJsonError::Parse { .. }), "{err}");
+        assert!(matches!(err, ClaudeJsonError::Syntax { .. }), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{broken");
     }
 }

@@ -256,7 +256,7 @@ fn submitted_text(file: &Path, id: &str) -> String {
 /// The plan given as `plan` (an older caller's, or a host's edit of the one
 /// it was shown), which is then saved to the plan file; else the plan file's.
 fn approved_plan(file: Option<&Path>, input: &Value) -> Result<Option<String>, ToolError> {
-    let saved = file.and_then(|f| std::fs::read_to_string(f).ok());
+    let saved = file.and_then(read_plan);
     let Some(plan) = input.get("plan").and_then(Value::as_str) else {
         return Ok(saved);
     };
@@ -266,6 +266,13 @@ fn approved_plan(file: Option<&Path>, input: &Value) -> Result<Option<String>, T
         })?;
     }
     Ok(Some(plan.to_owned()))
+}
+
+/// The plan file's text, read as a file others may have put there is: a
+/// regular file of at most 10 MB (a FIFO would block the session for good);
+/// `None` when it cannot be read.
+fn read_plan(file: &Path) -> Option<String> {
+    tack_sys::read_config_file(file, tack_sys::MAX_CONFIG_BYTES).ok()
 }
 
 /// Writes the plan file as the other shared files are written: its folder
@@ -314,5 +321,31 @@ impl Tool for EnterPlanMode {
             )))
         }
         .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn a_plan_file_that_is_a_fifo_or_huge_is_not_read_and_a_given_plan_replaces_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.md");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let huge = dir.path().join("huge.md");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(tack_sys::MAX_CONFIG_BYTES + 1)
+            .unwrap();
+        for file in [&fifo, &huge] {
+            assert_eq!(approved_plan(Some(file), &json!({})).ok(), Some(None));
+        }
+        let given = approved_plan(Some(&fifo), &json!({"plan": "1. Do it."}));
+        assert_eq!(given.ok(), Some(Some("1. Do it.".to_owned())));
+        assert_eq!(read_plan(&fifo).as_deref(), Some("1. Do it."));
     }
 }

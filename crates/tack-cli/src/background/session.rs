@@ -32,15 +32,19 @@ pub async fn run(
         .and_then(|n| n.to_str())
         .unwrap_or_default()
         .to_owned();
+    // The launcher's row, or this one if the session is first.
+    let launchers = JobState::read(&dir).ok();
+    let first = launchers.is_none();
+    let fresh = || {
+        let state = JobState::launched(&id, 0, place.cwd.clone(), prompt.as_deref());
+        match &name {
+            Some(name) => state.named(name),
+            None => state,
+        }
+    };
+    let own = |state| owned_by_this_process(state, &place, &options, prompt.is_none());
     let mut tracker = Tracker {
-        // The launcher's row, or this one if the session is first.
-        state: JobState::read(&dir).unwrap_or_else(|_| {
-            let state = JobState::launched(&id, 0, place.cwd.clone(), prompt.as_deref());
-            match &name {
-                Some(name) => state.named(name),
-                None => state,
-            }
-        }),
+        state: own(launchers.unwrap_or_else(fresh)),
         dir: dir.clone(),
         notifier: None,
         logged: None,
@@ -49,23 +53,11 @@ pub async fn run(
     // writes the row).
     let stopping = AtomicBool::new(false);
     let stop = sigterm(&stopping);
-    tracker.state.pid = std::process::id();
-    // Where it works (a `--worktree` session's worktree): where its
-    // transcript is kept, and where `respawn` starts it again.
-    tracker.state.cwd = place.cwd.clone();
-    if prompt.is_none() {
-        // Nothing to do until a prompt comes (a respawned session's cut
-        // turn is not re-run).
-        tracker.state = super::respawn::waiting(tracker.state.clone(), std::process::id());
+    if first {
+        tracker.save_first(own);
+    } else {
+        tracker.save();
     }
-    // Its id is known before it starts, whether new or resumed (`/bg`,
-    // `respawn`): the row has it even if the session wrote first.
-    if let (None, SessionChoice::New { id: Some(id) } | SessionChoice::Resume(id)) =
-        (&tracker.state.session_id, &options.conversation.session)
-    {
-        tracker.state.session_id = Some(id.clone());
-    }
-    tracker.save();
     let socket = job::socket_path(&dir);
     // A socket left by a killed session of this job is in the way.
     let _ = std::fs::remove_file(&socket);
@@ -98,6 +90,30 @@ pub async fn run(
     tracker.end(last);
     served.with_context(|| format!("serving {}", socket.display()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What this process owns in its job's row, whoever wrote the row first:
+/// its pid, where it works (a `--worktree` session's worktree: where its
+/// transcript is kept, and where `respawn` starts it again), its session id
+/// (known before it starts, whether new or resumed: `/bg`, `respawn`), and
+/// idle when it has no prompt (a respawned session's cut turn is not re-run).
+fn owned_by_this_process(
+    mut state: JobState,
+    place: &Place,
+    options: &SessionOptions,
+    waits: bool,
+) -> JobState {
+    state.pid = std::process::id();
+    state.cwd = place.cwd.clone();
+    if waits {
+        state = super::respawn::waiting(state, std::process::id());
+    }
+    if let (None, SessionChoice::New { id: Some(id) } | SessionChoice::Resume(id)) =
+        (&state.session_id, &options.conversation.session)
+    {
+        state.session_id = Some(id.clone());
+    }
+    state
 }
 
 /// Watches SIGTERM (what `tack stop` sends) from now on; the future is
@@ -192,6 +208,19 @@ impl Tracker {
     }
 
     /// The process is ending on its own, its last work in `state`.
+    /// Saves a row this process made because the launcher had written
+    /// none: only if there is still none, else the launcher's row (written
+    /// meanwhile) with `own` applied, so the row's `startedAt` and
+    /// anything else the launcher set stay as the launcher wrote them.
+    fn save_first(&mut self, own: impl FnOnce(JobState) -> JobState) {
+        if let Ok(false) = self.state.write_new(&self.dir)
+            && let Ok(launchers) = JobState::read(&self.dir)
+        {
+            self.state = own(launchers);
+        }
+        self.save();
+    }
+
     fn end(&mut self, state: State) {
         self.state.state = state;
         self.state.status = Status::Ended;
@@ -238,4 +267,48 @@ pub fn job_dir(path: &Path) -> anyhow::Result<PathBuf> {
         anyhow::bail!("{} is not a background job's folder", path.display());
     }
     Ok(path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// The session read no row, then the launcher wrote its own before the
+    /// session's first save: the launcher's row stays (its `startedAt` is
+    /// what `agents` showed a moment ago), with the session's pid.
+    #[test]
+    fn a_row_the_launcher_wrote_meanwhile_is_kept_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let launcher = JobState {
+            started_at: 1_765_000_000_000,
+            session_id: Some("s-1".to_owned()),
+            ..JobState::launched("0a1b2c3d", 10, PathBuf::from("/p"), None)
+        };
+        let sessions = JobState {
+            started_at: 1_765_000_000_009,
+            ..JobState::launched("0a1b2c3d", 0, PathBuf::from("/p"), None)
+        };
+        assert!(launcher.write_new(dir.path()).unwrap());
+        let mut tracker = Tracker {
+            state: sessions,
+            dir: dir.path().to_owned(),
+            notifier: None,
+            logged: None,
+        };
+        tracker.save_first(|state| JobState { pid: 20, ..state });
+        let saved = JobState::read(dir.path()).unwrap();
+        let expected = JobState {
+            pid: 20,
+            updated_at: saved.updated_at.clone(),
+            ..launcher.clone()
+        };
+        assert_eq!((&tracker.state, &saved), (&expected, &expected));
+        // First, it is the session's row the launcher keeps.
+        let dir = tempfile::tempdir().unwrap();
+        tracker.dir = dir.path().to_owned();
+        tracker.save_first(|_| unreachable!("no row to adopt"));
+        assert!(!launcher.write_new(dir.path()).unwrap());
+        assert_eq!(JobState::read(dir.path()).unwrap().pid, 20);
+    }
 }

@@ -148,16 +148,8 @@ pub(crate) fn parse_json(text: &str, origin: &str) -> Result<Value, McpConfigErr
         origin: origin.to_string(),
         line: e.line(),
         column: e.column(),
-        message: strip_position(&e.to_string()),
+        message: tack_config::json_object_file::without_position(&e.to_string()),
     })
-}
-
-/// serde_json's message without its own " at line L column C" suffix.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message.to_string(),
-    }
 }
 
 /// Reads `{"mcpServers": {...}}` (`.mcp.json`, `--mcp-config`).
@@ -226,7 +218,7 @@ pub(crate) fn parse_servers(
 
 /// `~/.claude.json` also keeps Claude Code's per-project history, so it is
 /// allowed to be larger than other configuration files.
-pub(crate) const MAX_USER_FILE_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_USER_FILE_BYTES: u64 = tack_config::json_object_file::MAX_STATE_FILE_BYTES;
 
 /// Reads the user and local scopes from a file with `~/.claude.json`'s layout.
 /// A missing file has no servers.

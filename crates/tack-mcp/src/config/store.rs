@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use tack_config::json_object_file::{self, Access, JsonFileError};
 use tack_protocol::json_kind::kind_of;
-use tack_sys::config_file::{is_missing, read_config_file};
 
-use super::file::{ConfigScope, MAX_USER_FILE_BYTES, McpConfigError, parse_json};
+use super::file::{ConfigScope, McpConfigError};
 use super::load::McpPaths;
 use super::server::ServerConfig;
 
@@ -98,65 +98,68 @@ pub(crate) fn delete_server(
 }
 
 /// Applies `change` to the `mcpServers` object of `scope` in `path` and
-/// writes the file if `change` returns true: under an exclusive lock on the
-/// file's folder (`.claude.json` is Claude Code's big state file, written by
-/// other tack processes too), atomically, every other key kept. A missing
-/// file is not created for a change that changes nothing.
+/// writes the file if `change` returns true, as
+/// [`tack_config::json_object_file::edit`] does (`.claude.json` is Claude
+/// Code's big state file, written by other tack processes too). User and
+/// local entries may hold credentials (`~/.claude.json` is the user's alone);
+/// `.mcp.json` is shared.
 fn edit(
     path: &Path,
     paths: &McpPaths,
     scope: ConfigScope,
     change: impl FnOnce(&mut Map<String, Value>) -> bool,
 ) -> Result<(), StoreError> {
-    let write_error = |source| StoreError::Write {
-        path: path.to_path_buf(),
-        source,
+    let access = match scope {
+        ConfigScope::Project => Access::Shared,
+        _ => Access::Private,
     };
-    let folder = path.parent().unwrap_or(Path::new("/"));
-    if !folder.is_dir() {
-        tack_sys::private_file::create_dirs_private(folder).map_err(write_error)?;
-    }
-    let _lock = tack_sys::file_lock::lock_exclusive(folder).map_err(write_error)?;
     let origin = path.display().to_string();
-    let existing = match read_config_file(path, MAX_USER_FILE_BYTES) {
-        Ok(text) => Some(text),
-        Err(e) if is_missing(&e) => None,
-        Err(source) => {
-            let path = path.to_path_buf();
-            return Err(McpConfigError::Read { path, source }.into());
-        }
-    };
-    let mut doc = match &existing {
-        Some(text) if !text.trim().is_empty() => parse_json(text, &origin)?,
-        _ => Value::Object(Map::new()),
-    };
     let shape = |message: String| McpConfigError::Shape {
         origin: origin.clone(),
         message,
     };
-    let root = doc
-        .as_object_mut()
-        .ok_or_else(|| shape("the file is not a JSON object".into()))?;
-    let holder = match scope {
-        ConfigScope::Local => {
-            let key = paths.project_dir.to_string_lossy().into_owned();
-            let projects = object_at(root, "projects").map_err(&shape)?;
-            object_at(projects, &key).map_err(|m| shape(format!("projects[\"{key}\"]: {m}")))?
-        }
-        ConfigScope::User | ConfigScope::Project | ConfigScope::Dynamic | ConfigScope::Plugin => {
-            root
-        }
-    };
-    let servers = object_at(holder, "mcpServers").map_err(&shape)?;
-    if change(servers) {
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        text.push('\n');
-        // User and local entries may hold credentials (~/.claude.json is
-        // the user's alone); .mcp.json is shared.
-        let private = scope != ConfigScope::Project;
-        write_atomically(path, &text, private)?;
-    }
+    json_object_file::edit(path, access, |root| {
+        let holder = match scope {
+            ConfigScope::Local => {
+                let key = paths.project_dir.to_string_lossy().into_owned();
+                let projects = object_at(root, "projects").map_err(&shape)?;
+                object_at(projects, &key).map_err(|m| shape(format!("projects[\"{key}\"]: {m}")))?
+            }
+            ConfigScope::User
+            | ConfigScope::Project
+            | ConfigScope::Dynamic
+            | ConfigScope::Plugin => root,
+        };
+        let servers = object_at(holder, "mcpServers").map_err(&shape)?;
+        Ok::<_, StoreError>(change(servers))
+    })?;
     Ok(())
+}
+
+impl From<JsonFileError> for StoreError {
+    fn from(e: JsonFileError) -> StoreError {
+        match e {
+            JsonFileError::Read { path, source } => McpConfigError::Read { path, source }.into(),
+            JsonFileError::Syntax {
+                path,
+                line,
+                column,
+                message,
+            } => McpConfigError::Syntax {
+                origin: path.display().to_string(),
+                line,
+                column,
+                message,
+            }
+            .into(),
+            JsonFileError::NotObject { path } => McpConfigError::Shape {
+                origin: path.display().to_string(),
+                message: "the file is not a JSON object".into(),
+            }
+            .into(),
+            JsonFileError::Write { path, source } => StoreError::Write { path, source },
+        }
+    }
 }
 
 /// The object under `key`, created if absent.
@@ -171,18 +174,4 @@ fn object_at<'a>(
     value
         .as_object_mut()
         .ok_or_else(|| format!("`{key}` must be an object, found {kind}"))
-}
-
-/// Writes `text` to `path` atomically: 0600 when `private`; else an
-/// existing file keeps its permissions and a new one is 0644.
-fn write_atomically(path: &Path, text: &str, private: bool) -> Result<(), StoreError> {
-    let written = if private {
-        tack_sys::write_atomic_private(path, text.as_bytes())
-    } else {
-        tack_sys::write_atomic_with_mode(path, text.as_bytes(), Some(0o644))
-    };
-    written.map_err(|source| StoreError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
 }

@@ -50,14 +50,17 @@ fn environment(dirs: &[PathBuf], git: Option<&str>) -> String {
 /// The remotes of the repository holding `dir`, read from its git config
 /// file (no `git` process: a repository's config can name programs git
 /// would run). A linked worktree's `.git` file leads to the common config.
+/// Each file is read as a repository's file is: a regular file of at most
+/// 1 MiB (a FIFO or a device planted there is no config, not a hang).
 fn remotes(dir: &Path) -> Vec<(String, String)> {
+    let read = |path: &Path| tack_sys::read_config_file(path, MAX_GIT_FILE_BYTES);
     let root = tack_config::find_project_dir(dir);
     let dot_git = root.join(".git");
-    let git_dir = match std::fs::read_to_string(&dot_git) {
+    let git_dir = match read(&dot_git) {
         Ok(text) => match text.trim().strip_prefix("gitdir:") {
             Some(path) => {
                 let linked = root.join(path.trim());
-                match std::fs::read_to_string(linked.join("commondir")) {
+                match read(&linked.join("commondir")) {
                     Ok(common) => linked.join(common.trim()),
                     Err(_) => linked,
                 }
@@ -66,7 +69,7 @@ fn remotes(dir: &Path) -> Vec<(String, String)> {
         },
         Err(_) => dot_git,
     };
-    let Ok(config) = std::fs::read_to_string(git_dir.join("config")) else {
+    let Ok(config) = read(&git_dir.join("config")) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -88,9 +91,52 @@ fn remotes(dir: &Path) -> Vec<(String, String)> {
     out
 }
 
+/// A git config (or `.git` file) larger than this is not one.
+const MAX_GIT_FILE_BYTES: u64 = 1 << 20;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mkfifo(path: &Path) {
+        let made = std::process::Command::new("mkfifo").arg(path).status();
+        assert!(made.unwrap().success());
+    }
+
+    /// A checkout (an unpacked archive) can hold anything where git's files
+    /// go: a FIFO would block the read for good, so auto mode never
+    /// started; it is no config, and the session goes on.
+    #[test]
+    fn a_fifo_or_a_huge_file_in_place_of_git_files_names_no_remote_and_does_not_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let listed = |project: &Path| {
+            format!(
+                "Working directories (the project; trusted):\n- {}\n",
+                project.display()
+            )
+        };
+        let fifo_config = dir.path().join("a");
+        std::fs::create_dir_all(fifo_config.join(".git")).unwrap();
+        mkfifo(&fifo_config.join(".git/config"));
+        let fifo_dot_git = dir.path().join("b");
+        std::fs::create_dir_all(&fifo_dot_git).unwrap();
+        mkfifo(&fifo_dot_git.join(".git"));
+        let linked_fifo = dir.path().join("c");
+        std::fs::create_dir_all(linked_fifo.join("wt")).unwrap();
+        std::fs::write(linked_fifo.join(".git"), "gitdir: wt\n").unwrap();
+        mkfifo(&linked_fifo.join("wt/commondir"));
+        mkfifo(&linked_fifo.join("wt/config"));
+        let huge = dir.path().join("d");
+        std::fs::create_dir_all(huge.join(".git")).unwrap();
+        let config = std::fs::File::create(huge.join(".git/config")).unwrap();
+        config.set_len(2 << 20).unwrap();
+        for project in [fifo_config, fifo_dot_git, linked_fifo, huge] {
+            assert_eq!(
+                environment(std::slice::from_ref(&project), None),
+                listed(&project)
+            );
+        }
+    }
 
     #[test]
     fn the_remotes_come_from_the_git_config_file() {

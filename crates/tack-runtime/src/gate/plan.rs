@@ -130,7 +130,8 @@ impl Gate {
         };
         let mut fields = fields.clone();
         if !fields.contains_key("plan")
-            && let Ok(plan) = std::fs::read_to_string(file)
+            // Bounded, never a FIFO (as `plan_mode_tools::read_plan`).
+            && let Ok(plan) = tack_sys::read_config_file(file, tack_sys::MAX_CONFIG_BYTES)
         {
             fields.insert("plan".into(), plan.into());
         }

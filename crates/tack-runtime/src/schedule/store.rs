@@ -3,15 +3,16 @@
 //!
 //! Several sessions may share the file, so every change is a read-modify-write
 //! under an exclusive lock on the `.claude` folder, written atomically (a
-//! rename), and touches only the ids it names. A file that is not that shape is
-//! an error naming it; a task in it that is not a task is skipped, as Claude
-//! Code skips it.
+//! rename), and touches only the ids it names: every other key of the file
+//! and of its tasks is kept as written. A file that is not that shape is an
+//! error naming it and is never written over; a task in it that is not a
+//! task is skipped, as Claude Code skips it, and kept in the file.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::cron::Cron;
 use super::job::Job;
@@ -80,40 +81,52 @@ impl Store {
     }
 
     fn read_tasks(&self) -> Result<Vec<Task>, StoreError> {
-        let text = match tack_sys::config_file::read_config_file(&self.path, MAX_FILE_BYTES) {
-            Ok(text) => text,
-            Err(e) if tack_sys::config_file::is_missing(&e) => return Ok(Vec::new()),
-            Err(e) => return Err(self.io(e)),
-        };
-        if text.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        let shape = |why: String| StoreError::Shape {
-            path: self.path.clone(),
-            why,
-        };
-        let value: Value = serde_json::from_str(&text).map_err(|e| shape(e.to_string()))?;
-        let Some(tasks) = value.get("tasks").and_then(Value::as_array) else {
-            return Err(shape("no \"tasks\" array".to_owned()));
-        };
-        Ok(tasks
+        let doc = self.read_doc()?;
+        Ok(tasks_of(&doc)
             .iter()
             .filter_map(|t| serde_json::from_value::<Task>(t.clone()).ok())
             .filter(|t| Cron::parse(&t.cron).is_ok())
             .collect())
     }
 
-    /// Under the lock: reads the file, lets `change` edit its tasks, writes
-    /// it back atomically when something changed.
-    fn update(&self, change: impl FnOnce(&mut Vec<Task>) -> bool) -> Result<(), StoreError> {
+    /// The file's object as written (`{"tasks": []}` when there is none):
+    /// a change keeps every key and every task it does not touch, the
+    /// tasks tack cannot read included.
+    fn read_doc(&self) -> Result<Map<String, Value>, StoreError> {
+        let text = match tack_sys::config_file::read_config_file(&self.path, MAX_FILE_BYTES) {
+            Ok(text) => text,
+            Err(e) if tack_sys::config_file::is_missing(&e) => String::new(),
+            Err(e) => return Err(self.io(e)),
+        };
+        if text.trim().is_empty() {
+            let mut doc = Map::new();
+            doc.insert(TASKS.to_owned(), Value::Array(Vec::new()));
+            return Ok(doc);
+        }
+        let shape = |why: String| StoreError::Shape {
+            path: self.path.clone(),
+            why,
+        };
+        match serde_json::from_str(&text).map_err(|e| shape(e.to_string()))? {
+            Value::Object(doc) if doc.get(TASKS).is_some_and(Value::is_array) => Ok(doc),
+            _ => Err(shape("no \"tasks\" array".to_owned())),
+        }
+    }
+
+    /// Under the lock: reads the file, lets `change` edit its tasks (as
+    /// written), writes it back atomically when something changed.
+    fn update(&self, change: impl FnOnce(&mut Vec<Value>) -> bool) -> Result<(), StoreError> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).map_err(|e| self.io(e))?;
         let _lock = tack_sys::file_lock::lock_exclusive(dir).map_err(|e| self.io(e))?;
-        let mut tasks = self.read_tasks()?;
-        if !change(&mut tasks) {
+        let mut doc = self.read_doc()?;
+        let Some(Value::Array(tasks)) = doc.get_mut(TASKS) else {
+            return Ok(());
+        };
+        if !change(tasks) {
             return Ok(());
         }
-        let mut body = serde_json::to_vec_pretty(&serde_json::json!({ "tasks": tasks }))
+        let mut body = serde_json::to_vec_pretty(&Value::Object(doc))
             .map_err(|e| self.io(io::Error::other(e)))?;
         body.push(b'\n');
         // A new file is the user's alone (0600), as every file tack shares
@@ -123,9 +136,10 @@ impl Store {
 
     /// Adds `job` (replacing a task of its id).
     pub fn add(&self, job: &Job) -> Result<(), StoreError> {
+        let task = serde_json::to_value(task_of(job)).map_err(|e| self.io(io::Error::other(e)))?;
         self.update(|tasks| {
-            tasks.retain(|t| t.id != job.id);
-            tasks.push(task_of(job));
+            tasks.retain(|t| id_of(t) != Some(&job.id));
+            tasks.push(task);
             true
         })
     }
@@ -135,7 +149,7 @@ impl Store {
         let mut removed = false;
         self.update(|tasks| {
             let before = tasks.len();
-            tasks.retain(|t| !ids.contains(&t.id.as_str()));
+            tasks.retain(|t| id_of(t).is_none_or(|id| !ids.contains(&id)));
             removed = tasks.len() != before;
             removed
         })?;
@@ -145,13 +159,28 @@ impl Store {
     /// Records when the job `id` last fired (so a resumed session keeps its rhythm).
     pub fn mark_fired(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
         self.update(|tasks| {
-            let Some(task) = tasks.iter_mut().find(|t| t.id == id) else {
+            let task = tasks.iter_mut().find(|t| id_of(t) == Some(id));
+            let Some(task) = task.and_then(Value::as_object_mut) else {
                 return false;
             };
-            task.last_fired_at = Some(at_ms);
+            task.insert("lastFiredAt".to_owned(), Value::from(at_ms));
             true
         })
     }
+}
+
+const TASKS: &str = "tasks";
+
+/// The tasks of a file [`Store::read_doc`] read.
+fn tasks_of(doc: &Map<String, Value>) -> &[Value] {
+    doc.get(TASKS)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// A task's id, if it has one that is a string.
+fn id_of(task: &Value) -> Option<&str> {
+    task.get("id").and_then(Value::as_str)
 }
 
 fn job_of(t: Task) -> Job {

@@ -80,6 +80,35 @@ fn a_file_claude_code_wrote_keeps_what_tack_does_not_touch() {
     );
 }
 
+/// What tack cannot read (a task of another shape, a cron it does not
+/// know, keys of a later version) is kept through every change.
+#[test]
+fn a_change_keeps_the_tasks_and_keys_it_does_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path());
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    let written = json!({"version": 2, "tasks": [
+        {"id": 7},
+        {"id": "bad", "cron": "x", "prompt": "p", "createdAt": 1},
+        {"id": "c0ffee00", "cron": "0 9 * * *", "prompt": "morning", "createdAt": 1,
+         "recurring": true, "agentId": "a-1"},
+    ]});
+    std::fs::write(store.path(), written.to_string()).unwrap();
+    store.add(&job("aaaa0005", false)).unwrap();
+    store.mark_fired("c0ffee00", 1_765_000_300_000).unwrap();
+    store.remove(&["bad"]).unwrap();
+    assert_eq!(
+        file(&store),
+        json!({"version": 2, "tasks": [
+            {"id": 7},
+            {"id": "c0ffee00", "cron": "0 9 * * *", "prompt": "morning", "createdAt": 1,
+             "recurring": true, "agentId": "a-1", "lastFiredAt": 1_765_000_300_000u64},
+            {"id": "aaaa0005", "cron": "*/5 * * * *", "prompt": "prompt aaaa0005",
+             "createdAt": 1_765_000_000_000u64},
+        ]})
+    );
+}
+
 #[test]
 fn a_torn_or_hostile_file_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();

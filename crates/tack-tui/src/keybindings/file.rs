@@ -3,6 +3,7 @@
 //! warning naming what and where; what is right still applies, and a file
 //! that cannot be read at all leaves the defaults.
 
+use std::io::ErrorKind;
 use std::path::Path;
 
 use serde_json::Value;
@@ -21,23 +22,20 @@ pub struct Binding {
 /// A file larger than this is not a keybindings file.
 const MAX_BYTES: u64 = 1 << 20;
 
-/// Reads the file at `path`: no file is no bindings and no warning.
+/// Reads the file at `path`: no file is no bindings and no warning. Read
+/// as a file others may have put there is (a regular file, opened so that a
+/// FIFO swapped in cannot block, at most 1 MiB however it grows meanwhile).
 pub fn read(path: &Path) -> (Vec<Binding>, Vec<String>) {
     let shown = path.display();
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Vec::new(), Vec::new()),
-        Ok(m) if !m.is_file() || m.len() > MAX_BYTES => {
-            return (
-                Vec::new(),
-                vec![format!(
-                    "{shown}: not a keybindings file (a regular file under 1 MiB); the default shortcuts apply"
-                )],
-            );
-        }
-        _ => {}
-    }
-    match std::fs::read_to_string(path) {
+    match tack_sys::read_config_file(path, MAX_BYTES) {
         Ok(text) => parse(&text, &shown.to_string()),
+        Err(e) if tack_sys::config_file::is_missing(&e) => (Vec::new(), Vec::new()),
+        Err(e) if matches!(e.kind(), ErrorKind::InvalidInput | ErrorKind::InvalidData) => (
+            Vec::new(),
+            vec![format!(
+                "{shown}: not a keybindings file ({e}); the default shortcuts apply"
+            )],
+        ),
         Err(e) => (
             Vec::new(),
             vec![format!("{shown}: {e}; the default shortcuts apply")],
@@ -252,9 +250,31 @@ mod tests {
         assert_eq!(
             read(dir.path()).1,
             vec![format!(
-                "{}: not a keybindings file (a regular file under 1 MiB); the default shortcuts apply",
+                "{}: not a keybindings file (it is a directory, not a regular file); the default shortcuts apply",
                 dir.path().display()
             )]
+        );
+        // A FIFO is refused, not waited on; a file over 1 MiB is not read.
+        let fifo = dir.path().join("fifo.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let huge = dir.path().join("huge.json");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(MAX_BYTES + 1)
+            .unwrap();
+        assert_eq!(
+            [read(&fifo).1, read(&huge).1],
+            [
+                vec![format!(
+                    "{}: not a keybindings file (it is a FIFO (named pipe), not a regular file); the default shortcuts apply",
+                    fifo.display()
+                )],
+                vec![format!(
+                    "{}: not a keybindings file (it is larger than 1 MB); the default shortcuts apply",
+                    huge.display()
+                )]
+            ]
         );
         let (bindings, warnings) = parse(TEMPLATE, "t");
         assert_eq!((bindings, warnings), (Vec::new(), Vec::new()));
