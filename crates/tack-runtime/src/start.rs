@@ -129,27 +129,14 @@ pub async fn start(
     let dirs = (home_dir.as_deref(), project_dir.as_path());
     // Before the agent: a resumed session runs as the agent it ran as.
     let conversation = conversation(&store, &cwd, &options, &emit).await?;
-    let agents = crate::main_agent::apply(
-        &mut options,
-        (loaded, conversation.agent.as_deref()),
-        &plugins,
-        dirs,
-        &emit,
-    )?;
+    let named = (loaded, conversation.agent.as_deref());
+    let agents = crate::main_agent::apply(&mut options, named, &plugins, dirs, &emit)?;
     // `permissions.denyInsteadOfPrompting`: an unattended run refuses what
     // would wait for a person.
     options.permissions.prompts &= !settings.permissions().deny_instead_of_prompting();
     let mut perms = permissions(settings, &options, &cwd, home_dir.as_deref(), &emit)?;
     let auto_setup = auto::auto_setup(settings, &emit);
-    if let Some(why) = auto_setup.auto.unavailable()
-        && perms.mode == PermissionMode::Auto
-    {
-        emit.notice(Notice::warning(format!(
-            "warning: auto mode is not available ({why}); starting in Manual mode"
-        )));
-        perms.mode = PermissionMode::Default;
-        perms.ctx.set_mode(PermissionMode::Default);
-    }
+    manual_without_auto(&mut perms, &auto_setup, &emit);
     // Plan mode classifies only when entered from auto mode (`Gate::set_mode`).
     perms.ctx.set_auto_options(AutoOptions {
         classify_all_shell: auto_setup.config.classify_all_shell,
@@ -507,4 +494,18 @@ fn policy(
 fn today() -> String {
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     now[..10].to_owned()
+}
+
+/// A session asked to start in auto mode where auto mode is not available
+/// starts in Manual mode, saying why.
+fn manual_without_auto(perms: &mut Permissions, setup: &auto::AutoSetup, emit: &Emitter) {
+    if let Some(why) = setup.auto.unavailable()
+        && perms.mode == PermissionMode::Auto
+    {
+        emit.notice(Notice::warning(format!(
+            "warning: auto mode is not available ({why}); starting in Manual mode"
+        )));
+        perms.mode = PermissionMode::Default;
+        perms.ctx.set_mode(PermissionMode::Default);
+    }
 }

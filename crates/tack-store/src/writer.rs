@@ -305,7 +305,7 @@ impl Transcript {
     /// restored on resume) before the next records; it is not on the chain.
     pub fn note_agent(&mut self, name: &str) {
         self.pending.push(serde_json::json!({
-            "type": crate::AGENT_SETTING,
+            "type": crate::load::AGENT_SETTING,
             "agentSetting": name,
             "sessionId": self.session_id,
         }));
