@@ -68,7 +68,9 @@ where
 }
 
 /// Entries a walk must have seen for the next walk of the same folder to run
-/// in parallel. Measured (`cargo bench -p tack-tools --bench search`, BENCHMARKS.md).
+/// in parallel: a walk this small takes a few milliseconds on one thread, about
+/// what the parallel walk's start and its idle workers' sleeps cost (chosen,
+/// not tuned; the 50,000-file figures in BENCHMARKS.md are parallel walks).
 pub(crate) const PARALLEL_FROM: usize = 2_000;
 
 /// How many folders' sizes are kept (most recent first).
